@@ -1,0 +1,162 @@
+import { gpuTest, randomU32, testDevice } from '@weft/testing';
+import { describe, expect, it } from 'vitest';
+import {
+  atomic,
+  DeviceLostError,
+  GpuValidationError,
+  InputError,
+  requestDevice,
+  rw,
+  ShaderCompileError,
+  sizeClass,
+  transform,
+  u32,
+  wgsl,
+  wrapDevice,
+} from './index.ts';
+
+describe('device', () => {
+  it('requests the adapter maxima and reports the adapter', async () => {
+    const device = await testDevice();
+    const r = device.adapter;
+    expect(r.source).toBe('node-webgpu');
+    expect(r.limits['maxStorageBufferBindingSize']).toBeGreaterThanOrEqual(128 * 2 ** 20);
+    expect(r.limits['maxStorageBuffersPerShaderStage']).toBeGreaterThanOrEqual(8);
+    expect(r.vendor.length + r.architecture.length).toBeGreaterThan(0);
+    expect(device.hasSubgroups).toBe(r.features.includes('subgroups'));
+    if (process.env['CI']) expect(r.software).toBe(true);
+  });
+
+  it('round-trips typed arrays and rejects out-of-range uploads', async () => {
+    await gpuTest(async (device) => {
+      const i = device.upload(new Int32Array([-5, 0, 2 ** 31 - 1]));
+      expect([...(await i.download())]).toEqual([-5, 0, 2 ** 31 - 1]);
+      const f = device.upload(new Float32Array([1.5, -0, Number.POSITIVE_INFINITY]));
+      expect([...(await f.download())]).toEqual([1.5, -0, Number.POSITIVE_INFINITY]);
+      const u = device.array('u32', 10).upload([7, 8], 8);
+      expect([...(await u.download(8, 2))]).toEqual([7, 8]);
+      expect(() => u.upload([1, 2, 3], 8)).toThrow(InputError);
+      await expect(u.download(5, 6)).rejects.toThrow(InputError);
+      const empty = device.array('u32', 0);
+      expect((await empty.download()).length).toBe(0);
+      u.destroy();
+      expect(() => u.upload([1])).toThrow(/destroyed/);
+      await (await device.array('f32', 300).fill(2.5))
+        .download()
+        .then((x) => expect(x.every((v) => v === 2.5)).toBe(true));
+    });
+  });
+
+  it('reuses pooled buffers by size class', async () => {
+    const device = await testDevice();
+    const a = device.array('u32', 1000);
+    const buffer = a.buffer;
+    a.destroy();
+    const b = device.array('u32', 1001);
+    expect(b.buffer).toBe(buffer);
+    b.destroy();
+    expect(sizeClass(1)).toBe(256);
+    expect(sizeClass(1025)).toBeGreaterThanOrEqual(1025);
+    expect(sizeClass(1025)).toBeLessThanOrEqual(1025 * 1.25 + 256);
+  });
+
+  it('raises WGSL compile errors with the generated source line', async () => {
+    const device = await testDevice();
+    const out = device.array('u32', 4);
+    const bad = wgsl`(i: u32) { ${out}[i] = undefined_name; }`;
+    const err = await transform(device, 4, bad).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ShaderCompileError);
+    expect((err as Error).message).toMatch(/undefined_name/);
+    expect((err as Error).message).toMatch(/line \d+/);
+  });
+
+  it('turns validation errors into exceptions', async () => {
+    const device = await testDevice();
+    const a = device.array('u32', 16);
+    // Binding one array as atomic and another view as plain read_write in one kernel: writable aliasing.
+    const rec = device.recorder({ label: 'aliasing' });
+    const k = await device.kernel({
+      label: 'alias',
+      bindings: {
+        x: { type: 'array<u32>', access: 'read_write' },
+        y: { type: 'array<u32>', access: 'read_write' },
+      },
+      code: '@compute @workgroup_size(1) fn main() { x[0] = y[0]; }',
+    });
+    rec.dispatch(k, { bindings: { x: a, y: a }, workgroups: 1 });
+    await expect(rec.submit()).rejects.toThrow(GpuValidationError);
+  });
+
+  it('rejects numbers interpolated into functors and conflicting captures', async () => {
+    const device = await testDevice();
+    const a = device.array('u32', 4);
+    expect(() => wgsl`(i: u32) { ${a}[i] = ${3 as never}; }`).toThrow(/u32\(\)/);
+    const conflict = wgsl`(i: u32) { ${a}[i] = 1u; atomicAdd(&${atomic(a)}[0], 1u); }`;
+    await expect(transform(device, 4, conflict)).rejects.toThrow(/atomic and as plain/);
+  });
+
+  it('shares one pipeline between functors of the same shape', async () => {
+    const device = await testDevice();
+    const a = device.upload(randomU32(10, 1));
+    const b = device.upload(randomU32(10, 2));
+    const f = (x: typeof a, v: number) => ({
+      weft_op: wgsl`(i: u32) -> u32 { return ${x}[i] + ${u32(v)}; }`,
+    });
+    const code = 'fn main() {}';
+    const k1 = await device.kernel({
+      label: 't',
+      functors: f(a, 1),
+      code: `@compute @workgroup_size(1) ${code}`,
+    });
+    const k2 = await device.kernel({
+      label: 't',
+      functors: f(b, 2),
+      code: `@compute @workgroup_size(1) ${code}`,
+    });
+    expect(k1.pipeline()).toBe(k2.pipeline());
+    expect(k1.paramFields[0]?.value).toBe(1);
+    expect(k2.paramFields[0]?.value).toBe(2);
+  });
+
+  it('keeps per-dispatch parameters apart within one submit', async () => {
+    await gpuTest(async (device) => {
+      const out = device.array('u32', 64);
+      await out.fill(0);
+      const rec = device.recorder();
+      const k = await device.kernel({
+        label: 'write one',
+        bindings: { out: { type: 'array<u32>', access: 'read_write' } },
+        params: { index: 'u32', value: 'u32' },
+        code: '@compute @workgroup_size(1) fn main() { out[params.index] = out[params.index] + params.value; }',
+      });
+      for (let i = 0; i < 64; i++)
+        rec.dispatch(k, { bindings: { out }, params: { index: i, value: i * 10 + 1 }, workgroups: 1 });
+      const r = await rec.submit();
+      expect(r.dispatches).toBe(64);
+      expect([...(await out.download())]).toEqual(Array.from({ length: 64 }, (_, i) => i * 10 + 1));
+      await expect(rec.submit()).rejects.toThrow(/already submitted/);
+    });
+  });
+
+  it('measures GPU time with timestamp queries when the adapter has them', async () => {
+    const device = await testDevice();
+    const out = device.array('u32', 1 << 16);
+    const rec = device.recorder({ timing: true });
+    await transform(rec, out.length, wgsl`(i: u32) { ${rw(out)}[i] = i; }`);
+    const r = await rec.submit();
+    expect(r.wallMs).toBeGreaterThan(0);
+    if (device.hasTimestamps) expect(r.gpuNs).toBeGreaterThan(0);
+  });
+
+  it('leaves a caller-owned device alone and reports loss of an owned one', async () => {
+    const owned = await requestDevice();
+    const borrowed = wrapDevice(owned.device);
+    borrowed.destroy();
+    const a = owned.array('u32', 8).upload([1, 2, 3, 4, 5, 6, 7, 8]);
+    expect([...(await a.download(0, 3))]).toEqual([1, 2, 3]);
+    owned.destroy();
+    await new Promise((r) => setTimeout(r, 50));
+    expect(borrowed.lostError).toBeInstanceOf(DeviceLostError);
+    expect(() => borrowed.array('u32', 1)).toThrow(DeviceLostError);
+  });
+});

@@ -1,0 +1,405 @@
+import {
+  DeviceArray,
+  type DeviceArrayOptions,
+  type ElementType,
+  elementTypeOf,
+  type HostArray,
+} from './array.ts';
+import {
+  DeviceLostError,
+  GpuOutOfMemoryError,
+  GpuValidationError,
+  NoAdapterError,
+  ShaderCompileError,
+  WeftError,
+} from './errors.ts';
+import { generateKernel, Kernel, type KernelDefinition } from './kernel.ts';
+import { BufferPool } from './pool.ts';
+import { Recorder, type RecorderOptions } from './recorder.ts';
+
+/** Limits that Weft's primitives benefit from; each is requested at the adapter's maximum. */
+const WANTED_LIMITS = [
+  'maxStorageBufferBindingSize',
+  'maxBufferSize',
+  'maxComputeWorkgroupStorageSize',
+  'maxStorageBuffersPerShaderStage',
+  'maxComputeInvocationsPerWorkgroup',
+  'maxComputeWorkgroupSizeX',
+  'maxComputeWorkgroupsPerDimension',
+  'maxBindingsPerBindGroup',
+  'maxDynamicUniformBuffersPerPipelineLayout',
+] as const;
+
+const WANTED_FEATURES = ['subgroups', 'timestamp-query', 'shader-f16'] as const;
+
+/** What benchmarks record about the adapter. */
+export interface AdapterReport {
+  vendor: string;
+  architecture: string;
+  device: string;
+  description: string;
+  /** True for CPU implementations (lavapipe, SwiftShader). */
+  software: boolean;
+  subgroupMinSize?: number;
+  subgroupMaxSize?: number;
+  features: string[];
+  limits: Record<string, number>;
+  /** Dawn toggles passed at creation (Node only). */
+  toggles: string[];
+  /** Where the device came from. */
+  source: 'node-webgpu' | 'navigator.gpu' | 'caller';
+}
+
+export interface RequestDeviceOptions {
+  powerPreference?: GPUPowerPreference;
+  /** Node only: options for the `webgpu` package's `create()`, e.g. `enable-dawn-features=disable_robustness`. */
+  dawnOptions?: readonly string[];
+  /** Extra required limits, on top of the maxima Weft asks for. */
+  requiredLimits?: Record<string, number>;
+  label?: string;
+}
+
+// dawn.node instances must stay strongly referenced while their devices live (a collected instance crashes
+// the process inside ProcessEvents); they are released when the device is destroyed.
+const liveInstances = new Set<unknown>();
+
+async function nodeGpu(options: readonly string[]): Promise<{ gpu: GPU; instance: unknown }> {
+  const specifier = 'webgpu';
+  let mod: { create: (opts: string[]) => GPU; globals: Record<string, unknown> };
+  try {
+    mod = await import(/* @vite-ignore */ specifier);
+  } catch (e) {
+    throw new NoAdapterError(
+      `navigator.gpu is not available and the 'webgpu' package (Dawn for Node) could not be loaded: ${(e as Error).message}; install it with 'pnpm add webgpu', or pass your own GPUDevice`,
+    );
+  }
+  for (const [k, v] of Object.entries(mod.globals)) {
+    if (!(k in globalThis)) (globalThis as Record<string, unknown>)[k] = v;
+  }
+  const gpu = mod.create([...options]);
+  return { gpu, instance: gpu };
+}
+
+/**
+ * Gets a WebGPU device with the limits and features Weft's primitives need: `navigator.gpu` in browsers,
+ * the `webgpu` package (Dawn) in Node. The device is owned by Weft and destroyed by `destroy()`.
+ */
+export async function requestDevice(options: RequestDeviceOptions = {}): Promise<WeftDevice> {
+  const nav = (globalThis as { navigator?: { gpu?: GPU } }).navigator;
+  let gpu: GPU;
+  let instance: unknown;
+  let source: AdapterReport['source'];
+  if (nav?.gpu) {
+    gpu = nav.gpu;
+    source = 'navigator.gpu';
+  } else {
+    ({ gpu, instance } = await nodeGpu(options.dawnOptions ?? []));
+    source = 'node-webgpu';
+    liveInstances.add(instance);
+  }
+  try {
+    const adapter = await gpu.requestAdapter({
+      powerPreference: options.powerPreference ?? 'high-performance',
+    });
+    if (!adapter) {
+      throw new NoAdapterError(
+        'no WebGPU adapter found: on Linux without a GPU install a software Vulkan driver (Mesa lavapipe, see tooling/setup.sh)',
+      );
+    }
+    const requiredLimits: Record<string, number> = {};
+    for (const name of WANTED_LIMITS) {
+      const v = (adapter.limits as unknown as Record<string, number>)[name];
+      if (typeof v === 'number') requiredLimits[name] = v;
+    }
+    Object.assign(requiredLimits, options.requiredLimits);
+    const requiredFeatures = WANTED_FEATURES.filter((f) => adapter.features.has(f)) as GPUFeatureName[];
+    const device = await adapter.requestDevice({
+      requiredLimits,
+      requiredFeatures,
+      label: options.label ?? 'weft',
+    });
+    const report = describeAdapter(adapter.info, device, source, options.dawnOptions ?? []);
+    return new WeftDevice(device, report, true, instance);
+  } catch (e) {
+    liveInstances.delete(instance);
+    throw e;
+  }
+}
+
+function describeAdapter(
+  info: GPUAdapterInfo | undefined,
+  device: GPUDevice,
+  source: AdapterReport['source'],
+  toggles: readonly string[],
+): AdapterReport {
+  const limits: Record<string, number> = {};
+  for (const key in device.limits) {
+    const v = (device.limits as unknown as Record<string, unknown>)[key];
+    if (typeof v === 'number') limits[key] = v;
+  }
+  const i = (info ?? {}) as Partial<GPUAdapterInfo> & { subgroupMinSize?: number; subgroupMaxSize?: number };
+  const text =
+    `${i.vendor ?? ''} ${i.architecture ?? ''} ${i.device ?? ''} ${i.description ?? ''}`.toLowerCase();
+  const report: AdapterReport = {
+    vendor: i.vendor ?? '',
+    architecture: i.architecture ?? '',
+    device: i.device ?? '',
+    description: i.description ?? '',
+    software: /llvmpipe|lavapipe|swiftshader|software/.test(text),
+    features: [...device.features].sort(),
+    limits,
+    toggles: [...toggles],
+    source,
+  };
+  if (typeof i.subgroupMinSize === 'number') report.subgroupMinSize = i.subgroupMinSize;
+  if (typeof i.subgroupMaxSize === 'number') report.subgroupMaxSize = i.subgroupMaxSize;
+  return report;
+}
+
+/**
+ * Wraps a caller's own `GPUDevice` (bring your own device). Weft never destroys a device it did not create.
+ * For best results request the limits in `WANTED_LIMITS` at the adapter's maxima and the `subgroups` feature.
+ */
+export function wrapDevice(device: GPUDevice, info?: GPUAdapterInfo): WeftDevice {
+  return new WeftDevice(
+    device,
+    describeAdapter(info ?? device.adapterInfo, device, 'caller', []),
+    false,
+    undefined,
+  );
+}
+
+interface CompiledEntry {
+  readonly layout: GPUBindGroupLayout;
+  readonly pipelines: Map<string, GPUComputePipeline>;
+}
+
+/**
+ * A GPU device with Weft's per-device state: buffer pool, pipeline cache, lost-device handling.
+ */
+export class WeftDevice {
+  readonly pool: BufferPool;
+  readonly #pipelineCache = new Map<string, Promise<CompiledEntry>>();
+  #lost: DeviceLostError | undefined;
+  readonly #lostPromise: Promise<never>;
+  #instance: unknown;
+  #destroyed = false;
+
+  constructor(
+    readonly device: GPUDevice,
+    readonly adapter: AdapterReport,
+    /** Whether Weft created the device (and so may destroy it). */
+    readonly owned: boolean,
+    instance: unknown,
+  ) {
+    this.#instance = instance;
+    this.pool = new BufferPool(device, device.limits.maxBufferSize);
+    this.#lostPromise = device.lost.then((info) => {
+      this.#lost = new DeviceLostError(info.reason, info.message);
+      throw this.#lost;
+    });
+    // Keep the rejection from being reported as unhandled when nobody is waiting.
+    this.#lostPromise.catch(() => {});
+  }
+
+  get limits(): GPUSupportedLimits {
+    return this.device.limits;
+  }
+
+  get hasSubgroups(): boolean {
+    return this.device.features.has('subgroups');
+  }
+
+  get hasTimestamps(): boolean {
+    return this.device.features.has('timestamp-query');
+  }
+
+  /** Set once the device is lost; every later operation throws it. */
+  get lostError(): DeviceLostError | undefined {
+    return this.#lost;
+  }
+
+  /** Rejects with {@link DeviceLostError} if the device is lost before `promise` settles. */
+  guard<T>(promise: Promise<T>): Promise<T> {
+    if (this.#lost) return Promise.reject(this.#lost);
+    return Promise.race([promise, this.#lostPromise]);
+  }
+
+  checkAlive(): void {
+    if (this.#lost) throw this.#lost;
+    if (this.#destroyed) throw new WeftError('the Weft device was destroyed');
+  }
+
+  /** A new device array of `length` elements (contents undefined: pooled memory is not cleared). */
+  array<T extends ElementType>(type: T, length: number, options: DeviceArrayOptions = {}): DeviceArray<T> {
+    this.checkAlive();
+    return new DeviceArray(this, type, length, options.label ?? `${type}[${length}]`, options);
+  }
+
+  /** A new device array holding a copy of `data`. */
+  upload<A extends Uint32Array | Int32Array | Float32Array>(
+    data: A,
+    options: DeviceArrayOptions = {},
+  ): DeviceArray<A extends Uint32Array ? 'u32' : A extends Int32Array ? 'i32' : 'f32'> {
+    const type = elementTypeOf(data);
+    const arr = this.array(type, data.length, options);
+    arr.upload(data as HostArray<typeof type>);
+    return arr as never;
+  }
+
+  /** A recorder that chains dispatches into one command encoder and submits them together. */
+  recorder(options: RecorderOptions = {}): Recorder {
+    this.checkAlive();
+    return new Recorder(this, options);
+  }
+
+  /**
+   * Generates the kernel's WGSL and returns it with compiled pipelines, cached per device by
+   * (final WGSL text, override constants). Compile errors become {@link ShaderCompileError}.
+   */
+  async kernel(def: KernelDefinition): Promise<Kernel> {
+    this.checkAlive();
+    const gen = generateKernel(def);
+    const entries = def.entryPoints ?? ['main'];
+    const key = `${gen.wgsl}\n//constants ${JSON.stringify(def.constants ?? {})} entries ${entries.join(',')}`;
+    let compiled = this.#pipelineCache.get(key);
+    if (!compiled) {
+      compiled = this.#compile(def.label, gen.wgsl, gen.layoutEntries, entries, def.constants ?? {});
+      this.#pipelineCache.set(key, compiled);
+      compiled.catch(() => this.#pipelineCache.delete(key));
+    }
+    const entry = await compiled;
+    return new Kernel(def.label, gen.wgsl, entry, gen.slots, gen.paramFields, gen.hasParams);
+  }
+
+  async #compile(
+    label: string,
+    code: string,
+    layoutEntries: { binding: number; kind: string }[],
+    entries: readonly string[],
+    constants: Record<string, number>,
+  ): Promise<CompiledEntry> {
+    const device = this.device;
+    device.pushErrorScope('validation');
+    const module = device.createShaderModule({ code, label });
+    const info = await this.guard(module.getCompilationInfo());
+    const errors = info.messages.filter((m) => m.type === 'error');
+    if (errors.length > 0) {
+      await device.popErrorScope();
+      const lines = code.split('\n');
+      const messages = errors.map((m) => {
+        const line = lines[m.lineNum - 1] ?? '';
+        return `  line ${m.lineNum}:${m.linePos}: ${m.message}\n    ${line.trim()}`;
+      });
+      throw new ShaderCompileError(label, messages, code);
+    }
+    const layout = device.createBindGroupLayout({
+      label,
+      entries: layoutEntries.map((e) => ({
+        binding: e.binding,
+        visibility: 0x4, // GPUShaderStage.COMPUTE
+        buffer:
+          e.kind === 'uniform'
+            ? { type: 'uniform', hasDynamicOffset: true }
+            : { type: e.kind === 'read' ? 'read-only-storage' : 'storage' },
+      })),
+    });
+    const pipelineLayout = device.createPipelineLayout({ label, bindGroupLayouts: [layout] });
+    const pipelines = new Map<string, GPUComputePipeline>();
+    try {
+      await Promise.all(
+        entries.map(async (entryPoint) => {
+          const p = await this.guard(
+            device.createComputePipelineAsync({
+              label: `${label}:${entryPoint}`,
+              layout: pipelineLayout,
+              compute: { module, entryPoint, constants },
+            }),
+          );
+          pipelines.set(entryPoint, p);
+        }),
+      );
+    } catch (e) {
+      const scoped = await device.popErrorScope();
+      if (scoped) throw new GpuValidationError(label, scoped.message);
+      throw e instanceof WeftError ? e : new GpuValidationError(label, (e as Error).message);
+    }
+    const scoped = await device.popErrorScope();
+    if (scoped) throw new GpuValidationError(label, scoped.message);
+    return { layout, pipelines };
+  }
+
+  /** Reads `size` bytes at `offset` of `buffer` back to the host (one round trip). */
+  async readBytes(buffer: GPUBuffer, offset: number, size: number): Promise<ArrayBuffer> {
+    this.checkAlive();
+    if (size === 0) return new ArrayBuffer(0);
+    const aligned = Math.ceil(size / 4) * 4;
+    const staging = this.pool.acquire(aligned, 'readback', 'weft readback');
+    try {
+      const enc = this.device.createCommandEncoder({ label: 'weft readback' });
+      enc.copyBufferToBuffer(buffer, offset, staging, 0, aligned);
+      this.device.queue.submit([enc.finish()]);
+      await this.guard(staging.mapAsync(0x1 /* GPUMapMode.READ */, 0, aligned));
+      const out = staging.getMappedRange(0, aligned).slice(0, size);
+      staging.unmap();
+      return out;
+    } finally {
+      this.pool.release(staging);
+    }
+  }
+
+  /** Sets every element of `array` to `value`. */
+  async fill(array: DeviceArray, value: number): Promise<void> {
+    const rec = this.recorder({ label: 'fill' });
+    await rec.fill(array, value);
+    await rec.submit();
+  }
+
+  /** Waits for all submitted work (rejects if the device is lost). */
+  async idle(): Promise<void> {
+    await this.guard(this.device.queue.onSubmittedWorkDone());
+  }
+
+  /**
+   * Runs `fn` inside validation and out-of-memory error scopes. An error a scope caught is the real cause
+   * of any failure inside `fn`, so it is thrown in preference to `fn`'s own.
+   */
+  async scoped<T>(label: string, fn: () => T | Promise<T>): Promise<T> {
+    this.device.pushErrorScope('out-of-memory');
+    this.device.pushErrorScope('validation');
+    let outcome: { ok: true; value: T } | { ok: false; error: unknown };
+    try {
+      outcome = { ok: true, value: await fn() };
+    } catch (error) {
+      outcome = { ok: false, error };
+    }
+    const validation = await this.device.popErrorScope();
+    const oom = await this.device.popErrorScope();
+    if (validation) throw new GpuValidationError(label, validation.message);
+    if (oom) throw new GpuOutOfMemoryError(label, oom.message);
+    if (!outcome.ok) throw outcome.error;
+    return outcome.value;
+  }
+
+  /**
+   * Releases pooled buffers and, when Weft created the device, destroys it and lets go of the Node WebGPU
+   * instance (so the process can exit). A caller's own device is left alone.
+   */
+  destroy(): void {
+    if (this.#destroyed) return;
+    this.#destroyed = true;
+    this.pool.trim();
+    this.#pipelineCache.clear();
+    if (this.owned) this.device.destroy();
+    if (this.#instance !== undefined) {
+      const inst = this.#instance;
+      this.#instance = undefined;
+      // Let Dawn finish processing the destroy before the instance can be collected.
+      setTimeout(() => liveInstances.delete(inst), 100);
+    }
+  }
+
+  [Symbol.dispose](): void {
+    this.destroy();
+  }
+}

@@ -1,0 +1,53 @@
+export {
+  type Count,
+  DeviceArray,
+  type DeviceArrayOptions,
+  type ElementType,
+  elementTypeOf,
+  type GpuCount,
+  type HostArray,
+  hostArray,
+  isGpuCount,
+} from './array.ts';
+export {
+  type AdapterReport,
+  type RequestDeviceOptions,
+  requestDevice,
+  WeftDevice,
+  wrapDevice,
+} from './device.ts';
+export {
+  DeviceLimitError,
+  DeviceLostError,
+  GpuOutOfMemoryError,
+  GpuValidationError,
+  InputError,
+  NoAdapterError,
+  ShaderCompileError,
+  WeftError,
+} from './errors.ts';
+export {
+  type ArrayAccess,
+  type ArrayCapture,
+  atomic,
+  type Capture,
+  Functor,
+  f32,
+  i32,
+  type Literal,
+  lit,
+  rw,
+  type ScalarCapture,
+  u32,
+  wgsl,
+} from './functor.ts';
+export { type BindingDecl, Kernel, type KernelDefinition } from './kernel.ts';
+export { type BufferKind, BufferPool, sizeClass } from './pool.ts';
+export {
+  type DispatchOptions,
+  Recorder,
+  type RecorderOptions,
+  type SubmitResult,
+  type Workgroups,
+} from './recorder.ts';
+export { copy, onTarget, type Target, transform } from './transform.ts';

@@ -1,0 +1,381 @@
+import type { Count, DeviceArray, GpuCount } from './array.ts';
+import { isGpuCount } from './array.ts';
+import type { WeftDevice } from './device.ts';
+import { DeviceLimitError, InputError } from './errors.ts';
+import type { Kernel } from './kernel.ts';
+
+export interface RecorderOptions {
+  label?: string;
+  /** Record timestamps around the recorded work (adapters with `timestamp-query`); see `SubmitResult.gpuNs`. */
+  timing?: boolean;
+}
+
+/** Workgroups for a dispatch: a 1-D count (split into x * y when beyond the per-dimension limit),
+ * explicit x/y/z, or indirect arguments on the GPU (3 u32 at element `index`). */
+export type Workgroups =
+  | number
+  | readonly [number, number, number]
+  | { indirect: DeviceArray<'u32'>; index?: number };
+
+export interface DispatchOptions {
+  entry?: string;
+  /** Arrays for the template's bindings, by name. */
+  bindings?: Readonly<Record<string, DeviceArray>>;
+  /** Values of the template's uniform params, by name. */
+  params?: Readonly<Record<string, number>>;
+  workgroups: Workgroups;
+}
+
+export interface SubmitResult {
+  /** GPU time of the recorded work from timestamp queries, when timing was asked for and available. */
+  gpuNs?: number;
+  /** Wall time from submit to completion, in milliseconds. */
+  wallMs: number;
+  dispatches: number;
+}
+
+type Op =
+  | {
+      kind: 'dispatch';
+      kernel: Kernel;
+      entry: string;
+      bindings: Readonly<Record<string, DeviceArray>>;
+      params: Readonly<Record<string, number>>;
+      workgroups: Workgroups;
+    }
+  | { kind: 'clear'; array: DeviceArray }
+  | { kind: 'copy'; src: DeviceArray; srcIndex: number; dst: DeviceArray; dstIndex: number; count: number };
+
+const ARGS_WGSL = /* wgsl */ `
+@compute @workgroup_size(1)
+fn main() {
+  let n = count[params.index];
+  let groups = (n + params.per_group - 1u) / params.per_group;
+  // Split beyond the per-dimension limit: x * y >= groups; kernels bound-check their linear index.
+  let x = min(groups, params.max_dim);
+  var y = 1u;
+  if (x > 0u) { y = (groups + x - 1u) / x; }
+  args[params.out + 0u] = x;
+  args[params.out + 1u] = select(1u, y, x > 0u);
+  args[params.out + 2u] = 1u;
+}`;
+
+/**
+ * Records many dispatches into one command encoder and submits them at once. Dependent dispatches share a
+ * compute pass (WebGPU orders dispatches); per-dispatch uniform parameters go to one arena buffer written
+ * once before the submit, since `writeBuffer` cannot land between dispatches of one submit.
+ */
+export class Recorder {
+  readonly #ops: Op[] = [];
+  readonly #temporaries: DeviceArray[] = [];
+  #submitted = false;
+
+  constructor(
+    readonly device: WeftDevice,
+    readonly options: RecorderOptions = {},
+  ) {}
+
+  get label(): string {
+    return this.options.label ?? 'weft';
+  }
+
+  /** Scratch that lives until this recorder's work is submitted, then returns to the pool. */
+  scratch<T extends 'u32' | 'i32' | 'f32'>(
+    type: T,
+    length: number,
+    label: string,
+    indirect = false,
+  ): DeviceArray<T> {
+    const a = this.device.array(type, length, { label, indirect });
+    this.#temporaries.push(a);
+    return a;
+  }
+
+  dispatch(kernel: Kernel, options: DispatchOptions): this {
+    this.#checkOpen();
+    const entry = options.entry ?? 'main';
+    kernel.pipeline(entry);
+    for (const slot of kernel.slots) {
+      if (!slot.array && !options.bindings?.[slot.name]) {
+        throw new InputError(`no array given for binding '${slot.name}'`, `kernel '${kernel.label}'`);
+      }
+    }
+    const wg = options.workgroups;
+    if (typeof wg === 'number' && (!Number.isInteger(wg) || wg < 0)) {
+      throw new InputError(
+        `workgroup count must be a non-negative integer, got ${wg}`,
+        `kernel '${kernel.label}'`,
+      );
+    }
+    this.#ops.push({
+      kind: 'dispatch',
+      kernel,
+      entry,
+      bindings: options.bindings ?? {},
+      params: options.params ?? {},
+      workgroups: wg,
+    });
+    return this;
+  }
+
+  /**
+   * Dispatches enough workgroups for `count` items at `perWorkgroup` items each. A GPU-resident count is
+   * turned into indirect arguments by a one-thread kernel, so the size is never read back.
+   */
+  async dispatchOver(
+    kernel: Kernel,
+    count: Count,
+    perWorkgroup: number,
+    options: Omit<DispatchOptions, 'workgroups'>,
+  ) {
+    if (!isGpuCount(count)) {
+      return this.dispatch(kernel, { ...options, workgroups: Math.ceil(count / perWorkgroup) });
+    }
+    const args = await this.indirectArgs(count, perWorkgroup);
+    return this.dispatch(kernel, { ...options, workgroups: { indirect: args } });
+  }
+
+  /** Writes dispatch arguments for `count` items at `perWorkgroup` items per workgroup into a new array. */
+  async indirectArgs(count: GpuCount, perWorkgroup: number): Promise<DeviceArray<'u32'>> {
+    const kernel = await this.device.kernel({
+      label: 'indirect args',
+      bindings: {
+        count: { type: 'array<u32>', access: 'read' },
+        args: { type: 'array<u32>', access: 'read_write' },
+      },
+      params: { index: 'u32', per_group: 'u32', max_dim: 'u32', out: 'u32' },
+      code: ARGS_WGSL,
+    });
+    const args = this.scratch('u32', 3, 'indirect args', true);
+    this.dispatch(kernel, {
+      bindings: { count: count.array, args },
+      params: {
+        index: count.index,
+        per_group: perWorkgroup,
+        max_dim: this.device.limits.maxComputeWorkgroupsPerDimension,
+        out: 0,
+      },
+      workgroups: [1, 1, 1],
+    });
+    return args;
+  }
+
+  /** Zeroes an array. */
+  clear(array: DeviceArray): this {
+    this.#checkOpen();
+    this.#ops.push({ kind: 'clear', array });
+    return this;
+  }
+
+  /** Sets every element of `array` to `value`. */
+  async fill(array: DeviceArray, value: number): Promise<this> {
+    if (value === 0 && !Object.is(value, -0)) return this.clear(array);
+    const kernel = await this.device.kernel({
+      label: 'fill',
+      bindings: { out: { type: `array<${array.type}>`, access: 'read_write' } },
+      params: { n: 'u32', value: array.type },
+      code: /* wgsl */ `
+@compute @workgroup_size(256)
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+        @builtin(local_invocation_index) lid: u32) {
+  let i = weft_workgroup_index(wid, nwg) * 256u + lid;
+  if (i < params.n) { out[i] = params.value; }
+}`,
+    });
+    return this.dispatch(kernel, {
+      bindings: { out: array },
+      params: { n: array.length, value },
+      workgroups: Math.ceil(array.length / 256),
+    });
+  }
+
+  /** Copies `count` elements from `src[srcIndex]` to `dst[dstIndex]`. */
+  copy(src: DeviceArray, dst: DeviceArray, count = src.length, srcIndex = 0, dstIndex = 0): this {
+    this.#checkOpen();
+    if (srcIndex + count > src.length || dstIndex + count > dst.length) {
+      throw new InputError(
+        `copy of ${count} elements from ${srcIndex} to ${dstIndex} exceeds '${src.label}' (${src.length}) or '${dst.label}' (${dst.length})`,
+        'Recorder.copy',
+      );
+    }
+    this.#ops.push({ kind: 'copy', src, srcIndex, dst, dstIndex, count });
+    return this;
+  }
+
+  get dispatchCount(): number {
+    return this.#ops.filter((o) => o.kind === 'dispatch').length;
+  }
+
+  #checkOpen(): void {
+    if (this.#submitted)
+      throw new InputError('this recorder was already submitted; make a new one', this.label);
+  }
+
+  /**
+   * Encodes and submits everything recorded, waits for the GPU to finish, and throws what the error scopes
+   * caught (validation, out of memory) or {@link DeviceLostError} if the device is lost meanwhile.
+   */
+  async submit(): Promise<SubmitResult> {
+    this.#checkOpen();
+    this.#submitted = true;
+    const weft = this.device;
+    weft.checkAlive();
+    const device = weft.device;
+    const ops = this.#ops;
+    const align = device.limits.minUniformBufferOffsetAlignment;
+    const maxDim = device.limits.maxComputeWorkgroupsPerDimension;
+
+    // 1. The parameter arena: one slot per dispatch that has uniform params.
+    let arenaBytes = 0;
+    const slotOf = new Map<Op, number>();
+    for (const op of ops) {
+      if (op.kind === 'dispatch' && op.kernel.hasParams) {
+        slotOf.set(op, arenaBytes);
+        arenaBytes += Math.ceil(op.kernel.paramsSize / align) * align;
+      }
+    }
+    let arena: GPUBuffer | undefined;
+    const release: GPUBuffer[] = [];
+    let querySet: GPUQuerySet | undefined;
+    let resolve: GPUBuffer | undefined;
+    const timing = this.options.timing === true && weft.hasTimestamps;
+    return weft.scoped(this.label, async () => {
+      try {
+        if (arenaBytes > 0) {
+          const host = new ArrayBuffer(arenaBytes);
+          const view = new DataView(host);
+          for (const op of ops) {
+            if (op.kind !== 'dispatch' || !op.kernel.hasParams) continue;
+            const base = slotOf.get(op)!;
+            op.kernel.paramFields.forEach((f, i) => {
+              const v = f.value ?? op.params[f.name];
+              if (v === undefined) {
+                throw new InputError(`no value for param '${f.name}'`, `kernel '${op.kernel.label}'`);
+              }
+              const at = base + i * 4;
+              if (f.type === 'f32') view.setFloat32(at, v, true);
+              else if (f.type === 'i32') view.setInt32(at, v, true);
+              else view.setUint32(at, v >>> 0, true);
+            });
+          }
+          arena = weft.pool.acquire(arenaBytes, 'uniform', `${this.label} params`);
+          release.push(arena);
+          device.queue.writeBuffer(arena, 0, host);
+        }
+
+        // 2. Encode: dispatches share a compute pass; clears and copies end it.
+        const encoder = device.createCommandEncoder({ label: this.label });
+        if (timing) {
+          querySet = device.createQuerySet({ type: 'timestamp', count: 2 });
+          resolve = device.createBuffer({ size: 256, usage: 0x200 | 0x4 /* QUERY_RESOLVE | COPY_SRC */ });
+        }
+        let pass: GPUComputePassEncoder | undefined;
+        let passes = 0;
+        const computePasses = countComputePasses(ops);
+        const endPass = () => {
+          pass?.end();
+          pass = undefined;
+        };
+        for (const op of ops) {
+          if (op.kind === 'dispatch') {
+            if (!pass) {
+              const desc: GPUComputePassDescriptor = { label: this.label };
+              if (querySet && (passes === 0 || passes === computePasses - 1)) {
+                desc.timestampWrites = {
+                  querySet,
+                  ...(passes === 0 ? { beginningOfPassWriteIndex: 0 } : {}),
+                  ...(passes === computePasses - 1 ? { endOfPassWriteIndex: 1 } : {}),
+                };
+              }
+              pass = encoder.beginComputePass(desc);
+              passes++;
+            }
+            const k = op.kernel;
+            const entries: GPUBindGroupEntry[] = [];
+            if (k.hasParams)
+              entries.push({ binding: 0, resource: { buffer: arena!, offset: 0, size: k.paramsSize } });
+            for (const slot of k.slots) {
+              const arr = slot.array ?? op.bindings[slot.name]!;
+              if (arr.destroyed)
+                throw new InputError(`array '${arr.label}' was destroyed`, `kernel '${k.label}'`);
+              entries.push({
+                binding: slot.binding,
+                resource: { buffer: arr.buffer, offset: 0, size: arr.bindingSize },
+              });
+            }
+            const group = device.createBindGroup({ layout: k.compiled.layout, entries, label: k.label });
+            pass.setPipeline(k.pipeline(op.entry));
+            pass.setBindGroup(0, group, k.hasParams ? [slotOf.get(op)!] : []);
+            const wg = op.workgroups;
+            if (typeof wg === 'number') {
+              if (wg === 0) continue;
+              const x = Math.min(wg, maxDim);
+              const y = Math.ceil(wg / x);
+              if (y > maxDim) {
+                throw new DeviceLimitError(
+                  `kernel '${k.label}' (${wg} workgroups)`,
+                  wg,
+                  'maxComputeWorkgroupsPerDimension squared',
+                  maxDim * maxDim,
+                );
+              }
+              pass.dispatchWorkgroups(x, y, 1);
+            } else if (Array.isArray(wg)) {
+              const [x, y, z] = wg as readonly [number, number, number];
+              if (x > 0 && y > 0 && z > 0) pass.dispatchWorkgroups(x, y, z);
+            } else {
+              const ind = wg as { indirect: DeviceArray<'u32'>; index?: number };
+              pass.dispatchWorkgroupsIndirect(ind.indirect.buffer, (ind.index ?? 0) * 4);
+            }
+          } else {
+            endPass();
+            if (op.kind === 'clear') {
+              if (op.array.length > 0) encoder.clearBuffer(op.array.buffer, 0, op.array.bindingSize);
+            } else if (op.count > 0) {
+              encoder.copyBufferToBuffer(
+                op.src.buffer,
+                op.srcIndex * 4,
+                op.dst.buffer,
+                op.dstIndex * 4,
+                op.count * 4,
+              );
+            }
+          }
+        }
+        endPass();
+        if (querySet && resolve) {
+          if (passes > 0) encoder.resolveQuerySet(querySet, 0, 2, resolve, 0);
+          else querySet = undefined;
+        }
+        const start = performance.now();
+        device.queue.submit([encoder.finish()]);
+        await weft.guard(device.queue.onSubmittedWorkDone());
+        const wallMs = performance.now() - start;
+        const result: SubmitResult = { wallMs, dispatches: this.dispatchCount };
+        if (querySet && resolve) {
+          const ts = new BigUint64Array(await weft.readBytes(resolve, 0, 16));
+          const ns = Number(ts[1]! - ts[0]!);
+          if (ns > 0) result.gpuNs = ns;
+        }
+        return result;
+      } finally {
+        querySet?.destroy();
+        resolve?.destroy();
+        for (const b of release) weft.pool.release(b);
+        for (const a of this.#temporaries) a.destroy();
+      }
+    });
+  }
+}
+
+function countComputePasses(ops: readonly Op[]): number {
+  let passes = 0;
+  let open = false;
+  for (const op of ops) {
+    if (op.kind === 'dispatch') {
+      if (!open) passes++;
+      open = true;
+    } else open = false;
+  }
+  return passes;
+}

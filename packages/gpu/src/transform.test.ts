@@ -1,0 +1,73 @@
+import { adversarialSizes, expectArrayEqual, gpuTest, randomU32 } from '@weft/testing';
+import { describe, expect, it } from 'vitest';
+import { copy, f32, rw, transform, u32, wgsl } from './index.ts';
+
+describe('transform', () => {
+  it('calls the functor once per index, across workgroup boundaries', async () => {
+    await gpuTest(async (device) => {
+      for (const n of adversarialSizes([256], [65_535 * 256 + 300])) {
+        const input = randomU32(n, n + 1);
+        const a = device.upload(input);
+        const out = device.array('u32', n);
+        await transform(device, n, wgsl`(i: u32) { ${rw(out)}[i] = ${a}[i] * 3u + ${u32(7)}; }`);
+        const got = await out.download();
+        const want = input.map((x) => (Math.imul(x, 3) + 7) >>> 0);
+        expectArrayEqual(got, want, `n=${n}`);
+        a.destroy();
+        out.destroy();
+      }
+    });
+  });
+
+  it('reads n from the GPU', async () => {
+    await gpuTest(async (device) => {
+      const out = device.array('f32', 1000);
+      await out.fill(-1);
+      const count = device.upload(new Uint32Array([0, 777]));
+      await transform(
+        device,
+        { array: count, index: 1 },
+        wgsl`(i: u32) { ${rw(out)}[i] = f32(i) * ${f32(0.5)}; }`,
+      );
+      const got = await out.download();
+      for (let i = 0; i < 1000; i++) expect(got[i]).toBe(i < 777 ? i * 0.5 : -1);
+    });
+  });
+});
+
+describe('copy', () => {
+  it('copies every element, including tails not a multiple of 4', async () => {
+    await gpuTest(async (device) => {
+      for (const n of adversarialSizes([4, 1024], [2 ** 20 + 3])) {
+        const input = randomU32(n, 99 + n);
+        const src = device.upload(input);
+        const dst = device.array('u32', n);
+        await copy(device, src, dst);
+        expectArrayEqual(await dst.download(), input, `n=${n}`);
+        src.destroy();
+        dst.destroy();
+      }
+    });
+  });
+
+  it('copies an array of exactly the binding limit and rejects one element more', async () => {
+    await gpuTest(async (device) => {
+      const max = Math.min(device.limits.maxStorageBufferBindingSize / 4, 2 ** 25);
+      const input = randomU32(max, 5);
+      const src = device.upload(input);
+      const dst = device.array('u32', max);
+      await copy(device, src, dst);
+      const got = await dst.download();
+      expect(got[0]).toBe(input[0]);
+      expect(got[max - 1]).toBe(input[max - 1]);
+      expectArrayEqual(got, input);
+      src.destroy();
+      dst.destroy();
+      if (max === device.limits.maxStorageBufferBindingSize / 4) {
+        expect(() => device.array('u32', max + 1, { label: 'too big' })).toThrow(
+          /too big.*maxStorageBufferBindingSize/,
+        );
+      }
+    });
+  });
+});

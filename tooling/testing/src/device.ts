@@ -1,0 +1,34 @@
+import { requestDevice, type WeftDevice } from '@weft/gpu';
+import { afterAll } from 'vitest';
+
+let shared: Promise<WeftDevice> | undefined;
+
+/**
+ * The test file's WebGPU device (created once per file, destroyed after it). A missing adapter fails the
+ * test run: tests never skip silently because no GPU was found.
+ */
+export function testDevice(): Promise<WeftDevice> {
+  if (!shared) {
+    process.env['XDG_RUNTIME_DIR'] ??= '/tmp';
+    shared = requestDevice({ label: 'weft test' }).catch((e: unknown) => {
+      throw new Error(
+        `no WebGPU adapter for the tests (${(e as Error).message}). Run 'bash tooling/setup.sh' to install the software Vulkan driver.`,
+      );
+    });
+    afterAll(async () => {
+      const d = await shared?.catch(() => undefined);
+      d?.destroy();
+      shared = undefined;
+    });
+  }
+  return shared;
+}
+
+/**
+ * Runs `fn` with the test device inside validation and out-of-memory error scopes, so a WebGPU error that
+ * nobody awaited still fails the test.
+ */
+export async function gpuTest<T>(fn: (device: WeftDevice) => Promise<T>): Promise<T> {
+  const device = await testDevice();
+  return device.scoped('test', () => fn(device));
+}

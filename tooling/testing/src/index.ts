@@ -1,0 +1,3 @@
+export { expectArrayEqual, expectClose, ulpTolerance } from './compare.ts';
+export { gpuTest, testDevice } from './device.ts';
+export { adversarialSizes, mulberry32, randomF32, randomI32, randomU32, skewedLengths } from './random.ts';
