@@ -1,0 +1,70 @@
+import type { Measurement } from './harness.ts';
+
+/** A figure measured by another tool (PyTorch, SciPy) in the same command, read from its JSON. */
+export interface ExternalAnchor {
+  name: string;
+  n: number;
+  ms: number;
+  itemsPerSec: number;
+  bytesPerSec: number;
+}
+
+export interface AnchorFile {
+  tool: string;
+  version: string;
+  device: string;
+  results: ExternalAnchor[];
+}
+
+export interface Comparison {
+  anchor: string;
+  /** What is compared: bandwidth (bytes/s) or throughput (items/s). Higher is better for both. */
+  metric: 'bytesPerSec' | 'itemsPerSec';
+  anchorValue: number;
+  /** ours / anchor. */
+  ratio: number;
+  /** The issue's target for this ratio, when it has one. */
+  target?: number;
+}
+
+interface Rule {
+  family: string;
+  anchor: string;
+  metric: Comparison['metric'];
+  target?: number;
+  /** The anchor is one of our own measurements (the copy kernel), not an external one. */
+  internal?: boolean;
+}
+
+/** Which anchor each family is compared with (the targets are the ones the issues set). */
+const RULES: readonly Rule[] = [
+  { family: 'copy', anchor: 'torch copy int32', metric: 'bytesPerSec', target: 0.9 },
+  { family: 'transform', anchor: 'copy kernel u32', metric: 'bytesPerSec', target: 0.9, internal: true },
+  { family: 'scan', anchor: 'torch cumsum int32', metric: 'itemsPerSec', target: 1.0 },
+  { family: 'reduce', anchor: 'torch sum int32', metric: 'itemsPerSec' },
+  { family: 'sort', anchor: 'torch sort int32 (values + int64 indices)', metric: 'itemsPerSec' },
+  { family: 'compact', anchor: 'copy kernel u32', metric: 'bytesPerSec', internal: true },
+  { family: 'lbs', anchor: 'copy kernel u32', metric: 'bytesPerSec', target: 0.5, internal: true },
+  { family: 'segreduce', anchor: 'copy kernel u32', metric: 'bytesPerSec', target: 0.5, internal: true },
+];
+
+export function compare(
+  m: Measurement,
+  ours: readonly Measurement[],
+  external: readonly ExternalAnchor[],
+): Comparison | undefined {
+  const rule = RULES.find((r) => r.family === m.family);
+  if (!rule || !m.valid || m.name === rule.anchor) return undefined;
+  const value = rule.internal
+    ? ours.find((o) => o.name === rule.anchor && o.n === m.n && o.valid)?.[rule.metric]
+    : external.find((a) => a.name === rule.anchor && a.n === m.n)?.[rule.metric];
+  if (!value) return undefined;
+  const c: Comparison = {
+    anchor: rule.anchor,
+    metric: rule.metric,
+    anchorValue: value,
+    ratio: m[rule.metric] / value,
+  };
+  if (rule.target !== undefined) c.target = rule.target;
+  return c;
+}

@@ -1,0 +1,187 @@
+import { readFile, writeFile } from 'node:fs/promises';
+import { parseArgs } from 'node:util';
+import { requestDevice, type WeftDevice } from '@weft/gpu';
+import gpuPackage from '@weft/gpu/package.json' with { type: 'json' };
+import type { AnchorFile } from './anchors.ts';
+import { type Measurement, measureCases } from './harness.ts';
+import { htmlReport } from './html.ts';
+import { type BenchReport, summaryHtmlTable, summaryTable, withComparisons } from './report.ts';
+import { loadSuite, SUITES } from './suites/index.ts';
+
+const USAGE = `usage: weft bench [options]
+
+  --suite NAMES     comma-separated suites (${SUITES.join(', ')}); default primitives
+  --sizes LIST      comma-separated sizes: log2 (16,20,24) or counts (1000000); default by adapter
+  --cases REGEX     only cases whose name matches
+  --repeat N        timed runs per measurement after one warm-up (default 10; 3 on software adapters)
+  --seed N          seed of every generated input (default 1)
+  --json FILE       write every parameter and measurement as JSON
+  --html FILE       write a self-contained HTML report with charts
+  --anchors FILE    JSON from anchors/torch_anchors.py measured in the same command; adds ratios
+  --dawn OPTION     pass an option to Dawn's create() (repeatable), e.g. enable-dawn-features=disable_robustness
+  --unsafe          Dawn without robustness, validation, workgroup zero-init and timestamp quantization
+`;
+
+/** Dawn settings for the fastest (and least checked) runs; reported in every output. */
+const UNSAFE = [
+  'enable-dawn-features=allow_unsafe_apis,disable_robustness,skip_validation,disable_workgroup_init',
+  'disable-dawn-features=timestamp_quantization',
+];
+
+function parseSizes(text: string): number[] {
+  return text.split(',').map((s) => {
+    const v = Number(s.trim());
+    if (!Number.isInteger(v) || v < 0) throw new Error(`--sizes: '${s}' is not a size`);
+    return v <= 40 ? 2 ** v : v;
+  });
+}
+
+async function bench(args: string[]): Promise<number> {
+  const { values } = parseArgs({
+    args,
+    options: {
+      suite: { type: 'string', default: 'primitives' },
+      sizes: { type: 'string' },
+      cases: { type: 'string' },
+      repeat: { type: 'string' },
+      seed: { type: 'string', default: '1' },
+      json: { type: 'string' },
+      html: { type: 'string' },
+      anchors: { type: 'string' },
+      dawn: { type: 'string', multiple: true, default: [] },
+      unsafe: { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+  });
+  if (values.help) {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+  process.env['XDG_RUNTIME_DIR'] ??= '/tmp';
+  const dawnOptions = [...values.dawn, ...(values.unsafe ? UNSAFE : [])];
+  const device = await requestDevice({ dawnOptions });
+  try {
+    return await runBench(device, values, dawnOptions);
+  } finally {
+    device.destroy();
+  }
+}
+
+async function runBench(
+  device: WeftDevice,
+  values: {
+    suite: string;
+    sizes?: string | undefined;
+    cases?: string | undefined;
+    repeat?: string | undefined;
+    seed: string;
+    json?: string | undefined;
+    html?: string | undefined;
+    anchors?: string | undefined;
+  },
+  dawnOptions: string[],
+): Promise<number> {
+  const a = device.adapter;
+  const software = a.software;
+  console.log(
+    `adapter: ${[a.vendor, a.architecture, a.device, a.description].filter(Boolean).join(' / ')}` +
+      (software ? '  [software adapter: these are CPU figures, not GPU figures]' : ''),
+  );
+  console.log(
+    `  subgroups: ${device.hasSubgroups ? `yes (${a.subgroupMinSize ?? '?'}-${a.subgroupMaxSize ?? '?'})` : 'no'}, timestamps: ${device.hasTimestamps ? 'yes' : 'no'}, maxStorageBufferBindingSize: ${device.limits.maxStorageBufferBindingSize}, Dawn options: ${dawnOptions.join(' ') || 'defaults'}`,
+  );
+  const sizes = values.sizes
+    ? parseSizes(values.sizes)
+    : software
+      ? [2 ** 16, 2 ** 18, 2 ** 20]
+      : [2 ** 16, 2 ** 18, 2 ** 20, 2 ** 22, 2 ** 24, 2 ** 26, 2 ** 27];
+  const repeat = Number(values.repeat ?? (software ? 3 : 10));
+  const seed = Number(values.seed);
+  const filter = values.cases ? new RegExp(values.cases) : undefined;
+  const anchors = values.anchors
+    ? (JSON.parse(await readFile(values.anchors, 'utf8')) as AnchorFile)
+    : undefined;
+
+  const all: Measurement[] = [];
+  for (const suite of values.suite.split(',')) {
+    const cases = (await loadSuite(suite)).filter((c) => !filter || filter.test(c.name));
+    console.log(`\nsuite ${suite}: ${cases.length} cases x ${sizes.length} sizes, ${repeat} timed runs each`);
+    const progress = makeProgress(suite);
+    all.push(
+      ...(await measureCases(device, suite, cases, sizes, {
+        repeat,
+        seed,
+        onProgress: progress,
+      })),
+    );
+  }
+  const report: BenchReport = {
+    command: `weft bench ${process.argv.slice(3).join(' ')}`.trim(),
+    date: new Date().toISOString(),
+    versions: { weft: gpuPackage.version, node: process.version },
+    adapter: device.adapter,
+    options: { sizes, repeat, seed, suites: values.suite, cases: values.cases ?? null },
+    measurements: withComparisons(all, anchors),
+  };
+  if (anchors) report.anchors = anchors;
+  console.log(`\n${summaryTable(report)}`);
+  if (values.json) {
+    await writeFile(values.json, JSON.stringify(report, null, 1));
+    console.log(`\nJSON: ${values.json}`);
+  }
+  if (values.html) {
+    await writeFile(values.html, htmlReport(report, summaryHtmlTable(report)));
+    console.log(`HTML: ${values.html}`);
+  }
+  const failed = all.filter((m) => !m.valid);
+  if (failed.length > 0) {
+    console.log(`\n${failed.length} measurement(s) FAILED validation or threw: see the table`);
+    return 1;
+  }
+  console.log(`\nall ${all.length} measurements validated against the TypeScript references`);
+  return 0;
+}
+
+/** A live bar on a terminal; plain lines when not a TTY (CI, pipes). */
+function makeProgress(suite: string) {
+  const tty = process.stdout.isTTY && !process.env['CI'];
+  return (done: number, total: number, label: string) => {
+    if (tty) {
+      const width = 30;
+      const fill = Math.round((done / Math.max(total, 1)) * width);
+      process.stdout.write(
+        `\r\x1b[K${suite} [${'#'.repeat(fill)}${' '.repeat(width - fill)}] ${done}/${total} ${label}`,
+      );
+      if (done === total) process.stdout.write('\n');
+    } else if (done < total) {
+      console.log(`  ${suite} ${done + 1}/${total}: ${label}`);
+    }
+  };
+}
+
+async function main(): Promise<number> {
+  const [command = 'bench', ...rest] = process.argv.slice(2);
+  switch (command) {
+    case 'bench':
+      return bench(rest);
+    case 'help':
+    case '--help':
+    case '-h':
+      process.stdout.write(USAGE);
+      return 0;
+    default:
+      if (command.startsWith('-')) return bench([command, ...rest]);
+      process.stderr.write(`weft: unknown command '${command}'\n${USAGE}`);
+      return 2;
+  }
+}
+
+main().then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (e: unknown) => {
+    process.stderr.write(`weft: ${(e as Error).stack ?? String(e)}\n`);
+    process.exitCode = 1;
+  },
+);

@@ -1,0 +1,124 @@
+import type { AnchorFile } from './anchors.ts';
+import type { BenchReport } from './report.ts';
+
+const esc = (s: string) =>
+  s.replace(/[&<>"]/g, (c) => `&${{ '&': 'amp', '<': 'lt', '>': 'gt', '"': 'quot' }[c]};`);
+const COLORS = ['#1f77b4', '#d62728', '#2ca02c', '#9467bd', '#ff7f0e', '#8c564b', '#e377c2', '#17becf'];
+
+interface Series {
+  label: string;
+  points: { x: number; y: number }[];
+  dashed?: boolean;
+}
+
+/** An SVG line chart: log2(n) on x, throughput on y, one line per series, with axes, ticks and a legend. */
+export function lineChart(title: string, yLabel: string, series: readonly Series[]): string {
+  const W = 640;
+  const H = 340;
+  const L = 70;
+  const R = 200;
+  const T = 36;
+  const B = 48;
+  const pts = series.flatMap((s) => s.points);
+  if (pts.length === 0) return '';
+  const xs = pts.map((p) => p.x);
+  const x0 = Math.min(...xs);
+  const x1 = Math.max(x0 + 1, ...xs);
+  const yMax = Math.max(...pts.map((p) => p.y)) * 1.1 || 1;
+  const sx = (x: number) => L + ((x - x0) / (x1 - x0)) * (W - L - R);
+  const sy = (y: number) => H - B - (y / yMax) * (H - T - B);
+  const parts: string[] = [];
+  parts.push(
+    `<text x="${W / 2 - R / 2}" y="20" text-anchor="middle" font-weight="bold">${esc(title)}</text>`,
+  );
+  parts.push(`<line x1="${L}" y1="${H - B}" x2="${W - R}" y2="${H - B}" stroke="#333"/>`);
+  parts.push(`<line x1="${L}" y1="${T}" x2="${L}" y2="${H - B}" stroke="#333"/>`);
+  for (let x = Math.ceil(x0); x <= x1; x++) {
+    parts.push(`<line x1="${sx(x)}" y1="${H - B}" x2="${sx(x)}" y2="${H - B + 5}" stroke="#333"/>`);
+    parts.push(`<text x="${sx(x)}" y="${H - B + 18}" text-anchor="middle" font-size="11">2^${x}</text>`);
+  }
+  for (let i = 0; i <= 5; i++) {
+    const y = (yMax / 5) * i;
+    parts.push(`<line x1="${L - 5}" y1="${sy(y)}" x2="${W - R}" y2="${sy(y)}" stroke="#eee"/>`);
+    parts.push(
+      `<text x="${L - 8}" y="${sy(y) + 4}" text-anchor="end" font-size="11">${y >= 100 ? y.toFixed(0) : y.toFixed(y >= 10 ? 1 : 2)}</text>`,
+    );
+  }
+  parts.push(
+    `<text x="${(L + W - R) / 2}" y="${H - 8}" text-anchor="middle" font-size="12">items (n)</text>`,
+  );
+  parts.push(
+    `<text x="16" y="${(T + H - B) / 2}" text-anchor="middle" font-size="12" transform="rotate(-90 16 ${(T + H - B) / 2})">${esc(yLabel)}</text>`,
+  );
+  series.forEach((s, i) => {
+    const color = COLORS[i % COLORS.length]!;
+    const sorted = [...s.points].sort((a, b) => a.x - b.x);
+    const d = sorted.map((p, j) => `${j ? 'L' : 'M'}${sx(p.x).toFixed(1)},${sy(p.y).toFixed(1)}`).join(' ');
+    parts.push(
+      `<path d="${d}" fill="none" stroke="${color}" stroke-width="2"${s.dashed ? ' stroke-dasharray="6 4"' : ''}/>`,
+    );
+    for (const p of sorted) parts.push(`<circle cx="${sx(p.x)}" cy="${sy(p.y)}" r="3" fill="${color}"/>`);
+    const ly = T + 8 + i * 18;
+    parts.push(
+      `<line x1="${W - R + 12}" y1="${ly}" x2="${W - R + 36}" y2="${ly}" stroke="${color}" stroke-width="2"${s.dashed ? ' stroke-dasharray="6 4"' : ''}/>`,
+    );
+    parts.push(`<text x="${W - R + 42}" y="${ly + 4}" font-size="11">${esc(s.label)}</text>`);
+  });
+  return `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" font-family="sans-serif">${parts.join('')}</svg>`;
+}
+
+const BANDWIDTH_FAMILIES = new Set(['copy', 'transform', 'lbs', 'segreduce', 'compact']);
+
+/** The self-contained HTML report: environment, one chart per primitive family, and the full table. */
+export function htmlReport(report: BenchReport, tableHtml: string): string {
+  const charts: string[] = [];
+  const families = [...new Set(report.measurements.map((m) => m.family))];
+  const anchors = report.anchors?.results ?? [];
+  for (const family of families) {
+    const bw = BANDWIDTH_FAMILIES.has(family);
+    const metric = bw ? 'bytesPerSec' : 'itemsPerSec';
+    const scale = bw ? 1e9 : 1e9;
+    const ms = report.measurements.filter((m) => m.family === family && m.valid);
+    const names = [...new Set(ms.map((m) => m.name))];
+    const series: Series[] = names.map((name) => ({
+      label: name,
+      points: ms.filter((m) => m.name === name).map((m) => ({ x: Math.log2(m.n), y: m[metric] / scale })),
+    }));
+    const anchorName = anchorFor(family, report.anchors);
+    if (anchorName) {
+      series.push({
+        label: anchorName,
+        dashed: true,
+        points: anchors
+          .filter((a) => a.name === anchorName)
+          .map((a) => ({ x: Math.log2(a.n), y: a[metric] / scale })),
+      });
+    }
+    charts.push(lineChart(`${family}`, bw ? 'GB/s moved' : 'G items/s', series));
+  }
+  const a = report.adapter;
+  return `<!doctype html><html><head><meta charset="utf-8"><title>Weft bench report</title>
+<style>body{font-family:sans-serif;margin:24px;max-width:1400px}table{border-collapse:collapse;font-size:13px}
+td,th{border:1px solid #ccc;padding:3px 8px;text-align:right}td:nth-child(-n+2),th{text-align:left}
+.bad{color:#b00;font-weight:bold}.charts{display:flex;flex-wrap:wrap;gap:12px}pre{background:#f6f6f6;padding:8px}</style>
+</head><body><h1>Weft bench report</h1>
+<p><b>Adapter:</b> ${esc(`${a.vendor} ${a.architecture} ${a.device} ${a.description}`)}${a.software ? ' (software adapter)' : ''}
+&nbsp; <b>Date:</b> ${esc(report.date)} &nbsp; <b>Weft:</b> ${esc(report.versions.weft)} &nbsp; <b>Node:</b> ${esc(report.versions.node)}
+&nbsp; <b>Dawn options:</b> ${esc(a.toggles.join(' ') || 'defaults')}</p>
+${report.anchors ? `<p><b>Anchors:</b> ${esc(`${report.anchors.tool} ${report.anchors.version} on ${report.anchors.device}`)}, measured in the same command.</p>` : ''}
+<p><b>Command:</b></p><pre>${esc(report.command)}</pre>
+<div class="charts">${charts.join('\n')}</div>
+<h2>All measurements</h2>${tableHtml}
+</body></html>`;
+}
+
+function anchorFor(family: string, anchors: AnchorFile | undefined): string | undefined {
+  const byFamily: Record<string, string> = {
+    copy: 'torch copy int32',
+    scan: 'torch cumsum int32',
+    reduce: 'torch sum int32',
+    sort: 'torch sort int32 (values + int64 indices)',
+  };
+  const name = byFamily[family];
+  return name && anchors?.results.some((r) => r.name === name) ? name : undefined;
+}
