@@ -1,0 +1,48 @@
+import type { Monoid } from './monoid.ts';
+
+/**
+ * WGSL helpers for a monoid, shared by the scan and reduce kernels. Expects the monoid's combine declared as
+ * `weft_combine` (a kernel functor). Subgroup steps use the monoid's built-ins where WGSL has them and
+ * subgroup-size-agnostic shuffles otherwise (WGSL's subgroup scans exist only for add and mul).
+ */
+export function monoidWgsl(m: Monoid): string {
+  const t = m.type;
+  const sg = m.subgroup;
+  const reduce = sg
+    ? `return ${sg.reduce}(x);`
+    : `var r = x;
+  for (var mask = 1u; mask < sg_size; mask <<= 1u) { r = weft_combine(r, subgroupShuffleXor(r, mask)); }
+  return r;`;
+  const inclusive = sg?.inclusive
+    ? `return ${sg.inclusive}(x);`
+    : `var r = x;
+  for (var d = 1u; d < sg_size; d <<= 1u) {
+    let up = subgroupShuffleUp(r, d);
+    if (lane >= d) { r = weft_combine(up, r); }
+  }
+  return r;`;
+  const exclusive = sg?.exclusive
+    ? `return ${sg.exclusive}(x);`
+    : `let up = subgroupShuffleUp(sg_inclusive(x, lane, sg_size), 1u);
+  return select(up, weft_identity(), lane == 0u);`;
+  return /* wgsl */ `
+alias Elem = ${t};
+fn weft_identity() -> Elem { return Elem(${m.identity}); }
+fn combine4(a: vec4<Elem>, b: vec4<Elem>) -> vec4<Elem> {
+  return vec4<Elem>(weft_combine(a.x, b.x), weft_combine(a.y, b.y), weft_combine(a.z, b.z), weft_combine(a.w, b.w));
+}
+fn reduce4(v: vec4<Elem>) -> Elem { return weft_combine(weft_combine(v.x, v.y), weft_combine(v.z, v.w)); }
+@diagnostic(off, subgroup_uniformity)
+fn sg_reduce(x: Elem, sg_size: u32) -> Elem {
+  ${reduce}
+}
+@diagnostic(off, subgroup_uniformity)
+fn sg_inclusive(x: Elem, lane: u32, sg_size: u32) -> Elem {
+  ${inclusive}
+}
+@diagnostic(off, subgroup_uniformity)
+fn sg_exclusive(x: Elem, lane: u32, sg_size: u32) -> Elem {
+  ${exclusive}
+}
+`;
+}

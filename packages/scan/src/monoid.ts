@@ -1,0 +1,103 @@
+import { Functor, InputError } from '@weft/gpu';
+
+/** A functor from fixed WGSL text (no captures). */
+function fixed(text: string): Functor {
+  return new Functor([text], []);
+}
+
+/** The element types a scan or reduction works on (32-bit only: the spine packs one value in two words). */
+export type ScanType = 'u32' | 'i32' | 'f32';
+
+/** Atomic built-ins that can fold a workgroup's partial into a u32/i32 result in one step. */
+export type AtomicFold = 'atomicAdd' | 'atomicMin' | 'atomicMax' | 'atomicOr';
+
+/**
+ * An associative and commutative operation with an identity: what scan and reduce combine with.
+ * `combine` is a functor `(a: T, b: T) -> T`; `identity` a WGSL expression of type T.
+ * Built-in monoids also name subgroup built-ins and an atomic that compute the same operation faster.
+ */
+export interface Monoid<T extends ScanType = ScanType> {
+  readonly type: T;
+  readonly identity: string;
+  readonly combine: Functor;
+  /** Subgroup built-ins for this operation: `reduce` (e.g. `subgroupAdd`), and the scans where WGSL has them. */
+  readonly subgroup?: { readonly reduce: string; readonly inclusive?: string; readonly exclusive?: string };
+  readonly atomic?: AtomicFold;
+}
+
+const SCAN_TYPES: readonly string[] = ['u32', 'i32', 'f32'];
+
+function checkType(type: string, who: string): void {
+  if (!SCAN_TYPES.includes(type)) {
+    throw new InputError(`type must be 'u32', 'i32' or 'f32', got '${type}'`, who);
+  }
+}
+
+/** Addition; the subgroup scans `subgroupInclusiveAdd`/`subgroupExclusiveAdd` exist only for it (and mul). */
+export function plus<T extends ScanType>(type: T): Monoid<T> {
+  checkType(type, 'plus');
+  return {
+    type,
+    identity: `${type}(0)`,
+    combine: fixed(`(a: ${type}, b: ${type}) -> ${type} { return a + b; }`),
+    subgroup: { reduce: 'subgroupAdd', inclusive: 'subgroupInclusiveAdd', exclusive: 'subgroupExclusiveAdd' },
+    ...(type === 'f32' ? {} : { atomic: 'atomicAdd' as const }),
+  };
+}
+
+// The largest finite f32: WGSL rejects infinities in constant expressions.
+const F32_MAX = '3.40282347e+38f';
+const IDENTITY_MIN = { u32: '0xffffffffu', i32: '2147483647i', f32: F32_MAX } as const;
+const IDENTITY_MAX = { u32: '0u', i32: 'bitcast<i32>(0x80000000u)', f32: `-${F32_MAX}` } as const;
+
+/** Minimum. The f32 identity is the largest finite f32, so +inf inputs come back as that value. */
+export function min<T extends ScanType>(type: T): Monoid<T> {
+  checkType(type, 'min');
+  return {
+    type,
+    identity: IDENTITY_MIN[type],
+    combine: fixed(`(a: ${type}, b: ${type}) -> ${type} { return min(a, b); }`),
+    subgroup: { reduce: 'subgroupMin' },
+    ...(type === 'f32' ? {} : { atomic: 'atomicMin' as const }),
+  };
+}
+
+/** Maximum. The f32 identity is the lowest finite f32. */
+export function max<T extends ScanType>(type: T): Monoid<T> {
+  checkType(type, 'max');
+  return {
+    type,
+    identity: IDENTITY_MAX[type],
+    combine: fixed(`(a: ${type}, b: ${type}) -> ${type} { return max(a, b); }`),
+    subgroup: { reduce: 'subgroupMax' },
+    ...(type === 'f32' ? {} : { atomic: 'atomicMax' as const }),
+  };
+}
+
+/** Bitwise or of integers. */
+export function bitOr<T extends 'u32' | 'i32'>(type: T): Monoid<T> {
+  if (type !== 'u32' && type !== 'i32') {
+    throw new InputError(`bitOr needs 'u32' or 'i32', got '${type}'`, 'bitOr');
+  }
+  return {
+    type,
+    identity: `${type}(0)`,
+    combine: fixed(`(a: ${type}, b: ${type}) -> ${type} { return a | b; }`),
+    subgroup: { reduce: 'subgroupOr' },
+    atomic: 'atomicOr',
+  };
+}
+
+/**
+ * A user monoid: `combine` must be associative and commutative (tiles are reduced in a different order
+ * than they are scanned), and `identity` its identity. Subgroup steps use shuffles.
+ *
+ * ```ts
+ * const maxAbs = monoid({ type: 'i32', identity: '0i', combine: wgsl`(a: i32, b: i32) -> i32 { return max(abs(a), abs(b)); }` });
+ * ```
+ */
+export function monoid<T extends ScanType>(spec: { type: T; identity: string; combine: Functor }): Monoid<T> {
+  checkType(spec.type, 'monoid');
+  if (spec.identity.trim() === '') throw new InputError('identity must be a WGSL expression', 'monoid');
+  return { type: spec.type, identity: spec.identity, combine: spec.combine };
+}

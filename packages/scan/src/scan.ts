@@ -1,0 +1,190 @@
+import { type Count, type DeviceArray, type Functor, InputError, isGpuCount, onTarget, type Recorder, type Target } from '@weft/gpu';
+import { chainedScanWgsl, spineWords } from './chained-scan-wgsl.ts';
+import { type Monoid, plus, type ScanType } from './monoid.ts';
+import {
+  checkCount,
+  checkDistinct,
+  checkElementRef,
+  checkMonoidType,
+  type ElementRef,
+  requireSubgroups,
+  resolveTuning,
+  type ScanTuning,
+} from './options.ts';
+import { tileGrid } from './tile-grid.ts';
+
+export interface ScanOptions<T extends ScanType = ScanType> {
+  /** The operation (default `plus` of the array type). */
+  readonly monoid?: Monoid<T>;
+  /** Items to scan (default: the input's length); may live on the GPU. */
+  readonly count?: Count;
+  /** Also write the reduction of all items here, on the GPU. */
+  readonly total?: ElementRef<T>;
+  readonly tuning?: ScanTuning;
+}
+
+export interface TransformScanOptions<T extends ScanType = ScanType> {
+  readonly monoid?: Monoid<T>;
+  /** Inclusive instead of exclusive (moderngpu's default) scan. */
+  readonly inclusive?: boolean;
+  readonly total?: ElementRef<T>;
+  readonly tuning?: ScanTuning;
+}
+
+/** `output[i] = input[0] ⊕ ... ⊕ input[i - 1]` (identity at 0). Output must not alias input. */
+export async function exclusiveScan<T extends ScanType>(
+  target: Target,
+  input: DeviceArray<T>,
+  output: DeviceArray<T>,
+  options: ScanOptions<T> = {},
+): Promise<void> {
+  await arrayScan(target, input, output, options, false);
+}
+
+/** `output[i] = input[0] ⊕ ... ⊕ input[i]`. Output must not alias input. */
+export async function inclusiveScan<T extends ScanType>(
+  target: Target,
+  input: DeviceArray<T>,
+  output: DeviceArray<T>,
+  options: ScanOptions<T> = {},
+): Promise<void> {
+  await arrayScan(target, input, output, options, true);
+}
+
+/**
+ * moderngpu's `transform_scan`: scans `f(0), ..., f(n - 1)` without materializing them (e.g. neighbor-list
+ * lengths). `f` is `(index: u32) -> T`, called once per item and again for a tile whose predecessor
+ * falls back, so it must be pure. Exclusive unless `inclusive` is set.
+ */
+export async function transformScan<T extends ScanType>(
+  target: Target,
+  n: Count,
+  f: Functor,
+  output: DeviceArray<T>,
+  options: TransformScanOptions<T> = {},
+): Promise<void> {
+  const who = 'transformScan';
+  const monoid = options.monoid ?? plus(output.type);
+  checkMonoidType(monoid, output.type, 'output', who);
+  checkCount(n, output.length, who);
+  await onTarget(target, who, (rec) =>
+    recordScan(rec, who, {
+      monoid,
+      output,
+      count: n,
+      limit: output.length,
+      inclusive: options.inclusive ?? false,
+      functor: f,
+      total: options.total,
+      tuning: options.tuning,
+    }),
+  );
+}
+
+async function arrayScan<T extends ScanType>(
+  target: Target,
+  input: DeviceArray<T>,
+  output: DeviceArray<T>,
+  options: ScanOptions<T>,
+  inclusive: boolean,
+): Promise<void> {
+  const who = inclusive ? 'inclusiveScan' : 'exclusiveScan';
+  const monoid = options.monoid ?? plus(input.type);
+  if (input.type !== output.type) {
+    throw new InputError(`input is ${input.type} but output is ${output.type}`, who);
+  }
+  checkMonoidType(monoid, input.type, 'input', who);
+  if (input.buffer === output.buffer) {
+    throw new InputError(
+      'output aliases input: a workgroup may re-read a predecessor tile (the look-back fallback), so scan into another array',
+      who,
+    );
+  }
+  const limit = Math.min(input.length, output.length);
+  if (options.count === undefined && output.length < input.length) {
+    throw new InputError(`output (${output.length}) is shorter than input (${input.length})`, who);
+  }
+  const count = options.count ?? input.length;
+  checkCount(count, limit, who);
+  await onTarget(target, who, (rec) =>
+    recordScan(rec, who, {
+      monoid,
+      output,
+      count,
+      limit,
+      inclusive,
+      input,
+      total: options.total,
+      tuning: options.tuning,
+    }),
+  );
+}
+
+interface ScanJob {
+  monoid: Monoid;
+  output: DeviceArray;
+  count: Count;
+  /** Largest count the bound arrays hold; GPU counts are clamped to it. */
+  limit: number;
+  inclusive: boolean;
+  input?: DeviceArray;
+  functor?: Functor;
+  total: ElementRef | undefined;
+  tuning: ScanTuning | undefined;
+}
+
+async function recordScan(rec: Recorder, who: string, job: ScanJob): Promise<void> {
+  requireSubgroups(rec.device, who);
+  const tuning = resolveTuning(job.tuning, who);
+  const gpuCount = isGpuCount(job.count);
+  if (job.total) checkElementRef(job.total, job.monoid.type, 'total', who);
+  checkDistinct(who, {
+    input: job.input,
+    output: job.output,
+    'total.array': job.total?.array,
+    'count.array': isGpuCount(job.count) ? job.count.array : undefined,
+  });
+  const tile = tuning.workgroupSize * tuning.vectorsPerThread * 4;
+  const maxTiles = Math.max(1, Math.ceil(job.limit / tile));
+  const kernel = await rec.device.kernel({
+    label: `${who} ${job.monoid.type}`,
+    subgroups: true,
+    bindings: {
+      ...(job.input ? { input: { type: `array<vec4<${job.monoid.type}>>`, access: 'read' as const } } : {}),
+      output: { type: `array<vec4<${job.monoid.type}>>`, access: 'read_write' },
+      spine: { type: 'array<atomic<u32>>', access: 'read_write' },
+      ...(gpuCount ? { count: { type: 'array<u32>', access: 'read' as const } } : {}),
+      ...(job.total ? { total: { type: `array<${job.monoid.type}>`, access: 'read_write' as const } } : {}),
+    },
+    params: {
+      ...(gpuCount ? { count_index: 'u32' as const } : { n: 'u32' as const }),
+      max_n: 'u32',
+      ...(job.total ? { total_index: 'u32' as const } : {}),
+    },
+    functors: { weft_combine: job.monoid.combine, ...(job.functor ? { weft_input: job.functor } : {}) },
+    code: chainedScanWgsl({
+      monoid: job.monoid,
+      shape: tuning,
+      inclusive: job.inclusive,
+      source: job.input ? 'array' : 'functor',
+      gpuCount,
+      total: job.total !== undefined,
+    }),
+    constants: { SPIN_LIMIT: tuning.spinLimit, FORCE_FALLBACK: tuning.forceFallback ? 1 : 0 },
+  });
+  // Tile states and the ticket must start at zero on every run (stale INCLUSIVE flags would be trusted).
+  const spine = rec.scratch('u32', spineWords(maxTiles), 'scan spine');
+  rec.clear(spine);
+  const bindings: Record<string, DeviceArray> = { output: job.output, spine };
+  if (job.input) bindings['input'] = job.input;
+  if (job.total) bindings['total'] = job.total.array;
+  const params: Record<string, number> = { max_n: job.limit };
+  if (isGpuCount(job.count)) {
+    bindings['count'] = job.count.array;
+    params['count_index'] = job.count.index;
+  } else {
+    params['n'] = job.count;
+  }
+  if (job.total) params['total_index'] = job.total.index;
+  rec.dispatch(kernel, { bindings, params, workgroups: await tileGrid(rec, job.count, tile) });
+}
