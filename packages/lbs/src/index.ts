@@ -1,1 +1,3 @@
-export {};
+export { intervalExpand, loadBalancedSearch } from './load-balanced-search.ts';
+export { ITEMS_PER_THREAD, TILE, WORKGROUP } from './merge-path.ts';
+export { transformLbs } from './transform-lbs.ts';

@@ -1,0 +1,116 @@
+import { type Count, type DeviceArray, type Functor, onTarget, type Target } from '@weft/gpu';
+import {
+  checkSegments,
+  ITEMS_PER_THREAD,
+  mergePathSearch,
+  planMergePath,
+  TILE,
+  WORKGROUP,
+} from './merge-path.ts';
+
+/**
+ * The tile kernel. Workgroup memory `sh` holds, for a tile with `na` items and `nb` segment starts:
+ * sh[0] = the start of the segment open when the tile begins, sh[1 + j] = offsets[b0 + j], then from
+ * sh[nb + 1] the segment of each of the tile's items. na + nb <= TILE, so TILE + 1 words always suffice.
+ */
+const TILE_WGSL = /* wgsl */ `
+var<workgroup> sh: array<u32, ${TILE + 1}>;
+
+${mergePathSearch('tile_search', 'sh[1u + $J]')}
+
+@compute @workgroup_size(${WORKGROUP})
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+        @builtin(local_invocation_index) lid: u32) {
+  let tile = weft_workgroup_index(wid, nwg);
+  let total = lbs_merge_length();
+  if (tile >= lbs_tile_count()) { return; }
+  let d0 = tile * ${TILE}u;
+  let d1 = select(d0 + ${TILE}u, total, total - d0 < ${TILE}u);
+  let a0 = partitions[tile];
+  let na = partitions[tile + 1u] - a0;
+  let b0 = d0 - a0;
+  let nb = d1 - d0 - na;
+
+  for (var j = lid; j <= nb; j += ${WORKGROUP}u) {
+    sh[j] = select(0u, offsets[b0 + j - 1u], b0 + j > 0u);
+  }
+  workgroupBarrier();
+
+  // Serial merge of this thread's ${ITEMS_PER_THREAD} steps: a start opens a segment, an item takes the open one.
+  let diag = min(lid * ${ITEMS_PER_THREAD}u, na + nb);
+  let end = min(diag + ${ITEMS_PER_THREAD}u, na + nb);
+  var a = tile_search(diag, a0, na, nb);
+  var b = diag - a;
+  for (var k = diag; k < end; k++) {
+    if (b < nb && (a >= na || sh[1u + b] <= a0 + a)) {
+      b++;
+    } else {
+      // b0 + b == 0 only for items before offsets[0]: no segment (0xffffffff).
+      sh[nb + 1u + a] = b0 + b - 1u;
+      a++;
+    }
+  }
+  workgroupBarrier();
+
+  // Items in index order across threads, so the functor's reads and writes coalesce.
+  for (var k = 0u; k < ${ITEMS_PER_THREAD}u; k++) {
+    let local = k * ${WORKGROUP}u + lid;
+    if (local < na) {
+      let seg = sh[nb + 1u + local];
+      if (seg != 0xffffffffu) {
+        let index = a0 + local;
+        lbs_op(index, seg, index - sh[seg + 1u - b0]);
+      }
+    }
+  }
+}`;
+
+/**
+ * moderngpu's `transform_lbs`: calls `f(index, seg, rank)` once for every work item `index` in [0, count),
+ * where `seg` is the segment holding the item and `rank = index - segmentOffsets[seg]` its place in it.
+ *
+ * `segmentOffsets` holds the start of each segment: the exclusive scan of the segment lengths, so
+ * `segmentOffsets[0] == 0`, non-decreasing, each entry <= count. Only the first `numSegments` entries are
+ * read (moderngpu's convention): the last segment ends at `count`. A CSR row-pointer array of
+ * `numSegments + 1` entries works as is. Empty segments get no calls; items before `segmentOffsets[0]`
+ * (when it is not 0) belong to no segment and get none either.
+ *
+ * `count` and `numSegments` may live on the GPU (a scan total, a frontier length): the grids are then
+ * computed on the GPU and nothing is read back; `segmentOffsets` must still hold `numSegments` entries.
+ * Work is split by merge path over (items, segment starts), so every workgroup does the same amount however
+ * skewed the lengths: one segment of millions of items or millions of empty segments.
+ *
+ * ```ts
+ * await transformLbs(device, edges, rowPtr, vertices,
+ *   wgsl`(i: u32, seg: u32, rank: u32) { ${rw(src)}[i] = seg; }`);
+ * ```
+ */
+export async function transformLbs(
+  target: Target,
+  count: Count,
+  segmentOffsets: DeviceArray<'u32'>,
+  numSegments: Count,
+  f: Functor,
+): Promise<void> {
+  checkSegments('transformLbs', count, segmentOffsets, numSegments);
+  await onTarget(target, 'transformLbs', async (rec) => {
+    const plan = await planMergePath(rec, count, segmentOffsets, numSegments);
+    const { counts } = plan;
+    const kernel = await rec.device.kernel({
+      label: 'transformLbs tile',
+      bindings: {
+        offsets: { type: 'array<u32>', access: 'read' },
+        partitions: { type: 'array<u32>', access: 'read' },
+        ...counts.bindingDecls,
+      },
+      params: counts.paramTypes,
+      functors: { lbs_op: f },
+      code: `${counts.wgsl}\n${TILE_WGSL}`,
+    });
+    rec.dispatch(kernel, {
+      bindings: { offsets: segmentOffsets, partitions: plan.partitions, ...counts.bindings },
+      params: counts.params,
+      workgroups: plan.tileGrid,
+    });
+  });
+}
