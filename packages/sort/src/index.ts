@@ -1,1 +1,9 @@
-export {};
+export { orderKeyOf } from './order-key.ts';
+export {
+  radixTileConfig,
+  type SortKeysOptions,
+  type SortOptions,
+  type SortPairsOptions,
+  sortKeys,
+  sortPairs,
+} from './radix-sort.ts';

@@ -1,0 +1,289 @@
+import {
+  type Count,
+  type DeviceArray,
+  DeviceLimitError,
+  type ElementType,
+  InputError,
+  isGpuCount,
+  type Kernel,
+  onTarget,
+  type Recorder,
+  type Target,
+  type WeftDevice,
+  WeftError,
+} from '@weft/gpu';
+import { orderKeyWgsl } from './order-key.ts';
+import {
+  COPY_PREFIX_WGSL,
+  downsweepWgsl,
+  RADIX_BITS,
+  RADIX_PARAMS,
+  type RadixTileConfig,
+  rowScanWgsl,
+  THREADS,
+  tileSize,
+  upsweepWgsl,
+} from './radix-wgsl.ts';
+
+export interface SortOptions {
+  /** Sort only the first `count` keys (default: the whole array); may live on the GPU. */
+  count?: Count;
+  /**
+   * Sort by the low `bits` bits of the key only (1..32, default 32): ceil(bits / 8) passes instead of 4.
+   * For keys known to be below 2^bits (vertex ids). u32 and non-negative i32 keys only.
+   */
+  bits?: number;
+  /** Largest key first (default false). Still stable: equal keys keep their input order. */
+  descending?: boolean;
+}
+
+export interface SortKeysOptions extends SortOptions {
+  /** Write the sorted keys here (at least `count` long) and leave `keys` untouched; default: in place. */
+  output?: DeviceArray;
+}
+
+export interface SortPairsOptions extends SortOptions {
+  /** Write the sorted keys here; give `outputValues` too. Default: in place. */
+  outputKeys?: DeviceArray;
+  /** Write the values, permuted like the keys, here; give `outputKeys` too. */
+  outputValues?: DeviceArray;
+}
+
+/**
+ * Sorts `keys` (u32, i32 or f32) ascending, stably, with an LSD radix sort over 8-bit digits.
+ * Order: i32 by value; f32 with -Inf < negatives < -0 < +0 < positives < +Inf < NaN (every NaN last).
+ *
+ * In place by default: the passes ping-pong between `keys` and a scratch array of the same length taken from
+ * the device's pool for the duration of the submit (with an odd number of passes, i.e. `bits` <= 24 and
+ * > 16 or <= 8, the result is copied back). Scratch per call: `count` keys (+ `count` values for pairs)
+ * plus 256 * ceil(count / tile) u32 of tile histograms (tile = 4096 keys: about count / 16).
+ */
+export async function sortKeys(target: Target, keys: DeviceArray, options: SortKeysOptions = {}) {
+  await radixSort(target, 'sortKeys', keys, undefined, options.output, undefined, options);
+}
+
+/**
+ * Sorts `keys` and permutes `values` (any 4-byte element type: ids, weights) the same way. Stable: values
+ * of equal keys keep their input order, so sorting by (source, target) is two calls, target first.
+ */
+export async function sortPairs(
+  target: Target,
+  keys: DeviceArray,
+  values: DeviceArray,
+  options: SortPairsOptions = {},
+) {
+  if ((options.outputKeys === undefined) !== (options.outputValues === undefined)) {
+    throw new InputError('give both outputKeys and outputValues, or neither (in place)', 'sortPairs options');
+  }
+  await radixSort(target, 'sortPairs', keys, values, options.outputKeys, options.outputValues, options);
+}
+
+/** Tile shape for this device: the largest that fits its workgroup memory for its smallest subgroups. */
+export function radixTileConfig(device: WeftDevice): RadixTileConfig {
+  if (!device.hasSubgroups) {
+    throw new WeftError(
+      "@weft/sort needs the WebGPU 'subgroups' feature, which this adapter does not offer; use an adapter with subgroups",
+    );
+  }
+  const minSubgroup = device.adapter.subgroupMinSize ?? 4;
+  const maxSubgroups = Math.max(1, Math.floor(THREADS / minSubgroup));
+  const limit = device.limits.maxComputeWorkgroupStorageSize;
+  for (const keysPerThread of [16, 12, 8]) {
+    const sharedWords = Math.max(THREADS * keysPerThread, maxSubgroups * 128);
+    // shared_words + local_start + global_base + sg_totals + ticket + n_shared (+ alignment slack)
+    const bytes = 4 * sharedWords + 8 * THREADS + 8 * maxSubgroups + 64;
+    if (bytes <= limit) return { keysPerThread, maxSubgroups, sharedWords };
+  }
+  throw new DeviceLimitError(
+    `radix sort workgroup memory (subgroups of ${minSubgroup} lanes)`,
+    4 * Math.max(THREADS * 8, maxSubgroups * 128) + 8 * THREADS + 8 * maxSubgroups + 64,
+    'maxComputeWorkgroupStorageSize',
+    limit,
+  );
+}
+
+function checkArray(a: DeviceArray, what: string, where: string, min: number) {
+  if (a.destroyed) throw new InputError(`${what} '${a.label}' was destroyed`, where);
+  if (a.length < min) {
+    throw new InputError(`${what} '${a.label}' has ${a.length} elements, needs at least ${min}`, where);
+  }
+}
+
+async function radixSort(
+  target: Target,
+  where: string,
+  keys: DeviceArray,
+  values: DeviceArray | undefined,
+  outKeys: DeviceArray | undefined,
+  outValues: DeviceArray | undefined,
+  options: SortOptions,
+) {
+  const count = options.count ?? keys.length;
+  const bits = options.bits ?? 32;
+  const descending = options.descending ?? false;
+  if (!Number.isInteger(bits) || bits < 1 || bits > 32) {
+    throw new InputError(`bits must be an integer in [1, 32], got ${bits}`, `${where} options.bits`);
+  }
+  if (bits < 32 && keys.type === 'f32') {
+    throw new InputError('bits applies to u32 and non-negative i32 keys, not f32', `${where} options.bits`);
+  }
+  const capacity = isGpuCount(count) ? keys.length : count;
+  if (!isGpuCount(count) && (!Number.isInteger(count) || count < 0 || count > keys.length)) {
+    throw new InputError(`count must be an integer in [0, ${keys.length}], got ${count}`, `${where} options.count`);
+  }
+  if (isGpuCount(count) && (count.index < 0 || count.index >= count.array.length)) {
+    throw new InputError(`count index ${count.index} is outside '${count.array.label}'`, `${where} options.count`);
+  }
+  checkArray(keys, 'keys', where, capacity);
+  if (values) checkArray(values, 'values', where, capacity);
+  if (outKeys) {
+    checkArray(outKeys, 'output keys', where, capacity);
+    if (outKeys.type !== keys.type) {
+      throw new InputError(`output keys are ${outKeys.type}, keys are ${keys.type}`, where);
+    }
+  }
+  if (outValues) checkArray(outValues, 'output values', where, capacity);
+  if (outKeys && outKeys !== keys && (outKeys === values || outKeys === outValues)) {
+    throw new InputError('output keys must not alias values or output values', where);
+  }
+  if (values && (values === keys || values.buffer === keys.buffer)) {
+    throw new InputError('values must be a different array from keys', where);
+  }
+  if (values && (outKeys ?? keys) === keys !== ((outValues ?? values) === values)) {
+    throw new InputError('sort keys and values both in place or both into outputs', where);
+  }
+  if (capacity === 0) return;
+
+  await onTarget(target, where, async (rec) => {
+    const config = radixTileConfig(rec.device);
+    const numTiles = Math.ceil(capacity / tileSize(config));
+    const passes = Math.ceil(bits / RADIX_BITS);
+    const kernels = await radixKernels(rec.device, config, keys.type, descending, values !== undefined);
+    const rowPrefix = rec.scratch('u32', THREADS * numTiles, 'sort tile prefixes');
+    const digitTotal = rec.scratch('u32', THREADS, 'sort digit totals');
+    const countArray = isGpuCount(count) ? count.array : rec.scratch('u32', 1, 'sort count (unused)');
+    const countParams = {
+      n: capacity,
+      gpu_count: isGpuCount(count) ? 1 : 0,
+      count_index: isGpuCount(count) ? count.index : 0,
+      num_tiles: numTiles,
+    };
+
+    const finalKeys = outKeys ?? keys;
+    const finalValues = outValues ?? values;
+    const inPlace = finalKeys === keys;
+    const needsScratch = passes > 1 || inPlace;
+    const scratchKeys = needsScratch ? rec.scratch('u32', capacity, 'sort keys scratch') : undefined;
+    const scratchValues =
+      needsScratch && values ? rec.scratch('u32', capacity, 'sort values scratch') : undefined;
+
+    // Pass p writes to the final array when an even number of passes remains after it, so the last pass
+    // lands there; in place, the first pass must not write the array it reads, so it goes to scratch.
+    let srcKeys: DeviceArray = keys;
+    let srcValues: DeviceArray | undefined = values;
+    for (let p = 0; p < passes; p++) {
+      const toFinal = inPlace ? p % 2 === 1 : (passes - 1 - p) % 2 === 0;
+      const dstKeys = toFinal ? finalKeys : scratchKeys!;
+      const dstValues = values ? (toFinal ? finalValues! : scratchValues!) : undefined;
+      const params = { ...countParams, shift: p * RADIX_BITS };
+      rec.dispatch(kernels.upsweep, {
+        bindings: { keys_in: srcKeys, row_prefix: rowPrefix, count: countArray },
+        params,
+        workgroups: numTiles,
+      });
+      rec.dispatch(kernels.rowScan, {
+        bindings: { row_prefix: rowPrefix, digit_total: digitTotal, count: countArray },
+        params,
+        workgroups: [THREADS, 1, 1],
+      });
+      const bindings: Record<string, DeviceArray> = {
+        keys_in: srcKeys,
+        keys_out: dstKeys,
+        row_prefix: rowPrefix,
+        digit_total: digitTotal,
+        count: countArray,
+      };
+      if (values) {
+        bindings['values_in'] = srcValues!;
+        bindings['values_out'] = dstValues!;
+      }
+      rec.dispatch(kernels.downsweep, { bindings, params, workgroups: numTiles });
+      srcKeys = dstKeys;
+      srcValues = dstValues;
+    }
+    if (srcKeys !== finalKeys) {
+      await copyPrefix(rec, srcKeys, finalKeys, count, capacity);
+      if (values) await copyPrefix(rec, srcValues!, finalValues!, count, capacity);
+    }
+  });
+}
+
+async function copyPrefix(rec: Recorder, src: DeviceArray, dst: DeviceArray, count: Count, capacity: number) {
+  if (!isGpuCount(count)) {
+    rec.copy(src, dst, count);
+    return;
+  }
+  const kernel = await rec.device.kernel({
+    label: 'sort copy prefix',
+    bindings: {
+      src: { type: 'array<u32>', access: 'read' },
+      dst: { type: 'array<u32>', access: 'read_write' },
+      count: { type: 'array<u32>', access: 'read' },
+    },
+    params: { n: 'u32', count_index: 'u32' },
+    code: COPY_PREFIX_WGSL,
+  });
+  rec.dispatch(kernel, {
+    bindings: { src, dst, count: count.array },
+    params: { n: capacity, count_index: count.index },
+    workgroups: Math.ceil(capacity / THREADS),
+  });
+}
+
+interface RadixKernels {
+  upsweep: Kernel;
+  rowScan: Kernel;
+  downsweep: Kernel;
+}
+
+async function radixKernels(
+  device: WeftDevice,
+  config: RadixTileConfig,
+  keyType: ElementType,
+  descending: boolean,
+  pairs: boolean,
+): Promise<RadixKernels> {
+  const orderKey = orderKeyWgsl(keyType, descending);
+  const read = { type: 'array<u32>', access: 'read' } as const;
+  const write = { type: 'array<u32>', access: 'read_write' } as const;
+  const [upsweep, rowScan, downsweep] = await Promise.all([
+    device.kernel({
+      label: `radix upsweep ${keyType}`,
+      bindings: { keys_in: read, row_prefix: write, count: read },
+      params: RADIX_PARAMS,
+      code: upsweepWgsl(config, orderKey),
+    }),
+    device.kernel({
+      label: 'radix row scan',
+      bindings: { row_prefix: write, digit_total: write, count: read },
+      params: RADIX_PARAMS,
+      code: rowScanWgsl(config),
+      subgroups: true,
+    }),
+    device.kernel({
+      label: `radix downsweep ${keyType}${pairs ? ' pairs' : ''}`,
+      bindings: {
+        keys_in: read,
+        keys_out: write,
+        ...(pairs ? { values_in: read, values_out: write } : {}),
+        row_prefix: read,
+        digit_total: read,
+        count: read,
+      },
+      params: RADIX_PARAMS,
+      code: downsweepWgsl(config, orderKey, pairs),
+      subgroups: true,
+    }),
+  ]);
+  return { upsweep, rowScan, downsweep };
+}

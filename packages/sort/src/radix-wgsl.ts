@@ -1,0 +1,289 @@
+/**
+ * WGSL of the LSD radix sort's three kernels per 8-bit digit pass (reduce-then-scan):
+ * 1. `upsweep`: one workgroup per tile counts the tile's digits into `row_prefix[digit * num_tiles + tile]`.
+ * 2. `row_scan`: one workgroup per digit turns its row into exclusive prefixes over tiles and writes the
+ *    digit's total to `digit_total[digit]`.
+ * 3. `downsweep`: one workgroup per tile ranks its keys stably (subgroup ballots), stages them in workgroup
+ *    memory in digit order and scatters them to `digit start + tile prefix + rank`.
+ *
+ * Every kernel reads the item count from `params.n` or, for GPU-resident counts, from `count[count_index]`
+ * (clamped to `params.n`, the capacity), so a sort of a GPU count needs no read-back.
+ */
+
+/** Threads per workgroup; also the number of digit bins (8-bit digits), so thread or slot `d` owns bin `d`. */
+export const THREADS = 256;
+export const RADIX_BITS = 8;
+
+export interface RadixTileConfig {
+  /** Keys per thread in the downsweep and upsweep. */
+  readonly keysPerThread: number;
+  /** Most subgroups a workgroup can have (THREADS / smallest subgroup size). */
+  readonly maxSubgroups: number;
+  /** Words of the downsweep's shared array (per-subgroup histograms, then the staged tile). */
+  readonly sharedWords: number;
+}
+
+export function tileSize(config: RadixTileConfig): number {
+  return THREADS * config.keysPerThread;
+}
+
+const PARAMS = { n: 'u32', gpu_count: 'u32', count_index: 'u32', shift: 'u32', num_tiles: 'u32' } as const;
+export const RADIX_PARAMS = PARAMS;
+
+const ITEM_COUNT = /* wgsl */ `
+fn item_count() -> u32 {
+  if (params.gpu_count != 0u) { return min(count[params.count_index], params.n); }
+  return params.n;
+}
+fn digit_of(raw: u32) -> u32 { return (order_key(raw) >> params.shift) & 0xffu; }
+`;
+
+/**
+ * Exclusive scan over the workgroup in *slot* order. A slot is `w * subgroup_size + lane`, where `w` is a
+ * dense subgroup index drawn from a workgroup ticket: this makes slot order match subgroup scan order
+ * without assuming how the hardware lays subgroups over `local_invocation_index`. Needs full subgroups.
+ * Returns (exclusive prefix, workgroup total) for both components.
+ */
+function slotScanWgsl(maxSubgroups: number): string {
+  return /* wgsl */ `
+var<workgroup> sg_totals: array<vec2<u32>, ${maxSubgroups}>;
+var<workgroup> ticket: atomic<u32>;
+
+// A dense index of the caller's subgroup in [0, number of subgroups).
+fn subgroup_index() -> u32 {
+  var w = 0u;
+  if (subgroupElect()) { w = atomicAdd(&ticket, 1u); }
+  return subgroupMax(w);
+}
+
+fn slot_scan(v: vec2<u32>, w: u32, lane: u32, sg_size: u32, num_sg: u32) -> vec4<u32> {
+  let inclusive = subgroupInclusiveAdd(v);
+  if (lane == sg_size - 1u) { sg_totals[w] = inclusive; }
+  workgroupBarrier();
+  var before = vec2<u32>(0u);
+  var total = vec2<u32>(0u);
+  for (var i = 0u; i < num_sg; i++) {
+    let t = sg_totals[i];
+    if (i < w) { before += t; }
+    total += t;
+  }
+  // The next call overwrites sg_totals: everybody must have read them first.
+  workgroupBarrier();
+  return vec4<u32>(before + inclusive - v, total);
+}
+`;
+}
+
+export function upsweepWgsl(config: RadixTileConfig, orderKey: string): string {
+  const kpt = config.keysPerThread;
+  return /* wgsl */ `
+${orderKey}
+${ITEM_COUNT}
+var<workgroup> hist: array<atomic<u32>, ${THREADS}>;
+var<workgroup> n_shared: u32;
+
+@compute @workgroup_size(${THREADS})
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+        @builtin(local_invocation_index) lid: u32) {
+  let tile = weft_workgroup_index(wid, nwg);
+  atomicStore(&hist[lid], 0u);
+  if (lid == 0u) { n_shared = item_count(); }
+  let n = workgroupUniformLoad(&n_shared);
+  let tile_start = tile * ${THREADS * kpt}u;
+  // Tiles past the count write nothing: row_scan treats them as empty.
+  if (tile >= params.num_tiles || tile_start >= n) { return; }
+  for (var j = 0u; j < ${kpt}u; j++) {
+    let i = tile_start + j * ${THREADS}u + lid;
+    if (i < n) { atomicAdd(&hist[digit_of(keys_in[i])], 1u); }
+  }
+  workgroupBarrier();
+  row_prefix[lid * params.num_tiles + tile] = atomicLoad(&hist[lid]);
+}
+`;
+}
+
+export function rowScanWgsl(config: RadixTileConfig): string {
+  const tile = tileSize(config);
+  return /* wgsl */ `
+fn order_key(raw: u32) -> u32 { return raw; }
+${ITEM_COUNT}
+${slotScanWgsl(config.maxSubgroups)}
+var<workgroup> n_shared: u32;
+
+@compute @workgroup_size(${THREADS})
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32,
+        @builtin(subgroup_invocation_id) lane: u32, @builtin(subgroup_size) sg_size: u32) {
+  let digit = wid.x;
+  if (lid == 0u) { n_shared = item_count(); atomicStore(&ticket, 0u); }
+  let n = workgroupUniformLoad(&n_shared);
+  let active_tiles = (n + ${tile - 1}u) / ${tile}u;
+  let w = subgroup_index();
+  workgroupBarrier();
+  let num_sg = atomicLoad(&ticket);
+  let slot = w * sg_size + lane;
+  let row = digit * params.num_tiles;
+  var carry = 0u;
+  // Each round scans 4 consecutive tiles per slot.
+  for (var base = 0u; base < active_tiles; base += ${4 * THREADS}u) {
+    let t0 = base + slot * 4u;
+    var v = vec4<u32>(0u);
+    for (var q = 0u; q < 4u; q++) {
+      if (t0 + q < active_tiles) { v[q] = row_prefix[row + t0 + q]; }
+    }
+    let r = slot_scan(vec2<u32>(v.x + v.y + v.z + v.w, 0u), w, lane, sg_size, num_sg);
+    var run = carry + r.x;
+    for (var q = 0u; q < 4u; q++) {
+      if (t0 + q < active_tiles) { row_prefix[row + t0 + q] = run; }
+      run += v[q];
+    }
+    carry += r.z;
+  }
+  if (lid == 0u) { digit_total[digit] = carry; }
+}
+`;
+}
+
+export function downsweepWgsl(config: RadixTileConfig, orderKey: string, pairs: boolean): string {
+  const kpt = config.keysPerThread;
+  const tile = tileSize(config);
+  const histWords = config.maxSubgroups * 128;
+  return /* wgsl */ `
+${orderKey}
+${ITEM_COUNT}
+${slotScanWgsl(config.maxSubgroups)}
+// First the per-subgroup digit histograms (two 16-bit counters per word: a subgroup ranks at most one
+// tile, 2^16 > ${tile} keys), then, reused, the tile's keys (and values) staged in sorted order.
+var<workgroup> shared_words: array<atomic<u32>, ${config.sharedWords}>;
+var<workgroup> local_start: array<u32, ${THREADS}>;
+var<workgroup> global_base: array<u32, ${THREADS}>;
+var<workgroup> n_shared: u32;
+
+fn mask_below(lane: u32, word: u32) -> u32 {
+  let lo = word * 32u;
+  if (lane <= lo) { return 0u; }
+  if (lane >= lo + 32u) { return 0xffffffffu; }
+  return (1u << (lane - lo)) - 1u;
+}
+fn popcount4(m: vec4<u32>) -> u32 {
+  let c = countOneBits(m);
+  return c.x + c.y + c.z + c.w;
+}
+fn lowest_lane(m: vec4<u32>) -> u32 {
+  if (m.x != 0u) { return firstTrailingBit(m.x); }
+  if (m.y != 0u) { return 32u + firstTrailingBit(m.y); }
+  if (m.z != 0u) { return 64u + firstTrailingBit(m.z); }
+  return 96u + firstTrailingBit(m.w);
+}
+
+@compute @workgroup_size(${THREADS})
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+        @builtin(local_invocation_index) lid: u32,
+        @builtin(subgroup_invocation_id) lane: u32, @builtin(subgroup_size) sg_size: u32) {
+  let tile = weft_workgroup_index(wid, nwg);
+  for (var i = lid; i < ${histWords}u; i += ${THREADS}u) { atomicStore(&shared_words[i], 0u); }
+  if (lid == 0u) { n_shared = item_count(); atomicStore(&ticket, 0u); }
+  let n = workgroupUniformLoad(&n_shared);
+  let tile_start = tile * ${tile}u;
+  if (tile >= params.num_tiles || tile_start >= n) { return; }
+
+  // Subgroup w ranks the contiguous block [w * sg_size * KPT, +sg_size * KPT) of the tile, KPT rounds of
+  // sg_size consecutive keys, so (w, round, lane) order is input order: ranking in that order is stable.
+  let w = subgroup_index();
+  let slot = w * sg_size + lane;
+  let block = tile_start + w * sg_size * ${kpt}u;
+  let all_lanes = subgroupBallot(true);
+  let below = vec4<u32>(mask_below(lane, 0u), mask_below(lane, 1u), mask_below(lane, 2u), mask_below(lane, 3u));
+  var keys: array<u32, ${kpt}>;
+  var pos: array<u32, ${kpt}>;
+  ${pairs ? `var vals: array<u32, ${kpt}>;` : ''}
+  for (var k = 0u; k < ${kpt}u; k++) {
+    let idx = block + k * sg_size + lane;
+    let valid = idx < n;
+    var key = 0u;
+    if (valid) {
+      key = keys_in[idx];
+      ${pairs ? 'vals[k] = values_in[idx];' : ''}
+    }
+    keys[k] = key;
+    // Keys past the end rank as digit 255 after every real key, so they fill the tile's last slots.
+    let d = select(255u, digit_of(key), valid);
+    // Lanes holding the same digit: intersect the ballots of its 8 bits (vec4 masks: up to 128 lanes).
+    var peers = all_lanes;
+    for (var b = 0u; b < ${8}u; b++) {
+      let bit_set = ((d >> b) & 1u) == 1u;
+      let ballot = subgroupBallot(bit_set);
+      peers &= select(~ballot, ballot, bit_set);
+    }
+    let rank = popcount4(peers & below);
+    let word = w * 128u + (d & 127u);
+    let half = (d >> 7u) * 16u;
+    var before = 0u;
+    if (rank == 0u) { before = atomicAdd(&shared_words[word], popcount4(peers) << half); }
+    before = subgroupShuffle(before, lowest_lane(peers));
+    pos[k] = ((before >> half) & 0xffffu) + rank;
+  }
+  workgroupBarrier();
+  let num_sg = atomicLoad(&ticket);
+
+  // Per digit: exclusive prefix over subgroups (in place) and the tile's count.
+  if (slot < 128u) {
+    var run = 0u;
+    for (var i = 0u; i < num_sg; i++) {
+      let v = atomicLoad(&shared_words[i * 128u + slot]);
+      atomicStore(&shared_words[i * 128u + slot], run);
+      run += v;
+    }
+    local_start[slot] = run & 0xffffu;
+    local_start[slot + 128u] = run >> 16u;
+  }
+  workgroupBarrier();
+  let starts = slot_scan(vec2<u32>(local_start[slot], digit_total[slot]), w, lane, sg_size, num_sg);
+  local_start[slot] = starts.x;
+  global_base[slot] = starts.y + row_prefix[slot * params.num_tiles + tile];
+  workgroupBarrier();
+  for (var k = 0u; k < ${kpt}u; k++) {
+    let valid = block + k * sg_size + lane < n;
+    let d = select(255u, digit_of(keys[k]), valid);
+    let sub = (atomicLoad(&shared_words[w * 128u + (d & 127u)]) >> ((d >> 7u) * 16u)) & 0xffffu;
+    pos[k] += local_start[d] + sub;
+  }
+  // The histograms are read; the same words now take the staged tile.
+  workgroupBarrier();
+  for (var k = 0u; k < ${kpt}u; k++) { atomicStore(&shared_words[pos[k]], keys[k]); }
+  workgroupBarrier();
+  let valid_in_tile = min(${tile}u, n - tile_start);
+  ${pairs ? `var dst: array<u32, ${kpt}>;` : ''}
+  for (var j = 0u; j < ${kpt}u; j++) {
+    let i = j * ${THREADS}u + lid;
+    if (i < valid_in_tile) {
+      let key = atomicLoad(&shared_words[i]);
+      let d = digit_of(key);
+      let o = global_base[d] + i - local_start[d];
+      keys_out[o] = key;
+      ${pairs ? 'dst[j] = o;' : ''}
+    }
+  }
+  ${
+    pairs
+      ? `workgroupBarrier();
+  for (var k = 0u; k < ${kpt}u; k++) { atomicStore(&shared_words[pos[k]], vals[k]); }
+  workgroupBarrier();
+  for (var j = 0u; j < ${kpt}u; j++) {
+    let i = j * ${THREADS}u + lid;
+    if (i < valid_in_tile) { values_out[dst[j]] = atomicLoad(&shared_words[i]); }
+  }`
+      : ''
+  }
+}
+`;
+}
+
+/** Copies the first `count` elements (a GPU count, clamped to `params.n`) from `src` to `dst`. */
+export const COPY_PREFIX_WGSL = /* wgsl */ `
+@compute @workgroup_size(${THREADS})
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+        @builtin(local_invocation_index) lid: u32) {
+  let i = weft_workgroup_index(wid, nwg) * ${THREADS}u + lid;
+  if (i < min(count[params.count_index], params.n)) { dst[i] = src[i]; }
+}
+`;
