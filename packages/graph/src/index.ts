@@ -1,1 +1,37 @@
-export {};
+export {
+  type CsrBuildOptions,
+  type CsrBuildReport,
+  type CsrBuildResult,
+  cscFromCsr,
+  csrFromEdgeList,
+  type DedupeRule,
+} from './csr-build.ts';
+export {
+  type DeviceCsc,
+  DeviceGraph,
+  EdgeData,
+  PropertyColumns,
+  type UploadGraphOptions,
+  uploadGraph,
+  VertexData,
+} from './device-graph.ts';
+export { type GeometricGraph, type RandomGeometricOptions, randomGeometric } from './generators/geometric.ts';
+export { type GridOptions, grid } from './generators/grid.ts';
+export { type KroneckerOptions, kronecker, randomPermutation } from './generators/kronecker.ts';
+export { type UniformRandomOptions, uniformRandom } from './generators/uniform.ts';
+export {
+  type HostCsc,
+  type HostCsr,
+  type HostEdgeList,
+  type HostWeights,
+  MAX_VERTEX_COUNT,
+  outDegrees,
+  validateCsr,
+  validateEdgeList,
+} from './host-graph.ts';
+export { BINARY_CSR_VERSION, type BinaryCsrOptions, readBinaryCsr, writeBinaryCsr } from './io/binary-csr.ts';
+export { type DimacsOptions, parseDimacs } from './io/dimacs.ts';
+export { type EdgeListOptions, parseEdgeList } from './io/edge-list.ts';
+export { type ByteSource, bytesSource } from './io/lines.ts';
+export { type MatrixMarketOptions, parseMatrixMarket } from './io/matrix-market.ts';
+export type { WeightType } from './io/weights.ts';

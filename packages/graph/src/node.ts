@@ -1,1 +1,101 @@
-export {};
+/**
+ * Node.js file helpers for @weft/graph: open a path as a chunk stream and pick the parser from the extension.
+ */
+import { createReadStream } from 'node:fs';
+import { stat, writeFile } from 'node:fs/promises';
+import { basename, extname } from 'node:path';
+import { InputError } from '@weft/gpu';
+import { type CsrBuildOptions, type CsrBuildReport, csrFromEdgeList } from './csr-build.ts';
+import type { HostCsr, HostEdgeList } from './host-graph.ts';
+import { readBinaryCsr, writeBinaryCsr } from './io/binary-csr.ts';
+import { parseDimacs } from './io/dimacs.ts';
+import { type EdgeListOptions, parseEdgeList } from './io/edge-list.ts';
+import { parseMatrixMarket } from './io/matrix-market.ts';
+import type { WeightType } from './io/weights.ts';
+
+export type GraphFileFormat = 'mtx' | 'edgelist' | 'dimacs' | 'wcsr';
+
+const EXTENSIONS: Record<string, GraphFileFormat> = {
+  '.mtx': 'mtx',
+  '.txt': 'edgelist',
+  '.el': 'edgelist',
+  '.wel': 'edgelist',
+  '.tsv': 'edgelist',
+  '.csv': 'edgelist',
+  '.edges': 'edgelist',
+  '.gr': 'dimacs',
+  '.wcsr': 'wcsr',
+};
+
+/** The format a path's extension names, or an {@link InputError} listing the known ones. */
+export function graphFormatOf(path: string): GraphFileFormat {
+  const format = EXTENSIONS[extname(path).toLowerCase()];
+  if (format === undefined) {
+    throw new InputError(
+      `unknown graph file extension '${extname(path)}': use ${Object.keys(EXTENSIONS).join(', ')} or pass format`,
+      path,
+    );
+  }
+  return format;
+}
+
+/** A file's bytes as a stream of chunks (never the whole file at once). */
+export function fileChunks(path: string, chunkSize = 1 << 20): AsyncIterable<Uint8Array> {
+  return createReadStream(path, { highWaterMark: chunkSize }) as AsyncIterable<Uint8Array>;
+}
+
+export interface ReadGraphOptions extends Omit<EdgeListOptions, 'name'> {
+  /** Overrides the format the extension implies. */
+  format?: GraphFileFormat;
+  /** For Matrix Market integer values and edge-list weights. */
+  weightType?: WeightType;
+}
+
+/** What a file held: an edge list (text formats) or a CSR (.wcsr). */
+export type GraphFile =
+  | { kind: 'edges'; format: Exclude<GraphFileFormat, 'wcsr'>; edges: HostEdgeList }
+  | { kind: 'csr'; format: 'wcsr'; csr: HostCsr };
+
+/** Reads a graph file as it is stored; errors name the file (by its base name) and line or byte. */
+export async function readGraphFile(path: string, options: ReadGraphOptions = {}): Promise<GraphFile> {
+  const format = options.format ?? graphFormatOf(path);
+  const name = basename(path);
+  const { format: _, ...rest } = options;
+  switch (format) {
+    case 'wcsr': {
+      const { size } = await stat(path);
+      return { kind: 'csr', format, csr: await readBinaryCsr(fileChunks(path), { name, byteLength: size }) };
+    }
+    case 'mtx': {
+      const mm = options.weightType === undefined ? { name } : { name, weightType: options.weightType };
+      return { kind: 'edges', format, edges: await parseMatrixMarket(fileChunks(path), mm) };
+    }
+    case 'dimacs':
+      return { kind: 'edges', format, edges: await parseDimacs(fileChunks(path), { name }) };
+    case 'edgelist':
+      return { kind: 'edges', format, edges: await parseEdgeList(fileChunks(path), { ...rest, name }) };
+    default:
+      throw new InputError(`unknown format '${format as string}'`, 'options.format');
+  }
+}
+
+export interface LoadGraphOptions extends ReadGraphOptions {
+  /** How edge lists become a CSR (ignored for .wcsr, which is already one). */
+  build?: CsrBuildOptions;
+}
+
+/** Reads any supported file and returns a CSR (edge lists go through `csrFromEdgeList`). */
+export async function loadGraph(
+  path: string,
+  options: LoadGraphOptions = {},
+): Promise<{ csr: HostCsr; report?: CsrBuildReport }> {
+  const { build, ...read } = options;
+  const file = await readGraphFile(path, read);
+  if (file.kind === 'csr') return { csr: file.csr };
+  return csrFromEdgeList(file.edges, build);
+}
+
+/** Writes a CSR as a .wcsr file. */
+export async function writeGraphFile(path: string, csr: HostCsr): Promise<void> {
+  await writeFile(path, writeBinaryCsr(csr));
+}

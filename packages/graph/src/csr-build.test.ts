@@ -1,0 +1,195 @@
+import { InputError } from '@weft/gpu';
+import { expectArrayEqual, mulberry32 } from '@weft/testing';
+import { describe, expect, it } from 'vitest';
+import { cscFromCsr, csrFromEdgeList, type DedupeRule } from './csr-build.ts';
+import type { HostEdgeList } from './host-graph.ts';
+
+/** The builder's contract spelled out with plain arrays, Array.sort and a Set. */
+function naiveCsr(edges: HostEdgeList, dedupe: DedupeRule, keepSelfLoops: boolean, symmetrize: boolean) {
+  type Entry = { s: number; t: number; w: number; order: number };
+  const list: Entry[] = [];
+  const m = edges.src.length;
+  const w = (i: number) => edges.weights?.[i] ?? 0;
+  for (let i = 0; i < m; i++) {
+    const s = edges.src[i]!;
+    const t = edges.dst[i]!;
+    if (s === t && !keepSelfLoops) continue;
+    list.push({ s, t, w: w(i), order: 2 * i });
+    if (symmetrize && dedupe !== 'none' && s !== t) list.push({ s: t, t: s, w: w(i), order: 2 * i + 1 });
+  }
+  if (symmetrize && dedupe === 'none') {
+    const present = new Set(list.map((e) => `${e.s},${e.t}`));
+    for (const e of [...list]) {
+      if (e.s !== e.t && !present.has(`${e.t},${e.s}`))
+        list.push({ s: e.t, t: e.s, w: e.w, order: e.order + 1 });
+    }
+  }
+  list.sort((a, b) => a.s - b.s || a.t - b.t || a.order - b.order);
+  const out: Entry[] = [];
+  for (let k = 0; k < list.length; ) {
+    let end = k + 1;
+    if (dedupe !== 'none')
+      while (end < list.length && list[end]!.s === list[k]!.s && list[end]!.t === list[k]!.t) end++;
+    const group = list.slice(k, end).map((e) => e.w);
+    const pick =
+      dedupe === 'min'
+        ? Math.min(...group)
+        : dedupe === 'max'
+          ? Math.max(...group)
+          : dedupe === 'last'
+            ? group[group.length - 1]!
+            : group[0]!;
+    out.push({ ...list[k]!, w: pick });
+    k = end;
+  }
+  const offsets = new Uint32Array(edges.vertexCount + 1);
+  for (const e of out) offsets[e.s + 1]!++;
+  for (let v = 0; v < edges.vertexCount; v++) offsets[v + 1]! += offsets[v]!;
+  return { offsets, targets: out.map((e) => e.t), weights: out.map((e) => e.w) };
+}
+
+function randomEdges(n: number, m: number, seed: number, weighted: boolean, directed: boolean): HostEdgeList {
+  const r = mulberry32(seed);
+  const src = new Uint32Array(m);
+  const dst = new Uint32Array(m);
+  const weights = new Float32Array(m);
+  for (let i = 0; i < m; i++) {
+    src[i] = Math.floor(r() * n);
+    // Many repeats and self-loops: a small target range around the source.
+    dst[i] = r() < 0.5 ? Math.floor(r() * n) : Math.min(n - 1, src[i]! + Math.floor(r() * 3));
+    weights[i] = Math.floor(r() * 100) / 4;
+  }
+  const edges: HostEdgeList = { vertexCount: n, src, dst, directed };
+  if (weighted) edges.weights = weights;
+  return edges;
+}
+
+describe('csrFromEdgeList', () => {
+  const rules: DedupeRule[] = ['min', 'max', 'first', 'last', 'none'];
+  it('matches a naive reference for every rule, with and without self-loops and symmetrization', () => {
+    let seed = 1;
+    for (const [n, m] of [
+      [1, 0],
+      [1, 5],
+      [7, 40],
+      [50, 600],
+      [300, 2000],
+    ] as const) {
+      for (const dedupe of rules) {
+        for (const keepSelfLoops of [false, true]) {
+          for (const symmetrize of [false, true]) {
+            const edges = randomEdges(n, m, seed++, true, !symmetrize);
+            const { csr, report } = csrFromEdgeList(edges, { dedupe, keepSelfLoops, symmetrize });
+            const ref = naiveCsr(edges, dedupe, keepSelfLoops, symmetrize);
+            const what = `n=${n} m=${m} ${dedupe} loops=${keepSelfLoops} sym=${symmetrize}`;
+            expectArrayEqual(csr.offsets, ref.offsets, `${what} offsets`);
+            expectArrayEqual(csr.targets, ref.targets, `${what} targets`);
+            expectArrayEqual(csr.weights!, ref.weights, `${what} weights`);
+            expect(csr.edgeCount).toBe(csr.targets.length);
+            expect(csr.directed).toBe(!symmetrize);
+            expect(m - report.selfLoopsDropped - report.duplicatesDropped + report.edgesAdded).toBe(
+              csr.edgeCount,
+            );
+          }
+        }
+      }
+    }
+  });
+
+  it('reports what it dropped and added on a hand-made list', () => {
+    // 0->1 twice, 1->0 once, 2->2 self-loop, 1->2 without reverse.
+    const edges: HostEdgeList = {
+      vertexCount: 4,
+      src: new Uint32Array([0, 0, 1, 2, 1]),
+      dst: new Uint32Array([1, 1, 0, 2, 2]),
+      weights: new Uint32Array([5, 3, 9, 1, 7]),
+      directed: true,
+    };
+    const directed = csrFromEdgeList(edges);
+    expect([...directed.csr.offsets]).toEqual([0, 1, 3, 3, 3]);
+    expect([...directed.csr.targets]).toEqual([1, 0, 2]);
+    expect([...directed.csr.weights!]).toEqual([3, 9, 7]);
+    expect(directed.csr.weights).toBeInstanceOf(Uint32Array);
+    expect(directed.report).toEqual({ selfLoopsDropped: 1, duplicatesDropped: 1, edgesAdded: 0 });
+
+    const sym = csrFromEdgeList(edges, { symmetrize: true, dedupe: 'max' });
+    expect([...sym.csr.targets]).toEqual([1, 0, 2, 1]);
+    // Both directions of {0, 1} see weights 5, 3 and 9: symmetric weights.
+    expect([...sym.csr.weights!]).toEqual([9, 9, 7, 7]);
+    expect(sym.report).toEqual({ selfLoopsDropped: 1, duplicatesDropped: 1, edgesAdded: 1 });
+
+    const multi = csrFromEdgeList(edges, { dedupe: 'none', keepSelfLoops: true, symmetrize: true });
+    expect([...multi.csr.targets]).toEqual([1, 1, 0, 2, 1, 2]);
+    expect(multi.report).toEqual({ selfLoopsDropped: 0, duplicatesDropped: 0, edgesAdded: 1 });
+  });
+
+  it('sorts sources with ids up to 2^30 sparsely used and keeps isolated vertices', () => {
+    const n = 2 ** 20 + 3;
+    const edges: HostEdgeList = {
+      vertexCount: n,
+      src: new Uint32Array([n - 1, 0, n - 1, 5]),
+      dst: new Uint32Array([0, n - 1, 3, n - 1]),
+      directed: true,
+    };
+    const { csr } = csrFromEdgeList(edges);
+    expect(csr.offsets.length).toBe(n + 1);
+    expect([...csr.targets]).toEqual([n - 1, n - 1, 0, 3]);
+    expect(csr.offsets[n - 1]).toBe(2);
+    expect(csr.weights).toBeUndefined();
+  });
+
+  it('names the array and index of an out-of-range id', () => {
+    const bad: HostEdgeList = {
+      vertexCount: 3,
+      src: new Uint32Array([0, 1, 2]),
+      dst: new Uint32Array([1, 2, 3]),
+      directed: true,
+    };
+    expect(() => csrFromEdgeList(bad)).toThrow(InputError);
+    expect(() => csrFromEdgeList(bad)).toThrow(/edges\.dst\[2\] = 3/);
+    expect(() => csrFromEdgeList({ ...bad, src: new Uint32Array([4, 0, 0]) })).toThrow(/edges\.src\[0\] = 4/);
+    expect(() => csrFromEdgeList({ ...bad, src: new Uint32Array([0]) })).toThrow(
+      /src has 1 entries but dst has 3/,
+    );
+    expect(() =>
+      csrFromEdgeList({ ...bad, dst: new Uint32Array([0, 0, 0]), weights: new Float32Array(2) }),
+    ).toThrow(/weights has 2 entries/);
+    expect(() => csrFromEdgeList({ ...bad, vertexCount: -1 })).toThrow(/vertexCount/);
+  });
+});
+
+describe('cscFromCsr', () => {
+  it('maps every in-edge to the same CSR edge, sources sorted', () => {
+    for (const seed of [3, 4]) {
+      const edges = randomEdges(200, 3000, seed, true, true);
+      const { csr } = csrFromEdgeList(edges, { keepSelfLoops: true });
+      const csc = cscFromCsr(csr);
+      expect(csc.inOffsets[csr.vertexCount]).toBe(csr.edgeCount);
+      const seen = new Uint8Array(csr.edgeCount);
+      const sourceOf = new Uint32Array(csr.edgeCount);
+      for (let u = 0; u < csr.vertexCount; u++)
+        for (let e = csr.offsets[u]!; e < csr.offsets[u + 1]!; e++) sourceOf[e] = u;
+      for (let v = 0; v < csr.vertexCount; v++) {
+        for (let k = csc.inOffsets[v]!; k < csc.inOffsets[v + 1]!; k++) {
+          const e = csc.inEdgeIds[k]!;
+          expect(csr.targets[e]).toBe(v);
+          expect(sourceOf[e]).toBe(csc.sources[k]);
+          if (k > csc.inOffsets[v]!) expect(csc.sources[k]!).toBeGreaterThan(csc.sources[k - 1]!);
+          seen[e]!++;
+        }
+      }
+      expect(seen.every((x) => x === 1)).toBe(true);
+    }
+  });
+
+  it('handles an empty graph', () => {
+    const csc = cscFromCsr({
+      vertexCount: 0,
+      edgeCount: 0,
+      offsets: new Uint32Array(1),
+      targets: new Uint32Array(0),
+      directed: true,
+    });
+    expect([...csc.inOffsets]).toEqual([0]);
+  });
+});

@@ -1,0 +1,254 @@
+import { InputError } from '@weft/gpu';
+import {
+  type HostCsc,
+  type HostCsr,
+  type HostEdgeList,
+  type HostWeights,
+  validateEdgeList,
+} from './host-graph.ts';
+
+/** Which weight survives when the same (source, target) pair appears more than once. */
+export type DedupeRule = 'min' | 'max' | 'first' | 'last' | 'none';
+
+export interface CsrBuildOptions {
+  /** Keep one edge per (source, target), choosing its weight by this rule; `'none'` keeps multi-edges. Default `'min'`. */
+  dedupe?: DedupeRule;
+  /** Default false: edges `v -> v` are dropped. */
+  keepSelfLoops?: boolean;
+  /** Add the reverse of every edge. Default: `!edges.directed`. */
+  symmetrize?: boolean;
+}
+
+/** What the builder changed; `edgeCount = input - selfLoopsDropped - duplicatesDropped + edgesAdded`. */
+export interface CsrBuildReport {
+  selfLoopsDropped: number;
+  /** Input edges merged into an earlier edge with the same (source, target). */
+  duplicatesDropped: number;
+  /** Reverse edges that symmetrization added because the input lacked them. */
+  edgesAdded: number;
+}
+
+export interface CsrBuildResult {
+  csr: HostCsr;
+  report: CsrBuildReport;
+}
+
+/*
+ * Entries are coded as `2 * i` for input edge i as given and `2 * i + 1` for its reverse, so both directions of
+ * edge i sort next to each other in input order and the weight rules ('first', 'min', ...) pick the same weight
+ * for (u, v) and (v, u): the symmetrized graph has symmetric weights.
+ */
+
+/**
+ * Builds a CSR from an edge list on the host: sorts by (source, target) with two stable counting sorts
+ * (O(edges + vertices)), drops self-loops, merges duplicates and symmetrizes as asked.
+ *
+ * With `dedupe: 'none'`, symmetrization adds the reverse of (u, v) only where the input has no (v, u) at all,
+ * so an already symmetric list (a symmetric Matrix Market file) is not doubled.
+ */
+export function csrFromEdgeList(edges: HostEdgeList, options: CsrBuildOptions = {}): CsrBuildResult {
+  validateEdgeList(edges);
+  const dedupe = options.dedupe ?? 'min';
+  const keepSelfLoops = options.keepSelfLoops ?? false;
+  const symmetrize = options.symmetrize ?? !edges.directed;
+  if (!['min', 'max', 'first', 'last', 'none'].includes(dedupe)) {
+    throw new InputError(`unknown dedupe rule '${dedupe}'`, 'options.dedupe');
+  }
+  const { src, dst } = edges;
+  const m = src.length;
+  if (2 * m > 2 ** 32 - 1) throw new InputError(`${m} edges exceed the builder's 2^31 limit`, 'edges.src');
+
+  let selfLoops = 0;
+  for (let i = 0; i < m; i++) if (src[i] === dst[i]) selfLoops++;
+  const selfLoopsDropped = keepSelfLoops ? 0 : selfLoops;
+  const kept = m - selfLoopsDropped;
+  const mirrorAll = symmetrize && dedupe !== 'none';
+  // Self-loops are their own reverse: never mirrored.
+  let codes: Uint32Array = new Uint32Array(mirrorAll ? 2 * kept - (keepSelfLoops ? selfLoops : 0) : kept);
+  let c = 0;
+  for (let i = 0; i < m; i++) {
+    const loop = src[i] === dst[i];
+    if (loop && !keepSelfLoops) continue;
+    codes[c++] = 2 * i;
+    if (mirrorAll && !loop) codes[c++] = 2 * i + 1;
+  }
+
+  const n = edges.vertexCount;
+  let order = sortCodes(codes, src, dst, n);
+  if (symmetrize && dedupe === 'none') {
+    codes = withMissingReverses(codes, order, src, dst, n);
+    order = sortCodes(codes, src, dst, n);
+  }
+
+  const offsets = new Uint32Array(n + 1);
+  const targets = new Uint32Array(dedupe === 'none' ? codes.length : countGroups(codes, order, src, dst));
+  const w = edges.weights;
+  const weights =
+    w === undefined ? undefined : new (w.constructor as new (n: number) => HostWeights)(targets.length);
+  let out = 0;
+  let inputDistinct = 0;
+  for (let k = 0; k < order.length; ) {
+    const first = codes[order[k]!]!;
+    const s = sourceOf(first, src, dst);
+    const t = targetOf(first, src, dst);
+    let end = k + 1;
+    if (dedupe !== 'none') {
+      while (end < order.length) {
+        const code = codes[order[end]!]!;
+        if (sourceOf(code, src, dst) !== s || targetOf(code, src, dst) !== t) break;
+        end++;
+      }
+    }
+    let hasOriginal = false;
+    for (let j = k; j < end; j++) if ((codes[order[j]!]! & 1) === 0) hasOriginal = true;
+    if (hasOriginal) inputDistinct++;
+    targets[out] = t;
+    if (weights !== undefined) weights[out] = pickWeight(w!, codes, order, k, end, dedupe);
+    offsets[s + 1]!++;
+    out++;
+    k = end;
+  }
+  for (let v = 0; v < n; v++) offsets[v + 1]! += offsets[v]!;
+
+  const csr: HostCsr = {
+    vertexCount: n,
+    edgeCount: targets.length,
+    offsets,
+    targets,
+    directed: symmetrize ? false : edges.directed,
+  };
+  if (weights !== undefined) csr.weights = weights;
+  return {
+    csr,
+    report: {
+      selfLoopsDropped,
+      duplicatesDropped: kept - inputDistinct,
+      edgesAdded: targets.length - inputDistinct,
+    },
+  };
+}
+
+function sourceOf(code: number, src: Uint32Array, dst: Uint32Array): number {
+  const i = code >>> 1;
+  return code & 1 ? dst[i]! : src[i]!;
+}
+
+function targetOf(code: number, src: Uint32Array, dst: Uint32Array): number {
+  const i = code >>> 1;
+  return code & 1 ? src[i]! : dst[i]!;
+}
+
+/** Positions into `codes`, ordered by (source, target) and, within equal pairs, by code (input order). */
+function sortCodes(codes: Uint32Array, src: Uint32Array, dst: Uint32Array, n: number): Uint32Array {
+  const count = new Uint32Array(n + 1);
+  const byTarget = new Uint32Array(codes.length);
+  for (let j = 0; j < codes.length; j++) count[targetOf(codes[j]!, src, dst) + 1]!++;
+  for (let v = 0; v < n; v++) count[v + 1]! += count[v]!;
+  for (let j = 0; j < codes.length; j++) byTarget[count[targetOf(codes[j]!, src, dst)]!++] = j;
+  count.fill(0);
+  for (let j = 0; j < codes.length; j++) count[sourceOf(codes[j]!, src, dst) + 1]!++;
+  for (let v = 0; v < n; v++) count[v + 1]! += count[v]!;
+  const order = new Uint32Array(codes.length);
+  for (let k = 0; k < byTarget.length; k++) {
+    const j = byTarget[k]!;
+    order[count[sourceOf(codes[j]!, src, dst)]!++] = j;
+  }
+  return order;
+}
+
+function countGroups(codes: Uint32Array, order: Uint32Array, src: Uint32Array, dst: Uint32Array): number {
+  let groups = 0;
+  let ps = -1;
+  let pt = -1;
+  for (let k = 0; k < order.length; k++) {
+    const code = codes[order[k]!]!;
+    const s = sourceOf(code, src, dst);
+    const t = targetOf(code, src, dst);
+    if (s !== ps || t !== pt) groups++;
+    ps = s;
+    pt = t;
+  }
+  return groups;
+}
+
+/** Appends the reverse of every non-loop edge (u, v) for which no (v, u) exists; `order` sorts `codes`. */
+function withMissingReverses(
+  codes: Uint32Array,
+  order: Uint32Array,
+  src: Uint32Array,
+  dst: Uint32Array,
+  n: number,
+): Uint32Array {
+  const rowStart = new Uint32Array(n + 1);
+  const sortedTargets = new Uint32Array(order.length);
+  for (let k = 0; k < order.length; k++) {
+    const code = codes[order[k]!]!;
+    rowStart[sourceOf(code, src, dst) + 1]!++;
+    sortedTargets[k] = targetOf(code, src, dst);
+  }
+  for (let v = 0; v < n; v++) rowStart[v + 1]! += rowStart[v]!;
+  const added: number[] = [];
+  for (let j = 0; j < codes.length; j++) {
+    const code = codes[j]!;
+    const u = sourceOf(code, src, dst);
+    const v = targetOf(code, src, dst);
+    if (u !== v && !sortedContains(sortedTargets, rowStart[v]!, rowStart[v + 1]!, u)) added.push(code | 1);
+  }
+  const out = new Uint32Array(codes.length + added.length);
+  out.set(codes);
+  out.set(added, codes.length);
+  return out;
+}
+
+function sortedContains(a: Uint32Array, begin: number, end: number, x: number): boolean {
+  let lo = begin;
+  let hi = end;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (a[mid]! < x) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < end && a[lo] === x;
+}
+
+function pickWeight(
+  w: HostWeights,
+  codes: Uint32Array,
+  order: Uint32Array,
+  begin: number,
+  end: number,
+  rule: DedupeRule,
+): number {
+  const at = (k: number) => w[codes[order[k]!]! >>> 1]!;
+  if (rule === 'first' || rule === 'none') return at(begin);
+  if (rule === 'last') return at(end - 1);
+  let best = at(begin);
+  for (let k = begin + 1; k < end; k++) {
+    const x = at(k);
+    if (rule === 'min' ? x < best : x > best) best = x;
+  }
+  return best;
+}
+
+/**
+ * The in-edge view of a CSR: in-edges grouped by target (sources ascending) and, for each, the position of
+ * the same edge in the CSR, so per-edge values stored in CSR order serve both views.
+ */
+export function cscFromCsr(csr: HostCsr): HostCsc {
+  const n = csr.vertexCount;
+  const m = csr.edgeCount;
+  const inOffsets = new Uint32Array(n + 1);
+  for (let e = 0; e < m; e++) inOffsets[csr.targets[e]! + 1]!++;
+  for (let v = 0; v < n; v++) inOffsets[v + 1]! += inOffsets[v]!;
+  const next = inOffsets.slice(0, n);
+  const sources = new Uint32Array(m);
+  const inEdgeIds = new Uint32Array(m);
+  for (let u = 0; u < n; u++) {
+    for (let e = csr.offsets[u]!; e < csr.offsets[u + 1]!; e++) {
+      const p = next[csr.targets[e]!]!++;
+      sources[p] = u;
+      inEdgeIds[p] = e;
+    }
+  }
+  return { inOffsets, sources, inEdgeIds };
+}

@@ -1,0 +1,230 @@
+import { type DeviceArray, type ElementType, InputError, type WeftDevice } from '@weft/gpu';
+import { cscFromCsr } from './csr-build.ts';
+import type { HostCsr, HostWeights } from './host-graph.ts';
+import { validateCsr } from './host-graph.ts';
+
+/**
+ * Named arrays of user data, one element per vertex (or per edge): structure of arrays, so a kernel binds
+ * only the columns it touches. Arrays are created on first request and destroyed with the graph.
+ */
+export class PropertyColumns {
+  readonly #columns = new Map<string, DeviceArray>();
+
+  constructor(
+    readonly device: WeftDevice,
+    /** Elements per column: the vertex count or the edge count. */
+    readonly length: number,
+    /** `'vertex'` or `'edge'`, used in labels and errors. */
+    readonly kind: 'vertex' | 'edge',
+  ) {}
+
+  /**
+   * The column `name` of element type `type`, created (contents undefined) if it does not exist yet.
+   * Asking for an existing name with a different type is an {@link InputError}.
+   */
+  get<T extends ElementType>(name: string, type: T): DeviceArray<T> {
+    const existing = this.#columns.get(name);
+    if (existing !== undefined) {
+      if (existing.type !== type) {
+        throw new InputError(
+          `${this.kind} property '${name}' exists with type ${existing.type}, asked for ${type}`,
+          `${this.kind}Property`,
+        );
+      }
+      return existing as DeviceArray<T>;
+    }
+    const column = this.device.array(type, this.length, { label: `${this.kind} property '${name}'` });
+    this.#columns.set(name, column);
+    return column;
+  }
+
+  has(name: string): boolean {
+    return this.#columns.has(name);
+  }
+
+  get names(): string[] {
+    return [...this.#columns.keys()];
+  }
+
+  /** Destroys one column; false if there was none. */
+  delete(name: string): boolean {
+    const column = this.#columns.get(name);
+    if (column === undefined) return false;
+    column.destroy();
+    return this.#columns.delete(name);
+  }
+
+  destroy(): void {
+    for (const column of this.#columns.values()) column.destroy();
+    this.#columns.clear();
+  }
+}
+
+export class VertexData extends PropertyColumns {
+  constructor(device: WeftDevice, vertexCount: number) {
+    super(device, vertexCount, 'vertex');
+  }
+}
+
+/** Per-edge columns, indexed by CSR edge position (in-edge views reach them through `inEdgeIds`). */
+export class EdgeData extends PropertyColumns {
+  constructor(device: WeftDevice, edgeCount: number) {
+    super(device, edgeCount, 'edge');
+  }
+}
+
+/** The in-edge (CSC) arrays of a {@link DeviceGraph}. */
+export interface DeviceCsc {
+  inOffsets: DeviceArray<'u32'>;
+  sources: DeviceArray<'u32'>;
+  inEdgeIds: DeviceArray<'u32'>;
+}
+
+export interface UploadGraphOptions {
+  /** Also build (on the host) and upload the in-edge view. Default false. */
+  csc?: boolean;
+}
+
+type WeightType = 'u32' | 'i32' | 'f32';
+
+function weightTypeOf(w: HostWeights): WeightType {
+  if (w instanceof Uint32Array) return 'u32';
+  if (w instanceof Int32Array) return 'i32';
+  return 'f32';
+}
+
+/**
+ * A graph in GPU memory: CSR out-edges (`offsets`, `targets`, optional `weights`), optional CSC in-edges,
+ * and named vertex and edge data. Make one with {@link uploadGraph}; `destroy()` frees every array.
+ */
+export class DeviceGraph {
+  readonly vertexData: VertexData;
+  readonly edgeData: EdgeData;
+  #destroyed = false;
+
+  constructor(
+    readonly device: WeftDevice,
+    readonly vertexCount: number,
+    readonly edgeCount: number,
+    readonly directed: boolean,
+    readonly offsets: DeviceArray<'u32'>,
+    readonly targets: DeviceArray<'u32'>,
+    readonly weights: DeviceArray<WeightType> | undefined,
+    readonly csc: DeviceCsc | undefined,
+  ) {
+    this.vertexData = new VertexData(device, vertexCount);
+    this.edgeData = new EdgeData(device, edgeCount);
+  }
+
+  get inOffsets(): DeviceArray<'u32'> | undefined {
+    return this.csc?.inOffsets;
+  }
+
+  get sources(): DeviceArray<'u32'> | undefined {
+    return this.csc?.sources;
+  }
+
+  get inEdgeIds(): DeviceArray<'u32'> | undefined {
+    return this.csc?.inEdgeIds;
+  }
+
+  /** A per-vertex array named `name` (length `vertexCount`), created on first use. */
+  vertexProperty<T extends ElementType>(name: string, type: T): DeviceArray<T> {
+    this.#check();
+    return this.vertexData.get(name, type);
+  }
+
+  /** A per-edge array named `name` (length `edgeCount`, CSR edge order), created on first use. */
+  edgeProperty<T extends ElementType>(name: string, type: T): DeviceArray<T> {
+    this.#check();
+    return this.edgeData.get(name, type);
+  }
+
+  /** Reads the CSR back to the host. */
+  async toHost(): Promise<HostCsr> {
+    this.#check();
+    const [offsets, targets] = await Promise.all([this.offsets.download(), this.targets.download()]);
+    const csr: HostCsr = {
+      vertexCount: this.vertexCount,
+      edgeCount: this.edgeCount,
+      offsets,
+      targets,
+      directed: this.directed,
+    };
+    if (this.weights !== undefined) csr.weights = await this.weights.download();
+    return csr;
+  }
+
+  /** Frees the graph's arrays and all vertex and edge data. */
+  destroy(): void {
+    if (this.#destroyed) return;
+    this.#destroyed = true;
+    for (const a of this.#arrays()) a.destroy();
+    this.vertexData.destroy();
+    this.edgeData.destroy();
+  }
+
+  get destroyed(): boolean {
+    return this.#destroyed;
+  }
+
+  [Symbol.dispose](): void {
+    this.destroy();
+  }
+
+  #arrays(): DeviceArray[] {
+    const out: DeviceArray[] = [this.offsets, this.targets];
+    if (this.weights !== undefined) out.push(this.weights);
+    if (this.csc !== undefined) out.push(this.csc.inOffsets, this.csc.sources, this.csc.inEdgeIds);
+    return out;
+  }
+
+  #check(): void {
+    if (this.#destroyed) throw new InputError('the graph was destroyed', 'DeviceGraph');
+  }
+}
+
+/**
+ * Copies a host CSR to the GPU (and its in-edge view when `csc` is set). Each array must fit one storage
+ * binding: a larger one throws `DeviceLimitError` naming it (e.g. 'graph column indices'), and nothing
+ * stays allocated.
+ */
+export function uploadGraph(device: WeftDevice, csr: HostCsr, options: UploadGraphOptions = {}): DeviceGraph {
+  validateCsr(csr);
+  const made: DeviceArray[] = [];
+  const up = <A extends Uint32Array | Int32Array | Float32Array>(data: A, label: string) => {
+    const arr = device.upload(data, { label });
+    made.push(arr);
+    return arr;
+  };
+  try {
+    const offsets = up(csr.offsets, 'graph row offsets');
+    const targets = up(csr.targets, 'graph column indices');
+    const weights =
+      csr.weights === undefined
+        ? undefined
+        : (up(csr.weights, 'graph edge weights') as DeviceArray<ReturnType<typeof weightTypeOf>>);
+    let csc: DeviceCsc | undefined;
+    if (options.csc) {
+      const host = cscFromCsr(csr);
+      csc = {
+        inOffsets: up(host.inOffsets, 'graph in-edge offsets'),
+        sources: up(host.sources, 'graph in-edge sources'),
+        inEdgeIds: up(host.inEdgeIds, 'graph in-edge ids'),
+      };
+    }
+    return new DeviceGraph(
+      device,
+      csr.vertexCount,
+      csr.edgeCount,
+      csr.directed,
+      offsets as DeviceArray<'u32'>,
+      targets as DeviceArray<'u32'>,
+      weights,
+      csc,
+    );
+  } catch (e) {
+    for (const a of made) a.destroy();
+    throw e;
+  }
+}

@@ -1,0 +1,124 @@
+import { InputError } from '@weft/gpu';
+
+/** Per-edge values on the host: real weights, unsigned integer weights (Graph500 [1, 255]) or signed integers. */
+export type HostWeights = Float32Array | Uint32Array | Int32Array;
+
+/**
+ * A graph in compressed sparse row form on the host: the out-edges of vertex `v` are
+ * `targets[offsets[v] .. offsets[v + 1])`, sorted by target, with `weights` (when present) in the same order.
+ * An undirected graph stores every edge in both directions.
+ */
+export interface HostCsr {
+  vertexCount: number;
+  edgeCount: number;
+  /** `vertexCount + 1` non-decreasing offsets, `offsets[0] = 0`, `offsets[vertexCount] = edgeCount`. */
+  offsets: Uint32Array;
+  targets: Uint32Array;
+  weights?: HostWeights;
+  directed: boolean;
+}
+
+/**
+ * A list of edges `src[i] -> dst[i]` (with `weights[i]`) in any order, duplicates and self-loops allowed.
+ * `directed: false` means each edge stands for both directions; whether the reverse edges are listed too is
+ * up to the producer (symmetric Matrix Market files list both, generators list one).
+ */
+export interface HostEdgeList {
+  vertexCount: number;
+  src: Uint32Array;
+  dst: Uint32Array;
+  weights?: HostWeights;
+  directed: boolean;
+}
+
+/** In-edges of a {@link HostCsr}: the in-edges of `v` come from `sources[inOffsets[v] .. inOffsets[v + 1])`. */
+export interface HostCsc {
+  inOffsets: Uint32Array;
+  /** Sorted by source within each vertex's in-edges. */
+  sources: Uint32Array;
+  /** `inEdgeIds[k]` is the position of in-edge `k` in the CSR edge order, so both views share edge values. */
+  inEdgeIds: Uint32Array;
+}
+
+/** Largest vertex count: ids are u32 and `offsets` needs `vertexCount + 1` entries. */
+export const MAX_VERTEX_COUNT = 2 ** 32 - 1;
+
+export function checkVertexCount(n: number, where: string): void {
+  if (!Number.isSafeInteger(n) || n < 0 || n > MAX_VERTEX_COUNT) {
+    throw new InputError(`vertexCount must be an integer in [0, ${MAX_VERTEX_COUNT}], got ${n}`, where);
+  }
+}
+
+/** Throws {@link InputError} naming the array and index of the first id that is not below `vertexCount`. */
+export function checkIds(ids: Uint32Array, vertexCount: number, arrayName: string): void {
+  for (let i = 0; i < ids.length; i++) {
+    if (ids[i]! >= vertexCount) {
+      throw new InputError(
+        `${arrayName}[${i}] = ${ids[i]} is not a vertex id (vertexCount is ${vertexCount})`,
+        arrayName,
+      );
+    }
+  }
+}
+
+/** Checks lengths and ids of an edge list; throws {@link InputError} naming the array and index. */
+export function validateEdgeList(edges: HostEdgeList): void {
+  checkVertexCount(edges.vertexCount, 'edges.vertexCount');
+  if (edges.src.length !== edges.dst.length) {
+    throw new InputError(`src has ${edges.src.length} entries but dst has ${edges.dst.length}`, 'edges.dst');
+  }
+  if (edges.weights !== undefined && edges.weights.length !== edges.src.length) {
+    throw new InputError(
+      `weights has ${edges.weights.length} entries but there are ${edges.src.length} edges`,
+      'edges.weights',
+    );
+  }
+  checkIds(edges.src, edges.vertexCount, 'edges.src');
+  checkIds(edges.dst, edges.vertexCount, 'edges.dst');
+}
+
+/** Checks a CSR's shape: offset count, monotone offsets, ids in range, weight count. */
+export function validateCsr(csr: HostCsr): void {
+  const n = csr.vertexCount;
+  checkVertexCount(n, 'csr.vertexCount');
+  if (csr.offsets.length !== n + 1) {
+    throw new InputError(
+      `offsets has ${csr.offsets.length} entries, expected vertexCount + 1 = ${n + 1}`,
+      'csr.offsets',
+    );
+  }
+  if (csr.targets.length !== csr.edgeCount) {
+    throw new InputError(
+      `targets has ${csr.targets.length} entries but edgeCount is ${csr.edgeCount}`,
+      'csr.targets',
+    );
+  }
+  if (csr.offsets[0] !== 0 || csr.offsets[n] !== csr.edgeCount) {
+    throw new InputError(
+      `offsets must start at 0 and end at edgeCount ${csr.edgeCount}, got ${csr.offsets[0]} .. ${csr.offsets[n]}`,
+      'csr.offsets',
+    );
+  }
+  for (let v = 0; v < n; v++) {
+    if (csr.offsets[v + 1]! < csr.offsets[v]!) {
+      throw new InputError(
+        `offsets[${v + 1}] = ${csr.offsets[v + 1]} is below offsets[${v}] = ${csr.offsets[v]}`,
+        'csr.offsets',
+      );
+    }
+  }
+  checkIds(csr.targets, n, 'csr.targets');
+  if (csr.weights !== undefined && csr.weights.length !== csr.edgeCount) {
+    throw new InputError(
+      `weights has ${csr.weights.length} entries but edgeCount is ${csr.edgeCount}`,
+      'csr.weights',
+    );
+  }
+}
+
+/** Out-degree of every vertex. */
+export function outDegrees(csr: HostCsr): Uint32Array {
+  const d = new Uint32Array(csr.vertexCount);
+  for (let v = 0; v < csr.vertexCount; v++) d[v] = csr.offsets[v + 1]! - csr.offsets[v]!;
+  return d;
+}

@@ -1,0 +1,203 @@
+import { InputError, WeftError } from '@weft/gpu';
+import type { HostCsr } from '../host-graph.ts';
+import { MAX_VERTEX_COUNT } from '../host-graph.ts';
+import { crc32 } from './crc32.ts';
+import type { ByteSource } from './lines.ts';
+
+/*
+ * The .wcsr format, all little-endian:
+ *   0  magic     8 bytes "WEFTCSR\0"
+ *   8  version   u32 = 1
+ *  12  flags     u32: bit 0 weighted, bit 1 directed, bits 2-3 weight type (0 f32, 1 u32, 2 i32); others 0
+ *  16  vertices  u64 (n)
+ *  24  edges     u64 (m)
+ *  32  offsets   (n + 1) x u32
+ *      targets   m x u32
+ *      weights   m x 4 bytes, when weighted
+ *      checksum  u32: CRC-32 (IEEE) of every byte before it, header included
+ */
+const MAGIC = [0x57, 0x45, 0x46, 0x54, 0x43, 0x53, 0x52, 0x00];
+export const BINARY_CSR_VERSION = 1;
+const HEADER_BYTES = 32;
+const WEIGHT_TYPES = ['f32', 'u32', 'i32'] as const;
+
+function checkLittleEndian(): void {
+  if (new Uint8Array(new Uint32Array([1]).buffer)[0] !== 1) {
+    throw new WeftError('.wcsr files are little-endian and this host is big-endian');
+  }
+}
+
+function weightTypeIndex(w: NonNullable<HostCsr['weights']>): number {
+  if (w instanceof Float32Array) return 0;
+  if (w instanceof Uint32Array) return 1;
+  return 2;
+}
+
+/** Bytes of a .wcsr file holding `csr`. */
+export function writeBinaryCsr(csr: HostCsr): Uint8Array {
+  checkLittleEndian();
+  const n = csr.vertexCount;
+  const m = csr.edgeCount;
+  if (csr.offsets.length !== n + 1 || csr.targets.length !== m || (csr.weights && csr.weights.length !== m)) {
+    throw new InputError('array lengths do not match vertexCount and edgeCount', 'csr');
+  }
+  const weighted = csr.weights !== undefined;
+  const total = HEADER_BYTES + 4 * (n + 1) + 4 * m * (weighted ? 2 : 1) + 4;
+  const out = new Uint8Array(total);
+  const view = new DataView(out.buffer);
+  out.set(MAGIC, 0);
+  view.setUint32(8, BINARY_CSR_VERSION, true);
+  const flags =
+    (weighted ? 1 : 0) | (csr.directed ? 2 : 0) | (weighted ? weightTypeIndex(csr.weights!) << 2 : 0);
+  view.setUint32(12, flags, true);
+  view.setBigUint64(16, BigInt(n), true);
+  view.setBigUint64(24, BigInt(m), true);
+  let at = HEADER_BYTES;
+  for (const a of [csr.offsets, csr.targets, csr.weights]) {
+    if (a === undefined) continue;
+    out.set(new Uint8Array(a.buffer, a.byteOffset, a.byteLength), at);
+    at += a.byteLength;
+  }
+  view.setUint32(at, crc32(0, out.subarray(0, at)), true);
+  return out;
+}
+
+export interface BinaryCsrOptions {
+  /** Names the source in errors. */
+  name?: string;
+  /** The file's size when known: checked against the header before any array is allocated. */
+  byteLength?: number;
+}
+
+interface Section {
+  bytes: Uint8Array;
+  /** File offset of the section's first byte. */
+  at: number;
+}
+
+/**
+ * Reads a .wcsr file chunk by chunk and validates all of it: magic, version, flags, sizes, checksum,
+ * offsets (start at 0, never decrease, end at the edge count) and targets (below the vertex count).
+ * Errors name the byte offset.
+ */
+export async function readBinaryCsr(source: ByteSource, options: BinaryCsrOptions = {}): Promise<HostCsr> {
+  checkLittleEndian();
+  const name = options.name ?? 'binary CSR input';
+  const fail = (byte: number, reason: string): never => {
+    throw new InputError(reason, `${name}: byte ${byte}`);
+  };
+  const header = new Uint8Array(HEADER_BYTES);
+  let position = 0;
+  let crc = 0;
+  let total = -1;
+  let sections: Section[] = [];
+  let section = 0;
+  let csr: HostCsr | undefined;
+  const checksum = new Uint8Array(4);
+
+  const startSections = () => {
+    const view = new DataView(header.buffer);
+    for (let i = 0; i < MAGIC.length; i++) if (header[i] !== MAGIC[i]) fail(i, 'bad magic: not a .wcsr file');
+    const version = view.getUint32(8, true);
+    if (version !== BINARY_CSR_VERSION)
+      fail(8, `unsupported version ${version} (this reader knows ${BINARY_CSR_VERSION})`);
+    const flags = view.getUint32(12, true);
+    const weighted = (flags & 1) !== 0;
+    const typeIndex = (flags >>> 2) & 3;
+    if (flags >>> 4 !== 0 || typeIndex > 2 || (!weighted && typeIndex !== 0))
+      fail(12, `bad flags 0x${flags.toString(16)}`);
+    const n = view.getBigUint64(16, true);
+    const m = view.getBigUint64(24, true);
+    if (n > BigInt(MAX_VERTEX_COUNT)) fail(16, `vertex count ${n} exceeds the u32 id range`);
+    if (m > 0xffffffffn) fail(24, `edge count ${m} exceeds the u32 offset range`);
+    const vertexCount = Number(n);
+    const edgeCount = Number(m);
+    total = HEADER_BYTES + 4 * (vertexCount + 1) + 4 * edgeCount * (weighted ? 2 : 1) + 4;
+    if (options.byteLength !== undefined && options.byteLength !== total) {
+      fail(16, `the header implies ${total} bytes but the file has ${options.byteLength}`);
+    }
+    const offsets = new Uint32Array(vertexCount + 1);
+    const targets = new Uint32Array(edgeCount);
+    csr = { vertexCount, edgeCount, offsets, targets, directed: (flags & 2) !== 0 };
+    const arrays: (Uint32Array | Int32Array | Float32Array)[] = [offsets, targets];
+    if (weighted) {
+      const type = WEIGHT_TYPES[typeIndex]!;
+      const weights =
+        type === 'f32'
+          ? new Float32Array(edgeCount)
+          : type === 'u32'
+            ? new Uint32Array(edgeCount)
+            : new Int32Array(edgeCount);
+      csr.weights = weights;
+      arrays.push(weights);
+    }
+    let at = HEADER_BYTES;
+    sections = arrays.map((a) => {
+      const s = { bytes: new Uint8Array(a.buffer, a.byteOffset, a.byteLength), at };
+      at += a.byteLength;
+      return s;
+    });
+    sections.push({ bytes: checksum, at });
+  };
+
+  for await (const chunk of source) {
+    let i = 0;
+    while (i < chunk.length) {
+      if (position < HEADER_BYTES) {
+        const take = Math.min(HEADER_BYTES - position, chunk.length - i);
+        header.set(chunk.subarray(i, i + take), position);
+        position += take;
+        i += take;
+        if (position === HEADER_BYTES) {
+          crc = crc32(crc, header);
+          startSections();
+        }
+        continue;
+      }
+      const s = sections[section];
+      if (s === undefined)
+        fail(position, `extra bytes after the checksum (the header implies ${total} bytes)`);
+      const sec = s as Section;
+      const into = position - sec.at;
+      const take = Math.min(sec.bytes.length - into, chunk.length - i);
+      const piece = chunk.subarray(i, i + take);
+      sec.bytes.set(piece, into);
+      if (sec.bytes !== checksum) crc = crc32(crc, piece);
+      position += take;
+      i += take;
+      if (position - sec.at === sec.bytes.length) section++;
+    }
+    // Zero-length sections (no edges) end as soon as they start.
+    while (sections[section] !== undefined && sections[section]!.bytes.length === 0) section++;
+  }
+  if (position < HEADER_BYTES || csr === undefined) {
+    return fail(position, `the file ends inside the ${HEADER_BYTES}-byte header`);
+  }
+  if (position < total)
+    fail(position, `the file ends at byte ${position} but the header implies ${total} bytes`);
+  const stored = new DataView(checksum.buffer).getUint32(0, true);
+  if (stored !== crc) {
+    fail(
+      total - 4,
+      `checksum mismatch: stored 0x${stored.toString(16)}, computed 0x${crc.toString(16)} (corrupt file)`,
+    );
+  }
+  const { offsets, targets, vertexCount: n, edgeCount: m } = csr;
+  if (offsets[0] !== 0) fail(HEADER_BYTES, `offsets[0] is ${offsets[0]}, expected 0`);
+  for (let v = 0; v < n; v++) {
+    if (offsets[v + 1]! < offsets[v]!) {
+      fail(
+        HEADER_BYTES + 4 * (v + 1),
+        `offsets[${v + 1}] = ${offsets[v + 1]} is below offsets[${v}] = ${offsets[v]}`,
+      );
+    }
+  }
+  if (offsets[n] !== m)
+    fail(HEADER_BYTES + 4 * n, `offsets[${n}] is ${offsets[n]}, expected the edge count ${m}`);
+  const targetsAt = HEADER_BYTES + 4 * (n + 1);
+  for (let e = 0; e < m; e++) {
+    if (targets[e]! >= n)
+      fail(targetsAt + 4 * e, `targets[${e}] = ${targets[e]} is not below the vertex count ${n}`);
+  }
+  return csr;
+}

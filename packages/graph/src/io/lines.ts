@@ -1,0 +1,190 @@
+import { InputError } from '@weft/gpu';
+
+/** Bytes of a file arriving in chunks: a Node stream, `response.body`, or {@link bytesSource}. */
+export type ByteSource = AsyncIterable<Uint8Array> | Iterable<Uint8Array>;
+
+/** A ByteSource over bytes (or text, UTF-8 encoded) already in memory, cut into `chunkSize`-byte chunks. */
+export function bytesSource(data: Uint8Array | string, chunkSize = 1 << 20): Iterable<Uint8Array> {
+  const bytes = typeof data === 'string' ? new TextEncoder().encode(data) : data;
+  if (!(chunkSize >= 1)) throw new InputError(`chunkSize must be at least 1, got ${chunkSize}`, 'chunkSize');
+  return {
+    *[Symbol.iterator]() {
+      for (let i = 0; i < bytes.length; i += chunkSize) yield bytes.subarray(i, i + chunkSize);
+    },
+  };
+}
+
+/**
+ * One line of a text file without its line ending: `bytes[start .. end)`. The view is only valid during the
+ * callback (the bytes may be a carry buffer reused for the next line).
+ */
+export type LineHandler = (bytes: Uint8Array, start: number, end: number, lineNumber: number) => void;
+
+const LF = 10;
+const CR = 13;
+
+/**
+ * Calls `onLine` for every line (LF or CRLF endings; a last line without an ending counts), reading the source
+ * chunk by chunk. Lines that straddle chunks are joined in a carry buffer; nothing holds the whole file.
+ * Returns the number of lines.
+ */
+export async function forEachLine(source: ByteSource, onLine: LineHandler): Promise<number> {
+  let carry: Uint8Array = new Uint8Array(256);
+  let carryLength = 0;
+  let line = 0;
+  const emit = (bytes: Uint8Array, start: number, end: number) => {
+    line++;
+    const stop = end > start && bytes[end - 1] === CR ? end - 1 : end;
+    onLine(bytes, start, stop, line);
+  };
+  for await (const chunk of source) {
+    let start = 0;
+    for (let i = chunk.indexOf(LF); i !== -1; i = chunk.indexOf(LF, start)) {
+      if (carryLength > 0) {
+        carry = appendBytes(carry, carryLength, chunk, start, i);
+        carryLength += i - start;
+        emit(carry, 0, carryLength);
+        carryLength = 0;
+      } else {
+        emit(chunk, start, i);
+      }
+      start = i + 1;
+    }
+    if (start < chunk.length) {
+      carry = appendBytes(carry, carryLength, chunk, start, chunk.length);
+      carryLength += chunk.length - start;
+    }
+  }
+  if (carryLength > 0) emit(carry, 0, carryLength);
+  return line;
+}
+
+function appendBytes(
+  carry: Uint8Array,
+  used: number,
+  src: Uint8Array,
+  start: number,
+  end: number,
+): Uint8Array {
+  let out = carry;
+  if (used + end - start > carry.length) {
+    out = new Uint8Array(Math.max(2 * carry.length, used + end - start));
+    out.set(carry.subarray(0, used));
+  }
+  out.set(src.subarray(start, end), used);
+  return out;
+}
+
+const SPACE = 32;
+const TAB = 9;
+const COMMA = 44;
+
+/** Splits a line into tokens (separated by spaces, tabs and, when allowed, commas) and parses them. */
+export class LineTokens {
+  bytes: Uint8Array = new Uint8Array(0);
+  readonly starts: number[] = [];
+  readonly ends: number[] = [];
+  count = 0;
+  /** For error messages: `"<file>:<line>"`. */
+  where = '';
+
+  constructor(readonly commas: boolean) {}
+
+  split(bytes: Uint8Array, start: number, end: number, where: string): this {
+    this.bytes = bytes;
+    this.where = where;
+    this.count = 0;
+    let i = start;
+    while (i < end) {
+      while (i < end && this.#isSeparator(bytes[i]!)) i++;
+      if (i >= end) break;
+      const s = i;
+      while (i < end && !this.#isSeparator(bytes[i]!)) i++;
+      this.starts[this.count] = s;
+      this.ends[this.count] = i;
+      this.count++;
+    }
+    return this;
+  }
+
+  #isSeparator(b: number): boolean {
+    return b === SPACE || b === TAB || b === CR || b === 11 || b === 12 || (this.commas && b === COMMA);
+  }
+
+  text(i: number): string {
+    let s = '';
+    for (let k = this.starts[i]!; k < this.ends[i]!; k++) s += String.fromCharCode(this.bytes[k]!);
+    return s;
+  }
+
+  /** Token `i` as a non-negative integer (at most 2^53 - 1); `what` names it in errors. */
+  unsigned(i: number, what: string): number {
+    const s = this.starts[i]!;
+    const e = this.ends[i]!;
+    if (this.bytes[s] === 45 /* - */ && e - s > 1 && isDigitRun(this.bytes, s + 1, e)) {
+      throw new InputError(`${what} is negative: '${this.text(i)}'`, this.where);
+    }
+    if (!isDigitRun(this.bytes, s, e)) {
+      throw new InputError(`${what} is not a non-negative integer: '${this.text(i)}'`, this.where);
+    }
+    let v = 0;
+    for (let k = s; k < e; k++) v = v * 10 + (this.bytes[k]! - 48);
+    if (!Number.isSafeInteger(v)) throw new InputError(`${what} is too large: '${this.text(i)}'`, this.where);
+    return v;
+  }
+
+  /** Token `i` as an integer, sign allowed. */
+  integer(i: number, what: string): number {
+    const s = this.starts[i]!;
+    const sign = this.bytes[s] === 45 ? -1 : 1;
+    const digits = this.bytes[s] === 45 || this.bytes[s] === 43 ? s + 1 : s;
+    if (!isDigitRun(this.bytes, digits, this.ends[i]!)) {
+      throw new InputError(`${what} is not an integer: '${this.text(i)}'`, this.where);
+    }
+    let v = 0;
+    for (let k = digits; k < this.ends[i]!; k++) v = v * 10 + (this.bytes[k]! - 48);
+    if (!Number.isSafeInteger(v)) throw new InputError(`${what} is too large: '${this.text(i)}'`, this.where);
+    return sign * v;
+  }
+
+  /** Token `i` as a decimal real number (no hex, no Infinity or NaN). */
+  real(i: number, what: string): number {
+    const s = this.starts[i]!;
+    const e = this.ends[i]!;
+    let k = s;
+    if (this.bytes[k] === 45 || this.bytes[k] === 43) k++;
+    if (e - k <= 9 && isDigitRun(this.bytes, k, e)) return this.integer(i, what);
+    const text = this.text(i);
+    if (!REAL.test(text)) throw new InputError(`${what} is not a number: '${text}'`, this.where);
+    return Number(text);
+  }
+}
+
+const REAL = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
+
+function isDigitRun(bytes: Uint8Array, s: number, e: number): boolean {
+  if (s >= e) return false;
+  for (let k = s; k < e; k++) {
+    const b = bytes[k]!;
+    if (b < 48 || b > 57) return false;
+  }
+  return true;
+}
+
+/** True when `bytes[start .. end)` holds only spaces and tabs. */
+export function isBlank(bytes: Uint8Array, start: number, end: number): boolean {
+  for (let k = start; k < end; k++) {
+    const b = bytes[k]!;
+    if (b !== SPACE && b !== TAB && b !== CR) return false;
+  }
+  return true;
+}
+
+/** First byte that is not a space or tab, or -1. */
+export function firstNonBlank(bytes: Uint8Array, start: number, end: number): number {
+  for (let k = start; k < end; k++) {
+    const b = bytes[k]!;
+    if (b !== SPACE && b !== TAB) return b;
+  }
+  return -1;
+}
