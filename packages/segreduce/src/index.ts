@@ -1,1 +1,8 @@
-export {};
+export { ITEMS_PER_THREAD, TILE, WORKGROUP } from './merge-path.ts';
+export { type Monoid, max, min, plus, type ReduceType } from './monoid.ts';
+export {
+  type SegmentedReduceOptions,
+  type SegreduceOptions,
+  segmentedReduce,
+  transformSegreduce,
+} from './transform-segreduce.ts';

@@ -1,0 +1,233 @@
+// A local copy of @weft/lbs's merge-path.ts (partition kernel, count sources, grids) until this package
+// depends on @weft/lbs; keep the two in step.
+import {
+  type BindingDecl,
+  type Count,
+  type DeviceArray,
+  type ElementType,
+  InputError,
+  isGpuCount,
+  type Recorder,
+  type Workgroups,
+} from '@weft/gpu';
+
+/** Threads per tile workgroup. */
+export const WORKGROUP = 256;
+/** Merge steps (items plus segment starts) each thread walks serially. */
+export const ITEMS_PER_THREAD = 8;
+/**
+ * Merge-path elements per tile. The tile's workgroup memory holds its segment starts and its items' segments
+ * in one array of TILE + 1 u32 (8 KiB): within WebGPU's 16 KiB default maxComputeWorkgroupStorageSize.
+ */
+export const TILE = WORKGROUP * ITEMS_PER_THREAD;
+
+/** Largest merge length (items + segments): diagonals are u32. */
+const MAX_MERGE = 0xffffffff;
+
+/**
+ * Where kernels read the item and segment counts from: uniform params for host counts, a storage array for
+ * GPU-resident counts (never read back). Declares `fn lbs_item_count() -> u32` and `fn lbs_segment_count()`.
+ */
+export interface CountSource {
+  readonly wgsl: string;
+  readonly paramTypes: Record<string, ElementType>;
+  readonly params: Record<string, number>;
+  readonly bindingDecls: Record<string, BindingDecl>;
+  readonly bindings: Record<string, DeviceArray>;
+  /** True when a count lives on the GPU: grids then come from indirect arguments. */
+  readonly onGpu: boolean;
+}
+
+export function countSource(count: Count, numSegments: Count): CountSource {
+  const paramTypes: Record<string, ElementType> = {};
+  const params: Record<string, number> = {};
+  const bindingDecls: Record<string, BindingDecl> = {};
+  const bindings: Record<string, DeviceArray> = {};
+  const fn = (name: string, c: Count): string => {
+    if (isGpuCount(c)) {
+      paramTypes[`${name}_index`] = 'u32';
+      params[`${name}_index`] = c.index;
+      bindingDecls[`${name}_buf`] = { type: 'array<u32>', access: 'read' };
+      bindings[`${name}_buf`] = c.array;
+      return `fn lbs_${name}() -> u32 { return ${name}_buf[params.${name}_index]; }`;
+    }
+    paramTypes[name] = 'u32';
+    params[name] = c;
+    return `fn lbs_${name}() -> u32 { return params.${name}; }`;
+  };
+  const wgsl = `${fn('item_count', count)}\n${fn('segment_count', numSegments)}
+// Tiles cover the merge of items [0, count) with segment starts [0, segments).
+fn lbs_merge_length() -> u32 { return lbs_item_count() + lbs_segment_count(); }
+fn lbs_tile_count() -> u32 { return (lbs_merge_length() + ${TILE - 1}u) / ${TILE}u; }`;
+  return {
+    wgsl,
+    paramTypes,
+    params,
+    bindingDecls,
+    bindings,
+    onGpu: isGpuCount(count) || isGpuCount(numSegments),
+  };
+}
+
+/**
+ * Merge-path search on diagonal `diag` of the merge of items 0, 1, 2, ... (`a_count` of them, the first
+ * numbered `a_base`) with segment starts `start(j)`: returns how many items precede the diagonal. A start equal
+ * to an item's index goes first, so item i lands in the segment whose start is the last one <= i.
+ * Declared per kernel with `start` reading global or workgroup memory.
+ */
+export function mergePathSearch(name: string, start: string): string {
+  return /* wgsl */ `
+fn ${name}(diag: u32, a_base: u32, a_count: u32, b_count: u32) -> u32 {
+  var lo = select(0u, diag - b_count, diag > b_count);
+  var hi = min(diag, a_count);
+  while (lo < hi) {
+    let mid = lo + ((hi - lo) >> 1u);
+    if (a_base + mid < ${start.replace('$J', 'diag - 1u - mid')}) { lo = mid + 1u; } else { hi = mid; }
+  }
+  return lo;
+}`;
+}
+
+const PARTITION_WGSL = /* wgsl */ `
+${mergePathSearch('lbs_search', 'offsets[$J]')}
+
+// partitions[t] = items before tile t's first diagonal; one more entry closes the last tile.
+@compute @workgroup_size(${WORKGROUP})
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+        @builtin(local_invocation_index) lid: u32) {
+  let p = weft_workgroup_index(wid, nwg) * ${WORKGROUP}u + lid;
+  let tiles = lbs_tile_count();
+  if (p > tiles) { return; }
+  // p * TILE wraps for the closing entry of a merge near 2^32; that one is the whole length.
+  let diag = select(p * ${TILE}u, lbs_merge_length(), p == tiles);
+  partitions[p] = lbs_search(diag, 0u, lbs_item_count(), lbs_segment_count());
+}`;
+
+const ARGS_WGSL = /* wgsl */ `
+fn lbs_grid(groups: u32, at: u32) {
+  // x * y >= groups within the per-dimension limit; kernels bound-check their linear index.
+  let x = min(groups, params.max_dim);
+  args[at] = x;
+  args[at + 1u] = select(1u, (groups + x - 1u) / max(x, 1u), x > 0u);
+  args[at + 2u] = 1u;
+}
+
+@compute @workgroup_size(1)
+fn main() {
+  let tiles = lbs_tile_count();
+  lbs_grid((tiles + ${WORKGROUP}u) / ${WORKGROUP}u, 0u);
+  lbs_grid(tiles, 3u);
+  lbs_grid((tiles + ${WORKGROUP - 1}u) / ${WORKGROUP}u, 6u);
+}`;
+
+/** What the tile kernels need: the partitions and the grids to launch over. */
+export interface MergePathPlan {
+  readonly counts: CountSource;
+  /** u32 per tile boundary: items before it. */
+  readonly partitions: DeviceArray<'u32'>;
+  /** One workgroup per tile. */
+  readonly tileGrid: Workgroups;
+  /** One thread per tile, WORKGROUP threads per workgroup. */
+  readonly perTileGrid: Workgroups;
+  /** Upper bound of the tile count (exact for host counts). */
+  readonly maxTiles: number;
+}
+
+/** Checks the arguments every merge-path primitive shares; `what` names the caller in errors. */
+export function checkSegments(
+  what: string,
+  count: Count,
+  segmentOffsets: DeviceArray<'u32'>,
+  numSegments: Count,
+): void {
+  if (segmentOffsets.type !== 'u32') {
+    throw new InputError(`segmentOffsets must be u32, got ${segmentOffsets.type}`, what);
+  }
+  if (!isGpuCount(count) && (!Number.isInteger(count) || count < 0 || count > MAX_MERGE)) {
+    throw new InputError(`count must be an integer in [0, 2^32), got ${count}`, what);
+  }
+  if (!isGpuCount(numSegments)) {
+    if (!Number.isInteger(numSegments) || numSegments < 0) {
+      throw new InputError(`numSegments must be a non-negative integer, got ${numSegments}`, what);
+    }
+    if (numSegments > segmentOffsets.length) {
+      throw new InputError(
+        `numSegments is ${numSegments} but segmentOffsets '${segmentOffsets.label}' has only ${segmentOffsets.length} entries`,
+        what,
+      );
+    }
+    if (!isGpuCount(count) && count > 0 && numSegments === 0) {
+      throw new InputError(`${count} items but no segments to put them in`, what);
+    }
+    if (!isGpuCount(count) && count + numSegments > MAX_MERGE) {
+      throw new InputError(`count + numSegments must be below 2^32, got ${count + numSegments}`, what);
+    }
+  }
+}
+
+/**
+ * Records the partition kernel: a binary search along each tile's first diagonal of the merge of items with
+ * segment starts, so every tile gets TILE merge steps however skewed the segment lengths are.
+ */
+export async function planMergePath(
+  rec: Recorder,
+  count: Count,
+  segmentOffsets: DeviceArray<'u32'>,
+  numSegments: Count,
+): Promise<MergePathPlan> {
+  const counts = countSource(count, numSegments);
+  const device = rec.device;
+  // Host counts size everything exactly; a GPU count is bounded only by the u32 merge length.
+  const itemBound = isGpuCount(count) ? MAX_MERGE : count;
+  const segmentBound = isGpuCount(numSegments) ? segmentOffsets.length : numSegments;
+  const maxTiles = Math.ceil(Math.min(MAX_MERGE, itemBound + segmentBound) / TILE);
+  const partitions = rec.scratch('u32', maxTiles + 1, 'lbs partitions');
+
+  const partition = await device.kernel({
+    label: 'lbs partition',
+    bindings: {
+      offsets: { type: 'array<u32>', access: 'read' },
+      partitions: { type: 'array<u32>', access: 'read_write' },
+      ...counts.bindingDecls,
+    },
+    params: counts.paramTypes,
+    code: `${counts.wgsl}\n${PARTITION_WGSL}`,
+  });
+  const bindings = { offsets: segmentOffsets, partitions, ...counts.bindings };
+
+  if (!counts.onGpu) {
+    rec.dispatch(partition, {
+      bindings,
+      params: counts.params,
+      workgroups: Math.ceil((maxTiles + 1) / WORKGROUP),
+    });
+    return {
+      counts,
+      partitions,
+      tileGrid: maxTiles,
+      perTileGrid: Math.ceil(maxTiles / WORKGROUP),
+      maxTiles,
+    };
+  }
+
+  const argsKernel = await device.kernel({
+    label: 'lbs indirect args',
+    bindings: { args: { type: 'array<u32>', access: 'read_write' }, ...counts.bindingDecls },
+    params: { ...counts.paramTypes, max_dim: 'u32' },
+    code: `${counts.wgsl}\n${ARGS_WGSL}`,
+  });
+  const args = rec.scratch('u32', 9, 'lbs indirect args', true);
+  rec.dispatch(argsKernel, {
+    bindings: { args, ...counts.bindings },
+    params: { ...counts.params, max_dim: device.limits.maxComputeWorkgroupsPerDimension },
+    workgroups: [1, 1, 1],
+  });
+  rec.dispatch(partition, { bindings, params: counts.params, workgroups: { indirect: args, index: 0 } });
+  return {
+    counts,
+    partitions,
+    tileGrid: { indirect: args, index: 3 },
+    perTileGrid: { indirect: args, index: 6 },
+    maxTiles,
+  };
+}

@@ -1,0 +1,188 @@
+import { InputError, type WeftDevice } from '@weft/gpu';
+import {
+  adversarialSizes,
+  expectArrayEqual,
+  expectClose,
+  gpuTest,
+  mulberry32,
+  randomF32,
+  randomI32,
+  randomU32,
+  skewedLengths,
+  ulpTolerance,
+} from '@weft/testing';
+import { describe, expect, it } from 'vitest';
+import { type Monoid, max, min, plus, type ReduceType, segmentedReduce, TILE } from './index.ts';
+import { type HostMonoid, hostMonoids, offsetsOf, segreduceReference } from './reference.ts';
+
+const hostArrays = { u32: Uint32Array, i32: Int32Array, f32: Float32Array } as const;
+
+function randomValues(type: ReduceType, n: number, seed: number): Uint32Array | Int32Array | Float32Array {
+  if (type === 'u32') return randomU32(n, seed);
+  if (type === 'i32') return randomI32(n, seed);
+  return randomF32(n, seed, -100, 100);
+}
+
+/** Runs segmentedReduce over `lengths` and compares with the reference (f32 sums with a tolerance). */
+async function check(
+  device: WeftDevice,
+  lengths: Uint32Array,
+  monoid: Monoid,
+  host: HostMonoid,
+  what: string,
+  seed = 1,
+): Promise<void> {
+  const { offsets, count } = offsetsOf(lengths);
+  const values = randomValues(monoid.type, count, seed);
+  const v = device.upload(count > 0 ? values : new hostArrays[monoid.type](1));
+  const off = device.upload(offsets.length > 0 ? offsets : new Uint32Array(1));
+  const out = device.array(monoid.type, Math.max(1, lengths.length));
+  await out.fill(77);
+  await segmentedReduce(device, v, off, lengths.length, out, { monoid, count });
+  const got = await out.download(0, lengths.length);
+  const want = segreduceReference(count, offsets, lengths.length, (i) => values[i]!, host);
+  if (monoid.type === 'f32' && host === hostMonoids['plus f32']) {
+    const magnitude = segreduceReference(count, offsets, lengths.length, (i) => Math.abs(values[i]!), host);
+    expectClose(got, want, (s) => ulpTolerance(lengths[s]!, magnitude[s]!));
+  } else {
+    expectArrayEqual(got, new hostArrays[monoid.type](want), what);
+  }
+  if (lengths.length === 0) expect((await out.download())[0]).toBe(77);
+  v.destroy();
+  off.destroy();
+  out.destroy();
+}
+
+const sumU32 = [plus('u32'), hostMonoids['plus u32']] as const;
+
+describe('segmentedReduce', () => {
+  it('sums u32 (wrapping, values up to 2^32) for counts around tile boundaries', async () => {
+    await gpuTest(async (device) => {
+      for (const count of adversarialSizes([TILE, TILE / 8], [5 * TILE + 17])) {
+        const segments = Math.max(1, Math.floor(count / 5));
+        const lengths = new Uint32Array(segments).fill(5);
+        lengths[segments - 1] = count - 5 * (segments - 1);
+        await check(device, lengths, ...sumU32, `count=${count}`, count);
+      }
+    });
+  });
+
+  it('handles merge lengths of exactly k tiles +-1 with one-item segments', async () => {
+    await gpuTest(async (device) => {
+      for (const merge of adversarialSizes([TILE])) {
+        if (merge < 2) continue;
+        const segments = Math.floor(merge / 2);
+        const lengths = new Uint32Array(segments).fill(1);
+        lengths[segments - 1] = 1 + (merge % 2);
+        await check(device, lengths, ...sumU32, `merge=${merge}`);
+      }
+    });
+  });
+
+  it('handles uniform, power-law, one huge and 10^6 empty segments', async () => {
+    await gpuTest(async (device) => {
+      const r = mulberry32(3);
+      const uniform = new Uint32Array(60_000).map(() => Math.floor(r() * 33));
+      await check(device, uniform, ...sumU32, 'uniform mean 16');
+      await check(device, skewedLengths(60_000, 1_000_000, 3), ...sumU32, 'skewed');
+      await check(device, skewedLengths(3_000, 2_000_000, 4), ...sumU32, 'very skewed');
+      await check(device, new Uint32Array([1_500_000]), ...sumU32, 'one huge segment');
+      await check(device, new Uint32Array(1_000_000), ...sumU32, '10^6 empty segments');
+      const sparse = new Uint32Array(1_000_000);
+      sparse[0] = 3;
+      sparse[1] = 40 * TILE;
+      sparse[500_000] = 7 * TILE + 1;
+      sparse[999_999] = 5;
+      await check(device, sparse, ...sumU32, '10^6 segments, four non-empty');
+      await check(device, new Uint32Array(0), ...sumU32, 'zero segments');
+      await check(device, new Uint32Array([0]), ...sumU32, 'one empty segment');
+      await check(device, new Uint32Array([0, 0, 1, 0]), ...sumU32, 'one item among empties');
+    });
+  });
+
+  it('reduces with plus, min and max on u32, i32 and f32', async () => {
+    await gpuTest(async (device) => {
+      const lengths = skewedLengths(20_000, 300_000, 9);
+      lengths[7] = 0;
+      lengths[100] = 5 * TILE; // a segment across several tiles
+      for (const [name, make] of [
+        ['plus', plus],
+        ['min', min],
+        ['max', max],
+      ] as const) {
+        for (const type of ['u32', 'i32', 'f32'] as const) {
+          const key = `${name} ${type}` as keyof typeof hostMonoids;
+          await check(device, lengths, make(type), hostMonoids[key], key, 17);
+        }
+      }
+    });
+  });
+
+  it('sums f32 over one huge segment (compare-exchange fix-up across many tiles)', async () => {
+    await gpuTest(async (device) => {
+      await check(device, new Uint32Array([1_000_000]), plus('f32'), hostMonoids['plus f32'], 'huge f32');
+      await check(device, new Uint32Array([5, 900_000, 0, 3]), min('f32'), hostMonoids['min f32'], 'min f32');
+    });
+  });
+
+  it('gives the same answers on a second run with other data (no stale scratch)', async () => {
+    await gpuTest(async (device) => {
+      const lengths = skewedLengths(10_000, 200_000, 5);
+      const { offsets, count } = offsetsOf(lengths);
+      const off = device.upload(offsets);
+      const v = device.array('u32', count);
+      const out = device.array('u32', lengths.length);
+      for (const seed of [1, 2]) {
+        const values = randomU32(count, seed, 2 ** 31);
+        v.upload(values);
+        await segmentedReduce(device, v, off, lengths.length, out);
+        const want = segreduceReference(count, offsets, lengths.length, (i) => values[i]!, sumU32[1]);
+        expectArrayEqual(await out.download(), want, `seed ${seed}`);
+      }
+      off.destroy();
+      v.destroy();
+      out.destroy();
+    });
+  });
+
+  it('reads item and segment counts from the GPU', async () => {
+    await gpuTest(async (device) => {
+      const lengths = skewedLengths(20_000, 250_000, 12);
+      const { offsets, count } = offsetsOf(lengths);
+      const values = randomU32(count + 100, 6);
+      const v = device.upload(values);
+      const off = device.upload(offsets);
+      const counts = device.upload(new Uint32Array([count, lengths.length]));
+      const want = segreduceReference(count, offsets, lengths.length, (i) => values[i]!, sumU32[1]);
+      const out = device.array('u32', lengths.length + 4);
+      await out.fill(3);
+      await segmentedReduce(device, v, off, { array: counts, index: 1 }, out, {
+        count: { array: counts, index: 0 },
+      });
+      const got = await out.download();
+      expectArrayEqual(got.subarray(0, lengths.length), want, 'gpu counts');
+      expectArrayEqual(got.subarray(lengths.length), [3, 3, 3, 3], 'past numSegments');
+      for (const a of [v, off, counts, out]) a.destroy();
+    });
+  });
+
+  it('rejects bad arguments', async () => {
+    await gpuTest(async (device) => {
+      const v = device.upload(new Uint32Array(8));
+      const f = device.upload(new Float32Array(8));
+      const off = device.upload(new Uint32Array([0, 4]));
+      const out = device.array('u32', 1);
+      await expect(segmentedReduce(device, v, off, 2, out)).rejects.toThrow(
+        /1 elements but numSegments is 2/,
+      );
+      await expect(segmentedReduce(device, v, off, 3, out)).rejects.toThrow(/only 2 entries/);
+      await expect(segmentedReduce(device, f, off, 1, out as never)).rejects.toThrow(/differ in type/);
+      await expect(segmentedReduce(device, v, off, 1, out, { monoid: plus('i32') as never })).rejects.toThrow(
+        /monoid works on i32/,
+      );
+      await expect(segmentedReduce(device, v, off, 0, out)).rejects.toThrow(InputError);
+      await expect(segmentedReduce(device, v, off, 1, out, { count: 9 })).rejects.toThrow(/count is 9/);
+      for (const a of [v, f, off, out]) a.destroy();
+    });
+  });
+});

@@ -1,0 +1,188 @@
+import { ITEMS_PER_THREAD, mergePathSearch, TILE, WORKGROUP } from './merge-path.ts';
+import type { Monoid } from './monoid.ts';
+
+/** Where the tile kernel gets item values: a functor of (index, seg, rank), or `values[index]`. */
+export type ValueSource = 'functor' | 'array';
+
+/**
+ * The tile kernel. Workgroup memory `sh`: sh[0] = the start of the segment open when the tile begins,
+ * sh[1 + j] = offsets[b0 + j] for the tile's nb segment starts, from sh[nb + 1] one word per item (first its
+ * segment, then its value as bits). Every segment whose start falls in the tile is written here: whole when
+ * it also ends in the tile, else its first piece, which the fix-up pass completes. `carry[tile]` gets the
+ * tile's piece of segment b0 - 1, the one open when the tile begins.
+ */
+export function tileKernel(monoid: Monoid, source: ValueSource): string {
+  const T = monoid.type;
+  const I = monoid.identity;
+  const values =
+    source === 'functor'
+      ? /* wgsl */ `
+  // Serial merge of this thread's steps: a start opens a segment, an item takes the open one.
+  {
+    var a = a_start;
+    var b = b_start;
+    for (var k = diag; k < end; k++) {
+      if (b < nb && (a >= na || sh[1u + b] <= a0 + a)) {
+        b++;
+      } else {
+        sh[nb + 1u + a] = b0 + b - 1u;
+        a++;
+      }
+    }
+  }
+  workgroupBarrier();
+  // The functor runs in index order across threads, so its memory accesses coalesce.
+  for (var k = 0u; k < ${ITEMS_PER_THREAD}u; k++) {
+    let local = k * ${WORKGROUP}u + lid;
+    if (local < na) {
+      let seg = sh[nb + 1u + local];
+      let index = a0 + local;
+      var v = ${I};
+      // 0xffffffff: an item before offsets[0], in no segment.
+      if (seg != 0xffffffffu) { v = seg_value(index, seg, index - sh[seg + 1u - b0]); }
+      sh[nb + 1u + local] = bitcast<u32>(v);
+    }
+  }`
+      : /* wgsl */ `
+  for (var k = 0u; k < ${ITEMS_PER_THREAD}u; k++) {
+    let local = k * ${WORKGROUP}u + lid;
+    if (local < na) { sh[nb + 1u + local] = bitcast<u32>(values[a0 + local]); }
+  }`;
+
+  return /* wgsl */ `
+var<workgroup> sh: array<u32, ${TILE + 1}>;
+var<workgroup> scan_flag: array<u32, ${WORKGROUP}>;
+var<workgroup> scan_value: array<${T}, ${WORKGROUP}>;
+
+${mergePathSearch('tile_search', 'sh[1u + $J]')}
+
+@compute @workgroup_size(${WORKGROUP})
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+        @builtin(local_invocation_index) lid: u32) {
+  let tile = weft_workgroup_index(wid, nwg);
+  let total = lbs_merge_length();
+  if (tile >= lbs_tile_count()) { return; }
+  let d0 = tile * ${TILE}u;
+  let d1 = select(d0 + ${TILE}u, total, total - d0 < ${TILE}u);
+  let a0 = partitions[tile];
+  let na = partitions[tile + 1u] - a0;
+  let b0 = d0 - a0;
+  let nb = d1 - d0 - na;
+
+  for (var j = lid; j <= nb; j += ${WORKGROUP}u) {
+    sh[j] = select(0u, offsets[b0 + j - 1u], b0 + j > 0u);
+  }
+  workgroupBarrier();
+  let diag = min(lid * ${ITEMS_PER_THREAD}u, na + nb);
+  let end = min(diag + ${ITEMS_PER_THREAD}u, na + nb);
+  let a_start = tile_search(diag, a0, na, nb);
+  let b_start = diag - a_start;
+${values}
+  workgroupBarrier();
+
+  // Serial reduction over the same steps. A start closes the open segment: the thread's first such
+  // segment (its head) began before the thread; later ones began and ended here and are written now.
+  var a = a_start;
+  var b = b_start;
+  var acc = ${I};
+  var head = ${I};
+  var boundary = false;
+  for (var k = diag; k < end; k++) {
+    if (b < nb && (a >= na || sh[1u + b] <= a0 + a)) {
+      if (boundary) { output[b0 + b - 1u] = acc; } else { head = acc; boundary = true; }
+      acc = ${I};
+      b++;
+    } else {
+      acc = seg_combine(acc, bitcast<${T}>(sh[nb + 1u + a]));
+      a++;
+    }
+  }
+
+  // Segmented inclusive scan of the threads' tails (flag: the tail began at a start in that thread).
+  scan_flag[lid] = select(0u, 1u, boundary);
+  scan_value[lid] = acc;
+  workgroupBarrier();
+  for (var off = 1u; off < ${WORKGROUP}u; off <<= 1u) {
+    var f = scan_flag[lid];
+    var v = scan_value[lid];
+    if (lid >= off && f == 0u) {
+      v = seg_combine(scan_value[lid - off], v);
+      f = scan_flag[lid - off];
+    }
+    workgroupBarrier();
+    scan_flag[lid] = f;
+    scan_value[lid] = v;
+    workgroupBarrier();
+  }
+
+  if (boundary) {
+    let carry_in = select(${I}, scan_value[max(lid, 1u) - 1u], lid > 0u);
+    let v = seg_combine(carry_in, head);
+    if (b_start > 0u) {
+      output[b0 + b_start - 1u] = v;
+    } else {
+      carry[tile] = bitcast<u32>(v);
+    }
+  }
+  if (lid == ${WORKGROUP - 1}u) {
+    // The segment open at the tile's end: its first piece when it started here, else the whole tile is
+    // one more piece of segment b0 - 1.
+    if (nb > 0u) {
+      output[b0 + nb - 1u] = scan_value[lid];
+    } else {
+      carry[tile] = bitcast<u32>(scan_value[lid]);
+    }
+  }
+}`;
+}
+
+/**
+ * The fix-up pass, one thread per tile: folds each tile's piece of the segment open at its start into
+ * that segment's output. Runs of tiles inside one long segment are combined in workgroup memory first, so a
+ * segment over k tiles costs about k / ${WORKGROUP} atomic folds.
+ */
+export function fixupKernel(monoid: Monoid): string {
+  const T = monoid.type;
+  const I = monoid.identity;
+  const fold = monoid.atomic
+    ? `${monoid.atomic}(&output[seg], v);`
+    : /* wgsl */ `
+  // Lock-free compare-exchange: some invocation succeeds each round, none waits on another workgroup.
+  var old = atomicLoad(&output[seg]);
+  loop {
+    let next = bitcast<u32>(seg_combine(bitcast<${T}>(old), v));
+    let r = atomicCompareExchangeWeak(&output[seg], old, next);
+    if (r.exchanged) { break; }
+    old = r.old_value;
+  }`;
+  return /* wgsl */ `
+var<workgroup> keys: array<u32, ${WORKGROUP}>;
+var<workgroup> pieces: array<${T}, ${WORKGROUP}>;
+
+fn fold(seg: u32, v: ${T}) {${fold}
+}
+
+@compute @workgroup_size(${WORKGROUP})
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+        @builtin(local_invocation_index) lid: u32) {
+  let t = weft_workgroup_index(wid, nwg) * ${WORKGROUP}u + lid;
+  var key = 0xffffffffu;
+  var v = ${I};
+  if (t < lbs_tile_count()) {
+    // Tile t begins inside segment b0 - 1; tile 0 (b0 == 0) begins before every segment.
+    let b0 = t * ${TILE}u - partitions[t];
+    if (b0 > 0u) {
+      key = b0 - 1u;
+      v = bitcast<${T}>(carry[t]);
+    }
+  }
+  keys[lid] = key;
+  pieces[lid] = v;
+  workgroupBarrier();
+  if (key != 0xffffffffu && (lid == 0u || keys[lid - 1u] != key)) {
+    var acc = v;
+    for (var j = lid + 1u; j < ${WORKGROUP}u && keys[j] == key; j++) { acc = seg_combine(acc, pieces[j]); }
+    if (bitcast<u32>(acc) != bitcast<u32>(${I})) { fold(key, acc); }
+  }
+}`;
+}

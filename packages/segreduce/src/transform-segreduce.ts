@@ -1,0 +1,172 @@
+import {
+  type Count,
+  type DeviceArray,
+  type Functor,
+  InputError,
+  isGpuCount,
+  onTarget,
+  type Recorder,
+  type Target,
+} from '@weft/gpu';
+import { checkSegments, planMergePath } from './merge-path.ts';
+import { type Monoid, plus, type ReduceType } from './monoid.ts';
+import { fixupKernel, tileKernel, type ValueSource } from './segreduce-kernels.ts';
+
+export interface SegreduceOptions<T extends ReduceType = ReduceType> {
+  /** How values combine; default `plus(output.type)`. Its type must be the output's. */
+  readonly monoid?: Monoid<T>;
+}
+
+function checkOutput(what: string, output: DeviceArray, numSegments: Count, monoid: Monoid): void {
+  if (monoid.type !== output.type) {
+    throw new InputError(
+      `the monoid works on ${monoid.type} but output '${output.label}' holds ${output.type}`,
+      what,
+    );
+  }
+  if (!isGpuCount(numSegments) && output.length < numSegments) {
+    throw new InputError(
+      `output '${output.label}' has ${output.length} elements but numSegments is ${numSegments}`,
+      what,
+    );
+  }
+}
+
+/** Records partition, tile and fix-up kernels for either value source. */
+async function record(
+  rec: Recorder,
+  count: Count,
+  segmentOffsets: DeviceArray<'u32'>,
+  numSegments: Count,
+  source: { kind: ValueSource; functor?: Functor; values?: DeviceArray },
+  output: DeviceArray,
+  monoid: Monoid,
+): Promise<void> {
+  const plan = await planMergePath(rec, count, segmentOffsets, numSegments);
+  const { counts } = plan;
+  const T = monoid.type;
+  const carry = rec.scratch('u32', Math.max(1, plan.maxTiles), 'segreduce carry');
+  const functors: Record<string, Functor> = { seg_combine: monoid.combine };
+  if (source.functor) functors['seg_value'] = source.functor;
+  const tile = await rec.device.kernel({
+    label: `segreduce tile ${T}`,
+    bindings: {
+      offsets: { type: 'array<u32>', access: 'read' },
+      partitions: { type: 'array<u32>', access: 'read' },
+      ...(source.values ? { values: { type: `array<${T}>`, access: 'read' as const } } : {}),
+      output: { type: `array<${T}>`, access: 'read_write' },
+      carry: { type: 'array<u32>', access: 'read_write' },
+      ...counts.bindingDecls,
+    },
+    params: counts.paramTypes,
+    functors,
+    code: `${counts.wgsl}\n${tileKernel(monoid, source.kind)}`,
+  });
+  rec.dispatch(tile, {
+    bindings: {
+      offsets: segmentOffsets,
+      partitions: plan.partitions,
+      ...(source.values ? { values: source.values } : {}),
+      output,
+      carry,
+      ...counts.bindings,
+    },
+    params: counts.params,
+    workgroups: plan.tileGrid,
+  });
+
+  const atomicType = monoid.atomic ? T : 'u32';
+  const fixup = await rec.device.kernel({
+    label: `segreduce fix-up ${T}`,
+    bindings: {
+      partitions: { type: 'array<u32>', access: 'read' },
+      carry: { type: 'array<u32>', access: 'read' },
+      output: { type: `array<atomic<${atomicType}>>`, access: 'read_write' },
+      ...counts.bindingDecls,
+    },
+    params: counts.paramTypes,
+    functors: { seg_combine: monoid.combine },
+    code: `${counts.wgsl}\n${fixupKernel(monoid)}`,
+  });
+  rec.dispatch(fixup, {
+    bindings: { partitions: plan.partitions, carry, output, ...counts.bindings },
+    params: counts.params,
+    workgroups: plan.perTileGrid,
+  });
+}
+
+/**
+ * moderngpu's `transform_segreduce`: `output[seg]` = the monoid's combination of `f(index, seg, rank)` over
+ * the work items of segment `seg`, for every segment in [0, numSegments); empty segments get the identity.
+ * Segments and counts as in @weft/lbs's `transformLbs`: `segmentOffsets` holds each segment's start (the
+ * exclusive scan of the lengths, first entry 0; a CSR row-pointer array works as is), items run to
+ * `count`, and `count`/`numSegments` may live on the GPU. `f` returns the output's type.
+ *
+ * Merge-path tiles give every workgroup the same work for any length distribution; a segment that
+ * crosses tiles is completed by a fix-up pass (atomic folds, or compare-exchange for f32).
+ *
+ * ```ts
+ * // Weighted degree: sum of w[e] * scale[v] over each vertex v's edges e.
+ * await transformSegreduce(device, edges, rowPtr, vertices,
+ *   wgsl`(e: u32, v: u32, rank: u32) -> f32 { return ${w}[e] * ${scale}[v]; }`, out);
+ * ```
+ */
+export async function transformSegreduce<T extends ReduceType>(
+  target: Target,
+  count: Count,
+  segmentOffsets: DeviceArray<'u32'>,
+  numSegments: Count,
+  f: Functor,
+  output: DeviceArray<T>,
+  options: SegreduceOptions<T> = {},
+): Promise<void> {
+  const monoid = options.monoid ?? plus(output.type);
+  checkSegments('transformSegreduce', count, segmentOffsets, numSegments);
+  checkOutput('transformSegreduce', output, numSegments, monoid);
+  await onTarget(target, 'transformSegreduce', (rec) =>
+    record(rec, count, segmentOffsets, numSegments, { kind: 'functor', functor: f }, output, monoid),
+  );
+}
+
+export interface SegmentedReduceOptions<T extends ReduceType = ReduceType> extends SegreduceOptions<T> {
+  /** Items to reduce, default `values.length`; may live on the GPU. */
+  readonly count?: Count;
+}
+
+/**
+ * moderngpu's `segreduce`: `output[s]` = the monoid's combination of `values[i]` over the items i of
+ * segment s (`segmentOffsets[s] <= i < segmentOffsets[s + 1]`, the last segment running to the count);
+ * empty segments get the identity. See {@link transformSegreduce}.
+ *
+ * ```ts
+ * await segmentedReduce(device, edgeWeights, rowPtr, vertices, out, { monoid: min('f32') });
+ * ```
+ */
+export async function segmentedReduce<T extends ReduceType>(
+  target: Target,
+  values: DeviceArray<T>,
+  segmentOffsets: DeviceArray<'u32'>,
+  numSegments: Count,
+  output: DeviceArray<T>,
+  options: SegmentedReduceOptions<T> = {},
+): Promise<void> {
+  const monoid = options.monoid ?? plus(output.type);
+  const count = options.count ?? values.length;
+  if (values.type !== output.type) {
+    throw new InputError(
+      `values '${values.label}' (${values.type}) and output '${output.label}' (${output.type}) differ in type`,
+      'segmentedReduce',
+    );
+  }
+  if (!isGpuCount(count) && count > values.length) {
+    throw new InputError(
+      `count is ${count} but values '${values.label}' has ${values.length} elements`,
+      'segmentedReduce',
+    );
+  }
+  checkSegments('segmentedReduce', count, segmentOffsets, numSegments);
+  checkOutput('segmentedReduce', output, numSegments, monoid);
+  await onTarget(target, 'segmentedReduce', (rec) =>
+    record(rec, count, segmentOffsets, numSegments, { kind: 'array', values }, output, monoid),
+  );
+}
