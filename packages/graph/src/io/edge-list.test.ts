@@ -1,0 +1,64 @@
+import { InputError } from '@weft/gpu';
+import { describe, expect, it } from 'vitest';
+import { type EdgeListOptions, parseEdgeList } from './edge-list.ts';
+import { bytesSource } from './lines.ts';
+
+const parse = (text: string, chunk = 1 << 20, options: EdgeListOptions = {}) =>
+  parseEdgeList(bytesSource(text, chunk), { name: 'g.txt', ...options });
+
+describe('parseEdgeList', () => {
+  it('reads SNAP files with comments, tabs, commas and CRLF, for any chunking', async () => {
+    const text = '# Directed graph\n# FromNodeId\tToNodeId\n0\t1\n% other comment\n  12 , 3\n\n1234567 0\n';
+    for (const chunk of [1, 2, 5, 1 << 20]) {
+      for (const t of [text, text.replaceAll('\n', '\r\n')]) {
+        const g = await parse(t, chunk);
+        expect(g.vertexCount).toBe(1234568);
+        expect([...g.src]).toEqual([0, 12, 1234567]);
+        expect([...g.dst]).toEqual([1, 3, 0]);
+        expect(g.weights).toBeUndefined();
+        expect(g.directed).toBe(true);
+      }
+    }
+  });
+
+  it('reads a weight column, one-based ids and a given vertex count', async () => {
+    const ints = await parse('1 2 7\n2 3 255\n', 1, { oneBased: true, vertexCount: 5, directed: false });
+    expect(ints.vertexCount).toBe(5);
+    expect([...ints.src]).toEqual([0, 1]);
+    expect(ints.weights).toBeInstanceOf(Uint32Array);
+    expect([...ints.weights!]).toEqual([7, 255]);
+    expect(ints.directed).toBe(false);
+    const reals = await parse('0,1,0.5\n1,0,-2e3\n');
+    expect(reals.weights).toBeInstanceOf(Float32Array);
+    expect([...reals.weights!]).toEqual([0.5, -2000]);
+    const forced = await parse('0 1 3\n', 1 << 20, { weightType: 'f32' });
+    expect(forced.weights).toBeInstanceOf(Float32Array);
+    expect((await parse('# nothing\n')).vertexCount).toBe(0);
+  });
+
+  const cases: [string, string, EdgeListOptions, RegExp][] = [
+    ['non-numeric id', '0 1\n0 a\n', {}, /g\.txt:2: target id is not a non-negative integer: 'a'/],
+    ['negative id', '0 1\n-4 1\n', {}, /g\.txt:2: source id is negative/],
+    ['too many columns', '0 1 2 3\n', {}, /g\.txt:1: an edge needs 'source target \[weight\]', found 4/],
+    ['one column', '0 1\n7\n', {}, /g\.txt:2: found 1 values but earlier edges have 2/],
+    ['mixed weights', '0 1 5\n1 2\n', {}, /g\.txt:2: found 2 values but earlier edges have 3 \(weighted\)/],
+    [
+      'id beyond vertexCount',
+      '0 1\n\n# c\n1 9\n',
+      { vertexCount: 9 },
+      /g\.txt:4: target id 9 is out of range \(9 vertices\)/,
+    ],
+    ['zero in one-based', '1 2\n0 2\n', { oneBased: true }, /g\.txt:2: source id 0 is below 1/],
+    ['bad weight', '0 1 x\n', {}, /g\.txt:1: weight is not a number: 'x'/],
+    ['id too large', '0 4294967295\n', {}, /g\.txt:1: target id 4294967295 is out of range/],
+  ];
+  for (const [what, text, options, message] of cases) {
+    it(`rejects ${what} with the line`, async () => {
+      for (const chunk of [1, 1 << 20]) {
+        const err = await parse(text, chunk, options).catch((e: unknown) => e);
+        expect(err).toBeInstanceOf(InputError);
+        expect((err as Error).message).toMatch(message);
+      }
+    });
+  }
+});
