@@ -1,0 +1,117 @@
+import { DeviceLimitError, InputError } from '@weft/gpu';
+import { expectArrayEqual, gpuTest } from '@weft/testing';
+import { describe, expect, it } from 'vitest';
+import { cscFromCsr, csrFromEdgeList } from './csr-build.ts';
+import { uploadGraph } from './device-graph.ts';
+import { kronecker } from './generators/kronecker.ts';
+import type { HostCsr } from './host-graph.ts';
+
+describe('uploadGraph', () => {
+  it('round-trips CSR and CSC of a weighted Kronecker graph', async () => {
+    await gpuTest(async (device) => {
+      const { csr } = csrFromEdgeList(kronecker({ scale: 12, seed: 11, weights: true }));
+      const graph = uploadGraph(device, csr, { csc: true });
+      expect(graph.vertexCount).toBe(csr.vertexCount);
+      expect(graph.edgeCount).toBe(csr.edgeCount);
+      expect(graph.directed).toBe(false);
+      expect(graph.targets.label).toBe('graph column indices');
+      const back = await graph.toHost();
+      expectArrayEqual(back.offsets, csr.offsets, 'offsets');
+      expectArrayEqual(back.targets, csr.targets, 'targets');
+      expect(back.weights).toBeInstanceOf(Uint32Array);
+      expectArrayEqual(back.weights!, csr.weights!, 'weights');
+      const csc = cscFromCsr(csr);
+      expectArrayEqual(await graph.inOffsets!.download(), csc.inOffsets, 'inOffsets');
+      expectArrayEqual(await graph.sources!.download(), csc.sources, 'sources');
+      expectArrayEqual(await graph.inEdgeIds!.download(), csc.inEdgeIds, 'inEdgeIds');
+      graph.destroy();
+      expect(graph.targets.destroyed).toBe(true);
+      expect(graph.inEdgeIds!.destroyed).toBe(true);
+      expect(() => graph.vertexProperty('x', 'u32')).toThrow(/destroyed/);
+    });
+  });
+
+  it('uploads empty and unweighted graphs without CSC unless asked', async () => {
+    await gpuTest(async (device) => {
+      const empty: HostCsr = {
+        vertexCount: 0,
+        edgeCount: 0,
+        offsets: new Uint32Array(1),
+        targets: new Uint32Array(0),
+        directed: true,
+      };
+      const g = uploadGraph(device, empty);
+      expect(g.csc).toBeUndefined();
+      expect(g.weights).toBeUndefined();
+      const back = await g.toHost();
+      expect([...back.offsets]).toEqual([0]);
+      expect(back.weights).toBeUndefined();
+      g.destroy();
+      const f: HostCsr = {
+        ...empty,
+        vertexCount: 2,
+        edgeCount: 1,
+        offsets: new Uint32Array([0, 1, 1]),
+        targets: new Uint32Array([1]),
+        weights: new Float32Array([-0.25]),
+      };
+      const h = uploadGraph(device, f, { csc: true });
+      expect([...(await h.weights!.download())]).toEqual([-0.25]);
+      expect([...(await h.inOffsets!.download())]).toEqual([0, 0, 1]);
+      h.destroy();
+    });
+  });
+
+  it('keeps named vertex and edge data that the same kernel-sized arrays can hold', async () => {
+    await gpuTest(async (device) => {
+      const { csr } = csrFromEdgeList(kronecker({ scale: 8, seed: 1 }));
+      const graph = uploadGraph(device, csr);
+      const depth = graph.vertexProperty('depth', 'i32');
+      expect(depth.length).toBe(csr.vertexCount);
+      expect(depth.type).toBe('i32');
+      expect(depth.label).toBe("vertex property 'depth'");
+      expect(graph.vertexProperty('depth', 'i32')).toBe(depth);
+      expect(() => graph.vertexProperty('depth', 'f32')).toThrow(InputError);
+      const w = graph.edgeProperty('w', 'f32');
+      expect(w.length).toBe(csr.edgeCount);
+      await depth.fill(-1);
+      expect((await depth.download()).every((x) => x === -1)).toBe(true);
+      expect(graph.vertexData.names).toEqual(['depth']);
+      expect(graph.edgeData.delete('w')).toBe(true);
+      expect(w.destroyed).toBe(true);
+      expect(graph.edgeData.has('w')).toBe(false);
+      graph.destroy();
+      expect(depth.destroyed).toBe(true);
+    });
+  });
+
+  it('throws DeviceLimitError naming the array, its size and the limit, leaving nothing allocated', async () => {
+    await gpuTest(async (device) => {
+      const limit = device.limits.maxStorageBufferBindingSize;
+      const m = Math.floor(limit / 4) + 1;
+      const csr: HostCsr = {
+        vertexCount: 1,
+        edgeCount: m,
+        offsets: new Uint32Array([0, m]),
+        targets: new Uint32Array(m),
+        directed: true,
+      };
+      const live = device.pool.stats.liveBytes;
+      const err = (() => {
+        try {
+          uploadGraph(device, csr);
+        } catch (e) {
+          return e;
+        }
+      })();
+      expect(err).toBeInstanceOf(DeviceLimitError);
+      expect(device.pool.stats.liveBytes).toBe(live);
+      const message = (err as Error).message;
+      expect(message).toContain(`array 'graph column indices' (u32 x ${m})`);
+      expect(message).toContain(`needs ${4 * m} but maxStorageBufferBindingSize is ${limit}`);
+      expect(() => uploadGraph(device, { ...csr, offsets: new Uint32Array([0, 5]) })).toThrow(
+        /offsets must start at 0 and end at edgeCount/,
+      );
+    });
+  });
+});

@@ -1,0 +1,85 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { InputError } from '@weft/gpu';
+import { expectArrayEqual } from '@weft/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { csrFromEdgeList } from './csr-build.ts';
+import { uniformRandom } from './generators/uniform.ts';
+import { graphFormatOf, loadGraph, readGraphFile, writeGraphFile } from './node.ts';
+
+let dir = '';
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'weft-graph-'));
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('@weft/graph/node', () => {
+  it('picks the format from the extension', () => {
+    expect(graphFormatOf('a/b.MTX')).toBe('mtx');
+    expect(graphFormatOf('x.el')).toBe('edgelist');
+    expect(graphFormatOf('x.csv')).toBe('edgelist');
+    expect(graphFormatOf('x.tsv')).toBe('edgelist');
+    expect(graphFormatOf('road.gr')).toBe('dimacs');
+    expect(graphFormatOf('g.wcsr')).toBe('wcsr');
+    expect(() => graphFormatOf('g.bin')).toThrow(/unknown graph file extension '\.bin'/);
+  });
+
+  it('streams a multi-megabyte edge list and matches the generated edges', async () => {
+    const edges = uniformRandom({ scale: 15, edgeFactor: 8, seed: 5 });
+    const lines = ['# generated'];
+    for (let i = 0; i < edges.src.length; i++) lines.push(`${edges.src[i]}\t${edges.dst[i]}`);
+    const path = join(dir, 'urand.el');
+    await writeFile(path, `${lines.join('\n')}\n`);
+    const file = await readGraphFile(path);
+    if (file.kind !== 'edges') throw new Error('expected edges');
+    expectArrayEqual(file.edges.src, edges.src, 'src');
+    expectArrayEqual(file.edges.dst, edges.dst, 'dst');
+
+    const loaded = await loadGraph(path, { directed: false });
+    const built = csrFromEdgeList(edges);
+    expectArrayEqual(loaded.csr.targets, built.csr.targets, 'targets');
+    expect(loaded.report).toEqual(built.report);
+  });
+
+  it('loads Matrix Market and DIMACS files into CSR and names the file in errors', async () => {
+    const mtx = join(dir, 'tiny.mtx');
+    await writeFile(mtx, '%%MatrixMarket matrix coordinate pattern symmetric\n3 3 2\n2 1\n3 3\n');
+    const { csr } = await loadGraph(mtx, { build: { keepSelfLoops: true } });
+    expect([...csr.offsets]).toEqual([0, 1, 2, 3]);
+    expect([...csr.targets]).toEqual([1, 0, 2]);
+    expect(csr.directed).toBe(false);
+
+    const gr = join(dir, 'road.gr');
+    await writeFile(gr, 'p sp 3 2\na 1 2 5\na 2 4 1\n');
+    const err = await readGraphFile(gr).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(InputError);
+    expect((err as Error).message).toBe('road.gr:3: arc head 4 is out of range [1, 3]');
+
+    const asEdges = join(dir, 'data.dat');
+    await writeFile(asEdges, '1 2\n');
+    const forced = await readGraphFile(asEdges, { format: 'edgelist', oneBased: true });
+    expect(forced.kind === 'edges' && [...forced.edges.src]).toEqual([0]);
+  });
+
+  it('writes and reads .wcsr files and rejects a truncated one before allocating', async () => {
+    const { csr } = csrFromEdgeList(uniformRandom({ scale: 10, seed: 1, weights: true }));
+    const path = join(dir, 'g.wcsr');
+    await writeGraphFile(path, csr);
+    const back = await loadGraph(path);
+    expect(back.report).toBeUndefined();
+    expectArrayEqual(back.csr.offsets, csr.offsets, 'offsets');
+    expectArrayEqual(back.csr.targets, csr.targets, 'targets');
+    expectArrayEqual(back.csr.weights!, csr.weights!, 'weights');
+
+    const { readFile } = await import('node:fs/promises');
+    const bytes = await readFile(path);
+    const cut = join(dir, 'cut.wcsr');
+    await writeFile(cut, bytes.subarray(0, 100));
+    await expect(readGraphFile(cut)).rejects.toThrow(
+      /cut\.wcsr: byte 16: the header implies \d+ bytes but the file has 100/,
+    );
+  });
+});
