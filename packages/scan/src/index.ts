@@ -1,3 +1,11 @@
-export { type AtomicFold, bitOr, max, min, type Monoid, monoid, plus, type ScanType } from './monoid.ts';
+export { type AtomicFold, bitOr, type Monoid, max, min, monoid, plus, type ScanType } from './monoid.ts';
 export type { ElementRef, ScanTuning } from './options.ts';
-export { exclusiveScan, inclusiveScan, type ScanOptions, type TransformScanOptions, transformScan } from './scan.ts';
+export { type ReduceOptions, reduce } from './reduce.ts';
+export { type HostCombine, hostMonoids, hostReduce, hostScan } from './reference.ts';
+export {
+  exclusiveScan,
+  inclusiveScan,
+  type ScanOptions,
+  type TransformScanOptions,
+  transformScan,
+} from './scan.ts';

@@ -45,10 +45,11 @@ export function plus<T extends ScanType>(type: T): Monoid<T> {
   };
 }
 
-// The largest finite f32: WGSL rejects infinities in constant expressions.
-const F32_MAX = '3.40282347e+38f';
+// The largest finite f32 by its bits: WGSL rejects infinities, and the decimal literal does not round-trip.
+const F32_MAX = 'bitcast<f32>(0x7f7fffffu)';
+const F32_LOWEST = 'bitcast<f32>(0xff7fffffu)';
 const IDENTITY_MIN = { u32: '0xffffffffu', i32: '2147483647i', f32: F32_MAX } as const;
-const IDENTITY_MAX = { u32: '0u', i32: 'bitcast<i32>(0x80000000u)', f32: `-${F32_MAX}` } as const;
+const IDENTITY_MAX = { u32: '0u', i32: 'bitcast<i32>(0x80000000u)', f32: F32_LOWEST } as const;
 
 /** Minimum. The f32 identity is the largest finite f32, so +inf inputs come back as that value. */
 export function min<T extends ScanType>(type: T): Monoid<T> {

@@ -35,10 +35,16 @@ export function resolveTuning(t: ScanTuning | undefined, who: string): ResolvedT
   };
   const pow2 = (x: number) => Number.isInteger(x) && x > 0 && (x & (x - 1)) === 0;
   if (!pow2(r.workgroupSize) || r.workgroupSize < 32 || r.workgroupSize > 1024) {
-    throw new InputError(`tuning.workgroupSize must be a power of two in [32, 1024], got ${r.workgroupSize}`, who);
+    throw new InputError(
+      `tuning.workgroupSize must be a power of two in [32, 1024], got ${r.workgroupSize}`,
+      who,
+    );
   }
   if (!Number.isInteger(r.vectorsPerThread) || r.vectorsPerThread < 1 || r.vectorsPerThread > 32) {
-    throw new InputError(`tuning.vectorsPerThread must be an integer in [1, 32], got ${r.vectorsPerThread}`, who);
+    throw new InputError(
+      `tuning.vectorsPerThread must be an integer in [1, 32], got ${r.vectorsPerThread}`,
+      who,
+    );
   }
   if (!Number.isInteger(r.spinLimit) || r.spinLimit < 0) {
     throw new InputError(`tuning.spinLimit must be a non-negative integer, got ${r.spinLimit}`, who);
@@ -77,7 +83,10 @@ export function checkCount(count: Count, limit: number, who: string): void {
 
 export function checkElementRef(ref: ElementRef, type: ScanType, what: string, who: string): void {
   if (!Number.isInteger(ref.index) || ref.index < 0 || ref.index >= ref.array.length) {
-    throw new InputError(`${what}.index ${ref.index} is outside '${ref.array.label}' (${ref.array.length})`, who);
+    throw new InputError(
+      `${what}.index ${ref.index} is outside '${ref.array.label}' (${ref.array.length})`,
+      who,
+    );
   }
   if (ref.array.type !== type) {
     throw new InputError(`${what}.array is ${ref.array.type}; it must hold the monoid's type ${type}`, who);

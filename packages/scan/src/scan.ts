@@ -1,4 +1,13 @@
-import { type Count, type DeviceArray, type Functor, InputError, isGpuCount, onTarget, type Recorder, type Target } from '@weft/gpu';
+import {
+  type Count,
+  type DeviceArray,
+  type Functor,
+  InputError,
+  isGpuCount,
+  onTarget,
+  type Recorder,
+  type Target,
+} from '@weft/gpu';
 import { chainedScanWgsl, spineWords } from './chained-scan-wgsl.ts';
 import { type Monoid, plus, type ScanType } from './monoid.ts';
 import {

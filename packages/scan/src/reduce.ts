@@ -1,0 +1,105 @@
+import { type Count, DeviceArray, InputError, isGpuCount, onTarget, type Target } from '@weft/gpu';
+import { type Monoid, plus, type ScanType } from './monoid.ts';
+import {
+  checkCount,
+  checkDistinct,
+  checkElementRef,
+  checkMonoidType,
+  type ElementRef,
+  requireSubgroups,
+  resolveTuning,
+  type ScanTuning,
+} from './options.ts';
+import { reduceWgsl } from './reduce-wgsl.ts';
+import { tileGrid } from './tile-grid.ts';
+
+export interface ReduceOptions<T extends ScanType = ScanType> {
+  /** The operation (default `plus` of the array type). */
+  readonly monoid?: Monoid<T>;
+  /** Items to reduce (default: the input's length); may live on the GPU. */
+  readonly count?: Count;
+  /** `workgroupSize` and `vectorsPerThread` (default 256 x 8: 8192 items per workgroup). */
+  readonly tuning?: ScanTuning;
+}
+
+/**
+ * Writes `input[0] ⊕ ... ⊕ input[count - 1]` (the identity when empty) to `result` (an element reference,
+ * or element 0 of an array) on the GPU. u32/i32 plus, min, max and bitOr fold one atomic per workgroup;
+ * f32 and user monoids take two passes over per-workgroup partials.
+ */
+export async function reduce<T extends ScanType>(
+  target: Target,
+  input: DeviceArray<T>,
+  result: ElementRef<T> | DeviceArray<T>,
+  options: ReduceOptions<T> = {},
+): Promise<void> {
+  const who = 'reduce';
+  const monoid = options.monoid ?? plus(input.type);
+  checkMonoidType(monoid, input.type, 'input', who);
+  const out: ElementRef<T> = result instanceof DeviceArray ? { array: result, index: 0 } : result;
+  checkElementRef(out, monoid.type, 'result', who);
+  const count = options.count ?? input.length;
+  checkCount(count, input.length, who);
+  checkDistinct(who, {
+    input,
+    result: out.array,
+    'count.array': isGpuCount(count) ? count.array : undefined,
+  });
+  const tuning = resolveTuning({ vectorsPerThread: 8, ...options.tuning }, who);
+  if (tuning.forceFallback) throw new InputError('reduce has no look-back to force a fallback on', who);
+  await onTarget(target, who, async (rec) => {
+    requireSubgroups(rec.device, who);
+    const gpuCount = isGpuCount(count);
+    const path = monoid.atomic && monoid.type !== 'f32' ? 'atomic' : 'partials';
+    const tile = tuning.workgroupSize * tuning.vectorsPerThread * 4;
+    const kernel = await rec.device.kernel({
+      label: `reduce ${monoid.type} (${path})`,
+      subgroups: true,
+      bindings: {
+        input: { type: `array<vec4<${monoid.type}>>`, access: 'read' },
+        result: {
+          type: path === 'atomic' ? `array<atomic<${monoid.type}>>` : `array<${monoid.type}>`,
+          access: 'read_write',
+        },
+        ...(path === 'partials'
+          ? { partials: { type: `array<${monoid.type}>`, access: 'read_write' as const } }
+          : {}),
+        ...(gpuCount ? { count: { type: 'array<u32>', access: 'read' as const } } : {}),
+      },
+      params: {
+        ...(gpuCount ? { count_index: 'u32' as const } : { n: 'u32' as const }),
+        max_n: 'u32',
+        result_index: 'u32',
+      },
+      functors: { weft_combine: monoid.combine },
+      code: reduceWgsl({
+        monoid,
+        workgroupSize: tuning.workgroupSize,
+        vectorsPerThread: tuning.vectorsPerThread,
+        gpuCount,
+        path,
+      }),
+      entryPoints: path === 'atomic' ? ['init', 'main'] : ['main', 'finish'],
+    });
+    const bindings: Record<string, DeviceArray> = { input, result: out.array };
+    const params: Record<string, number> = { max_n: input.length, result_index: out.index };
+    if (isGpuCount(count)) {
+      bindings['count'] = count.array;
+      params['count_index'] = count.index;
+    } else {
+      params['n'] = count;
+    }
+    if (path === 'partials') {
+      bindings['partials'] = rec.scratch(
+        monoid.type,
+        Math.max(1, Math.ceil(input.length / tile)),
+        'reduce partials',
+      );
+    } else {
+      rec.dispatch(kernel, { entry: 'init', bindings, params, workgroups: [1, 1, 1] });
+    }
+    rec.dispatch(kernel, { entry: 'main', bindings, params, workgroups: await tileGrid(rec, count, tile) });
+    if (path === 'partials')
+      rec.dispatch(kernel, { entry: 'finish', bindings, params, workgroups: [1, 1, 1] });
+  });
+}
