@@ -13,11 +13,16 @@ import {
 
 /** Threads per tile workgroup. */
 export const WORKGROUP = 256;
-/** Merge steps (items plus segment starts) each thread walks serially. */
-export const ITEMS_PER_THREAD = 8;
+/**
+ * Merge steps (items plus segment starts) each thread walks serially. Odd, as in moderngpu: inside a long
+ * segment each thread's items sit ITEMS_PER_THREAD words apart in workgroup memory, and an odd stride
+ * spreads a subgroup's accesses over all banks (a stride of 8 would serialize them 8 ways).
+ */
+export const ITEMS_PER_THREAD = 11;
 /**
  * Merge-path elements per tile. The tile's workgroup memory holds its segment starts and its items' segments
- * in one array of TILE + 1 u32 (8 KiB): within WebGPU's 16 KiB default maxComputeWorkgroupStorageSize.
+ * in one array of TILE + 1 u32 (11 KiB; segreduce adds 2 KiB): within WebGPU's 16 KiB default
+ * maxComputeWorkgroupStorageSize.
  */
 export const TILE = WORKGROUP * ITEMS_PER_THREAD;
 
