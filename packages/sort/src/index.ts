@@ -7,3 +7,9 @@ export {
   sortKeys,
   sortPairs,
 } from './radix-sort.ts';
+export {
+  type IntersectCountOptions,
+  intersectCount,
+  type SortedSearchOptions,
+  sortedSearch,
+} from './sorted-search.ts';

@@ -2,7 +2,6 @@ import {
   type Count,
   type DeviceArray,
   DeviceLimitError,
-  type ElementType,
   InputError,
   isGpuCount,
   type Kernel,
@@ -12,7 +11,7 @@ import {
   type WeftDevice,
   WeftError,
 } from '@weft/gpu';
-import { orderKeyWgsl } from './order-key.ts';
+import { KEY_TYPE_CODE } from './order-key.ts';
 import {
   COPY_PREFIX_WGSL,
   downsweepWgsl,
@@ -129,10 +128,16 @@ async function radixSort(
   }
   const capacity = isGpuCount(count) ? keys.length : count;
   if (!isGpuCount(count) && (!Number.isInteger(count) || count < 0 || count > keys.length)) {
-    throw new InputError(`count must be an integer in [0, ${keys.length}], got ${count}`, `${where} options.count`);
+    throw new InputError(
+      `count must be an integer in [0, ${keys.length}], got ${count}`,
+      `${where} options.count`,
+    );
   }
   if (isGpuCount(count) && (count.index < 0 || count.index >= count.array.length)) {
-    throw new InputError(`count index ${count.index} is outside '${count.array.label}'`, `${where} options.count`);
+    throw new InputError(
+      `count index ${count.index} is outside '${count.array.label}'`,
+      `${where} options.count`,
+    );
   }
   checkArray(keys, 'keys', where, capacity);
   if (values) checkArray(values, 'values', where, capacity);
@@ -149,7 +154,7 @@ async function radixSort(
   if (values && (values === keys || values.buffer === keys.buffer)) {
     throw new InputError('values must be a different array from keys', where);
   }
-  if (values && (outKeys ?? keys) === keys !== ((outValues ?? values) === values)) {
+  if (values && ((outKeys ?? keys) === keys) !== ((outValues ?? values) === values)) {
     throw new InputError('sort keys and values both in place or both into outputs', where);
   }
   if (capacity === 0) return;
@@ -158,7 +163,7 @@ async function radixSort(
     const config = radixTileConfig(rec.device);
     const numTiles = Math.ceil(capacity / tileSize(config));
     const passes = Math.ceil(bits / RADIX_BITS);
-    const kernels = await radixKernels(rec.device, config, keys.type, descending, values !== undefined);
+    const kernels = await radixKernels(rec.device, config, values !== undefined);
     const rowPrefix = rec.scratch('u32', THREADS * numTiles, 'sort tile prefixes');
     const digitTotal = rec.scratch('u32', THREADS, 'sort digit totals');
     const countArray = isGpuCount(count) ? count.array : rec.scratch('u32', 1, 'sort count (unused)');
@@ -167,6 +172,8 @@ async function radixSort(
       gpu_count: isGpuCount(count) ? 1 : 0,
       count_index: isGpuCount(count) ? count.index : 0,
       num_tiles: numTiles,
+      key_type: KEY_TYPE_CODE[keys.type],
+      invert: descending ? 0xffffffff : 0,
     };
 
     const finalKeys = outKeys ?? keys;
@@ -249,19 +256,16 @@ interface RadixKernels {
 async function radixKernels(
   device: WeftDevice,
   config: RadixTileConfig,
-  keyType: ElementType,
-  descending: boolean,
   pairs: boolean,
 ): Promise<RadixKernels> {
-  const orderKey = orderKeyWgsl(keyType, descending);
   const read = { type: 'array<u32>', access: 'read' } as const;
   const write = { type: 'array<u32>', access: 'read_write' } as const;
   const [upsweep, rowScan, downsweep] = await Promise.all([
     device.kernel({
-      label: `radix upsweep ${keyType}`,
+      label: 'radix upsweep',
       bindings: { keys_in: read, row_prefix: write, count: read },
       params: RADIX_PARAMS,
-      code: upsweepWgsl(config, orderKey),
+      code: upsweepWgsl(config),
     }),
     device.kernel({
       label: 'radix row scan',
@@ -271,7 +275,7 @@ async function radixKernels(
       subgroups: true,
     }),
     device.kernel({
-      label: `radix downsweep ${keyType}${pairs ? ' pairs' : ''}`,
+      label: `radix downsweep${pairs ? ' pairs' : ''}`,
       bindings: {
         keys_in: read,
         keys_out: write,
@@ -281,7 +285,7 @@ async function radixKernels(
         count: read,
       },
       params: RADIX_PARAMS,
-      code: downsweepWgsl(config, orderKey, pairs),
+      code: downsweepWgsl(config, pairs),
       subgroups: true,
     }),
   ]);

@@ -1,3 +1,5 @@
+import { ORDER_KEY_WGSL } from './order-key.ts';
+
 /**
  * WGSL of the LSD radix sort's three kernels per 8-bit digit pass (reduce-then-scan):
  * 1. `upsweep`: one workgroup per tile counts the tile's digits into `row_prefix[digit * num_tiles + tile]`.
@@ -27,7 +29,15 @@ export function tileSize(config: RadixTileConfig): number {
   return THREADS * config.keysPerThread;
 }
 
-const PARAMS = { n: 'u32', gpu_count: 'u32', count_index: 'u32', shift: 'u32', num_tiles: 'u32' } as const;
+const PARAMS = {
+  n: 'u32',
+  gpu_count: 'u32',
+  count_index: 'u32',
+  shift: 'u32',
+  num_tiles: 'u32',
+  key_type: 'u32',
+  invert: 'u32',
+} as const;
 export const RADIX_PARAMS = PARAMS;
 
 const ITEM_COUNT = /* wgsl */ `
@@ -74,10 +84,10 @@ fn slot_scan(v: vec2<u32>, w: u32, lane: u32, sg_size: u32, num_sg: u32) -> vec4
 `;
 }
 
-export function upsweepWgsl(config: RadixTileConfig, orderKey: string): string {
+export function upsweepWgsl(config: RadixTileConfig): string {
   const kpt = config.keysPerThread;
   return /* wgsl */ `
-${orderKey}
+${ORDER_KEY_WGSL}
 ${ITEM_COUNT}
 var<workgroup> hist: array<atomic<u32>, ${THREADS}>;
 var<workgroup> n_shared: u32;
@@ -105,7 +115,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
 export function rowScanWgsl(config: RadixTileConfig): string {
   const tile = tileSize(config);
   return /* wgsl */ `
-fn order_key(raw: u32) -> u32 { return raw; }
+${ORDER_KEY_WGSL}
 ${ITEM_COUNT}
 ${slotScanWgsl(config.maxSubgroups)}
 var<workgroup> n_shared: u32;
@@ -143,12 +153,12 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
 `;
 }
 
-export function downsweepWgsl(config: RadixTileConfig, orderKey: string, pairs: boolean): string {
+export function downsweepWgsl(config: RadixTileConfig, pairs: boolean): string {
   const kpt = config.keysPerThread;
   const tile = tileSize(config);
   const histWords = config.maxSubgroups * 128;
   return /* wgsl */ `
-${orderKey}
+${ORDER_KEY_WGSL}
 ${ITEM_COUNT}
 ${slotScanWgsl(config.maxSubgroups)}
 // First the per-subgroup digit histograms (two 16-bit counters per word: a subgroup ranks at most one

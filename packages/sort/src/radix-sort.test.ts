@@ -1,0 +1,293 @@
+import { type DeviceArray, type ElementType, InputError, type WeftDevice } from '@weft/gpu';
+import {
+  adversarialSizes,
+  expectArrayEqual,
+  gpuTest,
+  mulberry32,
+  randomF32,
+  randomI32,
+  randomU32,
+} from '@weft/testing';
+import { describe, expect, it } from 'vitest';
+import { radixTileConfig, type SortOptions, sortKeys, sortPairs } from './index.ts';
+import { tileSize } from './radix-wgsl.ts';
+import { permute, referencePermutation } from './reference.ts';
+
+function bitsOf(a: Uint32Array | Int32Array | Float32Array): Uint32Array {
+  return new Uint32Array(a.buffer, a.byteOffset, a.length);
+}
+
+async function download(a: DeviceArray, n = a.length): Promise<Uint32Array> {
+  return bitsOf(await a.download(0, n));
+}
+
+function uploadAs(device: WeftDevice, type: ElementType, raw: Uint32Array): DeviceArray {
+  const copy = raw.slice();
+  if (type === 'u32') return device.upload(copy);
+  if (type === 'i32') return device.upload(new Int32Array(copy.buffer));
+  return device.upload(new Float32Array(copy.buffer));
+}
+
+/** Sorts `raw` as pairs (values = input indices) and as keys, in place, and checks both. */
+async function checkSort(
+  device: WeftDevice,
+  type: ElementType,
+  raw: Uint32Array,
+  what: string,
+  options: SortOptions = {},
+) {
+  const perm = referencePermutation(type, raw, options.descending, options.bits);
+  const keys = uploadAs(device, type, raw);
+  const values = device.upload(Uint32Array.from(perm.keys()));
+  await sortPairs(device, keys, values, options);
+  expectArrayEqual(await download(keys), permute(raw, perm), `${what}: pair keys`);
+  expectArrayEqual(await download(values), Uint32Array.from(perm), `${what}: pair values (stability)`);
+  keys.destroy();
+  const again = uploadAs(device, type, raw);
+  await sortKeys(device, again, options);
+  expectArrayEqual(await download(again), permute(raw, perm), `${what}: keys`);
+  again.destroy();
+  values.destroy();
+}
+
+const F32_SPECIALS = [
+  -0,
+  0,
+  Number.NEGATIVE_INFINITY,
+  Number.POSITIVE_INFINITY,
+  1.4e-45, // the smallest denormal
+  -1.4e-45,
+  1e-40,
+  -1e-40,
+  3.4028234663852886e38,
+  -3.4028234663852886e38,
+  1,
+  -1,
+];
+const NAN_BITS = [0x7fc00000, 0xffc00000, 0x7f800001, 0xff812345, 0x7fffffff];
+
+describe('sortKeys / sortPairs', () => {
+  it('sorts u32 keys of every tile-boundary size (full range, values >= 2^31)', async () => {
+    await gpuTest(async (device) => {
+      const tile = tileSize(radixTileConfig(device));
+      for (const n of adversarialSizes([256, tile], [5 * tile + 77])) {
+        await checkSort(device, 'u32', randomU32(n, n + 11), `u32 n=${n}`);
+      }
+    });
+  });
+
+  it('sorts adversarial patterns: all equal, sorted, reversed, few distinct, extremes', async () => {
+    await gpuTest(async (device) => {
+      const n = 3 * tileSize(radixTileConfig(device)) + 123;
+      const r = mulberry32(5);
+      const few = [0, 7, 2 ** 31, 2 ** 32 - 1, 2 ** 30 + 3];
+      const patterns: Record<string, Uint32Array> = {
+        'all equal': new Uint32Array(n).fill(0xdeadbeef),
+        'all zero': new Uint32Array(n),
+        sorted: Uint32Array.from({ length: n }, (_, i) => i * 97),
+        reversed: Uint32Array.from({ length: n }, (_, i) => 2 ** 32 - 1 - i),
+        'few distinct': Uint32Array.from({ length: n }, () => few[Math.floor(r() * few.length)]!),
+        'one digit differs': Uint32Array.from({ length: n }, () => 0x12345600 + Math.floor(r() * 256)),
+      };
+      for (const [name, raw] of Object.entries(patterns)) {
+        await checkSort(device, 'u32', raw, name);
+        await checkSort(device, 'u32', raw, `${name} descending`, { descending: true });
+      }
+    });
+  });
+
+  it('sorts i32 keys, negatives first', async () => {
+    await gpuTest(async (device) => {
+      const n = 2 * tileSize(radixTileConfig(device)) + 5;
+      const raw = bitsOf(randomI32(n, 3));
+      for (const [i, v] of [-(2 ** 31), -1, 0, 2 ** 31 - 1, 1].entries()) raw[i * 7] = v >>> 0;
+      await checkSort(device, 'i32', raw, 'i32');
+      await checkSort(device, 'i32', raw, 'i32 descending', { descending: true });
+      await checkSort(device, 'i32', bitsOf(randomI32(n, 4, -3, 3)), 'i32 few distinct');
+    });
+  });
+
+  it('sorts f32 keys with -0 < +0, infinities, denormals and NaNs last', async () => {
+    await gpuTest(async (device) => {
+      const n = 2 * tileSize(radixTileConfig(device)) + 300;
+      const f = randomF32(n, 8, -1e3, 1e3);
+      const r = mulberry32(9);
+      for (let i = 0; i < n; i += 5) f[i] = F32_SPECIALS[Math.floor(r() * F32_SPECIALS.length)]!;
+      const raw = bitsOf(f);
+      for (let i = 3; i < n; i += 41) raw[i] = NAN_BITS[Math.floor(r() * NAN_BITS.length)]!;
+      await checkSort(device, 'f32', raw, 'f32');
+      await checkSort(device, 'f32', raw, 'f32 descending', { descending: true });
+      const sorted = bitsOf(await sortedF32(device, f));
+      const nanCount = raw.filter((b) => (b & 0x7fffffff) >>> 0 > 0x7f800000).length;
+      for (let i = n - nanCount; i < n; i++)
+        expect(Number.isNaN(new Float32Array(sorted.buffer)[i])).toBe(true);
+    });
+  });
+
+  it('reuses arrays and pooled scratch with different data (no stale state)', async () => {
+    await gpuTest(async (device) => {
+      const n = 2 * tileSize(radixTileConfig(device)) + 1;
+      const keys = device.array('u32', n);
+      const values = device.array('u32', n);
+      for (const [seed, max] of [
+        [1, 2 ** 32],
+        [2, 4],
+        [3, 2 ** 32],
+      ] as const) {
+        const raw = randomU32(n, seed, max);
+        const perm = referencePermutation('u32', raw);
+        keys.upload(raw);
+        values.upload(Uint32Array.from(perm.keys()));
+        await sortPairs(device, keys, values);
+        expectArrayEqual(await download(values), Uint32Array.from(perm), `run with seed ${seed}`);
+      }
+      keys.destroy();
+      values.destroy();
+    });
+  });
+
+  it('sorts only the low bits with `bits` (fewer passes, odd and even counts)', async () => {
+    await gpuTest(async (device) => {
+      const n = 2 * tileSize(radixTileConfig(device)) + 99;
+      for (const bits of [1, 5, 8, 12, 16, 17, 24]) {
+        await checkSort(device, 'u32', randomU32(n, bits, 2 ** bits), `bits=${bits}`, { bits });
+      }
+      // Bits above the sorted digits are ignored (and carried along): keys compare by their low 16 bits.
+      await checkSort(device, 'u32', randomU32(n, 77), 'high bits ignored', { bits: 16 });
+      await checkSort(device, 'i32', bitsOf(randomI32(n, 6, 0, 2 ** 20)), 'i32 bits=20', { bits: 20 });
+      await checkSort(device, 'u32', randomU32(n, 7, 2 ** 12), 'bits=12 descending', {
+        bits: 12,
+        descending: true,
+      });
+    });
+  });
+
+  it('writes into given outputs and leaves the inputs untouched', async () => {
+    await gpuTest(async (device) => {
+      const n = tileSize(radixTileConfig(device)) + 17;
+      for (const bits of [32, 24, 8]) {
+        const raw = randomU32(n, bits, 2 ** bits);
+        const perm = referencePermutation('u32', raw);
+        const keys = device.upload(raw);
+        const values = device.upload(Uint32Array.from(perm.keys()));
+        const outKeys = device.array('u32', n + 5);
+        const outValues = device.array('u32', n);
+        await sortPairs(device, keys, values, { bits, outputKeys: outKeys, outputValues: outValues });
+        expectArrayEqual(await download(outKeys, n), permute(raw, perm), `bits=${bits} out keys`);
+        expectArrayEqual(await download(outValues), Uint32Array.from(perm), `bits=${bits} out values`);
+        expectArrayEqual(await download(keys), raw, `bits=${bits} input keys`);
+        const keysOnly = device.array('u32', n);
+        await sortKeys(device, keys, { bits, output: keysOnly });
+        expectArrayEqual(await download(keysOnly), permute(raw, perm), `bits=${bits} sortKeys output`);
+        expectArrayEqual(await download(keys), raw, `bits=${bits} sortKeys input`);
+        for (const a of [keys, values, outKeys, outValues, keysOnly]) a.destroy();
+      }
+    });
+  });
+
+  it('sorts a prefix given by a host count or a GPU count, leaving the rest untouched', async () => {
+    await gpuTest(async (device) => {
+      const tile = tileSize(radixTileConfig(device));
+      const capacity = 3 * tile + 10;
+      const raw = randomU32(capacity, 21);
+      for (const m of [0, 1, tile, 2 * tile + 3, capacity]) {
+        for (const bits of [32, 8]) {
+          const perm = referencePermutation('u32', raw.subarray(0, m), false, bits);
+          const want = raw.slice();
+          want.set(permute(raw, perm));
+          const countArray = device.upload(new Uint32Array([123, m]));
+          for (const count of [m, { array: countArray, index: 1 }]) {
+            const keys = device.upload(raw);
+            const values = device.upload(Uint32Array.from({ length: capacity }, (_, i) => i));
+            await sortPairs(device, keys, values, { count, bits });
+            const where = `m=${m} bits=${bits} ${typeof count === 'number' ? 'host' : 'GPU'} count`;
+            expectArrayEqual(await download(keys), want, `${where} keys`);
+            const wantValues = Uint32Array.from({ length: capacity }, (_, i) => (i < m ? perm[i]! : i));
+            expectArrayEqual(await download(values), wantValues, `${where} values`);
+            keys.destroy();
+            values.destroy();
+          }
+          countArray.destroy();
+        }
+      }
+    });
+  });
+
+  it('records into a caller recorder: two sorts in one submit', async () => {
+    await gpuTest(async (device) => {
+      const n = 5000;
+      const a = randomU32(n, 31);
+      const b = bitsOf(randomF32(n, 32));
+      const ka = device.upload(a);
+      const kb = device.upload(new Float32Array(b.buffer));
+      const rec = device.recorder({ label: 'two sorts' });
+      await sortKeys(rec, ka);
+      await sortKeys(rec, kb, { descending: true });
+      await rec.submit();
+      expectArrayEqual(await download(ka), permute(a, referencePermutation('u32', a)), 'first');
+      expectArrayEqual(await download(kb), permute(b, referencePermutation('f32', b, true)), 'second');
+      ka.destroy();
+      kb.destroy();
+    });
+  });
+
+  it('sorts by (source, target) with two stable passes', async () => {
+    await gpuTest(async (device) => {
+      const n = 20_000;
+      const src = randomU32(n, 41, 300);
+      const dst = randomU32(n, 42, 300);
+      const s = device.upload(src);
+      const t = device.upload(dst);
+      // Sort by target, then stably by source, carrying the other endpoint along as the value.
+      await sortPairs(device, t, s, { bits: 9 });
+      await sortPairs(device, s, t, { bits: 9 });
+      const want = Array.from({ length: n }, (_, i) => [src[i]!, dst[i]!] as const).sort(
+        (x, y) => x[0] - y[0] || x[1] - y[1],
+      );
+      expectArrayEqual(
+        await download(s),
+        Uint32Array.from(want, (e) => e[0]),
+        'sources',
+      );
+      expectArrayEqual(
+        await download(t),
+        Uint32Array.from(want, (e) => e[1]),
+        'targets',
+      );
+      s.destroy();
+      t.destroy();
+    });
+  });
+
+  it('sorts a million pairs', async () => {
+    await gpuTest(async (device) => {
+      await checkSort(device, 'u32', randomU32(2 ** 20 + 3, 55), 'n=2^20+3');
+    });
+  });
+
+  it('rejects bad arguments with InputError', async () => {
+    await gpuTest(async (device) => {
+      const keys = device.upload(new Uint32Array(10));
+      const f = device.upload(new Float32Array(10));
+      const small = device.array('u32', 5);
+      await expect(sortKeys(device, keys, { bits: 0 })).rejects.toThrow(/bits/);
+      await expect(sortKeys(device, keys, { bits: 33 })).rejects.toThrow(InputError);
+      await expect(sortKeys(device, f, { bits: 16 })).rejects.toThrow(/f32/);
+      await expect(sortKeys(device, keys, { count: 11 })).rejects.toThrow(/count/);
+      await expect(sortKeys(device, keys, { output: small })).rejects.toThrow(/at least 10/);
+      await expect(sortKeys(device, keys, { output: f })).rejects.toThrow(/f32/);
+      await expect(sortPairs(device, keys, small)).rejects.toThrow(/values/);
+      await expect(sortPairs(device, keys, keys)).rejects.toThrow(/different/);
+      await expect(sortPairs(device, keys, f, { outputKeys: small })).rejects.toThrow(/both/);
+      for (const a of [keys, f, small]) a.destroy();
+    });
+  });
+});
+
+async function sortedF32(device: WeftDevice, f: Float32Array): Promise<Float32Array> {
+  const a = device.upload(f.slice());
+  await sortKeys(device, a);
+  const out = await a.download();
+  a.destroy();
+  return out;
+}
