@@ -1,4 +1,4 @@
-import { InputError, type WeftDevice } from '@weft/gpu';
+import { InputError, type WeftDevice, wgsl } from '@weft/gpu';
 import {
   adversarialSizes,
   expectArrayEqual,
@@ -122,6 +122,18 @@ describe('segmentedReduce', () => {
     await gpuTest(async (device) => {
       await check(device, new Uint32Array([1_000_000]), plus('f32'), hostMonoids['plus f32'], 'huge f32');
       await check(device, new Uint32Array([5, 900_000, 0, 3]), min('f32'), hostMonoids['min f32'], 'min f32');
+    });
+  });
+
+  it('folds a custom monoid without an atomic (xor) through compare-exchange across tiles', async () => {
+    await gpuTest(async (device) => {
+      const xor: Monoid<'u32'> = {
+        type: 'u32',
+        identity: '0u',
+        combine: wgsl`(a: u32, b: u32) -> u32 { return a ^ b; }`,
+      };
+      const lengths = new Uint32Array([3, 20 * TILE + 5, 0, 2 * TILE, 1]);
+      await check(device, lengths, xor, { identity: 0, combine: (a, b) => (a ^ b) >>> 0 }, 'xor', 9);
     });
   });
 
