@@ -1,1 +1,7 @@
-export {};
+export {
+  CompactPlan,
+  compactArray,
+  compactDownsweep,
+  compactUpsweep,
+  type UpsweepOptions,
+} from './compact.ts';
