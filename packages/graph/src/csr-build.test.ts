@@ -123,7 +123,7 @@ describe('csrFromEdgeList', () => {
     expect(multi.report).toEqual({ selfLoopsDropped: 0, duplicatesDropped: 0, edgesAdded: 1 });
   });
 
-  it('sorts sources with ids up to 2^30 sparsely used and keeps isolated vertices', () => {
+  it('sorts a sparse graph over a million vertex ids and keeps isolated vertices', () => {
     const n = 2 ** 20 + 3;
     const edges: HostEdgeList = {
       vertexCount: n,

@@ -74,36 +74,28 @@ export function csrFromEdgeList(edges: HostEdgeList, options: CsrBuildOptions = 
   }
 
   const n = edges.vertexCount;
-  let order = sortCodes(codes, src, dst, n);
-  if (symmetrize && dedupe === 'none') {
-    codes = withMissingReverses(codes, order, src, dst, n);
-    order = sortCodes(codes, src, dst, n);
-  }
+  if (symmetrize && dedupe === 'none') codes = withMissingReverses(codes, src, dst, n);
+  const { order, sources, targets: sortedTargets } = sortCodes(codes, src, dst, n);
 
   const offsets = new Uint32Array(n + 1);
-  const targets = new Uint32Array(dedupe === 'none' ? codes.length : countGroups(codes, order, src, dst));
+  const targets = new Uint32Array(
+    dedupe === 'none' ? codes.length : countGroups(order, sources, sortedTargets),
+  );
   const w = edges.weights;
   const weights =
     w === undefined ? undefined : new (w.constructor as new (n: number) => HostWeights)(targets.length);
   let out = 0;
   let inputDistinct = 0;
   for (let k = 0; k < order.length; ) {
-    const first = codes[order[k]!]!;
-    const s = sourceOf(first, src, dst);
-    const t = targetOf(first, src, dst);
+    const s = sources[k]!;
+    const t = sortedTargets[k]!;
     let end = k + 1;
-    if (dedupe !== 'none') {
-      while (end < order.length) {
-        const code = codes[order[end]!]!;
-        if (sourceOf(code, src, dst) !== s || targetOf(code, src, dst) !== t) break;
-        end++;
-      }
-    }
+    if (dedupe !== 'none') while (end < order.length && sources[end] === s && sortedTargets[end] === t) end++;
     let hasOriginal = false;
-    for (let j = k; j < end; j++) if ((codes[order[j]!]! & 1) === 0) hasOriginal = true;
+    for (let j = k; j < end; j++) if ((order[j]! & 1) === 0) hasOriginal = true;
     if (hasOriginal) inputDistinct++;
     targets[out] = t;
-    if (weights !== undefined) weights[out] = pickWeight(w!, codes, order, k, end, dedupe);
+    if (weights !== undefined) weights[out] = pickWeight(w!, order, k, end, dedupe);
     offsets[s + 1]!++;
     out++;
     k = end;
@@ -128,71 +120,75 @@ export function csrFromEdgeList(edges: HostEdgeList, options: CsrBuildOptions = 
   };
 }
 
-function sourceOf(code: number, src: Uint32Array, dst: Uint32Array): number {
-  const i = code >>> 1;
-  return code & 1 ? dst[i]! : src[i]!;
+interface SortedCodes {
+  /** The codes ordered by (source, target) and, within equal pairs, by code (input order). */
+  order: Uint32Array;
+  /** Source and target of `order[k]`. */
+  sources: Uint32Array;
+  targets: Uint32Array;
 }
 
-function targetOf(code: number, src: Uint32Array, dst: Uint32Array): number {
-  const i = code >>> 1;
-  return code & 1 ? src[i]! : dst[i]!;
-}
-
-/** Positions into `codes`, ordered by (source, target) and, within equal pairs, by code (input order). */
-function sortCodes(codes: Uint32Array, src: Uint32Array, dst: Uint32Array, n: number): Uint32Array {
+/** Two stable counting sorts (by target, then by source): O(entries + vertices). */
+function sortCodes(codes: Uint32Array, src: Uint32Array, dst: Uint32Array, n: number): SortedCodes {
   const count = new Uint32Array(n + 1);
-  const byTarget = new Uint32Array(codes.length);
-  for (let j = 0; j < codes.length; j++) count[targetOf(codes[j]!, src, dst) + 1]!++;
-  for (let v = 0; v < n; v++) count[v + 1]! += count[v]!;
-  for (let j = 0; j < codes.length; j++) byTarget[count[targetOf(codes[j]!, src, dst)]!++] = j;
-  count.fill(0);
-  for (let j = 0; j < codes.length; j++) count[sourceOf(codes[j]!, src, dst) + 1]!++;
-  for (let v = 0; v < n; v++) count[v + 1]! += count[v]!;
-  const order = new Uint32Array(codes.length);
-  for (let k = 0; k < byTarget.length; k++) {
-    const j = byTarget[k]!;
-    order[count[sourceOf(codes[j]!, src, dst)]!++] = j;
+  const e = codes.length;
+  const keyT = new Uint32Array(e);
+  const keyS = new Uint32Array(e);
+  for (let j = 0; j < e; j++) {
+    const code = codes[j]!;
+    const i = code >>> 1;
+    const t = code & 1 ? src[i]! : dst[i]!;
+    keyT[j] = t;
+    keyS[j] = code & 1 ? dst[i]! : src[i]!;
+    count[t + 1]!++;
   }
-  return order;
+  for (let v = 0; v < n; v++) count[v + 1]! += count[v]!;
+  // Endpoints travel with the positions, so pass 2 reads sequentially and only its writes scatter.
+  const codesByTarget = new Uint32Array(e);
+  const sByT = new Uint32Array(e);
+  const tByT = new Uint32Array(e);
+  for (let j = 0; j < e; j++) {
+    const t = keyT[j]!;
+    const p = count[t]!++;
+    codesByTarget[p] = codes[j]!;
+    sByT[p] = keyS[j]!;
+    tByT[p] = t;
+  }
+  count.fill(0);
+  for (let j = 0; j < e; j++) count[keyS[j]! + 1]!++;
+  for (let v = 0; v < n; v++) count[v + 1]! += count[v]!;
+  const order = keyT;
+  const sources = keyS;
+  const targets = new Uint32Array(e);
+  for (let k = 0; k < e; k++) {
+    const s = sByT[k]!;
+    const p = count[s]!++;
+    order[p] = codesByTarget[k]!;
+    sources[p] = s;
+    targets[p] = tByT[k]!;
+  }
+  return { order, sources, targets };
 }
 
-function countGroups(codes: Uint32Array, order: Uint32Array, src: Uint32Array, dst: Uint32Array): number {
-  let groups = 0;
-  let ps = -1;
-  let pt = -1;
-  for (let k = 0; k < order.length; k++) {
-    const code = codes[order[k]!]!;
-    const s = sourceOf(code, src, dst);
-    const t = targetOf(code, src, dst);
-    if (s !== ps || t !== pt) groups++;
-    ps = s;
-    pt = t;
-  }
+function countGroups(order: Uint32Array, sources: Uint32Array, targets: Uint32Array): number {
+  let groups = order.length > 0 ? 1 : 0;
+  for (let k = 1; k < order.length; k++)
+    if (sources[k] !== sources[k - 1] || targets[k] !== targets[k - 1]) groups++;
   return groups;
 }
 
-/** Appends the reverse of every non-loop edge (u, v) for which no (v, u) exists; `order` sorts `codes`. */
-function withMissingReverses(
-  codes: Uint32Array,
-  order: Uint32Array,
-  src: Uint32Array,
-  dst: Uint32Array,
-  n: number,
-): Uint32Array {
+/** Appends the reverse of every non-loop edge (u, v) for which the input has no (v, u). */
+function withMissingReverses(codes: Uint32Array, src: Uint32Array, dst: Uint32Array, n: number): Uint32Array {
+  const { sources, targets } = sortCodes(codes, src, dst, n);
   const rowStart = new Uint32Array(n + 1);
-  const sortedTargets = new Uint32Array(order.length);
-  for (let k = 0; k < order.length; k++) {
-    const code = codes[order[k]!]!;
-    rowStart[sourceOf(code, src, dst) + 1]!++;
-    sortedTargets[k] = targetOf(code, src, dst);
-  }
+  for (let k = 0; k < sources.length; k++) rowStart[sources[k]! + 1]!++;
   for (let v = 0; v < n; v++) rowStart[v + 1]! += rowStart[v]!;
   const added: number[] = [];
   for (let j = 0; j < codes.length; j++) {
     const code = codes[j]!;
-    const u = sourceOf(code, src, dst);
-    const v = targetOf(code, src, dst);
-    if (u !== v && !sortedContains(sortedTargets, rowStart[v]!, rowStart[v + 1]!, u)) added.push(code | 1);
+    const u = src[code >>> 1]!;
+    const v = dst[code >>> 1]!;
+    if (u !== v && !sortedContains(targets, rowStart[v]!, rowStart[v + 1]!, u)) added.push(code | 1);
   }
   const out = new Uint32Array(codes.length + added.length);
   out.set(codes);
@@ -213,18 +209,16 @@ function sortedContains(a: Uint32Array, begin: number, end: number, x: number): 
 
 function pickWeight(
   w: HostWeights,
-  codes: Uint32Array,
   order: Uint32Array,
   begin: number,
   end: number,
   rule: DedupeRule,
 ): number {
-  const at = (k: number) => w[codes[order[k]!]! >>> 1]!;
-  if (rule === 'first' || rule === 'none') return at(begin);
-  if (rule === 'last') return at(end - 1);
-  let best = at(begin);
+  if (rule === 'first' || rule === 'none') return w[order[begin]! >>> 1]!;
+  if (rule === 'last') return w[order[end - 1]! >>> 1]!;
+  let best = w[order[begin]! >>> 1]!;
   for (let k = begin + 1; k < end; k++) {
-    const x = at(k);
+    const x = w[order[k]! >>> 1]!;
     if (rule === 'min' ? x < best : x > best) best = x;
   }
   return best;
