@@ -12,7 +12,7 @@ function checkOutput(what: string, count: Count, output: DeviceArray, name: stri
 
 /**
  * moderngpu's `load_balance_search`: `output[i]` = the segment holding work item i, for i in [0, count).
- * Offsets as in {@link transformLbs}.
+ * Offsets as in {@link transformLbs}; a GPU-resident count is bounded by `output.length`.
  */
 export async function loadBalancedSearch(
   target: Target,
@@ -30,6 +30,7 @@ export async function loadBalancedSearch(
     segmentOffsets,
     numSegments,
     wgsl`(index: u32, seg: u32, rank: u32) { ${rw(output)}[index] = seg; }`,
+    { maxCount: output.length },
   );
 }
 
@@ -64,5 +65,6 @@ export async function intervalExpand(
     segmentOffsets,
     numSegments,
     wgsl`(index: u32, seg: u32, rank: u32) { ${rw(output)}[index] = ${values}[seg]; }`,
+    { maxCount: output.length },
   );
 }

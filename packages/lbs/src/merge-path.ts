@@ -41,7 +41,8 @@ export interface CountSource {
   readonly onGpu: boolean;
 }
 
-export function countSource(count: Count, numSegments: Count): CountSource {
+export function countSource(count: Count, numSegments: Count, maxMerge: number): CountSource {
+  const onGpu = isGpuCount(count) || isGpuCount(numSegments);
   const paramTypes: Record<string, ElementType> = {};
   const params: Record<string, number> = {};
   const bindingDecls: Record<string, BindingDecl> = {};
@@ -58,9 +59,18 @@ export function countSource(count: Count, numSegments: Count): CountSource {
     params[name] = c;
     return `fn lbs_${name}() -> u32 { return params.${name}; }`;
   };
+  // GPU counts are clamped to the merge length the scratch was sized for: items past it are dropped
+  // rather than written out of bounds.
+  if (onGpu) {
+    paramTypes['max_merge'] = 'u32';
+    params['max_merge'] = maxMerge;
+  }
+  const merge = onGpu
+    ? 'min(lbs_item_count() + lbs_segment_count(), params.max_merge)'
+    : 'lbs_item_count() + lbs_segment_count()';
   const wgsl = `${fn('item_count', count)}\n${fn('segment_count', numSegments)}
 // Tiles cover the merge of items [0, count) with segment starts [0, segments).
-fn lbs_merge_length() -> u32 { return lbs_item_count() + lbs_segment_count(); }
+fn lbs_merge_length() -> u32 { return ${merge}; }
 fn lbs_tile_count() -> u32 { return (lbs_merge_length() + ${TILE - 1}u) / ${TILE}u; }`;
   return {
     wgsl,
@@ -68,7 +78,7 @@ fn lbs_tile_count() -> u32 { return (lbs_merge_length() + ${TILE - 1}u) / ${TILE
     params,
     bindingDecls,
     bindings,
-    onGpu: isGpuCount(count) || isGpuCount(numSegments),
+    onGpu,
   };
 }
 
@@ -142,12 +152,16 @@ export function checkSegments(
   count: Count,
   segmentOffsets: DeviceArray<'u32'>,
   numSegments: Count,
+  maxCount?: number,
 ): void {
   if (segmentOffsets.type !== 'u32') {
     throw new InputError(`segmentOffsets must be u32, got ${segmentOffsets.type}`, what);
   }
   if (!isGpuCount(count) && (!Number.isInteger(count) || count < 0 || count > MAX_MERGE)) {
     throw new InputError(`count must be an integer in [0, 2^32), got ${count}`, what);
+  }
+  if (maxCount !== undefined && (!Number.isInteger(maxCount) || maxCount < 0 || maxCount > MAX_MERGE)) {
+    throw new InputError(`maxCount must be an integer in [0, 2^32), got ${maxCount}`, what);
   }
   if (!isGpuCount(numSegments)) {
     if (!Number.isInteger(numSegments) || numSegments < 0) {
@@ -171,19 +185,22 @@ export function checkSegments(
 /**
  * Records the partition kernel: a binary search along each tile's first diagonal of the merge of items with
  * segment starts, so every tile gets TILE merge steps however skewed the segment lengths are.
+ * `maxCount` bounds a GPU-resident item count (default: anything below 2^32), which sizes the scratch.
  */
 export async function planMergePath(
   rec: Recorder,
   count: Count,
   segmentOffsets: DeviceArray<'u32'>,
   numSegments: Count,
+  maxCount = MAX_MERGE,
 ): Promise<MergePathPlan> {
-  const counts = countSource(count, numSegments);
-  const device = rec.device;
-  // Host counts size everything exactly; a GPU count is bounded only by the u32 merge length.
-  const itemBound = isGpuCount(count) ? MAX_MERGE : count;
+  // Host counts size everything exactly; GPU counts by their bounds.
+  const itemBound = isGpuCount(count) ? maxCount : count;
   const segmentBound = isGpuCount(numSegments) ? segmentOffsets.length : numSegments;
-  const maxTiles = Math.ceil(Math.min(MAX_MERGE, itemBound + segmentBound) / TILE);
+  const maxMerge = Math.min(MAX_MERGE, itemBound + segmentBound);
+  const maxTiles = Math.ceil(maxMerge / TILE);
+  const counts = countSource(count, numSegments, maxMerge);
+  const device = rec.device;
   const partitions = rec.scratch('u32', maxTiles + 1, 'lbs partitions');
 
   const partition = await device.kernel({

@@ -8,7 +8,7 @@ import {
   randomU32,
   skewedLengths,
 } from '@weft/testing';
-import { describe, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { TILE, transformLbs } from './index.ts';
 import { forEachItem, offsetsOf } from './reference.ts';
 
@@ -73,6 +73,36 @@ describe('transformLbs', () => {
       });
       expectClose(await out.download(), want, () => 1e-6);
       for (const a of [off, v, w, out]) a.destroy();
+    });
+  });
+
+  it('bounds a GPU count by maxCount: items up to it are visited, none written out of place', async () => {
+    await gpuTest(async (device) => {
+      const lengths = skewedLengths(3_000, 50_000, 31);
+      const { offsets, count } = offsetsOf(lengths);
+      const off = device.upload(offsets);
+      const gpuCount = device.upload(new Uint32Array([count]));
+      const out = device.array('u32', count);
+      await out.fill(0xffffffff);
+      const maxCount = 20_000;
+      await transformLbs(
+        device,
+        { array: gpuCount, index: 0 },
+        off,
+        lengths.length,
+        wgsl`(index: u32, seg: u32, rank: u32) { ${rw(out)}[index] = seg; }`,
+        { maxCount },
+      );
+      const got = await out.download();
+      const want = new Uint32Array(count);
+      forEachItem(count, offsets, lengths.length, (i, s) => {
+        want[i] = s;
+      });
+      expectArrayEqual(got.subarray(0, maxCount), want.subarray(0, maxCount), 'items below maxCount');
+      for (let i = maxCount; i < count; i++) {
+        if (got[i] !== 0xffffffff && got[i] !== want[i]) expect.fail(`item ${i} is ${got[i]}`);
+      }
+      for (const a of [off, gpuCount, out]) a.destroy();
     });
   });
 

@@ -65,6 +65,14 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
   }
 }`;
 
+export interface TransformLbsOptions {
+  /**
+   * Upper bound of a GPU-resident `count`: sizes the scratch (by default for any count below 2^32, about
+   * 6 MiB per call). Items past it are dropped. Ignored for host counts.
+   */
+  readonly maxCount?: number;
+}
+
 /**
  * moderngpu's `transform_lbs`: calls `f(index, seg, rank)` once for every work item `index` in [0, count),
  * where `seg` is the segment holding the item and `rank = index - segmentOffsets[seg]` its place in it.
@@ -76,7 +84,8 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
  * (when it is not 0) belong to no segment and get none either.
  *
  * `count` and `numSegments` may live on the GPU (a scan total, a frontier length): the grids are then
- * computed on the GPU and nothing is read back; `segmentOffsets` must still hold `numSegments` entries.
+ * computed on the GPU and nothing is read back; `segmentOffsets` must still hold `numSegments` entries, and
+ * `options.maxCount` (when given) must bound `count`.
  * Work is split by merge path over (items, segment starts), so every workgroup does the same amount however
  * skewed the lengths: one segment of millions of items or millions of empty segments.
  *
@@ -91,10 +100,11 @@ export async function transformLbs(
   segmentOffsets: DeviceArray<'u32'>,
   numSegments: Count,
   f: Functor,
+  options: TransformLbsOptions = {},
 ): Promise<void> {
-  checkSegments('transformLbs', count, segmentOffsets, numSegments);
+  checkSegments('transformLbs', count, segmentOffsets, numSegments, options.maxCount);
   await onTarget(target, 'transformLbs', async (rec) => {
-    const plan = await planMergePath(rec, count, segmentOffsets, numSegments);
+    const plan = await planMergePath(rec, count, segmentOffsets, numSegments, options.maxCount);
     const { counts } = plan;
     const kernel = await rec.device.kernel({
       label: 'transformLbs tile',

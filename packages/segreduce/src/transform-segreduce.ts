@@ -15,6 +15,11 @@ import { fixupKernel, tileKernel, type ValueSource } from './segreduce-kernels.t
 export interface SegreduceOptions<T extends ReduceType = ReduceType> {
   /** How values combine; default `plus(output.type)`. Its type must be the output's. */
   readonly monoid?: Monoid<T>;
+  /**
+   * Upper bound of a GPU-resident `count`: sizes the scratch (by default for any count below 2^32, about
+   * 12 MiB per call). Items past it are dropped. Ignored for host counts.
+   */
+  readonly maxCount?: number;
 }
 
 function checkOutput(what: string, output: DeviceArray, numSegments: Count, monoid: Monoid): void {
@@ -41,8 +46,9 @@ async function record(
   source: { kind: ValueSource; functor?: Functor; values?: DeviceArray },
   output: DeviceArray,
   monoid: Monoid,
+  maxCount: number | undefined,
 ): Promise<void> {
-  const plan = await planMergePath(rec, count, segmentOffsets, numSegments);
+  const plan = await planMergePath(rec, count, segmentOffsets, numSegments, maxCount);
   const { counts } = plan;
   const T = monoid.type;
   const carry = rec.scratch('u32', Math.max(1, plan.maxTiles), 'segreduce carry');
@@ -121,15 +127,26 @@ export async function transformSegreduce<T extends ReduceType>(
   options: SegreduceOptions<T> = {},
 ): Promise<void> {
   const monoid = options.monoid ?? plus(output.type);
-  checkSegments('transformSegreduce', count, segmentOffsets, numSegments);
+  checkSegments('transformSegreduce', count, segmentOffsets, numSegments, options.maxCount);
   checkOutput('transformSegreduce', output, numSegments, monoid);
   await onTarget(target, 'transformSegreduce', (rec) =>
-    record(rec, count, segmentOffsets, numSegments, { kind: 'functor', functor: f }, output, monoid),
+    record(
+      rec,
+      count,
+      segmentOffsets,
+      numSegments,
+      { kind: 'functor', functor: f },
+      output,
+      monoid,
+      options.maxCount,
+    ),
   );
 }
 
-export interface SegmentedReduceOptions<T extends ReduceType = ReduceType> extends SegreduceOptions<T> {
-  /** Items to reduce, default `values.length`; may live on the GPU. */
+export interface SegmentedReduceOptions<T extends ReduceType = ReduceType> {
+  /** How values combine; default `plus(output.type)`. Its type must be the output's. */
+  readonly monoid?: Monoid<T>;
+  /** Items to reduce, default `values.length`; may live on the GPU (at most `values.length`). */
   readonly count?: Count;
 }
 
@@ -167,6 +184,6 @@ export async function segmentedReduce<T extends ReduceType>(
   checkSegments('segmentedReduce', count, segmentOffsets, numSegments);
   checkOutput('segmentedReduce', output, numSegments, monoid);
   await onTarget(target, 'segmentedReduce', (rec) =>
-    record(rec, count, segmentOffsets, numSegments, { kind: 'array', values }, output, monoid),
+    record(rec, count, segmentOffsets, numSegments, { kind: 'array', values }, output, monoid, values.length),
   );
 }
