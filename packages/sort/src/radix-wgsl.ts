@@ -40,7 +40,7 @@ const PARAMS = {
 } as const;
 export const RADIX_PARAMS = PARAMS;
 
-const ITEM_COUNT = /* wgsl */ `
+export const ITEM_COUNT = /* wgsl */ `
 fn item_count() -> u32 {
   if (params.gpu_count != 0u) { return min(count[params.count_index], params.n); }
   return params.n;
@@ -54,7 +54,7 @@ fn digit_of(raw: u32) -> u32 { return (order_key(raw) >> params.shift) & 0xffu; 
  * without assuming how the hardware lays subgroups over `local_invocation_index`. Needs full subgroups.
  * Returns (exclusive prefix, workgroup total) for both components.
  */
-function slotScanWgsl(maxSubgroups: number): string {
+export function slotScanWgsl(maxSubgroups: number): string {
   return /* wgsl */ `
 var<workgroup> sg_totals: array<vec2<u32>, ${maxSubgroups}>;
 var<workgroup> ticket: atomic<u32>;
@@ -153,13 +153,10 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
 `;
 }
 
-export function downsweepWgsl(config: RadixTileConfig, pairs: boolean): string {
-  const kpt = config.keysPerThread;
+/** Workgroup memory and helpers of a kernel that ranks a tile (see {@link rankTileWgsl}). */
+export function tileSharedWgsl(config: RadixTileConfig): string {
   const tile = tileSize(config);
-  const histWords = config.maxSubgroups * 128;
   return /* wgsl */ `
-${ORDER_KEY_WGSL}
-${ITEM_COUNT}
 ${slotScanWgsl(config.maxSubgroups)}
 // First the per-subgroup digit histograms (two 16-bit counters per word: a subgroup ranks at most one
 // tile, 2^16 > ${tile} keys), then, reused, the tile's keys (and values) staged in sorted order.
@@ -184,18 +181,32 @@ fn lowest_lane(m: vec4<u32>) -> u32 {
   if (m.z != 0u) { return 64u + firstTrailingBit(m.z); }
   return 96u + firstTrailingBit(m.w);
 }
+`;
+}
 
-@compute @workgroup_size(${THREADS})
-fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
-        @builtin(local_invocation_index) lid: u32,
-        @builtin(subgroup_invocation_id) lane: u32, @builtin(subgroup_size) sg_size: u32) {
-  let tile = weft_workgroup_index(wid, nwg);
-  for (var i = lid; i < ${histWords}u; i += ${THREADS}u) { atomicStore(&shared_words[i], 0u); }
-  if (lid == 0u) { n_shared = item_count(); atomicStore(&ticket, 0u); }
-  let n = workgroupUniformLoad(&n_shared);
-  let tile_start = tile * ${tile}u;
-  if (tile >= params.num_tiles || tile_start >= n) { return; }
+/** Zeroes the per-subgroup histograms and the subgroup ticket (before the barrier that reads `n`). */
+export function tileInitWgsl(config: RadixTileConfig): string {
+  return /* wgsl */ `
+  for (var i = lid; i < ${config.maxSubgroups * 128}u; i += ${THREADS}u) { atomicStore(&shared_words[i], 0u); }
+  if (lid == 0u) { atomicStore(&ticket, 0u); }`;
+}
 
+/**
+ * Ranks the tile at `tile_start` (keys < `n` valid) stably and stages its keys in `shared_words` in
+ * digit order. Leaves, per slot (= digit): `tile_count` (keys of the digit in the tile, valid only),
+ * `digit_start` (exclusive prefix of `digitTotal` over digits), `local_start[]` (tile-local digit
+ * starts), and per thread `pos[]`/`vals[]` for staging values. `afterCount` runs as soon as
+ * `tile_count` is known (OneSweep publishes it there).
+ */
+export function rankTileWgsl(
+  config: RadixTileConfig,
+  pairs: boolean,
+  digitTotal: string,
+  afterCount = '',
+): string {
+  const kpt = config.keysPerThread;
+  const tile = tileSize(config);
+  return /* wgsl */ `
   // Subgroup w ranks the contiguous block [w * sg_size * KPT, +sg_size * KPT) of the tile, KPT rounds of
   // sg_size consecutive keys, so (w, round, lane) order is input order: ranking in that order is stable.
   let w = subgroup_index();
@@ -219,7 +230,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     let d = select(255u, digit_of(key), valid);
     // Lanes holding the same digit: intersect the ballots of its 8 bits (vec4 masks: up to 128 lanes).
     var peers = all_lanes;
-    for (var b = 0u; b < ${8}u; b++) {
+    for (var b = 0u; b < 8u; b++) {
       let bit_set = ((d >> b) & 1u) == 1u;
       let ballot = subgroupBallot(bit_set);
       peers &= select(~ballot, ballot, bit_set);
@@ -247,9 +258,13 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     local_start[slot + 128u] = run >> 16u;
   }
   workgroupBarrier();
-  let starts = slot_scan(vec2<u32>(local_start[slot], digit_total[slot]), w, lane, sg_size, num_sg);
+  let valid_in_tile = min(${tile}u, n - tile_start);
+  let count_with_padding = local_start[slot];
+  let tile_count = count_with_padding - select(0u, ${tile}u - valid_in_tile, slot == 255u);
+  ${afterCount}
+  let starts = slot_scan(vec2<u32>(count_with_padding, ${digitTotal}), w, lane, sg_size, num_sg);
   local_start[slot] = starts.x;
-  global_base[slot] = starts.y + row_prefix[slot * params.num_tiles + tile];
+  let digit_start = starts.y;
   workgroupBarrier();
   for (var k = 0u; k < ${kpt}u; k++) {
     let valid = block + k * sg_size + lane < n;
@@ -259,9 +274,15 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
   }
   // The histograms are read; the same words now take the staged tile.
   workgroupBarrier();
-  for (var k = 0u; k < ${kpt}u; k++) { atomicStore(&shared_words[pos[k]], keys[k]); }
+  for (var k = 0u; k < ${kpt}u; k++) { atomicStore(&shared_words[pos[k]], keys[k]); }`;
+}
+
+/** Writes the staged tile to `global_base[digit] + rank within the digit` (keys, then values). */
+export function scatterTileWgsl(config: RadixTileConfig, pairs: boolean): string {
+  const kpt = config.keysPerThread;
+  return /* wgsl */ `
+  // Staged keys and global_base must be complete.
   workgroupBarrier();
-  let valid_in_tile = min(${tile}u, n - tile_start);
   ${pairs ? `var dst: array<u32, ${kpt}>;` : ''}
   for (var j = 0u; j < ${kpt}u; j++) {
     let i = j * ${THREADS}u + lid;
@@ -283,7 +304,29 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     if (i < valid_in_tile) { values_out[dst[j]] = atomicLoad(&shared_words[i]); }
   }`
       : ''
-  }
+  }`;
+}
+
+export function downsweepWgsl(config: RadixTileConfig, pairs: boolean): string {
+  const tile = tileSize(config);
+  return /* wgsl */ `
+${ORDER_KEY_WGSL}
+${ITEM_COUNT}
+${tileSharedWgsl(config)}
+
+@compute @workgroup_size(${THREADS})
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+        @builtin(local_invocation_index) lid: u32,
+        @builtin(subgroup_invocation_id) lane: u32, @builtin(subgroup_size) sg_size: u32) {
+  let tile = weft_workgroup_index(wid, nwg);
+  ${tileInitWgsl(config)}
+  if (lid == 0u) { n_shared = item_count(); }
+  let n = workgroupUniformLoad(&n_shared);
+  let tile_start = tile * ${tile}u;
+  if (tile >= params.num_tiles || tile_start >= n) { return; }
+  ${rankTileWgsl(config, pairs, 'digit_total[slot]')}
+  global_base[slot] = digit_start + row_prefix[slot * params.num_tiles + tile];
+  ${scatterTileWgsl(config, pairs)}
 }
 `;
 }
