@@ -32,6 +32,6 @@ export {
 export { BINARY_CSR_VERSION, type BinaryCsrOptions, readBinaryCsr, writeBinaryCsr } from './io/binary-csr.ts';
 export { type DimacsOptions, parseDimacs } from './io/dimacs.ts';
 export { type EdgeListOptions, parseEdgeList } from './io/edge-list.ts';
-export { type ByteSource, bytesSource } from './io/lines.ts';
+export { type ByteSource, bytesSource, readableChunks } from './io/lines.ts';
 export { type MatrixMarketOptions, parseMatrixMarket } from './io/matrix-market.ts';
 export type { WeightType } from './io/weights.ts';

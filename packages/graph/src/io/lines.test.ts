@@ -1,7 +1,7 @@
 import { mulberry32 } from '@weft/testing';
 import { describe, expect, it } from 'vitest';
 import { crc32 } from './crc32.ts';
-import { bytesSource, forEachLine, LineTokens } from './lines.ts';
+import { bytesSource, forEachLine, LineTokens, readableChunks } from './lines.ts';
 
 async function collect(chunks: Iterable<Uint8Array>): Promise<string[]> {
   const out: string[] = [];
@@ -63,5 +63,22 @@ describe('crc32', () => {
     expect(crc32(0, bytes)).toBe(0xcbf43926);
     expect(crc32(crc32(0, bytes.subarray(0, 5)), bytes.subarray(5))).toBe(0xcbf43926);
     expect(crc32(0, new Uint8Array(0))).toBe(0);
+  });
+});
+
+describe('readableChunks', () => {
+  it('reads a web ReadableStream chunk by chunk', async () => {
+    const parts = ['ab\nc', 'd\r', '\ne'].map((p) => new TextEncoder().encode(p));
+    const stream = new ReadableStream<Uint8Array>({
+      start(controller) {
+        for (const p of parts) controller.enqueue(p);
+        controller.close();
+      },
+    });
+    const out: string[] = [];
+    await forEachLine(readableChunks(stream), (b, s, e) =>
+      out.push(new TextDecoder().decode(b.subarray(s, e))),
+    );
+    expect(out).toEqual(['ab', 'cd', 'e']);
   });
 });

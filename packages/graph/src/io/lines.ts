@@ -15,6 +15,23 @@ export function bytesSource(data: Uint8Array | string, chunkSize = 1 << 20): Ite
 }
 
 /**
+ * The chunks of a web `ReadableStream` (e.g. `fetch(url).then((r) => r.body)`), for browsers whose streams are
+ * not async-iterable yet.
+ */
+export async function* readableChunks(stream: ReadableStream<Uint8Array>): AsyncGenerator<Uint8Array> {
+  const reader = stream.getReader();
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return;
+      yield value;
+    }
+  } finally {
+    reader.releaseLock();
+  }
+}
+
+/**
  * One line of a text file without its line ending: `bytes[start .. end)`. The view is only valid during the
  * callback (the bytes may be a carry buffer reused for the next line).
  */
