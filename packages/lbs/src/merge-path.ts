@@ -71,7 +71,11 @@ export function countSource(count: Count, numSegments: Count, maxMerge: number):
   const wgsl = `${fn('item_count', count)}\n${fn('segment_count', numSegments)}
 // Tiles cover the merge of items [0, count) with segment starts [0, segments).
 fn lbs_merge_length() -> u32 { return ${merge}; }
-fn lbs_tile_count() -> u32 { return (lbs_merge_length() + ${TILE - 1}u) / ${TILE}u; }`;
+// Rounded up without adding TILE - 1, which would wrap for merges near 2^32.
+fn lbs_tile_count() -> u32 {
+  let merge = lbs_merge_length();
+  return merge / ${TILE}u + select(0u, 1u, merge % ${TILE}u != 0u);
+}`;
   return {
     wgsl,
     paramTypes,
