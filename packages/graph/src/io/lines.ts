@@ -94,7 +94,12 @@ function appendBytes(
 
 const SPACE = 32;
 const TAB = 9;
-const COMMA = 44;
+
+/** Separator bytes: space, tab, CR, vertical tab, form feed; commas only where a format allows them. */
+const SEPARATORS = new Uint8Array(256);
+for (const b of [SPACE, TAB, CR, 11, 12]) SEPARATORS[b] = 1;
+const SEPARATORS_AND_COMMA = SEPARATORS.slice();
+SEPARATORS_AND_COMMA[44] = 1;
 
 /** Splits a line into tokens (separated by spaces, tabs and, when allowed, commas) and parses them. */
 export class LineTokens {
@@ -104,28 +109,29 @@ export class LineTokens {
   count = 0;
   /** For error messages: `"<file>:<line>"`. */
   where = '';
+  readonly #separator: Uint8Array;
 
-  constructor(readonly commas: boolean) {}
-
-  split(bytes: Uint8Array, start: number, end: number, where: string): this {
-    this.bytes = bytes;
-    this.where = where;
-    this.count = 0;
-    let i = start;
-    while (i < end) {
-      while (i < end && this.#isSeparator(bytes[i]!)) i++;
-      if (i >= end) break;
-      const s = i;
-      while (i < end && !this.#isSeparator(bytes[i]!)) i++;
-      this.starts[this.count] = s;
-      this.ends[this.count] = i;
-      this.count++;
-    }
-    return this;
+  constructor(commas: boolean) {
+    this.#separator = commas ? SEPARATORS_AND_COMMA : SEPARATORS;
   }
 
-  #isSeparator(b: number): boolean {
-    return b === SPACE || b === TAB || b === CR || b === 11 || b === 12 || (this.commas && b === COMMA);
+  split(bytes: Uint8Array, start: number, end: number, where: string): this {
+    const sep = this.#separator;
+    this.bytes = bytes;
+    this.where = where;
+    let count = 0;
+    let i = start;
+    while (i < end) {
+      while (i < end && sep[bytes[i]!] === 1) i++;
+      if (i >= end) break;
+      const s = i;
+      while (i < end && sep[bytes[i]!] !== 1) i++;
+      this.starts[count] = s;
+      this.ends[count] = i;
+      count++;
+    }
+    this.count = count;
+    return this;
   }
 
   text(i: number): string {
@@ -134,18 +140,30 @@ export class LineTokens {
     return s;
   }
 
+  /** Digits `[s, e)` as a number, or -1 if any byte is not a digit or there are none. */
+  #digits(s: number, e: number): number {
+    if (s >= e) return -1;
+    const bytes = this.bytes;
+    let v = 0;
+    for (let k = s; k < e; k++) {
+      const d = bytes[k]! - 48;
+      if (d < 0 || d > 9) return -1;
+      v = v * 10 + d;
+    }
+    return v;
+  }
+
   /** Token `i` as a non-negative integer (at most 2^53 - 1); `what` names it in errors. */
   unsigned(i: number, what: string): number {
     const s = this.starts[i]!;
     const e = this.ends[i]!;
-    if (this.bytes[s] === 45 /* - */ && e - s > 1 && isDigitRun(this.bytes, s + 1, e)) {
-      throw new InputError(`${what} is negative: '${this.text(i)}'`, this.where);
-    }
-    if (!isDigitRun(this.bytes, s, e)) {
+    const v = this.#digits(s, e);
+    if (v < 0) {
+      if (this.bytes[s] === 45 /* - */ && this.#digits(s + 1, e) >= 0) {
+        throw new InputError(`${what} is negative: '${this.text(i)}'`, this.where);
+      }
       throw new InputError(`${what} is not a non-negative integer: '${this.text(i)}'`, this.where);
     }
-    let v = 0;
-    for (let k = s; k < e; k++) v = v * 10 + (this.bytes[k]! - 48);
     if (!Number.isSafeInteger(v)) throw new InputError(`${what} is too large: '${this.text(i)}'`, this.where);
     return v;
   }
@@ -155,11 +173,8 @@ export class LineTokens {
     const s = this.starts[i]!;
     const sign = this.bytes[s] === 45 ? -1 : 1;
     const digits = this.bytes[s] === 45 || this.bytes[s] === 43 ? s + 1 : s;
-    if (!isDigitRun(this.bytes, digits, this.ends[i]!)) {
-      throw new InputError(`${what} is not an integer: '${this.text(i)}'`, this.where);
-    }
-    let v = 0;
-    for (let k = digits; k < this.ends[i]!; k++) v = v * 10 + (this.bytes[k]! - 48);
+    const v = this.#digits(digits, this.ends[i]!);
+    if (v < 0) throw new InputError(`${what} is not an integer: '${this.text(i)}'`, this.where);
     if (!Number.isSafeInteger(v)) throw new InputError(`${what} is too large: '${this.text(i)}'`, this.where);
     return sign * v;
   }
@@ -168,9 +183,13 @@ export class LineTokens {
   real(i: number, what: string): number {
     const s = this.starts[i]!;
     const e = this.ends[i]!;
-    let k = s;
-    if (this.bytes[k] === 45 || this.bytes[k] === 43) k++;
-    if (e - k <= 9 && isDigitRun(this.bytes, k, e)) return this.integer(i, what);
+    const sign = this.bytes[s] === 45 ? -1 : 1;
+    const digits = this.bytes[s] === 45 || this.bytes[s] === 43 ? s + 1 : s;
+    // Short digit runs are exact as integers; everything else goes through the decimal parser.
+    if (e - digits <= 15) {
+      const v = this.#digits(digits, e);
+      if (v >= 0) return sign * v;
+    }
     const text = this.text(i);
     if (!REAL.test(text)) throw new InputError(`${what} is not a number: '${text}'`, this.where);
     return Number(text);
@@ -178,24 +197,6 @@ export class LineTokens {
 }
 
 const REAL = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
-
-function isDigitRun(bytes: Uint8Array, s: number, e: number): boolean {
-  if (s >= e) return false;
-  for (let k = s; k < e; k++) {
-    const b = bytes[k]!;
-    if (b < 48 || b > 57) return false;
-  }
-  return true;
-}
-
-/** True when `bytes[start .. end)` holds only spaces and tabs. */
-export function isBlank(bytes: Uint8Array, start: number, end: number): boolean {
-  for (let k = start; k < end; k++) {
-    const b = bytes[k]!;
-    if (b !== SPACE && b !== TAB && b !== CR) return false;
-  }
-  return true;
-}
 
 /** First byte that is not a space or tab, or -1. */
 export function firstNonBlank(bytes: Uint8Array, start: number, end: number): number {
