@@ -14,11 +14,13 @@ const USAGE = `usage: weft bench [options]
   --sizes LIST      comma-separated sizes: log2 (16,20,24) or counts (1000000); default by adapter
   --cases REGEX     only cases whose name matches
   --repeat N        timed runs per measurement after one warm-up (default 10; 3 on software adapters)
+  --warmup-ms N     warm-up time per measurement before timing (default 200; 0 on software adapters)
   --seed N          seed of every generated input (default 1)
   --json FILE       write every parameter and measurement as JSON
   --html FILE       write a self-contained HTML report with charts
   --anchors FILE    JSON from anchors/torch_anchors.py measured in the same command; adds ratios
   --dawn OPTION     pass an option to Dawn's create() (repeatable), e.g. enable-dawn-features=disable_robustness
+  --no-pool         destroy released buffers instead of reusing them
   --unsafe          Dawn without robustness, validation, workgroup zero-init and timestamp quantization
 `;
 
@@ -45,11 +47,13 @@ async function bench(args: string[]): Promise<number> {
       cases: { type: 'string' },
       repeat: { type: 'string' },
       seed: { type: 'string', default: '1' },
+      'warmup-ms': { type: 'string' },
       json: { type: 'string' },
       html: { type: 'string' },
       anchors: { type: 'string' },
       dawn: { type: 'string', multiple: true, default: [] },
       unsafe: { type: 'boolean', default: false },
+      'no-pool': { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
@@ -58,8 +62,12 @@ async function bench(args: string[]): Promise<number> {
     return 0;
   }
   process.env['XDG_RUNTIME_DIR'] ??= '/tmp';
-  const dawnOptions = [...values.dawn, ...(values.unsafe ? UNSAFE : [])];
-  const device = await requestDevice({ dawnOptions });
+  // Timestamps are quantized by default (a fingerprinting defence); benchmarks need them exact.
+  const dawnOptions = [
+    ...values.dawn,
+    ...(values.unsafe ? UNSAFE : ['disable-dawn-features=timestamp_quantization']),
+  ];
+  const device = await requestDevice({ dawnOptions, ...(values['no-pool'] ? { poolBytes: 0 } : {}) });
   try {
     return await runBench(device, values, dawnOptions);
   } finally {
@@ -75,6 +83,7 @@ async function runBench(
     cases?: string | undefined;
     repeat?: string | undefined;
     seed: string;
+    'warmup-ms'?: string | undefined;
     json?: string | undefined;
     html?: string | undefined;
     anchors?: string | undefined;
@@ -97,6 +106,7 @@ async function runBench(
       : [2 ** 16, 2 ** 18, 2 ** 20, 2 ** 22, 2 ** 24, 2 ** 26, 2 ** 27];
   const repeat = Number(values.repeat ?? (software ? 3 : 10));
   const seed = Number(values.seed);
+  const warmupMs = Number(values['warmup-ms'] ?? (software ? 0 : 200));
   const filter = values.cases ? new RegExp(values.cases) : undefined;
   const anchors = values.anchors
     ? (JSON.parse(await readFile(values.anchors, 'utf8')) as AnchorFile)
@@ -111,6 +121,9 @@ async function runBench(
       ...(await measureCases(device, suite, cases, sizes, {
         repeat,
         seed,
+        warmupMs,
+        batchMs: software ? 0 : 5,
+        maxBatch: 100,
         onProgress: progress,
       })),
     );
@@ -120,7 +133,7 @@ async function runBench(
     date: new Date().toISOString(),
     versions: { weft: gpuPackage.version, node: process.version },
     adapter: device.adapter,
-    options: { sizes, repeat, seed, suites: values.suite, cases: values.cases ?? null },
+    options: { sizes, repeat, seed, warmupMs, suites: values.suite, cases: values.cases ?? null },
     measurements: withComparisons(all, anchors),
   };
   if (anchors) report.anchors = anchors;

@@ -22,13 +22,22 @@ export interface Measurement {
   clock: 'gpu' | 'wall';
   itemsPerSec: number;
   bytesPerSec: number;
+  /** Dispatches per run. */
   dispatches: number;
+  /** Runs recorded back to back in each timed submit (times are per run). */
+  runsPerBatch: number;
   valid: boolean;
   error?: string;
 }
 
 export interface MeasureOptions {
   repeat: number;
+  /** Keep running warm-up repetitions until this much wall time has passed (GPU clocks ramp up slowly). */
+  warmupMs: number;
+  /** Aim for timed submits of about this much GPU time (runs per submit chosen from the warm-up). */
+  batchMs: number;
+  /** At most this many runs per submit (bounds memory of per-run scratch). */
+  maxBatch: number;
   seed: number;
   onProgress?: (done: number, total: number, label: string) => void;
 }
@@ -40,8 +49,8 @@ const median = (xs: number[]) => {
 };
 
 /**
- * Runs every case at every size: one warm-up run (compiles pipelines, fills pools), `repeat` timed runs
- * (one submit each), then validation of the last run's output. A run that fails validation is
+ * Runs every case at every size: warm-up runs (compile pipelines, fill pools, ramp clocks), `repeat` timed
+ * submits of several runs each (times are per run), then validation of the last run's output. A run that fails validation is
  * reported as failed, whatever its speed; an exception is reported, never swallowed.
  */
 export async function measureCases(
@@ -76,17 +85,36 @@ async function measureOne(
   let inst: Awaited<ReturnType<BenchCase['setup']>> | undefined;
   try {
     inst = await c.setup(device, n, options.seed);
-    const once = async (): Promise<SubmitResult> => {
+    // `runs` repetitions in one submit: a busy queue, as in real pipelines (a GPU fed one short submit at a
+    // time drops its clocks; on the H100 through Vulkan that halved measured bandwidth).
+    const batch = async (runs: number): Promise<SubmitResult> => {
       const rec = device.recorder({ label: c.name, timing: true });
-      await inst!.run(rec);
+      for (let r = 0; r < runs; r++) await inst!.run(rec);
       return rec.submit();
     };
-    await once();
+    const perRun = (r: SubmitResult, runs: number) =>
+      (r.gpuNs !== undefined ? r.gpuNs / 1e6 : r.wallMs) / runs;
+    // Warm-up: the first run compiles pipelines and fills pools; then batches until warmupMs has passed.
+    let estimate = perRun(await batch(1), 1);
+    let runsPerBatch = Math.max(
+      1,
+      Math.min(options.maxBatch, Math.round(options.batchMs / Math.max(estimate, 1e-3))),
+    );
+    const warmStart = performance.now();
+    while (performance.now() - warmStart < options.warmupMs) {
+      estimate = perRun(await batch(runsPerBatch), runsPerBatch);
+      runsPerBatch = Math.max(
+        1,
+        Math.min(options.maxBatch, Math.round(options.batchMs / Math.max(estimate, 1e-3))),
+      );
+    }
     const runs: SubmitResult[] = [];
-    for (let r = 0; r < options.repeat; r++) runs.push(await once());
+    for (let r = 0; r < options.repeat; r++) runs.push(await batch(runsPerBatch));
     const error = await inst.validate();
-    const gpu = runs.every((r) => r.gpuNs !== undefined) ? runs.map((r) => r.gpuNs! / 1e6) : undefined;
-    const wall = runs.map((r) => r.wallMs);
+    const gpu = runs.every((r) => r.gpuNs !== undefined)
+      ? runs.map((r) => r.gpuNs! / 1e6 / runsPerBatch)
+      : undefined;
+    const wall = runs.map((r) => r.wallMs / runsPerBatch);
     const times = gpu ?? wall;
     const timeMs = median(times);
     const m: Measurement = {
@@ -100,7 +128,8 @@ async function measureOne(
       clock: gpu ? 'gpu' : 'wall',
       itemsPerSec: inst.items / (timeMs / 1e3),
       bytesPerSec: inst.bytes / (timeMs / 1e3),
-      dispatches: runs[0]?.dispatches ?? 0,
+      dispatches: (runs[0]?.dispatches ?? 0) / runsPerBatch,
+      runsPerBatch,
       valid: error === null,
     };
     if (gpu) m.gpuMs = timeMs;
@@ -119,6 +148,7 @@ async function measureOne(
       itemsPerSec: 0,
       bytesPerSec: 0,
       dispatches: 0,
+      runsPerBatch: 0,
       valid: false,
       error: `${(e as Error).name}: ${(e as Error).message}`,
     };

@@ -19,7 +19,10 @@ export interface BenchInstance {
   readonly items: number;
   /** Bytes the run must move at minimum (reads + writes), for GB/s. */
   readonly bytes: number;
-  /** Records one complete run (scratch clears included). */
+  /**
+   * Records one complete run (scratch clears included). Runs must be repeatable: several are recorded back
+   * to back into one submit, and the output after any number of runs must validate.
+   */
   run(rec: Recorder): Promise<void>;
   /** Checks the last run's output; returns null when correct, else what is wrong. */
   validate(): Promise<string | null>;

@@ -57,6 +57,8 @@ export interface RequestDeviceOptions {
   /** Extra required limits, on top of the maxima Weft asks for. */
   requiredLimits?: Record<string, number>;
   label?: string;
+  /** Bytes of released buffers the pool keeps for reuse (default 2 GiB; 0 destroys on release). */
+  poolBytes?: number;
 }
 
 // dawn.node instances must stay strongly referenced while their devices live (a collected instance crashes
@@ -119,7 +121,7 @@ export async function requestDevice(options: RequestDeviceOptions = {}): Promise
       label: options.label ?? 'weft',
     });
     const report = describeAdapter(adapter.info, device, source, options.dawnOptions ?? []);
-    return new WeftDevice(device, report, true, instance);
+    return new WeftDevice(device, report, true, instance, options.poolBytes);
   } catch (e) {
     liveInstances.delete(instance);
     throw e;
@@ -191,9 +193,10 @@ export class WeftDevice {
     /** Whether Weft created the device (and so may destroy it). */
     readonly owned: boolean,
     instance: unknown,
+    poolBytes?: number,
   ) {
     this.#instance = instance;
-    this.pool = new BufferPool(device, device.limits.maxBufferSize);
+    this.pool = new BufferPool(device, device.limits.maxBufferSize, poolBytes);
     this.#lostPromise = device.lost.then((info) => {
       this.#lost = new DeviceLostError(info.reason, info.message);
       throw this.#lost;

@@ -50,4 +50,11 @@ export {
   type SubmitResult,
   type Workgroups,
 } from './recorder.ts';
-export { copy, onTarget, type Target, transform } from './transform.ts';
+export {
+  type CopyOptions,
+  copy,
+  onTarget,
+  type Target,
+  type TransformOptions,
+  transform,
+} from './transform.ts';

@@ -5,6 +5,13 @@ import type { Functor } from './functor.ts';
 import { Recorder } from './recorder.ts';
 
 const WORKGROUP = 256;
+const DEFAULT_ITEMS_PER_THREAD = 4;
+const DEFAULT_VECTORS_PER_THREAD = 1;
+
+export interface TransformOptions {
+  /** Items each thread handles (tuning; the default was chosen on the H100 bench). */
+  itemsPerThread?: number;
+}
 
 /** Where a primitive's work goes: a recorder (recorded, submitted by the caller) or a device (submitted now). */
 export type Target = WeftDevice | Recorder;
@@ -28,7 +35,14 @@ export async function onTarget(target: Target, label: string, record: (rec: Reco
  * await transform(device, n, wgsl`(i: u32) { ${rw(out)}[i] = ${input}[i] * 2u; }`);
  * ```
  */
-export async function transform(target: Target, n: Count, f: Functor): Promise<void> {
+export async function transform(
+  target: Target,
+  n: Count,
+  f: Functor,
+  options: TransformOptions = {},
+): Promise<void> {
+  const items = options.itemsPerThread ?? DEFAULT_ITEMS_PER_THREAD;
+  const perGroup = WORKGROUP * items;
   if (!isGpuCount(n) && (!Number.isInteger(n) || n < 0 || n > 0xffffffff)) {
     throw new InputError(`n must be an integer in [0, 2^32), got ${n}`, 'transform');
   }
@@ -39,22 +53,28 @@ export async function transform(target: Target, n: Count, f: Functor): Promise<v
       params: gpuCount ? { count_index: 'u32' } : { n: 'u32' },
       bindings: gpuCount ? { count: { type: 'array<u32>', access: 'read' } } : {},
       functors: { weft_op: f },
+      constants: { ITEMS: items },
       code: /* wgsl */ `
+override ITEMS: u32;
 @compute @workgroup_size(${WORKGROUP})
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
         @builtin(local_invocation_index) lid: u32) {
-  let i = weft_workgroup_index(wid, nwg) * ${WORKGROUP}u + lid;
+  // Several items per thread, strided by the workgroup size: coalesced, and more loads in flight per thread.
+  let base = weft_workgroup_index(wid, nwg) * ${WORKGROUP}u * ITEMS + lid;
   let n = ${gpuCount ? 'count[params.count_index]' : 'params.n'};
-  if (i < n) { weft_op(i); }
+  for (var j = 0u; j < ITEMS; j++) {
+    let i = base + j * ${WORKGROUP}u;
+    if (i < n) { weft_op(i); }
+  }
 }`,
     });
     if (isGpuCount(n)) {
-      await rec.dispatchOver(kernel, n, WORKGROUP, {
+      await rec.dispatchOver(kernel, n, perGroup, {
         bindings: { count: n.array },
         params: { count_index: n.index },
       });
     } else {
-      rec.dispatch(kernel, { params: { n }, workgroups: Math.ceil(n / WORKGROUP) });
+      rec.dispatch(kernel, { params: { n }, workgroups: Math.ceil(n / perGroup) });
     }
   });
 }
@@ -63,7 +83,19 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
  * Copies `src` into `dst` with a kernel that moves 16-byte vectors (the bandwidth reference for every
  * primitive; `Recorder.copy` uses the copy engine instead).
  */
-export async function copy(target: Target, src: DeviceArray, dst: DeviceArray): Promise<void> {
+export interface CopyOptions {
+  /** 16-byte vectors per thread; all are loaded before any is stored so the loads overlap. */
+  vectorsPerThread?: number;
+  /** Cap the grid at this many workgroups and loop over the array (grid-stride); default: one pass. */
+  maxWorkgroups?: number;
+}
+
+/**
+ * Copies `src` into `dst` with a kernel that moves 16-byte vectors (the bandwidth reference for every
+ * primitive; `Recorder.copy` uses the copy engine instead).
+ */
+export async function copy(target: Target, src: DeviceArray, dst: DeviceArray, options: CopyOptions = {}) {
+  const vectors = options.vectorsPerThread ?? DEFAULT_VECTORS_PER_THREAD;
   if (src.type !== dst.type || dst.length < src.length) {
     throw new InputError(
       `cannot copy ${src.type}[${src.length}] '${src.label}' into ${dst.type}[${dst.length}] '${dst.label}'`,
@@ -79,18 +111,32 @@ export async function copy(target: Target, src: DeviceArray, dst: DeviceArray): 
       },
       params: { n4: 'u32' },
       code: /* wgsl */ `
+const V = ${vectors}u;
 @compute @workgroup_size(${WORKGROUP})
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
         @builtin(local_invocation_index) lid: u32) {
-  let i = weft_workgroup_index(wid, nwg) * ${WORKGROUP}u + lid;
-  if (i < params.n4) { dst[i] = src[i]; }
+  let stride = nwg.x * nwg.y * ${WORKGROUP}u * V;
+  // Loads first, then stores: the compiler cannot move a load above a store to another binding
+  // (bindings may alias), so interleaving them would serialize memory latency.
+  for (var base = weft_workgroup_index(wid, nwg) * ${WORKGROUP}u * V + lid; base < params.n4; base += stride) {
+    var v: array<vec4<u32>, V>;
+    for (var j = 0u; j < V; j++) {
+      let i = base + j * ${WORKGROUP}u;
+      if (i < params.n4) { v[j] = src[i]; }
+    }
+    for (var j = 0u; j < V; j++) {
+      let i = base + j * ${WORKGROUP}u;
+      if (i < params.n4) { dst[i] = v[j]; }
+    }
+  }
 }`,
     });
     const full = Math.floor(src.length / 4);
+    const groups = Math.ceil(full / (WORKGROUP * vectors));
     rec.dispatch(kernel, {
       bindings: { src, dst },
       params: { n4: full },
-      workgroups: Math.ceil(full / WORKGROUP),
+      workgroups: Math.min(groups, options.maxWorkgroups ?? groups),
     });
     // The tail (fewer than 4 elements) goes through the copy engine so dst's other elements stay untouched.
     const tail = src.length - full * 4;

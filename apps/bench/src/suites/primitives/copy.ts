@@ -1,28 +1,33 @@
-import { copy, rw, transform, wgsl } from '@weft/gpu';
+import { type CopyOptions, copy, rw, transform, wgsl } from '@weft/gpu';
 import { randomU32 } from '../../random.ts';
 import type { BenchCase } from '../../types.ts';
 import { firstMismatch } from '../../validate.ts';
 
 /** The bandwidth reference: a kernel that copies 16-byte vectors. */
-export const copyKernelCase: BenchCase = {
-  name: 'copy kernel u32',
-  family: 'copy',
-  async setup(device, n, seed) {
-    const host = randomU32(n, seed);
-    const src = device.upload(host, { label: 'copy src' });
-    const dst = device.array('u32', n, { label: 'copy dst' });
-    return {
-      items: n,
-      bytes: 8 * n,
-      run: (rec) => copy(rec, src, dst),
-      validate: async () => firstMismatch(await dst.download(), host),
-      destroy: () => {
-        src.destroy();
-        dst.destroy();
-      },
-    };
-  },
-};
+export const copyKernelCase: BenchCase = copyKernelVariant('copy kernel u32');
+
+/** Copy kernels with other vector counts per thread (for tuning runs: `--cases copy`). */
+export function copyKernelVariant(name: string, options: CopyOptions = {}): BenchCase {
+  return {
+    name,
+    family: 'copy',
+    async setup(device, n, seed) {
+      const host = randomU32(n, seed);
+      const src = device.upload(host, { label: 'copy src' });
+      const dst = device.array('u32', n, { label: 'copy dst' });
+      return {
+        items: n,
+        bytes: 8 * n,
+        run: (rec) => copy(rec, src, dst, options),
+        validate: async () => firstMismatch(await dst.download(), host),
+        destroy: () => {
+          src.destroy();
+          dst.destroy();
+        },
+      };
+    },
+  };
+}
 
 /** `copyBufferToBuffer`: what the copy engine does, for comparison with the kernel. */
 export const copyEngineCase: BenchCase = {
@@ -48,27 +53,32 @@ export const copyEngineCase: BenchCase = {
 };
 
 /** moderngpu's transform with a functor that reads one array and writes another. */
-export const transformCase: BenchCase = {
-  name: 'transform u32 (x*3+1)',
-  family: 'transform',
-  async setup(device, n, seed) {
-    const host = randomU32(n, seed);
-    const src = device.upload(host);
-    const dst = device.array('u32', n);
-    const f = wgsl`(i: u32) { ${rw(dst)}[i] = ${src}[i] * 3u + 1u; }`;
-    return {
-      items: n,
-      bytes: 8 * n,
-      run: (rec) => transform(rec, n, f),
-      validate: async () =>
-        firstMismatch(
-          await dst.download(),
-          host.map((x) => (Math.imul(x, 3) + 1) >>> 0),
-        ),
-      destroy: () => {
-        src.destroy();
-        dst.destroy();
-      },
-    };
-  },
-};
+export const transformCase: BenchCase = transformVariant('transform u32 (x*3+1)');
+
+/** Transforms with other items per thread (for tuning runs). */
+export function transformVariant(name: string, itemsPerThread?: number): BenchCase {
+  return {
+    name,
+    family: 'transform',
+    async setup(device, n, seed) {
+      const host = randomU32(n, seed);
+      const src = device.upload(host);
+      const dst = device.array('u32', n);
+      const f = wgsl`(i: u32) { ${rw(dst)}[i] = ${src}[i] * 3u + 1u; }`;
+      return {
+        items: n,
+        bytes: 8 * n,
+        run: (rec) => transform(rec, n, f, itemsPerThread === undefined ? {} : { itemsPerThread }),
+        validate: async () =>
+          firstMismatch(
+            await dst.download(),
+            host.map((x) => (Math.imul(x, 3) + 1) >>> 0),
+          ),
+        destroy: () => {
+          src.destroy();
+          dst.destroy();
+        },
+      };
+    },
+  };
+}
