@@ -28,6 +28,14 @@ describe('uploadGraph', () => {
       expect(graph.targets.destroyed).toBe(true);
       expect(graph.inEdgeIds!.destroyed).toBe(true);
       expect(() => graph.vertexProperty('x', 'u32')).toThrow(/destroyed/);
+      // The pool hands the same buffers to the next graph: its contents must be the new graph's.
+      const { csr: next } = csrFromEdgeList(kronecker({ scale: 12, seed: 12, weights: true }));
+      const again = uploadGraph(device, next, { csc: true });
+      const back2 = await again.toHost();
+      expectArrayEqual(back2.targets, next.targets, 'second graph targets');
+      expectArrayEqual(back2.weights!, next.weights!, 'second graph weights');
+      expectArrayEqual(await again.sources!.download(), cscFromCsr(next).sources, 'second graph sources');
+      again.destroy();
     });
   });
 

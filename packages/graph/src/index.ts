@@ -34,4 +34,11 @@ export { type DimacsOptions, parseDimacs } from './io/dimacs.ts';
 export { type EdgeListOptions, parseEdgeList } from './io/edge-list.ts';
 export { type ByteSource, bytesSource, readableChunks } from './io/lines.ts';
 export { type MatrixMarketOptions, parseMatrixMarket } from './io/matrix-market.ts';
+export {
+  dimacsChunks,
+  type EdgeListWriteOptions,
+  edgeListChunks,
+  type MatrixMarketWriteOptions,
+  matrixMarketChunks,
+} from './io/text-writers.ts';
 export type { WeightType } from './io/weights.ts';

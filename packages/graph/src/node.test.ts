@@ -83,3 +83,26 @@ describe('@weft/graph/node', () => {
     );
   });
 });
+
+describe('writeGraphFile', () => {
+  it('writes every format so that loadGraph reads back the same CSR', async () => {
+    const { csr } = csrFromEdgeList(uniformRandom({ scale: 8, seed: 4, weights: true }));
+    for (const [file, options] of [
+      ['w.wcsr', {}],
+      ['w.mtx', { symmetric: true }],
+      ['w.mtx', {}],
+      ['w.wel', {}],
+      ['w.gr', {}],
+    ] as const) {
+      const path = join(dir, file);
+      await writeGraphFile(path, csr, options);
+      const back = await loadGraph(path, { build: { symmetrize: false } });
+      expectArrayEqual(back.csr.offsets, csr.offsets, `${file} offsets`);
+      expectArrayEqual(back.csr.targets, csr.targets, `${file} targets`);
+      expectArrayEqual(back.csr.weights!, csr.weights!, `${file} weights`);
+    }
+    await expect(writeGraphFile(join(dir, 'x.wcsr'), uniformRandom({ scale: 2, seed: 1 }))).rejects.toThrow(
+      /holds a CSR/,
+    );
+  });
+});

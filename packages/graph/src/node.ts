@@ -2,7 +2,7 @@
  * Node.js file helpers for @weft/graph: open a path as a chunk stream and pick the parser from the extension.
  */
 import { createReadStream } from 'node:fs';
-import { stat, writeFile } from 'node:fs/promises';
+import { open, stat } from 'node:fs/promises';
 import { basename, extname } from 'node:path';
 import { InputError } from '@weft/gpu';
 import { type CsrBuildOptions, type CsrBuildReport, csrFromEdgeList } from './csr-build.ts';
@@ -11,6 +11,7 @@ import { readBinaryCsr, writeBinaryCsr } from './io/binary-csr.ts';
 import { parseDimacs } from './io/dimacs.ts';
 import { type EdgeListOptions, parseEdgeList } from './io/edge-list.ts';
 import { parseMatrixMarket } from './io/matrix-market.ts';
+import { dimacsChunks, edgeListChunks, matrixMarketChunks } from './io/text-writers.ts';
 import type { WeightType } from './io/weights.ts';
 
 export type GraphFileFormat = 'mtx' | 'edgelist' | 'dimacs' | 'wcsr';
@@ -95,7 +96,44 @@ export async function loadGraph(
   return csrFromEdgeList(file.edges, build);
 }
 
-/** Writes a CSR as a .wcsr file. */
-export async function writeGraphFile(path: string, csr: HostCsr): Promise<void> {
-  await writeFile(path, writeBinaryCsr(csr));
+export interface WriteGraphOptions {
+  /** Overrides the format the extension implies. */
+  format?: GraphFileFormat;
+  /** Matrix Market: write an undirected graph as a `symmetric` file (entries with row >= column only). */
+  symmetric?: boolean;
+  /** Edge lists: write ids + 1. */
+  oneBased?: boolean;
+}
+
+/**
+ * Writes a graph in the format the extension names: `.wcsr` (a CSR only), `.mtx`, edge lists (`.el`, `.wel`,
+ * ...) or DIMACS `.gr`, chunk by chunk. Use it to hand Weft's generated graphs to gapbs or Gunrock.
+ */
+export async function writeGraphFile(
+  path: string,
+  graph: HostCsr | HostEdgeList,
+  options: WriteGraphOptions = {},
+): Promise<void> {
+  const format = options.format ?? graphFormatOf(path);
+  let parts: Iterable<Uint8Array>;
+  if (format === 'wcsr') {
+    if (!('offsets' in graph))
+      throw new InputError('.wcsr holds a CSR: build one with csrFromEdgeList', path);
+    parts = [writeBinaryCsr(graph)];
+  } else if (format === 'mtx') {
+    parts = matrixMarketChunks(
+      graph,
+      options.symmetric === undefined ? {} : { symmetric: options.symmetric },
+    );
+  } else if (format === 'dimacs') {
+    parts = dimacsChunks(graph);
+  } else {
+    parts = edgeListChunks(graph, options.oneBased === undefined ? {} : { oneBased: options.oneBased });
+  }
+  const file = await open(path, 'w');
+  try {
+    for (const part of parts) await file.write(part);
+  } finally {
+    await file.close();
+  }
 }
