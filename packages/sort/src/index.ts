@@ -7,6 +7,7 @@ export {
   sortKeys,
   sortPairs,
 } from './radix-sort.ts';
+export type { SortTuning } from './sort-passes.ts';
 export {
   type IntersectCountOptions,
   intersectCount,

@@ -265,6 +265,43 @@ describe('sortKeys / sortPairs', () => {
     });
   });
 
+  it('gives the same results on every path: reduce-then-scan, forced look-back fallbacks', async () => {
+    await gpuTest(async (device) => {
+      const tile = tileSize(radixTileConfig(device));
+      const variants: [string, SortOptions][] = [
+        ['reduce-then-scan', { algorithm: 'reduce-then-scan' }],
+        ['fallback on odd tiles', { tuning: { distrustOddTiles: true } }],
+        ['fallback always', { tuning: { maxSpin: 0 } }],
+      ];
+      const f = randomF32(7 * tile + 1, 12, -10, 10);
+      for (let i = 0; i < f.length; i += 3) f[i] = F32_SPECIALS[i % F32_SPECIALS.length]!;
+      for (const [name, options] of variants) {
+        for (const n of [1, tile - 1, tile, 2 * tile + 1, 9 * tile + 77]) {
+          await checkSort(device, 'u32', randomU32(n, n + 3), `${name} n=${n}`, options);
+        }
+        await checkSort(device, 'u32', randomU32(6 * tile, 4, 3), `${name} few distinct`, options);
+        await checkSort(device, 'f32', bitsOf(f), `${name} f32 descending`, {
+          ...options,
+          descending: true,
+        });
+        await checkSort(device, 'i32', bitsOf(randomI32(3 * tile, 5)), `${name} i32 bits=24`, {
+          ...options,
+          bits: 24,
+        });
+        const m = 4 * tile + 5;
+        const raw = randomU32(5 * tile, 6);
+        const keys = device.upload(raw);
+        const count = { array: device.upload(new Uint32Array([m])), index: 0 };
+        await sortKeys(device, keys, { ...options, count });
+        const want = raw.slice();
+        want.set(permute(raw, referencePermutation('u32', raw.subarray(0, m))));
+        expectArrayEqual(await download(keys), want, `${name} GPU count`);
+        keys.destroy();
+        count.array.destroy();
+      }
+    });
+  });
+
   it('rejects bad arguments with InputError', async () => {
     await gpuTest(async (device) => {
       const keys = device.upload(new Uint32Array(10));
@@ -279,6 +316,7 @@ describe('sortKeys / sortPairs', () => {
       await expect(sortPairs(device, keys, small)).rejects.toThrow(/values/);
       await expect(sortPairs(device, keys, keys)).rejects.toThrow(/different/);
       await expect(sortPairs(device, keys, f, { outputKeys: small })).rejects.toThrow(/both/);
+      await expect(sortKeys(device, keys, { algorithm: 'quick' as 'onesweep' })).rejects.toThrow(/algorithm/);
       for (const a of [keys, f, small]) a.destroy();
     });
   });

@@ -4,25 +4,22 @@ import {
   DeviceLimitError,
   InputError,
   isGpuCount,
-  type Kernel,
   onTarget,
   type Recorder,
   type Target,
   type WeftDevice,
   WeftError,
 } from '@weft/gpu';
+import { MAX_ONESWEEP_ITEMS } from './onesweep-wgsl.ts';
 import { KEY_TYPE_CODE } from './order-key.ts';
+import { COPY_PREFIX_WGSL, RADIX_BITS, type RadixTileConfig, THREADS, tileSize } from './radix-wgsl.ts';
 import {
-  COPY_PREFIX_WGSL,
-  downsweepWgsl,
-  RADIX_BITS,
-  RADIX_PARAMS,
-  type RadixTileConfig,
-  rowScanWgsl,
-  THREADS,
-  tileSize,
-  upsweepWgsl,
-} from './radix-wgsl.ts';
+  type PassArrays,
+  type PassContext,
+  prepareOneSweep,
+  prepareReduceThenScan,
+  type SortTuning,
+} from './sort-passes.ts';
 
 export interface SortOptions {
   /** Sort only the first `count` keys (default: the whole array); may live on the GPU. */
@@ -34,6 +31,14 @@ export interface SortOptions {
   bits?: number;
   /** Largest key first (default false). Still stable: equal keys keep their input order. */
   descending?: boolean;
+  /**
+   * `onesweep` (default): one histogram read, then one read + one write of the keys per pass, tiles
+   * chained by decoupled look-back with fallback. `reduce-then-scan`: an extra read of the keys per pass,
+   * no inter-workgroup communication.
+   */
+  algorithm?: 'onesweep' | 'reduce-then-scan';
+  /** Benchmark and test knobs. */
+  tuning?: SortTuning;
 }
 
 export interface SortKeysOptions extends SortOptions {
@@ -159,22 +164,46 @@ async function radixSort(
   }
   if (capacity === 0) return;
 
+  const algorithm = options.algorithm ?? 'onesweep';
+  if (algorithm !== 'onesweep' && algorithm !== 'reduce-then-scan') {
+    throw new InputError(
+      `algorithm must be 'onesweep' or 'reduce-then-scan', got '${String(algorithm)}'`,
+      `${where} options.algorithm`,
+    );
+  }
+  if (algorithm === 'onesweep' && capacity > MAX_ONESWEEP_ITEMS) {
+    throw new DeviceLimitError(
+      `${where} of ${capacity} keys`,
+      capacity,
+      'OneSweep status word (30-bit counts)',
+      MAX_ONESWEEP_ITEMS,
+      "sort fewer keys or use algorithm: 'reduce-then-scan'",
+    );
+  }
+  if (capacity === 0) return;
+
   await onTarget(target, where, async (rec) => {
     const config = radixTileConfig(rec.device);
-    const numTiles = Math.ceil(capacity / tileSize(config));
     const passes = Math.ceil(bits / RADIX_BITS);
-    const kernels = await radixKernels(rec.device, config, values !== undefined);
-    const rowPrefix = rec.scratch('u32', THREADS * numTiles, 'sort tile prefixes');
-    const digitTotal = rec.scratch('u32', THREADS, 'sort digit totals');
     const countArray = isGpuCount(count) ? count.array : rec.scratch('u32', 1, 'sort count (unused)');
-    const countParams = {
-      n: capacity,
-      gpu_count: isGpuCount(count) ? 1 : 0,
-      count_index: isGpuCount(count) ? count.index : 0,
-      num_tiles: numTiles,
-      key_type: KEY_TYPE_CODE[keys.type],
-      invert: descending ? 0xffffffff : 0,
+    const context: PassContext = {
+      rec,
+      config,
+      passes,
+      pairs: values !== undefined,
+      numTiles: Math.ceil(capacity / tileSize(config)),
+      countArray,
+      params: {
+        n: capacity,
+        gpu_count: isGpuCount(count) ? 1 : 0,
+        count_index: isGpuCount(count) ? count.index : 0,
+        key_type: KEY_TYPE_CODE[keys.type],
+        invert: descending ? 0xffffffff : 0,
+      },
+      tuning: options.tuning ?? {},
     };
+    const recordPass =
+      algorithm === 'onesweep' ? await prepareOneSweep(context, keys) : await prepareReduceThenScan(context);
 
     const finalKeys = outKeys ?? keys;
     const finalValues = outValues ?? values;
@@ -186,41 +215,19 @@ async function radixSort(
 
     // Pass p writes to the final array when an even number of passes remains after it, so the last pass
     // lands there; in place, the first pass must not write the array it reads, so it goes to scratch.
-    let srcKeys: DeviceArray = keys;
-    let srcValues: DeviceArray | undefined = values;
+    let src: PassArrays = { keys, values };
     for (let p = 0; p < passes; p++) {
       const toFinal = inPlace ? p % 2 === 1 : (passes - 1 - p) % 2 === 0;
-      const dstKeys = toFinal ? finalKeys : scratchKeys!;
-      const dstValues = values ? (toFinal ? finalValues! : scratchValues!) : undefined;
-      const params = { ...countParams, shift: p * RADIX_BITS };
-      rec.dispatch(kernels.upsweep, {
-        bindings: { keys_in: srcKeys, row_prefix: rowPrefix, count: countArray },
-        params,
-        workgroups: numTiles,
-      });
-      rec.dispatch(kernels.rowScan, {
-        bindings: { row_prefix: rowPrefix, digit_total: digitTotal, count: countArray },
-        params,
-        workgroups: [THREADS, 1, 1],
-      });
-      const bindings: Record<string, DeviceArray> = {
-        keys_in: srcKeys,
-        keys_out: dstKeys,
-        row_prefix: rowPrefix,
-        digit_total: digitTotal,
-        count: countArray,
+      const dst: PassArrays = {
+        keys: toFinal ? finalKeys : scratchKeys!,
+        values: values ? (toFinal ? finalValues! : scratchValues!) : undefined,
       };
-      if (values) {
-        bindings['values_in'] = srcValues!;
-        bindings['values_out'] = dstValues!;
-      }
-      rec.dispatch(kernels.downsweep, { bindings, params, workgroups: numTiles });
-      srcKeys = dstKeys;
-      srcValues = dstValues;
+      recordPass(p, src, dst);
+      src = dst;
     }
-    if (srcKeys !== finalKeys) {
-      await copyPrefix(rec, srcKeys, finalKeys, count, capacity);
-      if (values) await copyPrefix(rec, srcValues!, finalValues!, count, capacity);
+    if (src.keys !== finalKeys) {
+      await copyPrefix(rec, src.keys, finalKeys, count, capacity);
+      if (values) await copyPrefix(rec, src.values!, finalValues!, count, capacity);
     }
   });
 }
@@ -245,49 +252,4 @@ async function copyPrefix(rec: Recorder, src: DeviceArray, dst: DeviceArray, cou
     params: { n: capacity, count_index: count.index },
     workgroups: Math.ceil(capacity / THREADS),
   });
-}
-
-interface RadixKernels {
-  upsweep: Kernel;
-  rowScan: Kernel;
-  downsweep: Kernel;
-}
-
-async function radixKernels(
-  device: WeftDevice,
-  config: RadixTileConfig,
-  pairs: boolean,
-): Promise<RadixKernels> {
-  const read = { type: 'array<u32>', access: 'read' } as const;
-  const write = { type: 'array<u32>', access: 'read_write' } as const;
-  const [upsweep, rowScan, downsweep] = await Promise.all([
-    device.kernel({
-      label: 'radix upsweep',
-      bindings: { keys_in: read, row_prefix: write, count: read },
-      params: RADIX_PARAMS,
-      code: upsweepWgsl(config),
-    }),
-    device.kernel({
-      label: 'radix row scan',
-      bindings: { row_prefix: write, digit_total: write, count: read },
-      params: RADIX_PARAMS,
-      code: rowScanWgsl(config),
-      subgroups: true,
-    }),
-    device.kernel({
-      label: `radix downsweep${pairs ? ' pairs' : ''}`,
-      bindings: {
-        keys_in: read,
-        keys_out: write,
-        ...(pairs ? { values_in: read, values_out: write } : {}),
-        row_prefix: read,
-        digit_total: read,
-        count: read,
-      },
-      params: RADIX_PARAMS,
-      code: downsweepWgsl(config, pairs),
-      subgroups: true,
-    }),
-  ]);
-  return { upsweep, rowScan, downsweep };
 }

@@ -1,0 +1,185 @@
+/**
+ * WGSL of the OneSweep radix sort (Adinets & Merrill 2022, after Smith's GPUSorting): one `global_hist`
+ * kernel counts every pass's digits in a single read of the keys, then one `onesweep` kernel per 8-bit
+ * digit ranks a tile, publishes its digit counts, and finds the counts of all earlier tiles by decoupled
+ * look-back over 256 bins, WITH fallback: a bin still not ready after a bounded spin makes the whole
+ * workgroup count the stalled tile's digits itself from the keys. WebGPU gives no forward-progress
+ * guarantee between workgroups, so nothing ever waits unboundedly on another workgroup.
+ *
+ * `control` (cleared before every sort): [0, 4) tile tickets per pass, [4, 4 + 4 * 256) digit counts per pass.
+ * `status` (cleared before every sort): per pass, per tile, per digit, one word: 2 flag bits + a 30-bit count.
+ */
+import { ORDER_KEY_WGSL } from './order-key.ts';
+import {
+  ITEM_COUNT,
+  type RadixTileConfig,
+  rankTileWgsl,
+  scatterTileWgsl,
+  THREADS,
+  tileInitWgsl,
+  tileSharedWgsl,
+  tileSize,
+} from './radix-wgsl.ts';
+
+export const ONESWEEP_PARAMS = {
+  n: 'u32',
+  gpu_count: 'u32',
+  count_index: 'u32',
+  shift: 'u32',
+  num_tiles: 'u32',
+  key_type: 'u32',
+  invert: 'u32',
+  pass_index: 'u32',
+  passes: 'u32',
+  /** Test hook: treat odd tiles' published counts as never ready, forcing the fallback path. */
+  distrust_odd: 'u32',
+} as const;
+
+/** Words of `control`: 4 tickets + 4 passes x 256 digit counts. */
+export const CONTROL_WORDS = 4 + 4 * THREADS;
+/** Counts must fit the 30 bits below the status flags. */
+export const MAX_ONESWEEP_ITEMS = 2 ** 30 - 1;
+
+const STATUS = /* wgsl */ `
+const FLAG_AGGREGATE = 0x40000000u; // the tile's own count
+const FLAG_INCLUSIVE = 0x80000000u; // the count of this tile and every earlier tile
+const FLAG_MASK = 0xc0000000u;
+const VALUE_MASK = 0x3fffffffu;
+`;
+
+/** Workgroups of the histogram kernel (grid-stride): enough to fill a large GPU, few global atomics. */
+export const HIST_WORKGROUPS = 1024;
+
+export function globalHistWgsl(): string {
+  return /* wgsl */ `
+${ORDER_KEY_WGSL}
+${ITEM_COUNT}
+var<workgroup> hist: array<atomic<u32>, ${4 * THREADS}>;
+var<workgroup> n_shared: u32;
+
+@compute @workgroup_size(${THREADS})
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+        @builtin(local_invocation_index) lid: u32) {
+  for (var i = lid; i < ${4 * THREADS}u; i += ${THREADS}u) { atomicStore(&hist[i], 0u); }
+  if (lid == 0u) { n_shared = item_count(); }
+  let n = workgroupUniformLoad(&n_shared);
+  let stride = nwg.x * nwg.y * ${THREADS}u;
+  for (var i = weft_workgroup_index(wid, nwg) * ${THREADS}u + lid; i < n; i += stride) {
+    let k = order_key(keys_in[i]);
+    for (var p = 0u; p < params.passes; p++) {
+      atomicAdd(&hist[p * ${THREADS}u + ((k >> (8u * p)) & 0xffu)], 1u);
+    }
+  }
+  workgroupBarrier();
+  for (var i = lid; i < params.passes * ${THREADS}u; i += ${THREADS}u) {
+    let c = atomicLoad(&hist[i]);
+    if (c != 0u) { atomicAdd(&control[4u + i], c); }
+  }
+}
+`;
+}
+
+export function onesweepWgsl(config: RadixTileConfig, pairs: boolean, maxSpin: number): string {
+  const tile = tileSize(config);
+  const kpt = config.keysPerThread;
+  return /* wgsl */ `
+${ORDER_KEY_WGSL}
+${ITEM_COUNT}
+${STATUS}
+${tileSharedWgsl(config)}
+var<workgroup> tile_shared: u32;
+var<workgroup> fallback_hist: array<atomic<u32>, ${THREADS}>;
+// Look-back round flags, double-buffered by round parity so a reset never races a read.
+var<workgroup> need_fallback: array<u32, 2>;
+var<workgroup> pending: array<u32, 2>;
+
+fn status_index(t: u32, digit: u32) -> u32 {
+  return (params.pass_index * params.num_tiles + t) * ${THREADS}u + digit;
+}
+
+@compute @workgroup_size(${THREADS})
+fn main(@builtin(local_invocation_index) lid: u32,
+        @builtin(subgroup_invocation_id) lane: u32, @builtin(subgroup_size) sg_size: u32) {
+  ${tileInitWgsl(config)}
+  if (lid == 0u) {
+    n_shared = item_count();
+    // Tiles in ticket order: a tile's predecessors were started before it, so look-back rarely stalls.
+    tile_shared = atomicAdd(&control[params.pass_index], 1u);
+    need_fallback[0] = 0u;
+    pending[0] = 0u;
+  }
+  let n = workgroupUniformLoad(&n_shared);
+  let tile = workgroupUniformLoad(&tile_shared);
+  let tile_start = tile * ${tile}u;
+  if (tile >= params.num_tiles || tile_start >= n) { return; }
+  ${rankTileWgsl(
+    config,
+    pairs,
+    'atomicLoad(&control[4u + params.pass_index * 256u + slot])',
+    `// Publish early: later tiles may be waiting for this count.
+  if (tile == 0u) { atomicMax(&status[status_index(0u, slot)], FLAG_INCLUSIVE | tile_count); }
+  else { atomicMax(&status[status_index(tile, slot)], FLAG_AGGREGATE | tile_count); }`,
+  )}
+
+  // Decoupled look-back for digit \`slot\`: walk back over earlier tiles, adding aggregates, until an
+  // inclusive count. Every thread still looking is at the same tile \`look\` in each round.
+  var excl = 0u;
+  var done = tile == 0u;
+  var look = tile;
+  var round = 0u;
+  if (tile != 0u) {
+    loop {
+      let par = round & 1u;
+      look -= 1u;
+      var stalled = false;
+      if (!done) {
+        var s = 0u;
+        let distrusted = params.distrust_odd != 0u && (look & 1u) == 1u;
+        if (!distrusted) {
+          for (var spin = 0u; spin < ${maxSpin}u; spin++) {
+            s = atomicLoad(&status[status_index(look, slot)]);
+            if ((s & FLAG_MASK) != 0u) { break; }
+          }
+        }
+        if ((s & FLAG_MASK) == 0u) {
+          stalled = true;
+        } else {
+          excl += s & VALUE_MASK;
+          done = (s & FLAG_INCLUSIVE) != 0u;
+        }
+      }
+      if (stalled) { need_fallback[par] = 1u; }
+      let fallback = workgroupUniformLoad(&need_fallback[par]);
+      // Everyone has read last round's flags: reset them for the next round.
+      if (lid == 0u) {
+        need_fallback[par ^ 1u] = 0u;
+        pending[par ^ 1u] = 0u;
+      }
+      if (fallback != 0u) {
+        // Count the stalled tile's digits from its keys, and share the result through its status.
+        atomicStore(&fallback_hist[lid], 0u);
+        workgroupBarrier();
+        let look_start = look * ${tile}u;
+        for (var j = 0u; j < ${kpt}u; j++) {
+          let i = look_start + j * ${THREADS}u + lid;
+          if (i < n) { atomicAdd(&fallback_hist[digit_of(keys_in[i])], 1u); }
+        }
+        workgroupBarrier();
+        if (stalled) {
+          let c = atomicLoad(&fallback_hist[slot]);
+          excl += c;
+          done = look == 0u;
+          atomicMax(&status[status_index(look, slot)], select(FLAG_AGGREGATE, FLAG_INCLUSIVE, done) | c);
+        }
+      }
+      if (!done) { pending[par] = 1u; }
+      if (workgroupUniformLoad(&pending[par]) == 0u) { break; }
+      round += 1u;
+    }
+    atomicMax(&status[status_index(tile, slot)], FLAG_INCLUSIVE | (excl + tile_count));
+  }
+  global_base[slot] = digit_start + excl;
+  ${scatterTileWgsl(config, pairs)}
+}
+`;
+}

@@ -1,0 +1,178 @@
+import type { DeviceArray, Recorder } from '@weft/gpu';
+import {
+  CONTROL_WORDS,
+  globalHistWgsl,
+  HIST_WORKGROUPS,
+  ONESWEEP_PARAMS,
+  onesweepWgsl,
+} from './onesweep-wgsl.ts';
+import {
+  downsweepWgsl,
+  RADIX_BITS,
+  RADIX_PARAMS,
+  type RadixTileConfig,
+  rowScanWgsl,
+  THREADS,
+  upsweepWgsl,
+} from './radix-wgsl.ts';
+
+/** Knobs for benchmarks and tests; the defaults are the tuned values. */
+export interface SortTuning {
+  /** OneSweep: polls of a predecessor's status before counting its keys itself (default 64). */
+  maxSpin?: number;
+  /** OneSweep test hook: never trust odd tiles' published counts, so the fallback path always runs. */
+  distrustOddTiles?: boolean;
+}
+
+export interface PassContext {
+  readonly rec: Recorder;
+  readonly config: RadixTileConfig;
+  readonly passes: number;
+  readonly pairs: boolean;
+  readonly numTiles: number;
+  readonly countArray: DeviceArray<'u32'>;
+  /** n, gpu_count, count_index, key_type, invert. */
+  readonly params: Readonly<Record<string, number>>;
+  readonly tuning: SortTuning;
+}
+
+export interface PassArrays {
+  keys: DeviceArray;
+  values: DeviceArray | undefined;
+}
+
+/** Records digit pass `p` from `src` into `dst`. */
+export type RecordPass = (p: number, src: PassArrays, dst: PassArrays) => void;
+
+const read = { type: 'array<u32>', access: 'read' } as const;
+const write = { type: 'array<u32>', access: 'read_write' } as const;
+const atomics = { type: 'array<atomic<u32>>', access: 'read_write' } as const;
+
+function passBindings(src: PassArrays, dst: PassArrays): Record<string, DeviceArray> {
+  const b: Record<string, DeviceArray> = { keys_in: src.keys, keys_out: dst.keys };
+  if (src.values && dst.values) {
+    b['values_in'] = src.values;
+    b['values_out'] = dst.values;
+  }
+  return b;
+}
+
+/**
+ * Reduce-then-scan: per pass an upsweep (tile digit counts), a scan of each digit's row over tiles, and
+ * a downsweep. Reads the keys twice per pass. Scratch: 256 x tiles + 256 u32.
+ */
+export async function prepareReduceThenScan(ctx: PassContext): Promise<RecordPass> {
+  const { rec, config, numTiles, countArray } = ctx;
+  const device = rec.device;
+  const [upsweep, rowScan, downsweep] = await Promise.all([
+    device.kernel({
+      label: 'radix upsweep',
+      bindings: { keys_in: read, row_prefix: write, count: read },
+      params: RADIX_PARAMS,
+      code: upsweepWgsl(config),
+    }),
+    device.kernel({
+      label: 'radix row scan',
+      bindings: { row_prefix: write, digit_total: write, count: read },
+      params: RADIX_PARAMS,
+      code: rowScanWgsl(config),
+      subgroups: true,
+    }),
+    device.kernel({
+      label: `radix downsweep${ctx.pairs ? ' pairs' : ''}`,
+      bindings: {
+        keys_in: read,
+        keys_out: write,
+        ...(ctx.pairs ? { values_in: read, values_out: write } : {}),
+        row_prefix: read,
+        digit_total: read,
+        count: read,
+      },
+      params: RADIX_PARAMS,
+      code: downsweepWgsl(config, ctx.pairs),
+      subgroups: true,
+    }),
+  ]);
+  const rowPrefix = rec.scratch('u32', THREADS * numTiles, 'sort tile prefixes');
+  const digitTotal = rec.scratch('u32', THREADS, 'sort digit totals');
+  return (p, src, dst) => {
+    const params = { ...ctx.params, num_tiles: numTiles, shift: p * RADIX_BITS };
+    rec.dispatch(upsweep, {
+      bindings: { keys_in: src.keys, row_prefix: rowPrefix, count: countArray },
+      params,
+      workgroups: numTiles,
+    });
+    rec.dispatch(rowScan, {
+      bindings: { row_prefix: rowPrefix, digit_total: digitTotal, count: countArray },
+      params,
+      workgroups: [THREADS, 1, 1],
+    });
+    rec.dispatch(downsweep, {
+      bindings: {
+        ...passBindings(src, dst),
+        row_prefix: rowPrefix,
+        digit_total: digitTotal,
+        count: countArray,
+      },
+      params,
+      workgroups: numTiles,
+    });
+  };
+}
+
+/**
+ * OneSweep: one histogram kernel for all passes (recorded now, reading `keys`), then one kernel per pass.
+ * Scratch: the status words (passes x 256 x tiles u32, about n / 4 bytes per pass) and 1028 control words,
+ * both cleared here (stale flags from an earlier sort would be read as published counts).
+ */
+export async function prepareOneSweep(ctx: PassContext, keys: DeviceArray): Promise<RecordPass> {
+  const { rec, config, numTiles, countArray, passes } = ctx;
+  const device = rec.device;
+  const maxSpin = ctx.tuning.maxSpin ?? 64;
+  const [hist, pass] = await Promise.all([
+    device.kernel({
+      label: 'onesweep histogram',
+      bindings: { keys_in: read, control: atomics, count: read },
+      params: ONESWEEP_PARAMS,
+      code: globalHistWgsl(),
+    }),
+    device.kernel({
+      label: `onesweep pass${ctx.pairs ? ' pairs' : ''}`,
+      bindings: {
+        keys_in: read,
+        keys_out: write,
+        ...(ctx.pairs ? { values_in: read, values_out: write } : {}),
+        status: atomics,
+        control: atomics,
+        count: read,
+      },
+      params: ONESWEEP_PARAMS,
+      code: onesweepWgsl(config, ctx.pairs, maxSpin),
+      subgroups: true,
+    }),
+  ]);
+  const control = rec.scratch('u32', CONTROL_WORDS, 'onesweep control');
+  const status = rec.scratch('u32', passes * numTiles * THREADS, 'onesweep status');
+  rec.clear(control);
+  rec.clear(status);
+  const baseParams = {
+    ...ctx.params,
+    num_tiles: numTiles,
+    passes,
+    distrust_odd: ctx.tuning.distrustOddTiles ? 1 : 0,
+    shift: 0,
+    pass_index: 0,
+  };
+  rec.dispatch(hist, {
+    bindings: { keys_in: keys, control, count: countArray },
+    params: baseParams,
+    workgroups: Math.min(HIST_WORKGROUPS, numTiles * 4),
+  });
+  return (p, src, dst) => {
+    rec.dispatch(pass, {
+      bindings: { ...passBindings(src, dst), status, control, count: countArray },
+      params: { ...baseParams, pass_index: p, shift: p * RADIX_BITS },
+      workgroups: numTiles,
+    });
+  };
+}
