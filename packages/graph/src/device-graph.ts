@@ -1,6 +1,6 @@
 import { type DeviceArray, type ElementType, InputError, type WeftDevice } from '@weft/gpu';
 import { cscFromCsr } from './csr-build.ts';
-import type { HostCsr, HostWeights } from './host-graph.ts';
+import type { HostCsr } from './host-graph.ts';
 import { validateCsr } from './host-graph.ts';
 
 /**
@@ -85,13 +85,8 @@ export interface UploadGraphOptions {
   csc?: boolean;
 }
 
-type WeightType = 'u32' | 'i32' | 'f32';
-
-function weightTypeOf(w: HostWeights): WeightType {
-  if (w instanceof Uint32Array) return 'u32';
-  if (w instanceof Int32Array) return 'i32';
-  return 'f32';
-}
+/** Element types of device edge weights: those of `HostWeights`. */
+export type WeightElementType = 'u32' | 'i32' | 'f32';
 
 /**
  * A graph in GPU memory: CSR out-edges (`offsets`, `targets`, optional `weights`), optional CSC in-edges,
@@ -109,7 +104,7 @@ export class DeviceGraph {
     readonly directed: boolean,
     readonly offsets: DeviceArray<'u32'>,
     readonly targets: DeviceArray<'u32'>,
-    readonly weights: DeviceArray<WeightType> | undefined,
+    readonly weights: DeviceArray<WeightElementType> | undefined,
     readonly csc: DeviceCsc | undefined,
   ) {
     this.vertexData = new VertexData(device, vertexCount);
@@ -203,7 +198,7 @@ export function uploadGraph(device: WeftDevice, csr: HostCsr, options: UploadGra
     const weights =
       csr.weights === undefined
         ? undefined
-        : (up(csr.weights, 'graph edge weights') as DeviceArray<ReturnType<typeof weightTypeOf>>);
+        : (up(csr.weights, 'graph edge weights') as DeviceArray<WeightElementType>);
     let csc: DeviceCsc | undefined;
     if (options.csc) {
       const host = cscFromCsr(csr);

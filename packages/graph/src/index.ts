@@ -14,6 +14,7 @@ export {
   type UploadGraphOptions,
   uploadGraph,
   VertexData,
+  type WeightElementType,
 } from './device-graph.ts';
 export { type GeometricGraph, type RandomGeometricOptions, randomGeometric } from './generators/geometric.ts';
 export { type GridOptions, grid } from './generators/grid.ts';
