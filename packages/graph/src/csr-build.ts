@@ -34,9 +34,10 @@ export interface CsrBuildResult {
 }
 
 /*
- * Entries are coded as `2 * i` for input edge i as given and `2 * i + 1` for its reverse, so both directions of
- * edge i sort next to each other in input order and the weight rules ('first', 'min', ...) pick the same weight
- * for (u, v) and (v, u): the symmetrized graph has symmetric weights.
+ * Entries are coded as `2 * i` for input edge i as given and `2 * i + 1` for its reverse. The sorts are stable
+ * and codes follow input order, so the group of (u, v) and the group of (v, u) hold the same input edges in the
+ * same order: every weight rule ('first', 'min', ...) picks the same weight for both, and a symmetrized graph
+ * has symmetric weights.
  */
 
 /**

@@ -28,5 +28,5 @@ export class Growable<A extends Uint32Array | Int32Array | Float32Array | Float6
 
 /** Initial capacity for a count read from a file: trusted only up to a bound, so a bogus header cannot exhaust memory. */
 export function capacityHint(claimed: number): number {
-  return Math.min(Math.max(claimed, 16), 1 << 24);
+  return Math.min(Math.max(claimed, 16), 1 << 20);
 }
