@@ -125,7 +125,62 @@ fn publish(tile: u32, value: Elem, flag: u32) {
   atomicMax(&spine[2u + 2u * tile], w.y);
 }
 
+struct LookBack {
+  decision: u32,
+  look: u32,
+  prefix: Elem,
+}
+
+// Lowest lane set in a ballot, or 128 when none is.
+fn first_lane(b: vec4<u32>) -> u32 {
+  if (b.x != 0u) { return countTrailingZeros(b.x); }
+  if (b.y != 0u) { return 32u + countTrailingZeros(b.y); }
+  if (b.z != 0u) { return 64u + countTrailingZeros(b.z); }
+  if (b.w != 0u) { return 96u + countTrailingZeros(b.w); }
+  return 128u;
+}
+
+// Run by one whole subgroup: lane j reads tile look - j, so one round trip covers sg_size predecessors.
+// Folds published states into prefix until an INCLUSIVE one; gives up (FALLBACK at look) after
+// SPIN_LIMIT polls that find the nearest unread predecessor NOT_READY.
+@diagnostic(off, subgroup_uniformity)
+fn look_back(look_in: u32, prefix_in: Elem, forced: bool, lane: u32, sg_size: u32) -> LookBack {
+  var look = look_in;
+  var prefix = prefix_in;
+  var spins = 0u;
+  loop {
+    let has = lane <= look;
+    var lo = 0u;
+    var hi = 0u;
+    if (has) {
+      lo = atomicLoad(&spine[1u + 2u * (look - lane)]);
+      hi = atomicLoad(&spine[2u + 2u * (look - lane)]);
+    }
+    let flag = lo >> 16u;
+    let ok = has && flag != NOT_READY && flag == (hi >> 16u) && !(forced && lane == 0u);
+    // Tile 0's reduction is its inclusive prefix, whichever flag it carries.
+    let inclusive = ok && (flag == INCLUSIVE || lane == look);
+    let first_bad = min(first_lane(subgroupBallot(!ok)), sg_size);
+    let first_inclusive = first_lane(subgroupBallot(inclusive));
+    let value = bitcast<Elem>((hi << 16u) | (lo & 0xffffu));
+    if (first_inclusive < first_bad) {
+      prefix = weft_combine(sg_reduce(select(weft_identity(), value, lane <= first_inclusive), sg_size), prefix);
+      return LookBack(LOOK_DONE, look, prefix);
+    }
+    if (first_bad > 0u) {
+      // Lanes before the first unpublished one are READY: fold them and move the window.
+      prefix = weft_combine(sg_reduce(select(weft_identity(), value, lane < first_bad), sg_size), prefix);
+      look -= first_bad;
+      spins = 0u;
+      continue;
+    }
+    spins += 1u;
+    if (spins > SPIN_LIMIT || forced) { return LookBack(LOOK_FALLBACK, look, prefix); }
+  }
+}
+
 @compute @workgroup_size(WG)
+@diagnostic(off, subgroup_uniformity)
 fn main(@builtin(local_invocation_index) lid: u32,
         @builtin(subgroup_invocation_id) lane: u32,
         @builtin(subgroup_size) sg_size: u32) {
@@ -143,52 +198,34 @@ fn main(@builtin(local_invocation_index) lid: u32,
   let aggregate = reduce_tile(vals, lid, lane, sid, sg_size);
   if (lid == 0u) { publish(tile, aggregate, select(READY, INCLUSIVE, tile == 0u)); }
 
-  // Look back (invocation 0 polls; the whole workgroup runs a fallback).
+  // Look back (subgroup 0 polls a window of predecessors; the whole workgroup runs a fallback).
   var prefix = weft_identity();
   if (tile > 0u) {
     var look = tile - 1u;
     var forced = FORCE_FALLBACK;
     loop {
-      if (lid == 0u) {
-        var decision = LOOK_FALLBACK;
-        var spins = 0u;
-        loop {
-          let lo = atomicLoad(&spine[1u + 2u * look]);
-          let hi = atomicLoad(&spine[2u + 2u * look]);
-          let flag = lo >> 16u;
-          if (flag != NOT_READY && flag == (hi >> 16u) && !forced) {
-            prefix = weft_combine(bitcast<Elem>((hi << 16u) | (lo & 0xffffu)), prefix);
-            // Tile 0's reduction is its inclusive prefix, whichever flag it carries.
-            if (flag == INCLUSIVE || look == 0u) { decision = LOOK_DONE; break; }
-            look -= 1u;
-            spins = 0u;
-            continue;
-          }
-          spins += 1u;
-          if (spins > SPIN_LIMIT || forced) { break; }
+      if (sid == 0u) {
+        let r = look_back(look, prefix, forced, lane, sg_size);
+        if (lane == 0u) {
+          wg_look = r.decision;
+          wg_look_tile = r.look;
+          wg_prefix = r.prefix;
         }
-        forced = false;
-        wg_look = decision;
-        wg_look_tile = look;
       }
-      if (workgroupUniformLoad(&wg_look) == LOOK_DONE) { break; }
+      forced = false;
+      if (workgroupUniformLoad(&wg_look) == LOOK_DONE) {
+        prefix = workgroupUniformLoad(&wg_prefix);
+        break;
+      }
       // Fallback: reduce the stalled predecessor's tile here, install it, and go on from there.
       let stalled = workgroupUniformLoad(&wg_look_tile);
       let theirs = reduce_tile(load_tile(stalled, n, lane, sid, sg_size), lid, lane, sid, sg_size);
-      if (lid == 0u) {
-        publish(stalled, theirs, select(READY, INCLUSIVE, stalled == 0u));
-        prefix = weft_combine(theirs, prefix);
-        wg_look = select(LOOK_FALLBACK, LOOK_DONE, stalled == 0u);
-        look = stalled - 1u;
-        forced = false;
-      }
-      if (workgroupUniformLoad(&wg_look) == LOOK_DONE) { break; }
+      prefix = weft_combine(theirs, workgroupUniformLoad(&wg_prefix));
+      if (lid == 0u) { publish(stalled, theirs, select(READY, INCLUSIVE, stalled == 0u)); }
+      if (stalled == 0u) { break; }
+      look = stalled - 1u;
     }
-    if (lid == 0u) {
-      publish(tile, weft_combine(prefix, aggregate), INCLUSIVE);
-      wg_prefix = prefix;
-    }
-    prefix = workgroupUniformLoad(&wg_prefix);
+    if (lid == 0u) { publish(tile, weft_combine(prefix, aggregate), INCLUSIVE); }
   }
 ${
   v.total
