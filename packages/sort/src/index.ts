@@ -1,6 +1,5 @@
 export { orderKeyOf } from './order-key.ts';
 export {
-  radixTileConfig,
   type SortKeysOptions,
   type SortOptions,
   type SortPairsOptions,
@@ -14,3 +13,4 @@ export {
   type SortedSearchOptions,
   sortedSearch,
 } from './sorted-search.ts';
+export { radixTileConfig } from './tile-config.ts';

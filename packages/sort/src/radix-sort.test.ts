@@ -272,11 +272,14 @@ describe('sortKeys / sortPairs', () => {
         ['reduce-then-scan', { algorithm: 'reduce-then-scan' }],
         ['fallback on odd tiles', { tuning: { distrustOddTiles: true } }],
         ['fallback always', { tuning: { maxSpin: 0 } }],
+        ['7 keys per thread', { tuning: { keysPerThread: 7 } }],
       ];
       const f = randomF32(7 * tile + 1, 12, -10, 10);
       for (let i = 0; i < f.length; i += 3) f[i] = F32_SPECIALS[i % F32_SPECIALS.length]!;
       for (const [name, options] of variants) {
-        for (const n of [1, tile - 1, tile, 2 * tile + 1, 9 * tile + 77]) {
+        const kpt = options.tuning?.keysPerThread;
+        const small = kpt ? 256 * kpt : tile;
+        for (const n of [1, small - 1, small, 2 * small + 1, 9 * tile + 77]) {
           await checkSort(device, 'u32', randomU32(n, n + 3), `${name} n=${n}`, options);
         }
         await checkSort(device, 'u32', randomU32(6 * tile, 4, 3), `${name} few distinct`, options);

@@ -7,12 +7,10 @@ import {
   onTarget,
   type Recorder,
   type Target,
-  type WeftDevice,
-  WeftError,
 } from '@weft/gpu';
 import { MAX_ONESWEEP_ITEMS } from './onesweep-wgsl.ts';
 import { KEY_TYPE_CODE } from './order-key.ts';
-import { COPY_PREFIX_WGSL, RADIX_BITS, type RadixTileConfig, THREADS, tileSize } from './radix-wgsl.ts';
+import { COPY_PREFIX_WGSL, RADIX_BITS, THREADS, tileSize } from './radix-wgsl.ts';
 import {
   type PassArrays,
   type PassContext,
@@ -20,6 +18,7 @@ import {
   prepareReduceThenScan,
   type SortTuning,
 } from './sort-passes.ts';
+import { radixTileConfig } from './tile-config.ts';
 
 export interface SortOptions {
   /** Sort only the first `count` keys (default: the whole array); may live on the GPU. */
@@ -58,9 +57,10 @@ export interface SortPairsOptions extends SortOptions {
  * Order: i32 by value; f32 with -Inf < negatives < -0 < +0 < positives < +Inf < NaN (every NaN last).
  *
  * In place by default: the passes ping-pong between `keys` and a scratch array of the same length taken from
- * the device's pool for the duration of the submit (with an odd number of passes, i.e. `bits` <= 24 and
- * > 16 or <= 8, the result is copied back). Scratch per call: `count` keys (+ `count` values for pairs)
- * plus 256 * ceil(count / tile) u32 of tile histograms (tile = 4096 keys: about count / 16).
+ * the device's pool until the submit completes (with an odd number of passes, 1 or 3, i.e. `bits` <= 8 or
+ * 17..24, the result is copied back). Scratch per call, all from the pool: `count` u32 for keys (+ `count`
+ * for values) when in place or with more than one pass; OneSweep: passes * 256 * tiles u32 of look-back
+ * status (about count / 16 words per pass; tile = 4096 keys) + 1028 u32; reduce-then-scan: 256 * tiles u32.
  */
 export async function sortKeys(target: Target, keys: DeviceArray, options: SortKeysOptions = {}) {
   await radixSort(target, 'sortKeys', keys, undefined, options.output, undefined, options);
@@ -80,30 +80,6 @@ export async function sortPairs(
     throw new InputError('give both outputKeys and outputValues, or neither (in place)', 'sortPairs options');
   }
   await radixSort(target, 'sortPairs', keys, values, options.outputKeys, options.outputValues, options);
-}
-
-/** Tile shape for this device: the largest that fits its workgroup memory for its smallest subgroups. */
-export function radixTileConfig(device: WeftDevice): RadixTileConfig {
-  if (!device.hasSubgroups) {
-    throw new WeftError(
-      "@weft/sort needs the WebGPU 'subgroups' feature, which this adapter does not offer; use an adapter with subgroups",
-    );
-  }
-  const minSubgroup = device.adapter.subgroupMinSize ?? 4;
-  const maxSubgroups = Math.max(1, Math.floor(THREADS / minSubgroup));
-  const limit = device.limits.maxComputeWorkgroupStorageSize;
-  for (const keysPerThread of [16, 12, 8]) {
-    const sharedWords = Math.max(THREADS * keysPerThread, maxSubgroups * 128);
-    // shared_words + local_start + global_base + sg_totals + ticket + n_shared (+ alignment slack)
-    const bytes = 4 * sharedWords + 8 * THREADS + 8 * maxSubgroups + 64;
-    if (bytes <= limit) return { keysPerThread, maxSubgroups, sharedWords };
-  }
-  throw new DeviceLimitError(
-    `radix sort workgroup memory (subgroups of ${minSubgroup} lanes)`,
-    4 * Math.max(THREADS * 8, maxSubgroups * 128) + 8 * THREADS + 8 * maxSubgroups + 64,
-    'maxComputeWorkgroupStorageSize',
-    limit,
-  );
 }
 
 function checkArray(a: DeviceArray, what: string, where: string, min: number) {
@@ -183,7 +159,7 @@ async function radixSort(
   if (capacity === 0) return;
 
   await onTarget(target, where, async (rec) => {
-    const config = radixTileConfig(rec.device);
+    const config = radixTileConfig(rec.device, options.tuning?.keysPerThread);
     const passes = Math.ceil(bits / RADIX_BITS);
     const countArray = isGpuCount(count) ? count.array : rec.scratch('u32', 1, 'sort count (unused)');
     const context: PassContext = {

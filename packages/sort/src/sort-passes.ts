@@ -18,6 +18,8 @@ import {
 
 /** Knobs for benchmarks and tests; the defaults are the tuned values. */
 export interface SortTuning {
+  /** Keys per thread of a tile (tile = 256 x this; default the largest of 16, 12, 8 that fits). */
+  keysPerThread?: number;
   /** OneSweep: polls of a predecessor's status before counting its keys itself (default 64). */
   maxSpin?: number;
   /** OneSweep test hook: never trust odd tiles' published counts, so the fallback path always runs. */
