@@ -259,9 +259,30 @@ describe('sortKeys / sortPairs', () => {
     });
   });
 
-  it('sorts a million pairs', async () => {
+  it('sorts a million pairs and four million keys', async () => {
     await gpuTest(async (device) => {
       await checkSort(device, 'u32', randomU32(2 ** 20 + 3, 55), 'n=2^20+3');
+      const raw = randomU32(2 ** 22 + 1, 56);
+      const keys = device.upload(raw);
+      await sortKeys(device, keys);
+      expectArrayEqual(await keys.download(), raw.slice().sort(), 'n=2^22+1 keys');
+      keys.destroy();
+    });
+  });
+
+  it('copies a one-pass in-place result back over more than 65,535 workgroups (GPU count)', async () => {
+    await gpuTest(async (device) => {
+      const n = 65_535 * 256 + 300;
+      const raw = randomU32(n, 57, 256);
+      const keys = device.upload(raw);
+      const count = { array: device.upload(new Uint32Array([n - 1])), index: 0 };
+      await sortKeys(device, keys, { bits: 8, count });
+      const want = raw.slice(0, n - 1).sort();
+      const got = await keys.download();
+      expectArrayEqual(got.subarray(0, n - 1), want, 'sorted prefix');
+      expect(got[n - 1]).toBe(raw[n - 1]);
+      keys.destroy();
+      count.array.destroy();
     });
   });
 

@@ -31,6 +31,21 @@ describe('sortedSearch', () => {
     });
   });
 
+  it('searches more needles than 65,535 workgroups hold', async () => {
+    await gpuTest(async (device) => {
+      const n = 65_535 * 256 + 300;
+      const hay = sortedU32(100, 3, 5000);
+      const needles = randomU32(n, 4, 5100);
+      const out = device.array('u32', n);
+      await sortedSearch(device, device.upload(needles), device.upload(hay), out);
+      expectArrayEqual(
+        await out.download(),
+        Uint32Array.from(needles, (x) => referenceBound(hay, x, false)),
+        'lower bounds',
+      );
+    });
+  });
+
   it('compares i32 as signed', async () => {
     await gpuTest(async (device) => {
       const hay = randomI32(1000, 1, -50, 50).sort();
