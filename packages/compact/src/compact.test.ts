@@ -1,7 +1,7 @@
 import { atomic, InputError, rw, u32, wgsl } from '@weft/gpu';
 import { adversarialSizes, expectArrayEqual, gpuTest, mulberry32, randomU32 } from '@weft/testing';
 import { describe, expect, it } from 'vitest';
-import { compactArray, compactDownsweep, compactUpsweep } from './index.ts';
+import { compactArray, compactDownsweep, compactFused, compactUpsweep } from './index.ts';
 
 const TILE = 256 * 32;
 
@@ -20,7 +20,8 @@ function density(n: number, p: number, seed: number): Uint32Array {
 describe('compactUpsweep / compactDownsweep', () => {
   it('scatters kept indices in order: none, all, alternating and random densities at tile boundaries', async () => {
     await gpuTest(async (device) => {
-      for (const n of adversarialSizes([TILE, 32], [300_001])) {
+      const kept = device.array('u32', 1);
+      for (const n of adversarialSizes([TILE, 32, 4096], [300_001])) {
         const patterns = {
           none: new Uint32Array(n),
           all: new Uint32Array(n).fill(1),
@@ -38,6 +39,17 @@ describe('compactUpsweep / compactDownsweep', () => {
           expect(await plan.readKeptCount(), `${name} n=${n}`).toBe(want.length);
           expectArrayEqual((await out.download()).subarray(0, want.length), want, `${name} n=${n}`);
           plan.destroy();
+
+          await out.fill(0);
+          await compactFused(
+            device,
+            n,
+            wgsl`(i: u32) -> bool { return ${f}[i] != 0u; }`,
+            wgsl`(dest: u32, source: u32) { ${rw(out)}[dest] = source; }`,
+            { array: kept, index: 0 },
+          );
+          expect((await kept.download())[0], `fused ${name} n=${n}`).toBe(want.length);
+          expectArrayEqual((await out.download()).subarray(0, want.length), want, `fused ${name} n=${n}`);
           f.destroy();
           out.destroy();
         }
@@ -73,6 +85,21 @@ describe('compactUpsweep / compactDownsweep', () => {
           (await out.download()).subarray(0, want.length),
           want.map((x) => x * 2),
           `n=${n}`,
+        );
+        await kept.fill(77);
+        await compactFused(
+          device,
+          { array: counts, index: 1 },
+          wgsl`(i: u32) -> bool { return ${f}[i] == 1u; }`,
+          wgsl`(d: u32, s: u32) { ${rw(out)}[d] = s * 3u; }`,
+          { array: kept, index: 1 },
+          { maxCount: cap },
+        );
+        expectArrayEqual(await kept.download(), [77, want.length, 77], `fused kept n=${n}`);
+        expectArrayEqual(
+          (await out.download()).subarray(0, want.length),
+          want.map((x) => x * 3),
+          `fused n=${n}`,
         );
         plan.destroy();
         counts.destroy();
@@ -115,7 +142,12 @@ describe('compactArray', () => {
       const input = device.array('u32', n);
       const output = device.array('u32', n);
       const kept = device.array('u32', 1);
-      for (const seed of [1, 2]) {
+      for (const [seed, fused] of [
+        [1, false],
+        [2, false],
+        [3, true],
+        [4, true],
+      ] as const) {
         const host = randomU32(n, seed);
         input.upload(host);
         // Keep values >= 2^31: about half.
@@ -124,10 +156,8 @@ describe('compactArray', () => {
           input,
           output,
           wgsl`(i: u32) -> bool { return ${input}[i] >= 0x80000000u; }`,
-          {
-            array: kept,
-            index: 0,
-          },
+          { array: kept, index: 0 },
+          { fused },
         );
         const want = host.filter((x) => x >= 0x80000000);
         expect((await kept.download())[0]).toBe(want.length);

@@ -12,7 +12,7 @@ import {
   WeftError,
   wgsl,
 } from '@weft/gpu';
-import { exclusiveScan } from '@weft/scan';
+import { exclusiveScan, plus, transformScanTo } from '@weft/scan';
 import { compactWgsl, TILE, WORKGROUP } from './compact-wgsl.ts';
 
 export interface UpsweepOptions {
@@ -91,6 +91,32 @@ export async function compactDownsweep(target: Target, plan: CompactPlan, scatte
 }
 
 /**
+ * Compaction in one pass: a chained scan (decoupled look-back and fallback) of the keep flags that calls
+ * `scatter(dest, source)` for each kept index as soon as its tile's offset is known, and writes the kept
+ * count to `keptCount`. `keep` must be pure: a workgroup whose predecessor stalls evaluates it again for
+ * that predecessor's tile. A GPU-resident `count` needs `maxCount`.
+ */
+export async function compactFused(
+  target: Target,
+  count: Count,
+  keep: Functor,
+  scatter: Functor,
+  keptCount: GpuCount,
+  options: { readonly maxCount?: number } = {},
+): Promise<void> {
+  const who = 'compactFused';
+  const capacity = checkCount(count, options.maxCount, who);
+  checkKeptCount(keptCount, who);
+  const flag = wgsl`(i: u32) -> u32 { return select(0u, 1u, ${keep}(i)); }`;
+  const emit = wgsl`(source: u32, dest: u32, kept: u32) { if (kept != 0u) { ${scatter}(dest, source); } }`;
+  await transformScanTo(target, count, flag, emit, {
+    monoid: plus('u32'),
+    total: keptCount,
+    maxCount: capacity,
+  });
+}
+
+/**
  * Copies the elements `input[i]` with `keep(i)` true, in order, to the front of `output`, and writes how many
  * to `keptCount`. `keep` is `(index: u32) -> bool` (capture `input` in it to test values).
  */
@@ -100,7 +126,11 @@ export async function compactArray<T extends 'u32' | 'i32' | 'f32'>(
   output: DeviceArray<T>,
   keep: Functor,
   keptCount: GpuCount,
-  options: { readonly count?: Count } = {},
+  options: {
+    readonly count?: Count;
+    /** One pass ({@link compactFused}) instead of upsweep + downsweep. */
+    readonly fused?: boolean;
+  } = {},
 ): Promise<void> {
   const who = 'compactArray';
   if (input.type !== output.type)
@@ -113,6 +143,10 @@ export async function compactArray<T extends 'u32' | 'i32' | 'f32'>(
   }
   checkKeptCount(keptCount, who);
   const scatter = wgsl`(dest: u32, source: u32) { ${rw(output)}[dest] = ${input}[source]; }`;
+  if (options.fused) {
+    await compactFused(target, count, keep, scatter, keptCount, { maxCount: input.length });
+    return;
+  }
   await onTarget(target, who, async (rec) => {
     const allocate: Allocate = (length, label) => rec.scratch('u32', length, label);
     const plan = await recordUpsweep(rec, count, input.length, keep, keptCount, allocate, []);

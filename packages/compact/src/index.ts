@@ -2,6 +2,7 @@ export {
   CompactPlan,
   compactArray,
   compactDownsweep,
+  compactFused,
   compactUpsweep,
   type UpsweepOptions,
 } from './compact.ts';

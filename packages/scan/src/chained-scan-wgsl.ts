@@ -17,6 +17,8 @@ export interface ChainedScanVariant {
   readonly gpuCount: boolean;
   /** Write the reduction of all items to `total[params.total_index]`. */
   readonly total: boolean;
+  /** 'output': store the scan in `output`; 'emit': call `weft_emit(index, prefix, value)` for each item. */
+  readonly sink: 'output' | 'emit';
 }
 
 /** Spine layout: word 0 is the tile ticket; tile t's state is words 1 + 2t (low half) and 2 + 2t (high half). */
@@ -195,7 +197,7 @@ fn main(@builtin(local_invocation_index) lid: u32,
   let sid = lid / sg_size;
 
   var vals = load_tile(tile, n, lane, sid, sg_size);
-  let aggregate = reduce_tile(vals, lid, lane, sid, sg_size);
+${v.sink === 'emit' ? '  let items = vals;\n' : ''}  let aggregate = reduce_tile(vals, lid, lane, sid, sg_size);
   if (lid == 0u) { publish(tile, aggregate, select(READY, INCLUSIVE, tile == 0u)); }
 
   // Look back (subgroup 0 polls a window of predecessors; the whole workgroup runs a fallback).
@@ -253,6 +255,12 @@ ${
   var offset = prefix;
   for (var i = 0u; i < sid; i++) { offset = weft_combine(offset, wg_partials[i]); }
 
+${v.sink === 'output' ? STORE_OUTPUT : EMIT}
+}
+`;
+}
+
+const STORE_OUTPUT = /* wgsl */ `
   let base = tile * (TILE / 4u) + sid * sg_size * VPT + lane;
   for (var k = 0u; k < VPT; k++) {
     let vi = base + k * sg_size;
@@ -269,6 +277,17 @@ ${
       output[vi] = keep;
     }
   }
-}
 `;
-}
+
+// Hands each item's scan value (exclusive or inclusive) and its own value to the consumer, in place of a store.
+const EMIT = /* wgsl */ `
+  let base = tile * (TILE / 4u) + sid * sg_size * VPT + lane;
+  for (var k = 0u; k < VPT; k++) {
+    let i = (base + k * sg_size) * 4u;
+    let out = combine4(vec4<Elem>(offset), vals[k]);
+    let item = items[k];
+    if (i < n) { weft_emit(i, out.x, item.x); }
+    if (i + 1u < n) { weft_emit(i + 1u, out.y, item.y); }
+    if (i + 2u < n) { weft_emit(i + 2u, out.z, item.z); }
+    if (i + 3u < n) { weft_emit(i + 3u, out.w, item.w); }
+  }`;

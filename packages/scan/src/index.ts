@@ -7,5 +7,7 @@ export {
   inclusiveScan,
   type ScanOptions,
   type TransformScanOptions,
+  type TransformScanToOptions,
   transformScan,
+  transformScanTo,
 } from './scan.ts';

@@ -21,6 +21,7 @@ import {
   monoid,
   plus,
   transformScan,
+  transformScanTo,
 } from './index.ts';
 
 const TILE = 256 * 4 * 4;
@@ -319,6 +320,43 @@ describe('transformScan', () => {
         false,
       );
       expectArrayEqual(await out.download(), want);
+    });
+  });
+});
+
+describe('transformScanTo', () => {
+  it('hands every item its scan value and its own value, once, with host and GPU counts', async () => {
+    await gpuTest(async (device) => {
+      for (const n of [0, 1, 7, TILE - 1, TILE + 1, 3 * TILE + 2, 70_001]) {
+        const host = randomU32(n, n + 21, 1000);
+        const src = device.upload(host.length ? host : new Uint32Array(1));
+        const scanned = device.array('u32', Math.max(n, 1));
+        const values = device.array('u32', Math.max(n, 1));
+        const total = device.array('u32', 1);
+        const f = wgsl`(i: u32) -> u32 { return ${src}[i]; }`;
+        const emit = wgsl`(i: u32, s: u32, v: u32) { ${rw(scanned)}[i] = s; ${rw(values)}[i] += v + 1u; }`;
+        for (const gpu of [false, true]) {
+          await values.fill(0);
+          const counts = device.upload(new Uint32Array([n]));
+          const count = gpu ? { array: counts, index: 0 } : n;
+          await transformScanTo(device, count, f, emit, {
+            monoid: plus('u32'),
+            total: { array: total, index: 0 },
+            maxCount: n,
+            tuning: { forceFallback: gpu },
+          });
+          const want = hostScan(host, hostMonoids.plus('u32'), 0, false);
+          expectArrayEqual((await scanned.download()).subarray(0, n), want, `scanned n=${n}`);
+          expectArrayEqual(
+            (await values.download()).subarray(0, n),
+            host.map((x) => x + 1),
+            `values n=${n}`,
+          );
+          expect((await total.download())[0]).toBe(host.reduce((a, b) => a + b, 0));
+          counts.destroy();
+        }
+        for (const a of [src, scanned, values, total]) a.destroy();
+      }
     });
   });
 });

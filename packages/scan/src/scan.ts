@@ -90,6 +90,52 @@ export async function transformScan<T extends ScanType>(
   );
 }
 
+export interface TransformScanToOptions<T extends ScanType = ScanType> extends TransformScanOptions<T> {
+  /** Largest value a GPU-resident `n` can take (required then: it sizes the tile states). */
+  readonly maxCount?: number;
+}
+
+/**
+ * A scan whose result is consumed instead of stored: scans `f(0), ..., f(n - 1)` (as {@link transformScan})
+ * and calls `emit(index: u32, scanned: T, value: T)` once per item with its exclusive (or inclusive) scan
+ * value and its own value, in the same pass. Stream compaction is `emit` = "if value, scatter to scanned".
+ * `f` must be pure (a fallback calls it again); `emit` is called exactly once per item.
+ */
+export async function transformScanTo<T extends ScanType>(
+  target: Target,
+  n: Count,
+  f: Functor,
+  emit: Functor,
+  options: TransformScanToOptions<T> & { readonly monoid: Monoid<T> },
+): Promise<void> {
+  const who = 'transformScanTo';
+  let limit: number;
+  if (isGpuCount(n)) {
+    if (options.maxCount === undefined || !Number.isInteger(options.maxCount) || options.maxCount < 0) {
+      throw new InputError(
+        'a GPU-resident n needs maxCount, a non-negative integer, to size the tile states',
+        who,
+      );
+    }
+    limit = Math.min(options.maxCount, 0xffffffff);
+  } else {
+    limit = n;
+  }
+  checkCount(n, isGpuCount(n) ? limit : 0xffffffff, who);
+  await onTarget(target, who, (rec) =>
+    recordScan(rec, who, {
+      monoid: options.monoid,
+      emit,
+      count: n,
+      limit,
+      inclusive: options.inclusive ?? false,
+      functor: f,
+      total: options.total,
+      tuning: options.tuning,
+    }),
+  );
+}
+
 async function arrayScan<T extends ScanType>(
   target: Target,
   input: DeviceArray<T>,
@@ -131,7 +177,9 @@ async function arrayScan<T extends ScanType>(
 
 interface ScanJob {
   monoid: Monoid;
-  output: DeviceArray;
+  /** The array the scan is stored in, or (when absent) `emit` is called per item. */
+  output?: DeviceArray;
+  emit?: Functor;
   count: Count;
   /** Largest count the bound arrays hold; GPU counts are clamped to it. */
   limit: number;
@@ -160,7 +208,9 @@ async function recordScan(rec: Recorder, who: string, job: ScanJob): Promise<voi
     subgroups: true,
     bindings: {
       ...(job.input ? { input: { type: `array<vec4<${job.monoid.type}>>`, access: 'read' as const } } : {}),
-      output: { type: `array<vec4<${job.monoid.type}>>`, access: 'read_write' },
+      ...(job.output
+        ? { output: { type: `array<vec4<${job.monoid.type}>>`, access: 'read_write' as const } }
+        : {}),
       spine: { type: 'array<atomic<u32>>', access: 'read_write' },
       ...(gpuCount ? { count: { type: 'array<u32>', access: 'read' as const } } : {}),
       ...(job.total ? { total: { type: `array<${job.monoid.type}>`, access: 'read_write' as const } } : {}),
@@ -170,7 +220,11 @@ async function recordScan(rec: Recorder, who: string, job: ScanJob): Promise<voi
       max_n: 'u32',
       ...(job.total ? { total_index: 'u32' as const } : {}),
     },
-    functors: { weft_combine: job.monoid.combine, ...(job.functor ? { weft_input: job.functor } : {}) },
+    functors: {
+      weft_combine: job.monoid.combine,
+      ...(job.functor ? { weft_input: job.functor } : {}),
+      ...(job.emit ? { weft_emit: job.emit } : {}),
+    },
     code: chainedScanWgsl({
       monoid: job.monoid,
       shape: tuning,
@@ -178,13 +232,15 @@ async function recordScan(rec: Recorder, who: string, job: ScanJob): Promise<voi
       source: job.input ? 'array' : 'functor',
       gpuCount,
       total: job.total !== undefined,
+      sink: job.output ? 'output' : 'emit',
     }),
     constants: { SPIN_LIMIT: tuning.spinLimit, FORCE_FALLBACK: tuning.forceFallback ? 1 : 0 },
   });
   // Tile states and the ticket must start at zero on every run (stale INCLUSIVE flags would be trusted).
   const spine = rec.scratch('u32', spineWords(maxTiles), 'scan spine');
   rec.clear(spine);
-  const bindings: Record<string, DeviceArray> = { output: job.output, spine };
+  const bindings: Record<string, DeviceArray> = { spine };
+  if (job.output) bindings['output'] = job.output;
   if (job.input) bindings['input'] = job.input;
   if (job.total) bindings['total'] = job.total.array;
   const params: Record<string, number> = { max_n: job.limit };
