@@ -9,7 +9,7 @@ export interface ElementRef<T extends ScanType = ScanType> {
 
 /** Kernel shape and look-back knobs; the defaults suit both lavapipe and the H100. */
 export interface ScanTuning {
-  /** Invocations per workgroup (default 256). */
+  /** Invocations per workgroup (default 256; at least the adapter's largest subgroup size). */
   readonly workgroupSize?: number;
   /** vec4 loads per invocation (default 4): a tile is workgroupSize * vectorsPerThread * 4 items. */
   readonly vectorsPerThread?: number;
@@ -52,9 +52,17 @@ export function resolveTuning(t: ScanTuning | undefined, who: string): ResolvedT
   return r;
 }
 
-export function requireSubgroups(device: WeftDevice, who: string): void {
+/** Checks the subgroups feature, and that a workgroup holds whole subgroups (shuffles read the last lane). */
+export function requireSubgroups(device: WeftDevice, tuning: ResolvedTuning, who: string): void {
   if (!device.hasSubgroups) {
     throw new WeftError(`${who} needs the WebGPU 'subgroups' feature, which this adapter does not offer`);
+  }
+  const widest = device.adapter.subgroupMaxSize ?? 128;
+  if (tuning.workgroupSize < widest) {
+    throw new InputError(
+      `tuning.workgroupSize ${tuning.workgroupSize} is below this adapter's largest subgroup (${widest})`,
+      who,
+    );
   }
 }
 

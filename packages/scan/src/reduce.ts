@@ -48,7 +48,7 @@ export async function reduce<T extends ScanType>(
   const tuning = resolveTuning({ vectorsPerThread: 8, ...options.tuning }, who);
   if (tuning.forceFallback) throw new InputError('reduce has no look-back to force a fallback on', who);
   await onTarget(target, who, async (rec) => {
-    requireSubgroups(rec.device, who);
+    requireSubgroups(rec.device, tuning, who);
     const gpuCount = isGpuCount(count);
     const path = monoid.atomic && monoid.type !== 'f32' ? 'atomic' : 'partials';
     const tile = tuning.workgroupSize * tuning.vectorsPerThread * 4;

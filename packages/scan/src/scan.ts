@@ -191,8 +191,8 @@ interface ScanJob {
 }
 
 async function recordScan(rec: Recorder, who: string, job: ScanJob): Promise<void> {
-  requireSubgroups(rec.device, who);
   const tuning = resolveTuning(job.tuning, who);
+  requireSubgroups(rec.device, tuning, who);
   const gpuCount = isGpuCount(job.count);
   if (job.total) checkElementRef(job.total, job.monoid.type, 'total', who);
   checkDistinct(who, {
