@@ -31,6 +31,40 @@ describe('sortedSearch', () => {
     });
   });
 
+  it('gives the same bounds with merge path for sorted needles, across tile sizes', async () => {
+    await gpuTest(async (device) => {
+      const sizes = adversarialSizes([1024], [100_000]);
+      for (const [n, m] of [
+        ...sizes.map((n) => [n, 1500] as const),
+        ...sizes.map((m) => [777, m] as const),
+        [50_000, 50_000],
+        [3000, 0],
+      ] as const) {
+        if (n === 0) continue;
+        const needles = sortedU32(n, n + 2 * m, 3000)
+          .map((x) => (x % 2 === 0 ? x + 2 ** 31 : x))
+          .sort();
+        const hay = sortedU32(m, m + 5, 3000)
+          .map((x) => (x % 2 === 0 ? x + 2 ** 31 : x))
+          .sort();
+        const dn = device.upload(needles);
+        const dh = device.upload(hay);
+        const out = device.array('u32', n);
+        for (const bound of ['lower', 'upper'] as const) {
+          await sortedSearch(device, dn, dh, out, { bound, needlesSorted: true });
+          const want = Uint32Array.from(needles, (x) => referenceBound(hay, x, bound === 'upper'));
+          expectArrayEqual(await out.download(), want, `merge path n=${n} m=${m} ${bound}`);
+        }
+        for (const a of [dn, dh, out]) a.destroy();
+      }
+      const f = new Float32Array([-2, -0.5, 0, 1.5, 1.5, 9]);
+      const fh = new Float32Array([-1, 0, 1.5, 2]);
+      const out = device.array('u32', f.length);
+      await sortedSearch(device, device.upload(f), device.upload(fh), out, { needlesSorted: true });
+      expect([...(await out.download())]).toEqual([0, 1, 1, 2, 2, 4]);
+    });
+  });
+
   it('searches more needles than 65,535 workgroups hold', async () => {
     await gpuTest(async (device) => {
       const n = 65_535 * 256 + 300;

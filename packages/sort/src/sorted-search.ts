@@ -1,5 +1,7 @@
 import { type DeviceArray, type GpuCount, InputError, onTarget, type Recorder, type Target } from '@weft/gpu';
 
+import { recordMergePathSearch } from './merge-path-search.ts';
+
 const THREADS = 256;
 
 export interface SortedSearchOptions {
@@ -8,6 +10,12 @@ export interface SortedSearchOptions {
    * `upper`: the first index whose element is > the needle.
    */
   bound?: 'lower' | 'upper';
+  /**
+   * The needles are ascending too: use moderngpu's merge-path search (coalesced, O(needles + haystack)).
+   * Default false: one binary search per needle, any needle order. Unsorted needles with `true` give
+   * unspecified results.
+   */
+  needlesSorted?: boolean;
 }
 
 /** WGSL binary searches over a sorted `array<T>` binding, for T's own `<` (f32: NaNs unordered). */
@@ -34,8 +42,8 @@ fn ${name}_upper(x: ${type}, lo0: u32, hi0: u32) -> u32 {
 
 /**
  * moderngpu's sorted search: for every needle, its insertion index in the ascending `haystack`, written to
- * `output[i]` (u32). Each needle is one binary search, so needles need not be sorted; the cost is
- * O(needles * log haystack).
+ * `output[i]` (u32). By default each needle is one binary search, so needles need not be sorted
+ * (O(needles * log haystack)); with `needlesSorted`, a merge-path search.
  */
 export async function sortedSearch(
   target: Target,
@@ -59,6 +67,10 @@ export async function sortedSearch(
   }
   if (needles.length === 0) return;
   await onTarget(target, 'sortedSearch', async (rec) => {
+    if (options.needlesSorted) {
+      await recordMergePathSearch(rec, needles, haystack, output, bound === 'upper');
+      return;
+    }
     const type = haystack.type;
     const kernel = await rec.device.kernel({
       label: `sorted search ${type}`,
