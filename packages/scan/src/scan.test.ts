@@ -264,6 +264,24 @@ describe('counts and totals on the GPU', () => {
     });
   });
 
+  it('clamps a GPU count larger than the arrays to their length', async () => {
+    await gpuTest(async (device) => {
+      const n = 2 * TILE + 3;
+      const host = randomU32(n, 5);
+      const input = device.upload(host);
+      const out = device.array('u32', n);
+      const total = device.array('u32', 1);
+      const counts = device.upload(new Uint32Array([n + 100_000]));
+      await inclusiveScan(device, input, out, {
+        count: { array: counts, index: 0 },
+        total: { array: total, index: 0 },
+      });
+      const want = hostScan(host, hostMonoids.plus('u32'), 0, true);
+      expectArrayEqual(await out.download(), want);
+      expect((await total.download())[0]).toBe(want[n - 1]);
+    });
+  });
+
   it('takes a host count smaller than the arrays and writes an f32 total', async () => {
     await gpuTest(async (device) => {
       const host = randomF32(50_000, 4, 0, 1);
@@ -379,6 +397,9 @@ describe('argument errors', () => {
       ).rejects.toThrow(InputError);
       await expect(exclusiveScan(device, a, b, { count: 10, total: { array: b, index: 0 } })).rejects.toThrow(
         /same array/,
+      );
+      await expect(exclusiveScan(device, a, b, { count: 10, tuning: { workgroupSize: 4 } })).rejects.toThrow(
+        /workgroupSize/,
       );
     });
   });
