@@ -14,7 +14,7 @@ const USAGE = `usage: weft bench [options]
   --sizes LIST      comma-separated sizes: log2 (16,20,24) or counts (1000000); default by adapter
   --cases REGEX     only cases whose name matches
   --repeat N        timed runs per measurement after one warm-up (default 10; 3 on software adapters)
-  --warmup-ms N     warm-up time per measurement before timing (default 200; 0 on software adapters)
+  --warmup-ms N     warm-up time per measurement before timing (default 1000; 0 on software adapters)
   --seed N          seed of every generated input (default 1)
   --json FILE       write every parameter and measurement as JSON
   --html FILE       write a self-contained HTML report with charts
@@ -106,7 +106,7 @@ async function runBench(
       : [2 ** 16, 2 ** 18, 2 ** 20, 2 ** 22, 2 ** 24, 2 ** 26, 2 ** 27];
   const repeat = Number(values.repeat ?? (software ? 3 : 10));
   const seed = Number(values.seed);
-  const warmupMs = Number(values['warmup-ms'] ?? (software ? 0 : 200));
+  const warmupMs = Number(values['warmup-ms'] ?? (software ? 0 : 1000));
   const filter = values.cases ? new RegExp(values.cases) : undefined;
   const anchors = values.anchors
     ? (JSON.parse(await readFile(values.anchors, 'utf8')) as AnchorFile)
@@ -122,8 +122,8 @@ async function runBench(
         repeat,
         seed,
         warmupMs,
-        batchMs: software ? 0 : 5,
-        maxBatch: 100,
+        batchMs: software ? 0 : 20,
+        maxBatch: 400,
         onProgress: progress,
       })),
     );
