@@ -26,6 +26,7 @@ export const ONESWEEP_PARAMS = {
   gpu_count: 'u32',
   count_index: 'u32',
   shift: 'u32',
+  sort_bits: 'u32',
   num_tiles: 'u32',
   key_type: 'u32',
   invert: 'u32',
@@ -67,7 +68,9 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
   for (var i = weft_workgroup_index(wid, nwg) * ${THREADS}u + lid; i < n; i += stride) {
     let k = order_key(keys_in[i]);
     for (var p = 0u; p < params.passes; p++) {
-      atomicAdd(&hist[p * ${THREADS}u + ((k >> (8u * p)) & 0xffu)], 1u);
+      let left = params.sort_bits - 8u * p;
+      let mask = select(0xffu, (1u << left) - 1u, left < 8u);
+      atomicAdd(&hist[p * ${THREADS}u + ((k >> (8u * p)) & mask)], 1u);
     }
   }
   workgroupBarrier();

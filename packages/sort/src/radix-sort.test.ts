@@ -152,8 +152,10 @@ describe('sortKeys / sortPairs', () => {
       for (const bits of [1, 5, 8, 12, 16, 17, 24]) {
         await checkSort(device, 'u32', randomU32(n, bits, 2 ** bits), `bits=${bits}`, { bits });
       }
-      // Bits above the sorted digits are ignored (and carried along): keys compare by their low 16 bits.
-      await checkSort(device, 'u32', randomU32(n, 77), 'high bits ignored', { bits: 16 });
+      // Bits above `bits` are ignored (and carried along): keys compare by their low bits only.
+      for (const bits of [3, 12, 16, 21]) {
+        await checkSort(device, 'u32', randomU32(n, 77 + bits), `high bits ignored, bits=${bits}`, { bits });
+      }
       await checkSort(device, 'i32', bitsOf(randomI32(n, 6, 0, 2 ** 20)), 'i32 bits=20', { bits: 20 });
       await checkSort(device, 'u32', randomU32(n, 7, 2 ** 12), 'bits=12 descending', {
         bits: 12,

@@ -24,8 +24,9 @@ export interface SortOptions {
   /** Sort only the first `count` keys (default: the whole array); may live on the GPU. */
   count?: Count;
   /**
-   * Sort by the low `bits` bits of the key only (1..32, default 32): ceil(bits / 8) passes instead of 4.
-   * For keys known to be below 2^bits (vertex ids). u32 and non-negative i32 keys only.
+   * Sort by the low `bits` bits of the key only (1..32, default 32): ceil(bits / 8) passes instead of 4
+   * (and fewer ballots in a last partial digit). For keys known to be below 2^bits (vertex ids); higher
+   * bits are ignored (carried along). u32 and i32 keys (i32 compare as their low bits, unsigned).
    */
   bits?: number;
   /** Largest key first (default false). Still stable: equal keys keep their input order. */
@@ -175,6 +176,7 @@ async function radixSort(
         count_index: isGpuCount(count) ? count.index : 0,
         key_type: KEY_TYPE_CODE[keys.type],
         invert: descending ? 0xffffffff : 0,
+        sort_bits: bits,
       },
       tuning: options.tuning ?? {},
     };

@@ -34,6 +34,7 @@ const PARAMS = {
   gpu_count: 'u32',
   count_index: 'u32',
   shift: 'u32',
+  sort_bits: 'u32',
   num_tiles: 'u32',
   key_type: 'u32',
   invert: 'u32',
@@ -45,7 +46,12 @@ fn item_count() -> u32 {
   if (params.gpu_count != 0u) { return min(count[params.count_index], params.n); }
   return params.n;
 }
-fn digit_of(raw: u32) -> u32 { return (order_key(raw) >> params.shift) & 0xffu; }
+// This pass's digit mask: 8 bits, fewer in a last pass when sorting only the low sort_bits.
+fn digit_mask() -> u32 {
+  let left = params.sort_bits - params.shift;
+  return select(0xffu, (1u << left) - 1u, left < 8u);
+}
+fn digit_of(raw: u32) -> u32 { return (order_key(raw) >> params.shift) & digit_mask(); }
 `;
 
 /**
@@ -213,6 +219,8 @@ export function rankTileWgsl(
   let slot = w * sg_size + lane;
   let block = tile_start + w * sg_size * ${kpt}u;
   let all_lanes = subgroupBallot(true);
+  let max_digit = digit_mask();
+  let digit_bits = countOneBits(max_digit);
   let below = vec4<u32>(mask_below(lane, 0u), mask_below(lane, 1u), mask_below(lane, 2u), mask_below(lane, 3u));
   var keys: array<u32, ${kpt}>;
   var pos: array<u32, ${kpt}>;
@@ -226,11 +234,11 @@ export function rankTileWgsl(
       ${pairs ? 'vals[k] = values_in[idx];' : ''}
     }
     keys[k] = key;
-    // Keys past the end rank as digit 255 after every real key, so they fill the tile's last slots.
-    let d = select(255u, digit_of(key), valid);
-    // Lanes holding the same digit: intersect the ballots of its 8 bits (vec4 masks: up to 128 lanes).
+    // Keys past the end rank as the largest digit after every real key, so they fill the tile's last slots.
+    let d = select(max_digit, digit_of(key), valid);
+    // Lanes holding the same digit: intersect the ballots of its bits (vec4 masks: up to 128 lanes).
     var peers = all_lanes;
-    for (var b = 0u; b < 8u; b++) {
+    for (var b = 0u; b < digit_bits; b++) {
       let bit_set = ((d >> b) & 1u) == 1u;
       let ballot = subgroupBallot(bit_set);
       peers &= select(~ballot, ballot, bit_set);
@@ -260,7 +268,7 @@ export function rankTileWgsl(
   workgroupBarrier();
   let valid_in_tile = min(${tile}u, n - tile_start);
   let count_with_padding = local_start[slot];
-  let tile_count = count_with_padding - select(0u, ${tile}u - valid_in_tile, slot == 255u);
+  let tile_count = count_with_padding - select(0u, ${tile}u - valid_in_tile, slot == max_digit);
   ${afterCount}
   let starts = slot_scan(vec2<u32>(count_with_padding, ${digitTotal}), w, lane, sg_size, num_sg);
   local_start[slot] = starts.x;
@@ -268,7 +276,7 @@ export function rankTileWgsl(
   workgroupBarrier();
   for (var k = 0u; k < ${kpt}u; k++) {
     let valid = block + k * sg_size + lane < n;
-    let d = select(255u, digit_of(keys[k]), valid);
+    let d = select(max_digit, digit_of(keys[k]), valid);
     let sub = (atomicLoad(&shared_words[w * 128u + (d & 127u)]) >> ((d >> 7u) * 16u)) & 0xffffu;
     pos[k] += local_start[d] + sub;
   }
