@@ -1,3 +1,14 @@
 export { intervalExpand, loadBalancedSearch } from './load-balanced-search.ts';
-export { ITEMS_PER_THREAD, TILE, WORKGROUP } from './merge-path.ts';
+// Merge-path building blocks, for primitives that partition work the same way (@weft/segreduce).
+export {
+  type CountSource,
+  checkSegments,
+  countSource,
+  ITEMS_PER_THREAD,
+  type MergePathPlan,
+  mergePathSearch,
+  planMergePath,
+  TILE,
+  WORKGROUP,
+} from './merge-path.ts';
 export { type TransformLbsOptions, transformLbs } from './transform-lbs.ts';

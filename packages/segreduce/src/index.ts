@@ -1,4 +1,4 @@
-export { ITEMS_PER_THREAD, TILE, WORKGROUP } from './merge-path.ts';
+export { ITEMS_PER_THREAD, TILE, WORKGROUP } from '@weft/lbs';
 export { type Monoid, max, min, plus, type ReduceType } from './monoid.ts';
 export {
   type SegmentedReduceOptions,

@@ -1,4 +1,4 @@
-import { ITEMS_PER_THREAD, mergePathSearch, TILE, WORKGROUP } from './merge-path.ts';
+import { ITEMS_PER_THREAD, mergePathSearch, TILE, WORKGROUP } from '@weft/lbs';
 import type { Monoid } from './monoid.ts';
 
 /** Where the tile kernel gets item values: a functor of (index, seg, rank), or `values[index]`. */

@@ -8,7 +8,7 @@ import {
   type Recorder,
   type Target,
 } from '@weft/gpu';
-import { checkSegments, planMergePath } from './merge-path.ts';
+import { checkSegments, planMergePath } from '@weft/lbs';
 import { type Monoid, plus, type ReduceType } from './monoid.ts';
 import { fixupKernel, tileKernel, type ValueSource } from './segreduce-kernels.ts';
 
