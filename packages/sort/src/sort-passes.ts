@@ -122,6 +122,24 @@ export async function prepareReduceThenScan(ctx: PassContext): Promise<RecordPas
   };
 }
 
+/** Zeroes `array` (length a multiple of 4) with a vec4 store kernel. */
+async function recordZero(rec: Recorder, array: DeviceArray) {
+  const kernel = await rec.device.kernel({
+    label: 'sort zero',
+    bindings: { words: { type: 'array<vec4<u32>>', access: 'read_write' } },
+    params: { n4: 'u32' },
+    code: /* wgsl */ `
+@compute @workgroup_size(${THREADS})
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+        @builtin(local_invocation_index) lid: u32) {
+  let i = weft_workgroup_index(wid, nwg) * ${THREADS}u + lid;
+  if (i < params.n4) { words[i] = vec4<u32>(0u); }
+}`,
+  });
+  const n4 = Math.ceil(array.length / 4);
+  rec.dispatch(kernel, { bindings: { words: array }, params: { n4 }, workgroups: Math.ceil(n4 / THREADS) });
+}
+
 /**
  * OneSweep: one histogram kernel for all passes (recorded now, reading `keys`), then one kernel per pass.
  * Scratch: the status words (passes x 256 x tiles u32, about n / 4 bytes per pass) and 1028 control words,
@@ -155,8 +173,9 @@ export async function prepareOneSweep(ctx: PassContext, keys: DeviceArray): Prom
   ]);
   const control = rec.scratch('u32', CONTROL_WORDS, 'onesweep control');
   const status = rec.scratch('u32', passes * numTiles * THREADS, 'onesweep status');
-  rec.clear(control);
-  rec.clear(status);
+  // Cleared by a kernel rather than clearBuffer: stays inside the compute pass (and its timing).
+  await recordZero(rec, control);
+  await recordZero(rec, status);
   const baseParams = {
     ...ctx.params,
     num_tiles: numTiles,
