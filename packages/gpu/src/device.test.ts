@@ -148,6 +148,23 @@ describe('device', () => {
     if (device.hasTimestamps) expect(r.gpuNs).toBeGreaterThan(0);
   });
 
+  it('rejects pending work when the device is lost, instead of hanging', async () => {
+    const own = await requestDevice();
+    const out = own.array('u32', 1 << 20);
+    const rec = own.recorder();
+    for (let r = 0; r < 20; r++)
+      await transform(rec, out.length, wgsl`(i: u32) { ${rw(out)}[i] = i * ${u32(r)}; }`);
+    const pending = rec.submit();
+    own.destroy();
+    const outcome = await pending.then(
+      () => 'completed',
+      (e: unknown) => e,
+    );
+    // Either the work finished before the loss, or it was rejected with DeviceLostError; never a hang.
+    if (outcome !== 'completed') expect(outcome).toBeInstanceOf(DeviceLostError);
+    await expect(own.idle()).rejects.toThrow(DeviceLostError);
+  });
+
   it('leaves a caller-owned device alone and reports loss of an owned one', async () => {
     const owned = await requestDevice();
     const borrowed = wrapDevice(owned.device);

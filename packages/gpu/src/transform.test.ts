@@ -1,6 +1,6 @@
 import { adversarialSizes, expectArrayEqual, gpuTest, randomU32 } from '@weft/testing';
 import { describe, expect, it } from 'vitest';
-import { copy, f32, rw, transform, u32, wgsl } from './index.ts';
+import { atomic, copy, f32, rw, transform, u32, wgsl } from './index.ts';
 
 describe('transform', () => {
   it('calls the functor once per index, across workgroup boundaries', async () => {
@@ -31,6 +31,27 @@ describe('transform', () => {
       );
       const got = await out.download();
       for (let i = 0; i < 1000; i++) expect(got[i]).toBe(i < 777 ? i * 0.5 : -1);
+    });
+  });
+});
+
+describe('transform beyond 65,535 workgroups', () => {
+  it('splits a GPU-resident count into a 2-D indirect dispatch and covers every index', async () => {
+    await gpuTest(async (device) => {
+      // 4 items per thread x 256 threads: 70M items need 68,360 workgroups, more than one dimension holds.
+      const n = 70_000_000;
+      const count = device.upload(new Uint32Array([n]));
+      const hits = device.array('u32', 2);
+      await hits.fill(0);
+      await transform(
+        device,
+        { array: count, index: 0 },
+        wgsl`(i: u32) {
+          if ((i & 0xffffu) == 0u) { atomicAdd(&${atomic(hits)}[0], 1u); }
+          if (i == ${u32(n - 1)}) { atomicAdd(&${atomic(hits)}[1], 1u); }
+        }`,
+      );
+      expect([...(await hits.download())]).toEqual([Math.ceil(n / 65536), 1]);
     });
   });
 });
