@@ -16,6 +16,15 @@ export {
   VertexData,
   type WeightElementType,
 } from './device-graph.ts';
+export {
+  bitmapToQueue,
+  FrontierBitmap,
+  FrontierQueue,
+  type FrontierQueueOptions,
+  type FrontierSink,
+  type FrontierView,
+  queueToBitmap,
+} from './frontier.ts';
 export { type GeometricGraph, type RandomGeometricOptions, randomGeometric } from './generators/geometric.ts';
 export { type GridOptions, grid } from './generators/grid.ts';
 export { type KroneckerOptions, kronecker, randomPermutation } from './generators/kronecker.ts';
