@@ -124,8 +124,8 @@ fn main(@builtin(local_invocation_index) lid: u32,
   else { atomicMax(&status[status_index(tile, slot)], FLAG_AGGREGATE | tile_count); }`,
   )}
 
-  // Decoupled look-back for digit \`slot\`: walk back over earlier tiles, adding aggregates, until an
-  // inclusive count. Every thread still looking is at the same tile \`look\` in each round.
+  // Decoupled look-back for digit = slot: walk back over earlier tiles, adding aggregates, until an
+  // inclusive count. Every thread still looking is at the same tile (look) in each round.
   var excl = 0u;
   var done = tile == 0u;
   var look = tile;

@@ -106,7 +106,7 @@ async function radixSort(
     throw new InputError(`bits must be an integer in [1, 32], got ${bits}`, `${where} options.bits`);
   }
   if (bits < 32 && keys.type === 'f32') {
-    throw new InputError('bits applies to u32 and non-negative i32 keys, not f32', `${where} options.bits`);
+    throw new InputError('bits applies to u32 and i32 keys, not f32', `${where} options.bits`);
   }
   const capacity = isGpuCount(count) ? keys.length : count;
   if (!isGpuCount(count) && (!Number.isInteger(count) || count < 0 || count > keys.length)) {
@@ -139,7 +139,6 @@ async function radixSort(
   if (values && ((outKeys ?? keys) === keys) !== ((outValues ?? values) === values)) {
     throw new InputError('sort keys and values both in place or both into outputs', where);
   }
-  if (capacity === 0) return;
 
   const algorithm = options.algorithm ?? 'onesweep';
   if (algorithm !== 'onesweep' && algorithm !== 'reduce-then-scan') {
