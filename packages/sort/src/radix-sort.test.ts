@@ -342,6 +342,7 @@ describe('sortKeys / sortPairs', () => {
       await expect(sortPairs(device, keys, small)).rejects.toThrow(/values/);
       await expect(sortPairs(device, keys, keys)).rejects.toThrow(/different/);
       await expect(sortPairs(device, keys, f, { outputKeys: small })).rejects.toThrow(/both/);
+      await expect(sortKeys(device, keys, { count: { array: keys, index: 0 } })).rejects.toThrow(/own array/);
       await expect(sortKeys(device, keys, { algorithm: 'quick' as 'onesweep' })).rejects.toThrow(/algorithm/);
       for (const a of [keys, f, small]) a.destroy();
     });

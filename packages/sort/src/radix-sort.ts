@@ -136,6 +136,9 @@ async function radixSort(
   if (values && (values === keys || values.buffer === keys.buffer)) {
     throw new InputError('values must be a different array from keys', where);
   }
+  if (isGpuCount(count) && [keys, values, outKeys, outValues].includes(count.array)) {
+    throw new InputError('the GPU count must live in its own array, not in a sorted one', where);
+  }
   if (values && ((outKeys ?? keys) === keys) !== ((outValues ?? values) === values)) {
     throw new InputError('sort keys and values both in place or both into outputs', where);
   }
@@ -203,17 +206,13 @@ async function radixSort(
       src = dst;
     }
     if (src.keys !== finalKeys) {
-      await copyPrefix(rec, src.keys, finalKeys, count, capacity);
-      if (values) await copyPrefix(rec, src.values!, finalValues!, count, capacity);
+      await copyPrefix(rec, src.keys, finalKeys, context);
+      if (values) await copyPrefix(rec, src.values!, finalValues!, context);
     }
   });
 }
 
-async function copyPrefix(rec: Recorder, src: DeviceArray, dst: DeviceArray, count: Count, capacity: number) {
-  if (!isGpuCount(count)) {
-    rec.copy(src, dst, count);
-    return;
-  }
+async function copyPrefix(rec: Recorder, src: DeviceArray, dst: DeviceArray, context: PassContext) {
   const kernel = await rec.device.kernel({
     label: 'sort copy prefix',
     bindings: {
@@ -221,12 +220,13 @@ async function copyPrefix(rec: Recorder, src: DeviceArray, dst: DeviceArray, cou
       dst: { type: 'array<u32>', access: 'read_write' },
       count: { type: 'array<u32>', access: 'read' },
     },
-    params: { n: 'u32', count_index: 'u32' },
+    params: { n: 'u32', gpu_count: 'u32', count_index: 'u32' },
     code: COPY_PREFIX_WGSL,
   });
+  const { n, gpu_count, count_index } = context.params;
   rec.dispatch(kernel, {
-    bindings: { src, dst, count: count.array },
-    params: { n: capacity, count_index: count.index },
-    workgroups: Math.ceil(capacity / THREADS),
+    bindings: { src, dst, count: context.countArray },
+    params: { n: n!, gpu_count: gpu_count!, count_index: count_index! },
+    workgroups: Math.ceil(n! / THREADS),
   });
 }

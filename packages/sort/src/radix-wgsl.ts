@@ -339,12 +339,16 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
 `;
 }
 
-/** Copies the first `count` elements (a GPU count, clamped to `params.n`) from `src` to `dst`. */
+/** Copies the first `item_count()` elements from `src` to `dst` (a kernel, so it stays in the pass). */
 export const COPY_PREFIX_WGSL = /* wgsl */ `
+fn item_count() -> u32 {
+  if (params.gpu_count != 0u) { return min(count[params.count_index], params.n); }
+  return params.n;
+}
 @compute @workgroup_size(${THREADS})
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
         @builtin(local_invocation_index) lid: u32) {
   let i = weft_workgroup_index(wid, nwg) * ${THREADS}u + lid;
-  if (i < min(count[params.count_index], params.n)) { dst[i] = src[i]; }
+  if (i < item_count()) { dst[i] = src[i]; }
 }
 `;
