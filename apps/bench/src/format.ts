@@ -1,7 +1,14 @@
 /** Human units for the table. */
-export const fmtItems = (perSec: number) => `${(perSec / 1e9).toFixed(perSec >= 1e10 ? 1 : 3)} G/s`;
+export const fmtItems = (perSec: number) =>
+  perSec >= 1e9 || perSec === 0
+    ? `${(perSec / 1e9).toFixed(perSec >= 1e10 ? 1 : 3)} G/s`
+    : `${(perSec / 1e6).toFixed(perSec >= 1e7 ? 1 : 3)} M/s`;
 export const fmtBytes = (perSec: number) =>
-  perSec >= 1e12 ? `${(perSec / 1e12).toFixed(2)} TB/s` : `${(perSec / 1e9).toFixed(1)} GB/s`;
+  perSec >= 1e12
+    ? `${(perSec / 1e12).toFixed(2)} TB/s`
+    : perSec >= 1e9 || perSec === 0
+      ? `${(perSec / 1e9).toFixed(1)} GB/s`
+      : `${(perSec / 1e6).toFixed(perSec >= 1e7 ? 1 : 2)} MB/s`;
 export const fmtMs = (ms: number) => (ms >= 100 ? ms.toFixed(0) : ms >= 1 ? ms.toFixed(2) : ms.toFixed(4));
 export const fmtN = (n: number) => {
   const lg = Math.log2(n);

@@ -11,12 +11,26 @@ interface Series {
   dashed?: boolean;
 }
 
+/** A y axis from 0 with 4-6 ticks at 1, 2 or 5 times a power of ten, and the decimals those ticks need. */
+function niceAxis(dataMax: number): { step: number; max: number; decimals: number } {
+  if (!(dataMax > 0)) return { step: 0.2, max: 1, decimals: 1 };
+  const raw = (dataMax * 1.05) / 5;
+  const pow = 10 ** Math.floor(Math.log10(raw));
+  const step = ([1, 2, 5, 10].find((m) => m * pow >= raw) ?? 10) * pow;
+  return {
+    step,
+    max: Math.ceil((dataMax * 1.05) / step) * step,
+    decimals: Math.max(0, -Math.floor(Math.log10(step) + 1e-9)),
+  };
+}
+
 /** An SVG line chart: log2(n) on x, throughput on y, one line per series, with axes, ticks and a legend. */
 export function lineChart(title: string, yLabel: string, series: readonly Series[]): string {
-  const W = 640;
-  const H = 340;
   const L = 70;
-  const R = 200;
+  // The legend is as wide as its longest label (about 6.5 px a character at 11 px), so none is cut off.
+  const R = Math.max(120, 48 + 6.5 * Math.max(0, ...series.map((s) => s.label.length)));
+  const W = L + 370 + R;
+  const H = 340;
   const T = 36;
   const B = 48;
   const pts = series.flatMap((s) => s.points);
@@ -24,7 +38,7 @@ export function lineChart(title: string, yLabel: string, series: readonly Series
   const xs = pts.map((p) => p.x);
   const x0 = Math.min(...xs);
   const x1 = Math.max(x0 + 1, ...xs);
-  const yMax = Math.max(...pts.map((p) => p.y)) * 1.1 || 1;
+  const { step, max: yMax, decimals } = niceAxis(Math.max(...pts.map((p) => p.y)));
   const sx = (x: number) => L + ((x - x0) / (x1 - x0)) * (W - L - R);
   const sy = (y: number) => H - B - (y / yMax) * (H - T - B);
   const parts: string[] = [];
@@ -37,11 +51,11 @@ export function lineChart(title: string, yLabel: string, series: readonly Series
     parts.push(`<line x1="${sx(x)}" y1="${H - B}" x2="${sx(x)}" y2="${H - B + 5}" stroke="#333"/>`);
     parts.push(`<text x="${sx(x)}" y="${H - B + 18}" text-anchor="middle" font-size="11">2^${x}</text>`);
   }
-  for (let i = 0; i <= 5; i++) {
-    const y = (yMax / 5) * i;
+  for (let i = 0; i * step <= yMax * (1 + 1e-9); i++) {
+    const y = i * step;
     parts.push(`<line x1="${L - 5}" y1="${sy(y)}" x2="${W - R}" y2="${sy(y)}" stroke="#eee"/>`);
     parts.push(
-      `<text x="${L - 8}" y="${sy(y) + 4}" text-anchor="end" font-size="11">${y >= 100 ? y.toFixed(0) : y.toFixed(y >= 10 ? 1 : 2)}</text>`,
+      `<text x="${L - 8}" y="${sy(y) + 4}" text-anchor="end" font-size="11">${y.toFixed(decimals)}</text>`,
     );
   }
   parts.push(
@@ -77,24 +91,32 @@ export function htmlReport(report: BenchReport, tableHtml: string): string {
   for (const family of families) {
     const bw = BANDWIDTH_FAMILIES.has(family);
     const metric = bw ? 'bytesPerSec' : 'itemsPerSec';
-    const scale = bw ? 1e9 : 1e9;
     const ms = report.measurements.filter((m) => m.family === family && m.valid);
+    const anchorName = anchorFor(family, report.anchors);
+    const anchorPoints = anchors.filter((a) => a.name === anchorName);
+    // Mega units below 1 G/s (software adapters, small sizes), so the axis does not read 0.00 throughout.
+    const top = Math.max(0, ...ms.map((m) => m[metric]), ...anchorPoints.map((a) => a[metric]));
+    const scale = top >= 1e9 ? 1e9 : 1e6;
+    const prefix = scale === 1e9 ? 'G' : 'M';
     const names = [...new Set(ms.map((m) => m.name))];
     const series: Series[] = names.map((name) => ({
       label: name,
       points: ms.filter((m) => m.name === name).map((m) => ({ x: Math.log2(m.n), y: m[metric] / scale })),
     }));
-    const anchorName = anchorFor(family, report.anchors);
     if (anchorName) {
       series.push({
         label: anchorName,
         dashed: true,
-        points: anchors
-          .filter((a) => a.name === anchorName)
-          .map((a) => ({ x: Math.log2(a.n), y: a[metric] / scale })),
+        points: anchorPoints.map((a) => ({ x: Math.log2(a.n), y: a[metric] / scale })),
       });
     }
-    charts.push(lineChart(`${family}`, bw ? 'GB/s moved' : 'G items/s', series));
+    charts.push(
+      lineChart(
+        `${family}: ${bw ? 'bandwidth' : 'throughput'} by size`,
+        bw ? `${prefix}B/s moved (min. traffic)` : `${prefix} items/s`,
+        series,
+      ),
+    );
   }
   const a = report.adapter;
   return `<!doctype html><html><head><meta charset="utf-8"><title>Weft bench report</title>
@@ -103,7 +125,7 @@ td,th{border:1px solid #ccc;padding:3px 8px;text-align:right}td:nth-child(-n+2),
 .bad{color:#b00;font-weight:bold}.charts{display:flex;flex-wrap:wrap;gap:12px}pre{background:#f6f6f6;padding:8px}</style>
 </head><body><h1>Weft bench report</h1>
 <p><b>Adapter:</b> ${esc(`${a.vendor} ${a.architecture} ${a.device} ${a.description}`)}${a.software ? ' (software adapter)' : ''}
-&nbsp; <b>Date:</b> ${esc(report.date)} &nbsp; <b>Weft:</b> ${esc(report.versions.weft)} &nbsp; <b>Node:</b> ${esc(report.versions.node)}
+&nbsp; <b>Date:</b> ${esc(report.date)} &nbsp; <b>Weft:</b> ${esc(report.versions.weft)} ${report.versions.node ? ` &nbsp; <b>Node:</b> ${esc(report.versions.node)}` : ''}${report.versions.browser ? ` &nbsp; <b>Browser:</b> ${esc(report.versions.browser)}` : ''}
 &nbsp; <b>Dawn options:</b> ${esc(a.toggles.join(' ') || 'defaults')}</p>
 ${report.anchors ? `<p><b>Anchors:</b> ${esc(`${report.anchors.tool} ${report.anchors.version} on ${report.anchors.device}`)}, measured in the same command.</p>` : ''}
 <p><b>Command:</b></p><pre>${esc(report.command)}</pre>

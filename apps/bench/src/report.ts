@@ -7,7 +7,8 @@ import type { Measurement } from './harness.ts';
 export interface BenchReport {
   command: string;
   date: string;
-  versions: { weft: string; node: string; webgpu?: string };
+  /** `node` from the CLI, `browser` (the user agent) from the web page. */
+  versions: { weft: string; node?: string; webgpu?: string; browser?: string };
   adapter: AdapterReport;
   options: Record<string, unknown>;
   anchors?: AnchorFile;
