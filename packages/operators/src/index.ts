@@ -1,1 +1,17 @@
-export {};
+export {
+  type AdvanceOptions,
+  type AdvancePullOptions,
+  AdvanceWorkspace,
+  advancePull,
+  advancePush,
+} from './advance.ts';
+export { compute } from './compute.ts';
+export {
+  type EnactorLoop,
+  type EnactorOptions,
+  type EnactorProgress,
+  type EnactorResult,
+  enact,
+} from './enactor.ts';
+export { type FilterOptions, filter } from './filter.ts';
+export { type NeighborhoodReduceOptions, neighborhoodReduce } from './neighborhood.ts';

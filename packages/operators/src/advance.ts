@@ -1,0 +1,189 @@
+import {
+  atomic,
+  type DeviceArray,
+  type Functor,
+  type GpuCount,
+  InputError,
+  onTarget,
+  rw,
+  type Target,
+  transform,
+  u32,
+  type WeftDevice,
+  wgsl,
+} from '@weft/gpu';
+import type { DeviceGraph, FrontierBitmap, FrontierSink, FrontierView } from '@weft/graph';
+import { transformLbs } from '@weft/lbs';
+import { transformScan } from '@weft/scan';
+
+/**
+ * Scratch an advance reuses across calls (the scan of the frontier's degrees and its total), so that many
+ * iterations recorded into one submit do not each allocate a frontier-sized array.
+ */
+export class AdvanceWorkspace {
+  readonly segmentStarts: DeviceArray<'u32'>;
+  readonly total: DeviceArray<'u32'>;
+
+  constructor(device: WeftDevice, capacity: number) {
+    this.segmentStarts = device.array('u32', Math.max(1, capacity), { label: 'advance segment starts' });
+    this.total = device.array('u32', 1, { label: 'advance edge total' });
+  }
+
+  destroy(): void {
+    this.segmentStarts.destroy();
+    this.total.destroy();
+  }
+}
+
+export interface AdvanceOptions {
+  /** Append kept neighbors here (Gunrock's output frontier). Omit for side effects only. */
+  output?: FrontierSink;
+  /** Keep the sink's current contents (default: its count is zeroed first). */
+  append?: boolean;
+  /** Uniquify: a neighbor is appended only if its bit was clear (the bit is set). The caller clears it. */
+  visited?: FrontierBitmap;
+  /** Reused scratch (see {@link AdvanceWorkspace}); default: per-call scratch. */
+  workspace?: AdvanceWorkspace;
+  /** Walk in-edges (the graph's CSC; an undirected graph's CSR) instead of out-edges. */
+  direction?: 'out' | 'in';
+}
+
+/** The edge arrays of one direction: for in-edges, `edge` ids map back to CSR order (shared edge data). */
+export function edgeView(graph: DeviceGraph, direction: 'out' | 'in', who: string) {
+  if (direction === 'out' || !graph.directed) {
+    return { offsets: graph.offsets, neighbors: graph.targets, edgeIds: undefined };
+  }
+  if (!graph.csc) {
+    throw new InputError('in-edges of a directed graph need uploadGraph(..., { csc: true })', who);
+  }
+  return { offsets: graph.csc.inOffsets, neighbors: graph.csc.sources, edgeIds: graph.csc.inEdgeIds };
+}
+
+/** `(v: u32)`: appends `v` to the sink unless its visited bit was already set; dropped past capacity. */
+function appendFunctor(output: FrontierSink | undefined, visited: FrontierBitmap | undefined): Functor {
+  if (!output) return wgsl`(v: u32) {}`;
+  const fresh = visited
+    ? wgsl`(v: u32) -> bool {
+  let bit = 1u << (v & 31u);
+  return (atomicOr(&${atomic(visited.words)}[v >> 5u], bit) & bit) == 0u;
+}`
+    : wgsl`(v: u32) -> bool { return true; }`;
+  return wgsl`(v: u32) {
+  if (!${fresh}(v)) { return; }
+  let slot = atomicAdd(&${atomic(output.count)}[0], 1u);
+  if (slot < ${u32(output.items.length)}) { ${rw(output.items)}[slot] = v; }
+}`;
+}
+
+/** `(k: u32) -> u32`: the CSR edge id of position `k` of the walked edge array. */
+export function edgeIdFunctor(edgeIds: DeviceArray<'u32'> | undefined): Functor {
+  return edgeIds ? wgsl`(k: u32) -> u32 { return ${edgeIds}[k]; }` : wgsl`(k: u32) -> u32 { return k; }`;
+}
+
+/** `(seg: u32) -> u32`: the vertex of segment `seg`: the frontier's entry, or `seg` itself for all vertices. */
+export function vertexOfFunctor(input: FrontierView | 'all'): Functor {
+  return input === 'all'
+    ? wgsl`(seg: u32) -> u32 { return seg; }`
+    : wgsl`(seg: u32) -> u32 { return ${input.items}[seg]; }`;
+}
+
+/**
+ * Push advance (Mini-Gunrock): visits every out-edge (src, dst) of the input frontier's vertices, evenly
+ * balanced over the GPU, and calls `functor(src, dst, edge, rank, index) -> bool`; `edge` is the CSR edge
+ * id, `rank` the edge's place in src's list, `index` the work item's place in this advance. With an output,
+ * each `dst` whose functor returned true is appended to it.
+ *
+ * The input is a frontier (the exclusive scan of its degrees, with the total kept on the GPU, drives a
+ * load-balanced search dispatched indirectly) or `'all'` (every vertex: the CSR offsets are the scan).
+ */
+export async function advancePush(
+  target: Target,
+  graph: DeviceGraph,
+  input: FrontierView | 'all',
+  functor: Functor,
+  options: AdvanceOptions = {},
+): Promise<void> {
+  const who = 'advancePush';
+  const { offsets, neighbors, edgeIds } = edgeView(graph, options.direction ?? 'out', who);
+  const { output, visited } = options;
+  const append = appendFunctor(output, visited);
+  const visit = wgsl`(index: u32, seg: u32, rank: u32) {
+  let src = ${vertexOfFunctor(input)}(seg);
+  let k = ${offsets}[src] + rank;
+  let dst = ${neighbors}[k];
+  if (${functor}(src, dst, ${edgeIdFunctor(edgeIds)}(k), rank, index)) { ${append}(dst); }
+}`;
+  await onTarget(target, who, async (rec) => {
+    if (output && !options.append) rec.clear(output.count);
+    if (graph.edgeCount === 0) return;
+    if (input === 'all') {
+      await transformLbs(rec, graph.edgeCount, offsets, graph.vertexCount, visit);
+      return;
+    }
+    const items = input.items;
+    const space = options.workspace;
+    if (space && space.segmentStarts.length < items.length) {
+      throw new InputError(
+        `workspace holds ${space.segmentStarts.length} starts, the frontier up to ${items.length}`,
+        'options.workspace',
+      );
+    }
+    const starts = space?.segmentStarts ?? rec.scratch('u32', Math.max(1, items.length), 'advance starts');
+    const total = space?.total ?? rec.scratch('u32', 1, 'advance total');
+    await transformScan(
+      rec,
+      input.length,
+      wgsl`(i: u32) -> u32 { let v = ${items}[i]; return ${offsets}[v + 1u] - ${offsets}[v]; }`,
+      starts,
+      { total: { array: total, index: 0 } },
+    );
+    const edges: GpuCount = { array: total, index: 0 };
+    await transformLbs(rec, edges, starts, input.length, visit, {
+      maxCount: graph.edgeCount,
+    });
+  });
+}
+
+export interface AdvancePullOptions {
+  /** `(v: u32) -> bool`: which vertices look for a parent (e.g. the unvisited ones). Default: all. */
+  candidate?: Functor;
+  /** Append each vertex that accepted a parent here (count zeroed first unless `append`). */
+  output?: FrontierSink;
+  append?: boolean;
+}
+
+/**
+ * Pull advance (bottom-up, Beamer): every candidate vertex `dst` walks its in-edges and calls
+ * `functor(src, dst, edge) -> bool` for each in-neighbor `src` that is in the `frontier` bitmap, stopping at
+ * the first that returns true (early exit: one parent is enough); `dst` is then appended to the output.
+ * One thread per vertex: cheap when the frontier is large and most candidates find a parent at once.
+ */
+export async function advancePull(
+  target: Target,
+  graph: DeviceGraph,
+  frontier: FrontierBitmap,
+  functor: Functor,
+  options: AdvancePullOptions = {},
+): Promise<void> {
+  const who = 'advancePull';
+  const { offsets, neighbors, edgeIds } = edgeView(graph, 'in', who);
+  const candidate = options.candidate ?? wgsl`(v: u32) -> bool { return true; }`;
+  const append = appendFunctor(options.output, undefined);
+  const visit = wgsl`(dst: u32) {
+  if (!${candidate}(dst)) { return; }
+  let end = ${offsets}[dst + 1u];
+  for (var k = ${offsets}[dst]; k < end; k++) {
+    let src = ${neighbors}[k];
+    if ((${frontier.words}[src >> 5u] & (1u << (src & 31u))) != 0u) {
+      if (${functor}(src, dst, ${edgeIdFunctor(edgeIds)}(k))) {
+        ${append}(dst);
+        return;
+      }
+    }
+  }
+}`;
+  await onTarget(target, who, async (rec) => {
+    if (options.output && !options.append) rec.clear(options.output.count);
+    await transform(rec, graph.vertexCount, visit);
+  });
+}

@@ -1,0 +1,107 @@
+import {
+  type GpuCount,
+  InputError,
+  type Recorder,
+  rw,
+  transform,
+  u32,
+  type WeftDevice,
+  wgsl,
+} from '@weft/gpu';
+
+/** One iteration of an algorithm, recorded without reading anything back. */
+export interface EnactorLoop {
+  /** Records iteration `iteration` (0-based). It must be a no-op once the loop has converged. */
+  step(rec: Recorder, iteration: number): Promise<void>;
+  /** After a step: a u32 on the GPU that is 0 once the loop has converged (typically the frontier length). */
+  active(): GpuCount;
+}
+
+export interface EnactorProgress {
+  /** Iterations completed so far. */
+  iteration: number;
+  /** The `active` word after the last iteration (e.g. the frontier length). */
+  active: number;
+  submits: number;
+}
+
+export interface EnactorOptions {
+  /** Stop after this many iterations (default: no limit). */
+  maxIterations?: number;
+  /** Iterations recorded into the first submit (default 4); each later submit doubles it up to `maxBatch`. */
+  batch?: number;
+  /** Most iterations per submit (default 64). */
+  maxBatch?: number;
+  /** Checked between submits; an aborted run throws the signal's reason. */
+  signal?: AbortSignal;
+  /** Called after every submit with the status read back. */
+  onProgress?: (progress: EnactorProgress) => void;
+}
+
+export interface EnactorResult {
+  /** Iterations until `active` became 0 (or `maxIterations`). */
+  iterations: number;
+  converged: boolean;
+  submits: number;
+}
+
+const NOT_DONE = 0xffffffff;
+
+/**
+ * The enactor loop (Gunrock's `loop / is_converged`): records `batch` iterations per submit, each followed
+ * by a one-thread kernel that notes the first iteration after which `active` was 0, and reads back only that
+ * two-word status per submit. Iterations recorded past convergence run on empty frontiers (indirect
+ * dispatches of zero workgroups), so a high-diameter graph costs one round trip per batch, not per level.
+ */
+export async function enact(
+  device: WeftDevice,
+  loop: EnactorLoop,
+  options: EnactorOptions = {},
+): Promise<EnactorResult> {
+  const maxIterations = options.maxIterations ?? Number.POSITIVE_INFINITY;
+  if (!(maxIterations >= 0))
+    throw new InputError(`maxIterations must be >= 0, got ${maxIterations}`, 'options');
+  const maxBatch = Math.max(1, options.maxBatch ?? 64);
+  let batch = Math.max(1, Math.min(options.batch ?? 4, maxBatch));
+  // status[0]: iterations until active was first 0 (NOT_DONE before); status[1]: the last active value.
+  const status = device.array('u32', 2, { label: 'enactor status' });
+  status.upload([NOT_DONE, 0]);
+  let iteration = 0;
+  let submits = 0;
+  try {
+    for (;;) {
+      options.signal?.throwIfAborted();
+      if (iteration >= maxIterations) return { iterations: iteration, converged: false, submits };
+      const count = Math.min(batch, maxIterations - iteration);
+      const rec = device.recorder({ label: 'enactor batch' });
+      for (let j = 0; j < count; j++) {
+        const it = iteration + j;
+        await loop.step(rec, it);
+        const active = loop.active();
+        await transform(
+          rec,
+          1,
+          wgsl`(i: u32) {
+  if (${rw(status)}[0] == ${u32(NOT_DONE)}) {
+    let a = ${active.array}[${u32(active.index)}];
+    ${rw(status)}[1] = a;
+    if (a == 0u) { ${rw(status)}[0] = ${u32(it + 1)}; }
+  }
+}`,
+        );
+      }
+      await rec.submit();
+      submits++;
+      const [doneAt, active] = await status.download();
+      if (doneAt !== NOT_DONE) {
+        options.onProgress?.({ iteration: doneAt!, active: 0, submits });
+        return { iterations: doneAt!, converged: true, submits };
+      }
+      iteration += count;
+      options.onProgress?.({ iteration, active: active!, submits });
+      batch = Math.min(batch * 2, maxBatch);
+    }
+  } finally {
+    status.destroy();
+  }
+}

@@ -1,0 +1,57 @@
+import { type DeviceArray, type Functor, onTarget, type Target, wgsl } from '@weft/gpu';
+import type { DeviceGraph, FrontierView } from '@weft/graph';
+import { transformScan } from '@weft/scan';
+import { type Monoid, type ReduceType, transformSegreduce } from '@weft/segreduce';
+import { type AdvanceWorkspace, edgeIdFunctor, edgeView, vertexOfFunctor } from './advance.ts';
+
+export interface NeighborhoodReduceOptions<T extends ReduceType> {
+  /** Default `plus` of the output's type. */
+  monoid?: Monoid<T>;
+  /** Reduce over out-neighbors (default) or in-neighbors (CSC; an undirected graph's CSR). */
+  direction?: 'out' | 'in';
+  workspace?: AdvanceWorkspace;
+}
+
+/**
+ * Neighborhood reduction (Mini-Gunrock): `output[i]` = the monoid's combination of
+ * `f(v, neighbor, edge, rank) -> T` over the neighbors of the input's `i`-th vertex `v` (of vertex `i` for
+ * `'all'`); a vertex without neighbors gets the identity. Segmented reduction, balanced for any degrees.
+ */
+export async function neighborhoodReduce<T extends ReduceType>(
+  target: Target,
+  graph: DeviceGraph,
+  input: FrontierView | 'all',
+  f: Functor,
+  output: DeviceArray<T>,
+  options: NeighborhoodReduceOptions<T> = {},
+): Promise<void> {
+  const { offsets, neighbors, edgeIds } = edgeView(graph, options.direction ?? 'out', 'neighborhoodReduce');
+  const item = wgsl`(index: u32, seg: u32, rank: u32) -> ${output.type} {
+  let v = ${vertexOfFunctor(input)}(seg);
+  let k = ${offsets}[v] + rank;
+  return ${f}(v, ${neighbors}[k], ${edgeIdFunctor(edgeIds)}(k), rank);
+}`;
+  const monoid = options.monoid ? { monoid: options.monoid } : {};
+  const maxCount = Math.max(1, graph.edgeCount);
+  await onTarget(target, 'neighborhoodReduce', async (rec) => {
+    if (input === 'all') {
+      await transformSegreduce(rec, graph.edgeCount, offsets, graph.vertexCount, item, output, monoid);
+      return;
+    }
+    const items = input.items;
+    const space = options.workspace;
+    const starts = space?.segmentStarts ?? rec.scratch('u32', Math.max(1, items.length), 'reduce starts');
+    const total = space?.total ?? rec.scratch('u32', 1, 'reduce total');
+    await transformScan(
+      rec,
+      input.length,
+      wgsl`(i: u32) -> u32 { let v = ${items}[i]; return ${offsets}[v + 1u] - ${offsets}[v]; }`,
+      starts,
+      { total: { array: total, index: 0 } },
+    );
+    await transformSegreduce(rec, { array: total, index: 0 }, starts, input.length, item, output, {
+      ...monoid,
+      maxCount,
+    });
+  });
+}

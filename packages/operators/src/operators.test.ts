@@ -1,0 +1,336 @@
+import { atomic, rw, u32, wgsl } from '@weft/gpu';
+import {
+  csrFromEdgeList,
+  FrontierBitmap,
+  FrontierQueue,
+  type HostCsr,
+  kronecker,
+  queueToBitmap,
+  uploadGraph,
+} from '@weft/graph';
+import { min } from '@weft/segreduce';
+import { expectArrayEqual, gpuTest, mulberry32 } from '@weft/testing';
+import { describe, expect, it } from 'vitest';
+import { AdvanceWorkspace, advancePull, advancePush } from './advance.ts';
+import { compute } from './compute.ts';
+import { enact } from './enactor.ts';
+import { filter } from './filter.ts';
+import { neighborhoodReduce } from './neighborhood.ts';
+
+function randomCsr(n: number, m: number, seed: number, directed = true): HostCsr {
+  const r = mulberry32(seed);
+  const src = new Uint32Array(m);
+  const dst = new Uint32Array(m);
+  for (let i = 0; i < m; i++) {
+    src[i] = Math.floor(r() * n);
+    dst[i] = Math.floor(r() * n);
+  }
+  return csrFromEdgeList({ vertexCount: n, src, dst, directed }).csr;
+}
+
+function sourceOfEdges(csr: HostCsr): Uint32Array {
+  const out = new Uint32Array(csr.edgeCount);
+  for (let v = 0; v < csr.vertexCount; v++) out.fill(v, csr.offsets[v]!, csr.offsets[v + 1]!);
+  return out;
+}
+
+const sorted = (a: ArrayLike<number>) => Uint32Array.from(a).sort();
+
+const graphs: [string, () => HostCsr][] = [
+  ['empty', () => randomCsr(0, 0, 1)],
+  ['one vertex', () => randomCsr(1, 0, 1)],
+  ['no edges', () => randomCsr(50, 0, 1)],
+  ['random sparse', () => randomCsr(1000, 3000, 2)],
+  ['random dense-ish', () => randomCsr(300, 9000, 3)],
+  ['kronecker 12', () => csrFromEdgeList(kronecker({ scale: 12, edgeFactor: 8, seed: 4 })).csr],
+];
+
+describe('advancePush', () => {
+  for (const [name, make] of graphs) {
+    it(`${name}: each frontier edge once; kept dsts appended, uniquified`, () =>
+      gpuTest(async (device) => {
+        const csr = make();
+        const n = csr.vertexCount;
+        const graph = uploadGraph(device, csr);
+        const edgeSrc = sourceOfEdges(csr);
+        const r = mulberry32(n + 7);
+        // A frontier with duplicates (a vertex listed twice visits its edges twice).
+        const picks = Array.from({ length: Math.ceil(n / 2) }, () => Math.floor(r() * n));
+        const queue = new FrontierQueue(device, n, { sizeMultiplier: 1 });
+        const out = new FrontierQueue(device, Math.max(1, csr.edgeCount), { label: 'out' });
+        const space = new AdvanceWorkspace(device, queue.capacity);
+        const hits = device.upload(new Uint32Array(Math.max(1, csr.edgeCount)));
+        for (const round of [0, 1]) {
+          queue.set(picks);
+          hits.upload(new Uint32Array(hits.length));
+          const visit = wgsl`(src: u32, dst: u32, edge: u32, rank: u32, index: u32) -> bool {
+  if (${sourceOf(edgeSrc, device)}[edge] != src || ${graph.targets}[edge] != dst) { return false; }
+  atomicAdd(&${atomic(hits)}[edge], 1u);
+  return dst % 3u == ${u32(round)};
+}`;
+          await advancePush(device, graph, queue.current, visit, { output: out.next, workspace: space });
+          const wantHits = new Uint32Array(hits.length);
+          const wantOut: number[] = [];
+          for (const v of picks) {
+            for (let e = csr.offsets[v]!; e < csr.offsets[v + 1]!; e++) {
+              wantHits[e]!++;
+              if (csr.targets[e]! % 3 === round) wantOut.push(csr.targets[e]!);
+            }
+          }
+          expectArrayEqual(await hits.download(), wantHits, 'edge visits');
+          out.swap();
+          expectArrayEqual(sorted(await out.toArray()), sorted(wantOut), 'appended');
+
+          // Uniquified: each kept dst once.
+          const visited = new FrontierBitmap(device, n);
+          const keepAll = wgsl`(src: u32, dst: u32, edge: u32, rank: u32, index: u32) -> bool { return true; }`;
+          await advancePush(device, graph, queue.current, keepAll, { output: out.next, visited });
+          out.swap();
+          const unique = new Set<number>();
+          for (const v of picks)
+            for (let e = csr.offsets[v]!; e < csr.offsets[v + 1]!; e++) unique.add(csr.targets[e]!);
+          expectArrayEqual(sorted(await out.toArray()), sorted([...unique]), 'unique');
+          visited.destroy();
+        }
+        for (const a of [queue, out, space, hits, graph]) a.destroy();
+      }));
+  }
+
+  it("'all' input visits every edge with its source", () =>
+    gpuTest(async (device) => {
+      for (const csr of [randomCsr(5000, 20_000, 9), randomCsr(3, 0, 1)]) {
+        const graph = uploadGraph(device, csr);
+        const srcs = device.array('u32', Math.max(1, csr.edgeCount));
+        await srcs.fill(0xffffffff);
+        await advancePush(
+          device,
+          graph,
+          'all',
+          wgsl`(src: u32, dst: u32, edge: u32, rank: u32, index: u32) -> bool {
+  ${rw(srcs)}[edge] = select(0xfffffffeu, src, ${graph.offsets}[src] + rank == edge && index == edge);
+  return false;
+}`,
+        );
+        if (csr.edgeCount > 0) expectArrayEqual(await srcs.download(), sourceOfEdges(csr), 'sources');
+        graph.destroy();
+        srcs.destroy();
+      }
+    }));
+
+  it('in-edges of a directed graph (CSC) give CSR edge ids', () =>
+    gpuTest(async (device) => {
+      const csr = randomCsr(700, 4000, 11);
+      const graph = uploadGraph(device, csr, { csc: true });
+      const seen = device.array('u32', csr.edgeCount);
+      await advancePush(
+        device,
+        graph,
+        'all',
+        wgsl`(v: u32, u: u32, edge: u32, rank: u32, index: u32) -> bool {
+  // Walking in-edges of v: edge is u -> v in CSR order.
+  ${rw(seen)}[edge] = select(0u, 1u, ${graph.targets}[edge] == v) + u * 2u;
+  return false;
+}`,
+        { direction: 'in' },
+      );
+      const want = sourceOfEdges(csr).map((u) => u * 2 + 1);
+      expectArrayEqual(await seen.download(), want, 'in-edges');
+      graph.destroy();
+      seen.destroy();
+      const noCsc = uploadGraph(device, csr);
+      await expect(
+        advancePush(
+          device,
+          noCsc,
+          'all',
+          wgsl`(a: u32, b: u32, c: u32, d: u32, e: u32) -> bool { return false; }`,
+          {
+            direction: 'in',
+          },
+        ),
+      ).rejects.toThrow(/csc: true/);
+      noCsc.destroy();
+    }));
+});
+
+const sourceCache = new WeakMap<Uint32Array, ReturnType<typeof uploadOf>>();
+function uploadOf(a: Uint32Array, device: Parameters<typeof uploadGraph>[0]) {
+  return device.upload(a.length > 0 ? a : new Uint32Array(1));
+}
+function sourceOf(a: Uint32Array, device: Parameters<typeof uploadGraph>[0]) {
+  let s = sourceCache.get(a);
+  if (!s) {
+    s = uploadOf(a, device);
+    sourceCache.set(a, s);
+  }
+  return s;
+}
+
+describe('advancePull', () => {
+  it('each candidate takes the first in-neighbor in the frontier', () =>
+    gpuTest(async (device) => {
+      const csr = randomCsr(2000, 8000, 21);
+      const graph = uploadGraph(device, csr, { csc: true });
+      const n = csr.vertexCount;
+      const r = mulberry32(5);
+      const inFrontier = Array.from({ length: n }, () => r() < 0.2);
+      const candidate = Array.from({ length: n }, () => r() < 0.5);
+      const q = new FrontierQueue(device, n);
+      q.set(inFrontier.flatMap((b, v) => (b ? [v] : [])));
+      const bitmap = new FrontierBitmap(device, n);
+      await queueToBitmap(device, q.current, bitmap);
+      const cand = device.upload(Uint32Array.from(candidate, (b) => (b ? 1 : 0)));
+      const parent = device.upload(new Uint32Array(n).fill(0xffffffff));
+      await advancePull(
+        device,
+        graph,
+        bitmap,
+        wgsl`(src: u32, dst: u32, edge: u32) -> bool { ${rw(parent)}[dst] = src; return true; }`,
+        { candidate: wgsl`(v: u32) -> bool { return ${cand}[v] != 0u; }`, output: q.next },
+      );
+      // Reference: smallest in-neighbor (CSC lists sources sorted) in the frontier.
+      const want = new Uint32Array(n).fill(0xffffffff);
+      const src = sourceOfEdges(csr);
+      for (let e = 0; e < csr.edgeCount; e++) {
+        const u = src[e]!;
+        const v = csr.targets[e]!;
+        if (candidate[v] && inFrontier[u] && u < want[v]!) want[v] = u;
+      }
+      expectArrayEqual(await parent.download(), want, 'parents');
+      q.swap();
+      const found = [...want.keys()].filter((v) => want[v] !== 0xffffffff);
+      expectArrayEqual(sorted(await q.toArray()), found, 'output');
+      for (const a of [graph, q, bitmap, cand, parent]) a.destroy();
+    }));
+});
+
+describe('filter and compute', () => {
+  for (const n of [0, 1, 4095, 4097, 100_000]) {
+    it(`filter ${n} items (with duplicates), plain and uniquified; stale output`, () =>
+      gpuTest(async (device) => {
+        const vertices = 5000;
+        const r = mulberry32(n);
+        const items = Array.from({ length: n }, () => Math.floor(r() * vertices));
+        const q = new FrontierQueue(device, vertices, { sizeMultiplier: Math.max(1, n / vertices) });
+        q.set(items);
+        q.next.count.upload([12345]);
+        const odd = wgsl`(v: u32) -> bool { return (v & 1u) == 1u; }`;
+        await filter(device, q.current, odd, q.next);
+        const out = new FrontierQueue(device, vertices, { sizeMultiplier: Math.max(1, n / vertices) });
+        q.swap();
+        expectArrayEqual(
+          await q.toArray(),
+          items.filter((v) => v % 2 === 1),
+          'ordered filter',
+        );
+        q.swap();
+        const visited = new FrontierBitmap(device, vertices);
+        await filter(device, q.current, odd, out.next, { visited });
+        out.swap();
+        expectArrayEqual(
+          sorted(await out.toArray()),
+          sorted([...new Set(items.filter((v) => v % 2 === 1))]),
+          'unique',
+        );
+
+        const marks = device.upload(new Uint32Array(vertices));
+        await compute(device, q.current, wgsl`(v: u32) { atomicAdd(&${atomic(marks)}[v], 1u); }`);
+        const want = new Uint32Array(vertices);
+        for (const v of items) want[v]!++;
+        expectArrayEqual(await marks.download(), want, 'compute over frontier');
+        await compute(device, { all: vertices }, wgsl`(v: u32) { atomicAdd(&${atomic(marks)}[v], v); }`);
+        expectArrayEqual(
+          await marks.download(),
+          want.map((c, v) => c + v),
+          'compute over all',
+        );
+        for (const a of [q, out, visited, marks]) a.destroy();
+      }));
+  }
+});
+
+describe('neighborhoodReduce', () => {
+  it('min neighbor over out- and in-edges, for all vertices and for a frontier', () =>
+    gpuTest(async (device) => {
+      const csr = randomCsr(3000, 12_000, 31);
+      const n = csr.vertexCount;
+      const graph = uploadGraph(device, csr, { csc: true });
+      const out = device.array('u32', n);
+      const f = wgsl`(v: u32, nbr: u32, edge: u32, rank: u32) -> u32 { return nbr * 2u + (edge & 1u); }`;
+      const src = sourceOfEdges(csr);
+      const wantOut = new Uint32Array(n).fill(0xffffffff);
+      const wantIn = new Uint32Array(n).fill(0xffffffff);
+      for (let e = 0; e < csr.edgeCount; e++) {
+        const u = src[e]!;
+        const v = csr.targets[e]!;
+        wantOut[u] = Math.min(wantOut[u]!, v * 2 + (e & 1));
+        wantIn[v] = Math.min(wantIn[v]!, u * 2 + (e & 1));
+      }
+      await neighborhoodReduce(device, graph, 'all', f, out, { monoid: min('u32') });
+      expectArrayEqual(await out.download(), wantOut, 'out, all');
+      await neighborhoodReduce(device, graph, 'all', f, out, { monoid: min('u32'), direction: 'in' });
+      expectArrayEqual(await out.download(), wantIn, 'in, all');
+      const picks = [5, 0, 2999, 5, 17];
+      const q = new FrontierQueue(device, n);
+      q.set(picks);
+      const sums = device.array('u32', n);
+      await neighborhoodReduce(
+        device,
+        graph,
+        q.current,
+        wgsl`(v: u32, nbr: u32, edge: u32, rank: u32) -> u32 { return nbr; }`,
+        sums,
+      );
+      const got = (await sums.download()).subarray(0, picks.length);
+      const want = picks.map((v) => {
+        let s = 0;
+        for (let e = csr.offsets[v]!; e < csr.offsets[v + 1]!; e++) s += csr.targets[e]!;
+        return s;
+      });
+      expectArrayEqual(got, want, 'out sums over a frontier');
+      for (const a of [graph, out, q, sums]) a.destroy();
+    }));
+});
+
+describe('enact', () => {
+  it('counts iterations until the frontier empties, in batches; honours maxIterations and abort', () =>
+    gpuTest(async (device) => {
+      // A path 0 -> 1 -> ... -> 99 walked one vertex per iteration.
+      const n = 100;
+      const src = Uint32Array.from({ length: n - 1 }, (_, i) => i);
+      const dst = Uint32Array.from({ length: n - 1 }, (_, i) => i + 1);
+      const graph = uploadGraph(device, csrFromEdgeList({ vertexCount: n, src, dst, directed: true }).csr);
+      const q = new FrontierQueue(device, n);
+      const keep = wgsl`(a: u32, b: u32, c: u32, d: u32, e: u32) -> bool { return true; }`;
+      const loop = {
+        step: async (rec: Parameters<Parameters<typeof enact>[1]['step']>[0]) => {
+          await advancePush(rec, graph, q.current, keep, { output: q.next });
+          q.swap();
+        },
+        active: () => q.length,
+      };
+      q.set([0]);
+      const progress: number[] = [];
+      const result = await enact(device, loop, { onProgress: (p) => progress.push(p.iteration) });
+      expect(result).toEqual({ iterations: 100, converged: true, submits: 5 });
+      expect(progress).toEqual([4, 12, 28, 60, 100]);
+      q.set([0]);
+      expect(await enact(device, loop, { maxIterations: 10, batch: 3 })).toEqual({
+        iterations: 10,
+        converged: false,
+        submits: 3,
+      });
+      expectArrayEqual(await q.toArray(), [10], 'frontier after 10 steps');
+      const abort = new AbortController();
+      q.set([0]);
+      await expect(
+        enact(device, loop, {
+          batch: 1,
+          onProgress: (p) => p.iteration === 3 && abort.abort(new Error('stop')),
+          signal: abort.signal,
+        }),
+      ).rejects.toThrow('stop');
+      graph.destroy();
+      q.destroy();
+    }));
+});
