@@ -46,13 +46,21 @@ else
   say "software Vulkan driver (lavapipe) present"
 fi
 
-# 2. pnpm, pinned by package.json's packageManager field.
+# 2. Chromium for the browser end-to-end test of the bench page (WebGPU on its bundled SwiftShader).
+if [ "$(uname -s)" = Linux ] && [ -f /etc/debian_version ] && [ ! -x /usr/bin/chromium ]; then
+  say "installing Debian's chromium (browser test of the bench page)"
+  export DEBIAN_FRONTEND=noninteractive
+  as_root apt-get install -y -qq --no-install-recommends chromium >/dev/null ||
+    { as_root apt-get update -qq && as_root apt-get install -y -qq --no-install-recommends chromium >/dev/null; }
+fi
+
+# 3. pnpm, pinned by package.json's packageManager field.
 want=$(node -p "require('./package.json').packageManager.split('@')[1]")
 if [ "$(pnpm --version 2>/dev/null || true)" != "$want" ]; then
   say "installing pnpm $want"
   npm install -g --silent "pnpm@$want" >/dev/null 2>&1 || as_root npm install -g --silent "pnpm@$want" >/dev/null
 fi
 
-# 3. Dependencies, exactly as locked.
+# 4. Dependencies, exactly as locked.
 pnpm install --frozen-lockfile --reporter=silent
 say "ready (node $(node --version), pnpm $(pnpm --version))"
