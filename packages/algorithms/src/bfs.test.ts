@@ -1,0 +1,24 @@
+import { uploadGraph } from '@weft/graph';
+import { gpuTest } from '@weft/testing';
+import { describe, expect, it } from 'vitest';
+import { bfs } from './bfs.ts';
+import { bfsReference } from './reference.ts';
+import { testGraphs, testSources } from './test-graphs.ts';
+import { verifyBfs } from './verify.ts';
+
+describe('bfs', () => {
+  it('matches the reference on the corpus and random graphs (depths and parents)', () =>
+    gpuTest(async (device) => {
+      for (const { name, csr } of testGraphs(false, 40)) {
+        const graph = uploadGraph(device, csr);
+        for (const source of testSources(csr)) {
+          const result = await bfs(device, graph, source, { parents: true });
+          const problem = verifyBfs(csr, source, result.depths, result.parents);
+          expect(problem, `${name}, source ${source}`).toBeNull();
+          const levels = Math.max(...bfsReference(csr, source).depths) + 1;
+          expect(result.iterations, `${name} levels`).toBe(levels);
+        }
+        graph.destroy();
+      }
+    }));
+});

@@ -1,0 +1,102 @@
+import type { HostCsr } from '@weft/graph';
+import { bfsReference, componentsReference, pageRankReference, ssspReference } from './reference.ts';
+
+/*
+ * Verifiers in the GAP / Graph500 style: each checks a result against the TypeScript reference and the
+ * graph's own constraints, and returns null when it is correct, else the first problem found.
+ */
+
+/** BFS depths must equal the reference (they are unique); each parent must be an in-neighbor one level up. */
+export function verifyBfs(
+  csr: HostCsr,
+  source: number,
+  depths: Int32Array,
+  parents?: Int32Array,
+): string | null {
+  const want = bfsReference(csr, source).depths;
+  if (depths.length !== want.length) return `${depths.length} depths for ${want.length} vertices`;
+  for (let v = 0; v < want.length; v++) {
+    if (depths[v] !== want[v]) return `depth of vertex ${v} is ${depths[v]}, expected ${want[v]}`;
+  }
+  if (parents === undefined) return null;
+  for (let v = 0; v < want.length; v++) {
+    const p = parents[v]!;
+    if (v === source || want[v] === -1) {
+      if (p !== -1) return `vertex ${v} (${v === source ? 'the source' : 'unreached'}) has parent ${p}`;
+      continue;
+    }
+    if (p < 0 || p >= csr.vertexCount || want[p] !== want[v]! - 1) {
+      return `parent ${p} of vertex ${v} (depth ${want[v]}) is not one level up`;
+    }
+    let edge = false;
+    for (let e = csr.offsets[p]!; e < csr.offsets[p + 1]! && !edge; e++) edge = csr.targets[e] === v;
+    if (!edge) return `parent ${p} of vertex ${v} has no edge to it`;
+  }
+  return null;
+}
+
+/** SSSP distances within `relTolerance` of Dijkstra's (`Infinity` where unreachable). */
+export function verifySssp(
+  csr: HostCsr,
+  source: number,
+  distances: Float64Array,
+  relTolerance = 0,
+): string | null {
+  const want = ssspReference(csr, source);
+  if (distances.length !== want.length) return `${distances.length} distances for ${want.length} vertices`;
+  for (let v = 0; v < want.length; v++) {
+    const a = distances[v]!;
+    const b = want[v]!;
+    if (a === b) continue;
+    if (!Number.isFinite(a) || !Number.isFinite(b) || Math.abs(a - b) > relTolerance * Math.abs(b)) {
+      return `distance of vertex ${v} is ${a}, expected ${b}`;
+    }
+  }
+  return null;
+}
+
+/**
+ * PageRank within `relTolerance` of the f64 reference run to a tight tolerance, and summing to 1.
+ * The default 1e-3 covers f32 sums and the stopping rule's leftover error.
+ */
+export function verifyPageRank(
+  csr: HostCsr,
+  ranks: Float32Array | Float64Array,
+  options: { alpha?: number; relTolerance?: number } = {},
+): string | null {
+  const n = csr.vertexCount;
+  if (ranks.length !== n) return `${ranks.length} ranks for ${n} vertices`;
+  if (n === 0) return null;
+  const alpha = options.alpha ?? 0.85;
+  const tol = options.relTolerance ?? 1e-3;
+  const want = pageRankReference(csr, { alpha, tolerance: 1e-12, maxIterations: 10_000 }).ranks;
+  let sum = 0;
+  for (let v = 0; v < n; v++) {
+    sum += ranks[v]!;
+    if (!(Math.abs(ranks[v]! - want[v]!) <= tol * want[v]!)) {
+      return `rank of vertex ${v} is ${ranks[v]}, expected ${want[v]} (relative tolerance ${tol})`;
+    }
+  }
+  if (Math.abs(sum - 1) > 1e-3) return `ranks sum to ${sum}, expected 1`;
+  return null;
+}
+
+/** Labels equal across every edge and the same partition as the reference (any label values). */
+export function verifyComponents(csr: HostCsr, labels: Uint32Array, count?: number): string | null {
+  const want = componentsReference(csr);
+  if (labels.length !== want.labels.length)
+    return `${labels.length} labels for ${want.labels.length} vertices`;
+  if (count !== undefined && count !== want.count) return `${count} components, expected ${want.count}`;
+  const mine = new Map<number, number>();
+  const theirs = new Map<number, number>();
+  for (let v = 0; v < labels.length; v++) {
+    const a = labels[v]!;
+    const b = want.labels[v]!;
+    if ((mine.get(b) ?? a) !== a || (theirs.get(a) ?? b) !== b) {
+      return `vertex ${v} has label ${a}: components do not match the reference (its component is led by ${b})`;
+    }
+    mine.set(b, a);
+    theirs.set(a, b);
+  }
+  return null;
+}
