@@ -6,6 +6,7 @@ import type { AnchorFile } from './anchors.ts';
 import { type Measurement, measureCases } from './harness.ts';
 import { htmlReport } from './html.ts';
 import { type BenchReport, summaryHtmlTable, summaryTable, withComparisons } from './report.ts';
+import { parseSizes } from './sizes.ts';
 import { loadSuite, SUITES } from './suites/index.ts';
 
 const USAGE = `usage: weft bench [options]
@@ -29,14 +30,6 @@ const UNSAFE = [
   'enable-dawn-features=allow_unsafe_apis,disable_robustness,skip_validation,disable_workgroup_init',
   'disable-dawn-features=timestamp_quantization',
 ];
-
-function parseSizes(text: string): number[] {
-  return text.split(',').map((s) => {
-    const v = Number(s.trim());
-    if (!Number.isInteger(v) || v < 0) throw new Error(`--sizes: '${s}' is not a size`);
-    return v <= 40 ? 2 ** v : v;
-  });
-}
 
 async function bench(args: string[]): Promise<number> {
   const { values } = parseArgs({

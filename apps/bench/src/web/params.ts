@@ -1,4 +1,7 @@
+import { parseSizes } from '../sizes.ts';
 import { SUITES } from '../suites/index.ts';
+
+export { parseSizes };
 
 /** What the browser page runs: the CLI's options that make sense in a page. */
 export interface WebBenchOptions {
@@ -12,16 +15,6 @@ export interface WebBenchOptions {
   seed: number;
   /** Start a run as soon as the page has loaded (for tests and shared links). */
   autorun: boolean;
-}
-
-/** Sizes as the CLI reads them: log2 (`10,12`) or counts (`1000000`). Throws on anything else. */
-export function parseSizes(text: string): number[] {
-  if (text.trim() === '') return [];
-  return text.split(',').map((s) => {
-    const v = Number(s.trim());
-    if (s.trim() === '' || !Number.isInteger(v) || v < 0) throw new Error(`sizes: '${s}' is not a size`);
-    return v <= 40 ? 2 ** v : v;
-  });
 }
 
 function positiveInt(name: string, text: string | null, min: number): number | undefined {
