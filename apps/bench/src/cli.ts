@@ -19,7 +19,8 @@ const USAGE = `usage: weft bench [options]
   --seed N          seed of every generated input (default 1)
   --json FILE       write every parameter and measurement as JSON
   --html FILE       write a self-contained HTML report with charts
-  --anchors FILE    JSON from anchors/torch_anchors.py measured in the same command; adds ratios
+  --anchors FILE    anchors measured in the same command (anchors/torch_anchors.py, anchors/scipy_anchors.py);
+                    repeatable; adds our/anchor ratios
   --dawn OPTION     pass an option to Dawn's create() (repeatable), e.g. enable-dawn-features=disable_robustness
   --no-pool         destroy released buffers instead of reusing them
   --unsafe          Dawn without robustness, validation, workgroup zero-init and timestamp quantization
@@ -43,7 +44,7 @@ async function bench(args: string[]): Promise<number> {
       'warmup-ms': { type: 'string' },
       json: { type: 'string' },
       html: { type: 'string' },
-      anchors: { type: 'string' },
+      anchors: { type: 'string', multiple: true, default: [] },
       dawn: { type: 'string', multiple: true, default: [] },
       unsafe: { type: 'boolean', default: false },
       'no-pool': { type: 'boolean', default: false },
@@ -79,7 +80,7 @@ async function runBench(
     'warmup-ms'?: string | undefined;
     json?: string | undefined;
     html?: string | undefined;
-    anchors?: string | undefined;
+    anchors: string[];
   },
   dawnOptions: string[],
 ): Promise<number> {
@@ -146,6 +147,20 @@ async function runBench(
   }
   console.log(`\nall ${all.length} measurements validated against the TypeScript references`);
   return 0;
+}
+
+/** Reads anchor files (one per tool) into one list; each result keeps its tool in its name. */
+async function readAnchors(files: readonly string[]): Promise<AnchorFile | undefined> {
+  if (files.length === 0) return undefined;
+  const parsed = await Promise.all(
+    files.map(async (f) => JSON.parse(await readFile(f, 'utf8')) as AnchorFile),
+  );
+  return {
+    tool: parsed.map((a) => a.tool).join(' + '),
+    version: parsed.map((a) => `${a.tool} ${a.version}`).join(', '),
+    device: [...new Set(parsed.map((a) => a.device))].join(', '),
+    results: parsed.flatMap((a) => a.results),
+  };
 }
 
 /** A live bar on a terminal; plain lines when not a TTY (CI, pipes). */
