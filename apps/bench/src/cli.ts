@@ -102,9 +102,7 @@ async function runBench(
   const seed = Number(values.seed);
   const warmupMs = Number(values['warmup-ms'] ?? (software ? 0 : 1000));
   const filter = values.cases ? new RegExp(values.cases) : undefined;
-  const anchors = values.anchors
-    ? (JSON.parse(await readFile(values.anchors, 'utf8')) as AnchorFile)
-    : undefined;
+  const anchors = await readAnchors(values.anchors);
 
   const all: Measurement[] = [];
   for (const suite of values.suite.split(',')) {
