@@ -1,4 +1,6 @@
 export { type BfsOptions, BfsProblem, type BfsResult, bfs } from './bfs.ts';
+export { ComponentsProblem, type ComponentsResult, connectedComponents } from './components.ts';
+export { type PageRankOptions, PageRankProblem, type PageRankResult, pageRank } from './pagerank.ts';
 export {
   bfsReference,
   componentsReference,
@@ -7,4 +9,5 @@ export {
   pageRankReference,
   ssspReference,
 } from './reference.ts';
+export { SsspProblem, type SsspResult, sssp } from './sssp.ts';
 export { verifyBfs, verifyComponents, verifyPageRank, verifySssp } from './verify.ts';

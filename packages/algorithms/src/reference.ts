@@ -109,8 +109,8 @@ export interface PageRankReferenceOptions {
 
 /**
  * PageRank as networkx computes it (power iteration in f64): uniform teleport, a dangling vertex's rank
- * spread evenly over all vertices, ranks summing to 1; stops when the L1 change is below
- * `vertexCount * tolerance` or after `maxIterations`.
+ * spread evenly over all vertices, ranks summing to 1; stops when the L1 change is below `tolerance`
+ * (networkx: `N * tol`) or after `maxIterations`.
  */
 export function pageRankReference(
   csr: HostCsr,
@@ -140,7 +140,7 @@ export function pageRankReference(
       change += Math.abs(next[v]! - ranks[v]!);
     }
     [ranks, next] = [next, ranks];
-    if (change < n * tolerance) return { ranks, iterations: it, converged: true };
+    if (change < tolerance) return { ranks, iterations: it, converged: true };
   }
   return { ranks, iterations: maxIterations, converged: n === 0 };
 }

@@ -57,7 +57,7 @@ export function verifySssp(
 
 /**
  * PageRank within `relTolerance` of the f64 reference run to a tight tolerance, and summing to 1.
- * The default 1e-3 covers f32 sums and the stopping rule's leftover error.
+ * The default 1e-3 covers the default stopping rule (measured: up to 1.4e-4 on a Kronecker graph) and f32 sums.
  */
 export function verifyPageRank(
   csr: HostCsr,

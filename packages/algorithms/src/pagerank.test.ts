@@ -1,0 +1,37 @@
+import { uploadGraph } from '@weft/graph';
+import { gpuTest } from '@weft/testing';
+import { describe, expect, it } from 'vitest';
+import { pageRank } from './pagerank.ts';
+import { pageRankReference } from './reference.ts';
+import { testGraphs } from './test-graphs.ts';
+import { verifyPageRank } from './verify.ts';
+
+describe('pageRank', () => {
+  it('default options reach the f64 fixed point within 1e-3 relative on the corpus and random graphs', () =>
+    gpuTest(async (device) => {
+      for (const { name, csr } of testGraphs(false, 25)) {
+        const graph = uploadGraph(device, csr, { csc: csr.directed });
+        const result = await pageRank(device, graph);
+        expect(result.converged, name).toBe(true);
+        expect(verifyPageRank(csr, result.ranks), name).toBeNull();
+        graph.destroy();
+      }
+    }));
+
+  it('stops where the reference stops; maxIterations reports no convergence', () =>
+    gpuTest(async (device) => {
+      const [, , , clusters] = testGraphs(false, 0);
+      const csr = clusters!.csr;
+      const graph = uploadGraph(device, csr);
+      const want = pageRankReference(csr);
+      const result = await pageRank(device, graph);
+      expect(result.converged).toBe(true);
+      expect(Math.abs(result.iterations - want.iterations)).toBeLessThanOrEqual(1);
+      expect(verifyPageRank(csr, result.ranks, { relTolerance: 1e-4 })).toBeNull();
+      const capped = await pageRank(device, graph, { maxIterations: 3 });
+      expect(capped).toMatchObject({ iterations: 3, converged: false });
+      const damped = await pageRank(device, graph, { alpha: 0.5, tolerance: 1e-7 });
+      expect(verifyPageRank(csr, damped.ranks, { alpha: 0.5 })).toBeNull();
+      graph.destroy();
+    }));
+});

@@ -1,0 +1,176 @@
+import {
+  type DeviceArray,
+  f32,
+  type GpuCount,
+  InputError,
+  type Recorder,
+  rw,
+  type WeftDevice,
+  wgsl,
+} from '@weft/gpu';
+import type { DeviceGraph } from '@weft/graph';
+import { compute, enact, neighborhoodReduce } from '@weft/operators';
+import { reduce } from '@weft/scan';
+import type { RunOptions } from './common.ts';
+
+export interface PageRankOptions extends RunOptions {
+  /** Damping factor (default 0.85). */
+  alpha?: number;
+  /**
+   * Stop when an iteration changes the ranks by less than this in L1 (they sum to 1). Default 1e-6, which
+   * leaves about 6e-6 of L1 error (alpha / (1 - alpha) times it) and stays above f32 rounding noise.
+   * networkx stops at `N * tol` instead: pass `tolerance: n * tol` to stop where it does.
+   */
+  tolerance?: number;
+  /** Default 100. */
+  maxIterations?: number;
+}
+
+export interface PageRankResult {
+  ranks: Float32Array;
+  iterations: number;
+  converged: boolean;
+}
+
+/**
+ * Pull PageRank (power iteration, as networkx defines it): each vertex sums `rank[u] / outdeg(u)` over its
+ * in-neighbors by neighborhood reduction (no float atomics needed); dangling vertices' rank is summed on the
+ * GPU and spread evenly; the teleport is uniform. The L1 change is reduced on the GPU and turns the `active`
+ * word off once below the threshold, after which steps leave the ranks as they are.
+ */
+export class PageRankProblem {
+  readonly ranks: DeviceArray<'f32'>;
+  readonly #contrib: DeviceArray<'f32'>;
+  readonly #dangling: DeviceArray<'f32'>;
+  readonly #sums: DeviceArray<'f32'>;
+  readonly #change: DeviceArray<'f32'>;
+  /** [0]: dangling rank sum, [1]: L1 change. */
+  readonly #totals: DeviceArray<'f32'>;
+  readonly #active: DeviceArray<'u32'>;
+  readonly alpha: number;
+  readonly tolerance: number;
+
+  constructor(
+    readonly device: WeftDevice,
+    readonly graph: DeviceGraph,
+    options: { alpha?: number; tolerance?: number } = {},
+  ) {
+    this.alpha = options.alpha ?? 0.85;
+    this.tolerance = options.tolerance ?? 1e-6;
+    if (!(this.alpha >= 0 && this.alpha <= 1))
+      throw new InputError(`alpha must be in [0, 1], got ${this.alpha}`, 'alpha');
+    if (!(this.tolerance >= 0))
+      throw new InputError(`tolerance must be >= 0, got ${this.tolerance}`, 'tolerance');
+    if (graph.directed && !graph.csc) {
+      throw new InputError(
+        'pull PageRank on a directed graph needs its in-edges: uploadGraph(..., { csc: true })',
+        'graph',
+      );
+    }
+    const n = Math.max(1, graph.vertexCount);
+    const arr = (label: string) => device.array('f32', n, { label: `pagerank ${label}` });
+    this.ranks = arr('ranks');
+    this.#contrib = arr('contributions');
+    this.#dangling = arr('dangling');
+    this.#sums = arr('sums');
+    this.#change = arr('change');
+    this.#totals = device.array('f32', 2, { label: 'pagerank totals' });
+    this.#active = device.array('u32', 1, { label: 'pagerank active' });
+  }
+
+  async reset(rec: Recorder): Promise<void> {
+    const n = this.graph.vertexCount;
+    await rec.fill(this.ranks, n === 0 ? 0 : 1 / n);
+    await rec.fill(this.#active, n === 0 ? 0 : 1);
+  }
+
+  async step(rec: Recorder): Promise<void> {
+    const n = this.graph.vertexCount;
+    if (n === 0) return;
+    const { offsets } = this.graph;
+    const all = { all: n };
+    await compute(
+      rec,
+      all,
+      wgsl`(v: u32) {
+  let deg = ${offsets}[v + 1u] - ${offsets}[v];
+  let r = ${this.ranks}[v];
+  ${rw(this.#contrib)}[v] = select(0.0, r / f32(deg), deg > 0u);
+  ${rw(this.#dangling)}[v] = select(r, 0.0, deg > 0u);
+}`,
+    );
+    await reduce(rec, this.#dangling, { array: this.#totals, index: 0 });
+    await neighborhoodReduce(
+      rec,
+      this.graph,
+      'all',
+      wgsl`(v: u32, u: u32, edge: u32, rank: u32) -> f32 { return ${this.#contrib}[u]; }`,
+      this.#sums,
+      { direction: 'in' },
+    );
+    await compute(
+      rec,
+      all,
+      wgsl`(v: u32) {
+  let next = ${f32((1 - this.alpha) / n)} + ${f32(this.alpha)} * (${this.#sums}[v] + ${this.#totals}[0] * ${f32(1 / n)});
+  let old = ${this.ranks}[v];
+  // Once converged, later iterations of a batch keep the converged ranks.
+  let on = ${this.#active}[0] != 0u;
+  ${rw(this.#change)}[v] = select(0.0, abs(next - old), on);
+  ${rw(this.ranks)}[v] = select(old, next, on);
+}`,
+    );
+    await reduce(rec, this.#change, { array: this.#totals, index: 1 });
+    await compute(
+      rec,
+      { all: 1 },
+      wgsl`(i: u32) { if (${this.#totals}[1] < ${f32(this.tolerance)}) { ${rw(this.#active)}[0] = 0u; } }`,
+    );
+  }
+
+  active(): GpuCount {
+    return { array: this.#active, index: 0 };
+  }
+
+  async result(): Promise<Float32Array> {
+    const n = this.graph.vertexCount;
+    return n === 0 ? new Float32Array(0) : this.ranks.download(0, n);
+  }
+
+  destroy(): void {
+    for (const a of [
+      this.ranks,
+      this.#contrib,
+      this.#dangling,
+      this.#sums,
+      this.#change,
+      this.#totals,
+      this.#active,
+    ]) {
+      a.destroy();
+    }
+  }
+}
+
+/** PageRank with networkx's definition and option names. */
+export async function pageRank(
+  device: WeftDevice,
+  graph: DeviceGraph,
+  options: PageRankOptions = {},
+): Promise<PageRankResult> {
+  const problem = new PageRankProblem(device, graph, options);
+  try {
+    if (graph.vertexCount === 0) return { ranks: new Float32Array(0), iterations: 0, converged: true };
+    const rec = device.recorder({ label: 'pagerank reset' });
+    await problem.reset(rec);
+    await rec.submit();
+    const { iterations, converged } = await enact(
+      device,
+      { step: (r) => problem.step(r), active: () => problem.active() },
+      { batch: 8, maxBatch: 16, ...options, maxIterations: options.maxIterations ?? 100 },
+    );
+    return { ranks: await problem.result(), iterations, converged };
+  } finally {
+    problem.destroy();
+  }
+}

@@ -1,0 +1,43 @@
+import { uploadGraph } from '@weft/graph';
+import { gpuTest } from '@weft/testing';
+import { describe, expect, it } from 'vitest';
+import { sssp } from './sssp.ts';
+import { testGraphs, testSources } from './test-graphs.ts';
+import { verifySssp } from './verify.ts';
+
+describe('sssp', () => {
+  for (const weights of ['u32', 'f32', false] as const) {
+    it(`matches Dijkstra, ${weights || 'unweighted'} weights`, () =>
+      gpuTest(async (device) => {
+        for (const { name, csr } of testGraphs(weights, 15)) {
+          const graph = uploadGraph(device, csr);
+          for (const source of testSources(csr).slice(0, 2)) {
+            const { distances } = await sssp(device, graph, source);
+            // f32: the reference adds in f32 too, so the fixed points agree up to rounding ties.
+            expect(
+              verifySssp(csr, source, distances, weights === 'f32' ? 1e-6 : 0),
+              `${name}, source ${source}`,
+            ).toBeNull();
+          }
+          graph.destroy();
+        }
+      }));
+  }
+
+  it('large u32 weights saturate below the unreached marker; bad sources are rejected', () =>
+    gpuTest(async (device) => {
+      const csr = {
+        vertexCount: 4,
+        edgeCount: 3,
+        offsets: Uint32Array.of(0, 1, 2, 3, 3),
+        targets: Uint32Array.of(1, 2, 3),
+        weights: Uint32Array.of(2 ** 31, 2 ** 31 + 5, 7),
+        directed: true,
+      };
+      const graph = uploadGraph(device, csr);
+      const { distances } = await sssp(device, graph, 0);
+      expect(Array.from(distances)).toEqual([0, 2 ** 31, 2 ** 32 - 2, 2 ** 32 - 2]);
+      await expect(sssp(device, graph, 4)).rejects.toThrow(/not a vertex/);
+      graph.destroy();
+    }));
+});

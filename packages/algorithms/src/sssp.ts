@@ -1,0 +1,129 @@
+import {
+  atomic,
+  type DeviceArray,
+  type GpuCount,
+  InputError,
+  type Recorder,
+  type WeftDevice,
+  wgsl,
+} from '@weft/gpu';
+import { type DeviceGraph, FrontierBitmap, FrontierQueue } from '@weft/graph';
+import { AdvanceWorkspace, advancePush, enact } from '@weft/operators';
+import { checkSource, type RunOptions, recordSet } from './common.ts';
+
+/** Unreached distance as stored: u32 max for integer weights, the bits of +Infinity for f32 weights. */
+const UNREACHED_U32 = 0xffffffff;
+const UNREACHED_F32 = 0x7f800000;
+
+export interface SsspResult {
+  /** Distances from the source; `Infinity` where unreachable. */
+  distances: Float64Array;
+  iterations: number;
+}
+
+/**
+ * Frontier Bellman-Ford (Gunrock's SSSP): each iteration relaxes the out-edges of the vertices whose
+ * distance improved, with `atomicMin` on the distance, and uniquifies the improved vertices with a bitmap.
+ * Distances are u32 words: integer sums (saturating below u32 max) or f32 bits, whose order as u32 is the
+ * order of non-negative floats. Weights must be non-negative; without weights every edge weighs 1.
+ */
+export class SsspProblem {
+  readonly distances: DeviceArray<'u32'>;
+  readonly queue: FrontierQueue;
+  readonly #improved: FrontierBitmap;
+  readonly #space: AdvanceWorkspace;
+  readonly #float: boolean;
+
+  constructor(
+    readonly device: WeftDevice,
+    readonly graph: DeviceGraph,
+  ) {
+    this.#float = graph.weights?.type === 'f32';
+    this.distances = device.array('u32', Math.max(1, graph.vertexCount), { label: 'sssp distances' });
+    this.queue = new FrontierQueue(device, graph.vertexCount, { label: 'sssp frontier' });
+    this.#improved = new FrontierBitmap(device, graph.vertexCount, 'sssp improved');
+    this.#space = new AdvanceWorkspace(device, this.queue.capacity);
+  }
+
+  get unreached(): number {
+    return this.#float ? UNREACHED_F32 : UNREACHED_U32;
+  }
+
+  async reset(rec: Recorder, source: number): Promise<void> {
+    checkSource(this.graph, source, 'sssp source');
+    await rec.fill(this.distances, this.unreached);
+    await recordSet(rec, this.distances, source, 0);
+    await this.queue.recordSingle(rec, source);
+  }
+
+  async step(rec: Recorder): Promise<void> {
+    const w = this.graph.weights;
+    const weight = w ? wgsl`(e: u32) -> u32 { return u32(${w}[e]); }` : wgsl`(e: u32) -> u32 { return 1u; }`;
+    const add = this.#float
+      ? wgsl`(d: u32, e: u32) -> u32 { return bitcast<u32>(bitcast<f32>(d) + ${w!}[e]); }`
+      : wgsl`(d: u32, e: u32) -> u32 {
+  let s = d + ${weight}(e);
+  return select(s, 0xfffffffeu, s < d || s == 0xffffffffu);
+}`;
+    const dist = atomic(this.distances);
+    const relax = wgsl`(src: u32, dst: u32, edge: u32, rank: u32, index: u32) -> bool {
+  let nd = ${add}(atomicLoad(&${dist}[src]), edge);
+  if (nd >= atomicLoad(&${dist}[dst])) { return false; }
+  return nd < atomicMin(&${dist}[dst], nd);
+}`;
+    this.#improved.recordClear(rec);
+    await advancePush(rec, this.graph, this.queue.current, relax, {
+      output: this.queue.next,
+      visited: this.#improved,
+      workspace: this.#space,
+    });
+    this.queue.swap();
+  }
+
+  active(): GpuCount {
+    return this.queue.length;
+  }
+
+  async result(): Promise<Float64Array> {
+    const n = this.graph.vertexCount;
+    const raw = await this.distances.download(0, n);
+    const values = this.#float ? new Float32Array(raw.buffer) : raw;
+    const out = new Float64Array(n);
+    for (let v = 0; v < n; v++) out[v] = raw[v] === this.unreached ? Number.POSITIVE_INFINITY : values[v]!;
+    return out;
+  }
+
+  destroy(): void {
+    this.distances.destroy();
+    this.queue.destroy();
+    this.#improved.destroy();
+    this.#space.destroy();
+  }
+}
+
+/** Single-source shortest paths over non-negative weights (u32, i32 >= 0 or f32; none = 1 per edge). */
+export async function sssp(
+  device: WeftDevice,
+  graph: DeviceGraph,
+  source: number,
+  options: RunOptions & { maxIterations?: number } = {},
+): Promise<SsspResult> {
+  checkSource(graph, source, 'sssp source');
+  if (graph.weights && !['u32', 'i32', 'f32'].includes(graph.weights.type)) {
+    throw new InputError(`unsupported weight type ${graph.weights.type}`, 'graph.weights');
+  }
+  const problem = new SsspProblem(device, graph);
+  try {
+    const rec = device.recorder({ label: 'sssp reset' });
+    await problem.reset(rec, source);
+    await rec.submit();
+    const { iterations } = await enact(
+      device,
+      { step: (r) => problem.step(r), active: () => problem.active() },
+      options,
+    );
+    return { distances: await problem.result(), iterations };
+  } finally {
+    problem.destroy();
+  }
+}
