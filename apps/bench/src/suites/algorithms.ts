@@ -1,0 +1,182 @@
+import {
+  BfsProblem,
+  bfs,
+  ComponentsProblem,
+  connectedComponents,
+  edgesFrom,
+  PageRankProblem,
+  pageRank,
+  SsspProblem,
+  sssp,
+  verifyBfs,
+  verifyComponents,
+  verifyPageRank,
+  verifySssp,
+} from '@weft/algorithms';
+import type { Recorder, WeftDevice } from '@weft/gpu';
+import { csrFromEdgeList, grid, type HostCsr, kronecker, randomGeometric, uploadGraph } from '@weft/graph';
+import type { BenchCase, BenchInstance } from '../types.ts';
+
+/*
+ * Graph algorithms on generated graphs. `n` is the target number of directed arcs (CSR edges): Kronecker
+ * scale log2(n / 32) with edge factor 16 (Graph500), a square grid of about n / 4 vertices, a random
+ * geometric graph of average degree 8. `items` follows Graph500's TEPS: undirected edges in the traversed
+ * component (arcs / 2) per run; PageRank counts every arc once per iteration. A run records a whole
+ * algorithm (reset included) with as many iterations as the first run needed, which the GPU's empty
+ * frontiers make safe to replay: no read-back inside `run`.
+ */
+
+type Shape = 'kronecker' | 'grid' | 'geometric';
+
+function makeGraph(shape: Shape, n: number, seed: number, weights: boolean): HostCsr {
+  const w = weights ? { weights: true as const } : {};
+  if (shape === 'kronecker') {
+    const scale = Math.max(4, Math.round(Math.log2(n / 32)));
+    return csrFromEdgeList(kronecker({ scale, edgeFactor: 16, seed, ...w })).csr;
+  }
+  if (shape === 'grid') {
+    const side = Math.max(2, Math.round(Math.sqrt(n / 4)));
+    return csrFromEdgeList(grid({ width: side, height: side, seed, ...w })).csr;
+  }
+  return csrFromEdgeList(randomGeometric({ n: Math.max(2, Math.round(n / 8)), avgDegree: 8, seed, ...w }))
+    .csr;
+}
+
+/** A source with out-edges, drawn from `seed` (Graph500 samples non-isolated sources). */
+function pickSource(csr: HostCsr, seed: number): number {
+  const n = csr.vertexCount;
+  for (let k = 0; k < n; k++) {
+    const v = (Math.imul(seed + k, 2654435761) >>> 0) % n;
+    if (csr.offsets[v + 1]! > csr.offsets[v]!) return v;
+  }
+  return 0;
+}
+
+/** Records `iterations` steps of a problem. */
+async function recordSteps(
+  rec: Recorder,
+  problem: { step(rec: Recorder, iteration: number): Promise<void> },
+  iterations: number,
+): Promise<void> {
+  for (let i = 0; i < iterations; i++) await problem.step(rec, i);
+}
+
+function bfsCase(shape: Shape): BenchCase {
+  return {
+    name: `bfs ${shape}`,
+    family: 'algorithms',
+    async setup(device: WeftDevice, n: number, seed: number): Promise<BenchInstance> {
+      const csr = makeGraph(shape, n, seed, false);
+      const graph = uploadGraph(device, csr);
+      const source = pickSource(csr, seed);
+      const { iterations, depths } = await bfs(device, graph, source);
+      const problem = new BfsProblem(device, graph);
+      return {
+        items: edgesFrom(csr, (v) => depths[v]! >= 0) / 2,
+        bytes: 0,
+        async run(rec) {
+          await problem.reset(rec, source);
+          await recordSteps(rec, problem, iterations);
+        },
+        validate: async () => verifyBfs(csr, source, (await problem.result()).depths),
+        destroy() {
+          problem.destroy();
+          graph.destroy();
+        },
+      };
+    },
+  };
+}
+
+function ssspCase(shape: Shape): BenchCase {
+  return {
+    name: `sssp ${shape} (u32 weights 1-255)`,
+    family: 'algorithms',
+    async setup(device, n, seed) {
+      const csr = makeGraph(shape, n, seed, true);
+      const graph = uploadGraph(device, csr);
+      const source = pickSource(csr, seed);
+      const { iterations, distances } = await sssp(device, graph, source);
+      const problem = new SsspProblem(device, graph);
+      return {
+        items: edgesFrom(csr, (v) => Number.isFinite(distances[v]!)) / 2,
+        bytes: 0,
+        async run(rec) {
+          await problem.reset(rec, source);
+          await recordSteps(rec, problem, iterations);
+        },
+        validate: async () => verifySssp(csr, source, await problem.result()),
+        destroy() {
+          problem.destroy();
+          graph.destroy();
+        },
+      };
+    },
+  };
+}
+
+function pageRankCase(shape: Shape): BenchCase {
+  return {
+    name: `pagerank ${shape}`,
+    family: 'algorithms',
+    async setup(device, n, seed) {
+      const csr = makeGraph(shape, n, seed, false);
+      const graph = uploadGraph(device, csr);
+      const { iterations } = await pageRank(device, graph);
+      const problem = new PageRankProblem(device, graph);
+      return {
+        items: csr.edgeCount * iterations,
+        bytes: 0,
+        async run(rec) {
+          await problem.reset(rec);
+          await recordSteps(rec, problem, iterations);
+        },
+        validate: async () => verifyPageRank(csr, await problem.result()),
+        destroy() {
+          problem.destroy();
+          graph.destroy();
+        },
+      };
+    },
+  };
+}
+
+function componentsCase(shape: Shape): BenchCase {
+  return {
+    name: `cc ${shape}`,
+    family: 'algorithms',
+    async setup(device, n, seed) {
+      const csr = makeGraph(shape, n, seed, false);
+      const graph = uploadGraph(device, csr);
+      const { iterations } = await connectedComponents(device, graph);
+      const problem = new ComponentsProblem(device, graph);
+      return {
+        items: csr.edgeCount / 2,
+        bytes: 0,
+        async run(rec) {
+          await problem.reset(rec);
+          await recordSteps(rec, problem, iterations);
+        },
+        async validate() {
+          const { labels, count } = await problem.result();
+          return verifyComponents(csr, labels, count);
+        },
+        destroy() {
+          problem.destroy();
+          graph.destroy();
+        },
+      };
+    },
+  };
+}
+
+export const cases: BenchCase[] = [
+  bfsCase('kronecker'),
+  bfsCase('grid'),
+  ssspCase('kronecker'),
+  ssspCase('grid'),
+  pageRankCase('kronecker'),
+  pageRankCase('geometric'),
+  componentsCase('kronecker'),
+  componentsCase('geometric'),
+];
