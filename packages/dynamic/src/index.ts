@@ -1,1 +1,13 @@
-export {};
+export {
+  type BatchOptions,
+  DynamicGraph,
+  type DynamicGraphOptions,
+  type EdgeQueryResult,
+  hostValues,
+  type IdArray,
+  type ValueArray,
+  type ValueType,
+} from './dynamic-graph.ts';
+export type { TableSnapshot } from './export.ts';
+export { EMPTY, KEY_SLOTS, SLAB_WORDS, TOMBSTONE } from './layout.ts';
+export { HostDynamicGraph } from './reference.ts';

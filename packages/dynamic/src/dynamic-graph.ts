@@ -1,0 +1,666 @@
+import {
+  type DeviceArray,
+  DeviceLimitError,
+  InputError,
+  onTarget,
+  type Recorder,
+  type WeftDevice,
+  WeftError,
+} from '@weft/gpu';
+import type { DeviceGraph, HostCsr, HostEdgeList } from '@weft/graph';
+import { sortPairs } from '@weft/sort';
+import {
+  allocFixupKernel,
+  batchKeysKernel,
+  deleteKernel,
+  insertKernel,
+  queryKernel,
+} from './edge-kernels.ts';
+import { exportSnapshot, readTables, type TableSnapshot } from './export.ts';
+import {
+  A_BUMP,
+  A_OVERFLOW,
+  ALLOC_WORDS,
+  bucketsFor,
+  MAX_VERTICES,
+  SLAB_WORDS,
+  VERTEX_WORDS,
+  WORKGROUP,
+} from './layout.ts';
+import { vertexKernel } from './vertex-kernels.ts';
+
+/** Element type of edge values in the map variant. */
+export type ValueType = 'u32' | 'i32' | 'f32';
+/** Vertex ids of a batch: on the host, or already on the GPU. */
+export type IdArray = Uint32Array | DeviceArray<'u32'>;
+/** Edge values of a batch (the graph's value type), on the host or on the GPU. */
+export type ValueArray = Uint32Array | Int32Array | Float32Array | DeviceArray;
+
+export interface DynamicGraphOptions {
+  /** Vertices 0 .. vertexCount - 1 exist from the start (more come with `insertVertices`). */
+  vertexCount: number;
+  /** Undirected graphs store each edge in both tables and keep them consistent. */
+  directed: boolean;
+  /** Map variant: one value of this type per edge. Default: set variant (no values). */
+  values?: ValueType;
+  /** Expected out-degree per vertex: sizes its base buckets. Default: one bucket per vertex. */
+  degreeHints?: ArrayLike<number>;
+  /** Keys per base slot the hint aims for (default 0.7). */
+  loadFactor?: number;
+  /** Initial slab pool size in slabs (grows on demand). */
+  slabCapacity?: number;
+}
+
+export interface BatchOptions {
+  /** Record into this recorder instead of submitting (the slab pool must already be large enough). */
+  recorder?: Recorder;
+  /**
+   * Most collision slabs the batch can take from the bump pointer (default: one per edge, a safe bound).
+   * A smaller figure avoids growing the pool for a batch known to fit, e.g. re-inserting deleted edges.
+   */
+  maxNewSlabs?: number;
+}
+
+export interface EdgeQueryResult {
+  /** 1 where the edge exists. */
+  found: Uint32Array;
+  /** Values of found edges (0 elsewhere); map variant only. */
+  values?: Uint32Array | Int32Array | Float32Array;
+}
+
+const DEFAULT_LOAD_FACTOR = 0.7;
+const MIN_SLABS = 64;
+
+/**
+ * A dynamic graph on the GPU: per vertex a hash table of 128-byte slabs holding destination ids (and, in the
+ * map variant, a parallel array of values). Batched edge insertion and deletion, edge queries, vertex
+ * insertion and deletion; snapshots as a `@weft/graph` {@link DeviceGraph}. Awad et al., "Dynamic Graphs on
+ * the GPU" (IPDPS 2020), adapted to WebGPU's 32-bit atomics. See README.md for the layout and semantics.
+ */
+export class DynamicGraph {
+  readonly loadFactor: number;
+  #vertexCount = 0;
+  #vertexCapacity = 0;
+  #slabCapacity = 0;
+  /** Upper bound of the bump pointer on the GPU, tightened by reading it back when the pool looks full. */
+  #bumpBound = 0;
+  #alive: Uint8Array = new Uint8Array(0);
+  #hasBuckets: Uint8Array = new Uint8Array(0);
+  #destroyed = false;
+  /** @internal */ slabs!: DeviceArray<'u32'>;
+  /** @internal Parallel to `slabs` in the map variant; 4 words otherwise. */ values!: DeviceArray<'u32'>;
+  /** @internal */ freeList!: DeviceArray<'u32'>;
+  /** @internal */ alloc!: DeviceArray<'u32'>;
+  /** @internal 4 words per vertex: base slab, bucket count, degree, flags. */ vertices!: DeviceArray<'u32'>;
+
+  private constructor(
+    readonly device: WeftDevice,
+    readonly directed: boolean,
+    readonly valueType: ValueType | undefined,
+    loadFactor: number,
+  ) {
+    this.loadFactor = loadFactor;
+  }
+
+  /** An empty graph (no edges) with vertices 0 .. vertexCount - 1. */
+  static async create(device: WeftDevice, options: DynamicGraphOptions): Promise<DynamicGraph> {
+    const { vertexCount } = options;
+    const where = 'DynamicGraph.create';
+    if (!Number.isInteger(vertexCount) || vertexCount < 0 || vertexCount > MAX_VERTICES) {
+      throw new InputError(
+        `vertexCount must be an integer in [0, ${MAX_VERTICES}], got ${vertexCount}`,
+        where,
+      );
+    }
+    const loadFactor = options.loadFactor ?? DEFAULT_LOAD_FACTOR;
+    if (!(loadFactor > 0 && loadFactor <= 1)) {
+      throw new InputError(`loadFactor must be in (0, 1], got ${loadFactor}`, where);
+    }
+    const hints = options.degreeHints;
+    if (hints !== undefined && hints.length !== vertexCount) {
+      throw new InputError(`degreeHints has ${hints.length} entries, expected ${vertexCount}`, where);
+    }
+    const g = new DynamicGraph(device, options.directed, options.values, loadFactor);
+    let baseSlabs = 0;
+    for (let v = 0; v < vertexCount; v++) baseSlabs += bucketsFor(hints?.[v] ?? 0, loadFactor);
+    g.#allocate(Math.max(vertexCount, 16), Math.max(options.slabCapacity ?? 0, baseSlabs * 2, MIN_SLABS));
+    await g.#initialize();
+    if (vertexCount > 0) {
+      const ids = new Uint32Array(vertexCount);
+      for (let v = 0; v < vertexCount; v++) ids[v] = v;
+      await g.insertVertices(ids, hints);
+    }
+    return g;
+  }
+
+  /**
+   * Bulk build from a CSR (degrees are the hints; an undirected CSR already lists both directions). Values
+   * come from `csr.weights` when `options.values` is set (its type by default).
+   */
+  static async fromCsr(
+    device: WeftDevice,
+    csr: HostCsr,
+    options: Partial<DynamicGraphOptions> = {},
+  ): Promise<DynamicGraph> {
+    const n = csr.vertexCount;
+    const hints = new Uint32Array(n);
+    for (let v = 0; v < n; v++) hints[v] = csr.offsets[v + 1]! - csr.offsets[v]!;
+    const values = options.values ?? (csr.weights ? weightType(csr.weights) : undefined);
+    const g = await DynamicGraph.create(device, {
+      ...options,
+      vertexCount: n,
+      directed: csr.directed,
+      degreeHints: hints,
+      ...(values ? { values } : {}),
+    });
+    const src = new Uint32Array(csr.edgeCount);
+    for (let v = 0; v < n; v++) src.fill(v, csr.offsets[v]!, csr.offsets[v + 1]!);
+    await g.#insert(src, csr.targets, values ? csr.weights : undefined, false, {});
+    return g;
+  }
+
+  /** Bulk build from an edge list (duplicates: the last one's value wins; self-loops dropped). */
+  static async fromEdgeList(
+    device: WeftDevice,
+    edges: HostEdgeList,
+    options: Partial<DynamicGraphOptions> = {},
+  ): Promise<DynamicGraph> {
+    const hints = new Uint32Array(edges.vertexCount);
+    for (let i = 0; i < edges.src.length; i++) {
+      hints[edges.src[i]!]!++;
+      if (!edges.directed) hints[edges.dst[i]!]!++;
+    }
+    const values = options.values ?? (edges.weights ? weightType(edges.weights) : undefined);
+    const g = await DynamicGraph.create(device, {
+      ...options,
+      vertexCount: edges.vertexCount,
+      directed: edges.directed,
+      degreeHints: hints,
+      ...(values ? { values } : {}),
+    });
+    await g.insertEdges(edges.src, edges.dst, values ? edges.weights : undefined);
+    return g;
+  }
+
+  /** Vertex ids are below this (deleted and never-inserted ids included). */
+  get vertexCount(): number {
+    return this.#vertexCount;
+  }
+  get vertexCapacity(): number {
+    return this.#vertexCapacity;
+  }
+  /** Slabs in the pool (base buckets and collision slabs). */
+  get slabCapacity(): number {
+    return this.#slabCapacity;
+  }
+  /** Whether vertex `v` exists (inserted and not deleted). */
+  hasVertex(v: number): boolean {
+    return v < this.#vertexCount && this.#alive[v] === 1;
+  }
+
+  /**
+   * Inserts edges src[i] -> dst[i] (both directions when undirected). An existing edge keeps one copy and
+   * takes the new value; within a batch the last occurrence wins (for an undirected edge, in either
+   * orientation). Self-loops and edges touching a vertex that does not exist are ignored.
+   */
+  async insertEdges(src: IdArray, dst: IdArray, values?: ValueArray, options: BatchOptions = {}) {
+    await this.#insert(src, dst, values, !this.directed, options);
+  }
+
+  /** Deletes edges src[i] -> dst[i] (both directions when undirected); absent edges are ignored. */
+  async deleteEdges(src: IdArray, dst: IdArray, options: BatchOptions = {}) {
+    this.#check();
+    const n = this.#batchLength(src, dst, 'deleteEdges');
+    const m = this.directed ? n : 2 * n;
+    if (m === 0) return;
+    const kernel = await this.device.kernel(deleteKernel());
+    await onTarget(options.recorder ?? this.device, 'dynamic delete edges', async (rec) => {
+      rec.dispatch(kernel, {
+        bindings: {
+          slabs: this.slabs,
+          vertices: this.vertices,
+          src: this.#onDevice(rec, src, 'batch sources'),
+          dst: this.#onDevice(rec, dst, 'batch targets'),
+        },
+        params: { n: m, mirror: this.directed ? 0 : 1, ...this.#tableParams() },
+        workgroups: Math.ceil(m / WORKGROUP),
+      });
+    });
+  }
+
+  /** Whether each edge src[i] -> dst[i] exists, and its value in the map variant. */
+  async queryEdges(src: IdArray, dst: IdArray): Promise<EdgeQueryResult> {
+    this.#check();
+    const n = this.#batchLength(src, dst, 'queryEdges');
+    if (n === 0)
+      return this.valueType
+        ? { found: new Uint32Array(0), values: hostValues(this.valueType, new Uint32Array(0)) }
+        : { found: new Uint32Array(0) };
+    const found = this.device.array('u32', n, { label: 'edge query found' });
+    const out = this.valueType ? this.device.array('u32', n, { label: 'edge query values' }) : found;
+    try {
+      await this.queryEdgesOnDevice(this.device, src, dst, found, this.valueType ? out : undefined);
+      const result: EdgeQueryResult = { found: await found.download() };
+      if (this.valueType) result.values = hostValues(this.valueType, await out.download());
+      return result;
+    } finally {
+      found.destroy();
+      out.destroy();
+    }
+  }
+
+  /** 1 where edge src[i] -> dst[i] exists, 0 elsewhere. */
+  async edgeExists(src: IdArray, dst: IdArray): Promise<Uint32Array> {
+    return (await this.queryEdges(src, dst)).found;
+  }
+
+  /** Records edge queries: `found[i]` (u32) and, in the map variant, `values[i]` (value bits) on the GPU. */
+  async queryEdgesOnDevice(
+    target: WeftDevice | Recorder,
+    src: IdArray,
+    dst: IdArray,
+    found: DeviceArray<'u32'>,
+    values?: DeviceArray,
+  ) {
+    this.#check();
+    const n = this.#batchLength(src, dst, 'queryEdges');
+    if (found.length < n)
+      throw new InputError(`found has ${found.length} elements, needs ${n}`, 'queryEdges');
+    if (n === 0) return;
+    const withValues = this.valueType !== undefined && values !== undefined;
+    const kernel = await this.device.kernel(queryKernel(withValues));
+    await onTarget(target, 'dynamic edge queries', async (rec) => {
+      rec.dispatch(kernel, {
+        bindings: {
+          slabs: this.slabs,
+          values: this.values,
+          vertices: this.vertices,
+          src: this.#onDevice(rec, src, 'query sources'),
+          dst: this.#onDevice(rec, dst, 'query targets'),
+          found,
+          out_values: values ?? found,
+        },
+        params: { n, ...this.#tableParams() },
+        workgroups: Math.ceil(n / WORKGROUP),
+      });
+    });
+  }
+
+  /**
+   * Adds vertices (ids may be beyond the current count: the dictionary grows). New ids get base buckets from
+   * `degreeHints[i]`; an id deleted earlier gets its old (emptied) buckets back. Existing vertices are ignored.
+   */
+  async insertVertices(ids: ArrayLike<number>, degreeHints?: ArrayLike<number>) {
+    this.#check();
+    const where = 'insertVertices';
+    if (degreeHints !== undefined && degreeHints.length !== ids.length) {
+      throw new InputError(`degreeHints has ${degreeHints.length} entries for ${ids.length} ids`, where);
+    }
+    const list: number[] = [];
+    const buckets: number[] = [];
+    const seen = new Set<number>();
+    let maxId = -1;
+    for (let i = 0; i < ids.length; i++) {
+      const v = ids[i]!;
+      if (!Number.isInteger(v) || v < 0 || v >= MAX_VERTICES) {
+        throw new InputError(`ids[${i}] = ${v} is not a vertex id below ${MAX_VERTICES}`, where);
+      }
+      maxId = Math.max(maxId, v);
+    }
+    if (maxId >= this.#vertexCapacity)
+      await this.#growVertices(Math.max(maxId + 1, this.#vertexCapacity * 2));
+    let baseSlabs = 0;
+    for (let i = 0; i < ids.length; i++) {
+      const v = ids[i]!;
+      if (seen.has(v) || this.hasVertex(v)) continue;
+      seen.add(v);
+      list.push(v);
+      const b = this.#hasBuckets[v] ? 0 : bucketsFor(degreeHints?.[i] ?? 0, this.loadFactor);
+      buckets.push(b);
+      baseSlabs += b;
+    }
+    this.#vertexCount = Math.max(this.#vertexCount, maxId + 1);
+    if (list.length === 0) return;
+    await this.#reserve(baseSlabs, undefined);
+    await this.#vertexOp('insert_vertices', list, buckets);
+    for (const v of list) {
+      this.#alive[v] = 1;
+      this.#hasBuckets[v] = 1;
+    }
+  }
+
+  /**
+   * Deletes vertices and all their edges, in-edges included (every table is swept once), and frees their
+   * collision slabs. Ids that do not exist are ignored. A deleted id keeps its base buckets for re-insertion.
+   */
+  async deleteVertices(ids: ArrayLike<number>) {
+    this.#check();
+    const list = [...new Set(Array.from(ids))].filter((v) => this.hasVertex(v));
+    if (list.length === 0) return;
+    await this.#vertexOp('mark', list);
+    await this.#vertexOp('sweep', list);
+    await this.#vertexOp('finish', list);
+    for (const v of list) this.#alive[v] = 0;
+  }
+
+  /** Out-degree of every vertex (0 for deleted ones), read back. */
+  async degrees(): Promise<Uint32Array> {
+    this.#check();
+    const words = await this.vertices.download(0, this.#vertexCount * VERTEX_WORDS);
+    const out = new Uint32Array(this.#vertexCount);
+    for (let v = 0; v < out.length; v++) out[v] = words[v * VERTEX_WORDS + 2]!;
+    return out;
+  }
+
+  /** A CSR snapshot on the GPU (adjacency sorted by target, values as weights) for static algorithms. */
+  async toDeviceGraph(): Promise<DeviceGraph> {
+    this.#check();
+    return exportSnapshot(this);
+  }
+
+  /** A CSR snapshot on the host. */
+  async toHostCsr(): Promise<HostCsr> {
+    const graph = await this.toDeviceGraph();
+    try {
+      return await graph.toHost();
+    } finally {
+      graph.destroy();
+    }
+  }
+
+  /** Reads the raw tables back and checks their invariants (for tests and debugging). */
+  async inspect(): Promise<TableSnapshot> {
+    this.#check();
+    return readTables(this);
+  }
+
+  /** Makes room for `slabs` more slabs from the bump pointer (e.g. before recording batches). */
+  async reserveSlabs(slabs: number) {
+    this.#check();
+    await this.#reserve(slabs, undefined);
+  }
+
+  /** Throws if a kernel ever ran out of slabs (an edge insertion was lost); reads the allocator state back. */
+  async check() {
+    this.#check();
+    const a = await this.alloc.download();
+    if (a[A_OVERFLOW] !== 0) {
+      throw new WeftError('the slab pool overflowed during a recorded batch: some edges were not inserted');
+    }
+  }
+
+  destroy() {
+    if (this.#destroyed) return;
+    this.#destroyed = true;
+    for (const a of [this.slabs, this.values, this.freeList, this.alloc, this.vertices]) a.destroy();
+  }
+
+  get destroyed(): boolean {
+    return this.#destroyed;
+  }
+
+  [Symbol.dispose]() {
+    this.destroy();
+  }
+
+  /** @internal Params every table-walking kernel takes. */
+  tableParams() {
+    return this.#tableParams();
+  }
+
+  #tableParams() {
+    return { vertex_count: this.#vertexCount, slab_capacity: this.#slabCapacity };
+  }
+
+  #check() {
+    if (this.#destroyed) throw new InputError('the graph was destroyed', 'DynamicGraph');
+  }
+
+  #allocate(vertexCapacity: number, slabCapacity: number) {
+    const d = this.device;
+    const maxSlabs = Math.floor(d.limits.maxStorageBufferBindingSize / (SLAB_WORDS * 4));
+    if (slabCapacity > maxSlabs) {
+      throw new DeviceLimitError(
+        'dynamic graph slab pool',
+        slabCapacity * SLAB_WORDS * 4,
+        'maxStorageBufferBindingSize',
+        d.limits.maxStorageBufferBindingSize,
+      );
+    }
+    this.#vertexCapacity = vertexCapacity;
+    this.#slabCapacity = slabCapacity;
+    this.slabs = d.array('u32', slabCapacity * SLAB_WORDS, { label: 'dynamic slabs' });
+    this.values = d.array('u32', this.valueType ? slabCapacity * SLAB_WORDS : 4, { label: 'dynamic values' });
+    this.freeList = d.array('u32', slabCapacity, { label: 'dynamic free list' });
+    this.alloc = d.array('u32', ALLOC_WORDS, { label: 'dynamic allocator' });
+    this.vertices = d.array('u32', vertexCapacity * VERTEX_WORDS, { label: 'dynamic vertices' });
+    this.#alive = new Uint8Array(vertexCapacity);
+    this.#hasBuckets = new Uint8Array(vertexCapacity);
+  }
+
+  async #initialize() {
+    const rec = this.device.recorder({ label: 'dynamic init' });
+    await rec.fill(this.slabs, 0xffffffff);
+    rec.clear(this.alloc);
+    rec.clear(this.vertices);
+    await rec.submit();
+  }
+
+  /** Grows the vertex dictionary: only the per-vertex words are copied. */
+  async #growVertices(capacity: number) {
+    const next = this.device.array('u32', capacity * VERTEX_WORDS, { label: 'dynamic vertices' });
+    const rec = this.device.recorder({ label: 'dynamic grow vertices' });
+    rec.clear(next);
+    rec.copy(this.vertices, next, this.#vertexCapacity * VERTEX_WORDS);
+    await rec.submit();
+    this.vertices.destroy();
+    this.vertices = next;
+    const alive = new Uint8Array(capacity);
+    alive.set(this.#alive);
+    const has = new Uint8Array(capacity);
+    has.set(this.#hasBuckets);
+    this.#alive = alive;
+    this.#hasBuckets = has;
+    this.#vertexCapacity = capacity;
+  }
+
+  /** Grows the slab pool: slabs (new ones EMPTY), values and the free list are copied. */
+  async #growSlabs(capacity: number) {
+    const d = this.device;
+    const maxSlabs = Math.floor(d.limits.maxStorageBufferBindingSize / (SLAB_WORDS * 4));
+    if (capacity > maxSlabs) {
+      if (this.#bumpBound >= maxSlabs) {
+        throw new DeviceLimitError(
+          'dynamic graph slab pool',
+          capacity * SLAB_WORDS * 4,
+          'maxStorageBufferBindingSize',
+          d.limits.maxStorageBufferBindingSize,
+        );
+      }
+      capacity = maxSlabs;
+    }
+    const old = this.#slabCapacity;
+    const slabs = d.array('u32', capacity * SLAB_WORDS, { label: 'dynamic slabs' });
+    const values = this.valueType
+      ? d.array('u32', capacity * SLAB_WORDS, { label: 'dynamic values' })
+      : undefined;
+    const freeList = d.array('u32', capacity, { label: 'dynamic free list' });
+    const rec = d.recorder({ label: 'dynamic grow slabs' });
+    await rec.fill(slabs, 0xffffffff);
+    rec.copy(this.slabs, slabs, old * SLAB_WORDS);
+    if (values) rec.copy(this.values, values, old * SLAB_WORDS);
+    rec.copy(this.freeList, freeList, old);
+    await rec.submit();
+    this.slabs.destroy();
+    this.slabs = slabs;
+    if (values) {
+      this.values.destroy();
+      this.values = values;
+    }
+    this.freeList.destroy();
+    this.freeList = freeList;
+    this.#slabCapacity = capacity;
+  }
+
+  /**
+   * Guarantees `extra` more slabs from the bump pointer. The host bound avoids a read-back per batch; when
+   * it says the pool may be full, the real bump pointer is read and the pool grows if needed.
+   */
+  async #reserve(extra: number, recorder: Recorder | undefined) {
+    if (this.#bumpBound + extra <= this.#slabCapacity) {
+      this.#bumpBound += extra;
+      return;
+    }
+    if (recorder) {
+      throw new InputError(
+        `the batch may need ${extra} new slabs and the pool may be full: call reserveSlabs() before recording, or pass maxNewSlabs`,
+        'DynamicGraph batch',
+      );
+    }
+    const a = await this.alloc.download();
+    if (a[A_OVERFLOW] !== 0) throw new WeftError('the slab pool overflowed during an earlier recorded batch');
+    this.#bumpBound = a[A_BUMP]!;
+    const need = this.#bumpBound + extra;
+    if (need > this.#slabCapacity) await this.#growSlabs(Math.max(need, this.#slabCapacity * 2));
+    if (need > this.#slabCapacity) {
+      throw new DeviceLimitError(
+        'dynamic graph slab pool',
+        need * SLAB_WORDS * 4,
+        'maxStorageBufferBindingSize',
+        this.device.limits.maxStorageBufferBindingSize,
+      );
+    }
+    this.#bumpBound = need;
+  }
+
+  #batchLength(src: IdArray, dst: IdArray, where: string): number {
+    if (src.length !== dst.length) {
+      throw new InputError(`src has ${src.length} entries but dst has ${dst.length}`, where);
+    }
+    if (src instanceof Uint32Array && dst instanceof Uint32Array) {
+      for (const [name, ids] of [
+        ['src', src],
+        ['dst', dst],
+      ] as const) {
+        for (let i = 0; i < ids.length; i++) {
+          if (ids[i]! >= this.#vertexCount) {
+            throw new InputError(
+              `${name}[${i}] = ${ids[i]} is not a vertex id (vertexCount is ${this.#vertexCount})`,
+              where,
+            );
+          }
+        }
+      }
+    }
+    return src.length;
+  }
+
+  #onDevice(rec: Recorder, data: IdArray | ValueArray, label: string): DeviceArray {
+    if (!ArrayBuffer.isView(data)) return data;
+    const words = new Uint32Array(data.buffer, data.byteOffset, data.length);
+    return rec.scratch('u32', Math.max(words.length, 1), label).upload(words);
+  }
+
+  async #insert(
+    src: IdArray,
+    dst: IdArray,
+    values: ValueArray | undefined,
+    mirror: boolean,
+    options: BatchOptions,
+  ) {
+    this.#check();
+    const where = 'insertEdges';
+    const n = this.#batchLength(src, dst, where);
+    if (this.valueType !== undefined && values === undefined) {
+      throw new InputError('this graph stores edge values (map variant): give values', where);
+    }
+    if (this.valueType === undefined && values !== undefined) {
+      throw new InputError(
+        'this graph stores no edge values (set variant): create it with `values` to keep them',
+        where,
+      );
+    }
+    if (values !== undefined && values.length !== n) {
+      throw new InputError(`values has ${values.length} entries for ${n} edges`, where);
+    }
+    const m = mirror ? 2 * n : n;
+    if (m === 0) return;
+    await this.#reserve(Math.min(m, options.maxNewSlabs ?? m), options.recorder);
+    const d = this.device;
+    const keysKernel = await d.kernel(batchKeysKernel());
+    const insert = await d.kernel(insertKernel(this.valueType !== undefined));
+    const fixup = await d.kernel(allocFixupKernel());
+    const bits = Math.max(1, Math.ceil(Math.log2(Math.max(this.#vertexCount, 2))));
+    await onTarget(options.recorder ?? d, 'dynamic insert edges', async (rec) => {
+      const srcArr = this.#onDevice(rec, src, 'batch sources');
+      const dstArr = this.#onDevice(rec, dst, 'batch targets');
+      const valArr = values === undefined ? srcArr : this.#onDevice(rec, values, 'batch values');
+      const keys = rec.scratch('u32', m, 'batch sort keys');
+      const idx = rec.scratch('u32', m, 'batch order');
+      const batch = { src: srcArr, dst: dstArr, keys, idx };
+      const params = { n: m, mirror: mirror ? 1 : 0, vertex_count: this.#vertexCount };
+      const workgroups = Math.ceil(m / WORKGROUP);
+      // Two stable sorts order the batch by (source, target, position): duplicates become runs.
+      rec.dispatch(keysKernel, { entry: 'targets', bindings: batch, params, workgroups });
+      await sortPairs(rec, keys, idx, { count: m, bits });
+      rec.dispatch(keysKernel, { entry: 'sources', bindings: batch, params, workgroups });
+      await sortPairs(rec, keys, idx, { count: m, bits });
+      rec.dispatch(insert, {
+        bindings: {
+          slabs: this.slabs,
+          values: this.values,
+          free_list: this.freeList,
+          alloc: this.alloc,
+          vertices: this.vertices,
+          src: srcArr,
+          dst: dstArr,
+          vals: valArr,
+          idx,
+        },
+        params: { ...params, slab_capacity: this.#slabCapacity },
+        workgroups,
+      });
+      rec.dispatch(fixup, {
+        bindings: { alloc: this.alloc, free_list: this.freeList },
+        params: { slab_capacity: this.#slabCapacity },
+        workgroups: 1,
+      });
+    });
+  }
+
+  async #vertexOp(entry: 'insert_vertices' | 'mark' | 'sweep' | 'finish', ids: number[], buckets?: number[]) {
+    const kernel = await this.device.kernel(vertexKernel());
+    await onTarget(this.device, `dynamic ${entry}`, async (rec) => {
+      const idArr = rec.scratch('u32', ids.length, 'vertex ids').upload(ids);
+      const bucketArr = buckets
+        ? rec.scratch('u32', buckets.length, 'vertex buckets').upload(buckets)
+        : idArr;
+      const n = entry === 'sweep' ? this.#slabCapacity : ids.length;
+      rec.dispatch(kernel, {
+        entry,
+        bindings: {
+          slabs: this.slabs,
+          free_list: this.freeList,
+          alloc: this.alloc,
+          vertices: this.vertices,
+          ids: idArr,
+          buckets: bucketArr,
+        },
+        params: { n, ...this.#tableParams() },
+        workgroups: Math.ceil(n / WORKGROUP),
+      });
+    });
+  }
+}
+
+function weightType(w: Uint32Array | Int32Array | Float32Array): ValueType {
+  return w instanceof Float32Array ? 'f32' : w instanceof Int32Array ? 'i32' : 'u32';
+}
+
+/** Value bits read back as the graph's value type. */
+export function hostValues(type: ValueType, bits: Uint32Array): Uint32Array | Int32Array | Float32Array {
+  if (type === 'u32') return bits;
+  return type === 'i32'
+    ? new Int32Array(bits.buffer, bits.byteOffset, bits.length)
+    : new Float32Array(bits.buffer, bits.byteOffset, bits.length);
+}

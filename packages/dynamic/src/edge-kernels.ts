@@ -1,0 +1,270 @@
+import type { KernelDefinition } from '@weft/gpu';
+import { A_BUMP, A_FREE, A_OVERFLOW, A_SPARE, tableWgsl, V_DEGREE, WORKGROUP } from './layout.ts';
+
+const read = (type = 'array<u32>') => ({ type, access: 'read' as const });
+const write = (type = 'array<u32>') => ({ type, access: 'read_write' as const });
+const atomicRw = write('array<atomic<u32>>');
+
+const ENTRY_HEAD = /* wgsl */ `@compute @workgroup_size(${WORKGROUP})`;
+const ENTRY_ARGS = /* wgsl */ `@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+  @builtin(local_invocation_index) lid: u32`;
+const INDEX = /* wgsl */ `let i = weft_workgroup_index(wid, nwg) * ${WORKGROUP}u + lid;`;
+
+/**
+ * A batch as the kernels see it: item j of `src`/`dst`, or with `mirror` set (undirected graphs) item j >> 1
+ * in the orientation j & 1, so both directions of an edge stay next to each other in batch order (the
+ * "last in batch wins" rule then gives both directions the same value).
+ */
+const BATCH_WGSL = /* wgsl */ `
+fn batch_src(j: u32) -> u32 {
+  if (params.mirror != 0u) { let e = j >> 1u; return select(src[e], dst[e], (j & 1u) == 1u); }
+  return src[j];
+}
+fn batch_dst(j: u32) -> u32 {
+  if (params.mirror != 0u) { let e = j >> 1u; return select(dst[e], src[e], (j & 1u) == 1u); }
+  return dst[j];
+}
+fn batch_edge(j: u32) -> u32 { return select(j, j >> 1u, params.mirror != 0u); }
+// Ids out of range and self-loops are dropped.
+fn batch_valid(j: u32) -> bool {
+  let s = batch_src(j);
+  let d = batch_dst(j);
+  return s < params.vertex_count && d < params.vertex_count && s != d;
+}
+`;
+
+/** Sort keys for de-duplicating a batch: (target) first, then (source) by a stable sort; invalid items key 0. */
+export function batchKeysKernel(): KernelDefinition {
+  return {
+    label: 'dynamic batch keys',
+    bindings: { src: read(), dst: read(), keys: write(), idx: write() },
+    params: { n: 'u32', mirror: 'u32', vertex_count: 'u32' },
+    entryPoints: ['targets', 'sources'],
+    code: /* wgsl */ `
+${BATCH_WGSL}
+${ENTRY_HEAD}
+fn targets(${ENTRY_ARGS}) {
+  ${INDEX}
+  if (i >= params.n) { return; }
+  keys[i] = select(0u, batch_dst(i), batch_valid(i));
+  idx[i] = i;
+}
+// After the stable sort by target: the source of each item in that order, for the second stable sort.
+${ENTRY_HEAD}
+fn sources(${ENTRY_ARGS}) {
+  ${INDEX}
+  if (i >= params.n) { return; }
+  let j = idx[i];
+  keys[i] = select(0u, batch_src(j), batch_valid(j));
+}`,
+  };
+}
+
+/**
+ * Inserts a batch sorted by (source, target, batch position): only the last item of each equal run inserts,
+ * so keys are unique within the kernel and a thread may claim a TOMBSTONE without another thread putting the
+ * same key elsewhere (the duplicate-after-delete bug of SlabHash's insertUnique).
+ */
+export function insertKernel(withValues: boolean): KernelDefinition {
+  const setValue = withValues ? 'values[at] = vals[batch_edge(j)];' : '';
+  return {
+    label: `dynamic insert edges${withValues ? ' (map)' : ''}`,
+    bindings: {
+      slabs: atomicRw,
+      values: write(),
+      free_list: write(),
+      alloc: atomicRw,
+      vertices: atomicRw,
+      src: read(),
+      dst: read(),
+      vals: read(),
+      idx: read(),
+    },
+    params: { n: 'u32', mirror: 'u32', vertex_count: 'u32', slab_capacity: 'u32' },
+    code: /* wgsl */ `
+${tableWgsl(true, true)}
+${BATCH_WGSL}
+
+// A collision slab: the free list first (popped by a decrement that may go below zero; the fix-up kernel
+// clamps it), else the bump pointer. Free-list entries are only written between insert phases, so a popped
+// index is never stale. Freed and never-used slabs are all-EMPTY (reset in an earlier dispatch).
+fn alloc_slab() -> u32 {
+  let f = atomicSub(&alloc[${A_FREE}u], 1u);
+  if (bitcast<i32>(f) >= 1) { return free_list[f - 1u]; }
+  let b = atomicAdd(&alloc[${A_BUMP}u], 1u);
+  if (b < params.slab_capacity) { return b; }
+  atomicStore(&alloc[${A_OVERFLOW}u], 1u);
+  return NULL_SLAB;
+}
+
+// A slab taken but never linked (another thread linked first) goes to the top of the free-list array; the
+// fix-up kernel moves it onto the free list.
+fn give_back(slab: u32) {
+  if (slab == NULL_SLAB) { return; }
+  let k = atomicAdd(&alloc[${A_SPARE}u], 1u);
+  free_list[params.slab_capacity - 1u - k] = slab;
+}
+
+fn insert_edge(j: u32, v: u32, k: u32) {
+  // Pass 1: is k there (then only its value changes)? Remember the first free slot on the way.
+  var slab = bucket_slab(v, k);
+  var claim_slab = NULL_SLAB;
+  var claim_lane = 0u;
+  for (var hop = 0u; hop < chain_bound(); hop++) {
+    let base = slab * 32u;
+    var end = false;
+    for (var lane = 0u; lane < KEY_SLOTS; lane++) {
+      let at = base + lane;
+      let w = atomicLoad(&slabs[at]);
+      if (w == k) { ${setValue} return; }
+      if ((w == EMPTY || w == TOMBSTONE) && claim_slab == NULL_SLAB) { claim_slab = slab; claim_lane = lane; }
+      if (w == EMPTY) { end = true; break; }
+    }
+    if (end) { break; }
+    let next = atomicLoad(&slabs[base + NEXT_WORD]);
+    if (next == NULL_SLAB) { break; }
+    slab = next;
+  }
+  if (claim_slab == NULL_SLAB) { claim_slab = slab; claim_lane = KEY_SLOTS; }
+
+  // Pass 2: claim the first free slot from there on. Other keys race for the same slots; this key does not
+  // (the batch is unique), so a lost slot just means moving on.
+  var s = claim_slab;
+  var lane = claim_lane;
+  var spare = NULL_SLAB;
+  // Each step either moves forward or retries after a spurious compare-exchange failure.
+  for (var step = 0u; step < chain_bound() * 64u; step++) {
+    let base = s * 32u;
+    if (lane < KEY_SLOTS) {
+      let at = base + lane;
+      let w = atomicLoad(&slabs[at]);
+      if (w == EMPTY || w == TOMBSTONE) {
+        let r = atomicCompareExchangeWeak(&slabs[at], w, k);
+        if (r.exchanged) {
+          ${setValue}
+          atomicAdd(&vertices[v * 4u + ${V_DEGREE}u], 1u);
+          give_back(spare);
+          return;
+        }
+        if (r.old_value == w) { continue; }
+      }
+      lane++;
+      continue;
+    }
+    var next = atomicLoad(&slabs[base + NEXT_WORD]);
+    if (next == NULL_SLAB) {
+      if (spare == NULL_SLAB) {
+        spare = alloc_slab();
+        if (spare == NULL_SLAB) { return; }
+      }
+      let r = atomicCompareExchangeWeak(&slabs[base + NEXT_WORD], NULL_SLAB, spare);
+      if (r.exchanged) {
+        atomicStore(&slabs[spare * 32u + OWNER_WORD], v | COLLISION);
+        next = spare;
+        spare = NULL_SLAB;
+      } else if (r.old_value == NULL_SLAB) {
+        continue;
+      } else {
+        next = r.old_value;
+      }
+    }
+    s = next;
+    lane = 0u;
+  }
+  give_back(spare);
+}
+
+${ENTRY_HEAD}
+fn main(${ENTRY_ARGS}) {
+  ${INDEX}
+  if (i >= params.n) { return; }
+  let j = idx[i];
+  if (!batch_valid(j)) { return; }
+  let v = batch_src(j);
+  let k = batch_dst(j);
+  if (i + 1u < params.n) {
+    let j2 = idx[i + 1u];
+    if (batch_src(j2) == v && batch_dst(j2) == k) { return; }
+  }
+  if (!is_alive(v) || !is_alive(k)) { return; }
+  insert_edge(j, v, k);
+}`,
+  };
+}
+
+/** After an insert phase: clamp the free count (pops may have taken it below zero), then add the spares. */
+export function allocFixupKernel(): KernelDefinition {
+  return {
+    label: 'dynamic slab allocator fix-up',
+    bindings: { alloc: atomicRw, free_list: write() },
+    params: { slab_capacity: 'u32' },
+    code: /* wgsl */ `
+@compute @workgroup_size(1)
+fn main() {
+  let free_count = u32(max(bitcast<i32>(atomicLoad(&alloc[${A_FREE}u])), 0));
+  let spares = atomicLoad(&alloc[${A_SPARE}u]);
+  // Spares sit at the top of the array and free entries at the bottom; together they are distinct slabs,
+  // so the ranges never overlap.
+  for (var k = 0u; k < spares; k++) { free_list[free_count + k] = free_list[params.slab_capacity - 1u - k]; }
+  atomicStore(&alloc[${A_FREE}u], free_count + spares);
+  atomicStore(&alloc[${A_SPARE}u], 0u);
+}`,
+  };
+}
+
+/** Deletes a batch: a key becomes TOMBSTONE by compare-exchange, so duplicates in the batch count once. */
+export function deleteKernel(): KernelDefinition {
+  return {
+    label: 'dynamic delete edges',
+    bindings: { slabs: atomicRw, vertices: atomicRw, src: read(), dst: read() },
+    params: { n: 'u32', mirror: 'u32', vertex_count: 'u32', slab_capacity: 'u32' },
+    code: /* wgsl */ `
+${tableWgsl(true, true)}
+${BATCH_WGSL}
+${ENTRY_HEAD}
+fn main(${ENTRY_ARGS}) {
+  ${INDEX}
+  if (i >= params.n || !batch_valid(i)) { return; }
+  let v = batch_src(i);
+  let k = batch_dst(i);
+  if (!is_alive(v)) { return; }
+  let at = find_key(v, k);
+  if (at == NOT_FOUND) { return; }
+  for (var attempt = 0u; attempt < 1024u; attempt++) {
+    let r = atomicCompareExchangeWeak(&slabs[at], k, TOMBSTONE);
+    if (r.exchanged) { atomicSub(&vertices[v * 4u + ${V_DEGREE}u], 1u); return; }
+    if (r.old_value != k) { return; }
+  }
+}`,
+  };
+}
+
+/** `found[i]` = 1 when edge src[i] -> dst[i] exists, with its value in `out_values[i]` (0 when absent). */
+export function queryKernel(withValues: boolean): KernelDefinition {
+  return {
+    label: `dynamic edge queries${withValues ? ' (map)' : ''}`,
+    bindings: {
+      slabs: read(),
+      values: read(),
+      vertices: read(),
+      src: read(),
+      dst: read(),
+      found: write(),
+      out_values: write(),
+    },
+    params: { n: 'u32', vertex_count: 'u32', slab_capacity: 'u32' },
+    code: /* wgsl */ `
+${tableWgsl(false, false)}
+${ENTRY_HEAD}
+fn main(${ENTRY_ARGS}) {
+  ${INDEX}
+  if (i >= params.n) { return; }
+  let v = src[i];
+  let k = dst[i];
+  var at = NOT_FOUND;
+  if (is_alive(v) && k < TOMBSTONE) { at = find_key(v, k); }
+  found[i] = select(0u, 1u, at != NOT_FOUND);
+  ${withValues ? 'if (at != NOT_FOUND) { out_values[i] = values[at]; } else { out_values[i] = 0u; }' : ''}
+}`,
+  };
+}
