@@ -1,5 +1,5 @@
 import type { Monoid } from './monoid.ts';
-import { monoidWgsl } from './monoid-wgsl.ts';
+import { LOAD4, monoidWgsl } from './monoid-wgsl.ts';
 
 /** Compile-time shape of the chained scan: a tile is `workgroupSize * vectorsPerThread * 4` items. */
 export interface ScanShape {
@@ -13,10 +13,6 @@ export interface ChainedScanVariant {
   readonly inclusive: boolean;
   /** 'array': vec4 loads from `input`; 'functor': items from `weft_input(index)`. */
   readonly source: 'array' | 'functor';
-  /** Item count from `params.n`, or from `count[params.count_index]` on the GPU. */
-  readonly gpuCount: boolean;
-  /** Write the reduction of all items to `total[params.total_index]`. */
-  readonly total: boolean;
   /** 'output': store the scan in `output`; 'emit': call `weft_emit(index, prefix, value)` for each item. */
   readonly sink: 'output' | 'emit';
 }
@@ -30,8 +26,8 @@ export function spineWords(tiles: number): number {
  * Single-pass chained scan with decoupled look-back and decoupled fallback (Smith, Levien, Owens, SPAA 2025).
  *
  * Each workgroup takes the next tile id from an atomic ticket (so every tile it waits on has started),
- * reduces its tile, publishes the reduction (READY), looks back over predecessors for an exclusive prefix,
- * publishes its inclusive prefix (INCLUSIVE), then scans the tile and writes it.
+ * scans its tile in registers, publishes the tile's reduction (READY), looks back over predecessors for an
+ * exclusive prefix, publishes its inclusive prefix (INCLUSIVE), then adds the prefix and writes the tile.
  *
  * WebGPU has neither 64-bit atomics nor fences, so a tile's 32-bit value travels with its flag in the same
  * atomic words: two words per tile, each holding a 16-bit half and the flag. A reader trusts a state only
@@ -39,38 +35,29 @@ export function spineWords(tiles: number): number {
  * use `atomicMax`: a state can only be upgraded, never overwritten by a stale one.
  *
  * No forward progress between workgroups is guaranteed: after SPIN_LIMIT polls of a NOT_READY predecessor
- * the whole workgroup reduces that predecessor's tile from the input itself (the fallback), installs the
- * result and keeps looking back. Owner and fallback compute a tile's reduction with the same function in
+ * the whole workgroup scans that predecessor's tile from the input itself (the fallback), installs its
+ * reduction and keeps looking back. Owner and fallback compute a tile's reduction with the same function in
  * the same order, so both halves agree bit for bit even for f32.
  */
 export function chainedScanWgsl(v: ChainedScanVariant): string {
   const { workgroupSize: wg, vectorsPerThread: vpt } = v.shape;
-  const nExpr = v.gpuCount ? 'count[params.count_index]' : 'params.n';
   const load =
     v.source === 'array'
-      ? `let i = vi * 4u;
-  if (i + 4u <= n) { return input[vi]; }
-  var r = vec4<Elem>(weft_identity());
-  if (i < n) {
-    let x = input[vi];
-    r.x = x.x;
-    if (i + 1u < n) { r.y = x.y; }
-    if (i + 2u < n) { r.z = x.z; }
-  }
-  return r;`
-      : `let i = vi * 4u;
+      ? LOAD4
+      : `
+fn load4(vi: u32, n: u32) -> vec4<Elem> {
+  let i = vi * 4u;
   var r = vec4<Elem>(weft_identity());
   if (i < n) { r.x = weft_input(i); }
   if (i + 1u < n) { r.y = weft_input(i + 1u); }
   if (i + 2u < n) { r.z = weft_input(i + 2u); }
   if (i + 3u < n) { r.w = weft_input(i + 3u); }
-  return r;`;
+  return r;
+}`;
 
   return /* wgsl */ `
 ${monoidWgsl(v.monoid)}
 override SPIN_LIMIT: u32 = 16u;
-// Test hook: recompute the first predecessor's reduction even when it is published.
-override FORCE_FALLBACK: bool = false;
 
 const WG = ${wg}u;
 const VPT = ${vpt}u;
@@ -90,9 +77,7 @@ var<workgroup> wg_look: u32;
 var<workgroup> wg_look_tile: u32;
 var<workgroup> wg_prefix: Elem;
 
-fn load4(vi: u32, n: u32) -> vec4<Elem> {
-  ${load}
-}
+${load}
 
 fn load_tile(tile: u32, n: u32, lane: u32, sid: u32, sg_size: u32) -> array<vec4<Elem>, VPT> {
   // Subgroup sid owns a contiguous run of sg_size * VPT vectors; its lanes load sg_size consecutive vectors at a time.
@@ -102,17 +87,41 @@ fn load_tile(tile: u32, n: u32, lane: u32, sid: u32, sg_size: u32) -> array<vec4
   return vals;
 }
 
-// The reduction of one tile; every invocation returns it. Used by the owner and by the fallback alike.
-fn reduce_tile(vals: array<vec4<Elem>, VPT>, lid: u32, lane: u32, sid: u32, sg_size: u32) -> Elem {
-  var t = reduce4(vals[0]);
-  for (var k = 1u; k < VPT; k++) { t = weft_combine(t, reduce4(vals[k])); }
-  let s = sg_reduce(t, sg_size);
-  if (lane == 0u) { wg_partials[sid] = s; }
+struct TileScan {
+  // The reduction of the whole tile.
+  aggregate: Elem,
+  // The reduction of the subgroups before this invocation's subgroup.
+  before: Elem,
+}
+
+// Scans a tile in place: within each vector, then across the subgroup per block of vectors (each subgroup
+// owns a contiguous run), then across subgroups through workgroup memory. The owner and the fallback both
+// compute a tile's reduction here, in the same order, so their published halves agree bit for bit.
+fn scan_tile(vals: ptr<function, array<vec4<Elem>, VPT>>, lane: u32, sid: u32, sg_size: u32) -> TileScan {
+  var carry = weft_identity();
+  for (var k = 0u; k < VPT; k++) {
+    let x = (*vals)[k];
+    let s1 = weft_combine(x.x, x.y);
+    let s2 = weft_combine(s1, x.z);
+    let s3 = weft_combine(s2, x.w);
+    let before = weft_combine(carry, sg_exclusive(s3, lane, sg_size));
+    ${
+      v.inclusive
+        ? '(*vals)[k] = vec4<Elem>(weft_combine(before, x.x), weft_combine(before, s1), weft_combine(before, s2), weft_combine(before, s3));'
+        : '(*vals)[k] = vec4<Elem>(before, weft_combine(before, x.x), weft_combine(before, s1), weft_combine(before, s2));'
+    }
+    // The last lane's running total already includes carry.
+    carry = subgroupShuffle(weft_combine(before, s3), sg_size - 1u);
+  }
+  if (lane == 0u) { wg_partials[sid] = carry; }
   workgroupBarrier();
-  var r = wg_partials[0];
-  for (var i = 1u; i < WG / sg_size; i++) { r = weft_combine(r, wg_partials[i]); }
-  // wg_partials is reused by the next step.
-  workgroupBarrier();
+  var r = TileScan(weft_identity(), weft_identity());
+  for (var i = 0u; i < WG / sg_size; i++) {
+    if (i == sid) { r.before = r.aggregate; }
+    r.aggregate = weft_combine(r.aggregate, wg_partials[i]);
+  }
+  // No barrier needed before a fallback's call writes wg_partials again: the look-back's
+  // workgroupUniformLoad calls (barriers) come between.
   return r;
 }
 
@@ -187,7 +196,8 @@ fn main(@builtin(local_invocation_index) lid: u32,
         @builtin(subgroup_invocation_id) lane: u32,
         @builtin(subgroup_size) sg_size: u32) {
   // Read through workgroup memory so that n, and all control flow that depends on it, is uniform.
-  if (lid == 0u) { wg_n = min(${nExpr}, params.max_n); }
+  // The count comes from params.n or, when params.use_count is set, from the GPU.
+  if (lid == 0u) { wg_n = min(select(params.n, count[params.count_index], params.use_count != 0u), params.max_n); }
   let n = workgroupUniformLoad(&wg_n);
   let tiles = max(1u, (n + TILE - 1u) / TILE);
   if (lid == 0u) { wg_tile = atomicAdd(&spine[0], 1u); }
@@ -196,65 +206,50 @@ fn main(@builtin(local_invocation_index) lid: u32,
   if (tile >= tiles) { return; }
   let sid = lid / sg_size;
 
-  var vals = load_tile(tile, n, lane, sid, sg_size);
-${v.sink === 'emit' ? '  let items = vals;\n' : ''}  let aggregate = reduce_tile(vals, lid, lane, sid, sg_size);
-  if (lid == 0u) { publish(tile, aggregate, select(READY, INCLUSIVE, tile == 0u)); }
-
-  // Look back (subgroup 0 polls a window of predecessors; the whole workgroup runs a fallback).
+  // One loop scans this workgroup's own tile first, then any stalled predecessor's tile (the fallback),
+  // so the tile code is compiled once.
+  var vals: array<vec4<Elem>, VPT>;
+${v.sink === 'emit' ? '  var items: array<vec4<Elem>, VPT>;\n' : ''}  var scanned: TileScan;
   var prefix = weft_identity();
-  if (tile > 0u) {
-    var look = tile - 1u;
-    var forced = FORCE_FALLBACK;
-    loop {
-      if (sid == 0u) {
-        let r = look_back(look, prefix, forced, lane, sg_size);
-        if (lane == 0u) {
-          wg_look = r.decision;
-          wg_look_tile = r.look;
-          wg_prefix = r.prefix;
-        }
-      }
-      forced = false;
-      if (workgroupUniformLoad(&wg_look) == LOOK_DONE) {
-        prefix = workgroupUniformLoad(&wg_prefix);
-        break;
-      }
-      // Fallback: reduce the stalled predecessor's tile here, install it, and go on from there.
-      let stalled = workgroupUniformLoad(&wg_look_tile);
-      let theirs = reduce_tile(load_tile(stalled, n, lane, sid, sg_size), lid, lane, sid, sg_size);
-      prefix = weft_combine(theirs, workgroupUniformLoad(&wg_prefix));
-      if (lid == 0u) { publish(stalled, theirs, select(READY, INCLUSIVE, stalled == 0u)); }
-      if (stalled == 0u) { break; }
-      look = stalled - 1u;
+  var work = tile;
+  var look = tile;
+  // Test hook: recompute the nearest predecessor's reduction even when it is published.
+  var forced = params.force_fallback != 0u;
+  loop {
+    var v = load_tile(work, n, lane, sid, sg_size);
+${v.sink === 'emit' ? '    let loaded = v;\n' : ''}    let sc = scan_tile(&v, lane, sid, sg_size);
+    // Tile 0's reduction is its inclusive prefix.
+    if (lid == 0u) { publish(work, sc.aggregate, select(READY, INCLUSIVE, work == 0u)); }
+    if (work == tile) {
+      vals = v;
+${v.sink === 'emit' ? '      items = loaded;\n' : ''}      scanned = sc;
+    } else {
+      prefix = weft_combine(sc.aggregate, prefix);
     }
-    if (lid == 0u) { publish(tile, weft_combine(prefix, aggregate), INCLUSIVE); }
-  }
-${
-  v.total
-    ? `  if (tile == tiles - 1u && lid == 0u) { total[params.total_index] = weft_combine(prefix, aggregate); }\n`
-    : ''
-}
-  // Scan the tile: within each vector, across the subgroup per block of vectors, then across subgroups.
-  var carry = weft_identity();
-  for (var k = 0u; k < VPT; k++) {
-    let x = vals[k];
-    let s1 = weft_combine(x.x, x.y);
-    let s2 = weft_combine(s1, x.z);
-    let s3 = weft_combine(s2, x.w);
-    let before = weft_combine(carry, sg_exclusive(s3, lane, sg_size));
-    ${
-      v.inclusive
-        ? 'vals[k] = vec4<Elem>(weft_combine(before, x.x), weft_combine(before, s1), weft_combine(before, s2), weft_combine(before, s3));'
-        : 'vals[k] = vec4<Elem>(before, weft_combine(before, x.x), weft_combine(before, s1), weft_combine(before, s2));'
+    if (work == 0u) { break; }
+    look = work - 1u;
+    // Look back: subgroup 0 polls a window of predecessors.
+    if (sid == 0u) {
+      let r = look_back(look, prefix, forced, lane, sg_size);
+      if (lane == 0u) {
+        wg_look = r.decision;
+        wg_look_tile = r.look;
+        wg_prefix = r.prefix;
+      }
     }
-    // The last lane's running total already includes carry.
-    carry = subgroupShuffle(weft_combine(before, s3), sg_size - 1u);
+    forced = false;
+    let decision = workgroupUniformLoad(&wg_look);
+    prefix = workgroupUniformLoad(&wg_prefix);
+    if (decision == LOOK_DONE) { break; }
+    // Fallback: scan the stalled predecessor's tile here, install its reduction, and go on from there.
+    work = workgroupUniformLoad(&wg_look_tile);
   }
-  if (lane == 0u) { wg_partials[sid] = carry; }
-  workgroupBarrier();
-  var offset = prefix;
-  for (var i = 0u; i < sid; i++) { offset = weft_combine(offset, wg_partials[i]); }
-
+  let aggregate = scanned.aggregate;
+  if (tile > 0u && lid == 0u) { publish(tile, weft_combine(prefix, aggregate), INCLUSIVE); }
+  if (params.write_total != 0u && tile == tiles - 1u && lid == 0u) {
+    total[params.total_index] = weft_combine(prefix, aggregate);
+  }
+  let offset = weft_combine(prefix, scanned.before);
 ${v.sink === 'output' ? STORE_OUTPUT : EMIT}
 }
 `;
@@ -262,20 +257,23 @@ ${v.sink === 'output' ? STORE_OUTPUT : EMIT}
 
 const STORE_OUTPUT = /* wgsl */ `
   let base = tile * (TILE / 4u) + sid * sg_size * VPT + lane;
+  // The last, partial vector (n not a multiple of 4) is written after the loop, keeping the elements past n.
+  var tail_vi = 0xffffffffu;
+  var tail = vec4<Elem>();
   for (var k = 0u; k < VPT; k++) {
     let vi = base + k * sg_size;
-    let i = vi * 4u;
     let out = combine4(vec4<Elem>(offset), vals[k]);
-    if (i + 4u <= n) {
+    if (vi * 4u + 4u <= n) {
       output[vi] = out;
-    } else if (i < n) {
-      // The last, partial vector: keep the elements past n (read-modify-write; no other invocation touches it).
-      var keep = output[vi];
-      keep.x = out.x;
-      if (i + 1u < n) { keep.y = out.y; }
-      if (i + 2u < n) { keep.z = out.z; }
-      output[vi] = keep;
+    } else if (vi * 4u < n) {
+      tail_vi = vi;
+      tail = out;
     }
+  }
+  if (tail_vi != 0xffffffffu) {
+    // Read-modify-write: no other invocation touches this vector.
+    let i = tail_vi * 4u;
+    output[tail_vi] = select(output[tail_vi], tail, vec4<u32>(i) + vec4<u32>(0u, 1u, 2u, 3u) < vec4<u32>(n));
   }
 `;
 

@@ -46,3 +46,13 @@ fn sg_exclusive(x: Elem, lane: u32, sg_size: u32) -> Elem {
 }
 `;
 }
+
+/**
+ * `load4(vi, n)`: the vec4 at `input[vi]` with the items at or past n replaced by the identity. Branch-free
+ * (the load is clamped in bounds and masked), so a loop of them issues every load at once.
+ */
+export const LOAD4 = /* wgsl */ `
+fn load4(vi: u32, n: u32) -> vec4<Elem> {
+  let x = input[min(vi, (max(n, 1u) - 1u) / 4u)];
+  return select(vec4<Elem>(weft_identity()), x, vec4<u32>(vi * 4u) + vec4<u32>(0u, 1u, 2u, 3u) < vec4<u32>(n));
+}`;

@@ -15,7 +15,7 @@ export interface ScanTuning {
   readonly vectorsPerThread?: number;
   /** Polls of a not-ready predecessor before the workgroup reduces its tile itself (default 16). */
   readonly spinLimit?: number;
-  /** Test hook: always recompute the first predecessor's reduction (exercises the fallback path). */
+  /** Test hook: always recompute the nearest predecessor's reduction (exercises the fallback path). */
   readonly forceFallback?: boolean;
 }
 

@@ -1,11 +1,10 @@
 import type { Monoid } from './monoid.ts';
-import { monoidWgsl } from './monoid-wgsl.ts';
+import { LOAD4, monoidWgsl } from './monoid-wgsl.ts';
 
 export interface ReduceVariant {
   readonly monoid: Monoid;
   readonly workgroupSize: number;
   readonly vectorsPerThread: number;
-  readonly gpuCount: boolean;
   /** 'atomic': each workgroup folds its partial into `result` with the monoid's atomic; 'partials': two passes. */
   readonly path: 'atomic' | 'partials';
 }
@@ -17,7 +16,6 @@ export interface ReduceVariant {
  * write per-tile partials that one workgroup folds (`finish`).
  */
 export function reduceWgsl(v: ReduceVariant): string {
-  const nExpr = v.gpuCount ? 'count[params.count_index]' : 'params.n';
   const fold =
     v.path === 'atomic' ? `${v.monoid.atomic}(&result[params.result_index], r);` : 'partials[tile] = r;';
   const entries =
@@ -49,9 +47,11 @@ var<workgroup> wg_n: u32;
 
 // n through workgroup memory, so control flow that depends on it is uniform.
 fn uniform_n(lid: u32) -> u32 {
-  if (lid == 0u) { wg_n = min(${nExpr}, params.max_n); }
+  if (lid == 0u) { wg_n = min(select(params.n, count[params.count_index], params.use_count != 0u), params.max_n); }
   return workgroupUniformLoad(&wg_n);
 }
+
+${LOAD4}
 
 fn reduce_workgroup(t: Elem, lid: u32, lane: u32, sg_size: u32) -> Elem {
   let s = sg_reduce(t, sg_size);
@@ -72,22 +72,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
   if (tile * TILE >= n) { return; }
   let base = tile * (TILE / 4u) + lid;
   var t = weft_identity();
-  if ((tile + 1u) * TILE <= n) {
-    for (var k = 0u; k < VPT; k++) { t = weft_combine(t, reduce4(input[base + k * WG])); }
-  } else {
-    for (var k = 0u; k < VPT; k++) {
-      let vi = base + k * WG;
-      let i = vi * 4u;
-      if (i + 4u <= n) {
-        t = weft_combine(t, reduce4(input[vi]));
-      } else if (i < n) {
-        let x = input[vi];
-        t = weft_combine(t, x.x);
-        if (i + 1u < n) { t = weft_combine(t, x.y); }
-        if (i + 2u < n) { t = weft_combine(t, x.z); }
-      }
-    }
-  }
+  for (var k = 0u; k < VPT; k++) { t = weft_combine(t, reduce4(load4(base + k * WG, n))); }
   let r = reduce_workgroup(t, lid, lane, sg_size);
   if (lid == 0u) { ${fold} }
 }

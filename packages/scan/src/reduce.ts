@@ -49,7 +49,6 @@ export async function reduce<T extends ScanType>(
   if (tuning.forceFallback) throw new InputError('reduce has no look-back to force a fallback on', who);
   await onTarget(target, who, async (rec) => {
     requireSubgroups(rec.device, tuning, who);
-    const gpuCount = isGpuCount(count);
     const path = monoid.atomic && monoid.type !== 'f32' ? 'atomic' : 'partials';
     const tile = tuning.workgroupSize * tuning.vectorsPerThread * 4;
     const kernel = await rec.device.kernel({
@@ -64,31 +63,32 @@ export async function reduce<T extends ScanType>(
         ...(path === 'partials'
           ? { partials: { type: `array<${monoid.type}>`, access: 'read_write' as const } }
           : {}),
-        ...(gpuCount ? { count: { type: 'array<u32>', access: 'read' as const } } : {}),
+        // Always bound (a stand-in for host counts), so host and GPU counts share one pipeline.
+        count: { type: 'array<u32>', access: 'read' },
       },
-      params: {
-        ...(gpuCount ? { count_index: 'u32' as const } : { n: 'u32' as const }),
-        max_n: 'u32',
-        result_index: 'u32',
-      },
+      params: { n: 'u32', count_index: 'u32', use_count: 'u32', max_n: 'u32', result_index: 'u32' },
       functors: { weft_combine: monoid.combine },
       code: reduceWgsl({
         monoid,
         workgroupSize: tuning.workgroupSize,
         vectorsPerThread: tuning.vectorsPerThread,
-        gpuCount,
         path,
       }),
       entryPoints: path === 'atomic' ? ['init', 'main'] : ['main', 'finish'],
     });
-    const bindings: Record<string, DeviceArray> = { input, result: out.array };
-    const params: Record<string, number> = { max_n: input.length, result_index: out.index };
-    if (isGpuCount(count)) {
-      bindings['count'] = count.array;
-      params['count_index'] = count.index;
-    } else {
-      params['n'] = count;
-    }
+    const gpuCount = isGpuCount(count) ? count : undefined;
+    const bindings: Record<string, DeviceArray> = {
+      input,
+      result: out.array,
+      count: gpuCount?.array ?? rec.scratch('u32', 1, 'reduce count stand-in'),
+    };
+    const params = {
+      n: gpuCount ? 0 : (count as number),
+      count_index: gpuCount?.index ?? 0,
+      use_count: gpuCount ? 1 : 0,
+      max_n: input.length,
+      result_index: out.index,
+    };
     if (path === 'partials') {
       bindings['partials'] = rec.scratch(
         monoid.type,

@@ -172,12 +172,12 @@ describe('monoids and types', () => {
         for (const c of cases) {
           const input = device.upload(c.host);
           const out = device.array(c.m.type, n);
-          for (const inclusive of [false, true]) {
-            const scan = inclusive ? inclusiveScan : exclusiveScan;
-            await scan(device, input as never, out as never, { monoid: c.m as never });
-            const want = hostScan(c.host as Uint32Array, c.f, c.id, inclusive);
-            expectArrayEqual(await out.download(), want, `${c.m.type} ${c.m.subgroup?.reduce} n=${n}`);
-          }
+          // Exclusive for u32, inclusive for i32: each pipeline compiles for seconds on lavapipe.
+          const inclusive = c.m.type === 'i32';
+          const scan = inclusive ? inclusiveScan : exclusiveScan;
+          await scan(device, input as never, out as never, { monoid: c.m as never });
+          const want = hostScan(c.host as Uint32Array, c.f, c.id, inclusive);
+          expectArrayEqual(await out.download(), want, `${c.m.type} ${c.m.subgroup?.reduce} n=${n}`);
           input.destroy();
           out.destroy();
         }

@@ -193,7 +193,6 @@ interface ScanJob {
 async function recordScan(rec: Recorder, who: string, job: ScanJob): Promise<void> {
   const tuning = resolveTuning(job.tuning, who);
   requireSubgroups(rec.device, tuning, who);
-  const gpuCount = isGpuCount(job.count);
   if (job.total) checkElementRef(job.total, job.monoid.type, 'total', who);
   checkDistinct(who, {
     input: job.input,
@@ -203,6 +202,8 @@ async function recordScan(rec: Recorder, who: string, job: ScanJob): Promise<voi
   });
   const tile = tuning.workgroupSize * tuning.vectorsPerThread * 4;
   const maxTiles = Math.max(1, Math.ceil(job.limit / tile));
+  // Count and total are always bound (a one-element stand-in when unused) and selected by params, so
+  // the variants share one pipeline.
   const kernel = await rec.device.kernel({
     label: `${who} ${job.monoid.type}`,
     subgroups: true,
@@ -212,13 +213,17 @@ async function recordScan(rec: Recorder, who: string, job: ScanJob): Promise<voi
         ? { output: { type: `array<vec4<${job.monoid.type}>>`, access: 'read_write' as const } }
         : {}),
       spine: { type: 'array<atomic<u32>>', access: 'read_write' },
-      ...(gpuCount ? { count: { type: 'array<u32>', access: 'read' as const } } : {}),
-      ...(job.total ? { total: { type: `array<${job.monoid.type}>`, access: 'read_write' as const } } : {}),
+      count: { type: 'array<u32>', access: 'read' },
+      total: { type: `array<${job.monoid.type}>`, access: 'read_write' },
     },
     params: {
-      ...(gpuCount ? { count_index: 'u32' as const } : { n: 'u32' as const }),
+      n: 'u32',
+      count_index: 'u32',
+      use_count: 'u32',
       max_n: 'u32',
-      ...(job.total ? { total_index: 'u32' as const } : {}),
+      total_index: 'u32',
+      write_total: 'u32',
+      force_fallback: 'u32',
     },
     functors: {
       weft_combine: job.monoid.combine,
@@ -230,26 +235,29 @@ async function recordScan(rec: Recorder, who: string, job: ScanJob): Promise<voi
       shape: tuning,
       inclusive: job.inclusive,
       source: job.input ? 'array' : 'functor',
-      gpuCount,
-      total: job.total !== undefined,
       sink: job.output ? 'output' : 'emit',
     }),
-    constants: { SPIN_LIMIT: tuning.spinLimit, FORCE_FALLBACK: tuning.forceFallback ? 1 : 0 },
+    constants: { SPIN_LIMIT: tuning.spinLimit },
   });
   // Tile states and the ticket must start at zero on every run (stale INCLUSIVE flags would be trusted).
   const spine = rec.scratch('u32', spineWords(maxTiles), 'scan spine');
   rec.clear(spine);
-  const bindings: Record<string, DeviceArray> = { spine };
-  if (job.output) bindings['output'] = job.output;
+  const gpuCount = isGpuCount(job.count) ? job.count : undefined;
+  const bindings: Record<string, DeviceArray> = {
+    spine,
+    count: gpuCount?.array ?? rec.scratch('u32', 1, 'scan count stand-in'),
+    total: job.total?.array ?? rec.scratch(job.monoid.type, 1, 'scan total stand-in'),
+  };
   if (job.input) bindings['input'] = job.input;
-  if (job.total) bindings['total'] = job.total.array;
-  const params: Record<string, number> = { max_n: job.limit };
-  if (isGpuCount(job.count)) {
-    bindings['count'] = job.count.array;
-    params['count_index'] = job.count.index;
-  } else {
-    params['n'] = job.count;
-  }
-  if (job.total) params['total_index'] = job.total.index;
+  if (job.output) bindings['output'] = job.output;
+  const params = {
+    n: gpuCount ? 0 : (job.count as number),
+    count_index: gpuCount?.index ?? 0,
+    use_count: gpuCount ? 1 : 0,
+    max_n: job.limit,
+    total_index: job.total?.index ?? 0,
+    write_total: job.total ? 1 : 0,
+    force_fallback: tuning.forceFallback ? 1 : 0,
+  };
   rec.dispatch(kernel, { bindings, params, workgroups: await tileGrid(rec, job.count, tile) });
 }
