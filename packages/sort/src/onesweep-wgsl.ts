@@ -32,6 +32,8 @@ export const ONESWEEP_PARAMS = {
   invert: 'u32',
   pass_index: 'u32',
   passes: 'u32',
+  /** Polls of a predecessor's status word before falling back. */
+  max_spin: 'u32',
   /** Test hook: treat odd tiles' published counts as never ready, forcing the fallback path. */
   distrust_odd: 'u32',
 } as const;
@@ -82,7 +84,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
 `;
 }
 
-export function onesweepWgsl(config: RadixTileConfig, pairs: boolean, maxSpin: number): string {
+export function onesweepWgsl(config: RadixTileConfig, pairs: boolean): string {
   const tile = tileSize(config);
   const kpt = config.keysPerThread;
   return /* wgsl */ `
@@ -139,7 +141,7 @@ fn main(@builtin(local_invocation_index) lid: u32,
         var s = 0u;
         let distrusted = params.distrust_odd != 0u && (look & 1u) == 1u;
         if (!distrusted) {
-          for (var spin = 0u; spin < ${maxSpin}u; spin++) {
+          for (var spin = 0u; spin < params.max_spin; spin++) {
             s = atomicLoad(&status[status_index(look, slot)]);
             if ((s & FLAG_MASK) != 0u) { break; }
           }

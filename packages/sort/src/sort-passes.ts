@@ -167,7 +167,7 @@ export async function prepareOneSweep(ctx: PassContext, keys: DeviceArray): Prom
         count: read,
       },
       params: ONESWEEP_PARAMS,
-      code: onesweepWgsl(config, ctx.pairs, maxSpin),
+      code: onesweepWgsl(config, ctx.pairs),
       subgroups: true,
     }),
   ]);
@@ -181,6 +181,7 @@ export async function prepareOneSweep(ctx: PassContext, keys: DeviceArray): Prom
     num_tiles: numTiles,
     passes,
     distrust_odd: ctx.tuning.distrustOddTiles ? 1 : 0,
+    max_spin: maxSpin,
     shift: 0,
     pass_index: 0,
   };
