@@ -278,7 +278,7 @@ export class DynamicGraph {
           src: this.#onDevice(rec, src, 'query sources'),
           dst: this.#onDevice(rec, dst, 'query targets'),
           found,
-          out_values: values ?? found,
+          out_values: values ?? rec.scratch('u32', 1, 'no values'),
         },
         params: { n, ...this.#tableParams() },
         workgroups: Math.ceil(n / WORKGROUP),

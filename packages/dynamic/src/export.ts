@@ -48,7 +48,8 @@ export async function exportSnapshot(g: DynamicGraph): Promise<DeviceGraph> {
     const cursor = rec.scratch('u32', n + 1, 'export cursor');
     const src = rec.scratch('u32', m, 'export sources');
     const dst = rec.scratch('u32', m, 'export targets');
-    const val = weights ? rec.scratch('u32', m, 'export values') : dst;
+    // Kernels without values still bind the arrays: a one-word dummy (writable bindings must not alias).
+    const val = rec.scratch('u32', weights ? m : 1, 'export values');
     const keys = rec.scratch('u32', m, 'export sort keys');
     const idx = rec.scratch('u32', m, 'export order');
     rec.copy(offsets, cursor, n + 1);
@@ -67,7 +68,15 @@ export async function exportSnapshot(g: DynamicGraph): Promise<DeviceGraph> {
       workgroups: Math.ceil(g.slabCapacity / WORKGROUP),
     });
     const bits = Math.max(1, Math.ceil(Math.log2(Math.max(n, 2))));
-    const bindings = { src, dst, val, keys, idx, out_dst: targets, out_val: weights ?? targets };
+    const bindings = {
+      src,
+      dst,
+      val,
+      keys,
+      idx,
+      out_dst: targets,
+      out_val: weights ?? rec.scratch('u32', 1, 'no values'),
+    };
     const params = { n: m, with_values: weights ? 1 : 0 };
     const workgroups = Math.ceil(m / WORKGROUP);
     rec.dispatch(order, { entry: 'first', bindings, params, workgroups });

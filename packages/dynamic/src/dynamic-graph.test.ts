@@ -1,0 +1,334 @@
+import { InputError } from '@weft/gpu';
+import { csrFromEdgeList, kronecker } from '@weft/graph';
+import { expectArrayEqual, gpuTest, mulberry32 } from '@weft/testing';
+import { describe, expect, it } from 'vitest';
+import { DynamicGraph } from './dynamic-graph.ts';
+import { HostDynamicGraph } from './reference.ts';
+import { expectExportMatches, expectTablesMatch } from './test-support.ts';
+
+/** A random batch over `n` vertices: `dupFraction` of the items repeat an earlier item (either orientation). */
+function randomBatch(rand: () => number, n: number, size: number, dupFraction = 0.3) {
+  const src = new Uint32Array(size);
+  const dst = new Uint32Array(size);
+  const val = new Uint32Array(size);
+  for (let i = 0; i < size; i++) {
+    if (i > 0 && rand() < dupFraction) {
+      const j = Math.floor(rand() * i);
+      const flip = rand() < 0.5;
+      src[i] = flip ? dst[j]! : src[j]!;
+      dst[i] = flip ? src[j]! : dst[j]!;
+    } else {
+      src[i] = Math.floor(rand() * n);
+      dst[i] = Math.floor(rand() * n);
+    }
+    // Values >= 2^30 and up to 2^32 - 1: every bit of the value array is used.
+    val[i] = (2 ** 30 + Math.floor(rand() * 3 * 2 ** 30)) >>> 0;
+  }
+  return { src, dst, val };
+}
+
+describe('DynamicGraph edges', () => {
+  it('set variant, directed: duplicates, self-loops, absent deletions', async () => {
+    await gpuTest(async (device) => {
+      const g = await DynamicGraph.create(device, { vertexCount: 6, directed: true });
+      const model = new HostDynamicGraph(6, true);
+      const src = Uint32Array.of(0, 0, 0, 1, 2, 2, 5, 0, 3);
+      const dst = Uint32Array.of(1, 1, 2, 1, 3, 3, 0, 1, 4);
+      await g.insertEdges(src, dst);
+      model.insertEdges(src, dst);
+      await expectTablesMatch(g, model, 'first batch');
+      await expectExportMatches(g, model, 'first batch');
+      expectArrayEqual(await g.degrees(), [2, 0, 1, 1, 0, 1], 'degrees');
+      // Inserting present edges changes nothing; deleting absent ones (and twice the same) neither.
+      await g.insertEdges(src, dst);
+      await g.deleteEdges(Uint32Array.of(1, 4, 0, 0, 5), Uint32Array.of(0, 3, 2, 2, 4));
+      model.deleteEdges(Uint32Array.of(1, 4, 0, 0, 5), Uint32Array.of(0, 3, 2, 2, 4));
+      await expectTablesMatch(g, model, 'after deletions');
+      expectArrayEqual(
+        await g.edgeExists(Uint32Array.of(0, 0, 2, 3, 1, 5), Uint32Array.of(1, 2, 3, 2, 1, 0)),
+        [1, 0, 1, 0, 0, 1],
+        'edgeExists',
+      );
+      await expectExportMatches(g, model, 'end');
+      g.destroy();
+    });
+  });
+
+  it('undirected map: the last occurrence in the batch wins, in either orientation', async () => {
+    await gpuTest(async (device) => {
+      const g = await DynamicGraph.create(device, { vertexCount: 4, directed: false, values: 'u32' });
+      const model = new HostDynamicGraph(4, false);
+      const batches = [
+        { src: [1, 2, 0, 3, 3], dst: [2, 1, 3, 0, 0], val: [5, 7, 1, 2, 0xffffffff] },
+        { src: [2, 0, 1], dst: [1, 3, 2], val: [9, 2 ** 31, 11] },
+      ];
+      for (const b of batches) {
+        const src = Uint32Array.from(b.src);
+        const dst = Uint32Array.from(b.dst);
+        const val = Uint32Array.from(b.val);
+        await g.insertEdges(src, dst, val);
+        model.insertEdges(src, dst, val);
+        await expectTablesMatch(g, model, 'batch');
+      }
+      expect(model.adjacency[1]!.get(2)).toBe(11);
+      expect(model.adjacency[3]!.get(0)).toBe(2 ** 31);
+      const q = await g.queryEdges(Uint32Array.of(2, 0, 1, 0), Uint32Array.of(1, 3, 3, 0));
+      expectArrayEqual(q.found, [1, 1, 0, 0], 'found');
+      expectArrayEqual(q.values!, [11, 2 ** 31, 0, 0], 'values');
+      await expectExportMatches(g, model, 'end');
+      g.destroy();
+    });
+  });
+
+  it('random interleavings of inserts, deletes, queries and vertex operations match the model', async () => {
+    await gpuTest(async (device) => {
+      for (const directed of [false, true]) {
+        const rand = mulberry32(directed ? 7 : 8);
+        let n = 200;
+        const g = await DynamicGraph.create(device, { vertexCount: n, directed, values: 'u32' });
+        const model = new HostDynamicGraph(n, directed);
+        for (let round = 0; round < 8; round++) {
+          const what = `${directed ? 'directed' : 'undirected'} round ${round}`;
+          const ins = randomBatch(rand, n, 1 + Math.floor(rand() * 3000));
+          await g.insertEdges(ins.src, ins.dst, ins.val);
+          model.insertEdges(ins.src, ins.dst, ins.val);
+          await expectTablesMatch(g, model, `${what} insert`);
+          // Half the deletions hit present edges (taken from the insert batch), half are random.
+          const del = randomBatch(rand, n, Math.floor(rand() * 1500), 0.5);
+          for (let i = 0; i < del.src.length; i += 2) {
+            const j = Math.floor(rand() * ins.src.length);
+            del.src[i] = ins.src[j]!;
+            del.dst[i] = ins.dst[j]!;
+          }
+          await g.deleteEdges(del.src, del.dst);
+          model.deleteEdges(del.src, del.dst);
+          await expectTablesMatch(g, model, `${what} delete`);
+          const q = randomBatch(rand, n, 500, 0.5);
+          q.src.set(ins.src.subarray(0, 250));
+          q.dst.set(ins.dst.subarray(0, 250));
+          const res = await g.queryEdges(q.src, q.dst);
+          const want = Array.from(q.src, (s, i) => (model.adjacency[s]!.has(q.dst[i]!) ? 1 : 0));
+          expectArrayEqual(res.found, want, `${what} query found`);
+          expectArrayEqual(
+            res.values!,
+            Array.from(q.src, (s, i) => model.adjacency[s]!.get(q.dst[i]!) ?? 0),
+            `${what} query values`,
+          );
+          if (round % 3 === 2) {
+            const gone = Array.from({ length: 10 }, () => Math.floor(rand() * n));
+            await g.deleteVertices(gone);
+            model.deleteVertices(gone);
+            await expectTablesMatch(g, model, `${what} delete vertices`);
+            // Edges touching deleted vertices are ignored until they come back.
+            const touch = randomBatch(rand, n, 200);
+            touch.src.fill(gone[0]!, 0, 100);
+            await g.insertEdges(touch.src, touch.dst, touch.val);
+            model.insertEdges(touch.src, touch.dst, touch.val);
+            await expectTablesMatch(g, model, `${what} insert around deleted`);
+            // Some come back, and new ids past the dictionary's capacity appear.
+            const back = [gone[1]!, gone[2]!, n + 5, n + 300];
+            await g.insertVertices(back, [0, 50, 3, 0]);
+            model.insertVertices(back);
+            n += 301;
+            await expectTablesMatch(g, model, `${what} insert vertices`);
+          }
+          if (round % 4 === 3) await expectExportMatches(g, model, what);
+        }
+        await expectExportMatches(g, model, 'final');
+        g.destroy();
+      }
+    });
+  });
+
+  it('insert then delete of the same new edges returns to the start, twice', async () => {
+    await gpuTest(async (device) => {
+      const edges = kronecker({ scale: 10, edgeFactor: 8, seed: 3, weights: true });
+      const g = await DynamicGraph.fromEdgeList(device, edges);
+      const model = new HostDynamicGraph(edges.vertexCount, false);
+      model.insertEdges(edges.src, edges.dst, edges.weights);
+      await expectTablesMatch(g, model, 'bulk build');
+      await expectExportMatches(g, model, 'bulk build');
+      const start = await g.inspect();
+      const rand = mulberry32(5);
+      for (let rep = 0; rep < 2; rep++) {
+        const b = randomBatch(rand, edges.vertexCount, 5000, 0.2);
+        const keep = Array.from(b.src.keys()).filter((i) => !model.adjacency[b.src[i]!]!.has(b.dst[i]!));
+        const src = Uint32Array.from(keep, (i) => b.src[i]!);
+        const dst = Uint32Array.from(keep, (i) => b.dst[i]!);
+        const val = Uint32Array.from(keep, (i) => b.val[i]!);
+        await g.insertEdges(src, dst, val);
+        const grown = new HostDynamicGraph(edges.vertexCount, false);
+        grown.insertEdges(edges.src, edges.dst, edges.weights);
+        grown.insertEdges(src, dst, val);
+        await expectTablesMatch(g, grown, `rep ${rep} inserted`);
+        await g.deleteEdges(src, dst);
+        const back = await expectTablesMatch(g, model, `rep ${rep} deleted`);
+        expectArrayEqual(back.degrees, start.degrees, 'degrees back at the start');
+      }
+      await expectExportMatches(g, model, 'end');
+      g.destroy();
+    });
+  });
+
+  it('bulk build from a CSR with f32 values equals the CSR', async () => {
+    await gpuTest(async (device) => {
+      const edges = kronecker({ scale: 9, seed: 9 });
+      const { csr } = csrFromEdgeList(edges);
+      const weights = new Float32Array(csr.edgeCount);
+      for (let v = 0; v < csr.vertexCount; v++) {
+        for (let e = csr.offsets[v]!; e < csr.offsets[v + 1]!; e++) {
+          // Symmetric: both directions of an edge carry the same value.
+          const u = csr.targets[e]!;
+          weights[e] = Math.min(u, v) * 0.5 - Math.max(u, v) * 1e-3;
+        }
+      }
+      csr.weights = weights;
+      const g = await DynamicGraph.fromCsr(device, csr);
+      expect(g.valueType).toBe('f32');
+      const back = await g.toHostCsr();
+      expectArrayEqual(back.offsets, csr.offsets, 'offsets');
+      expectArrayEqual(back.targets, csr.targets, 'targets');
+      expect(back.weights).toBeInstanceOf(Float32Array);
+      expectArrayEqual(back.weights!, weights, 'weights');
+      const snapshot = await g.toDeviceGraph();
+      expect(snapshot.edgeCount).toBe(csr.edgeCount);
+      expect(snapshot.directed).toBe(false);
+      snapshot.destroy();
+      g.destroy();
+    });
+  });
+});
+
+describe('DynamicGraph memory', () => {
+  it('grows the slab pool for a very high degree vertex and reuses freed slabs', async () => {
+    await gpuTest(async (device) => {
+      const n = 6000;
+      // No hints: one base bucket per vertex, so vertex 0's table is one long chain per bucket... of one.
+      const g = await DynamicGraph.create(device, { vertexCount: n, directed: true, slabCapacity: 64 });
+      const model = new HostDynamicGraph(n, true);
+      const initial = g.slabCapacity;
+      const hubs = [0, 1];
+      const src = new Uint32Array(2 * (n - 1));
+      const dst = new Uint32Array(2 * (n - 1));
+      for (let i = 0; i < n - 1; i++) {
+        src[i] = 0;
+        dst[i] = n - 1 - i;
+        src[n - 1 + i] = i + 2 < n ? i + 2 : 2;
+        dst[n - 1 + i] = 1;
+      }
+      await g.insertEdges(src, dst);
+      model.insertEdges(src, dst);
+      expect(g.slabCapacity).toBeGreaterThan(initial);
+      const full = await expectTablesMatch(g, model, 'hubs inserted');
+      expect(full.degrees[0]).toBe(n - 1);
+      await g.deleteVertices(hubs);
+      model.deleteVertices(hubs);
+      const freed = await expectTablesMatch(g, model, 'hubs deleted');
+      // Vertex 0's chain (about (n - 1) / 30 collision slabs) is back on the free list.
+      expect(freed.freeSlabs).toBeGreaterThanOrEqual(Math.floor((n - 1) / 30) - 1);
+      await g.insertVertices(hubs);
+      model.insertVertices(hubs);
+      await g.insertEdges(src, dst);
+      model.insertEdges(src, dst);
+      const again = await expectTablesMatch(g, model, 'hubs again');
+      // Re-inserting the same edges takes slabs from the free list, not the bump pointer (a few may still come
+      // from there: threads racing to extend one chain each take a spare, and only one links it).
+      const firstGrowth = freed.bumpSlabs - n;
+      expect(again.bumpSlabs - freed.bumpSlabs).toBeLessThan(firstGrowth / 4);
+      await expectExportMatches(g, model, 'hubs again');
+      g.destroy();
+    });
+  });
+
+  it('handles empty graphs, empty batches and degree-0 vertices', async () => {
+    await gpuTest(async (device) => {
+      const empty = await DynamicGraph.create(device, { vertexCount: 0, directed: false });
+      const none = new Uint32Array(0);
+      await empty.insertEdges(none, none);
+      await empty.deleteEdges(none, none);
+      expect((await empty.edgeExists(none, none)).length).toBe(0);
+      const csr = await empty.toHostCsr();
+      expect(csr.edgeCount).toBe(0);
+      expectArrayEqual(csr.offsets, [0], 'offsets');
+      await empty.insertVertices([3]);
+      expect(empty.vertexCount).toBe(4);
+      expect(empty.hasVertex(3)).toBe(true);
+      expect(empty.hasVertex(0)).toBe(false);
+      await expectExportMatches(
+        empty,
+        (() => {
+          const m = new HostDynamicGraph(0, false);
+          m.insertVertices([3]);
+          return m;
+        })(),
+        'one vertex',
+      );
+      empty.destroy();
+
+      const g = await DynamicGraph.create(device, { vertexCount: 5, directed: false, values: 'i32' });
+      await g.insertEdges(Uint32Array.of(1, 1), Uint32Array.of(1, 3), Int32Array.of(-5, -7));
+      const model = new HostDynamicGraph(5, false);
+      model.insertEdges([1, 1], [1, 3], [-5, -7]);
+      await expectTablesMatch(g, model, 'self-loop dropped');
+      await expectExportMatches(g, model, 'degree-0 rows');
+      const q = await g.queryEdges(Uint32Array.of(3), Uint32Array.of(1));
+      expect(q.values).toBeInstanceOf(Int32Array);
+      expect(q.values![0]).toBe(-7);
+      g.destroy();
+    });
+  });
+
+  it('takes device arrays, ignores ids out of range there, and records into a caller recorder', async () => {
+    await gpuTest(async (device) => {
+      const g = await DynamicGraph.create(device, { vertexCount: 8, directed: true });
+      const model = new HostDynamicGraph(8, true);
+      const src = device.upload(Uint32Array.of(0, 9, 2, 0xffffffff, 3));
+      const dst = device.upload(Uint32Array.of(1, 1, 99, 0, 4));
+      await g.insertEdges(src, dst);
+      model.insertEdges([0, 3], [1, 4]);
+      await expectTablesMatch(g, model, 'device batch');
+      await g.reserveSlabs(100);
+      const rec = device.recorder();
+      await g.insertEdges(Uint32Array.of(5, 6), Uint32Array.of(6, 7), undefined, {
+        recorder: rec,
+        maxNewSlabs: 2,
+      });
+      await g.deleteEdges(Uint32Array.of(0), Uint32Array.of(1), { recorder: rec });
+      await rec.submit();
+      model.insertEdges([5, 6], [6, 7]);
+      model.deleteEdges([0], [1]);
+      await expectTablesMatch(g, model, 'recorded');
+      await g.check();
+      src.destroy();
+      dst.destroy();
+      g.destroy();
+    });
+  });
+
+  it('rejects bad arguments with InputError', async () => {
+    await gpuTest(async (device) => {
+      const set = await DynamicGraph.create(device, { vertexCount: 4, directed: true });
+      const map = await DynamicGraph.create(device, { vertexCount: 4, directed: true, values: 'u32' });
+      const a = Uint32Array.of(0, 1);
+      await expect(set.insertEdges(a, Uint32Array.of(1))).rejects.toThrow(InputError);
+      await expect(set.insertEdges(a, Uint32Array.of(1, 4))).rejects.toThrow(/dst\[1\] = 4/);
+      await expect(set.insertEdges(a, a, a)).rejects.toThrow(/set variant/);
+      await expect(map.insertEdges(a, a)).rejects.toThrow(/give values/);
+      await expect(map.insertEdges(a, a, Uint32Array.of(1))).rejects.toThrow(/values has 1/);
+      await expect(DynamicGraph.create(device, { vertexCount: -1, directed: true })).rejects.toThrow(
+        InputError,
+      );
+      await expect(
+        DynamicGraph.create(device, { vertexCount: 2, directed: true, loadFactor: 0 }),
+      ).rejects.toThrow(/loadFactor/);
+      await expect(set.insertVertices([2 ** 31])).rejects.toThrow(/not a vertex id/);
+      const rec = device.recorder();
+      await expect(
+        set.insertEdges(new Uint32Array(10_000), new Uint32Array(10_000), undefined, { recorder: rec }),
+      ).rejects.toThrow(/reserveSlabs/);
+      set.destroy();
+      await expect(set.insertEdges(a, a)).rejects.toThrow(/destroyed/);
+      map.destroy();
+    });
+  });
+});
