@@ -11,3 +11,4 @@ export {
 export type { TableSnapshot } from './export.ts';
 export { EMPTY, KEY_SLOTS, SLAB_WORDS, TOMBSTONE } from './layout.ts';
 export { HostDynamicGraph } from './reference.ts';
+export { triangleCount } from './triangle-count.ts';
