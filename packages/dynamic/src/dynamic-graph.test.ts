@@ -197,6 +197,36 @@ describe('DynamicGraph edges', () => {
       g.destroy();
     });
   });
+  it('one large batch without degree hints, then a batch of one edge repeated, then a different large batch', async () => {
+    await gpuTest(async (device) => {
+      // 2^16 Kronecker edges, 2^17 items once mirrored: many sort tiles, long chains on the hubs.
+      const first = kronecker({ scale: 12, edgeFactor: 16, seed: 2, weights: true });
+      const g = await DynamicGraph.create(device, { vertexCount: 4096, directed: false, values: 'u32' });
+      const model = new HostDynamicGraph(4096, false);
+      await g.insertEdges(first.src, first.dst, first.weights);
+      model.insertEdges(first.src, first.dst, first.weights);
+      const snap = await expectTablesMatch(g, model, 'large batch');
+      expect(Math.max(...snap.degrees)).toBeGreaterThan(300);
+      const repeats = 5000;
+      const same = new Uint32Array(repeats).fill(7);
+      const other = new Uint32Array(repeats).fill(9);
+      const values = Uint32Array.from({ length: repeats }, (_, i) => 0xffffffff - i);
+      await g.insertEdges(same, other, values);
+      model.insertEdges(same, other, values);
+      await expectTablesMatch(g, model, 'one edge repeated');
+      expect(model.adjacency[9]!.get(7)).toBe(0xffffffff - (repeats - 1));
+      // The same shapes again with other data (stale scratch from the first batch must not leak in).
+      await g.deleteEdges(first.src, first.dst);
+      model.deleteEdges(first.src, first.dst);
+      await expectTablesMatch(g, model, 'large batch deleted');
+      const second = kronecker({ scale: 12, edgeFactor: 16, seed: 3, weights: [2 ** 30, 2 ** 31] });
+      await g.insertEdges(second.src, second.dst, second.weights);
+      model.insertEdges(second.src, second.dst, second.weights);
+      await expectTablesMatch(g, model, 'second large batch');
+      await expectExportMatches(g, model, 'second large batch');
+      g.destroy();
+    });
+  });
 });
 
 describe('DynamicGraph memory', () => {

@@ -322,7 +322,7 @@ export class DynamicGraph {
     this.#vertexCount = Math.max(this.#vertexCount, maxId + 1);
     if (list.length === 0) return;
     await this.#reserve(baseSlabs, undefined);
-    await this.#vertexOp('insert_vertices', list, buckets);
+    await this.#vertexOps(['insert_vertices'], list, buckets);
     for (const v of list) {
       this.#alive[v] = 1;
       this.#hasBuckets[v] = 1;
@@ -337,9 +337,7 @@ export class DynamicGraph {
     this.#check();
     const list = [...new Set(Array.from(ids))].filter((v) => this.hasVertex(v));
     if (list.length === 0) return;
-    await this.#vertexOp('mark', list);
-    await this.#vertexOp('sweep', list);
-    await this.#vertexOp('finish', list);
+    await this.#vertexOps(['mark', 'sweep', 'finish'], list);
     for (const v of list) this.#alive[v] = 0;
   }
 
@@ -628,27 +626,34 @@ export class DynamicGraph {
     });
   }
 
-  async #vertexOp(entry: 'insert_vertices' | 'mark' | 'sweep' | 'finish', ids: number[], buckets?: number[]) {
+  /** Vertex kernels over `ids`, in order, in one submit (`sweep` runs over every slab instead). */
+  async #vertexOps(
+    entries: readonly ('insert_vertices' | 'mark' | 'sweep' | 'finish')[],
+    ids: number[],
+    buckets?: number[],
+  ) {
     const kernel = await this.device.kernel(vertexKernel());
-    await onTarget(this.device, `dynamic ${entry}`, async (rec) => {
+    await onTarget(this.device, `dynamic ${entries.join(', ')}`, async (rec) => {
       const idArr = rec.scratch('u32', ids.length, 'vertex ids').upload(ids);
       const bucketArr = buckets
         ? rec.scratch('u32', buckets.length, 'vertex buckets').upload(buckets)
         : idArr;
-      const n = entry === 'sweep' ? this.#slabCapacity : ids.length;
-      rec.dispatch(kernel, {
-        entry,
-        bindings: {
-          slabs: this.slabs,
-          free_list: this.freeList,
-          alloc: this.alloc,
-          vertices: this.vertices,
-          ids: idArr,
-          buckets: bucketArr,
-        },
-        params: { n, ...this.#tableParams() },
-        workgroups: Math.ceil(n / WORKGROUP),
-      });
+      for (const entry of entries) {
+        const n = entry === 'sweep' ? this.#slabCapacity : ids.length;
+        rec.dispatch(kernel, {
+          entry,
+          bindings: {
+            slabs: this.slabs,
+            free_list: this.freeList,
+            alloc: this.alloc,
+            vertices: this.vertices,
+            ids: idArr,
+            buckets: bucketArr,
+          },
+          params: { n, ...this.#tableParams() },
+          workgroups: Math.ceil(n / WORKGROUP),
+        });
+      }
     });
   }
 }

@@ -49,7 +49,12 @@ describe('triangleCount', () => {
       const n = 40;
       const src: number[] = [];
       const dst: number[] = [];
-      for (let u = 0; u < n; u++) for (let v = u + 1; v < n; v++) src.push(u), dst.push(v);
+      for (let u = 0; u < n; u++) {
+        for (let v = u + 1; v < n; v++) {
+          src.push(u);
+          dst.push(v);
+        }
+      }
       const g = await DynamicGraph.create(device, { vertexCount: n, directed: false });
       await g.insertEdges(Uint32Array.from(src), Uint32Array.from(dst));
       expect(await triangleCount(g)).toBe((n * (n - 1) * (n - 2)) / 6);
