@@ -7,11 +7,14 @@ import { type Measurement, measureCases } from './harness.ts';
 import { htmlReport } from './html.ts';
 import { type BenchReport, summaryHtmlTable, summaryTable, withComparisons } from './report.ts';
 import { parseSizes } from './sizes.ts';
-import { loadSuite, SUITES } from './suites/index.ts';
+import { defaultSizes, loadSuite, SUITES } from './suites/index.ts';
+
+/** What `weft bench` runs without --suite: every suite except the tuning sweep. */
+const DEFAULT_SUITES = SUITES.filter((s) => s !== 'tune').join(',');
 
 const USAGE = `usage: weft bench [options]
 
-  --suite NAMES     comma-separated suites (${SUITES.join(', ')}); default primitives
+  --suite NAMES     comma-separated suites (${SUITES.join(', ')}); default ${DEFAULT_SUITES}
   --sizes LIST      comma-separated sizes: log2 (16,20,24) or counts (1000000); default by adapter
   --cases REGEX     only cases whose name matches
   --repeat N        timed runs per measurement after one warm-up (default 10; 3 on software adapters)
@@ -36,7 +39,7 @@ async function bench(args: string[]): Promise<number> {
   const { values } = parseArgs({
     args,
     options: {
-      suite: { type: 'string', default: 'primitives' },
+      suite: { type: 'string', default: DEFAULT_SUITES },
       sizes: { type: 'string' },
       cases: { type: 'string' },
       repeat: { type: 'string' },
@@ -93,11 +96,8 @@ async function runBench(
   console.log(
     `  subgroups: ${device.hasSubgroups ? `yes (${a.subgroupMinSize ?? '?'}-${a.subgroupMaxSize ?? '?'})` : 'no'}, timestamps: ${device.hasTimestamps ? 'yes' : 'no'}, maxStorageBufferBindingSize: ${device.limits.maxStorageBufferBindingSize}, Dawn options: ${dawnOptions.join(' ') || 'defaults'}`,
   );
-  const sizes = values.sizes
-    ? parseSizes(values.sizes)
-    : software
-      ? [2 ** 16, 2 ** 18, 2 ** 20]
-      : [2 ** 16, 2 ** 18, 2 ** 20, 2 ** 22, 2 ** 24, 2 ** 26, 2 ** 27];
+  const sizesFor = (suite: string) =>
+    values.sizes ? parseSizes(values.sizes) : defaultSizes(suite, software);
   const repeat = Number(values.repeat ?? (software ? 3 : 10));
   const seed = Number(values.seed);
   const warmupMs = Number(values['warmup-ms'] ?? (software ? 0 : 1000));
@@ -107,6 +107,7 @@ async function runBench(
   const all: Measurement[] = [];
   for (const suite of values.suite.split(',')) {
     const cases = (await loadSuite(suite)).filter((c) => !filter || filter.test(c.name));
+    const sizes = sizesFor(suite);
     console.log(`\nsuite ${suite}: ${cases.length} cases x ${sizes.length} sizes, ${repeat} timed runs each`);
     const progress = makeProgress(suite);
     all.push(
@@ -125,7 +126,14 @@ async function runBench(
     date: new Date().toISOString(),
     versions: { weft: gpuPackage.version, node: process.version },
     adapter: device.adapter,
-    options: { sizes, repeat, seed, warmupMs, suites: values.suite, cases: values.cases ?? null },
+    options: {
+      sizes: values.sizes ?? 'per suite',
+      repeat,
+      seed,
+      warmupMs,
+      suites: values.suite,
+      cases: values.cases ?? null,
+    },
     measurements: withComparisons(all, anchors),
   };
   if (anchors) report.anchors = anchors;

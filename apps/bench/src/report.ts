@@ -40,7 +40,7 @@ function rows(report: BenchReport): string[][] {
       m.valid ? fmtMs(m.timeMs) : '-',
       m.clock,
       m.valid ? fmtItems(m.itemsPerSec) : '-',
-      m.valid ? fmtBytes(m.bytesPerSec) : '-',
+      m.valid && m.bytes > 0 ? fmtBytes(m.bytesPerSec) : '-',
       c ? `${c.anchor}: ${anchor}` : '',
       ratio,
       m.valid ? 'yes' : `FAILED: ${m.error ?? ''}`,

@@ -7,11 +7,23 @@ import {
   transformVariant,
 } from './primitives/copy.ts';
 
-/** Suites by name; each is a list of cases run at every requested size. */
+export const SUITES = ['primitives', 'algorithms', 'tune'] as const;
+
+/** Suites by name; each is a list of cases run at every requested size. Modules load on demand. */
 export async function loadSuite(name: string): Promise<BenchCase[]> {
   switch (name) {
-    case 'primitives':
-      return [copyKernelCase, copyEngineCase, transformCase, ...(await optionalPrimitiveCases())];
+    case 'primitives': {
+      const modules = await Promise.all([
+        import('./primitives/scan.ts'),
+        import('./primitives/compact.ts'),
+        import('./primitives/lbs.ts'),
+        import('./primitives/segreduce.ts'),
+        import('./primitives/sort.ts'),
+      ]);
+      return [copyKernelCase, copyEngineCase, transformCase, ...modules.flatMap((m) => m.cases)];
+    }
+    case 'algorithms':
+      return (await import('./algorithms.ts')).cases;
     case 'tune':
       // Tuning sweep of the bandwidth kernels' work per thread (not part of the default run).
       return [
@@ -22,7 +34,6 @@ export async function loadSuite(name: string): Promise<BenchCase[]> {
             maxWorkgroups: 4096,
           }),
         ),
-        copyKernelVariant('copy kernel u32 vec4x1 again', { vectorsPerThread: 1 }),
         ...[1, 2, 4, 8, 16].map((v) => transformVariant(`transform u32 x${v}`, v)),
       ];
     default:
@@ -30,10 +41,16 @@ export async function loadSuite(name: string): Promise<BenchCase[]> {
   }
 }
 
-export const SUITES = ['primitives', 'tune'] as const;
-
-/** Cases of the transform packages, each in its own module. */
-async function optionalPrimitiveCases(): Promise<BenchCase[]> {
-  const modules = await Promise.all([import('./primitives/lbs.ts'), import('./primitives/segreduce.ts')]);
-  return modules.flatMap((m) => m.cases);
+/**
+ * Sizes a suite runs at when `--sizes` is not given: small on software adapters (CPU figures, quick),
+ * the issue's ranges on a GPU (primitives 2^16..2^27 items; graphs of 2^22..2^26 arcs: Kronecker scale 17..21).
+ */
+export function defaultSizes(suite: string, software: boolean): number[] {
+  const pow = (xs: number[]) => xs.map((x) => 2 ** x);
+  switch (suite) {
+    case 'algorithms':
+      return software ? pow([14, 16]) : pow([22, 24, 26]);
+    default:
+      return software ? pow([16, 18, 20]) : pow([16, 18, 20, 22, 24, 26, 27]);
+  }
 }
