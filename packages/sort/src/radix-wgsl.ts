@@ -225,15 +225,17 @@ export function rankTileWgsl(
   var keys: array<u32, ${kpt}>;
   var pos: array<u32, ${kpt}>;
   ${pairs ? `var vals: array<u32, ${kpt}>;` : ''}
+  // All loads first, so they are in flight together.
   for (var k = 0u; k < ${kpt}u; k++) {
     let idx = block + k * sg_size + lane;
-    let valid = idx < n;
-    var key = 0u;
-    if (valid) {
-      key = keys_in[idx];
+    if (idx < n) {
+      keys[k] = keys_in[idx];
       ${pairs ? 'vals[k] = values_in[idx];' : ''}
     }
-    keys[k] = key;
+  }
+  for (var k = 0u; k < ${kpt}u; k++) {
+    let valid = block + k * sg_size + lane < n;
+    let key = keys[k];
     // Keys past the end rank as the largest digit after every real key, so they fill the tile's last slots.
     let d = select(max_digit, digit_of(key), valid);
     // Lanes holding the same digit: intersect the ballots of its bits (vec4 masks: up to 128 lanes).
