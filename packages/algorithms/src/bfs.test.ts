@@ -21,4 +21,27 @@ describe('bfs', () => {
         graph.destroy();
       }
     }));
+
+  for (const direction of ['auto', 'pull'] as const) {
+    it(`direction '${direction}' gives the same depths and valid parents`, () =>
+      gpuTest(async (device) => {
+        let pulled = 0;
+        for (const { name, csr } of testGraphs(false, 6)) {
+          const graph = uploadGraph(device, csr, { csc: csr.directed });
+          for (const source of testSources(csr).slice(0, 2)) {
+            const result = await bfs(device, graph, source, { parents: true, direction });
+            expect(
+              verifyBfs(csr, source, result.depths, result.parents),
+              `${name}, source ${source}`,
+            ).toBeNull();
+            if (direction === 'pull' && csr.edgeCount > 0)
+              expect(result.pullIterations).toBe(result.iterations);
+            pulled += result.pullIterations;
+          }
+          graph.destroy();
+        }
+        // The switch must actually happen on these graphs (Kronecker's middle levels are huge).
+        expect(pulled).toBeGreaterThan(0);
+      }));
+  }
 });

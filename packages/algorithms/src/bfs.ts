@@ -2,14 +2,15 @@ import {
   atomic,
   type DeviceArray,
   type GpuCount,
+  InputError,
   type Recorder,
   rw,
   u32,
   type WeftDevice,
   wgsl,
 } from '@weft/gpu';
-import { type DeviceGraph, FrontierQueue } from '@weft/graph';
-import { AdvanceWorkspace, advancePush, enact } from '@weft/operators';
+import { type DeviceGraph, FrontierBitmap, FrontierQueue } from '@weft/graph';
+import { AdvanceWorkspace, advanceDirectionOptimized, advancePush, enact } from '@weft/operators';
 import { checkSource, type RunOptions, recordSet } from './common.ts';
 
 const UNREACHED = 0xffffffff;
@@ -17,6 +18,13 @@ const UNREACHED = 0xffffffff;
 export interface BfsOptions extends RunOptions {
   /** Also record a BFS tree: `parents[v]` (-1 for the source and unreached vertices). */
   parents?: boolean;
+  /**
+   * `'push'` (default): top-down only. `'auto'`: direction-optimizing (Beamer), choosing on the GPU per
+   * level; `'pull'`: bottom-up only. Pull needs in-edges: an undirected graph or `csc` uploaded.
+   */
+  direction?: 'push' | 'pull' | 'auto';
+  /** Pull when frontier vertices + their out-edges exceed `threshold x edgeCount` (default 1/20, Ligra's). */
+  threshold?: number;
 }
 
 export interface BfsResult {
@@ -25,6 +33,8 @@ export interface BfsResult {
   parents?: Int32Array;
   /** Levels expanded (the eccentricity of the source plus one). */
   iterations: number;
+  /** Levels done bottom-up (direction `'auto'` or `'pull'`). */
+  pullIterations: number;
 }
 
 /**
@@ -37,12 +47,30 @@ export class BfsProblem {
   readonly parents: DeviceArray<'u32'> | undefined;
   readonly queue: FrontierQueue;
   readonly #space: AdvanceWorkspace;
+  readonly #bitmap: FrontierBitmap | undefined;
+  /** Levels done bottom-up since the last reset. */
+  readonly pulls: DeviceArray<'u32'>;
+  readonly direction: 'push' | 'pull' | 'auto';
+  readonly threshold: number | undefined;
 
   constructor(
     readonly device: WeftDevice,
     readonly graph: DeviceGraph,
-    options: { parents?: boolean } = {},
+    options: Pick<BfsOptions, 'parents' | 'direction' | 'threshold'> = {},
   ) {
+    this.direction = options.direction ?? 'push';
+    this.threshold = options.threshold;
+    if (this.direction !== 'push' && graph.directed && !graph.csc) {
+      throw new InputError(
+        `BFS direction '${this.direction}' on a directed graph needs uploadGraph(..., { csc: true })`,
+        'graph',
+      );
+    }
+    this.#bitmap =
+      this.direction === 'push'
+        ? undefined
+        : new FrontierBitmap(device, graph.vertexCount, 'bfs pull frontier');
+    this.pulls = device.array('u32', 1, { label: 'bfs pull levels' });
     const n = Math.max(1, graph.vertexCount);
     this.depths = device.array('u32', n, { label: 'bfs depths' });
     this.parents = options.parents ? device.array('u32', n, { label: 'bfs parents' }) : undefined;
@@ -56,6 +84,7 @@ export class BfsProblem {
     if (this.parents) await rec.fill(this.parents, UNREACHED);
     await recordSet(rec, this.depths, source, 0);
     await this.queue.recordSingle(rec, source);
+    rec.clear(this.pulls);
   }
 
   async step(rec: Recorder, iteration: number): Promise<void> {
@@ -69,15 +98,43 @@ export class BfsProblem {
   ${parent}(dst, src);
   return true;
 }`;
-    await advancePush(rec, this.graph, this.queue.current, claim, {
-      output: this.queue.next,
-      workspace: this.#space,
-    });
+    if (this.#bitmap) {
+      // Bottom-up: only dst's own thread writes it, so plain stores do.
+      const pull = wgsl`(src: u32, dst: u32, edge: u32) -> bool {
+  ${rw(this.depths)}[dst] = ${u32(iteration + 1)};
+  ${parent}(dst, src);
+  return true;
+}`;
+      const candidate = wgsl`(v: u32) -> bool { return ${this.depths}[v] == ${u32(UNREACHED)}; }`;
+      await advanceDirectionOptimized(
+        rec,
+        this.graph,
+        this.queue.current,
+        { push: claim, pull, candidate },
+        this.queue.next,
+        {
+          bitmap: this.#bitmap,
+          workspace: this.#space,
+          direction: this.direction,
+          pulls: this.pulls,
+          ...(this.threshold === undefined ? {} : { threshold: this.threshold }),
+        },
+      );
+    } else {
+      await advancePush(rec, this.graph, this.queue.current, claim, {
+        output: this.queue.next,
+        workspace: this.#space,
+      });
+    }
     this.queue.swap();
   }
 
   active(): GpuCount {
     return this.queue.length;
+  }
+
+  async pullIterations(): Promise<number> {
+    return (await this.pulls.download())[0]!;
   }
 
   async result(): Promise<{ depths: Int32Array; parents?: Int32Array }> {
@@ -95,6 +152,8 @@ export class BfsProblem {
     this.parents?.destroy();
     this.queue.destroy();
     this.#space.destroy();
+    this.#bitmap?.destroy();
+    this.pulls.destroy();
   }
 }
 
@@ -106,13 +165,13 @@ export async function bfs(
   options: BfsOptions = {},
 ): Promise<BfsResult> {
   checkSource(graph, source, 'bfs source');
-  const problem = new BfsProblem(device, graph, { parents: options.parents ?? false });
+  const problem = new BfsProblem(device, graph, options);
   try {
     const rec = device.recorder({ label: 'bfs reset' });
     await problem.reset(rec, source);
     await rec.submit();
     const { iterations } = await enact(device, problem, options);
-    return { ...(await problem.result()), iterations };
+    return { ...(await problem.result()), iterations, pullIterations: await problem.pullIterations() };
   } finally {
     problem.destroy();
   }

@@ -74,8 +74,8 @@ export function testGraphs(weighted: 'u32' | 'f32' | false, randomCount: number)
     ],
     ['disconnected clusters', clusters(3)],
     ['kronecker scale 11', kronecker({ scale: 11, edgeFactor: 8, seed: 5 })],
-    ['grid 48 x 40', grid({ width: 48, height: 40 })],
-    ['path 1500', path(1500)],
+    ['grid 30 x 24', grid({ width: 30, height: 24 })],
+    ['path 700', path(700)],
     ['random geometric', randomGeometric({ n: 1500, avgDegree: 6, seed: 7 })],
     ['directed random with duplicates and loops', randomEdges(800, 2400, 9, true)],
   ];

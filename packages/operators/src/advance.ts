@@ -23,15 +23,19 @@ import { transformScan } from '@weft/scan';
 export class AdvanceWorkspace {
   readonly segmentStarts: DeviceArray<'u32'>;
   readonly total: DeviceArray<'u32'>;
+  /** Dispatch sizes a direction-optimizing advance chooses on the GPU. */
+  readonly gates: DeviceArray<'u32'>;
 
   constructor(device: WeftDevice, capacity: number) {
     this.segmentStarts = device.array('u32', Math.max(1, capacity), { label: 'advance segment starts' });
     this.total = device.array('u32', 1, { label: 'advance edge total' });
+    this.gates = device.array('u32', 4, { label: 'advance direction gates' });
   }
 
   destroy(): void {
     this.segmentStarts.destroy();
     this.total.destroy();
+    this.gates.destroy();
   }
 }
 
@@ -60,7 +64,10 @@ export function edgeView(graph: DeviceGraph, direction: 'out' | 'in', who: strin
 }
 
 /** `(v: u32)`: appends `v` to the sink unless its visited bit was already set; dropped past capacity. */
-function appendFunctor(output: FrontierSink | undefined, visited: FrontierBitmap | undefined): Functor {
+export function appendFunctor(
+  output: FrontierSink | undefined,
+  visited: FrontierBitmap | undefined,
+): Functor {
   if (!output) return wgsl`(v: u32) {}`;
   const fresh = visited
     ? wgsl`(v: u32) -> bool {

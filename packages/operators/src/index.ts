@@ -5,6 +5,11 @@ export {
   advancePull,
   advancePush,
 } from './advance.ts';
+export {
+  advanceDirectionOptimized,
+  type DirectionFunctors,
+  type DirectionOptions,
+} from './advance-optimized.ts';
 export { compute } from './compute.ts';
 export {
   type EnactorLoop,
