@@ -270,6 +270,35 @@ describe('DynamicGraph memory', () => {
     });
   });
 
+  it('recovers when a batch overflows a pool grown to a too small estimate', async () => {
+    await gpuTest(async (device) => {
+      const n = 500;
+      const g = await DynamicGraph.create(device, { vertexCount: n, directed: true, values: 'u32' });
+      // No estimate at all: the pool only doubles, and 150 keys per one-bucket vertex need 5 slabs each.
+      g.slabsPerKeyEstimate = 0;
+      const before = g.slabCapacity;
+      const per = 150;
+      const src = new Uint32Array(n * per);
+      const dst = new Uint32Array(n * per);
+      for (let v = 0; v < n; v++) {
+        for (let j = 0; j < per; j++) {
+          src[v * per + j] = v;
+          dst[v * per + j] = (v + 1 + j) % n;
+        }
+      }
+      const val = Uint32Array.from(src, (s, i) => s * 7 + i);
+      await g.insertEdges(src, dst, val);
+      const model = new HostDynamicGraph(n, true);
+      model.insertEdges(src, dst, val);
+      expect(g.slabCapacity).toBeGreaterThan(2 * before);
+      const snap = await expectTablesMatch(g, model, 'after overflow and retry');
+      expect(snap.bumpSlabs).toBeLessThanOrEqual(g.slabCapacity);
+      await g.check();
+      await expectExportMatches(g, model, 'after overflow and retry');
+      g.destroy();
+    });
+  });
+
   it('handles empty graphs, empty batches and degree-0 vertices', async () => {
     await gpuTest(async (device) => {
       const empty = await DynamicGraph.create(device, { vertexCount: 0, directed: false });

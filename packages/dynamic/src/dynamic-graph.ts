@@ -22,6 +22,7 @@ import {
   A_OVERFLOW,
   ALLOC_WORDS,
   bucketsFor,
+  KEY_SLOTS,
   MAX_VERTICES,
   SLAB_WORDS,
   VERTEX_WORDS,
@@ -89,7 +90,8 @@ export class DynamicGraph {
   #destroyed = false;
   /** @internal */ slabs!: DeviceArray<'u32'>;
   /** @internal Parallel to `slabs` in the map variant; 4 words otherwise. */ values!: DeviceArray<'u32'>;
-  /** @internal */ freeList!: DeviceArray<'u32'>;
+  /** @internal Free slabs in [0, count); spares of the running insert phase in [capacity, 2 capacity). */
+  freeList!: DeviceArray<'u32'>;
   /** @internal */ alloc!: DeviceArray<'u32'>;
   /** @internal 4 words per vertex: base slab, bucket count, degree, flags. */ vertices!: DeviceArray<'u32'>;
 
@@ -321,7 +323,7 @@ export class DynamicGraph {
     }
     this.#vertexCount = Math.max(this.#vertexCount, maxId + 1);
     if (list.length === 0) return;
-    await this.#reserve(baseSlabs, undefined);
+    await this.#reserve(baseSlabs, undefined, true);
     await this.#vertexOps(['insert_vertices'], list, buckets);
     for (const v of list) {
       this.#alive[v] = 1;
@@ -375,7 +377,7 @@ export class DynamicGraph {
   /** Makes room for `slabs` more slabs from the bump pointer (e.g. before recording batches). */
   async reserveSlabs(slabs: number) {
     this.#check();
-    await this.#reserve(slabs, undefined);
+    await this.#reserve(slabs, undefined, true);
   }
 
   /** Throws if a kernel ever ran out of slabs (an edge insertion was lost); reads the allocator state back. */
@@ -429,7 +431,7 @@ export class DynamicGraph {
     this.#slabCapacity = slabCapacity;
     this.slabs = d.array('u32', slabCapacity * SLAB_WORDS, { label: 'dynamic slabs' });
     this.values = d.array('u32', this.valueType ? slabCapacity * SLAB_WORDS : 4, { label: 'dynamic values' });
-    this.freeList = d.array('u32', slabCapacity, { label: 'dynamic free list' });
+    this.freeList = d.array('u32', 2 * slabCapacity, { label: 'dynamic free list' });
     this.alloc = d.array('u32', ALLOC_WORDS, { label: 'dynamic allocator' });
     this.vertices = d.array('u32', vertexCapacity * VERTEX_WORDS, { label: 'dynamic vertices' });
     this.#alive = new Uint8Array(vertexCapacity);
@@ -465,24 +467,13 @@ export class DynamicGraph {
   /** Grows the slab pool: slabs (new ones EMPTY), values and the free list are copied. */
   async #growSlabs(capacity: number) {
     const d = this.device;
-    const maxSlabs = Math.floor(d.limits.maxStorageBufferBindingSize / (SLAB_WORDS * 4));
-    if (capacity > maxSlabs) {
-      if (this.#bumpBound >= maxSlabs) {
-        throw new DeviceLimitError(
-          'dynamic graph slab pool',
-          capacity * SLAB_WORDS * 4,
-          'maxStorageBufferBindingSize',
-          d.limits.maxStorageBufferBindingSize,
-        );
-      }
-      capacity = maxSlabs;
-    }
+    if (capacity > this.#maxSlabs()) this.#poolLimit(capacity);
     const old = this.#slabCapacity;
     const slabs = d.array('u32', capacity * SLAB_WORDS, { label: 'dynamic slabs' });
     const values = this.valueType
       ? d.array('u32', capacity * SLAB_WORDS, { label: 'dynamic values' })
       : undefined;
-    const freeList = d.array('u32', capacity, { label: 'dynamic free list' });
+    const freeList = d.array('u32', 2 * capacity, { label: 'dynamic free list' });
     const rec = d.recorder({ label: 'dynamic grow slabs' });
     await rec.fill(slabs, 0xffffffff);
     rec.copy(this.slabs, slabs, old * SLAB_WORDS);
@@ -501,13 +492,15 @@ export class DynamicGraph {
   }
 
   /**
-   * Guarantees `extra` more slabs from the bump pointer. The host bound avoids a read-back per batch; when
-   * it says the pool may be full, the real bump pointer is read and the pool grows if needed.
+   * Makes room for `extra` more slabs from the bump pointer. The host bound avoids a read-back per batch;
+   * when it says the pool may be full, the real bump pointer is read and the pool grows. Returns false when
+   * the pool only grew to a realistic size, not to the worst case (one slab per key): the caller must then
+   * check for overflow after the batch (see `#insert`). `exact` demands the worst case (base buckets).
    */
-  async #reserve(extra: number, recorder: Recorder | undefined) {
+  async #reserve(extra: number, recorder: Recorder | undefined, exact: boolean): Promise<boolean> {
     if (this.#bumpBound + extra <= this.#slabCapacity) {
       this.#bumpBound += extra;
-      return;
+      return true;
     }
     if (recorder) {
       throw new InputError(
@@ -517,18 +510,42 @@ export class DynamicGraph {
     }
     const a = await this.alloc.download();
     if (a[A_OVERFLOW] !== 0) throw new WeftError('the slab pool overflowed during an earlier recorded batch');
-    this.#bumpBound = a[A_BUMP]!;
-    const need = this.#bumpBound + extra;
-    if (need > this.#slabCapacity) await this.#growSlabs(Math.max(need, this.#slabCapacity * 2));
-    if (need > this.#slabCapacity) {
-      throw new DeviceLimitError(
-        'dynamic graph slab pool',
-        need * SLAB_WORDS * 4,
-        'maxStorageBufferBindingSize',
-        this.device.limits.maxStorageBufferBindingSize,
-      );
+    const bump = a[A_BUMP]!;
+    this.#bumpBound = bump;
+    const need = bump + extra;
+    if (need <= this.#slabCapacity) {
+      this.#bumpBound = need;
+      return true;
     }
-    this.#bumpBound = need;
+    const maxSlabs = this.#maxSlabs();
+    if (exact && need > maxSlabs) this.#poolLimit(need);
+    // The worst case counts one slab per key; full keys pack KEY_SLOTS to a slab, so unless the worst case
+    // is cheap, grow to twice the packed estimate (or double) and let the caller catch an overflow.
+    const estimate = bump + Math.ceil(extra * this.slabsPerKeyEstimate) + 64;
+    const target = Math.min(maxSlabs, Math.max(this.#slabCapacity * 2, estimate, exact ? need : 0));
+    await this.#growSlabs(target);
+    if (need <= this.#slabCapacity) {
+      this.#bumpBound = need;
+      return true;
+    }
+    this.#bumpBound = this.#slabCapacity;
+    return false;
+  }
+
+  /** @internal Slabs per key assumed when the pool grows for a batch whose worst case does not fit. */
+  slabsPerKeyEstimate = 2 / KEY_SLOTS;
+
+  #maxSlabs(): number {
+    return Math.floor(this.device.limits.maxStorageBufferBindingSize / (SLAB_WORDS * 4));
+  }
+
+  #poolLimit(slabs: number): never {
+    throw new DeviceLimitError(
+      'dynamic graph slab pool',
+      slabs * SLAB_WORDS * 4,
+      'maxStorageBufferBindingSize',
+      this.device.limits.maxStorageBufferBindingSize,
+    );
   }
 
   #batchLength(src: IdArray, dst: IdArray, where: string): number {
@@ -583,13 +600,13 @@ export class DynamicGraph {
     }
     const m = mirror ? 2 * n : n;
     if (m === 0) return;
-    await this.#reserve(Math.min(m, options.maxNewSlabs ?? m), options.recorder);
+    const guaranteed = await this.#reserve(Math.min(m, options.maxNewSlabs ?? m), options.recorder, false);
     const d = this.device;
     const keysKernel = await d.kernel(batchKeysKernel());
     const insert = await d.kernel(insertKernel(this.valueType !== undefined));
     const fixup = await d.kernel(allocFixupKernel());
     const bits = Math.max(1, Math.ceil(Math.log2(Math.max(this.#vertexCount, 2))));
-    await onTarget(options.recorder ?? d, 'dynamic insert edges', async (rec) => {
+    const record = async (rec: Recorder) => {
       const srcArr = this.#onDevice(rec, src, 'batch sources');
       const dstArr = this.#onDevice(rec, dst, 'batch targets');
       const valArr = values === undefined ? srcArr : this.#onDevice(rec, values, 'batch values');
@@ -623,7 +640,22 @@ export class DynamicGraph {
         params: { slab_capacity: this.#slabCapacity },
         workgroups: 1,
       });
-    });
+    };
+    if (guaranteed) {
+      await onTarget(options.recorder ?? d, 'dynamic insert edges', record);
+      return;
+    }
+    // The pool may run out: an edge whose slab allocation fails is left out and flags the overflow. Insertion
+    // is idempotent (present edges only get their value again), so the whole batch runs again on a larger pool.
+    for (;;) {
+      await onTarget(d, 'dynamic insert edges (checked)', record);
+      const a = await this.alloc.download();
+      this.#bumpBound = a[A_BUMP]!;
+      if (a[A_OVERFLOW] === 0) return;
+      this.alloc.upload([0], A_OVERFLOW);
+      if (this.#slabCapacity >= this.#maxSlabs()) this.#poolLimit(this.#slabCapacity + 1);
+      await this.#growSlabs(Math.min(this.#maxSlabs(), this.#slabCapacity * 2));
+    }
   }
 
   /** Vertex kernels over `ids`, in order, in one submit (`sweep` runs over every slab instead). */

@@ -97,12 +97,13 @@ fn alloc_slab() -> u32 {
   return NULL_SLAB;
 }
 
-// A slab taken but never linked (another thread linked first) goes to the top of the free-list array; the
-// fix-up kernel moves it onto the free list.
+// A slab taken but never linked (another thread linked first) goes to the spare half of the free-list array
+// (not the top of the free half: a slab popped from there and given back would overwrite an entry that
+// another thread has yet to pop). The fix-up kernel moves spares onto the free list.
 fn give_back(slab: u32) {
   if (slab == NULL_SLAB) { return; }
   let k = atomicAdd(&alloc[${A_SPARE}u], 1u);
-  free_list[params.slab_capacity - 1u - k] = slab;
+  free_list[params.slab_capacity + k] = slab;
 }
 
 fn insert_edge(j: u32, v: u32, k: u32) {
@@ -192,7 +193,10 @@ fn main(${ENTRY_ARGS}) {
   };
 }
 
-/** After an insert phase: clamp the free count (pops may have taken it below zero), then add the spares. */
+/**
+ * After an insert phase: clamp the free count (pops may have taken it below zero), add the spares, clamp the
+ * bump pointer.
+ */
 export function allocFixupKernel(): KernelDefinition {
   return {
     label: 'dynamic slab allocator fix-up',
@@ -203,11 +207,13 @@ export function allocFixupKernel(): KernelDefinition {
 fn main() {
   let free_count = u32(max(bitcast<i32>(atomicLoad(&alloc[${A_FREE}u])), 0));
   let spares = atomicLoad(&alloc[${A_SPARE}u]);
-  // Spares sit at the top of the array and free entries at the bottom; together they are distinct slabs,
-  // so the ranges never overlap.
-  for (var k = 0u; k < spares; k++) { free_list[free_count + k] = free_list[params.slab_capacity - 1u - k]; }
+  // Slabs still free and spares are distinct, so together they fit below the capacity.
+  for (var k = 0u; k < spares; k++) { free_list[free_count + k] = free_list[params.slab_capacity + k]; }
   atomicStore(&alloc[${A_FREE}u], free_count + spares);
   atomicStore(&alloc[${A_SPARE}u], 0u);
+  // Failed allocations (pool overflow) still advanced the bump pointer: slabs below the capacity are the ones
+  // handed out.
+  atomicStore(&alloc[${A_BUMP}u], min(atomicLoad(&alloc[${A_BUMP}u]), params.slab_capacity));
 }`,
   };
 }
