@@ -8,6 +8,8 @@ export {
   type PageRankReferenceOptions,
   pageRankReference,
   ssspReference,
+  trianglesReference,
 } from './reference.ts';
 export { SsspProblem, type SsspResult, sssp } from './sssp.ts';
+export { TrianglesProblem, type TrianglesResult, triangleCount } from './triangles.ts';
 export { verifyBfs, verifyComponents, verifyPageRank, verifySssp } from './verify.ts';

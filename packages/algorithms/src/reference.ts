@@ -180,3 +180,30 @@ export function edgesFrom(csr: HostCsr, reached: (v: number) => boolean): number
   for (let v = 0; v < csr.vertexCount; v++) if (reached(v)) m += csr.offsets[v + 1]! - csr.offsets[v]!;
   return m;
 }
+
+/** Triangles of an undirected simple CSR, each counted once (u < v < w by id, sorted-list merges). */
+export function trianglesReference(csr: HostCsr): number {
+  let count = 0;
+  const { offsets, targets } = csr;
+  for (let u = 0; u < csr.vertexCount; u++) {
+    for (let e = offsets[u]!; e < offsets[u + 1]!; e++) {
+      const v = targets[e]!;
+      if (v <= u) continue;
+      // Common neighbors w > v of u and v.
+      let i = offsets[u]!;
+      let j = offsets[v]!;
+      while (i < offsets[u + 1]! && j < offsets[v + 1]!) {
+        const a = targets[i]!;
+        const b = targets[j]!;
+        if (a < b) i++;
+        else if (b < a) j++;
+        else {
+          if (a > v) count++;
+          i++;
+          j++;
+        }
+      }
+    }
+  }
+  return count;
+}

@@ -1,0 +1,41 @@
+import { csrFromEdgeList, uploadGraph } from '@weft/graph';
+import { gpuTest } from '@weft/testing';
+import { describe, expect, it } from 'vitest';
+import { trianglesReference } from './reference.ts';
+import { testGraphs } from './test-graphs.ts';
+import { triangleCount } from './triangles.ts';
+
+describe('triangleCount', () => {
+  it('counts each triangle once on the undirected corpus and random graphs', () =>
+    gpuTest(async (device) => {
+      let total = 0;
+      for (const { name, csr } of testGraphs(false, 30)) {
+        if (csr.directed) continue;
+        const graph = uploadGraph(device, csr);
+        const { count } = await triangleCount(device, graph);
+        const want = trianglesReference(csr);
+        expect(count, name).toBe(want);
+        total += want;
+        graph.destroy();
+      }
+      expect(total).toBeGreaterThan(100);
+    }));
+
+  it('a clique of 40 has C(40, 3) triangles; directed graphs are refused', () =>
+    gpuTest(async (device) => {
+      const src: number[] = [];
+      const dst: number[] = [];
+      for (let a = 0; a < 40; a++)
+        for (let b = a + 1; b < 40; b++) {
+          src.push(a);
+          dst.push(b);
+        }
+      const edges = { vertexCount: 41, src: Uint32Array.from(src), dst: Uint32Array.from(dst) };
+      const clique = uploadGraph(device, csrFromEdgeList({ ...edges, directed: false }).csr);
+      expect((await triangleCount(device, clique)).count).toBe((40 * 39 * 38) / 6);
+      clique.destroy();
+      const directed = uploadGraph(device, csrFromEdgeList({ ...edges, directed: true }).csr);
+      await expect(triangleCount(device, directed)).rejects.toThrow(/undirected/);
+      directed.destroy();
+    }));
+});
