@@ -106,38 +106,35 @@ fn give_back(slab: u32) {
   free_list[params.slab_capacity + k] = slab;
 }
 
-fn insert_edge(j: u32, v: u32, k: u32) {
-  // Pass 1: is k there (then only its value changes)? Remember the first free slot on the way.
+fn insert_edge(i: u32, j: u32, v: u32, k: u32) {
+  // Pass 1: is k there (then only its value changes)? Remember the first slab with a free slot.
   var slab = bucket_slab(v, k);
   var claim_slab = NULL_SLAB;
-  var claim_lane = 0u;
   for (var hop = 0u; hop < chain_bound(); hop++) {
     let base = slab * 32u;
-    var end = false;
     for (var lane = 0u; lane < KEY_SLOTS; lane++) {
       let at = base + lane;
       let w = atomicLoad(&slabs[at]);
       if (w == k) { ${setValue} return; }
-      if ((w == EMPTY || w == TOMBSTONE) && claim_slab == NULL_SLAB) { claim_slab = slab; claim_lane = lane; }
-      if (w == EMPTY) { end = true; break; }
+      if ((w == EMPTY || w == TOMBSTONE) && claim_slab == NULL_SLAB) { claim_slab = slab; }
     }
-    if (end) { break; }
     let next = atomicLoad(&slabs[base + NEXT_WORD]);
     if (next == NULL_SLAB) { break; }
     slab = next;
   }
-  if (claim_slab == NULL_SLAB) { claim_slab = slab; claim_lane = KEY_SLOTS; }
-
-  // Pass 2: claim the first free slot from there on. Other keys race for the same slots; this key does not
-  // (the batch is unique), so a lost slot just means moving on.
+  // Pass 2: claim a free slot from there on. Other keys race for the same slots; this key does not (the
+  // batch is unique), so a lost slot just means moving on. Each thread starts at its own lane: the threads
+  // of one vertex are adjacent in the sorted batch and would otherwise all fight for the same slot.
   var s = claim_slab;
-  var lane = claim_lane;
+  var tried = 0u;
+  if (s == NULL_SLAB) { s = slab; tried = KEY_SLOTS; }
+  let first_lane = i % KEY_SLOTS;
   var spare = NULL_SLAB;
   // Each step either moves forward or retries after a spurious compare-exchange failure.
   for (var step = 0u; step < chain_bound() * 64u; step++) {
     let base = s * 32u;
-    if (lane < KEY_SLOTS) {
-      let at = base + lane;
+    if (tried < KEY_SLOTS) {
+      let at = base + (first_lane + tried) % KEY_SLOTS;
       let w = atomicLoad(&slabs[at]);
       if (w == EMPTY || w == TOMBSTONE) {
         let r = atomicCompareExchangeWeak(&slabs[at], w, k);
@@ -149,7 +146,7 @@ fn insert_edge(j: u32, v: u32, k: u32) {
         }
         if (r.old_value == w) { continue; }
       }
-      lane++;
+      tried++;
       continue;
     }
     var next = atomicLoad(&slabs[base + NEXT_WORD]);
@@ -170,7 +167,7 @@ fn insert_edge(j: u32, v: u32, k: u32) {
       }
     }
     s = next;
-    lane = 0u;
+    tried = 0u;
   }
   give_back(spare);
 }
@@ -188,7 +185,7 @@ fn main(${ENTRY_ARGS}) {
     if (batch_src(j2) == v && batch_dst(j2) == k) { return; }
   }
   if (!is_alive(v) || !is_alive(k)) { return; }
-  insert_edge(j, v, k);
+  insert_edge(i, j, v, k);
 }`,
   };
 }

@@ -90,16 +90,14 @@ fn bucket_slab(v: u32, k: u32) -> u32 {
 // A chain never holds more slabs than the pool; the bound turns a corrupted chain into a miss, not a hang.
 fn chain_bound() -> u32 { return params.slab_capacity + 1u; }
 
-// Word index of key k in v's table, or NOT_FOUND. A claim takes the first free slot it meets and slots only
-// return to EMPTY when the whole table is reset, so no key sits behind an EMPTY slot: the search stops there.
+// Word index of key k in v's table, or NOT_FOUND. Claims start at a different lane per thread (to spread
+// threads inserting into one bucket), so a key may sit behind an EMPTY slot: the search reads the whole chain.
 fn find_key(v: u32, k: u32) -> u32 {
   var slab = bucket_slab(v, k);
   for (var hop = 0u; hop < chain_bound(); hop++) {
     let base = slab * 32u;
     for (var lane = 0u; lane < KEY_SLOTS; lane++) {
-      let w = slab_word(base + lane);
-      if (w == k) { return base + lane; }
-      if (w == EMPTY) { return NOT_FOUND; }
+      if (slab_word(base + lane) == k) { return base + lane; }
     }
     slab = slab_word(base + NEXT_WORD);
     if (slab == NULL_SLAB) { return NOT_FOUND; }

@@ -28,8 +28,7 @@ fn triangles_through(u: u32, v: u32) -> u32 {
     for (var hop = 0u; hop < chain_bound() && slab != NULL_SLAB; hop++) {
       for (var lane = 0u; lane < KEY_SLOTS; lane++) {
         let w = slab_word(slab * 32u + lane);
-        if (w == EMPTY) { break; }
-        if (w != TOMBSTONE && w > v && find_key(other, w) != NOT_FOUND) { count++; }
+        if (w < TOMBSTONE && w > v && find_key(other, w) != NOT_FOUND) { count++; }
       }
       slab = slab_word(slab * 32u + NEXT_WORD);
     }
@@ -49,8 +48,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
       let u = owner_word & ~COLLISION;
       for (var lane = 0u; lane < KEY_SLOTS; lane++) {
         let v = slab_word(i * 32u + lane);
-        if (v == EMPTY) { break; }
-        if (v != TOMBSTONE && u < v) { count += triangles_through(u, v); }
+        if (v < TOMBSTONE && u < v) { count += triangles_through(u, v); }
       }
     }
   }
