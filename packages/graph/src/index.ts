@@ -1,4 +1,14 @@
 export {
+  type BuildCounts,
+  EdgeListBuildPlan,
+  type EdgeListShape,
+  fromCsr,
+  fromEdgeList,
+  type GpuBuildOptions,
+  type GpuBuildResult,
+  type GpuEdgeListInput,
+} from './build-gpu.ts';
+export {
   type CsrBuildOptions,
   type CsrBuildReport,
   type CsrBuildResult,
