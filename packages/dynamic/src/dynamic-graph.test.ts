@@ -374,6 +374,7 @@ describe('DynamicGraph memory', () => {
       await expect(set.insertEdges(a, a, a)).rejects.toThrow(/set variant/);
       await expect(map.insertEdges(a, a)).rejects.toThrow(/give values/);
       await expect(map.insertEdges(a, a, Uint32Array.of(1))).rejects.toThrow(/values has 1/);
+      await expect(map.insertEdges(a, a, Float32Array.of(1, 2))).rejects.toThrow(/values are f32/);
       await expect(DynamicGraph.create(device, { vertexCount: -1, directed: true })).rejects.toThrow(
         InputError,
       );

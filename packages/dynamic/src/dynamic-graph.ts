@@ -598,6 +598,12 @@ export class DynamicGraph {
     if (values !== undefined && values.length !== n) {
       throw new InputError(`values has ${values.length} entries for ${n} edges`, where);
     }
+    if (values !== undefined && this.valueType !== undefined) {
+      const type = ArrayBuffer.isView(values) ? weightType(values) : values.type;
+      if (type !== this.valueType) {
+        throw new InputError(`values are ${type} but the graph stores ${this.valueType}`, where);
+      }
+    }
     const m = mirror ? 2 * n : n;
     if (m === 0) return;
     const guaranteed = await this.#reserve(Math.min(m, options.maxNewSlabs ?? m), options.recorder, false);
