@@ -1,5 +1,7 @@
 export { type BfsOptions, BfsProblem, type BfsResult, bfs } from './bfs.ts';
+export { ColoringProblem, type ColoringResult, graphColoring } from './coloring.ts';
 export { ComponentsProblem, type ComponentsResult, connectedComponents } from './components.ts';
+export { MisProblem, type MisResult, maximalIndependentSet } from './mis.ts';
 export { type PageRankOptions, PageRankProblem, type PageRankResult, pageRank } from './pagerank.ts';
 export {
   bfsReference,
@@ -12,4 +14,11 @@ export {
 } from './reference.ts';
 export { SsspProblem, type SsspResult, sssp } from './sssp.ts';
 export { TrianglesProblem, type TrianglesResult, triangleCount } from './triangles.ts';
-export { verifyBfs, verifyComponents, verifyPageRank, verifySssp } from './verify.ts';
+export {
+  verifyBfs,
+  verifyColoring,
+  verifyComponents,
+  verifyIndependentSet,
+  verifyPageRank,
+  verifySssp,
+} from './verify.ts';

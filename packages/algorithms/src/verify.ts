@@ -100,3 +100,32 @@ export function verifyComponents(csr: HostCsr, labels: Uint32Array, count?: numb
   }
   return null;
 }
+
+/** Independent (no edge inside the set) and maximal (every vertex outside has a neighbor inside). */
+export function verifyIndependentSet(csr: HostCsr, inSet: ArrayLike<number>): string | null {
+  if (inSet.length !== csr.vertexCount) return `${inSet.length} flags for ${csr.vertexCount} vertices`;
+  for (let u = 0; u < csr.vertexCount; u++) {
+    let covered = inSet[u] === 1;
+    for (let e = csr.offsets[u]!; e < csr.offsets[u + 1]!; e++) {
+      const v = csr.targets[e]!;
+      if (v === u) continue;
+      if (inSet[u] === 1 && inSet[v] === 1) return `edge ${u} - ${v} has both ends in the set`;
+      if (inSet[v] === 1) covered = true;
+    }
+    if (!covered) return `vertex ${u} is outside the set with no neighbor in it: not maximal`;
+  }
+  return null;
+}
+
+/** Every vertex colored (not 0xffffffff) and no edge between two vertices of one color. */
+export function verifyColoring(csr: HostCsr, colors: ArrayLike<number>): string | null {
+  if (colors.length !== csr.vertexCount) return `${colors.length} colors for ${csr.vertexCount} vertices`;
+  for (let u = 0; u < csr.vertexCount; u++) {
+    if (colors[u] === 0xffffffff) return `vertex ${u} has no color`;
+    for (let e = csr.offsets[u]!; e < csr.offsets[u + 1]!; e++) {
+      const v = csr.targets[e]!;
+      if (v !== u && colors[v] === colors[u]) return `edge ${u} - ${v}: both have color ${colors[u]}`;
+    }
+  }
+  return null;
+}

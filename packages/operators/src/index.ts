@@ -1,3 +1,5 @@
+// The monoids neighborhoodReduce takes, so algorithms need not depend on @weft/segreduce.
+export { type Monoid, max, min, plus } from '@weft/segreduce';
 export {
   type AdvanceOptions,
   type AdvancePullOptions,
@@ -19,4 +21,4 @@ export {
   enact,
 } from './enactor.ts';
 export { type FilterOptions, filter } from './filter.ts';
-export { type NeighborhoodReduceOptions, neighborhoodReduce } from './neighborhood.ts';
+export { bitOr, type NeighborhoodReduceOptions, neighborhoodReduce } from './neighborhood.ts';

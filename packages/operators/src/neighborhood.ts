@@ -4,6 +4,13 @@ import { transformScan } from '@weft/scan';
 import { type Monoid, type ReduceType, transformSegreduce } from '@weft/segreduce';
 import { type AdvanceWorkspace, edgeIdFunctor, edgeView, vertexOfFunctor } from './advance.ts';
 
+/** Bitwise-or over u32 for {@link neighborhoodReduce} (flags from neighbors; folded by compare-exchange). */
+export const bitOr: Monoid<'u32'> = {
+  type: 'u32',
+  identity: '0u',
+  combine: wgsl`(a: u32, b: u32) -> u32 { return a | b; }`,
+};
+
 export interface NeighborhoodReduceOptions<T extends ReduceType> {
   /** Default `plus` of the output's type. */
   monoid?: Monoid<T>;

@@ -1,0 +1,32 @@
+import { uploadGraph } from '@weft/graph';
+import { gpuTest } from '@weft/testing';
+import { describe, expect, it } from 'vitest';
+import { graphColoring } from './coloring.ts';
+import { maximalIndependentSet } from './mis.ts';
+import { testGraphs } from './test-graphs.ts';
+import { verifyColoring, verifyIndependentSet } from './verify.ts';
+
+describe('maximal independent set and coloring', () => {
+  it('are maximal / proper on the undirected corpus and random graphs, for two seeds', () =>
+    gpuTest(async (device) => {
+      for (const { name, csr } of testGraphs(false, 24)) {
+        if (csr.directed) continue;
+        const graph = uploadGraph(device, csr);
+        let maxDegree = 0;
+        for (let v = 0; v < csr.vertexCount; v++)
+          maxDegree = Math.max(maxDegree, csr.offsets[v + 1]! - csr.offsets[v]!);
+        const sets: string[] = [];
+        for (const seed of [1, 2]) {
+          const mis = await maximalIndependentSet(device, graph, { seed });
+          expect(verifyIndependentSet(csr, mis.inSet), `${name} mis, seed ${seed}`).toBeNull();
+          sets.push(mis.inSet.join(''));
+          const coloring = await graphColoring(device, graph, { seed });
+          expect(verifyColoring(csr, coloring.colors), `${name} coloring, seed ${seed}`).toBeNull();
+          // Two colors per round and at most one round per vertex of the longest priority chain.
+          expect(coloring.colorCount, name).toBeLessThanOrEqual(2 * csr.vertexCount);
+        }
+        if (csr.edgeCount > 100) expect(sets[0], `${name}: seeds change the set`).not.toBe(sets[1]);
+        graph.destroy();
+      }
+    }));
+});
