@@ -8,6 +8,8 @@ import {
   pageRank,
   SsspProblem,
   sssp,
+  TrianglesProblem,
+  trianglesReference,
   verifyBfs,
   verifyComponents,
   verifyPageRank,
@@ -61,16 +63,16 @@ async function recordSteps(
   for (let i = 0; i < iterations; i++) await problem.step(rec, i);
 }
 
-function bfsCase(shape: Shape): BenchCase {
+function bfsCase(shape: Shape, direction: 'push' | 'auto' = 'push'): BenchCase {
   return {
-    name: `bfs ${shape}`,
+    name: `bfs ${shape}${direction === 'auto' ? ' direction-optimizing' : ''}`,
     family: 'algorithms',
     async setup(device: WeftDevice, n: number, seed: number): Promise<BenchInstance> {
       const csr = makeGraph(shape, n, seed, false);
       const graph = uploadGraph(device, csr);
       const source = pickSource(csr, seed);
-      const { iterations, depths } = await bfs(device, graph, source);
-      const problem = new BfsProblem(device, graph);
+      const { iterations, depths } = await bfs(device, graph, source, { direction });
+      const problem = new BfsProblem(device, graph, { direction });
       return {
         items: edgesFrom(csr, (v) => depths[v]! >= 0) / 2,
         bytes: 0,
@@ -170,8 +172,35 @@ function componentsCase(shape: Shape): BenchCase {
   };
 }
 
+function trianglesCase(shape: Shape): BenchCase {
+  return {
+    name: `triangles ${shape}`,
+    family: 'algorithms',
+    async setup(device, n, seed) {
+      const csr = makeGraph(shape, n, seed, false);
+      const graph = uploadGraph(device, csr);
+      const problem = new TrianglesProblem(device, graph);
+      return {
+        items: csr.edgeCount / 2,
+        bytes: 0,
+        run: (rec) => problem.run(rec),
+        async validate() {
+          const { count } = await problem.result();
+          const want = trianglesReference(csr);
+          return count === want ? null : `${count} triangles, expected ${want}`;
+        },
+        destroy() {
+          problem.destroy();
+          graph.destroy();
+        },
+      };
+    },
+  };
+}
+
 export const cases: BenchCase[] = [
   bfsCase('kronecker'),
+  bfsCase('kronecker', 'auto'),
   bfsCase('grid'),
   ssspCase('kronecker'),
   ssspCase('grid'),
@@ -179,4 +208,6 @@ export const cases: BenchCase[] = [
   pageRankCase('geometric'),
   componentsCase('kronecker'),
   componentsCase('geometric'),
+  trianglesCase('kronecker'),
+  trianglesCase('geometric'),
 ];
