@@ -230,36 +230,45 @@ describe('DynamicGraph edges', () => {
 });
 
 describe('DynamicGraph memory', () => {
-  it('grows the slab pool for a very high degree vertex and reuses freed slabs', async () => {
+  it('grows the slab pool for very high degree vertices and reuses freed slabs', async () => {
     await gpuTest(async (device) => {
       const n = 6000;
-      // No hints: one base bucket per vertex, so vertex 0's table is one long chain per bucket... of one.
-      const g = await DynamicGraph.create(device, { vertexCount: n, directed: true, slabCapacity: 64 });
+      // No hints: one base bucket per vertex, so each hub's table is one chain of about n / 30 slabs, and
+      // the 8 hubs need more than the quarter of spare room the pool starts with.
+      const g = await DynamicGraph.create(device, { vertexCount: n, directed: true });
       const model = new HostDynamicGraph(n, true);
       const initial = g.slabCapacity;
-      const hubs = [0, 1];
-      const src = new Uint32Array(2 * (n - 1));
-      const dst = new Uint32Array(2 * (n - 1));
-      for (let i = 0; i < n - 1; i++) {
-        src[i] = 0;
-        dst[i] = n - 1 - i;
-        src[n - 1 + i] = i + 2 < n ? i + 2 : 2;
-        dst[n - 1 + i] = 1;
+      const hubs = [0, 1, 2, 3, 4, 5, 6, 7];
+      // Out-edges of every hub, and in-edges of hub 8 from everybody (one key each: no new slabs).
+      const src: number[] = [];
+      const dst: number[] = [];
+      for (const h of hubs) {
+        for (let v = n - 1; v >= 0; v--) {
+          src.push(h);
+          dst.push(v);
+        }
       }
-      await g.insertEdges(src, dst);
-      model.insertEdges(src, dst);
+      for (let v = 0; v < n; v++) {
+        src.push(v);
+        dst.push(8);
+      }
+      const s = Uint32Array.from(src);
+      const d = Uint32Array.from(dst);
+      await g.insertEdges(s, d);
+      model.insertEdges(s, d);
       expect(g.slabCapacity).toBeGreaterThan(initial);
       const full = await expectTablesMatch(g, model, 'hubs inserted');
       expect(full.degrees[0]).toBe(n - 1);
+      expect(full.degrees[9]).toBe(1);
       await g.deleteVertices(hubs);
       model.deleteVertices(hubs);
       const freed = await expectTablesMatch(g, model, 'hubs deleted');
-      // Vertex 0's chain (about (n - 1) / 30 collision slabs) is back on the free list.
-      expect(freed.freeSlabs).toBeGreaterThanOrEqual(Math.floor((n - 1) / 30) - 1);
+      // The hubs' chains (about (n - 1) / 30 collision slabs each) are back on the free list.
+      expect(freed.freeSlabs).toBeGreaterThanOrEqual(hubs.length * (Math.floor((n - 1) / 30) - 1));
       await g.insertVertices(hubs);
       model.insertVertices(hubs);
-      await g.insertEdges(src, dst);
-      model.insertEdges(src, dst);
+      await g.insertEdges(s, d);
+      model.insertEdges(s, d);
       const again = await expectTablesMatch(g, model, 'hubs again');
       // Re-inserting the same edges takes slabs from the free list, not the bump pointer (a few may still come
       // from there: threads racing to extend one chain each take a spare, and only one links it).

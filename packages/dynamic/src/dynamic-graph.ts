@@ -125,7 +125,9 @@ export class DynamicGraph {
     const g = new DynamicGraph(device, options.directed, options.values, loadFactor);
     let baseSlabs = 0;
     for (let v = 0; v < vertexCount; v++) baseSlabs += bucketsFor(hints?.[v] ?? 0, loadFactor);
-    g.#allocate(Math.max(vertexCount, 16), Math.max(options.slabCapacity ?? 0, baseSlabs * 2, MIN_SLABS));
+    // Base buckets plus a quarter for collision slabs; the pool grows when batches need more.
+    const slabs = Math.max(options.slabCapacity ?? 0, Math.ceil(baseSlabs * 1.25), MIN_SLABS);
+    g.#allocate(Math.max(vertexCount, 16), slabs);
     await g.#initialize();
     if (vertexCount > 0) {
       const ids = new Uint32Array(vertexCount);
@@ -518,12 +520,18 @@ export class DynamicGraph {
       return true;
     }
     const maxSlabs = this.#maxSlabs();
-    if (exact && need > maxSlabs) this.#poolLimit(need);
-    // The worst case counts one slab per key; full keys pack KEY_SLOTS to a slab, so unless the worst case
-    // is cheap, grow to twice the packed estimate (or double) and let the caller catch an overflow.
+    const grow = (want: number) =>
+      this.#growSlabs(Math.min(maxSlabs, Math.max(want, this.#slabCapacity * 2)));
+    if (exact) {
+      if (need > maxSlabs) this.#poolLimit(need);
+      await grow(need);
+      this.#bumpBound = need;
+      return true;
+    }
+    // The worst case counts one slab per key, but keys pack KEY_SLOTS to a slab: grow only when even twice
+    // the packed estimate does not fit, and let the caller catch an overflow.
     const estimate = bump + Math.ceil(extra * this.slabsPerKeyEstimate) + 64;
-    const target = Math.min(maxSlabs, Math.max(this.#slabCapacity * 2, estimate, exact ? need : 0));
-    await this.#growSlabs(target);
+    if (estimate > this.#slabCapacity) await grow(estimate);
     if (need <= this.#slabCapacity) {
       this.#bumpBound = need;
       return true;
