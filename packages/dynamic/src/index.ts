@@ -9,6 +9,7 @@ export {
   type ValueType,
 } from './dynamic-graph.ts';
 export type { TableSnapshot } from './export.ts';
+export { forEachEdge } from './for-each-edge.ts';
 export { EMPTY, KEY_SLOTS, SLAB_WORDS, TOMBSTONE } from './layout.ts';
 export { HostDynamicGraph } from './reference.ts';
 export { triangleCount } from './triangle-count.ts';
