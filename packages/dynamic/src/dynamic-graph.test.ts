@@ -197,6 +197,41 @@ describe('DynamicGraph edges', () => {
       g.destroy();
     });
   });
+  it('an incremental build in batches equals the bulk build', async () => {
+    await gpuTest(async (device) => {
+      const edges = kronecker({ scale: 10, seed: 14, weights: true });
+      const bulk = await DynamicGraph.fromEdgeList(device, edges);
+      const incremental = await DynamicGraph.create(device, {
+        vertexCount: edges.vertexCount,
+        directed: false,
+        values: 'u32',
+      });
+      const m = edges.src.length;
+      const step = Math.ceil(m / 8);
+      for (let start = 0; start < m; start += step) {
+        const end = Math.min(m, start + step);
+        await incremental.insertEdges(
+          edges.src.subarray(start, end),
+          edges.dst.subarray(start, end),
+          edges.weights!.subarray(start, end),
+        );
+      }
+      const a = await bulk.toHostCsr();
+      const b = await incremental.toHostCsr();
+      expectArrayEqual(b.offsets, a.offsets, 'offsets');
+      expectArrayEqual(b.targets, a.targets, 'targets');
+      expectArrayEqual(b.weights!, a.weights!, 'values');
+      // The degree hints gave the bulk build more base buckets, so shorter chains.
+      const bulkTables = await bulk.inspect();
+      const incTables = await incremental.inspect();
+      expect(bulkTables.problems).toEqual([]);
+      expect(incTables.problems).toEqual([]);
+      expect(bulkTables.bumpSlabs).toBeGreaterThan(edges.vertexCount);
+      bulk.destroy();
+      incremental.destroy();
+    });
+  });
+
   it('one large batch without degree hints, then a batch of one edge repeated, then a different large batch', async () => {
     await gpuTest(async (device) => {
       // 2^16 Kronecker edges, 2^17 items once mirrored: many sort tiles, long chains on the hubs.
