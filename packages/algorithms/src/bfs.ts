@@ -11,11 +11,11 @@ import {
 } from '@weft/gpu';
 import { type DeviceGraph, FrontierBitmap, FrontierQueue } from '@weft/graph';
 import { AdvanceWorkspace, advanceDirectionOptimized, advancePush, enact } from '@weft/operators';
-import { checkSource, type RunOptions, recordSet } from './common.ts';
+import { checkSource, type LoadBalanceOption, type RunOptions, recordSet } from './common.ts';
 
 const UNREACHED = 0xffffffff;
 
-export interface BfsOptions extends RunOptions {
+export interface BfsOptions extends RunOptions, LoadBalanceOption {
   /** Also record a BFS tree: `parents[v]` (-1 for the source and unreached vertices). */
   parents?: boolean;
   /**
@@ -52,14 +52,16 @@ export class BfsProblem {
   readonly pulls: DeviceArray<'u32'>;
   readonly direction: 'push' | 'pull' | 'auto';
   readonly threshold: number | undefined;
+  readonly loadBalance: 'merge-path' | 'thread-mapped';
 
   constructor(
     readonly device: WeftDevice,
     readonly graph: DeviceGraph,
-    options: Pick<BfsOptions, 'parents' | 'direction' | 'threshold'> = {},
+    options: Pick<BfsOptions, 'parents' | 'direction' | 'threshold' | 'loadBalance'> = {},
   ) {
     this.direction = options.direction ?? 'push';
     this.threshold = options.threshold;
+    this.loadBalance = options.loadBalance ?? 'merge-path';
     if (this.direction !== 'push' && graph.directed && !graph.csc) {
       throw new InputError(
         `BFS direction '${this.direction}' on a directed graph needs uploadGraph(..., { csc: true })`,
@@ -124,6 +126,7 @@ export class BfsProblem {
       await advancePush(rec, this.graph, this.queue.current, claim, {
         output: this.queue.next,
         workspace: this.#space,
+        loadBalance: this.loadBalance,
       });
     }
     this.queue.swap();

@@ -5,6 +5,11 @@ import type { EnactorOptions } from '@weft/operators';
 /** Options every traversal takes: the enactor's batching, cancellation and progress. */
 export type RunOptions = Pick<EnactorOptions, 'signal' | 'onProgress' | 'batch' | 'maxBatch'>;
 
+/** How push advances spread edges over threads (see `advancePush`): merge-path (default) or thread-mapped. */
+export interface LoadBalanceOption {
+  loadBalance?: 'merge-path' | 'thread-mapped';
+}
+
 export function checkSource(graph: DeviceGraph, source: number, who: string): void {
   if (!Number.isInteger(source) || source < 0 || source >= graph.vertexCount) {
     throw new InputError(`source ${source} is not a vertex (the graph has ${graph.vertexCount})`, who);

@@ -11,7 +11,7 @@ import {
 } from '@weft/gpu';
 import { type DeviceGraph, FrontierBitmap, FrontierQueue } from '@weft/graph';
 import { AdvanceWorkspace, advancePush, enact } from '@weft/operators';
-import type { RunOptions } from './common.ts';
+import type { LoadBalanceOption, RunOptions } from './common.ts';
 
 export interface ComponentsResult {
   /** Each vertex's component, named by its smallest vertex id. */
@@ -34,6 +34,7 @@ export class ComponentsProblem {
   constructor(
     readonly device: WeftDevice,
     readonly graph: DeviceGraph,
+    readonly options: LoadBalanceOption = {},
   ) {
     this.labels = device.array('u32', Math.max(1, graph.vertexCount), { label: 'cc labels' });
     this.queue = new FrontierQueue(device, graph.vertexCount, { label: 'cc frontier' });
@@ -54,7 +55,12 @@ export class ComponentsProblem {
   return l < atomicMin(&${label}[dst], l);
 }`;
     this.#changed.recordClear(rec);
-    const common = { output: this.queue.next, visited: this.#changed, workspace: this.#space };
+    const common = {
+      output: this.queue.next,
+      visited: this.#changed,
+      workspace: this.#space,
+      loadBalance: this.options.loadBalance ?? 'merge-path',
+    };
     await advancePush(rec, this.graph, this.queue.current, spread, common);
     if (this.graph.directed) {
       await advancePush(rec, this.graph, this.queue.current, spread, {
@@ -90,7 +96,7 @@ export class ComponentsProblem {
 export async function connectedComponents(
   device: WeftDevice,
   graph: DeviceGraph,
-  options: RunOptions = {},
+  options: RunOptions & LoadBalanceOption = {},
 ): Promise<ComponentsResult> {
   if (graph.directed && !graph.csc) {
     throw new InputError(
@@ -98,7 +104,7 @@ export async function connectedComponents(
       'graph',
     );
   }
-  const problem = new ComponentsProblem(device, graph);
+  const problem = new ComponentsProblem(device, graph, options);
   try {
     const rec = device.recorder({ label: 'cc reset' });
     await problem.reset(rec);

@@ -9,7 +9,7 @@ import {
 } from '@weft/gpu';
 import { type DeviceGraph, FrontierBitmap, FrontierQueue } from '@weft/graph';
 import { AdvanceWorkspace, advancePush, enact } from '@weft/operators';
-import { checkSource, type RunOptions, recordSet } from './common.ts';
+import { checkSource, type LoadBalanceOption, type RunOptions, recordSet } from './common.ts';
 
 /** Unreached distance as stored: u32 max for integer weights, the bits of +Infinity for f32 weights. */
 const UNREACHED_U32 = 0xffffffff;
@@ -37,6 +37,7 @@ export class SsspProblem {
   constructor(
     readonly device: WeftDevice,
     readonly graph: DeviceGraph,
+    readonly options: LoadBalanceOption = {},
   ) {
     this.#float = graph.weights?.type === 'f32';
     this.distances = device.array('u32', Math.max(1, graph.vertexCount), { label: 'sssp distances' });
@@ -76,6 +77,7 @@ export class SsspProblem {
       output: this.queue.next,
       visited: this.#improved,
       workspace: this.#space,
+      loadBalance: this.options.loadBalance ?? 'merge-path',
     });
     this.queue.swap();
   }
@@ -106,13 +108,13 @@ export async function sssp(
   device: WeftDevice,
   graph: DeviceGraph,
   source: number,
-  options: RunOptions & { maxIterations?: number } = {},
+  options: RunOptions & LoadBalanceOption & { maxIterations?: number } = {},
 ): Promise<SsspResult> {
   checkSource(graph, source, 'sssp source');
   if (graph.weights && !['u32', 'i32', 'f32'].includes(graph.weights.type)) {
     throw new InputError(`unsupported weight type ${graph.weights.type}`, 'graph.weights');
   }
-  const problem = new SsspProblem(device, graph);
+  const problem = new SsspProblem(device, graph, options);
   try {
     const rec = device.recorder({ label: 'sssp reset' });
     await problem.reset(rec, source);

@@ -50,6 +50,13 @@ export interface AdvanceOptions {
   workspace?: AdvanceWorkspace;
   /** Walk in-edges (the graph's CSC; an undirected graph's CSR) instead of out-edges. */
   direction?: 'out' | 'in';
+  /**
+   * `'merge-path'` (default): scan of degrees + load-balanced search, even for any degree skew.
+   * `'thread-mapped'`: one thread walks each frontier vertex's list, one dispatch and no scan: cheaper per
+   * level for small frontiers of low-degree vertices (road networks, grids), poor under skew.
+   * In thread-mapped mode `index` is the position of `edge` in the walked edge array.
+   */
+  loadBalance?: 'merge-path' | 'thread-mapped';
 }
 
 /** The edge arrays of one direction: for in-edges, `edge` ids map back to CSR order (shared edge data). */
@@ -123,6 +130,19 @@ export async function advancePush(
   await onTarget(target, who, async (rec) => {
     if (output && !options.append) rec.clear(output.count);
     if (graph.edgeCount === 0) return;
+    if (options.loadBalance === 'thread-mapped') {
+      const walk = wgsl`(i: u32) {
+  let src = ${vertexOfFunctor(input)}(i);
+  let first = ${offsets}[src];
+  let end = ${offsets}[src + 1u];
+  for (var k = first; k < end; k++) {
+    let dst = ${neighbors}[k];
+    if (${functor}(src, dst, ${edgeIdFunctor(edgeIds)}(k), k - first, k)) { ${append}(dst); }
+  }
+}`;
+      await transform(rec, input === 'all' ? graph.vertexCount : input.length, walk, { itemsPerThread: 1 });
+      return;
+    }
     if (input === 'all') {
       await transformLbs(rec, graph.edgeCount, offsets, graph.vertexCount, visit);
       return;

@@ -61,6 +61,8 @@ describe('advancePush', () => {
         const space = new AdvanceWorkspace(device, queue.capacity);
         const hits = device.upload(new Uint32Array(Math.max(1, csr.edgeCount)));
         for (const round of [0, 1]) {
+          // Round 0 balances by merge path, round 1 maps a thread to each vertex: same visits.
+          const loadBalance = round === 0 ? 'merge-path' : 'thread-mapped';
           queue.set(picks);
           hits.upload(new Uint32Array(hits.length));
           const visit = wgsl`(src: u32, dst: u32, edge: u32, rank: u32, index: u32) -> bool {
@@ -68,7 +70,11 @@ describe('advancePush', () => {
   atomicAdd(&${atomic(hits)}[edge], 1u);
   return dst % 3u == ${u32(round)};
 }`;
-          await advancePush(device, graph, queue.current, visit, { output: out.next, workspace: space });
+          await advancePush(device, graph, queue.current, visit, {
+            output: out.next,
+            workspace: space,
+            loadBalance,
+          });
           const wantHits = new Uint32Array(hits.length);
           const wantOut: number[] = [];
           for (const v of picks) {
@@ -84,7 +90,11 @@ describe('advancePush', () => {
           // Uniquified: each kept dst once.
           const visited = new FrontierBitmap(device, n);
           const keepAll = wgsl`(src: u32, dst: u32, edge: u32, rank: u32, index: u32) -> bool { return true; }`;
-          await advancePush(device, graph, queue.current, keepAll, { output: out.next, visited });
+          await advancePush(device, graph, queue.current, keepAll, {
+            output: out.next,
+            visited,
+            loadBalance,
+          });
           out.swap();
           const unique = new Set<number>();
           for (const v of picks)
@@ -98,7 +108,11 @@ describe('advancePush', () => {
 
   it("'all' input visits every edge with its source", () =>
     gpuTest(async (device) => {
-      for (const csr of [randomCsr(5000, 20_000, 9), randomCsr(3, 0, 1)]) {
+      for (const [csr, loadBalance] of [
+        [randomCsr(5000, 20_000, 9), 'merge-path'],
+        [randomCsr(5000, 20_000, 9), 'thread-mapped'],
+        [randomCsr(3, 0, 1), 'merge-path'],
+      ] as const) {
         const graph = uploadGraph(device, csr);
         const srcs = device.array('u32', Math.max(1, csr.edgeCount));
         await srcs.fill(0xffffffff);
@@ -110,6 +124,7 @@ describe('advancePush', () => {
   ${rw(srcs)}[edge] = select(0xfffffffeu, src, ${graph.offsets}[src] + rank == edge && index == edge);
   return false;
 }`,
+          { loadBalance },
         );
         if (csr.edgeCount > 0) expectArrayEqual(await srcs.download(), sourceOfEdges(csr), 'sources');
         graph.destroy();
