@@ -63,16 +63,22 @@ async function recordSteps(
   for (let i = 0; i < iterations; i++) await problem.step(rec, i);
 }
 
-function bfsCase(shape: Shape, direction: 'push' | 'auto' = 'push'): BenchCase {
+type LoadBalance = 'merge-path' | 'thread-mapped';
+
+function bfsCase(
+  shape: Shape,
+  direction: 'push' | 'auto' = 'push',
+  loadBalance: LoadBalance = 'merge-path',
+): BenchCase {
   return {
-    name: `bfs ${shape}${direction === 'auto' ? ' direction-optimizing' : ''}`,
+    name: `bfs ${shape}${direction === 'auto' ? ' direction-optimizing' : ''}${loadBalance === 'thread-mapped' ? ' thread-mapped' : ''}`,
     family: 'algorithms',
     async setup(device: WeftDevice, n: number, seed: number): Promise<BenchInstance> {
       const csr = makeGraph(shape, n, seed, false);
       const graph = uploadGraph(device, csr);
       const source = pickSource(csr, seed);
-      const { iterations, depths } = await bfs(device, graph, source, { direction });
-      const problem = new BfsProblem(device, graph, { direction });
+      const { iterations, depths } = await bfs(device, graph, source, { direction, loadBalance });
+      const problem = new BfsProblem(device, graph, { direction, loadBalance });
       return {
         items: edgesFrom(csr, (v) => depths[v]! >= 0) / 2,
         bytes: 0,
@@ -90,16 +96,16 @@ function bfsCase(shape: Shape, direction: 'push' | 'auto' = 'push'): BenchCase {
   };
 }
 
-function ssspCase(shape: Shape): BenchCase {
+function ssspCase(shape: Shape, loadBalance: LoadBalance = 'merge-path'): BenchCase {
   return {
-    name: `sssp ${shape} (u32 weights 1-255)`,
+    name: `sssp ${shape} (u32 weights 1-255)${loadBalance === 'thread-mapped' ? ' thread-mapped' : ''}`,
     family: 'algorithms',
     async setup(device, n, seed) {
       const csr = makeGraph(shape, n, seed, true);
       const graph = uploadGraph(device, csr);
       const source = pickSource(csr, seed);
-      const { iterations, distances } = await sssp(device, graph, source);
-      const problem = new SsspProblem(device, graph);
+      const { iterations, distances } = await sssp(device, graph, source, { loadBalance });
+      const problem = new SsspProblem(device, graph, { loadBalance });
       return {
         items: edgesFrom(csr, (v) => Number.isFinite(distances[v]!)) / 2,
         bytes: 0,
@@ -202,8 +208,10 @@ export const cases: BenchCase[] = [
   bfsCase('kronecker'),
   bfsCase('kronecker', 'auto'),
   bfsCase('grid'),
+  bfsCase('grid', 'push', 'thread-mapped'),
   ssspCase('kronecker'),
   ssspCase('grid'),
+  ssspCase('grid', 'thread-mapped'),
   pageRankCase('kronecker'),
   pageRankCase('geometric'),
   componentsCase('kronecker'),
