@@ -1,12 +1,4 @@
-import {
-  type DeviceArray,
-  DeviceLimitError,
-  InputError,
-  onTarget,
-  type Recorder,
-  type WeftDevice,
-  WeftError,
-} from '@weft/gpu';
+import { type DeviceArray, InputError, onTarget, type Recorder, type WeftDevice } from '@weft/gpu';
 import type { DeviceGraph, HostCsr, HostEdgeList } from '@weft/graph';
 import { sortPairs } from '@weft/sort';
 import {
@@ -17,17 +9,8 @@ import {
   queryKernel,
 } from './edge-kernels.ts';
 import { exportSnapshot, readTables, type TableSnapshot } from './export.ts';
-import {
-  A_BUMP,
-  A_OVERFLOW,
-  ALLOC_WORDS,
-  bucketsFor,
-  KEY_SLOTS,
-  MAX_VERTICES,
-  SLAB_WORDS,
-  VERTEX_WORDS,
-  WORKGROUP,
-} from './layout.ts';
+import { bucketsFor, MAX_VERTICES, VERTEX_WORDS, WORKGROUP } from './layout.ts';
+import { TableStorage } from './storage.ts';
 import { vertexKernel } from './vertex-kernels.ts';
 
 /** Element type of edge values in the map variant. */
@@ -81,19 +64,11 @@ const MIN_SLABS = 64;
 export class DynamicGraph {
   readonly loadFactor: number;
   #vertexCount = 0;
-  #vertexCapacity = 0;
-  #slabCapacity = 0;
-  /** Upper bound of the bump pointer on the GPU, tightened by reading it back when the pool looks full. */
-  #bumpBound = 0;
+  #store!: TableStorage;
+  /** Host copies of the ALIVE flag and of "has base buckets" (only vertex operations change them). */
   #alive: Uint8Array = new Uint8Array(0);
   #hasBuckets: Uint8Array = new Uint8Array(0);
   #destroyed = false;
-  /** @internal */ slabs!: DeviceArray<'u32'>;
-  /** @internal Parallel to `slabs` in the map variant; 4 words otherwise. */ values!: DeviceArray<'u32'>;
-  /** @internal Free slabs in [0, count); spares of the running insert phase in [capacity, 2 capacity). */
-  freeList!: DeviceArray<'u32'>;
-  /** @internal */ alloc!: DeviceArray<'u32'>;
-  /** @internal 4 words per vertex: base slab, bucket count, degree, flags. */ vertices!: DeviceArray<'u32'>;
 
   private constructor(
     readonly device: WeftDevice,
@@ -127,8 +102,11 @@ export class DynamicGraph {
     for (let v = 0; v < vertexCount; v++) baseSlabs += bucketsFor(hints?.[v] ?? 0, loadFactor);
     // Base buckets plus a quarter for collision slabs; the pool grows when batches need more.
     const slabs = Math.max(options.slabCapacity ?? 0, Math.ceil(baseSlabs * 1.25), MIN_SLABS);
-    g.#allocate(Math.max(vertexCount, 16), slabs);
-    await g.#initialize();
+    const vertexCapacity = Math.max(vertexCount, 16);
+    g.#store = new TableStorage(device, options.values !== undefined, vertexCapacity, slabs);
+    g.#alive = new Uint8Array(vertexCapacity);
+    g.#hasBuckets = new Uint8Array(vertexCapacity);
+    await g.#store.initialize();
     if (vertexCount > 0) {
       const ids = new Uint32Array(vertexCount);
       for (let v = 0; v < vertexCount; v++) ids[v] = v;
@@ -191,11 +169,31 @@ export class DynamicGraph {
     return this.#vertexCount;
   }
   get vertexCapacity(): number {
-    return this.#vertexCapacity;
+    return this.#store.vertexCapacity;
   }
   /** Slabs in the pool (base buckets and collision slabs). */
   get slabCapacity(): number {
-    return this.#slabCapacity;
+    return this.#store.slabCapacity;
+  }
+  /** @internal */
+  get slabs(): DeviceArray<'u32'> {
+    return this.#store.slabs;
+  }
+  /** @internal */
+  get values(): DeviceArray<'u32'> {
+    return this.#store.values;
+  }
+  /** @internal */
+  get vertices(): DeviceArray<'u32'> {
+    return this.#store.vertices;
+  }
+  /** @internal */
+  get alloc(): DeviceArray<'u32'> {
+    return this.#store.alloc;
+  }
+  /** @internal Test knob: slabs per key assumed when the pool grows for a batch that may not fit. */
+  set slabsPerKeyEstimate(value: number) {
+    this.#store.slabsPerKeyEstimate = value;
   }
   /** Whether vertex `v` exists (inserted and not deleted). */
   hasVertex(v: number): boolean {
@@ -311,8 +309,7 @@ export class DynamicGraph {
       }
       maxId = Math.max(maxId, v);
     }
-    if (maxId >= this.#vertexCapacity)
-      await this.#growVertices(Math.max(maxId + 1, this.#vertexCapacity * 2));
+    if (maxId >= this.vertexCapacity) await this.#growVertices(Math.max(maxId + 1, this.vertexCapacity * 2));
     let baseSlabs = 0;
     for (let i = 0; i < ids.length; i++) {
       const v = ids[i]!;
@@ -325,7 +322,7 @@ export class DynamicGraph {
     }
     this.#vertexCount = Math.max(this.#vertexCount, maxId + 1);
     if (list.length === 0) return;
-    await this.#reserve(baseSlabs, undefined, true);
+    await this.#store.reserve(baseSlabs, undefined, true);
     await this.#vertexOps(['insert_vertices'], list, buckets);
     for (const v of list) {
       this.#alive[v] = 1;
@@ -379,22 +376,19 @@ export class DynamicGraph {
   /** Makes room for `slabs` more slabs from the bump pointer (e.g. before recording batches). */
   async reserveSlabs(slabs: number) {
     this.#check();
-    await this.#reserve(slabs, undefined, true);
+    await this.#store.reserve(slabs, undefined, true);
   }
 
   /** Throws if a kernel ever ran out of slabs (an edge insertion was lost); reads the allocator state back. */
   async check() {
     this.#check();
-    const a = await this.alloc.download();
-    if (a[A_OVERFLOW] !== 0) {
-      throw new WeftError('the slab pool overflowed during a recorded batch: some edges were not inserted');
-    }
+    await this.#store.checkOverflow();
   }
 
   destroy() {
     if (this.#destroyed) return;
     this.#destroyed = true;
-    for (const a of [this.slabs, this.values, this.freeList, this.alloc, this.vertices]) a.destroy();
+    this.#store.destroy();
   }
 
   get destroyed(): boolean {
@@ -411,149 +405,11 @@ export class DynamicGraph {
   }
 
   #tableParams() {
-    return { vertex_count: this.#vertexCount, slab_capacity: this.#slabCapacity };
+    return { vertex_count: this.#vertexCount, slab_capacity: this.#store.slabCapacity };
   }
 
   #check() {
     if (this.#destroyed) throw new InputError('the graph was destroyed', 'DynamicGraph');
-  }
-
-  #allocate(vertexCapacity: number, slabCapacity: number) {
-    const d = this.device;
-    const maxSlabs = Math.floor(d.limits.maxStorageBufferBindingSize / (SLAB_WORDS * 4));
-    if (slabCapacity > maxSlabs) {
-      throw new DeviceLimitError(
-        'dynamic graph slab pool',
-        slabCapacity * SLAB_WORDS * 4,
-        'maxStorageBufferBindingSize',
-        d.limits.maxStorageBufferBindingSize,
-      );
-    }
-    this.#vertexCapacity = vertexCapacity;
-    this.#slabCapacity = slabCapacity;
-    this.slabs = d.array('u32', slabCapacity * SLAB_WORDS, { label: 'dynamic slabs' });
-    this.values = d.array('u32', this.valueType ? slabCapacity * SLAB_WORDS : 4, { label: 'dynamic values' });
-    this.freeList = d.array('u32', 2 * slabCapacity, { label: 'dynamic free list' });
-    this.alloc = d.array('u32', ALLOC_WORDS, { label: 'dynamic allocator' });
-    this.vertices = d.array('u32', vertexCapacity * VERTEX_WORDS, { label: 'dynamic vertices' });
-    this.#alive = new Uint8Array(vertexCapacity);
-    this.#hasBuckets = new Uint8Array(vertexCapacity);
-  }
-
-  async #initialize() {
-    const rec = this.device.recorder({ label: 'dynamic init' });
-    await rec.fill(this.slabs, 0xffffffff);
-    rec.clear(this.alloc);
-    rec.clear(this.vertices);
-    await rec.submit();
-  }
-
-  /** Grows the vertex dictionary: only the per-vertex words are copied. */
-  async #growVertices(capacity: number) {
-    const next = this.device.array('u32', capacity * VERTEX_WORDS, { label: 'dynamic vertices' });
-    const rec = this.device.recorder({ label: 'dynamic grow vertices' });
-    rec.clear(next);
-    rec.copy(this.vertices, next, this.#vertexCapacity * VERTEX_WORDS);
-    await rec.submit();
-    this.vertices.destroy();
-    this.vertices = next;
-    const alive = new Uint8Array(capacity);
-    alive.set(this.#alive);
-    const has = new Uint8Array(capacity);
-    has.set(this.#hasBuckets);
-    this.#alive = alive;
-    this.#hasBuckets = has;
-    this.#vertexCapacity = capacity;
-  }
-
-  /** Grows the slab pool: slabs (new ones EMPTY), values and the free list are copied. */
-  async #growSlabs(capacity: number) {
-    const d = this.device;
-    if (capacity > this.#maxSlabs()) this.#poolLimit(capacity);
-    const old = this.#slabCapacity;
-    const slabs = d.array('u32', capacity * SLAB_WORDS, { label: 'dynamic slabs' });
-    const values = this.valueType
-      ? d.array('u32', capacity * SLAB_WORDS, { label: 'dynamic values' })
-      : undefined;
-    const freeList = d.array('u32', 2 * capacity, { label: 'dynamic free list' });
-    const rec = d.recorder({ label: 'dynamic grow slabs' });
-    await rec.fill(slabs, 0xffffffff);
-    rec.copy(this.slabs, slabs, old * SLAB_WORDS);
-    if (values) rec.copy(this.values, values, old * SLAB_WORDS);
-    rec.copy(this.freeList, freeList, old);
-    await rec.submit();
-    this.slabs.destroy();
-    this.slabs = slabs;
-    if (values) {
-      this.values.destroy();
-      this.values = values;
-    }
-    this.freeList.destroy();
-    this.freeList = freeList;
-    this.#slabCapacity = capacity;
-  }
-
-  /**
-   * Makes room for `extra` more slabs from the bump pointer. The host bound avoids a read-back per batch;
-   * when it says the pool may be full, the real bump pointer is read and the pool grows. Returns false when
-   * the pool only grew to a realistic size, not to the worst case (one slab per key): the caller must then
-   * check for overflow after the batch (see `#insert`). `exact` demands the worst case (base buckets).
-   */
-  async #reserve(extra: number, recorder: Recorder | undefined, exact: boolean): Promise<boolean> {
-    if (this.#bumpBound + extra <= this.#slabCapacity) {
-      this.#bumpBound += extra;
-      return true;
-    }
-    if (recorder) {
-      throw new InputError(
-        `the batch may need ${extra} new slabs and the pool may be full: call reserveSlabs() before recording, or pass maxNewSlabs`,
-        'DynamicGraph batch',
-      );
-    }
-    const a = await this.alloc.download();
-    if (a[A_OVERFLOW] !== 0) throw new WeftError('the slab pool overflowed during an earlier recorded batch');
-    const bump = a[A_BUMP]!;
-    this.#bumpBound = bump;
-    const need = bump + extra;
-    if (need <= this.#slabCapacity) {
-      this.#bumpBound = need;
-      return true;
-    }
-    const maxSlabs = this.#maxSlabs();
-    const grow = (want: number) =>
-      this.#growSlabs(Math.min(maxSlabs, Math.max(want, this.#slabCapacity * 2)));
-    if (exact) {
-      if (need > maxSlabs) this.#poolLimit(need);
-      await grow(need);
-      this.#bumpBound = need;
-      return true;
-    }
-    // The worst case counts one slab per key, but keys pack KEY_SLOTS to a slab: grow only when even twice
-    // the packed estimate does not fit, and let the caller catch an overflow.
-    const estimate = bump + Math.ceil(extra * this.slabsPerKeyEstimate) + 64;
-    if (estimate > this.#slabCapacity) await grow(estimate);
-    if (need <= this.#slabCapacity) {
-      this.#bumpBound = need;
-      return true;
-    }
-    this.#bumpBound = this.#slabCapacity;
-    return false;
-  }
-
-  /** @internal Slabs per key assumed when the pool grows for a batch whose worst case does not fit. */
-  slabsPerKeyEstimate = 2 / KEY_SLOTS;
-
-  #maxSlabs(): number {
-    return Math.floor(this.device.limits.maxStorageBufferBindingSize / (SLAB_WORDS * 4));
-  }
-
-  #poolLimit(slabs: number): never {
-    throw new DeviceLimitError(
-      'dynamic graph slab pool',
-      slabs * SLAB_WORDS * 4,
-      'maxStorageBufferBindingSize',
-      this.device.limits.maxStorageBufferBindingSize,
-    );
   }
 
   #batchLength(src: IdArray, dst: IdArray, where: string): number {
@@ -614,7 +470,11 @@ export class DynamicGraph {
     }
     const m = mirror ? 2 * n : n;
     if (m === 0) return;
-    const guaranteed = await this.#reserve(Math.min(m, options.maxNewSlabs ?? m), options.recorder, false);
+    const guaranteed = await this.#store.reserve(
+      Math.min(m, options.maxNewSlabs ?? m),
+      options.recorder,
+      false,
+    );
     const d = this.device;
     const keysKernel = await d.kernel(batchKeysKernel());
     const insert = await d.kernel(insertKernel(this.valueType !== undefined));
@@ -638,7 +498,7 @@ export class DynamicGraph {
         bindings: {
           slabs: this.slabs,
           values: this.values,
-          free_list: this.freeList,
+          free_list: this.#store.freeList,
           alloc: this.alloc,
           vertices: this.vertices,
           src: srcArr,
@@ -646,12 +506,12 @@ export class DynamicGraph {
           vals: valArr,
           idx,
         },
-        params: { ...params, slab_capacity: this.#slabCapacity },
+        params: { ...params, slab_capacity: this.#store.slabCapacity },
         workgroups,
       });
       rec.dispatch(fixup, {
-        bindings: { alloc: this.alloc, free_list: this.freeList },
-        params: { slab_capacity: this.#slabCapacity },
+        bindings: { alloc: this.alloc, free_list: this.#store.freeList },
+        params: { slab_capacity: this.#store.slabCapacity },
         workgroups: 1,
       });
     };
@@ -661,15 +521,20 @@ export class DynamicGraph {
     }
     // The pool may run out: an edge whose slab allocation fails is left out and flags the overflow. Insertion
     // is idempotent (present edges only get their value again), so the whole batch runs again on a larger pool.
-    for (;;) {
+    do {
       await onTarget(d, 'dynamic insert edges (checked)', record);
-      const a = await this.alloc.download();
-      this.#bumpBound = a[A_BUMP]!;
-      if (a[A_OVERFLOW] === 0) return;
-      this.alloc.upload([0], A_OVERFLOW);
-      if (this.#slabCapacity >= this.#maxSlabs()) this.#poolLimit(this.#slabCapacity + 1);
-      await this.#growSlabs(Math.min(this.#maxSlabs(), this.#slabCapacity * 2));
-    }
+    } while (!(await this.#store.afterCheckedBatch()));
+  }
+
+  /** Grows the vertex dictionary and its host mirrors. */
+  async #growVertices(capacity: number) {
+    await this.#store.growVertices(capacity);
+    const alive = new Uint8Array(capacity);
+    alive.set(this.#alive);
+    const has = new Uint8Array(capacity);
+    has.set(this.#hasBuckets);
+    this.#alive = alive;
+    this.#hasBuckets = has;
   }
 
   /** Vertex kernels over `ids`, in order, in one submit (`sweep` runs over every slab instead). */
@@ -685,12 +550,12 @@ export class DynamicGraph {
         ? rec.scratch('u32', buckets.length, 'vertex buckets').upload(buckets)
         : idArr;
       for (const entry of entries) {
-        const n = entry === 'sweep' ? this.#slabCapacity : ids.length;
+        const n = entry === 'sweep' ? this.#store.slabCapacity : ids.length;
         rec.dispatch(kernel, {
           entry,
           bindings: {
             slabs: this.slabs,
-            free_list: this.freeList,
+            free_list: this.#store.freeList,
             alloc: this.alloc,
             vertices: this.vertices,
             ids: idArr,
