@@ -127,8 +127,12 @@ describe('DynamicGraph edges', () => {
             await expectTablesMatch(g, model, `${what} insert around deleted`);
             // Some come back, and new ids past the dictionary's capacity appear.
             const back = [gone[1]!, gone[2]!, n + 5, n + 300];
+            const capacity = g.vertexCapacity;
             await g.insertVertices(back, [0, 50, 3, 0]);
+            expect(g.vertexCapacity).toBeGreaterThan(capacity);
             model.insertVertices(back);
+            // Deleting absent vertices (never inserted, out of range) changes nothing.
+            await g.deleteVertices([n + 4, n + 10_000]);
             n += 301;
             await expectTablesMatch(g, model, `${what} insert vertices`);
           }
