@@ -2,6 +2,8 @@ import {
   atomic,
   type DeviceArray,
   type Functor,
+  type GpuCount,
+  type Literal,
   lit,
   type Recorder,
   rw,
@@ -40,10 +42,16 @@ export interface BuildArrays {
   groupWeight: DeviceArray<WeightElementType> | undefined;
   /** `vertexCount + 1` row offsets. */
   offsets: DeviceArray<'u32'>;
-  /** One-element counts: entries after self-loop removal and mirroring, groups, groups with an input edge. */
+  /** 'missing' mirroring: 1 for input edges whose reverse is missing from the input. */
+  needsReverse: DeviceArray<'u32'> | undefined;
+  /**
+   * One-element counts: entries after self-loop removal and mirroring, groups, groups with an input edge,
+   * and ('missing' mirroring) input edges that are not dropped self-loops.
+   */
   entryCount: DeviceArray<'u32'>;
   groupCount: DeviceArray<'u32'>;
   distinctCount: DeviceArray<'u32'>;
+  originalCount: DeviceArray<'u32'>;
   /** First input index whose source (element 0) or target (element 1) is out of range; 0xffffffff if none. */
   firstBad: DeviceArray<'u32'>;
 }
@@ -57,8 +65,11 @@ export interface BuildInput {
 export interface BuildShape {
   edgeCount: number;
   vertexCount: number;
-  /** Every non-loop edge also gets its reverse. */
-  mirror: boolean;
+  /**
+   * Reverse entries: none; 'all' (symmetrize, then merge duplicates); 'missing' (symmetrize with dedupe
+   * 'none': only the reverse of (u, v) where the input has no (v, u)).
+   */
+  mirror: 'none' | 'all' | 'missing';
   keepSelfLoops: boolean;
   dedupe: DedupeRule;
   /** Bits of a vertex id: ceil(log2(vertexCount)). */
@@ -84,69 +95,40 @@ export async function recordBuild(
   const { src, dst } = input;
   const entries = { array: a.entryCount, index: 0 };
   const groups = { array: a.groupCount, index: 0 };
-  const b = shape.idBits;
 
   // Counts start at zero: a scan over nothing writes no total.
   rec.clear(a.entryCount);
   rec.clear(a.groupCount);
   rec.clear(a.distinctCount);
+  rec.clear(a.originalCount);
   await rec.fill(a.firstBad, 0xffffffff);
   if (a.hasOriginal) rec.clear(a.hasOriginal);
 
-  // 1. Validate ids, drop self-loops, mirror: each input edge emits 0, 1 or 2 entries at its scanned position.
-  const key = shape.packed
-    ? wgsl`(s: u32, t: u32) -> u32 { return (s << ${u32(b)}) | t; }`
-    : wgsl`(s: u32, t: u32) -> u32 { return t; }`;
   const loopEntries = lit(shape.keepSelfLoops ? '1u' : '0u');
-  const edgeEntries = lit(shape.mirror ? '2u' : '1u');
-  const entriesOf = wgsl`(i: u32) -> u32 {
-  if (${src}[i] == ${dst}[i]) { return ${loopEntries}; }
-  return ${edgeEntries};
-}`;
-  const emit = wgsl`(i: u32, p: u32, c: u32) {
-  let s = ${src}[i];
-  let d = ${dst}[i];
-  if (s >= ${u32(shape.vertexCount)}) { atomicMin(&${atomic(a.firstBad)}[0], i); }
-  if (d >= ${u32(shape.vertexCount)}) { atomicMin(&${atomic(a.firstBad)}[1], i); }
-  if (c == 0u) { return; }
-  ${rw(a.keys)}[p] = ${key}(s, d);
-  ${rw(a.codes)}[p] = 2u * i;
-  if (c == 2u) {
-    ${rw(a.keys)}[p + 1u] = ${key}(d, s);
-    ${rw(a.codes)}[p + 1u] = 2u * i + 1u;
-  }
-}`;
-  await transformScanTo(rec, shape.edgeCount, entriesOf, emit, { monoid: plus('u32'), total: entries });
-
-  // 2. Sort by (source, target): one packed sort, or target then source (stable LSD over two keys).
-  const sourceOf = wgsl`(code: u32) -> u32 {
-  let i = code >> 1u;
-  if ((code & 1u) == 0u) { return ${src}[i]; }
-  return ${dst}[i];
-}`;
-  const targetOf = wgsl`(code: u32) -> u32 {
-  let i = code >> 1u;
-  if ((code & 1u) == 0u) { return ${dst}[i]; }
-  return ${src}[i];
-}`;
-  let sourceAt: Functor;
-  let targetAt: Functor;
-  if (shape.packed) {
-    await sortPairs(rec, a.keys, a.codes, { count: entries, bits: Math.max(1, 2 * b) });
-    const mask = b === 0 ? 0 : 2 ** b - 1;
-    sourceAt = wgsl`(k: u32) -> u32 { return ${a.keys}[k] >> ${u32(b)}; }`;
-    targetAt = wgsl`(k: u32) -> u32 { return ${a.keys}[k] & ${u32(mask)}; }`;
+  let edgeEntries: Functor;
+  if (shape.mirror === 'missing') {
+    // 'none' keeps multi-edges, so only reverses the input lacks are added: sort the input as given first,
+    // look each reverse up in it, then build again with the reverses that were missing.
+    const needsReverse = a.needsReverse!;
+    rec.clear(needsReverse);
+    const originals = { array: a.originalCount, index: 0 };
+    const once = wgsl`(i: u32) -> u32 { return 1u; }`;
+    const sorted = await expandAndSort(rec, shape, input, a, loopEntries, once, originals);
+    const contains = containsPair(shape, sorted, a.originalCount);
+    await transform(
+      rec,
+      originals,
+      wgsl`(k: u32) {
+  let s = ${sorted.sourceAt}(k);
+  let t = ${sorted.targetAt}(k);
+  if (s != t && !${contains}(t, s)) { ${rw(needsReverse)}[${a.codes}[k] >> 1u] = 1u; }
+}`,
+    );
+    edgeEntries = wgsl`(i: u32) -> u32 { return 1u + ${needsReverse}[i]; }`;
   } else {
-    const sources = a.sources!;
-    const bits = Math.max(1, b);
-    await sortPairs(rec, a.keys, a.codes, { count: entries, bits });
-    await transform(rec, entries, wgsl`(k: u32) { ${rw(sources)}[k] = ${sourceOf}(${a.codes}[k]); }`);
-    await sortPairs(rec, sources, a.codes, { count: entries, bits });
-    // The first sort's keys are spent: they now hold the targets in final order.
-    await transform(rec, entries, wgsl`(k: u32) { ${rw(a.keys)}[k] = ${targetOf}(${a.codes}[k]); }`);
-    sourceAt = wgsl`(k: u32) -> u32 { return ${sources}[k]; }`;
-    targetAt = wgsl`(k: u32) -> u32 { return ${a.keys}[k]; }`;
+    edgeEntries = wgsl`(i: u32) -> u32 { return ${lit(shape.mirror === 'all' ? '2u' : '1u')}; }`;
   }
+  const { sourceAt, targetAt } = await expandAndSort(rec, shape, input, a, loopEntries, edgeEntries, entries);
 
   // 3. Groups: an entry starts one where (source, target) changes ('none': every entry is its own group).
   const isHead =
@@ -204,6 +186,95 @@ export async function recordBuild(
     shape.vertexCount + 1,
     wgsl`(v: u32) { ${rw(a.offsets)}[v] = ${lowerBound(a.groupSource, a.groupCount)}(v); }`,
   );
+}
+
+interface SortedEntries {
+  /** `(k: u32) -> u32`: source and target of sorted entry k. */
+  sourceAt: Functor;
+  targetAt: Functor;
+}
+
+/**
+ * Step 1 and 2 of a build. 1: one scan over the input edges validates ids and lets each edge emit
+ * `loopEntries` (a self-loop) or `edgeEntries(i)` entries (1, or 2 with its reverse) at its scanned position.
+ * 2: sort the entries by (source, target): one packed sort, or target then source (stable LSD, two keys).
+ */
+async function expandAndSort(
+  rec: Recorder,
+  shape: BuildShape,
+  input: BuildInput,
+  a: BuildArrays,
+  loopEntries: Literal,
+  edgeEntries: Functor,
+  entries: GpuCount,
+): Promise<SortedEntries> {
+  const { src, dst } = input;
+  const b = shape.idBits;
+  const key = shape.packed
+    ? wgsl`(s: u32, t: u32) -> u32 { return (s << ${u32(b)}) | t; }`
+    : wgsl`(s: u32, t: u32) -> u32 { return t; }`;
+  const entriesOf = wgsl`(i: u32) -> u32 {
+  if (${src}[i] == ${dst}[i]) { return ${loopEntries}; }
+  return ${edgeEntries}(i);
+}`;
+  const emit = wgsl`(i: u32, p: u32, c: u32) {
+  let s = ${src}[i];
+  let d = ${dst}[i];
+  if (s >= ${u32(shape.vertexCount)}) { atomicMin(&${atomic(a.firstBad)}[0], i); }
+  if (d >= ${u32(shape.vertexCount)}) { atomicMin(&${atomic(a.firstBad)}[1], i); }
+  if (c == 0u) { return; }
+  ${rw(a.keys)}[p] = ${key}(s, d);
+  ${rw(a.codes)}[p] = 2u * i;
+  if (c == 2u) {
+    ${rw(a.keys)}[p + 1u] = ${key}(d, s);
+    ${rw(a.codes)}[p + 1u] = 2u * i + 1u;
+  }
+}`;
+  await transformScanTo(rec, shape.edgeCount, entriesOf, emit, { monoid: plus('u32'), total: entries });
+
+  if (shape.packed) {
+    await sortPairs(rec, a.keys, a.codes, { count: entries, bits: Math.max(1, 2 * b) });
+    const mask = b === 0 ? 0 : 2 ** b - 1;
+    return {
+      sourceAt: wgsl`(k: u32) -> u32 { return ${a.keys}[k] >> ${u32(b)}; }`,
+      targetAt: wgsl`(k: u32) -> u32 { return ${a.keys}[k] & ${u32(mask)}; }`,
+    };
+  }
+  const sourceOf = wgsl`(code: u32) -> u32 {
+  let i = code >> 1u;
+  if ((code & 1u) == 0u) { return ${src}[i]; }
+  return ${dst}[i];
+}`;
+  const targetOf = wgsl`(code: u32) -> u32 {
+  let i = code >> 1u;
+  if ((code & 1u) == 0u) { return ${dst}[i]; }
+  return ${src}[i];
+}`;
+  const sources = a.sources!;
+  const bits = Math.max(1, b);
+  await sortPairs(rec, a.keys, a.codes, { count: entries, bits });
+  await transform(rec, entries, wgsl`(k: u32) { ${rw(sources)}[k] = ${sourceOf}(${a.codes}[k]); }`);
+  await sortPairs(rec, sources, a.codes, { count: entries, bits });
+  // The first sort's keys are spent: they now hold the targets in final order.
+  await transform(rec, entries, wgsl`(k: u32) { ${rw(a.keys)}[k] = ${targetOf}(${a.codes}[k]); }`);
+  return {
+    sourceAt: wgsl`(k: u32) -> u32 { return ${sources}[k]; }`,
+    targetAt: wgsl`(k: u32) -> u32 { return ${a.keys}[k]; }`,
+  };
+}
+
+/** `(s: u32, t: u32) -> bool`: whether the sorted entries `[0, count[0])` hold the pair (s, t). */
+function containsPair(shape: BuildShape, sorted: SortedEntries, count: DeviceArray<'u32'>): Functor {
+  return wgsl`(s: u32, t: u32) -> bool {
+  var lo = 0u;
+  var hi = ${count}[0];
+  while (lo < hi) {
+    let mid = lo + (hi - lo) / 2u;
+    let ms = ${sorted.sourceAt}(mid);
+    if (ms < s || (ms == s && ${sorted.targetAt}(mid) < t)) { lo = mid + 1u; } else { hi = mid; }
+  }
+  return lo < ${count}[0] && ${sorted.sourceAt}(lo) == s && ${sorted.targetAt}(lo) == t;
+}`;
 }
 
 /** `(g, start, end)`: writes group g's weight, chosen among entries [start, end) by `rule`. */

@@ -47,6 +47,8 @@ export interface BuildCounts {
   /** First input index with an out-of-range source, or undefined. */
   badSource: number | undefined;
   badTarget: number | undefined;
+  /** Input edges that are not dropped self-loops (counted only when symmetrizing with dedupe 'none'). */
+  kept: number;
 }
 
 const NONE = 0xffffffff;
@@ -76,17 +78,11 @@ export class EdgeListBuildPlan {
     }
     checkVertexCount(edges.vertexCount, 'edges.vertexCount');
     const symmetrize = options.symmetrize ?? !edges.directed;
-    if (symmetrize && dedupe === 'none') {
-      throw new InputError(
-        "symmetrizing with dedupe 'none' (add only missing reverses) is built on the host for now: use csrFromEdgeList and uploadGraph",
-        'options.dedupe',
-      );
-    }
     const idBits = idBitsFor(edges.vertexCount);
     this.shape = {
       edgeCount: m,
       vertexCount: edges.vertexCount,
-      mirror: symmetrize,
+      mirror: !symmetrize ? 'none' : dedupe === 'none' ? 'missing' : 'all',
       keepSelfLoops: options.keepSelfLoops ?? false,
       dedupe,
       idBits,
@@ -95,7 +91,7 @@ export class EdgeListBuildPlan {
     };
     this.directed = symmetrize ? false : edges.directed;
     this.#arrays = this.#allocate();
-    this.#stats = device.array('u32', 5, { label: 'graph build counts' });
+    this.#stats = device.array('u32', 6, { label: 'graph build counts' });
   }
 
   /** Sizes the arrays for edge lists of `edges`' shape; `options` as for {@link fromEdgeList}. */
@@ -142,6 +138,7 @@ export class EdgeListBuildPlan {
     rec.copy(a.groupCount, this.#stats, 1, 0, 1);
     rec.copy(a.distinctCount, this.#stats, 1, 0, 2);
     rec.copy(a.firstBad, this.#stats, 2, 0, 3);
+    rec.copy(a.originalCount, this.#stats, 1, 0, 5);
   }
 
   /** Reads the last build's counts (one round trip). */
@@ -154,6 +151,7 @@ export class EdgeListBuildPlan {
       distinct: s[2]!,
       badSource: s[3] === NONE ? undefined : s[3],
       badTarget: s[4] === NONE ? undefined : s[4],
+      kept: s[5]!,
     };
   }
 
@@ -161,10 +159,17 @@ export class EdgeListBuildPlan {
   report(counts: BuildCounts): CsrBuildReport {
     const { mirror, keepSelfLoops } = this.shape;
     const m = this.shape.edgeCount;
-    // Loops add keepSelfLoops ? 1 : 0 entries, other edges mirror ? 2 : 1.
-    const loops = keepSelfLoops ? 0 : mirror ? m - counts.entries / 2 : m - counts.entries;
+    // Loops add keepSelfLoops ? 1 : 0 entries, other edges 2 ('all'), 1 ('none') or 1 or 2 ('missing').
+    const loops = keepSelfLoops
+      ? 0
+      : mirror === 'all'
+        ? m - counts.entries / 2
+        : mirror === 'missing'
+          ? m - counts.kept
+          : m - counts.entries;
     const kept = m - loops;
-    const inputDistinct = mirror ? counts.distinct : counts.groups;
+    // With dedupe 'none' ('missing') every kept input edge is its own output edge.
+    const inputDistinct = mirror === 'all' ? counts.distinct : mirror === 'missing' ? kept : counts.groups;
     return {
       selfLoopsDropped: loops,
       duplicatesDropped: kept - inputDistinct,
@@ -260,7 +265,11 @@ export class EdgeListBuildPlan {
         codes: array('u32', cap, 'codes'),
         sources: s.packed ? undefined : array('u32', cap, 'sources'),
         groupStart: array('u32', cap, 'group starts'),
-        hasOriginal: s.mirror ? array('u32', cap, 'input-edge flags') : undefined,
+        hasOriginal: s.mirror === 'all' ? array('u32', cap, 'input-edge flags') : undefined,
+        needsReverse:
+          s.mirror === 'missing'
+            ? array('u32', Math.max(1, s.edgeCount), 'missing-reverse flags')
+            : undefined,
         groupSource: array('u32', cap, 'group sources'),
         groupTarget: array('u32', cap, 'targets'),
         groupWeight:
@@ -269,6 +278,7 @@ export class EdgeListBuildPlan {
         entryCount: array('u32', 1, 'entry count'),
         groupCount: array('u32', 1, 'group count'),
         distinctCount: array('u32', 1, 'distinct count'),
+        originalCount: array('u32', 1, 'kept input count'),
         firstBad: array('u32', 2, 'first bad ids'),
       };
     } catch (e) {
