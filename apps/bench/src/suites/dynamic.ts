@@ -12,6 +12,11 @@ import { firstMismatch } from '../validate.ts';
  */
 const MAX_BATCH = 2 ** 20;
 
+/** Small adapters (lavapipe: 128 MiB bindings, 1 M slabs) hold a smaller graph and smaller batches. */
+function maxBatch(device: WeftDevice): number {
+  return device.limits.maxStorageBufferBindingSize >= 2 ** 30 ? MAX_BATCH : 2 ** 16;
+}
+
 function baseScale(device: WeftDevice): number {
   // Scale 20: 2^25 directed edges at load factor 0.7 need about 1.6 M slabs (200 MB) plus the batch headroom.
   return device.limits.maxStorageBufferBindingSize >= 2 ** 30 ? 20 : 14;
@@ -69,7 +74,7 @@ async function loadedGraph(device: WeftDevice): Promise<{ graph: DynamicGraph; c
 export const insertDeleteCase: BenchCase = {
   name: 'dynamic insert+delete batch',
   family: 'dynamic',
-  maxItems: () => MAX_BATCH,
+  maxItems: maxBatch,
   async setup(device, n, seed): Promise<BenchInstance> {
     const { graph, csr } = await loadedGraph(device);
     const batch = newEdges(csr, n, seed);
@@ -110,7 +115,7 @@ export const insertDeleteCase: BenchCase = {
 export const queryCase: BenchCase = {
   name: 'dynamic edge queries',
   family: 'dynamic',
-  maxItems: () => MAX_BATCH,
+  maxItems: maxBatch,
   async setup(device, n, seed): Promise<BenchInstance> {
     const { graph, csr } = await loadedGraph(device);
     const absent = newEdges(csr, n, seed);
