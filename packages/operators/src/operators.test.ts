@@ -12,6 +12,7 @@ import { min } from '@weft/segreduce';
 import { expectArrayEqual, gpuTest, mulberry32 } from '@weft/testing';
 import { describe, expect, it } from 'vitest';
 import { AdvanceWorkspace, advancePull, advancePush } from './advance.ts';
+import { advanceDirectionOptimized } from './advance-optimized.ts';
 import { compute } from './compute.ts';
 import { enact } from './enactor.ts';
 import { filter } from './filter.ts';
@@ -347,5 +348,61 @@ describe('enact', () => {
       ).rejects.toThrow('stop');
       graph.destroy();
       q.destroy();
+    }));
+});
+
+describe('advanceDirectionOptimized', () => {
+  it('push, pull and auto claim the same unvisited neighbors; the GPU picks pull for a large frontier', () =>
+    gpuTest(async (device) => {
+      const csr = randomCsr(3000, 15_000, 41);
+      const graph = uploadGraph(device, csr, { csc: true });
+      const n = csr.vertexCount;
+      const r = mulberry32(8);
+      const frontier = [...new Set(Array.from({ length: 400 }, () => Math.floor(r() * n)))];
+      const visitedHost = Array.from({ length: n }, () => r() < 0.3);
+      for (const v of frontier) visitedHost[v] = true;
+      const want = new Set<number>();
+      for (const u of frontier) {
+        for (let e = csr.offsets[u]!; e < csr.offsets[u + 1]!; e++) {
+          if (!visitedHost[csr.targets[e]!]) want.add(csr.targets[e]!);
+        }
+      }
+      const q = new FrontierQueue(device, n);
+      const bitmap = new FrontierBitmap(device, n);
+      const space = new AdvanceWorkspace(device, q.capacity);
+      const seen = device.array('u32', n);
+      const pulls = device.array('u32', 1);
+      const functors = {
+        push: wgsl`(src: u32, dst: u32, edge: u32, rank: u32, index: u32) -> bool {
+  return atomicExchange(&${atomic(seen)}[dst], 1u) == 0u;
+}`,
+        pull: wgsl`(src: u32, dst: u32, edge: u32) -> bool { ${rw(seen)}[dst] = 1u; return true; }`,
+        candidate: wgsl`(v: u32) -> bool { return ${seen}[v] == 0u; }`,
+      };
+      // threshold 1 never pulls, 0 always does; 1/20 of 15,000 edges is far below 400 vertices' edges.
+      for (const [direction, threshold, pulled] of [
+        ['push', 0, 0],
+        ['pull', 1, 1],
+        ['auto', 1, 0],
+        ['auto', 0, 1],
+        ['auto', 1 / 20, 1],
+      ] as const) {
+        q.set(frontier);
+        seen.upload(Uint32Array.from(visitedHost, (b) => (b ? 1 : 0)));
+        pulls.upload([0]);
+        // Stale bits in the scratch bitmap must not matter.
+        bitmap.words.upload(new Uint32Array(bitmap.words.length).fill(0xffffffff));
+        await advanceDirectionOptimized(device, graph, q.current, functors, q.next, {
+          bitmap,
+          workspace: space,
+          direction,
+          threshold,
+          pulls,
+        });
+        q.swap();
+        expectArrayEqual(sorted(await q.toArray()), sorted([...want]), `${direction} ${threshold}`);
+        expect((await pulls.download())[0], `${direction} ${threshold} pulled`).toBe(pulled);
+      }
+      for (const a of [graph, q, bitmap, space, seen, pulls]) a.destroy();
     }));
 });

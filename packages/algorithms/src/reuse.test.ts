@@ -1,0 +1,73 @@
+import type { Recorder } from '@weft/gpu';
+import { csrFromEdgeList, kronecker, uploadGraph } from '@weft/graph';
+import { enact } from '@weft/operators';
+import { gpuTest } from '@weft/testing';
+import { describe, expect, it } from 'vitest';
+import { BfsProblem } from './bfs.ts';
+import { ComponentsProblem } from './components.ts';
+import { SsspProblem } from './sssp.ts';
+import { testGraphs } from './test-graphs.ts';
+import { verifyBfs, verifyComponents, verifySssp } from './verify.ts';
+
+interface Stepper {
+  step(rec: Recorder, iteration: number): Promise<void>;
+}
+
+/** Records `runs` whole runs back to back into one submit, as the bench does. */
+async function replay(
+  rec: Recorder,
+  problem: Stepper,
+  reset: () => Promise<void>,
+  iterations: number,
+  runs: number,
+) {
+  for (let r = 0; r < runs; r++) {
+    await reset();
+    for (let i = 0; i < iterations; i++) await problem.step(rec, i);
+  }
+}
+
+describe('problems reused', () => {
+  it('BFS and SSSP problems answer for new sources after earlier runs (no stale state)', () =>
+    gpuTest(async (device) => {
+      const { csr } = csrFromEdgeList(kronecker({ scale: 10, edgeFactor: 8, seed: 3, weights: true }));
+      const graph = uploadGraph(device, csr);
+      const bfsProblem = new BfsProblem(device, graph, { parents: true, direction: 'auto' });
+      const ssspProblem = new SsspProblem(device, graph);
+      for (const source of [0, 17, 1023, 17]) {
+        let rec = device.recorder();
+        await bfsProblem.reset(rec, source);
+        await rec.submit();
+        await enact(device, bfsProblem);
+        const { depths, parents } = await bfsProblem.result();
+        expect(verifyBfs(csr, source, depths, parents), `bfs from ${source}`).toBeNull();
+        rec = device.recorder();
+        await ssspProblem.reset(rec, source);
+        await rec.submit();
+        await enact(device, { step: (r) => ssspProblem.step(r), active: () => ssspProblem.active() });
+        expect(verifySssp(csr, source, await ssspProblem.result()), `sssp from ${source}`).toBeNull();
+      }
+      // Three whole runs recorded into one submit end in the right state.
+      const rec = device.recorder();
+      await replay(rec, bfsProblem, () => bfsProblem.reset(rec, 5), 40, 3);
+      await rec.submit();
+      expect(verifyBfs(csr, 5, (await bfsProblem.result()).depths)).toBeNull();
+      bfsProblem.destroy();
+      ssspProblem.destroy();
+      graph.destroy();
+    }));
+
+  it('a components problem replayed in one submit', () =>
+    gpuTest(async (device) => {
+      const csr = testGraphs(false, 0).find((g) => g.name === 'disconnected clusters')!.csr;
+      const graph = uploadGraph(device, csr);
+      const problem = new ComponentsProblem(device, graph);
+      const rec = device.recorder();
+      await replay(rec, { step: (r) => problem.step(r) }, () => problem.reset(rec), 60, 2);
+      await rec.submit();
+      const { labels, count } = await problem.result();
+      expect(verifyComponents(csr, labels, count)).toBeNull();
+      problem.destroy();
+      graph.destroy();
+    }));
+});
