@@ -59,4 +59,27 @@ describe('forEachEdge', () => {
       g.destroy();
     });
   });
+
+  it('covers a pool of more than 65,535 workgroups of key slots', async () => {
+    await gpuTest(async (device) => {
+      // 600,000 slabs * 30 slots / 256 threads = 70,313 workgroups: the grid is split in two dimensions.
+      const n = 2 ** 19;
+      const g = await DynamicGraph.create(device, { vertexCount: n, directed: true, slabCapacity: 600_000 });
+      const src = Uint32Array.of(0, n - 1, n - 1, 12345, n - 2);
+      const dst = Uint32Array.of(n - 1, 0, 7, n - 1, n - 1);
+      await g.insertEdges(src, dst);
+      const inDegree = device.array('u32', n);
+      const rec = device.recorder();
+      rec.clear(inDegree);
+      await forEachEdge(rec, g, wgsl`(s: u32, t: u32, w: u32) { atomicAdd(&${atomic(inDegree)}[t], 1u); }`);
+      await rec.submit();
+      const want = new Uint32Array(n);
+      want[n - 1] = 3;
+      want[0] = 1;
+      want[7] = 1;
+      expectArrayEqual(await inDegree.download(), want, 'in-degrees');
+      inDegree.destroy();
+      g.destroy();
+    });
+  });
 });
