@@ -1,11 +1,12 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
-import { requestDevice, type WeftDevice } from '@weft/gpu';
+import { requestDevice, type WeftDevice, WeftError } from '@weft/gpu';
 import gpuPackage from '@weft/gpu/package.json' with { type: 'json' };
 import type { AnchorFile } from './anchors.ts';
 import { type Measurement, measureCases } from './harness.ts';
 import { htmlReport } from './html.ts';
 import { type BenchReport, summaryHtmlTable, summaryTable, withComparisons } from './report.ts';
+import { RUN_USAGE, runCommand } from './run-command.ts';
 import { parseSizes } from './sizes.ts';
 import { defaultSizes, loadSuite, SUITES } from './suites/index.ts';
 
@@ -191,10 +192,12 @@ async function main(): Promise<number> {
   switch (command) {
     case 'bench':
       return bench(rest);
+    case 'run':
+      return runCommand(rest);
     case 'help':
     case '--help':
     case '-h':
-      process.stdout.write(USAGE);
+      process.stdout.write(`${USAGE}\n${RUN_USAGE}`);
       return 0;
     default:
       if (command.startsWith('-')) return bench([command, ...rest]);
@@ -208,7 +211,11 @@ main().then(
     process.exitCode = code;
   },
   (e: unknown) => {
-    process.stderr.write(`weft: ${(e as Error).stack ?? String(e)}\n`);
+    // Bad input gets its message only; anything else its stack, for a bug report.
+    const err = e as Error;
+    process.stderr.write(
+      `weft: ${err instanceof WeftError ? `${err.name}: ${err.message}` : (err.stack ?? String(e))}\n`,
+    );
     process.exitCode = 1;
   },
 );

@@ -27,7 +27,6 @@ const WANTED_LIMITS = [
   'maxComputeWorkgroupSizeX',
   'maxComputeWorkgroupsPerDimension',
   'maxBindingsPerBindGroup',
-  'maxDynamicUniformBuffersPerPipelineLayout',
 ] as const;
 
 const WANTED_FEATURES = ['subgroups', 'timestamp-query', 'shader-f16'] as const;

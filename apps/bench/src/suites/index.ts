@@ -7,7 +7,7 @@ import {
   transformVariant,
 } from './primitives/copy.ts';
 
-export const SUITES = ['primitives', 'algorithms', 'tune'] as const;
+export const SUITES = ['primitives', 'build', 'algorithms', 'dynamic', 'tune'] as const;
 
 /** Suites by name; each is a list of cases run at every requested size. Modules load on demand. */
 export async function loadSuite(name: string): Promise<BenchCase[]> {
@@ -22,8 +22,12 @@ export async function loadSuite(name: string): Promise<BenchCase[]> {
       ]);
       return [copyKernelCase, copyEngineCase, transformCase, ...modules.flatMap((m) => m.cases)];
     }
+    case 'build':
+      return (await import('./build.ts')).cases;
     case 'algorithms':
       return (await import('./algorithms.ts')).cases;
+    case 'dynamic':
+      return (await import('./dynamic.ts')).cases;
     case 'tune':
       // Tuning sweep of the bandwidth kernels' work per thread (not part of the default run).
       return [
@@ -43,13 +47,18 @@ export async function loadSuite(name: string): Promise<BenchCase[]> {
 
 /**
  * Sizes a suite runs at when `--sizes` is not given: small on software adapters (CPU figures, quick),
- * the issue's ranges on a GPU (primitives 2^16..2^27 items; graphs of 2^22..2^26 arcs: Kronecker scale 17..21).
+ * the issues' ranges on a GPU: primitives 2^16..2^27 items; construction from 2^20..2^24 input edges;
+ * algorithms on 2^22..2^26 arcs (Kronecker scale 17..21); dynamic batches of 2^12..2^20 edges.
  */
 export function defaultSizes(suite: string, software: boolean): number[] {
   const pow = (xs: number[]) => xs.map((x) => 2 ** x);
   switch (suite) {
+    case 'build':
+      return software ? pow([14, 16]) : pow([20, 22, 24]);
     case 'algorithms':
       return software ? pow([14, 16]) : pow([22, 24, 26]);
+    case 'dynamic':
+      return software ? pow([10, 12]) : pow([12, 16, 20]);
     default:
       return software ? pow([16, 18, 20]) : pow([16, 18, 20, 22, 24, 26, 27]);
   }
