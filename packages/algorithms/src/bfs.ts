@@ -11,7 +11,14 @@ import {
 } from '@weft/gpu';
 import { type DeviceGraph, FrontierBitmap, FrontierQueue } from '@weft/graph';
 import { AdvanceWorkspace, advanceDirectionOptimized, advancePush, enact } from '@weft/operators';
-import { checkSource, type LoadBalanceOption, type RunOptions, recordSet } from './common.ts';
+import {
+  checkSource,
+  type LoadBalance,
+  type LoadBalanceOption,
+  type RunOptions,
+  recordSet,
+  resolveLoadBalance,
+} from './common.ts';
 
 const UNREACHED = 0xffffffff;
 
@@ -57,7 +64,7 @@ export class BfsProblem {
   constructor(
     readonly device: WeftDevice,
     readonly graph: DeviceGraph,
-    options: Pick<BfsOptions, 'parents' | 'direction' | 'threshold' | 'loadBalance'> = {},
+    options: Pick<BfsOptions, 'parents' | 'direction' | 'threshold'> & { loadBalance?: LoadBalance } = {},
   ) {
     this.direction = options.direction ?? 'push';
     this.threshold = options.threshold;
@@ -168,7 +175,8 @@ export async function bfs(
   options: BfsOptions = {},
 ): Promise<BfsResult> {
   checkSource(graph, source, 'bfs source');
-  const problem = new BfsProblem(device, graph, options);
+  const loadBalance = await resolveLoadBalance(device, graph, options.loadBalance);
+  const problem = new BfsProblem(device, graph, { ...options, loadBalance });
   try {
     const rec = device.recorder({ label: 'bfs reset' });
     await problem.reset(rec, source);

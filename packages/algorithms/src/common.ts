@@ -1,13 +1,64 @@
-import { type DeviceArray, InputError, type Recorder, rw, transform, u32, wgsl } from '@weft/gpu';
+import {
+  type DeviceArray,
+  InputError,
+  type Recorder,
+  rw,
+  transform,
+  u32,
+  type WeftDevice,
+  wgsl,
+} from '@weft/gpu';
 import type { DeviceGraph } from '@weft/graph';
 import type { EnactorOptions } from '@weft/operators';
+import { max, reduce } from '@weft/scan';
 
 /** Options every traversal takes: the enactor's batching, cancellation and progress. */
 export type RunOptions = Pick<EnactorOptions, 'signal' | 'onProgress' | 'batch' | 'maxBatch'>;
 
-/** How push advances spread edges over threads (see `advancePush`): merge-path (default) or thread-mapped. */
+export type LoadBalance = 'merge-path' | 'thread-mapped';
+
+/**
+ * How push advances spread edges over threads (see `advancePush`). `'auto'` (the default of the run
+ * functions; problems default to merge-path) measures the largest out-degree on the GPU once and maps a
+ * thread per vertex when it is at most {@link THREAD_MAPPED_MAX_DEGREE}: road networks and meshes.
+ */
 export interface LoadBalanceOption {
-  loadBalance?: 'merge-path' | 'thread-mapped';
+  loadBalance?: LoadBalance | 'auto';
+}
+
+/** Largest out-degree for which `'auto'` picks thread-mapped advances: a few loop trips per thread. */
+export const THREAD_MAPPED_MAX_DEGREE = 32;
+
+/** The largest out-degree of the graph (one small read-back). */
+export async function maxOutDegree(device: WeftDevice, graph: DeviceGraph): Promise<number> {
+  const n = graph.vertexCount;
+  if (n === 0) return 0;
+  const degrees = device.array('u32', n, { label: 'degrees' });
+  const result = device.array('u32', 1, { label: 'max degree' });
+  try {
+    const rec = device.recorder({ label: 'max degree' });
+    await transform(
+      rec,
+      n,
+      wgsl`(v: u32) { ${rw(degrees)}[v] = ${graph.offsets}[v + 1u] - ${graph.offsets}[v]; }`,
+    );
+    await reduce(rec, degrees, result, { monoid: max('u32') });
+    await rec.submit();
+    return (await result.download())[0]!;
+  } finally {
+    degrees.destroy();
+    result.destroy();
+  }
+}
+
+/** Resolves `'auto'` (or nothing) to a concrete load balancing for `graph`. */
+export async function resolveLoadBalance(
+  device: WeftDevice,
+  graph: DeviceGraph,
+  option: LoadBalanceOption['loadBalance'],
+): Promise<LoadBalance> {
+  if (option !== undefined && option !== 'auto') return option;
+  return (await maxOutDegree(device, graph)) <= THREAD_MAPPED_MAX_DEGREE ? 'thread-mapped' : 'merge-path';
 }
 
 export function checkSource(graph: DeviceGraph, source: number, who: string): void {

@@ -11,7 +11,7 @@ import {
 } from '@weft/gpu';
 import { type DeviceGraph, FrontierBitmap, FrontierQueue } from '@weft/graph';
 import { AdvanceWorkspace, advancePush, enact } from '@weft/operators';
-import type { LoadBalanceOption, RunOptions } from './common.ts';
+import { type LoadBalance, type LoadBalanceOption, type RunOptions, resolveLoadBalance } from './common.ts';
 
 export interface ComponentsResult {
   /** Each vertex's component, named by its smallest vertex id. */
@@ -34,7 +34,7 @@ export class ComponentsProblem {
   constructor(
     readonly device: WeftDevice,
     readonly graph: DeviceGraph,
-    readonly options: LoadBalanceOption = {},
+    readonly options: { loadBalance?: LoadBalance } = {},
   ) {
     this.labels = device.array('u32', Math.max(1, graph.vertexCount), { label: 'cc labels' });
     this.queue = new FrontierQueue(device, graph.vertexCount, { label: 'cc frontier' });
@@ -104,7 +104,8 @@ export async function connectedComponents(
       'graph',
     );
   }
-  const problem = new ComponentsProblem(device, graph, options);
+  const loadBalance = await resolveLoadBalance(device, graph, options.loadBalance);
+  const problem = new ComponentsProblem(device, graph, { loadBalance });
   try {
     const rec = device.recorder({ label: 'cc reset' });
     await problem.reset(rec);

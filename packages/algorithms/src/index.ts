@@ -1,5 +1,11 @@
 export { type BfsOptions, BfsProblem, type BfsResult, bfs } from './bfs.ts';
 export { ColoringProblem, type ColoringResult, graphColoring } from './coloring.ts';
+export {
+  type LoadBalance,
+  type LoadBalanceOption,
+  maxOutDegree,
+  THREAD_MAPPED_MAX_DEGREE,
+} from './common.ts';
 export { ComponentsProblem, type ComponentsResult, connectedComponents } from './components.ts';
 export { MisProblem, type MisResult, maximalIndependentSet } from './mis.ts';
 export { type PageRankOptions, PageRankProblem, type PageRankResult, pageRank } from './pagerank.ts';

@@ -9,7 +9,14 @@ import {
 } from '@weft/gpu';
 import { type DeviceGraph, FrontierBitmap, FrontierQueue } from '@weft/graph';
 import { AdvanceWorkspace, advancePush, enact } from '@weft/operators';
-import { checkSource, type LoadBalanceOption, type RunOptions, recordSet } from './common.ts';
+import {
+  checkSource,
+  type LoadBalance,
+  type LoadBalanceOption,
+  type RunOptions,
+  recordSet,
+  resolveLoadBalance,
+} from './common.ts';
 
 /** Unreached distance as stored: u32 max for integer weights, the bits of +Infinity for f32 weights. */
 const UNREACHED_U32 = 0xffffffff;
@@ -37,7 +44,7 @@ export class SsspProblem {
   constructor(
     readonly device: WeftDevice,
     readonly graph: DeviceGraph,
-    readonly options: LoadBalanceOption = {},
+    readonly options: { loadBalance?: LoadBalance } = {},
   ) {
     this.#float = graph.weights?.type === 'f32';
     this.distances = device.array('u32', Math.max(1, graph.vertexCount), { label: 'sssp distances' });
@@ -114,7 +121,8 @@ export async function sssp(
   if (graph.weights && !['u32', 'i32', 'f32'].includes(graph.weights.type)) {
     throw new InputError(`unsupported weight type ${graph.weights.type}`, 'graph.weights');
   }
-  const problem = new SsspProblem(device, graph, options);
+  const loadBalance = await resolveLoadBalance(device, graph, options.loadBalance);
+  const problem = new SsspProblem(device, graph, { loadBalance });
   try {
     const rec = device.recorder({ label: 'sssp reset' });
     await problem.reset(rec, source);
