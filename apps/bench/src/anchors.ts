@@ -53,6 +53,7 @@ export function compare(
   ours: readonly Measurement[],
   external: readonly ExternalAnchor[],
 ): Comparison | undefined {
+  if (m.family === 'algorithms') return compareAlgorithm(m, external);
   const rule = RULES.find((r) => r.family === m.family);
   if (!rule || !m.valid || m.name === rule.anchor) return undefined;
   const value = rule.internal
@@ -67,4 +68,22 @@ export function compare(
   };
   if (rule.target !== undefined) c.target = rule.target;
   return c;
+}
+
+/** CPU anchors of graph algorithms (anchors/scipy_anchors.py) on the same generated graph: `<tool> <algo> <shape>`. */
+const CPU_ANCHOR: Record<string, string> = {
+  bfs: 'scipy bfs',
+  sssp: 'scipy dijkstra',
+  pagerank: 'numpy pagerank',
+  cc: 'scipy cc',
+};
+
+function compareAlgorithm(m: Measurement, external: readonly ExternalAnchor[]): Comparison | undefined {
+  const [algo = '', shape = ''] = m.name.split(' ');
+  const tool = CPU_ANCHOR[algo];
+  if (!tool || !m.valid) return undefined;
+  const anchor = `${tool} ${shape}`;
+  const value = external.find((a) => a.name === anchor && a.n === m.n)?.itemsPerSec;
+  if (!value) return undefined;
+  return { anchor, metric: 'itemsPerSec', anchorValue: value, ratio: m.itemsPerSec / value };
 }

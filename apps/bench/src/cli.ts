@@ -3,6 +3,7 @@ import { parseArgs } from 'node:util';
 import { requestDevice, type WeftDevice, WeftError } from '@weft/gpu';
 import gpuPackage from '@weft/gpu/package.json' with { type: 'json' };
 import type { AnchorFile } from './anchors.ts';
+import { GRAPHS_USAGE, graphsCommand } from './graphs-command.ts';
 import { type Measurement, measureCases } from './harness.ts';
 import { htmlReport } from './html.ts';
 import { type BenchReport, summaryHtmlTable, summaryTable, withComparisons } from './report.ts';
@@ -194,10 +195,12 @@ async function main(): Promise<number> {
       return bench(rest);
     case 'run':
       return runCommand(rest);
+    case 'graphs':
+      return graphsCommand(rest);
     case 'help':
     case '--help':
     case '-h':
-      process.stdout.write(`${USAGE}\n${RUN_USAGE}`);
+      process.stdout.write(`${USAGE}\n${RUN_USAGE}\n${GRAPHS_USAGE}`);
       return 0;
     default:
       if (command.startsWith('-')) return bench([command, ...rest]);

@@ -28,9 +28,9 @@ import type { BenchCase, BenchInstance } from '../types.ts';
  * frontiers make safe to replay: no read-back inside `run`.
  */
 
-type Shape = 'kronecker' | 'grid' | 'geometric';
+export type Shape = 'kronecker' | 'grid' | 'geometric';
 
-function makeGraph(shape: Shape, n: number, seed: number, weights: boolean): HostCsr {
+export function makeGraph(shape: Shape, n: number, seed: number, weights: boolean): HostCsr {
   const w = weights ? { weights: true as const } : {};
   if (shape === 'kronecker') {
     const scale = Math.max(4, Math.round(Math.log2(n / 32)));
@@ -45,7 +45,7 @@ function makeGraph(shape: Shape, n: number, seed: number, weights: boolean): Hos
 }
 
 /** A source with out-edges, drawn from `seed` (Graph500 samples non-isolated sources). */
-function pickSource(csr: HostCsr, seed: number): number {
+export function pickSource(csr: HostCsr, seed: number): number {
   const n = csr.vertexCount;
   for (let k = 0; k < n; k++) {
     const v = (Math.imul(seed + k, 2654435761) >>> 0) % n;
