@@ -13,10 +13,10 @@ describe('sssp', () => {
           const graph = uploadGraph(device, csr);
           for (const source of testSources(csr).slice(0, 2)) {
             const loadBalance = source % 2 === 0 ? 'merge-path' : 'thread-mapped';
-            const { distances } = await sssp(device, graph, source, { loadBalance });
+            const { distances, parents } = await sssp(device, graph, source, { loadBalance, parents: true });
             // f32: the reference adds in f32 too, so the fixed points agree up to rounding ties.
             expect(
-              verifySssp(csr, source, distances, weights === 'f32' ? 1e-6 : 0),
+              verifySssp(csr, source, distances, weights === 'f32' ? 1e-6 : 0, parents),
               `${name}, source ${source}`,
             ).toBeNull();
           }

@@ -4,6 +4,7 @@ import {
   type GpuCount,
   InputError,
   type Recorder,
+  u32,
   type WeftDevice,
   wgsl,
 } from '@weft/gpu';
@@ -25,6 +26,11 @@ const UNREACHED_F32 = 0x7f800000;
 export interface SsspResult {
   /** Distances from the source; `Infinity` where unreachable. */
   distances: Float64Array;
+  /**
+   * With `parents: true`: a shortest-path tree, `parents[v]` a vertex whose edge to `v` is tight (-1 for the
+   * source and unreachable vertices). With zero-weight edges, equal-distance vertices may point at each other.
+   */
+  parents?: Int32Array;
   iterations: number;
 }
 
@@ -64,15 +70,20 @@ export class SsspProblem {
     await this.queue.recordSingle(rec, source);
   }
 
-  async step(rec: Recorder): Promise<void> {
+  /** `(d: u32, e: u32) -> u32`: distance word `d` plus edge `e`'s weight, in the distances' encoding. */
+  #addFunctor() {
     const w = this.graph.weights;
     const weight = w ? wgsl`(e: u32) -> u32 { return u32(${w}[e]); }` : wgsl`(e: u32) -> u32 { return 1u; }`;
-    const add = this.#float
+    return this.#float
       ? wgsl`(d: u32, e: u32) -> u32 { return bitcast<u32>(bitcast<f32>(d) + ${w!}[e]); }`
       : wgsl`(d: u32, e: u32) -> u32 {
   let s = d + ${weight}(e);
   return select(s, 0xfffffffeu, s < d || s == 0xffffffffu);
 }`;
+  }
+
+  async step(rec: Recorder): Promise<void> {
+    const add = this.#addFunctor();
     const dist = atomic(this.distances);
     const relax = wgsl`(src: u32, dst: u32, edge: u32, rank: u32, index: u32) -> bool {
   let nd = ${add}(atomicLoad(&${dist}[src]), edge);
@@ -91,6 +102,29 @@ export class SsspProblem {
 
   active(): GpuCount {
     return this.queue.length;
+  }
+
+  /**
+   * Records `parents[v]` = some `u` with a tight edge `u -> v` (-1 where none: the source, unreachable
+   * vertices), by one advance over all edges once the distances are final.
+   */
+  async recordParents(rec: Recorder, parents: DeviceArray<'u32'>, source: number): Promise<void> {
+    await rec.fill(parents, 0xffffffff);
+    const add = this.#addFunctor();
+    const dist = this.distances;
+    await advancePush(
+      rec,
+      this.graph,
+      'all',
+      wgsl`(src: u32, dst: u32, edge: u32, rank: u32, index: u32) -> bool {
+  let d = ${dist}[src];
+  if (dst != ${u32(source)} && d != ${u32(this.unreached)} && ${add}(d, edge) == ${dist}[dst]) {
+    // Racing tight edges all store valid parents; an atomic store keeps each write whole.
+    atomicStore(&${atomic(parents)}[dst], src);
+  }
+  return false;
+}`,
+    );
   }
 
   async result(): Promise<Float64Array> {
@@ -115,7 +149,7 @@ export async function sssp(
   device: WeftDevice,
   graph: DeviceGraph,
   source: number,
-  options: RunOptions & LoadBalanceOption & { maxIterations?: number } = {},
+  options: RunOptions & LoadBalanceOption & { maxIterations?: number; parents?: boolean } = {},
 ): Promise<SsspResult> {
   checkSource(graph, source, 'sssp source');
   if (graph.weights && !['u32', 'i32', 'f32'].includes(graph.weights.type)) {
@@ -132,7 +166,18 @@ export async function sssp(
       { step: (r) => problem.step(r), active: () => problem.active() },
       options,
     );
-    return { distances: await problem.result(), iterations };
+    const distances = await problem.result();
+    if (!options.parents) return { distances, iterations };
+    const parents = device.array('u32', Math.max(1, graph.vertexCount), { label: 'sssp parents' });
+    try {
+      const rec = device.recorder({ label: 'sssp parents' });
+      await problem.recordParents(rec, parents, source);
+      await rec.submit();
+      const raw = await parents.download(0, graph.vertexCount);
+      return { distances, iterations, parents: new Int32Array(raw.buffer, raw.byteOffset, raw.length) };
+    } finally {
+      parents.destroy();
+    }
   } finally {
     problem.destroy();
   }

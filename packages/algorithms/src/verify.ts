@@ -35,12 +35,16 @@ export function verifyBfs(
   return null;
 }
 
-/** SSSP distances within `relTolerance` of Dijkstra's (`Infinity` where unreachable). */
+/**
+ * SSSP distances within `relTolerance` of Dijkstra's (`Infinity` where unreachable); with `parents`, each
+ * reached vertex but the source has a parent whose edge to it is tight (f32 weights: the sum in f32).
+ */
 export function verifySssp(
   csr: HostCsr,
   source: number,
   distances: Float64Array,
   relTolerance = 0,
+  parents?: Int32Array,
 ): string | null {
   const want = ssspReference(csr, source);
   if (distances.length !== want.length) return `${distances.length} distances for ${want.length} vertices`;
@@ -51,6 +55,24 @@ export function verifySssp(
     if (!Number.isFinite(a) || !Number.isFinite(b) || Math.abs(a - b) > relTolerance * Math.abs(b)) {
       return `distance of vertex ${v} is ${a}, expected ${b}`;
     }
+  }
+  if (parents === undefined) return null;
+  const f32 = csr.weights instanceof Float32Array;
+  for (let v = 0; v < want.length; v++) {
+    const p = parents[v]!;
+    if (v === source || want[v] === Number.POSITIVE_INFINITY) {
+      if (p !== -1) return `vertex ${v} (${v === source ? 'the source' : 'unreached'}) has parent ${p}`;
+      continue;
+    }
+    if (p < 0 || p >= csr.vertexCount) return `vertex ${v} has no parent (${p})`;
+    let tight = false;
+    for (let e = csr.offsets[p]!; e < csr.offsets[p + 1]! && !tight; e++) {
+      if (csr.targets[e] !== v) continue;
+      const w = csr.weights === undefined ? 1 : csr.weights[e]!;
+      const sum = f32 ? Math.fround(distances[p]! + w) : distances[p]! + w;
+      tight = sum === distances[v];
+    }
+    if (!tight) return `parent ${p} of vertex ${v} has no tight edge to it`;
   }
   return null;
 }
