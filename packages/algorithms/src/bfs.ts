@@ -143,6 +143,11 @@ export class BfsProblem {
     return this.queue.length;
   }
 
+  /** The frontier's capacity, so the enactor can report an overflow (none is expected: appends are unique). */
+  get capacity(): number {
+    return this.queue.capacity;
+  }
+
   async pullIterations(): Promise<number> {
     return (await this.pulls.download())[0]!;
   }

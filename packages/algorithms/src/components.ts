@@ -76,6 +76,11 @@ export class ComponentsProblem {
     return this.queue.length;
   }
 
+  /** The frontier's capacity, so the enactor can report an overflow (none is expected: appends are unique). */
+  get capacity(): number {
+    return this.queue.capacity;
+  }
+
   async result(): Promise<{ labels: Uint32Array; count: number }> {
     const n = this.graph.vertexCount;
     const labels = n === 0 ? new Uint32Array(0) : await this.labels.download(0, n);
@@ -112,7 +117,7 @@ export async function connectedComponents(
     await rec.submit();
     const { iterations } = await enact(
       device,
-      { step: (r) => problem.step(r), active: () => problem.active() },
+      { step: (r) => problem.step(r), active: () => problem.active(), capacity: problem.capacity },
       options,
     );
     return { ...(await problem.result()), iterations };

@@ -104,6 +104,11 @@ export class SsspProblem {
     return this.queue.length;
   }
 
+  /** The frontier's capacity, so the enactor can report an overflow (none is expected: appends are unique). */
+  get capacity(): number {
+    return this.queue.capacity;
+  }
+
   /**
    * Records `parents[v]` = some `u` with a tight edge `u -> v` (-1 where none: the source, unreachable
    * vertices), by one advance over all edges once the distances are final.
@@ -163,7 +168,7 @@ export async function sssp(
     await rec.submit();
     const { iterations } = await enact(
       device,
-      { step: (r) => problem.step(r), active: () => problem.active() },
+      { step: (r) => problem.step(r), active: () => problem.active(), capacity: problem.capacity },
       options,
     );
     const distances = await problem.result();

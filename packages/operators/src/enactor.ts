@@ -1,4 +1,5 @@
 import {
+  DeviceLimitError,
   type GpuCount,
   InputError,
   type Recorder,
@@ -15,6 +16,12 @@ export interface EnactorLoop {
   step(rec: Recorder, iteration: number): Promise<void>;
   /** After a step: a u32 on the GPU that is 0 once the loop has converged (typically the frontier length). */
   active(): GpuCount;
+  /**
+   * When `active` is a frontier length: the frontier's capacity. A length past it means appends were
+   * dropped; the length is clamped and the run fails with a clear error instead of going on with a
+   * frontier that lost vertices.
+   */
+  readonly capacity?: number;
 }
 
 export interface EnactorProgress {
@@ -63,9 +70,11 @@ export async function enact(
     throw new InputError(`maxIterations must be >= 0, got ${maxIterations}`, 'options');
   const maxBatch = Math.max(1, options.maxBatch ?? 64);
   let batch = Math.max(1, Math.min(options.batch ?? 4, maxBatch));
-  // status[0]: iterations until active was first 0 (NOT_DONE before); status[1]: the last active value.
-  const status = device.array('u32', 2, { label: 'enactor status' });
-  status.upload([NOT_DONE, 0]);
+  // status[0]: iterations until active was first 0 (NOT_DONE before); status[1]: the last active value;
+  // status[2]: the first iteration whose frontier overflowed, plus one (0: none); status[3]: its length.
+  const status = device.array('u32', 4, { label: 'enactor status' });
+  status.upload([NOT_DONE, 0, 0, 0]);
+  const capacity = Math.min(loop.capacity ?? 0xffffffff, 0xffffffff);
   let iteration = 0;
   let submits = 0;
   try {
@@ -83,7 +92,15 @@ export async function enact(
           1,
           wgsl`(i: u32) {
   if (${rw(status)}[0] == ${u32(NOT_DONE)}) {
-    let a = ${active.array}[${u32(active.index)}];
+    var a = ${rw(active.array)}[${u32(active.index)}];
+    if (a > ${u32(capacity)}) {
+      if (${rw(status)}[2] == 0u) {
+        ${rw(status)}[2] = ${u32(it + 1)};
+        ${rw(status)}[3] = a;
+      }
+      a = ${u32(capacity)};
+      ${rw(active.array)}[${u32(active.index)}] = a;
+    }
     ${rw(status)}[1] = a;
     if (a == 0u) { ${rw(status)}[0] = ${u32(it + 1)}; }
   }
@@ -92,7 +109,16 @@ export async function enact(
       }
       await rec.submit();
       submits++;
-      const [doneAt, active] = await status.download();
+      const [doneAt, active, overflowAt, overflowLength] = await status.download();
+      if (overflowAt !== 0) {
+        throw new DeviceLimitError(
+          `the frontier after iteration ${overflowAt! - 1}`,
+          overflowLength!,
+          'the frontier capacity',
+          capacity,
+          'vertices beyond it were dropped; raise sizeMultiplier or uniquify the output (visited bitmap)',
+        );
+      }
       if (doneAt !== NOT_DONE) {
         options.onProgress?.({ iteration: doneAt!, active: 0, submits });
         return { iterations: doneAt!, converged: true, submits };

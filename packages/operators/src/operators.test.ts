@@ -346,6 +346,21 @@ describe('enact', () => {
           signal: abort.signal,
         }),
       ).rejects.toThrow('stop');
+      // Keeping every edge of a dense graph without uniquifying overflows a one-vertex-per-slot queue.
+      const dense = uploadGraph(device, randomCsr(50, 1500, 3));
+      const small = new FrontierQueue(device, 50);
+      small.set([0, 1, 2, 3]);
+      const flood = {
+        step: async (rec: Parameters<Parameters<typeof enact>[1]['step']>[0]) => {
+          await advancePush(rec, dense, small.current, keep, { output: small.next });
+          small.swap();
+        },
+        active: () => small.length,
+        capacity: small.capacity,
+      };
+      await expect(enact(device, flood, { maxIterations: 5 })).rejects.toThrow(/frontier capacity is 50/);
+      dense.destroy();
+      small.destroy();
       graph.destroy();
       q.destroy();
     }));
