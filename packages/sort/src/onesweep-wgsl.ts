@@ -11,7 +11,9 @@
  */
 import { ORDER_KEY_WGSL } from './order-key.ts';
 import {
+  digitsPerThread,
   ITEM_COUNT,
+  RADIX,
   type RadixTileConfig,
   rankTileWgsl,
   scatterTileWgsl,
@@ -39,7 +41,7 @@ export const ONESWEEP_PARAMS = {
 } as const;
 
 /** Words of `control`: 4 tickets + 4 passes x 256 digit counts. */
-export const CONTROL_WORDS = 4 + 4 * THREADS;
+export const CONTROL_WORDS = 4 + 4 * RADIX;
 /** Counts must fit the 30 bits below the status flags. */
 export const MAX_ONESWEEP_ITEMS = 2 ** 30 - 1;
 
@@ -57,13 +59,13 @@ export function globalHistWgsl(): string {
   return /* wgsl */ `
 ${ORDER_KEY_WGSL}
 ${ITEM_COUNT}
-var<workgroup> hist: array<atomic<u32>, ${4 * THREADS}>;
+var<workgroup> hist: array<atomic<u32>, ${4 * RADIX}>;
 var<workgroup> n_shared: u32;
 
 @compute @workgroup_size(${THREADS})
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
         @builtin(local_invocation_index) lid: u32) {
-  for (var i = lid; i < ${4 * THREADS}u; i += ${THREADS}u) { atomicStore(&hist[i], 0u); }
+  for (var i = lid; i < ${4 * RADIX}u; i += ${THREADS}u) { atomicStore(&hist[i], 0u); }
   if (lid == 0u) { n_shared = item_count(); }
   let n = workgroupUniformLoad(&n_shared);
   let stride = nwg.x * nwg.y * ${THREADS}u;
@@ -72,11 +74,11 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     for (var p = 0u; p < params.passes; p++) {
       let left = params.sort_bits - 8u * p;
       let mask = select(0xffu, (1u << left) - 1u, left < 8u);
-      atomicAdd(&hist[p * ${THREADS}u + ((k >> (8u * p)) & mask)], 1u);
+      atomicAdd(&hist[p * ${RADIX}u + ((k >> (8u * p)) & mask)], 1u);
     }
   }
   workgroupBarrier();
-  for (var i = lid; i < params.passes * ${THREADS}u; i += ${THREADS}u) {
+  for (var i = lid; i < params.passes * ${RADIX}u; i += ${THREADS}u) {
     let c = atomicLoad(&hist[i]);
     if (c != 0u) { atomicAdd(&control[4u + i], c); }
   }
@@ -87,22 +89,24 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
 export function onesweepWgsl(config: RadixTileConfig, pairs: boolean): string {
   const tile = tileSize(config);
   const kpt = config.keysPerThread;
+  const t = config.threads;
+  const dpt = digitsPerThread(config);
   return /* wgsl */ `
 ${ORDER_KEY_WGSL}
 ${ITEM_COUNT}
 ${STATUS}
 ${tileSharedWgsl(config)}
 var<workgroup> tile_shared: u32;
-var<workgroup> fallback_hist: array<atomic<u32>, ${THREADS}>;
+var<workgroup> fallback_hist: array<atomic<u32>, ${RADIX}>;
 // Look-back round flags, double-buffered by round parity so a reset never races a read.
 var<workgroup> need_fallback: array<u32, 2>;
 var<workgroup> pending: array<u32, 2>;
 
 fn status_index(t: u32, digit: u32) -> u32 {
-  return (params.pass_index * params.num_tiles + t) * ${THREADS}u + digit;
+  return (params.pass_index * params.num_tiles + t) * ${RADIX}u + digit;
 }
 
-@compute @workgroup_size(${THREADS})
+@compute @workgroup_size(${t})
 fn main(@builtin(local_invocation_index) lid: u32,
         @builtin(subgroup_invocation_id) lane: u32, @builtin(subgroup_size) sg_size: u32) {
   ${tileInitWgsl(config)}
@@ -120,40 +124,47 @@ fn main(@builtin(local_invocation_index) lid: u32,
   ${rankTileWgsl(
     config,
     pairs,
-    'atomicLoad(&control[4u + params.pass_index * 256u + slot])',
-    `// Publish early: later tiles may be waiting for this count.
-  if (tile == 0u) { atomicMax(&status[status_index(0u, slot)], FLAG_INCLUSIVE | tile_count); }
-  else { atomicMax(&status[status_index(tile, slot)], FLAG_AGGREGATE | tile_count); }`,
+    'atomicLoad(&control[4u + params.pass_index * 256u + d])',
+    `// Publish early: later tiles may be waiting for these counts.
+  for (var q = 0u; q < ${dpt}u; q++) {
+    let d = slot * ${dpt}u + q;
+    if (tile == 0u) { atomicMax(&status[status_index(0u, d)], FLAG_INCLUSIVE | tile_count[q]); }
+    else { atomicMax(&status[status_index(tile, d)], FLAG_AGGREGATE | tile_count[q]); }
+  }`,
   )}
 
-  // Decoupled look-back for digit = slot: walk back over earlier tiles, adding aggregates, until an
+  // Decoupled look-back for each owned digit: walk back over earlier tiles, adding aggregates, until an
   // inclusive count. Every thread still looking is at the same tile (look) in each round.
-  var excl = 0u;
-  var done = tile == 0u;
+  var excl: array<u32, ${dpt}>;
+  var done: array<bool, ${dpt}>;
+  for (var q = 0u; q < ${dpt}u; q++) { done[q] = tile == 0u; }
   var look = tile;
   var round = 0u;
   if (tile != 0u) {
     loop {
       let par = round & 1u;
       look -= 1u;
-      var stalled = false;
-      if (!done) {
+      var stalled: array<bool, ${dpt}>;
+      var any_stalled = false;
+      let distrusted = params.distrust_odd != 0u && (look & 1u) == 1u;
+      for (var q = 0u; q < ${dpt}u; q++) {
+        if (done[q]) { continue; }
         var s = 0u;
-        let distrusted = params.distrust_odd != 0u && (look & 1u) == 1u;
         if (!distrusted) {
           for (var spin = 0u; spin < params.max_spin; spin++) {
-            s = atomicLoad(&status[status_index(look, slot)]);
+            s = atomicLoad(&status[status_index(look, slot * ${dpt}u + q)]);
             if ((s & FLAG_MASK) != 0u) { break; }
           }
         }
         if ((s & FLAG_MASK) == 0u) {
-          stalled = true;
+          stalled[q] = true;
+          any_stalled = true;
         } else {
-          excl += s & VALUE_MASK;
-          done = (s & FLAG_INCLUSIVE) != 0u;
+          excl[q] += s & VALUE_MASK;
+          done[q] = (s & FLAG_INCLUSIVE) != 0u;
         }
       }
-      if (stalled) { need_fallback[par] = 1u; }
+      if (any_stalled) { need_fallback[par] = 1u; }
       let fallback = workgroupUniformLoad(&need_fallback[par]);
       // Everyone has read last round's flags: reset them for the next round.
       if (lid == 0u) {
@@ -162,28 +173,34 @@ fn main(@builtin(local_invocation_index) lid: u32,
       }
       if (fallback != 0u) {
         // Count the stalled tile's digits from its keys, and share the result through its status.
-        atomicStore(&fallback_hist[lid], 0u);
+        for (var d = lid; d < ${RADIX}u; d += ${t}u) { atomicStore(&fallback_hist[d], 0u); }
         workgroupBarrier();
         let look_start = look * ${tile}u;
         for (var j = 0u; j < ${kpt}u; j++) {
-          let i = look_start + j * ${THREADS}u + lid;
+          let i = look_start + j * ${t}u + lid;
           if (i < n) { atomicAdd(&fallback_hist[digit_of(keys_in[i])], 1u); }
         }
         workgroupBarrier();
-        if (stalled) {
-          let c = atomicLoad(&fallback_hist[slot]);
-          excl += c;
-          done = look == 0u;
-          atomicMax(&status[status_index(look, slot)], select(FLAG_AGGREGATE, FLAG_INCLUSIVE, done) | c);
+        for (var q = 0u; q < ${dpt}u; q++) {
+          if (!stalled[q]) { continue; }
+          let d = slot * ${dpt}u + q;
+          let c = atomicLoad(&fallback_hist[d]);
+          excl[q] += c;
+          done[q] = look == 0u;
+          atomicMax(&status[status_index(look, d)], select(FLAG_AGGREGATE, FLAG_INCLUSIVE, done[q]) | c);
         }
       }
-      if (!done) { pending[par] = 1u; }
+      var all_done = true;
+      for (var q = 0u; q < ${dpt}u; q++) { all_done = all_done && done[q]; }
+      if (!all_done) { pending[par] = 1u; }
       if (workgroupUniformLoad(&pending[par]) == 0u) { break; }
       round += 1u;
     }
-    atomicMax(&status[status_index(tile, slot)], FLAG_INCLUSIVE | (excl + tile_count));
+    for (var q = 0u; q < ${dpt}u; q++) {
+      atomicMax(&status[status_index(tile, slot * ${dpt}u + q)], FLAG_INCLUSIVE | (excl[q] + tile_count[q]));
+    }
   }
-  global_base[slot] = digit_start + excl;
+  for (var q = 0u; q < ${dpt}u; q++) { global_base[slot * ${dpt}u + q] = digit_start[q] + excl[q]; }
   ${scatterTileWgsl(config, pairs)}
 }
 `;

@@ -34,7 +34,11 @@ it('sorts random combinations of type, direction, bits, count, outputs, algorith
         descending: r() < 0.5,
         bits,
         algorithm: r() < 0.3 ? 'reduce-then-scan' : 'onesweep',
-        tuning: { maxSpin: pick([0, 2, 64]), ...(r() < 0.5 ? { keysPerThread: 7 } : {}) },
+        tuning: {
+          maxSpin: pick([0, 2, 64]),
+          ...(r() < 0.5 ? { keysPerThread: 7 } : {}),
+          ...(r() < 0.4 ? { workgroupSize: pick([64, 128]) } : {}),
+        },
       };
       const what = JSON.stringify({ iter, n, m, type, distinct, gpuCount, pairs, outOfPlace, ...options });
 

@@ -1,4 +1,4 @@
-import { type DeviceArray, type ElementType, InputError, type WeftDevice } from '@weft/gpu';
+import { type DeviceArray, DeviceLimitError, type ElementType, InputError, type WeftDevice } from '@weft/gpu';
 import {
   adversarialSizes,
   expectArrayEqual,
@@ -296,12 +296,21 @@ describe('sortKeys / sortPairs', () => {
         ['fallback on odd tiles', { tuning: { distrustOddTiles: true } }],
         ['fallback always', { tuning: { maxSpin: 0 } }],
         ['7 keys per thread', { tuning: { keysPerThread: 7 } }],
+        // Smaller workgroups, as adapters with 4-lane subgroups get (SwiftShader): 4 and 2 digits per thread.
+        [
+          '64-thread workgroups, fallback on odd tiles',
+          { tuning: { workgroupSize: 64, distrustOddTiles: true } },
+        ],
+        ['128-thread workgroups, fallback always', { tuning: { workgroupSize: 128, maxSpin: 0 } }],
+        [
+          '64-thread workgroups, reduce-then-scan',
+          { algorithm: 'reduce-then-scan', tuning: { workgroupSize: 64 } },
+        ],
       ];
       const f = randomF32(7 * tile + 1, 12, -10, 10);
       for (let i = 0; i < f.length; i += 3) f[i] = F32_SPECIALS[i % F32_SPECIALS.length]!;
       for (const [name, options] of variants) {
-        const kpt = options.tuning?.keysPerThread;
-        const small = kpt ? 256 * kpt : tile;
+        const small = tileSize(radixTileConfig(device, options.tuning));
         for (const n of [1, small - 1, small, 2 * small + 1, 9 * tile + 77]) {
           await checkSort(device, 'u32', randomU32(n, n + 3), `${name} n=${n}`, options);
         }
@@ -344,8 +353,42 @@ describe('sortKeys / sortPairs', () => {
       await expect(sortPairs(device, keys, f, { outputKeys: small })).rejects.toThrow(/both/);
       await expect(sortKeys(device, keys, { count: { array: keys, index: 0 } })).rejects.toThrow(/own array/);
       await expect(sortKeys(device, keys, { algorithm: 'quick' as 'onesweep' })).rejects.toThrow(/algorithm/);
+      await expect(sortKeys(device, keys, { tuning: { workgroupSize: 96 } })).rejects.toThrow(
+        /workgroupSize/,
+      );
       for (const a of [keys, f, small]) a.destroy();
     });
+  });
+});
+
+describe('radixTileConfig', () => {
+  // Only the fields radixTileConfig reads.
+  function fakeDevice(subgroupSize: number, workgroupStorage: number): WeftDevice {
+    return {
+      hasSubgroups: true,
+      adapter: { subgroupMinSize: subgroupSize, subgroupMaxSize: subgroupSize },
+      limits: { maxComputeWorkgroupStorageSize: workgroupStorage },
+    } as unknown as WeftDevice;
+  }
+
+  it('keeps 256 threads x 16 keys for 8- and 32-lane subgroups in 32 KB', () => {
+    for (const sg of [8, 32]) {
+      const c = radixTileConfig(fakeDevice(sg, 32768));
+      expect([c.threads, c.keysPerThread, c.maxSubgroups]).toEqual([256, 16, 256 / sg]);
+    }
+  });
+
+  it('takes 128-thread workgroups for 4-lane subgroups in 32 KB (SwiftShader), 64 in 16 KB', () => {
+    const c = radixTileConfig(fakeDevice(4, 32768));
+    expect([c.threads, c.keysPerThread, c.maxSubgroups]).toEqual([128, 16, 32]);
+    const d = radixTileConfig(fakeDevice(4, 16384));
+    expect([d.threads, d.keysPerThread, d.maxSubgroups]).toEqual([64, 16, 16]);
+  });
+
+  it('throws DeviceLimitError when nothing fits, InputError for a workgroup below the subgroup size', () => {
+    expect(() => radixTileConfig(fakeDevice(4, 4096))).toThrow(DeviceLimitError);
+    expect(() => radixTileConfig(fakeDevice(128, 65536), { workgroupSize: 64 })).toThrow(InputError);
+    expect(radixTileConfig(fakeDevice(128, 65536)).threads).toBe(256);
   });
 });
 

@@ -162,7 +162,7 @@ async function radixSort(
   if (capacity === 0) return;
 
   await onTarget(target, where, async (rec) => {
-    const config = radixTileConfig(rec.device, options.tuning?.keysPerThread);
+    const config = radixTileConfig(rec.device, options.tuning);
     const passes = Math.ceil(bits / RADIX_BITS);
     const countArray = isGpuCount(count) ? count.array : rec.scratch('u32', 1, 'sort count (unused)');
     const context: PassContext = {

@@ -12,21 +12,30 @@ import { ORDER_KEY_WGSL } from './order-key.ts';
  * (clamped to `params.n`, the capacity), so a sort of a GPU count needs no read-back.
  */
 
-/** Threads per workgroup; also the number of digit bins (8-bit digits), so thread or slot `d` owns bin `d`. */
+/** Digit bins of an 8-bit digit. */
+export const RADIX = 256;
+/** Threads of the helper kernels that do not rank tiles (histogram, copy, zero). */
 export const THREADS = 256;
 export const RADIX_BITS = 8;
 
 export interface RadixTileConfig {
+  /** Threads per workgroup of the tile kernels: 256, or fewer where small subgroups need the memory. */
+  readonly threads: number;
   /** Keys per thread in the downsweep and upsweep. */
   readonly keysPerThread: number;
-  /** Most subgroups a workgroup can have (THREADS / smallest subgroup size). */
+  /** Most subgroups a workgroup can have (threads / smallest subgroup size). */
   readonly maxSubgroups: number;
   /** Words of the downsweep's shared array (per-subgroup histograms, then the staged tile). */
   readonly sharedWords: number;
 }
 
 export function tileSize(config: RadixTileConfig): number {
-  return THREADS * config.keysPerThread;
+  return config.threads * config.keysPerThread;
+}
+
+/** Digits each thread owns in per-digit steps (thread `s` owns digits `s * D .. s * D + D - 1`). */
+export function digitsPerThread(config: RadixTileConfig): number {
+  return RADIX / config.threads;
 }
 
 const PARAMS = {
@@ -92,41 +101,43 @@ fn slot_scan(v: vec2<u32>, w: u32, lane: u32, sg_size: u32, num_sg: u32) -> vec4
 
 export function upsweepWgsl(config: RadixTileConfig): string {
   const kpt = config.keysPerThread;
+  const t = config.threads;
   return /* wgsl */ `
 ${ORDER_KEY_WGSL}
 ${ITEM_COUNT}
-var<workgroup> hist: array<atomic<u32>, ${THREADS}>;
+var<workgroup> hist: array<atomic<u32>, ${RADIX}>;
 var<workgroup> n_shared: u32;
 
-@compute @workgroup_size(${THREADS})
+@compute @workgroup_size(${t})
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
         @builtin(local_invocation_index) lid: u32) {
   let tile = weft_workgroup_index(wid, nwg);
-  atomicStore(&hist[lid], 0u);
+  for (var d = lid; d < ${RADIX}u; d += ${t}u) { atomicStore(&hist[d], 0u); }
   if (lid == 0u) { n_shared = item_count(); }
   let n = workgroupUniformLoad(&n_shared);
-  let tile_start = tile * ${THREADS * kpt}u;
+  let tile_start = tile * ${t * kpt}u;
   // Tiles past the count write nothing: row_scan treats them as empty.
   if (tile >= params.num_tiles || tile_start >= n) { return; }
   for (var j = 0u; j < ${kpt}u; j++) {
-    let i = tile_start + j * ${THREADS}u + lid;
+    let i = tile_start + j * ${t}u + lid;
     if (i < n) { atomicAdd(&hist[digit_of(keys_in[i])], 1u); }
   }
   workgroupBarrier();
-  row_prefix[lid * params.num_tiles + tile] = atomicLoad(&hist[lid]);
+  for (var d = lid; d < ${RADIX}u; d += ${t}u) { row_prefix[d * params.num_tiles + tile] = atomicLoad(&hist[d]); }
 }
 `;
 }
 
 export function rowScanWgsl(config: RadixTileConfig): string {
   const tile = tileSize(config);
+  const t = config.threads;
   return /* wgsl */ `
 ${ORDER_KEY_WGSL}
 ${ITEM_COUNT}
 ${slotScanWgsl(config.maxSubgroups)}
 var<workgroup> n_shared: u32;
 
-@compute @workgroup_size(${THREADS})
+@compute @workgroup_size(${t})
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32,
         @builtin(subgroup_invocation_id) lane: u32, @builtin(subgroup_size) sg_size: u32) {
   let digit = wid.x;
@@ -140,7 +151,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
   let row = digit * params.num_tiles;
   var carry = 0u;
   // Each round scans 4 consecutive tiles per slot.
-  for (var base = 0u; base < active_tiles; base += ${4 * THREADS}u) {
+  for (var base = 0u; base < active_tiles; base += ${4 * t}u) {
     let t0 = base + slot * 4u;
     var v = vec4<u32>(0u);
     for (var q = 0u; q < 4u; q++) {
@@ -167,8 +178,8 @@ ${slotScanWgsl(config.maxSubgroups)}
 // First the per-subgroup digit histograms (two 16-bit counters per word: a subgroup ranks at most one
 // tile, 2^16 > ${tile} keys), then, reused, the tile's keys (and values) staged in sorted order.
 var<workgroup> shared_words: array<atomic<u32>, ${config.sharedWords}>;
-var<workgroup> local_start: array<u32, ${THREADS}>;
-var<workgroup> global_base: array<u32, ${THREADS}>;
+var<workgroup> local_start: array<u32, ${RADIX}>;
+var<workgroup> global_base: array<u32, ${RADIX}>;
 var<workgroup> n_shared: u32;
 
 fn mask_below(lane: u32, word: u32) -> u32 {
@@ -193,16 +204,17 @@ fn lowest_lane(m: vec4<u32>) -> u32 {
 /** Zeroes the per-subgroup histograms and the subgroup ticket (before the barrier that reads `n`). */
 export function tileInitWgsl(config: RadixTileConfig): string {
   return /* wgsl */ `
-  for (var i = lid; i < ${config.maxSubgroups * 128}u; i += ${THREADS}u) { atomicStore(&shared_words[i], 0u); }
+  for (var i = lid; i < ${config.maxSubgroups * 128}u; i += ${config.threads}u) { atomicStore(&shared_words[i], 0u); }
   if (lid == 0u) { atomicStore(&ticket, 0u); }`;
 }
 
 /**
  * Ranks the tile at `tile_start` (keys < `n` valid) stably and stages its keys in `shared_words` in
- * digit order. Leaves, per slot (= digit): `tile_count` (keys of the digit in the tile, valid only),
- * `digit_start` (exclusive prefix of `digitTotal` over digits), `local_start[]` (tile-local digit
- * starts), and per thread `pos[]`/`vals[]` for staging values. `afterCount` runs as soon as
- * `tile_count` is known (OneSweep publishes it there).
+ * digit order. Each slot owns D = 256 / threads consecutive digits, `slot * D + q` for q < D. Leaves,
+ * per owned digit q: `tile_count[q]` (keys of the digit in the tile, valid only), `digit_start[q]`
+ * (exclusive prefix of `digitTotal(d)` over digits); `local_start[]` (tile-local digit starts), and per
+ * thread `pos[]`/`vals[]` for staging values. `afterCount` runs as soon as `tile_count` is known
+ * (OneSweep publishes it there). `digitTotal` is an expression of the digit `d`.
  */
 export function rankTileWgsl(
   config: RadixTileConfig,
@@ -212,6 +224,7 @@ export function rankTileWgsl(
 ): string {
   const kpt = config.keysPerThread;
   const tile = tileSize(config);
+  const dpt = digitsPerThread(config);
   return /* wgsl */ `
   // Subgroup w ranks the contiguous block [w * sg_size * KPT, +sg_size * KPT) of the tile, KPT rounds of
   // sg_size consecutive keys, so (w, round, lane) order is input order: ranking in that order is stable.
@@ -256,25 +269,40 @@ export function rankTileWgsl(
   workgroupBarrier();
   let num_sg = atomicLoad(&ticket);
 
-  // Per digit: exclusive prefix over subgroups (in place) and the tile's count.
-  if (slot < 128u) {
+  // Per histogram word (digits d and d + 128): exclusive prefix over subgroups (in place) and the tile's count.
+  for (var hw = slot; hw < 128u; hw += ${config.threads}u) {
     var run = 0u;
     for (var i = 0u; i < num_sg; i++) {
-      let v = atomicLoad(&shared_words[i * 128u + slot]);
-      atomicStore(&shared_words[i * 128u + slot], run);
+      let v = atomicLoad(&shared_words[i * 128u + hw]);
+      atomicStore(&shared_words[i * 128u + hw], run);
       run += v;
     }
-    local_start[slot] = run & 0xffffu;
-    local_start[slot + 128u] = run >> 16u;
+    local_start[hw] = run & 0xffffu;
+    local_start[hw + 128u] = run >> 16u;
   }
   workgroupBarrier();
   let valid_in_tile = min(${tile}u, n - tile_start);
-  let count_with_padding = local_start[slot];
-  let tile_count = count_with_padding - select(0u, ${tile}u - valid_in_tile, slot == max_digit);
+  // This slot's digits: counts with the padding keys (for tile-local starts) and without (to publish).
+  var padded: array<u32, ${dpt}>;
+  var tile_count: array<u32, ${dpt}>;
+  var totals: array<u32, ${dpt}>;
+  var sums = vec2<u32>(0u);
+  for (var q = 0u; q < ${dpt}u; q++) {
+    let d = slot * ${dpt}u + q;
+    padded[q] = local_start[d];
+    tile_count[q] = padded[q] - select(0u, ${tile}u - valid_in_tile, d == max_digit);
+    totals[q] = ${digitTotal};
+    sums += vec2<u32>(padded[q], totals[q]);
+  }
   ${afterCount}
-  let starts = slot_scan(vec2<u32>(count_with_padding, ${digitTotal}), w, lane, sg_size, num_sg);
-  local_start[slot] = starts.x;
-  let digit_start = starts.y;
+  let starts = slot_scan(sums, w, lane, sg_size, num_sg);
+  var digit_start: array<u32, ${dpt}>;
+  var run = starts.xy;
+  for (var q = 0u; q < ${dpt}u; q++) {
+    local_start[slot * ${dpt}u + q] = run.x;
+    digit_start[q] = run.y;
+    run += vec2<u32>(padded[q], totals[q]);
+  }
   workgroupBarrier();
   for (var k = 0u; k < ${kpt}u; k++) {
     let valid = block + k * sg_size + lane < n;
@@ -290,12 +318,13 @@ export function rankTileWgsl(
 /** Writes the staged tile to `global_base[digit] + rank within the digit` (keys, then values). */
 export function scatterTileWgsl(config: RadixTileConfig, pairs: boolean): string {
   const kpt = config.keysPerThread;
+  const t = config.threads;
   return /* wgsl */ `
   // Staged keys and global_base must be complete.
   workgroupBarrier();
   ${pairs ? `var dst: array<u32, ${kpt}>;` : ''}
   for (var j = 0u; j < ${kpt}u; j++) {
-    let i = j * ${THREADS}u + lid;
+    let i = j * ${t}u + lid;
     if (i < valid_in_tile) {
       let key = atomicLoad(&shared_words[i]);
       let d = digit_of(key);
@@ -310,7 +339,7 @@ export function scatterTileWgsl(config: RadixTileConfig, pairs: boolean): string
   for (var k = 0u; k < ${kpt}u; k++) { atomicStore(&shared_words[pos[k]], vals[k]); }
   workgroupBarrier();
   for (var j = 0u; j < ${kpt}u; j++) {
-    let i = j * ${THREADS}u + lid;
+    let i = j * ${t}u + lid;
     if (i < valid_in_tile) { values_out[dst[j]] = atomicLoad(&shared_words[i]); }
   }`
       : ''
@@ -319,12 +348,13 @@ export function scatterTileWgsl(config: RadixTileConfig, pairs: boolean): string
 
 export function downsweepWgsl(config: RadixTileConfig, pairs: boolean): string {
   const tile = tileSize(config);
+  const dpt = digitsPerThread(config);
   return /* wgsl */ `
 ${ORDER_KEY_WGSL}
 ${ITEM_COUNT}
 ${tileSharedWgsl(config)}
 
-@compute @workgroup_size(${THREADS})
+@compute @workgroup_size(${config.threads})
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
         @builtin(local_invocation_index) lid: u32,
         @builtin(subgroup_invocation_id) lane: u32, @builtin(subgroup_size) sg_size: u32) {
@@ -334,8 +364,11 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
   let n = workgroupUniformLoad(&n_shared);
   let tile_start = tile * ${tile}u;
   if (tile >= params.num_tiles || tile_start >= n) { return; }
-  ${rankTileWgsl(config, pairs, 'digit_total[slot]')}
-  global_base[slot] = digit_start + row_prefix[slot * params.num_tiles + tile];
+  ${rankTileWgsl(config, pairs, 'digit_total[d]')}
+  for (var q = 0u; q < ${dpt}u; q++) {
+    let d = slot * ${dpt}u + q;
+    global_base[d] = digit_start[q] + row_prefix[d * params.num_tiles + tile];
+  }
   ${scatterTileWgsl(config, pairs)}
 }
 `;

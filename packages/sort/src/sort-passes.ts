@@ -8,6 +8,7 @@ import {
 } from './onesweep-wgsl.ts';
 import {
   downsweepWgsl,
+  RADIX,
   RADIX_BITS,
   RADIX_PARAMS,
   type RadixTileConfig,
@@ -18,8 +19,16 @@ import {
 
 /** Knobs for benchmarks and tests; the defaults are the tuned values. */
 export interface SortTuning {
-  /** Keys per thread of a tile (tile = 256 x this; default the largest of 16, 12, 8 that fits). */
+  /**
+   * Keys per thread of a tile (tile = workgroup size x this; default the largest of 16, 12, 8 that fits
+   * in workgroup memory).
+   */
   keysPerThread?: number;
+  /**
+   * Threads per workgroup of the ranking kernels: 256, 128 or 64 (default the largest that fits: each
+   * subgroup keeps its own 256-digit histogram, so adapters with 4-lane subgroups need fewer threads).
+   */
+  workgroupSize?: number;
   /** OneSweep: polls of a predecessor's status before counting its keys itself (default 64). */
   maxSpin?: number;
   /** OneSweep test hook: never trust odd tiles' published counts, so the fallback path always runs. */
@@ -95,8 +104,8 @@ export async function prepareReduceThenScan(ctx: PassContext): Promise<RecordPas
       subgroups: true,
     }),
   ]);
-  const rowPrefix = rec.scratch('u32', THREADS * numTiles, 'sort tile prefixes');
-  const digitTotal = rec.scratch('u32', THREADS, 'sort digit totals');
+  const rowPrefix = rec.scratch('u32', RADIX * numTiles, 'sort tile prefixes');
+  const digitTotal = rec.scratch('u32', RADIX, 'sort digit totals');
   return (p, src, dst) => {
     const params = { ...ctx.params, num_tiles: numTiles, shift: p * RADIX_BITS };
     rec.dispatch(upsweep, {
@@ -107,7 +116,7 @@ export async function prepareReduceThenScan(ctx: PassContext): Promise<RecordPas
     rec.dispatch(rowScan, {
       bindings: { row_prefix: rowPrefix, digit_total: digitTotal, count: countArray },
       params,
-      workgroups: [THREADS, 1, 1],
+      workgroups: [RADIX, 1, 1],
     });
     rec.dispatch(downsweep, {
       bindings: {
@@ -172,7 +181,7 @@ export async function prepareOneSweep(ctx: PassContext, keys: DeviceArray): Prom
     }),
   ]);
   const control = rec.scratch('u32', CONTROL_WORDS, 'onesweep control');
-  const status = rec.scratch('u32', passes * numTiles * THREADS, 'onesweep status');
+  const status = rec.scratch('u32', passes * numTiles * RADIX, 'onesweep status');
   // Cleared by a kernel rather than clearBuffer: stays inside the compute pass (and its timing).
   await recordZero(rec, control);
   await recordZero(rec, status);

@@ -1,25 +1,40 @@
 import { DeviceLimitError, InputError, type WeftDevice, WeftError } from '@weft/gpu';
-import { type RadixTileConfig, THREADS } from './radix-wgsl.ts';
+import { RADIX, type RadixTileConfig } from './radix-wgsl.ts';
 
 /** Keys per thread tried in order when the caller does not choose: 16 (4096-key tiles) fits 32 KB. */
 const PREFERRED_KEYS_PER_THREAD = [16, 12, 8];
+/**
+ * Workgroup sizes tried in order: 256 wherever it fits. Each subgroup keeps its own 256-digit histogram
+ * (128 words), so 256 threads in 4-lane subgroups (SwiftShader) need 64 x 512 bytes, all of a 32 KB limit;
+ * 128 threads halve that. Every size is a multiple of 64 so a thread owns a whole number of digits.
+ */
+const WORKGROUP_SIZES = [256, 128, 64];
 
-function sharedBytes(keysPerThread: number, maxSubgroups: number): number {
-  const sharedWords = Math.max(THREADS * keysPerThread, maxSubgroups * 128);
+export interface TileTuning {
+  keysPerThread?: number;
+  workgroupSize?: number;
+}
+
+function sharedWords(threads: number, keysPerThread: number, maxSubgroups: number): number {
+  return Math.max(threads * keysPerThread, maxSubgroups * 128);
+}
+
+function sharedBytes(threads: number, keysPerThread: number, maxSubgroups: number): number {
   // shared_words + local_start, global_base, fallback_hist + sg_totals + flags and counters (+ slack)
-  return 4 * sharedWords + 12 * THREADS + 8 * maxSubgroups + 96;
+  return 4 * sharedWords(threads, keysPerThread, maxSubgroups) + 12 * RADIX + 8 * maxSubgroups + 96;
 }
 
 /**
- * Tile shape for this device: the largest tile whose workgroup memory fits for the adapter's smallest
- * subgroups (each subgroup keeps its own 256-digit histogram, so small subgroups need more memory).
+ * Tile shape for this device: the largest workgroup, then the largest tile, whose workgroup memory fits
+ * for the adapter's smallest subgroups (small subgroups mean many histograms, so more memory).
  */
-export function radixTileConfig(device: WeftDevice, keysPerThread?: number): RadixTileConfig {
+export function radixTileConfig(device: WeftDevice, tuning: TileTuning = {}): RadixTileConfig {
   if (!device.hasSubgroups) {
     throw new WeftError(
       "@weft/sort needs the WebGPU 'subgroups' feature, which this adapter does not offer; use an adapter with subgroups",
     );
   }
+  const { keysPerThread, workgroupSize } = tuning;
   if (
     keysPerThread !== undefined &&
     (!Number.isInteger(keysPerThread) || keysPerThread < 1 || keysPerThread > 64)
@@ -27,18 +42,44 @@ export function radixTileConfig(device: WeftDevice, keysPerThread?: number): Rad
     throw new InputError(`keysPerThread must be an integer in [1, 64], got ${keysPerThread}`, 'sort tuning');
   }
   const minSubgroup = device.adapter.subgroupMinSize ?? 4;
-  const maxSubgroups = Math.max(1, Math.floor(THREADS / minSubgroup));
-  const limit = device.limits.maxComputeWorkgroupStorageSize;
-  const candidates = keysPerThread === undefined ? PREFERRED_KEYS_PER_THREAD : [keysPerThread];
-  for (const kpt of candidates) {
-    if (sharedBytes(kpt, maxSubgroups) <= limit) {
-      return { keysPerThread: kpt, maxSubgroups, sharedWords: Math.max(THREADS * kpt, maxSubgroups * 128) };
+  // Subgroups must be full: a workgroup smaller than the largest subgroup would leave lanes missing.
+  const maxSubgroupSize = device.adapter.subgroupMaxSize ?? 0;
+  if (workgroupSize !== undefined) {
+    if (!WORKGROUP_SIZES.includes(workgroupSize)) {
+      throw new InputError(
+        `workgroupSize must be one of ${WORKGROUP_SIZES.join(', ')}, got ${workgroupSize}`,
+        'sort tuning',
+      );
+    }
+    if (workgroupSize < maxSubgroupSize) {
+      throw new InputError(
+        `workgroupSize ${workgroupSize} is below this adapter's subgroup size ${maxSubgroupSize}`,
+        'sort tuning',
+      );
     }
   }
-  const smallest = candidates[candidates.length - 1]!;
+  const sizes =
+    workgroupSize !== undefined ? [workgroupSize] : WORKGROUP_SIZES.filter((t) => t >= maxSubgroupSize);
+  const limit = device.limits.maxComputeWorkgroupStorageSize;
+  const candidates = keysPerThread === undefined ? PREFERRED_KEYS_PER_THREAD : [keysPerThread];
+  let smallest = { threads: 0, kpt: 0, maxSubgroups: 0 };
+  for (const threads of sizes) {
+    const maxSubgroups = Math.max(1, Math.floor(threads / minSubgroup));
+    for (const kpt of candidates) {
+      smallest = { threads, kpt, maxSubgroups };
+      if (sharedBytes(threads, kpt, maxSubgroups) <= limit) {
+        return {
+          threads,
+          keysPerThread: kpt,
+          maxSubgroups,
+          sharedWords: sharedWords(threads, kpt, maxSubgroups),
+        };
+      }
+    }
+  }
   throw new DeviceLimitError(
-    `radix sort workgroup memory (${smallest} keys per thread, subgroups of ${minSubgroup} lanes)`,
-    sharedBytes(smallest, maxSubgroups),
+    `radix sort workgroup memory (${smallest.threads} threads, ${smallest.kpt} keys per thread, subgroups of ${minSubgroup} lanes)`,
+    sharedBytes(smallest.threads, smallest.kpt, smallest.maxSubgroups),
     'maxComputeWorkgroupStorageSize',
     limit,
   );
