@@ -9,7 +9,7 @@ import { verifyColoring, verifyIndependentSet } from './verify.ts';
 describe('maximal independent set and coloring', () => {
   it('are maximal / proper on the undirected corpus and random graphs, for two seeds', () =>
     gpuTest(async (device) => {
-      for (const { name, csr } of testGraphs(false, 24)) {
+      for (const { name, csr } of testGraphs(false, 30)) {
         if (csr.directed) continue;
         const graph = uploadGraph(device, csr);
         let maxDegree = 0;

@@ -9,7 +9,7 @@ import { verifyPageRank } from './verify.ts';
 describe('pageRank', () => {
   it('default options reach the f64 fixed point within 1e-3 relative on the corpus and random graphs', () =>
     gpuTest(async (device) => {
-      for (const { name, csr } of testGraphs(false, 25)) {
+      for (const { name, csr } of testGraphs(false, 40)) {
         const graph = uploadGraph(device, csr, { csc: csr.directed });
         const result = await pageRank(device, graph);
         expect(result.converged, name).toBe(true);

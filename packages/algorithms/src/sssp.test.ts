@@ -9,7 +9,7 @@ describe('sssp', () => {
   for (const weights of ['u32', 'f32', false] as const) {
     it(`matches Dijkstra, ${weights || 'unweighted'} weights`, () =>
       gpuTest(async (device) => {
-        for (const { name, csr } of testGraphs(weights, 15)) {
+        for (const { name, csr } of testGraphs(weights, 30)) {
           const graph = uploadGraph(device, csr);
           for (const source of testSources(csr).slice(0, 2)) {
             const loadBalance = source % 2 === 0 ? 'merge-path' : 'thread-mapped';

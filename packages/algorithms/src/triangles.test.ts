@@ -9,7 +9,7 @@ describe('triangleCount', () => {
   it('counts each triangle once on the undirected corpus and random graphs', () =>
     gpuTest(async (device) => {
       let total = 0;
-      for (const { name, csr } of testGraphs(false, 30)) {
+      for (const { name, csr } of testGraphs(false, 60)) {
         if (csr.directed) continue;
         const graph = uploadGraph(device, csr);
         const { count } = await triangleCount(device, graph);
