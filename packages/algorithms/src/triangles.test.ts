@@ -2,7 +2,7 @@ import { csrFromEdgeList, uploadGraph } from '@weft/graph';
 import { gpuTest } from '@weft/testing';
 import { describe, expect, it } from 'vitest';
 import { trianglesReference } from './reference.ts';
-import { testGraphs } from './test-graphs.ts';
+import { randomEdges, testGraphs } from './test-graphs.ts';
 import { triangleCount } from './triangles.ts';
 
 describe('triangleCount', () => {
@@ -19,6 +19,26 @@ describe('triangleCount', () => {
         graph.destroy();
       }
       expect(total).toBeGreaterThan(100);
+    }));
+
+  it('the reference agrees with brute force on small random graphs', () =>
+    gpuTest(async (device) => {
+      for (let seed = 0; seed < 20; seed++) {
+        const n = 5 + seed * 2;
+        const { csr } = csrFromEdgeList(randomEdges(n, n * 3, seed, false));
+        const adjacent = (a: number, b: number) => {
+          for (let e = csr.offsets[a]!; e < csr.offsets[a + 1]!; e++) if (csr.targets[e] === b) return true;
+          return false;
+        };
+        let brute = 0;
+        for (let a = 0; a < n; a++)
+          for (let b = a + 1; b < n; b++)
+            for (let c = b + 1; c < n; c++) if (adjacent(a, b) && adjacent(b, c) && adjacent(a, c)) brute++;
+        expect(trianglesReference(csr), `seed ${seed}`).toBe(brute);
+        const graph = uploadGraph(device, csr);
+        expect((await triangleCount(device, graph)).count, `seed ${seed}`).toBe(brute);
+        graph.destroy();
+      }
     }));
 
   it('a clique of 40 has C(40, 3) triangles; directed graphs are refused', () =>
