@@ -109,8 +109,9 @@ export interface PageRankReferenceOptions {
 
 /**
  * PageRank as networkx computes it (power iteration in f64): uniform teleport, a dangling vertex's rank
- * spread evenly over all vertices, ranks summing to 1; stops when the L1 change is below `tolerance`
- * (networkx: `N * tol`) or after `maxIterations`.
+ * spread evenly over all vertices, ranks summing to 1; stops when no rank changes by more than
+ * `tolerance` relative to itself (as the GPU version; networkx uses the L1 change below `N * tol`) or
+ * after `maxIterations`.
  */
 export function pageRankReference(
   csr: HostCsr,
@@ -118,7 +119,7 @@ export function pageRankReference(
 ): { ranks: Float64Array; iterations: number; converged: boolean } {
   const n = csr.vertexCount;
   const alpha = options.alpha ?? 0.85;
-  const tolerance = options.tolerance ?? 1e-6;
+  const tolerance = options.tolerance ?? 1e-5;
   const maxIterations = options.maxIterations ?? 100;
   let ranks = new Float64Array(n).fill(1 / n);
   let next = new Float64Array(n);
@@ -137,7 +138,7 @@ export function pageRankReference(
     let change = 0;
     for (let v = 0; v < n; v++) {
       next[v] = (1 - alpha) / n + alpha * (next[v]! + dangling / n);
-      change += Math.abs(next[v]! - ranks[v]!);
+      change = Math.max(change, Math.abs(next[v]! - ranks[v]!) / Math.max(next[v]!, 1e-300));
     }
     [ranks, next] = [next, ranks];
     if (change < tolerance) return { ranks, iterations: it, converged: true };

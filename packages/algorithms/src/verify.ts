@@ -79,7 +79,7 @@ export function verifySssp(
 
 /**
  * PageRank within `relTolerance` of the f64 reference run to a tight tolerance, and summing to 1.
- * The default 1e-3 covers the default stopping rule (measured: up to 1.4e-4 on a Kronecker graph) and f32 sums.
+ * The default 1e-4 is what the default stopping rule promises (f32 sums included).
  */
 export function verifyPageRank(
   csr: HostCsr,
@@ -90,8 +90,8 @@ export function verifyPageRank(
   if (ranks.length !== n) return `${ranks.length} ranks for ${n} vertices`;
   if (n === 0) return null;
   const alpha = options.alpha ?? 0.85;
-  const tol = options.relTolerance ?? 1e-3;
-  const want = pageRankReference(csr, { alpha, tolerance: 1e-10, maxIterations: 10_000 }).ranks;
+  const tol = options.relTolerance ?? 1e-4;
+  const want = pageRankReference(csr, { alpha, tolerance: 1e-9, maxIterations: 10_000 }).ranks;
   let sum = 0;
   for (let v = 0; v < n; v++) {
     sum += ranks[v]!;
