@@ -30,7 +30,26 @@ import type { BenchCase, BenchInstance } from '../types.ts';
 
 export type Shape = 'kronecker' | 'grid' | 'geometric';
 
-export function makeGraph(shape: Shape, n: number, seed: number, weights: boolean): HostCsr {
+// Generated graphs, shared by every case of one size (host generation dominates a suite's wall time).
+const graphCache = new Map<string, HostCsr>();
+
+/**
+ * The suite's graph of `shape` with about `n` arcs (weighted; unweighted algorithms ignore the weights);
+ * the same (shape, n, seed) gives the same object.
+ */
+export function makeGraph(shape: Shape, n: number, seed: number, _weights: boolean): HostCsr {
+  // Weights come from their own random stream, so the weighted graph has the same arcs: generate it once.
+  const key = `${shape}:${n}:${seed}`;
+  let csr = graphCache.get(key);
+  if (!csr) {
+    if (graphCache.size >= 8) graphCache.delete(graphCache.keys().next().value!);
+    csr = generate(shape, n, seed, true);
+    graphCache.set(key, csr);
+  }
+  return csr;
+}
+
+function generate(shape: Shape, n: number, seed: number, weights: boolean): HostCsr {
   const w = weights ? { weights: true as const } : {};
   if (shape === 'kronecker') {
     const scale = Math.max(4, Math.round(Math.log2(n / 32)));
