@@ -63,6 +63,15 @@ function generate(shape: Shape, n: number, seed: number, weights: boolean): Host
     .csr;
 }
 
+/**
+ * Largest n per shape: Kronecker up to scale 22 (Graph500's 2^22 vertices, 2^27 arcs); the grid to 2^24
+ * arcs (a 2048 x 2048 mesh: ~4,000 BFS levels recorded per run, each level's scratch alive until the
+ * submit); geometric graphs to 2^25 arcs.
+ */
+function maxItemsOf(shape: Shape): number {
+  return shape === 'kronecker' ? 2 ** 27 : shape === 'grid' ? 2 ** 24 : 2 ** 25;
+}
+
 /** A source with out-edges, drawn from `seed` (Graph500 samples non-isolated sources). */
 export function pickSource(csr: HostCsr, seed: number): number {
   const n = csr.vertexCount;
@@ -92,6 +101,7 @@ function bfsCase(
   return {
     name: `bfs ${shape}${direction === 'auto' ? ' direction-optimizing' : ''}${loadBalance === 'thread-mapped' ? ' thread-mapped' : ''}`,
     family: 'algorithms',
+    maxItems: () => maxItemsOf(shape),
     async setup(device: WeftDevice, n: number, seed: number): Promise<BenchInstance> {
       const csr = makeGraph(shape, n, seed, false);
       const graph = uploadGraph(device, csr);
@@ -119,6 +129,7 @@ function ssspCase(shape: Shape, loadBalance: LoadBalance = 'merge-path'): BenchC
   return {
     name: `sssp ${shape} (u32 weights 1-255)${loadBalance === 'thread-mapped' ? ' thread-mapped' : ''}`,
     family: 'algorithms',
+    maxItems: () => maxItemsOf(shape),
     async setup(device, n, seed) {
       const csr = makeGraph(shape, n, seed, true);
       const graph = uploadGraph(device, csr);
@@ -146,6 +157,7 @@ function pageRankCase(shape: Shape): BenchCase {
   return {
     name: `pagerank ${shape}`,
     family: 'algorithms',
+    maxItems: () => maxItemsOf(shape),
     async setup(device, n, seed) {
       const csr = makeGraph(shape, n, seed, false);
       const graph = uploadGraph(device, csr);
@@ -172,6 +184,7 @@ function componentsCase(shape: Shape): BenchCase {
   return {
     name: `cc ${shape}`,
     family: 'algorithms',
+    maxItems: () => maxItemsOf(shape),
     async setup(device, n, seed) {
       const csr = makeGraph(shape, n, seed, false);
       const graph = uploadGraph(device, csr);
@@ -201,6 +214,7 @@ function trianglesCase(shape: Shape): BenchCase {
   return {
     name: `triangles ${shape}`,
     family: 'algorithms',
+    maxItems: () => maxItemsOf(shape),
     async setup(device, n, seed) {
       const csr = makeGraph(shape, n, seed, false);
       const graph = uploadGraph(device, csr);
