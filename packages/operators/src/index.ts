@@ -21,4 +21,5 @@ export {
   enact,
 } from './enactor.ts';
 export { type FilterOptions, filter } from './filter.ts';
+export { type IntersectionOptions, intersectionCount } from './intersection.ts';
 export { bitOr, type NeighborhoodReduceOptions, neighborhoodReduce } from './neighborhood.ts';

@@ -16,6 +16,7 @@ import { advanceDirectionOptimized } from './advance-optimized.ts';
 import { compute } from './compute.ts';
 import { enact } from './enactor.ts';
 import { filter } from './filter.ts';
+import { intersectionCount } from './intersection.ts';
 import { neighborhoodReduce } from './neighborhood.ts';
 
 function randomCsr(n: number, m: number, seed: number, directed = true): HostCsr {
@@ -419,5 +420,48 @@ describe('advanceDirectionOptimized', () => {
         expect((await pulls.download())[0], `${direction} ${threshold} pulled`).toBe(pulled);
       }
       for (const a of [graph, q, bitmap, space, seen, pulls]) a.destroy();
+    }));
+});
+
+describe('intersectionCount', () => {
+  it('counts common neighbors of vertex pairs, with and without an accept functor', () =>
+    gpuTest(async (device) => {
+      const csr = csrFromEdgeList(kronecker({ scale: 10, edgeFactor: 8, seed: 6 })).csr;
+      const graph = uploadGraph(device, csr);
+      const n = csr.vertexCount;
+      const r = mulberry32(2);
+      for (const pairs of [0, 1, 5000]) {
+        const a = Uint32Array.from({ length: pairs }, () => Math.floor(r() * n));
+        const b = Uint32Array.from({ length: pairs }, (_, i) => (i % 7 === 0 ? a[i]! : Math.floor(r() * n)));
+        const da = device.upload(pairs > 0 ? a : new Uint32Array(1));
+        const db = device.upload(pairs > 0 ? b : new Uint32Array(1));
+        const out = device.array('u32', Math.max(1, pairs));
+        const odd = device.array('u32', Math.max(1, pairs));
+        await intersectionCount(device, graph, da, db, pairs, out);
+        await intersectionCount(device, graph, da, db, pairs, odd, {
+          accept: wgsl`(a: u32, b: u32, w: u32) -> bool { return (w & 1u) == 1u; }`,
+        });
+        const neighbors = (v: number) => new Set(csr.targets.subarray(csr.offsets[v]!, csr.offsets[v + 1]!));
+        const want = new Uint32Array(pairs);
+        const wantOdd = new Uint32Array(pairs);
+        for (let i = 0; i < pairs; i++) {
+          const nb = neighbors(b[i]!);
+          for (const w of neighbors(a[i]!)) {
+            if (nb.has(w)) {
+              want[i]!++;
+              if (w % 2 === 1) wantOdd[i]!++;
+            }
+          }
+        }
+        if (pairs > 0) {
+          expectArrayEqual(await out.download(0, pairs), want, 'common neighbors');
+          expectArrayEqual(await odd.download(0, pairs), wantOdd, 'odd common neighbors');
+        }
+        for (const x of [da, db, out, odd]) x.destroy();
+      }
+      const one = device.array('u32', 1);
+      await expect(intersectionCount(device, graph, one, one, 2, one)).rejects.toThrow(/2 pairs/);
+      one.destroy();
+      graph.destroy();
     }));
 });
