@@ -1,4 +1,4 @@
-import { uploadGraph } from '@weft/graph';
+import { csrFromEdgeList, kronecker, uploadGraph } from '@weft/graph';
 import { gpuTest } from '@weft/testing';
 import { describe, expect, it } from 'vitest';
 import { sssp } from './sssp.ts';
@@ -13,7 +13,14 @@ describe('sssp', () => {
           const graph = uploadGraph(device, csr);
           for (const source of testSources(csr).slice(0, 2)) {
             const loadBalance = source % 2 === 0 ? 'merge-path' : 'thread-mapped';
-            const { distances, parents } = await sssp(device, graph, source, { loadBalance, parents: true });
+            // Alternate Bellman-Ford and near-far (bucket widths around the mean weight).
+            const delta =
+              source % 3 === 0 ? undefined : weights === 'u32' ? 100 : weights === 'f32' ? 2.5 : 2;
+            const { distances, parents } = await sssp(device, graph, source, {
+              loadBalance,
+              parents: true,
+              ...(delta === undefined ? {} : { delta }),
+            });
             // f32: the reference adds in f32 too, so the fixed points agree up to rounding ties.
             expect(
               verifySssp(csr, source, distances, weights === 'f32' ? 1e-6 : 0, parents),
@@ -24,6 +31,20 @@ describe('sssp', () => {
         }
       }));
   }
+
+  it('near-far with tiny, typical and huge buckets matches Bellman-Ford; bad deltas are refused', () =>
+    gpuTest(async (device) => {
+      const { csr } = csrFromEdgeList(kronecker({ scale: 10, edgeFactor: 8, seed: 9, weights: true }));
+      const graph = uploadGraph(device, csr);
+      const plain = await sssp(device, graph, 1);
+      for (const delta of [1, 64, 1e6]) {
+        const nearFar = await sssp(device, graph, 1, { delta });
+        expect(verifySssp(csr, 1, nearFar.distances), `delta ${delta}`).toBeNull();
+        if (delta === 1) expect(nearFar.iterations).toBeGreaterThan(plain.iterations);
+      }
+      await expect(sssp(device, graph, 1, { delta: 0.5 })).rejects.toThrow(/delta/);
+      graph.destroy();
+    }));
 
   it('large u32 weights saturate below the unreached marker; bad sources are rejected', () =>
     gpuTest(async (device) => {

@@ -1,15 +1,19 @@
 import {
   atomic,
   type DeviceArray,
+  type Functor,
+  f32,
   type GpuCount,
   InputError,
   type Recorder,
+  rw,
+  transform,
   u32,
   type WeftDevice,
   wgsl,
 } from '@weft/gpu';
 import { type DeviceGraph, FrontierBitmap, FrontierQueue } from '@weft/graph';
-import { AdvanceWorkspace, advancePush, enact } from '@weft/operators';
+import { AdvanceWorkspace, advancePush, compute, enact } from '@weft/operators';
 import {
   checkSource,
   type LoadBalance,
@@ -46,13 +50,27 @@ export class SsspProblem {
   readonly #improved: FrontierBitmap;
   readonly #space: AdvanceWorkspace;
   readonly #float: boolean;
+  /** Near-far only: the near list, the threshold and the smallest deferred distance (distance words). */
+  readonly #near: FrontierQueue | undefined;
+  readonly #bounds: DeviceArray<'u32'> | undefined;
 
   constructor(
     readonly device: WeftDevice,
     readonly graph: DeviceGraph,
-    readonly options: { loadBalance?: LoadBalance } = {},
+    readonly options: { loadBalance?: LoadBalance; delta?: number } = {},
   ) {
     this.#float = graph.weights?.type === 'f32';
+    const delta = options.delta;
+    if (delta !== undefined) {
+      if (!(delta > 0) || !Number.isFinite(delta) || (!this.#float && !Number.isInteger(delta))) {
+        throw new InputError(
+          `delta must be a positive ${this.#float ? 'number' : 'integer'}, got ${delta}`,
+          'delta',
+        );
+      }
+      this.#near = new FrontierQueue(device, graph.vertexCount, { label: 'sssp near' });
+      this.#bounds = device.array('u32', 2, { label: 'sssp threshold' });
+    }
     this.distances = device.array('u32', Math.max(1, graph.vertexCount), { label: 'sssp distances' });
     this.queue = new FrontierQueue(device, graph.vertexCount, { label: 'sssp frontier' });
     this.#improved = new FrontierBitmap(device, graph.vertexCount, 'sssp improved');
@@ -68,6 +86,26 @@ export class SsspProblem {
     await rec.fill(this.distances, this.unreached);
     await recordSet(rec, this.distances, source, 0);
     await this.queue.recordSingle(rec, source);
+    if (this.#bounds) await recordSet(rec, this.#bounds, 0, this.#deltaWord(0));
+  }
+
+  /** The distance word of `d + delta` (the first threshold), computed on the host. */
+  #deltaWord(d: number): number {
+    const delta = this.options.delta ?? 0;
+    if (!this.#float) return Math.min(d + delta, 0xfffffffe);
+    const bits = new Uint32Array(Float32Array.of(d + delta).buffer);
+    return bits[0]!;
+  }
+
+  /** `(d: u32) -> u32`: distance word `d` plus delta, in the distances' encoding. */
+  #addDeltaFunctor() {
+    const delta = this.options.delta ?? 0;
+    return this.#float
+      ? wgsl`(d: u32) -> u32 { return bitcast<u32>(bitcast<f32>(d) + ${f32(delta)}); }`
+      : wgsl`(d: u32) -> u32 {
+  let s = d + ${u32(delta)};
+  return select(s, 0xfffffffeu, s < d || s == 0xffffffffu);
+}`;
   }
 
   /** `(d: u32, e: u32) -> u32`: distance word `d` plus edge `e`'s weight, in the distances' encoding. */
@@ -91,12 +129,71 @@ export class SsspProblem {
   return nd < atomicMin(&${dist}[dst], nd);
 }`;
     this.#improved.recordClear(rec);
+    const loadBalance = this.options.loadBalance ?? 'merge-path';
+    if (this.#near && this.#bounds) {
+      await this.#nearFarStep(rec, relax, loadBalance);
+      return;
+    }
     await advancePush(rec, this.graph, this.queue.current, relax, {
       output: this.queue.next,
       visited: this.#improved,
       workspace: this.#space,
-      loadBalance: this.options.loadBalance ?? 'merge-path',
+      loadBalance,
     });
+    this.queue.swap();
+  }
+
+  /**
+   * Near-far (Davidson et al.'s two-level queue, with the far pile carried in the frontier): vertices of the
+   * frontier below the threshold form the near list and are relaxed; the others are deferred into the next
+   * frontier as they are. When the near list comes out empty, the threshold moves to the smallest deferred
+   * distance plus delta, on the GPU. Fewer re-relaxations than plain Bellman-Ford on weighted graphs.
+   */
+  async #nearFarStep(rec: Recorder, relax: Functor, loadBalance: LoadBalance): Promise<void> {
+    const near = this.#near!;
+    const bounds = this.#bounds!;
+    const next = this.queue.next;
+    rec.clear(near.next.count);
+    rec.clear(next.count);
+    await recordSet(rec, bounds, 1, 0xffffffff);
+    const bit = this.#improved.words;
+    await compute(
+      rec,
+      this.queue.current,
+      wgsl`(v: u32) {
+  let d = ${this.distances}[v];
+  if (d < atomicLoad(&${atomic(bounds)}[0])) {
+    let at = atomicAdd(&${atomic(near.next.count)}[0], 1u);
+    if (at < ${u32(near.capacity)}) { ${rw(near.next.items)}[at] = v; }
+  } else {
+    // Deferred: kept once (the bit also stops the advance below from adding it again).
+    let mask = 1u << (v & 31u);
+    if ((atomicOr(&${atomic(bit)}[v >> 5u], mask) & mask) == 0u) {
+      let at = atomicAdd(&${atomic(next.count)}[0], 1u);
+      if (at < ${u32(this.queue.capacity)}) { ${rw(next.items)}[at] = v; }
+      atomicMin(&${atomic(bounds)}[1], d);
+    }
+  }
+}`,
+    );
+    near.swap();
+    await advancePush(rec, this.graph, near.current, relax, {
+      output: next,
+      append: true,
+      visited: this.#improved,
+      workspace: this.#space,
+      loadBalance,
+    });
+    const nearLength = near.length;
+    await transform(
+      rec,
+      1,
+      wgsl`(i: u32) {
+  if (${nearLength.array}[0] == 0u && ${rw(bounds)}[1] != 0xffffffffu) {
+    ${rw(bounds)}[0] = ${this.#addDeltaFunctor()}(${rw(bounds)}[1]);
+  }
+}`,
+    );
     this.queue.swap();
   }
 
@@ -146,6 +243,8 @@ export class SsspProblem {
     this.queue.destroy();
     this.#improved.destroy();
     this.#space.destroy();
+    this.#near?.destroy();
+    this.#bounds?.destroy();
   }
 }
 
@@ -154,14 +253,23 @@ export async function sssp(
   device: WeftDevice,
   graph: DeviceGraph,
   source: number,
-  options: RunOptions & LoadBalanceOption & { maxIterations?: number; parents?: boolean } = {},
+  options: RunOptions &
+    LoadBalanceOption & {
+      maxIterations?: number;
+      parents?: boolean;
+      /** Near-far with this bucket width (in weight units) instead of plain Bellman-Ford. */
+      delta?: number;
+    } = {},
 ): Promise<SsspResult> {
   checkSource(graph, source, 'sssp source');
   if (graph.weights && !['u32', 'i32', 'f32'].includes(graph.weights.type)) {
     throw new InputError(`unsupported weight type ${graph.weights.type}`, 'graph.weights');
   }
   const loadBalance = await resolveLoadBalance(device, graph, options.loadBalance);
-  const problem = new SsspProblem(device, graph, { loadBalance });
+  const problem = new SsspProblem(device, graph, {
+    loadBalance,
+    ...(options.delta === undefined ? {} : { delta: options.delta }),
+  });
   try {
     const rec = device.recorder({ label: 'sssp reset' });
     await problem.reset(rec, source);

@@ -125,17 +125,19 @@ function bfsCase(
   };
 }
 
-function ssspCase(shape: Shape, loadBalance: LoadBalance = 'merge-path'): BenchCase {
+function ssspCase(shape: Shape, loadBalance: LoadBalance = 'merge-path', delta?: number): BenchCase {
+  const variant = `${loadBalance === 'thread-mapped' ? ' thread-mapped' : ''}${delta ? ` near-far delta ${delta}` : ''}`;
+  const nearFar = delta === undefined ? {} : { delta };
   return {
-    name: `sssp ${shape} (u32 weights 1-255)${loadBalance === 'thread-mapped' ? ' thread-mapped' : ''}`,
+    name: `sssp ${shape} (u32 weights 1-255)${variant}`,
     family: 'algorithms',
     maxItems: () => maxItemsOf(shape),
     async setup(device, n, seed) {
       const csr = makeGraph(shape, n, seed, true);
       const graph = uploadGraph(device, csr);
       const source = pickSource(csr, seed);
-      const { iterations, distances } = await sssp(device, graph, source, { loadBalance });
-      const problem = new SsspProblem(device, graph, { loadBalance });
+      const { iterations, distances } = await sssp(device, graph, source, { loadBalance, ...nearFar });
+      const problem = new SsspProblem(device, graph, { loadBalance, ...nearFar });
       return {
         items: edgesFrom(csr, (v) => Number.isFinite(distances[v]!)) / 2,
         bytes: 0,
@@ -245,6 +247,9 @@ export const cases: BenchCase[] = [
   ssspCase('kronecker'),
   ssspCase('grid'),
   ssspCase('grid', 'thread-mapped'),
+  // Davidson's delta: 32 x mean weight (128) / mean degree (32 on Kronecker, 4 on the grid).
+  ssspCase('kronecker', 'merge-path', 128),
+  ssspCase('grid', 'thread-mapped', 1024),
   pageRankCase('kronecker'),
   pageRankCase('geometric'),
   componentsCase('kronecker'),
