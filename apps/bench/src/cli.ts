@@ -3,6 +3,7 @@ import { parseArgs } from 'node:util';
 import { requestDevice, type WeftDevice, WeftError } from '@weft/gpu';
 import gpuPackage from '@weft/gpu/package.json' with { type: 'json' };
 import type { AnchorFile } from './anchors.ts';
+import { fmtItems, fmtMs } from './format.ts';
 import { GRAPHS_USAGE, graphsCommand } from './graphs-command.ts';
 import { type Measurement, measureCases } from './harness.ts';
 import { htmlReport } from './html.ts';
@@ -120,6 +121,12 @@ async function runBench(
         batchMs: software ? 0 : 20,
         maxBatch: 400,
         onProgress: progress,
+        onMeasured: (m) => {
+          if (!process.stdout.isTTY || process.env['CI']) {
+            const what = m.valid ? `${fmtMs(m.timeMs)} ms, ${fmtItems(m.itemsPerSec)}` : `FAILED: ${m.error}`;
+            console.log(`    ${m.name} n=${m.n}: ${what}`);
+          }
+        },
       })),
     );
   }

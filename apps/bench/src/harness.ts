@@ -40,6 +40,8 @@ export interface MeasureOptions {
   maxBatch: number;
   seed: number;
   onProgress?: (done: number, total: number, label: string) => void;
+  /** Called with each measurement as soon as it is taken (partial results survive an interrupted run). */
+  onMeasured?: (m: Measurement) => void;
 }
 
 const median = (xs: number[]) => {
@@ -67,7 +69,9 @@ export async function measureCases(
   let done = 0;
   for (const { c, n } of plan) {
     options.onProgress?.(done, plan.length, `${c.name} n=${n}`);
-    out.push(await measureOne(device, suite, c, n, options));
+    const m = await measureOne(device, suite, c, n, options);
+    options.onMeasured?.(m);
+    out.push(m);
     done++;
   }
   options.onProgress?.(done, plan.length, 'done');
