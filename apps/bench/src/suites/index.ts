@@ -23,7 +23,7 @@ export async function loadSuite(name: string): Promise<BenchCase[]> {
       return [copyKernelCase, copyEngineCase, transformCase, ...modules.flatMap((m) => m.cases)];
     }
     case 'build':
-      return (await import('./build.ts')).cases;
+      return [...(await import('./build.ts')).cases, ...(await import('./load.ts')).cases];
     case 'algorithms':
       return (await import('./algorithms.ts')).cases;
     case 'dynamic':
