@@ -24,6 +24,11 @@ export interface BenchInstance {
    * to back into one submit, and the output after any number of runs must validate.
    */
   run(rec: Recorder): Promise<void>;
+  /**
+   * Host work (file parsing, CPU references): time each batch by the wall clock around `run` and the submit,
+   * instead of by GPU timestamps of the recorded kernels.
+   */
+  readonly hostTimed?: boolean;
   /** Checks the last run's output; returns null when correct, else what is wrong. */
   validate(): Promise<string | null>;
   /** Frees device arrays. */

@@ -2,38 +2,10 @@ import { rmSync } from 'node:fs';
 import { mkdtemp, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Recorder } from '@weft/gpu';
 import { csrFromEdgeList, type DeviceGraph, kronecker, uploadGraph } from '@weft/graph';
 import { loadGraph, writeGraphFile } from '@weft/graph/node';
 import type { BenchCase } from '../types.ts';
 import { firstMismatch } from '../validate.ts';
-
-type Job = () => Promise<void>;
-
-const deferred = new WeakMap<Recorder, Job[]>();
-
-/*
- * The harness times a batch by `rec.submit()` (wall time from submit to completion when no kernel is
- * timestamped), so host work done inside `run()` itself would not be counted. Loading is host work, so each
- * run's load is deferred into the recorder's submit, whose reported wall time then covers every load and
- * upload of the batch plus the (empty) submit that waits for the uploads to land.
- */
-function deferToSubmit(rec: Recorder, job: Job): void {
-  let jobs = deferred.get(rec);
-  if (jobs === undefined) {
-    const list: Job[] = [];
-    jobs = list;
-    deferred.set(rec, list);
-    const submit = rec.submit.bind(rec);
-    rec.submit = async () => {
-      const start = performance.now();
-      for (const j of list) await j();
-      const result = await submit();
-      return { ...result, wallMs: performance.now() - start };
-    };
-  }
-  jobs.push(job);
-}
 
 /**
  * Loading a graph file and uploading it: parse (streaming, on the CPU), build the CSR where the format holds
@@ -58,12 +30,12 @@ function loadCase(extension: 'mtx' | 'wcsr'): BenchCase {
       return {
         items: reference.edgeCount,
         bytes: size,
-        async run(rec) {
-          deferToSubmit(rec, async () => {
-            const { csr } = await loadGraph(path);
-            loaded?.destroy();
-            loaded = uploadGraph(device, csr);
-          });
+        // Parsing runs on the CPU: wall time of the load and the upload (the submit waits for it to land).
+        hostTimed: true,
+        async run() {
+          const { csr } = await loadGraph(path);
+          loaded?.destroy();
+          loaded = uploadGraph(device, csr);
         },
         async validate() {
           if (loaded === undefined) return 'nothing was loaded';
