@@ -1,7 +1,7 @@
 import { DynamicGraph } from '@weft/dynamic';
 import type { WeftDevice } from '@weft/gpu';
 import { csrFromEdgeList, type HostCsr, kronecker } from '@weft/graph';
-import { mulberry32 } from '../random.ts';
+import { mulberry32 } from '@weft/testing/random';
 import type { BenchCase, BenchInstance } from '../types.ts';
 import { firstMismatch } from '../validate.ts';
 

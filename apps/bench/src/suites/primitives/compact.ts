@@ -1,6 +1,6 @@
 import { compactArray } from '@weft/compact';
 import { wgsl } from '@weft/gpu';
-import { randomU32 } from '../../random.ts';
+import { randomU32 } from '@weft/testing/random';
 import type { BenchCase } from '../../types.ts';
 import { firstMismatch } from '../../validate.ts';
 

@@ -1,5 +1,5 @@
 import { type CopyOptions, copy, rw, transform, wgsl } from '@weft/gpu';
-import { randomU32 } from '../../random.ts';
+import { randomU32 } from '@weft/testing/random';
 import type { BenchCase } from '../../types.ts';
 import { firstMismatch } from '../../validate.ts';
 

@@ -1,6 +1,6 @@
 import { rw, wgsl } from '@weft/gpu';
 import { transformLbs } from '@weft/lbs';
-import { mulberry32 } from '../../random.ts';
+import { mulberry32 } from '@weft/testing/random';
 import type { BenchCase } from '../../types.ts';
 import { firstMismatch } from '../../validate.ts';
 

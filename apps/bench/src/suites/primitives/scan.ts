@@ -9,7 +9,7 @@ import {
   type ScanTuning,
   transformScan,
 } from '@weft/scan';
-import { randomU32 } from '../../random.ts';
+import { randomU32 } from '@weft/testing/random';
 import type { BenchCase } from '../../types.ts';
 import { firstMismatch } from '../../validate.ts';
 

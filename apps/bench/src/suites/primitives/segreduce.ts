@@ -1,5 +1,5 @@
 import { segmentedReduce } from '@weft/segreduce';
-import { randomU32 } from '../../random.ts';
+import { randomU32 } from '@weft/testing/random';
 import type { BenchCase } from '../../types.ts';
 import { firstMismatch } from '../../validate.ts';
 import { segmentLengths, segmentStarts } from './lbs.ts';
