@@ -78,7 +78,7 @@ export function lineChart(title: string, yLabel: string, series: readonly Series
     );
     parts.push(`<text x="${W - R + 42}" y="${ly + 4}" font-size="11">${esc(s.label)}</text>`);
   });
-  return `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" font-family="sans-serif">${parts.join('')}</svg>`;
+  return `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" font-family="sans-serif" role="img"><title>${esc(title)}</title>${parts.join('')}</svg>`;
 }
 
 const BANDWIDTH_FAMILIES = new Set(['copy', 'transform', 'lbs', 'segreduce', 'compact']);
@@ -119,7 +119,7 @@ export function htmlReport(report: BenchReport, tableHtml: string): string {
     );
   }
   const a = report.adapter;
-  return `<!doctype html><html><head><meta charset="utf-8"><title>Weft bench report</title>
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Weft bench report</title>
 <style>body{font-family:sans-serif;margin:24px;max-width:1400px}table{border-collapse:collapse;font-size:13px}
 td,th{border:1px solid #ccc;padding:3px 8px;text-align:right}td:nth-child(-n+2),th{text-align:left}
 .bad{color:#b00;font-weight:bold}.charts{display:flex;flex-wrap:wrap;gap:12px}pre{background:#f6f6f6;padding:8px}</style>
