@@ -92,7 +92,6 @@ export async function recordBuild(
   input: BuildInput,
   a: BuildArrays,
 ): Promise<void> {
-  const { src, dst } = input;
   const entries = { array: a.entryCount, index: 0 };
   const groups = { array: a.groupCount, index: 0 };
 
@@ -114,7 +113,7 @@ export async function recordBuild(
     const originals = { array: a.originalCount, index: 0 };
     const once = wgsl`(i: u32) -> u32 { return 1u; }`;
     const sorted = await expandAndSort(rec, shape, input, a, loopEntries, once, originals);
-    const contains = containsPair(shape, sorted, a.originalCount);
+    const contains = containsPair(sorted, a.originalCount);
     await transform(
       rec,
       originals,
@@ -264,7 +263,7 @@ async function expandAndSort(
 }
 
 /** `(s: u32, t: u32) -> bool`: whether the sorted entries `[0, count[0])` hold the pair (s, t). */
-function containsPair(shape: BuildShape, sorted: SortedEntries, count: DeviceArray<'u32'>): Functor {
+function containsPair(sorted: SortedEntries, count: DeviceArray<'u32'>): Functor {
   return wgsl`(s: u32, t: u32) -> bool {
   var lo = 0u;
   var hi = ${count}[0];
