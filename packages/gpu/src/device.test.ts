@@ -177,3 +177,28 @@ describe('device', () => {
     expect(() => borrowed.array('u32', 1)).toThrow(DeviceLostError);
   });
 });
+
+describe('kernel shape cache', () => {
+  it('rebinds captures of a repeated functor shape exactly as a fresh generation would', async () => {
+    await gpuTest(async (device) => {
+      const a = device.upload(Uint32Array.of(1, 2, 3, 4));
+      const b = device.upload(Uint32Array.of(10, 20, 30, 40));
+      const out1 = device.array('u32', 4);
+      const out2 = device.array('u32', 4);
+      // A helper functor used twice, an array captured twice (one binding), scalars in and outside the helper.
+      const make = (x: typeof a, y: typeof a, out: typeof a, k: number) => {
+        const helper = wgsl`(i: u32) -> u32 { return ${x}[i] + ${u32(k)}; }`;
+        return wgsl`(i: u32) { ${rw(out)}[i] = ${helper}(i) * 2u + ${helper}(i) + ${y}[i] + ${x}[0] * ${u32(k * 100)}; }`;
+      };
+      const want = (x: number[], y: number[], k: number) =>
+        x.map((v, i) => (v + k) * 3 + y[i]! + x[0]! * k * 100);
+      await transform(device, 4, make(a, b, out1, 1));
+      await transform(device, 4, make(b, a, out2, 2)); // same shape: cached text, other arrays and values
+      expect([...(await out1.download())]).toEqual(want([1, 2, 3, 4], [10, 20, 30, 40], 1));
+      expect([...(await out2.download())]).toEqual(want([10, 20, 30, 40], [1, 2, 3, 4], 2));
+      // Same call site, but aliasing changes the shape (x and y are one array): must not reuse the cached text.
+      await transform(device, 4, make(a, a, out1, 3));
+      expect([...(await out1.download())]).toEqual(want([1, 2, 3, 4], [1, 2, 3, 4], 3));
+    });
+  });
+});

@@ -13,6 +13,7 @@ import {
   ShaderCompileError,
   WeftError,
 } from './errors.ts';
+import { functorShape } from './functor.ts';
 import { generateKernel, Kernel, type KernelDefinition } from './kernel.ts';
 import { BufferPool } from './pool.ts';
 import { Recorder, type RecorderOptions } from './recorder.ts';
@@ -181,6 +182,11 @@ interface CompiledEntry {
 export class WeftDevice {
   readonly pool: BufferPool;
   readonly #pipelineCache = new Map<string, Promise<CompiledEntry>>();
+  /** Generated kernels by definition and functor shape: a repeat only rebinds captures. */
+  readonly #generated = new Map<
+    string,
+    { gen: ReturnType<typeof generateKernel>; compiled: Promise<CompiledEntry> }
+  >();
   #lost: DeviceLostError | undefined;
   readonly #lostPromise: Promise<never>;
   #instance: unknown;
@@ -261,17 +267,46 @@ export class WeftDevice {
    */
   async kernel(def: KernelDefinition): Promise<Kernel> {
     this.checkAlive();
-    const gen = generateKernel(def);
     const entries = def.entryPoints ?? ['main'];
-    const key = `${gen.wgsl}\n//constants ${JSON.stringify(def.constants ?? {})} entries ${entries.join(',')}`;
-    let compiled = this.#pipelineCache.get(key);
-    if (!compiled) {
-      compiled = this.#compile(def.label, gen.wgsl, gen.layoutEntries, entries, def.constants ?? {});
-      this.#pipelineCache.set(key, compiled);
-      compiled.catch(() => this.#pipelineCache.delete(key));
+    const shape = functorShape(def.functors ?? {});
+    const shapeKey = [
+      def.label,
+      def.code,
+      JSON.stringify(def.bindings ?? {}),
+      JSON.stringify(def.params ?? {}),
+      JSON.stringify(def.constants ?? {}),
+      entries.join(','),
+      def.subgroups ? 'sg' : '',
+      shape.key,
+    ].join('\u0000');
+    let cached = this.#generated.get(shapeKey);
+    if (!cached) {
+      const gen = generateKernel(def);
+      const key = `${gen.wgsl}\n//constants ${JSON.stringify(def.constants ?? {})} entries ${entries.join(',')}`;
+      let compiled = this.#pipelineCache.get(key);
+      if (!compiled) {
+        compiled = this.#compile(def.label, gen.wgsl, gen.layoutEntries, entries, def.constants ?? {});
+        this.#pipelineCache.set(key, compiled);
+        compiled.catch(() => {
+          this.#pipelineCache.delete(key);
+          this.#generated.delete(shapeKey);
+        });
+      }
+      // Bounded: definitions that never repeat must not grow the map without end.
+      if (this.#generated.size >= 4096) this.#generated.clear();
+      cached = { gen, compiled };
+      this.#generated.set(shapeKey, cached);
     }
-    const entry = await compiled;
-    return new Kernel(def.label, gen.wgsl, entry, gen.slots, gen.paramFields, gen.hasParams);
+    const entry = await cached.compiled;
+    const { gen } = cached;
+    // Same shape, possibly other arrays and values: bind this call's captures in the order they were named.
+    let a = 0;
+    const slots = gen.slots.map((slot) => (slot.array ? { ...slot, array: shape.arrays[a++]! } : slot));
+    let c = 0;
+    const paramFields = gen.paramFields.map((f) =>
+      f.value !== undefined ? { ...f, value: shape.scalars[c++]! } : f,
+    );
+    return new Kernel(def.label, gen.wgsl, entry, slots, paramFields, gen.hasParams);
   }
 
   async #compile(
@@ -392,6 +427,7 @@ export class WeftDevice {
     this.#destroyed = true;
     this.pool.trim();
     this.#pipelineCache.clear();
+    this.#generated.clear();
     if (this.owned) this.device.destroy();
     if (this.#instance !== undefined) {
       const inst = this.#instance;

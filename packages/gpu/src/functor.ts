@@ -71,6 +71,8 @@ export class Functor {
   constructor(
     readonly strings: readonly string[],
     readonly values: readonly Interpolation[],
+    /** The tagged template's strings object: one per call site, so it identifies the functor's shape cheaply. */
+    readonly source?: TemplateStringsArray,
   ) {
     values.forEach((v, i) => {
       if (
@@ -91,7 +93,76 @@ export class Functor {
 
 /** Tagged template that makes a {@link Functor}. */
 export function wgsl(strings: TemplateStringsArray, ...values: Interpolation[]): Functor {
-  return new Functor([...strings], values);
+  return new Functor([...strings], values, strings);
+}
+
+const templateIds = new WeakMap<TemplateStringsArray, number>();
+let nextTemplateId = 0;
+
+/** What `linkFunctors` would produce, without rendering: a key of the WGSL text and the captures in order. */
+export interface FunctorShape {
+  /** Equal keys give equal linked WGSL text. */
+  readonly key: string;
+  /** Captured arrays in binding order (first appearance), as `linkFunctors` assigns them. */
+  readonly arrays: readonly DeviceArray[];
+  /** Captured scalar values in field order. */
+  readonly scalars: readonly number[];
+}
+
+/**
+ * The shape of a set of functors, walked in the same order as `linkFunctors` names things, so a kernel whose
+ * shape was seen before can reuse its generated text and only rebind captures (recording stays cheap in
+ * graph loops that build the same kernels every iteration).
+ */
+export function functorShape(functors: Readonly<Record<string, Functor>>): FunctorShape {
+  const parts: string[] = [];
+  const arrays = new Map<DeviceArray, number>();
+  const helpers = new Map<Functor, number>();
+  const scalars: number[] = [];
+  const array = (a: DeviceArray, access: ArrayAccess) => {
+    let index = arrays.get(a);
+    if (index === undefined) {
+      index = arrays.size;
+      arrays.set(a, index);
+    }
+    parts.push(`a${index}${a.type}${access}`);
+  };
+  const visit = (f: Functor) => {
+    if (f.source) {
+      let id = templateIds.get(f.source);
+      if (id === undefined) {
+        id = nextTemplateId++;
+        templateIds.set(f.source, id);
+      }
+      parts.push(`T${id}(`);
+    } else {
+      parts.push(`S${JSON.stringify(f.strings)}(`);
+    }
+    for (const v of f.values) {
+      if (typeof v === 'string') parts.push(`s${JSON.stringify(v)}`);
+      else if (v instanceof DeviceArray) array(v, 'read');
+      else if (v instanceof Functor) {
+        const seen = helpers.get(v);
+        if (seen !== undefined) parts.push(`h${seen}`);
+        else {
+          helpers.set(v, helpers.size);
+          parts.push('H');
+          visit(v);
+        }
+      } else if (v.kind === 'literal') parts.push(`l${JSON.stringify(v.text)}`);
+      else if (v.kind === 'array') array(v.array, v.access);
+      else {
+        scalars.push(v.value);
+        parts.push(`c${v.type}`);
+      }
+    }
+    parts.push(')');
+  };
+  for (const [name, f] of Object.entries(functors)) {
+    parts.push(`N${name}`);
+    visit(f);
+  }
+  return { key: parts.join(''), arrays: [...arrays.keys()], scalars };
 }
 
 /** A binding that a linked kernel needs for functor captures. */
