@@ -24,8 +24,10 @@ export async function loadSuite(name: string): Promise<BenchCase[]> {
     }
     case 'build':
       return [...(await import('./build.ts')).cases, ...(await import('./load.ts')).cases];
-    case 'algorithms':
-      return (await import('./algorithms.ts')).cases;
+    case 'algorithms': {
+      const [gpu, cpu] = await Promise.all([import('./algorithms.ts'), import('./cpu-baselines.ts')]);
+      return [...gpu.cases, ...cpu.cases];
+    }
     case 'dynamic':
       return (await import('./dynamic.ts')).cases;
     case 'tune':
