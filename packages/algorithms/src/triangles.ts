@@ -1,5 +1,5 @@
 import { type DeviceArray, InputError, type Recorder, type WeftDevice, wgsl } from '@weft/gpu';
-import type { DeviceGraph } from '@weft/graph';
+import { type DeviceGraph, hasNeighbor } from '@weft/graph';
 import { neighborhoodReduce } from '@weft/operators';
 
 export interface TrianglesResult {
@@ -39,17 +39,7 @@ export class TrianglesProblem {
   let db = ${offsets}[b + 1u] - ${offsets}[b];
   return da < db || (da == db && a < b);
 }`;
-    const contains = wgsl`(v: u32, w: u32) -> bool {
-  var lo = ${offsets}[v];
-  var hi = ${offsets}[v + 1u];
-  while (lo < hi) {
-    let mid = (lo + hi) / 2u;
-    let x = ${targets}[mid];
-    if (x == w) { return true; }
-    if (x < w) { lo = mid + 1u; } else { hi = mid; }
-  }
-  return false;
-}`;
+    const contains = hasNeighbor(this.graph);
     const count = wgsl`(u: u32, v: u32, edge: u32, rank: u32) -> u32 {
   if (!${before}(u, v)) { return 0u; }
   var c = 0u;

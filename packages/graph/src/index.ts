@@ -1,3 +1,4 @@
+export { hasNeighbor } from './adjacency.ts';
 export {
   type BuildCounts,
   EdgeListBuildPlan,

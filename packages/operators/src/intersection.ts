@@ -8,7 +8,7 @@ import {
   transform,
   wgsl,
 } from '@weft/gpu';
-import type { DeviceGraph } from '@weft/graph';
+import { type DeviceGraph, hasNeighbor } from '@weft/graph';
 
 export interface IntersectionOptions {
   /** `(a: u32, b: u32, w: u32) -> bool`: count only the common neighbors `w` it accepts (default all). */
@@ -38,17 +38,7 @@ export async function intersectionCount(
   }
   const { offsets, targets } = graph;
   const accept = options.accept ?? wgsl`(a: u32, b: u32, w: u32) -> bool { return true; }`;
-  const contains = wgsl`(v: u32, w: u32) -> bool {
-  var lo = ${offsets}[v];
-  var hi = ${offsets}[v + 1u];
-  while (lo < hi) {
-    let mid = (lo + hi) / 2u;
-    let x = ${targets}[mid];
-    if (x == w) { return true; }
-    if (x < w) { lo = mid + 1u; } else { hi = mid; }
-  }
-  return false;
-}`;
+  const contains = hasNeighbor(graph);
   await transform(
     target,
     count,
