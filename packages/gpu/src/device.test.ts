@@ -2,9 +2,11 @@ import { gpuTest, randomU32, testDevice } from '@weft/testing';
 import { describe, expect, it } from 'vitest';
 import {
   atomic,
+  DeviceLimitError,
   DeviceLostError,
   GpuValidationError,
   InputError,
+  MAX_TIMED_DISPATCHES,
   requestDevice,
   rw,
   ShaderCompileError,
@@ -146,6 +148,37 @@ describe('device', () => {
     const r = await rec.submit();
     expect(r.wallMs).toBeGreaterThan(0);
     if (device.hasTimestamps) expect(r.gpuNs).toBeGreaterThan(0);
+  });
+
+  it('times every dispatch on its own with timing: dispatches, in recorded order', async () => {
+    const device = await testDevice();
+    expect(device.hasTimestamps).toBe(true);
+    const out = device.array('u32', 1 << 16);
+    const rec = device.recorder({ timing: 'dispatches' });
+    await transform(rec, out.length, wgsl`(i: u32) { ${rw(out)}[i] = i; }`);
+    await rec.fill(out, 7);
+    await transform(rec, out.length, wgsl`(i: u32) { ${rw(out)}[i] += 2u; }`);
+    const r = await rec.submit();
+    // The fill is a kernel too: three dispatches, each with its own interval.
+    expect(r.dispatchNs?.map((d) => d.label)).toHaveLength(3);
+    for (const d of r.dispatchNs!) expect(d.ns).toBeGreaterThan(0);
+    expect(r.gpuNs).toBeGreaterThanOrEqual(r.dispatchNs![2]!.ns);
+    const host = await out.download();
+    expect(host[0]).toBe(9);
+    expect(host[out.length - 1]).toBe(9);
+  });
+
+  it('refuses to time more dispatches than one query set holds', async () => {
+    const device = await testDevice();
+    const out = device.array('u32', 1);
+    const rec = device.recorder({ timing: 'dispatches' });
+    const k = await device.kernel({
+      label: 'noop',
+      bindings: { out: { type: 'array<u32>', access: 'read_write' } },
+      code: '@compute @workgroup_size(1) fn main() { out[0] = out[0] + 1u; }',
+    });
+    for (let i = 0; i <= MAX_TIMED_DISPATCHES; i++) rec.dispatch(k, { bindings: { out }, workgroups: 1 });
+    await expect(rec.submit()).rejects.toThrow(DeviceLimitError);
   });
 
   it('rejects pending work when the device is lost, instead of hanging', async () => {

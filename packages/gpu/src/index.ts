@@ -45,6 +45,7 @@ export { type BindingDecl, Kernel, type KernelDefinition } from './kernel.ts';
 export { type BufferKind, BufferPool, sizeClass } from './pool.ts';
 export {
   type DispatchOptions,
+  MAX_TIMED_DISPATCHES,
   Recorder,
   type RecorderOptions,
   type SubmitResult,

@@ -6,9 +6,16 @@ import type { Kernel } from './kernel.ts';
 
 export interface RecorderOptions {
   label?: string;
-  /** Record timestamps around the recorded work (adapters with `timestamp-query`); see `SubmitResult.gpuNs`. */
-  timing?: boolean;
+  /**
+   * Record timestamps around the recorded work (adapters with `timestamp-query`); see `SubmitResult.gpuNs`.
+   * `'dispatches'` also times every dispatch on its own (each in its own compute pass, so the figures include
+   * no overlap between kernels): a profile of where the time goes, see `SubmitResult.dispatchNs`.
+   */
+  timing?: boolean | 'dispatches';
 }
+
+/** Most dispatches a `timing: 'dispatches'` recorder can time (two queries each, 4096 queries per set). */
+export const MAX_TIMED_DISPATCHES = 2047;
 
 /** Workgroups for a dispatch: a 1-D count (split into x * y when beyond the per-dimension limit),
  * explicit x/y/z, or indirect arguments on the GPU (3 u32 at element `index`). */
@@ -29,6 +36,8 @@ export interface DispatchOptions {
 export interface SubmitResult {
   /** GPU time of the recorded work from timestamp queries, when timing was asked for and available. */
   gpuNs?: number;
+  /** With `timing: 'dispatches'`: each dispatch's kernel label and GPU time, in recorded order. */
+  dispatchNs?: { label: string; ns: number }[];
   /** Wall time from submit to completion, in milliseconds. */
   wallMs: number;
   dispatches: number;
@@ -238,7 +247,21 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     const release: GPUBuffer[] = [];
     let querySet: GPUQuerySet | undefined;
     let resolve: GPUBuffer | undefined;
-    const timing = this.options.timing === true && weft.hasTimestamps;
+    const timing = this.options.timing !== undefined && this.options.timing !== false && weft.hasTimestamps;
+    const perDispatch = timing && this.options.timing === 'dispatches';
+    const timedLabels: string[] = [];
+    if (perDispatch) {
+      const n = ops.filter((op) => op.kind === 'dispatch').length;
+      if (n > MAX_TIMED_DISPATCHES) {
+        throw new DeviceLimitError(
+          `timing of ${n} dispatches`,
+          n,
+          'timestamp queries per set (two per dispatch)',
+          MAX_TIMED_DISPATCHES,
+          'submit fewer dispatches at a time',
+        );
+      }
+    }
     return weft.scoped(this.label, async () => {
       try {
         if (arenaBytes > 0) {
@@ -266,8 +289,12 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         // 2. Encode: dispatches share a compute pass; clears and copies end it.
         const encoder = device.createCommandEncoder({ label: this.label });
         if (timing) {
-          querySet = device.createQuerySet({ type: 'timestamp', count: 2 });
-          resolve = device.createBuffer({ size: 256, usage: 0x200 | 0x4 /* QUERY_RESOLVE | COPY_SRC */ });
+          const queries = perDispatch ? 2 * (MAX_TIMED_DISPATCHES + 1) : 2;
+          querySet = device.createQuerySet({ type: 'timestamp', count: queries });
+          resolve = device.createBuffer({
+            size: Math.max(256, queries * 8),
+            usage: 0x200 | 0x4 /* QUERY_RESOLVE | COPY_SRC */,
+          });
         }
         let pass: GPUComputePassEncoder | undefined;
         let passes = 0;
@@ -278,7 +305,21 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         };
         for (const op of ops) {
           if (op.kind === 'dispatch') {
-            if (!pass) {
+            if (perDispatch) {
+              // One pass per dispatch, timestamps at both ends: queries 2i, 2i + 1.
+              endPass();
+              const i = timedLabels.length;
+              timedLabels.push(op.kernel.label);
+              pass = encoder.beginComputePass({
+                label: op.kernel.label,
+                timestampWrites: {
+                  querySet: querySet!,
+                  beginningOfPassWriteIndex: 2 * i,
+                  endOfPassWriteIndex: 2 * i + 1,
+                },
+              });
+              passes++;
+            } else if (!pass) {
               const desc: GPUComputePassDescriptor = { label: this.label };
               if (querySet && (passes === 0 || passes === computePasses - 1)) {
                 desc.timestampWrites = {
@@ -343,8 +384,9 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
           }
         }
         endPass();
+        const usedQueries = perDispatch ? 2 * timedLabels.length : 2;
         if (querySet && resolve) {
-          if (passes > 0) encoder.resolveQuerySet(querySet, 0, 2, resolve, 0);
+          if (passes > 0) encoder.resolveQuerySet(querySet, 0, usedQueries, resolve, 0);
           else querySet = undefined;
         }
         const start = performance.now();
@@ -353,9 +395,18 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         const wallMs = performance.now() - start;
         const result: SubmitResult = { wallMs, dispatches: this.dispatchCount };
         if (querySet && resolve) {
-          const ts = new BigUint64Array(await weft.readBytes(resolve, 0, 16));
-          const ns = Number(ts[1]! - ts[0]!);
-          if (ns > 0) result.gpuNs = ns;
+          const ts = new BigUint64Array(await weft.readBytes(resolve, 0, usedQueries * 8));
+          if (perDispatch) {
+            result.dispatchNs = timedLabels.map((label, i) => ({
+              label,
+              ns: Math.max(0, Number(ts[2 * i + 1]! - ts[2 * i]!)),
+            }));
+            const ns = Number(ts[usedQueries - 1]! - ts[0]!);
+            if (ns > 0) result.gpuNs = ns;
+          } else {
+            const ns = Number(ts[1]! - ts[0]!);
+            if (ns > 0) result.gpuNs = ns;
+          }
         }
         return result;
       } finally {
