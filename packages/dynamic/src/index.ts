@@ -12,4 +12,5 @@ export type { TableSnapshot } from './export.ts';
 export { forEachEdge } from './for-each-edge.ts';
 export { EMPTY, KEY_SLOTS, SLAB_WORDS, TOMBSTONE } from './layout.ts';
 export { HostDynamicGraph } from './reference.ts';
+export { DynamicSssp, type DynamicSsspOptions, type DynamicSsspRun, sssp } from './sssp.ts';
 export { triangleCount } from './triangle-count.ts';

@@ -1,0 +1,201 @@
+import type { KernelDefinition } from '@weft/gpu';
+import { A_BUMP, KEY_SLOTS, SLAB_WORDS, tableWgsl, V_BASE, V_BUCKETS, WORKGROUP } from './layout.ts';
+
+/** Distance of an unreached vertex; finite sums saturate one below it. */
+export const UNREACHED = 0xffffffff;
+/** `ctrl` words: the two frontier lengths, the iteration the frontier first came out empty, a spare. */
+export const C_COUNT0 = 0;
+export const C_DONE = 2;
+export const CTRL_WORDS = 4;
+export const NOT_DONE = 0xffffffff;
+/** Indirect arguments: per-vertex relaxation at word 0, the slab sweep at word 3. */
+export const ARGS_WORDS = 6;
+
+const read = { type: 'array<u32>', access: 'read' as const };
+const write = { type: 'array<u32>', access: 'read_write' as const };
+const atomicRw = { type: 'array<atomic<u32>>', access: 'read_write' as const };
+
+const ENTRY = /* wgsl */ `@compute @workgroup_size(${WORKGROUP})`;
+const ARGS = /* wgsl */ `@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+  @builtin(local_invocation_index) lid: u32`;
+const INDEX = /* wgsl */ `let i = weft_workgroup_index(wid, nwg) * ${WORKGROUP}u + lid;`;
+
+/**
+ * Relaxation shared by the seed and the iterations. A vertex whose distance drops joins the next frontier
+ * once: `stamp[v]` is raised to the next frontier's stamp, and only the thread that raised it appends.
+ * Stamps grow across runs, so they are never cleared.
+ */
+function relaxWgsl(withValues: boolean): string {
+  return /* wgsl */ `
+const UNREACHED = ${UNREACHED}u;
+
+fn weight_at(at: u32) -> u32 { return ${withValues ? 'values[at]' : '1u'}; }
+
+fn push(v: u32) {
+  if (atomicMax(&stamp[v], params.next_stamp) < params.next_stamp) {
+    let at = atomicAdd(&ctrl[params.next], 1u);
+    // A vertex joins once per frontier, so the queue (one slot per vertex) cannot overflow.
+    if (at < params.queue_capacity) { queue_next[at] = v; }
+  }
+}
+
+fn relax(d: u32, v: u32, w: u32) {
+  if (d == UNREACHED) { return; }
+  let s = d + w;
+  // Saturate below UNREACHED (a sum that wraps or lands on it).
+  let nd = select(s, UNREACHED - 1u, s < d || s == UNREACHED);
+  if (nd >= atomicLoad(&dist[v])) { return; }
+  if (nd < atomicMin(&dist[v], nd)) { push(v); }
+}
+
+// Relaxes the ${KEY_SLOTS} keys of one slab of u's table.
+fn relax_slab(d: u32, slab: u32) {
+  let base = slab * ${SLAB_WORDS}u;
+  for (var lane = 0u; lane < KEY_SLOTS; lane++) {
+    let k = slabs[base + lane];
+    if (k < TOMBSTONE) { relax(d, k, weight_at(base + lane)); }
+  }
+}
+`;
+}
+
+const BINDINGS = {
+  slabs: read,
+  values: read,
+  vertices: read,
+  alloc: read,
+  dist: atomicRw,
+  stamp: atomicRw,
+  ctrl: atomicRw,
+  queue_cur: read,
+  queue_next: write,
+};
+
+const PARAMS = {
+  vertex_count: 'u32',
+  slab_capacity: 'u32',
+  cur: 'u32',
+  next: 'u32',
+  cur_stamp: 'u32',
+  next_stamp: 'u32',
+  queue_capacity: 'u32',
+} as const;
+
+/**
+ * One Bellman-Ford iteration over the hash tables, two ways (the advance kernel picks one per iteration on
+ * the GPU): `by_vertex`, a thread per frontier vertex walking its whole table (little work for a small
+ * frontier, unbalanced on hubs), and `by_slab`, a thread per slab of the pool whose owner is in the frontier
+ * (balanced: at most ${KEY_SLOTS} keys a thread, but every slab is looked at).
+ */
+export function ssspRelaxKernel(withValues: boolean): KernelDefinition {
+  return {
+    label: `dynamic sssp relax${withValues ? ' (weighted)' : ''}`,
+    bindings: BINDINGS,
+    params: PARAMS,
+    entryPoints: ['by_vertex', 'by_slab'],
+    code: /* wgsl */ `
+${tableWgsl(false, false)}
+${relaxWgsl(withValues)}
+
+${ENTRY}
+fn by_vertex(${ARGS}) {
+  ${INDEX}
+  if (i >= atomicLoad(&ctrl[params.cur])) { return; }
+  let u = queue_cur[i];
+  let d = atomicLoad(&dist[u]);
+  let base = vertex_word(u, ${V_BASE}u);
+  let buckets = vertex_word(u, ${V_BUCKETS}u);
+  for (var b = 0u; b < buckets; b++) {
+    var slab = base + b;
+    for (var hop = 0u; hop < chain_bound() && slab != NULL_SLAB; hop++) {
+      relax_slab(d, slab);
+      slab = slabs[slab * ${SLAB_WORDS}u + NEXT_WORD];
+    }
+  }
+}
+
+// The owner's stamp is compared with >=: a frontier vertex may already carry the next stamp (improved
+// again during this iteration), and relaxing a vertex that is only in the next frontier is harmless.
+${ENTRY}
+fn by_slab(${ARGS}) {
+  ${INDEX}
+  if (i >= min(alloc[${A_BUMP}u], params.slab_capacity)) { return; }
+  let owner_word = slabs[i * ${SLAB_WORDS}u + OWNER_WORD];
+  if (owner_word == NO_OWNER) { return; }
+  let u = owner_word & ~COLLISION;
+  if (u >= params.vertex_count || atomicLoad(&stamp[u]) < params.cur_stamp) { return; }
+  relax_slab(atomicLoad(&dist[u]), i);
+}`,
+  };
+}
+
+/**
+ * Seeds the frontier from a batch of inserted edges: each (u, v) relaxes v with the weight the table now
+ * holds (so duplicates in the batch and replaced values count as the graph has them).
+ */
+export function ssspSeedKernel(withValues: boolean): KernelDefinition {
+  return {
+    label: `dynamic sssp seed${withValues ? ' (weighted)' : ''}`,
+    bindings: { ...BINDINGS, src: read, dst: read },
+    params: { ...PARAMS, n: 'u32', mirror: 'u32' },
+    code: /* wgsl */ `
+${tableWgsl(false, false)}
+${relaxWgsl(withValues)}
+
+${ENTRY}
+fn main(${ARGS}) {
+  ${INDEX}
+  if (i >= params.n) { return; }
+  var u = src[i];
+  var v = dst[i];
+  if (params.mirror != 0u) {
+    let e = i >> 1u;
+    u = select(src[e], dst[e], (i & 1u) == 1u);
+    v = select(dst[e], src[e], (i & 1u) == 1u);
+  }
+  if (!is_alive(u) || v >= params.vertex_count) { return; }
+  let at = find_key(u, v);
+  if (at != NOT_FOUND) { relax(atomicLoad(&dist[u]), v, weight_at(at)); }
+}`,
+  };
+}
+
+/**
+ * After an iteration (one thread): reads the new frontier's length, zeroes the old one's (the next
+ * iteration appends there), writes the next iteration's indirect arguments (one of the two relaxations
+ * gets zero workgroups) and records the iteration at which the frontier first came out empty.
+ */
+export function ssspAdvanceKernel(): KernelDefinition {
+  return {
+    label: 'dynamic sssp advance',
+    bindings: { ctrl: atomicRw, args: write, alloc: read },
+    params: {
+      cur: 'u32',
+      next: 'u32',
+      iteration: 'u32',
+      sweep_min: 'u32',
+      slab_capacity: 'u32',
+      max_dim: 'u32',
+    },
+    code: /* wgsl */ `
+fn set_args(at: u32, items: u32) {
+  let groups = (items + ${WORKGROUP - 1}u) / ${WORKGROUP}u;
+  let x = min(groups, params.max_dim);
+  args[at] = x;
+  args[at + 1u] = select(1u, (groups + x - 1u) / x, x > 0u);
+  args[at + 2u] = 1u;
+}
+
+@compute @workgroup_size(1)
+fn main() {
+  let n = atomicLoad(&ctrl[params.next]);
+  atomicStore(&ctrl[params.cur], 0u);
+  let sweep = n >= params.sweep_min;
+  set_args(0u, select(n, 0u, sweep));
+  set_args(3u, select(0u, min(alloc[${A_BUMP}u], params.slab_capacity), sweep && n > 0u));
+  if (n == 0u && atomicLoad(&ctrl[${C_DONE}u]) == ${NOT_DONE}u) {
+    atomicStore(&ctrl[${C_DONE}u], params.iteration);
+  }
+}`,
+  };
+}
