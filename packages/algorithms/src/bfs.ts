@@ -1,28 +1,38 @@
 import {
   atomic,
   type DeviceArray,
+  type Functor,
   type GpuCount,
   InputError,
   type Recorder,
   rw,
+  transform,
   u32,
   type WeftDevice,
   wgsl,
 } from '@weft/gpu';
 import { type DeviceGraph, FrontierBitmap, FrontierQueue } from '@weft/graph';
-import { AdvanceWorkspace, advanceDirectionOptimized, advancePush, enact } from '@weft/operators';
+import {
+  AdvanceWorkspace,
+  advanceDirectionOptimized,
+  advancePush,
+  IterationLog,
+  type IterationTrace,
+} from '@weft/operators';
 import {
   checkSource,
+  enactTraced,
   type LoadBalance,
   type LoadBalanceOption,
   type RunOptions,
   recordSet,
   resolveLoadBalance,
+  type TraceOption,
 } from './common.ts';
 
 const UNREACHED = 0xffffffff;
 
-export interface BfsOptions extends RunOptions, LoadBalanceOption {
+export interface BfsOptions extends RunOptions, LoadBalanceOption, TraceOption {
   /** Also record a BFS tree: `parents[v]` (-1 for the source and unreached vertices). */
   parents?: boolean;
   /**
@@ -42,6 +52,12 @@ export interface BfsResult {
   iterations: number;
   /** Levels done bottom-up (direction `'auto'` or `'pull'`). */
   pullIterations: number;
+  /**
+   * With `trace: true`: per level, the input frontier length and the edges inspected: the out-degree sum
+   * of the frontier for a push level; for a pull level an upper bound, the in-degree sum of the vertices
+   * still unvisited when it began (pull stops at a vertex's first parent).
+   */
+  trace?: IterationTrace;
 }
 
 /**
@@ -60,6 +76,8 @@ export class BfsProblem {
   readonly direction: 'push' | 'pull' | 'auto';
   readonly threshold: number | undefined;
   readonly loadBalance: 'merge-path' | 'thread-mapped';
+  /** When set, each step logs its input frontier length and inspected edges here (see {@link BfsResult.trace}). */
+  log: IterationLog | undefined;
 
   constructor(
     readonly device: WeftDevice,
@@ -96,6 +114,26 @@ export class BfsProblem {
     rec.clear(this.pulls);
   }
 
+  /** With a log: this level's frontier and its push edges; for a pull, the in-degrees of the candidates. */
+  async #logPullBound(
+    rec: Recorder,
+    iteration: number,
+    candidate: Functor,
+  ): Promise<DeviceArray<'u32'> | undefined> {
+    if (!this.log) return undefined;
+    await this.log.recordFrontier(rec, iteration, this.queue.current, this.graph.offsets);
+    const bound = rec.scratch('u32', 1, 'bfs pull bound');
+    rec.clear(bound);
+    const inOffsets = this.graph.csc?.inOffsets ?? this.graph.offsets;
+    await this.log.addDegrees(
+      rec,
+      { array: bound, index: 0 },
+      { all: this.graph.vertexCount, where: candidate },
+      inOffsets,
+    );
+    return bound;
+  }
+
   async step(rec: Recorder, iteration: number): Promise<void> {
     const parent = this.parents
       ? wgsl`(v: u32, p: u32) { ${rw(this.parents)}[v] = p; }`
@@ -115,6 +153,7 @@ export class BfsProblem {
   return true;
 }`;
       const candidate = wgsl`(v: u32) -> bool { return ${this.depths}[v] == ${u32(UNREACHED)}; }`;
+      const bound = await this.#logPullBound(rec, iteration, candidate);
       await advanceDirectionOptimized(
         rec,
         this.graph,
@@ -129,7 +168,19 @@ export class BfsProblem {
           ...(this.threshold === undefined ? {} : { threshold: this.threshold }),
         },
       );
+      if (bound && this.log) {
+        // A pulled level (its pull dispatch size is nonzero) logs the bound instead of the push edges.
+        const edges = this.log.slot(iteration).edges;
+        await transform(
+          rec,
+          1,
+          wgsl`(i: u32) {
+  if (${this.#space.gates}[2] != 0u) { ${rw(edges.array)}[${u32(edges.index)}] = ${bound}[0]; }
+}`,
+        );
+      }
     } else {
+      await this.log?.recordFrontier(rec, iteration, this.queue.current, this.graph.offsets);
       await advancePush(rec, this.graph, this.queue.current, claim, {
         output: this.queue.next,
         workspace: this.#space,
@@ -186,9 +237,16 @@ export async function bfs(
     const rec = device.recorder({ label: 'bfs reset' });
     await problem.reset(rec, source);
     await rec.submit();
-    const { iterations } = await enact(device, problem, options);
-    return { ...(await problem.result()), iterations, pullIterations: await problem.pullIterations() };
+    if (options.trace) problem.log = new IterationLog(device);
+    const { iterations, trace } = await enactTraced(device, problem, problem.log, options);
+    return {
+      ...(await problem.result()),
+      iterations,
+      pullIterations: await problem.pullIterations(),
+      ...(trace ? { trace } : {}),
+    };
   } finally {
+    problem.log?.destroy();
     problem.destroy();
   }
 }

@@ -9,7 +9,14 @@ import {
   wgsl,
 } from '@weft/gpu';
 import type { DeviceGraph } from '@weft/graph';
-import type { EnactorOptions } from '@weft/operators';
+import {
+  type EnactorLoop,
+  type EnactorOptions,
+  type EnactorResult,
+  enact,
+  type IterationLog,
+  type IterationTrace,
+} from '@weft/operators';
 import { max, reduce } from '@weft/scan';
 
 /** Options every traversal takes: the enactor's batching, cancellation and progress. */
@@ -75,4 +82,29 @@ export async function recordSet(
   value: number,
 ): Promise<void> {
   await transform(rec, 1, wgsl`(i: u32) { ${rw(array)}[${u32(index)}] = ${u32(value)}; }`);
+}
+
+export interface TraceOption {
+  /**
+   * A diagnostic run: submit one iteration at a time, timed with timestamp queries, and log each
+   * iteration's input frontier length and inspected edges on the GPU; the result then has `trace`.
+   * Slower than an untraced run (a round trip per iteration); untraced runs do none of this.
+   */
+  trace?: boolean;
+}
+
+/**
+ * Runs the enactor; with `options.trace`, one iteration per timed submit, and the log (which the loop's
+ * steps fill) read back into an {@link IterationTrace} at the end.
+ */
+export async function enactTraced(
+  device: WeftDevice,
+  loop: EnactorLoop,
+  log: IterationLog | undefined,
+  options: EnactorOptions,
+): Promise<EnactorResult & { trace?: IterationTrace }> {
+  if (!log) return enact(device, loop, options);
+  const result = await enact(device, loop, { ...options, batch: 1, maxBatch: 1, timing: true });
+  const counts = await log.read(result.iterations);
+  return { ...result, trace: { ...counts, ...(result.timesMs ? { timesMs: result.timesMs } : {}) } };
 }

@@ -10,14 +10,23 @@ import {
   wgsl,
 } from '@weft/gpu';
 import { type DeviceGraph, FrontierBitmap, FrontierQueue } from '@weft/graph';
-import { AdvanceWorkspace, advancePush, enact } from '@weft/operators';
-import { type LoadBalance, type LoadBalanceOption, type RunOptions, resolveLoadBalance } from './common.ts';
+import { AdvanceWorkspace, advancePush, IterationLog, type IterationTrace } from '@weft/operators';
+import {
+  enactTraced,
+  type LoadBalance,
+  type LoadBalanceOption,
+  type RunOptions,
+  resolveLoadBalance,
+  type TraceOption,
+} from './common.ts';
 
 export interface ComponentsResult {
   /** Each vertex's component, named by its smallest vertex id. */
   labels: Uint32Array;
   count: number;
   iterations: number;
+  /** With `trace: true`: per iteration, the vertices whose label changed and their out- (and in-) degrees. */
+  trace?: IterationTrace;
 }
 
 /**
@@ -30,6 +39,8 @@ export class ComponentsProblem {
   readonly queue: FrontierQueue;
   readonly #changed: FrontierBitmap;
   readonly #space: AdvanceWorkspace;
+  /** When set, each step logs its input frontier length and the edges it walks here. */
+  log: IterationLog | undefined;
 
   constructor(
     readonly device: WeftDevice,
@@ -47,7 +58,15 @@ export class ComponentsProblem {
     await this.queue.recordAll(rec);
   }
 
-  async step(rec: Recorder): Promise<void> {
+  /** Records one iteration; `iteration` (0-based) is needed only with a {@link ComponentsProblem.log}. */
+  async step(rec: Recorder, iteration = 0): Promise<void> {
+    if (this.log) {
+      await this.log.recordFrontier(rec, iteration, this.queue.current, this.graph.offsets);
+      const inOffsets = this.graph.csc?.inOffsets;
+      if (this.graph.directed && inOffsets) {
+        await this.log.addDegrees(rec, this.log.slot(iteration).edges, this.queue.current, inOffsets);
+      }
+    }
     const label = atomic(this.labels);
     const spread = wgsl`(src: u32, dst: u32, edge: u32, rank: u32, index: u32) -> bool {
   let l = atomicLoad(&${label}[src]);
@@ -101,7 +120,7 @@ export class ComponentsProblem {
 export async function connectedComponents(
   device: WeftDevice,
   graph: DeviceGraph,
-  options: RunOptions & LoadBalanceOption = {},
+  options: RunOptions & LoadBalanceOption & TraceOption = {},
 ): Promise<ComponentsResult> {
   if (graph.directed && !graph.csc) {
     throw new InputError(
@@ -115,13 +134,16 @@ export async function connectedComponents(
     const rec = device.recorder({ label: 'cc reset' });
     await problem.reset(rec);
     await rec.submit();
-    const { iterations } = await enact(
+    if (options.trace) problem.log = new IterationLog(device);
+    const { iterations, trace } = await enactTraced(
       device,
-      { step: (r) => problem.step(r), active: () => problem.active(), capacity: problem.capacity },
+      { step: (r, i) => problem.step(r, i), active: () => problem.active(), capacity: problem.capacity },
+      problem.log,
       options,
     );
-    return { ...(await problem.result()), iterations };
+    return { ...(await problem.result()), iterations, ...(trace ? { trace } : {}) };
   } finally {
+    problem.log?.destroy();
     problem.destroy();
   }
 }

@@ -1,3 +1,4 @@
+export type { IterationTrace } from '@weft/operators';
 export { type BfsOptions, BfsProblem, type BfsResult, bfs } from './bfs.ts';
 export { ColoringProblem, type ColoringResult, graphColoring } from './coloring.ts';
 export {
@@ -5,6 +6,7 @@ export {
   type LoadBalanceOption,
   maxOutDegree,
   THREAD_MAPPED_MAX_DEGREE,
+  type TraceOption,
 } from './common.ts';
 export { ComponentsProblem, type ComponentsResult, connectedComponents } from './components.ts';
 export { MisProblem, type MisResult, maximalIndependentSet } from './mis.ts';

@@ -9,11 +9,11 @@ import {
   wgsl,
 } from '@weft/gpu';
 import type { DeviceGraph } from '@weft/graph';
-import { compute, enact, neighborhoodReduce } from '@weft/operators';
+import { compute, IterationLog, type IterationTrace, neighborhoodReduce } from '@weft/operators';
 import { max, reduce } from '@weft/scan';
-import type { RunOptions } from './common.ts';
+import { enactTraced, type RunOptions, type TraceOption } from './common.ts';
 
-export interface PageRankOptions extends RunOptions {
+export interface PageRankOptions extends RunOptions, TraceOption {
   /** Damping factor (default 0.85). */
   alpha?: number;
   /**
@@ -31,6 +31,8 @@ export interface PageRankResult {
   ranks: Float32Array;
   iterations: number;
   converged: boolean;
+  /** With `trace: true`: per iteration, every vertex (the frontier is the whole graph) and every edge (pulled). */
+  trace?: IterationTrace;
 }
 
 /**
@@ -50,6 +52,8 @@ export class PageRankProblem {
   readonly #active: DeviceArray<'u32'>;
   readonly alpha: number;
   readonly tolerance: number;
+  /** When set, each step logs its frontier (all vertices) and edges (all of them) here. */
+  log: IterationLog | undefined;
 
   constructor(
     readonly device: WeftDevice,
@@ -85,9 +89,11 @@ export class PageRankProblem {
     await rec.fill(this.#active, n === 0 ? 0 : 1);
   }
 
-  async step(rec: Recorder): Promise<void> {
+  /** Records one iteration; `iteration` (0-based) is needed only with a {@link PageRankProblem.log}. */
+  async step(rec: Recorder, iteration = 0): Promise<void> {
     const n = this.graph.vertexCount;
     if (n === 0) return;
+    await this.log?.recordCounts(rec, iteration, n, this.graph.edgeCount);
     const { offsets } = this.graph;
     const all = { all: n };
     await compute(
@@ -166,13 +172,16 @@ export async function pageRank(
     const rec = device.recorder({ label: 'pagerank reset' });
     await problem.reset(rec);
     await rec.submit();
-    const { iterations, converged } = await enact(
+    if (options.trace) problem.log = new IterationLog(device);
+    const { iterations, converged, trace } = await enactTraced(
       device,
-      { step: (r) => problem.step(r), active: () => problem.active() },
+      { step: (r, i) => problem.step(r, i), active: () => problem.active() },
+      problem.log,
       { batch: 8, maxBatch: 16, ...options, maxIterations: options.maxIterations ?? 100 },
     );
-    return { ranks: await problem.result(), iterations, converged };
+    return { ranks: await problem.result(), iterations, converged, ...(trace ? { trace } : {}) };
   } finally {
+    problem.log?.destroy();
     problem.destroy();
   }
 }

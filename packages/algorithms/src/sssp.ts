@@ -13,14 +13,16 @@ import {
   wgsl,
 } from '@weft/gpu';
 import { type DeviceGraph, FrontierBitmap, FrontierQueue } from '@weft/graph';
-import { AdvanceWorkspace, advancePush, compute, enact } from '@weft/operators';
+import { AdvanceWorkspace, advancePush, compute, IterationLog, type IterationTrace } from '@weft/operators';
 import {
   checkSource,
+  enactTraced,
   type LoadBalance,
   type LoadBalanceOption,
   type RunOptions,
   recordSet,
   resolveLoadBalance,
+  type TraceOption,
 } from './common.ts';
 
 /** Unreached distance as stored: u32 max for integer weights, the bits of +Infinity for f32 weights. */
@@ -36,6 +38,11 @@ export interface SsspResult {
    */
   parents?: Int32Array;
   iterations: number;
+  /**
+   * With `trace: true`: per iteration, the input frontier length and the edges relaxed (the out-degree sum
+   * of the frontier; near-far: of its near part, the vertices below the threshold).
+   */
+  trace?: IterationTrace;
 }
 
 /**
@@ -53,6 +60,8 @@ export class SsspProblem {
   /** Near-far only: the near list, the threshold and the smallest deferred distance (distance words). */
   readonly #near: FrontierQueue | undefined;
   readonly #bounds: DeviceArray<'u32'> | undefined;
+  /** When set, each step logs its input frontier length and relaxed edges here. */
+  log: IterationLog | undefined;
 
   constructor(
     readonly device: WeftDevice,
@@ -120,7 +129,8 @@ export class SsspProblem {
 }`;
   }
 
-  async step(rec: Recorder): Promise<void> {
+  /** Records one iteration; `iteration` (0-based) is needed only with a {@link SsspProblem.log}. */
+  async step(rec: Recorder, iteration = 0): Promise<void> {
     const add = this.#addFunctor();
     const dist = atomic(this.distances);
     const relax = wgsl`(src: u32, dst: u32, edge: u32, rank: u32, index: u32) -> bool {
@@ -131,9 +141,11 @@ export class SsspProblem {
     this.#improved.recordClear(rec);
     const loadBalance = this.options.loadBalance ?? 'merge-path';
     if (this.#near && this.#bounds) {
-      await this.#nearFarStep(rec, relax, loadBalance);
+      await this.log?.recordCounts(rec, iteration, this.queue.length, 0);
+      await this.#nearFarStep(rec, relax, loadBalance, iteration);
       return;
     }
+    await this.log?.recordFrontier(rec, iteration, this.queue.current, this.graph.offsets);
     await advancePush(rec, this.graph, this.queue.current, relax, {
       output: this.queue.next,
       visited: this.#improved,
@@ -149,7 +161,12 @@ export class SsspProblem {
    * frontier as they are. When the near list comes out empty, the threshold moves to the smallest deferred
    * distance plus delta, on the GPU. Fewer re-relaxations than plain Bellman-Ford on weighted graphs.
    */
-  async #nearFarStep(rec: Recorder, relax: Functor, loadBalance: LoadBalance): Promise<void> {
+  async #nearFarStep(
+    rec: Recorder,
+    relax: Functor,
+    loadBalance: LoadBalance,
+    iteration: number,
+  ): Promise<void> {
     const near = this.#near!;
     const bounds = this.#bounds!;
     const next = this.queue.next;
@@ -177,6 +194,8 @@ export class SsspProblem {
 }`,
     );
     near.swap();
+    if (this.log)
+      await this.log.addDegrees(rec, this.log.slot(iteration).edges, near.current, this.graph.offsets);
     await advancePush(rec, this.graph, near.current, relax, {
       output: next,
       append: true,
@@ -254,7 +273,8 @@ export async function sssp(
   graph: DeviceGraph,
   source: number,
   options: RunOptions &
-    LoadBalanceOption & {
+    LoadBalanceOption &
+    TraceOption & {
       maxIterations?: number;
       parents?: boolean;
       /** Near-far with this bucket width (in weight units) instead of plain Bellman-Ford. */
@@ -274,24 +294,27 @@ export async function sssp(
     const rec = device.recorder({ label: 'sssp reset' });
     await problem.reset(rec, source);
     await rec.submit();
-    const { iterations } = await enact(
+    if (options.trace) problem.log = new IterationLog(device);
+    const { iterations, trace } = await enactTraced(
       device,
-      { step: (r) => problem.step(r), active: () => problem.active(), capacity: problem.capacity },
+      { step: (r, i) => problem.step(r, i), active: () => problem.active(), capacity: problem.capacity },
+      problem.log,
       options,
     );
-    const distances = await problem.result();
-    if (!options.parents) return { distances, iterations };
+    const distances = { distances: await problem.result(), iterations, ...(trace ? { trace } : {}) };
+    if (!options.parents) return distances;
     const parents = device.array('u32', Math.max(1, graph.vertexCount), { label: 'sssp parents' });
     try {
       const rec = device.recorder({ label: 'sssp parents' });
       await problem.recordParents(rec, parents, source);
       await rec.submit();
       const raw = await parents.download(0, graph.vertexCount);
-      return { distances, iterations, parents: new Int32Array(raw.buffer, raw.byteOffset, raw.length) };
+      return { ...distances, parents: new Int32Array(raw.buffer, raw.byteOffset, raw.length) };
     } finally {
       parents.destroy();
     }
   } finally {
+    problem.log?.destroy();
     problem.destroy();
   }
 }

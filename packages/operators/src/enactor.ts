@@ -43,6 +43,11 @@ export interface EnactorOptions {
   signal?: AbortSignal;
   /** Called after every submit with the status read back. */
   onProgress?: (progress: EnactorProgress) => void;
+  /**
+   * Time each submit on the GPU (timestamp queries, where the device has them): `timesMs` in the result.
+   * With `batch: 1, maxBatch: 1` that is a time per iteration (a diagnostic run: a round trip per level).
+   */
+  timing?: boolean;
 }
 
 export interface EnactorResult {
@@ -50,6 +55,8 @@ export interface EnactorResult {
   iterations: number;
   converged: boolean;
   submits: number;
+  /** With `timing` on a device with timestamps: the GPU time of each submit, in ms. */
+  timesMs?: number[];
 }
 
 const NOT_DONE = 0xffffffff;
@@ -77,12 +84,19 @@ export async function enact(
   const capacity = Math.min(loop.capacity ?? 0xffffffff, 0xffffffff);
   let iteration = 0;
   let submits = 0;
+  const timesMs = options.timing && device.hasTimestamps ? ([] as number[]) : undefined;
+  const done = (iterations: number, converged: boolean): EnactorResult => ({
+    iterations,
+    converged,
+    submits,
+    ...(timesMs ? { timesMs } : {}),
+  });
   try {
     for (;;) {
       options.signal?.throwIfAborted();
-      if (iteration >= maxIterations) return { iterations: iteration, converged: false, submits };
+      if (iteration >= maxIterations) return done(iteration, false);
       const count = Math.min(batch, maxIterations - iteration);
-      const rec = device.recorder({ label: 'enactor batch' });
+      const rec = device.recorder({ label: 'enactor batch', timing: timesMs !== undefined });
       for (let j = 0; j < count; j++) {
         const it = iteration + j;
         await loop.step(rec, it);
@@ -107,8 +121,10 @@ export async function enact(
 }`,
         );
       }
-      await rec.submit();
+      const submitted = await rec.submit();
       submits++;
+      // A submit without a compute pass (nothing recorded) has no timestamps: it took no GPU time.
+      timesMs?.push((submitted.gpuNs ?? 0) / 1e6);
       const [doneAt, active, overflowAt, overflowLength] = await status.download();
       if (overflowAt !== 0) {
         throw new DeviceLimitError(
@@ -121,7 +137,7 @@ export async function enact(
       }
       if (doneAt !== NOT_DONE) {
         options.onProgress?.({ iteration: doneAt!, active: 0, submits });
-        return { iterations: doneAt!, converged: true, submits };
+        return done(doneAt!, true);
       }
       iteration += count;
       options.onProgress?.({ iteration, active: active!, submits });

@@ -23,3 +23,4 @@ export {
 export { type FilterOptions, filter } from './filter.ts';
 export { type IntersectionOptions, intersectionCount } from './intersection.ts';
 export { bitOr, type NeighborhoodReduceOptions, neighborhoodReduce } from './neighborhood.ts';
+export { IterationLog, type IterationTrace } from './trace.ts';
