@@ -69,10 +69,37 @@ export interface BinaryCsrOptions {
   byteLength?: number;
 }
 
-interface Section {
-  bytes: Uint8Array;
-  /** File offset of the section's first byte. */
-  at: number;
+/**
+ * One array of the file, filled as its bytes arrive. Storage grows with what has been read, so a corrupt header
+ * that claims billions of vertices costs nothing until the bytes are really there.
+ */
+class Section {
+  #bytes = new Uint8Array(0);
+  filled = 0;
+
+  constructor(
+    /** Byte length the header implies. */
+    readonly length: number,
+    /** File offset of the section's first byte. */
+    readonly at: number,
+  ) {}
+
+  write(piece: Uint8Array): void {
+    if (this.filled + piece.length > this.#bytes.length) {
+      const grown = new Uint8Array(
+        Math.min(this.length, Math.max(2 * this.#bytes.length, this.filled + piece.length, 1 << 16)),
+      );
+      grown.set(this.#bytes.subarray(0, this.filled));
+      this.#bytes = grown;
+    }
+    this.#bytes.set(piece, this.filled);
+    this.filled += piece.length;
+  }
+
+  /** The complete section (call once `filled === length`): its own buffer, exactly `length` bytes. */
+  get buffer(): ArrayBuffer {
+    return this.#bytes.buffer as ArrayBuffer;
+  }
 }
 
 /**
@@ -92,8 +119,10 @@ export async function readBinaryCsr(source: ByteSource, options: BinaryCsrOption
   let total = -1;
   let sections: Section[] = [];
   let section = 0;
-  let csr: HostCsr | undefined;
-  const checksum = new Uint8Array(4);
+  let vertexCount = 0;
+  let edgeCount = 0;
+  let directed = false;
+  let weightType: (typeof WEIGHT_TYPES)[number] | undefined;
 
   const startSections = () => {
     const view = new DataView(header.buffer);
@@ -110,34 +139,21 @@ export async function readBinaryCsr(source: ByteSource, options: BinaryCsrOption
     const m = view.getBigUint64(24, true);
     if (n > BigInt(MAX_VERTEX_COUNT)) fail(16, `vertex count ${n} exceeds the u32 id range`);
     if (m > 0xffffffffn) fail(24, `edge count ${m} exceeds the u32 offset range`);
-    const vertexCount = Number(n);
-    const edgeCount = Number(m);
+    vertexCount = Number(n);
+    edgeCount = Number(m);
+    directed = (flags & 2) !== 0;
+    weightType = weighted ? WEIGHT_TYPES[typeIndex] : undefined;
     total = HEADER_BYTES + 4 * (vertexCount + 1) + 4 * edgeCount * (weighted ? 2 : 1) + 4;
     if (options.byteLength !== undefined && options.byteLength !== total) {
       fail(16, `the header implies ${total} bytes but the file has ${options.byteLength}`);
     }
-    const offsets = new Uint32Array(vertexCount + 1);
-    const targets = new Uint32Array(edgeCount);
-    csr = { vertexCount, edgeCount, offsets, targets, directed: (flags & 2) !== 0 };
-    const arrays: (Uint32Array | Int32Array | Float32Array)[] = [offsets, targets];
-    if (weighted) {
-      const type = WEIGHT_TYPES[typeIndex]!;
-      const weights =
-        type === 'f32'
-          ? new Float32Array(edgeCount)
-          : type === 'u32'
-            ? new Uint32Array(edgeCount)
-            : new Int32Array(edgeCount);
-      csr.weights = weights;
-      arrays.push(weights);
-    }
+    const lengths = [4 * (vertexCount + 1), 4 * edgeCount, ...(weighted ? [4 * edgeCount] : []), 4];
     let at = HEADER_BYTES;
-    sections = arrays.map((a) => {
-      const s = { bytes: new Uint8Array(a.buffer, a.byteOffset, a.byteLength), at };
-      at += a.byteLength;
+    sections = lengths.map((length) => {
+      const s = new Section(length, at);
+      at += length;
       return s;
     });
-    sections.push({ bytes: checksum, at });
   };
 
   for await (const chunk of source) {
@@ -154,33 +170,48 @@ export async function readBinaryCsr(source: ByteSource, options: BinaryCsrOption
         }
         continue;
       }
+      // Zero-length sections (no edges) end as soon as they start.
+      while (sections[section] !== undefined && sections[section]!.length === 0) section++;
       const s = sections[section];
       if (s === undefined)
         fail(position, `extra bytes after the checksum (the header implies ${total} bytes)`);
       const sec = s as Section;
-      const into = position - sec.at;
-      const take = Math.min(sec.bytes.length - into, chunk.length - i);
+      const take = Math.min(sec.length - sec.filled, chunk.length - i);
       const piece = chunk.subarray(i, i + take);
-      sec.bytes.set(piece, into);
-      if (sec.bytes !== checksum) crc = crc32(crc, piece);
+      sec.write(piece);
+      if (section < sections.length - 1) crc = crc32(crc, piece);
       position += take;
       i += take;
-      if (position - sec.at === sec.bytes.length) section++;
+      if (sec.filled === sec.length) section++;
     }
-    // Zero-length sections (no edges) end as soon as they start.
-    while (sections[section] !== undefined && sections[section]!.bytes.length === 0) section++;
   }
-  if (position < HEADER_BYTES || csr === undefined) {
+  if (position < HEADER_BYTES) {
     return fail(position, `the file ends inside the ${HEADER_BYTES}-byte header`);
   }
   if (position < total)
     fail(position, `the file ends at byte ${position} but the header implies ${total} bytes`);
-  const stored = new DataView(checksum.buffer).getUint32(0, true);
+  const stored = new DataView(sections[sections.length - 1]!.buffer).getUint32(0, true);
   if (stored !== crc) {
     fail(
       total - 4,
       `checksum mismatch: stored 0x${stored.toString(16)}, computed 0x${crc.toString(16)} (corrupt file)`,
     );
+  }
+  const csr: HostCsr = {
+    vertexCount,
+    edgeCount,
+    offsets: new Uint32Array(sections[0]!.buffer),
+    targets: new Uint32Array(sections[1]!.buffer),
+    directed,
+  };
+  if (weightType !== undefined) {
+    const buffer = sections[2]!.buffer;
+    csr.weights =
+      weightType === 'f32'
+        ? new Float32Array(buffer)
+        : weightType === 'u32'
+          ? new Uint32Array(buffer)
+          : new Int32Array(buffer);
   }
   const { offsets, targets, vertexCount: n, edgeCount: m } = csr;
   if (offsets[0] !== 0) fail(HEADER_BYTES, `offsets[0] is ${offsets[0]}, expected 0`);

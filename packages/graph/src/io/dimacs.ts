@@ -62,7 +62,7 @@ export async function parseDimacs(source: ByteSource, options: DimacsOptions = {
     weights.push(w);
   });
 
-  if (n < 0) throw new InputError("no 'p sp n m' line", `${name}:${lastLine}`);
+  if (n < 0) throw new InputError("no 'p sp n m' line", `${name}:${Math.max(lastLine, 1)}`);
   if (arcs < m) {
     throw new InputError(
       `the file ends after ${arcs} of the ${m} arcs the 'p' line declares`,

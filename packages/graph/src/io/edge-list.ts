@@ -3,7 +3,7 @@ import type { HostEdgeList } from '../host-graph.ts';
 import { checkVertexCount, MAX_VERTEX_COUNT } from '../host-graph.ts';
 import { Growable } from './growable.ts';
 import { type ByteSource, firstNonBlank, forEachLine, LineTokens } from './lines.ts';
-import { toWeights, type WeightType } from './weights.ts';
+import { WeightColumn, type WeightType } from './weights.ts';
 
 export interface EdgeListOptions {
   /** Names the source in errors. */
@@ -32,7 +32,7 @@ export async function parseEdgeList(
   if (limit !== undefined) checkVertexCount(limit, 'options.vertexCount');
   const src = new Growable((n) => new Uint32Array(n), 1 << 16);
   const dst = new Growable((n) => new Uint32Array(n), 1 << 16);
-  const weights = new Growable((n) => new Float64Array(n), 16);
+  const weights = new WeightColumn();
   const tokens = new LineTokens(true);
   let columns = 0;
   let maxId = -1;
@@ -71,7 +71,7 @@ export async function parseEdgeList(
     }
     src.push(id(0, 'source id', where));
     dst.push(id(1, 'target id', where));
-    if (columns === 3) weights.push(tokens.real(2, 'weight'));
+    if (columns === 3) weights.push(tokens.real(2, 'weight'), line);
   });
 
   const edges: HostEdgeList = {
@@ -80,6 +80,6 @@ export async function parseEdgeList(
     dst: dst.finish(),
     directed: options.directed ?? true,
   };
-  if (columns === 3) edges.weights = toWeights(weights.finish(), options.weightType ?? 'auto', name);
+  if (columns === 3) edges.weights = weights.finish(options.weightType ?? 'auto', name);
   return edges;
 }

@@ -192,17 +192,23 @@ export class LineTokens {
     }
     const text = this.text(i);
     if (!REAL.test(text)) throw new InputError(`${what} is not a number: '${text}'`, this.where);
-    return Number(text);
+    const v = Number(text);
+    // '1e999' passes the pattern but is no finite number.
+    if (!Number.isFinite(v)) throw new InputError(`${what} is too large: '${text}'`, this.where);
+    return v;
   }
 }
 
 const REAL = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
 
-/** First byte that is not a space or tab, or -1. */
+/**
+ * First byte that is not a separator (space, tab, CR, vertical tab, form feed), or -1: a line of separators
+ * only is blank, so a non-blank line always has a first token.
+ */
 export function firstNonBlank(bytes: Uint8Array, start: number, end: number): number {
   for (let k = start; k < end; k++) {
     const b = bytes[k]!;
-    if (b !== SPACE && b !== TAB) return b;
+    if (SEPARATORS[b] !== 1) return b;
   }
   return -1;
 }

@@ -3,7 +3,7 @@ import type { HostEdgeList } from '../host-graph.ts';
 import { MAX_VERTEX_COUNT } from '../host-graph.ts';
 import { capacityHint, Growable } from './growable.ts';
 import { type ByteSource, firstNonBlank, forEachLine, LineTokens } from './lines.ts';
-import { toWeights, type WeightType } from './weights.ts';
+import { WeightColumn, type WeightType } from './weights.ts';
 
 export interface MatrixMarketOptions {
   /** Names the source in errors (a file name or URL). */
@@ -35,7 +35,7 @@ export async function parseMatrixMarket(
   let lastLine = 0;
   let src = new Growable((n) => new Uint32Array(n));
   let dst = new Growable((n) => new Uint32Array(n));
-  let values = new Growable((n) => new Float64Array(n));
+  let values = new WeightColumn();
   const tokens = new LineTokens(false);
 
   const lines = await forEachLine(source, (bytes, start, end, line) => {
@@ -61,8 +61,7 @@ export async function parseMatrixMarket(
       const mirrored = symmetry === 'general' ? 1 : 2;
       src = new Growable((n) => new Uint32Array(n), capacityHint(nnz * mirrored));
       dst = new Growable((n) => new Uint32Array(n), capacityHint(nnz * mirrored));
-      if (field !== 'pattern')
-        values = new Growable((n) => new Float64Array(n), capacityHint(nnz * mirrored));
+      if (field !== 'pattern') values = new WeightColumn(nnz * mirrored);
       return;
     }
     const want = field === 'pattern' ? 2 : 3;
@@ -80,14 +79,14 @@ export async function parseMatrixMarket(
     if (symmetry === 'skew-symmetric' && i === j) {
       throw new InputError(`a skew-symmetric matrix has no diagonal entries, found (${i}, ${j})`, where);
     }
-    push(i - 1, j - 1, v);
-    if (symmetry !== 'general' && i !== j) push(j - 1, i - 1, symmetry === 'skew-symmetric' ? -v : v);
+    push(i - 1, j - 1, v, line);
+    if (symmetry !== 'general' && i !== j) push(j - 1, i - 1, symmetry === 'skew-symmetric' ? -v : v, line);
   });
 
-  function push(s: number, d: number, v: number) {
+  function push(s: number, d: number, v: number, line: number) {
     src.push(s);
     dst.push(d);
-    if (field !== 'pattern') values.push(v);
+    if (field !== 'pattern') values.push(v, line);
   }
 
   if (lines === 0) throw new InputError('empty file: expected a %%MatrixMarket banner', `${name}:1`);
@@ -104,9 +103,8 @@ export async function parseMatrixMarket(
     dst: dst.finish(),
     directed: symmetry === 'general',
   };
-  if (field === 'real') edges.weights = Float32Array.from(values.finish());
-  else if (field === 'integer')
-    edges.weights = toWeights(values.finish(), options.weightType ?? 'auto', name);
+  if (field === 'real') edges.weights = values.finish('f32', name);
+  else if (field === 'integer') edges.weights = values.finish(options.weightType ?? 'auto', name);
   return edges;
 }
 
