@@ -2,15 +2,19 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { requestDevice, type WeftDevice, WeftError } from '@weft/gpu';
 import gpuPackage from '@weft/gpu/package.json' with { type: 'json' };
+import { loadGraph } from '@weft/graph/node';
 import type { AnchorFile } from './anchors.ts';
 import { fmtItems, fmtMs } from './format.ts';
+import { type BenchGraph, type GraphSelection, hasSelection, selectGraphs } from './graphs.ts';
 import { GRAPHS_USAGE, graphsCommand } from './graphs-command.ts';
 import { type Measurement, measureCases } from './harness.ts';
 import { htmlReport } from './html.ts';
 import { type BenchReport, summaryHtmlTable, summaryTable, withComparisons } from './report.ts';
 import { RUN_USAGE, runCommand } from './run-command.ts';
 import { parseSizes } from './sizes.ts';
-import { defaultSizes, loadSuite, SUITES } from './suites/index.ts';
+import { setSourceCount, VALIDATE_ALL_MAX_ARCS } from './suites/algorithms.ts';
+import { MAX_ARCS_GRAPHOLOGY } from './suites/cpu-baselines.ts';
+import { defaultSizes, GRAPH_SUITES, loadGraphSuite, loadSuite, SUITES } from './suites/index.ts';
 
 /** What `weft bench` runs without --suite: every suite except the tuning sweep. */
 const DEFAULT_SUITES = SUITES.filter((s) => s !== 'tune').join(',');
@@ -27,6 +31,16 @@ const USAGE = `usage: weft bench [options]
   --html FILE       write a self-contained HTML report with charts
   --anchors FILE    anchors measured in the same command (anchors/torch_anchors.py, anchors/scipy_anchors.py);
                     repeatable; adds our/anchor ratios
+  --graph FILE      run the graph suites (${GRAPH_SUITES.join(', ')}) on this file instead of their default
+                    shapes and sizes: .mtx, .gr, .el/.txt/.wel/.tsv/.csv/.edges, .wcsr (repeatable)
+  --undirected      read --graph edge lists as undirected (Matrix Market and DIMACS say so themselves)
+  --one-based       --graph edge-list ids start at 1
+  --kron SCALE      a generated Kronecker graph (Graph500, edge factor 16, 2^SCALE vertices) (repeatable)
+  --urand SCALE     a generated uniform random graph (GAP -u, edge factor 16) (repeatable)
+  --rgg N           a generated random geometric graph of N points, average degree 8 (repeatable)
+  --grid WxH        a generated W x H 4-neighbour grid (repeatable)
+  --sources N       BFS/SSSP sources per graph (seeded, out-degree > 0), each timed and validated
+                    (default 64, Graph500's; 4 on software adapters)
   --dawn OPTION     pass an option to Dawn's create() (repeatable), e.g. enable-dawn-features=disable_robustness
   --no-pool         destroy released buffers instead of reusing them
   --unsafe          Dawn without robustness, validation, workgroup zero-init and timestamp quantization
@@ -51,6 +65,14 @@ async function bench(args: string[]): Promise<number> {
       json: { type: 'string' },
       html: { type: 'string' },
       anchors: { type: 'string', multiple: true, default: [] },
+      graph: { type: 'string', multiple: true, default: [] },
+      undirected: { type: 'boolean', default: false },
+      'one-based': { type: 'boolean', default: false },
+      kron: { type: 'string', multiple: true, default: [] },
+      urand: { type: 'string', multiple: true, default: [] },
+      rgg: { type: 'string', multiple: true, default: [] },
+      grid: { type: 'string', multiple: true, default: [] },
+      sources: { type: 'string' },
       dawn: { type: 'string', multiple: true, default: [] },
       unsafe: { type: 'boolean', default: false },
       'no-pool': { type: 'boolean', default: false },
@@ -87,7 +109,10 @@ async function runBench(
     json?: string | undefined;
     html?: string | undefined;
     anchors: string[];
-  },
+    sources?: string | undefined;
+    undirected: boolean;
+    'one-based': boolean;
+  } & GraphSelection,
   dawnOptions: string[],
 ): Promise<number> {
   const a = device.adapter;
@@ -106,27 +131,51 @@ async function runBench(
   const warmupMs = Number(values['warmup-ms'] ?? (software ? 0 : 1000));
   const filter = values.cases ? new RegExp(values.cases) : undefined;
   const anchors = await readAnchors(values.anchors);
+  if (values.sources !== undefined) {
+    const k = Number(values.sources);
+    if (!Number.isInteger(k) || k < 1)
+      throw new Error(`--sources: '${values.sources}' is not a positive integer`);
+    setSourceCount(k);
+  }
+  const sources = values.sources ?? (software ? '4' : '64');
+  const graphs = hasSelection(values) ? await loadSelected(values, seed) : undefined;
+  const notes = graphs ? graphNotes(graphs) : [];
 
+  const measureOptions = {
+    repeat,
+    seed,
+    warmupMs,
+    batchMs: software ? 0 : 20,
+    maxBatch: 400,
+    onMeasured: (m: Measurement) => {
+      if (!process.stdout.isTTY || process.env['CI']) {
+        const what = m.valid ? `${fmtMs(m.timeMs)} ms, ${fmtItems(m.itemsPerSec)}` : `FAILED: ${m.error}`;
+        console.log(`    ${m.name} n=${m.n}: ${what}`);
+      }
+    },
+  };
   const all: Measurement[] = [];
   for (const suite of values.suite.split(',')) {
+    if (graphs && GRAPH_SUITES.includes(suite)) {
+      for (const g of graphs) {
+        const cases = (await loadGraphSuite(suite, g)).filter((c) => !filter || filter.test(c.name));
+        console.log(`\nsuite ${suite} on ${g.name}: ${cases.length} cases, ${repeat} timed runs each`);
+        all.push(
+          ...(await measureCases(device, suite, cases, [g.csr.edgeCount], {
+            ...measureOptions,
+            onProgress: makeProgress(`${suite} ${g.name}`),
+          })),
+        );
+      }
+      continue;
+    }
     const cases = (await loadSuite(suite)).filter((c) => !filter || filter.test(c.name));
     const sizes = sizesFor(suite);
     console.log(`\nsuite ${suite}: ${cases.length} cases x ${sizes.length} sizes, ${repeat} timed runs each`);
-    const progress = makeProgress(suite);
     all.push(
       ...(await measureCases(device, suite, cases, sizes, {
-        repeat,
-        seed,
-        warmupMs,
-        batchMs: software ? 0 : 20,
-        maxBatch: 400,
-        onProgress: progress,
-        onMeasured: (m) => {
-          if (!process.stdout.isTTY || process.env['CI']) {
-            const what = m.valid ? `${fmtMs(m.timeMs)} ms, ${fmtItems(m.itemsPerSec)}` : `FAILED: ${m.error}`;
-            console.log(`    ${m.name} n=${m.n}: ${what}`);
-          }
-        },
+        ...measureOptions,
+        onProgress: makeProgress(suite),
       })),
     );
   }
@@ -142,10 +191,14 @@ async function runBench(
       warmupMs,
       suites: values.suite,
       cases: values.cases ?? null,
+      sources: Number(sources),
     },
     measurements: withComparisons(all, anchors),
   };
   if (anchors) report.anchors = anchors;
+  if (graphs) report.graphs = graphs.map((g) => g.stats);
+  if (notes.length > 0) report.notes = notes;
+  for (const n of notes) console.log(`note: ${n}`);
   console.log(`\n${summaryTable(report)}`);
   if (values.json) {
     await writeFile(values.json, JSON.stringify(report, null, 1));
@@ -162,6 +215,46 @@ async function runBench(
   }
   console.log(`\nall ${all.length} measurements validated against the TypeScript references`);
   return 0;
+}
+
+/** Loads files as `weft run` does and generates the requested graphs, before any suite (never timed). */
+async function loadSelected(
+  values: GraphSelection & { undirected: boolean; 'one-based': boolean },
+  seed: number,
+): Promise<BenchGraph[]> {
+  const graphs = await selectGraphs(values, seed, async (path) => {
+    const { csr } = await loadGraph(path, {
+      directed: !values.undirected,
+      oneBased: values['one-based'],
+      build: {},
+    });
+    return csr;
+  });
+  for (const g of graphs) {
+    const s = g.stats;
+    console.log(
+      `graph ${g.name}: ${s.vertices} vertices, ${s.arcs} arcs (${s.directed ? 'directed' : 'undirected'}), max degree ${s.maxDegree}, ${s.isolated} isolated, weights ${s.weights}, ${s.file ? 'loaded' : 'generated'} in ${s.loadMs.toFixed(0)} ms`,
+    );
+  }
+  return graphs;
+}
+
+/** What the run skips or samples on the chosen graphs, said in the output and the JSON. */
+function graphNotes(graphs: readonly BenchGraph[]): string[] {
+  const notes: string[] = [];
+  const big = graphs.filter((g) => g.csr.edgeCount > VALIDATE_ALL_MAX_ARCS).map((g) => g.name);
+  if (big.length > 0) {
+    notes.push(
+      `${big.join(', ')}: over 2^24 arcs, BFS/SSSP outputs validated for every 8th source (and the last), not all`,
+    );
+  }
+  const noGraphology = graphs.filter((g) => g.csr.edgeCount > MAX_ARCS_GRAPHOLOGY).map((g) => g.name);
+  if (noGraphology.length > 0) {
+    notes.push(
+      `${noGraphology.join(', ')}: graphology CPU baselines skipped (over 2^22 arcs); TypeScript references up to 2^24 arcs`,
+    );
+  }
+  return notes;
 }
 
 /** Reads anchor files (one per tool) into one list; each result keeps its tool in its name. */

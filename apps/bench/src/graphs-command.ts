@@ -3,11 +3,11 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { writeGraphFile } from '@weft/graph/node';
 import { parseSizes } from './sizes.ts';
-import { makeGraph, pickSource, type Shape } from './suites/algorithms.ts';
+import { makeGraph, pickSources, type Shape } from './suites/algorithms.ts';
 
 export const GRAPHS_USAGE = `usage: weft graphs --out DIR [--sizes 22,24] [--shapes kronecker,grid,geometric] [--seed 1]
 
-  Writes the algorithms suite's generated graphs (same sizes, seed and sources) as .wcsr files and a
+  Writes the algorithms suite's generated graphs (same sizes, seed and the 64 BFS/SSSP sources) as .wcsr files and a
   manifest.json, so CPU anchors (anchors/scipy_anchors.py) run on exactly the graphs Weft runs on.
 `;
 
@@ -34,7 +34,7 @@ export async function graphsCommand(args: string[]): Promise<number> {
       const csr = makeGraph(shape, n, seed, true);
       const file = `${shape}-${n}.wcsr`;
       await writeGraphFile(join(values.out, file), csr);
-      manifest.push({ graph: shape, n, file, sources: [pickSource(csr, seed)] });
+      manifest.push({ graph: shape, n, file, sources: pickSources(csr, seed, 64) });
       console.log(`${file}: ${csr.vertexCount} vertices, ${csr.edgeCount} arcs`);
     }
   }

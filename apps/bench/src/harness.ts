@@ -1,5 +1,33 @@
 import type { SubmitResult, WeftDevice } from '@weft/gpu';
-import type { BenchCase } from './types.ts';
+import type { GraphStats } from './graphs.ts';
+import type { BenchCase, BenchInstance, IterationTrace } from './types.ts';
+
+/**
+ * A traversal timed from several sources (Graph500/GAP): per-source times and TEPS, their spread, and the
+ * harmonic mean of the TEPS (Graph500's figure of merit: the TEPS of the total work over the total time).
+ */
+export interface SourceStats {
+  count: number;
+  vertices: number[];
+  /** Per source: median time of its timed runs (ms). */
+  timesMs: number[];
+  /** Per source: edges traversed (the TEPS numerator; see `edgeRule`). */
+  edges: number[];
+  teps: number[];
+  harmonicMeanTeps: number;
+  medianMs: number;
+  minMs: number;
+  maxMs: number;
+  /** Sources whose output was validated (all unless the case samples on a big graph). */
+  validated: number;
+  edgeRule: string;
+  /** Timed submits per source (the --repeat budget spread over the sources, at least 1). */
+  submitsPerSource: number;
+}
+
+/** How traversals count TEPS edges (the same rule for the GPU cases, CPU baselines and `weft run`). */
+export const EDGE_RULE =
+  'edges with an endpoint reached (CSR arcs out of reached vertices; an undirected edge counted once: arcs / 2), after self-loops were dropped and duplicates merged';
 
 /** One measured (case, size): times are medians over the repetitions. */
 export interface Measurement {
@@ -28,6 +56,9 @@ export interface Measurement {
   runsPerBatch: number;
   valid: boolean;
   error?: string;
+  graph?: GraphStats;
+  sources?: SourceStats;
+  trace?: IterationTrace;
 }
 
 export interface MeasureOptions {
@@ -115,6 +146,7 @@ async function measureOne(
         Math.min(options.maxBatch, Math.round(options.batchMs / Math.max(estimate, 1e-3))),
       );
     }
+    if (inst.sources) return await measureSources(inst, base, batch, perRun, runsPerBatch, options);
     const runs: SubmitResult[] = [];
     for (let r = 0; r < options.repeat; r++) runs.push(await batch(runsPerBatch));
     const error = await inst.validate();
@@ -141,7 +173,7 @@ async function measureOne(
     };
     if (gpu) m.gpuMs = timeMs;
     if (error !== null) m.error = error;
-    return m;
+    return await withExtras(m, inst);
   } catch (e) {
     return {
       ...base,
@@ -162,4 +194,96 @@ async function measureOne(
   } finally {
     inst?.destroy();
   }
+}
+
+/** Adds the graph's statistics and a traced run (untimed) to a measurement. */
+async function withExtras(m: Measurement, inst: BenchInstance): Promise<Measurement> {
+  if (inst.graph) m.graph = inst.graph;
+  if (m.valid && inst.trace) {
+    const t = await inst.trace();
+    if (t) m.trace = t;
+  }
+  return m;
+}
+
+/**
+ * Graph500/GAP timing: each source selected (untimed), timed in its own submits, then validated (every k-th
+ * on big graphs). The measurement's time is the median over sources; its throughput the harmonic mean TEPS.
+ * A failed source fails the measurement, with that source named.
+ */
+async function measureSources(
+  inst: BenchInstance,
+  base: Pick<Measurement, 'suite' | 'family' | 'name' | 'n' | 'repeat'>,
+  batch: (runs: number) => Promise<SubmitResult>,
+  perRun: (r: SubmitResult, runs: number) => number,
+  runsPerBatch: number,
+  options: MeasureOptions,
+): Promise<Measurement> {
+  const src = inst.sources!;
+  const count = src.vertices.length;
+  const every = Math.max(1, src.validateEvery ?? 1);
+  const submitsPerSource = Math.max(1, Math.round(options.repeat / count));
+  const timesMs: number[] = [];
+  const wallMs: number[] = [];
+  const edges: number[] = [];
+  let validated = 0;
+  let error: string | null = null;
+  let clock: Measurement['clock'] = 'gpu';
+  let dispatches = 0;
+  for (let i = 0; i < count; i++) {
+    edges.push(await src.select(i));
+    const times: number[] = [];
+    const walls: number[] = [];
+    for (let r = 0; r < submitsPerSource; r++) {
+      const result = await batch(runsPerBatch);
+      if (result.gpuNs === undefined) clock = 'wall';
+      times.push(perRun(result, runsPerBatch));
+      walls.push(result.wallMs / runsPerBatch);
+      dispatches = result.dispatches / runsPerBatch;
+    }
+    timesMs.push(median(times));
+    wallMs.push(median(walls));
+    if (i % every === 0 || i === count - 1) {
+      validated++;
+      const e = await inst.validate();
+      if (e !== null && error === null) error = `source ${src.vertices[i]} (#${i}): ${e}`;
+    }
+  }
+  const teps = edges.map((e, i) => e / (timesMs[i]! / 1e3));
+  // Harmonic mean: n / sum(1 / teps_i).
+  const harmonicMeanTeps = count / teps.reduce((s, t) => s + 1 / t, 0);
+  const timeMs = median(timesMs);
+  const items = edges.reduce((s, e) => s + e, 0) / count;
+  const m: Measurement = {
+    ...base,
+    items,
+    bytes: 0,
+    wallMs: median(wallMs),
+    minMs: Math.min(...timesMs),
+    maxMs: Math.max(...timesMs),
+    timeMs,
+    clock,
+    itemsPerSec: harmonicMeanTeps,
+    bytesPerSec: 0,
+    dispatches,
+    runsPerBatch,
+    valid: error === null,
+    sources: {
+      count,
+      vertices: [...src.vertices],
+      timesMs,
+      edges,
+      teps,
+      harmonicMeanTeps,
+      medianMs: timeMs,
+      minMs: Math.min(...timesMs),
+      maxMs: Math.max(...timesMs),
+      validated,
+      edgeRule: EDGE_RULE,
+      submitsPerSource,
+    },
+  };
+  if (clock === 'gpu') m.gpuMs = timeMs;
+  if (error !== null) m.error = error;
+  return await withExtras(m, inst);
 }

@@ -1,6 +1,7 @@
 import type { AdapterReport } from '@weft/gpu';
 import { type AnchorFile, type Comparison, compare } from './anchors.ts';
 import { fmtBytes, fmtItems, fmtMs, fmtN, textTable } from './format.ts';
+import type { GraphStats } from './graphs.ts';
 import type { Measurement } from './harness.ts';
 
 /** Everything needed to reproduce and read a bench run; written as JSON. */
@@ -12,6 +13,10 @@ export interface BenchReport {
   adapter: AdapterReport;
   options: Record<string, unknown>;
   anchors?: AnchorFile;
+  /** Graphs chosen with --graph, --kron, --urand, --rgg, --grid. */
+  graphs?: GraphStats[];
+  /** What was skipped or sampled, and why. */
+  notes?: string[];
   measurements: (Measurement & { comparison?: Comparison })[];
 }
 
@@ -25,7 +30,26 @@ export function withComparisons(
   });
 }
 
-const HEADER = ['case', 'n', 'time ms', 'clock', 'items/s', 'bandwidth', 'anchor', 'ratio', 'valid'];
+// Traversals timed from several sources show the median time over sources, harmonic-mean TEPS as items/s,
+// and in `sources` how many ran (and how many were validated, where a big graph was sampled).
+const HEADER = [
+  'case',
+  'n',
+  'time ms',
+  'clock',
+  'items/s',
+  'bandwidth',
+  'sources',
+  'anchor',
+  'ratio',
+  'valid',
+];
+const VALID_COLUMN = HEADER.length - 1;
+
+const sourcesCell = (m: Measurement) =>
+  m.sources
+    ? `${m.sources.count}${m.sources.validated < m.sources.count ? ` (${m.sources.validated} checked)` : ''}`
+    : '';
 
 function rows(report: BenchReport): string[][] {
   return report.measurements.map((m) => {
@@ -41,6 +65,7 @@ function rows(report: BenchReport): string[][] {
       m.clock,
       m.valid ? fmtItems(m.itemsPerSec) : '-',
       m.valid && m.bytes > 0 ? fmtBytes(m.bytesPerSec) : '-',
+      sourcesCell(m),
       c ? `${c.anchor}: ${anchor}` : '',
       ratio,
       m.valid ? 'yes' : `FAILED: ${m.error ?? ''}`,
@@ -57,7 +82,7 @@ export function summaryHtmlTable(report: BenchReport): string {
   const body = rows(report)
     .map(
       (r) =>
-        `<tr>${r.map((c, i) => `<td${i === 8 && c !== 'yes' ? ' class="bad"' : ''}>${e(c)}</td>`).join('')}</tr>`,
+        `<tr>${r.map((c, i) => `<td${i === VALID_COLUMN && c !== 'yes' ? ' class="bad"' : ''}>${e(c)}</td>`).join('')}</tr>`,
     )
     .join('\n');
   return `<table><tr>${HEADER.map((h) => `<th>${h}</th>`).join('')}</tr>\n${body}</table>`;

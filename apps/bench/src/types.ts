@@ -1,4 +1,5 @@
 import type { Recorder, WeftDevice } from '@weft/gpu';
+import type { GraphStats } from './graphs.ts';
 
 /**
  * One benchmarked primitive. `setup` makes inputs of `n` items on the device; the harness then records
@@ -33,4 +34,32 @@ export interface BenchInstance {
   validate(): Promise<string | null>;
   /** Frees device arrays. */
   destroy(): void;
+  /** Traversals under Graph500/GAP rules: timed and validated from each of several sources. */
+  readonly sources?: BenchSources;
+  /** The graph the case runs on, recorded in the JSON. */
+  readonly graph?: GraphStats;
+  /** One untimed traced run (frontier and time per iteration) for the report's charts; after the timing. */
+  trace?(): Promise<IterationTrace | undefined>;
+}
+
+export interface BenchSources {
+  /** The source vertices (seeded, out-degree > 0), in the order they are run. */
+  readonly vertices: readonly number[];
+  /**
+   * Makes `vertices[i]` the source of `run` (untimed: a first run finds its iteration count) and returns the
+   * edges a run from it traverses, the TEPS numerator.
+   */
+  select(i: number): Promise<number>;
+  /** Validate only every k-th source (64 host verifications of a big graph take minutes); default 1. */
+  readonly validateEvery?: number;
+}
+
+/** Per iteration of one traced run: input frontier size, edges it inspected, and GPU (or wall) time. */
+export interface IterationTrace {
+  algorithm: string;
+  source?: number;
+  frontier: number[];
+  edges: number[];
+  timesMs?: number[];
+  clock?: 'gpu' | 'wall';
 }

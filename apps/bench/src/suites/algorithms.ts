@@ -16,16 +16,31 @@ import {
   verifySssp,
 } from '@weft/algorithms';
 import type { Recorder, WeftDevice } from '@weft/gpu';
-import { csrFromEdgeList, grid, type HostCsr, kronecker, randomGeometric, uploadGraph } from '@weft/graph';
-import type { BenchCase, BenchInstance } from '../types.ts';
+import {
+  csrFromEdgeList,
+  type FrontierQueue,
+  grid,
+  type HostCsr,
+  kronecker,
+  randomGeometric,
+  uploadGraph,
+} from '@weft/graph';
+import type { BenchGraph, GraphStats } from '../graphs.ts';
+import type { BenchCase, BenchInstance, IterationTrace } from '../types.ts';
 
 /*
- * Graph algorithms on generated graphs. `n` is the target number of directed arcs (CSR edges): Kronecker
- * scale log2(n / 32) with edge factor 16 (Graph500), a square grid of about n / 4 vertices, a random
- * geometric graph of average degree 8. `items` follows Graph500's TEPS: undirected edges in the traversed
- * component (arcs / 2) per run; PageRank counts every arc once per iteration. A run records a whole
- * algorithm (reset included) with as many iterations as the first run needed, which the GPU's empty
- * frontiers make safe to replay: no read-back inside `run`.
+ * Graph algorithms on generated graphs, or on graphs chosen on the command line (`casesForGraph`). By default
+ * `n` is the target number of directed arcs (CSR edges): Kronecker scale log2(n / 32) with edge factor 16
+ * (Graph500), a square grid of about n / 4 vertices, a random geometric graph of average degree 8.
+ *
+ * BFS and SSSP follow the Graph500/GAP rules: `sourceCount` seeded sources with out-degree > 0 (64 on a GPU),
+ * each selected untimed (a first run gives its iteration count and its TEPS edges), timed on its own and
+ * validated (every 8th above 2^24 arcs); graph generation, loading and upload are never inside a timed run.
+ * Items are Graph500's TEPS edges (`traversedEdges`: arcs out of reached vertices, halved on undirected graphs,
+ * so each undirected edge in the traversed component counts once; self-loops dropped and duplicates merged
+ * first) and the measurement's throughput is the harmonic mean of the per-source TEPS. PageRank counts every
+ * arc once per iteration. A run records a whole algorithm (reset included) with as many iterations as the
+ * source's first run needed, which the GPU's empty frontiers make safe to replay: no read-back inside `run`.
  */
 
 export type Shape = 'kronecker' | 'grid' | 'geometric';
@@ -74,13 +89,71 @@ function maxItemsOf(shape: Shape): number {
 
 /** A source with out-edges, drawn from `seed` (Graph500 samples non-isolated sources). */
 export function pickSource(csr: HostCsr, seed: number): number {
-  const n = csr.vertexCount;
-  for (let k = 0; k < n; k++) {
-    const v = (Math.imul(seed + k, 2654435761) >>> 0) % n;
-    if (csr.offsets[v + 1]! > csr.offsets[v]!) return v;
-  }
-  return 0;
+  return pickSources(csr, seed, 1)[0] ?? 0;
 }
+
+/**
+ * `count` distinct sources with out-degree > 0, drawn from `seed` (Graph500 and GAP: 64 non-isolated search
+ * keys); fewer when the graph has fewer such vertices. The first is `pickSource`'s.
+ */
+export function pickSources(csr: HostCsr, seed: number, count: number): number[] {
+  const n = csr.vertexCount;
+  const out: number[] = [];
+  const taken = new Set<number>();
+  for (let k = 0; k < 4 * n + 64 && out.length < count; k++) {
+    const v = (Math.imul(seed + k, 2654435761) >>> 0) % n;
+    if (!taken.has(v) && csr.offsets[v + 1]! > csr.offsets[v]!) {
+      taken.add(v);
+      out.push(v);
+    }
+  }
+  return out.length > 0 ? out : [0];
+}
+
+/** Sources per traversal when --sources is not given: Graph500's 64 on a GPU, 4 on a software adapter (CPU figures). */
+let sourcesOption: number | undefined;
+
+/** `--sources N`: how many sources BFS and SSSP (and their CPU baselines, at most 8) are timed from. */
+export function setSourceCount(count: number | undefined): void {
+  sourcesOption = count;
+}
+
+export function sourceCount(device: WeftDevice): number {
+  return sourcesOption ?? (device.adapter.software ? 4 : 64);
+}
+
+/** Above this many arcs every 8th source is validated instead of all 64 (host verification time). */
+export const VALIDATE_ALL_MAX_ARCS = 2 ** 24;
+
+/**
+ * Edges a traversal from a source touches, for TEPS (Graph500): CSR arcs out of reached vertices, halved on an
+ * undirected graph (each edge is two arcs), so an undirected edge counts once.
+ */
+export function traversedEdges(csr: HostCsr, reached: (v: number) => boolean): number {
+  const arcs = edgesFrom(csr, reached);
+  return csr.directed ? arcs : arcs / 2;
+}
+
+/** Where a case's graph comes from: a default shape scaled to `n` arcs, or a graph chosen on the command line. */
+export interface GraphInput {
+  /** One word: the shape or the graph's name. */
+  label: string;
+  get(n: number, seed: number): HostCsr;
+  maxItems: number;
+  stats?: GraphStats;
+}
+
+const shapeInput = (shape: Shape): GraphInput => ({
+  label: shape,
+  get: (n, seed) => makeGraph(shape, n, seed, true),
+  maxItems: maxItemsOf(shape),
+});
+
+export function selectedInput(g: BenchGraph): GraphInput {
+  return { label: g.name, get: () => g.csr, maxItems: Number.POSITIVE_INFINITY, stats: g.stats };
+}
+
+const uploaded = (device: WeftDevice, csr: HostCsr) => uploadGraph(device, csr, { csc: csr.directed });
 
 /**
  * Steps to replay for algorithms whose iteration count depends on the order atomics land in (label propagation,
@@ -89,6 +162,28 @@ export function pickSource(csr: HostCsr, seed: number): number {
  */
 function withMargin(iterations: number): number {
   return iterations + Math.max(2, Math.ceil(iterations / 2));
+}
+
+/**
+ * Steps a replay of label propagation needs, found untimed: the first run's count with a margin, doubled until
+ * a replay validates (up to 64x). On a 30 x 30 grid `connectedComponents` reports 16 iterations but a replay
+ * in a timed recorder needs more than 36 steps; steps past convergence cost little (empty frontiers).
+ */
+async function calibrateSteps(
+  device: WeftDevice,
+  problem: ComponentsProblem,
+  iterations: number,
+  check: () => Promise<string | null>,
+): Promise<number> {
+  let steps = withMargin(iterations);
+  for (let tries = 0; tries < 6; tries++, steps *= 2) {
+    const rec = device.recorder({ label: 'cc calibration', timing: true });
+    await problem.reset(rec);
+    await recordSteps(rec, problem, steps);
+    await rec.submit();
+    if ((await check()) === null) return steps;
+  }
+  return steps;
 }
 
 /** Records `iterations` steps of a problem. */
@@ -103,28 +198,42 @@ async function recordSteps(
 type LoadBalance = 'merge-path' | 'thread-mapped';
 
 function bfsCase(
-  shape: Shape,
+  input: GraphInput,
   direction: 'push' | 'auto' = 'push',
   loadBalance: LoadBalance = 'merge-path',
 ): BenchCase {
   return {
-    name: `bfs ${shape}${direction === 'auto' ? ' direction-optimizing' : ''}${loadBalance === 'thread-mapped' ? ' thread-mapped' : ''}`,
+    name: `bfs ${input.label}${direction === 'auto' ? ' direction-optimizing' : ''}${loadBalance === 'thread-mapped' ? ' thread-mapped' : ''}`,
     family: 'algorithms',
-    maxItems: () => maxItemsOf(shape),
+    maxItems: () => input.maxItems,
     async setup(device: WeftDevice, n: number, seed: number): Promise<BenchInstance> {
-      const csr = makeGraph(shape, n, seed, false);
-      const graph = uploadGraph(device, csr);
-      const source = pickSource(csr, seed);
-      const { iterations, depths } = await bfs(device, graph, source, { direction, loadBalance });
+      const csr = input.get(n, seed);
+      const graph = uploaded(device, csr);
+      const vertices = pickSources(csr, seed, sourceCount(device));
       const problem = new BfsProblem(device, graph, { direction, loadBalance });
+      let source = vertices[0]!;
+      let iterations = 0;
+      // Untimed: a first run from the source gives its level count (the replays record that many steps).
+      const select = async (i: number) => {
+        source = vertices[i]!;
+        const { iterations: levels, depths } = await bfs(device, graph, source, { direction, loadBalance });
+        iterations = levels;
+        return traversedEdges(csr, (v) => depths[v]! >= 0);
+      };
+      const items = await select(0);
       return {
-        items: edgesFrom(csr, (v) => depths[v]! >= 0) / 2,
+        items,
         bytes: 0,
+        ...(input.stats ? { graph: input.stats } : {}),
+        sources: { vertices, select, validateEvery: csr.edgeCount > VALIDATE_ALL_MAX_ARCS ? 8 : 1 },
         async run(rec) {
           await problem.reset(rec, source);
           await recordSteps(rec, problem, iterations);
         },
         validate: async () => verifyBfs(csr, source, (await problem.result()).depths),
+        ...(direction === 'push'
+          ? { trace: () => traceRun(device, csr, problem, vertices[0]!, iterations, 'bfs') }
+          : {}),
         destroy() {
           problem.destroy();
           graph.destroy();
@@ -134,27 +243,41 @@ function bfsCase(
   };
 }
 
-function ssspCase(shape: Shape, loadBalance: LoadBalance = 'merge-path', delta?: number): BenchCase {
+function ssspCase(input: GraphInput, loadBalance: LoadBalance = 'merge-path', delta?: number): BenchCase {
   const variant = `${loadBalance === 'thread-mapped' ? ' thread-mapped' : ''}${delta ? ` near-far delta ${delta}` : ''}`;
   const nearFar = delta === undefined ? {} : { delta };
   return {
-    name: `sssp ${shape} (u32 weights 1-255)${variant}`,
+    name: `sssp ${input.label} (u32 weights 1-255)${variant}`,
     family: 'algorithms',
-    maxItems: () => maxItemsOf(shape),
+    maxItems: () => input.maxItems,
     async setup(device, n, seed) {
-      const csr = makeGraph(shape, n, seed, true);
-      const graph = uploadGraph(device, csr);
-      const source = pickSource(csr, seed);
-      const { iterations, distances } = await sssp(device, graph, source, { loadBalance, ...nearFar });
+      const csr = input.get(n, seed);
+      const graph = uploaded(device, csr);
+      const vertices = pickSources(csr, seed, sourceCount(device));
       const problem = new SsspProblem(device, graph, { loadBalance, ...nearFar });
+      let source = vertices[0]!;
+      let iterations = 0;
+      const select = async (i: number) => {
+        source = vertices[i]!;
+        const r = await sssp(device, graph, source, { loadBalance, ...nearFar });
+        iterations = r.iterations;
+        return traversedEdges(csr, (v) => Number.isFinite(r.distances[v]!));
+      };
+      const items = await select(0);
       return {
-        items: edgesFrom(csr, (v) => Number.isFinite(distances[v]!)) / 2,
+        items,
         bytes: 0,
+        ...(input.stats ? { graph: input.stats } : {}),
+        sources: { vertices, select, validateEvery: csr.edgeCount > VALIDATE_ALL_MAX_ARCS ? 8 : 1 },
         async run(rec) {
           await problem.reset(rec, source);
           await recordSteps(rec, problem, withMargin(iterations));
         },
         validate: async () => verifySssp(csr, source, await problem.result()),
+        // The near-far variant's queue holds only the near part: its trace would undercount.
+        ...(delta === undefined
+          ? { trace: () => traceRun(device, csr, problem, vertices[0]!, withMargin(iterations), 'sssp') }
+          : {}),
         destroy() {
           problem.destroy();
           graph.destroy();
@@ -164,17 +287,57 @@ function ssspCase(shape: Shape, loadBalance: LoadBalance = 'merge-path', delta?:
   };
 }
 
-function pageRankCase(shape: Shape): BenchCase {
+/**
+ * One traced run, outside the timing: reset, then one submit per step, with the input frontier's length and
+ * vertices read back before it (edges = their out-degrees: what a push advance inspects) and the step's GPU
+ * time (wall time without timestamps). Stops at the first empty frontier.
+ */
+async function traceRun(
+  device: WeftDevice,
+  csr: HostCsr,
+  problem: {
+    queue: FrontierQueue;
+    reset(rec: Recorder, source: number): Promise<void>;
+    step(rec: Recorder, iteration: number): Promise<void>;
+  },
+  source: number,
+  maxIterations: number,
+  algorithm: string,
+): Promise<IterationTrace> {
+  const start = device.recorder({ label: `${algorithm} trace reset` });
+  await problem.reset(start, source);
+  await start.submit();
+  const trace: IterationTrace = { algorithm, source, frontier: [], edges: [], timesMs: [], clock: 'gpu' };
+  for (let i = 0; i < maxIterations; i++) {
+    const { items, length } = problem.queue.current;
+    const size = (await length.array.download(length.index, 1))[0]!;
+    if (size === 0) break;
+    const frontier = await items.download(0, Math.min(size, items.length));
+    let edges = 0;
+    for (const v of frontier) edges += csr.offsets[v + 1]! - csr.offsets[v]!;
+    const rec = device.recorder({ label: `${algorithm} trace step`, timing: true });
+    await problem.step(rec, i);
+    const r = await rec.submit();
+    if (r.gpuNs === undefined) trace.clock = 'wall';
+    trace.frontier.push(size);
+    trace.edges.push(edges);
+    trace.timesMs!.push(r.gpuNs !== undefined ? r.gpuNs / 1e6 : r.wallMs);
+  }
+  return trace;
+}
+
+function pageRankCase(input: GraphInput): BenchCase {
   return {
-    name: `pagerank ${shape}`,
+    name: `pagerank ${input.label}`,
     family: 'algorithms',
-    maxItems: () => maxItemsOf(shape),
+    maxItems: () => input.maxItems,
     async setup(device, n, seed) {
-      const csr = makeGraph(shape, n, seed, false);
-      const graph = uploadGraph(device, csr);
+      const csr = input.get(n, seed);
+      const graph = uploaded(device, csr);
       const { iterations } = await pageRank(device, graph);
       const problem = new PageRankProblem(device, graph);
       return {
+        ...(input.stats ? { graph: input.stats } : {}),
         items: csr.edgeCount * iterations,
         bytes: 0,
         async run(rec) {
@@ -191,27 +354,30 @@ function pageRankCase(shape: Shape): BenchCase {
   };
 }
 
-function componentsCase(shape: Shape): BenchCase {
+function componentsCase(input: GraphInput): BenchCase {
   return {
-    name: `cc ${shape}`,
+    name: `cc ${input.label}`,
     family: 'algorithms',
-    maxItems: () => maxItemsOf(shape),
+    maxItems: () => input.maxItems,
     async setup(device, n, seed) {
-      const csr = makeGraph(shape, n, seed, false);
-      const graph = uploadGraph(device, csr);
+      const csr = input.get(n, seed);
+      const graph = uploaded(device, csr);
       const { iterations } = await connectedComponents(device, graph);
       const problem = new ComponentsProblem(device, graph);
+      const validate = async () => {
+        const { labels, count } = await problem.result();
+        return verifyComponents(csr, labels, count);
+      };
+      const steps = await calibrateSteps(device, problem, iterations, validate);
       return {
-        items: csr.edgeCount / 2,
+        ...(input.stats ? { graph: input.stats } : {}),
+        items: csr.directed ? csr.edgeCount : csr.edgeCount / 2,
         bytes: 0,
         async run(rec) {
           await problem.reset(rec);
-          await recordSteps(rec, problem, withMargin(iterations));
+          await recordSteps(rec, problem, steps);
         },
-        async validate() {
-          const { labels, count } = await problem.result();
-          return verifyComponents(csr, labels, count);
-        },
+        validate,
         destroy() {
           problem.destroy();
           graph.destroy();
@@ -221,17 +387,18 @@ function componentsCase(shape: Shape): BenchCase {
   };
 }
 
-function trianglesCase(shape: Shape): BenchCase {
+function trianglesCase(input: GraphInput): BenchCase {
   return {
-    name: `triangles ${shape}`,
+    name: `triangles ${input.label}`,
     family: 'algorithms',
-    maxItems: () => maxItemsOf(shape),
+    maxItems: () => input.maxItems,
     async setup(device, n, seed) {
-      const csr = makeGraph(shape, n, seed, false);
-      const graph = uploadGraph(device, csr);
+      const csr = input.get(n, seed);
+      const graph = uploaded(device, csr);
       const problem = new TrianglesProblem(device, graph);
       return {
-        items: csr.edgeCount / 2,
+        ...(input.stats ? { graph: input.stats } : {}),
+        items: csr.directed ? csr.edgeCount : csr.edgeCount / 2,
         bytes: 0,
         run: (rec) => problem.run(rec),
         async validate() {
@@ -248,21 +415,45 @@ function trianglesCase(shape: Shape): BenchCase {
   };
 }
 
+const kron = shapeInput('kronecker');
+const mesh = shapeInput('grid');
+const geometric = shapeInput('geometric');
+
+/** The default run: each algorithm on the shapes that show its behaviour, at the suite's sizes. */
 export const cases: BenchCase[] = [
-  bfsCase('kronecker'),
-  bfsCase('kronecker', 'auto'),
-  bfsCase('grid'),
-  bfsCase('grid', 'push', 'thread-mapped'),
-  ssspCase('kronecker'),
-  ssspCase('grid'),
-  ssspCase('grid', 'thread-mapped'),
+  bfsCase(kron),
+  bfsCase(kron, 'auto'),
+  bfsCase(mesh),
+  bfsCase(mesh, 'push', 'thread-mapped'),
+  ssspCase(kron),
+  ssspCase(mesh),
+  ssspCase(mesh, 'thread-mapped'),
   // Davidson's delta: 32 x mean weight (128) / mean degree (32 on Kronecker, 4 on the grid).
-  ssspCase('kronecker', 'merge-path', 128),
-  ssspCase('grid', 'thread-mapped', 1024),
-  pageRankCase('kronecker'),
-  pageRankCase('geometric'),
-  componentsCase('kronecker'),
-  componentsCase('geometric'),
-  trianglesCase('kronecker'),
-  trianglesCase('geometric'),
+  ssspCase(kron, 'merge-path', 128),
+  ssspCase(mesh, 'thread-mapped', 1024),
+  pageRankCase(kron),
+  pageRankCase(geometric),
+  componentsCase(kron),
+  componentsCase(geometric),
+  trianglesCase(kron),
+  trianglesCase(geometric),
 ];
+
+/**
+ * Every algorithm on one chosen graph (`--graph`, `--kron`, ...), run at its own size: thread-mapped variants
+ * where the largest degree is small (meshes, roads), components and triangles on undirected graphs only.
+ */
+export function casesForGraph(g: BenchGraph): BenchCase[] {
+  const input = selectedInput(g);
+  const lowDegree = g.stats.maxDegree <= 32;
+  const undirected = !g.csr.directed;
+  return [
+    bfsCase(input),
+    bfsCase(input, 'auto'),
+    ...(lowDegree ? [bfsCase(input, 'push', 'thread-mapped')] : []),
+    ssspCase(input),
+    ...(lowDegree ? [ssspCase(input, 'thread-mapped')] : []),
+    pageRankCase(input),
+    ...(undirected ? [componentsCase(input), trianglesCase(input)] : []),
+  ];
+}

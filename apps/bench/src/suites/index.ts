@@ -1,3 +1,4 @@
+import type { BenchGraph } from '../graphs.ts';
 import type { BenchCase } from '../types.ts';
 import {
   copyEngineCase,
@@ -44,6 +45,23 @@ export async function loadSuite(name: string): Promise<BenchCase[]> {
       ];
     default:
       throw new Error(`unknown suite '${name}' (known: ${SUITES.join(', ')})`);
+  }
+}
+
+/** Suites that run on chosen graphs (`--graph`, `--kron`, ...) instead of their default shapes and sizes. */
+export const GRAPH_SUITES: readonly string[] = ['algorithms'];
+
+/** A graph suite's cases on one chosen graph, run at that graph's own size (its arc count). */
+export async function loadGraphSuite(name: string, g: BenchGraph): Promise<BenchCase[]> {
+  switch (name) {
+    case 'algorithms': {
+      const [gpu, cpu] = await Promise.all([import('./algorithms.ts'), import('./cpu-baselines.ts')]);
+      return [...gpu.casesForGraph(g), ...cpu.baselinesForGraph(g)];
+    }
+    default:
+      throw new Error(
+        `suite '${name}' does not run on chosen graphs (those that do: ${GRAPH_SUITES.join(', ')})`,
+      );
   }
 }
 
