@@ -2,9 +2,12 @@ import { InputError } from '@weft/gpu';
 import { csrFromEdgeList, kronecker } from '@weft/graph';
 import { expectArrayEqual, gpuTest, mulberry32 } from '@weft/testing';
 import { describe, expect, it } from 'vitest';
-import { DynamicGraph } from './dynamic-graph.ts';
+import { DynamicGraph, type Probing } from './dynamic-graph.ts';
 import { HostDynamicGraph } from './reference.ts';
 import { expectExportMatches, expectTablesMatch } from './test-support.ts';
+
+/** Every edge test runs with both probing kernels. */
+const PROBINGS: Probing[] = ['thread', 'subgroup'];
 
 /** A random batch over `n` vertices: `dupFraction` of the items repeat an earlier item (either orientation). */
 function randomBatch(rand: () => number, n: number, size: number, dupFraction = 0.3) {
@@ -27,10 +30,10 @@ function randomBatch(rand: () => number, n: number, size: number, dupFraction = 
   return { src, dst, val };
 }
 
-describe('DynamicGraph edges', () => {
+describe.each(PROBINGS)('DynamicGraph edges (%s probing)', (probing) => {
   it('set variant, directed: duplicates, self-loops, absent deletions', async () => {
     await gpuTest(async (device) => {
-      const g = await DynamicGraph.create(device, { vertexCount: 6, directed: true });
+      const g = await DynamicGraph.create(device, { probing, vertexCount: 6, directed: true });
       const model = new HostDynamicGraph(6, true);
       const src = Uint32Array.of(0, 0, 0, 1, 2, 2, 5, 0, 3);
       const dst = Uint32Array.of(1, 1, 2, 1, 3, 3, 0, 1, 4);
@@ -56,7 +59,12 @@ describe('DynamicGraph edges', () => {
 
   it('undirected map: the last occurrence in the batch wins, in either orientation', async () => {
     await gpuTest(async (device) => {
-      const g = await DynamicGraph.create(device, { vertexCount: 4, directed: false, values: 'u32' });
+      const g = await DynamicGraph.create(device, {
+        probing,
+        vertexCount: 4,
+        directed: false,
+        values: 'u32',
+      });
       const model = new HostDynamicGraph(4, false);
       const batches = [
         { src: [1, 2, 0, 3, 3], dst: [2, 1, 3, 0, 0], val: [5, 7, 1, 2, 0xffffffff] },
@@ -85,7 +93,7 @@ describe('DynamicGraph edges', () => {
       for (const directed of [false, true]) {
         const rand = mulberry32(directed ? 7 : 8);
         let n = 200;
-        const g = await DynamicGraph.create(device, { vertexCount: n, directed, values: 'u32' });
+        const g = await DynamicGraph.create(device, { probing, vertexCount: n, directed, values: 'u32' });
         const model = new HostDynamicGraph(n, directed);
         for (let round = 0; round < 8; round++) {
           const what = `${directed ? 'directed' : 'undirected'} round ${round}`;
@@ -147,7 +155,7 @@ describe('DynamicGraph edges', () => {
   it('insert then delete of the same new edges returns to the start, twice', async () => {
     await gpuTest(async (device) => {
       const edges = kronecker({ scale: 10, edgeFactor: 8, seed: 3, weights: true });
-      const g = await DynamicGraph.fromEdgeList(device, edges);
+      const g = await DynamicGraph.fromEdgeList(device, edges, { probing });
       const model = new HostDynamicGraph(edges.vertexCount, false);
       model.insertEdges(edges.src, edges.dst, edges.weights);
       await expectTablesMatch(g, model, 'bulk build');
@@ -187,7 +195,7 @@ describe('DynamicGraph edges', () => {
         }
       }
       csr.weights = weights;
-      const g = await DynamicGraph.fromCsr(device, csr);
+      const g = await DynamicGraph.fromCsr(device, csr, { probing });
       expect(g.valueType).toBe('f32');
       const back = await g.toHostCsr();
       expectArrayEqual(back.offsets, csr.offsets, 'offsets');
@@ -204,8 +212,9 @@ describe('DynamicGraph edges', () => {
   it('an incremental build in batches equals the bulk build', async () => {
     await gpuTest(async (device) => {
       const edges = kronecker({ scale: 10, seed: 14, weights: true });
-      const bulk = await DynamicGraph.fromEdgeList(device, edges);
+      const bulk = await DynamicGraph.fromEdgeList(device, edges, { probing });
       const incremental = await DynamicGraph.create(device, {
+        probing,
         vertexCount: edges.vertexCount,
         directed: false,
         values: 'u32',
@@ -240,7 +249,12 @@ describe('DynamicGraph edges', () => {
     await gpuTest(async (device) => {
       // 2^16 Kronecker edges, 2^17 items once mirrored: many sort tiles, long chains on the hubs.
       const first = kronecker({ scale: 12, edgeFactor: 16, seed: 2, weights: true });
-      const g = await DynamicGraph.create(device, { vertexCount: 4096, directed: false, values: 'u32' });
+      const g = await DynamicGraph.create(device, {
+        probing,
+        vertexCount: 4096,
+        directed: false,
+        values: 'u32',
+      });
       const model = new HostDynamicGraph(4096, false);
       await g.insertEdges(first.src, first.dst, first.weights);
       model.insertEdges(first.src, first.dst, first.weights);
@@ -268,13 +282,13 @@ describe('DynamicGraph edges', () => {
   });
 });
 
-describe('DynamicGraph memory', () => {
+describe.each(PROBINGS)('DynamicGraph memory (%s probing)', (probing) => {
   it('grows the slab pool for very high degree vertices and reuses freed slabs', async () => {
     await gpuTest(async (device) => {
       const n = 6000;
       // No hints: one base bucket per vertex, so each hub's table is one chain of about n / 30 slabs, and
       // the 8 hubs need more than the quarter of spare room the pool starts with.
-      const g = await DynamicGraph.create(device, { vertexCount: n, directed: true });
+      const g = await DynamicGraph.create(device, { probing, vertexCount: n, directed: true });
       const model = new HostDynamicGraph(n, true);
       const initial = g.slabCapacity;
       const hubs = [0, 1, 2, 3, 4, 5, 6, 7];
@@ -321,7 +335,7 @@ describe('DynamicGraph memory', () => {
   it('recovers when a batch overflows a pool grown to a too small estimate', async () => {
     await gpuTest(async (device) => {
       const n = 500;
-      const g = await DynamicGraph.create(device, { vertexCount: n, directed: true, values: 'u32' });
+      const g = await DynamicGraph.create(device, { probing, vertexCount: n, directed: true, values: 'u32' });
       // No estimate at all: the pool only doubles, and 150 keys per one-bucket vertex need 5 slabs each.
       g.slabsPerKeyEstimate = 0;
       const before = g.slabCapacity;
@@ -349,7 +363,7 @@ describe('DynamicGraph memory', () => {
 
   it('handles empty graphs, empty batches and degree-0 vertices', async () => {
     await gpuTest(async (device) => {
-      const empty = await DynamicGraph.create(device, { vertexCount: 0, directed: false });
+      const empty = await DynamicGraph.create(device, { probing, vertexCount: 0, directed: false });
       const none = new Uint32Array(0);
       await empty.insertEdges(none, none);
       await empty.deleteEdges(none, none);
@@ -372,7 +386,12 @@ describe('DynamicGraph memory', () => {
       );
       empty.destroy();
 
-      const g = await DynamicGraph.create(device, { vertexCount: 5, directed: false, values: 'i32' });
+      const g = await DynamicGraph.create(device, {
+        probing,
+        vertexCount: 5,
+        directed: false,
+        values: 'i32',
+      });
       await g.insertEdges(Uint32Array.of(1, 1), Uint32Array.of(1, 3), Int32Array.of(-5, -7));
       const model = new HostDynamicGraph(5, false);
       model.insertEdges([1, 1], [1, 3], [-5, -7]);
@@ -387,7 +406,7 @@ describe('DynamicGraph memory', () => {
 
   it('takes device arrays, ignores ids out of range there, and records into a caller recorder', async () => {
     await gpuTest(async (device) => {
-      const g = await DynamicGraph.create(device, { vertexCount: 8, directed: true });
+      const g = await DynamicGraph.create(device, { probing, vertexCount: 8, directed: true });
       const model = new HostDynamicGraph(8, true);
       const src = device.upload(Uint32Array.of(0, 9, 2, 0xffffffff, 3));
       const dst = device.upload(Uint32Array.of(1, 1, 99, 0, 4));
@@ -414,8 +433,13 @@ describe('DynamicGraph memory', () => {
 
   it('rejects bad arguments with InputError', async () => {
     await gpuTest(async (device) => {
-      const set = await DynamicGraph.create(device, { vertexCount: 4, directed: true });
-      const map = await DynamicGraph.create(device, { vertexCount: 4, directed: true, values: 'u32' });
+      const set = await DynamicGraph.create(device, { probing, vertexCount: 4, directed: true });
+      const map = await DynamicGraph.create(device, {
+        probing,
+        vertexCount: 4,
+        directed: true,
+        values: 'u32',
+      });
       const a = Uint32Array.of(0, 1);
       await expect(set.insertEdges(a, Uint32Array.of(1))).rejects.toThrow(InputError);
       await expect(set.insertEdges(a, Uint32Array.of(1, 4))).rejects.toThrow(/dst\[1\] = 4/);
@@ -423,11 +447,11 @@ describe('DynamicGraph memory', () => {
       await expect(map.insertEdges(a, a)).rejects.toThrow(/give values/);
       await expect(map.insertEdges(a, a, Uint32Array.of(1))).rejects.toThrow(/values has 1/);
       await expect(map.insertEdges(a, a, Float32Array.of(1, 2))).rejects.toThrow(/values are f32/);
-      await expect(DynamicGraph.create(device, { vertexCount: -1, directed: true })).rejects.toThrow(
+      await expect(DynamicGraph.create(device, { probing, vertexCount: -1, directed: true })).rejects.toThrow(
         InputError,
       );
       await expect(
-        DynamicGraph.create(device, { vertexCount: 2, directed: true, loadFactor: 0 }),
+        DynamicGraph.create(device, { probing, vertexCount: 2, directed: true, loadFactor: 0 }),
       ).rejects.toThrow(/loadFactor/);
       await expect(set.insertVertices([2 ** 31])).rejects.toThrow(/not a vertex id/);
       const rec = device.recorder();
@@ -437,6 +461,51 @@ describe('DynamicGraph memory', () => {
       set.destroy();
       await expect(set.insertEdges(a, a)).rejects.toThrow(/destroyed/);
       map.destroy();
+    });
+  });
+});
+
+describe('DynamicGraph probing', () => {
+  it('mixes thread and subgroup probing on one graph, batch by batch', async () => {
+    await gpuTest(async (device) => {
+      const rand = mulberry32(31);
+      const n = 300;
+      const g = await DynamicGraph.create(device, { vertexCount: n, directed: false, values: 'u32' });
+      const model = new HostDynamicGraph(n, false);
+      for (let round = 0; round < 6; round++) {
+        g.probing = round % 2 === 0 ? 'subgroup' : 'thread';
+        const ins = randomBatch(rand, n, 2000 + round * 500);
+        // Hub rows: long chains probed slab by slab.
+        ins.src.fill(round, 0, 600);
+        await g.insertEdges(ins.src, ins.dst, ins.val);
+        model.insertEdges(ins.src, ins.dst, ins.val);
+        g.probing = round % 2 === 0 ? 'thread' : 'subgroup';
+        const del = randomBatch(rand, n, 800, 0.4);
+        del.src.set(ins.src.subarray(0, 400));
+        del.dst.set(ins.dst.subarray(0, 400));
+        await g.deleteEdges(del.src, del.dst);
+        model.deleteEdges(del.src, del.dst);
+        g.probing = round % 2 === 0 ? 'subgroup' : 'thread';
+        const q = randomBatch(rand, n, 700, 0.3);
+        q.src.set(ins.src.subarray(400, 800));
+        q.dst.set(ins.dst.subarray(400, 800));
+        const res = await g.queryEdges(q.src, q.dst);
+        expectArrayEqual(
+          res.found,
+          Array.from(q.src, (s, i) => (model.adjacency[s]!.has(q.dst[i]!) ? 1 : 0)),
+          `round ${round} found`,
+        );
+        expectArrayEqual(
+          res.values!,
+          Array.from(q.src, (s, i) => model.adjacency[s]!.get(q.dst[i]!) ?? 0),
+          `round ${round} values`,
+        );
+        await expectTablesMatch(g, model, `round ${round}`);
+      }
+      g.destroy();
+      await expect(
+        DynamicGraph.create(device, { vertexCount: 2, directed: true, probing: 'warp' as Probing }),
+      ).rejects.toThrow(/probing/);
     });
   });
 });

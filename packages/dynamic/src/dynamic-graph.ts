@@ -1,6 +1,15 @@
-import { type DeviceArray, InputError, onTarget, type Recorder, type WeftDevice } from '@weft/gpu';
+import {
+  type DeviceArray,
+  InputError,
+  type KernelDefinition,
+  onTarget,
+  type Recorder,
+  type WeftDevice,
+  WeftError,
+} from '@weft/gpu';
 import type { DeviceGraph, HostCsr, HostEdgeList } from '@weft/graph';
 import { sortPairs } from '@weft/sort';
+import { coopDeleteKernel, coopInsertKernel, coopQueryKernel } from './coop-kernels.ts';
 import {
   allocFixupKernel,
   batchKeysKernel,
@@ -12,6 +21,13 @@ import { exportSnapshot, readTables, type TableSnapshot } from './export.ts';
 import { bucketsFor, MAX_VERTICES, VERTEX_WORDS, WORKGROUP } from './layout.ts';
 import { TableStorage } from './storage.ts';
 import { vertexKernel } from './vertex-kernels.ts';
+
+/**
+ * How insert, delete and query kernels probe the tables: `'thread'`, one thread per operation walking slabs
+ * word by word; `'subgroup'`, one subgroup per operation at a time, its lanes reading a slab's words in
+ * parallel (Awad et al.'s warp-cooperative work sharing; needs the `subgroups` feature).
+ */
+export type Probing = 'thread' | 'subgroup';
 
 /** Element type of edge values in the map variant. */
 export type ValueType = 'u32' | 'i32' | 'f32';
@@ -33,6 +49,8 @@ export interface DynamicGraphOptions {
   loadFactor?: number;
   /** Initial slab pool size in slabs (grows on demand). */
   slabCapacity?: number;
+  /** Probing of edge insertions, deletions and queries (default `'thread'`; changeable later). */
+  probing?: Probing;
 }
 
 export interface BatchOptions {
@@ -63,6 +81,8 @@ const MIN_SLABS = 64;
  */
 export class DynamicGraph {
   readonly loadFactor: number;
+  /** Probing of the next edge insertions, deletions and queries. */
+  probing: Probing = 'thread';
   #vertexCount = 0;
   #store!: TableStorage;
   /** Host copies of the ALIVE flag and of "has base buckets" (only vertex operations change them). */
@@ -98,6 +118,11 @@ export class DynamicGraph {
       throw new InputError(`degreeHints has ${hints.length} entries, expected ${vertexCount}`, where);
     }
     const g = new DynamicGraph(device, options.directed, options.values, loadFactor);
+    if (options.probing !== undefined && options.probing !== 'thread' && options.probing !== 'subgroup') {
+      throw new InputError(`probing must be 'thread' or 'subgroup', got ${String(options.probing)}`, where);
+    }
+    if (options.probing !== undefined) g.probing = options.probing;
+    g.#kernelFor('thread', 'subgroup'); // checks the feature up front
     let baseSlabs = 0;
     for (let v = 0; v < vertexCount; v++) baseSlabs += bucketsFor(hints?.[v] ?? 0, loadFactor);
     // Base buckets plus a quarter for collision slabs; the pool grows when batches need more.
@@ -215,7 +240,7 @@ export class DynamicGraph {
     const n = this.#batchLength(src, dst, 'deleteEdges');
     const m = this.directed ? n : 2 * n;
     if (m === 0) return;
-    const kernel = await this.device.kernel(deleteKernel());
+    const kernel = await this.device.kernel(this.#kernelFor(deleteKernel(), coopDeleteKernel()));
     await onTarget(options.recorder ?? this.device, 'dynamic delete edges', async (rec) => {
       rec.dispatch(kernel, {
         bindings: {
@@ -270,7 +295,9 @@ export class DynamicGraph {
       throw new InputError(`found has ${found.length} elements, needs ${n}`, 'queryEdges');
     if (n === 0) return;
     const withValues = this.valueType !== undefined && values !== undefined;
-    const kernel = await this.device.kernel(queryKernel(withValues));
+    const kernel = await this.device.kernel(
+      this.#kernelFor(queryKernel(withValues), coopQueryKernel(withValues)),
+    );
     await onTarget(target, 'dynamic edge queries', async (rec) => {
       rec.dispatch(kernel, {
         bindings: {
@@ -408,6 +435,17 @@ export class DynamicGraph {
     return { vertex_count: this.#vertexCount, slab_capacity: this.#store.slabCapacity };
   }
 
+  /** The kernel of the current probing (the subgroup one needs the feature). */
+  #kernelFor<T extends KernelDefinition | string>(thread: T, subgroup: T): T {
+    if (this.probing !== 'subgroup') return thread;
+    if (!this.device.hasSubgroups) {
+      throw new WeftError(
+        "probing: 'subgroup' needs the WebGPU 'subgroups' feature, which this device lacks",
+      );
+    }
+    return subgroup;
+  }
+
   #check() {
     if (this.#destroyed) throw new InputError('the graph was destroyed', 'DynamicGraph');
   }
@@ -477,7 +515,8 @@ export class DynamicGraph {
     );
     const d = this.device;
     const keysKernel = await d.kernel(batchKeysKernel());
-    const insert = await d.kernel(insertKernel(this.valueType !== undefined));
+    const withValues = this.valueType !== undefined;
+    const insert = await d.kernel(this.#kernelFor(insertKernel(withValues), coopInsertKernel(withValues)));
     const fixup = await d.kernel(allocFixupKernel());
     const bits = Math.max(1, Math.ceil(Math.log2(Math.max(this.#vertexCount, 2))));
     const record = async (rec: Recorder) => {

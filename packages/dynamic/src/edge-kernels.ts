@@ -15,7 +15,7 @@ const INDEX = /* wgsl */ `let i = weft_workgroup_index(wid, nwg) * ${WORKGROUP}u
  * in the orientation j & 1, so both directions of an edge stay next to each other in batch order (the
  * "last in batch wins" rule then gives both directions the same value).
  */
-const BATCH_WGSL = /* wgsl */ `
+export const BATCH_WGSL = /* wgsl */ `
 fn batch_src(j: u32) -> u32 {
   if (params.mirror != 0u) { let e = j >> 1u; return select(src[e], dst[e], (j & 1u) == 1u); }
   return src[j];
@@ -30,6 +30,30 @@ fn batch_valid(j: u32) -> bool {
   let s = batch_src(j);
   let d = batch_dst(j);
   return s < params.vertex_count && d < params.vertex_count && s != d;
+}
+`;
+
+/** The slab allocator as insert kernels use it (bindings `alloc`, `free_list`; param `slab_capacity`). */
+export const ALLOC_WGSL = /* wgsl */ `
+// A collision slab: the free list first (popped by a decrement that may go below zero; the fix-up kernel
+// clamps it), else the bump pointer. Free-list entries are only written between insert phases, so a popped
+// index is never stale. Freed and never-used slabs are all-EMPTY (reset in an earlier dispatch).
+fn alloc_slab() -> u32 {
+  let f = atomicSub(&alloc[${A_FREE}u], 1u);
+  if (bitcast<i32>(f) >= 1) { return free_list[f - 1u]; }
+  let b = atomicAdd(&alloc[${A_BUMP}u], 1u);
+  if (b < params.slab_capacity) { return b; }
+  atomicStore(&alloc[${A_OVERFLOW}u], 1u);
+  return NULL_SLAB;
+}
+
+// A slab taken but never linked (another thread linked first) goes to the spare half of the free-list array
+// (not the top of the free half: a slab popped from there and given back would overwrite an entry that
+// another thread has yet to pop). The fix-up kernel moves spares onto the free list.
+fn give_back(slab: u32) {
+  if (slab == NULL_SLAB) { return; }
+  let k = atomicAdd(&alloc[${A_SPARE}u], 1u);
+  free_list[params.slab_capacity + k] = slab;
 }
 `;
 
@@ -85,27 +109,7 @@ export function insertKernel(withValues: boolean): KernelDefinition {
 ${tableWgsl(true, true)}
 ${BATCH_WGSL}
 
-// A collision slab: the free list first (popped by a decrement that may go below zero; the fix-up kernel
-// clamps it), else the bump pointer. Free-list entries are only written between insert phases, so a popped
-// index is never stale. Freed and never-used slabs are all-EMPTY (reset in an earlier dispatch).
-fn alloc_slab() -> u32 {
-  let f = atomicSub(&alloc[${A_FREE}u], 1u);
-  if (bitcast<i32>(f) >= 1) { return free_list[f - 1u]; }
-  let b = atomicAdd(&alloc[${A_BUMP}u], 1u);
-  if (b < params.slab_capacity) { return b; }
-  atomicStore(&alloc[${A_OVERFLOW}u], 1u);
-  return NULL_SLAB;
-}
-
-// A slab taken but never linked (another thread linked first) goes to the spare half of the free-list array
-// (not the top of the free half: a slab popped from there and given back would overwrite an entry that
-// another thread has yet to pop). The fix-up kernel moves spares onto the free list.
-fn give_back(slab: u32) {
-  if (slab == NULL_SLAB) { return; }
-  let k = atomicAdd(&alloc[${A_SPARE}u], 1u);
-  free_list[params.slab_capacity + k] = slab;
-}
-
+${ALLOC_WGSL}
 fn insert_edge(i: u32, j: u32, v: u32, k: u32) {
   // Pass 1: is k there (then only its value changes)? Remember the first slab with a free slot.
   var slab = bucket_slab(v, k);

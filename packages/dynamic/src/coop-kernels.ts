@@ -1,0 +1,295 @@
+import type { KernelDefinition } from '@weft/gpu';
+import { ALLOC_WGSL, BATCH_WGSL } from './edge-kernels.ts';
+import { tableWgsl, V_DEGREE, WORKGROUP } from './layout.ts';
+
+/*
+ * Subgroup-cooperative probing (Awad et al.'s warp-cooperative work sharing, WCWS): each lane holds one
+ * operation, but the subgroup carries them out one at a time. Per round the lanes with work left vote, the
+ * lowest one leads, its operation is shuffled to every lane, and the lanes read the slab's key words in
+ * parallel (lane l covers words l, l + size, ...: 4 words a lane at size 8, one at 32; lanes past 32 read
+ * nothing). A ballot finds the key or a free slot; the leader alone claims with a compare-exchange and
+ * shuffles the outcome back. No subgroup size is assumed (ballots are vec4: up to 128 lanes).
+ *
+ * The control flow stays subgroup-uniform (no early returns; every lane runs every round and every probe of
+ * the shared operation), which WGSL's analysis cannot prove: hence `@diagnostic(off, subgroup_uniformity)`.
+ */
+
+const read = { type: 'array<u32>', access: 'read' as const };
+const write = { type: 'array<u32>', access: 'read_write' as const };
+const atomicRw = { type: 'array<atomic<u32>>', access: 'read_write' as const };
+
+const NO_UNIFORMITY = '@diagnostic(off, subgroup_uniformity)';
+const ENTRY = /* wgsl */ `${NO_UNIFORMITY}
+@compute @workgroup_size(${WORKGROUP})`;
+const ENTRY_ARGS = /* wgsl */ `@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+  @builtin(local_invocation_index) lid: u32, @builtin(subgroup_invocation_id) lane: u32,
+  @builtin(subgroup_size) sg_size: u32`;
+const INDEX = /* wgsl */ `let i = weft_workgroup_index(wid, nwg) * ${WORKGROUP}u + lid;`;
+
+const COOP_WGSL = /* wgsl */ `
+const NONE = 0xffffffffu;
+
+fn lowest_lane(m: vec4<u32>) -> u32 {
+  if (m.x != 0u) { return firstTrailingBit(m.x); }
+  if (m.y != 0u) { return 32u + firstTrailingBit(m.y); }
+  if (m.z != 0u) { return 64u + firstTrailingBit(m.z); }
+  return 96u + firstTrailingBit(m.w);
+}
+
+fn none_set(m: vec4<u32>) -> bool { return all(m == vec4<u32>(0u)); }
+
+// The first of this lane's key words of the slab at word 'base' that holds 'key', or NONE.
+fn lane_slot_of(base: u32, lane: u32, sg_size: u32, key: u32) -> u32 {
+  for (var w = lane; w < KEY_SLOTS; w += sg_size) {
+    if (slab_word(base + w) == key) { return w; }
+  }
+  return NONE;
+}
+
+// The first of this lane's key words that is free (EMPTY or TOMBSTONE), or NONE.
+fn lane_free_slot(base: u32, lane: u32, sg_size: u32) -> u32 {
+  for (var w = lane; w < KEY_SLOTS; w += sg_size) {
+    let x = slab_word(base + w);
+    if (x == EMPTY || x == TOMBSTONE) { return w; }
+  }
+  return NONE;
+}
+
+// The slot that the lowest lane with one found, for every lane; NONE when no lane found one.
+${NO_UNIFORMITY}
+fn sg_first(slot: u32) -> u32 {
+  let b = subgroupBallot(slot != NONE);
+  if (none_set(b)) { return NONE; }
+  return subgroupShuffle(slot, lowest_lane(b));
+}
+
+// find_key by the whole subgroup (every lane passes the same v and k): word index of k, or NOT_FOUND.
+${NO_UNIFORMITY}
+fn sg_find_key(v: u32, k: u32, lane: u32, sg_size: u32) -> u32 {
+  var slab = bucket_slab(v, k);
+  for (var hop = 0u; hop < chain_bound(); hop++) {
+    let base = slab * 32u;
+    let s = sg_first(lane_slot_of(base, lane, sg_size, k));
+    if (s != NONE) { return base + s; }
+    slab = slab_word(base + NEXT_WORD);
+    if (slab == NULL_SLAB) { return NOT_FOUND; }
+  }
+  return NOT_FOUND;
+}
+`;
+
+/**
+ * The round loop: while any lane has an operation pending, the lowest such lane leads; `body` runs on every
+ * lane with the leader's `v`, `k` and `j` (its batch item), then the leader's operation is done. At most
+ * one round per lane, so the bound is the largest subgroup size.
+ */
+function rounds(body: string): string {
+  return /* wgsl */ `
+  for (var round = 0u; round < 128u; round++) {
+    let work = subgroupBallot(pending);
+    if (none_set(work)) { break; }
+    let leader = lowest_lane(work);
+    let v = subgroupShuffle(my_v, leader);
+    let k = subgroupShuffle(my_k, leader);
+    let j = subgroupShuffle(my_j, leader);
+    let leads = lane == leader;
+    ${body}
+    if (leads) { pending = false; }
+  }`;
+}
+
+/** Edge queries, one subgroup per query at a time (same bindings and semantics as `queryKernel`). */
+export function coopQueryKernel(withValues: boolean): KernelDefinition {
+  return {
+    label: `dynamic edge queries, subgroup-cooperative${withValues ? ' (map)' : ''}`,
+    subgroups: true,
+    bindings: {
+      slabs: read,
+      values: read,
+      vertices: read,
+      src: read,
+      dst: read,
+      found: write,
+      out_values: write,
+    },
+    params: { n: 'u32', vertex_count: 'u32', slab_capacity: 'u32' },
+    code: /* wgsl */ `
+${tableWgsl(false, false)}
+${COOP_WGSL}
+${ENTRY}
+fn main(${ENTRY_ARGS}) {
+  ${INDEX}
+  var pending = i < params.n;
+  var my_v = 0u;
+  var my_k = 0u;
+  let my_j = i;
+  if (pending) { my_v = src[i]; my_k = dst[i]; }
+  ${rounds(/* wgsl */ `
+    var at = NOT_FOUND;
+    if (is_alive(v) && k < TOMBSTONE) { at = sg_find_key(v, k, lane, sg_size); }
+    if (leads) {
+      found[j] = select(0u, 1u, at != NOT_FOUND);
+      ${withValues ? 'out_values[j] = select(0u, values[at], at != NOT_FOUND);' : ''}
+    }`)}
+}`,
+  };
+}
+
+/** Edge deletion, one subgroup per edge at a time (same bindings and semantics as `deleteKernel`). */
+export function coopDeleteKernel(): KernelDefinition {
+  return {
+    label: 'dynamic delete edges, subgroup-cooperative',
+    subgroups: true,
+    bindings: { slabs: atomicRw, vertices: atomicRw, src: read, dst: read },
+    params: { n: 'u32', mirror: 'u32', vertex_count: 'u32', slab_capacity: 'u32' },
+    code: /* wgsl */ `
+${tableWgsl(true, true)}
+${BATCH_WGSL}
+${COOP_WGSL}
+${ENTRY}
+fn main(${ENTRY_ARGS}) {
+  ${INDEX}
+  var pending = i < params.n && batch_valid(i);
+  var my_v = 0u;
+  var my_k = 0u;
+  let my_j = i;
+  if (pending) {
+    my_v = batch_src(i);
+    my_k = batch_dst(i);
+    pending = is_alive(my_v);
+  }
+  ${rounds(/* wgsl */ `
+    let at = sg_find_key(v, k, lane, sg_size);
+    if (leads && at != NOT_FOUND) {
+      for (var attempt = 0u; attempt < 1024u; attempt++) {
+        let r = atomicCompareExchangeWeak(&slabs[at], k, TOMBSTONE);
+        if (r.exchanged) { atomicSub(&vertices[v * 4u + ${V_DEGREE}u], 1u); break; }
+        if (r.old_value != k) { break; }
+      }
+    }`)}
+}`,
+  };
+}
+
+/**
+ * Insertion of a batch sorted by (source, target, position), one subgroup per edge at a time (same
+ * bindings and semantics as `insertKernel`: only the last item of an equal run inserts).
+ */
+export function coopInsertKernel(withValues: boolean): KernelDefinition {
+  const setValue = withValues ? 'values[at] = vals[batch_edge(j)];' : '';
+  return {
+    label: `dynamic insert edges, subgroup-cooperative${withValues ? ' (map)' : ''}`,
+    subgroups: true,
+    bindings: {
+      slabs: atomicRw,
+      values: write,
+      free_list: write,
+      alloc: atomicRw,
+      vertices: atomicRw,
+      src: read,
+      dst: read,
+      vals: read,
+      idx: read,
+    },
+    params: { n: 'u32', mirror: 'u32', vertex_count: 'u32', slab_capacity: 'u32' },
+    code: /* wgsl */ `
+${tableWgsl(true, true)}
+${BATCH_WGSL}
+${ALLOC_WGSL}
+${COOP_WGSL}
+
+// Inserts k into v's table (every lane runs it with the same v, k, j; the leader writes). Pass 1 looks for
+// k in the whole chain and remembers the first slab with a free slot; pass 2 claims a slot from there on,
+// extending the chain when it is full. The batch holds k once, so a lost compare-exchange means another
+// key took the slot: read the slab again.
+${NO_UNIFORMITY}
+fn insert_edge(v: u32, k: u32, j: u32, lane: u32, sg_size: u32, leads: bool, leader: u32) {
+  var slab = bucket_slab(v, k);
+  var claim_slab = NULL_SLAB;
+  for (var hop = 0u; hop < chain_bound(); hop++) {
+    let base = slab * 32u;
+    let hit = sg_first(lane_slot_of(base, lane, sg_size, k));
+    if (hit != NONE) {
+      if (leads) { let at = base + hit; ${setValue} }
+      return;
+    }
+    if (claim_slab == NULL_SLAB && sg_first(lane_free_slot(base, lane, sg_size)) != NONE) {
+      claim_slab = slab;
+    }
+    let next = slab_word(base + NEXT_WORD);
+    if (next == NULL_SLAB) { break; }
+    slab = next;
+  }
+  var s = select(claim_slab, slab, claim_slab == NULL_SLAB);
+  var spare = NULL_SLAB;  // the leader's
+  for (var step = 0u; step < chain_bound() * 64u; step++) {
+    let base = s * 32u;
+    let free = sg_first(lane_free_slot(base, lane, sg_size));
+    if (free != NONE) {
+      var won = 0u;
+      if (leads) {
+        let at = base + free;
+        let w = atomicLoad(&slabs[at]);
+        if (w == EMPTY || w == TOMBSTONE) {
+          let r = atomicCompareExchangeWeak(&slabs[at], w, k);
+          if (r.exchanged) {
+            ${setValue}
+            atomicAdd(&vertices[v * 4u + ${V_DEGREE}u], 1u);
+            give_back(spare);
+            won = 1u;
+          }
+        }
+      }
+      if (subgroupShuffle(won, leader) == 1u) { return; }
+      continue;
+    }
+    // Full: follow the chain, or link a new slab at its end (the leader allocates and links).
+    var next = slab_word(base + NEXT_WORD);
+    if (next == NULL_SLAB) {
+      var linked = NULL_SLAB;
+      if (leads) {
+        if (spare == NULL_SLAB) { spare = alloc_slab(); }
+        if (spare != NULL_SLAB) {
+          let r = atomicCompareExchangeWeak(&slabs[base + NEXT_WORD], NULL_SLAB, spare);
+          if (r.exchanged) {
+            atomicStore(&slabs[spare * 32u + OWNER_WORD], v | COLLISION);
+            linked = spare;
+            spare = NULL_SLAB;
+          } else {
+            // Spurious failure: NULL_SLAB again, retried; else the slab another subgroup linked.
+            linked = r.old_value;
+          }
+        }
+      }
+      // All lanes learn whether the pool ran dry (give up: the overflow flag is set) and where to go.
+      let out_of_slabs = subgroupShuffle(select(0u, 1u, leads && spare == NULL_SLAB && linked == NULL_SLAB), leader);
+      if (out_of_slabs == 1u) { return; }
+      next = subgroupShuffle(linked, leader);
+      if (next == NULL_SLAB) { continue; }
+    }
+    s = next;
+  }
+  if (leads) { give_back(spare); }
+}
+
+${ENTRY}
+fn main(${ENTRY_ARGS}) {
+  ${INDEX}
+  var pending = false;
+  var my_v = 0u;
+  var my_k = 0u;
+  var my_j = 0u;
+  if (i < params.n) {
+    my_j = idx[i];
+    my_v = batch_src(my_j);
+    my_k = batch_dst(my_j);
+    pending = batch_valid(my_j) && is_alive(my_v) && is_alive(my_k);
+    if (i + 1u < params.n) {
+      let j2 = idx[i + 1u];
+      if (batch_src(j2) == my_v && batch_dst(j2) == my_k) { pending = false; }
+    }
+  }
+  ${rounds('insert_edge(v, k, j, lane, sg_size, leads, leader);')}
+}`,
+  };
+}
