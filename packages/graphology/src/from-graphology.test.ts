@@ -5,6 +5,7 @@ import * as graphology from 'graphology';
 
 import { describe, expect, it } from 'vitest';
 import { fromGraphology, toDevice } from './from-graphology.ts';
+import { assignAttributes, toKeyed } from './results.ts';
 
 // graphology's typings are CommonJS-style: under NodeNext the class is the namespace's `default`.
 const { default: Graph, DirectedGraph, MultiGraph, UndirectedGraph } = graphology;
@@ -124,13 +125,96 @@ describe('fromGraphology', () => {
     expect(arcs(csr, keys)).toEqual(['a>b:1', 'b>a:1', 'b>c:2', 'c>b:2']);
   });
 
-  it('rejects bad options and non-finite weights from a function', () => {
+  it("coerces weights as graphology's getEdgeWeight does: not a number or NaN weighs 1, Infinity stays", () => {
     const g = new DirectedGraph();
-    g.mergeEdgeWithKey('bad', 'a', 'b');
-    expect(() => fromGraphology(g, { weight: () => Number.POSITIVE_INFINITY })).toThrow(/edge 'bad'/);
-    expect(() => fromGraphology(g, { weight: () => Number.NaN })).toThrow(InputError);
-    expect(() => fromGraphology(g, { weight: 3 as unknown as string })).toThrow(InputError);
+    for (const [key, w] of [
+      ['undef', undefined],
+      ['nan', Number.NaN],
+      ['text', '7'],
+      ['inf', Number.POSITIVE_INFINITY],
+      ['neg', -2],
+    ] as const) {
+      g.mergeEdgeWithKey(key, `${key}-s`, `${key}-t`, { w });
+    }
+    const fromFunction = fromGraphology(g, { weight: (_edge, attrs) => attrs.w as number | undefined });
+    const fromAttribute = fromGraphology(g, { weight: 'w' });
+    for (const { csr, keys } of [fromFunction, fromAttribute]) {
+      expect(arcs(csr, keys)).toEqual([
+        'undef-s>undef-t:1',
+        'nan-s>nan-t:1',
+        'text-s>text-t:1',
+        'inf-s>inf-t:Infinity',
+        'neg-s>neg-t:-2',
+      ]);
+    }
+  });
+
+  it('calls a weight function with the whole graphology edge entry', () => {
+    const g = new Graph({ type: 'mixed' });
+    g.addNode('a', { x: 1 });
+    g.addNode('b', { x: 10 });
+    g.addDirectedEdgeWithKey('ab', 'a', 'b', { w: 2 });
+    g.addUndirectedEdgeWithKey('ba', 'b', 'a', { w: 3 });
+    const seen: string[] = [];
+    const { csr, keys } = fromGraphology(g, {
+      weight: (edge, attrs, source, target, sa, ta, undirected) => {
+        seen.push(`${edge}:${source}>${target}:${undirected}`);
+        return (attrs.w as number) * (sa.x as number) + (ta.x as number);
+      },
+      mode: 'undirected',
+    });
+    expect(seen).toEqual(['ab:a>b:false', 'ba:b>a:true']);
+    // ab weighs 2*1+10 = 12, ba 3*10+1 = 31; 'undirected' mode mirrors both, the smaller weight stays.
+    expect(csr.directed).toBe(false);
+    expect(arcs(csr, keys)).toEqual(['a>b:12', 'b>a:12']);
+  });
+
+  it('rejects bad options; null weight means unweighted', () => {
+    const g = new DirectedGraph();
+    g.mergeEdgeWithKey('e', 'a', 'b', { weight: 5 });
+    expect(fromGraphology(g, { weight: null }).csr.weights).toBeUndefined();
+    expect(() => fromGraphology(g, { weight: 3 as unknown as string })).toThrow(
+      /options\.weight: .*got number/,
+    );
     expect(() => fromGraphology(g, { mode: 'out' as 'directed' })).toThrow(/mode/);
+    expect(() => fromGraphology(g, { mode: 'out' as 'directed' })).toThrow(InputError);
+  });
+
+  it('keeps numeric-looking keys as strings in insertion order, and results come back to them', () => {
+    const g = new DirectedGraph();
+    for (const k of [10, '9', 1, '01', 'constructor']) g.addNode(k);
+    g.addEdge(10, 1);
+    g.addEdge('01', '9');
+    g.addEdge('constructor', 10);
+    const { csr, keys, indexOf } = fromGraphology(g);
+    expect(keys).toEqual(['10', '9', '1', '01', 'constructor']);
+    expect(indexOf.get('01')).toBe(3);
+    expect(indexOf.get('1')).toBe(2);
+    expect(arcs(csr, keys)).toEqual(['10>1', '01>9', 'constructor>10']);
+    const outDegree = Uint32Array.from(keys, (_, v) => csr.offsets[v + 1]! - csr.offsets[v]!);
+    const keyed = toKeyed(keys, outDegree);
+    expect(keyed).toEqual({ '10': 1, '9': 0, '1': 0, '01': 1, constructor: 1 });
+    expect(Object.hasOwn(keyed, 'constructor')).toBe(true);
+    assignAttributes(g, keys, outDegree, 'out');
+    g.forEachNode((key, attrs) => expect(attrs.out, key).toBe(g.outDegree(key)));
+    expect(g.getNodeAttribute(10, 'out')).toBe(1);
+  });
+
+  it('undirected multi graph: parallel edges and both orientations merge into one pair of arcs', () => {
+    const g = new MultiGraph({ type: 'undirected' });
+    g.addNode('a');
+    g.addNode('b');
+    g.addEdge('a', 'b', { weight: 4 });
+    g.addEdge('b', 'a', { weight: 2 });
+    g.addEdge('a', 'b', { weight: 9 });
+    g.addEdge('a', 'a', { weight: 1 });
+    g.addNode('c');
+    expect(g.multi && g.size).toBe(4);
+    const { csr, keys, report } = fromGraphology(g, { weight: 'weight' });
+    expect(csr.directed).toBe(false);
+    expect(arcs(csr, keys)).toEqual(['a>b:2', 'b>a:2']);
+    expect(report).toEqual({ selfLoopsDropped: 2, duplicatesDropped: 4, edgesAdded: 0 });
+    expect(csr.vertexCount).toBe(3);
   });
 
   it('empty graph and nodes without edges', () => {

@@ -10,15 +10,30 @@ import {
 } from '@weft/graph';
 import type { AbstractGraph, Attributes } from 'graphology-types';
 
-/** graphology's `getEdgeWeight`: an edge attribute name, or a function of the edge key and its attributes. */
-export type EdgeWeightGetter = string | ((edge: string, attributes: Attributes) => number);
+/**
+ * graphology's `getEdgeWeight`: an edge attribute name, or a function called like graphology's edge callbacks,
+ * `(edge, attributes, source, target, sourceAttributes, targetAttributes, undirected)`.
+ */
+export type EdgeWeightGetter =
+  | string
+  | ((
+      edge: string,
+      attributes: Attributes,
+      source: string,
+      target: string,
+      sourceAttributes: Attributes,
+      targetAttributes: Attributes,
+      undirected: boolean,
+    ) => number | undefined);
 
 export interface FromGraphologyOptions {
   /**
-   * Where edge weights come from; left out, the CSR has no weights. With an attribute name, an edge whose
-   * attribute is missing or not a number weighs 1 (graphology's rule); a function must return a finite number.
+   * Where edge weights come from. As in graphology, a weight that is not a number, or is NaN (a missing
+   * attribute, a function returning `undefined`), counts as 1; other numbers are kept (stored as f32, so
+   * they round to the nearest f32 and beyond its range become ±Infinity). Left out or `null`: the CSR has no
+   * weights (graphology's unweighted).
    */
-  weight?: EdgeWeightGetter;
+  weight?: EdgeWeightGetter | null;
   /**
    * `'undirected'` turns every edge (directed ones too) into two arcs; `'directed'` keeps directed edges as one
    * arc (undirected edges are still two). Default: `'undirected'` for an undirected graph, else `'directed'`.
@@ -62,10 +77,11 @@ export function fromGraphology(graph: AbstractGraph, options: FromGraphologyOpti
   const dst = new Uint32Array(capacity);
   const weights = weightOf === undefined ? undefined : new Float32Array(capacity);
   let arcs = 0;
-  graph.forEachEdge((edge, attributes, source, target, _sa, _ta, undirected) => {
+  graph.forEachEdge((edge, attributes, source, target, sourceAttributes, targetAttributes, undirected) => {
     const s = indexOf.get(source)!;
     const t = indexOf.get(target)!;
-    const w = weightOf?.(edge, attributes) ?? 0;
+    const w =
+      weightOf?.(edge, attributes, source, target, sourceAttributes, targetAttributes, undirected) ?? 0;
     src[arcs] = s;
     dst[arcs] = t;
     if (weights !== undefined) weights[arcs] = w;
@@ -93,30 +109,25 @@ export function fromGraphology(graph: AbstractGraph, options: FromGraphologyOpti
   return { csr, keys, indexOf, report };
 }
 
-function weightGetter(
-  weight: EdgeWeightGetter | undefined,
-): ((edge: string, attributes: Attributes) => number) | undefined {
-  if (weight === undefined) return undefined;
-  if (typeof weight === 'string') {
-    return (_edge, attributes) => {
-      const w: unknown = attributes[weight];
-      return typeof w === 'number' && !Number.isNaN(w) ? w : 1;
-    };
-  }
-  if (typeof weight === 'function') {
-    return (edge, attributes) => {
-      const w = weight(edge, attributes);
-      if (typeof w !== 'number' || !Number.isFinite(w)) {
-        throw new InputError(
-          `weight of edge '${edge}' is ${String(w)}, expected a finite number`,
-          'options.weight',
-        );
-      }
-      return w;
-    };
-  }
+type WeightOf = (
+  edge: string,
+  attributes: Attributes,
+  source: string,
+  target: string,
+  sourceAttributes: Attributes,
+  targetAttributes: Attributes,
+  undirected: boolean,
+) => number;
+
+/** graphology-utils' `coerceWeight`: anything but a number that is not NaN weighs 1. */
+const coerceWeight = (w: unknown): number => (typeof w === 'number' && !Number.isNaN(w) ? w : 1);
+
+function weightGetter(weight: EdgeWeightGetter | null | undefined): WeightOf | undefined {
+  if (weight === undefined || weight === null) return undefined;
+  if (typeof weight === 'string') return (_edge, attributes) => coerceWeight(attributes[weight]);
+  if (typeof weight === 'function') return (...entry) => coerceWeight(weight(...entry));
   throw new InputError(
-    'weight must be an attribute name or a function (edge, attributes) => number',
+    `weight must be an attribute name, a function (edge, attributes, source, target, ...) => number, or null; got ${typeof weight}`,
     'options.weight',
   );
 }
