@@ -46,6 +46,13 @@ describe('parseDimacs', () => {
     ],
     ['missing length', 'p sp 2 1\na 1 2\n', /r\.gr:2: an arc needs 'a u v w', found 3/],
     ['no p line', 'c only\n', /r\.gr:1: no 'p sp n m' line/],
+    ['empty file', '', /r\.gr:1: no 'p sp n m' line/],
+    [
+      'length beyond u32',
+      'p sp 2 1\na 1 2 4294967296\n',
+      /r\.gr:2: arc length 4294967296 does not fit in u32/,
+    ],
+    ['separators after blank lines', 'p sp 2 1\n\v\na 1 2 1 x\n', /r\.gr:3: an arc needs 'a u v w', found 5/],
   ];
   for (const [what, text, message] of cases) {
     it(`rejects ${what} with the line`, async () => {

@@ -31,6 +31,9 @@ describe('parseEdgeList', () => {
     const reals = await parse('0,1,0.5\n1,0,-2e3\n');
     expect(reals.weights).toBeInstanceOf(Float32Array);
     expect([...reals.weights!]).toEqual([0.5, -2000]);
+    // Lines of separators only (vertical tab, form feed, a lone CR, commas) are blank.
+    const blank = await parse('0 1\n\v\n \f\t\n\r\r\n,,\n1 0\n', 1);
+    expect([...blank.src]).toEqual([0, 1]);
     const forced = await parse('0 1 3\n', 1 << 20, { weightType: 'f32' });
     expect(forced.weights).toBeInstanceOf(Float32Array);
     expect((await parse('# nothing\n')).vertexCount).toBe(0);
@@ -51,6 +54,21 @@ describe('parseEdgeList', () => {
     ['zero in one-based', '1 2\n0 2\n', { oneBased: true }, /g\.txt:2: source id 0 is below 1/],
     ['bad weight', '0 1 x\n', {}, /g\.txt:1: weight is not a number: 'x'/],
     ['id too large', '0 4294967295\n', {}, /g\.txt:1: target id 4294967295 is out of range/],
+    [
+      'a weight beyond u32',
+      '0 1 5\n# c\n1 2 4294967296\n',
+      {},
+      /g\.txt:3: weight 4294967296 does not fit u32 \(weights are stored as u32 because they are all integers/,
+    ],
+    ['a weight beyond i32', '0 1 -5\n1 2 2147483648\n', {}, /g\.txt:2: weight 2147483648 does not fit i32/],
+    [
+      'a fraction as u32',
+      '0 1 5\n1 2 0.5\n',
+      { weightType: 'u32' },
+      /g\.txt:2: weight 0\.5 does not fit u32$/,
+    ],
+    ['a weight beyond f32', '0 1 0.5\n1 2 1e39\n', {}, /g\.txt:2: weight 1e\+39 does not fit f32/],
+    ['an infinite weight', '0 1 1e999\n', {}, /g\.txt:1: weight is too large: '1e999'/],
   ];
   for (const [what, text, options, message] of cases) {
     it(`rejects ${what} with the line`, async () => {

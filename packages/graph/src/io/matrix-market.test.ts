@@ -56,6 +56,15 @@ describe('parseMatrixMarket', () => {
     expect([...skew.weights!]).toEqual([5, -5]);
   });
 
+  it('reads lines of separators only (vertical tab, form feed, a lone CR) as blank', async () => {
+    const g = await parse(
+      '%%MatrixMarket matrix coordinate pattern general\n\v\n2 2 1\n\f \r\r\n2 1\n\t\n',
+      1,
+    );
+    expect([...g.src]).toEqual([1]);
+    expect([...g.dst]).toEqual([0]);
+  });
+
   it('keeps isolated vertices and takes the larger dimension', async () => {
     const g = await parse('%%MatrixMarket matrix coordinate real general\n10 3 0\n');
     expect(g.vertexCount).toBe(10);
@@ -86,6 +95,18 @@ describe('parseMatrixMarket', () => {
     ['too many', `${header}3 3 1\n1 1 1\n\n2 2 2\n`, /m\.mtx:5: more entries than the 1/],
     ['non-numeric', `${header}3 3 1\n1 x 1\n`, /m\.mtx:3: column index is not a non-negative integer: 'x'/],
     ['bad real', `${header}3 3 1\n1 1 1.2.3\n`, /m\.mtx:3: value is not a number: '1\.2\.3'/],
+    ['infinite real', `${header}3 3 1\n1 1 -1e400\n`, /m\.mtx:3: value is too large: '-1e400'/],
+    ['real beyond f32', `${header}3 3 2\n1 1 1\n2 1 3.5e38\n`, /m\.mtx:4: weight 3\.5e\+38 does not fit f32/],
+    [
+      'integer beyond i32',
+      '%%MatrixMarket matrix coordinate integer general\n3 3 2\n1 1 -1\n2 1 3000000000\n',
+      /m\.mtx:4: weight 3000000000 does not fit i32 \(weights are stored as i32 because they are all integers, some negative/,
+    ],
+    [
+      'skew mirror beyond i32',
+      '%%MatrixMarket matrix coordinate integer skew-symmetric\n3 3 1\n2 1 -2147483648\n',
+      /m\.mtx:3: weight 2147483648 does not fit i32/,
+    ],
     ['missing value', `${header}3 3 1\n1 1\n`, /m\.mtx:3: a real entry needs 3 values, found 2/],
     ['no size line', `${header}% only comments\n`, /m\.mtx:2: the file ends before the size line/],
     ['empty', '', /m\.mtx:1: empty file/],
