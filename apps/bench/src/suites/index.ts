@@ -8,7 +8,7 @@ import {
   transformVariant,
 } from './primitives/copy.ts';
 
-export const SUITES = ['primitives', 'build', 'algorithms', 'dynamic', 'tune'] as const;
+export const SUITES = ['primitives', 'build', 'operators', 'algorithms', 'dynamic', 'tune'] as const;
 
 /** Suites by name; each is a list of cases run at every requested size. Modules load on demand. */
 export async function loadSuite(name: string): Promise<BenchCase[]> {
@@ -25,6 +25,8 @@ export async function loadSuite(name: string): Promise<BenchCase[]> {
     }
     case 'build':
       return [...(await import('./build.ts')).cases, ...(await import('./load.ts')).cases];
+    case 'operators':
+      return (await import('./operators.ts')).cases;
     case 'algorithms': {
       const [gpu, cpu] = await Promise.all([import('./algorithms.ts'), import('./cpu-baselines.ts')]);
       return [...gpu.cases, ...cpu.cases];
@@ -49,11 +51,13 @@ export async function loadSuite(name: string): Promise<BenchCase[]> {
 }
 
 /** Suites that run on chosen graphs (`--graph`, `--kron`, ...) instead of their default shapes and sizes. */
-export const GRAPH_SUITES: readonly string[] = ['algorithms'];
+export const GRAPH_SUITES: readonly string[] = ['operators', 'algorithms'];
 
 /** A graph suite's cases on one chosen graph, run at that graph's own size (its arc count). */
 export async function loadGraphSuite(name: string, g: BenchGraph): Promise<BenchCase[]> {
   switch (name) {
+    case 'operators':
+      return (await import('./operators.ts')).casesForGraph(g);
     case 'algorithms': {
       const [gpu, cpu] = await Promise.all([import('./algorithms.ts'), import('./cpu-baselines.ts')]);
       return [...gpu.casesForGraph(g), ...cpu.baselinesForGraph(g)];
@@ -68,7 +72,7 @@ export async function loadGraphSuite(name: string, g: BenchGraph): Promise<Bench
 /**
  * Sizes a suite runs at when `--sizes` is not given: small on software adapters (CPU figures, quick),
  * the issues' ranges on a GPU: primitives 2^16..2^27 items; construction from 2^20..2^24 input edges;
- * algorithms on 2^22..2^26 arcs (Kronecker scale 17..21); dynamic batches of 2^12..2^20 edges.
+ * operators and algorithms on 2^22..2^26 arcs (Kronecker scale 17..21); dynamic batches of 2^12..2^20 edges.
  */
 export function defaultSizes(suite: string, software: boolean): number[] {
   const pow = (xs: number[]) => xs.map((x) => 2 ** x);
@@ -76,6 +80,7 @@ export function defaultSizes(suite: string, software: boolean): number[] {
     case 'build':
       return software ? pow([14, 16]) : pow([20, 22, 24]);
     case 'algorithms':
+    case 'operators':
       return software ? pow([14, 16]) : pow([22, 24, 26]);
     case 'dynamic':
       return software ? pow([10, 12]) : pow([12, 16, 20]);
