@@ -109,15 +109,8 @@ export function fromGraphology(graph: AbstractGraph, options: FromGraphologyOpti
   return { csr, keys, indexOf, report };
 }
 
-type WeightOf = (
-  edge: string,
-  attributes: Attributes,
-  source: string,
-  target: string,
-  sourceAttributes: Attributes,
-  targetAttributes: Attributes,
-  undirected: boolean,
-) => number;
+/** A weight getter after coercion: always a number. */
+type WeightOf = (...entry: Parameters<Exclude<EdgeWeightGetter, string>>) => number;
 
 /** graphology-utils' `coerceWeight`: anything but a number that is not NaN weighs 1. */
 const coerceWeight = (w: unknown): number => (typeof w === 'number' && !Number.isNaN(w) ? w : 1);
