@@ -420,14 +420,40 @@ describe.each(PROBINGS)('DynamicGraph memory (%s probing)', (probing) => {
         maxNewSlabs: 2,
       });
       await g.deleteEdges(Uint32Array.of(0), Uint32Array.of(1), { recorder: rec });
+      await g.deleteVertices([7], { recorder: rec });
+      expect(g.hasVertex(7)).toBe(false);
       await rec.submit();
       model.insertEdges([5, 6], [6, 7]);
       model.deleteEdges([0], [1]);
+      model.deleteVertices([7]);
       await expectTablesMatch(g, model, 'recorded');
       await g.check();
+      g.destroy();
+      // Bulk build from arcs on the GPU (undirected: both directions listed), values on the GPU too.
+      const arcs = {
+        src: Uint32Array.of(0, 1, 1, 2),
+        dst: Uint32Array.of(1, 0, 2, 1),
+        w: Uint32Array.of(5, 5, 7, 7),
+      };
+      const onGpu = {
+        src: device.upload(arcs.src),
+        dst: device.upload(arcs.dst),
+        values: device.upload(arcs.w),
+      };
+      const built = await DynamicGraph.fromArcs(device, onGpu, {
+        probing,
+        vertexCount: 3,
+        directed: false,
+        values: 'u32',
+        degreeHints: [1, 2, 1],
+      });
+      const builtModel = new HostDynamicGraph(3, false);
+      builtModel.insertEdges([0, 1], [1, 2], [5, 7]);
+      await expectTablesMatch(built, builtModel, 'fromArcs');
+      built.destroy();
+      for (const a of Object.values(onGpu)) a.destroy();
       src.destroy();
       dst.destroy();
-      g.destroy();
     });
   });
 

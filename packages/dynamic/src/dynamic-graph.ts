@@ -166,6 +166,26 @@ export class DynamicGraph {
     return g;
   }
 
+  /**
+   * Bulk build from arcs already on the GPU (or on the host), inserted as given: for an undirected graph
+   * the arcs must list both directions, as a CSR does. `options.degreeHints` (the out-degrees, when known)
+   * size the tables. One insertion batch, no host copy of the arcs.
+   */
+  static async fromArcs(
+    device: WeftDevice,
+    arcs: { src: IdArray; dst: IdArray; values?: ValueArray },
+    options: DynamicGraphOptions,
+  ): Promise<DynamicGraph> {
+    const g = await DynamicGraph.create(device, options);
+    try {
+      await g.#insert(arcs.src, arcs.dst, arcs.values, false, {});
+    } catch (e) {
+      g.destroy();
+      throw e;
+    }
+    return g;
+  }
+
   /** Bulk build from an edge list (duplicates: the last one's value wins; self-loops dropped). */
   static async fromEdgeList(
     device: WeftDevice,
@@ -360,12 +380,13 @@ export class DynamicGraph {
   /**
    * Deletes vertices and all their edges, in-edges included (every table is swept once), and frees their
    * collision slabs. Ids that do not exist are ignored. A deleted id keeps its base buckets for re-insertion.
+   * With `recorder`, the work is recorded there (the graph treats the vertices as deleted from then on).
    */
-  async deleteVertices(ids: ArrayLike<number>) {
+  async deleteVertices(ids: ArrayLike<number>, options: { recorder?: Recorder } = {}) {
     this.#check();
     const list = [...new Set(Array.from(ids))].filter((v) => this.hasVertex(v));
     if (list.length === 0) return;
-    await this.#vertexOps(['mark', 'sweep', 'finish'], list);
+    await this.#vertexOps(['mark', 'sweep', 'finish'], list, undefined, options.recorder);
     for (const v of list) this.#alive[v] = 0;
   }
 
@@ -581,9 +602,10 @@ export class DynamicGraph {
     entries: readonly ('insert_vertices' | 'mark' | 'sweep' | 'finish')[],
     ids: number[],
     buckets?: number[],
+    recorder?: Recorder,
   ) {
     const kernel = await this.device.kernel(vertexKernel());
-    await onTarget(this.device, `dynamic ${entries.join(', ')}`, async (rec) => {
+    await onTarget(recorder ?? this.device, `dynamic ${entries.join(', ')}`, async (rec) => {
       const idArr = rec.scratch('u32', ids.length, 'vertex ids').upload(ids);
       const bucketArr = buckets
         ? rec.scratch('u32', buckets.length, 'vertex buckets').upload(buckets)

@@ -5,6 +5,7 @@ export {
   type EdgeQueryResult,
   hostValues,
   type IdArray,
+  type Probing,
   type ValueArray,
   type ValueType,
 } from './dynamic-graph.ts';

@@ -9,7 +9,7 @@ function triangleKernel(): KernelDefinition {
       slabs: { type: 'array<u32>', access: 'read' },
       vertices: { type: 'array<u32>', access: 'read' },
       alloc: { type: 'array<u32>', access: 'read' },
-      counts: { type: 'array<u32>', access: 'read_write' },
+      total: { type: 'array<atomic<u32>>', access: 'read_write' },
     },
     params: { n: 'u32', vertex_count: 'u32', slab_capacity: 'u32' },
     code: /* wgsl */ `
@@ -36,13 +36,14 @@ fn triangles_through(u: u32, v: u32) -> u32 {
   return count;
 }
 
+var<workgroup> partial: array<u32, ${WORKGROUP}>;
+
 @compute @workgroup_size(${WORKGROUP})
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
   @builtin(local_invocation_index) lid: u32) {
   let i = weft_workgroup_index(wid, nwg) * ${WORKGROUP}u + lid;
-  if (i >= params.n) { return; }
   var count = 0u;
-  if (i < alloc[${A_BUMP}u]) {
+  if (i < params.n && i < alloc[${A_BUMP}u]) {
     let owner_word = slab_word(i * 32u + OWNER_WORD);
     if (owner_word != NO_OWNER) {
       let u = owner_word & ~COLLISION;
@@ -52,7 +53,16 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
       }
     }
   }
-  counts[i] = count;
+  // The workgroup's sum, then one 64-bit add as two words: an add that wraps the low word carries once.
+  partial[lid] = count;
+  for (var stride = ${WORKGROUP / 2}u; stride > 0u; stride >>= 1u) {
+    workgroupBarrier();
+    if (lid < stride) { partial[lid] += partial[lid + stride]; }
+  }
+  if (lid == 0u && partial[0] != 0u) {
+    let old = atomicAdd(&total[0], partial[0]);
+    if (old + partial[0] < old) { atomicAdd(&total[1], 1u); }
+  }
 }`,
   };
 }
@@ -60,27 +70,27 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
 /**
  * Triangles of an undirected dynamic graph, straight from the hash tables: one thread per slab; for each
  * edge (u, v) with u < v it walks the smaller of the two tables and counts the w > v that the other table
- * holds (a hash lookup). Per-slab counts are summed on the host, so the total is exact beyond 2^32.
+ * holds (a hash lookup). Workgroup sums go into a 64-bit total on the GPU (exact beyond 2^32; one slab's
+ * count must stay below 2^32 and a workgroup's too), read back as two words.
  */
 export async function triangleCount(graph: DynamicGraph): Promise<number> {
   if (graph.directed) throw new InputError('triangle counting needs an undirected graph', 'triangleCount');
   const d = graph.device;
   const kernel = await d.kernel(triangleKernel());
   const n = graph.slabCapacity;
-  const counts = d.array('u32', n, { label: 'triangle counts per slab' });
+  const total = d.array('u32', 2, { label: 'triangle count' });
   try {
     const rec = d.recorder({ label: 'dynamic triangle count' });
+    rec.clear(total);
     rec.dispatch(kernel, {
-      bindings: { slabs: graph.slabs, vertices: graph.vertices, alloc: graph.alloc, counts },
+      bindings: { slabs: graph.slabs, vertices: graph.vertices, alloc: graph.alloc, total },
       params: { n, ...graph.tableParams() },
       workgroups: Math.ceil(n / WORKGROUP),
     });
     await rec.submit();
-    const host = await counts.download();
-    let total = 0;
-    for (const c of host) total += c;
-    return total;
+    const [lo, hi] = await total.download();
+    return hi! * 2 ** 32 + lo!;
   } finally {
-    counts.destroy();
+    total.destroy();
   }
 }
