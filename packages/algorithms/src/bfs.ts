@@ -11,11 +11,12 @@ import {
   type WeftDevice,
   wgsl,
 } from '@weft/gpu';
-import { type DeviceGraph, FrontierBitmap, FrontierQueue } from '@weft/graph';
+import { type DeviceGraph, FrontierBitmap, FrontierQueue, type FrontierSink } from '@weft/graph';
 import {
   AdvanceWorkspace,
   advanceDirectionOptimized,
   advancePush,
+  filter,
   IterationLog,
   type IterationTrace,
 } from '@weft/operators';
@@ -42,6 +43,13 @@ export interface BfsOptions extends RunOptions, LoadBalanceOption, TraceOption {
   direction?: 'push' | 'pull' | 'auto';
   /** Pull when frontier vertices + their out-edges exceed `threshold x edgeCount` (default 1/20, Ligra's). */
   threshold?: number;
+  /**
+   * Idempotent push (Gunrock's idempotence): a neighbor's depth is set by a plain store instead of
+   * `atomicMin`, so a vertex reached along several edges of one level may enter the advance's output more
+   * than once; a filter with a visited bitmap culls the duplicates. Same depths; push direction only.
+   * Costs an output buffer of `edgeCount` words.
+   */
+  idempotent?: boolean;
 }
 
 export interface BfsResult {
@@ -76,15 +84,28 @@ export class BfsProblem {
   readonly direction: 'push' | 'pull' | 'auto';
   readonly threshold: number | undefined;
   readonly loadBalance: 'merge-path' | 'thread-mapped';
+  readonly idempotent: boolean;
+  /** Idempotent mode: the advance's output before culling (duplicates allowed; sized for every edge). */
+  readonly rawFrontier: FrontierSink | undefined;
+  readonly #culled: FrontierBitmap | undefined;
   /** When set, each step logs its input frontier length and inspected edges here (see {@link BfsResult.trace}). */
   log: IterationLog | undefined;
 
   constructor(
     readonly device: WeftDevice,
     readonly graph: DeviceGraph,
-    options: Pick<BfsOptions, 'parents' | 'direction' | 'threshold'> & { loadBalance?: LoadBalance } = {},
+    options: Pick<BfsOptions, 'parents' | 'direction' | 'threshold' | 'idempotent'> & {
+      loadBalance?: LoadBalance;
+    } = {},
   ) {
     this.direction = options.direction ?? 'push';
+    this.idempotent = options.idempotent ?? false;
+    if (this.idempotent && this.direction !== 'push') {
+      throw new InputError(
+        `idempotent BFS pushes only; direction '${this.direction}' was asked`,
+        'direction',
+      );
+    }
     this.threshold = options.threshold;
     this.loadBalance = options.loadBalance ?? 'merge-path';
     if (this.direction !== 'push' && graph.directed && !graph.csc) {
@@ -103,6 +124,11 @@ export class BfsProblem {
     this.parents = options.parents ? device.array('u32', n, { label: 'bfs parents' }) : undefined;
     this.queue = new FrontierQueue(device, graph.vertexCount, { label: 'bfs frontier' });
     this.#space = new AdvanceWorkspace(device, this.queue.capacity);
+    if (this.idempotent) {
+      const items = device.array('u32', Math.max(1, graph.edgeCount), { label: 'bfs raw frontier' });
+      this.rawFrontier = { items, count: device.array('u32', 1, { label: 'bfs raw frontier length' }) };
+      this.#culled = new FrontierBitmap(device, graph.vertexCount, 'bfs culled');
+    }
   }
 
   async reset(rec: Recorder, source: number): Promise<void> {
@@ -112,6 +138,9 @@ export class BfsProblem {
     await recordSet(rec, this.depths, source, 0);
     await this.queue.recordSingle(rec, source);
     rec.clear(this.pulls);
+    // A vertex enters one level's output only (its depth is set before the next level reads it), so
+    // the visited bits of earlier levels never cull a later one: clearing once per run suffices.
+    if (this.#culled) this.#culled.recordClear(rec);
   }
 
   /** With a log: this level's frontier and its push edges; for a pull, the in-degrees of the candidates. */
@@ -179,6 +208,9 @@ export class BfsProblem {
 }`,
         );
       }
+    } else if (this.rawFrontier && this.#culled) {
+      await this.log?.recordFrontier(rec, iteration, this.queue.current, this.graph.offsets);
+      await this.#idempotentStep(rec, iteration, parent, this.rawFrontier, this.#culled);
     } else {
       await this.log?.recordFrontier(rec, iteration, this.queue.current, this.graph.offsets);
       await advancePush(rec, this.graph, this.queue.current, claim, {
@@ -188,6 +220,35 @@ export class BfsProblem {
       });
     }
     this.queue.swap();
+  }
+
+  /**
+   * Idempotent level: racing threads may all see a neighbor unvisited and all store the same depth (and
+   * some valid parent), appending it more than once to the raw output; the filter then keeps each vertex
+   * once by test-and-setting its visited bit.
+   */
+  async #idempotentStep(
+    rec: Recorder,
+    iteration: number,
+    parent: Functor,
+    raw: FrontierSink,
+    culled: FrontierBitmap,
+  ): Promise<void> {
+    const store = wgsl`(src: u32, dst: u32, edge: u32, rank: u32, index: u32) -> bool {
+  if (${this.depths}[dst] != ${u32(UNREACHED)}) { return false; }
+  ${rw(this.depths)}[dst] = ${u32(iteration + 1)};
+  ${parent}(dst, src);
+  return true;
+}`;
+    await advancePush(rec, this.graph, this.queue.current, store, {
+      output: raw,
+      workspace: this.#space,
+      loadBalance: this.loadBalance,
+      idempotent: true,
+    });
+    const all = wgsl`(v: u32) -> bool { return true; }`;
+    const view = { items: raw.items, length: { array: raw.count, index: 0 } };
+    await filter(rec, view, all, this.queue.next, { visited: culled });
   }
 
   active(): GpuCount {
@@ -220,6 +281,9 @@ export class BfsProblem {
     this.#space.destroy();
     this.#bitmap?.destroy();
     this.pulls.destroy();
+    this.rawFrontier?.items.destroy();
+    this.rawFrontier?.count.destroy();
+    this.#culled?.destroy();
   }
 }
 

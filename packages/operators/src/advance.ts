@@ -57,6 +57,14 @@ export interface AdvanceOptions {
    * In thread-mapped mode `index` is the position of `edge` in the walked edge array.
    */
   loadBalance?: 'merge-path' | 'thread-mapped';
+  /**
+   * Idempotent advance (Gunrock's idempotence): the caller's functor may run more than once per
+   * destination and claims nothing atomically (e.g. BFS storing a depth with a plain store), and a `dst`
+   * is appended each time its functor returns true, so the output may hold duplicates. Size the output
+   * for them (the input's out-edges bound it) and cull them with `filter(..., { visited })`. Excludes
+   * `visited` here: the claim it makes is what idempotence leaves out.
+   */
+  idempotent?: boolean;
 }
 
 /** The edge arrays of one direction: for in-edges, `edge` ids map back to CSR order (shared edge data). */
@@ -120,6 +128,12 @@ export async function advancePush(
   const who = 'advancePush';
   const { offsets, neighbors, edgeIds } = edgeView(graph, options.direction ?? 'out', who);
   const { output, visited } = options;
+  if (options.idempotent && visited) {
+    throw new InputError(
+      'an idempotent advance appends without claiming: cull its duplicates with filter(..., { visited })',
+      'options.visited',
+    );
+  }
   const append = appendFunctor(output, visited);
   const visit = wgsl`(index: u32, seg: u32, rank: u32) {
   let src = ${vertexOfFunctor(input)}(seg);
