@@ -99,7 +99,7 @@ const TOKENS = [
 ];
 
 /** Bytes that mean something to a line parser, plus a high byte. */
-const BYTES = encode(' \t\r\n\v\f,#%-+.0123456789eEacpx\u00ff').filter((b) => b !== 0xc3);
+export const BYTES = encode(' \t\r\n\v\f,#%-+.0123456789eEacpx\u00ff').filter((b) => b !== 0xc3);
 
 function lineSpans(bytes: Uint8Array): [number, number][] {
   const spans: [number, number][] = [];

@@ -5,6 +5,7 @@ import { csrFromEdgeList } from '../csr-build.ts';
 import type { HostCsr, HostEdgeList } from '../host-graph.ts';
 import { readBinaryCsr, writeBinaryCsr } from './binary-csr.ts';
 import {
+  BYTES,
   below,
   CORRUPTIONS,
   concat,
@@ -233,6 +234,28 @@ describe('loaders under random corruption', () => {
   fuzz('Matrix Market', writeMatrixMarket, 1000);
   fuzz('edge list', writeEdgeList, 2000);
   fuzz('DIMACS', writeDimacs, 3000);
+
+  it('every byte of a small file of each format, set to every interesting byte', async () => {
+    for (const [format, write] of [
+      ['Matrix Market', writeMatrixMarket],
+      ['edge list', writeEdgeList],
+      ['DIMACS', writeDimacs],
+    ] as const) {
+      // The first seed whose file has a few weighted edges.
+      let seed = 1;
+      let file = write(rng(seed));
+      while (file.bytes.length < 60 || file.bytes.length > 160) file = write(rng(++seed));
+      for (let at = 0; at < file.bytes.length; at++) {
+        for (const b of BYTES) {
+          if (b === file.bytes[at]) continue;
+          const bytes = file.bytes.slice();
+          bytes[at] = b;
+          const what = `${format} seed ${seed}, byte ${at} = ${b}: ${show(bytes)}`;
+          expect(await mismatch(file, [bytes], file.reference(bytes)), what).toBe(undefined);
+        }
+      }
+    }
+  });
 });
 
 /** Rewrites the trailing CRC so that only the structural checks can catch an edit. */
