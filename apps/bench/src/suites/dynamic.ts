@@ -1,56 +1,150 @@
-import { DynamicGraph } from '@weft/dynamic';
-import type { WeftDevice } from '@weft/gpu';
-import { csrFromEdgeList, type HostCsr, kronecker } from '@weft/graph';
+import { ssspReference, sssp as staticSssp, triangleCount as staticTriangles } from '@weft/algorithms';
+import { DynamicGraph, DynamicSssp, triangleCount as dynamicTriangles, type Probing } from '@weft/dynamic';
+import type { DeviceArray, Recorder, WeftDevice } from '@weft/gpu';
+import { csrFromEdgeList, type HostCsr, kronecker, randomGeometric } from '@weft/graph';
 import { mulberry32 } from '@weft/testing/random';
 import type { BenchCase, BenchInstance } from '../types.ts';
 import { firstMismatch } from '../validate.ts';
 
-/**
- * Dynamic graph operation rates (Awad et al., IPDPS 2020, §VI): batches of edges into a loaded undirected
- * Kronecker graph (scale 20, 16 edges per vertex where a binding holds its slab pool; scale 14 on small
- * adapters). `n` is the batch size (2^10 .. 2^20); items count edges (one direction).
+/*
+ * Dynamic graphs, after Awad et al., "Dynamic Graphs on the GPU" (IPDPS 2020), §VI. `n` is the batch size
+ * (edges per insertion or deletion batch; vertices per vertex batch are n / 16). Workloads:
+ *
+ * - edge insertion / deletion / query rates into a loaded undirected Kronecker graph, both probing paths;
+ * - vertex deletion rate;
+ * - bulk build time and incremental build rate (tables sized from the final degrees, as in the paper) for
+ *   a Kronecker and a road-like random geometric graph;
+ * - triangle counting, static and after each of five insertion batches;
+ * - incremental SSSP after an insertion batch, against recomputation from scratch.
+ *
+ * On a GPU the graphs are soc-LiveJournal1-sized (Kronecker scale 22, edge factor 10: 4.2 M vertices, about
+ * 80 M arcs; a random geometric graph of 5 M points, average degree 17: about 85 M arcs); on software
+ * adapters small (the default run stays within seconds). Every measurement is validated: degrees in full,
+ * edges by samples of a few thousand per state (exact by construction: batches are distinct new edges).
  */
-const MAX_BATCH = 2 ** 20;
 
-/** Small adapters (lavapipe: 128 MiB bindings, 1 M slabs) hold a smaller graph and smaller batches. */
-function maxBatch(device: WeftDevice): number {
-  return device.limits.maxStorageBufferBindingSize >= 2 ** 30 ? MAX_BATCH : 2 ** 16;
+interface Scale {
+  kronScale: number;
+  kronEdgeFactor: number;
+  rggPoints: number;
+  rggDegree: number;
+  /** Triangle counting runs on a smaller Kronecker graph (hub pairs make it the slowest workload). */
+  triangleScale: number;
+  /** New edges prepared per rate case: each timed submit's runs take distinct batches from them. */
+  poolEdges: number;
+  /** The size at which the cases that do not depend on `n` (bulk build, triangles) run. */
+  onlyAt: number;
 }
 
-function baseScale(device: WeftDevice): number {
-  // Scale 20: 2^25 directed edges at load factor 0.7 need about 1.6 M slabs (200 MB) plus the batch headroom.
-  return device.limits.maxStorageBufferBindingSize >= 2 ** 30 ? 20 : 14;
+const GPU_SCALE: Scale = {
+  kronScale: 22,
+  kronEdgeFactor: 10,
+  rggPoints: 5_000_000,
+  rggDegree: 17,
+  triangleScale: 20,
+  poolEdges: 2 ** 24,
+  onlyAt: 2 ** 16,
+};
+
+const SOFTWARE_SCALE: Scale = {
+  kronScale: 10,
+  kronEdgeFactor: 10,
+  rggPoints: 2048,
+  rggDegree: 10,
+  triangleScale: 8,
+  poolEdges: 2 ** 13,
+  onlyAt: 2 ** 10,
+};
+
+function scaleOf(device: WeftDevice): Scale {
+  return device.adapter.software ? SOFTWARE_SCALE : GPU_SCALE;
 }
 
-let cachedBase: { scale: number; csr: HostCsr } | undefined;
+/** Samples per validated set of edges. */
+const SAMPLES = 2048;
 
-function baseGraph(scale: number): HostCsr {
-  if (cachedBase?.scale !== scale)
-    cachedBase = { scale, csr: csrFromEdgeList(kronecker({ scale, seed: 1 })).csr };
-  return cachedBase.csr;
+// ---- host graphs and batches (cached across cases: generating a LiveJournal-sized graph takes seconds) ----
+
+const hostCache = new Map<string, unknown>();
+function cached<T>(key: string, make: () => T): T {
+  if (!hostCache.has(key)) hostCache.set(key, make());
+  return hostCache.get(key) as T;
 }
 
-function hasEdge(csr: HostCsr, u: number, v: number): boolean {
+type GraphName = 'kronecker' | 'rgg';
+
+/** Undirected CSR (both directions listed, no self-loops or duplicates), with u32 weights in [1, 255]. */
+function hostGraph(scale: Scale, name: GraphName | 'triangles'): HostCsr {
+  return cached(`${name}/${scale.kronScale}/${scale.rggPoints}`, () => {
+    if (name === 'rgg') {
+      const g = randomGeometric({ n: scale.rggPoints, avgDegree: scale.rggDegree, seed: 1 });
+      return csrFromEdgeList({ vertexCount: g.vertexCount, src: g.src, dst: g.dst, directed: false }).csr;
+    }
+    const s = name === 'triangles' ? scale.triangleScale : scale.kronScale;
+    return csrFromEdgeList(kronecker({ scale: s, edgeFactor: scale.kronEdgeFactor, seed: 1, weights: true }))
+      .csr;
+  });
+}
+
+function unweighted(csr: HostCsr): HostCsr {
+  const { vertexCount, edgeCount, offsets, targets, directed } = csr;
+  return { vertexCount, edgeCount, offsets, targets, directed };
+}
+
+function degreesOf(csr: HostCsr): Uint32Array {
+  return Uint32Array.from({ length: csr.vertexCount }, (_, v) => csr.offsets[v + 1]! - csr.offsets[v]!);
+}
+
+function hasArc(csr: HostCsr, u: number, v: number): boolean {
   let lo = csr.offsets[u]!;
-  let hi = csr.offsets[u + 1]!;
+  const end = csr.offsets[u + 1]!;
+  let hi = end;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
     if (csr.targets[mid]! < v) lo = mid + 1;
     else hi = mid;
   }
-  return lo < csr.offsets[u + 1]! && csr.targets[lo] === v;
+  return lo < end && csr.targets[lo] === v;
 }
 
-/** `size` random edges absent from the base graph (and no self-loops), so an insert adds every one. */
-function newEdges(csr: HostCsr, size: number, seed: number) {
+interface Edges {
+  src: Uint32Array;
+  dst: Uint32Array;
+}
+
+/**
+ * `count` distinct undirected edges absent from `csr` (no self-loops), in random order: every batch cut
+ * from them inserts only new edges, and the expected graph after any set of batches is known exactly.
+ */
+function newEdges(csr: HostCsr, count: number, seed: number): Edges {
   const rand = mulberry32(seed);
   const n = csr.vertexCount;
-  const src = new Uint32Array(size);
-  const dst = new Uint32Array(size);
-  for (let i = 0; i < size; ) {
+  let size = 1;
+  while (size < 2 * count) size *= 2;
+  const mask = size - 1;
+  // Open addressing over (min, max) pairs: a JS Set of 16 M keys would be far larger.
+  const ka = new Uint32Array(size).fill(0xffffffff);
+  const kb = new Uint32Array(size);
+  const src = new Uint32Array(count);
+  const dst = new Uint32Array(count);
+  for (let i = 0; i < count; ) {
     const u = Math.floor(rand() * n);
     const v = Math.floor(rand() * n);
-    if (u === v || hasEdge(csr, u, v)) continue;
+    if (u === v || hasArc(csr, u, v)) continue;
+    const a = Math.min(u, v);
+    const b = Math.max(u, v);
+    let h = (Math.imul(a, 0x9e3779b1) ^ Math.imul(b + 0x632be5ab, 0x85ebca77)) & mask;
+    let seen = false;
+    while (ka[h] !== 0xffffffff) {
+      if (ka[h] === a && kb[h] === b) {
+        seen = true;
+        break;
+      }
+      h = (h + 1) & mask;
+    }
+    if (seen) continue;
+    ka[h] = a;
+    kb[h] = b;
     src[i] = u;
     dst[i] = v;
     i++;
@@ -58,91 +152,559 @@ function newEdges(csr: HostCsr, size: number, seed: number) {
   return { src, dst };
 }
 
-function degreesOf(csr: HostCsr): Uint32Array {
-  return Uint32Array.from({ length: csr.vertexCount }, (_, v) => csr.offsets[v + 1]! - csr.offsets[v]!);
+/** `count` new edges of the named graph, cached (the rate cases at every size share one pool). */
+function edgePool(scale: Scale, csr: HostCsr, name: string, seed: number, count: number): Edges {
+  return cached(`pool/${name}/${scale.kronScale}/${scale.rggPoints}/${seed}/${count}`, () =>
+    newEdges(csr, count, seed),
+  );
 }
 
-async function loadedGraph(device: WeftDevice): Promise<{ graph: DynamicGraph; csr: HostCsr }> {
-  const csr = baseGraph(baseScale(device));
-  return { graph: await DynamicGraph.fromCsr(device, csr), csr };
+function slice(e: Edges, from: number, to: number): Edges {
+  return { src: e.src.subarray(from, to), dst: e.dst.subarray(from, to) };
+}
+
+function concat(parts: Edges[]): Edges {
+  const total = parts.reduce((s, p) => s + p.src.length, 0);
+  const out = { src: new Uint32Array(total), dst: new Uint32Array(total) };
+  let at = 0;
+  for (const p of parts) {
+    out.src.set(p.src, at);
+    out.dst.set(p.dst, at);
+    at += p.src.length;
+  }
+  return out;
+}
+
+/** Up to SAMPLES evenly spread items of `e`. */
+function sample(e: Edges): Edges {
+  const step = Math.max(1, Math.floor(e.src.length / SAMPLES));
+  const idx = Array.from({ length: Math.min(SAMPLES, e.src.length) }, (_, i) => i * step);
+  return { src: Uint32Array.from(idx, (i) => e.src[i]!), dst: Uint32Array.from(idx, (i) => e.dst[i]!) };
+}
+
+/** Checks that the sampled edges of `e` exist (or not) in both directions. */
+async function expectEdges(graph: DynamicGraph, e: Edges, present: boolean, what: string) {
+  if (e.src.length === 0) return null;
+  const s = sample(e);
+  const want = new Uint32Array(s.src.length).fill(present ? 1 : 0);
+  const forward = firstMismatch(await graph.edgeExists(s.src, s.dst), want);
+  if (forward) return `${what} (${present ? 'present' : 'absent'}): ${forward}`;
+  const backward = firstMismatch(await graph.edgeExists(s.dst, s.src), want);
+  return backward ? `${what} reversed: ${backward}` : null;
+}
+
+/** Arcs of the CSR as an edge list (both directions, as listed). */
+function arcsOf(csr: HostCsr): Edges {
+  const src = new Uint32Array(csr.edgeCount);
+  for (let v = 0; v < csr.vertexCount; v++) src.fill(v, csr.offsets[v]!, csr.offsets[v + 1]!);
+  return { src, dst: csr.targets };
+}
+
+/** The graph's degrees equal `csr`'s plus one per endpoint of `extra` edges (both known distinct). */
+async function expectDegrees(graph: DynamicGraph, csr: HostCsr, extra: Edges[]): Promise<string | null> {
+  const want = degreesOf(csr);
+  for (const e of extra) {
+    for (let i = 0; i < e.src.length; i++) {
+      want[e.src[i]!]!++;
+      want[e.dst[i]!]!++;
+    }
+  }
+  const m = firstMismatch(await graph.degrees(), want);
+  return m ? `degrees: ${m}` : null;
+}
+
+async function firstProblem(checks: (() => Promise<string | null>)[]): Promise<string | null> {
+  for (const c of checks) {
+    const problem = await c();
+    if (problem !== null) return problem;
+  }
+  return null;
+}
+
+// ---- edge insertion, deletion and query rates ----
+
+const MAX_RUNS_PER_SUBMIT = 400;
+
+/**
+ * Insert (or delete) batches of n new edges into the loaded Kronecker graph. The harness records several
+ * runs into one timed submit; each run takes its own batch of distinct new edges, so every run claims (or
+ * tombstones) n keys per direction. When a new submit begins, the batches of the previous one are undone
+ * in a separate, untimed submit. Before timing, every batch was inserted once (and, for insertion, deleted
+ * again), so the chains the batches need exist: timed runs need no new slabs, as in the paper's runs into
+ * a loaded graph.
+ */
+function edgeRateCase(op: 'insert' | 'delete', probing: Probing): BenchCase {
+  return {
+    name: `dynamic ${op} edges (${probing} probing)`,
+    family: 'dynamic',
+    maxItems: (device) => scaleOf(device).poolEdges / 2,
+    async setup(device, n, seed): Promise<BenchInstance> {
+      const scale = scaleOf(device);
+      const csr = unweighted(hostGraph(scale, 'kronecker'));
+      const slots = Math.max(2, Math.min(MAX_RUNS_PER_SUBMIT, Math.floor(scale.poolEdges / n)));
+      const pool = edgePool(scale, csr, 'kronecker', seed, slots * n);
+      const graph = await DynamicGraph.fromCsr(device, csr, { probing });
+      const batches: Edges[] = [];
+      const onGpu: { src: DeviceArray<'u32'>; dst: DeviceArray<'u32'> }[] = [];
+      for (let k = 0; k < slots; k++) {
+        const b = slice(pool, k * n, (k + 1) * n);
+        batches.push(b);
+        onGpu.push({ src: device.upload(b.src), dst: device.upload(b.dst) });
+      }
+      await graph.insertEdges(pool.src, pool.dst);
+      if (op === 'insert') await graph.deleteEdges(pool.src, pool.dst);
+      // done[k]: batch k was inserted (deleted) by a run since the last undo.
+      const done = new Uint8Array(slots);
+      let current: Recorder | undefined;
+      let runsInSubmit = 0;
+      let mostRuns = 0;
+      const undo = async () => {
+        const back = concat(batches.filter((_, k) => done[k] === 1));
+        if (op === 'insert') await graph.deleteEdges(back.src, back.dst);
+        else await graph.insertEdges(back.src, back.dst);
+        done.fill(0);
+      };
+      return {
+        items: n,
+        // Per edge and direction: the batch ids read (8 B), one key slot written (4 B), the degree (4 B).
+        bytes: n * 2 * 16,
+        async run(rec) {
+          if (rec !== current) {
+            await undo();
+            current = rec;
+            runsInSubmit = 0;
+          }
+          const k = runsInSubmit++ % slots;
+          mostRuns = Math.max(mostRuns, runsInSubmit);
+          if (op === 'insert') {
+            await graph.insertEdges(onGpu[k]!.src, onGpu[k]!.dst, undefined, {
+              recorder: rec,
+              maxNewSlabs: 0,
+            });
+          } else {
+            await graph.deleteEdges(onGpu[k]!.src, onGpu[k]!.dst, { recorder: rec });
+          }
+          done[k] = 1;
+        },
+        async validate() {
+          if (mostRuns > slots) {
+            return `a timed submit held ${mostRuns} runs but ${slots} distinct batches were prepared: later runs repeated a batch (raise poolEdges)`;
+          }
+          await graph.check();
+          const present = batches.filter((_, k) => (done[k] === 1) === (op === 'insert'));
+          const absent = batches.filter((_, k) => (done[k] === 1) !== (op === 'insert'));
+          return firstProblem([
+            () => expectDegrees(graph, csr, present),
+            () => expectEdges(graph, concat(present.slice(0, 4)), true, 'batch edges'),
+            () => expectEdges(graph, concat(absent.slice(0, 4)), false, 'batch edges'),
+            () => expectEdges(graph, arcsOf(csr), true, 'graph edges'),
+          ]);
+        },
+        destroy() {
+          for (const a of onGpu) {
+            a.src.destroy();
+            a.dst.destroy();
+          }
+          graph.destroy();
+        },
+      };
+    },
+  };
+}
+
+/** Edge queries: half of them edges of the graph, half new edges. */
+function queryCase(probing: Probing): BenchCase {
+  return {
+    name: `dynamic edge queries (${probing} probing)`,
+    family: 'dynamic',
+    maxItems: (device) => scaleOf(device).poolEdges,
+    async setup(device, n, seed): Promise<BenchInstance> {
+      const scale = scaleOf(device);
+      const csr = unweighted(hostGraph(scale, 'kronecker'));
+      const graph = await DynamicGraph.fromCsr(device, csr, { probing });
+      const q = edgePool(scale, csr, 'kronecker', seed, n);
+      const query = { src: q.src.slice(), dst: q.dst.slice() };
+      const want = new Uint32Array(n);
+      const arcs = arcsOf(csr);
+      const rand = mulberry32(seed + 1);
+      for (let i = 0; i < n && arcs.src.length > 0; i += 2) {
+        const e = Math.floor(rand() * arcs.src.length);
+        query.src[i] = arcs.src[e]!;
+        query.dst[i] = arcs.dst[e]!;
+        want[i] = 1;
+      }
+      const src = device.upload(query.src);
+      const dst = device.upload(query.dst);
+      const found = device.array('u32', n, { label: 'query found' });
+      return {
+        items: n,
+        bytes: n * 12,
+        run: (rec) => graph.queryEdgesOnDevice(rec, src, dst, found),
+        validate: async () => firstMismatch(await found.download(), want),
+        destroy() {
+          for (const a of [src, dst, found]) a.destroy();
+          graph.destroy();
+        },
+      };
+    },
+  };
+}
+
+// ---- vertex deletion ----
+
+/**
+ * Deleting batches of n / 16 random vertices (every edge touching them, in-edges too: one sweep over the
+ * slab pool) from the loaded Kronecker graph. Like the edge cases, each run of a submit takes its own
+ * batch of vertices, and the vertices and their edges come back in an untimed submit before the next one.
+ */
+const vertexDeletionCase: BenchCase = {
+  name: 'dynamic delete vertices',
+  family: 'dynamic',
+  // n / 16 vertices a batch, and at least one batch within half of the vertices.
+  maxItems: (device) => 2 ** scaleOf(device).kronScale * 8,
+  async setup(device, n, seed): Promise<BenchInstance> {
+    const scale = scaleOf(device);
+    const csr = unweighted(hostGraph(scale, 'kronecker'));
+    const per = Math.max(1, n >> 4);
+    const slots = Math.max(1, Math.min(MAX_RUNS_PER_SUBMIT, Math.floor(csr.vertexCount / 2 / per)));
+    // Disjoint random vertex sets.
+    const rand = mulberry32(seed);
+    const order = Uint32Array.from({ length: csr.vertexCount }, (_, v) => v);
+    for (let i = order.length - 1; i > 0; i--) {
+      const j = Math.floor(rand() * (i + 1));
+      [order[i], order[j]] = [order[j]!, order[i]!];
+    }
+    const batches = Array.from({ length: slots }, (_, k) =>
+      Array.from(order.subarray(k * per, (k + 1) * per)),
+    );
+    const graph = await DynamicGraph.fromCsr(device, csr);
+    const done = new Uint8Array(slots);
+    let current: Recorder | undefined;
+    let runsInSubmit = 0;
+    let mostRuns = 0;
+    const rowsOf = (ids: number[]): Edges => {
+      const parts = ids.map((v) => {
+        const row = csr.targets.subarray(csr.offsets[v]!, csr.offsets[v + 1]!);
+        return { src: new Uint32Array(row.length).fill(v), dst: row };
+      });
+      return concat(parts);
+    };
+    const undo = async () => {
+      const ids = batches.filter((_, k) => done[k] === 1).flat();
+      if (ids.length === 0) return;
+      await graph.insertVertices(ids);
+      const back = rowsOf(ids);
+      await graph.insertEdges(back.src, back.dst);
+      done.fill(0);
+    };
+    return {
+      items: per,
+      // The sweep reads every slab of the pool.
+      bytes: graph.slabCapacity * 128,
+      async run(rec) {
+        if (rec !== current) {
+          await undo();
+          current = rec;
+          runsInSubmit = 0;
+        }
+        const k = runsInSubmit++ % slots;
+        mostRuns = Math.max(mostRuns, runsInSubmit);
+        await graph.deleteVertices(batches[k]!, { recorder: rec });
+        done[k] = 1;
+      },
+      async validate() {
+        if (mostRuns > slots) {
+          return `a timed submit held ${mostRuns} runs but ${slots} disjoint vertex batches were prepared`;
+        }
+        await graph.check();
+        const gone = new Uint8Array(csr.vertexCount);
+        for (let k = 0; k < slots; k++) if (done[k]) for (const v of batches[k]!) gone[v] = 1;
+        const want = degreesOf(csr);
+        for (let v = 0; v < csr.vertexCount; v++) {
+          if (!gone[v]) continue;
+          want[v] = 0;
+          for (let e = csr.offsets[v]!; e < csr.offsets[v + 1]!; e++) {
+            const w = csr.targets[e]!;
+            if (!gone[w]) want[w]!--;
+          }
+        }
+        const degrees = firstMismatch(await graph.degrees(), want);
+        if (degrees) return `degrees: ${degrees}`;
+        for (let v = 0; v < csr.vertexCount; v++) {
+          if (graph.hasVertex(v) === (gone[v] === 1))
+            return `vertex ${v}: hasVertex is ${graph.hasVertex(v)}`;
+        }
+        return null;
+      },
+      destroy: () => graph.destroy(),
+    };
+  },
+};
+
+// ---- bulk and incremental build ----
+
+/** Bulk build from the arcs on the GPU, degrees known (n is not used: it runs at one size only). */
+function bulkBuildCase(name: GraphName): BenchCase {
+  return {
+    name: `dynamic bulk build ${name}`,
+    family: 'dynamic',
+    maxItems: (device) => scaleOf(device).onlyAt,
+    async setup(device, _n, seed): Promise<BenchInstance> {
+      const scale = scaleOf(device);
+      const csr = unweighted(hostGraph(scale, name));
+      const arcs = arcsOf(csr);
+      const src = device.upload(arcs.src);
+      const dst = device.upload(arcs.dst);
+      const degreeHints = degreesOf(csr);
+      const absent = newEdges(csr, SAMPLES, seed);
+      let built: DynamicGraph | undefined;
+      return {
+        items: csr.edgeCount,
+        // Arcs read (8 B) and key slots written (4 B).
+        bytes: csr.edgeCount * 12,
+        // Allocation and initialization of the tables are part of a build: wall time around it.
+        hostTimed: true,
+        async run() {
+          built?.destroy();
+          built = await DynamicGraph.fromArcs(
+            device,
+            { src, dst },
+            { vertexCount: csr.vertexCount, directed: false, degreeHints },
+          );
+        },
+        async validate() {
+          const g = built;
+          if (!g) return 'nothing was built';
+          return firstProblem([
+            () => expectDegrees(g, csr, []),
+            () => expectEdges(g, arcs, true, 'graph edges'),
+            () => expectEdges(g, absent, false, 'new edges'),
+          ]);
+        },
+        destroy() {
+          built?.destroy();
+          src.destroy();
+          dst.destroy();
+        },
+      };
+    },
+  };
 }
 
 /**
- * Insert a batch of new edges, then delete it: each run claims and tombstones 2 * n keys (both directions),
- * and leaves the graph as it found it. Rate = edges inserted + deleted per second.
+ * Incremental build: the graph's edges (each once, in random order) inserted in batches of n into an empty
+ * graph whose tables are sized from the final degrees, one submit per batch. Rate = edges per second.
  */
-export const insertDeleteCase: BenchCase = {
-  name: 'dynamic insert+delete batch',
-  family: 'dynamic',
-  maxItems: maxBatch,
-  async setup(device, n, seed): Promise<BenchInstance> {
-    const { graph, csr } = await loadedGraph(device);
-    const batch = newEdges(csr, n, seed);
-    const src = device.upload(batch.src, { label: 'batch sources' });
-    const dst = device.upload(batch.dst, { label: 'batch targets' });
-    // A first cycle grows the pool as needed; later cycles refill the same chains (and recycle spare slabs),
-    // so a reserve of one slab per edge covers any stragglers without counting each run.
-    await graph.insertEdges(src, dst);
-    await graph.deleteEdges(src, dst);
-    await graph.reserveSlabs(2 * n);
-    const expected = degreesOf(csr);
-    return {
-      items: 2 * n,
-      // Per edge and direction: the batch ids read (8 B), one key slot written (4 B), the degree updated (4 B).
-      bytes: 2 * n * 2 * 16,
-      run: async (rec) => {
-        await graph.insertEdges(src, dst, undefined, { recorder: rec, maxNewSlabs: 0 });
-        await graph.deleteEdges(src, dst, { recorder: rec });
-      },
-      validate: async () => {
-        await graph.check();
-        const degrees = firstMismatch(await graph.degrees(), expected);
-        if (degrees) return `degrees after insert+delete: ${degrees}`;
-        const some = Math.min(n, 4096);
-        const found = await graph.edgeExists(batch.src.subarray(0, some), batch.dst.subarray(0, some));
-        return firstMismatch(found, new Uint32Array(some));
-      },
-      destroy: () => {
-        src.destroy();
-        dst.destroy();
-        graph.destroy();
-      },
-    };
-  },
-};
+function incrementalBuildCase(name: GraphName): BenchCase {
+  return {
+    name: `dynamic incremental build ${name}`,
+    family: 'dynamic',
+    async setup(device, n, seed): Promise<BenchInstance> {
+      const scale = scaleOf(device);
+      const csr = unweighted(hostGraph(scale, name));
+      const edges = cached(`edges/${name}/${scale.kronScale}/${scale.rggPoints}/${seed}`, () => {
+        const arcs = arcsOf(csr);
+        const keep = Array.from(arcs.src.keys()).filter((e) => arcs.src[e]! < arcs.dst[e]!);
+        const rand = mulberry32(seed);
+        for (let i = keep.length - 1; i > 0; i--) {
+          const j = Math.floor(rand() * (i + 1));
+          [keep[i], keep[j]] = [keep[j]!, keep[i]!];
+        }
+        return {
+          src: Uint32Array.from(keep, (e) => arcs.src[e]!),
+          dst: Uint32Array.from(keep, (e) => arcs.dst[e]!),
+        };
+      });
+      const batches: { src: DeviceArray<'u32'>; dst: DeviceArray<'u32'> }[] = [];
+      for (let at = 0; at < edges.src.length; at += n) {
+        const b = slice(edges, at, Math.min(at + n, edges.src.length));
+        batches.push({ src: device.upload(b.src), dst: device.upload(b.dst) });
+      }
+      const degreeHints = degreesOf(csr);
+      let built: DynamicGraph | undefined;
+      return {
+        items: edges.src.length,
+        bytes: edges.src.length * 2 * 12,
+        hostTimed: true,
+        async run() {
+          built?.destroy();
+          built = await DynamicGraph.create(device, {
+            vertexCount: csr.vertexCount,
+            directed: false,
+            degreeHints,
+          });
+          for (const b of batches) await built.insertEdges(b.src, b.dst);
+        },
+        async validate() {
+          const g = built;
+          if (!g) return 'nothing was built';
+          await g.check();
+          return firstProblem([
+            () => expectDegrees(g, csr, []),
+            () => expectEdges(g, arcsOf(csr), true, 'graph edges'),
+          ]);
+        },
+        destroy() {
+          built?.destroy();
+          for (const b of batches) {
+            b.src.destroy();
+            b.dst.destroy();
+          }
+        },
+      };
+    },
+  };
+}
 
-/** Edge queries: half the batch are edges of the graph, half are not. */
-export const queryCase: BenchCase = {
-  name: 'dynamic edge queries',
-  family: 'dynamic',
-  maxItems: maxBatch,
-  async setup(device, n, seed): Promise<BenchInstance> {
-    const { graph, csr } = await loadedGraph(device);
-    const absent = newEdges(csr, n, seed);
-    const rand = mulberry32(seed + 1);
-    const want = new Uint32Array(n);
-    for (let i = 0; i < n; i += 2) {
-      const u = Math.floor(rand() * csr.vertexCount);
-      const deg = csr.offsets[u + 1]! - csr.offsets[u]!;
-      if (deg === 0) continue;
-      absent.src[i] = u;
-      absent.dst[i] = csr.targets[csr.offsets[u]! + Math.floor(rand() * deg)]!;
-      want[i] = 1;
-    }
-    const src = device.upload(absent.src, { label: 'query sources' });
-    const dst = device.upload(absent.dst, { label: 'query targets' });
-    const found = device.array('u32', n, { label: 'query found' });
-    return {
-      items: n,
-      bytes: n * 12,
-      run: (rec) => graph.queryEdgesOnDevice(rec, src, dst, found),
-      validate: async () => firstMismatch(await found.download(), want),
-      destroy: () => {
-        for (const a of [src, dst, found]) a.destroy();
-        graph.destroy();
-      },
-    };
-  },
-};
+// ---- triangle counting, static and after insertion batches ----
 
-export const cases: BenchCase[] = [insertDeleteCase, queryCase];
+/**
+ * One graph shared by the six triangle cases (run in order): case k inserts the k-th batch of new edges
+ * (n, at most 5 % of the graph's edges) and times a count from the hash tables.
+ */
+let triangleState: { device: WeftDevice; n: number; graph: DynamicGraph; batches: number } | undefined;
+
+function triangleCase(batch: number): BenchCase {
+  const last = 5;
+  return {
+    name: batch === 0 ? 'dynamic triangles static' : `dynamic triangles after insertion batch ${batch}`,
+    family: 'dynamic',
+    maxItems: (device) => scaleOf(device).onlyAt,
+    async setup(device, n, seed): Promise<BenchInstance> {
+      const scale = scaleOf(device);
+      const csr = unweighted(hostGraph(scale, 'triangles'));
+      const pool = edgePool(scale, csr, 'triangles', seed, last * n);
+      let state = triangleState;
+      if (
+        !state ||
+        state.device !== device ||
+        state.n !== n ||
+        state.batches > batch ||
+        state.graph.destroyed
+      ) {
+        state?.graph.destroy();
+        state = { device, n, graph: await DynamicGraph.fromCsr(device, csr), batches: 0 };
+        triangleState = state;
+      }
+      // Batches of n edges, at most 5 % of the graph's edges each (on small graphs n would swamp it).
+      const per = Math.max(1, Math.min(n, Math.floor(csr.edgeCount / 40)));
+      for (; state.batches < batch; state.batches++) {
+        const b = slice(pool, state.batches * per, (state.batches + 1) * per);
+        await state.graph.insertEdges(b.src, b.dst);
+      }
+      const graph = state.graph;
+      const edges = (csr.edgeCount >> 1) + batch * per;
+      let count = -1;
+      return {
+        items: edges,
+        bytes: 0,
+        // The count is read back (two words).
+        hostTimed: true,
+        async run() {
+          count = await dynamicTriangles(graph);
+        },
+        async validate() {
+          const snapshot = await graph.toDeviceGraph();
+          try {
+            const want = (await staticTriangles(device, snapshot)).count;
+            return count === want ? null : `${count} triangles, expected ${want}`;
+          } finally {
+            snapshot.destroy();
+          }
+        },
+        destroy() {
+          if (batch === last) {
+            graph.destroy();
+            triangleState = undefined;
+          }
+        },
+      };
+    },
+  };
+}
+
+// ---- incremental SSSP ----
+
+/**
+ * SSSP on the weighted Kronecker graph (u32 weights in [1, 255]) after inserting a batch of n new edges:
+ * incrementally (the batch seeds the frontier; each run starts from the distances before the batch, copied
+ * back first) or recomputed from scratch. Validated against Dijkstra on the host on small graphs, against
+ * the static GPU SSSP of @weft/algorithms on a CSR snapshot on large ones.
+ */
+function ssspCase(mode: 'incremental' | 'recompute'): BenchCase {
+  return {
+    name: `dynamic sssp ${mode} after a batch`,
+    family: 'dynamic',
+    maxItems: (device) => scaleOf(device).poolEdges,
+    async setup(device, n, seed): Promise<BenchInstance> {
+      const scale = scaleOf(device);
+      const csr = hostGraph(scale, 'kronecker');
+      const graph = await DynamicGraph.fromCsr(device, csr);
+      const rand = mulberry32(seed);
+      let source = 0;
+      do source = Math.floor(rand() * csr.vertexCount);
+      while (csr.offsets[source + 1] === csr.offsets[source]);
+      const s = await DynamicSssp.create(graph, source);
+      const before = device.array('u32', s.distances.length, { label: 'distances before the batch' });
+      const copy = device.recorder({ label: 'save distances' });
+      copy.copy(s.distances, before);
+      await copy.submit();
+      const b = edgePool(scale, unweighted(csr), 'kronecker', seed, n);
+      const weights = Uint32Array.from({ length: n }, () => 1 + Math.floor(rand() * 255));
+      await graph.insertEdges(b.src, b.dst, weights);
+      const src = device.upload(b.src);
+      const dst = device.upload(b.dst);
+      return {
+        items: n,
+        bytes: 0,
+        // A loop with a status read-back per submit: wall time.
+        hostTimed: true,
+        async run() {
+          if (mode === 'recompute') {
+            await s.recompute();
+            return;
+          }
+          const rec = device.recorder({ label: 'restore distances' });
+          rec.copy(before, s.distances);
+          await rec.submit();
+          await s.afterInsert(src, dst);
+        },
+        async validate() {
+          if (!s.lastRun.converged) return 'did not converge';
+          const got = await s.result();
+          let want: Float64Array;
+          if (csr.edgeCount + 2 * n <= 2 ** 22) {
+            want = ssspReference(await graph.toHostCsr(), source);
+          } else {
+            const snapshot = await graph.toDeviceGraph();
+            try {
+              want = (await staticSssp(device, snapshot, source)).distances;
+            } finally {
+              snapshot.destroy();
+            }
+          }
+          return firstMismatch(got, want);
+        },
+        destroy() {
+          for (const a of [before, src, dst]) a.destroy();
+          s.destroy();
+          graph.destroy();
+        },
+      };
+    },
+  };
+}
+
+const PROBINGS: Probing[] = ['thread', 'subgroup'];
+
+export const cases: BenchCase[] = [
+  ...PROBINGS.flatMap((p) => [edgeRateCase('insert', p), edgeRateCase('delete', p), queryCase(p)]),
+  vertexDeletionCase,
+  bulkBuildCase('kronecker'),
+  bulkBuildCase('rgg'),
+  incrementalBuildCase('kronecker'),
+  incrementalBuildCase('rgg'),
+  ...[0, 1, 2, 3, 4, 5].map(triangleCase),
+  ssspCase('incremental'),
+  ssspCase('recompute'),
+];
