@@ -9,7 +9,13 @@ import { type BenchGraph, type GraphSelection, hasSelection, selectGraphs } from
 import { GRAPHS_USAGE, graphsCommand } from './graphs-command.ts';
 import { type Measurement, measureCases } from './harness.ts';
 import { htmlReport } from './html.ts';
-import { type BenchReport, summaryHtmlTable, summaryTable, withComparisons } from './report.ts';
+import {
+  type BenchReport,
+  summaryHtmlTable,
+  summaryTable,
+  traversalTable,
+  withComparisons,
+} from './report.ts';
 import { RUN_USAGE, runCommand } from './run-command.ts';
 import { parseSizes } from './sizes.ts';
 import { setSourceCount, VALIDATE_ALL_MAX_ARCS } from './suites/algorithms.ts';
@@ -40,7 +46,7 @@ const USAGE = `usage: weft bench [options]
   --rgg N           a generated random geometric graph of N points, average degree 8 (repeatable)
   --grid WxH        a generated W x H 4-neighbour grid (repeatable)
   --sources N       BFS/SSSP sources per graph (seeded, out-degree > 0), each timed and validated
-                    (default 64, Graph500's; 4 on software adapters)
+                    (default 64, Graph500's; 3 on software adapters)
   --dawn OPTION     pass an option to Dawn's create() (repeatable), e.g. enable-dawn-features=disable_robustness
   --no-pool         destroy released buffers instead of reusing them
   --unsafe          Dawn without robustness, validation, workgroup zero-init and timestamp quantization
@@ -137,7 +143,7 @@ async function runBench(
       throw new Error(`--sources: '${values.sources}' is not a positive integer`);
     setSourceCount(k);
   }
-  const sources = values.sources ?? (software ? '4' : '64');
+  const sources = values.sources ?? (software ? '3' : '64');
   const graphs = hasSelection(values) ? await loadSelected(values, seed) : undefined;
   const notes = graphs ? graphNotes(graphs) : [];
 
@@ -200,6 +206,9 @@ async function runBench(
   if (notes.length > 0) report.notes = notes;
   for (const n of notes) console.log(`note: ${n}`);
   console.log(`\n${summaryTable(report)}`);
+  const traversals = traversalTable(report);
+  if (traversals)
+    console.log(`\nTraversals (Graph500/GAP: per-source times, harmonic-mean TEPS):\n${traversals}`);
   if (values.json) {
     await writeFile(values.json, JSON.stringify(report, null, 1));
     console.log(`\nJSON: ${values.json}`);

@@ -14,6 +14,10 @@ export interface SourceStats {
   /** Per source: edges traversed (the TEPS numerator; see `edgeRule`). */
   edges: number[];
   teps: number[];
+  /** Per source: iterations of its run (BFS levels), where the case reports them. */
+  iterations?: number[];
+  /** Median over sources of time / iterations (ms): time per BFS level. */
+  msPerIteration?: number;
   harmonicMeanTeps: number;
   medianMs: number;
   minMs: number;
@@ -226,12 +230,15 @@ async function measureSources(
   const timesMs: number[] = [];
   const wallMs: number[] = [];
   const edges: number[] = [];
+  const iterations: number[] = [];
   let validated = 0;
   let error: string | null = null;
   let clock: Measurement['clock'] = 'gpu';
   let dispatches = 0;
   for (let i = 0; i < count; i++) {
-    edges.push(await src.select(i));
+    const selected = await src.select(i);
+    edges.push(selected.edges);
+    if (selected.iterations !== undefined) iterations.push(selected.iterations);
     const times: number[] = [];
     const walls: number[] = [];
     for (let r = 0; r < submitsPerSource; r++) {
@@ -283,6 +290,10 @@ async function measureSources(
       submitsPerSource,
     },
   };
+  if (iterations.length === count) {
+    m.sources!.iterations = iterations;
+    m.sources!.msPerIteration = median(timesMs.map((t, i) => t / Math.max(1, iterations[i]!)));
+  }
   if (clock === 'gpu') m.gpuMs = timeMs;
   if (error !== null) m.error = error;
   return await withExtras(m, inst);

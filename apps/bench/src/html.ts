@@ -1,5 +1,6 @@
 import type { AnchorFile } from './anchors.ts';
-import type { BenchReport } from './report.ts';
+import { type BenchReport, traversalHtmlTable } from './report.ts';
+import { traceChart } from './trace-chart.ts';
 
 const esc = (s: string) =>
   s.replace(/[&<>"]/g, (c) => `&${{ '&': 'amp', '<': 'lt', '>': 'gt', '"': 'quot' }[c]};`);
@@ -91,7 +92,9 @@ export function htmlReport(report: BenchReport, tableHtml: string): string {
   for (const family of families) {
     const bw = BANDWIDTH_FAMILIES.has(family);
     const metric = bw ? 'bytesPerSec' : 'itemsPerSec';
-    const ms = report.measurements.filter((m) => m.family === family && m.valid);
+    // Chosen graphs (--graph, --kron, ...) have one size each: their figures are in the tables, not a by-size chart.
+    const ms = report.measurements.filter((m) => m.family === family && m.valid && !m.graph);
+    if (ms.length === 0) continue;
     const anchorName = anchorFor(family, report.anchors);
     const anchorPoints = anchors.filter((a) => a.name === anchorName);
     // Mega units below 1 G/s (software adapters, small sizes), so the axis does not read 0.00 throughout.
@@ -118,6 +121,11 @@ export function htmlReport(report: BenchReport, tableHtml: string): string {
       ),
     );
   }
+  const traces = report.measurements
+    .filter((m) => m.valid && m.trace)
+    .map((m) => traceChart(m, m.trace!))
+    .filter((svg) => svg !== '');
+  const traversals = traversalHtmlTable(report);
   const a = report.adapter;
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Weft bench report</title>
 <style>body{font-family:sans-serif;margin:24px;max-width:1400px}table{border-collapse:collapse;font-size:13px}
@@ -130,6 +138,14 @@ td,th{border:1px solid #ccc;padding:3px 8px;text-align:right}td:nth-child(-n+2),
 ${report.anchors ? `<p><b>Anchors:</b> ${esc(`${report.anchors.tool} ${report.anchors.version} on ${report.anchors.device}`)}, measured in the same command.</p>` : ''}
 <p><b>Command:</b></p><pre>${esc(report.command)}</pre>
 <div class="charts">${charts.join('\n')}</div>
+${
+  traversals
+    ? `<h2>Traversals under Graph500/GAP rules</h2><p>Each timed from several seeded sources with out-degree &gt; 0; HM MTEPS is the harmonic mean over sources of edges traversed (an undirected edge counted once) per second; ms / iteration is the median over sources of time / iterations (BFS: time per level).</p>${traversals}`
+    : ''
+}
+${traces.length > 0 ? `<h2>Per iteration: frontier size and MTEPS</h2><div class="charts">${traces.join('\n')}</div>` : ''}
+${report.notes?.length ? `<h2>Notes</h2><ul>${report.notes.map((n) => `<li>${esc(n)}</li>`).join('')}</ul>` : ''}
+${report.graphs?.length ? `<h2>Graphs</h2><pre>${esc(JSON.stringify(report.graphs, null, 1))}</pre>` : ''}
 <h2>All measurements</h2>${tableHtml}
 </body></html>`;
 }

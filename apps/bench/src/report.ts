@@ -87,3 +87,52 @@ export function summaryHtmlTable(report: BenchReport): string {
     .join('\n');
   return `<table><tr>${HEADER.map((h) => `<th>${h}</th>`).join('')}</tr>\n${body}</table>`;
 }
+
+const TRAVERSAL_HEADER = [
+  'traversal',
+  'graph',
+  'sources',
+  'checked',
+  'median ms',
+  'min ms',
+  'max ms',
+  'HM MTEPS',
+  'median iters',
+  'ms / iteration',
+];
+
+/** Graph500/GAP summary of the traversals timed from several sources (BFS time per level in the last column). */
+function traversalRows(report: BenchReport): string[][] {
+  return report.measurements
+    .filter((m) => m.sources && m.valid)
+    .map((m) => {
+      const s = m.sources!;
+      const its = s.iterations ? [...s.iterations].sort((a, b) => a - b) : undefined;
+      return [
+        m.name,
+        m.graph?.name ?? fmtN(m.n),
+        String(s.count),
+        String(s.validated),
+        fmtMs(s.medianMs),
+        fmtMs(s.minMs),
+        fmtMs(s.maxMs),
+        (s.harmonicMeanTeps / 1e6).toFixed(s.harmonicMeanTeps >= 1e8 ? 0 : 2),
+        its ? String(its[its.length >> 1]) : '',
+        s.msPerIteration !== undefined ? fmtMs(s.msPerIteration) : '',
+      ];
+    });
+}
+
+export function traversalTable(report: BenchReport): string {
+  const rows = traversalRows(report);
+  return rows.length === 0 ? '' : textTable(TRAVERSAL_HEADER, rows);
+}
+
+export function traversalHtmlTable(report: BenchReport): string {
+  const rows = traversalRows(report);
+  if (rows.length === 0) return '';
+  const e = (s: string) => s.replace(/[&<>]/g, (c) => `&${{ '&': 'amp', '<': 'lt', '>': 'gt' }[c]};`);
+  return `<table><tr>${TRAVERSAL_HEADER.map((h) => `<th>${h}</th>`).join('')}</tr>\n${rows
+    .map((r) => `<tr>${r.map((c) => `<td>${e(c)}</td>`).join('')}</tr>`)
+    .join('\n')}</table>`;
+}

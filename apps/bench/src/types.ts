@@ -47,9 +47,9 @@ export interface BenchSources {
   readonly vertices: readonly number[];
   /**
    * Makes `vertices[i]` the source of `run` (untimed: a first run finds its iteration count) and returns the
-   * edges a run from it traverses, the TEPS numerator.
+   * edges a run from it traverses (the TEPS numerator) and its iteration count (BFS levels, SSSP steps).
    */
-  select(i: number): Promise<number>;
+  select(i: number): Promise<{ edges: number; iterations?: number }>;
   /** Validate only every k-th source (64 host verifications of a big graph take minutes); default 1. */
   readonly validateEvery?: number;
 }

@@ -110,7 +110,7 @@ export function pickSources(csr: HostCsr, seed: number, count: number): number[]
   return out.length > 0 ? out : [0];
 }
 
-/** Sources per traversal when --sources is not given: Graph500's 64 on a GPU, 4 on a software adapter (CPU figures). */
+/** Sources per traversal when --sources is not given: Graph500's 64 on a GPU, 3 on a software adapter (CPU figures). */
 let sourcesOption: number | undefined;
 
 /** `--sources N`: how many sources BFS and SSSP (and their CPU baselines, at most 8) are timed from. */
@@ -119,7 +119,7 @@ export function setSourceCount(count: number | undefined): void {
 }
 
 export function sourceCount(device: WeftDevice): number {
-  return sourcesOption ?? (device.adapter.software ? 4 : 64);
+  return sourcesOption ?? (device.adapter.software ? 3 : 64);
 }
 
 /** Above this many arcs every 8th source is validated instead of all 64 (host verification time). */
@@ -218,9 +218,9 @@ function bfsCase(
         source = vertices[i]!;
         const { iterations: levels, depths } = await bfs(device, graph, source, { direction, loadBalance });
         iterations = levels;
-        return traversedEdges(csr, (v) => depths[v]! >= 0);
+        return { edges: traversedEdges(csr, (v) => depths[v]! >= 0), iterations };
       };
-      const items = await select(0);
+      const { edges: items } = await select(0);
       return {
         items,
         bytes: 0,
@@ -231,7 +231,7 @@ function bfsCase(
           await recordSteps(rec, problem, iterations);
         },
         validate: async () => verifyBfs(csr, source, (await problem.result()).depths),
-        ...(direction === 'push'
+        ...(direction === 'push' && loadBalance === 'merge-path'
           ? { trace: () => traceRun(device, csr, problem, vertices[0]!, iterations, 'bfs') }
           : {}),
         destroy() {
@@ -261,9 +261,9 @@ function ssspCase(input: GraphInput, loadBalance: LoadBalance = 'merge-path', de
         source = vertices[i]!;
         const r = await sssp(device, graph, source, { loadBalance, ...nearFar });
         iterations = r.iterations;
-        return traversedEdges(csr, (v) => Number.isFinite(r.distances[v]!));
+        return { edges: traversedEdges(csr, (v) => Number.isFinite(r.distances[v]!)), iterations };
       };
-      const items = await select(0);
+      const { edges: items } = await select(0);
       return {
         items,
         bytes: 0,
@@ -275,7 +275,7 @@ function ssspCase(input: GraphInput, loadBalance: LoadBalance = 'merge-path', de
         },
         validate: async () => verifySssp(csr, source, await problem.result()),
         // The near-far variant's queue holds only the near part: its trace would undercount.
-        ...(delta === undefined
+        ...(delta === undefined && loadBalance === 'merge-path'
           ? { trace: () => traceRun(device, csr, problem, vertices[0]!, withMargin(iterations), 'sssp') }
           : {}),
         destroy() {

@@ -75,7 +75,7 @@ function baseline(algo: Algo, tool: string, input: GraphInput, runner: Runner, m
       let check = runner.run(csr, source, prepared);
       const select = async (i: number) => {
         source = vertices[i]!;
-        return runner.items(csr, source);
+        return { edges: runner.items(csr, source) };
       };
       return {
         items: runner.items(csr, source),
