@@ -9,7 +9,7 @@ import { verifyBfs } from './verify.ts';
 describe('bfs', () => {
   it('matches the reference on the corpus and random graphs (depths and parents)', () =>
     gpuTest(async (device) => {
-      for (const { name, csr } of testGraphs(false, 120)) {
+      for (const { name, csr } of testGraphs(false, 60)) {
         const graph = uploadGraph(device, csr);
         for (const source of testSources(csr)) {
           // Alternate the load balancing: both must give the same tree depths.

@@ -105,3 +105,115 @@ export function testSources(csr: HostCsr): number[] {
   }
   return [...s].filter((v) => v >= 0 && v < n);
 }
+
+/** A small graph of a named family, as a raw edge list (duplicates and self-loops included). */
+export interface FamilyGraph {
+  family: string;
+  edges: HostEdgeList;
+}
+
+const FAMILIES = ['uniform', 'disconnected', 'skewed', 'hub', 'high-diameter'] as const;
+
+/**
+ * `count` small graphs (up to ~130 vertices), cycling through the families: uniform random; disconnected
+ * (random blobs and isolated vertices); skewed (Kronecker, scale 4-7); hub (a star plus sparse edges);
+ * high-diameter (a path or cycle with rare chords and pendant leaves). Every graph gets repeated edges and
+ * self-loops on top, which the CSR builder must merge and drop.
+ */
+export function randomFamilies(count: number, seed: number, directed: boolean): FamilyGraph[] {
+  const r = mulberry32(seed);
+  const int = (lo: number, hi: number) => lo + Math.floor(r() * (hi - lo + 1));
+  const out: FamilyGraph[] = [];
+  for (let i = 0; i < count; i++) {
+    const family = FAMILIES[i % FAMILIES.length]!;
+    const src: number[] = [];
+    const dst: number[] = [];
+    const edge = (a: number, b: number) => {
+      src.push(a);
+      dst.push(b);
+    };
+    let n: number;
+    if (family === 'uniform') {
+      n = int(1, 120);
+      const m = int(0, 4 * n);
+      for (let e = 0; e < m; e++) edge(int(0, n - 1), int(0, n - 1));
+    } else if (family === 'disconnected') {
+      n = int(10, 130);
+      // Blobs on disjoint id ranges; the ids past the last blob stay isolated.
+      for (let start = 0; start + 3 < n * 0.8; ) {
+        const size = int(2, 20);
+        const end = Math.min(start + size, Math.floor(n * 0.8));
+        for (let e = 0; e < 2 * (end - start); e++) edge(int(start, end - 1), int(start, end - 1));
+        start = end + int(0, 3);
+      }
+    } else if (family === 'skewed') {
+      const k = kronecker({ scale: int(4, 7), edgeFactor: int(2, 8), seed: int(1, 1 << 30) });
+      n = k.vertexCount;
+      for (let e = 0; e < k.src.length; e++) edge(k.src[e]!, k.dst[e]!);
+    } else if (family === 'hub') {
+      n = int(5, 130);
+      const hub = int(0, n - 1);
+      for (let v = 0; v < n; v++) {
+        if (v === hub || r() >= 0.9) continue;
+        if (r() < 0.5) edge(hub, v);
+        else edge(v, hub);
+      }
+      for (let e = 0; e < n / 3; e++) edge(int(0, n - 1), int(0, n - 1));
+    } else {
+      n = int(20, 130);
+      const cycle = r() < 0.5;
+      for (let v = 0; v + 1 < n; v++) if (r() < 0.97) edge(r() < 0.8 ? v : v + 1, r() < 0.8 ? v + 1 : v);
+      if (cycle) edge(n - 1, 0);
+      for (let e = 0; e < 2; e++) edge(int(0, n - 1), int(0, n - 1));
+    }
+    // Repeats of earlier edges and self-loops.
+    const m = src.length;
+    for (let e = 0; e < m / 5; e++) {
+      const j = int(0, m - 1);
+      edge(src[j]!, dst[j]!);
+    }
+    for (let e = 0; e < 3; e++) {
+      const v = int(0, n - 1);
+      edge(v, v);
+    }
+    out.push({
+      family,
+      edges: { vertexCount: n, src: Uint32Array.from(src), dst: Uint32Array.from(dst), directed },
+    });
+  }
+  return out;
+}
+
+/**
+ * The disjoint union of `graphs` (ids shifted past the graphs before), so that one GPU run covers them
+ * all; `firsts[i]` is graph i's first vertex. Weights are drawn per edge: u32 in [1, 255] or f32 in [0, 10).
+ */
+export function disjointUnion(
+  graphs: readonly FamilyGraph[],
+  weighted: 'u32' | 'f32' | false,
+  seed: number,
+): { edges: HostEdgeList; firsts: number[] } {
+  const firsts: number[] = [];
+  let n = 0;
+  let m = 0;
+  for (const g of graphs) {
+    firsts.push(n);
+    n += g.edges.vertexCount;
+    m += g.edges.src.length;
+  }
+  const src = new Uint32Array(m);
+  const dst = new Uint32Array(m);
+  let at = 0;
+  graphs.forEach((g, i) => {
+    for (let e = 0; e < g.edges.src.length; e++, at++) {
+      src[at] = g.edges.src[e]! + firsts[i]!;
+      dst[at] = g.edges.dst[e]! + firsts[i]!;
+    }
+  });
+  const r = mulberry32(seed);
+  const directed = graphs[0]?.edges.directed ?? false;
+  const edges: HostEdgeList = { vertexCount: n, src, dst, directed };
+  if (weighted === 'u32') edges.weights = Uint32Array.from({ length: m }, () => 1 + Math.floor(r() * 255));
+  if (weighted === 'f32') edges.weights = Float32Array.from({ length: m }, () => r() * 10);
+  return { edges, firsts };
+}
