@@ -288,52 +288,50 @@ describe('sortKeys / sortPairs', () => {
     });
   });
 
-  it('gives the same results on every path: reduce-then-scan, forced look-back fallbacks', async () => {
+  // Every path must give the reference's results: reduce-then-scan, forced look-back fallbacks, tile shapes.
+  const variants: [string, SortOptions][] = [
+    ['reduce-then-scan', { algorithm: 'reduce-then-scan' }],
+    ['fallback on odd tiles', { tuning: { distrustOddTiles: true } }],
+    ['fallback always', { tuning: { maxSpin: 0 } }],
+    ['7 keys per thread', { tuning: { keysPerThread: 7 } }],
+    // The 128-lane ballot masks of adapters with wide subgroups (here one-word masks are the default).
+    ['wide masks, fallback on odd tiles', { tuning: { wideMasks: true, distrustOddTiles: true } }],
+    // Smaller workgroups, as adapters with 4-lane subgroups get (SwiftShader): 4 and 2 digits per thread.
+    [
+      '64-thread workgroups, fallback on odd tiles',
+      { tuning: { workgroupSize: 64, distrustOddTiles: true } },
+    ],
+    ['128-thread workgroups, fallback always', { tuning: { workgroupSize: 128, maxSpin: 0 } }],
+    [
+      '64-thread workgroups, reduce-then-scan',
+      { algorithm: 'reduce-then-scan', tuning: { workgroupSize: 64 } },
+    ],
+  ];
+  it.each(variants)('gives the reference results on the path: %s', async (name, options) => {
     await gpuTest(async (device) => {
       const tile = tileSize(radixTileConfig(device));
-      const variants: [string, SortOptions][] = [
-        ['reduce-then-scan', { algorithm: 'reduce-then-scan' }],
-        ['fallback on odd tiles', { tuning: { distrustOddTiles: true } }],
-        ['fallback always', { tuning: { maxSpin: 0 } }],
-        ['7 keys per thread', { tuning: { keysPerThread: 7 } }],
-        // Smaller workgroups, as adapters with 4-lane subgroups get (SwiftShader): 4 and 2 digits per thread.
-        [
-          '64-thread workgroups, fallback on odd tiles',
-          { tuning: { workgroupSize: 64, distrustOddTiles: true } },
-        ],
-        ['128-thread workgroups, fallback always', { tuning: { workgroupSize: 128, maxSpin: 0 } }],
-        [
-          '64-thread workgroups, reduce-then-scan',
-          { algorithm: 'reduce-then-scan', tuning: { workgroupSize: 64 } },
-        ],
-      ];
       const f = randomF32(7 * tile + 1, 12, -10, 10);
       for (let i = 0; i < f.length; i += 3) f[i] = F32_SPECIALS[i % F32_SPECIALS.length]!;
-      for (const [name, options] of variants) {
-        const small = tileSize(radixTileConfig(device, options.tuning));
-        for (const n of [1, small - 1, small, 2 * small + 1, 9 * tile + 77]) {
-          await checkSort(device, 'u32', randomU32(n, n + 3), `${name} n=${n}`, options);
-        }
-        await checkSort(device, 'u32', randomU32(6 * tile, 4, 3), `${name} few distinct`, options);
-        await checkSort(device, 'f32', bitsOf(f), `${name} f32 descending`, {
-          ...options,
-          descending: true,
-        });
-        await checkSort(device, 'i32', bitsOf(randomI32(3 * tile, 5)), `${name} i32 bits=24`, {
-          ...options,
-          bits: 24,
-        });
-        const m = 4 * tile + 5;
-        const raw = randomU32(5 * tile, 6);
-        const keys = device.upload(raw);
-        const count = { array: device.upload(new Uint32Array([m])), index: 0 };
-        await sortKeys(device, keys, { ...options, count });
-        const want = raw.slice();
-        want.set(permute(raw, referencePermutation('u32', raw.subarray(0, m))));
-        expectArrayEqual(await download(keys), want, `${name} GPU count`);
-        keys.destroy();
-        count.array.destroy();
+      const small = tileSize(radixTileConfig(device, options.tuning));
+      for (const n of [1, small - 1, small, 2 * small + 1, 9 * tile + 77]) {
+        await checkSort(device, 'u32', randomU32(n, n + 3), `${name} n=${n}`, options);
       }
+      await checkSort(device, 'u32', randomU32(6 * tile, 4, 3), `${name} few distinct`, options);
+      await checkSort(device, 'f32', bitsOf(f), `${name} f32 descending`, { ...options, descending: true });
+      await checkSort(device, 'i32', bitsOf(randomI32(3 * tile, 5)), `${name} i32 bits=24`, {
+        ...options,
+        bits: 24,
+      });
+      const m = 4 * tile + 5;
+      const raw = randomU32(5 * tile, 6);
+      const keys = device.upload(raw);
+      const count = { array: device.upload(new Uint32Array([m])), index: 0 };
+      await sortKeys(device, keys, { ...options, count });
+      const want = raw.slice();
+      want.set(permute(raw, referencePermutation('u32', raw.subarray(0, m))));
+      expectArrayEqual(await download(keys), want, `${name} GPU count`);
+      keys.destroy();
+      count.array.destroy();
     });
   });
 
@@ -389,6 +387,13 @@ describe('radixTileConfig', () => {
     expect(() => radixTileConfig(fakeDevice(4, 4096))).toThrow(DeviceLimitError);
     expect(() => radixTileConfig(fakeDevice(128, 65536), { workgroupSize: 64 })).toThrow(InputError);
     expect(radixTileConfig(fakeDevice(128, 65536)).threads).toBe(256);
+  });
+
+  it('ranks with one-word ballots up to 32 lanes, four words beyond or when told', () => {
+    expect(radixTileConfig(fakeDevice(32, 32768)).maskWords).toBe(1);
+    expect(radixTileConfig(fakeDevice(8, 32768)).maskWords).toBe(1);
+    expect(radixTileConfig(fakeDevice(64, 32768)).maskWords).toBe(4);
+    expect(radixTileConfig(fakeDevice(32, 32768), { wideMasks: true }).maskWords).toBe(4);
   });
 });
 

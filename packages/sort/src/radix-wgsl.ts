@@ -27,6 +27,11 @@ export interface RadixTileConfig {
   readonly maxSubgroups: number;
   /** Words of the downsweep's shared array (per-subgroup histograms, then the staged tile). */
   readonly sharedWords: number;
+  /**
+   * Words of a subgroup ballot the ranking uses: 1 where subgroups have at most 32 lanes (NVIDIA, Intel,
+   * lavapipe: a quarter of the mask arithmetic per key), else 4 (`vec4<u32>` masks, up to 128 lanes).
+   */
+  readonly maskWords: 1 | 4;
 }
 
 export function tileSize(config: RadixTileConfig): number {
@@ -182,13 +187,36 @@ var<workgroup> local_start: array<u32, ${RADIX}>;
 var<workgroup> global_base: array<u32, ${RADIX}>;
 var<workgroup> n_shared: u32;
 
+${laneMaskWgsl(config.maskWords)}
+`;
+}
+
+/**
+ * Lane-mask helpers over `LaneMask` (u32 for subgroups of at most 32 lanes, else vec4<u32>):
+ * `lanes_below(lane)`, `mask_count(m)`, `lowest_lane(m)`, `ballot(p)`.
+ */
+function laneMaskWgsl(words: 1 | 4): string {
+  if (words === 1) {
+    return /* wgsl */ `
+alias LaneMask = u32;
+fn ballot(p: bool) -> u32 { return subgroupBallot(p).x; }
+fn lanes_below(lane: u32) -> u32 { return (1u << lane) - 1u; }
+fn mask_count(m: u32) -> u32 { return countOneBits(m); }
+fn lowest_lane(m: u32) -> u32 { return firstTrailingBit(m); }`;
+  }
+  return /* wgsl */ `
+alias LaneMask = vec4<u32>;
+fn ballot(p: bool) -> vec4<u32> { return subgroupBallot(p); }
 fn mask_below(lane: u32, word: u32) -> u32 {
   let lo = word * 32u;
   if (lane <= lo) { return 0u; }
   if (lane >= lo + 32u) { return 0xffffffffu; }
   return (1u << (lane - lo)) - 1u;
 }
-fn popcount4(m: vec4<u32>) -> u32 {
+fn lanes_below(lane: u32) -> vec4<u32> {
+  return vec4<u32>(mask_below(lane, 0u), mask_below(lane, 1u), mask_below(lane, 2u), mask_below(lane, 3u));
+}
+fn mask_count(m: vec4<u32>) -> u32 {
   let c = countOneBits(m);
   return c.x + c.y + c.z + c.w;
 }
@@ -197,8 +225,7 @@ fn lowest_lane(m: vec4<u32>) -> u32 {
   if (m.y != 0u) { return 32u + firstTrailingBit(m.y); }
   if (m.z != 0u) { return 64u + firstTrailingBit(m.z); }
   return 96u + firstTrailingBit(m.w);
-}
-`;
+}`;
 }
 
 /** Zeroes the per-subgroup histograms and the subgroup ticket (before the barrier that reads `n`). */
@@ -231,10 +258,9 @@ export function rankTileWgsl(
   let w = subgroup_index();
   let slot = w * sg_size + lane;
   let block = tile_start + w * sg_size * ${kpt}u;
-  let all_lanes = subgroupBallot(true);
+  let all_lanes = ballot(true);
   let max_digit = digit_mask();
-  let digit_bits = countOneBits(max_digit);
-  let below = vec4<u32>(mask_below(lane, 0u), mask_below(lane, 1u), mask_below(lane, 2u), mask_below(lane, 3u));
+  let below = lanes_below(lane);
   var keys: array<u32, ${kpt}>;
   var pos: array<u32, ${kpt}>;
   ${pairs ? `var vals: array<u32, ${kpt}>;` : ''}
@@ -251,18 +277,19 @@ export function rankTileWgsl(
     let key = keys[k];
     // Keys past the end rank as the largest digit after every real key, so they fill the tile's last slots.
     let d = select(max_digit, digit_of(key), valid);
-    // Lanes holding the same digit: intersect the ballots of its bits (vec4 masks: up to 128 lanes).
+    // Lanes holding the same digit: intersect the ballots of its 8 bits (a constant count the compiler
+    // unrolls; the bits above a partial last digit are zero in every lane, so their ballots change nothing).
     var peers = all_lanes;
-    for (var b = 0u; b < digit_bits; b++) {
+    for (var b = 0u; b < ${RADIX_BITS}u; b++) {
       let bit_set = ((d >> b) & 1u) == 1u;
-      let ballot = subgroupBallot(bit_set);
-      peers &= select(~ballot, ballot, bit_set);
+      let votes = ballot(bit_set);
+      peers &= select(~votes, votes, bit_set);
     }
-    let rank = popcount4(peers & below);
+    let rank = mask_count(peers & below);
     let word = w * 128u + (d & 127u);
     let half = (d >> 7u) * 16u;
     var before = 0u;
-    if (rank == 0u) { before = atomicAdd(&shared_words[word], popcount4(peers) << half); }
+    if (rank == 0u) { before = atomicAdd(&shared_words[word], mask_count(peers) << half); }
     before = subgroupShuffle(before, lowest_lane(peers));
     pos[k] = ((before >> half) & 0xffffu) + rank;
   }

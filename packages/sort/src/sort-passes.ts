@@ -29,6 +29,11 @@ export interface SortTuning {
    * subgroup keeps its own 256-digit histogram, so adapters with 4-lane subgroups need fewer threads).
    */
   workgroupSize?: number;
+  /**
+   * Rank with 128-lane (vec4) ballot masks even on adapters whose subgroups have at most 32 lanes, where
+   * one-word masks are the default (a test hook: keeps the wide path covered on such adapters).
+   */
+  wideMasks?: boolean;
   /** OneSweep: polls of a predecessor's status before counting its keys itself (default 64). */
   maxSpin?: number;
   /** OneSweep test hook: never trust odd tiles' published counts, so the fallback path always runs. */

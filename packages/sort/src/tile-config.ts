@@ -13,6 +13,8 @@ const WORKGROUP_SIZES = [256, 128, 64];
 export interface TileTuning {
   keysPerThread?: number;
   workgroupSize?: number;
+  /** Rank with 128-lane (vec4) ballot masks even where subgroups have at most 32 lanes (tests). */
+  wideMasks?: boolean;
 }
 
 function sharedWords(threads: number, keysPerThread: number, maxSubgroups: number): number {
@@ -35,6 +37,11 @@ export function radixTileConfig(device: WeftDevice, tuning: TileTuning = {}): Ra
     );
   }
   const { keysPerThread, workgroupSize } = tuning;
+  // One-word ballots need every lane below 32; an adapter that does not say gets the 128-lane masks.
+  const maskWords: 1 | 4 =
+    !tuning.wideMasks && device.adapter.subgroupMaxSize !== undefined && device.adapter.subgroupMaxSize <= 32
+      ? 1
+      : 4;
   if (
     keysPerThread !== undefined &&
     (!Number.isInteger(keysPerThread) || keysPerThread < 1 || keysPerThread > 64)
@@ -73,6 +80,7 @@ export function radixTileConfig(device: WeftDevice, tuning: TileTuning = {}): Ra
           keysPerThread: kpt,
           maxSubgroups,
           sharedWords: sharedWords(threads, kpt, maxSubgroups),
+          maskWords,
         };
       }
     }
