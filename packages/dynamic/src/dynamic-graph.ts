@@ -123,8 +123,12 @@ export class DynamicGraph {
     }
     if (options.probing !== undefined) g.probing = options.probing;
     g.#kernelFor('thread', 'subgroup'); // checks the feature up front
+    const buckets = new Uint32Array(vertexCount);
     let baseSlabs = 0;
-    for (let v = 0; v < vertexCount; v++) baseSlabs += bucketsFor(hints?.[v] ?? 0, loadFactor);
+    for (let v = 0; v < vertexCount; v++) {
+      buckets[v] = bucketsFor(hints?.[v] ?? 0, loadFactor);
+      baseSlabs += buckets[v]!;
+    }
     // Base buckets plus a quarter for collision slabs; the pool grows when batches need more.
     const slabs = Math.max(options.slabCapacity ?? 0, Math.ceil(baseSlabs * 1.25), MIN_SLABS);
     const vertexCapacity = Math.max(vertexCount, 16);
@@ -133,9 +137,15 @@ export class DynamicGraph {
     g.#hasBuckets = new Uint8Array(vertexCapacity);
     await g.#store.initialize();
     if (vertexCount > 0) {
+      // Vertices 0 .. n - 1 are new and distinct: no host checks (insertVertices' would cost seconds at
+      // millions of vertices), their base buckets fit the pool as sized above.
       const ids = new Uint32Array(vertexCount);
       for (let v = 0; v < vertexCount; v++) ids[v] = v;
-      await g.insertVertices(ids, hints);
+      g.#vertexCount = vertexCount;
+      await g.#store.reserve(baseSlabs, undefined, true);
+      await g.#vertexOps(['insert_vertices'], ids, buckets);
+      g.#alive.fill(1, 0, vertexCount);
+      g.#hasBuckets.fill(1, 0, vertexCount);
     }
     return g;
   }
@@ -600,8 +610,8 @@ export class DynamicGraph {
   /** Vertex kernels over `ids`, in order, in one submit (`sweep` runs over every slab instead). */
   async #vertexOps(
     entries: readonly ('insert_vertices' | 'mark' | 'sweep' | 'finish')[],
-    ids: number[],
-    buckets?: number[],
+    ids: ArrayLike<number>,
+    buckets?: ArrayLike<number>,
     recorder?: Recorder,
   ) {
     const kernel = await this.device.kernel(vertexKernel());
