@@ -54,6 +54,7 @@ export {
 export {
   type CopyOptions,
   copy,
+  map,
   onTarget,
   type Target,
   type TransformOptions,

@@ -1,6 +1,6 @@
 import { adversarialSizes, expectArrayEqual, gpuTest, randomU32 } from '@weft/testing';
 import { describe, expect, it } from 'vitest';
-import { atomic, copy, f32, rw, transform, u32, wgsl } from './index.ts';
+import { atomic, copy, f32, InputError, map, rw, transform, u32, wgsl } from './index.ts';
 
 describe('transform', () => {
   it('calls the functor once per index, across workgroup boundaries', async () => {
@@ -89,6 +89,46 @@ describe('copy', () => {
           /too big.*maxStorageBufferBindingSize/,
         );
       }
+    });
+  });
+});
+
+describe('map', () => {
+  it('writes f(i) for every index, for sizes around the tile, host and GPU counts', async () => {
+    await gpuTest(async (device) => {
+      for (const n of adversarialSizes([256 * 4], [70_000])) {
+        const input = device.upload(randomU32(Math.max(n, 1), n));
+        const out = device.array('u32', Math.max(n, 1));
+        await out.fill(7);
+        await map(device, n, wgsl`(i: u32) -> u32 { return ${input}[i] * 3u + 1u; }`, out);
+        const host = await input.download();
+        const want = host.map((x, i) => (i < n ? (Math.imul(x, 3) + 1) >>> 0 : 7));
+        expectArrayEqual(await out.download(), want, `map n=${n}`);
+        // A GPU count past the output's length is clamped to it.
+        const count = device.upload(new Uint32Array([n + 1000]));
+        await out.fill(0);
+        await map(device, { array: count, index: 0 }, wgsl`(i: u32) -> u32 { return i; }`, out);
+        expectArrayEqual(
+          await out.download(),
+          Uint32Array.from({ length: out.length }, (_, i) => i),
+          `gpu n=${n}`,
+        );
+        for (const a of [input, out, count]) a.destroy();
+      }
+    });
+  });
+
+  it('maps to f32 and i32 outputs, and rejects a count beyond the output', async () => {
+    await gpuTest(async (device) => {
+      const f = device.array('f32', 1000);
+      await map(device, 1000, wgsl`(i: u32) -> f32 { return f32(i) * 0.5; }`, f);
+      expect((await f.download())[999]).toBe(499.5);
+      const s = device.array('i32', 10);
+      await map(device, 10, wgsl`(i: u32) -> i32 { return -i32(i); }`, s);
+      expect([...(await s.download())].slice(0, 3)).toEqual([0, -1, -2]);
+      await expect(map(device, 11, wgsl`(i: u32) -> i32 { return 0; }`, s)).rejects.toThrow(InputError);
+      f.destroy();
+      s.destroy();
     });
   });
 });

@@ -80,6 +80,77 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
 }
 
 /**
+ * `output[i] = f(i)` for every index in [0, n): a transform whose functor returns the value instead of
+ * storing it. Each thread computes all its items before storing any, so their loads are in flight together
+ * (a storing functor must load, store, load, store: the compiler cannot tell its arrays do not alias), which
+ * is what lets a map run at copy bandwidth. `n` may live on the GPU.
+ *
+ * ```ts
+ * await map(device, n, wgsl`(i: u32) -> u32 { return ${input}[i] * 3u + 1u; }`, output);
+ * ```
+ */
+export async function map(
+  target: Target,
+  n: Count,
+  f: Functor,
+  output: DeviceArray,
+  options: TransformOptions = {},
+): Promise<void> {
+  const items = options.itemsPerThread ?? DEFAULT_ITEMS_PER_THREAD;
+  const perGroup = WORKGROUP * items;
+  if (!isGpuCount(n) && (!Number.isInteger(n) || n < 0 || n > output.length)) {
+    throw new InputError(
+      `n must be an integer in [0, ${output.length}] (the output '${output.label}' length), got ${n}`,
+      'map',
+    );
+  }
+  if (output.destroyed) throw new InputError(`output '${output.label}' was destroyed`, 'map');
+  await onTarget(target, 'map', async (rec) => {
+    const gpuCount = isGpuCount(n);
+    const kernel = await rec.device.kernel({
+      label: 'map',
+      params: gpuCount ? { count_index: 'u32' } : { n: 'u32' },
+      bindings: {
+        weft_out: { type: `array<${output.type}>`, access: 'read_write' },
+        ...(gpuCount ? { count: { type: 'array<u32>', access: 'read' } } : {}),
+      },
+      functors: { weft_op: f },
+      code: /* wgsl */ `
+// A const, not an override: it sizes a function-scope array.
+const ITEMS = ${items}u;
+@compute @workgroup_size(${WORKGROUP})
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+        @builtin(local_invocation_index) lid: u32) {
+  let base = weft_workgroup_index(wid, nwg) * ${WORKGROUP}u * ITEMS + lid;
+  // A GPU count is clamped to the output's length: items past it are dropped, never written out of bounds.
+  let n = ${gpuCount ? 'min(count[params.count_index], arrayLength(&weft_out))' : 'params.n'};
+  var v: array<${output.type}, ITEMS>;
+  for (var j = 0u; j < ITEMS; j++) {
+    let i = base + j * ${WORKGROUP}u;
+    if (i < n) { v[j] = weft_op(i); }
+  }
+  for (var j = 0u; j < ITEMS; j++) {
+    let i = base + j * ${WORKGROUP}u;
+    if (i < n) { weft_out[i] = v[j]; }
+  }
+}`,
+    });
+    if (isGpuCount(n)) {
+      await rec.dispatchOver(kernel, n, perGroup, {
+        bindings: { weft_out: output, count: n.array },
+        params: { count_index: n.index },
+      });
+    } else {
+      rec.dispatch(kernel, {
+        bindings: { weft_out: output },
+        params: { n },
+        workgroups: Math.ceil(n / perGroup),
+      });
+    }
+  });
+}
+
+/**
  * Copies `src` into `dst` with a kernel that moves 16-byte vectors (the bandwidth reference for every
  * primitive; `Recorder.copy` uses the copy engine instead).
  */

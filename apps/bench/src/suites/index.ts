@@ -4,6 +4,7 @@ import {
   copyEngineCase,
   copyKernelCase,
   copyKernelVariant,
+  mapCase,
   transformCase,
   transformVariant,
 } from './primitives/copy.ts';
@@ -21,7 +22,7 @@ export async function loadSuite(name: string): Promise<BenchCase[]> {
         import('./primitives/segreduce.ts'),
         import('./primitives/sort.ts'),
       ]);
-      return [copyKernelCase, copyEngineCase, transformCase, ...modules.flatMap((m) => m.cases)];
+      return [copyKernelCase, copyEngineCase, transformCase, mapCase, ...modules.flatMap((m) => m.cases)];
     }
     case 'build':
       return [...(await import('./build.ts')).cases, ...(await import('./load.ts')).cases];

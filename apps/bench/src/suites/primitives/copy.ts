@@ -1,4 +1,4 @@
-import { type CopyOptions, copy, rw, transform, wgsl } from '@weft/gpu';
+import { type CopyOptions, copy, map, rw, transform, wgsl } from '@weft/gpu';
 import { randomU32 } from '@weft/testing/random';
 import type { BenchCase } from '../../types.ts';
 import { firstMismatch } from '../../validate.ts';
@@ -82,3 +82,29 @@ export function transformVariant(name: string, itemsPerThread?: number): BenchCa
     },
   };
 }
+
+/** The same work as a map: the functor returns x * 3 + 1 and `map` stores it (all loads before stores). */
+export const mapCase: BenchCase = {
+  name: 'map u32 (x*3+1)',
+  family: 'transform',
+  async setup(device, n, seed) {
+    const host = randomU32(n, seed);
+    const src = device.upload(host);
+    const dst = device.array('u32', n);
+    const f = wgsl`(i: u32) -> u32 { return ${src}[i] * 3u + 1u; }`;
+    return {
+      items: n,
+      bytes: 8 * n,
+      run: (rec) => map(rec, n, f, dst),
+      validate: async () =>
+        firstMismatch(
+          await dst.download(),
+          host.map((x) => (Math.imul(x, 3) + 1) >>> 0),
+        ),
+      destroy: () => {
+        src.destroy();
+        dst.destroy();
+      },
+    };
+  },
+};

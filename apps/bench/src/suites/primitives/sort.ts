@@ -30,7 +30,7 @@ export function sortKeysVariant(name: string, options: SortOptions = {}): BenchC
         items: n,
         bytes: sortBytes(n, false, options.algorithm),
         run: (rec) => sortKeys(rec, keys, { ...options, output }),
-        validate: async () => firstMismatch(await output.download(), host.slice().sort()),
+        validate: async () => firstMismatch(await output.download(), sortedByLowBits(host, options.bits)),
         destroy: () => {
           keys.destroy();
           output.destroy();
@@ -74,6 +74,20 @@ export function sortPairsVariant(name: string, options: SortOptions = {}): Bench
   };
 }
 
+/** The stable order of `keys` by their low `bits` bits (all 32 by default). */
+function sortedByLowBits(keys: Uint32Array, bits = 32): Uint32Array {
+  if (bits >= 32) return keys.slice().sort();
+  if (bits > 16) throw new Error(`bench sort variants use bits <= 16 or 32, got ${bits}`);
+  // A stable counting sort on the low bits (the key range of a bench variant is at most 2^16).
+  const mask = 2 ** bits - 1;
+  const starts = new Uint32Array(mask + 2);
+  for (const k of keys) starts[(k & mask) + 1]!++;
+  for (let d = 1; d <= mask + 1; d++) starts[d]! += starts[d - 1]!;
+  const out = new Uint32Array(keys.length);
+  for (const k of keys) out[starts[k & mask]!++] = k;
+  return out;
+}
+
 /** `values` must be a permutation of input indices that carries each key and keeps equal keys in order. */
 function checkStablePermutation(input: Uint32Array, sorted: Uint32Array, values: Uint32Array): string | null {
   const seen = new Uint8Array(input.length);
@@ -93,4 +107,15 @@ export const cases: BenchCase[] = [
   sortKeysVariant('sort keys u32'),
   sortPairsVariant('sort pairs u32/u32'),
   sortKeysVariant('sort keys u32 (reduce-then-scan)', { algorithm: 'reduce-then-scan' }),
+];
+
+/** Diagnostic variants (not in the default run): one digit pass, tile shapes, look-back spin budgets. */
+export const tuneCases: BenchCase[] = [
+  sortKeysVariant('sort keys u32 bits 8', { bits: 8 }),
+  sortKeysVariant('sort keys u32 bits 8 (reduce-then-scan)', { bits: 8, algorithm: 'reduce-then-scan' }),
+  sortKeysVariant('sort keys u32 kpt 8', { tuning: { keysPerThread: 8 } }),
+  sortKeysVariant('sort keys u32 kpt 12', { tuning: { keysPerThread: 12 } }),
+  sortKeysVariant('sort keys u32 wg 128', { tuning: { workgroupSize: 128 } }),
+  sortKeysVariant('sort keys u32 spin 8', { tuning: { maxSpin: 8 } }),
+  sortKeysVariant('sort keys u32 spin 4096', { tuning: { maxSpin: 4096 } }),
 ];

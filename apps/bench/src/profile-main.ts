@@ -1,0 +1,133 @@
+/**
+ * `weft-profile`: where a bench case's GPU time goes, kernel by kernel. Each case is set up at each size,
+ * warmed up (GPU clocks ramp slowly), then run alone several times with every dispatch in its own timed
+ * compute pass; the table gives each kernel's median time per run and share. Validated like the bench.
+ *
+ *   node profile.mjs --suite primitives --cases 'sort keys' --sizes 24,27 [--runs 5] [--json out.json]
+ */
+import { writeFile } from 'node:fs/promises';
+import { parseArgs } from 'node:util';
+import { requestDevice } from '@weft/gpu';
+import { parseSizes } from './sizes.ts';
+import { loadSuite } from './suites/index.ts';
+
+interface KernelRow {
+  label: string;
+  calls: number;
+  medianUs: number;
+}
+
+interface Profile {
+  name: string;
+  n: number;
+  totalUs: number;
+  kernels: KernelRow[];
+  valid: boolean;
+  error?: string;
+}
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length === 0 ? 0 : s[s.length >> 1]!;
+};
+
+async function main(): Promise<number> {
+  const { values } = parseArgs({
+    options: {
+      suite: { type: 'string', default: 'primitives' },
+      cases: { type: 'string', default: '.' },
+      sizes: { type: 'string', default: '24' },
+      runs: { type: 'string', default: '5' },
+      'warmup-ms': { type: 'string', default: '1000' },
+      seed: { type: 'string', default: '1' },
+      json: { type: 'string' },
+      dawn: { type: 'string', multiple: true, default: [] },
+    },
+  });
+  process.env['XDG_RUNTIME_DIR'] ??= '/tmp';
+  const device = await requestDevice({
+    dawnOptions: [...values.dawn, 'disable-dawn-features=timestamp_quantization'],
+  });
+  const filter = new RegExp(values.cases);
+  const runs = Number(values.runs);
+  const warmupMs = Number(values['warmup-ms']);
+  const profiles: Profile[] = [];
+  console.log(
+    `adapter: ${device.adapter.vendor} / ${device.adapter.architecture}; dawn: ${values.dawn.join(' ')}`,
+  );
+  try {
+    const all =
+      values.suite === 'sort-tune'
+        ? (await import('./suites/primitives/sort.ts')).tuneCases
+        : await loadSuite(values.suite);
+    const cases = all.filter((c) => filter.test(c.name));
+    for (const c of cases) {
+      for (const n of parseSizes(values.sizes)) {
+        if (c.maxItems && n > c.maxItems(device)) continue;
+        const instance = await c.setup(device, n, Number(values.seed));
+        try {
+          // Warm-up: whole batches of runs until the clock has had time to rise.
+          const start = performance.now();
+          do {
+            const rec = device.recorder({ label: 'warm-up' });
+            for (let i = 0; i < 8; i++) await instance.run(rec);
+            await rec.submit();
+          } while (performance.now() - start < warmupMs);
+          const perLabel = new Map<string, number[]>();
+          const calls = new Map<string, number>();
+          const totals: number[] = [];
+          for (let r = 0; r < runs; r++) {
+            const rec = device.recorder({ label: c.name, timing: 'dispatches' });
+            await instance.run(rec);
+            const result = await rec.submit();
+            const sums = new Map<string, number>();
+            for (const d of result.dispatchNs ?? []) sums.set(d.label, (sums.get(d.label) ?? 0) + d.ns);
+            if (r === 0)
+              for (const d of result.dispatchNs ?? []) calls.set(d.label, (calls.get(d.label) ?? 0) + 1);
+            for (const [label, ns] of sums) perLabel.set(label, [...(perLabel.get(label) ?? []), ns / 1e3]);
+            totals.push([...sums.values()].reduce((a, b) => a + b, 0) / 1e3);
+          }
+          const error = await instance.validate();
+          const kernels = [...perLabel].map(([label, us]) => ({
+            label,
+            calls: calls.get(label) ?? 0,
+            medianUs: median(us),
+          }));
+          const profile: Profile = {
+            name: c.name,
+            n,
+            totalUs: median(totals),
+            kernels,
+            valid: error === null,
+            ...(error === null ? {} : { error }),
+          };
+          profiles.push(profile);
+          console.log(
+            `\n${c.name} n=${n}: ${profile.totalUs.toFixed(1)} us summed over kernels${profile.valid ? '' : `  INVALID: ${error}`}`,
+          );
+          for (const k of kernels) {
+            const share = (100 * k.medianUs) / profile.totalUs;
+            console.log(
+              `  ${k.label.padEnd(40)} x${String(k.calls).padEnd(4)} ${k.medianUs.toFixed(1).padStart(9)} us  ${share.toFixed(1).padStart(5)}%`,
+            );
+          }
+        } finally {
+          instance.destroy();
+        }
+      }
+    }
+  } finally {
+    device.destroy();
+  }
+  if (values.json)
+    await writeFile(values.json, JSON.stringify({ adapter: device.adapter, profiles }, null, 2));
+  return profiles.every((p) => p.valid) ? 0 : 1;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (e: unknown) => {
+    console.error(e);
+    process.exit(2);
+  },
+);
