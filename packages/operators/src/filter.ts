@@ -1,5 +1,18 @@
 import { compactFused } from '@weft/compact';
-import { atomic, type Functor, onTarget, rw, type Target, transform, wgsl } from '@weft/gpu';
+import {
+  atomic,
+  type Count,
+  type Functor,
+  InputError,
+  isGpuCount,
+  lit,
+  onTarget,
+  rw,
+  type Target,
+  transform,
+  u32,
+  wgsl,
+} from '@weft/gpu';
 import type { FrontierBitmap, FrontierSink, FrontierView } from '@weft/graph';
 
 export interface FilterOptions {
@@ -51,5 +64,52 @@ export async function filter(
       { array: output.count, index: 0 },
       { maxCount: items.length },
     );
+  });
+}
+
+/**
+ * Near/far split (Davidson et al.'s two-level priority queue, Gunrock's filter with a priority): each
+ * vertex `v` of `input` goes to `near` when `priority(v: u32) -> u32` is below `threshold`, else to `far`,
+ * both in input order (two stream compactions); the sinks' counts are set on the GPU. `threshold` is a
+ * number or a u32 on the GPU, so a caller can move it between iterations without a read-back. Priorities
+ * compare as u32: non-negative f32 values compare correctly through `bitcast<u32>`. `priority` must be pure.
+ */
+export async function splitFrontier(
+  target: Target,
+  input: FrontierView,
+  priority: Functor,
+  threshold: Count,
+  near: FrontierSink,
+  far: FrontierSink,
+): Promise<void> {
+  if (near.items === far.items || near.count === far.count) {
+    throw new InputError('near and far must be different sinks', 'far');
+  }
+  const items = input.items;
+  for (const [name, sink] of [
+    ['near', near],
+    ['far', far],
+  ] as const) {
+    if (sink.items.length < items.length) {
+      throw new InputError(`${sink.items.length} slots cannot hold the input's ${items.length}`, name);
+    }
+  }
+  const limit = isGpuCount(threshold)
+    ? wgsl`() -> u32 { return ${threshold.array}[${u32(threshold.index)}]; }`
+    : wgsl`() -> u32 { return ${u32(threshold)}; }`;
+  await onTarget(target, 'splitFrontier', async (rec) => {
+    for (const [sink, wantNear] of [
+      [near, true],
+      [far, false],
+    ] as const) {
+      await compactFused(
+        rec,
+        input.length,
+        wgsl`(i: u32) -> bool { return (${priority}(${items}[i]) < ${limit}()) == ${lit(String(wantNear))}; }`,
+        wgsl`(dest: u32, source: u32) { ${rw(sink.items)}[dest] = ${items}[source]; }`,
+        { array: sink.count, index: 0 },
+        { maxCount: items.length },
+      );
+    }
   });
 }

@@ -20,7 +20,7 @@ export {
   type EnactorResult,
   enact,
 } from './enactor.ts';
-export { type FilterOptions, filter } from './filter.ts';
+export { type FilterOptions, filter, splitFrontier } from './filter.ts';
 export { type IntersectionOptions, intersectionCount } from './intersection.ts';
 export { bitOr, type NeighborhoodReduceOptions, neighborhoodReduce } from './neighborhood.ts';
 export { IterationLog, type IterationTrace } from './trace.ts';

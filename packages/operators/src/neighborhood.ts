@@ -1,5 +1,6 @@
-import { type DeviceArray, type Functor, onTarget, type Target, wgsl } from '@weft/gpu';
-import type { DeviceGraph, FrontierView } from '@weft/graph';
+import { compactFused } from '@weft/compact';
+import { type DeviceArray, type Functor, onTarget, type Recorder, rw, type Target, wgsl } from '@weft/gpu';
+import type { DeviceGraph, FrontierSink, FrontierView } from '@weft/graph';
 import { transformScan } from '@weft/scan';
 import { type Monoid, type ReduceType, transformSegreduce } from '@weft/segreduce';
 import { type AdvanceWorkspace, edgeIdFunctor, edgeView, vertexOfFunctor } from './advance.ts';
@@ -17,6 +18,11 @@ export interface NeighborhoodReduceOptions<T extends ReduceType> {
   /** Reduce over out-neighbors (default) or in-neighbors (CSC; an undirected graph's CSR). */
   direction?: 'out' | 'in';
   workspace?: AdvanceWorkspace;
+  /**
+   * Output as a new frontier too: the input's vertices `v` (in input order) whose reduced value passes
+   * `keep(v: u32, value: T) -> bool` (pure) are compacted into `output` (its count set on the GPU).
+   */
+  frontier?: { keep: Functor; output: FrontierSink };
 }
 
 /**
@@ -40,9 +46,24 @@ export async function neighborhoodReduce<T extends ReduceType>(
 }`;
   const monoid = options.monoid ? { monoid: options.monoid } : {};
   const maxCount = Math.max(1, graph.edgeCount);
+  const select = options.frontier;
+  const emit = async (rec: Recorder) => {
+    if (!select) return;
+    const vertex = vertexOfFunctor(input);
+    const length = input === 'all' ? graph.vertexCount : input.length;
+    await compactFused(
+      rec,
+      length,
+      wgsl`(i: u32) -> bool { return ${select.keep}(${vertex}(i), ${output}[i]); }`,
+      wgsl`(dest: u32, source: u32) { ${rw(select.output.items)}[dest] = ${vertex}(source); }`,
+      { array: select.output.count, index: 0 },
+      { maxCount: input === 'all' ? Math.max(1, graph.vertexCount) : input.items.length },
+    );
+  };
   await onTarget(target, 'neighborhoodReduce', async (rec) => {
     if (input === 'all') {
       await transformSegreduce(rec, graph.edgeCount, offsets, graph.vertexCount, item, output, monoid);
+      await emit(rec);
       return;
     }
     const items = input.items;
@@ -60,5 +81,6 @@ export async function neighborhoodReduce<T extends ReduceType>(
       ...monoid,
       maxCount,
     });
+    await emit(rec);
   });
 }
