@@ -4,5 +4,6 @@ export {
   type SegmentedReduceOptions,
   type SegreduceOptions,
   segmentedReduce,
+  type TilePathOption,
   transformSegreduce,
 } from './transform-segreduce.ts';

@@ -31,6 +31,7 @@ async function check(
   host: HostMonoid,
   what: string,
   seed = 1,
+  subgroups?: boolean,
 ): Promise<void> {
   const { offsets, count } = offsetsOf(lengths);
   const values = randomValues(monoid.type, count, seed);
@@ -38,7 +39,11 @@ async function check(
   const off = device.upload(offsets.length > 0 ? offsets : new Uint32Array(1));
   const out = device.array(monoid.type, Math.max(1, lengths.length));
   await out.fill(77);
-  await segmentedReduce(device, v, off, lengths.length, out, { monoid, count });
+  await segmentedReduce(device, v, off, lengths.length, out, {
+    monoid,
+    count,
+    ...(subgroups === undefined ? {} : { subgroups }),
+  });
   const got = await out.download(0, lengths.length);
   const want = segreduceReference(count, offsets, lengths.length, (i) => values[i]!, host);
   if (monoid.type === 'f32' && host === hostMonoids['plus f32']) {
@@ -97,6 +102,25 @@ describe('segmentedReduce', () => {
       await check(device, new Uint32Array(0), ...sumU32, 'zero segments');
       await check(device, new Uint32Array([0]), ...sumU32, 'one empty segment');
       await check(device, new Uint32Array([0, 0, 1, 0]), ...sumU32, 'one item among empties');
+    });
+  });
+
+  it('gives the same answers with the workgroup-memory scan (adapters without subgroups)', async () => {
+    await gpuTest(async (device) => {
+      expect(device.hasSubgroups).toBe(true); // so the default runs above took the subgroup scan
+      for (const count of adversarialSizes([TILE], [3 * TILE + 5])) {
+        const lengths = new Uint32Array(Math.max(1, Math.ceil(count / 3))).fill(3);
+        lengths[lengths.length - 1] = count - 3 * (lengths.length - 1);
+        await check(device, lengths, ...sumU32, `no subgroups count=${count}`, count, false);
+      }
+      await check(device, skewedLengths(20_000, 400_000, 5), ...sumU32, 'no subgroups skewed', 1, false);
+      const sparse = new Uint32Array(200_000);
+      sparse[3] = 9 * TILE;
+      await check(device, sparse, ...sumU32, 'no subgroups sparse', 1, false);
+      for (const type of ['i32', 'f32'] as const) {
+        const key = `max ${type}` as const;
+        await check(device, skewedLengths(5_000, 80_000, 6), max(type), hostMonoids[key], key, 2, false);
+      }
     });
   });
 

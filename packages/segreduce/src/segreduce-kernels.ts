@@ -11,9 +11,10 @@ export type ValueSource = 'functor' | 'array';
  * it also ends in the tile, else its first piece, which the fix-up pass completes. `carry[tile]` gets the
  * tile's piece of segment b0 - 1, the one open when the tile begins.
  */
-export function tileKernel(monoid: Monoid, source: ValueSource): string {
+export function tileKernel(monoid: Monoid, source: ValueSource, subgroups: boolean): string {
   const T = monoid.type;
   const I = monoid.identity;
+  const scan = subgroups ? subgroupTailScan(T, I) : barrierTailScan(T, I);
   const values =
     source === 'functor'
       ? /* wgsl */ `
@@ -51,15 +52,15 @@ export function tileKernel(monoid: Monoid, source: ValueSource): string {
 
   return /* wgsl */ `
 var<workgroup> sh: array<u32, ${TILE + 1}>;
-var<workgroup> scan_flag: array<u32, ${WORKGROUP}>;
-var<workgroup> scan_value: array<${T}, ${WORKGROUP}>;
+${scan.shared}
 
 ${mergePathSearch('tile_search', 'sh[1u + $J]')}
 
 @compute @workgroup_size(${WORKGROUP})
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
-        @builtin(local_invocation_index) lid: u32) {
+        @builtin(local_invocation_index) lid: u32${scan.builtins}) {
   let tile = weft_workgroup_index(wid, nwg);
+${scan.init}
   let total = lbs_merge_length();
   if (tile >= lbs_tile_count()) { return; }
   let d0 = tile * ${TILE}u;
@@ -73,7 +74,9 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     sh[j] = select(0u, offsets[b0 + j - 1u], b0 + j > 0u);
   }
   workgroupBarrier();
-  let diag = min(lid * ${ITEMS_PER_THREAD}u, na + nb);
+${scan.slot}
+  // Each thread walks the merge steps of its slot: consecutive slots, consecutive steps.
+  let diag = min(slot * ${ITEMS_PER_THREAD}u, na + nb);
   let end = min(diag + ${ITEMS_PER_THREAD}u, na + nb);
   let a_start = tile_search(diag, a0, na, nb);
   let b_start = diag - a_start;
@@ -98,25 +101,8 @@ ${values}
     }
   }
 
-  // Segmented inclusive scan of the threads' tails (flag: the tail began at a start in that thread).
-  scan_flag[lid] = select(0u, 1u, boundary);
-  scan_value[lid] = acc;
-  workgroupBarrier();
-  for (var off = 1u; off < ${WORKGROUP}u; off <<= 1u) {
-    var f = scan_flag[lid];
-    var v = scan_value[lid];
-    if (lid >= off && f == 0u) {
-      v = seg_combine(scan_value[lid - off], v);
-      f = scan_flag[lid - off];
-    }
-    workgroupBarrier();
-    scan_flag[lid] = f;
-    scan_value[lid] = v;
-    workgroupBarrier();
-  }
-
+${scan.code}
   if (boundary) {
-    let carry_in = select(${I}, scan_value[max(lid, 1u) - 1u], lid > 0u);
     let v = seg_combine(carry_in, head);
     if (b_start > 0u) {
       output[b0 + b_start - 1u] = v;
@@ -124,13 +110,13 @@ ${values}
       carry[tile] = bitcast<u32>(v);
     }
   }
-  if (lid == ${WORKGROUP - 1}u) {
+  if (slot == ${WORKGROUP - 1}u) {
     // The segment open at the tile's end: its first piece when it started here, else the whole tile is
     // one more piece of segment b0 - 1.
     if (nb > 0u) {
-      output[b0 + nb - 1u] = scan_value[lid];
+      output[b0 + nb - 1u] = inclusive;
     } else {
-      carry[tile] = bitcast<u32>(scan_value[lid]);
+      carry[tile] = bitcast<u32>(inclusive);
     }
   }
 }`;
@@ -185,4 +171,97 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     if (bitcast<u32>(acc) != bitcast<u32>(${I})) { fold(key, acc); }
   }
 }`;
+}
+
+interface TailScan {
+  /** Workgroup declarations. */
+  shared: string;
+  /** Extra entry-point builtins. */
+  builtins: string;
+  /** Runs first (before a barrier). */
+  init: string;
+  /** Defines `slot`: the thread's position in scan order (the order of its merge steps). */
+  slot: string;
+  /**
+   * From each thread's tail (\`boundary\`: a segment starts in the thread; \`acc\`: the sum since the last
+   * start), defines \`inclusive\` (the segmented inclusive scan at this slot) and \`carry_in\` (the same at the
+   * slot before, the identity for slot 0).
+   */
+  code: string;
+}
+
+/** Hillis-Steele over workgroup memory: log2(${WORKGROUP}) rounds of two barriers (adapters without subgroups). */
+function barrierTailScan(T: string, I: string): TailScan {
+  return {
+    shared: /* wgsl */ `var<workgroup> scan_flag: array<u32, ${WORKGROUP}>;
+var<workgroup> scan_value: array<${T}, ${WORKGROUP}>;`,
+    builtins: '',
+    init: '',
+    slot: '  let slot = lid;',
+    code: /* wgsl */ `
+  scan_flag[lid] = select(0u, 1u, boundary);
+  scan_value[lid] = acc;
+  workgroupBarrier();
+  for (var off = 1u; off < ${WORKGROUP}u; off <<= 1u) {
+    var f = scan_flag[lid];
+    var v = scan_value[lid];
+    if (lid >= off && f == 0u) {
+      v = seg_combine(scan_value[lid - off], v);
+      f = scan_flag[lid - off];
+    }
+    workgroupBarrier();
+    scan_flag[lid] = f;
+    scan_value[lid] = v;
+    workgroupBarrier();
+  }
+  let inclusive = scan_value[lid];
+  let carry_in = select(${I}, scan_value[max(lid, 1u) - 1u], lid > 0u);`,
+  };
+}
+
+/**
+ * Subgroup shuffles inside each subgroup, one barrier to share the subgroups' totals. Slots are
+ * \`subgroup ticket * subgroup size + lane\`, so scan order is subgroup order whatever the hardware's
+ * layout of subgroups over invocations; needs full subgroups (${WORKGROUP} is a multiple of every size).
+ */
+function subgroupTailScan(T: string, I: string): TailScan {
+  // At most this many subgroups: the smallest subgroup WebGPU allows has 4 lanes.
+  const maxSubgroups = WORKGROUP / 4;
+  return {
+    shared: /* wgsl */ `var<workgroup> sg_ticket: atomic<u32>;
+var<workgroup> sg_flag: array<u32, ${maxSubgroups}>;
+var<workgroup> sg_value: array<${T}, ${maxSubgroups}>;`,
+    builtins: ',\n        @builtin(subgroup_invocation_id) lane: u32, @builtin(subgroup_size) sg_size: u32',
+    // Zeroed explicitly: Dawn may be told not to zero workgroup memory.
+    init: '  if (lid == 0u) { atomicStore(&sg_ticket, 0u); }',
+    slot: /* wgsl */ `  var sg_w = 0u;
+  if (subgroupElect()) { sg_w = atomicAdd(&sg_ticket, 1u); }
+  let w = subgroupMax(sg_w);
+  let slot = w * sg_size + lane;`,
+    code: /* wgsl */ `
+  // Segmented scan: (f1, v1) then (f2, v2) gives (f1 | f2, f2 ? v2 : v1 + v2).
+  var f = select(0u, 1u, boundary);
+  var v = acc;
+  for (var off = 1u; off < sg_size; off <<= 1u) {
+    let pf = subgroupShuffleUp(f, off);
+    let pv = subgroupShuffleUp(v, off);
+    if (lane >= off) {
+      if (f == 0u) { v = seg_combine(pv, v); }
+      f |= pf;
+    }
+  }
+  if (lane == sg_size - 1u) {
+    sg_flag[w] = f;
+    sg_value[w] = v;
+  }
+  workgroupBarrier();
+  // What the earlier subgroups carry into this one.
+  var before = ${I};
+  for (var i = 0u; i < w; i++) {
+    if (sg_flag[i] != 0u) { before = sg_value[i]; } else { before = seg_combine(before, sg_value[i]); }
+  }
+  let inclusive = select(seg_combine(before, v), v, f != 0u);
+  var carry_in = subgroupShuffleUp(inclusive, 1u);
+  if (lane == 0u) { carry_in = before; }`,
+  };
 }

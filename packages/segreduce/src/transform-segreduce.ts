@@ -12,7 +12,16 @@ import { checkSegments, planMergePath } from '@weft/lbs';
 import { type Monoid, plus, type ReduceType } from './monoid.ts';
 import { fixupKernel, tileKernel, type ValueSource } from './segreduce-kernels.ts';
 
-export interface SegreduceOptions<T extends ReduceType = ReduceType> {
+/** Options both entry points share. */
+export interface TilePathOption {
+  /**
+   * Scan each tile's per-thread pieces with subgroup shuffles (default: where the adapter has subgroups);
+   * `false` takes the workgroup-memory scan every adapter runs (tests cover both).
+   */
+  readonly subgroups?: boolean;
+}
+
+export interface SegreduceOptions<T extends ReduceType = ReduceType> extends TilePathOption {
   /** How values combine; default `plus(output.type)`. Its type must be the output's. */
   readonly monoid?: Monoid<T>;
   /**
@@ -47,6 +56,7 @@ async function record(
   output: DeviceArray,
   monoid: Monoid,
   maxCount: number | undefined,
+  wantSubgroups: boolean | undefined,
 ): Promise<void> {
   const plan = await planMergePath(rec, count, segmentOffsets, numSegments, maxCount);
   const { counts } = plan;
@@ -54,6 +64,8 @@ async function record(
   const carry = rec.scratch('u32', Math.max(1, plan.maxTiles), 'segreduce carry');
   const functors: Record<string, Functor> = { seg_combine: monoid.combine };
   if (source.functor) functors['seg_value'] = source.functor;
+  // Subgroup shuffles scan the threads' tails where the adapter has them (far fewer barriers).
+  const subgroups = rec.device.hasSubgroups && wantSubgroups !== false;
   const tile = await rec.device.kernel({
     label: `segreduce tile ${T}`,
     bindings: {
@@ -66,7 +78,8 @@ async function record(
     },
     params: counts.paramTypes,
     functors,
-    code: `${counts.wgsl}\n${tileKernel(monoid, source.kind)}`,
+    code: `${counts.wgsl}\n${tileKernel(monoid, source.kind, subgroups)}`,
+    subgroups,
   });
   rec.dispatch(tile, {
     bindings: {
@@ -139,11 +152,12 @@ export async function transformSegreduce<T extends ReduceType>(
       output,
       monoid,
       options.maxCount,
+      options.subgroups,
     ),
   );
 }
 
-export interface SegmentedReduceOptions<T extends ReduceType = ReduceType> {
+export interface SegmentedReduceOptions<T extends ReduceType = ReduceType> extends TilePathOption {
   /** How values combine; default `plus(output.type)`. Its type must be the output's. */
   readonly monoid?: Monoid<T>;
   /** Items to reduce, default `values.length`; may live on the GPU (at most `values.length`). */
@@ -184,6 +198,16 @@ export async function segmentedReduce<T extends ReduceType>(
   checkSegments('segmentedReduce', count, segmentOffsets, numSegments);
   checkOutput('segmentedReduce', output, numSegments, monoid);
   await onTarget(target, 'segmentedReduce', (rec) =>
-    record(rec, count, segmentOffsets, numSegments, { kind: 'array', values }, output, monoid, values.length),
+    record(
+      rec,
+      count,
+      segmentOffsets,
+      numSegments,
+      { kind: 'array', values },
+      output,
+      monoid,
+      values.length,
+      options.subgroups,
+    ),
   );
 }
