@@ -186,7 +186,10 @@ async function runBench(
     );
   }
   const report: BenchReport = {
-    command: `weft bench ${process.argv.slice(3).join(' ')}`.trim(),
+    command: `weft bench ${process.argv
+      .slice(3)
+      .filter((a, i) => !(i === 0 && a === '--'))
+      .join(' ')}`.trim(),
     date: new Date().toISOString(),
     versions: { weft: gpuPackage.version, node: process.version },
     adapter: device.adapter,
@@ -298,7 +301,9 @@ function makeProgress(suite: string) {
 }
 
 async function main(): Promise<number> {
-  const [command = 'bench', ...rest] = process.argv.slice(2);
+  const [command = 'bench', ...given] = process.argv.slice(2);
+  // `pnpm bench -- --json x` hands the script a literal `--` before the options (pnpm 10 through --filter).
+  const rest = given[0] === '--' ? given.slice(1) : given;
   switch (command) {
     case 'bench':
       return bench(rest);

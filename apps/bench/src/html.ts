@@ -31,7 +31,8 @@ export function lineChart(title: string, yLabel: string, series: readonly Series
   // The legend is as wide as its longest label (about 6.5 px a character at 11 px), so none is cut off.
   const R = Math.max(120, 48 + 6.5 * Math.max(0, ...series.map((s) => s.label.length)));
   const W = L + 370 + R;
-  const H = 340;
+  // Tall enough for the legend (18 px a line), so no series is cut off.
+  const H = Math.max(340, 36 + 8 + 18 * series.length + 16);
   const T = 36;
   const B = 48;
   const pts = series.flatMap((s) => s.points);
@@ -67,20 +68,29 @@ export function lineChart(title: string, yLabel: string, series: readonly Series
   );
   series.forEach((s, i) => {
     const color = COLORS[i % COLORS.length]!;
+    // Past the eighth series colours repeat: a dash pattern per round tells them apart.
+    const dash = s.dashed ? '6 4' : ['', '2 3', '10 3 2 3'][Math.floor(i / COLORS.length) % 3]!;
+    const dashAttr = dash ? ` stroke-dasharray="${dash}"` : '';
     const sorted = [...s.points].sort((a, b) => a.x - b.x);
     const d = sorted.map((p, j) => `${j ? 'L' : 'M'}${sx(p.x).toFixed(1)},${sy(p.y).toFixed(1)}`).join(' ');
-    parts.push(
-      `<path d="${d}" fill="none" stroke="${color}" stroke-width="2"${s.dashed ? ' stroke-dasharray="6 4"' : ''}/>`,
-    );
+    parts.push(`<path d="${d}" fill="none" stroke="${color}" stroke-width="2"${dashAttr}/>`);
     for (const p of sorted) parts.push(`<circle cx="${sx(p.x)}" cy="${sy(p.y)}" r="3" fill="${color}"/>`);
     const ly = T + 8 + i * 18;
     parts.push(
-      `<line x1="${W - R + 12}" y1="${ly}" x2="${W - R + 36}" y2="${ly}" stroke="${color}" stroke-width="2"${s.dashed ? ' stroke-dasharray="6 4"' : ''}/>`,
+      `<line x1="${W - R + 12}" y1="${ly}" x2="${W - R + 36}" y2="${ly}" stroke="${color}" stroke-width="2"${dashAttr}/>`,
     );
     parts.push(`<text x="${W - R + 42}" y="${ly + 4}" font-size="11">${esc(s.label)}</text>`);
   });
   return `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" font-family="sans-serif" role="img"><title>${esc(title)}</title>${parts.join('')}</svg>`;
 }
+
+/** What an item is, where the family's items are not plain elements. */
+const ITEM_UNITS: Record<string, string> = {
+  algorithms: ' (BFS/SSSP: harmonic-mean TEPS)',
+  operators: ' (edges or vertices walked)',
+  build: ' (input edges)',
+  load: ' (CSR arcs)',
+};
 
 const BANDWIDTH_FAMILIES = new Set(['copy', 'transform', 'lbs', 'segreduce', 'compact']);
 
@@ -116,7 +126,7 @@ export function htmlReport(report: BenchReport, tableHtml: string): string {
     charts.push(
       lineChart(
         `${family}: ${bw ? 'bandwidth' : 'throughput'} by size`,
-        bw ? `${prefix}B/s moved (min. traffic)` : `${prefix} items/s`,
+        bw ? `${prefix}B/s moved (min. traffic)` : `${prefix} items/s${ITEM_UNITS[family] ?? ''}`,
         series,
       ),
     );
