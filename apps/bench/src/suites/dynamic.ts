@@ -266,10 +266,17 @@ function edgeRateCase(op: 'insert' | 'delete', probing: Probing): BenchCase {
       let current: Recorder | undefined;
       let runsInSubmit = 0;
       let mostRuns = 0;
+      // One submit from the batches already on the GPU. Re-inserting deleted edges needs no new slabs (their
+      // tombstones are still in the chains).
       const undo = async () => {
-        const back = concat(batches.filter((_, k) => done[k] === 1));
-        if (op === 'insert') await graph.deleteEdges(back.src, back.dst);
-        else await graph.insertEdges(back.src, back.dst);
+        const rec = device.recorder({ label: 'dynamic bench undo' });
+        for (let k = 0; k < slots; k++) {
+          if (done[k] !== 1) continue;
+          const b = onGpu[k]!;
+          if (op === 'insert') await graph.deleteEdges(b.src, b.dst, { recorder: rec });
+          else await graph.insertEdges(b.src, b.dst, undefined, { recorder: rec, maxNewSlabs: 0 });
+        }
+        await rec.submit();
         done.fill(0);
       };
       const instance: SlotInstance = {
@@ -517,17 +524,31 @@ function incrementalBuildCase(name: GraphName): BenchCase {
       const scale = scaleOf(device);
       const csr = unweighted(hostGraph(scale, name));
       const edges = cached(`edges/${name}/${scale.kronScale}/${scale.rggPoints}/${seed}`, () => {
-        const arcs = arcsOf(csr);
-        const keep = Array.from(arcs.src.keys()).filter((e) => arcs.src[e]! < arcs.dst[e]!);
-        const rand = mulberry32(seed);
-        for (let i = keep.length - 1; i > 0; i--) {
-          const j = Math.floor(rand() * (i + 1));
-          [keep[i], keep[j]] = [keep[j]!, keep[i]!];
+        // Each undirected edge once (u < v), shuffled; typed arrays (40 M edges on a GPU).
+        const src = new Uint32Array(csr.edgeCount >> 1);
+        const dst = new Uint32Array(csr.edgeCount >> 1);
+        let m = 0;
+        for (let u = 0; u < csr.vertexCount; u++) {
+          for (let e = csr.offsets[u]!; e < csr.offsets[u + 1]!; e++) {
+            const v = csr.targets[e]!;
+            if (u < v) {
+              src[m] = u;
+              dst[m] = v;
+              m++;
+            }
+          }
         }
-        return {
-          src: Uint32Array.from(keep, (e) => arcs.src[e]!),
-          dst: Uint32Array.from(keep, (e) => arcs.dst[e]!),
-        };
+        const rand = mulberry32(seed);
+        for (let i = m - 1; i > 0; i--) {
+          const j = Math.floor(rand() * (i + 1));
+          const u = src[i]!;
+          const v = dst[i]!;
+          src[i] = src[j]!;
+          dst[i] = dst[j]!;
+          src[j] = u;
+          dst[j] = v;
+        }
+        return { src: src.subarray(0, m), dst: dst.subarray(0, m) };
       });
       const batches: { src: DeviceArray<'u32'>; dst: DeviceArray<'u32'> }[] = [];
       for (let at = 0; at < edges.src.length; at += n) {
