@@ -53,7 +53,7 @@ export function traceChart(m: Measurement, trace: IterationTrace): string {
     `<text x="${W / 2}" y="18" text-anchor="middle" font-weight="bold" font-size="13">${esc(title)}</text>`,
   );
   p.push(
-    `<text x="${W / 2}" y="34" text-anchor="middle" font-size="11">source ${trace.source ?? '?'}, ${k} iterations, untimed traced run; MTEPS = edges inspected / ${trace.clock === 'wall' ? 'wall' : 'GPU'} time of the step</text>`,
+    `<text x="${W / 2}" y="34" text-anchor="middle" font-size="11">${trace.source === undefined ? '' : `source ${trace.source}, `}${k} iterations, untimed traced run; ${times.length > 0 ? `MTEPS = edges inspected / ${trace.clock === 'wall' ? 'wall' : 'GPU'} time of the step` : 'no step times (no timestamps): MTEPS not shown'}</text>`,
   );
   // Grid and axes.
   for (let v = 0; v <= fl.top * (1 + 1e-9); v += fl.step) {

@@ -233,7 +233,17 @@ function bfsCase(
         validate: async () => verifyBfs(csr, source, (await problem.result()).depths),
         ...(direction === 'push' && loadBalance === 'merge-path'
           ? { trace: () => traceRun(device, csr, problem, vertices[0]!, iterations, 'bfs') }
-          : {}),
+          : direction === 'auto'
+            ? {
+                // Pull levels are traced by the library (edges there: its upper bound, see IterationTrace).
+                trace: async () =>
+                  fromLibrary(
+                    'bfs',
+                    vertices[0]!,
+                    (await bfs(device, graph, vertices[0]!, { direction, loadBalance, trace: true })).trace,
+                  ),
+              }
+            : {}),
         destroy() {
           problem.destroy();
           graph.destroy();
@@ -287,6 +297,22 @@ function ssspCase(input: GraphInput, loadBalance: LoadBalance = 'merge-path', de
   };
 }
 
+/** A trace from @weft/algorithms' `trace: true` run in the report's form (absent when the library gave none). */
+function fromLibrary(
+  algorithm: string,
+  source: number | undefined,
+  t: { frontier: number[]; edges: number[]; timesMs?: number[] } | undefined,
+): IterationTrace | undefined {
+  if (!t) return undefined;
+  return {
+    algorithm,
+    ...(source === undefined ? {} : { source }),
+    frontier: t.frontier,
+    edges: t.edges,
+    ...(t.timesMs ? { timesMs: t.timesMs, clock: 'gpu' as const } : {}),
+  };
+}
+
 /**
  * One traced run, outside the timing: reset, then one submit per step, with the input frontier's length and
  * vertices read back before it (edges = their out-degrees: what a push advance inspects) and the step's GPU
@@ -337,6 +363,8 @@ function pageRankCase(input: GraphInput): BenchCase {
       const { iterations } = await pageRank(device, graph);
       const problem = new PageRankProblem(device, graph);
       return {
+        trace: async () =>
+          fromLibrary('pagerank', undefined, (await pageRank(device, graph, { trace: true })).trace),
         ...(input.stats ? { graph: input.stats } : {}),
         items: csr.edgeCount * iterations,
         bytes: 0,
@@ -370,6 +398,8 @@ function componentsCase(input: GraphInput): BenchCase {
       };
       const steps = await calibrateSteps(device, problem, iterations, validate);
       return {
+        trace: async () =>
+          fromLibrary('cc', undefined, (await connectedComponents(device, graph, { trace: true })).trace),
         ...(input.stats ? { graph: input.stats } : {}),
         items: csr.directed ? csr.edgeCount : csr.edgeCount / 2,
         bytes: 0,
