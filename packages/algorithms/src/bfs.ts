@@ -21,6 +21,7 @@ import {
   type IterationTrace,
 } from '@weft/operators';
 import {
+  advanceBalance,
   checkSource,
   enactTraced,
   type LoadBalance,
@@ -83,7 +84,7 @@ export class BfsProblem {
   readonly pulls: DeviceArray<'u32'>;
   readonly direction: 'push' | 'pull' | 'auto';
   readonly threshold: number | undefined;
-  readonly loadBalance: 'merge-path' | 'thread-mapped';
+  readonly loadBalance: LoadBalance;
   readonly idempotent: boolean;
   /** Idempotent mode: the advance's output before culling (duplicates allowed; sized for every edge). */
   readonly rawFrontier: FrontierSink | undefined;
@@ -216,7 +217,7 @@ export class BfsProblem {
       await advancePush(rec, this.graph, this.queue.current, claim, {
         output: this.queue.next,
         workspace: this.#space,
-        loadBalance: this.loadBalance,
+        loadBalance: advanceBalance(this.loadBalance),
       });
     }
     this.queue.swap();
@@ -243,7 +244,7 @@ export class BfsProblem {
     await advancePush(rec, this.graph, this.queue.current, store, {
       output: raw,
       workspace: this.#space,
-      loadBalance: this.loadBalance,
+      loadBalance: advanceBalance(this.loadBalance),
       idempotent: true,
     });
     const all = wgsl`(v: u32) -> bool { return true; }`;

@@ -22,7 +22,12 @@ import { max, reduce } from '@weft/scan';
 /** Options every traversal takes: the enactor's batching, cancellation and progress. */
 export type RunOptions = Pick<EnactorOptions, 'signal' | 'onProgress' | 'batch' | 'maxBatch'>;
 
-export type LoadBalance = 'merge-path' | 'thread-mapped';
+export type LoadBalance = 'merge-path' | 'thread-mapped' | 'per-iteration';
+
+/** The advance's setting for a load balancing: `'per-iteration'` is the advance's GPU-side `'auto'`. */
+export function advanceBalance(lb: LoadBalance): 'merge-path' | 'thread-mapped' | 'auto' {
+  return lb === 'per-iteration' ? 'auto' : lb;
+}
 
 /**
  * How push advances spread edges over threads (see `advancePush`). `'auto'` (the default of the run

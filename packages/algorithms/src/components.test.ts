@@ -12,7 +12,7 @@ describe('connectedComponents', () => {
       for (const [i, { name, csr }] of testGraphs(false, 50).entries()) {
         const graph = uploadGraph(device, csr, { csc: csr.directed });
         const result = await connectedComponents(device, graph, {
-          loadBalance: i % 2 === 0 ? 'merge-path' : 'thread-mapped',
+          loadBalance: (['merge-path', 'thread-mapped', 'per-iteration'] as const)[i % 3]!,
         });
         expect(verifyComponents(csr, result.labels, result.count), name).toBeNull();
         expectArrayEqual(result.labels, componentsReference(csr).labels, `${name} labels`);

@@ -12,6 +12,7 @@ import {
 import { type DeviceGraph, FrontierBitmap, FrontierQueue } from '@weft/graph';
 import { AdvanceWorkspace, advancePush, IterationLog, type IterationTrace } from '@weft/operators';
 import {
+  advanceBalance,
   enactTraced,
   type LoadBalance,
   type LoadBalanceOption,
@@ -78,7 +79,7 @@ export class ComponentsProblem {
       output: this.queue.next,
       visited: this.#changed,
       workspace: this.#space,
-      loadBalance: this.options.loadBalance ?? 'merge-path',
+      loadBalance: advanceBalance(this.options.loadBalance ?? 'merge-path'),
     };
     await advancePush(rec, this.graph, this.queue.current, spread, common);
     if (this.graph.directed) {

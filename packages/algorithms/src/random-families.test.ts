@@ -23,6 +23,7 @@ import {
 } from './verify.ts';
 
 const PER_DIRECTION = 120;
+const BALANCES = ['merge-path', 'thread-mapped', 'per-iteration'] as const;
 
 /** The vertex of largest out-degree of graph `i` of the union (a source that reaches something). */
 function sourceIn(csr: HostCsr, first: number, count: number): number {
@@ -50,14 +51,14 @@ describe(`${2 * PER_DIRECTION} seeded random graphs of five families, batched`, 
           const variant = i % 3;
           const b = await bfs(device, graph, source, {
             parents: true,
-            loadBalance: i % 2 === 0 ? 'merge-path' : 'thread-mapped',
+            loadBalance: BALANCES[(i >> 1) % 3]!,
             ...(variant === 1 ? { direction: 'auto' as const } : {}),
             ...(variant === 2 ? { idempotent: true } : {}),
           });
           expect(verifyBfs(csr, source, b.depths, b.parents), `${what}: bfs`).toBeNull();
           const s = await sssp(device, graph, source, {
             parents: i % 4 === 0,
-            loadBalance: i % 2 === 0 ? 'thread-mapped' : 'merge-path',
+            loadBalance: BALANCES[i % 3]!,
             ...(i % 2 === 1 ? { delta: directed ? 64 : 2.5 } : {}),
           });
           expect(

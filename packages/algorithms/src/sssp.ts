@@ -15,6 +15,7 @@ import {
 import { type DeviceGraph, FrontierBitmap, FrontierQueue } from '@weft/graph';
 import { AdvanceWorkspace, advancePush, compute, IterationLog, type IterationTrace } from '@weft/operators';
 import {
+  advanceBalance,
   checkSource,
   enactTraced,
   type LoadBalance,
@@ -150,7 +151,7 @@ export class SsspProblem {
       output: this.queue.next,
       visited: this.#improved,
       workspace: this.#space,
-      loadBalance,
+      loadBalance: advanceBalance(loadBalance),
     });
     this.queue.swap();
   }
@@ -201,7 +202,7 @@ export class SsspProblem {
       append: true,
       visited: this.#improved,
       workspace: this.#space,
-      loadBalance,
+      loadBalance: advanceBalance(loadBalance),
     });
     const nearLength = near.length;
     await transform(

@@ -2,7 +2,6 @@ import {
   atomic,
   type DeviceArray,
   type Functor,
-  type GpuCount,
   InputError,
   onTarget,
   rw,
@@ -25,17 +24,24 @@ export class AdvanceWorkspace {
   readonly total: DeviceArray<'u32'>;
   /** Dispatch sizes a direction-optimizing advance chooses on the GPU. */
   readonly gates: DeviceArray<'u32'>;
+  /**
+   * `loadBalance: 'auto'`: [merge-path edges, thread-mapped vertices, merge-path segments, the frontier's
+   * largest degree], written on the GPU each call (the unchosen path's sizes are 0).
+   */
+  readonly balance: DeviceArray<'u32'>;
 
   constructor(device: WeftDevice, capacity: number) {
     this.segmentStarts = device.array('u32', Math.max(1, capacity), { label: 'advance segment starts' });
     this.total = device.array('u32', 1, { label: 'advance edge total' });
     this.gates = device.array('u32', 4, { label: 'advance direction gates' });
+    this.balance = device.array('u32', 4, { label: 'advance balance gates' });
   }
 
   destroy(): void {
     this.segmentStarts.destroy();
     this.total.destroy();
     this.gates.destroy();
+    this.balance.destroy();
   }
 }
 
@@ -55,8 +61,14 @@ export interface AdvanceOptions {
    * `'thread-mapped'`: one thread walks each frontier vertex's list, one dispatch and no scan: cheaper per
    * level for small frontiers of low-degree vertices (road networks, grids), poor under skew.
    * In thread-mapped mode `index` is the position of `edge` in the walked edge array.
+   * `'auto'`: chosen on the GPU per call: the degree scan runs and also finds the frontier's largest
+   * degree, and a one-thread kernel sizes the thread-mapped walk (largest degree at most
+   * `threadMappedMaxDegree`) or the load-balanced search (otherwise); the other gets zero workgroups.
+   * Nothing is read back. `'all'` input always takes merge path (no frontier to measure).
    */
-  loadBalance?: 'merge-path' | 'thread-mapped';
+  loadBalance?: 'merge-path' | 'thread-mapped' | 'auto';
+  /** `'auto'`'s bound on the frontier's largest degree for thread mapping (default 32). */
+  threadMappedMaxDegree?: number;
   /**
    * Idempotent advance (Gunrock's idempotence): the caller's functor may run more than once per
    * destination and claims nothing atomically (e.g. BFS storing a depth with a plain store), and a `dst`
@@ -141,11 +153,7 @@ export async function advancePush(
   let dst = ${neighbors}[k];
   if (${functor}(src, dst, ${edgeIdFunctor(edgeIds)}(k), rank, index)) { ${append}(dst); }
 }`;
-  await onTarget(target, who, async (rec) => {
-    if (output && !options.append) rec.clear(output.count);
-    if (graph.edgeCount === 0) return;
-    if (options.loadBalance === 'thread-mapped') {
-      const walk = wgsl`(i: u32) {
+  const walk = wgsl`(i: u32) {
   let src = ${vertexOfFunctor(input)}(i);
   let first = ${offsets}[src];
   let end = ${offsets}[src + 1u];
@@ -154,6 +162,14 @@ export async function advancePush(
     if (${functor}(src, dst, ${edgeIdFunctor(edgeIds)}(k), k - first, k)) { ${append}(dst); }
   }
 }`;
+  const maxDegree = options.threadMappedMaxDegree ?? 32;
+  if (!(maxDegree >= 0)) {
+    throw new InputError(`threadMappedMaxDegree must be >= 0, got ${maxDegree}`, 'options');
+  }
+  await onTarget(target, who, async (rec) => {
+    if (output && !options.append) rec.clear(output.count);
+    if (graph.edgeCount === 0) return;
+    if (options.loadBalance === 'thread-mapped') {
       await transform(rec, input === 'all' ? graph.vertexCount : input.length, walk, { itemsPerThread: 1 });
       return;
     }
@@ -171,15 +187,47 @@ export async function advancePush(
     }
     const starts = space?.segmentStarts ?? rec.scratch('u32', Math.max(1, items.length), 'advance starts');
     const total = space?.total ?? rec.scratch('u32', 1, 'advance total');
+    const auto = options.loadBalance === 'auto';
+    const balance = auto ? (space?.balance ?? rec.scratch('u32', 4, 'advance balance')) : undefined;
+    // 'auto' notes the largest degree as the scan reads them (atomicMax: harmless if evaluated twice).
+    const note = balance ? wgsl`(d: u32) { atomicMax(&${atomic(balance)}[3], d); }` : wgsl`(d: u32) {}`;
+    if (balance) rec.clear(balance);
     await transformScan(
       rec,
       input.length,
-      wgsl`(i: u32) -> u32 { let v = ${items}[i]; return ${offsets}[v + 1u] - ${offsets}[v]; }`,
+      wgsl`(i: u32) -> u32 {
+  let v = ${items}[i];
+  let d = ${offsets}[v + 1u] - ${offsets}[v];
+  ${note}(d);
+  return d;
+}`,
       starts,
       { total: { array: total, index: 0 } },
     );
-    const edges: GpuCount = { array: total, index: 0 };
-    await transformLbs(rec, edges, starts, input.length, visit, {
+    if (!balance) {
+      await transformLbs(rec, { array: total, index: 0 }, starts, input.length, visit, {
+        maxCount: graph.edgeCount,
+      });
+      return;
+    }
+    const len = input.length;
+    const length =
+      typeof len === 'number'
+        ? wgsl`() -> u32 { return ${u32(len)}; }`
+        : wgsl`() -> u32 { return ${len.array}[${u32(len.index)}]; }`;
+    await transform(
+      rec,
+      1,
+      wgsl`(i: u32) {
+  let mapped = ${rw(balance)}[3] <= ${u32(maxDegree)};
+  let len = ${length}();
+  ${rw(balance)}[0] = select(${total}[0], 0u, mapped);
+  ${rw(balance)}[1] = select(0u, len, mapped);
+  ${rw(balance)}[2] = select(len, 0u, mapped);
+}`,
+    );
+    await transform(rec, { array: balance, index: 1 }, walk, { itemsPerThread: 1 });
+    await transformLbs(rec, { array: balance, index: 0 }, starts, { array: balance, index: 2 }, visit, {
       maxCount: graph.edgeCount,
     });
   });
