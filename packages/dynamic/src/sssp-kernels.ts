@@ -3,9 +3,15 @@ import { A_BUMP, KEY_SLOTS, SLAB_WORDS, tableWgsl, V_BASE, V_BUCKETS, WORKGROUP 
 
 /** Distance of an unreached vertex; finite sums saturate one below it. */
 export const UNREACHED = 0xffffffff;
-/** `ctrl` words: the two frontier lengths, the iteration the frontier first came out empty, a spare. */
+/**
+ * `ctrl` words: the two frontier lengths, the iteration the frontier first came out empty, and a flag set
+ * when a zero-weight edge is tight (shortest-path parents may then form cycles).
+ */
 export const C_COUNT0 = 0;
 export const C_DONE = 2;
+export const C_ZERO_TIGHT = 3;
+/** No parent: the source, unreached vertices. */
+export const NO_PARENT = 0xffffffff;
 export const CTRL_WORDS = 4;
 export const NOT_DONE = 0xffffffff;
 /** Indirect arguments: per-vertex relaxation at word 0, the slab sweep at word 3. */
@@ -39,6 +45,14 @@ fn push(v: u32) {
   }
 }
 
+// Drops x's distance (its shortest path used a deleted edge); the first to drop it pushes it.
+fn drop_distance(x: u32) {
+  if (atomicExchange(&dist[x], UNREACHED) != UNREACHED) {
+    atomicStore(&parent[x], ${NO_PARENT}u);
+    push(x);
+  }
+}
+
 fn relax(d: u32, v: u32, w: u32) {
   if (d == UNREACHED) { return; }
   let s = d + w;
@@ -67,6 +81,7 @@ const BINDINGS = {
   dist: atomicRw,
   stamp: atomicRw,
   ctrl: atomicRw,
+  parent: atomicRw,
   queue_cur: read,
   queue_next: write,
 };
@@ -79,6 +94,7 @@ const PARAMS = {
   cur_stamp: 'u32',
   next_stamp: 'u32',
   queue_capacity: 'u32',
+  source: 'u32',
 } as const;
 
 /**
@@ -88,11 +104,12 @@ const PARAMS = {
  * (balanced: at most ${KEY_SLOTS} keys a thread, but every slab is looked at).
  */
 export function ssspRelaxKernel(withValues: boolean): KernelDefinition {
+  // Also the deletion passes: \`parents\` (per slab) and \`invalidate\` (per frontier vertex).
   return {
     label: `dynamic sssp relax${withValues ? ' (weighted)' : ''}`,
     bindings: BINDINGS,
     params: PARAMS,
-    entryPoints: ['by_vertex', 'by_slab'],
+    entryPoints: ['by_vertex', 'by_slab', 'parents', 'invalidate'],
     code: /* wgsl */ `
 ${tableWgsl(false, false)}
 ${relaxWgsl(withValues)}
@@ -125,6 +142,54 @@ fn by_slab(${ARGS}) {
   let u = owner_word & ~COLLISION;
   if (u >= params.vertex_count || atomicLoad(&stamp[u]) < params.cur_stamp) { return; }
   relax_slab(atomicLoad(&dist[u]), i);
+}
+
+// Shortest-path parents, one thread per slab: parent[x] = some u whose edge to x is tight. A tight
+// zero-weight edge raises a flag (parents could then form a cycle; the host recomputes instead).
+${ENTRY}
+fn parents(${ARGS}) {
+  ${INDEX}
+  if (i >= min(alloc[${A_BUMP}u], params.slab_capacity)) { return; }
+  let owner_word = slabs[i * ${SLAB_WORDS}u + OWNER_WORD];
+  if (owner_word == NO_OWNER) { return; }
+  let u = owner_word & ~COLLISION;
+  if (u >= params.vertex_count) { return; }
+  let d = atomicLoad(&dist[u]);
+  if (d == UNREACHED) { return; }
+  for (var lane = 0u; lane < KEY_SLOTS; lane++) {
+    let at = i * ${SLAB_WORDS}u + lane;
+    let x = slabs[at];
+    if (x >= TOMBSTONE || x == params.source) { continue; }
+    let w = weight_at(at);
+    let s = d + w;
+    let nd = select(s, UNREACHED - 1u, s < d || s == UNREACHED);
+    if (nd == atomicLoad(&dist[x])) {
+      atomicStore(&parent[x], u);
+      // Zero weights and saturated sums tie a vertex with its parent: parents may form a cycle.
+      if (w == 0u || nd == UNREACHED - 1u) { atomicStore(&ctrl[${C_ZERO_TIGHT}u], 1u); }
+    }
+  }
+}
+
+// Invalidation, one thread per frontier vertex y (its distance was just dropped): every x whose parent is
+// y loses its distance too and joins the next frontier.
+${ENTRY}
+fn invalidate(${ARGS}) {
+  ${INDEX}
+  if (i >= atomicLoad(&ctrl[params.cur])) { return; }
+  let y = queue_cur[i];
+  let base = vertex_word(y, ${V_BASE}u);
+  let buckets = vertex_word(y, ${V_BUCKETS}u);
+  for (var b = 0u; b < buckets; b++) {
+    var slab = base + b;
+    for (var hop = 0u; hop < chain_bound() && slab != NULL_SLAB; hop++) {
+      for (var lane = 0u; lane < KEY_SLOTS; lane++) {
+        let x = slabs[slab * ${SLAB_WORDS}u + lane];
+        if (x < TOMBSTONE && atomicLoad(&parent[x]) == y) { drop_distance(x); }
+      }
+      slab = slabs[slab * ${SLAB_WORDS}u + NEXT_WORD];
+    }
+  }
 }`,
   };
 }
@@ -138,24 +203,41 @@ export function ssspSeedKernel(withValues: boolean): KernelDefinition {
     label: `dynamic sssp seed${withValues ? ' (weighted)' : ''}`,
     bindings: { ...BINDINGS, src: read, dst: read },
     params: { ...PARAMS, n: 'u32', mirror: 'u32' },
+    entryPoints: ['main', 'unlink'],
     code: /* wgsl */ `
 ${tableWgsl(false, false)}
 ${relaxWgsl(withValues)}
+
+fn batch_edge(i: u32) -> vec2<u32> {
+  if (params.mirror != 0u) {
+    let e = i >> 1u;
+    if ((i & 1u) == 1u) { return vec2<u32>(dst[e], src[e]); }
+    return vec2<u32>(src[e], dst[e]);
+  }
+  return vec2<u32>(src[i], dst[i]);
+}
 
 ${ENTRY}
 fn main(${ARGS}) {
   ${INDEX}
   if (i >= params.n) { return; }
-  var u = src[i];
-  var v = dst[i];
-  if (params.mirror != 0u) {
-    let e = i >> 1u;
-    u = select(src[e], dst[e], (i & 1u) == 1u);
-    v = select(dst[e], src[e], (i & 1u) == 1u);
-  }
+  let e = batch_edge(i);
+  let u = e.x;
+  let v = e.y;
   if (!is_alive(u) || v >= params.vertex_count) { return; }
   let at = find_key(u, v);
   if (at != NOT_FOUND) { relax(atomicLoad(&dist[u]), v, weight_at(at)); }
+}
+
+// After edges were deleted: a deleted edge u -> v that was v's shortest-path parent edge drops v.
+${ENTRY}
+fn unlink(${ARGS}) {
+  ${INDEX}
+  if (i >= params.n) { return; }
+  let e = batch_edge(i);
+  if (e.x < params.vertex_count && e.y < params.vertex_count && atomicLoad(&parent[e.y]) == e.x) {
+    drop_distance(e.y);
+  }
 }`,
   };
 }

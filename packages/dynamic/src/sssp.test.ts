@@ -29,8 +29,8 @@ async function expectDistances(s: DynamicSssp, model: HostDynamicGraph, weighted
 
 /**
  * A batch of `size` edges: mostly new ones (random weights), some repeats of earlier items (duplicates),
- * some existing edges re-inserted with a lower weight (every occurrence below the current weight, so the
- * batch only shortens paths), all touching the first `reach` vertices.
+ * some existing edges re-inserted with a lower weight (every occurrence at most the current weight, so
+ * the batch only shortens paths), all touching the first `reach` vertices.
  */
 function insertionBatch(model: HostDynamicGraph, size: number, reach: number, rand: () => number) {
   const src = new Uint32Array(size);
@@ -56,7 +56,8 @@ function insertionBatch(model: HostDynamicGraph, size: number, reach: number, ra
         const old = adj.get(v)!;
         src[i] = u;
         dst[i] = v;
-        w[i] = Math.floor(rand() * old);
+        // Lower but not zero (a tight zero-weight edge makes deleteEdges recompute).
+        w[i] = Math.max(1, Math.floor(rand() * old));
         continue;
       }
     }
@@ -185,6 +186,80 @@ describe('DynamicSssp', () => {
       const f = await DynamicGraph.create(device, { vertexCount: 2, directed: true, values: 'f32' });
       await expect(DynamicSssp.create(f, 0)).rejects.toThrow(InputError);
       f.destroy();
+    });
+  });
+});
+
+describe('DynamicSssp.deleteEdges', () => {
+  for (const directed of [true, false]) {
+    it(`updates distances after deletion batches, mixed with insertions (${directed ? 'directed' : 'undirected'})`, async () => {
+      await gpuTest(async (device) => {
+        const rand = mulberry32(directed ? 41 : 42);
+        const edges = kronecker({ scale: 10, edgeFactor: 6, seed: 13, weights: [1, 100] });
+        const g = await DynamicGraph.fromEdgeList(device, { ...edges, directed });
+        const model = new HostDynamicGraph(edges.vertexCount, directed);
+        model.insertEdges(edges.src, edges.dst, edges.weights);
+        const source = model.adjacency.findIndex((a) => a.size > 3);
+        const s = await DynamicSssp.create(g, source);
+        for (let round = 0; round < 5; round++) {
+          // Deleted edges: the source's, edges near the top of the tree, and random ones (some absent).
+          const want = ssspReference(modelAsCsr(model, true), source);
+          const size = 100 + 80 * round;
+          const del = { src: new Uint32Array(size), dst: new Uint32Array(size) };
+          for (let i = 0; i < size; i++) {
+            let u = i < 3 ? source : Math.floor(rand() * model.vertexCount);
+            if (i % 3 === 1) {
+              // An edge into a vertex at a small distance (likely a tree edge).
+              const near = model.adjacency.findIndex((_, v) => want[v]! <= 60 && rand() < 0.05);
+              if (near >= 0) u = near;
+            }
+            const keys = [...model.adjacency[u]!.keys()];
+            del.src[i] = u;
+            del.dst[i] =
+              keys.length > 0 ? keys[Math.floor(rand() * keys.length)]! : (u + 1) % model.vertexCount;
+          }
+          await s.deleteEdges(del.src, del.dst);
+          model.deleteEdges(del.src, del.dst);
+          await expectDistances(s, model, true, `round ${round} deletions`);
+          const ins = insertionBatch(model, 150, model.vertexCount, rand);
+          await g.insertEdges(ins.src, ins.dst, ins.w);
+          model.insertEdges(ins.src, ins.dst, ins.w);
+          await s.afterInsert(ins.src, ins.dst);
+          await expectDistances(s, model, true, `round ${round} insertions`);
+        }
+        // Deleting edges that no shortest path uses (absent ones) drops nothing.
+        const run = await s.deleteEdges(Uint32Array.of(source), Uint32Array.of(source));
+        expect(run.iterations).toBe(0);
+        await expectDistances(s, model, true, 'no-op deletion');
+        s.destroy();
+        g.destroy();
+      });
+    });
+  }
+
+  it('falls back to recomputation when zero-weight edges are tight', async () => {
+    await gpuTest(async (device) => {
+      const edges = kronecker({ scale: 9, edgeFactor: 6, seed: 17, weights: [0, 2] });
+      const g = await DynamicGraph.fromEdgeList(device, edges);
+      const model = new HostDynamicGraph(edges.vertexCount, false);
+      model.insertEdges(edges.src, edges.dst, edges.weights);
+      const source = model.adjacency.findIndex((a) => a.size > 3);
+      const s = await DynamicSssp.create(g, source);
+      const rand = mulberry32(9);
+      for (let round = 0; round < 3; round++) {
+        const del = { src: new Uint32Array(300), dst: new Uint32Array(300) };
+        for (let i = 0; i < 300; i++) {
+          const u = i < 5 ? source : Math.floor(rand() * model.vertexCount);
+          const keys = [...model.adjacency[u]!.keys()];
+          del.src[i] = u;
+          del.dst[i] = keys.length > 0 ? keys[Math.floor(rand() * keys.length)]! : 0;
+        }
+        await s.deleteEdges(del.src, del.dst);
+        model.deleteEdges(del.src, del.dst);
+        await expectDistances(s, model, true, `round ${round}`);
+      }
+      s.destroy();
+      g.destroy();
     });
   });
 });

@@ -5,7 +5,9 @@ import {
   ARGS_WORDS,
   C_COUNT0,
   C_DONE,
+  C_ZERO_TIGHT,
   CTRL_WORDS,
+  NO_PARENT,
   NOT_DONE,
   ssspAdvanceKernel,
   ssspRelaxKernel,
@@ -50,6 +52,8 @@ export class DynamicSssp {
   /** Distances as u32 words (one per vertex slot of the graph; `0xffffffff` unreached). */
   distances: DeviceArray<'u32'>;
   #stamp: DeviceArray<'u32'>;
+  /** Shortest-path parents, computed when edges are deleted. */
+  #parent: DeviceArray<'u32'>;
   #queues: [DeviceArray<'u32'>, DeviceArray<'u32'>];
   readonly #ctrl: DeviceArray<'u32'>;
   /** Indirect dispatch arguments of the next iteration's two relaxations. */
@@ -70,6 +74,7 @@ export class DynamicSssp {
     this.#capacity = graph.vertexCapacity;
     this.distances = d.array('u32', this.#capacity, { label: 'dynamic sssp distances' });
     this.#stamp = d.array('u32', this.#capacity, { label: 'dynamic sssp stamps' });
+    this.#parent = d.array('u32', this.#capacity, { label: 'dynamic sssp parents' });
     this.#queues = [0, 1].map((k) =>
       d.array('u32', this.#capacity, { label: `dynamic sssp frontier ${k}` }),
     ) as [DeviceArray<'u32'>, DeviceArray<'u32'>];
@@ -147,6 +152,76 @@ export class DynamicSssp {
     }, stamp);
   }
 
+  /**
+   * Deletes edges from the graph and updates the distances (the decremental half of Falcon's dynamic SSSP):
+   * shortest-path parents are found on the graph before the deletion (a tight in-edge per vertex); after
+   * it, a vertex whose parent edge was deleted loses its distance, and so does every vertex below it in
+   * the parent tree (a frontier traversal over the tables); one relaxation of every edge from the
+   * distances that stayed valid then seeds the usual relaxation loop. When a zero-weight edge is tight
+   * (parents could form a cycle), it recomputes from scratch instead.
+   */
+  async deleteEdges(src: IdArray, dst: IdArray): Promise<DynamicSsspRun> {
+    this.#checkOpen();
+    if (src.length !== dst.length) {
+      throw new InputError(`src has ${src.length} entries but dst has ${dst.length}`, 'deleteEdges');
+    }
+    await this.#fit();
+    const d = this.graph.device;
+    const weighted = this.graph.valueType !== undefined;
+    const relax = await d.kernel(ssspRelaxKernel(weighted));
+    const slabWorkgroups = Math.ceil(this.graph.slabCapacity / WORKGROUP);
+    const tables = () => ({ ...this.#tables(), queue_cur: this.#queues[1], queue_next: this.#queues[0] });
+    this.#ctrl.upload([0, 0, NOT_DONE, 0]);
+    const rec = d.recorder({ label: 'dynamic sssp parents' });
+    await rec.fill(this.#parent, NO_PARENT);
+    rec.dispatch(relax, {
+      entry: 'parents',
+      bindings: tables(),
+      params: this.#loopParams(1, 0, 0),
+      workgroups: slabWorkgroups,
+    });
+    await rec.submit();
+    const zeroTight = (await this.#ctrl.download(C_ZERO_TIGHT, 1))[0] !== 0;
+    await this.graph.deleteEdges(src, dst);
+    if (zeroTight) return this.recompute();
+    const m = this.graph.directed ? src.length : 2 * src.length;
+    const seed = await d.kernel(ssspSeedKernel(weighted));
+    const onDevice = (r: Recorder, a: IdArray, label: string) =>
+      ArrayBuffer.isView(a) ? r.scratch('u32', Math.max(1, a.length), label).upload(a) : a;
+    // Invalidation: the heads of deleted parent edges, then their parent-tree descendants.
+    let stamp = ++this.#lastStamp;
+    this.#ctrl.upload([0, 0, NOT_DONE, 0]);
+    const dropped = await this.#run(
+      async (r) => {
+        if (m === 0) return;
+        r.dispatch(seed, {
+          entry: 'unlink',
+          bindings: {
+            ...tables(),
+            src: onDevice(r, src, 'sssp deleted sources'),
+            dst: onDevice(r, dst, 'sssp deleted targets'),
+          },
+          params: { ...this.#loopParams(1, stamp - 1, stamp), n: m, mirror: this.graph.directed ? 0 : 1 },
+          workgroups: Math.ceil(m / WORKGROUP),
+        });
+      },
+      stamp,
+      'invalidate',
+    );
+    if (dropped.iterations === 0) return dropped;
+    // Every edge relaxed once from the valid distances (cur_stamp 0: every owner counts), then the loop.
+    stamp = ++this.#lastStamp;
+    this.#ctrl.upload([0, 0, NOT_DONE, 0]);
+    return this.#run(async (r) => {
+      r.dispatch(relax, {
+        entry: 'by_slab',
+        bindings: tables(),
+        params: this.#loopParams(1, 0, stamp),
+        workgroups: slabWorkgroups,
+      });
+    }, stamp);
+  }
+
   /** Distances on the host: `Infinity` where unreachable (one entry per vertex id of the graph). */
   async result(): Promise<Float64Array> {
     this.#checkOpen();
@@ -158,7 +233,9 @@ export class DynamicSssp {
   destroy() {
     if (this.#destroyed) return;
     this.#destroyed = true;
-    for (const a of [this.distances, this.#stamp, ...this.#queues, this.#ctrl, this.#args]) a.destroy();
+    for (const a of [this.distances, this.#stamp, this.#parent, ...this.#queues, this.#ctrl, this.#args]) {
+      a.destroy();
+    }
   }
 
   [Symbol.dispose]() {
@@ -186,6 +263,7 @@ export class DynamicSssp {
     };
     this.distances = await grow(this.distances, 'dynamic sssp distances', UNREACHED, true);
     this.#stamp = await grow(this.#stamp, 'dynamic sssp stamps', 0, true);
+    this.#parent = await grow(this.#parent, 'dynamic sssp parents', NO_PARENT, false);
     this.#queues = [
       await grow(this.#queues[0], 'dynamic sssp frontier 0', 0, false),
       await grow(this.#queues[1], 'dynamic sssp frontier 1', 0, false),
@@ -202,6 +280,7 @@ export class DynamicSssp {
       dist: this.distances,
       stamp: this.#stamp,
       ctrl: this.#ctrl,
+      parent: this.#parent,
     };
   }
 
@@ -213,6 +292,7 @@ export class DynamicSssp {
       cur_stamp: curStamp,
       next_stamp: nextStamp,
       queue_capacity: this.#capacity,
+      source: this.source,
     };
   }
 
@@ -228,14 +308,18 @@ export class DynamicSssp {
    * iterations, each one a relaxation into the other frontier and an advance, until the status word says
    * the frontier came out empty. Iterations past that point dispatch zero workgroups.
    */
-  async #run(seed: (rec: Recorder) => Promise<void>, stamp: number): Promise<DynamicSsspRun> {
+  async #run(
+    seed: (rec: Recorder) => Promise<void>,
+    stamp: number,
+    mode: 'relax' | 'invalidate' = 'relax',
+  ): Promise<DynamicSsspRun> {
     const d = this.graph.device;
     const weighted = this.graph.valueType !== undefined;
     const relax = await d.kernel(ssspRelaxKernel(weighted));
     const advance = await d.kernel(ssspAdvanceKernel());
     const maxIterations = this.options.maxIterations ?? this.graph.vertexCount + 1;
     const advanceParams = {
-      sweep_min: this.#sweepMin(),
+      sweep_min: mode === 'relax' ? this.#sweepMin() : 0xffffffff,
       slab_capacity: this.graph.slabCapacity,
       max_dim: d.limits.maxComputeWorkgroupsPerDimension,
     };
@@ -265,13 +349,16 @@ export class DynamicSssp {
           queue_next: this.#queues[cur === 0 ? 1 : 0],
         };
         const params = this.#loopParams(cur, curStamp, nextStamp);
-        rec.dispatch(relax, { entry: 'by_vertex', bindings, params, workgroups: { indirect: this.#args } });
-        rec.dispatch(relax, {
-          entry: 'by_slab',
-          bindings,
-          params,
-          workgroups: { indirect: this.#args, index: 3 },
-        });
+        const perVertex = mode === 'relax' ? 'by_vertex' : 'invalidate';
+        rec.dispatch(relax, { entry: perVertex, bindings, params, workgroups: { indirect: this.#args } });
+        if (mode === 'relax') {
+          rec.dispatch(relax, {
+            entry: 'by_slab',
+            bindings,
+            params,
+            workgroups: { indirect: this.#args, index: 3 },
+          });
+        }
         recordAdvance(rec, cur, iteration);
         cur = cur === 0 ? 1 : 0;
         curStamp = nextStamp;
