@@ -38,15 +38,16 @@ export interface DynamicSsspRun {
 }
 
 /**
- * Single-source shortest paths on a {@link DynamicGraph}, kept up to date under edge insertions (the
- * incremental half of Falcon's dynamic SSSP, Cheramangalath et al.): after a batch of insertions only the
- * inserted edges that shorten a path seed the frontier, and relaxation runs from there over the hash tables
- * (`atomicMin` on distances, a frontier of improved vertices, GPU-resident counts, several iterations per
- * submit and one status read-back per submit).
+ * Single-source shortest paths on a {@link DynamicGraph}, kept up to date under edge insertions and
+ * deletions (Falcon's dynamic SSSP, Cheramangalath et al.): after a batch of insertions only the inserted
+ * edges that shorten a path seed the frontier ({@link afterInsert}); a batch of deletions drops the
+ * distances of the shortest-path subtrees hanging from deleted edges and re-relaxes them
+ * ({@link deleteEdges}). Relaxation runs over the hash tables (`atomicMin` on distances, a frontier of
+ * improved vertices, GPU-resident counts, several iterations per submit, one status read-back per submit).
  *
  * Weights: the map variant's u32 values (the set variant weighs every edge 1). Distances are u32, sums
- * saturate at 2^32 - 2, unreached is 2^32 - 1. Deleting edges or vertices, or raising an edge's weight, can
- * lengthen paths, which relaxation cannot undo: call {@link recompute} after those.
+ * saturate at 2^32 - 2, unreached is 2^32 - 1. Deleting vertices or raising an edge's weight can lengthen
+ * paths, which relaxation cannot undo: call {@link recompute} after those.
  */
 export class DynamicSssp {
   /** Distances as u32 words (one per vertex slot of the graph; `0xffffffff` unreached). */
