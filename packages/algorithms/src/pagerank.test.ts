@@ -18,6 +18,20 @@ describe('pageRank', () => {
       }
     }));
 
+  it('push (f32 atomic adds over the CSR, no CSC) reaches the same fixed point', () =>
+    gpuTest(async (device) => {
+      for (const { name, csr } of testGraphs(false, 20)) {
+        const graph = uploadGraph(device, csr);
+        const result = await pageRank(device, graph, { direction: 'push' });
+        expect(result.converged, name).toBe(true);
+        expect(verifyPageRank(csr, result.ranks), `${name} push`).toBeNull();
+        graph.destroy();
+      }
+      const graph = uploadGraph(device, testGraphs(false, 0)[3]!.csr);
+      await expect(pageRank(device, graph, { direction: 'sideways' as 'push' })).rejects.toThrow(/direction/);
+      graph.destroy();
+    }));
+
   it('stops where the reference stops; maxIterations reports no convergence', () =>
     gpuTest(async (device) => {
       const [, , , clusters] = testGraphs(false, 0);

@@ -1,4 +1,5 @@
 import {
+  atomic,
   type DeviceArray,
   f32,
   type GpuCount,
@@ -9,7 +10,7 @@ import {
   wgsl,
 } from '@weft/gpu';
 import type { DeviceGraph } from '@weft/graph';
-import { compute, IterationLog, type IterationTrace, neighborhoodReduce } from '@weft/operators';
+import { advancePush, compute, IterationLog, type IterationTrace, neighborhoodReduce } from '@weft/operators';
 import { max, reduce } from '@weft/scan';
 import { enactTraced, type RunOptions, type TraceOption } from './common.ts';
 
@@ -25,6 +26,13 @@ export interface PageRankOptions extends RunOptions, TraceOption {
   tolerance?: number;
   /** Default 100. */
   maxIterations?: number;
+  /**
+   * `'pull'` (default): each vertex sums over its in-neighbors (segmented reduction, no atomics; a
+   * directed graph needs `csc`). `'push'`: each edge adds its source's share to its target with an f32
+   * atomic add (a compare-exchange loop on the bits), over the CSR alone: no CSC needed; sums land in a
+   * varying order, so ranks may differ from pull's in the last f32 bits.
+   */
+  direction?: 'pull' | 'push';
 }
 
 export interface PageRankResult {
@@ -36,8 +44,9 @@ export interface PageRankResult {
 }
 
 /**
- * Pull PageRank (power iteration, as networkx defines it): each vertex sums `rank[u] / outdeg(u)` over its
- * in-neighbors by neighborhood reduction (no float atomics needed); dangling vertices' rank is summed on the
+ * PageRank (power iteration, as networkx defines it): pulled, each vertex sums `rank[u] / outdeg(u)` over
+ * its in-neighbors by neighborhood reduction (no float atomics needed); pushed, each edge adds its source's
+ * share to its target by an f32 compare-exchange loop (the CSR alone suffices); dangling vertices' rank is summed on the
  * GPU and spread evenly; the teleport is uniform. The largest relative change is reduced on the GPU and turns the `active`
  * word off once below the threshold, after which steps leave the ranks as they are.
  */
@@ -46,6 +55,9 @@ export class PageRankProblem {
   readonly #contrib: DeviceArray<'f32'>;
   readonly #dangling: DeviceArray<'f32'>;
   readonly #sums: DeviceArray<'f32'>;
+  /** Push: the sums as f32 bits, for the compare-exchange loop (WGSL has no f32 atomics). */
+  readonly #pushed: DeviceArray<'u32'> | undefined;
+  readonly direction: 'pull' | 'push';
   readonly #change: DeviceArray<'f32'>;
   /** [0]: dangling rank sum, [1]: largest relative change. */
   readonly #totals: DeviceArray<'f32'>;
@@ -58,7 +70,7 @@ export class PageRankProblem {
   constructor(
     readonly device: WeftDevice,
     readonly graph: DeviceGraph,
-    options: { alpha?: number; tolerance?: number } = {},
+    options: { alpha?: number; tolerance?: number; direction?: 'pull' | 'push' } = {},
   ) {
     this.alpha = options.alpha ?? 0.85;
     this.tolerance = options.tolerance ?? 1e-5;
@@ -66,7 +78,11 @@ export class PageRankProblem {
       throw new InputError(`alpha must be in [0, 1], got ${this.alpha}`, 'alpha');
     if (!(this.tolerance >= 0))
       throw new InputError(`tolerance must be >= 0, got ${this.tolerance}`, 'tolerance');
-    if (graph.directed && !graph.csc) {
+    this.direction = options.direction ?? 'pull';
+    if (this.direction !== 'pull' && this.direction !== 'push') {
+      throw new InputError(`direction must be 'pull' or 'push', got '${this.direction}'`, 'direction');
+    }
+    if (this.direction === 'pull' && graph.directed && !graph.csc) {
       throw new InputError(
         'pull PageRank on a directed graph needs its in-edges: uploadGraph(..., { csc: true })',
         'graph',
@@ -78,6 +94,8 @@ export class PageRankProblem {
     this.#contrib = arr('contributions');
     this.#dangling = arr('dangling');
     this.#sums = arr('sums');
+    this.#pushed =
+      this.direction === 'push' ? device.array('u32', n, { label: 'pagerank pushed sums' }) : undefined;
     this.#change = arr('change');
     this.#totals = device.array('f32', 2, { label: 'pagerank totals' });
     this.#active = device.array('u32', 1, { label: 'pagerank active' });
@@ -107,19 +125,43 @@ export class PageRankProblem {
 }`,
     );
     await reduce(rec, this.#dangling, { array: this.#totals, index: 0 });
-    await neighborhoodReduce(
-      rec,
-      this.graph,
-      'all',
-      wgsl`(v: u32, u: u32, edge: u32, rank: u32) -> f32 { return ${this.#contrib}[u]; }`,
-      this.#sums,
-      { direction: 'in' },
-    );
+    const pushed = this.#pushed;
+    if (pushed) {
+      rec.clear(pushed);
+      // An f32 atomic add by compare-exchange: each failed exchange means another thread's add landed.
+      await advancePush(
+        rec,
+        this.graph,
+        'all',
+        wgsl`(src: u32, dst: u32, edge: u32, rank: u32, index: u32) -> bool {
+  let add = ${this.#contrib}[src];
+  var old = atomicLoad(&${atomic(pushed)}[dst]);
+  loop {
+    let r = atomicCompareExchangeWeak(&${atomic(pushed)}[dst], old, bitcast<u32>(bitcast<f32>(old) + add));
+    if (r.exchanged) { break; }
+    old = r.old_value;
+  }
+  return false;
+}`,
+      );
+    } else {
+      await neighborhoodReduce(
+        rec,
+        this.graph,
+        'all',
+        wgsl`(v: u32, u: u32, edge: u32, rank: u32) -> f32 { return ${this.#contrib}[u]; }`,
+        this.#sums,
+        { direction: 'in' },
+      );
+    }
+    const sum = pushed
+      ? wgsl`(v: u32) -> f32 { return bitcast<f32>(${pushed}[v]); }`
+      : wgsl`(v: u32) -> f32 { return ${this.#sums}[v]; }`;
     await compute(
       rec,
       all,
       wgsl`(v: u32) {
-  let next = ${f32((1 - this.alpha) / n)} + ${f32(this.alpha)} * (${this.#sums}[v] + ${this.#totals}[0] * ${f32(1 / n)});
+  let next = ${f32((1 - this.alpha) / n)} + ${f32(this.alpha)} * (${sum}(v) + ${this.#totals}[0] * ${f32(1 / n)});
   let old = ${this.ranks}[v];
   // Once converged, later iterations of a batch keep the converged ranks.
   let on = ${this.#active}[0] != 0u;
@@ -157,6 +199,7 @@ export class PageRankProblem {
     ]) {
       a.destroy();
     }
+    this.#pushed?.destroy();
   }
 }
 

@@ -69,12 +69,14 @@ describe(`${2 * PER_DIRECTION} seeded random graphs of five families, batched`, 
         graph.destroy();
       }));
 
-    it(`${kind}: PageRank and CC on the union of all ${PER_DIRECTION}`, () =>
+    it(`${kind}: PageRank (pull, push) and CC on the union of all ${PER_DIRECTION}`, () =>
       gpuTest(async (device) => {
         const graph = uploadGraph(device, csr, { csc: directed });
-        const pr = await pageRank(device, graph);
-        expect(pr.converged).toBe(true);
-        expect(verifyPageRank(csr, pr.ranks)).toBeNull();
+        for (const direction of ['pull', 'push'] as const) {
+          const pr = await pageRank(device, graph, { direction });
+          expect(pr.converged, direction).toBe(true);
+          expect(verifyPageRank(csr, pr.ranks), direction).toBeNull();
+        }
         const cc = await connectedComponents(device, graph);
         expect(verifyComponents(csr, cc.labels, cc.count)).toBeNull();
         expectArrayEqual(cc.labels, componentsReference(csr).labels, 'labels');

@@ -101,9 +101,11 @@ describe('real graphs (test-data)', () => {
             expect(verifySssp(csr, source, r.distances, 0, r.parents), `${what}, sssp`).toBeNull();
           }
         }
-        const pr = await pageRank(device, graph);
-        expect(pr.converged, g.file).toBe(true);
-        expect(verifyPageRank(csr, pr.ranks), `${g.file} pagerank`).toBeNull();
+        for (const direction of ['pull', 'push'] as const) {
+          const pr = await pageRank(device, graph, { direction });
+          expect(pr.converged, g.file).toBe(true);
+          expect(verifyPageRank(csr, pr.ranks), `${g.file} pagerank ${direction}`).toBeNull();
+        }
         const cc = await connectedComponents(device, graph);
         expect(verifyComponents(csr, cc.labels, cc.count), `${g.file} cc`).toBeNull();
         expect(cc.count, `${g.file} components`).toBe(g.components);
