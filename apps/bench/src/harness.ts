@@ -75,6 +75,8 @@ export interface MeasureOptions {
   maxBatch: number;
   seed: number;
   onProgress?: (done: number, total: number, label: string) => void;
+  /** Take the case's traced run at this size (set per measurement by `measureCases`). */
+  traced?: boolean;
   /** Called with each measurement as soon as it is taken (partial results survive an interrupted run). */
   onMeasured?: (m: Measurement) => void;
 }
@@ -101,10 +103,13 @@ export async function measureCases(
   const plan = cases.flatMap((c) =>
     sizes.filter((n) => n <= (c.maxItems?.(device) ?? Infinity)).map((n) => ({ c, n })),
   );
+  // One traced run per case, at its largest size (traces submit per iteration: slow on software adapters).
+  const largest = new Map<BenchCase, number>();
+  for (const { c, n } of plan) largest.set(c, Math.max(n, largest.get(c) ?? 0));
   let done = 0;
   for (const { c, n } of plan) {
     options.onProgress?.(done, plan.length, `${c.name} n=${n}`);
-    const m = await measureOne(device, suite, c, n, options);
+    const m = await measureOne(device, suite, c, n, { ...options, traced: largest.get(c) === n });
     options.onMeasured?.(m);
     out.push(m);
     done++;
@@ -177,7 +182,7 @@ async function measureOne(
     };
     if (gpu) m.gpuMs = timeMs;
     if (error !== null) m.error = error;
-    return await withExtras(m, inst);
+    return await withExtras(m, inst, options.traced ?? true);
   } catch (e) {
     return {
       ...base,
@@ -201,9 +206,9 @@ async function measureOne(
 }
 
 /** Adds the graph's statistics and a traced run (untimed) to a measurement. */
-async function withExtras(m: Measurement, inst: BenchInstance): Promise<Measurement> {
+async function withExtras(m: Measurement, inst: BenchInstance, traced: boolean): Promise<Measurement> {
   if (inst.graph) m.graph = inst.graph;
-  if (m.valid && inst.trace) {
+  if (traced && m.valid && inst.trace) {
     const t = await inst.trace();
     if (t) m.trace = t;
   }
@@ -296,5 +301,5 @@ async function measureSources(
   }
   if (clock === 'gpu') m.gpuMs = timeMs;
   if (error !== null) m.error = error;
-  return await withExtras(m, inst);
+  return await withExtras(m, inst, options.traced ?? true);
 }
