@@ -11,7 +11,9 @@ import { tableWgsl, V_DEGREE, WORKGROUP } from './layout.ts';
  * shuffles the outcome back. No subgroup size is assumed (ballots are vec4: up to 128 lanes).
  *
  * The control flow stays subgroup-uniform (no early returns; every lane runs every round and every probe of
- * the shared operation), which WGSL's analysis cannot prove: hence `@diagnostic(off, subgroup_uniformity)`.
+ * the shared operation; whatever the lanes branch on comes from a ballot, a shuffle or a broadcast, never
+ * from a lane's own read of a word that another subgroup may change), which WGSL's analysis cannot prove:
+ * hence `@diagnostic(off, subgroup_uniformity)`.
  */
 
 const read = { type: 'array<u32>', access: 'read' as const };
@@ -55,12 +57,43 @@ fn lane_free_slot(base: u32, lane: u32, sg_size: u32) -> u32 {
   return NONE;
 }
 
+// The slab's next pointer, read once for the whole subgroup: a slab linked by another subgroup between
+// the lanes' own reads would otherwise split the lanes between two paths.
+${NO_UNIFORMITY}
+fn sg_next(base: u32) -> u32 {
+  return subgroupBroadcastFirst(slab_word(base + NEXT_WORD));
+}
+
 // The slot that the lowest lane with one found, for every lane; NONE when no lane found one.
 ${NO_UNIFORMITY}
 fn sg_first(slot: u32) -> u32 {
   let b = subgroupBallot(slot != NONE);
   if (none_set(b)) { return NONE; }
   return subgroupShuffle(slot, lowest_lane(b));
+}
+
+// The lane of the (n mod count)-th set bit of a ballot that has some bit set.
+fn nth_lane(m: vec4<u32>, n: u32) -> u32 {
+  var left = n % (countOneBits(m.x) + countOneBits(m.y) + countOneBits(m.z) + countOneBits(m.w));
+  for (var w = 0u; w < 4u; w++) {
+    var word = m[w];
+    let c = countOneBits(word);
+    if (left < c) {
+      for (var t = 0u; t < left; t++) { word &= word - 1u; }
+      return w * 32u + firstTrailingBit(word);
+    }
+    left -= c;
+  }
+  return lowest_lane(m);
+}
+
+// Like sg_first, but the (r mod count)-th lane with a slot: operations on one chain spread their claims
+// over its free slots instead of all racing for the first one.
+${NO_UNIFORMITY}
+fn sg_spread(slot: u32, r: u32) -> u32 {
+  let b = subgroupBallot(slot != NONE);
+  if (none_set(b)) { return NONE; }
+  return subgroupShuffle(slot, nth_lane(b, r));
 }
 
 // find_key by the whole subgroup (every lane passes the same v and k): word index of k, or NOT_FOUND.
@@ -71,7 +104,7 @@ fn sg_find_key(v: u32, k: u32, lane: u32, sg_size: u32) -> u32 {
     let base = slab * 32u;
     let s = sg_first(lane_slot_of(base, lane, sg_size, k));
     if (s != NONE) { return base + s; }
-    slab = slab_word(base + NEXT_WORD);
+    slab = sg_next(base);
     if (slab == NULL_SLAB) { return NOT_FOUND; }
   }
   return NOT_FOUND;
@@ -216,7 +249,7 @@ fn insert_edge(v: u32, k: u32, j: u32, lane: u32, sg_size: u32, leads: bool, lea
     if (claim_slab == NULL_SLAB && sg_first(lane_free_slot(base, lane, sg_size)) != NONE) {
       claim_slab = slab;
     }
-    let next = slab_word(base + NEXT_WORD);
+    let next = sg_next(base);
     if (next == NULL_SLAB) { break; }
     slab = next;
   }
@@ -224,7 +257,7 @@ fn insert_edge(v: u32, k: u32, j: u32, lane: u32, sg_size: u32, leads: bool, lea
   var spare = NULL_SLAB;  // the leader's
   for (var step = 0u; step < chain_bound() * 64u; step++) {
     let base = s * 32u;
-    let free = sg_first(lane_free_slot(base, lane, sg_size));
+    let free = sg_spread(lane_free_slot(base, lane, sg_size), j);
     if (free != NONE) {
       var won = 0u;
       if (leads) {
@@ -244,7 +277,7 @@ fn insert_edge(v: u32, k: u32, j: u32, lane: u32, sg_size: u32, leads: bool, lea
       continue;
     }
     // Full: follow the chain, or link a new slab at its end (the leader allocates and links).
-    var next = slab_word(base + NEXT_WORD);
+    var next = sg_next(base);
     if (next == NULL_SLAB) {
       var linked = NULL_SLAB;
       if (leads) {
