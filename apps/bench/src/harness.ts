@@ -143,17 +143,12 @@ async function measureOne(
       (r.gpuNs !== undefined ? r.gpuNs / 1e6 : r.wallMs) / runs;
     // Warm-up: the first run compiles pipelines and fills pools; then batches until warmupMs has passed.
     let estimate = perRun(await batch(1), 1);
-    let runsPerBatch = Math.max(
-      1,
-      Math.min(options.maxBatch, Math.round(options.batchMs / Math.max(estimate, 1e-3))),
-    );
+    const maxRuns = Math.max(1, Math.min(options.maxBatch, inst.maxRunsPerSubmit ?? options.maxBatch));
+    let runsPerBatch = Math.max(1, Math.min(maxRuns, Math.round(options.batchMs / Math.max(estimate, 1e-3))));
     const warmStart = performance.now();
     while (performance.now() - warmStart < options.warmupMs) {
       estimate = perRun(await batch(runsPerBatch), runsPerBatch);
-      runsPerBatch = Math.max(
-        1,
-        Math.min(options.maxBatch, Math.round(options.batchMs / Math.max(estimate, 1e-3))),
-      );
+      runsPerBatch = Math.max(1, Math.min(maxRuns, Math.round(options.batchMs / Math.max(estimate, 1e-3))));
     }
     if (inst.sources) return await measureSources(inst, base, batch, perRun, runsPerBatch, options);
     const runs: SubmitResult[] = [];

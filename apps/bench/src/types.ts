@@ -30,6 +30,8 @@ export interface BenchInstance {
    * instead of by GPU timestamps of the recorded kernels.
    */
   readonly hostTimed?: boolean;
+  /** At most this many runs in one timed submit (cases whose runs each consume a prepared input batch). */
+  readonly maxRunsPerSubmit?: number;
   /** Checks the last run's output; returns null when correct, else what is wrong. */
   validate(): Promise<string | null>;
   /** Frees device arrays. */

@@ -73,7 +73,7 @@ export async function loadGraphSuite(name: string, g: BenchGraph): Promise<Bench
 /**
  * Sizes a suite runs at when `--sizes` is not given: small on software adapters (CPU figures, quick),
  * the issues' ranges on a GPU: primitives 2^16..2^27 items; construction from 2^20..2^24 input edges;
- * operators and algorithms on 2^22..2^26 arcs (Kronecker scale 17..21); dynamic batches of 2^12..2^20 edges.
+ * operators and algorithms on 2^22..2^26 arcs (Kronecker scale 17..21); dynamic batches of 2^16..2^22 edges.
  */
 export function defaultSizes(suite: string, software: boolean): number[] {
   const pow = (xs: number[]) => xs.map((x) => 2 ** x);
@@ -84,7 +84,7 @@ export function defaultSizes(suite: string, software: boolean): number[] {
     case 'operators':
       return software ? pow([14, 16]) : pow([22, 24, 26]);
     case 'dynamic':
-      return software ? pow([10, 12]) : pow([12, 16, 20]);
+      return software ? pow([10, 12]) : pow([16, 18, 20, 22]);
     default:
       return software ? pow([16, 18, 20]) : pow([16, 18, 20, 22, 24, 26, 27]);
   }
