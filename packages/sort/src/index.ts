@@ -1,5 +1,6 @@
 export { orderKeyOf } from './order-key.ts';
 export {
+  AUTO_REDUCE_THEN_SCAN_FROM,
   type SortKeysOptions,
   type SortOptions,
   type SortPairsOptions,

@@ -54,6 +54,8 @@ const VALUE_MASK = 0x3fffffffu;
 
 /** Workgroups of the histogram kernel (grid-stride): enough to fill a large GPU, few global atomics. */
 export const HIST_WORKGROUPS = 1024;
+/** Keys each histogram thread loads before counting them. */
+const HIST_KEYS = 8;
 
 export function globalHistWgsl(): string {
   return /* wgsl */ `
@@ -68,13 +70,23 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
   for (var i = lid; i < ${4 * RADIX}u; i += ${THREADS}u) { atomicStore(&hist[i], 0u); }
   if (lid == 0u) { n_shared = item_count(); }
   let n = workgroupUniformLoad(&n_shared);
-  let stride = nwg.x * nwg.y * ${THREADS}u;
-  for (var i = weft_workgroup_index(wid, nwg) * ${THREADS}u + lid; i < n; i += stride) {
-    let k = order_key(keys_in[i]);
-    for (var p = 0u; p < params.passes; p++) {
-      let left = params.sort_bits - 8u * p;
-      let mask = select(0xffu, (1u << left) - 1u, left < 8u);
-      atomicAdd(&hist[p * ${RADIX}u + ((k >> (8u * p)) & mask)], 1u);
+  // Grid-stride over groups of ${HIST_KEYS} keys per thread, loaded before any atomic (an atomic between
+  // two loads keeps the second from issuing early).
+  let stride = nwg.x * nwg.y * ${THREADS * HIST_KEYS}u;
+  for (var base = weft_workgroup_index(wid, nwg) * ${THREADS * HIST_KEYS}u + lid; base < n; base += stride) {
+    var keys: array<u32, ${HIST_KEYS}>;
+    for (var j = 0u; j < ${HIST_KEYS}u; j++) {
+      let i = base + j * ${THREADS}u;
+      if (i < n) { keys[j] = keys_in[i]; }
+    }
+    for (var j = 0u; j < ${HIST_KEYS}u; j++) {
+      if (base + j * ${THREADS}u >= n) { break; }
+      let k = order_key(keys[j]);
+      for (var p = 0u; p < params.passes; p++) {
+        let left = params.sort_bits - 8u * p;
+        let mask = select(0xffu, (1u << left) - 1u, left < 8u);
+        atomicAdd(&hist[p * ${RADIX}u + ((k >> (8u * p)) & mask)], 1u);
+      }
     }
   }
   workgroupBarrier();

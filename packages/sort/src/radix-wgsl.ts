@@ -25,7 +25,7 @@ export interface RadixTileConfig {
   readonly keysPerThread: number;
   /** Most subgroups a workgroup can have (threads / smallest subgroup size). */
   readonly maxSubgroups: number;
-  /** Words of the downsweep's shared array (per-subgroup histograms, then the staged tile). */
+  /** Words of the staged tile (threads x keys per thread); the histograms have their own array. */
   readonly sharedWords: number;
   /**
    * Words of a subgroup ballot the ranking uses: 1 where subgroups have at most 32 lanes (NVIDIA, Intel,
@@ -123,9 +123,14 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
   let tile_start = tile * ${t * kpt}u;
   // Tiles past the count write nothing: row_scan treats them as empty.
   if (tile >= params.num_tiles || tile_start >= n) { return; }
+  // Every load first, then the atomics: an atomic between two loads keeps the second from issuing early.
+  var keys: array<u32, ${kpt}>;
   for (var j = 0u; j < ${kpt}u; j++) {
     let i = tile_start + j * ${t}u + lid;
-    if (i < n) { atomicAdd(&hist[digit_of(keys_in[i])], 1u); }
+    if (i < n) { keys[j] = keys_in[i]; }
+  }
+  for (var j = 0u; j < ${kpt}u; j++) {
+    if (tile_start + j * ${t}u + lid < n) { atomicAdd(&hist[digit_of(keys[j])], 1u); }
   }
   workgroupBarrier();
   for (var d = lid; d < ${RADIX}u; d += ${t}u) { row_prefix[d * params.num_tiles + tile] = atomicLoad(&hist[d]); }
@@ -180,9 +185,12 @@ export function tileSharedWgsl(config: RadixTileConfig): string {
   const tile = tileSize(config);
   return /* wgsl */ `
 ${slotScanWgsl(config.maxSubgroups)}
-// First the per-subgroup digit histograms (two 16-bit counters per word: a subgroup ranks at most one
-// tile, 2^16 > ${tile} keys), then, reused, the tile's keys (and values) staged in sorted order.
-var<workgroup> shared_words: array<atomic<u32>, ${config.sharedWords}>;
+// Per-subgroup digit histograms (two 16-bit counters per word: a subgroup ranks at most one tile,
+// 2^16 > ${tile} keys). Atomic, because leaders of digits d and d + 128 share a word.
+var<workgroup> hist: array<atomic<u32>, ${config.maxSubgroups * 128}>;
+// The tile's keys (then values) staged in sorted order: a plain array, so staging and the scatter's reads
+// are ordinary loads and stores (a separate array costs memory, but atomics are slow even uncontended).
+var<workgroup> staged: array<u32, ${config.sharedWords}>;
 var<workgroup> local_start: array<u32, ${RADIX}>;
 var<workgroup> global_base: array<u32, ${RADIX}>;
 var<workgroup> n_shared: u32;
@@ -231,12 +239,12 @@ fn lowest_lane(m: vec4<u32>) -> u32 {
 /** Zeroes the per-subgroup histograms and the subgroup ticket (before the barrier that reads `n`). */
 export function tileInitWgsl(config: RadixTileConfig): string {
   return /* wgsl */ `
-  for (var i = lid; i < ${config.maxSubgroups * 128}u; i += ${config.threads}u) { atomicStore(&shared_words[i], 0u); }
+  for (var i = lid; i < ${config.maxSubgroups * 128}u; i += ${config.threads}u) { atomicStore(&hist[i], 0u); }
   if (lid == 0u) { atomicStore(&ticket, 0u); }`;
 }
 
 /**
- * Ranks the tile at `tile_start` (keys < `n` valid) stably and stages its keys in `shared_words` in
+ * Ranks the tile at `tile_start` (keys < `n` valid) stably and stages its keys in `staged` in
  * digit order. Each slot owns D = 256 / threads consecutive digits, `slot * D + q` for q < D. Leaves,
  * per owned digit q: `tile_count[q]` (keys of the digit in the tile, valid only), `digit_start[q]`
  * (exclusive prefix of `digitTotal(d)` over digits); `local_start[]` (tile-local digit starts), and per
@@ -289,7 +297,7 @@ export function rankTileWgsl(
     let word = w * 128u + (d & 127u);
     let half = (d >> 7u) * 16u;
     var before = 0u;
-    if (rank == 0u) { before = atomicAdd(&shared_words[word], mask_count(peers) << half); }
+    if (rank == 0u) { before = atomicAdd(&hist[word], mask_count(peers) << half); }
     before = subgroupShuffle(before, lowest_lane(peers));
     pos[k] = ((before >> half) & 0xffffu) + rank;
   }
@@ -300,8 +308,8 @@ export function rankTileWgsl(
   for (var hw = slot; hw < 128u; hw += ${config.threads}u) {
     var run = 0u;
     for (var i = 0u; i < num_sg; i++) {
-      let v = atomicLoad(&shared_words[i * 128u + hw]);
-      atomicStore(&shared_words[i * 128u + hw], run);
+      let v = atomicLoad(&hist[i * 128u + hw]);
+      atomicStore(&hist[i * 128u + hw], run);
       run += v;
     }
     local_start[hw] = run & 0xffffu;
@@ -334,12 +342,10 @@ export function rankTileWgsl(
   for (var k = 0u; k < ${kpt}u; k++) {
     let valid = block + k * sg_size + lane < n;
     let d = select(max_digit, digit_of(keys[k]), valid);
-    let sub = (atomicLoad(&shared_words[w * 128u + (d & 127u)]) >> ((d >> 7u) * 16u)) & 0xffffu;
+    let sub = (atomicLoad(&hist[w * 128u + (d & 127u)]) >> ((d >> 7u) * 16u)) & 0xffffu;
     pos[k] += local_start[d] + sub;
   }
-  // The histograms are read; the same words now take the staged tile.
-  workgroupBarrier();
-  for (var k = 0u; k < ${kpt}u; k++) { atomicStore(&shared_words[pos[k]], keys[k]); }`;
+  for (var k = 0u; k < ${kpt}u; k++) { staged[pos[k]] = keys[k]; }`;
 }
 
 /** Writes the staged tile to `global_base[digit] + rank within the digit` (keys, then values). */
@@ -353,7 +359,7 @@ export function scatterTileWgsl(config: RadixTileConfig, pairs: boolean): string
   for (var j = 0u; j < ${kpt}u; j++) {
     let i = j * ${t}u + lid;
     if (i < valid_in_tile) {
-      let key = atomicLoad(&shared_words[i]);
+      let key = staged[i];
       let d = digit_of(key);
       let o = global_base[d] + i - local_start[d];
       keys_out[o] = key;
@@ -363,11 +369,11 @@ export function scatterTileWgsl(config: RadixTileConfig, pairs: boolean): string
   ${
     pairs
       ? `workgroupBarrier();
-  for (var k = 0u; k < ${kpt}u; k++) { atomicStore(&shared_words[pos[k]], vals[k]); }
+  for (var k = 0u; k < ${kpt}u; k++) { staged[pos[k]] = vals[k]; }
   workgroupBarrier();
   for (var j = 0u; j < ${kpt}u; j++) {
     let i = j * ${t}u + lid;
-    if (i < valid_in_tile) { values_out[dst[j]] = atomicLoad(&shared_words[i]); }
+    if (i < valid_in_tile) { values_out[dst[j]] = staged[i]; }
   }`
       : ''
   }`;

@@ -17,13 +17,13 @@ export interface TileTuning {
   wideMasks?: boolean;
 }
 
-function sharedWords(threads: number, keysPerThread: number, maxSubgroups: number): number {
-  return Math.max(threads * keysPerThread, maxSubgroups * 128);
+function sharedWords(threads: number, keysPerThread: number): number {
+  return threads * keysPerThread;
 }
 
 function sharedBytes(threads: number, keysPerThread: number, maxSubgroups: number): number {
-  // shared_words + local_start, global_base, fallback_hist + sg_totals + flags and counters (+ slack)
-  return 4 * sharedWords(threads, keysPerThread, maxSubgroups) + 12 * RADIX + 8 * maxSubgroups + 96;
+  // staged + hist + local_start, global_base, fallback_hist + sg_totals + flags and counters (+ slack)
+  return 4 * (sharedWords(threads, keysPerThread) + 128 * maxSubgroups) + 12 * RADIX + 8 * maxSubgroups + 96;
 }
 
 /**
@@ -79,7 +79,7 @@ export function radixTileConfig(device: WeftDevice, tuning: TileTuning = {}): Ra
           threads,
           keysPerThread: kpt,
           maxSubgroups,
-          sharedWords: sharedWords(threads, kpt, maxSubgroups),
+          sharedWords: sharedWords(threads, kpt),
           maskWords,
         };
       }

@@ -1,4 +1,4 @@
-import { type SortOptions, sortKeys, sortPairs } from '@weft/sort';
+import { AUTO_REDUCE_THEN_SCAN_FROM, type SortOptions, sortKeys, sortPairs } from '@weft/sort';
 import { randomU32 } from '@weft/testing/random';
 import type { BenchCase } from '../../types.ts';
 import { firstMismatch } from '../../validate.ts';
@@ -7,7 +7,13 @@ import { firstMismatch } from '../../validate.ts';
 // (4 digit passes). OneSweep: one histogram read of the keys (4n), then per pass one read and one write
 // of the keys (8n) and, for pairs, of the values (8n). Reduce-then-scan reads the keys once more per pass.
 // The look-back status / tile histograms (about n / 16 words per pass) are left out.
-function sortBytes(n: number, pairs: boolean, algorithm: SortOptions['algorithm']): number {
+function sortBytes(n: number, pairs: boolean, asked: SortOptions['algorithm']): number {
+  const algorithm =
+    asked === undefined || asked === 'auto'
+      ? n < AUTO_REDUCE_THEN_SCAN_FROM
+        ? 'onesweep'
+        : 'reduce-then-scan'
+      : asked;
   const perPass = 8 + (pairs ? 8 : 0) + (algorithm === 'reduce-then-scan' ? 4 : 0);
   const histogram = algorithm === 'reduce-then-scan' ? 0 : 4;
   return (histogram + 4 * perPass) * n;
@@ -106,6 +112,7 @@ function checkStablePermutation(input: Uint32Array, sorted: Uint32Array, values:
 export const cases: BenchCase[] = [
   sortKeysVariant('sort keys u32'),
   sortPairsVariant('sort pairs u32/u32'),
+  sortKeysVariant('sort keys u32 (onesweep)', { algorithm: 'onesweep' }),
   sortKeysVariant('sort keys u32 (reduce-then-scan)', { algorithm: 'reduce-then-scan' }),
 ];
 
