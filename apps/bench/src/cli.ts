@@ -1,3 +1,4 @@
+import { writeFileSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { requestDevice, type WeftDevice, WeftError } from '@weft/gpu';
@@ -164,8 +165,15 @@ async function runBench(
         const what = m.valid ? `${fmtMs(m.timeMs)} ms, ${fmtItems(m.itemsPerSec)}` : `FAILED: ${m.error}`;
         console.log(`    ${m.name} n=${m.n}: ${what}`);
       }
+      // Everything measured so far, rewritten after each measurement: a run cut short keeps its results.
+      measuredSoFar.push(m);
+      if (values.json) {
+        const partial = { adapter: device.adapter, dawnOptions, measurements: measuredSoFar };
+        writeFileSync(`${values.json}.partial`, JSON.stringify(partial));
+      }
     },
   };
+  const measuredSoFar: Measurement[] = [];
   const all: Measurement[] = [];
   for (const suite of values.suite.split(',')) {
     if (graphs && GRAPH_SUITES.includes(suite)) {
