@@ -6,8 +6,8 @@ import { DynamicGraph, type Probing } from './dynamic-graph.ts';
 import { HostDynamicGraph } from './reference.ts';
 import { expectExportMatches, expectTablesMatch } from './test-support.ts';
 
-/** Every edge test runs with both probing kernels. */
-const PROBINGS: Probing[] = ['thread', 'subgroup'];
+/** Every edge test runs with both probing kernels, and with the default mix (insert thread, the rest subgroup). */
+const PROBINGS: Probing[] = ['thread', 'subgroup', 'auto'];
 
 /** A random batch over `n` vertices: `dupFraction` of the items repeat an earlier item (either orientation). */
 function randomBatch(rand: () => number, n: number, size: number, dupFraction = 0.3) {
