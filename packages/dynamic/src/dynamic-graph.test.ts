@@ -283,29 +283,6 @@ describe.each(PROBINGS)('DynamicGraph edges (%s probing)', (probing) => {
 });
 
 describe.each(PROBINGS)('DynamicGraph memory (%s probing)', (probing) => {
-  it('de-duplicates batches whose edges share hash keys (one run of equal keys, few hash bits)', async () => {
-    await gpuTest(async (device) => {
-      for (const hashBits of [0, 3]) {
-        const n = 40;
-        const g = await DynamicGraph.create(device, {
-          probing,
-          vertexCount: n,
-          directed: false,
-          values: 'u32',
-        });
-        const model = new HostDynamicGraph(n, false);
-        const rand = mulberry32(50 + hashBits);
-        for (let b = 0; b < 3; b++) {
-          const { src, dst, val } = randomBatch(rand, n, 300, 0.5);
-          await g.insertEdges(src, dst, val, { hashBits });
-          model.insertEdges(src, dst, val);
-          await expectTablesMatch(g, model, `hashBits ${hashBits} batch ${b}`);
-        }
-        g.destroy();
-      }
-    });
-  });
-
   it('grows the slab pool for very high degree vertices and reuses freed slabs', async () => {
     await gpuTest(async (device) => {
       const n = 6000;

@@ -64,11 +64,6 @@ export interface BatchOptions {
    * A smaller figure avoids growing the pool for a batch known to fit, e.g. re-inserting deleted edges.
    */
   maxNewSlabs?: number;
-  /**
-   * Insertions: bits of the edge hash that orders the batch (default: a whole number of bytes, at least two
-   * bits more than the batch size needs). A test hook: 0 puts every edge in one run of equal keys.
-   */
-  hashBits?: number;
 }
 
 export interface EdgeQueryResult {
@@ -91,8 +86,6 @@ export class DynamicGraph {
   readonly loadFactor: number;
   /** Probing of the next edge insertions, deletions and queries. */
   probing: Probing = 'auto';
-  /** Seed of the next batch's edge hash (a fixed sequence: runs are reproducible). */
-  #batchSeed = 0x2545f491;
   #vertexCount = 0;
   #store!: TableStorage;
   /** Host copies of the ALIVE flag and of "has base buckets" (only vertex operations change them). */
@@ -578,13 +571,7 @@ export class DynamicGraph {
       this.#kernelFor(insertKernel(withValues), coopInsertKernel(withValues), 'thread'),
     );
     const fixup = await d.kernel(allocFixupKernel());
-    // Hash bits: four buckets per item at least (runs of unequal edges sharing a key stay short), a whole
-    // number of 8-bit digit passes.
-    const bits =
-      options.hashBits ?? Math.min(32, 8 * Math.ceil((Math.ceil(Math.log2(Math.max(m, 2))) + 2) / 8));
-    if (!Number.isInteger(bits) || bits < 0 || bits > 32) {
-      throw new InputError(`hashBits must be an integer in [0, 32], got ${bits}`, where);
-    }
+    const bits = Math.max(1, Math.ceil(Math.log2(Math.max(this.#vertexCount, 2))));
     const record = async (rec: Recorder) => {
       const srcArr = this.#onDevice(rec, src, 'batch sources');
       const dstArr = this.#onDevice(rec, dst, 'batch targets');
@@ -594,15 +581,11 @@ export class DynamicGraph {
       const batch = { src: srcArr, dst: dstArr, keys, idx };
       const params = { n: m, mirror: mirror ? 1 : 0, vertex_count: this.#vertexCount };
       const workgroups = Math.ceil(m / WORKGROUP);
-      // One stable sort by a seeded edge hash: equal edges become runs of equal keys, in batch order.
-      const seed = (this.#batchSeed = (Math.imul(this.#batchSeed, 1664525) + 1013904223) >>> 0);
-      const hashMask = bits === 32 ? 0xffffffff : 2 ** bits - 1; // 0 bits: every key 0, batch order kept
-      rec.dispatch(keysKernel, {
-        bindings: batch,
-        params: { ...params, seed, hash_mask: hashMask },
-        workgroups,
-      });
-      if (bits > 0) await sortPairs(rec, keys, idx, { count: m, bits });
+      // Two stable sorts order the batch by (source, target, position): duplicates become runs.
+      rec.dispatch(keysKernel, { entry: 'targets', bindings: batch, params, workgroups });
+      await sortPairs(rec, keys, idx, { count: m, bits });
+      rec.dispatch(keysKernel, { entry: 'sources', bindings: batch, params, workgroups });
+      await sortPairs(rec, keys, idx, { count: m, bits });
       rec.dispatch(insert, {
         bindings: {
           slabs: this.slabs,
@@ -614,7 +597,6 @@ export class DynamicGraph {
           dst: dstArr,
           vals: valArr,
           idx,
-          keys,
         },
         params: { ...params, slab_capacity: this.#store.slabCapacity },
         workgroups,

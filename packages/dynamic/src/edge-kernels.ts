@@ -57,59 +57,35 @@ fn give_back(slab: u32) {
 }
 `;
 
-/**
- * Sort keys for de-duplicating a batch: a seeded hash of (source, target), masked to `hash_mask`, so one
- * stable sort over a few more bits than the batch size gathers equal edges into runs of equal keys in batch
- * order (two sorts, by target then by source, took twice the digit passes). Invalid items key 0.
- */
+/** Sort keys for de-duplicating a batch: (target) first, then (source) by a stable sort; invalid items key 0. */
 export function batchKeysKernel(): KernelDefinition {
   return {
     label: 'dynamic batch keys',
     bindings: { src: read(), dst: read(), keys: write(), idx: write() },
-    params: { n: 'u32', mirror: 'u32', vertex_count: 'u32', seed: 'u32', hash_mask: 'u32' },
+    params: { n: 'u32', mirror: 'u32', vertex_count: 'u32' },
+    entryPoints: ['targets', 'sources'],
     code: /* wgsl */ `
 ${BATCH_WGSL}
-${PAIR_HASH_WGSL}
 ${ENTRY_HEAD}
-fn main(${ENTRY_ARGS}) {
+fn targets(${ENTRY_ARGS}) {
   ${INDEX}
   if (i >= params.n) { return; }
-  keys[i] = select(0u, pair_hash(batch_src(i), batch_dst(i)), batch_valid(i));
+  keys[i] = select(0u, batch_dst(i), batch_valid(i));
   idx[i] = i;
+}
+// After the stable sort by target: the source of each item in that order, for the second stable sort.
+${ENTRY_HEAD}
+fn sources(${ENTRY_ARGS}) {
+  ${INDEX}
+  if (i >= params.n) { return; }
+  let j = idx[i];
+  keys[i] = select(0u, batch_src(j), batch_valid(j));
 }`,
   };
 }
 
-/** A seeded 32-bit mix of an edge (murmur3's finalizer over both ids), masked to the sorted bits. */
-const PAIR_HASH_WGSL = /* wgsl */ `
-fn pair_hash(s: u32, d: u32) -> u32 {
-  var h = (s * 0x9e3779b1u) ^ ((d + params.seed) * 0x85ebca77u);
-  h ^= h >> 16u;
-  h *= 0x7feb352du;
-  h ^= h >> 15u;
-  h *= 0x846ca68bu;
-  h ^= h >> 16u;
-  return h & params.hash_mask;
-}`;
-
 /**
- * In a batch sorted stably by edge hash: whether a later item of item i's run of equal keys is the same edge
- * (then only that later one acts: "last in batch wins"). Runs are short (the hash has more bits than the
- * batch has items, and a seed per batch keeps crafted collisions out); equal edges never straddle runs.
- */
-export const LATER_DUPLICATE_WGSL = /* wgsl */ `
-fn later_duplicate(i: u32, v: u32, k: u32) -> bool {
-  let h = keys[i];
-  for (var t = i + 1u; t < params.n; t++) {
-    if (keys[t] != h) { return false; }
-    let j2 = idx[t];
-    if (batch_src(j2) == v && batch_dst(j2) == k) { return true; }
-  }
-  return false;
-}`;
-
-/**
- * Inserts a batch sorted stably by edge hash: only the last item of each edge inserts (`later_duplicate`),
+ * Inserts a batch sorted by (source, target, batch position): only the last item of each equal run inserts,
  * so keys are unique within the kernel and a thread may claim a TOMBSTONE without another thread putting the
  * same key elsewhere (the duplicate-after-delete bug of SlabHash's insertUnique).
  */
@@ -127,13 +103,11 @@ export function insertKernel(withValues: boolean): KernelDefinition {
       dst: read(),
       vals: read(),
       idx: read(),
-      keys: read(),
     },
     params: { n: 'u32', mirror: 'u32', vertex_count: 'u32', slab_capacity: 'u32' },
     code: /* wgsl */ `
 ${tableWgsl(true, true)}
 ${BATCH_WGSL}
-${LATER_DUPLICATE_WGSL}
 
 ${ALLOC_WGSL}
 fn insert_edge(i: u32, j: u32, v: u32, k: u32) {
@@ -153,8 +127,8 @@ fn insert_edge(i: u32, j: u32, v: u32, k: u32) {
     slab = next;
   }
   // Pass 2: claim a free slot from there on. Other keys race for the same slots; this key does not (the
-  // batch is unique), so a lost slot just means moving on. Each thread starts at its own lane: threads
-  // inserting into one vertex would otherwise all fight for the same slot.
+  // batch is unique), so a lost slot just means moving on. Each thread starts at its own lane: the threads
+  // of one vertex are adjacent in the sorted batch and would otherwise all fight for the same slot.
   var s = claim_slab;
   var tried = 0u;
   if (s == NULL_SLAB) { s = slab; tried = KEY_SLOTS; }
@@ -210,7 +184,10 @@ fn main(${ENTRY_ARGS}) {
   if (!batch_valid(j)) { return; }
   let v = batch_src(j);
   let k = batch_dst(j);
-  if (later_duplicate(i, v, k)) { return; }
+  if (i + 1u < params.n) {
+    let j2 = idx[i + 1u];
+    if (batch_src(j2) == v && batch_dst(j2) == k) { return; }
+  }
   if (!is_alive(v) || !is_alive(k)) { return; }
   insert_edge(i, j, v, k);
 }`,
