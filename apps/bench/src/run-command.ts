@@ -65,23 +65,23 @@ export async function runCommand(args: string[]): Promise<number> {
     throw new InputError(`'${values.source}' is not a vertex id`, '--source');
   }
 
-  const loadStart = performance.now();
-  const { csr } = await loadGraph(file, {
-    directed: !values.undirected,
-    oneBased: values['one-based'],
-    build: {},
-  });
-  const loadMs = performance.now() - loadStart;
-  if ((algorithm === 'bfs' || algorithm === 'sssp') && source >= csr.vertexCount) {
-    throw new InputError(
-      `source ${source} is not a vertex of ${basename(file)} (it has ${csr.vertexCount})`,
-      '--source',
-    );
-  }
-
   process.env['XDG_RUNTIME_DIR'] ??= '/tmp';
   const device = await requestDevice();
   try {
+    const loadStart = performance.now();
+    const { csr } = await loadGraph(file, {
+      directed: !values.undirected,
+      oneBased: values['one-based'],
+      // A graph the device cannot hold is refused before the host builds per-vertex arrays for it.
+      build: { maxVertexCount: Math.floor(device.limits.maxStorageBufferBindingSize / 4) - 1 },
+    });
+    const loadMs = performance.now() - loadStart;
+    if ((algorithm === 'bfs' || algorithm === 'sssp') && source >= csr.vertexCount) {
+      throw new InputError(
+        `source ${source} is not a vertex of ${basename(file)} (it has ${csr.vertexCount})`,
+        '--source',
+      );
+    }
     const graph = uploadGraph(device, csr, { csc: csr.directed });
     try {
       const start = performance.now();

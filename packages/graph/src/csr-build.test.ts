@@ -1,4 +1,4 @@
-import { InputError } from '@weft/gpu';
+import { DeviceLimitError, InputError } from '@weft/gpu';
 import { expectArrayEqual, mulberry32 } from '@weft/testing';
 import { describe, expect, it } from 'vitest';
 import { cscFromCsr, csrFromEdgeList, type DedupeRule } from './csr-build.ts';
@@ -136,6 +136,22 @@ describe('csrFromEdgeList', () => {
     expect([...csr.targets]).toEqual([n - 1, n - 1, 0, 3]);
     expect(csr.offsets[n - 1]).toBe(2);
     expect(csr.weights).toBeUndefined();
+  });
+
+  it('refuses more vertices than maxVertexCount at once, before allocating for them', () => {
+    // A size line's claim of 2^32 - 1 vertices with one edge: without the limit this builds for minutes.
+    const huge: HostEdgeList = {
+      vertexCount: 2 ** 32 - 1,
+      src: new Uint32Array([0]),
+      dst: new Uint32Array([1]),
+      directed: true,
+    };
+    const start = performance.now();
+    expect(() => csrFromEdgeList(huge, { maxVertexCount: 2 ** 29 - 1 })).toThrow(DeviceLimitError);
+    expect(() => csrFromEdgeList(huge, { maxVertexCount: 2 ** 29 - 1 })).toThrow(/4294967295 vertices/);
+    expect(performance.now() - start).toBeLessThan(1000);
+    const small = { ...huge, vertexCount: 2 };
+    expect(csrFromEdgeList(small, { maxVertexCount: 2 }).csr.edgeCount).toBe(1);
   });
 
   it('names the array and index of an out-of-range id', () => {

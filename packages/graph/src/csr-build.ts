@@ -1,4 +1,4 @@
-import { InputError } from '@weft/gpu';
+import { DeviceLimitError, InputError } from '@weft/gpu';
 import {
   type HostCsc,
   type HostCsr,
@@ -17,6 +17,12 @@ export interface CsrBuildOptions {
   keepSelfLoops?: boolean;
   /** Add the reverse of every edge. Default: `!edges.directed`. */
   symmetrize?: boolean;
+  /**
+   * Refuse, with a `DeviceLimitError` and before any per-vertex allocation, a graph of more vertices (a file
+   * whose size line claims billions of vertices would otherwise take minutes and gigabytes to build). Callers
+   * headed for a device pass its limit: `maxStorageBufferBindingSize / 4 - 1`.
+   */
+  maxVertexCount?: number;
 }
 
 /** What the builder changed; `edgeCount = input - selfLoopsDropped - duplicatesDropped + edgesAdded`. */
@@ -48,6 +54,15 @@ export interface CsrBuildResult {
  * so an already symmetric list (a symmetric Matrix Market file) is not doubled.
  */
 export function csrFromEdgeList(edges: HostEdgeList, options: CsrBuildOptions = {}): CsrBuildResult {
+  if (options.maxVertexCount !== undefined && edges.vertexCount > options.maxVertexCount) {
+    throw new DeviceLimitError(
+      `a CSR of ${edges.vertexCount} vertices`,
+      edges.vertexCount,
+      'maxVertexCount',
+      options.maxVertexCount,
+      'the graph has more vertices than the target device can hold',
+    );
+  }
   validateEdgeList(edges);
   const dedupe = options.dedupe ?? 'min';
   const keepSelfLoops = options.keepSelfLoops ?? false;
