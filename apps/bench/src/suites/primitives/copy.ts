@@ -1,4 +1,4 @@
-import { type CopyOptions, copy, map, rw, transform, wgsl } from '@weft/gpu';
+import { type CopyOptions, copy, type DeviceArray, map, type Recorder, rw, transform, wgsl } from '@weft/gpu';
 import { randomU32 } from '@weft/testing/random';
 import type { BenchCase } from '../../types.ts';
 import { firstMismatch } from '../../validate.ts';
@@ -57,6 +57,23 @@ export const transformCase: BenchCase = transformVariant('transform u32 (x*3+1)'
 
 /** Transforms with other items per thread (for tuning runs). */
 export function transformVariant(name: string, itemsPerThread?: number): BenchCase {
+  return timesThreePlusOne(name, (src, dst) => {
+    const f = wgsl`(i: u32) { ${rw(dst)}[i] = ${src}[i] * 3u + 1u; }`;
+    return (rec) => transform(rec, src.length, f, itemsPerThread === undefined ? {} : { itemsPerThread });
+  });
+}
+
+/** The same work as a map: the functor returns x * 3 + 1 and `map` stores it (all loads before stores). */
+export const mapCase: BenchCase = timesThreePlusOne('map u32 (x*3+1)', (src, dst) => {
+  const f = wgsl`(i: u32) -> u32 { return ${src}[i] * 3u + 1u; }`;
+  return (rec) => map(rec, src.length, f, dst);
+});
+
+/** dst[i] = src[i] * 3 + 1 over random u32, recorded by `record`'s run function. */
+function timesThreePlusOne(
+  name: string,
+  record: (src: DeviceArray<'u32'>, dst: DeviceArray<'u32'>) => (rec: Recorder) => Promise<void>,
+): BenchCase {
   return {
     name,
     family: 'transform',
@@ -64,11 +81,10 @@ export function transformVariant(name: string, itemsPerThread?: number): BenchCa
       const host = randomU32(n, seed);
       const src = device.upload(host);
       const dst = device.array('u32', n);
-      const f = wgsl`(i: u32) { ${rw(dst)}[i] = ${src}[i] * 3u + 1u; }`;
       return {
         items: n,
         bytes: 8 * n,
-        run: (rec) => transform(rec, n, f, itemsPerThread === undefined ? {} : { itemsPerThread }),
+        run: record(src, dst),
         validate: async () =>
           firstMismatch(
             await dst.download(),
@@ -82,29 +98,3 @@ export function transformVariant(name: string, itemsPerThread?: number): BenchCa
     },
   };
 }
-
-/** The same work as a map: the functor returns x * 3 + 1 and `map` stores it (all loads before stores). */
-export const mapCase: BenchCase = {
-  name: 'map u32 (x*3+1)',
-  family: 'transform',
-  async setup(device, n, seed) {
-    const host = randomU32(n, seed);
-    const src = device.upload(host);
-    const dst = device.array('u32', n);
-    const f = wgsl`(i: u32) -> u32 { return ${src}[i] * 3u + 1u; }`;
-    return {
-      items: n,
-      bytes: 8 * n,
-      run: (rec) => map(rec, n, f, dst),
-      validate: async () =>
-        firstMismatch(
-          await dst.download(),
-          host.map((x) => (Math.imul(x, 3) + 1) >>> 0),
-        ),
-      destroy: () => {
-        src.destroy();
-        dst.destroy();
-      },
-    };
-  },
-};
