@@ -151,7 +151,9 @@ async function runBench(
     setSourceCount(k);
   }
   const sources = values.sources ?? (software ? '3' : '64');
-  const graphs = hasSelection(values) ? await loadSelected(values, seed) : undefined;
+  const graphs = hasSelection(values)
+    ? await loadSelected(values, seed, Math.floor(device.limits.maxStorageBufferBindingSize / 4) - 1)
+    : undefined;
   const notes = graphs ? graphNotes(graphs) : [];
 
   const measureOptions = {
@@ -247,12 +249,14 @@ async function runBench(
 async function loadSelected(
   values: GraphSelection & { undirected: boolean; 'one-based': boolean },
   seed: number,
+  maxVertexCount: number,
 ): Promise<BenchGraph[]> {
   const graphs = await selectGraphs(values, seed, async (path) => {
     const { csr } = await loadGraph(path, {
       directed: !values.undirected,
       oneBased: values['one-based'],
-      build: {},
+      // A graph the device cannot hold is refused before the host builds per-vertex arrays for it.
+      build: { maxVertexCount },
     });
     return csr;
   });

@@ -1,7 +1,7 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { InputError } from '@weft/gpu';
+import { DeviceLimitError, InputError } from '@weft/gpu';
 import { expectArrayEqual } from '@weft/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { csrFromEdgeList } from './csr-build.ts';
@@ -62,6 +62,15 @@ describe('@weft/graph/node', () => {
     await writeFile(asEdges, '1 2\n');
     const forced = await readGraphFile(asEdges, { format: 'edgelist', oneBased: true });
     expect(forced.kind === 'edges' && [...forced.edges.src]).toEqual([0]);
+
+    // A size line claiming more vertices than the target holds: refused at once, naming the file.
+    const huge = join(dir, 'huge.mtx');
+    await writeFile(huge, '%%MatrixMarket matrix coordinate pattern general\n4294967295 4294967295 1\n1 2\n');
+    const limited = await loadGraph(huge, { build: { maxVertexCount: 2 ** 25 - 1 } }).catch(
+      (e: unknown) => e,
+    );
+    expect(limited).toBeInstanceOf(DeviceLimitError);
+    expect((limited as Error).message).toMatch(/^huge\.mtx: a CSR of 4294967295 vertices/);
   });
 
   it('writes and reads .wcsr files and rejects a truncated one before allocating', async () => {

@@ -4,7 +4,7 @@
 import { createReadStream } from 'node:fs';
 import { open, stat } from 'node:fs/promises';
 import { basename, extname } from 'node:path';
-import { InputError } from '@weft/gpu';
+import { DeviceLimitError, InputError } from '@weft/gpu';
 import { type CsrBuildOptions, type CsrBuildReport, csrFromEdgeList } from './csr-build.ts';
 import type { HostCsr, HostEdgeList } from './host-graph.ts';
 import { readBinaryCsr, writeBinaryCsr } from './io/binary-csr.ts';
@@ -93,7 +93,21 @@ export async function loadGraph(
   const { build, ...read } = options;
   const file = await readGraphFile(path, read);
   if (file.kind === 'csr') return { csr: file.csr };
-  return csrFromEdgeList(file.edges, build);
+  try {
+    return csrFromEdgeList(file.edges, build);
+  } catch (e) {
+    // Name the file: the builder only sees the edges.
+    if (e instanceof DeviceLimitError) {
+      throw new DeviceLimitError(
+        `${basename(path)}: ${e.what}`,
+        e.requested,
+        e.limitName,
+        e.limit,
+        'the graph has more vertices than the target device can hold',
+      );
+    }
+    throw e;
+  }
 }
 
 export interface WriteGraphOptions {
