@@ -1,6 +1,7 @@
 export { intervalExpand, loadBalancedSearch } from './load-balanced-search.ts';
 // Merge-path building blocks, for primitives that partition work the same way (@weft/segreduce).
 export {
+  ASSIGN_SEGMENTS_WGSL,
   type CountSource,
   checkSegments,
   countSource,

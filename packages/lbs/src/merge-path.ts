@@ -87,6 +87,26 @@ fn lbs_tile_count() -> u32 {
 }
 
 /**
+ * WGSL `fn lbs_assign_segments(diag, end, a_start, a0, na, b0, nb)` for tile kernels whose workgroup array
+ * `sh` holds sh[1 + j] = the tile's segment starts: walks merge steps [diag, end) from `a_start` items (a
+ * start opens a segment, an item takes the open one) and writes each item's segment to sh[nb + 1 + item];
+ * 0xffffffff for items before offsets[0], which belong to no segment.
+ */
+export const ASSIGN_SEGMENTS_WGSL = /* wgsl */ `
+fn lbs_assign_segments(diag: u32, end: u32, a_start: u32, a0: u32, na: u32, b0: u32, nb: u32) {
+  var a = a_start;
+  var b = diag - a_start;
+  for (var k = diag; k < end; k++) {
+    if (b < nb && (a >= na || sh[1u + b] <= a0 + a)) {
+      b++;
+    } else {
+      sh[nb + 1u + a] = b0 + b - 1u;
+      a++;
+    }
+  }
+}`;
+
+/**
  * Merge-path search on diagonal `diag` of the merge of items 0, 1, 2, ... (`a_count` of them, the first
  * numbered `a_base`) with segment starts `start(j)`: returns how many items precede the diagonal. A start equal
  * to an item's index goes first, so item i lands in the segment whose start is the last one <= i.

@@ -1,5 +1,6 @@
 import { type Count, type DeviceArray, type Functor, onTarget, type Target } from '@weft/gpu';
 import {
+  ASSIGN_SEGMENTS_WGSL,
   checkSegments,
   ITEMS_PER_THREAD,
   mergePathSearch,
@@ -17,6 +18,7 @@ const TILE_WGSL = /* wgsl */ `
 var<workgroup> sh: array<u32, ${TILE + 1}>;
 
 ${mergePathSearch('tile_search', 'sh[1u + $J]')}
+${ASSIGN_SEGMENTS_WGSL}
 
 @compute @workgroup_size(${WORKGROUP})
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
@@ -39,17 +41,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
   // Serial merge of this thread's ${ITEMS_PER_THREAD} steps: a start opens a segment, an item takes the open one.
   let diag = min(lid * ${ITEMS_PER_THREAD}u, na + nb);
   let end = min(diag + ${ITEMS_PER_THREAD}u, na + nb);
-  var a = tile_search(diag, a0, na, nb);
-  var b = diag - a;
-  for (var k = diag; k < end; k++) {
-    if (b < nb && (a >= na || sh[1u + b] <= a0 + a)) {
-      b++;
-    } else {
-      // b0 + b == 0 only for items before offsets[0]: no segment (0xffffffff).
-      sh[nb + 1u + a] = b0 + b - 1u;
-      a++;
-    }
-  }
+  lbs_assign_segments(diag, end, tile_search(diag, a0, na, nb), a0, na, b0, nb);
   workgroupBarrier();
 
   // Items in index order across threads, so the functor's reads and writes coalesce.

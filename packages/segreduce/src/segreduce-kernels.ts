@@ -1,4 +1,4 @@
-import { ITEMS_PER_THREAD, mergePathSearch, TILE, WORKGROUP } from '@weft/lbs';
+import { ASSIGN_SEGMENTS_WGSL, ITEMS_PER_THREAD, mergePathSearch, TILE, WORKGROUP } from '@weft/lbs';
 import type { Monoid } from './monoid.ts';
 
 /** Where the tile kernel gets item values: a functor of (index, seg, rank), or `values[index]`. */
@@ -19,18 +19,7 @@ export function tileKernel(monoid: Monoid, source: ValueSource, subgroups: boole
     source === 'functor'
       ? /* wgsl */ `
   // Serial merge of this thread's steps: a start opens a segment, an item takes the open one.
-  {
-    var a = a_start;
-    var b = b_start;
-    for (var k = diag; k < end; k++) {
-      if (b < nb && (a >= na || sh[1u + b] <= a0 + a)) {
-        b++;
-      } else {
-        sh[nb + 1u + a] = b0 + b - 1u;
-        a++;
-      }
-    }
-  }
+  lbs_assign_segments(diag, end, a_start, a0, na, b0, nb);
   workgroupBarrier();
   // The functor runs in index order across threads, so its memory accesses coalesce.
   for (var k = 0u; k < ${ITEMS_PER_THREAD}u; k++) {
@@ -55,6 +44,7 @@ var<workgroup> sh: array<u32, ${TILE + 1}>;
 ${scan.shared}
 
 ${mergePathSearch('tile_search', 'sh[1u + $J]')}
+${source === 'functor' ? ASSIGN_SEGMENTS_WGSL : ''}
 
 @compute @workgroup_size(${WORKGROUP})
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
