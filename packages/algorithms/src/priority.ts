@@ -1,5 +1,17 @@
-import { type DeviceArray, type Functor, InputError, u32, wgsl } from '@weft/gpu';
+import {
+  type DeviceArray,
+  type Functor,
+  type GpuCount,
+  InputError,
+  type Recorder,
+  u32,
+  type WeftDevice,
+  wgsl,
+} from '@weft/gpu';
 import type { DeviceGraph } from '@weft/graph';
+import { bitOr, compute, enact, neighborhoodReduce } from '@weft/operators';
+import { reduce } from '@weft/scan';
+import type { RunOptions } from './common.ts';
 
 /**
  * `(a: u32, b: u32) -> bool`: a's random priority beats b's (Luby / Jones-Plassmann). Priorities are a
@@ -30,4 +42,90 @@ export function checkUndirected(graph: DeviceGraph, who: string): void {
 
 export function vertexArray(graph: DeviceGraph, label: string): DeviceArray<'u32'> {
   return graph.device.array('u32', Math.max(1, graph.vertexCount), { label });
+}
+
+/**
+ * The round structure MIS and coloring share (Luby / Jones-Plassmann with random priorities): each round,
+ * one neighborhood reduction (bitwise or) of a functor's flags over every vertex's neighbors, one compute
+ * that decides vertices from their flags and marks those still undecided, and a count of those on the GPU,
+ * which the enactor watches (no read-back per round). Subclasses give the two functors and the reset.
+ */
+export abstract class PriorityRounds {
+  /** Per vertex: the algorithm's answer (MIS state, color). */
+  readonly values: DeviceArray<'u32'>;
+  /** Per vertex: the or of `neighborFlags` over its neighbors, this round. */
+  protected readonly flags: DeviceArray<'u32'>;
+  /** Per vertex: 1 while undecided (written by `decide`). */
+  protected readonly undecided: DeviceArray<'u32'>;
+  readonly #active: DeviceArray<'u32'>;
+
+  constructor(
+    readonly device: WeftDevice,
+    readonly graph: DeviceGraph,
+    readonly seed: number,
+    who: string,
+  ) {
+    checkUndirected(graph, who);
+    this.values = vertexArray(graph, `${who} values`);
+    this.flags = vertexArray(graph, `${who} flags`);
+    this.undecided = vertexArray(graph, `${who} undecided`);
+    this.#active = device.array('u32', 1, { label: `${who} undecided count` });
+  }
+
+  /** `(v, w, edge, rank) -> u32`: what neighbor w tells vertex v this round. */
+  protected abstract neighborFlags(beats: Functor): Functor;
+  /** `(v: u32)`: decides v from `flags[v]` in round `iteration`; writes `undecided[v]`. */
+  protected abstract decide(iteration: number): Functor;
+  /** Sets `values` to their undecided state. */
+  protected abstract resetValues(rec: Recorder): Promise<void>;
+
+  async reset(rec: Recorder): Promise<void> {
+    await this.resetValues(rec);
+    await rec.fill(this.#active, this.graph.vertexCount);
+  }
+
+  async step(rec: Recorder, iteration: number): Promise<void> {
+    const n = this.graph.vertexCount;
+    if (n === 0) return;
+    const flags = this.neighborFlags(beatsFunctor(this.seed));
+    await neighborhoodReduce(rec, this.graph, 'all', flags, this.flags, { monoid: bitOr });
+    await compute(rec, { all: n }, this.decide(iteration));
+    await reduce(rec, this.undecided, this.#active, { count: n });
+  }
+
+  active(): GpuCount {
+    return { array: this.#active, index: 0 };
+  }
+
+  /** The values of every vertex, on the host. */
+  protected async hostValues(): Promise<Uint32Array> {
+    const n = this.graph.vertexCount;
+    return n === 0 ? new Uint32Array(0) : await this.values.download(0, n);
+  }
+
+  destroy(): void {
+    for (const a of [this.values, this.flags, this.undecided, this.#active]) a.destroy();
+  }
+}
+
+/** Resets `problem`, runs its rounds until nothing is undecided, and frees it. */
+export async function runPriorityRounds<R>(
+  device: WeftDevice,
+  problem: PriorityRounds & { result(): Promise<R> },
+  label: string,
+  options: RunOptions,
+): Promise<R & { iterations: number }> {
+  try {
+    const rec = device.recorder({ label: `${label} reset` });
+    await problem.reset(rec);
+    await rec.submit();
+    const { iterations } = await enact(
+      device,
+      { step: (r, i) => problem.step(r, i), active: () => problem.active() },
+      options,
+    );
+    return { ...(await problem.result()), iterations };
+  } finally {
+    problem.destroy();
+  }
 }
