@@ -4,6 +4,7 @@ export {
   type SortKeysOptions,
   type SortOptions,
   type SortPairsOptions,
+  sortAlgorithmFor,
   sortKeys,
   sortPairs,
 } from './radix-sort.ts';

@@ -9,7 +9,7 @@ import {
   randomU32,
 } from '@weft/testing';
 import { describe, expect, it } from 'vitest';
-import { radixTileConfig, type SortOptions, sortKeys, sortPairs } from './index.ts';
+import { radixTileConfig, type SortOptions, sortAlgorithmFor, sortKeys, sortPairs } from './index.ts';
 import { tileSize } from './radix-wgsl.ts';
 import { permute, referencePermutation } from './reference.ts';
 
@@ -333,6 +333,13 @@ describe('sortKeys / sortPairs', () => {
       keys.destroy();
       count.array.destroy();
     });
+  });
+
+  it('resolves auto by size: OneSweep below 2^24 keys, reduce-then-scan from there; explicit choices kept', () => {
+    expect(sortAlgorithmFor(2 ** 24 - 1)).toBe('onesweep');
+    expect(sortAlgorithmFor(2 ** 24)).toBe('reduce-then-scan');
+    expect(sortAlgorithmFor(2 ** 27, 'onesweep')).toBe('onesweep');
+    expect(sortAlgorithmFor(10, 'reduce-then-scan')).toBe('reduce-then-scan');
   });
 
   it('rejects bad arguments with InputError', async () => {

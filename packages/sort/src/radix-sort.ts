@@ -23,6 +23,15 @@ import { radixTileConfig } from './tile-config.ts';
 /** Keys from which `algorithm: 'auto'` takes reduce-then-scan (H100 profile: faster from 2^24 on). */
 export const AUTO_REDUCE_THEN_SCAN_FROM = 2 ** 24;
 
+/** The algorithm a sort of `keys` keys runs with `algorithm: asked` (resolves `'auto'`). */
+export function sortAlgorithmFor(
+  keys: number,
+  asked: SortOptions['algorithm'] = 'auto',
+): 'onesweep' | 'reduce-then-scan' {
+  if (asked !== 'auto') return asked;
+  return keys < AUTO_REDUCE_THEN_SCAN_FROM ? 'onesweep' : 'reduce-then-scan';
+}
+
 export interface SortOptions {
   /** Sort only the first `count` keys (default: the whole array); may live on the GPU. */
   count?: Count;
@@ -155,8 +164,7 @@ async function radixSort(
       `${where} options.algorithm`,
     );
   }
-  const algorithm =
-    asked === 'auto' ? (capacity < AUTO_REDUCE_THEN_SCAN_FROM ? 'onesweep' : 'reduce-then-scan') : asked;
+  const algorithm = sortAlgorithmFor(capacity, asked);
   if (algorithm === 'onesweep' && capacity > MAX_ONESWEEP_ITEMS) {
     throw new DeviceLimitError(
       `${where} of ${capacity} keys`,

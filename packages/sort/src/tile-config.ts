@@ -1,7 +1,10 @@
 import { DeviceLimitError, InputError, type WeftDevice, WeftError } from '@weft/gpu';
 import { RADIX, type RadixTileConfig } from './radix-wgsl.ts';
 
-/** Keys per thread tried in order when the caller does not choose: 16 (4096-key tiles) fits 32 KB. */
+/**
+ * Keys per thread tried in order when the caller does not choose: 16 (4096-key tiles) fits 32 KB beside
+ * the histograms of 32-lane subgroups; 8-lane subgroups (lavapipe) have four times the histograms and take 12.
+ */
 const PREFERRED_KEYS_PER_THREAD = [16, 12, 8];
 /**
  * Workgroup sizes tried in order: 256 wherever it fits. Each subgroup keeps its own 256-digit histogram

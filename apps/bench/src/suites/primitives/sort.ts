@@ -1,4 +1,4 @@
-import { AUTO_REDUCE_THEN_SCAN_FROM, type SortOptions, sortKeys, sortPairs } from '@weft/sort';
+import { type SortOptions, sortAlgorithmFor, sortKeys, sortPairs } from '@weft/sort';
 import { randomU32 } from '@weft/testing/random';
 import type { BenchCase } from '../../types.ts';
 import { firstMismatch } from '../../validate.ts';
@@ -8,12 +8,7 @@ import { firstMismatch } from '../../validate.ts';
 // of the keys (8n) and, for pairs, of the values (8n). Reduce-then-scan reads the keys once more per pass.
 // The look-back status / tile histograms (about n / 16 words per pass) are left out.
 function sortBytes(n: number, pairs: boolean, asked: SortOptions['algorithm']): number {
-  const algorithm =
-    asked === undefined || asked === 'auto'
-      ? n < AUTO_REDUCE_THEN_SCAN_FROM
-        ? 'onesweep'
-        : 'reduce-then-scan'
-      : asked;
+  const algorithm = sortAlgorithmFor(n, asked);
   const perPass = 8 + (pairs ? 8 : 0) + (algorithm === 'reduce-then-scan' ? 4 : 0);
   const histogram = algorithm === 'reduce-then-scan' ? 0 : 4;
   return (histogram + 4 * perPass) * n;
