@@ -363,97 +363,98 @@ async function traceRun(
   return trace;
 }
 
-function pageRankCase(input: GraphInput): BenchCase {
+/**
+ * A case that runs one problem over the whole uploaded graph: name, size limit, the graph's upload and
+ * statistics, and its release are shared; `make` gives the problem's run, check and trace.
+ */
+function wholeGraphCase(
+  name: string,
+  input: GraphInput,
+  make: (
+    device: WeftDevice,
+    csr: HostCsr,
+    graph: ReturnType<typeof uploaded>,
+  ) => Promise<Omit<BenchInstance, 'bytes' | 'graph'> & { destroy(): void }>,
+): BenchCase {
   return {
-    name: `pagerank ${input.label}`,
+    name: `${name} ${input.label}`,
     family: 'algorithms',
     maxItems: () => input.maxItems,
     async setup(device, n, seed) {
       const csr = input.get(n, seed);
       const graph = uploaded(device, csr);
-      const { iterations } = await pageRank(device, graph);
-      const problem = new PageRankProblem(device, graph);
+      const instance = await make(device, csr, graph);
       return {
-        trace: async () =>
-          fromLibrary('pagerank', undefined, (await pageRank(device, graph, { trace: true })).trace),
+        ...instance,
         ...(input.stats ? { graph: input.stats } : {}),
-        items: csr.edgeCount * iterations,
         bytes: 0,
-        async run(rec) {
-          await problem.reset(rec);
-          await recordSteps(rec, problem, iterations);
-        },
-        validate: async () => verifyPageRank(csr, await problem.result()),
         destroy() {
-          problem.destroy();
+          instance.destroy();
           graph.destroy();
         },
       };
     },
   };
+}
+
+/** Undirected graphs count each edge once (Graph500). */
+const edgesOf = (csr: HostCsr) => (csr.directed ? csr.edgeCount : csr.edgeCount / 2);
+
+function pageRankCase(input: GraphInput): BenchCase {
+  return wholeGraphCase('pagerank', input, async (device, csr, graph) => {
+    const { iterations } = await pageRank(device, graph);
+    const problem = new PageRankProblem(device, graph);
+    return {
+      trace: async () =>
+        fromLibrary('pagerank', undefined, (await pageRank(device, graph, { trace: true })).trace),
+      items: csr.edgeCount * iterations,
+      async run(rec) {
+        await problem.reset(rec);
+        await recordSteps(rec, problem, iterations);
+      },
+      validate: async () => verifyPageRank(csr, await problem.result()),
+      destroy: () => problem.destroy(),
+    };
+  });
 }
 
 function componentsCase(input: GraphInput): BenchCase {
-  return {
-    name: `cc ${input.label}`,
-    family: 'algorithms',
-    maxItems: () => input.maxItems,
-    async setup(device, n, seed) {
-      const csr = input.get(n, seed);
-      const graph = uploaded(device, csr);
-      const { iterations } = await connectedComponents(device, graph);
-      const problem = new ComponentsProblem(device, graph);
-      const validate = async () => {
-        const { labels, count } = await problem.result();
-        return verifyComponents(csr, labels, count);
-      };
-      const steps = await calibrateSteps(device, problem, iterations, validate);
-      return {
-        trace: async () =>
-          fromLibrary('cc', undefined, (await connectedComponents(device, graph, { trace: true })).trace),
-        ...(input.stats ? { graph: input.stats } : {}),
-        items: csr.directed ? csr.edgeCount : csr.edgeCount / 2,
-        bytes: 0,
-        async run(rec) {
-          await problem.reset(rec);
-          await recordSteps(rec, problem, steps);
-        },
-        validate,
-        destroy() {
-          problem.destroy();
-          graph.destroy();
-        },
-      };
-    },
-  };
+  return wholeGraphCase('cc', input, async (device, csr, graph) => {
+    const { iterations } = await connectedComponents(device, graph);
+    const problem = new ComponentsProblem(device, graph);
+    const validate = async () => {
+      const { labels, count } = await problem.result();
+      return verifyComponents(csr, labels, count);
+    };
+    const steps = await calibrateSteps(device, problem, iterations, validate);
+    return {
+      trace: async () =>
+        fromLibrary('cc', undefined, (await connectedComponents(device, graph, { trace: true })).trace),
+      items: edgesOf(csr),
+      async run(rec) {
+        await problem.reset(rec);
+        await recordSteps(rec, problem, steps);
+      },
+      validate,
+      destroy: () => problem.destroy(),
+    };
+  });
 }
 
 function trianglesCase(input: GraphInput): BenchCase {
-  return {
-    name: `triangles ${input.label}`,
-    family: 'algorithms',
-    maxItems: () => input.maxItems,
-    async setup(device, n, seed) {
-      const csr = input.get(n, seed);
-      const graph = uploaded(device, csr);
-      const problem = new TrianglesProblem(device, graph);
-      return {
-        ...(input.stats ? { graph: input.stats } : {}),
-        items: csr.directed ? csr.edgeCount : csr.edgeCount / 2,
-        bytes: 0,
-        run: (rec) => problem.run(rec),
-        async validate() {
-          const { count } = await problem.result();
-          const want = trianglesReference(csr);
-          return count === want ? null : `${count} triangles, expected ${want}`;
-        },
-        destroy() {
-          problem.destroy();
-          graph.destroy();
-        },
-      };
-    },
-  };
+  return wholeGraphCase('triangles', input, async (device, csr, graph) => {
+    const problem = new TrianglesProblem(device, graph);
+    return {
+      items: edgesOf(csr),
+      run: (rec) => problem.run(rec),
+      async validate() {
+        const { count } = await problem.result();
+        const want = trianglesReference(csr);
+        return count === want ? null : `${count} triangles, expected ${want}`;
+      },
+      destroy: () => problem.destroy(),
+    };
+  });
 }
 
 const kron = shapeInput('kronecker');
