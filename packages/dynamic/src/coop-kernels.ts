@@ -1,5 +1,5 @@
 import type { KernelDefinition } from '@weft/gpu';
-import { ALLOC_WGSL, BATCH_WGSL } from './edge-kernels.ts';
+import { ALLOC_WGSL, BATCH_WGSL, WINNER_WGSL } from './edge-kernels.ts';
 import { tableWgsl, V_DEGREE, WORKGROUP } from './layout.ts';
 
 /*
@@ -205,8 +205,8 @@ fn main(${ENTRY_ARGS}) {
 }
 
 /**
- * Insertion of a batch sorted by (source, target, position), one subgroup per edge at a time (same
- * bindings and semantics as `insertKernel`: only the last item of an equal run inserts).
+ * Insertion of a de-duplicated batch grouped by source, one subgroup per edge at a time (same bindings and
+ * semantics as `insertKernel`: only the newest item of each pair inserts).
  */
 export function coopInsertKernel(withValues: boolean): KernelDefinition {
   const setValue = withValues ? 'values[at] = vals[batch_edge(j)];' : '';
@@ -223,11 +223,14 @@ export function coopInsertKernel(withValues: boolean): KernelDefinition {
       dst: read,
       vals: read,
       idx: read,
+      slot_of: read,
+      winners: read,
     },
     params: { n: 'u32', mirror: 'u32', vertex_count: 'u32', slab_capacity: 'u32' },
     code: /* wgsl */ `
 ${tableWgsl(true, true)}
 ${BATCH_WGSL}
+${WINNER_WGSL}
 ${ALLOC_WGSL}
 ${COOP_WGSL}
 
@@ -316,11 +319,7 @@ fn main(${ENTRY_ARGS}) {
     my_j = idx[i];
     my_v = batch_src(my_j);
     my_k = batch_dst(my_j);
-    pending = batch_valid(my_j) && is_alive(my_v) && is_alive(my_k);
-    if (i + 1u < params.n) {
-      let j2 = idx[i + 1u];
-      if (batch_src(j2) == my_v && batch_dst(j2) == my_k) { pending = false; }
-    }
+    pending = is_newest(my_j) && is_alive(my_v) && is_alive(my_k);
   }
   ${rounds('insert_edge(v, k, j, lane, sg_size, leads, leader);')}
 }`,

@@ -1,8 +1,8 @@
-import { InputError } from '@weft/gpu';
+import { DeviceLimitError, InputError } from '@weft/gpu';
 import { csrFromEdgeList, kronecker } from '@weft/graph';
 import { expectArrayEqual, gpuTest, mulberry32 } from '@weft/testing';
 import { describe, expect, it } from 'vitest';
-import { DynamicGraph, type Probing } from './dynamic-graph.ts';
+import { DynamicGraph, type Probing, pairTableSize } from './dynamic-graph.ts';
 import { HostDynamicGraph } from './reference.ts';
 import { expectExportMatches, expectTablesMatch } from './test-support.ts';
 
@@ -488,6 +488,19 @@ describe.each(PROBINGS)('DynamicGraph memory (%s probing)', (probing) => {
       await expect(set.insertEdges(a, a)).rejects.toThrow(/destroyed/);
       map.destroy();
     });
+  });
+});
+
+describe('pairTableSize', () => {
+  it('gives a power of two of at least twice the batch, capped by the binding, and refuses what cannot fit', () => {
+    expect(pairTableSize(0, 2 ** 27)).toBe(2);
+    expect(pairTableSize(1, 2 ** 27)).toBe(2);
+    expect(pairTableSize(3, 2 ** 27)).toBe(8);
+    expect(pairTableSize(2 ** 21, 2 ** 30)).toBe(2 ** 22);
+    // A 128 MiB binding holds 2^25 slots: a batch of 2^24 + 1 items still fits (load just over 1/2).
+    expect(pairTableSize(2 ** 24 + 1, 2 ** 27)).toBe(2 ** 25);
+    expect(() => pairTableSize(2 ** 25, 2 ** 27)).toThrow(DeviceLimitError);
+    expect(() => pairTableSize(2 ** 25, 2 ** 27)).toThrow(/smaller batches/);
   });
 });
 

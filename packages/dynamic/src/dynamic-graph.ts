@@ -1,5 +1,6 @@
 import {
   type DeviceArray,
+  DeviceLimitError,
   InputError,
   type KernelDefinition,
   onTarget,
@@ -12,7 +13,7 @@ import { sortPairs } from '@weft/sort';
 import { coopDeleteKernel, coopInsertKernel, coopQueryKernel } from './coop-kernels.ts';
 import {
   allocFixupKernel,
-  batchKeysKernel,
+  batchDedupKernel,
   deleteKernel,
   insertKernel,
   queryKernel,
@@ -565,26 +566,32 @@ export class DynamicGraph {
       false,
     );
     const d = this.device;
-    const keysKernel = await d.kernel(batchKeysKernel());
+    const dedup = await d.kernel(batchDedupKernel());
     const withValues = this.valueType !== undefined;
     const insert = await d.kernel(
       this.#kernelFor(insertKernel(withValues), coopInsertKernel(withValues), 'thread'),
     );
     const fixup = await d.kernel(allocFixupKernel());
     const bits = Math.max(1, Math.ceil(Math.log2(Math.max(this.#vertexCount, 2))));
+    const tableSize = pairTableSize(m, this.device.limits['maxStorageBufferBindingSize'] ?? 2 ** 27);
     const record = async (rec: Recorder) => {
       const srcArr = this.#onDevice(rec, src, 'batch sources');
       const dstArr = this.#onDevice(rec, dst, 'batch targets');
       const valArr = values === undefined ? srcArr : this.#onDevice(rec, values, 'batch values');
       const keys = rec.scratch('u32', m, 'batch sort keys');
       const idx = rec.scratch('u32', m, 'batch order');
-      const batch = { src: srcArr, dst: dstArr, keys, idx };
+      const slotOf = rec.scratch('u32', m, 'batch pair slots');
+      const table = rec.scratch('u32', tableSize, 'batch pair table');
       const params = { n: m, mirror: mirror ? 1 : 0, vertex_count: this.#vertexCount };
       const workgroups = Math.ceil(m / WORKGROUP);
-      // Two stable sorts order the batch by (source, target, position): duplicates become runs.
-      rec.dispatch(keysKernel, { entry: 'targets', bindings: batch, params, workgroups });
-      await sortPairs(rec, keys, idx, { count: m, bits });
-      rec.dispatch(keysKernel, { entry: 'sources', bindings: batch, params, workgroups });
+      // Duplicates resolved by a hash table of pairs (the newest wins), then one stable sort groups the batch
+      // by source, so a vertex's insertions run side by side (its handle and slabs stay in cache).
+      rec.clear(table);
+      rec.dispatch(dedup, {
+        bindings: { src: srcArr, dst: dstArr, keys, idx, slot_of: slotOf, table },
+        params: { ...params, table_mask: tableSize - 1 },
+        workgroups,
+      });
       await sortPairs(rec, keys, idx, { count: m, bits });
       rec.dispatch(insert, {
         bindings: {
@@ -597,6 +604,8 @@ export class DynamicGraph {
           dst: dstArr,
           vals: valArr,
           idx,
+          slot_of: slotOf,
+          winners: table,
         },
         params: { ...params, slab_capacity: this.#store.slabCapacity },
         workgroups,
@@ -660,6 +669,25 @@ export class DynamicGraph {
       }
     });
   }
+}
+
+/**
+ * The dedup table's slots: a power of two at least twice the batch (load <= 1/2, short probes), or the
+ * largest one a binding holds if that is smaller but still has room for every item.
+ */
+export function pairTableSize(items: number, maxBindingBytes: number): number {
+  const wanted = 2 ** Math.ceil(Math.log2(2 * Math.max(items, 1)));
+  const size = Math.min(wanted, 2 ** Math.floor(Math.log2(maxBindingBytes / 4)));
+  if (size <= items) {
+    throw new DeviceLimitError(
+      `a batch of ${items} edge directions (its dedup table of u32 x ${wanted})`,
+      wanted * 4,
+      'maxStorageBufferBindingSize',
+      maxBindingBytes,
+      'insert the edges in smaller batches',
+    );
+  }
+  return size;
 }
 
 function weightType(w: Uint32Array | Int32Array | Float32Array): ValueType {

@@ -57,37 +57,93 @@ fn give_back(slab: u32) {
 }
 `;
 
-/** Sort keys for de-duplicating a batch: (target) first, then (source) by a stable sort; invalid items key 0. */
-export function batchKeysKernel(): KernelDefinition {
+/** `slot_of` of an item that takes no part in the insertion (invalid ids, self-loops). */
+export const NO_SLOT = 0xffffffff;
+
+/**
+ * The newest-item rule for a de-duplicated batch (bindings `slot_of`, `winners`): item j inserts only when
+ * the pair table's slot for its (source, target) holds j + 1, the largest position of that pair.
+ */
+export const WINNER_WGSL = /* wgsl */ `
+fn is_newest(j: u32) -> bool {
+  let h = slot_of[j];
+  return h != ${NO_SLOT}u && winners[h] == j + 1u;
+}
+`;
+
+/**
+ * De-duplicates a batch in one pass over an open-addressing table of (source, target) pairs (a power of
+ * two, at least twice the batch, so probes are short and always end): a slot holds 1 + the position of an
+ * item with its pair, raised by atomicMax to the newest one, so "last in batch wins" and each pair has one
+ * winner. Slots store positions, not pairs: the batch arrays hold the pair of any position, so one 32-bit
+ * atomic word per slot suffices. Also writes the sort keys (sources; invalid items key 0) and positions
+ * for the stable sort that groups the batch by source.
+ */
+export function batchDedupKernel(): KernelDefinition {
   return {
-    label: 'dynamic batch keys',
-    bindings: { src: read(), dst: read(), keys: write(), idx: write() },
-    params: { n: 'u32', mirror: 'u32', vertex_count: 'u32' },
-    entryPoints: ['targets', 'sources'],
+    label: 'dynamic batch dedup',
+    bindings: {
+      src: read(),
+      dst: read(),
+      keys: write(),
+      idx: write(),
+      slot_of: write(),
+      table: atomicRw,
+    },
+    params: { n: 'u32', mirror: 'u32', vertex_count: 'u32', table_mask: 'u32' },
     code: /* wgsl */ `
 ${BATCH_WGSL}
-${ENTRY_HEAD}
-fn targets(${ENTRY_ARGS}) {
-  ${INDEX}
-  if (i >= params.n) { return; }
-  keys[i] = select(0u, batch_dst(i), batch_valid(i));
-  idx[i] = i;
+fn pair_hash(s: u32, d: u32) -> u32 {
+  var h = (s * 0x9e3779b1u) ^ (d + 0x7f4a7c15u + (s << 6u) + (s >> 2u));
+  h ^= h >> 16u;
+  h *= 0x85ebca6bu;
+  h ^= h >> 13u;
+  h *= 0xc2b2ae35u;
+  return h ^ (h >> 16u);
 }
-// After the stable sort by target: the source of each item in that order, for the second stable sort.
+
 ${ENTRY_HEAD}
-fn sources(${ENTRY_ARGS}) {
+fn main(${ENTRY_ARGS}) {
   ${INDEX}
   if (i >= params.n) { return; }
-  let j = idx[i];
-  keys[i] = select(0u, batch_src(j), batch_valid(j));
+  idx[i] = i;
+  if (!batch_valid(i)) {
+    keys[i] = 0u;
+    slot_of[i] = ${NO_SLOT}u;
+    return;
+  }
+  let s = batch_src(i);
+  let d = batch_dst(i);
+  keys[i] = s;
+  var h = pair_hash(s, d) & params.table_mask;
+  // Fewer distinct pairs than slots: a free slot or the pair's own is always found. The bound only covers
+  // spurious compare-exchange failures, which retry the same slot.
+  for (var probe = 0u; probe < 4u * (params.table_mask + 1u); probe++) {
+    var w = atomicLoad(&table[h]);
+    if (w == 0u) {
+      let r = atomicCompareExchangeWeak(&table[h], 0u, i + 1u);
+      if (r.exchanged) { slot_of[i] = h; return; }
+      w = r.old_value;
+      if (w == 0u) { continue; }
+    }
+    let o = w - 1u;
+    if (batch_src(o) == s && batch_dst(o) == d) {
+      atomicMax(&table[h], i + 1u);
+      slot_of[i] = h;
+      return;
+    }
+    h = (h + 1u) & params.table_mask;
+  }
+  slot_of[i] = ${NO_SLOT}u;
 }`,
   };
 }
 
 /**
- * Inserts a batch sorted by (source, target, batch position): only the last item of each equal run inserts,
- * so keys are unique within the kernel and a thread may claim a TOMBSTONE without another thread putting the
- * same key elsewhere (the duplicate-after-delete bug of SlabHash's insertUnique).
+ * Inserts a batch grouped by source (`idx`: positions in that order) whose duplicates the dedup table
+ * resolved: only the newest item of each (source, target) pair inserts, so keys are unique within the
+ * kernel and a thread may claim a TOMBSTONE without another thread putting the same key elsewhere (the
+ * duplicate-after-delete bug of SlabHash's insertUnique).
  */
 export function insertKernel(withValues: boolean): KernelDefinition {
   const setValue = withValues ? 'values[at] = vals[batch_edge(j)];' : '';
@@ -103,11 +159,14 @@ export function insertKernel(withValues: boolean): KernelDefinition {
       dst: read(),
       vals: read(),
       idx: read(),
+      slot_of: read(),
+      winners: read(),
     },
     params: { n: 'u32', mirror: 'u32', vertex_count: 'u32', slab_capacity: 'u32' },
     code: /* wgsl */ `
 ${tableWgsl(true, true)}
 ${BATCH_WGSL}
+${WINNER_WGSL}
 
 ${ALLOC_WGSL}
 fn insert_edge(i: u32, j: u32, v: u32, k: u32) {
@@ -181,13 +240,9 @@ fn main(${ENTRY_ARGS}) {
   ${INDEX}
   if (i >= params.n) { return; }
   let j = idx[i];
-  if (!batch_valid(j)) { return; }
+  if (!is_newest(j)) { return; }
   let v = batch_src(j);
   let k = batch_dst(j);
-  if (i + 1u < params.n) {
-    let j2 = idx[i + 1u];
-    if (batch_src(j2) == v && batch_dst(j2) == k) { return; }
-  }
   if (!is_alive(v) || !is_alive(k)) { return; }
   insert_edge(i, j, v, k);
 }`,
