@@ -92,7 +92,11 @@ export function generateKernel(def: KernelDefinition): {
   const hasParams = paramFields.length > 0;
 
   const lines: string[] = [];
-  if (def.subgroups) lines.push('enable subgroups;');
+  // A functor may call subgroup built-ins (its author checked `device.hasSubgroups`): enable them, and allow
+  // them under the kernel's bounds checks (non-uniform control flow; they then act on the active lanes).
+  const functorSubgroups = !def.subgroups && /\bsubgroup[A-Z]\w*\s*\(/.test(linked.code);
+  if (def.subgroups || functorSubgroups) lines.push('enable subgroups;');
+  if (functorSubgroups) lines.push('diagnostic(off, subgroup_uniformity);');
   const slots: BindingSlot[] = [];
   const layoutEntries: { binding: number; kind: 'uniform' | ArrayAccess | BindingDecl['access'] }[] = [];
   let binding = 0;
