@@ -8,7 +8,7 @@ import {
 } from '@weft/graph';
 import { transformLbs } from '@weft/lbs';
 import { transformScan } from '@weft/scan';
-import { type AdvanceWorkspace, appendFunctor, deviceOf, edgeIdFunctor, edgeView } from './advance.ts';
+import { type AdvanceWorkspace, appendFunctor, edgeIdFunctor, edgeView } from './advance.ts';
 
 export interface DirectionFunctors {
   /** Push: `(src, dst, edge, rank, index) -> bool`, as for {@link advancePush} (atomics where racing). */
@@ -58,7 +58,7 @@ export async function advanceDirectionOptimized(
     throw new InputError('the workspace is smaller than the frontier', 'options.workspace');
   }
   const gates = workspace.gates;
-  const append = appendFunctor(output, undefined, deviceOf(target).hasSubgroups);
+  const append = appendFunctor(output, undefined);
   const n = graph.vertexCount;
   const m = graph.edgeCount;
   const force = options.direction ?? 'auto';

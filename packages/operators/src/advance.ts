@@ -4,7 +4,6 @@ import {
   type Functor,
   InputError,
   onTarget,
-  Recorder,
   rw,
   type Target,
   transform,
@@ -91,16 +90,10 @@ export function edgeView(graph: DeviceGraph, direction: 'out' | 'in', who: strin
   return { offsets: graph.csc.inOffsets, neighbors: graph.csc.sources, edgeIds: graph.csc.inEdgeIds };
 }
 
-/**
- * `(v: u32)`: appends `v` to the sink unless its visited bit was already set; dropped past capacity.
- * With `subgroups`, the lanes appending together take their slots with one atomicAdd per subgroup (a
- * frontier of a million vertices is otherwise a million atomics on one word, serialized in L2). The lanes
- * are those active at the call: any set works, since each reserves exactly its own slots.
- */
+/** `(v: u32)`: appends `v` to the sink unless its visited bit was already set; dropped past capacity. */
 export function appendFunctor(
   output: FrontierSink | undefined,
   visited: FrontierBitmap | undefined,
-  subgroups = false,
 ): Functor {
   if (!output) return wgsl`(v: u32) {}`;
   const fresh = visited
@@ -109,28 +102,11 @@ export function appendFunctor(
   return (atomicOr(&${atomic(visited.words)}[v >> 5u], bit) & bit) == 0u;
 }`
     : wgsl`(v: u32) -> bool { return true; }`;
-  if (subgroups) {
-    return wgsl`(v: u32) {
-  if (!${fresh}(v)) { return; }
-  let lanes = subgroupAdd(1u);
-  let rank = subgroupExclusiveAdd(1u);
-  var first = 0u;
-  if (rank == 0u) { first = atomicAdd(&${atomic(output.count)}[0], lanes); }
-  // The rank-0 lane is the lowest active one: the one broadcastFirst reads.
-  let slot = subgroupBroadcastFirst(first) + rank;
-  if (slot < ${u32(output.items.length)}) { ${rw(output.items)}[slot] = v; }
-}`;
-  }
   return wgsl`(v: u32) {
   if (!${fresh}(v)) { return; }
   let slot = atomicAdd(&${atomic(output.count)}[0], 1u);
   if (slot < ${u32(output.items.length)}) { ${rw(output.items)}[slot] = v; }
 }`;
-}
-
-/** The device a target records for. */
-export function deviceOf(target: Target): WeftDevice {
-  return target instanceof Recorder ? target.device : target;
 }
 
 /** `(k: u32) -> u32`: the CSR edge id of position `k` of the walked edge array. */
@@ -170,7 +146,7 @@ export async function advancePush(
       'options.visited',
     );
   }
-  const append = appendFunctor(output, visited, deviceOf(target).hasSubgroups);
+  const append = appendFunctor(output, visited);
   const visit = wgsl`(index: u32, seg: u32, rank: u32) {
   let src = ${vertexOfFunctor(input)}(seg);
   let k = ${offsets}[src] + rank;
@@ -281,7 +257,7 @@ export async function advancePull(
   const who = 'advancePull';
   const { offsets, neighbors, edgeIds } = edgeView(graph, 'in', who);
   const candidate = options.candidate ?? wgsl`(v: u32) -> bool { return true; }`;
-  const append = appendFunctor(options.output, undefined, deviceOf(target).hasSubgroups);
+  const append = appendFunctor(options.output, undefined);
   const visit = wgsl`(dst: u32) {
   if (!${candidate}(dst)) { return; }
   let end = ${offsets}[dst + 1u];
