@@ -1,5 +1,5 @@
 import type { KernelDefinition } from '@weft/gpu';
-import { ALLOC_WGSL, BATCH_WGSL, WINNER_WGSL } from './edge-kernels.ts';
+import { ALLOC_WGSL, BATCH_WGSL } from './edge-kernels.ts';
 import { tableWgsl, V_DEGREE, WORKGROUP } from './layout.ts';
 
 /*
@@ -206,7 +206,7 @@ fn main(${ENTRY_ARGS}) {
 
 /**
  * Insertion of a de-duplicated batch grouped by source, one subgroup per edge at a time (same bindings and
- * semantics as `insertKernel`: only the newest item of each pair inserts).
+ * semantics as `insertKernel`).
  */
 export function coopInsertKernel(withValues: boolean): KernelDefinition {
   const setValue = withValues ? 'values[at] = vals[batch_edge(j)];' : '';
@@ -222,15 +222,13 @@ export function coopInsertKernel(withValues: boolean): KernelDefinition {
       src: read,
       dst: read,
       vals: read,
+      keys: read,
       idx: read,
-      slot_of: read,
-      winners: read,
     },
     params: { n: 'u32', mirror: 'u32', vertex_count: 'u32', slab_capacity: 'u32' },
     code: /* wgsl */ `
 ${tableWgsl(true, true)}
 ${BATCH_WGSL}
-${WINNER_WGSL}
 ${ALLOC_WGSL}
 ${COOP_WGSL}
 
@@ -317,9 +315,9 @@ fn main(${ENTRY_ARGS}) {
   var my_j = 0u;
   if (i < params.n) {
     my_j = idx[i];
-    my_v = batch_src(my_j);
+    my_v = keys[i];
     my_k = batch_dst(my_j);
-    pending = is_newest(my_j) && is_alive(my_v) && is_alive(my_k);
+    pending = my_v < params.vertex_count && is_alive(my_v) && is_alive(my_k);
   }
   ${rounds('insert_edge(v, k, j, lane, sg_size, leads, leader);')}
 }`,

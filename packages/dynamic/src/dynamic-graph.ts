@@ -584,15 +584,14 @@ export class DynamicGraph {
       const table = rec.scratch('u32', tableSize, 'batch pair table');
       const params = { n: m, mirror: mirror ? 1 : 0, vertex_count: this.#vertexCount };
       const workgroups = Math.ceil(m / WORKGROUP);
-      // Duplicates resolved by a hash table of pairs (the newest wins), then one stable sort groups the batch
-      // by source, so a vertex's insertions run side by side (its handle and slabs stay in cache).
+      // Duplicates resolved by a hash table of pairs (the newest wins), then one stable sort groups the
+      // winners by source, so a vertex's insertions run side by side (its handle and slabs stay in cache).
+      const dedupBindings = { src: srcArr, dst: dstArr, keys, idx, slot_of: slotOf, table };
+      const dedupParams = { ...params, table_mask: tableSize - 1, loser: 2 ** bits };
       rec.clear(table);
-      rec.dispatch(dedup, {
-        bindings: { src: srcArr, dst: dstArr, keys, idx, slot_of: slotOf, table },
-        params: { ...params, table_mask: tableSize - 1 },
-        workgroups,
-      });
-      await sortPairs(rec, keys, idx, { count: m, bits });
+      rec.dispatch(dedup, { entry: 'dedup', bindings: dedupBindings, params: dedupParams, workgroups });
+      rec.dispatch(dedup, { entry: 'sort_keys', bindings: dedupBindings, params: dedupParams, workgroups });
+      await sortPairs(rec, keys, idx, { count: m, bits: bits + 1 });
       rec.dispatch(insert, {
         bindings: {
           slabs: this.slabs,
@@ -603,9 +602,8 @@ export class DynamicGraph {
           src: srcArr,
           dst: dstArr,
           vals: valArr,
+          keys,
           idx,
-          slot_of: slotOf,
-          winners: table,
         },
         params: { ...params, slab_capacity: this.#store.slabCapacity },
         workgroups,

@@ -61,23 +61,13 @@ fn give_back(slab: u32) {
 export const NO_SLOT = 0xffffffff;
 
 /**
- * The newest-item rule for a de-duplicated batch (bindings `slot_of`, `winners`): item j inserts only when
- * the pair table's slot for its (source, target) holds j + 1, the largest position of that pair.
- */
-export const WINNER_WGSL = /* wgsl */ `
-fn is_newest(j: u32) -> bool {
-  let h = slot_of[j];
-  return h != ${NO_SLOT}u && winners[h] == j + 1u;
-}
-`;
-
-/**
  * De-duplicates a batch in one pass over an open-addressing table of (source, target) pairs (a power of
  * two, at least twice the batch, so probes are short and always end): a slot holds 1 + the position of an
  * item with its pair, raised by atomicMax to the newest one, so "last in batch wins" and each pair has one
  * winner. Slots store positions, not pairs: the batch arrays hold the pair of any position, so one 32-bit
- * atomic word per slot suffices. Also writes the sort keys (sources; invalid items key 0) and positions
- * for the stable sort that groups the batch by source.
+ * atomic word per slot suffices. Entry `dedup` fills the table (and the positions for the sort); `sort_keys`
+ * then gives each item its sort key: its source if it won, else `params.loser` (at least vertex_count), so
+ * one stable sort both groups the winners by source and moves everything else past them.
  */
 export function batchDedupKernel(): KernelDefinition {
   return {
@@ -90,7 +80,8 @@ export function batchDedupKernel(): KernelDefinition {
       slot_of: write(),
       table: atomicRw,
     },
-    params: { n: 'u32', mirror: 'u32', vertex_count: 'u32', table_mask: 'u32' },
+    params: { n: 'u32', mirror: 'u32', vertex_count: 'u32', table_mask: 'u32', loser: 'u32' },
+    entryPoints: ['dedup', 'sort_keys'],
     code: /* wgsl */ `
 ${BATCH_WGSL}
 fn pair_hash(s: u32, d: u32) -> u32 {
@@ -103,18 +94,14 @@ fn pair_hash(s: u32, d: u32) -> u32 {
 }
 
 ${ENTRY_HEAD}
-fn main(${ENTRY_ARGS}) {
+fn dedup(${ENTRY_ARGS}) {
   ${INDEX}
   if (i >= params.n) { return; }
   idx[i] = i;
-  if (!batch_valid(i)) {
-    keys[i] = 0u;
-    slot_of[i] = ${NO_SLOT}u;
-    return;
-  }
+  slot_of[i] = ${NO_SLOT}u;
+  if (!batch_valid(i)) { return; }
   let s = batch_src(i);
   let d = batch_dst(i);
-  keys[i] = s;
   var h = pair_hash(s, d) & params.table_mask;
   // Fewer distinct pairs than slots: a free slot or the pair's own is always found. The bound only covers
   // spurious compare-exchange failures, which retry the same slot.
@@ -134,15 +121,23 @@ fn main(${ENTRY_ARGS}) {
     }
     h = (h + 1u) & params.table_mask;
   }
-  slot_of[i] = ${NO_SLOT}u;
+}
+
+${ENTRY_HEAD}
+fn sort_keys(${ENTRY_ARGS}) {
+  ${INDEX}
+  if (i >= params.n) { return; }
+  let h = slot_of[i];
+  let newest = h != ${NO_SLOT}u && atomicLoad(&table[h]) == i + 1u;
+  keys[i] = select(params.loser, batch_src(i), newest);
 }`,
   };
 }
 
 /**
- * Inserts a batch grouped by source (`idx`: positions in that order) whose duplicates the dedup table
- * resolved: only the newest item of each (source, target) pair inserts, so keys are unique within the
- * kernel and a thread may claim a TOMBSTONE without another thread putting the same key elsewhere (the
+ * Inserts a batch sorted by the dedup kernel's keys (`keys`: the source of each pair's newest item, others
+ * at least vertex_count; `idx`: batch positions in that order): pairs are unique within the kernel, so a
+ * thread may claim a TOMBSTONE without another thread putting the same key elsewhere (the
  * duplicate-after-delete bug of SlabHash's insertUnique).
  */
 export function insertKernel(withValues: boolean): KernelDefinition {
@@ -158,15 +153,13 @@ export function insertKernel(withValues: boolean): KernelDefinition {
       src: read(),
       dst: read(),
       vals: read(),
+      keys: read(),
       idx: read(),
-      slot_of: read(),
-      winners: read(),
     },
     params: { n: 'u32', mirror: 'u32', vertex_count: 'u32', slab_capacity: 'u32' },
     code: /* wgsl */ `
 ${tableWgsl(true, true)}
 ${BATCH_WGSL}
-${WINNER_WGSL}
 
 ${ALLOC_WGSL}
 fn insert_edge(i: u32, j: u32, v: u32, k: u32) {
@@ -175,13 +168,14 @@ fn insert_edge(i: u32, j: u32, v: u32, k: u32) {
   var claim_slab = NULL_SLAB;
   for (var hop = 0u; hop < chain_bound(); hop++) {
     let base = slab * 32u;
+    let words = load_slab(base);
     for (var lane = 0u; lane < KEY_SLOTS; lane++) {
       let at = base + lane;
-      let w = atomicLoad(&slabs[at]);
+      let w = words[lane];
       if (w == k) { ${setValue} return; }
       if ((w == EMPTY || w == TOMBSTONE) && claim_slab == NULL_SLAB) { claim_slab = slab; }
     }
-    let next = atomicLoad(&slabs[base + NEXT_WORD]);
+    let next = words[NEXT_WORD];
     if (next == NULL_SLAB) { break; }
     slab = next;
   }
@@ -239,9 +233,9 @@ ${ENTRY_HEAD}
 fn main(${ENTRY_ARGS}) {
   ${INDEX}
   if (i >= params.n) { return; }
+  let v = keys[i];
+  if (v >= params.vertex_count) { return; }
   let j = idx[i];
-  if (!is_newest(j)) { return; }
-  let v = batch_src(j);
   let k = batch_dst(j);
   if (!is_alive(v) || !is_alive(k)) { return; }
   insert_edge(i, j, v, k);

@@ -90,16 +90,25 @@ fn bucket_slab(v: u32, k: u32) -> u32 {
 // A chain never holds more slabs than the pool; the bound turns a corrupted chain into a miss, not a hang.
 fn chain_bound() -> u32 { return params.slab_capacity + 1u; }
 
+// A whole slab, every word loaded before any is looked at: the 32 loads are in flight together (a loop that
+// compares as it loads waits for each word in turn: the compiler may not hoist a load above the exit).
+fn load_slab(base: u32) -> array<u32, 32> {
+  var w: array<u32, 32>;
+  for (var lane = 0u; lane < 32u; lane++) { w[lane] = slab_word(base + lane); }
+  return w;
+}
+
 // Word index of key k in v's table, or NOT_FOUND. Claims start at a different lane per thread (to spread
 // threads inserting into one bucket), so a key may sit behind an EMPTY slot: the search reads the whole chain.
 fn find_key(v: u32, k: u32) -> u32 {
   var slab = bucket_slab(v, k);
   for (var hop = 0u; hop < chain_bound(); hop++) {
     let base = slab * 32u;
+    let w = load_slab(base);
     for (var lane = 0u; lane < KEY_SLOTS; lane++) {
-      if (slab_word(base + lane) == k) { return base + lane; }
+      if (w[lane] == k) { return base + lane; }
     }
-    slab = slab_word(base + NEXT_WORD);
+    slab = w[NEXT_WORD];
     if (slab == NULL_SLAB) { return NOT_FOUND; }
   }
   return NOT_FOUND;

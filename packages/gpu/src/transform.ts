@@ -13,6 +13,19 @@ export interface TransformOptions {
   itemsPerThread?: number;
 }
 
+/** From this many items (host counts), a transform's threads take 16 items each. */
+const MANY_ITEMS_FROM = 2 ** 25;
+
+/**
+ * Items per thread of a storing transform. Its functor stores before the next item loads, so one load per
+ * thread is in flight whatever the count; what more items buy is fewer workgroups to launch, which pays
+ * only on large grids (H100: 2^27 items, 16 per thread 0.427 ms vs 4 per thread 0.453 ms; 2^24, 0.058 vs
+ * 0.056 ms).
+ */
+function transformItemsPerThread(n: Count): number {
+  return typeof n === 'number' && n >= MANY_ITEMS_FROM ? 16 : DEFAULT_ITEMS_PER_THREAD;
+}
+
 /** Where a primitive's work goes: a recorder (recorded, submitted by the caller) or a device (submitted now). */
 export type Target = WeftDevice | Recorder;
 
@@ -41,7 +54,7 @@ export async function transform(
   f: Functor,
   options: TransformOptions = {},
 ): Promise<void> {
-  const items = options.itemsPerThread ?? DEFAULT_ITEMS_PER_THREAD;
+  const items = options.itemsPerThread ?? transformItemsPerThread(n);
   const perGroup = WORKGROUP * items;
   if (!isGpuCount(n) && (!Number.isInteger(n) || n < 0 || n > 0xffffffff)) {
     throw new InputError(`n must be an integer in [0, 2^32), got ${n}`, 'transform');
