@@ -1,8 +1,8 @@
 import { DeviceLimitError, InputError } from '@weft/gpu';
 import { expectArrayEqual, mulberry32 } from '@weft/testing';
 import { describe, expect, it } from 'vitest';
-import { cscFromCsr, csrFromEdgeList, type DedupeRule } from './csr-build.ts';
-import type { HostEdgeList } from './host-graph.ts';
+import { cscFromCsr, csrFromEdgeList, type DedupeRule, sortEntries } from './csr-build.ts';
+import type { HostEdgeList, HostWeights } from './host-graph.ts';
 
 /** The builder's contract spelled out with plain arrays, Array.sort and a Set. */
 function naiveCsr(edges: HostEdgeList, dedupe: DedupeRule, keepSelfLoops: boolean, symmetrize: boolean) {
@@ -64,6 +64,103 @@ function randomEdges(n: number, m: number, seed: number, weighted: boolean, dire
   return edges;
 }
 
+type WeightKind = 'f32' | 'u32' | 'i32' | undefined;
+const weightKinds: WeightKind[] = ['f32', 'u32', 'i32', undefined];
+
+/** Few distinct weights per kind, so min, max, first and last pick differently. */
+function weightArray(kind: WeightKind, m: number, r: () => number): HostWeights | undefined {
+  if (kind === undefined) return undefined;
+  const w = kind === 'f32' ? new Float32Array(m) : kind === 'u32' ? new Uint32Array(m) : new Int32Array(m);
+  for (let i = 0; i < m; i++) {
+    const x = Math.floor(r() * 9);
+    w[i] = kind === 'f32' ? x / 4 - 1 : kind === 'u32' ? 2 ** 32 - 1 - x * 2 ** 28 : -(2 ** 31) + x * 2 ** 28;
+  }
+  return w;
+}
+
+/** Ids from a small random pool (with 0 and n - 1): many duplicates, reverse pairs and self-loops at any n. */
+function pooledEdges(n: number, m: number, seed: number, kind: WeightKind): HostEdgeList {
+  const r = mulberry32(seed);
+  const pool = [0, n - 1];
+  for (let k = 0; k < 2 + Math.sqrt(m); k++) pool.push(Math.floor(r() * n));
+  const src = new Uint32Array(m);
+  const dst = new Uint32Array(m);
+  for (let i = 0; i < m; i++) {
+    src[i] = pool[Math.floor(r() * pool.length)]!;
+    dst[i] = r() < 0.1 ? src[i]! : pool[Math.floor(r() * pool.length)]!;
+  }
+  const edges: HostEdgeList = { vertexCount: n, src, dst, directed: true };
+  const w = weightArray(kind, m, r);
+  if (w !== undefined) edges.weights = w;
+  return edges;
+}
+
+/** Ids drawn by `id` (sources) and `other` (targets; default `id`), weighted f32. */
+function patternEdges(
+  n: number,
+  m: number,
+  seed: number,
+  id: (r: number) => number,
+  other: (r: number) => number = id,
+): HostEdgeList {
+  const r = mulberry32(seed);
+  const src = new Uint32Array(m);
+  const dst = new Uint32Array(m);
+  for (let i = 0; i < m; i++) {
+    src[i] = Math.min(n - 1, id(r()));
+    dst[i] = Math.min(n - 1, other(r()));
+  }
+  return { vertexCount: n, src, dst, directed: true, weights: weightArray('f32', m, r)! };
+}
+
+function expectMatchesReference(
+  edges: HostEdgeList,
+  dedupe: DedupeRule,
+  keepSelfLoops: boolean,
+  symmetrize: boolean,
+  what: string,
+): void {
+  const { csr, report } = csrFromEdgeList(edges, { dedupe, keepSelfLoops, symmetrize });
+  const ref = naiveCsr(edges, dedupe, keepSelfLoops, symmetrize);
+  expectArrayEqual(csr.offsets, ref.offsets, `${what} offsets`);
+  expectArrayEqual(csr.targets, ref.targets, `${what} targets`);
+  if (edges.weights === undefined) expect(csr.weights).toBeUndefined();
+  else expectArrayEqual(csr.weights!, ref.weights, `${what} weights`);
+  expect(csr.edgeCount).toBe(csr.targets.length);
+  expect(csr.directed).toBe(symmetrize ? false : edges.directed);
+  expect(edges.src.length - report.selfLoopsDropped - report.duplicatesDropped + report.edgesAdded).toBe(
+    csr.edgeCount,
+  );
+  expect(report).toEqual(naiveReport(edges, dedupe, keepSelfLoops, symmetrize, csr.edgeCount));
+}
+
+/** The report from its definition: input pairs as given, distinct, against the output size. */
+function naiveReport(
+  edges: HostEdgeList,
+  dedupe: DedupeRule,
+  keepSelfLoops: boolean,
+  symmetrize: boolean,
+  edgeCount: number,
+) {
+  let selfLoopsDropped = 0;
+  const pairs = new Set<string>();
+  let kept = 0;
+  for (let i = 0; i < edges.src.length; i++) {
+    if (edges.src[i] === edges.dst[i] && !keepSelfLoops) {
+      selfLoopsDropped++;
+      continue;
+    }
+    kept++;
+    pairs.add(`${edges.src[i]},${edges.dst[i]}`);
+  }
+  const inputDistinct = dedupe === 'none' ? kept : pairs.size;
+  return {
+    selfLoopsDropped,
+    duplicatesDropped: kept - inputDistinct,
+    edgesAdded: symmetrize ? edgeCount - inputDistinct : 0,
+  };
+}
+
 describe('csrFromEdgeList', () => {
   const rules: DedupeRule[] = ['min', 'max', 'first', 'last', 'none'];
   it('matches a naive reference for every rule, with and without self-loops and symmetrization', () => {
@@ -92,6 +189,103 @@ describe('csrFromEdgeList', () => {
             );
           }
         }
+      }
+    }
+  });
+
+  it('matches the reference on ids of every width, with digits the radix sort must skip or straddle', () => {
+    // Vertex counts around digit and byte boundaries, up to sparse lists over 2^22 + 5 ids.
+    const allFlags = [
+      [false, false],
+      [false, true],
+      [true, false],
+      [true, true],
+    ] as const;
+    const bigFlags = [allFlags[1], allFlags[2]] as const;
+    const counts = [1, 2, 255, 256, 257, 2 ** 11 - 1, 2 ** 11 + 1, 2 ** 16 + 3, 2 ** 22 + 5];
+    let seed = 100;
+    for (const n of counts) {
+      const lists: [string, HostEdgeList][] = [];
+      for (const m of [0, 1, 7, 1500]) {
+        lists.push([`pool m=${m}`, pooledEdges(n, m, seed++, weightKinds[seed % weightKinds.length]!)]);
+      }
+      // Ids that vary only in high bits, only in low bits of large ids, and one edge repeated.
+      lists.push(['high bits', patternEdges(n, 600, seed++, (r) => Math.floor(r * 8) * Math.floor(n / 8))]);
+      lists.push(['low bits', patternEdges(n, 600, seed++, (r) => n - 1 - Math.floor(r * Math.min(n, 5)))]);
+      lists.push([
+        'one edge',
+        patternEdges(
+          n,
+          300,
+          seed++,
+          () => n - 1,
+          () => Math.floor(n / 2),
+        ),
+      ]);
+      // Over 2^20 ids every build walks millions of offsets: fewer lists and flag pairs there, all rules still.
+      const big = n > 2 ** 20;
+      for (const [kind, base] of big ? [lists[3]!, lists[4]!] : lists) {
+        for (const directed of big ? [kind === 'high bits'] : [true, false]) {
+          const edges = { ...base, directed };
+          for (const dedupe of rules) {
+            for (const [keepSelfLoops, symmetrize] of big ? bigFlags : allFlags) {
+              const what = `n=${n} ${kind} m=${edges.src.length} directed=${directed} ${dedupe} loops=${keepSelfLoops} sym=${symmetrize}`;
+              expectMatchesReference(edges, dedupe, keepSelfLoops, symmetrize, what);
+            }
+          }
+          // The defaults: 'min', no self-loops, symmetrize undirected lists.
+          const { csr } = csrFromEdgeList(edges);
+          const ref = naiveCsr(edges, 'min', false, !directed);
+          expectArrayEqual(csr.targets, ref.targets, `n=${n} ${kind} defaults targets`);
+        }
+      }
+    }
+  });
+
+  it('keeps weight types and bits: u32 weights above 2^31, negative i32, fractional f32', () => {
+    const n = 300;
+    for (const kind of weightKinds) {
+      if (kind === undefined) continue;
+      const edges = pooledEdges(n, 2000, 7, kind);
+      for (const dedupe of rules) {
+        const { csr } = csrFromEdgeList(edges, { dedupe, symmetrize: true });
+        expect(csr.weights!.constructor).toBe(edges.weights!.constructor);
+        expectMatchesReference(edges, dedupe, false, true, `${kind} ${dedupe}`);
+      }
+    }
+  });
+
+  it('sorts 32-bit ids (the reversed bit gets its own word) like the reference', () => {
+    for (const weighted of [false, true]) {
+      const n = 2 ** 32 - 1;
+      const r = mulberry32(weighted ? 5 : 6);
+      const pool = [0, 1, n - 1, n - 2, 2 ** 31, 2 ** 31 - 1, 12345];
+      const m = 400;
+      const src = new Uint32Array(m);
+      const dst = new Uint32Array(m);
+      const weights = new Float32Array(m);
+      for (let i = 0; i < m; i++) {
+        src[i] = pool[Math.floor(r() * pool.length)]!;
+        dst[i] = pool[Math.floor(r() * pool.length)]!;
+        weights[i] = Math.floor(r() * 50);
+      }
+      const codes = new Uint32Array(2 * m);
+      for (let k = 0; k < codes.length; k++) codes[k] = k;
+      const sorted = sortEntries(codes, src, dst, weighted ? weights : undefined, n);
+      expect(sorted.stride).toBe(weighted ? 4 : 3);
+      const expected = [...codes].sort((a, b) => {
+        const [sa, ta] = a & 1 ? [dst[a >>> 1]!, src[a >>> 1]!] : [src[a >>> 1]!, dst[a >>> 1]!];
+        const [sb, tb] = b & 1 ? [dst[b >>> 1]!, src[b >>> 1]!] : [src[b >>> 1]!, dst[b >>> 1]!];
+        return sa - sb || ta - tb || a - b;
+      });
+      for (let k = 0; k < expected.length; k++) {
+        const code = expected[k]!;
+        const j = k * sorted.stride;
+        const [s, t] = code & 1 ? [dst[code >>> 1]!, src[code >>> 1]!] : [src[code >>> 1]!, dst[code >>> 1]!];
+        expect(sorted.data[j]).toBe(s);
+        expect(sorted.data[j + 1]! >>> sorted.targetShift).toBe(t);
+        expect(sorted.data[j + sorted.reversedAt]! & 1).toBe(code & 1);
+        if (weighted) expect(sorted.weights![j + 2]).toBe(weights[code >>> 1]);
       }
     }
   });

@@ -114,14 +114,19 @@ export function csrFromEdgeList(edges: HostEdgeList, options: CsrBuildOptions = 
 }
 
 /**
- * Entries (coded input edges) in (source, target, position in `codes`) order, interleaved `stride` words each:
- * code, source, target and, with weights, the weight's bits (so every radix pass writes one stream per bucket).
+ * Entries (coded input edges) in (source, target, position in `codes`) order, interleaved `stride` words each, so
+ * that a radix pass writes one stream per bucket: the source, the target word (`target << 1 | reversed` while
+ * ids fit 31 bits), the weight's bits when weighted, and a `reversed` word only for ids of 32 bits.
  */
 export interface SortedEntries {
   data: Uint32Array;
-  stride: 3 | 4;
+  stride: number;
   count: number;
-  /** `data`'s memory typed like the input weights: entry k's weight is `weights[4 * k + 3]`. */
+  /** Entry k's target is `data[stride * k + 1] >>> targetShift`. */
+  targetShift: number;
+  /** Entry k came from a reverse (code `2 * i + 1`) iff `data[stride * k + reversedAt] & 1`. */
+  reversedAt: number;
+  /** `data`'s memory typed like the input weights: entry k's weight is `weights[stride * k + 2]`. */
   weights: HostWeights | undefined;
 }
 
@@ -133,8 +138,8 @@ export interface SortedEntries {
 const RADIX_BITS = 9;
 
 /**
- * One digit of the composite key `source * 2^idBits + target`: `((t >>> tShift) & tMask) | (((s >>> sShift) &
- * sMask) << sLeft)` (a digit may straddle the two ids).
+ * One digit of the composite key `source * 2^idBits + target`, from the source and the target word:
+ * `((tw >>> tShift) & tMask) | (((s >>> sShift) & sMask) << sLeft)` (a digit may straddle the two ids).
  */
 interface Digit {
   tShift: number;
@@ -178,7 +183,7 @@ const MAX_WORDS = 2 ** 32;
 /**
  * Sorts coded entries (`2 * i`: edge i, `2 * i + 1`: its reverse) by (source, target), stably, with an LSD radix
  * sort over the `2 * ceil(log2 n)` key bits (scale 22: 5 passes; 256 vertices: 2), interleaved entries moving
- * between two buffers. Digits over id bits that no id in the list varies in cost no pass. The first pass reads
+ * between two buffers. Digits over id bits in which no id of the list varies cost no pass. The first pass reads
  * the codes and the edge list directly (in order: codes ascend); each pass counts the next pass's digit.
  */
 export function sortEntries(
@@ -189,26 +194,40 @@ export function sortEntries(
   n: number,
 ): SortedEntries {
   const e = codes.length;
-  const stride = w === undefined ? 3 : 4;
+  const idBits = n <= 1 ? 0 : 32 - Math.clz32(n - 1);
+  // Below 2^31 ids the reversed bit rides in the target word's low bit: 8 or 12 bytes per entry, not 12 or 16.
+  const targetShift = idBits < 32 ? 1 : 0;
+  const stride = 2 + (w === undefined ? 0 : 1) + (1 - targetShift);
   if (stride * e > MAX_WORDS) {
     throw new InputError(
-      `${e} entries (edges after symmetrization) exceed the host builder's limit of ${MAX_WORDS / stride}`,
+      `${e} entries (edges after symmetrization) exceed the host builder's limit of ${Math.floor(MAX_WORDS / stride)}`,
       'edges.src',
     );
   }
-  const idBits = n <= 1 ? 0 : 32 - Math.clz32(n - 1);
   const varying = varyingBits(src, dst);
-  const digits = digitsOf(idBits).filter(
-    (d) => ((varying >>> d.tShift) & d.tMask) !== 0 || ((varying >>> d.sShift) & d.sMask) !== 0,
-  );
+  const digits = digitsOf(idBits)
+    .filter((d) => ((varying >>> d.tShift) & d.tMask) !== 0 || ((varying >>> d.sShift) & d.sMask) !== 0)
+    .map((d) => (d.tMask === 0 ? d : { ...d, tShift: d.tShift + targetShift }));
   let counts = new Uint32Array(1 << RADIX_BITS);
   let nextCounts = new Uint32Array(1 << RADIX_BITS);
   // With no digit, NO_DIGIT puts every entry in bucket 0: a copy in input order.
   const first = digits[0] ?? NO_DIGIT;
-  countFirstDigit(codes, src, dst, first, counts);
+  countFirstDigit(codes, src, dst, targetShift, first, counts);
   let cur = new Uint32Array(stride * e);
   toPositions(counts);
-  scatterFromCodes(codes, src, dst, w, cur, stride, first, counts, digits[1] ?? NO_DIGIT, nextCounts);
+  scatterFromCodes(
+    codes,
+    src,
+    dst,
+    w,
+    targetShift,
+    cur,
+    stride,
+    first,
+    counts,
+    digits[1] ?? NO_DIGIT,
+    nextCounts,
+  );
   if (digits.length > 1) {
     let spare = new Uint32Array(stride * e);
     for (let k = 1; k < digits.length; k++) {
@@ -223,6 +242,8 @@ export function sortEntries(
     data: cur,
     stride,
     count: e,
+    targetShift,
+    reversedAt: targetShift === 1 ? 1 : stride - 1,
     weights:
       w === undefined
         ? undefined
@@ -255,6 +276,7 @@ function countFirstDigit(
   codes: Uint32Array,
   src: Uint32Array,
   dst: Uint32Array,
+  targetShift: number,
   { tShift, tMask, sShift, sMask, sLeft }: Digit,
   counts: Uint32Array,
 ): void {
@@ -262,8 +284,8 @@ function countFirstDigit(
     const code = codes[j]!;
     const i = code >>> 1;
     const s = code & 1 ? dst[i]! : src[i]!;
-    const t = code & 1 ? src[i]! : dst[i]!;
-    counts[((t >>> tShift) & tMask) | (((s >>> sShift) & sMask) << sLeft)]!++;
+    const tw = ((code & 1 ? src[i]! : dst[i]!) << targetShift) | (code & targetShift);
+    counts[((tw >>> tShift) & tMask) | (((s >>> sShift) & sMask) << sLeft)]!++;
   }
 }
 
@@ -272,6 +294,7 @@ function scatterFromCodes(
   src: Uint32Array,
   dst: Uint32Array,
   w: HostWeights | undefined,
+  targetShift: number,
   to: Uint32Array,
   stride: number,
   { tShift, tMask, sShift, sMask, sLeft }: Digit,
@@ -282,17 +305,19 @@ function scatterFromCodes(
   // Weights travel as bits: exact for every weight type, and one kind of store.
   const wBits = w === undefined ? undefined : new Uint32Array(w.buffer, w.byteOffset, w.length);
   const { tShift: nts, tMask: ntm, sShift: nss, sMask: nsm, sLeft: nsl } = next;
+  const reversedWord = targetShift === 0;
   for (let j = 0; j < codes.length; j++) {
     const code = codes[j]!;
     const i = code >>> 1;
     const s = code & 1 ? dst[i]! : src[i]!;
-    const t = code & 1 ? src[i]! : dst[i]!;
-    const q = stride * positions[((t >>> tShift) & tMask) | (((s >>> sShift) & sMask) << sLeft)]!++;
-    nextCounts[((t >>> nts) & ntm) | (((s >>> nss) & nsm) << nsl)]!++;
-    to[q] = code;
-    to[q + 1] = s;
-    to[q + 2] = t;
-    if (wBits !== undefined) to[q + 3] = wBits[i]!;
+    // Shifting by 0 leaves 32-bit targets whole; their reversed bit gets its own word.
+    const tw = ((code & 1 ? src[i]! : dst[i]!) << targetShift) | (code & targetShift);
+    const q = stride * positions[((tw >>> tShift) & tMask) | (((s >>> sShift) & sMask) << sLeft)]!++;
+    nextCounts[((tw >>> nts) & ntm) | (((s >>> nss) & nsm) << nsl)]!++;
+    to[q] = s;
+    to[q + 1] = tw;
+    if (wBits !== undefined) to[q + 2] = wBits[i]!;
+    if (reversedWord) to[q + stride - 1] = code & 1;
   }
 }
 
@@ -306,16 +331,15 @@ function scatterPass(
   nextCounts: Uint32Array,
 ): void {
   const { tShift: nts, tMask: ntm, sShift: nss, sMask: nsm, sLeft: nsl } = next;
-  const weighted = stride === 4;
   for (let j = 0; j < from.length; j += stride) {
-    const s = from[j + 1]!;
-    const t = from[j + 2]!;
-    const q = stride * positions[((t >>> tShift) & tMask) | (((s >>> sShift) & sMask) << sLeft)]!++;
-    nextCounts[((t >>> nts) & ntm) | (((s >>> nss) & nsm) << nsl)]!++;
-    to[q] = from[j]!;
-    to[q + 1] = s;
-    to[q + 2] = t;
-    if (weighted) to[q + 3] = from[j + 3]!;
+    const s = from[j]!;
+    const tw = from[j + 1]!;
+    const q = stride * positions[((tw >>> tShift) & tMask) | (((s >>> sShift) & sMask) << sLeft)]!++;
+    nextCounts[((tw >>> nts) & ntm) | (((s >>> nss) & nsm) << nsl)]!++;
+    to[q] = s;
+    to[q + 1] = tw;
+    if (stride > 2) to[q + 2] = from[j + 2]!;
+    if (stride > 3) to[q + 3] = from[j + 3]!;
   }
 }
 
@@ -323,7 +347,7 @@ interface Rows {
   offsets: Uint32Array;
   targets: Uint32Array;
   weights: HostWeights | undefined;
-  /** Groups (or entries, without merging) holding at least one input edge as given (an even code). */
+  /** Groups (or entries, without merging) holding at least one input edge as given (not a reverse). */
   inputDistinct: number;
 }
 
@@ -332,31 +356,34 @@ function newWeights(w: HostWeights, length: number): HostWeights {
 }
 
 /** `dedupe: 'none'`: every sorted entry is an edge. */
-function rowsKeepingAll({ data, stride, count, weights: sortedWeights }: SortedEntries, n: number): Rows {
+function rowsKeepingAll(sorted: SortedEntries, n: number): Rows {
+  const { data, stride, count, targetShift, reversedAt, weights: sortedWeights } = sorted;
   const offsets = new Uint32Array(n + 1);
   const targets = new Uint32Array(count);
   const weights = sortedWeights === undefined ? undefined : newWeights(sortedWeights, count);
   let inputDistinct = 0;
   for (let k = 0, j = 0; k < count; k++, j += stride) {
-    inputDistinct += ~data[j]! & 1;
-    offsets[data[j + 1]! + 1]!++;
-    targets[k] = data[j + 2]!;
-    if (weights !== undefined) weights[k] = sortedWeights![j + 3]!;
+    inputDistinct += ~data[j + reversedAt]! & 1;
+    offsets[data[j]! + 1]!++;
+    targets[k] = data[j + 1]! >>> targetShift;
+    if (weights !== undefined) weights[k] = sortedWeights![j + 2]!;
   }
   for (let v = 0; v < n; v++) offsets[v + 1]! += offsets[v]!;
   return { offsets, targets, weights, inputDistinct };
 }
 
 /** One edge per run of equal (source, target), its weight picked by `rule` over the run in input order. */
-function rowsMergingDuplicates(
-  { data, stride, count, weights: sortedWeights }: SortedEntries,
-  n: number,
-  rule: Exclude<DedupeRule, 'none'>,
-): Rows {
+function rowsMergingDuplicates(sorted: SortedEntries, n: number, rule: Exclude<DedupeRule, 'none'>): Rows {
+  const { data, stride, count, targetShift, reversedAt, weights: sortedWeights } = sorted;
   const end = stride * count;
   let groups = count > 0 ? 1 : 0;
-  for (let j = stride; j < end; j += stride)
-    if (data[j + 2] !== data[j + 2 - stride] || data[j + 1] !== data[j + 1 - stride]) groups++;
+  for (let j = stride; j < end; j += stride) {
+    if (
+      data[j]! !== data[j - stride]! ||
+      data[j + 1]! >>> targetShift !== data[j + 1 - stride]! >>> targetShift
+    )
+      groups++;
+  }
   const offsets = new Uint32Array(n + 1);
   const targets = new Uint32Array(groups);
   const weights = sortedWeights === undefined ? undefined : newWeights(sortedWeights, groups);
@@ -366,15 +393,15 @@ function rowsMergingDuplicates(
   let out = 0;
   let inputDistinct = 0;
   for (let j = 0; j < end; ) {
-    const s = data[j + 1]!;
-    const t = data[j + 2]!;
-    let original = ~data[j]! & 1;
-    let weight = sortedWeights === undefined ? 0 : sortedWeights[j + 3]!;
+    const s = data[j]!;
+    const t = data[j + 1]! >>> targetShift;
+    let original = ~data[j + reversedAt]! & 1;
+    let weight = sortedWeights === undefined ? 0 : sortedWeights[j + 2]!;
     let next = j + stride;
-    for (; next < end && data[next + 2] === t && data[next + 1] === s; next += stride) {
-      original |= ~data[next]! & 1;
+    for (; next < end && data[next + 1]! >>> targetShift === t && data[next] === s; next += stride) {
+      original |= ~data[next + reversedAt]! & 1;
       if (sortedWeights !== undefined) {
-        const x = sortedWeights[next + 3]!;
+        const x = sortedWeights[next + 2]!;
         if (pickLast || (pickMin && x < weight) || (pickMax && x > weight)) weight = x;
       }
     }
@@ -391,12 +418,12 @@ function rowsMergingDuplicates(
 
 /** Appends the reverse of every non-loop edge (u, v) for which the input has no (v, u). */
 function withMissingReverses(codes: Uint32Array, src: Uint32Array, dst: Uint32Array, n: number): Uint32Array {
-  const { data, stride, count } = sortEntries(codes, src, dst, undefined, n);
+  const { data, stride, count, targetShift } = sortEntries(codes, src, dst, undefined, n);
   const targets = new Uint32Array(count);
   const rowStart = new Uint32Array(n + 1);
   for (let k = 0; k < count; k++) {
-    rowStart[data[stride * k + 1]! + 1]!++;
-    targets[k] = data[stride * k + 2]!;
+    rowStart[data[stride * k]! + 1]!++;
+    targets[k] = data[stride * k + 1]! >>> targetShift;
   }
   for (let v = 0; v < n; v++) rowStart[v + 1]! += rowStart[v]!;
   const added: number[] = [];
