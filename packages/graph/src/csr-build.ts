@@ -136,12 +136,17 @@ export interface SortedEntries {
  * took 64 ns, and whole-id counting sorts (millions of buckets) missed cache on every write.
  */
 const RADIX_BITS = 9;
+/** Within a chunk of a few MB the scattered writes stay in cache: 11-bit digits, fewer passes. */
+const CHUNK_RADIX_BITS = 11;
 
 /**
  * One digit of the composite key `source * 2^idBits + target`, from the source and the target word:
  * `((tw >>> tShift) & tMask) | (((s >>> sShift) & sMask) << sLeft)` (a digit may straddle the two ids).
  */
 interface Digit {
+  /** The key bits [lo, lo + width) it covers. */
+  lo: number;
+  width: number;
   tShift: number;
   tMask: number;
   sShift: number;
@@ -149,32 +154,46 @@ interface Digit {
   sLeft: number;
 }
 
-const NO_DIGIT: Digit = { tShift: 0, tMask: 0, sShift: 0, sMask: 0, sLeft: 0 };
+const NO_DIGIT: Digit = { lo: 0, width: 0, tShift: 0, tMask: 0, sShift: 0, sMask: 0, sLeft: 0 };
 
-/** The digits of the key, low first, in equal widths of at most {@link RADIX_BITS} (44 bits: 9, 9, 9, 9, 8). */
-function digitsOf(idBits: number): Digit[] {
-  const keyBits = 2 * idBits;
-  const passes = Math.ceil(keyBits / RADIX_BITS);
+/**
+ * The digits of key bits [from, to), low first, in equal widths of at most `maxWidth` (44 bits, 9: 9, 9, 9, 9, 8),
+ * leaving out digits over bits in which no id varies.
+ */
+function digitsOf(from: number, to: number, maxWidth: number, idBits: number, varying: number): Digit[] {
+  const keyBits = to - from;
+  const passes = Math.ceil(keyBits / maxWidth);
   const digits: Digit[] = [];
-  let lo = 0;
+  let lo = from;
   for (let p = 0; p < passes; p++) {
     const width = Math.floor(keyBits / passes) + (p < keyBits % passes ? 1 : 0);
-    const mask = (1 << width) - 1;
-    if (lo + width <= idBits) digits.push({ ...NO_DIGIT, tShift: lo, tMask: mask });
-    else if (lo >= idBits) digits.push({ ...NO_DIGIT, sShift: lo - idBits, sMask: mask });
-    else {
-      const tWidth = idBits - lo;
-      digits.push({
-        tShift: lo,
-        tMask: (1 << tWidth) - 1,
-        sShift: 0,
-        sMask: (1 << (width - tWidth)) - 1,
-        sLeft: tWidth,
-      });
-    }
+    const d = digitAt(lo, width, idBits);
+    if (((varying >>> d.tShift) & d.tMask) !== 0 || ((varying >>> d.sShift) & d.sMask) !== 0) digits.push(d);
     lo += width;
   }
   return digits;
+}
+
+/** The digit of key bits [lo, lo + width). */
+function digitAt(lo: number, width: number, idBits: number): Digit {
+  const mask = (1 << width) - 1;
+  if (lo + width <= idBits) return { ...NO_DIGIT, lo, width, tShift: lo, tMask: mask };
+  if (lo >= idBits) return { ...NO_DIGIT, lo, width, sShift: lo - idBits, sMask: mask };
+  const tWidth = idBits - lo;
+  return {
+    lo,
+    width,
+    tShift: lo,
+    tMask: (1 << tWidth) - 1,
+    sShift: 0,
+    sMask: (1 << (width - tWidth)) - 1,
+    sLeft: tWidth,
+  };
+}
+
+/** Shifts a digit's target part past the reversed bit in the target word's low bit. */
+function inTargetWord(d: Digit, targetShift: number): Digit {
+  return d.tMask === 0 ? d : { ...d, tShift: d.tShift + targetShift };
 }
 
 /** Largest typed array: `stride * entries` words must fit one. */
@@ -205,38 +224,32 @@ export function sortEntries(
     );
   }
   const varying = varyingBits(src, dst);
-  const digits = digitsOf(idBits)
-    .filter((d) => ((varying >>> d.tShift) & d.tMask) !== 0 || ((varying >>> d.sShift) & d.sMask) !== 0)
-    .map((d) => (d.tMask === 0 ? d : { ...d, tShift: d.tShift + targetShift }));
-  let counts = new Uint32Array(1 << RADIX_BITS);
-  let nextCounts = new Uint32Array(1 << RADIX_BITS);
-  // With no digit, NO_DIGIT puts every entry in bucket 0: a copy in input order.
-  const first = digits[0] ?? NO_DIGIT;
-  countFirstDigit(codes, src, dst, targetShift, first, counts);
+  // Most significant digit first, over memory: it splits the entries into chunks (about 2^18 entries at scale
+  // 22) that LSD passes over the lower bits then sort within cache, where wider digits cost no misses.
+  const highest = digitsOf(0, 2 * idBits, RADIX_BITS, idBits, varying).at(-1);
+  const top = highest === undefined ? NO_DIGIT : inTargetWord(highest, targetShift);
+  const low =
+    highest === undefined
+      ? []
+      : digitsOf(0, highest.lo, CHUNK_RADIX_BITS, idBits, varying).map((d) => inTargetWord(d, targetShift));
+  const counts = new Uint32Array(1 << RADIX_BITS);
+  countFirstDigit(codes, src, dst, targetShift, top, counts);
+  toPositions(counts, 0);
+  const chunkStart = counts.slice();
   let cur = new Uint32Array(stride * e);
-  toPositions(counts);
-  scatterFromCodes(
-    codes,
-    src,
-    dst,
-    w,
-    targetShift,
-    cur,
-    stride,
-    first,
-    counts,
-    digits[1] ?? NO_DIGIT,
-    nextCounts,
-  );
-  if (digits.length > 1) {
+  scatterFromCodes(codes, src, dst, w, targetShift, cur, stride, top, counts);
+  if (low.length > 0) {
     let spare = new Uint32Array(stride * e);
-    for (let k = 1; k < digits.length; k++) {
-      [counts, nextCounts] = [nextCounts, counts];
-      nextCounts.fill(0);
-      toPositions(counts);
-      scatterPass(cur, spare, stride, digits[k]!, counts, digits[k + 1] ?? NO_DIGIT, nextCounts);
-      [cur, spare] = [spare, cur];
+    const chunkCounts = new Uint32Array(1 << CHUNK_RADIX_BITS);
+    const nextCounts = new Uint32Array(1 << CHUNK_RADIX_BITS);
+    for (let d = 0; d < counts.length; d++) {
+      // After the scatter, counts[d] is where chunk d ends.
+      if (counts[d]! > chunkStart[d]!) {
+        sortChunk(cur, spare, stride, chunkStart[d]!, counts[d]!, low, chunkCounts, nextCounts);
+      }
     }
+    // Every chunk made the same number of passes: all end in the same buffer.
+    if (low.length % 2 === 1) [cur, spare] = [spare, cur];
   }
   return {
     data: cur,
@@ -263,8 +276,8 @@ function varyingBits(src: Uint32Array, dst: Uint32Array): number {
 }
 
 /** Turns bucket counts into each bucket's first write position (exclusive prefix sums). */
-function toPositions(counts: Uint32Array): void {
-  let sum = 0;
+function toPositions(counts: Uint32Array, start: number): void {
+  let sum = start;
   for (let d = 0; d < counts.length; d++) {
     const c = counts[d]!;
     counts[d] = sum;
@@ -299,12 +312,9 @@ function scatterFromCodes(
   stride: number,
   { tShift, tMask, sShift, sMask, sLeft }: Digit,
   positions: Uint32Array,
-  next: Digit,
-  nextCounts: Uint32Array,
 ): void {
   // Weights travel as bits: exact for every weight type, and one kind of store.
   const wBits = w === undefined ? undefined : new Uint32Array(w.buffer, w.byteOffset, w.length);
-  const { tShift: nts, tMask: ntm, sShift: nss, sMask: nsm, sLeft: nsl } = next;
   const reversedWord = targetShift === 0;
   for (let j = 0; j < codes.length; j++) {
     const code = codes[j]!;
@@ -313,7 +323,6 @@ function scatterFromCodes(
     // Shifting by 0 leaves 32-bit targets whole; their reversed bit gets its own word.
     const tw = ((code & 1 ? src[i]! : dst[i]!) << targetShift) | (code & targetShift);
     const q = stride * positions[((tw >>> tShift) & tMask) | (((s >>> sShift) & sMask) << sLeft)]!++;
-    nextCounts[((tw >>> nts) & ntm) | (((s >>> nss) & nsm) << nsl)]!++;
     to[q] = s;
     to[q + 1] = tw;
     if (wBits !== undefined) to[q + 2] = wBits[i]!;
@@ -321,17 +330,52 @@ function scatterFromCodes(
   }
 }
 
+/**
+ * Stable LSD radix sort of entries [begin, end) by `digits` (low first), through the same range of `spare`;
+ * the result is in `spare` after an odd number of digits.
+ */
+function sortChunk(
+  cur: Uint32Array,
+  spare: Uint32Array,
+  stride: number,
+  begin: number,
+  end: number,
+  digits: Digit[],
+  counts: Uint32Array,
+  nextCounts: Uint32Array,
+): void {
+  const { tShift, tMask, sShift, sMask, sLeft } = digits[0]!;
+  counts.fill(0);
+  for (let j = stride * begin; j < stride * end; j += stride) {
+    counts[((cur[j + 1]! >>> tShift) & tMask) | (((cur[j]! >>> sShift) & sMask) << sLeft)]!++;
+  }
+  let from = cur;
+  let to = spare;
+  let positions = counts;
+  let next = nextCounts;
+  for (let k = 0; k < digits.length; k++) {
+    toPositions(positions, begin);
+    next.fill(0);
+    scatterPass(from, to, stride, begin, end, digits[k]!, positions, digits[k + 1] ?? NO_DIGIT, next);
+    [from, to] = [to, from];
+    [positions, next] = [next, positions];
+  }
+}
+
+/** One stable pass over entries [begin, end), counting the next pass's digit on the way. */
 function scatterPass(
   from: Uint32Array,
   to: Uint32Array,
   stride: number,
+  begin: number,
+  end: number,
   { tShift, tMask, sShift, sMask, sLeft }: Digit,
   positions: Uint32Array,
   next: Digit,
   nextCounts: Uint32Array,
 ): void {
   const { tShift: nts, tMask: ntm, sShift: nss, sMask: nsm, sLeft: nsl } = next;
-  for (let j = 0; j < from.length; j += stride) {
+  for (let j = stride * begin; j < stride * end; j += stride) {
     const s = from[j]!;
     const tw = from[j + 1]!;
     const q = stride * positions[((tw >>> tShift) & tMask) | (((s >>> sShift) & sMask) << sLeft)]!++;
