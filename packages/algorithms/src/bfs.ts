@@ -175,10 +175,6 @@ export class BfsProblem {
   ${parent}(dst, src);
   return true;
 }`;
-    // Tested for all of a thread's edges before any claim, so the depth loads overlap.
-    const unvisited = wgsl`(dst: u32) -> bool {
-  return atomicLoad(&${atomic(this.depths)}[dst]) == ${u32(UNREACHED)};
-}`;
     if (this.#bitmap) {
       // Bottom-up: only dst's own thread writes it, so plain stores do.
       const pull = wgsl`(src: u32, dst: u32, edge: u32) -> bool {
@@ -192,7 +188,7 @@ export class BfsProblem {
         rec,
         this.graph,
         this.queue.current,
-        { push: claim, pull, candidate, prefilter: unvisited },
+        { push: claim, pull, candidate },
         this.queue.next,
         {
           bitmap: this.#bitmap,
@@ -222,7 +218,6 @@ export class BfsProblem {
         output: this.queue.next,
         workspace: this.#space,
         loadBalance: advanceBalance(this.loadBalance),
-        prefilter: unvisited,
       });
     }
     this.queue.swap();

@@ -14,8 +14,7 @@ import {
  * sh[0] = the start of the segment open when the tile begins, sh[1 + j] = offsets[b0 + j], then from
  * sh[nb + 1] the segment of each of the tile's items. na + nb <= TILE, so TILE + 1 words always suffice.
  */
-function tileWgsl(gather: boolean): string {
-  return /* wgsl */ `
+const TILE_WGSL = /* wgsl */ `
 var<workgroup> sh: array<u32, ${TILE + 1}>;
 
 ${mergePathSearch('tile_search', 'sh[1u + $J]')}
@@ -46,12 +45,6 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
   workgroupBarrier();
 
   // Items in index order across threads, so the functor's reads and writes coalesce.
-  ${gather ? GATHER_THEN_APPLY : CALL_EACH}
-}`;
-}
-
-/** Each item's functor call in turn. */
-const CALL_EACH = /* wgsl */ `
   for (var k = 0u; k < ${ITEMS_PER_THREAD}u; k++) {
     let local = k * ${WORKGROUP}u + lid;
     if (local < na) {
@@ -61,43 +54,10 @@ const CALL_EACH = /* wgsl */ `
         lbs_op(index, seg, index - sh[seg + 1u - b0]);
       }
     }
-  }`;
-
-/**
- * Every item's gather before any item's functor: the gathers' loads are in flight together (a functor
- * that stores or does atomics keeps the compiler from hoisting the next item's loads above it).
- */
-const GATHER_THEN_APPLY = /* wgsl */ `
-  var gathered: array<u32, ${ITEMS_PER_THREAD}>;
-  for (var k = 0u; k < ${ITEMS_PER_THREAD}u; k++) {
-    let local = k * ${WORKGROUP}u + lid;
-    if (local < na) {
-      let seg = sh[nb + 1u + local];
-      if (seg != 0xffffffffu) {
-        let index = a0 + local;
-        gathered[k] = lbs_gather(index, seg, index - sh[seg + 1u - b0]);
-      }
-    }
   }
-  for (var k = 0u; k < ${ITEMS_PER_THREAD}u; k++) {
-    let local = k * ${WORKGROUP}u + lid;
-    if (local < na) {
-      let seg = sh[nb + 1u + local];
-      if (seg != 0xffffffffu) {
-        let index = a0 + local;
-        lbs_op(index, seg, index - sh[seg + 1u - b0], gathered[k]);
-      }
-    }
-  }`;
+}`;
 
 export interface TransformLbsOptions {
-  /**
-   * `(index: u32, seg: u32, rank: u32) -> u32`, free of side effects: run for all of a thread's items
-   * before `f` runs for any, so their loads overlap; `f` then takes the item's value as a fourth argument
-   * `(index, seg, rank, value: u32)`. Worth it when `f` stores or does atomics after loading (a graph
-   * advance: gather the neighbor and whether it is worth visiting, then claim it).
-   */
-  readonly gather?: Functor;
   /**
    * Upper bound of a GPU-resident `count`: sizes the scratch (by default for any count below 2^32, about
    * 6 MiB per call). Items past it are dropped. Ignored for host counts.
@@ -146,8 +106,8 @@ export async function transformLbs(
         ...counts.bindingDecls,
       },
       params: counts.paramTypes,
-      functors: options.gather ? { lbs_op: f, lbs_gather: options.gather } : { lbs_op: f },
-      code: `${counts.wgsl}\n${tileWgsl(options.gather !== undefined)}`,
+      functors: { lbs_op: f },
+      code: `${counts.wgsl}\n${TILE_WGSL}`,
     });
     rec.dispatch(kernel, {
       bindings: { offsets: segmentOffsets, partitions: plan.partitions, ...counts.bindings },

@@ -8,7 +8,7 @@ import {
 } from '@weft/graph';
 import { transformLbs } from '@weft/lbs';
 import { transformScan } from '@weft/scan';
-import { type AdvanceWorkspace, appendFunctor, edgeIdFunctor, edgeView, pushVisit } from './advance.ts';
+import { type AdvanceWorkspace, appendFunctor, edgeIdFunctor, edgeView } from './advance.ts';
 
 export interface DirectionFunctors {
   /** Push: `(src, dst, edge, rank, index) -> bool`, as for {@link advancePush} (atomics where racing). */
@@ -17,8 +17,6 @@ export interface DirectionFunctors {
   pull: Functor;
   /** `(v: u32) -> bool`: vertices that pull (e.g. the unvisited ones). */
   candidate: Functor;
-  /** Push's prefilter, as {@link AdvanceOptions.prefilter}. */
-  prefilter?: Functor;
 }
 
 export interface DirectionOptions {
@@ -103,22 +101,21 @@ export async function advanceDirectionOptimized(
   ${note}(pull);
 }`,
     );
-    const { gather, visit } = pushVisit(
-      wgsl`(seg: u32) -> u32 { return ${items}[seg]; }`,
-      out.offsets,
-      out.neighbors,
-      wgsl`(k: u32) -> u32 { return k; }`,
-      functors.push,
-      append,
-      functors.prefilter,
-    );
+    const pushVisit = wgsl`(index: u32, seg: u32, rank: u32) {
+  let src = ${items}[seg];
+  let k = ${out.offsets}[src] + rank;
+  let dst = ${out.neighbors}[k];
+  if (${functors.push}(src, dst, k, rank, index)) { ${append}(dst); }
+}`;
     await transformLbs(
       rec,
       { array: gates, index: 0 },
       workspace.segmentStarts,
       { array: gates, index: 1 },
-      visit,
-      { maxCount: m, gather },
+      pushVisit,
+      {
+        maxCount: m,
+      },
     );
     await queueToBitmap(rec, { items, length: { array: gates, index: 3 } }, bitmap);
     const pullVisit = wgsl`(dst: u32) {

@@ -77,12 +77,6 @@ export interface AdvanceOptions {
    * `visited` here: the claim it makes is what idempotence leaves out.
    */
   idempotent?: boolean;
-  /**
-   * `(dst: u32) -> bool`, free of side effects: whether a neighbor is worth visiting (BFS: still
-   * unvisited). Merge-path advances test it for every edge of a thread before calling any functor, so
-   * those loads overlap; edges failing it skip the functor. Default: every edge is visited.
-   */
-  prefilter?: Functor;
 }
 
 /** The edge arrays of one direction: for in-edges, `edge` ids map back to CSR order (shared edge data). */
@@ -120,37 +114,6 @@ export function edgeIdFunctor(edgeIds: DeviceArray<'u32'> | undefined): Functor 
   return edgeIds ? wgsl`(k: u32) -> u32 { return ${edgeIds}[k]; }` : wgsl`(k: u32) -> u32 { return k; }`;
 }
 
-/** What a push visit returns from its gather for an edge its prefilter rejected. */
-const SKIPPED = 0xffffffff;
-
-/**
- * A merge-path push visit as a transformLbs gather and functor: the gather loads each edge's neighbor and
- * prefilters it for all of a thread's edges first; the functor then claims and appends.
- */
-export function pushVisit(
-  vertexOf: Functor,
-  offsets: DeviceArray<'u32'>,
-  neighbors: DeviceArray<'u32'>,
-  edgeId: Functor,
-  functor: Functor,
-  append: Functor,
-  prefilter: Functor | undefined,
-): { gather: Functor; visit: Functor } {
-  const keep = prefilter ?? wgsl`(dst: u32) -> bool { return true; }`;
-  return {
-    gather: wgsl`(index: u32, seg: u32, rank: u32) -> u32 {
-  let dst = ${neighbors}[${offsets}[${vertexOf}(seg)] + rank];
-  return select(${u32(SKIPPED)}, dst, ${keep}(dst));
-}`,
-    visit: wgsl`(index: u32, seg: u32, rank: u32, dst: u32) {
-  if (dst == ${u32(SKIPPED)}) { return; }
-  let src = ${vertexOf}(seg);
-  let k = ${offsets}[src] + rank;
-  if (${functor}(src, dst, ${edgeId}(k), rank, index)) { ${append}(dst); }
-}`,
-  };
-}
-
 /** `(seg: u32) -> u32`: the vertex of segment `seg`: the frontier's entry, or `seg` itself for all vertices. */
 export function vertexOfFunctor(input: FrontierView | 'all'): Functor {
   return input === 'all'
@@ -184,23 +147,19 @@ export async function advancePush(
     );
   }
   const append = appendFunctor(output, visited);
-  const { gather, visit } = pushVisit(
-    vertexOfFunctor(input),
-    offsets,
-    neighbors,
-    edgeIdFunctor(edgeIds),
-    functor,
-    append,
-    options.prefilter,
-  );
-  const keep = options.prefilter ?? wgsl`(dst: u32) -> bool { return true; }`;
+  const visit = wgsl`(index: u32, seg: u32, rank: u32) {
+  let src = ${vertexOfFunctor(input)}(seg);
+  let k = ${offsets}[src] + rank;
+  let dst = ${neighbors}[k];
+  if (${functor}(src, dst, ${edgeIdFunctor(edgeIds)}(k), rank, index)) { ${append}(dst); }
+}`;
   const walk = wgsl`(i: u32) {
   let src = ${vertexOfFunctor(input)}(i);
   let first = ${offsets}[src];
   let end = ${offsets}[src + 1u];
   for (var k = first; k < end; k++) {
     let dst = ${neighbors}[k];
-    if (${keep}(dst) && ${functor}(src, dst, ${edgeIdFunctor(edgeIds)}(k), k - first, k)) { ${append}(dst); }
+    if (${functor}(src, dst, ${edgeIdFunctor(edgeIds)}(k), k - first, k)) { ${append}(dst); }
   }
 }`;
   const maxDegree = options.threadMappedMaxDegree ?? 32;
@@ -215,7 +174,7 @@ export async function advancePush(
       return;
     }
     if (input === 'all') {
-      await transformLbs(rec, graph.edgeCount, offsets, graph.vertexCount, visit, { gather });
+      await transformLbs(rec, graph.edgeCount, offsets, graph.vertexCount, visit);
       return;
     }
     const items = input.items;
@@ -248,7 +207,6 @@ export async function advancePush(
     if (!balance) {
       await transformLbs(rec, { array: total, index: 0 }, starts, input.length, visit, {
         maxCount: graph.edgeCount,
-        gather,
       });
       return;
     }
@@ -271,7 +229,6 @@ export async function advancePush(
     await transform(rec, { array: balance, index: 1 }, walk, { itemsPerThread: 1 });
     await transformLbs(rec, { array: balance, index: 0 }, starts, { array: balance, index: 2 }, visit, {
       maxCount: graph.edgeCount,
-      gather,
     });
   });
 }
