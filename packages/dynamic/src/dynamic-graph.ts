@@ -27,9 +27,9 @@ import { vertexKernel } from './vertex-kernels.ts';
  * How insert, delete and query kernels probe the tables: `'thread'`, one thread per operation walking slabs
  * word by word; `'subgroup'`, one subgroup per operation at a time, its lanes reading a slab's words in
  * parallel (Awad et al.'s warp-cooperative work sharing; needs the `subgroups` feature); `'auto'` (the
- * default), what measured fastest on the H100 at 2^20-edge batches: thread probing for insertions (947 M
- * edges/s against 531 M), subgroup probing for deletions (1.84 G/s against 1.07 G) and queries (3.98 G/s
- * against 2.49 G), thread probing everywhere without subgroups.
+ * default), what measured fastest on the H100 at 2^20-edge batches: thread probing for insertions (1.17 G
+ * edges/s against 0.56 G) and queries (7.2 G/s against 4.0 G), subgroup probing for deletions (1.84 G/s
+ * against 1.1 G), thread probing everywhere without subgroups.
  */
 export type Probing = 'auto' | 'thread' | 'subgroup';
 
@@ -338,7 +338,7 @@ export class DynamicGraph {
     if (n === 0) return;
     const withValues = this.valueType !== undefined && values !== undefined;
     const kernel = await this.device.kernel(
-      this.#kernelFor(queryKernel(withValues), coopQueryKernel(withValues), 'subgroup'),
+      this.#kernelFor(queryKernel(withValues), coopQueryKernel(withValues), 'thread'),
     );
     await onTarget(target, 'dynamic edge queries', async (rec) => {
       rec.dispatch(kernel, {
