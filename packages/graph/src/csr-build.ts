@@ -47,8 +47,8 @@ export interface CsrBuildResult {
  */
 
 /**
- * Builds a CSR from an edge list on the host: sorts by (source, target) with a stable radix sort
- * (O(edges * log(vertices) / 11 + vertices)), drops self-loops, merges duplicates and symmetrizes as asked.
+ * Builds a CSR from an edge list on the host: sorts by (source, target) with a stable radix sort (a few
+ * cache-friendly passes, O(edges + vertices)), drops self-loops, merges duplicates and symmetrizes as asked.
  *
  * With `dedupe: 'none'`, symmetrization adds the reverse of (u, v) only where the input has no (v, u) at all,
  * so an already symmetric list (a symmetric Matrix Market file) is not doubled.
@@ -131,13 +131,17 @@ export interface SortedEntries {
 }
 
 /**
- * Radix digits of at most 9 bits: 512 buckets, one interleaved write stream each, stay within the TLB and
- * caches. Measured here per element and pass: 9 ns at 9 bits, 25 ns at 11; three separate arrays at 11 bits
- * took 64 ns, and whole-id counting sorts (millions of buckets) missed cache on every write.
+ * Width of the most significant digit, the one pass that scatters across all of memory: 1,024 buckets of
+ * interleaved entries, one write stream each, stay within the TLB. Measured here per entry: 9 ns at 9 bits,
+ * 14 at 10, 25 at 11; three separate arrays at 11 bits took 64 ns, and the former counting sorts keyed by whole
+ * ids (millions of buckets) missed cache on every write.
  */
-const RADIX_BITS = 9;
-/** Within a chunk of a few MB the scattered writes stay in cache: 11-bit digits, fewer passes. */
-const CHUNK_RADIX_BITS = 11;
+const RADIX_BITS = 10;
+/**
+ * Digit width within a chunk (scale 22: about 2^17 entries, 1.5 MB), where scattered writes stay in cache:
+ * the 34 key bits below the top digit take 3 passes.
+ */
+const CHUNK_RADIX_BITS = 12;
 
 /**
  * One digit of the composite key `source * 2^idBits + target`, from the source and the target word:
@@ -200,10 +204,11 @@ function inTargetWord(d: Digit, targetShift: number): Digit {
 const MAX_WORDS = 2 ** 32;
 
 /**
- * Sorts coded entries (`2 * i`: edge i, `2 * i + 1`: its reverse) by (source, target), stably, with an LSD radix
- * sort over the `2 * ceil(log2 n)` key bits (scale 22: 5 passes; 256 vertices: 2), interleaved entries moving
- * between two buffers. Digits over id bits in which no id of the list varies cost no pass. The first pass reads
- * the codes and the edge list directly (in order: codes ascend); each pass counts the next pass's digit.
+ * Sorts coded entries (`2 * i`: edge i, `2 * i + 1`: its reverse) by (source, target), stably, by radix: one
+ * pass on the top (at most {@link RADIX_BITS}) key bits reads the codes and the edge list (in order: codes
+ * ascend) and scatters the entries into chunks; LSD passes over the lower key bits then sort each chunk within
+ * cache (scale 22: 1 + 3 passes; 256 vertices: 1 + 1). Key bits in which no id of the list varies cost nothing.
+ * Two buffers of interleaved entries: 16 (scale 22 weighted: 12) bytes per entry at most.
  */
 export function sortEntries(
   codes: Uint32Array,
@@ -224,14 +229,11 @@ export function sortEntries(
     );
   }
   const varying = varyingBits(src, dst);
-  // Most significant digit first, over memory: it splits the entries into chunks (about 2^18 entries at scale
-  // 22) that LSD passes over the lower bits then sort within cache, where wider digits cost no misses.
-  const highest = digitsOf(0, 2 * idBits, RADIX_BITS, idBits, varying).at(-1);
-  const top = highest === undefined ? NO_DIGIT : inTargetWord(highest, targetShift);
-  const low =
-    highest === undefined
-      ? []
-      : digitsOf(0, highest.lo, CHUNK_RADIX_BITS, idBits, varying).map((d) => inTargetWord(d, targetShift));
+  // Key bits above the highest bit in which some source varies are the same for every entry: no pass.
+  const keyBits = varying === 0 ? 0 : idBits + 32 - Math.clz32(varying);
+  const topLo = Math.max(0, keyBits - RADIX_BITS);
+  const top = keyBits === 0 ? NO_DIGIT : inTargetWord(digitAt(topLo, keyBits - topLo, idBits), targetShift);
+  const low = digitsOf(0, topLo, CHUNK_RADIX_BITS, idBits, varying).map((d) => inTargetWord(d, targetShift));
   const counts = new Uint32Array(1 << RADIX_BITS);
   countFirstDigit(codes, src, dst, targetShift, top, counts);
   toPositions(counts, 0);
@@ -344,11 +346,7 @@ function sortChunk(
   counts: Uint32Array,
   nextCounts: Uint32Array,
 ): void {
-  const { tShift, tMask, sShift, sMask, sLeft } = digits[0]!;
-  counts.fill(0);
-  for (let j = stride * begin; j < stride * end; j += stride) {
-    counts[((cur[j + 1]! >>> tShift) & tMask) | (((cur[j]! >>> sShift) & sMask) << sLeft)]!++;
-  }
+  countDigit(cur, stride, begin, end, digits[0]!, counts);
   let from = cur;
   let to = spare;
   let positions = counts;
@@ -359,6 +357,20 @@ function sortChunk(
     scatterPass(from, to, stride, begin, end, digits[k]!, positions, digits[k + 1] ?? NO_DIGIT, next);
     [from, to] = [to, from];
     [positions, next] = [next, positions];
+  }
+}
+
+function countDigit(
+  data: Uint32Array,
+  stride: number,
+  begin: number,
+  end: number,
+  { tShift, tMask, sShift, sMask, sLeft }: Digit,
+  counts: Uint32Array,
+): void {
+  counts.fill(0);
+  for (let j = stride * begin; j < stride * end; j += stride) {
+    counts[((data[j + 1]! >>> tShift) & tMask) | (((data[j]! >>> sShift) & sMask) << sLeft)]!++;
   }
 }
 
