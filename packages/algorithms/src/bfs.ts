@@ -11,14 +11,7 @@ import {
   type WeftDevice,
   wgsl,
 } from '@weft/gpu';
-import {
-  addToBitmap,
-  type DeviceGraph,
-  FrontierBitmap,
-  FrontierQueue,
-  type FrontierSink,
-  queueToBitmap,
-} from '@weft/graph';
+import { type DeviceGraph, FrontierBitmap, FrontierQueue, type FrontierSink } from '@weft/graph';
 import {
   AdvanceWorkspace,
   advanceDirectionOptimized,
@@ -96,12 +89,6 @@ export class BfsProblem {
   /** Idempotent mode: the advance's output before culling (duplicates allowed; sized for every edge). */
   readonly rawFrontier: FrontierSink | undefined;
   readonly #culled: FrontierBitmap | undefined;
-  /**
-   * Vertices visited before the current level, read with plain loads by the claim (cached, and a hub's
-   * word is shared by every edge into it: an atomic load of a hub's depth serializes in L2); the level's
-   * output is added after each step.
-   */
-  readonly #seen: FrontierBitmap;
   /** When set, each step logs its input frontier length and inspected edges here (see {@link BfsResult.trace}). */
   log: IterationLog | undefined;
 
@@ -137,7 +124,6 @@ export class BfsProblem {
     this.depths = device.array('u32', n, { label: 'bfs depths' });
     this.parents = options.parents ? device.array('u32', n, { label: 'bfs parents' }) : undefined;
     this.queue = new FrontierQueue(device, graph.vertexCount, { label: 'bfs frontier' });
-    this.#seen = new FrontierBitmap(device, graph.vertexCount, 'bfs seen before this level');
     this.#space = new AdvanceWorkspace(device, this.queue.capacity);
     if (this.idempotent) {
       const items = device.array('u32', Math.max(1, graph.edgeCount), { label: 'bfs raw frontier' });
@@ -152,7 +138,6 @@ export class BfsProblem {
     if (this.parents) await rec.fill(this.parents, UNREACHED);
     await recordSet(rec, this.depths, source, 0);
     await this.queue.recordSingle(rec, source);
-    await queueToBitmap(rec, this.queue.current, this.#seen);
     rec.clear(this.pulls);
     // A vertex enters one level's output only (its depth is set before the next level reads it), so
     // the visited bits of earlier levels never cull a later one: clearing once per run suffices.
@@ -184,9 +169,7 @@ export class BfsProblem {
       ? wgsl`(v: u32, p: u32) { ${rw(this.parents)}[v] = p; }`
       : wgsl`(v: u32, p: u32) {}`;
     const claim = wgsl`(src: u32, dst: u32, edge: u32, rank: u32, index: u32) -> bool {
-  // Most edges of a skewed graph lead to vertices visited in earlier levels: a plain load of their bit
-  // settles them; the atomic load catches those claimed earlier in this level.
-  if ((${this.#seen.words}[dst >> 5u] & (1u << (dst & 31u))) != 0u) { return false; }
+  // A plain load first: most edges of a skewed graph lead to visited vertices, and need no atomic.
   if (atomicLoad(&${atomic(this.depths)}[dst]) != ${u32(UNREACHED)}) { return false; }
   if (atomicMin(&${atomic(this.depths)}[dst], ${u32(iteration + 1)}) != ${u32(UNREACHED)}) { return false; }
   ${parent}(dst, src);
@@ -237,7 +220,6 @@ export class BfsProblem {
         loadBalance: advanceBalance(this.loadBalance),
       });
     }
-    await addToBitmap(rec, this.queue.next, this.#seen);
     this.queue.swap();
   }
 
@@ -303,7 +285,6 @@ export class BfsProblem {
     this.rawFrontier?.items.destroy();
     this.rawFrontier?.count.destroy();
     this.#culled?.destroy();
-    this.#seen.destroy();
   }
 }
 

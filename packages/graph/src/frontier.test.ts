@@ -1,6 +1,6 @@
 import { expectArrayEqual, gpuTest, randomU32 } from '@weft/testing';
 import { describe, expect, it } from 'vitest';
-import { addToBitmap, bitmapToQueue, FrontierBitmap, FrontierQueue, queueToBitmap } from './frontier.ts';
+import { bitmapToQueue, FrontierBitmap, FrontierQueue, queueToBitmap } from './frontier.ts';
 
 const sorted = (a: Uint32Array) => Uint32Array.from(a).sort();
 
@@ -66,25 +66,4 @@ describe('queue <-> bitmap', () => {
         bitmap.destroy();
       }));
   }
-});
-
-describe('addToBitmap', () => {
-  it('adds a queue or a sink to the bits already set; sink entries past capacity are not read', () =>
-    gpuTest(async (device) => {
-      for (const n of [1, 31, 32, 33, 1000, 70_001]) {
-        const bitmap = new FrontierBitmap(device, n);
-        const first = Array.from(randomU32(Math.ceil(n / 3), n, n));
-        const second = Array.from(randomU32(Math.ceil(n / 4), n + 1, n));
-        const q = new FrontierQueue(device, n);
-        q.set(first);
-        await addToBitmap(device, q.current, bitmap);
-        // A sink whose count ran past its capacity: only the stored entries are added.
-        const items = device.upload(Uint32Array.from(second));
-        const count = device.upload(Uint32Array.of(second.length + 5));
-        await addToBitmap(device, { items, count }, bitmap);
-        const want = Uint32Array.from(new Set([...first, ...second])).sort();
-        expectArrayEqual(await bitmap.toArray(), want, `n=${n}`);
-        for (const a of [bitmap, q, items, count]) a.destroy();
-      }
-    }));
 });

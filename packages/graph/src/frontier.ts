@@ -201,29 +201,6 @@ export async function queueToBitmap(
 }
 
 /**
- * Records: the bits of the queue's vertices set in `bitmap`, the bits already set kept. A sink's entries
- * past its capacity (appends it dropped) are not there to add.
- */
-export async function addToBitmap(
-  target: Target,
-  queue: FrontierView | FrontierSink,
-  bitmap: FrontierBitmap,
-): Promise<void> {
-  const length = 'length' in queue ? queue.length : { array: queue.count, index: 0 };
-  await onTarget(target, 'add to bitmap', async (rec) => {
-    await transform(
-      rec,
-      length,
-      wgsl`(i: u32) {
-  if (i >= ${u32(queue.items.length)}) { return; }
-  let v = ${queue.items}[i];
-  atomicOr(&${atomic(bitmap.words)}[v >> 5u], 1u << (v & 31u));
-}`,
-    );
-  });
-}
-
-/**
  * Records: the vertices of `bitmap` appended to `sink` (its count zeroed first unless `append`). Vertices
  * of one 32-bit word stay in order; words land in any order (one atomic add per non-empty word).
  */

@@ -28,7 +28,6 @@ export {
   type WeightElementType,
 } from './device-graph.ts';
 export {
-  addToBitmap,
   bitmapToQueue,
   FrontierBitmap,
   FrontierQueue,
