@@ -12,14 +12,16 @@ import {
 /** Threads per tile workgroup. */
 export const WORKGROUP = 256;
 /**
- * Merge steps (items plus segment starts) each thread walks serially. Odd, as in moderngpu: inside a long
- * segment each thread's items sit ITEMS_PER_THREAD words apart in workgroup memory, and an odd stride
- * spreads a subgroup's accesses over all banks (a stride of 8 would serialize them 8 ways).
+ * Merge steps (items plus segment starts) each thread of a transformLbs tile walks serially. Odd, as in
+ * moderngpu: inside a long segment each thread's items sit ITEMS_PER_THREAD words apart in workgroup memory,
+ * and an odd stride spreads a subgroup's accesses over all banks (a stride of 8 would serialize them 8
+ * ways). 9 measured fastest on the H100 (2^27 items: 7, 9, 11, 13 took 0.425, 0.395, 0.428, 0.50 ms).
+ * Other tile kernels on merge path choose their own (segreduce: 11) and pass their tile to the planner.
  */
-export const ITEMS_PER_THREAD = 11;
+export const ITEMS_PER_THREAD = 9;
 /**
- * Merge-path elements per tile. The tile's workgroup memory holds its segment starts and its items' segments
- * in one array of TILE + 1 u32 (11 KiB; segreduce adds 2 KiB): within WebGPU's 16 KiB default
+ * Merge-path elements per transformLbs tile. The tile's workgroup memory holds its segment starts and its
+ * items' segments in one array of TILE + 1 u32 (9 KiB): within WebGPU's 16 KiB default
  * maxComputeWorkgroupStorageSize.
  */
 export const TILE = WORKGROUP * ITEMS_PER_THREAD;
@@ -41,7 +43,8 @@ export interface CountSource {
   readonly onGpu: boolean;
 }
 
-export function countSource(count: Count, numSegments: Count, maxMerge: number): CountSource {
+/** `tile`: merge steps per tile of the kernels that will use it. */
+export function countSource(count: Count, numSegments: Count, maxMerge: number, tile: number): CountSource {
   const onGpu = isGpuCount(count) || isGpuCount(numSegments);
   const paramTypes: Record<string, ElementType> = {};
   const params: Record<string, number> = {};
@@ -74,7 +77,7 @@ fn lbs_merge_length() -> u32 { return ${merge}; }
 // Rounded up without adding TILE - 1, which would wrap for merges near 2^32.
 fn lbs_tile_count() -> u32 {
   let merge = lbs_merge_length();
-  return merge / ${TILE}u + select(0u, 1u, merge % ${TILE}u != 0u);
+  return merge / ${tile}u + select(0u, 1u, merge % ${tile}u != 0u);
 }`;
   return {
     wgsl,
@@ -125,7 +128,7 @@ fn ${name}(diag: u32, a_base: u32, a_count: u32, b_count: u32) -> u32 {
 }`;
 }
 
-const PARTITION_WGSL = /* wgsl */ `
+const partitionWgsl = (tile: number) => /* wgsl */ `
 ${mergePathSearch('lbs_search', 'offsets[$J]')}
 
 // partitions[t] = items before tile t's first diagonal; one more entry closes the last tile.
@@ -136,7 +139,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
   let tiles = lbs_tile_count();
   if (p > tiles) { return; }
   // p * TILE wraps for the closing entry of a merge near 2^32; that one is the whole length.
-  let diag = select(p * ${TILE}u, lbs_merge_length(), p == tiles);
+  let diag = select(p * ${tile}u, lbs_merge_length(), p == tiles);
   partitions[p] = lbs_search(diag, 0u, lbs_item_count(), lbs_segment_count());
 }`;
 
@@ -208,8 +211,9 @@ export function checkSegments(
 
 /**
  * Records the partition kernel: a binary search along each tile's first diagonal of the merge of items with
- * segment starts, so every tile gets TILE merge steps however skewed the segment lengths are.
- * `maxCount` bounds a GPU-resident item count (default: anything below 2^32), which sizes the scratch.
+ * segment starts, so every tile gets `tile` merge steps (default transformLbs's TILE) however skewed the
+ * segment lengths are. `maxCount` bounds a GPU-resident item count (default: anything below 2^32), which
+ * sizes the scratch.
  */
 export async function planMergePath(
   rec: Recorder,
@@ -217,13 +221,14 @@ export async function planMergePath(
   segmentOffsets: DeviceArray<'u32'>,
   numSegments: Count,
   maxCount = MAX_MERGE,
+  tile = TILE,
 ): Promise<MergePathPlan> {
   // Host counts size everything exactly; GPU counts by their bounds.
   const itemBound = isGpuCount(count) ? maxCount : count;
   const segmentBound = isGpuCount(numSegments) ? segmentOffsets.length : numSegments;
   const maxMerge = Math.min(MAX_MERGE, itemBound + segmentBound);
-  const maxTiles = Math.ceil(maxMerge / TILE);
-  const counts = countSource(count, numSegments, maxMerge);
+  const maxTiles = Math.ceil(maxMerge / tile);
+  const counts = countSource(count, numSegments, maxMerge, tile);
   const device = rec.device;
   const partitions = rec.scratch('u32', maxTiles + 1, 'lbs partitions');
 
@@ -235,7 +240,7 @@ export async function planMergePath(
       ...counts.bindingDecls,
     },
     params: counts.paramTypes,
-    code: `${counts.wgsl}\n${PARTITION_WGSL}`,
+    code: `${counts.wgsl}\n${partitionWgsl(tile)}`,
   });
   const bindings = { offsets: segmentOffsets, partitions, ...counts.bindings };
 

@@ -1,5 +1,5 @@
-export { ITEMS_PER_THREAD, TILE, WORKGROUP } from '@weft/lbs';
 export { type Monoid, max, min, plus, type ReduceType } from './monoid.ts';
+export { ITEMS_PER_THREAD, TILE, WORKGROUP } from './segreduce-kernels.ts';
 export {
   type SegmentedReduceOptions,
   type SegreduceOptions,

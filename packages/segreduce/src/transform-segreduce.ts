@@ -10,7 +10,7 @@ import {
 } from '@weft/gpu';
 import { checkSegments, planMergePath } from '@weft/lbs';
 import { type Monoid, plus, type ReduceType } from './monoid.ts';
-import { fixupKernel, tileKernel, type ValueSource } from './segreduce-kernels.ts';
+import { fixupKernel, TILE, tileKernel, type ValueSource } from './segreduce-kernels.ts';
 
 /** Options both entry points share. */
 export interface TilePathOption {
@@ -58,7 +58,7 @@ async function record(
   maxCount: number | undefined,
   wantSubgroups: boolean | undefined,
 ): Promise<void> {
-  const plan = await planMergePath(rec, count, segmentOffsets, numSegments, maxCount);
+  const plan = await planMergePath(rec, count, segmentOffsets, numSegments, maxCount, TILE);
   const { counts } = plan;
   const T = monoid.type;
   const carry = rec.scratch('u32', Math.max(1, plan.maxTiles), 'segreduce carry');
