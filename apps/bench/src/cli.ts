@@ -7,7 +7,7 @@ import { loadGraph } from '@weft/graph/node';
 import type { AnchorFile } from './anchors.ts';
 import { fmtItems, fmtMs } from './format.ts';
 import { type BenchGraph, type GraphSelection, hasSelection, selectGraphs } from './graphs.ts';
-import { GRAPHS_USAGE, graphsCommand } from './graphs-command.ts';
+import { GRAPHS_USAGE, graphsCommand, provideWrittenGraphs } from './graphs-command.ts';
 import { type Measurement, measureCases } from './harness.ts';
 import { htmlReport } from './html.ts';
 import {
@@ -46,6 +46,9 @@ const USAGE = `usage: weft bench [options]
   --urand SCALE     a generated uniform random graph (GAP -u, edge factor 16) (repeatable)
   --rgg N           a generated random geometric graph of N points, average degree 8 (repeatable)
   --grid WxH        a generated W x H 4-neighbour grid (repeatable)
+  --graphs-dir DIR  take the default shapes' graphs from the files \`weft graphs --out DIR\` wrote (same sizes and
+                    seed) instead of generating them again: scale-22 generation takes a minute; names and
+                    anchors stay those of the generated graphs
   --sources N       BFS/SSSP sources per graph (seeded, out-degree > 0), each timed and validated
                     (default 64, Graph500's; 3 on software adapters)
   --dawn OPTION     pass an option to Dawn's create() (repeatable), e.g. enable-dawn-features=disable_robustness
@@ -83,6 +86,7 @@ async function bench(args: string[]): Promise<number> {
       rgg: { type: 'string', multiple: true, default: [] },
       grid: { type: 'string', multiple: true, default: [] },
       sources: { type: 'string' },
+      'graphs-dir': { type: 'string' },
       dawn: { type: 'string', multiple: true, default: [] },
       unsafe: { type: 'boolean', default: false },
       'no-pool': { type: 'boolean', default: false },
@@ -123,6 +127,7 @@ async function runBench(
     html?: string | undefined;
     anchors: string[];
     sources?: string | undefined;
+    'graphs-dir'?: string | undefined;
     undirected: boolean;
     'one-based': boolean;
   } & GraphSelection,
@@ -151,6 +156,7 @@ async function runBench(
     setSourceCount(k);
   }
   const sources = values.sources ?? (software ? '3' : '64');
+  if (values['graphs-dir']) await provideWrittenGraphs(values['graphs-dir'], seed);
   const graphs = hasSelection(values)
     ? await loadSelected(values, seed, Math.floor(device.limits.maxStorageBufferBindingSize / 4) - 1)
     : undefined;

@@ -1,15 +1,27 @@
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { writeGraphFile } from '@weft/graph/node';
+import type { HostCsr } from '@weft/graph';
+import { readGraphFile, writeGraphFile } from '@weft/graph/node';
 import { parseSizes } from './sizes.ts';
-import { makeGraph, pickSources, type Shape } from './suites/algorithms.ts';
+import { makeGraph, pickSources, provideGraph, type Shape } from './suites/algorithms.ts';
 
 export const GRAPHS_USAGE = `usage: weft graphs --out DIR [--sizes 22,24] [--shapes kronecker,grid,geometric] [--seed 1]
 
   Writes the algorithms suite's generated graphs (same sizes, seed and the 64 BFS/SSSP sources) as .wcsr files and a
-  manifest.json, so CPU anchors (anchors/scipy_anchors.py) run on exactly the graphs Weft runs on.
+  manifest.json, so CPU anchors (anchors/scipy_anchors.py) run on exactly the graphs Weft runs on, and
+  \`weft bench --graphs-dir DIR\` reads them instead of generating them again.
 `;
+
+/** One graph of `manifest.json`: the suite's shape and size, the seed it was generated with, its file. */
+export interface GraphManifestEntry {
+  graph: string;
+  n: number;
+  /** Absent in manifests written before `bench --graphs-dir` existed. */
+  seed?: number;
+  file: string;
+  sources: number[];
+}
 
 /** `weft graphs`: the algorithms suite's inputs, written for other tools. */
 export async function graphsCommand(args: string[]): Promise<number> {
@@ -28,16 +40,47 @@ export async function graphsCommand(args: string[]): Promise<number> {
   }
   await mkdir(values.out, { recursive: true });
   const seed = Number(values.seed);
-  const manifest: { graph: string; n: number; file: string; sources: number[] }[] = [];
+  const manifest: GraphManifestEntry[] = [];
   for (const shape of values.shapes.split(',') as Shape[]) {
     for (const n of parseSizes(values.sizes)) {
       const csr = makeGraph(shape, n, seed, true);
       const file = `${shape}-${n}.wcsr`;
       await writeGraphFile(join(values.out, file), csr);
-      manifest.push({ graph: shape, n, file, sources: pickSources(csr, seed, 64) });
+      manifest.push({ graph: shape, n, seed, file, sources: pickSources(csr, seed, 64) });
       console.log(`${file}: ${csr.vertexCount} vertices, ${csr.edgeCount} arcs`);
     }
   }
   await writeFile(join(values.out, 'manifest.json'), JSON.stringify(manifest, null, 1));
   return 0;
+}
+
+/**
+ * Hands the algorithms suite the graphs `weft graphs` wrote for this seed (its manifest names shape, size and
+ * seed of each), so the suite reads them instead of generating them again.
+ */
+export async function provideWrittenGraphs(
+  dir: string,
+  seed: number,
+): Promise<{ shape: Shape; n: number; csr: HostCsr }[]> {
+  const manifest = JSON.parse(await readFile(join(dir, 'manifest.json'), 'utf8')) as GraphManifestEntry[];
+  const provided: { shape: Shape; n: number; csr: HostCsr }[] = [];
+  for (const entry of manifest) {
+    if (entry.seed === undefined) {
+      throw new Error(`${dir}/manifest.json names no seed: write it again with this version of weft graphs`);
+    }
+    if (entry.seed !== seed) continue;
+    const start = performance.now();
+    const file = await readGraphFile(join(dir, entry.file));
+    if (file.kind !== 'csr') throw new Error(`${entry.file}: not a .wcsr file`);
+    const shape = entry.graph as Shape;
+    provideGraph(shape, entry.n, seed, file.csr);
+    provided.push({ shape, n: entry.n, csr: file.csr });
+    console.log(
+      `graph ${entry.graph} n=${entry.n}: read ${entry.file} in ${(performance.now() - start).toFixed(0)} ms`,
+    );
+  }
+  if (provided.length === 0) {
+    console.log(`--graphs-dir ${dir}: no graph written with seed ${seed}; generating as usual`);
+  }
+  return provided;
 }

@@ -1,11 +1,12 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { csrFromEdgeList } from '@weft/graph';
+import { csrFromEdgeList, kronecker } from '@weft/graph';
 import { loadGraph } from '@weft/graph/node';
 import { describe, expect, test } from 'vitest';
 import { type GraphSelection, hasSelection, selectGraphs, withSymmetricWeights } from './graphs.ts';
-import { pickSources, traversedEdges } from './suites/algorithms.ts';
+import { graphsCommand, provideWrittenGraphs } from './graphs-command.ts';
+import { makeGraph, pickSources, traversedEdges } from './suites/algorithms.ts';
 
 const none: GraphSelection = { graph: [], kron: [], urand: [], rgg: [], grid: [] };
 const load = async (path: string) => (await loadGraph(path, { build: {} })).csr;
@@ -103,5 +104,33 @@ describe('sources and TEPS edges', () => {
       directed: true,
     }).csr;
     expect(traversedEdges(directed, () => true)).toBe(2);
+  });
+});
+
+describe('weft graphs, then bench --graphs-dir', () => {
+  test('the suite reads the written graphs of its seed instead of generating them, bit for bit the same', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'weft-graphs-'));
+    try {
+      expect(await graphsCommand(['--out', dir, '--sizes', '12', '--shapes', 'kronecker,grid'])).toBe(0);
+      expect(await provideWrittenGraphs(dir, 2)).toEqual([]);
+      const provided = await provideWrittenGraphs(dir, 1);
+      expect(provided.map((p) => `${p.shape}-${p.n}`)).toEqual(['kronecker-4096', 'grid-4096']);
+      const kron = provided[0]!.csr;
+      expect(makeGraph('kronecker', 4096, 1, true)).toBe(kron);
+      const fresh = csrFromEdgeList(kronecker({ scale: 7, edgeFactor: 16, seed: 1, weights: true })).csr;
+      expect(kron.vertexCount).toBe(fresh.vertexCount);
+      expect(kron.directed).toBe(false);
+      expect(Array.from(kron.offsets)).toEqual(Array.from(fresh.offsets));
+      expect(Array.from(kron.targets)).toEqual(Array.from(fresh.targets));
+      expect(Array.from(kron.weights!)).toEqual(Array.from(fresh.weights!));
+      // A manifest from before seeds were recorded is refused, not guessed.
+      await writeFile(
+        join(dir, 'manifest.json'),
+        JSON.stringify([{ graph: 'grid', n: 4096, file: 'grid-4096.wcsr' }]),
+      );
+      await expect(provideWrittenGraphs(dir, 1)).rejects.toThrow(/names no seed/);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -64,6 +64,15 @@ export function makeGraph(shape: Shape, n: number, seed: number, _weights: boole
   return csr;
 }
 
+/**
+ * Gives the suite the graph `makeGraph(shape, n, seed)` would generate, read from a file `weft graphs` wrote
+ * (`bench --graphs-dir`): generating a scale-22 Kronecker graph takes a minute of host time per run.
+ */
+export function provideGraph(shape: Shape, n: number, seed: number, csr: HostCsr): void {
+  if (!['kronecker', 'grid', 'geometric'].includes(shape)) throw new Error(`unknown graph shape '${shape}'`);
+  graphCache.set(`${shape}:${n}:${seed}`, csr);
+}
+
 function generate(shape: Shape, n: number, seed: number, weights: boolean): HostCsr {
   const w = weights ? { weights: true as const } : {};
   if (shape === 'kronecker') {
