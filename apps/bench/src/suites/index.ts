@@ -35,8 +35,10 @@ export async function loadSuite(name: string): Promise<BenchCase[]> {
     case 'dynamic':
       return (await import('./dynamic.ts')).cases;
     case 'tune':
-      // Tuning sweep of the bandwidth kernels' work per thread (not part of the default run).
+      // Tuning sweeps and ablations (not part of the default run): the bandwidth kernels' work per thread,
+      // and what each step of a BFS claim costs in a push advance.
       return [
+        ...(await import('./advance-ablation.ts')).cases,
         ...[1, 2, 4].map((v) => copyKernelVariant(`copy kernel u32 vec4x${v}`, { vectorsPerThread: v })),
         ...[1, 2].map((v) =>
           copyKernelVariant(`copy kernel u32 vec4x${v} grid 4096`, {
