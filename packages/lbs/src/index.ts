@@ -10,6 +10,7 @@ export {
   mergePathSearch,
   planMergePath,
   TILE,
+  tileRangeWgsl,
   WORKGROUP,
 } from './merge-path.ts';
 export { type TransformLbsOptions, transformLbs } from './transform-lbs.ts';

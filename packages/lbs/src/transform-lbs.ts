@@ -6,6 +6,7 @@ import {
   mergePathSearch,
   planMergePath,
   TILE,
+  tileRangeWgsl,
   WORKGROUP,
 } from './merge-path.ts';
 
@@ -19,23 +20,18 @@ var<workgroup> sh: array<u32, ${TILE + 1}>;
 
 ${mergePathSearch('tile_search', 'sh[1u + $J]')}
 ${ASSIGN_SEGMENTS_WGSL}
+${tileRangeWgsl(TILE)}
 
 @compute @workgroup_size(${WORKGROUP})
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
         @builtin(local_invocation_index) lid: u32) {
   let tile = weft_workgroup_index(wid, nwg);
-  let total = lbs_merge_length();
   if (tile >= lbs_tile_count()) { return; }
-  let d0 = tile * ${TILE}u;
-  let d1 = select(d0 + ${TILE}u, total, total - d0 < ${TILE}u);
-  let a0 = partitions[tile];
-  let na = partitions[tile + 1u] - a0;
-  let b0 = d0 - a0;
-  let nb = d1 - d0 - na;
-
-  for (var j = lid; j <= nb; j += ${WORKGROUP}u) {
-    sh[j] = select(0u, offsets[b0 + j - 1u], b0 + j > 0u);
-  }
+  let range = lbs_tile_range(tile, lid);
+  let a0 = range.a0;
+  let na = range.na;
+  let b0 = range.b0;
+  let nb = range.nb;
   workgroupBarrier();
 
   // Serial merge of this thread's ${ITEMS_PER_THREAD} steps: a start opens a segment, an item takes the open one.

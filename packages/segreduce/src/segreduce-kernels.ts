@@ -1,4 +1,4 @@
-import { ASSIGN_SEGMENTS_WGSL, mergePathSearch, WORKGROUP } from '@weft/lbs';
+import { ASSIGN_SEGMENTS_WGSL, mergePathSearch, tileRangeWgsl, WORKGROUP } from '@weft/lbs';
 import type { Monoid } from './monoid.ts';
 
 export { WORKGROUP };
@@ -54,24 +54,19 @@ ${scan.shared}
 
 ${mergePathSearch('tile_search', 'sh[1u + $J]')}
 ${source === 'functor' ? ASSIGN_SEGMENTS_WGSL : ''}
+${tileRangeWgsl(TILE)}
 
 @compute @workgroup_size(${WORKGROUP})
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
         @builtin(local_invocation_index) lid: u32${scan.builtins}) {
   let tile = weft_workgroup_index(wid, nwg);
 ${scan.init}
-  let total = lbs_merge_length();
   if (tile >= lbs_tile_count()) { return; }
-  let d0 = tile * ${TILE}u;
-  let d1 = select(d0 + ${TILE}u, total, total - d0 < ${TILE}u);
-  let a0 = partitions[tile];
-  let na = partitions[tile + 1u] - a0;
-  let b0 = d0 - a0;
-  let nb = d1 - d0 - na;
-
-  for (var j = lid; j <= nb; j += ${WORKGROUP}u) {
-    sh[j] = select(0u, offsets[b0 + j - 1u], b0 + j > 0u);
-  }
+  let range = lbs_tile_range(tile, lid);
+  let a0 = range.a0;
+  let na = range.na;
+  let b0 = range.b0;
+  let nb = range.nb;
   workgroupBarrier();
 ${scan.slot}
   // Each thread walks the merge steps of its slot: consecutive slots, consecutive steps.
