@@ -1,6 +1,6 @@
 import type { KernelDefinition } from '@weft/gpu';
 import { ALLOC_WGSL, BATCH_WGSL } from './edge-kernels.ts';
-import { tableWgsl, V_DEGREE, WORKGROUP } from './layout.ts';
+import { ATOMIC, ENTRY_ARGS, ENTRY_HEAD, READ, THREAD_INDEX, tableWgsl, V_DEGREE, WRITE } from './layout.ts';
 
 /*
  * Subgroup-cooperative probing (Awad et al.'s warp-cooperative work sharing, WCWS): each lane holds one
@@ -16,17 +16,11 @@ import { tableWgsl, V_DEGREE, WORKGROUP } from './layout.ts';
  * hence `@diagnostic(off, subgroup_uniformity)`.
  */
 
-const read = { type: 'array<u32>', access: 'read' as const };
-const write = { type: 'array<u32>', access: 'read_write' as const };
-const atomicRw = { type: 'array<atomic<u32>>', access: 'read_write' as const };
-
 const NO_UNIFORMITY = '@diagnostic(off, subgroup_uniformity)';
 const ENTRY = /* wgsl */ `${NO_UNIFORMITY}
-@compute @workgroup_size(${WORKGROUP})`;
-const ENTRY_ARGS = /* wgsl */ `@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
-  @builtin(local_invocation_index) lid: u32, @builtin(subgroup_invocation_id) lane: u32,
+${ENTRY_HEAD}`;
+const COOP_ARGS = /* wgsl */ `${ENTRY_ARGS}, @builtin(subgroup_invocation_id) lane: u32,
   @builtin(subgroup_size) sg_size: u32`;
-const INDEX = /* wgsl */ `let i = weft_workgroup_index(wid, nwg) * ${WORKGROUP}u + lid;`;
 
 const COOP_WGSL = /* wgsl */ `
 const NONE = 0xffffffffu;
@@ -137,21 +131,21 @@ export function coopQueryKernel(withValues: boolean): KernelDefinition {
     label: `dynamic edge queries, subgroup-cooperative${withValues ? ' (map)' : ''}`,
     subgroups: true,
     bindings: {
-      slabs: read,
-      values: read,
-      vertices: read,
-      src: read,
-      dst: read,
-      found: write,
-      out_values: write,
+      slabs: READ,
+      values: READ,
+      vertices: READ,
+      src: READ,
+      dst: READ,
+      found: WRITE,
+      out_values: WRITE,
     },
     params: { n: 'u32', vertex_count: 'u32', slab_capacity: 'u32' },
     code: /* wgsl */ `
 ${tableWgsl(false, false)}
 ${COOP_WGSL}
 ${ENTRY}
-fn main(${ENTRY_ARGS}) {
-  ${INDEX}
+fn main(${COOP_ARGS}) {
+  ${THREAD_INDEX}
   var pending = i < params.n;
   var my_v = 0u;
   var my_k = 0u;
@@ -173,15 +167,15 @@ export function coopDeleteKernel(): KernelDefinition {
   return {
     label: 'dynamic delete edges, subgroup-cooperative',
     subgroups: true,
-    bindings: { slabs: atomicRw, vertices: atomicRw, src: read, dst: read },
+    bindings: { slabs: ATOMIC, vertices: ATOMIC, src: READ, dst: READ },
     params: { n: 'u32', mirror: 'u32', vertex_count: 'u32', slab_capacity: 'u32' },
     code: /* wgsl */ `
 ${tableWgsl(true, true)}
 ${BATCH_WGSL}
 ${COOP_WGSL}
 ${ENTRY}
-fn main(${ENTRY_ARGS}) {
-  ${INDEX}
+fn main(${COOP_ARGS}) {
+  ${THREAD_INDEX}
   var pending = i < params.n && batch_valid(i);
   var my_v = 0u;
   var my_k = 0u;
@@ -214,16 +208,16 @@ export function coopInsertKernel(withValues: boolean): KernelDefinition {
     label: `dynamic insert edges, subgroup-cooperative${withValues ? ' (map)' : ''}`,
     subgroups: true,
     bindings: {
-      slabs: atomicRw,
-      values: write,
-      free_list: write,
-      alloc: atomicRw,
-      vertices: atomicRw,
-      src: read,
-      dst: read,
-      vals: read,
-      keys: read,
-      idx: read,
+      slabs: ATOMIC,
+      values: WRITE,
+      free_list: WRITE,
+      alloc: ATOMIC,
+      vertices: ATOMIC,
+      src: READ,
+      dst: READ,
+      vals: READ,
+      keys: READ,
+      idx: READ,
     },
     params: { n: 'u32', mirror: 'u32', vertex_count: 'u32', slab_capacity: 'u32' },
     code: /* wgsl */ `
@@ -307,8 +301,8 @@ fn insert_edge(v: u32, k: u32, j: u32, lane: u32, sg_size: u32, leads: bool, lea
 }
 
 ${ENTRY}
-fn main(${ENTRY_ARGS}) {
-  ${INDEX}
+fn main(${COOP_ARGS}) {
+  ${THREAD_INDEX}
   var pending = false;
   var my_v = 0u;
   var my_k = 0u;

@@ -1,14 +1,18 @@
 import type { KernelDefinition } from '@weft/gpu';
-import { A_BUMP, A_FREE, A_OVERFLOW, A_SPARE, tableWgsl, V_DEGREE, WORKGROUP } from './layout.ts';
-
-const read = (type = 'array<u32>') => ({ type, access: 'read' as const });
-const write = (type = 'array<u32>') => ({ type, access: 'read_write' as const });
-const atomicRw = write('array<atomic<u32>>');
-
-const ENTRY_HEAD = /* wgsl */ `@compute @workgroup_size(${WORKGROUP})`;
-const ENTRY_ARGS = /* wgsl */ `@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
-  @builtin(local_invocation_index) lid: u32`;
-const INDEX = /* wgsl */ `let i = weft_workgroup_index(wid, nwg) * ${WORKGROUP}u + lid;`;
+import {
+  A_BUMP,
+  A_FREE,
+  A_OVERFLOW,
+  A_SPARE,
+  ATOMIC,
+  ENTRY_ARGS,
+  ENTRY_HEAD,
+  READ,
+  THREAD_INDEX,
+  tableWgsl,
+  V_DEGREE,
+  WRITE,
+} from './layout.ts';
 
 /**
  * A batch as the kernels see it: item j of `src`/`dst`, or with `mirror` set (undirected graphs) item j >> 1
@@ -73,12 +77,12 @@ export function batchDedupKernel(): KernelDefinition {
   return {
     label: 'dynamic batch dedup',
     bindings: {
-      src: read(),
-      dst: read(),
-      keys: write(),
-      idx: write(),
-      slot_of: write(),
-      table: atomicRw,
+      src: READ,
+      dst: READ,
+      keys: WRITE,
+      idx: WRITE,
+      slot_of: WRITE,
+      table: ATOMIC,
     },
     params: { n: 'u32', mirror: 'u32', vertex_count: 'u32', table_mask: 'u32', loser: 'u32' },
     entryPoints: ['dedup', 'sort_keys'],
@@ -95,7 +99,7 @@ fn pair_hash(s: u32, d: u32) -> u32 {
 
 ${ENTRY_HEAD}
 fn dedup(${ENTRY_ARGS}) {
-  ${INDEX}
+  ${THREAD_INDEX}
   if (i >= params.n) { return; }
   idx[i] = i;
   slot_of[i] = ${NO_SLOT}u;
@@ -125,7 +129,7 @@ fn dedup(${ENTRY_ARGS}) {
 
 ${ENTRY_HEAD}
 fn sort_keys(${ENTRY_ARGS}) {
-  ${INDEX}
+  ${THREAD_INDEX}
   if (i >= params.n) { return; }
   let h = slot_of[i];
   let newest = h != ${NO_SLOT}u && atomicLoad(&table[h]) == i + 1u;
@@ -145,16 +149,16 @@ export function insertKernel(withValues: boolean): KernelDefinition {
   return {
     label: `dynamic insert edges${withValues ? ' (map)' : ''}`,
     bindings: {
-      slabs: atomicRw,
-      values: write(),
-      free_list: write(),
-      alloc: atomicRw,
-      vertices: atomicRw,
-      src: read(),
-      dst: read(),
-      vals: read(),
-      keys: read(),
-      idx: read(),
+      slabs: ATOMIC,
+      values: WRITE,
+      free_list: WRITE,
+      alloc: ATOMIC,
+      vertices: ATOMIC,
+      src: READ,
+      dst: READ,
+      vals: READ,
+      keys: READ,
+      idx: READ,
     },
     params: { n: 'u32', mirror: 'u32', vertex_count: 'u32', slab_capacity: 'u32' },
     code: /* wgsl */ `
@@ -231,7 +235,7 @@ fn insert_edge(i: u32, j: u32, v: u32, k: u32) {
 
 ${ENTRY_HEAD}
 fn main(${ENTRY_ARGS}) {
-  ${INDEX}
+  ${THREAD_INDEX}
   if (i >= params.n) { return; }
   let v = keys[i];
   if (v >= params.vertex_count) { return; }
@@ -250,7 +254,7 @@ fn main(${ENTRY_ARGS}) {
 export function allocFixupKernel(): KernelDefinition {
   return {
     label: 'dynamic slab allocator fix-up',
-    bindings: { alloc: atomicRw, free_list: write() },
+    bindings: { alloc: ATOMIC, free_list: WRITE },
     params: { slab_capacity: 'u32' },
     code: /* wgsl */ `
 @compute @workgroup_size(1)
@@ -272,14 +276,14 @@ fn main() {
 export function deleteKernel(): KernelDefinition {
   return {
     label: 'dynamic delete edges',
-    bindings: { slabs: atomicRw, vertices: atomicRw, src: read(), dst: read() },
+    bindings: { slabs: ATOMIC, vertices: ATOMIC, src: READ, dst: READ },
     params: { n: 'u32', mirror: 'u32', vertex_count: 'u32', slab_capacity: 'u32' },
     code: /* wgsl */ `
 ${tableWgsl(true, true)}
 ${BATCH_WGSL}
 ${ENTRY_HEAD}
 fn main(${ENTRY_ARGS}) {
-  ${INDEX}
+  ${THREAD_INDEX}
   if (i >= params.n || !batch_valid(i)) { return; }
   let v = batch_src(i);
   let k = batch_dst(i);
@@ -300,20 +304,20 @@ export function queryKernel(withValues: boolean): KernelDefinition {
   return {
     label: `dynamic edge queries${withValues ? ' (map)' : ''}`,
     bindings: {
-      slabs: read(),
-      values: read(),
-      vertices: read(),
-      src: read(),
-      dst: read(),
-      found: write(),
-      out_values: write(),
+      slabs: READ,
+      values: READ,
+      vertices: READ,
+      src: READ,
+      dst: READ,
+      found: WRITE,
+      out_values: WRITE,
     },
     params: { n: 'u32', vertex_count: 'u32', slab_capacity: 'u32' },
     code: /* wgsl */ `
 ${tableWgsl(false, false)}
 ${ENTRY_HEAD}
 fn main(${ENTRY_ARGS}) {
-  ${INDEX}
+  ${THREAD_INDEX}
   if (i >= params.n) { return; }
   let v = src[i];
   let k = dst[i];

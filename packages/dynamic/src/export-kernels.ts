@@ -1,10 +1,5 @@
 import type { KernelDefinition } from '@weft/gpu';
-import { A_BUMP, tableWgsl, WORKGROUP } from './layout.ts';
-
-const ENTRY = /* wgsl */ `@compute @workgroup_size(${WORKGROUP})`;
-const ARGS = /* wgsl */ `@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
-  @builtin(local_invocation_index) lid: u32`;
-const INDEX = /* wgsl */ `let i = weft_workgroup_index(wid, nwg) * ${WORKGROUP}u + lid;`;
+import { A_BUMP, ENTRY_ARGS, ENTRY_HEAD, THREAD_INDEX, tableWgsl } from './layout.ts';
 
 /**
  * One thread per slab: every live key goes to its owner's CSR segment (`cursor` starts as the row offsets),
@@ -26,9 +21,9 @@ export function scatterEdgesKernel(withValues: boolean): KernelDefinition {
     params: { n: 'u32', vertex_count: 'u32', slab_capacity: 'u32' },
     code: /* wgsl */ `
 ${tableWgsl(false, false)}
-${ENTRY}
-fn main(${ARGS}) {
-  ${INDEX}
+${ENTRY_HEAD}
+fn main(${ENTRY_ARGS}) {
+  ${THREAD_INDEX}
   if (i >= params.n || i >= alloc[${A_BUMP}u]) { return; }
   let base = i * 32u;
   let owner_word = slabs[base + OWNER_WORD];
@@ -67,22 +62,22 @@ export function pairOrderKernel(): KernelDefinition {
     params: { n: 'u32', with_values: 'u32' },
     entryPoints: ['first', 'second', 'gather'],
     code: /* wgsl */ `
-${ENTRY}
-fn first(${ARGS}) {
-  ${INDEX}
+${ENTRY_HEAD}
+fn first(${ENTRY_ARGS}) {
+  ${THREAD_INDEX}
   if (i >= params.n) { return; }
   keys[i] = dst[i];
   idx[i] = i;
 }
-${ENTRY}
-fn second(${ARGS}) {
-  ${INDEX}
+${ENTRY_HEAD}
+fn second(${ENTRY_ARGS}) {
+  ${THREAD_INDEX}
   if (i >= params.n) { return; }
   keys[i] = src[idx[i]];
 }
-${ENTRY}
-fn gather(${ARGS}) {
-  ${INDEX}
+${ENTRY_HEAD}
+fn gather(${ENTRY_ARGS}) {
+  ${THREAD_INDEX}
   if (i >= params.n) { return; }
   let j = idx[i];
   out_dst[i] = dst[j];

@@ -40,6 +40,17 @@ export const ALLOC_WORDS = 4;
 
 export const WORKGROUP = 256;
 
+/** The prologue of the table kernels' 1-D entry points (grids beyond 65,535 workgroups split in x * y). */
+export const ENTRY_HEAD = /* wgsl */ `@compute @workgroup_size(${WORKGROUP})`;
+export const ENTRY_ARGS = /* wgsl */ `@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+  @builtin(local_invocation_index) lid: u32`;
+export const THREAD_INDEX = /* wgsl */ `let i = weft_workgroup_index(wid, nwg) * ${WORKGROUP}u + lid;`;
+
+/** Binding declarations of the table kernels. */
+export const READ = { type: 'array<u32>', access: 'read' } as const;
+export const WRITE = { type: 'array<u32>', access: 'read_write' } as const;
+export const ATOMIC = { type: 'array<atomic<u32>>', access: 'read_write' } as const;
+
 /** Base buckets for a vertex expected to hold `hint` keys at `loadFactor` (one bucket without a hint). */
 export function bucketsFor(hint: number, loadFactor: number): number {
   return Math.max(1, Math.ceil(hint / (KEY_SLOTS * loadFactor)));

@@ -1,5 +1,19 @@
 import type { KernelDefinition } from '@weft/gpu';
-import { A_BUMP, KEY_SLOTS, SLAB_WORDS, tableWgsl, V_BASE, V_BUCKETS, WORKGROUP } from './layout.ts';
+import {
+  A_BUMP,
+  ATOMIC,
+  ENTRY_ARGS,
+  ENTRY_HEAD,
+  KEY_SLOTS,
+  READ,
+  SLAB_WORDS,
+  THREAD_INDEX,
+  tableWgsl,
+  V_BASE,
+  V_BUCKETS,
+  WORKGROUP,
+  WRITE,
+} from './layout.ts';
 
 /** Distance of an unreached vertex; finite sums saturate one below it. */
 export const UNREACHED = 0xffffffff;
@@ -16,15 +30,6 @@ export const CTRL_WORDS = 4;
 export const NOT_DONE = 0xffffffff;
 /** Indirect arguments: per-vertex relaxation at word 0, the slab sweep at word 3. */
 export const ARGS_WORDS = 6;
-
-const read = { type: 'array<u32>', access: 'read' as const };
-const write = { type: 'array<u32>', access: 'read_write' as const };
-const atomicRw = { type: 'array<atomic<u32>>', access: 'read_write' as const };
-
-const ENTRY = /* wgsl */ `@compute @workgroup_size(${WORKGROUP})`;
-const ARGS = /* wgsl */ `@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
-  @builtin(local_invocation_index) lid: u32`;
-const INDEX = /* wgsl */ `let i = weft_workgroup_index(wid, nwg) * ${WORKGROUP}u + lid;`;
 
 /**
  * Relaxation shared by the seed and the iterations. A vertex whose distance drops joins the next frontier
@@ -74,16 +79,16 @@ fn relax_slab(d: u32, slab: u32) {
 }
 
 const BINDINGS = {
-  slabs: read,
-  values: read,
-  vertices: read,
-  alloc: read,
-  dist: atomicRw,
-  stamp: atomicRw,
-  ctrl: atomicRw,
-  parent: atomicRw,
-  queue_cur: read,
-  queue_next: write,
+  slabs: READ,
+  values: READ,
+  vertices: READ,
+  alloc: READ,
+  dist: ATOMIC,
+  stamp: ATOMIC,
+  ctrl: ATOMIC,
+  parent: ATOMIC,
+  queue_cur: READ,
+  queue_next: WRITE,
 };
 
 const PARAMS = {
@@ -114,9 +119,9 @@ export function ssspRelaxKernel(withValues: boolean): KernelDefinition {
 ${tableWgsl(false, false)}
 ${relaxWgsl(withValues)}
 
-${ENTRY}
-fn by_vertex(${ARGS}) {
-  ${INDEX}
+${ENTRY_HEAD}
+fn by_vertex(${ENTRY_ARGS}) {
+  ${THREAD_INDEX}
   if (i >= atomicLoad(&ctrl[params.cur])) { return; }
   let u = queue_cur[i];
   let d = atomicLoad(&dist[u]);
@@ -133,9 +138,9 @@ fn by_vertex(${ARGS}) {
 
 // The owner's stamp is compared with >=: a frontier vertex may already carry the next stamp (improved
 // again during this iteration), and relaxing a vertex that is only in the next frontier is harmless.
-${ENTRY}
-fn by_slab(${ARGS}) {
-  ${INDEX}
+${ENTRY_HEAD}
+fn by_slab(${ENTRY_ARGS}) {
+  ${THREAD_INDEX}
   if (i >= min(alloc[${A_BUMP}u], params.slab_capacity)) { return; }
   let owner_word = slabs[i * ${SLAB_WORDS}u + OWNER_WORD];
   if (owner_word == NO_OWNER) { return; }
@@ -146,9 +151,9 @@ fn by_slab(${ARGS}) {
 
 // Shortest-path parents, one thread per slab: parent[x] = some u whose edge to x is tight. A tight
 // zero-weight edge raises a flag (parents could then form a cycle; the host recomputes instead).
-${ENTRY}
-fn parents(${ARGS}) {
-  ${INDEX}
+${ENTRY_HEAD}
+fn parents(${ENTRY_ARGS}) {
+  ${THREAD_INDEX}
   if (i >= min(alloc[${A_BUMP}u], params.slab_capacity)) { return; }
   let owner_word = slabs[i * ${SLAB_WORDS}u + OWNER_WORD];
   if (owner_word == NO_OWNER) { return; }
@@ -173,9 +178,9 @@ fn parents(${ARGS}) {
 
 // Invalidation, one thread per frontier vertex y (its distance was just dropped): every x whose parent is
 // y loses its distance too and joins the next frontier.
-${ENTRY}
-fn invalidate(${ARGS}) {
-  ${INDEX}
+${ENTRY_HEAD}
+fn invalidate(${ENTRY_ARGS}) {
+  ${THREAD_INDEX}
   if (i >= atomicLoad(&ctrl[params.cur])) { return; }
   let y = queue_cur[i];
   let base = vertex_word(y, ${V_BASE}u);
@@ -201,7 +206,7 @@ fn invalidate(${ARGS}) {
 export function ssspSeedKernel(withValues: boolean): KernelDefinition {
   return {
     label: `dynamic sssp seed${withValues ? ' (weighted)' : ''}`,
-    bindings: { ...BINDINGS, src: read, dst: read },
+    bindings: { ...BINDINGS, src: READ, dst: READ },
     params: { ...PARAMS, n: 'u32', mirror: 'u32' },
     entryPoints: ['main', 'unlink'],
     code: /* wgsl */ `
@@ -217,9 +222,9 @@ fn batch_edge(i: u32) -> vec2<u32> {
   return vec2<u32>(src[i], dst[i]);
 }
 
-${ENTRY}
-fn main(${ARGS}) {
-  ${INDEX}
+${ENTRY_HEAD}
+fn main(${ENTRY_ARGS}) {
+  ${THREAD_INDEX}
   if (i >= params.n) { return; }
   let e = batch_edge(i);
   let u = e.x;
@@ -230,9 +235,9 @@ fn main(${ARGS}) {
 }
 
 // After edges were deleted: a deleted edge u -> v that was v's shortest-path parent edge drops v.
-${ENTRY}
-fn unlink(${ARGS}) {
-  ${INDEX}
+${ENTRY_HEAD}
+fn unlink(${ENTRY_ARGS}) {
+  ${THREAD_INDEX}
   if (i >= params.n) { return; }
   let e = batch_edge(i);
   if (e.x < params.vertex_count && e.y < params.vertex_count && atomicLoad(&parent[e.y]) == e.x) {
@@ -250,7 +255,7 @@ fn unlink(${ARGS}) {
 export function ssspAdvanceKernel(): KernelDefinition {
   return {
     label: 'dynamic sssp advance',
-    bindings: { ctrl: atomicRw, args: write, alloc: read },
+    bindings: { ctrl: ATOMIC, args: WRITE, alloc: READ },
     params: {
       cur: 'u32',
       next: 'u32',
