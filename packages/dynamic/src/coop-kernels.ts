@@ -1,5 +1,5 @@
 import type { KernelDefinition } from '@weft/gpu';
-import { ALLOC_WGSL, BATCH_WGSL } from './edge-kernels.ts';
+import { ALLOC_WGSL, BATCH_WGSL, INSERT_BINDINGS, INSERT_PARAMS } from './edge-kernels.ts';
 import { ATOMIC, ENTRY_ARGS, ENTRY_HEAD, READ, THREAD_INDEX, tableWgsl, V_DEGREE, WRITE } from './layout.ts';
 
 /*
@@ -207,19 +207,8 @@ export function coopInsertKernel(withValues: boolean): KernelDefinition {
   return {
     label: `dynamic insert edges, subgroup-cooperative${withValues ? ' (map)' : ''}`,
     subgroups: true,
-    bindings: {
-      slabs: ATOMIC,
-      values: WRITE,
-      free_list: WRITE,
-      alloc: ATOMIC,
-      vertices: ATOMIC,
-      src: READ,
-      dst: READ,
-      vals: READ,
-      keys: READ,
-      idx: READ,
-    },
-    params: { n: 'u32', mirror: 'u32', vertex_count: 'u32', slab_capacity: 'u32' },
+    bindings: INSERT_BINDINGS,
+    params: INSERT_PARAMS,
     code: /* wgsl */ `
 ${tableWgsl(true, true)}
 ${BATCH_WGSL}

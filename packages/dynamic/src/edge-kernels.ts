@@ -138,6 +138,21 @@ fn sort_keys(${ENTRY_ARGS}) {
   };
 }
 
+/** What both insert kernels (thread and subgroup probing) bind and take. */
+export const INSERT_BINDINGS = {
+  slabs: ATOMIC,
+  values: WRITE,
+  free_list: WRITE,
+  alloc: ATOMIC,
+  vertices: ATOMIC,
+  src: READ,
+  dst: READ,
+  vals: READ,
+  keys: READ,
+  idx: READ,
+} as const;
+export const INSERT_PARAMS = { n: 'u32', mirror: 'u32', vertex_count: 'u32', slab_capacity: 'u32' } as const;
+
 /**
  * Inserts a batch sorted by the dedup kernel's keys (`keys`: the source of each pair's newest item, others
  * at least vertex_count; `idx`: batch positions in that order): pairs are unique within the kernel, so a
@@ -148,19 +163,8 @@ export function insertKernel(withValues: boolean): KernelDefinition {
   const setValue = withValues ? 'values[at] = vals[batch_edge(j)];' : '';
   return {
     label: `dynamic insert edges${withValues ? ' (map)' : ''}`,
-    bindings: {
-      slabs: ATOMIC,
-      values: WRITE,
-      free_list: WRITE,
-      alloc: ATOMIC,
-      vertices: ATOMIC,
-      src: READ,
-      dst: READ,
-      vals: READ,
-      keys: READ,
-      idx: READ,
-    },
-    params: { n: 'u32', mirror: 'u32', vertex_count: 'u32', slab_capacity: 'u32' },
+    bindings: INSERT_BINDINGS,
+    params: INSERT_PARAMS,
     code: /* wgsl */ `
 ${tableWgsl(true, true)}
 ${BATCH_WGSL}
