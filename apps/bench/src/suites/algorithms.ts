@@ -217,26 +217,33 @@ async function recordSteps(
 
 type LoadBalance = 'merge-path' | 'thread-mapped';
 
+/**
+ * BFS from the suite's sources: push (atomic claims), direction-optimizing, or with `idempotent` Gunrock's
+ * idempotent push (plain depth stores, duplicates culled by a visited-bitmap filter).
+ */
 function bfsCase(
   input: GraphInput,
   direction: 'push' | 'auto' = 'push',
   loadBalance: LoadBalance = 'merge-path',
+  idempotent = false,
 ): BenchCase {
+  const variant = `${direction === 'auto' ? ' direction-optimizing' : ''}${loadBalance === 'thread-mapped' ? ' thread-mapped' : ''}${idempotent ? ' idempotent' : ''}`;
+  const options = { direction, loadBalance, idempotent };
   return {
-    name: `bfs ${input.label}${direction === 'auto' ? ' direction-optimizing' : ''}${loadBalance === 'thread-mapped' ? ' thread-mapped' : ''}`,
+    name: `bfs ${input.label}${variant}`,
     family: 'algorithms',
     maxItems: () => input.maxItems,
     async setup(device: WeftDevice, n: number, seed: number): Promise<BenchInstance> {
       const csr = input.get(n, seed);
       const graph = uploaded(device, csr);
       const vertices = pickSources(csr, seed, sourceCount(device));
-      const problem = new BfsProblem(device, graph, { direction, loadBalance });
+      const problem = new BfsProblem(device, graph, options);
       let source = vertices[0]!;
       let iterations = 0;
       // Untimed: a first run from the source gives its level count (the replays record that many steps).
       const select = once(async (i: number) => {
         source = vertices[i]!;
-        const { iterations: levels, depths } = await bfs(device, graph, source, { direction, loadBalance });
+        const { iterations: levels, depths } = await bfs(device, graph, source, options);
         iterations = levels;
         return { edges: traversedEdges(csr, (v) => depths[v]! >= 0), iterations };
       });
@@ -251,7 +258,7 @@ function bfsCase(
           await recordSteps(rec, problem, iterations);
         },
         validate: async () => verifyBfs(csr, source, (await problem.result()).depths),
-        ...(direction === 'push' && loadBalance === 'merge-path'
+        ...(direction === 'push' && loadBalance === 'merge-path' && !idempotent
           ? { trace: () => traceRun(device, csr, problem, vertices[0]!, iterations, 'bfs') }
           : direction === 'auto'
             ? {
@@ -474,6 +481,7 @@ const geometric = shapeInput('geometric');
 export const cases: BenchCase[] = [
   bfsCase(kron),
   bfsCase(kron, 'auto'),
+  bfsCase(kron, 'push', 'merge-path', true),
   bfsCase(mesh),
   bfsCase(mesh, 'push', 'thread-mapped'),
   ssspCase(kron),
@@ -501,6 +509,7 @@ export function casesForGraph(g: BenchGraph): BenchCase[] {
   return [
     bfsCase(input),
     bfsCase(input, 'auto'),
+    bfsCase(input, 'push', 'merge-path', true),
     ...(lowDegree ? [bfsCase(input, 'push', 'thread-mapped')] : []),
     ssspCase(input),
     ...(lowDegree ? [ssspCase(input, 'thread-mapped')] : []),
