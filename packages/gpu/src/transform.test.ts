@@ -73,6 +73,33 @@ describe('functors with subgroup built-ins', () => {
   });
 });
 
+describe('WGSL as Dawn compiles it', () => {
+  it('a loop-body var with an explicit initializer starts fresh every iteration', async () => {
+    // Without an initializer, Dawn (lavapipe, webgpu 0.6.2) zero-initializes such a var once and keeps
+    // its values across iterations (0, 1, 2, 3 here), against the WGSL spec: Weft's kernels give every
+    // loop-body var an initializer (OneSweep's look-back once returned wrong sorts for lack of one).
+    await gpuTest(async (device) => {
+      const out = device.array('u32', 16);
+      await transform(
+        device,
+        2,
+        wgsl`(i: u32) {
+  for (var k = 0u; k < 4u; k++) {
+    var a = array<u32, 2>();
+    var b = 0u;
+    ${rw(out)}[i * 8u + k] = a[1];
+    ${rw(out)}[i * 8u + 4u + k] = b;
+    a[1] = k + 1u;
+    b = k + 10u;
+  }
+}`,
+      );
+      expectArrayEqual(await out.download(), new Uint32Array(16), 'fresh each iteration');
+      out.destroy();
+    });
+  });
+});
+
 describe('transform beyond 65,535 workgroups', () => {
   it('splits a GPU-resident count into a 2-D indirect dispatch and covers every index', async () => {
     await gpuTest(async (device) => {
