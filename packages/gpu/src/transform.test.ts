@@ -75,9 +75,10 @@ describe('functors with subgroup built-ins', () => {
 
 describe('WGSL as Dawn compiles it', () => {
   it('a loop-body var with an explicit initializer starts fresh every iteration', async () => {
-    // Without an initializer, Dawn (lavapipe, webgpu 0.6.2) zero-initializes such a var once and keeps
-    // its values across iterations (0, 1, 2, 3 here), against the WGSL spec: Weft's kernels give every
-    // loop-body var an initializer (OneSweep's look-back once returned wrong sorts for lack of one).
+    // Without an initializer, Dawn (webgpu 0.6.2) on lavapipe zero-initializes such a var once and keeps
+    // its values across iterations (0, 1, 2, 3 here), where WGSL re-initializes it every iteration: Weft's
+    // kernels give every loop-body var an initializer (OneSweep's look-back once returned wrong sorts for
+    // lack of one).
     await gpuTest(async (device) => {
       const out = device.array('u32', 16);
       await transform(

@@ -156,9 +156,10 @@ fn main(@builtin(local_invocation_index) lid: u32,
     loop {
       let par = round & 1u;
       look -= 1u;
-      // An explicit initializer: Dawn's WGSL compiler zero-initializes a loop-body \`var\` without one only
-      // once, so it kept the last round's flags, and a digit stalled in an earlier round added this round's
-      // fallback count on top of the status it had just read (lavapipe: about 1 wrong sort in 1,500).
+      // An explicit initializer: Dawn on lavapipe zero-initializes a loop-body \`var\` without one only once
+      // (WGSL says every iteration), so it kept the last round's flags, and a digit stalled in an earlier
+      // round added this round's fallback count on top of the status it had just read (about 1 wrong sort
+      // in 1,500).
       var stalled = array<bool, ${dpt}>();
       var any_stalled = false;
       let distrusted = params.distrust_odd != 0u && (look & 1u) == 1u;
