@@ -1,6 +1,14 @@
 import type { KernelDefinition } from '@weft/gpu';
-import { ALLOC_WGSL, BATCH_WGSL, INSERT_BINDINGS, INSERT_PARAMS } from './edge-kernels.ts';
-import { ATOMIC, ENTRY_ARGS, ENTRY_HEAD, READ, THREAD_INDEX, tableWgsl, V_DEGREE, WRITE } from './layout.ts';
+import {
+  ALLOC_WGSL,
+  BATCH_PARAMS,
+  BATCH_WGSL,
+  DELETE_BINDINGS,
+  INSERT_BINDINGS,
+  QUERY_BINDINGS,
+  QUERY_PARAMS,
+} from './edge-kernels.ts';
+import { ENTRY_ARGS, ENTRY_HEAD, THREAD_INDEX, tableWgsl, V_DEGREE } from './layout.ts';
 
 /*
  * Subgroup-cooperative probing (Awad et al.'s warp-cooperative work sharing, WCWS): each lane holds one
@@ -130,16 +138,8 @@ export function coopQueryKernel(withValues: boolean): KernelDefinition {
   return {
     label: `dynamic edge queries, subgroup-cooperative${withValues ? ' (map)' : ''}`,
     subgroups: true,
-    bindings: {
-      slabs: READ,
-      values: READ,
-      vertices: READ,
-      src: READ,
-      dst: READ,
-      found: WRITE,
-      out_values: WRITE,
-    },
-    params: { n: 'u32', vertex_count: 'u32', slab_capacity: 'u32' },
+    bindings: QUERY_BINDINGS,
+    params: QUERY_PARAMS,
     code: /* wgsl */ `
 ${tableWgsl(false, false)}
 ${COOP_WGSL}
@@ -167,8 +167,8 @@ export function coopDeleteKernel(): KernelDefinition {
   return {
     label: 'dynamic delete edges, subgroup-cooperative',
     subgroups: true,
-    bindings: { slabs: ATOMIC, vertices: ATOMIC, src: READ, dst: READ },
-    params: { n: 'u32', mirror: 'u32', vertex_count: 'u32', slab_capacity: 'u32' },
+    bindings: DELETE_BINDINGS,
+    params: BATCH_PARAMS,
     code: /* wgsl */ `
 ${tableWgsl(true, true)}
 ${BATCH_WGSL}
@@ -208,7 +208,7 @@ export function coopInsertKernel(withValues: boolean): KernelDefinition {
     label: `dynamic insert edges, subgroup-cooperative${withValues ? ' (map)' : ''}`,
     subgroups: true,
     bindings: INSERT_BINDINGS,
-    params: INSERT_PARAMS,
+    params: BATCH_PARAMS,
     code: /* wgsl */ `
 ${tableWgsl(true, true)}
 ${BATCH_WGSL}

@@ -62,7 +62,7 @@ fn give_back(slab: u32) {
 `;
 
 /** `slot_of` of an item that takes no part in the insertion (invalid ids, self-loops). */
-export const NO_SLOT = 0xffffffff;
+const NO_SLOT = 0xffffffff;
 
 /**
  * De-duplicates a batch in one pass over an open-addressing table of (source, target) pairs (a power of
@@ -138,7 +138,10 @@ fn sort_keys(${ENTRY_ARGS}) {
   };
 }
 
-/** What both insert kernels (thread and subgroup probing) bind and take. */
+/**
+ * Bindings and parameters each pair of probing kernels (thread and subgroup) shares, per operation; batch
+ * operations (insert, delete) take the batch parameters.
+ */
 export const INSERT_BINDINGS = {
   slabs: ATOMIC,
   values: WRITE,
@@ -151,7 +154,18 @@ export const INSERT_BINDINGS = {
   keys: READ,
   idx: READ,
 } as const;
-export const INSERT_PARAMS = { n: 'u32', mirror: 'u32', vertex_count: 'u32', slab_capacity: 'u32' } as const;
+export const DELETE_BINDINGS = { slabs: ATOMIC, vertices: ATOMIC, src: READ, dst: READ } as const;
+export const QUERY_BINDINGS = {
+  slabs: READ,
+  values: READ,
+  vertices: READ,
+  src: READ,
+  dst: READ,
+  found: WRITE,
+  out_values: WRITE,
+} as const;
+export const BATCH_PARAMS = { n: 'u32', mirror: 'u32', vertex_count: 'u32', slab_capacity: 'u32' } as const;
+export const QUERY_PARAMS = { n: 'u32', vertex_count: 'u32', slab_capacity: 'u32' } as const;
 
 /**
  * Inserts a batch sorted by the dedup kernel's keys (`keys`: the source of each pair's newest item, others
@@ -164,7 +178,7 @@ export function insertKernel(withValues: boolean): KernelDefinition {
   return {
     label: `dynamic insert edges${withValues ? ' (map)' : ''}`,
     bindings: INSERT_BINDINGS,
-    params: INSERT_PARAMS,
+    params: BATCH_PARAMS,
     code: /* wgsl */ `
 ${tableWgsl(true, true)}
 ${BATCH_WGSL}
@@ -280,8 +294,8 @@ fn main() {
 export function deleteKernel(): KernelDefinition {
   return {
     label: 'dynamic delete edges',
-    bindings: { slabs: ATOMIC, vertices: ATOMIC, src: READ, dst: READ },
-    params: { n: 'u32', mirror: 'u32', vertex_count: 'u32', slab_capacity: 'u32' },
+    bindings: DELETE_BINDINGS,
+    params: BATCH_PARAMS,
     code: /* wgsl */ `
 ${tableWgsl(true, true)}
 ${BATCH_WGSL}
@@ -307,16 +321,8 @@ fn main(${ENTRY_ARGS}) {
 export function queryKernel(withValues: boolean): KernelDefinition {
   return {
     label: `dynamic edge queries${withValues ? ' (map)' : ''}`,
-    bindings: {
-      slabs: READ,
-      values: READ,
-      vertices: READ,
-      src: READ,
-      dst: READ,
-      found: WRITE,
-      out_values: WRITE,
-    },
-    params: { n: 'u32', vertex_count: 'u32', slab_capacity: 'u32' },
+    bindings: QUERY_BINDINGS,
+    params: QUERY_PARAMS,
     code: /* wgsl */ `
 ${tableWgsl(false, false)}
 ${ENTRY_HEAD}
