@@ -43,7 +43,8 @@ import type { BenchCase, BenchInstance, IterationTrace } from '../types.ts';
  * source's first run needed, which the GPU's empty frontiers make safe to replay: no read-back inside `run`.
  */
 
-export type Shape = 'kronecker' | 'grid' | 'geometric';
+export const SHAPES = ['kronecker', 'grid', 'geometric'] as const;
+export type Shape = (typeof SHAPES)[number];
 
 // Generated graphs, shared by every case of one size (host generation dominates a suite's wall time).
 const graphCache = new Map<string, HostCsr>();
@@ -69,7 +70,7 @@ export function makeGraph(shape: Shape, n: number, seed: number, _weights: boole
  * (`bench --graphs-dir`): generating a scale-22 Kronecker graph takes a minute of host time per run.
  */
 export function provideGraph(shape: Shape, n: number, seed: number, csr: HostCsr): void {
-  if (!['kronecker', 'grid', 'geometric'].includes(shape)) throw new Error(`unknown graph shape '${shape}'`);
+  if (!SHAPES.includes(shape)) throw new Error(`unknown graph shape '${shape}'`);
   graphCache.set(`${shape}:${n}:${seed}`, csr);
 }
 
