@@ -8,6 +8,7 @@
 import { writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { requestDevice } from '@weft/gpu';
+import { provideWrittenGraphs } from './graphs-command.ts';
 import { parseSizes } from './sizes.ts';
 import { loadSuite } from './suites/index.ts';
 
@@ -42,12 +43,15 @@ async function main(): Promise<number> {
       seed: { type: 'string', default: '1' },
       json: { type: 'string' },
       dawn: { type: 'string', multiple: true, default: [] },
+      'graphs-dir': { type: 'string' },
     },
   });
   process.env['XDG_RUNTIME_DIR'] ??= '/tmp';
   const device = await requestDevice({
     dawnOptions: [...values.dawn, 'disable-dawn-features=timestamp_quantization'],
   });
+  // The graphs `weft graphs --out DIR` wrote, as `bench --graphs-dir` reads them (scale 22 takes a minute to generate).
+  if (values['graphs-dir']) await provideWrittenGraphs(values['graphs-dir'], Number(values.seed));
   const filter = new RegExp(values.cases);
   const runs = Number(values.runs);
   const warmupMs = Number(values['warmup-ms']);

@@ -1,5 +1,5 @@
-import { bfsReference } from '@weft/algorithms';
-import { atomic, type Functor, u32, wgsl } from '@weft/gpu';
+import { BfsProblem, bfsReference } from '@weft/algorithms';
+import { atomic, type DeviceArray, type Functor, rw, transform, u32, wgsl } from '@weft/gpu';
 import { FrontierQueue, uploadGraph } from '@weft/graph';
 import { AdvanceWorkspace, advancePush } from '@weft/operators';
 import type { BenchCase, BenchInstance } from '../types.ts';
@@ -14,8 +14,27 @@ import { makeGraph, pickSource } from './algorithms.ts';
 
 const UNREACHED = 0xffffffff;
 
-type Stage = 'walk' | 'load depth' | 'claim' | 'claim + append';
-const STAGES: Stage[] = ['walk', 'load depth', 'claim', 'claim + append'];
+type Work = 'walk' | 'load depth' | 'claim' | 'claim + append' | 'bitmap claim + append';
+/**
+ * A work, on the level's frontier sorted by vertex, shuffled, or in the order a GPU BFS's racing appends
+ * left it (the BFS run from the same source up to the level).
+ */
+type Stage = Work | `${Work}, shuffled frontier` | `${Work}, BFS frontier` | `${Work}, cold cache`;
+const STAGES: Stage[] = [
+  'walk',
+  'load depth',
+  'claim',
+  'claim + append',
+  'load depth, shuffled frontier',
+  'claim + append, shuffled frontier',
+  'claim + append, BFS frontier',
+  'claim + append, cold cache',
+  'bitmap claim + append',
+  'bitmap claim + append, cold cache',
+];
+
+/** Bytes copied (read, and as many written) before a cold-cache run: evicts the depths from the L2 (50 MB on an H100). */
+const FLUSH_BYTES = 64 * 2 ** 20;
 
 interface Level {
   /** The level's frontier (vertices at depth d). */
@@ -30,9 +49,13 @@ interface Level {
 }
 
 /** The BFS level (from the suite's first source) whose frontier has the most out-edges. */
-function heaviestLevel(n: number, seed: number): Level & { csr: ReturnType<typeof makeGraph> } {
+function heaviestLevel(
+  n: number,
+  seed: number,
+): Level & { csr: ReturnType<typeof makeGraph>; source: number } {
   const csr = makeGraph('kronecker', n, seed, true);
-  const { depths } = bfsReference(csr, pickSource(csr, seed));
+  const source = pickSource(csr, seed);
+  const { depths } = bfsReference(csr, source);
   const edgesAt = new Map<number, number>();
   for (let v = 0; v < csr.vertexCount; v++) {
     const d = depths[v]!;
@@ -51,12 +74,30 @@ function heaviestLevel(n: number, seed: number): Level & { csr: ReturnType<typeo
   }
   return {
     csr,
+    source,
     frontier: Uint32Array.from(frontier),
     before,
     next: Uint32Array.from(next),
     depth,
     edges: edgesAt.get(depth) ?? 0,
   };
+}
+
+/** A seeded Fisher-Yates shuffle of a copy. */
+function shuffled(items: Uint32Array, seed: number): Uint32Array {
+  const out = items.slice();
+  let state = (seed * 2654435761) >>> 0 || 1;
+  for (let i = out.length - 1; i > 0; i--) {
+    state ^= state << 13;
+    state ^= state >>> 17;
+    state ^= state << 5;
+    state >>>= 0;
+    const j = state % (i + 1);
+    const t = out[i]!;
+    out[i] = out[j]!;
+    out[j] = t;
+  }
+  return out;
 }
 
 function ablationCase(stage: Stage): BenchCase {
@@ -70,10 +111,32 @@ function ablationCase(stage: Stage): BenchCase {
       const pristine = device.upload(level.before, { label: 'depths before the level' });
       const depths = device.array('u32', level.before.length, { label: 'depths' });
       const queue = new FrontierQueue(device, level.csr.vertexCount, { label: 'ablation frontier' });
-      queue.set(level.frontier);
+      const work = stage.replace(/, (shuffled frontier|BFS frontier|cold cache)$/, '') as Work;
+      const cold = stage.endsWith('cold cache');
+      const flush = cold
+        ? [0, 1].map(() => device.array('u32', FLUSH_BYTES / 4, { label: 'cache flush' }))
+        : [];
+      // Bitmap claims: the visited bit (a 32nd of the depths' bytes) is the claim; the depth a plain store.
+      const seenBits = new Uint32Array(Math.ceil(level.before.length / 32));
+      for (let v = 0; v < level.before.length; v++) {
+        if (level.before[v] !== UNREACHED) seenBits[v >>> 5]! |= 1 << (v & 31);
+      }
+      const pristineSeen = device.upload(seenBits, { label: 'visited bits before the level' });
+      const seen = device.array('u32', seenBits.length, { label: 'visited bits' });
+      if (stage.endsWith('BFS frontier')) {
+        const bfs = new BfsProblem(device, graph);
+        const rec = device.recorder({ label: 'ablation bfs prefix' });
+        await bfs.reset(rec, level.source);
+        for (let i = 0; i < level.depth; i++) await bfs.step(rec, i);
+        await rec.submit();
+        queue.set(await bfs.queue.current.items.download(0, level.frontier.length));
+        bfs.destroy();
+      } else {
+        queue.set(stage === work ? level.frontier : shuffled(level.frontier, seed));
+      }
       const space = new AdvanceWorkspace(device, queue.capacity);
       const next = level.depth + 1;
-      const functors: Record<Stage, Functor> = {
+      const functors: Record<Work, Functor> = {
         walk: wgsl`(src: u32, dst: u32, edge: u32, rank: u32, index: u32) -> bool { return false; }`,
         'load depth': wgsl`(src: u32, dst: u32, edge: u32, rank: u32, index: u32) -> bool {
   return atomicLoad(&${atomic(depths)}[dst]) == ${u32(UNREACHED - 1)};
@@ -82,6 +145,14 @@ function ablationCase(stage: Stage): BenchCase {
   if (atomicLoad(&${atomic(depths)}[dst]) != ${u32(UNREACHED)}) { return false; }
   atomicMin(&${atomic(depths)}[dst], ${u32(next)});
   return false;
+}`,
+        'bitmap claim + append': wgsl`(src: u32, dst: u32, edge: u32, rank: u32, index: u32) -> bool {
+  let word = dst >> 5u;
+  let bit = 1u << (dst & 31u);
+  if ((atomicLoad(&${atomic(seen)}[word]) & bit) != 0u) { return false; }
+  if ((atomicOr(&${atomic(seen)}[word], bit) & bit) != 0u) { return false; }
+  ${rw(depths)}[dst] = ${u32(next)};
+  return true;
 }`,
         'claim + append': wgsl`(src: u32, dst: u32, edge: u32, rank: u32, index: u32) -> bool {
   if (atomicLoad(&${atomic(depths)}[dst]) != ${u32(UNREACHED)}) { return false; }
@@ -96,19 +167,21 @@ function ablationCase(stage: Stage): BenchCase {
         bytes: 8 * level.edges,
         async run(rec) {
           rec.copy(pristine, depths);
-          await advancePush(rec, graph, queue.current, functors[stage], {
+          rec.copy(pristineSeen, seen);
+          if (cold) rec.copy(flush[0]!, flush[1]!);
+          await advancePush(rec, graph, queue.current, functors[work], {
             workspace: space,
-            ...(stage === 'claim + append' ? { output: queue.next } : {}),
+            ...(work.endsWith('claim + append') ? { output: queue.next } : {}),
           });
         },
         async validate() {
           const got = await depths.download();
-          const claims = stage === 'claim' || stage === 'claim + append';
+          const claims = work !== 'walk' && work !== 'load depth';
           for (let v = 0; v < got.length; v++) {
             const want = claims && joins[v] === 1 ? next : level.before[v]!;
             if (got[v] !== want) return `depth of ${v}: ${got[v]}, expected ${want}`;
           }
-          if (stage === 'claim + append') {
+          if (work.endsWith('claim + append')) {
             const out = Uint32Array.from(await queue.next.items.download(0, level.next.length)).sort();
             const count = (await queue.next.count.download())[0];
             if (count !== level.next.length)
@@ -120,11 +193,238 @@ function ablationCase(stage: Stage): BenchCase {
           return null;
         },
         destroy() {
-          for (const a of [graph, pristine, depths, queue, space]) a.destroy();
+          for (const a of [graph, pristine, depths, queue, space, pristineSeen, seen, ...flush]) a.destroy();
         },
       };
     },
   };
 }
 
-export const cases: BenchCase[] = STAGES.map(ablationCase);
+/**
+ * The same level as `BfsProblem.step` records it inside a BFS run: depths and the frontier the BFS left
+ * are restored (copies, outside the timed passes) before each step.
+ */
+/** How the isolated BFS step's depths are restored before each run. */
+type Restore = 'copy' | 'kernel copy' | 'fill and scatter';
+
+function bfsStepCase(restore: Restore): BenchCase {
+  return {
+    name: `advance ablation: BFS step${restore === 'copy' ? '' : `, depths by ${restore}`}`,
+    family: 'advance ablation',
+    maxItems: () => 2 ** 27,
+    async setup(device, n, seed): Promise<BenchInstance> {
+      const level = heaviestLevel(n, seed);
+      const graph = uploadGraph(device, level.csr);
+      const bfs = new BfsProblem(device, graph);
+      const prefix = device.recorder({ label: 'ablation bfs prefix' });
+      await bfs.reset(prefix, level.source);
+      for (let i = 0; i < level.depth; i++) await bfs.step(prefix, i);
+      await prefix.submit();
+      const saved = device.upload(await bfs.queue.current.items.download(0, level.frontier.length), {
+        label: 'saved frontier',
+      });
+      const savedLength = device.upload(Uint32Array.of(level.frontier.length), { label: 'saved length' });
+      const pristine = device.upload(level.before, { label: 'depths before the level' });
+      const known: number[] = [];
+      for (let v = 0; v < level.before.length; v++) if (level.before[v] !== UNREACHED) known.push(v);
+      const knownIds = device.upload(Uint32Array.from(known), { label: 'reached vertices' });
+      return {
+        items: level.edges,
+        bytes: 8 * level.edges,
+        async run(rec) {
+          if (restore === 'copy') {
+            rec.copy(pristine, bfs.depths);
+          } else if (restore === 'kernel copy') {
+            await transform(
+              rec,
+              level.before.length,
+              wgsl`(i: u32) { ${rw(bfs.depths)}[i] = ${pristine}[i]; }`,
+            );
+          } else {
+            await rec.fill(bfs.depths, UNREACHED);
+            await transform(
+              rec,
+              known.length,
+              wgsl`(i: u32) { let v = ${knownIds}[i]; ${rw(bfs.depths)}[v] = ${pristine}[v]; }`,
+            );
+          }
+          rec.copy(saved, bfs.queue.current.items, level.frontier.length);
+          const length = bfs.queue.current.length;
+          if (typeof length === 'number') throw new Error('a BFS frontier length lives on the GPU');
+          rec.copy(savedLength, length.array, 1, 0, length.index);
+          await bfs.step(rec, level.depth);
+        },
+        async validate() {
+          const got = await bfs.depths.download();
+          const joins = new Uint8Array(level.before.length);
+          for (const v of level.next) joins[v] = 1;
+          for (let v = 0; v < got.length; v++) {
+            const want = joins[v] === 1 ? level.depth + 1 : level.before[v]!;
+            if (got[v] !== want) return `depth of ${v}: ${got[v]}, expected ${want}`;
+          }
+          return null;
+        },
+        destroy() {
+          for (const a of [graph, bfs, saved, savedLength, pristine, knownIds]) a.destroy();
+        },
+      };
+    },
+  };
+}
+
+/**
+ * A BFS from reset through levels 0..d (`through`) or 0..d-1 (`before`), d the heaviest level, in one
+ * recording: their difference is the heaviest level's cost inside a BFS run.
+ */
+function bfsPrefixCase(
+  which: 'through' | 'before' | 'through, flushed' | 'through, frontier replaced',
+): BenchCase {
+  return {
+    name: `advance ablation: BFS steps ${
+      {
+        before: 'before the level',
+        through: 'through the level',
+        'through, flushed': 'through the level, L2 flushed before it',
+        'through, frontier replaced': "through the level, its frontier replaced by a setup run's",
+      }[which]
+    }`,
+    family: 'advance ablation',
+    maxItems: () => 2 ** 27,
+    async setup(device, n, seed): Promise<BenchInstance> {
+      const level = heaviestLevel(n, seed);
+      const graph = uploadGraph(device, level.csr);
+      const bfs = new BfsProblem(device, graph);
+      const steps = which === 'before' ? level.depth : level.depth + 1;
+      let saved: DeviceArray<'u32'> | undefined;
+      if (which === 'through, frontier replaced') {
+        const prefix = device.recorder({ label: 'ablation bfs prefix' });
+        await bfs.reset(prefix, level.source);
+        for (let i = 0; i < level.depth; i++) await bfs.step(prefix, i);
+        await prefix.submit();
+        saved = device.upload(await bfs.queue.current.items.download(0, level.frontier.length), {
+          label: 'saved frontier',
+        });
+      }
+      const flush =
+        which === 'through, flushed'
+          ? [0, 1].map(() => device.array('u32', FLUSH_BYTES / 4, { label: 'cache flush' }))
+          : [];
+      return {
+        items: level.edges,
+        bytes: 8 * level.edges,
+        async run(rec) {
+          await bfs.reset(rec, level.source);
+          for (let i = 0; i < steps; i++) {
+            if (i === level.depth && flush.length) rec.copy(flush[0]!, flush[1]!);
+            if (i === level.depth && saved) rec.copy(saved, bfs.queue.current.items, level.frontier.length);
+            await bfs.step(rec, i);
+          }
+        },
+        async validate() {
+          const got = await bfs.depths.download();
+          const joins = new Uint8Array(level.before.length);
+          if (which !== 'before') for (const v of level.next) joins[v] = 1;
+          for (let v = 0; v < got.length; v++) {
+            const want = joins[v] === 1 ? level.depth + 1 : level.before[v]!;
+            if (got[v] !== want) return `depth of ${v}: ${got[v]}, expected ${want}`;
+          }
+          return null;
+        },
+        destroy() {
+          for (const a of [graph, bfs, ...flush]) a.destroy();
+          saved?.destroy();
+        },
+      };
+    },
+  };
+}
+
+/**
+ * Levels d-1 and d of a BFS from the state a setup run left before level d-1 (restored by copies);
+ * `rewritten`: level d-1's depths are copied out and back (same values) before level d.
+ */
+function bfsTwoStepsCase(rewritten: boolean, separate = false): BenchCase {
+  return {
+    name: `advance ablation: BFS steps before and at the level${rewritten ? ', depths rewritten between' : ''}${separate ? ', the level before on another problem' : ''}`,
+    family: 'advance ablation',
+    maxItems: () => 2 ** 27,
+    async setup(device, n, seed): Promise<BenchInstance> {
+      const level = heaviestLevel(n, seed);
+      const graph = uploadGraph(device, level.csr);
+      const bfs = new BfsProblem(device, graph);
+      const prefix = device.recorder({ label: 'ablation bfs prefix' });
+      await bfs.reset(prefix, level.source);
+      for (let i = 0; i < level.depth - 1; i++) await bfs.step(prefix, i);
+      await prefix.submit();
+      const length = bfs.queue.current.length;
+      if (typeof length === 'number') throw new Error('a BFS frontier length lives on the GPU');
+      const count = (await length.array.download(length.index, 1))[0]!;
+      const saved = device.upload(await bfs.queue.current.items.download(0, Math.max(1, count)), {
+        label: 'saved frontier',
+      });
+      const savedLength = device.upload(Uint32Array.of(count), { label: 'saved length' });
+      const pristine = device.upload(await bfs.depths.download(), { label: 'depths before level d-1' });
+      const spare = device.array('u32', pristine.length, { label: 'depths spare' });
+      // `separate`: level d-1 runs on this other problem; level d on `bfs` from the restored state.
+      const other = separate ? new BfsProblem(device, graph) : undefined;
+      const savedD = separate ? device.upload(level.frontier, { label: 'level d frontier' }) : undefined;
+      const savedDLength = device.upload(Uint32Array.of(level.frontier.length), { label: 'level d length' });
+      const beforeD = device.upload(level.before, { label: 'depths before level d' });
+      return {
+        items: level.edges,
+        bytes: 8 * level.edges,
+        async run(rec) {
+          const first = other ?? bfs;
+          rec.copy(pristine, first.depths);
+          rec.copy(saved, first.queue.current.items, count);
+          const len = first.queue.current.length;
+          if (typeof len === 'number') throw new Error('a BFS frontier length lives on the GPU');
+          rec.copy(savedLength, len.array, 1, 0, len.index);
+          await first.step(rec, level.depth - 1);
+          if (other && savedD) {
+            rec.copy(beforeD, bfs.depths);
+            rec.copy(savedD, bfs.queue.current.items, level.frontier.length);
+            const l = bfs.queue.current.length;
+            if (typeof l === 'number') throw new Error('a BFS frontier length lives on the GPU');
+            rec.copy(savedDLength, l.array, 1, 0, l.index);
+          }
+          if (rewritten) {
+            rec.copy(bfs.depths, spare);
+            rec.copy(spare, bfs.depths);
+          }
+          await bfs.step(rec, level.depth);
+        },
+        async validate() {
+          const got = await bfs.depths.download();
+          const joins = new Uint8Array(level.before.length);
+          for (const v of level.next) joins[v] = 1;
+          for (let v = 0; v < got.length; v++) {
+            const want = joins[v] === 1 ? level.depth + 1 : level.before[v]!;
+            if (got[v] !== want) return `depth of ${v}: ${got[v]}, expected ${want}`;
+          }
+          return null;
+        },
+        destroy() {
+          for (const a of [graph, bfs, saved, savedLength, pristine, spare, savedDLength, beforeD])
+            a.destroy();
+          other?.destroy();
+          savedD?.destroy();
+        },
+      };
+    },
+  };
+}
+
+export const cases: BenchCase[] = [
+  bfsTwoStepsCase(false),
+  bfsTwoStepsCase(true),
+  bfsTwoStepsCase(false, true),
+  ...STAGES.map(ablationCase),
+  bfsStepCase('copy'),
+  bfsStepCase('kernel copy'),
+  bfsStepCase('fill and scatter'),
+  bfsPrefixCase('before'),
+  bfsPrefixCase('through'),
+  bfsPrefixCase('through, flushed'),
+  bfsPrefixCase('through, frontier replaced'),
+];
