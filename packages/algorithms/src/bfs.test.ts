@@ -12,11 +12,12 @@ describe('bfs', () => {
       for (const { name, csr } of testGraphs(false, 60)) {
         const graph = uploadGraph(device, csr);
         for (const source of testSources(csr)) {
-          // Alternate the load balancing: both must give the same tree depths.
+          // Alternate the load balancing and the claims: all must give the same tree depths.
           const loadBalance = source % 2 === 0 ? 'merge-path' : 'thread-mapped';
-          const result = await bfs(device, graph, source, { parents: true, loadBalance });
+          const claim = (source >> 1) % 2 === 0 ? 'bitmap' : 'depth';
+          const result = await bfs(device, graph, source, { parents: true, loadBalance, claim });
           const problem = verifyBfs(csr, source, result.depths, result.parents);
-          expect(problem, `${name}, source ${source}`).toBeNull();
+          expect(problem, `${name}, source ${source}, ${loadBalance}, ${claim} claims`).toBeNull();
           const levels = Math.max(...bfsReference(csr, source).depths) + 1;
           expect(result.iterations, `${name} levels`).toBe(levels);
         }

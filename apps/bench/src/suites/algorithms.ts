@@ -227,9 +227,10 @@ function bfsCase(
   direction: 'push' | 'auto' = 'push',
   loadBalance: LoadBalance = 'merge-path',
   idempotent = false,
+  claim: 'bitmap' | 'depth' = 'bitmap',
 ): BenchCase {
-  const variant = `${direction === 'auto' ? ' direction-optimizing' : ''}${loadBalance === 'thread-mapped' ? ' thread-mapped' : ''}${idempotent ? ' idempotent' : ''}`;
-  const options = { direction, loadBalance, idempotent };
+  const variant = `${direction === 'auto' ? ' direction-optimizing' : ''}${loadBalance === 'thread-mapped' ? ' thread-mapped' : ''}${idempotent ? ' idempotent' : ''}${claim === 'depth' ? ' atomicMin claims' : ''}`;
+  const options = { direction, loadBalance, idempotent, claim };
   return {
     name: `bfs ${input.label}${variant}`,
     family: 'algorithms',
@@ -259,7 +260,7 @@ function bfsCase(
           await recordSteps(rec, problem, iterations);
         },
         validate: async () => verifyBfs(csr, source, (await problem.result()).depths),
-        ...(direction === 'push' && loadBalance === 'merge-path' && !idempotent
+        ...(direction === 'push' && loadBalance === 'merge-path' && !idempotent && claim === 'bitmap'
           ? { trace: () => traceRun(device, csr, problem, vertices[0]!, iterations, 'bfs') }
           : direction === 'auto'
             ? {
@@ -483,6 +484,7 @@ export const cases: BenchCase[] = [
   bfsCase(kron),
   bfsCase(kron, 'auto'),
   bfsCase(kron, 'push', 'merge-path', true),
+  bfsCase(kron, 'push', 'merge-path', false, 'depth'),
   bfsCase(mesh),
   bfsCase(mesh, 'push', 'thread-mapped'),
   ssspCase(kron),
