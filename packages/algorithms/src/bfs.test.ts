@@ -14,7 +14,7 @@ describe('bfs', () => {
         for (const source of testSources(csr)) {
           // Alternate the load balancing and the claims: all must give the same tree depths.
           const loadBalance = source % 2 === 0 ? 'merge-path' : 'thread-mapped';
-          const claim = (source >> 1) % 2 === 0 ? 'bitmap' : 'depth';
+          const claim = (['auto', 'bitmap', 'depth'] as const)[(source >> 1) % 3]!;
           const result = await bfs(device, graph, source, { parents: true, loadBalance, claim });
           const problem = verifyBfs(csr, source, result.depths, result.parents);
           expect(problem, `${name}, source ${source}, ${loadBalance}, ${claim} claims`).toBeNull();

@@ -34,6 +34,16 @@ import {
 
 const UNREACHED = 0xffffffff;
 
+/**
+ * A push level whose frontier has more out-edges than this many per vertex of the graph is a bulk level
+ * (see `BfsProblem`): turning the whole bitmap into the next frontier then costs less than an append per
+ * newly reached vertex. Low-degree, high-diameter graphs never have one.
+ */
+const BULK_EDGES_PER_VERTEX = 1 / 8;
+
+/** `claim: 'auto'` takes bitmap claims from this average out-degree up. */
+const BITMAP_CLAIM_MIN_DEGREE = 8;
+
 export interface BfsOptions extends RunOptions, LoadBalanceOption, TraceOption {
   /** Also record a BFS tree: `parents[v]` (-1 for the source and unreached vertices). */
   parents?: boolean;
@@ -52,12 +62,15 @@ export interface BfsOptions extends RunOptions, LoadBalanceOption, TraceOption {
    */
   idempotent?: boolean;
   /**
-   * Push claims (default `'bitmap'`): `'bitmap'` tests a read-only copy of the visited bits taken when the
-   * level begins (a 32nd of the depths' bytes, so the test mostly hits in cache) and claims a vertex by
-   * `atomicOr` of its bit, then stores its depth plainly; `'depth'` claims by `atomicMin` on the depth.
-   * Same results; on Kronecker scale 22 the bitmap takes the heaviest level from 5.1 to about 3 ms (H100).
+   * Push claims. `'bitmap'`: a vertex is claimed by `atomicOr` of its visited bit, after a plain load of a
+   * read-only copy of the bits taken when the level began (a 32nd of the depths' bytes, so the test mostly
+   * hits in cache); levels with very many edges set bits only and turn them into the next frontier after.
+   * `'depth'`: claimed by `atomicMin` on its depth, appended by the winner; no per-level bookkeeping.
+   * `'auto'` (default): `'bitmap'` when the graph averages at least 8 out-edges a vertex, where levels get
+   * heavy (Kronecker scale 22 on an H100: 6.1 ms against 9.6); `'depth'` on sparse, high-diameter graphs,
+   * whose thousands of light levels would each pay the bitmap's bookkeeping.
    */
-  claim?: 'bitmap' | 'depth';
+  claim?: 'auto' | 'bitmap' | 'depth';
 }
 
 export interface BfsResult {
@@ -78,8 +91,9 @@ export interface BfsResult {
 
 /**
  * The data of a push BFS (Gunrock's problem) and its step: an advance from the frontier whose functor
- * claims each unvisited neighbor with `atomicMin(depth, level)`, so each vertex joins the next frontier
- * exactly once. `reset` and `step` only record, so a bench can replay whole runs inside one submit.
+ * claims each unvisited neighbor (its visited bit, or its depth: see {@link BfsOptions.claim}), so each
+ * vertex joins the next frontier exactly once. `reset` and `step` only record, so a bench can replay whole
+ * runs inside one submit.
  */
 export class BfsProblem {
   readonly depths: DeviceArray<'u32'>;
@@ -140,7 +154,13 @@ export class BfsProblem {
       this.rawFrontier = { items, count: device.array('u32', 1, { label: 'bfs raw frontier length' }) };
       this.#culled = new FrontierBitmap(device, graph.vertexCount, 'bfs culled');
     }
-    if (this.direction === 'push' && !this.idempotent && (options.claim ?? 'bitmap') === 'bitmap') {
+    const claim = options.claim ?? 'auto';
+    const dense = graph.edgeCount >= BITMAP_CLAIM_MIN_DEGREE * graph.vertexCount;
+    if (
+      this.direction === 'push' &&
+      !this.idempotent &&
+      (claim === 'bitmap' || (claim === 'auto' && dense))
+    ) {
       this.#seen = new FrontierBitmap(device, graph.vertexCount, 'bfs visited');
       this.#seenBefore = new FrontierBitmap(device, graph.vertexCount, 'bfs visited before the level');
     }
@@ -233,26 +253,7 @@ export class BfsProblem {
       await this.#idempotentStep(rec, iteration, parent, this.rawFrontier, this.#culled);
     } else if (this.#seen && this.#seenBefore) {
       await this.log?.recordFrontier(rec, iteration, this.queue.current, this.graph.offsets);
-      rec.copy(this.#seen.words, this.#seenBefore.words);
-      const before = this.#seenBefore.words;
-      const seen = this.#seen.words;
-      // Most edges of a skewed graph lead to vertices visited before this level: a plain load of the
-      // level's snapshot rejects them; only the rest touch the atomic bits.
-      const bitClaim = wgsl`(src: u32, dst: u32, edge: u32, rank: u32, index: u32) -> bool {
-  let word = dst >> 5u;
-  let bit = 1u << (dst & 31u);
-  if ((${before}[word] & bit) != 0u) { return false; }
-  if ((atomicLoad(&${atomic(seen)}[word]) & bit) != 0u) { return false; }
-  if ((atomicOr(&${atomic(seen)}[word], bit) & bit) != 0u) { return false; }
-  ${rw(this.depths)}[dst] = ${u32(iteration + 1)};
-  ${parent}(dst, src);
-  return true;
-}`;
-      await advancePush(rec, this.graph, this.queue.current, bitClaim, {
-        output: this.queue.next,
-        workspace: this.#space,
-        loadBalance: advanceBalance(this.loadBalance),
-      });
+      await this.#bitmapStep(rec, iteration, this.#seen.words, this.#seenBefore.words);
     } else {
       await this.log?.recordFrontier(rec, iteration, this.queue.current, this.graph.offsets);
       await advancePush(rec, this.graph, this.queue.current, claim, {
@@ -262,6 +263,72 @@ export class BfsProblem {
       });
     }
     this.queue.swap();
+  }
+
+  /**
+   * Bitmap-claim level. Most edges of a skewed graph lead to vertices visited before the level: a plain
+   * load of the level's snapshot of the visited bits rejects them, and only the rest touch the atomic bits.
+   * A light level claims with `atomicOr` and appends each winner. A bulk level (its frontier has more than
+   * `BULK_EDGES_PER_VERTEX x vertexCount` out-edges, known on the GPU once the advance has scanned the
+   * degrees) only sets bits, with no return value to wait for and no append; one thread per bitmap word then
+   * turns the bits the level set into depths and the next frontier (one atomic add per word).
+   */
+  async #bitmapStep(
+    rec: Recorder,
+    iteration: number,
+    seen: DeviceArray<'u32'>,
+    before: DeviceArray<'u32'>,
+  ): Promise<void> {
+    rec.copy(seen, before);
+    const n = this.graph.vertexCount;
+    const bulkEdges = u32(Math.max(1, Math.floor(BULK_EDGES_PER_VERTEX * n)));
+    const total = this.#space.total;
+    const level = u32(iteration + 1);
+    const parent = this.parents
+      ? wgsl`(v: u32, p: u32) { ${rw(this.parents)}[v] = p; }`
+      : wgsl`(v: u32, p: u32) {}`;
+    // In a bulk level racing parents' plain stores leave one of them: each is in the frontier, so valid.
+    const claim = wgsl`(src: u32, dst: u32, edge: u32, rank: u32, index: u32) -> bool {
+  let word = dst >> 5u;
+  let bit = 1u << (dst & 31u);
+  if ((${before}[word] & bit) != 0u) { return false; }
+  if (${total}[0] >= ${bulkEdges}) {
+    atomicOr(&${atomic(seen)}[word], bit);
+    ${parent}(dst, src);
+    return false;
+  }
+  if ((atomicLoad(&${atomic(seen)}[word]) & bit) != 0u) { return false; }
+  if ((atomicOr(&${atomic(seen)}[word], bit) & bit) != 0u) { return false; }
+  ${rw(this.depths)}[dst] = ${level};
+  ${parent}(dst, src);
+  return true;
+}`;
+    const next = this.queue.next;
+    await advancePush(rec, this.graph, this.queue.current, claim, {
+      output: next,
+      workspace: this.#space,
+      loadBalance: advanceBalance(this.loadBalance),
+    });
+    const capacity = u32(next.items.length);
+    await transform(
+      rec,
+      Math.ceil(n / 32),
+      wgsl`(i: u32) {
+  if (${total}[0] < ${bulkEdges}) { return; }
+  var bits = ${seen}[i] & ~${before}[i];
+  if (bits == 0u) { return; }
+  var at = atomicAdd(&${atomic(next.count)}[0], countOneBits(bits));
+  loop {
+    if (bits == 0u) { break; }
+    let v = i * 32u + firstTrailingBit(bits);
+    bits &= bits - 1u;
+    ${rw(this.depths)}[v] = ${level};
+    if (at < ${capacity}) { ${rw(next.items)}[at] = v; }
+    at++;
+  }
+}`,
+      { itemsPerThread: 1 },
+    );
   }
 
   /**

@@ -227,7 +227,7 @@ function bfsCase(
   direction: 'push' | 'auto' = 'push',
   loadBalance: LoadBalance = 'merge-path',
   idempotent = false,
-  claim: 'bitmap' | 'depth' = 'bitmap',
+  claim: 'auto' | 'depth' = 'auto',
 ): BenchCase {
   const variant = `${direction === 'auto' ? ' direction-optimizing' : ''}${loadBalance === 'thread-mapped' ? ' thread-mapped' : ''}${idempotent ? ' idempotent' : ''}${claim === 'depth' ? ' atomicMin claims' : ''}`;
   const options = { direction, loadBalance, idempotent, claim };
@@ -260,7 +260,7 @@ function bfsCase(
           await recordSteps(rec, problem, iterations);
         },
         validate: async () => verifyBfs(csr, source, (await problem.result()).depths),
-        ...(direction === 'push' && loadBalance === 'merge-path' && !idempotent && claim === 'bitmap'
+        ...(direction === 'push' && loadBalance === 'merge-path' && !idempotent && claim === 'auto'
           ? { trace: () => traceRun(device, csr, problem, vertices[0]!, iterations, 'bfs') }
           : direction === 'auto'
             ? {
