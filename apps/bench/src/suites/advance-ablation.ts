@@ -10,6 +10,10 @@ import { makeGraph, pickSource } from './algorithms.ts';
  * suite's Kronecker graph, advanced with functors that do more and more of what BFS's claim does. Each run
  * first restores the depths as they were when the level began (a buffer copy: outside the timed compute
  * passes), so every run does the same work. Differences between consecutive stages are each step's cost.
+ * "walk" reads each edge's source and offset (its unused neighbor load is dropped by the compiler). Other
+ * stages vary the frontier's order, the cache, or claim by a visited bitmap; the `BFS step(s)` cases time
+ * `BfsProblem` itself, alone or inside a run. Time these with `weft-profile`: `bench`'s batched timing of
+ * runs that restore by copies read about half the per-kernel times (docs/bench/2026-11-22d-h100).
  */
 
 const UNREACHED = 0xffffffff;
@@ -136,10 +140,13 @@ function ablationCase(stage: Stage): BenchCase {
       }
       const space = new AdvanceWorkspace(device, queue.capacity);
       const next = level.depth + 1;
+      const never = device.array('u32', 1, { label: 'never incremented' });
       const functors: Record<Work, Functor> = {
         walk: wgsl`(src: u32, dst: u32, edge: u32, rank: u32, index: u32) -> bool { return false; }`,
+        // The load must decide an effect, or the compiler drops it (no depth is UNREACHED - 1).
         'load depth': wgsl`(src: u32, dst: u32, edge: u32, rank: u32, index: u32) -> bool {
-  return atomicLoad(&${atomic(depths)}[dst]) == ${u32(UNREACHED - 1)};
+  if (atomicLoad(&${atomic(depths)}[dst]) == ${u32(UNREACHED - 1)}) { atomicAdd(&${atomic(never)}[0], 1u); }
+  return false;
 }`,
         claim: wgsl`(src: u32, dst: u32, edge: u32, rank: u32, index: u32) -> bool {
   if (atomicLoad(&${atomic(depths)}[dst]) != ${u32(UNREACHED)}) { return false; }
@@ -193,7 +200,8 @@ function ablationCase(stage: Stage): BenchCase {
           return null;
         },
         destroy() {
-          for (const a of [graph, pristine, depths, queue, space, pristineSeen, seen, ...flush]) a.destroy();
+          for (const a of [graph, pristine, depths, queue, space, pristineSeen, seen, never, ...flush])
+            a.destroy();
         },
       };
     },
