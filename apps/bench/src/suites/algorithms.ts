@@ -494,10 +494,13 @@ export const cases: BenchCase[] = [
   ssspCase(kron, 'merge-path', 128),
   ssspCase(mesh, 'thread-mapped', 1024),
   pageRankCase(kron),
+  pageRankCase(mesh),
   pageRankCase(geometric),
   componentsCase(kron),
+  componentsCase(mesh),
   componentsCase(geometric),
   trianglesCase(kron),
+  trianglesCase(mesh),
   trianglesCase(geometric),
 ];
 
