@@ -1,5 +1,15 @@
 import { BfsProblem, bfsReference } from '@weft/algorithms';
-import { atomic, type DeviceArray, type Functor, rw, transform, u32, wgsl } from '@weft/gpu';
+import {
+  atomic,
+  type DeviceArray,
+  type Functor,
+  type Recorder,
+  rw,
+  transform,
+  u32,
+  type WeftDevice,
+  wgsl,
+} from '@weft/gpu';
 import { FrontierQueue, uploadGraph } from '@weft/graph';
 import { AdvanceWorkspace, advancePush } from '@weft/operators';
 import type { BenchCase, BenchInstance } from '../types.ts';
@@ -87,6 +97,72 @@ function heaviestLevel(
   };
 }
 
+/**
+ * Cases that restore a BFS's state between runs restore its depths and frontier, which is all the state
+ * of `atomicMin` claims (bitmap claims also keep visited bits).
+ */
+const DEPTH_CLAIMS = { claim: 'depth' } as const;
+
+/** Records a BFS from the level's source through `steps` levels and submits it. */
+async function runPrefix(device: WeftDevice, bfs: BfsProblem, source: number, steps: number): Promise<void> {
+  const rec = device.recorder({ label: 'ablation bfs prefix' });
+  await bfs.reset(rec, source);
+  for (let i = 0; i < steps; i++) await bfs.step(rec, i);
+  await rec.submit();
+}
+
+/** A frontier kept on the device (items and length), to put back as a BFS's current frontier by copies. */
+class SavedFrontier {
+  private constructor(
+    readonly items: DeviceArray<'u32'>,
+    readonly length: DeviceArray<'u32'>,
+    readonly count: number,
+  ) {}
+
+  static of(device: WeftDevice, items: Uint32Array): SavedFrontier {
+    return new SavedFrontier(
+      device.upload(items.length > 0 ? items : Uint32Array.of(0), { label: 'saved frontier' }),
+      device.upload(Uint32Array.of(items.length), { label: 'saved frontier length' }),
+      items.length,
+    );
+  }
+
+  /** The first `count` vertices of `bfs`'s current frontier (or all of it). */
+  static async from(device: WeftDevice, bfs: BfsProblem, count?: number): Promise<SavedFrontier> {
+    const length = bfs.queue.current.length;
+    if (typeof length === 'number') throw new Error('a BFS frontier length lives on the GPU');
+    const n = count ?? (await length.array.download(length.index, 1))[0]!;
+    return SavedFrontier.of(
+      device,
+      await bfs.queue.current.items.download(0, Math.max(1, n)).then((a) => a.subarray(0, n)),
+    );
+  }
+
+  /** Records: `bfs`'s current frontier := this one (items and length). */
+  restore(rec: Recorder, bfs: BfsProblem): void {
+    rec.copy(this.items, bfs.queue.current.items, this.count);
+    const length = bfs.queue.current.length;
+    if (typeof length === 'number') throw new Error('a BFS frontier length lives on the GPU');
+    rec.copy(this.length, length.array, 1, 0, length.index);
+  }
+
+  destroy(): void {
+    this.items.destroy();
+    this.length.destroy();
+  }
+}
+
+/** Null when `got` holds the depths before the level, plus the next level's when `claimed`. */
+function checkDepths(got: Uint32Array, level: Level, claimed: boolean): string | null {
+  const joins = new Uint8Array(level.before.length);
+  if (claimed) for (const v of level.next) joins[v] = 1;
+  for (let v = 0; v < got.length; v++) {
+    const want = joins[v] === 1 ? level.depth + 1 : level.before[v]!;
+    if (got[v] !== want) return `depth of ${v}: ${got[v]}, expected ${want}`;
+  }
+  return null;
+}
+
 /** A seeded Fisher-Yates shuffle of a copy. */
 function shuffled(items: Uint32Array, seed: number): Uint32Array {
   const out = items.slice();
@@ -129,10 +205,7 @@ function ablationCase(stage: Stage): BenchCase {
       const seen = device.array('u32', seenBits.length, { label: 'visited bits' });
       if (stage.endsWith('BFS frontier')) {
         const bfs = new BfsProblem(device, graph);
-        const rec = device.recorder({ label: 'ablation bfs prefix' });
-        await bfs.reset(rec, level.source);
-        for (let i = 0; i < level.depth; i++) await bfs.step(rec, i);
-        await rec.submit();
+        await runPrefix(device, bfs, level.source, level.depth);
         queue.set(await bfs.queue.current.items.download(0, level.frontier.length));
         bfs.destroy();
       } else {
@@ -166,8 +239,6 @@ function ablationCase(stage: Stage): BenchCase {
   return atomicMin(&${atomic(depths)}[dst], ${u32(next)}) == ${u32(UNREACHED)};
 }`,
       };
-      const joins = new Uint8Array(level.before.length);
-      for (const v of level.next) joins[v] = 1;
       return {
         items: level.edges,
         // The frontier's adjacency read (4 B an edge) and a depth read per edge.
@@ -182,12 +253,9 @@ function ablationCase(stage: Stage): BenchCase {
           });
         },
         async validate() {
-          const got = await depths.download();
-          const claims = work !== 'walk' && work !== 'load depth';
-          for (let v = 0; v < got.length; v++) {
-            const want = claims && joins[v] === 1 ? next : level.before[v]!;
-            if (got[v] !== want) return `depth of ${v}: ${got[v]}, expected ${want}`;
-          }
+          const claimed = work !== 'walk' && work !== 'load depth';
+          const wrong = checkDepths(await depths.download(), level, claimed);
+          if (wrong) return wrong;
           if (work.endsWith('claim + append')) {
             const out = Uint32Array.from(await queue.next.items.download(0, level.next.length)).sort();
             const count = (await queue.next.count.download())[0];
@@ -208,13 +276,13 @@ function ablationCase(stage: Stage): BenchCase {
   };
 }
 
-/**
- * The same level as `BfsProblem.step` records it inside a BFS run: depths and the frontier the BFS left
- * are restored (copies, outside the timed passes) before each step.
- */
 /** How the isolated BFS step's depths are restored before each run. */
 type Restore = 'copy' | 'kernel copy' | 'fill and scatter';
 
+/**
+ * The same level as `BfsProblem.step` records it inside a BFS run: depths and the frontier the BFS left
+ * are restored before each step (copies, outside the timed passes, or kernels).
+ */
 function bfsStepCase(restore: Restore): BenchCase {
   return {
     name: `advance ablation: BFS step${restore === 'copy' ? '' : `, depths by ${restore}`}`,
@@ -223,15 +291,9 @@ function bfsStepCase(restore: Restore): BenchCase {
     async setup(device, n, seed): Promise<BenchInstance> {
       const level = heaviestLevel(n, seed);
       const graph = uploadGraph(device, level.csr);
-      const bfs = new BfsProblem(device, graph);
-      const prefix = device.recorder({ label: 'ablation bfs prefix' });
-      await bfs.reset(prefix, level.source);
-      for (let i = 0; i < level.depth; i++) await bfs.step(prefix, i);
-      await prefix.submit();
-      const saved = device.upload(await bfs.queue.current.items.download(0, level.frontier.length), {
-        label: 'saved frontier',
-      });
-      const savedLength = device.upload(Uint32Array.of(level.frontier.length), { label: 'saved length' });
+      const bfs = new BfsProblem(device, graph, DEPTH_CLAIMS);
+      await runPrefix(device, bfs, level.source, level.depth);
+      const saved = await SavedFrontier.from(device, bfs, level.frontier.length);
       const pristine = device.upload(level.before, { label: 'depths before the level' });
       const known: number[] = [];
       for (let v = 0; v < level.before.length; v++) if (level.before[v] !== UNREACHED) known.push(v);
@@ -256,24 +318,12 @@ function bfsStepCase(restore: Restore): BenchCase {
               wgsl`(i: u32) { let v = ${knownIds}[i]; ${rw(bfs.depths)}[v] = ${pristine}[v]; }`,
             );
           }
-          rec.copy(saved, bfs.queue.current.items, level.frontier.length);
-          const length = bfs.queue.current.length;
-          if (typeof length === 'number') throw new Error('a BFS frontier length lives on the GPU');
-          rec.copy(savedLength, length.array, 1, 0, length.index);
+          saved.restore(rec, bfs);
           await bfs.step(rec, level.depth);
         },
-        async validate() {
-          const got = await bfs.depths.download();
-          const joins = new Uint8Array(level.before.length);
-          for (const v of level.next) joins[v] = 1;
-          for (let v = 0; v < got.length; v++) {
-            const want = joins[v] === 1 ? level.depth + 1 : level.before[v]!;
-            if (got[v] !== want) return `depth of ${v}: ${got[v]}, expected ${want}`;
-          }
-          return null;
-        },
+        validate: async () => checkDepths(await bfs.depths.download(), level, true),
         destroy() {
-          for (const a of [graph, bfs, saved, savedLength, pristine, knownIds]) a.destroy();
+          for (const a of [graph, bfs, saved, pristine, knownIds]) a.destroy();
         },
       };
     },
@@ -303,15 +353,10 @@ function bfsPrefixCase(
       const graph = uploadGraph(device, level.csr);
       const bfs = new BfsProblem(device, graph);
       const steps = which === 'before' ? level.depth : level.depth + 1;
-      let saved: DeviceArray<'u32'> | undefined;
+      let saved: SavedFrontier | undefined;
       if (which === 'through, frontier replaced') {
-        const prefix = device.recorder({ label: 'ablation bfs prefix' });
-        await bfs.reset(prefix, level.source);
-        for (let i = 0; i < level.depth; i++) await bfs.step(prefix, i);
-        await prefix.submit();
-        saved = device.upload(await bfs.queue.current.items.download(0, level.frontier.length), {
-          label: 'saved frontier',
-        });
+        await runPrefix(device, bfs, level.source, level.depth);
+        saved = await SavedFrontier.from(device, bfs, level.frontier.length);
       }
       const flush =
         which === 'through, flushed'
@@ -324,20 +369,11 @@ function bfsPrefixCase(
           await bfs.reset(rec, level.source);
           for (let i = 0; i < steps; i++) {
             if (i === level.depth && flush.length) rec.copy(flush[0]!, flush[1]!);
-            if (i === level.depth && saved) rec.copy(saved, bfs.queue.current.items, level.frontier.length);
+            if (i === level.depth && saved) saved.restore(rec, bfs);
             await bfs.step(rec, i);
           }
         },
-        async validate() {
-          const got = await bfs.depths.download();
-          const joins = new Uint8Array(level.before.length);
-          if (which !== 'before') for (const v of level.next) joins[v] = 1;
-          for (let v = 0; v < got.length; v++) {
-            const want = joins[v] === 1 ? level.depth + 1 : level.before[v]!;
-            if (got[v] !== want) return `depth of ${v}: ${got[v]}, expected ${want}`;
-          }
-          return null;
-        },
+        validate: async () => checkDepths(await bfs.depths.download(), level, which !== 'before'),
         destroy() {
           for (const a of [graph, bfs, ...flush]) a.destroy();
           saved?.destroy();
@@ -359,24 +395,14 @@ function bfsTwoStepsCase(rewritten: boolean, separate = false): BenchCase {
     async setup(device, n, seed): Promise<BenchInstance> {
       const level = heaviestLevel(n, seed);
       const graph = uploadGraph(device, level.csr);
-      const bfs = new BfsProblem(device, graph);
-      const prefix = device.recorder({ label: 'ablation bfs prefix' });
-      await bfs.reset(prefix, level.source);
-      for (let i = 0; i < level.depth - 1; i++) await bfs.step(prefix, i);
-      await prefix.submit();
-      const length = bfs.queue.current.length;
-      if (typeof length === 'number') throw new Error('a BFS frontier length lives on the GPU');
-      const count = (await length.array.download(length.index, 1))[0]!;
-      const saved = device.upload(await bfs.queue.current.items.download(0, Math.max(1, count)), {
-        label: 'saved frontier',
-      });
-      const savedLength = device.upload(Uint32Array.of(count), { label: 'saved length' });
+      const bfs = new BfsProblem(device, graph, DEPTH_CLAIMS);
+      await runPrefix(device, bfs, level.source, level.depth - 1);
+      const saved = await SavedFrontier.from(device, bfs);
       const pristine = device.upload(await bfs.depths.download(), { label: 'depths before level d-1' });
       const spare = device.array('u32', pristine.length, { label: 'depths spare' });
       // `separate`: level d-1 runs on this other problem; level d on `bfs` from the restored state.
-      const other = separate ? new BfsProblem(device, graph) : undefined;
-      const savedD = separate ? device.upload(level.frontier, { label: 'level d frontier' }) : undefined;
-      const savedDLength = device.upload(Uint32Array.of(level.frontier.length), { label: 'level d length' });
+      const other = separate ? new BfsProblem(device, graph, DEPTH_CLAIMS) : undefined;
+      const savedD = separate ? SavedFrontier.of(device, level.frontier) : undefined;
       const beforeD = device.upload(level.before, { label: 'depths before level d' });
       return {
         items: level.edges,
@@ -384,17 +410,11 @@ function bfsTwoStepsCase(rewritten: boolean, separate = false): BenchCase {
         async run(rec) {
           const first = other ?? bfs;
           rec.copy(pristine, first.depths);
-          rec.copy(saved, first.queue.current.items, count);
-          const len = first.queue.current.length;
-          if (typeof len === 'number') throw new Error('a BFS frontier length lives on the GPU');
-          rec.copy(savedLength, len.array, 1, 0, len.index);
+          saved.restore(rec, first);
           await first.step(rec, level.depth - 1);
-          if (other && savedD) {
+          if (savedD) {
             rec.copy(beforeD, bfs.depths);
-            rec.copy(savedD, bfs.queue.current.items, level.frontier.length);
-            const l = bfs.queue.current.length;
-            if (typeof l === 'number') throw new Error('a BFS frontier length lives on the GPU');
-            rec.copy(savedDLength, l.array, 1, 0, l.index);
+            savedD.restore(rec, bfs);
           }
           if (rewritten) {
             rec.copy(bfs.depths, spare);
@@ -402,19 +422,9 @@ function bfsTwoStepsCase(rewritten: boolean, separate = false): BenchCase {
           }
           await bfs.step(rec, level.depth);
         },
-        async validate() {
-          const got = await bfs.depths.download();
-          const joins = new Uint8Array(level.before.length);
-          for (const v of level.next) joins[v] = 1;
-          for (let v = 0; v < got.length; v++) {
-            const want = joins[v] === 1 ? level.depth + 1 : level.before[v]!;
-            if (got[v] !== want) return `depth of ${v}: ${got[v]}, expected ${want}`;
-          }
-          return null;
-        },
+        validate: async () => checkDepths(await bfs.depths.download(), level, true),
         destroy() {
-          for (const a of [graph, bfs, saved, savedLength, pristine, spare, savedDLength, beforeD])
-            a.destroy();
+          for (const a of [graph, bfs, saved, pristine, spare, beforeD]) a.destroy();
           other?.destroy();
           savedD?.destroy();
         },
