@@ -76,6 +76,7 @@ const CPU_ANCHOR: Record<string, string> = {
   sssp: 'scipy dijkstra',
   pagerank: 'numpy pagerank',
   cc: 'scipy cc',
+  triangles: 'scipy triangles',
 };
 
 function compareAlgorithm(m: Measurement, external: readonly ExternalAnchor[]): Comparison | undefined {
