@@ -25,6 +25,19 @@ describe('bfs', () => {
       }
     }));
 
+  it('refuses bitmap claims outside the atomic push BFS, naming the option', () =>
+    gpuTest(async (device) => {
+      const { csr } = testGraphs(false, 1)[0]!;
+      const graph = uploadGraph(device, csr);
+      await expect(bfs(device, graph, 0, { direction: 'auto', claim: 'bitmap' })).rejects.toThrow(
+        /bitmap claims.*direction 'auto'/,
+      );
+      await expect(bfs(device, graph, 0, { idempotent: true, claim: 'bitmap' })).rejects.toThrow(
+        /bitmap claims.*idempotent/,
+      );
+      graph.destroy();
+    }));
+
   for (const direction of ['auto', 'pull'] as const) {
     it(`direction '${direction}' gives the same depths and valid parents`, () =>
       gpuTest(async (device) => {

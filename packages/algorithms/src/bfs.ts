@@ -68,7 +68,8 @@ export interface BfsOptions extends RunOptions, LoadBalanceOption, TraceOption {
    * `'depth'`: claimed by `atomicMin` on its depth, appended by the winner; no per-level bookkeeping.
    * `'auto'` (default): `'bitmap'` when the graph averages at least 8 out-edges a vertex, where levels get
    * heavy (Kronecker scale 22 on an H100: 6.1 ms against 9.6); `'depth'` on sparse, high-diameter graphs,
-   * whose thousands of light levels would each pay the bitmap's bookkeeping.
+   * whose thousands of light levels would each pay the bitmap's bookkeeping. Direction-optimizing and
+   * idempotent runs claim by depth (`'bitmap'` with them is an error).
    */
   claim?: 'auto' | 'bitmap' | 'depth';
 }
@@ -155,6 +156,12 @@ export class BfsProblem {
       this.#culled = new FrontierBitmap(device, graph.vertexCount, 'bfs culled');
     }
     const claim = options.claim ?? 'auto';
+    if (claim === 'bitmap' && (this.direction !== 'push' || this.idempotent)) {
+      throw new InputError(
+        `bitmap claims are for the atomic push BFS; direction '${this.direction}'${this.idempotent ? ', idempotent' : ''} was asked`,
+        'claim',
+      );
+    }
     const dense = graph.edgeCount >= BITMAP_CLAIM_MIN_DEGREE * graph.vertexCount;
     if (
       this.direction === 'push' &&
