@@ -11,7 +11,13 @@ import {
   type WeftDevice,
   wgsl,
 } from '@weft/gpu';
-import { type DeviceGraph, FrontierBitmap, FrontierQueue, type FrontierSink } from '@weft/graph';
+import {
+  bitmapToQueue,
+  type DeviceGraph,
+  FrontierBitmap,
+  FrontierQueue,
+  type FrontierSink,
+} from '@weft/graph';
 import {
   AdvanceWorkspace,
   advanceDirectionOptimized,
@@ -260,7 +266,7 @@ export class BfsProblem {
       await this.#idempotentStep(rec, iteration, parent, this.rawFrontier, this.#culled);
     } else if (this.#seen && this.#seenBefore) {
       await this.log?.recordFrontier(rec, iteration, this.queue.current, this.graph.offsets);
-      await this.#bitmapStep(rec, iteration, this.#seen.words, this.#seenBefore.words);
+      await this.#bitmapStep(rec, iteration, parent, this.#seen, this.#seenBefore);
     } else {
       await this.log?.recordFrontier(rec, iteration, this.queue.current, this.graph.offsets);
       await advancePush(rec, this.graph, this.queue.current, claim, {
@@ -283,59 +289,42 @@ export class BfsProblem {
   async #bitmapStep(
     rec: Recorder,
     iteration: number,
-    seen: DeviceArray<'u32'>,
-    before: DeviceArray<'u32'>,
+    parent: Functor,
+    seen: FrontierBitmap,
+    before: FrontierBitmap,
   ): Promise<void> {
-    rec.copy(seen, before);
-    const n = this.graph.vertexCount;
-    const bulkEdges = u32(Math.max(1, Math.floor(BULK_EDGES_PER_VERTEX * n)));
+    rec.copy(seen.words, before.words);
+    const bulkEdges = u32(Math.max(1, Math.floor(BULK_EDGES_PER_VERTEX * this.graph.vertexCount)));
     const total = this.#space.total;
     const level = u32(iteration + 1);
-    const parent = this.parents
-      ? wgsl`(v: u32, p: u32) { ${rw(this.parents)}[v] = p; }`
-      : wgsl`(v: u32, p: u32) {}`;
     // In a bulk level racing parents' plain stores leave one of them: each is in the frontier, so valid.
     const claim = wgsl`(src: u32, dst: u32, edge: u32, rank: u32, index: u32) -> bool {
   let word = dst >> 5u;
   let bit = 1u << (dst & 31u);
-  if ((${before}[word] & bit) != 0u) { return false; }
+  if ((${before.words}[word] & bit) != 0u) { return false; }
   if (${total}[0] >= ${bulkEdges}) {
-    atomicOr(&${atomic(seen)}[word], bit);
+    atomicOr(&${atomic(seen.words)}[word], bit);
     ${parent}(dst, src);
     return false;
   }
-  if ((atomicLoad(&${atomic(seen)}[word]) & bit) != 0u) { return false; }
-  if ((atomicOr(&${atomic(seen)}[word], bit) & bit) != 0u) { return false; }
+  if ((atomicLoad(&${atomic(seen.words)}[word]) & bit) != 0u) { return false; }
+  if ((atomicOr(&${atomic(seen.words)}[word], bit) & bit) != 0u) { return false; }
   ${rw(this.depths)}[dst] = ${level};
   ${parent}(dst, src);
   return true;
 }`;
-    const next = this.queue.next;
     await advancePush(rec, this.graph, this.queue.current, claim, {
-      output: next,
+      output: this.queue.next,
       workspace: this.#space,
       loadBalance: advanceBalance(this.loadBalance),
     });
-    const capacity = u32(next.items.length);
-    await transform(
-      rec,
-      Math.ceil(n / 32),
-      wgsl`(i: u32) {
-  if (${total}[0] < ${bulkEdges}) { return; }
-  var bits = ${seen}[i] & ~${before}[i];
-  if (bits == 0u) { return; }
-  var at = atomicAdd(&${atomic(next.count)}[0], countOneBits(bits));
-  loop {
-    if (bits == 0u) { break; }
-    let v = i * 32u + firstTrailingBit(bits);
-    bits &= bits - 1u;
-    ${rw(this.depths)}[v] = ${level};
-    if (at < ${capacity}) { ${rw(next.items)}[at] = v; }
-    at++;
-  }
-}`,
-      { itemsPerThread: 1 },
-    );
+    // A bulk level appended nothing: its frontier is the bits it set.
+    await bitmapToQueue(rec, seen, this.queue.next, {
+      append: true,
+      except: before,
+      visit: wgsl`(v: u32) { ${rw(this.depths)}[v] = ${level}; }`,
+      when: wgsl`() -> bool { return ${total}[0] >= ${bulkEdges}; }`,
+    });
   }
 
   /**

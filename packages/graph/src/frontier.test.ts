@@ -1,3 +1,4 @@
+import { rw, wgsl } from '@weft/gpu';
 import { expectArrayEqual, gpuTest, randomU32 } from '@weft/testing';
 import { describe, expect, it } from 'vitest';
 import { bitmapToQueue, FrontierBitmap, FrontierQueue, queueToBitmap } from './frontier.ts';
@@ -66,4 +67,54 @@ describe('queue <-> bitmap', () => {
         bitmap.destroy();
       }));
   }
+
+  it('bitmap to queue: only vertices outside `except`, each visited, skipped when `when` is false', () =>
+    gpuTest(async (device) => {
+      const n = 1000;
+      const bitmap = new FrontierBitmap(device, n);
+      const except = new FrontierBitmap(device, n);
+      const q = new FrontierQueue(device, n);
+      const inBitmap = randomU32(400, n, 7);
+      const inExcept = randomU32(300, n, 8);
+      const b = new FrontierQueue(device, n);
+      b.set(inBitmap);
+      await queueToBitmap(device, b.current, bitmap);
+      b.set(inExcept);
+      await queueToBitmap(device, b.current, except);
+      const marks = device.array('u32', n);
+      const gate = device.upload(Uint32Array.of(1));
+      const options = {
+        except,
+        visit: wgsl`(v: u32) { ${rw(marks)}[v] = 7u; }`,
+        when: wgsl`() -> bool { return ${gate}[0] != 0u; }`,
+      };
+      await bitmapToQueue(device, bitmap, q.next, options);
+      q.swap();
+      const skip = new Set(inExcept);
+      const want = Uint32Array.from(new Set([...inBitmap].filter((v) => !skip.has(v)))).sort();
+      expectArrayEqual(sorted(await q.toArray()), want, 'queue');
+      const got = await marks.download();
+      expectArrayEqual(
+        Uint32Array.from(got.keys()).filter((v) => got[v] === 7),
+        want,
+        'visited',
+      );
+      // A false `when` leaves an appending sink as it was.
+      gate.upload([0]);
+      q.next.count.upload([3]);
+      await bitmapToQueue(device, bitmap, q.next, { ...options, append: true });
+      expect((await q.next.count.download())[0]).toBe(3);
+      for (const a of [bitmap, except, q, b, marks, gate]) a.destroy();
+    }));
+
+  it('bitmap to queue refuses an `except` of another vertex count', () =>
+    gpuTest(async (device) => {
+      const bitmap = new FrontierBitmap(device, 64);
+      const other = new FrontierBitmap(device, 65);
+      const q = new FrontierQueue(device, 64);
+      await expect(bitmapToQueue(device, bitmap, q.next, { except: other })).rejects.toThrow(
+        /except has 65 vertices, the bitmap 64/,
+      );
+      for (const a of [bitmap, other, q]) a.destroy();
+    }));
 });

@@ -2,6 +2,7 @@ import {
   atomic,
   type Count,
   type DeviceArray,
+  type Functor,
   type GpuCount,
   InputError,
   onTarget,
@@ -200,6 +201,20 @@ export async function queueToBitmap(
   });
 }
 
+export interface BitmapToQueueOptions {
+  /** Keep the sink's count (default: zeroed first). */
+  append?: boolean;
+  /** Only vertices not in this bitmap (of the same vertex count): e.g. the ones a level newly set. */
+  except?: FrontierBitmap;
+  /** `(v: u32)`, called once for each appended vertex (e.g. to store its depth). */
+  visit?: Functor;
+  /**
+   * `() -> bool`, read by every thread: when false the conversion does nothing, so a decision made on the
+   * GPU (a frontier's size) can skip it without a read-back. It must give every thread the same answer.
+   */
+  when?: Functor;
+}
+
 /**
  * Records: the vertices of `bitmap` appended to `sink` (its count zeroed first unless `append`). Vertices
  * of one 32-bit word stay in order; words land in any order (one atomic add per non-empty word).
@@ -208,8 +223,20 @@ export async function bitmapToQueue(
   target: Target,
   bitmap: FrontierBitmap,
   sink: FrontierSink,
-  options: { append?: boolean } = {},
+  options: BitmapToQueueOptions = {},
 ): Promise<void> {
+  const { except, visit, when } = options;
+  if (except && except.vertexCount !== bitmap.vertexCount) {
+    throw new InputError(
+      `except has ${except.vertexCount} vertices, the bitmap ${bitmap.vertexCount}`,
+      'bitmapToQueue options.except',
+    );
+  }
+  const enabled = when ?? wgsl`() -> bool { return true; }`;
+  const minus = except
+    ? wgsl`(w: u32) -> u32 { return ${except.words}[w]; }`
+    : wgsl`(w: u32) -> u32 { return 0u; }`;
+  const each = visit ?? wgsl`(v: u32) {}`;
   await onTarget(target, 'bitmap to queue', async (rec) => {
     if (!options.append) rec.clear(sink.count);
     const capacity = sink.items.length;
@@ -217,8 +244,9 @@ export async function bitmapToQueue(
       rec,
       bitmap.words.length,
       wgsl`(w: u32) {
+  if (!${enabled}()) { return; }
   // Bits past vertexCount may be set by a caller that wrote whole words; they are not vertices.
-  var bits = ${bitmap.words}[w];
+  var bits = ${bitmap.words}[w] & ~${minus}(w);
   let first = w * 32u;
   if (first + 32u > ${u32(bitmap.vertexCount)}) {
     let valid = ${u32(bitmap.vertexCount)} - first;
@@ -227,8 +255,9 @@ export async function bitmapToQueue(
   if (bits == 0u) { return; }
   var at = atomicAdd(&${atomic(sink.count)}[0], countOneBits(bits));
   while (bits != 0u) {
-    let b = firstTrailingBit(bits);
-    if (at < ${u32(capacity)}) { ${rw(sink.items)}[at] = first + b; }
+    let v = first + firstTrailingBit(bits);
+    ${each}(v);
+    if (at < ${u32(capacity)}) { ${rw(sink.items)}[at] = v; }
     at++;
     bits = bits & (bits - 1u);
   }

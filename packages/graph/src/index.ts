@@ -28,6 +28,7 @@ export {
   type WeightElementType,
 } from './device-graph.ts';
 export {
+  type BitmapToQueueOptions,
   bitmapToQueue,
   FrontierBitmap,
   FrontierQueue,
