@@ -1,15 +1,5 @@
 import { BfsProblem, bfsReference } from '@weft/algorithms';
-import {
-  atomic,
-  type DeviceArray,
-  type Functor,
-  type Recorder,
-  rw,
-  transform,
-  u32,
-  type WeftDevice,
-  wgsl,
-} from '@weft/gpu';
+import { atomic, type Functor, rw, u32, type WeftDevice, wgsl } from '@weft/gpu';
 import { FrontierQueue, uploadGraph } from '@weft/graph';
 import { AdvanceWorkspace, advancePush } from '@weft/operators';
 import type { BenchCase, BenchInstance } from '../types.ts';
@@ -98,8 +88,8 @@ function heaviestLevel(
 }
 
 /**
- * Cases that restore a BFS's state between runs restore its depths and frontier, which is all the state
- * of `atomicMin` claims (bitmap claims also keep visited bits).
+ * The BFS step case restores depths and frontier between runs, which is all the state of `atomicMin`
+ * claims (bitmap claims also keep visited bits).
  */
 const DEPTH_CLAIMS = { claim: 'depth' } as const;
 
@@ -109,47 +99,6 @@ async function runPrefix(device: WeftDevice, bfs: BfsProblem, source: number, st
   await bfs.reset(rec, source);
   for (let i = 0; i < steps; i++) await bfs.step(rec, i);
   await rec.submit();
-}
-
-/** A frontier kept on the device (items and length), to put back as a BFS's current frontier by copies. */
-class SavedFrontier {
-  private constructor(
-    readonly items: DeviceArray<'u32'>,
-    readonly length: DeviceArray<'u32'>,
-    readonly count: number,
-  ) {}
-
-  static of(device: WeftDevice, items: Uint32Array): SavedFrontier {
-    return new SavedFrontier(
-      device.upload(items.length > 0 ? items : Uint32Array.of(0), { label: 'saved frontier' }),
-      device.upload(Uint32Array.of(items.length), { label: 'saved frontier length' }),
-      items.length,
-    );
-  }
-
-  /** The first `count` vertices of `bfs`'s current frontier (or all of it). */
-  static async from(device: WeftDevice, bfs: BfsProblem, count?: number): Promise<SavedFrontier> {
-    const length = bfs.queue.current.length;
-    if (typeof length === 'number') throw new Error('a BFS frontier length lives on the GPU');
-    const n = count ?? (await length.array.download(length.index, 1))[0]!;
-    return SavedFrontier.of(
-      device,
-      await bfs.queue.current.items.download(0, Math.max(1, n)).then((a) => a.subarray(0, n)),
-    );
-  }
-
-  /** Records: `bfs`'s current frontier := this one (items and length). */
-  restore(rec: Recorder, bfs: BfsProblem): void {
-    rec.copy(this.items, bfs.queue.current.items, this.count);
-    const length = bfs.queue.current.length;
-    if (typeof length === 'number') throw new Error('a BFS frontier length lives on the GPU');
-    rec.copy(this.length, length.array, 1, 0, length.index);
-  }
-
-  destroy(): void {
-    this.items.destroy();
-    this.length.destroy();
-  }
 }
 
 /** Null when `got` holds the depths before the level, plus the next level's when `claimed`. */
@@ -276,76 +225,51 @@ function ablationCase(stage: Stage): BenchCase {
   };
 }
 
-/** How the isolated BFS step's depths are restored before each run. */
-type Restore = 'copy' | 'kernel copy' | 'fill and scatter';
-
 /**
  * The same level as `BfsProblem.step` records it inside a BFS run: depths and the frontier the BFS left
- * are restored before each step (copies, outside the timed passes, or kernels).
+ * are restored by copies (outside the timed passes) before each step.
  */
-function bfsStepCase(restore: Restore): BenchCase {
-  return {
-    name: `advance ablation: BFS step${restore === 'copy' ? '' : `, depths by ${restore}`}`,
-    family: 'advance ablation',
-    maxItems: () => 2 ** 27,
-    async setup(device, n, seed): Promise<BenchInstance> {
-      const level = heaviestLevel(n, seed);
-      const graph = uploadGraph(device, level.csr);
-      const bfs = new BfsProblem(device, graph, DEPTH_CLAIMS);
-      await runPrefix(device, bfs, level.source, level.depth);
-      const saved = await SavedFrontier.from(device, bfs, level.frontier.length);
-      const pristine = device.upload(level.before, { label: 'depths before the level' });
-      const known: number[] = [];
-      for (let v = 0; v < level.before.length; v++) if (level.before[v] !== UNREACHED) known.push(v);
-      const knownIds = device.upload(Uint32Array.from(known), { label: 'reached vertices' });
-      return {
-        items: level.edges,
-        bytes: 8 * level.edges,
-        async run(rec) {
-          if (restore === 'copy') {
-            rec.copy(pristine, bfs.depths);
-          } else if (restore === 'kernel copy') {
-            await transform(
-              rec,
-              level.before.length,
-              wgsl`(i: u32) { ${rw(bfs.depths)}[i] = ${pristine}[i]; }`,
-            );
-          } else {
-            await rec.fill(bfs.depths, UNREACHED);
-            await transform(
-              rec,
-              known.length,
-              wgsl`(i: u32) { let v = ${knownIds}[i]; ${rw(bfs.depths)}[v] = ${pristine}[v]; }`,
-            );
-          }
-          saved.restore(rec, bfs);
-          await bfs.step(rec, level.depth);
-        },
-        validate: async () => checkDepths(await bfs.depths.download(), level, true),
-        destroy() {
-          for (const a of [graph, bfs, saved, pristine, knownIds]) a.destroy();
-        },
-      };
-    },
-  };
-}
+const bfsStepCase: BenchCase = {
+  name: 'advance ablation: BFS step',
+  family: 'advance ablation',
+  maxItems: () => 2 ** 27,
+  async setup(device, n, seed): Promise<BenchInstance> {
+    const level = heaviestLevel(n, seed);
+    const graph = uploadGraph(device, level.csr);
+    const bfs = new BfsProblem(device, graph, DEPTH_CLAIMS);
+    await runPrefix(device, bfs, level.source, level.depth);
+    // The frontier in the order the BFS's racing appends left it.
+    const saved = device.upload(await bfs.queue.current.items.download(0, level.frontier.length), {
+      label: 'saved frontier',
+    });
+    const savedLength = device.upload(Uint32Array.of(level.frontier.length), { label: 'saved length' });
+    const pristine = device.upload(level.before, { label: 'depths before the level' });
+    return {
+      items: level.edges,
+      bytes: 8 * level.edges,
+      async run(rec) {
+        rec.copy(pristine, bfs.depths);
+        rec.copy(saved, bfs.queue.current.items, level.frontier.length);
+        const length = bfs.queue.current.length;
+        if (typeof length === 'number') throw new Error('a BFS frontier length lives on the GPU');
+        rec.copy(savedLength, length.array, 1, 0, length.index);
+        await bfs.step(rec, level.depth);
+      },
+      validate: async () => checkDepths(await bfs.depths.download(), level, true),
+      destroy() {
+        for (const a of [graph, bfs, saved, savedLength, pristine]) a.destroy();
+      },
+    };
+  },
+};
 
 /**
  * A BFS from reset through levels 0..d (`through`) or 0..d-1 (`before`), d the heaviest level, in one
  * recording: their difference is the heaviest level's cost inside a BFS run.
  */
-function bfsPrefixCase(
-  which: 'through' | 'before' | 'through, flushed' | 'through, frontier replaced',
-): BenchCase {
+function bfsPrefixCase(which: 'through' | 'before'): BenchCase {
   return {
-    name: `advance ablation: BFS steps ${
-      {
-        before: 'before the level',
-        through: 'through the level',
-        'through, flushed': 'through the level, L2 flushed before it',
-        'through, frontier replaced': "through the level, its frontier replaced by a setup run's",
-      }[which]
-    }`,
+    name: `advance ablation: BFS steps ${which} the level`,
     family: 'advance ablation',
     maxItems: () => 2 ** 27,
     async setup(device, n, seed): Promise<BenchInstance> {
@@ -353,80 +277,17 @@ function bfsPrefixCase(
       const graph = uploadGraph(device, level.csr);
       const bfs = new BfsProblem(device, graph);
       const steps = which === 'before' ? level.depth : level.depth + 1;
-      let saved: SavedFrontier | undefined;
-      if (which === 'through, frontier replaced') {
-        await runPrefix(device, bfs, level.source, level.depth);
-        saved = await SavedFrontier.from(device, bfs, level.frontier.length);
-      }
-      const flush =
-        which === 'through, flushed'
-          ? [0, 1].map(() => device.array('u32', FLUSH_BYTES / 4, { label: 'cache flush' }))
-          : [];
       return {
         items: level.edges,
         bytes: 8 * level.edges,
         async run(rec) {
           await bfs.reset(rec, level.source);
-          for (let i = 0; i < steps; i++) {
-            if (i === level.depth && flush.length) rec.copy(flush[0]!, flush[1]!);
-            if (i === level.depth && saved) saved.restore(rec, bfs);
-            await bfs.step(rec, i);
-          }
+          for (let i = 0; i < steps; i++) await bfs.step(rec, i);
         },
-        validate: async () => checkDepths(await bfs.depths.download(), level, which !== 'before'),
+        validate: async () => checkDepths(await bfs.depths.download(), level, which === 'through'),
         destroy() {
-          for (const a of [graph, bfs, ...flush]) a.destroy();
-          saved?.destroy();
-        },
-      };
-    },
-  };
-}
-
-/**
- * Levels d-1 and d of a BFS from the state a setup run left before level d-1 (restored by copies);
- * `rewritten`: level d-1's depths are copied out and back (same values) before level d.
- */
-function bfsTwoStepsCase(rewritten: boolean, separate = false): BenchCase {
-  return {
-    name: `advance ablation: BFS steps before and at the level${rewritten ? ', depths rewritten between' : ''}${separate ? ', the level before on another problem' : ''}`,
-    family: 'advance ablation',
-    maxItems: () => 2 ** 27,
-    async setup(device, n, seed): Promise<BenchInstance> {
-      const level = heaviestLevel(n, seed);
-      const graph = uploadGraph(device, level.csr);
-      const bfs = new BfsProblem(device, graph, DEPTH_CLAIMS);
-      await runPrefix(device, bfs, level.source, level.depth - 1);
-      const saved = await SavedFrontier.from(device, bfs);
-      const pristine = device.upload(await bfs.depths.download(), { label: 'depths before level d-1' });
-      const spare = device.array('u32', pristine.length, { label: 'depths spare' });
-      // `separate`: level d-1 runs on this other problem; level d on `bfs` from the restored state.
-      const other = separate ? new BfsProblem(device, graph, DEPTH_CLAIMS) : undefined;
-      const savedD = separate ? SavedFrontier.of(device, level.frontier) : undefined;
-      const beforeD = device.upload(level.before, { label: 'depths before level d' });
-      return {
-        items: level.edges,
-        bytes: 8 * level.edges,
-        async run(rec) {
-          const first = other ?? bfs;
-          rec.copy(pristine, first.depths);
-          saved.restore(rec, first);
-          await first.step(rec, level.depth - 1);
-          if (savedD) {
-            rec.copy(beforeD, bfs.depths);
-            savedD.restore(rec, bfs);
-          }
-          if (rewritten) {
-            rec.copy(bfs.depths, spare);
-            rec.copy(spare, bfs.depths);
-          }
-          await bfs.step(rec, level.depth);
-        },
-        validate: async () => checkDepths(await bfs.depths.download(), level, true),
-        destroy() {
-          for (const a of [graph, bfs, saved, pristine, spare, beforeD]) a.destroy();
-          other?.destroy();
-          savedD?.destroy();
+          graph.destroy();
+          bfs.destroy();
         },
       };
     },
@@ -434,15 +295,8 @@ function bfsTwoStepsCase(rewritten: boolean, separate = false): BenchCase {
 }
 
 export const cases: BenchCase[] = [
-  bfsTwoStepsCase(false),
-  bfsTwoStepsCase(true),
-  bfsTwoStepsCase(false, true),
   ...STAGES.map(ablationCase),
-  bfsStepCase('copy'),
-  bfsStepCase('kernel copy'),
-  bfsStepCase('fill and scatter'),
+  bfsStepCase,
   bfsPrefixCase('before'),
   bfsPrefixCase('through'),
-  bfsPrefixCase('through, flushed'),
-  bfsPrefixCase('through, frontier replaced'),
 ];
