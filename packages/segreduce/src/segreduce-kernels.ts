@@ -9,6 +9,8 @@ export { WORKGROUP };
 export const ITEMS_PER_THREAD = 11;
 /** Merge-path elements per tile: TILE + 1 u32 of workgroup memory (11 KiB) plus the tile's partial sums. */
 export const TILE = WORKGROUP * ITEMS_PER_THREAD;
+/** Workgroup bytes of the staged-output array (see {@link tileKernel}'s `stageOutputs`). */
+export const STAGED_OUTPUT_BYTES = 4 * TILE;
 
 /** Where the tile kernel gets item values: a functor of (index, seg, rank), or `values[index]`. */
 export type ValueSource = 'functor' | 'array';
@@ -20,9 +22,19 @@ export type ValueSource = 'functor' | 'array';
  * it also ends in the tile, else its first piece, which the fix-up pass completes. `carry[tile]` gets the
  * tile's piece of segment b0 - 1, the one open when the tile begins.
  */
-export function tileKernel(monoid: Monoid, source: ValueSource, subgroups: boolean): string {
+export function tileKernel(
+  monoid: Monoid,
+  source: ValueSource,
+  subgroups: boolean,
+  stageOutputs: boolean,
+): string {
   const T = monoid.type;
   const I = monoid.identity;
+  // The tile's segments are consecutive outputs [b0, b0 + nb). Written from inside the serial walk, each
+  // store instruction has a few active lanes at scattered segments; staged in workgroup memory, they go
+  // out afterwards in one coalesced loop.
+  const put = (local: string, v: string) =>
+    stageOutputs ? `res[${local}] = bitcast<u32>(${v});` : `output[b0 + ${local}] = ${v};`;
   const scan = subgroups ? subgroupTailScan(T, I) : barrierTailScan(T, I);
   const values =
     source === 'functor'
@@ -50,6 +62,7 @@ export function tileKernel(monoid: Monoid, source: ValueSource, subgroups: boole
 
   return /* wgsl */ `
 var<workgroup> sh: array<u32, ${TILE + 1}>;
+${stageOutputs ? `var<workgroup> res: array<u32, ${TILE}>;` : ''}
 ${scan.shared}
 
 ${mergePathSearch('tile_search', 'sh[1u + $J]')}
@@ -86,7 +99,7 @@ ${values}
   var boundary = false;
   for (var k = diag; k < end; k++) {
     if (b < nb && (a >= na || sh[1u + b] <= a0 + a)) {
-      if (boundary) { output[b0 + b - 1u] = acc; } else { head = acc; boundary = true; }
+      if (boundary) { ${put('b - 1u', 'acc')} } else { head = acc; boundary = true; }
       acc = ${I};
       b++;
     } else {
@@ -99,7 +112,7 @@ ${scan.code}
   if (boundary) {
     let v = seg_combine(carry_in, head);
     if (b_start > 0u) {
-      output[b0 + b_start - 1u] = v;
+      ${put('b_start - 1u', 'v')}
     } else {
       carry[tile] = bitcast<u32>(v);
     }
@@ -108,10 +121,17 @@ ${scan.code}
     // The segment open at the tile's end: its first piece when it started here, else the whole tile is
     // one more piece of segment b0 - 1.
     if (nb > 0u) {
-      output[b0 + nb - 1u] = inclusive;
+      ${put('nb - 1u', 'inclusive')}
     } else {
       carry[tile] = bitcast<u32>(inclusive);
     }
+  }${
+    stageOutputs
+      ? `
+  // Every segment starting in the tile has its value (or first piece) in res.
+  workgroupBarrier();
+  for (var j = lid; j < nb; j += ${WORKGROUP}u) { output[b0 + j] = bitcast<${T}>(res[j]); }`
+      : ''
   }
 }`;
 }
