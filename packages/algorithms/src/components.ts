@@ -25,47 +25,103 @@ export interface ComponentsResult {
   /** Each vertex's component, named by its smallest vertex id. */
   labels: Uint32Array;
   count: number;
+  /** Label propagation's iterations; 1 for union-find (one link pass and one compression). */
   iterations: number;
-  /** With `trace: true`: per iteration, the vertices whose label changed and their out- (and in-) degrees. */
+  /**
+   * With `trace: true`: per iteration, the vertices whose label changed and their out- (and in-) degrees;
+   * union-find's one iteration counts every vertex and every CSR arc.
+   */
   trace?: IterationTrace;
 }
 
+export type ComponentsAlgorithm = 'union-find' | 'label-propagation';
+
+export interface ComponentsOptions {
+  /**
+   * `'union-find'` (default): one linking pass over the edges and a compression pass, whatever the graph's
+   * diameter. `'label-propagation'`: iterations until no label changes, about the diameter (a 1024 x 1024
+   * grid takes ~2,000).
+   */
+  algorithm?: ComponentsAlgorithm;
+}
+
+/** The algorithm asked for (default union-find), if it can run on `graph`. */
+function checkAlgorithm(graph: DeviceGraph, algorithm: ComponentsAlgorithm | undefined): ComponentsAlgorithm {
+  const a = algorithm ?? 'union-find';
+  if (a !== 'union-find' && a !== 'label-propagation') {
+    throw new InputError(`algorithm must be 'union-find' or 'label-propagation', got '${a}'`, 'algorithm');
+  }
+  if (a === 'label-propagation' && graph.directed && !graph.csc) {
+    throw new InputError(
+      'label propagation on a directed graph needs its in-edges: uploadGraph(..., { csc: true })',
+      'graph',
+    );
+  }
+  return a;
+}
+
 /**
- * Weakly connected components by label propagation: every vertex starts with its own id; each iteration
- * pushes the labels of the vertices that changed to their neighbors with `atomicMin` (both edge directions
- * of a directed graph, which needs its CSC), until no label changes. Converges in about the diameter.
+ * Weakly connected components. Union-find (ECL-CC, Afforest): every vertex starts as its own root; one
+ * advance over all edges links the roots of each edge's ends, always hooking the larger root under the
+ * smaller with a compare-exchange (lock-free: a failed exchange means another invocation linked), so each
+ * root stays its tree's smallest vertex; a compression pass then points every vertex at its root. An
+ * undirected graph links only its arcs with src < dst; a directed one links every arc (no CSC needed).
+ *
+ * Label propagation: every vertex starts with its own id; each iteration pushes the labels of the vertices
+ * that changed to their neighbors with `atomicMin` (both edge directions of a directed graph, which needs its
+ * CSC), until no label changes. Converges in about the diameter.
  */
 export class ComponentsProblem {
   readonly labels: DeviceArray<'u32'>;
-  readonly queue: FrontierQueue;
-  readonly #changed: FrontierBitmap;
-  readonly #space: AdvanceWorkspace;
+  readonly algorithm: ComponentsAlgorithm;
+  /** Label propagation's frontier (undefined for union-find). */
+  readonly queue: FrontierQueue | undefined;
+  readonly #changed: FrontierBitmap | undefined;
+  readonly #space: AdvanceWorkspace | undefined;
+  /** Union-find's `active` word: always 0, since its first step finishes the run. */
+  readonly #done: DeviceArray<'u32'> | undefined;
   /** When set, each step logs its input frontier length and the edges it walks here. */
   log: IterationLog | undefined;
 
   constructor(
     readonly device: WeftDevice,
     readonly graph: DeviceGraph,
-    readonly options: { loadBalance?: LoadBalance } = {},
+    readonly options: ComponentsOptions & { loadBalance?: LoadBalance } = {},
   ) {
+    this.algorithm = checkAlgorithm(graph, options.algorithm);
     this.labels = device.array('u32', Math.max(1, graph.vertexCount), { label: 'cc labels' });
-    this.queue = new FrontierQueue(device, graph.vertexCount, { label: 'cc frontier' });
-    this.#changed = new FrontierBitmap(device, graph.vertexCount, 'cc changed');
-    this.#space = new AdvanceWorkspace(device, this.queue.capacity);
+    if (this.algorithm === 'union-find') {
+      this.#done = device.array('u32', 1, { label: 'cc done' });
+      this.#done.upload([0]);
+    } else {
+      this.queue = new FrontierQueue(device, graph.vertexCount, { label: 'cc frontier' });
+      this.#changed = new FrontierBitmap(device, graph.vertexCount, 'cc changed');
+      this.#space = new AdvanceWorkspace(device, this.queue.capacity);
+    }
   }
 
   async reset(rec: Recorder): Promise<void> {
     await transform(rec, this.graph.vertexCount, wgsl`(v: u32) { ${rw(this.labels)}[v] = v; }`);
-    await this.queue.recordAll(rec);
+    await this.queue?.recordAll(rec);
   }
 
-  /** Records one iteration; `iteration` (0-based) is needed only with a {@link ComponentsProblem.log}. */
+  /**
+   * Records one iteration; `iteration` (0-based) is needed only with a {@link ComponentsProblem.log}, and by
+   * union-find, which does all its work in iteration 0 and records nothing in later ones.
+   */
   async step(rec: Recorder, iteration = 0): Promise<void> {
+    if (this.algorithm === 'union-find') {
+      if (iteration > 0) return;
+      await this.log?.recordCounts(rec, iteration, this.graph.vertexCount, this.graph.edgeCount);
+      await this.#unionFind(rec);
+      return;
+    }
+    const queue = this.queue!;
     if (this.log) {
-      await this.log.recordFrontier(rec, iteration, this.queue.current, this.graph.offsets);
+      await this.log.recordFrontier(rec, iteration, queue.current, this.graph.offsets);
       const inOffsets = this.graph.csc?.inOffsets;
       if (this.graph.directed && inOffsets) {
-        await this.log.addDegrees(rec, this.log.slot(iteration).edges, this.queue.current, inOffsets);
+        await this.log.addDegrees(rec, this.log.slot(iteration).edges, queue.current, inOffsets);
       }
     }
     const label = atomic(this.labels);
@@ -74,31 +130,80 @@ export class ComponentsProblem {
   if (l >= atomicLoad(&${label}[dst])) { return false; }
   return l < atomicMin(&${label}[dst], l);
 }`;
-    this.#changed.recordClear(rec);
+    this.#changed!.recordClear(rec);
     const common = {
-      output: this.queue.next,
-      visited: this.#changed,
-      workspace: this.#space,
+      output: queue.next,
+      visited: this.#changed!,
+      workspace: this.#space!,
       loadBalance: advanceBalance(this.options.loadBalance ?? 'merge-path'),
     };
-    await advancePush(rec, this.graph, this.queue.current, spread, common);
+    await advancePush(rec, this.graph, queue.current, spread, common);
     if (this.graph.directed) {
-      await advancePush(rec, this.graph, this.queue.current, spread, {
+      await advancePush(rec, this.graph, queue.current, spread, {
         ...common,
         direction: 'in',
         append: true,
       });
     }
-    this.queue.swap();
+    queue.swap();
+  }
+
+  /** Links every edge's ends, then points every vertex at its root. */
+  async #unionFind(rec: Recorder): Promise<void> {
+    const comp = atomic(this.labels);
+    // Parents always have smaller ids than their children and labels only decrease, so halving the path
+    // (pointing x at its grandparent) keeps every vertex in its tree while others link concurrently.
+    const find = wgsl`(v: u32) -> u32 {
+  var x = v;
+  loop {
+    let p = atomicLoad(&${comp}[x]);
+    if (p == x) { break; }
+    let g = atomicLoad(&${comp}[p]);
+    if (g < p) { atomicMin(&${comp}[x], g); }
+    x = g;
+  }
+  return x;
+}`;
+    // Both arcs of an undirected edge are stored: link it once.
+    const keep = this.graph.directed
+      ? wgsl`(src: u32, dst: u32) -> bool { return src != dst; }`
+      : wgsl`(src: u32, dst: u32) -> bool { return src < dst; }`;
+    const link = wgsl`(src: u32, dst: u32, edge: u32, rank: u32, index: u32) -> bool {
+  if (!${keep}(src, dst)) { return false; }
+  var a = ${find}(src);
+  var b = ${find}(dst);
+  loop {
+    if (a == b) { break; }
+    if (a > b) {
+      let t = a;
+      a = b;
+      b = t;
+    }
+    // Hook the larger root under the smaller, so every root stays its tree's smallest vertex.
+    let r = atomicCompareExchangeWeak(&${comp}[b], b, a);
+    if (r.exchanged) { break; }
+    // Another invocation hooked b (or the exchange failed spuriously): find both roots again.
+    b = ${find}(r.old_value);
+    a = ${find}(a);
+  }
+  return false;
+}`;
+    // No output frontier: the functor's side effects are the result. 'all' takes merge path over the CSR
+    // offsets, so hub vertices are spread over many threads.
+    await advancePush(rec, this.graph, 'all', link);
+    await transform(rec, this.graph.vertexCount, wgsl`(v: u32) { atomicStore(&${comp}[v], ${find}(v)); }`);
   }
 
   active(): GpuCount {
-    return this.queue.length;
+    return this.queue?.length ?? { array: this.#done!, index: 0 };
   }
 
-  /** The frontier's capacity, so the enactor can report an overflow (none is expected: appends are unique). */
+  /**
+   * The frontier's capacity, so the enactor can report an overflow (none is expected: appends are unique).
+   * Union-find has no frontier: no bound.
+   */
   get capacity(): number {
-    return this.queue.capacity;
+    return this.queue?.capacity ?? 0xffffffff;
   }
 
   async result(): Promise<{ labels: Uint32Array; count: number }> {
@@ -111,26 +216,29 @@ export class ComponentsProblem {
 
   destroy(): void {
     this.labels.destroy();
-    this.queue.destroy();
-    this.#changed.destroy();
-    this.#space.destroy();
+    this.queue?.destroy();
+    this.#changed?.destroy();
+    this.#space?.destroy();
+    this.#done?.destroy();
   }
 }
 
-/** Weakly connected components: labels (the smallest vertex id of each component) and their count. */
+/**
+ * Weakly connected components: labels (the smallest vertex id of each component) and their count. Union-find
+ * by default; `loadBalance` applies to label propagation (union-find always balances over all edges).
+ */
 export async function connectedComponents(
   device: WeftDevice,
   graph: DeviceGraph,
-  options: RunOptions & LoadBalanceOption & TraceOption = {},
+  options: RunOptions & LoadBalanceOption & TraceOption & ComponentsOptions = {},
 ): Promise<ComponentsResult> {
-  if (graph.directed && !graph.csc) {
-    throw new InputError(
-      'weak components of a directed graph need its in-edges: uploadGraph(..., { csc: true })',
-      'graph',
-    );
-  }
-  const loadBalance = await resolveLoadBalance(device, graph, options.loadBalance);
-  const problem = new ComponentsProblem(device, graph, { loadBalance });
+  // Checked before resolveLoadBalance's GPU work.
+  const algorithm = checkAlgorithm(graph, options.algorithm);
+  const loadBalance =
+    algorithm === 'label-propagation'
+      ? await resolveLoadBalance(device, graph, options.loadBalance)
+      : 'merge-path';
+  const problem = new ComponentsProblem(device, graph, { algorithm, loadBalance });
   try {
     const rec = device.recorder({ label: 'cc reset' });
     await problem.reset(rec);

@@ -8,7 +8,13 @@ export {
   THREAD_MAPPED_MAX_DEGREE,
   type TraceOption,
 } from './common.ts';
-export { ComponentsProblem, type ComponentsResult, connectedComponents } from './components.ts';
+export {
+  type ComponentsAlgorithm,
+  type ComponentsOptions,
+  ComponentsProblem,
+  type ComponentsResult,
+  connectedComponents,
+} from './components.ts';
 export { MisProblem, type MisResult, maximalIndependentSet } from './mis.ts';
 export { type PageRankOptions, PageRankProblem, type PageRankResult, pageRank } from './pagerank.ts';
 export {

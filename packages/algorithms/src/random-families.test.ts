@@ -77,11 +77,13 @@ describe(`${2 * PER_DIRECTION} seeded random graphs of five families, batched`, 
           expect(pr.converged, direction).toBe(true);
           expect(verifyPageRank(csr, pr.ranks), direction).toBeNull();
         }
-        const cc = await connectedComponents(device, graph);
-        expect(verifyComponents(csr, cc.labels, cc.count)).toBeNull();
-        expectArrayEqual(cc.labels, componentsReference(csr).labels, 'labels');
-        // At least one component per graph: the union adds no edges between them.
-        expect(cc.count).toBeGreaterThanOrEqual(PER_DIRECTION);
+        for (const algorithm of ['union-find', 'label-propagation'] as const) {
+          const cc = await connectedComponents(device, graph, { algorithm });
+          expect(verifyComponents(csr, cc.labels, cc.count), algorithm).toBeNull();
+          expectArrayEqual(cc.labels, componentsReference(csr).labels, `${algorithm} labels`);
+          // At least one component per graph: the union adds no edges between them.
+          expect(cc.count, algorithm).toBeGreaterThanOrEqual(PER_DIRECTION);
+        }
         graph.destroy();
       }));
 

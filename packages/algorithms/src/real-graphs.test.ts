@@ -106,9 +106,11 @@ describe('real graphs (test-data)', () => {
           expect(pr.converged, g.file).toBe(true);
           expect(verifyPageRank(csr, pr.ranks), `${g.file} pagerank ${direction}`).toBeNull();
         }
-        const cc = await connectedComponents(device, graph);
-        expect(verifyComponents(csr, cc.labels, cc.count), `${g.file} cc`).toBeNull();
-        expect(cc.count, `${g.file} components`).toBe(g.components);
+        for (const algorithm of ['union-find', 'label-propagation'] as const) {
+          const cc = await connectedComponents(device, graph, { algorithm });
+          expect(verifyComponents(csr, cc.labels, cc.count), `${g.file} cc ${algorithm}`).toBeNull();
+          expect(cc.count, `${g.file} components ${algorithm}`).toBe(g.components);
+        }
         graph.destroy();
 
         const simple = uploadGraph(device, undirected);

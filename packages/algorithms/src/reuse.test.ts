@@ -57,17 +57,28 @@ describe('problems reused', () => {
       graph.destroy();
     }));
 
-  it('a components problem replayed in one submit', () =>
-    gpuTest(async (device) => {
-      const csr = testGraphs(false, 0).find((g) => g.name === 'disconnected clusters')!.csr;
-      const graph = uploadGraph(device, csr);
-      const problem = new ComponentsProblem(device, graph);
-      const rec = device.recorder();
-      await replay(rec, { step: (r) => problem.step(r) }, () => problem.reset(rec), 60, 2);
-      await rec.submit();
-      const { labels, count } = await problem.result();
-      expect(verifyComponents(csr, labels, count)).toBeNull();
-      problem.destroy();
-      graph.destroy();
-    }));
+  for (const algorithm of ['union-find', 'label-propagation'] as const) {
+    it(`a components problem (${algorithm}) replayed in one submit, then run again`, () =>
+      gpuTest(async (device) => {
+        const csr = testGraphs(false, 0).find((g) => g.name === 'disconnected clusters')!.csr;
+        const graph = uploadGraph(device, csr);
+        const problem = new ComponentsProblem(device, graph, { algorithm });
+        let rec = device.recorder();
+        await replay(rec, problem, () => problem.reset(rec), 60, 2);
+        await rec.submit();
+        let { labels, count } = await problem.result();
+        expect(verifyComponents(csr, labels, count)).toBeNull();
+        // A later run starts from reset (every vertex its own component), not from the last run's labels.
+        rec = device.recorder();
+        await problem.reset(rec);
+        await rec.submit();
+        expect((await problem.result()).count).toBe(csr.vertexCount);
+        const { iterations } = await enact(device, problem);
+        if (algorithm === 'union-find') expect(iterations).toBe(1);
+        ({ labels, count } = await problem.result());
+        expect(verifyComponents(csr, labels, count)).toBeNull();
+        problem.destroy();
+        graph.destroy();
+      }));
+  }
 });

@@ -75,7 +75,7 @@ describe('per-iteration trace', () => {
       }));
   }
 
-  it('SSSP (plain and near-far), CC and PageRank: lengths match iterations; first iterations known', () =>
+  it('SSSP (plain and near-far), CC (both algorithms) and PageRank: lengths match iterations; first iterations known', () =>
     gpuTest(async (device) => {
       // Without the 700-vertex path: a traced run submits per iteration, and BFS covers high diameter.
       for (const { name, csr } of testGraphs('u32', 3).filter((g) => !g.name.startsWith('path'))) {
@@ -95,10 +95,15 @@ describe('per-iteration trace', () => {
           expect(trace.edges[0], what).toBe(degree(csr.offsets, 0));
           expect(trace.frontier.at(-1), `${what}: last frontier non-empty`).toBeGreaterThan(0);
         }
-        const cc = await connectedComponents(device, graph, { trace: true });
+        const cc = await connectedComponents(device, graph, { trace: true, algorithm: 'label-propagation' });
         expectTimes(device, cc.trace!, cc.iterations, `${name}, cc`);
         expect(cc.trace!.frontier[0]).toBe(n);
         expect(cc.trace!.edges[0]).toBe(csr.directed ? 2 * csr.edgeCount : csr.edgeCount);
+        // Union-find's one iteration: every vertex, every CSR arc.
+        const uf = await connectedComponents(device, graph, { trace: true });
+        expectTimes(device, uf.trace!, 1, `${name}, union-find`);
+        expect(uf.trace!.frontier).toEqual([n]);
+        expect(uf.trace!.edges).toEqual([csr.edgeCount]);
         if (n > 0) {
           const pr = await pageRank(device, graph, { trace: true, maxIterations: 7 });
           expectTimes(device, pr.trace!, pr.iterations, `${name}, pagerank`);
@@ -116,6 +121,9 @@ describe('per-iteration trace', () => {
       expect((await bfs(device, graph, 0)).trace).toBeUndefined();
       expect((await sssp(device, graph, 0)).trace).toBeUndefined();
       expect((await connectedComponents(device, graph)).trace).toBeUndefined();
+      expect(
+        (await connectedComponents(device, graph, { algorithm: 'label-propagation' })).trace,
+      ).toBeUndefined();
       expect((await pageRank(device, graph)).trace).toBeUndefined();
       graph.destroy();
     }));

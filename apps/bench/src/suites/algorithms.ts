@@ -1,6 +1,7 @@
 import {
   BfsProblem,
   bfs,
+  type ComponentsAlgorithm,
   ComponentsProblem,
   connectedComponents,
   edgesFrom,
@@ -383,7 +384,8 @@ async function traceRun(
 
 /**
  * A case that runs one problem over the whole uploaded graph: name, size limit, the graph's upload and
- * statistics, and its release are shared; `make` gives the problem's run, check and trace.
+ * statistics, and its release are shared; `make` gives the problem's run, check and trace; `variant` ends
+ * the name.
  */
 function wholeGraphCase(
   name: string,
@@ -393,9 +395,10 @@ function wholeGraphCase(
     csr: HostCsr,
     graph: ReturnType<typeof uploaded>,
   ) => Promise<Omit<BenchInstance, 'bytes' | 'graph'> & { destroy(): void }>,
+  variant = '',
 ): BenchCase {
   return {
-    name: `${name} ${input.label}`,
+    name: `${name} ${input.label}${variant}`,
     family: 'algorithms',
     maxItems: () => input.maxItems,
     async setup(device, n, seed) {
@@ -436,27 +439,43 @@ function pageRankCase(input: GraphInput): BenchCase {
   });
 }
 
-function componentsCase(input: GraphInput): BenchCase {
-  return wholeGraphCase('cc', input, async (device, csr, graph) => {
-    const { iterations } = await connectedComponents(device, graph);
-    const problem = new ComponentsProblem(device, graph);
-    const validate = async () => {
-      const { labels, count } = await problem.result();
-      return verifyComponents(csr, labels, count);
-    };
-    const steps = await calibrateSteps(device, problem, iterations, validate);
-    return {
-      trace: async () =>
-        fromLibrary('cc', undefined, (await connectedComponents(device, graph, { trace: true })).trace),
-      items: edgesOf(csr),
-      async run(rec) {
-        await problem.reset(rec);
-        await recordSteps(rec, problem, steps);
-      },
-      validate,
-      destroy: () => problem.destroy(),
-    };
-  });
+/** Connected components: union-find (the default), or label propagation, the iterative variant. */
+function componentsCase(input: GraphInput, algorithm: ComponentsAlgorithm = 'union-find'): BenchCase {
+  const variant = algorithm === 'label-propagation' ? ' (label propagation)' : '';
+  return wholeGraphCase(
+    'cc',
+    input,
+    async (device, csr, graph) => {
+      const options = { algorithm };
+      const { iterations } = await connectedComponents(device, graph, options);
+      const problem = new ComponentsProblem(device, graph, options);
+      const validate = async () => {
+        const { labels, count } = await problem.result();
+        return verifyComponents(csr, labels, count);
+      };
+      // Union-find finishes in its one step whatever order its atomics land in: no calibration.
+      const steps =
+        algorithm === 'label-propagation'
+          ? await calibrateSteps(device, problem, iterations, validate)
+          : iterations;
+      return {
+        trace: async () =>
+          fromLibrary(
+            'cc',
+            undefined,
+            (await connectedComponents(device, graph, { ...options, trace: true })).trace,
+          ),
+        items: edgesOf(csr),
+        async run(rec) {
+          await problem.reset(rec);
+          await recordSteps(rec, problem, steps);
+        },
+        validate,
+        destroy: () => problem.destroy(),
+      };
+    },
+    variant,
+  );
 }
 
 function trianglesCase(input: GraphInput): BenchCase {
@@ -499,6 +518,8 @@ export const cases: BenchCase[] = [
   componentsCase(kron),
   componentsCase(mesh),
   componentsCase(geometric),
+  componentsCase(kron, 'label-propagation'),
+  componentsCase(mesh, 'label-propagation'),
   trianglesCase(kron),
   trianglesCase(mesh),
   trianglesCase(geometric),
