@@ -7,7 +7,7 @@
  */
 import { writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
-import { requestDevice } from '@weft/gpu';
+import { DeviceLimitError, requestDevice } from '@weft/gpu';
 import { provideWrittenGraphs } from './graphs-command.ts';
 import { parseSizes } from './sizes.ts';
 import { loadSuite } from './suites/index.ts';
@@ -70,6 +70,16 @@ async function main(): Promise<number> {
         if (c.maxItems && n > c.maxItems(device)) continue;
         const instance = await c.setup(device, n, Number(values.seed));
         try {
+          // A tuning that does not fit this device is reported and skipped, not the end of the sweep.
+          const probe = device.recorder({ label: 'fit' });
+          try {
+            await instance.run(probe);
+          } catch (e) {
+            if (!(e instanceof DeviceLimitError)) throw e;
+            console.log(`\n${c.name} n=${n}: skipped, ${e.message}`);
+            continue;
+          }
+          await probe.submit();
           // Warm-up: whole batches of runs until the clock has had time to rise.
           const start = performance.now();
           do {

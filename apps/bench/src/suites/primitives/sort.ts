@@ -117,7 +117,17 @@ export const tuneCases: BenchCase[] = [
   sortKeysVariant('sort keys u32 bits 8 (reduce-then-scan)', { bits: 8, algorithm: 'reduce-then-scan' }),
   sortKeysVariant('sort keys u32 kpt 8', { tuning: { keysPerThread: 8 } }),
   sortKeysVariant('sort keys u32 kpt 12', { tuning: { keysPerThread: 12 } }),
+  sortKeysVariant('sort keys u32 kpt 20', { tuning: { keysPerThread: 20 } }),
+  sortKeysVariant('sort keys u32 kpt 24', { tuning: { keysPerThread: 24 } }),
+  sortKeysVariant('sort keys u32 kpt 24 (onesweep)', {
+    algorithm: 'onesweep',
+    tuning: { keysPerThread: 24 },
+  }),
   sortKeysVariant('sort keys u32 wg 128', { tuning: { workgroupSize: 128 } }),
+  sortKeysVariant('sort keys u32 wg 128 kpt 32', { tuning: { workgroupSize: 128, keysPerThread: 32 } }),
+  sortKeysVariant('sort keys u32 wg 128 kpt 48', { tuning: { workgroupSize: 128, keysPerThread: 48 } }),
+  sortPairsVariant('sort pairs u32/u32 kpt 24', { tuning: { keysPerThread: 24 } }),
+  sortPairsVariant('sort pairs u32/u32 (onesweep)', { algorithm: 'onesweep' }),
   sortKeysVariant('sort keys u32 spin 8', { tuning: { maxSpin: 8 } }),
   sortKeysVariant('sort keys u32 spin 4096', { tuning: { maxSpin: 4096 } }),
 ];
