@@ -12,16 +12,7 @@ import {
   ulpTolerance,
 } from '@weft/testing';
 import { describe, expect, it } from 'vitest';
-import {
-  type Monoid,
-  max,
-  min,
-  plus,
-  type ReduceType,
-  segmentedReduce,
-  TILE,
-  type TilePathOption,
-} from './index.ts';
+import { type Monoid, max, min, plus, type ReduceType, segmentedReduce, TILE } from './index.ts';
 import { type HostMonoid, hostMonoids, offsetsOf, segreduceReference } from './reference.ts';
 
 const hostArrays = { u32: Uint32Array, i32: Int32Array, f32: Float32Array } as const;
@@ -40,7 +31,7 @@ async function check(
   host: HostMonoid,
   what: string,
   seed = 1,
-  path: TilePathOption = {},
+  subgroups?: boolean,
 ): Promise<void> {
   const { offsets, count } = offsetsOf(lengths);
   const values = randomValues(monoid.type, count, seed);
@@ -51,7 +42,7 @@ async function check(
   await segmentedReduce(device, v, off, lengths.length, out, {
     monoid,
     count,
-    ...path,
+    ...(subgroups === undefined ? {} : { subgroups }),
   });
   const got = await out.download(0, lengths.length);
   const want = segreduceReference(count, offsets, lengths.length, (i) => values[i]!, host);
@@ -120,47 +111,16 @@ describe('segmentedReduce', () => {
       for (const count of adversarialSizes([TILE], [3 * TILE + 5])) {
         const lengths = new Uint32Array(Math.max(1, Math.ceil(count / 3))).fill(3);
         lengths[lengths.length - 1] = count - 3 * (lengths.length - 1);
-        await check(device, lengths, ...sumU32, `no subgroups count=${count}`, count, { subgroups: false });
+        await check(device, lengths, ...sumU32, `no subgroups count=${count}`, count, false);
       }
-      await check(device, skewedLengths(20_000, 400_000, 5), ...sumU32, 'no subgroups skewed', 1, {
-        subgroups: false,
-      });
+      await check(device, skewedLengths(20_000, 400_000, 5), ...sumU32, 'no subgroups skewed', 1, false);
       const sparse = new Uint32Array(200_000);
       sparse[3] = 9 * TILE;
-      await check(device, sparse, ...sumU32, 'no subgroups sparse', 1, { subgroups: false });
+      await check(device, sparse, ...sumU32, 'no subgroups sparse', 1, false);
       for (const type of ['i32', 'f32'] as const) {
         const key = `max ${type}` as const;
-        await check(device, skewedLengths(5_000, 80_000, 6), max(type), hostMonoids[key], key, 2, {
-          subgroups: false,
-        });
+        await check(device, skewedLengths(5_000, 80_000, 6), max(type), hostMonoids[key], key, 2, false);
       }
-    });
-  });
-
-  it('gives the same answers writing results from the walk (devices short of workgroup memory)', async () => {
-    await gpuTest(async (device) => {
-      // So the default runs above staged their results in workgroup memory.
-      expect(device.limits.maxComputeWorkgroupStorageSize).toBeGreaterThanOrEqual(8 * TILE + 2052);
-      const direct = { stageOutputs: false };
-      for (const count of adversarialSizes([TILE], [2 * TILE + 3])) {
-        const lengths = new Uint32Array(Math.max(1, Math.ceil(count / 7))).fill(7);
-        lengths[lengths.length - 1] = count - 7 * (lengths.length - 1);
-        await check(device, lengths, ...sumU32, `direct count=${count}`, count, direct);
-      }
-      await check(device, skewedLengths(20_000, 400_000, 7), ...sumU32, 'direct skewed', 1, direct);
-      await check(device, new Uint32Array(300_000), ...sumU32, 'direct empty segments', 1, direct);
-      await check(
-        device,
-        skewedLengths(5_000, 80_000, 8),
-        min('f32'),
-        hostMonoids['min f32'],
-        'direct min',
-        2,
-        {
-          ...direct,
-          subgroups: false,
-        },
-      );
     });
   });
 

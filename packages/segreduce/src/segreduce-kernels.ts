@@ -9,8 +9,6 @@ export { WORKGROUP };
 export const ITEMS_PER_THREAD = 11;
 /** Merge-path elements per tile: TILE + 1 u32 of workgroup memory (11 KiB) plus the tile's partial sums. */
 export const TILE = WORKGROUP * ITEMS_PER_THREAD;
-/** Workgroup bytes of the staged-output array (see {@link tileKernel}'s `stageOutputs`). */
-export const STAGED_OUTPUT_BYTES = 4 * TILE;
 
 /** Where the tile kernel gets item values: a functor of (index, seg, rank), or `values[index]`. */
 export type ValueSource = 'functor' | 'array';
@@ -22,19 +20,9 @@ export type ValueSource = 'functor' | 'array';
  * it also ends in the tile, else its first piece, which the fix-up pass completes. `carry[tile]` gets the
  * tile's piece of segment b0 - 1, the one open when the tile begins.
  */
-export function tileKernel(
-  monoid: Monoid,
-  source: ValueSource,
-  subgroups: boolean,
-  stageOutputs: boolean,
-): string {
+export function tileKernel(monoid: Monoid, source: ValueSource, subgroups: boolean): string {
   const T = monoid.type;
   const I = monoid.identity;
-  // The tile's segments are consecutive outputs [b0, b0 + nb). Written from inside the serial walk, each
-  // store instruction has a few active lanes at scattered segments; staged in workgroup memory, they go
-  // out afterwards in one coalesced loop.
-  const put = (local: string, v: string) =>
-    stageOutputs ? `res[${local}] = bitcast<u32>(${v});` : `output[b0 + ${local}] = ${v};`;
   const scan = subgroups ? subgroupTailScan(T, I) : barrierTailScan(T, I);
   const values =
     source === 'functor'
@@ -62,7 +50,6 @@ export function tileKernel(
 
   return /* wgsl */ `
 var<workgroup> sh: array<u32, ${TILE + 1}>;
-${stageOutputs ? `var<workgroup> res: array<u32, ${TILE}>;` : ''}
 ${scan.shared}
 
 ${mergePathSearch('tile_search', 'sh[1u + $J]')}
@@ -99,7 +86,7 @@ ${values}
   var boundary = false;
   for (var k = diag; k < end; k++) {
     if (b < nb && (a >= na || sh[1u + b] <= a0 + a)) {
-      if (boundary) { ${put('b - 1u', 'acc')} } else { head = acc; boundary = true; }
+      if (boundary) { output[b0 + b - 1u] = acc; } else { head = acc; boundary = true; }
       acc = ${I};
       b++;
     } else {
@@ -112,7 +99,7 @@ ${scan.code}
   if (boundary) {
     let v = seg_combine(carry_in, head);
     if (b_start > 0u) {
-      ${put('b_start - 1u', 'v')}
+      output[b0 + b_start - 1u] = v;
     } else {
       carry[tile] = bitcast<u32>(v);
     }
@@ -121,17 +108,10 @@ ${scan.code}
     // The segment open at the tile's end: its first piece when it started here, else the whole tile is
     // one more piece of segment b0 - 1.
     if (nb > 0u) {
-      ${put('nb - 1u', 'inclusive')}
+      output[b0 + nb - 1u] = inclusive;
     } else {
       carry[tile] = bitcast<u32>(inclusive);
     }
-  }${
-    stageOutputs
-      ? `
-  // Every segment starting in the tile has its value (or first piece) in res.
-  workgroupBarrier();
-  for (var j = lid; j < nb; j += ${WORKGROUP}u) { output[b0 + j] = bitcast<${T}>(res[j]); }`
-      : ''
   }
 }`;
 }

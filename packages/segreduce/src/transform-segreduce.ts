@@ -10,7 +10,7 @@ import {
 } from '@weft/gpu';
 import { checkSegments, planMergePath } from '@weft/lbs';
 import { type Monoid, plus, type ReduceType } from './monoid.ts';
-import { fixupKernel, STAGED_OUTPUT_BYTES, TILE, tileKernel, type ValueSource } from './segreduce-kernels.ts';
+import { fixupKernel, TILE, tileKernel, type ValueSource } from './segreduce-kernels.ts';
 
 /** Options both entry points share. */
 export interface TilePathOption {
@@ -19,16 +19,7 @@ export interface TilePathOption {
    * `false` takes the workgroup-memory scan every adapter runs (tests cover both).
    */
   readonly subgroups?: boolean;
-  /**
-   * Stage each tile's segment results in workgroup memory and write them out coalesced (default: where the
-   * device allows 4 x TILE more bytes of workgroup memory, 22.5 KiB in all); `false` writes them from the
-   * serial walk (tests cover both).
-   */
-  readonly stageOutputs?: boolean;
 }
-
-/** Workgroup bytes of a tile kernel without staged outputs: the merge array and, at most, the barrier scan. */
-const TILE_KERNEL_BYTES = 4 * (TILE + 1) + 8 * 256;
 
 export interface SegreduceOptions<T extends ReduceType = ReduceType> extends TilePathOption {
   /** How values combine; default `plus(output.type)`. Its type must be the output's. */
@@ -65,7 +56,7 @@ async function record(
   output: DeviceArray,
   monoid: Monoid,
   maxCount: number | undefined,
-  path: TilePathOption,
+  wantSubgroups: boolean | undefined,
 ): Promise<void> {
   const plan = await planMergePath(rec, count, segmentOffsets, numSegments, maxCount, TILE);
   const { counts } = plan;
@@ -74,10 +65,7 @@ async function record(
   const functors: Record<string, Functor> = { seg_combine: monoid.combine };
   if (source.functor) functors['seg_value'] = source.functor;
   // Subgroup shuffles scan the threads' tails where the adapter has them (far fewer barriers).
-  const subgroups = rec.device.hasSubgroups && path.subgroups !== false;
-  const stageOutputs =
-    path.stageOutputs ??
-    rec.device.limits.maxComputeWorkgroupStorageSize >= TILE_KERNEL_BYTES + STAGED_OUTPUT_BYTES;
+  const subgroups = rec.device.hasSubgroups && wantSubgroups !== false;
   const tile = await rec.device.kernel({
     label: `segreduce tile ${T}`,
     bindings: {
@@ -90,7 +78,7 @@ async function record(
     },
     params: counts.paramTypes,
     functors,
-    code: `${counts.wgsl}\n${tileKernel(monoid, source.kind, subgroups, stageOutputs)}`,
+    code: `${counts.wgsl}\n${tileKernel(monoid, source.kind, subgroups)}`,
     subgroups,
   });
   rec.dispatch(tile, {
@@ -164,7 +152,7 @@ export async function transformSegreduce<T extends ReduceType>(
       output,
       monoid,
       options.maxCount,
-      options,
+      options.subgroups,
     ),
   );
 }
@@ -219,7 +207,7 @@ export async function segmentedReduce<T extends ReduceType>(
       output,
       monoid,
       values.length,
-      options,
+      options.subgroups,
     ),
   );
 }
