@@ -12,7 +12,16 @@ import {
   ulpTolerance,
 } from '@weft/testing';
 import { describe, expect, it } from 'vitest';
-import { type Monoid, max, min, plus, type ReduceType, segmentedReduce, TILE } from './index.ts';
+import {
+  type Monoid,
+  max,
+  min,
+  plus,
+  type ReduceType,
+  segmentedReduce,
+  TILE,
+  type TilePathOption,
+} from './index.ts';
 import { type HostMonoid, hostMonoids, offsetsOf, segreduceReference } from './reference.ts';
 
 const hostArrays = { u32: Uint32Array, i32: Int32Array, f32: Float32Array } as const;
@@ -31,7 +40,7 @@ async function check(
   host: HostMonoid,
   what: string,
   seed = 1,
-  subgroups?: boolean,
+  path: TilePathOption = {},
 ): Promise<void> {
   const { offsets, count } = offsetsOf(lengths);
   const values = randomValues(monoid.type, count, seed);
@@ -42,7 +51,7 @@ async function check(
   await segmentedReduce(device, v, off, lengths.length, out, {
     monoid,
     count,
-    ...(subgroups === undefined ? {} : { subgroups }),
+    ...path,
   });
   const got = await out.download(0, lengths.length);
   const want = segreduceReference(count, offsets, lengths.length, (i) => values[i]!, host);
@@ -111,15 +120,41 @@ describe('segmentedReduce', () => {
       for (const count of adversarialSizes([TILE], [3 * TILE + 5])) {
         const lengths = new Uint32Array(Math.max(1, Math.ceil(count / 3))).fill(3);
         lengths[lengths.length - 1] = count - 3 * (lengths.length - 1);
-        await check(device, lengths, ...sumU32, `no subgroups count=${count}`, count, false);
+        await check(device, lengths, ...sumU32, `no subgroups count=${count}`, count, { subgroups: false });
       }
-      await check(device, skewedLengths(20_000, 400_000, 5), ...sumU32, 'no subgroups skewed', 1, false);
+      await check(device, skewedLengths(20_000, 400_000, 5), ...sumU32, 'no subgroups skewed', 1, {
+        subgroups: false,
+      });
       const sparse = new Uint32Array(200_000);
       sparse[3] = 9 * TILE;
-      await check(device, sparse, ...sumU32, 'no subgroups sparse', 1, false);
+      await check(device, sparse, ...sumU32, 'no subgroups sparse', 1, { subgroups: false });
       for (const type of ['i32', 'f32'] as const) {
         const key = `max ${type}` as const;
-        await check(device, skewedLengths(5_000, 80_000, 6), max(type), hostMonoids[key], key, 2, false);
+        await check(device, skewedLengths(5_000, 80_000, 6), max(type), hostMonoids[key], key, 2, {
+          subgroups: false,
+        });
+      }
+    });
+  });
+
+  it('sums integers the same on the serial-walk path as by prefix differences (the default)', async () => {
+    await gpuTest(async (device) => {
+      const walk = { prefixSums: false };
+      for (const count of adversarialSizes([TILE], [3 * TILE + 2])) {
+        const lengths = new Uint32Array(Math.max(1, Math.ceil(count / 6))).fill(6);
+        lengths[lengths.length - 1] = count - 6 * (lengths.length - 1);
+        await check(device, lengths, ...sumU32, `walk count=${count}`, count, walk);
+      }
+      await check(device, skewedLengths(30_000, 500_000, 13), ...sumU32, 'walk skewed', 1, walk);
+      await check(device, new Uint32Array([700_000]), ...sumU32, 'walk one huge segment', 1, walk);
+      await check(device, new Uint32Array(400_000), ...sumU32, 'walk empty segments', 1, walk);
+      const sparse = new Uint32Array(300_000);
+      sparse[0] = 2;
+      sparse[150_000] = 6 * TILE + 3;
+      for (const type of ['u32', 'i32'] as const) {
+        const key = `plus ${type}` as const;
+        await check(device, sparse, plus(type), hostMonoids[key], `walk sparse ${type}`, 4, walk);
+        await check(device, sparse, plus(type), hostMonoids[key], `prefix sparse ${type}`, 4);
       }
     });
   });

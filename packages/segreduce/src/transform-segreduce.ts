@@ -8,9 +8,18 @@ import {
   type Recorder,
   type Target,
 } from '@weft/gpu';
-import { checkSegments, planMergePath } from '@weft/lbs';
+import { checkSegments, type MergePathPlan, planMergePath } from '@weft/lbs';
+import { exclusiveScan } from '@weft/scan';
 import { type Monoid, plus, type ReduceType } from './monoid.ts';
-import { fixupKernel, TILE, tileKernel, type ValueSource } from './segreduce-kernels.ts';
+import {
+  fixupKernel,
+  prefixDifferenceKernel,
+  prefixGlobalKernel,
+  prefixTileKernel,
+  TILE,
+  tileKernel,
+  type ValueSource,
+} from './segreduce-kernels.ts';
 
 /** Options both entry points share. */
 export interface TilePathOption {
@@ -19,6 +28,11 @@ export interface TilePathOption {
    * `false` takes the workgroup-memory scan every adapter runs (tests cover both).
    */
   readonly subgroups?: boolean;
+  /**
+   * Integer sums (u32/i32 `plus`) of a values array as differences of prefix sums: a scan per tile instead
+   * of a serial walk (default: where the adapter has subgroups). `false` takes the general path (tests).
+   */
+  readonly prefixSums?: boolean;
 }
 
 export interface SegreduceOptions<T extends ReduceType = ReduceType> extends TilePathOption {
@@ -56,16 +70,28 @@ async function record(
   output: DeviceArray,
   monoid: Monoid,
   maxCount: number | undefined,
-  wantSubgroups: boolean | undefined,
+  path: TilePathOption,
 ): Promise<void> {
   const plan = await planMergePath(rec, count, segmentOffsets, numSegments, maxCount, TILE);
   const { counts } = plan;
   const T = monoid.type;
+  // An atomicAdd monoid is integer addition by the Monoid contract: exact modulo 2^32, so invertible.
+  if (
+    source.values &&
+    monoid.atomic === 'atomicAdd' &&
+    rec.device.hasSubgroups &&
+    path.subgroups !== false &&
+    path.prefixSums !== false
+  ) {
+    const segmentBound = isGpuCount(numSegments) ? segmentOffsets.length : numSegments;
+    await recordPrefixSums(rec, plan, segmentOffsets, segmentBound, source.values, output);
+    return;
+  }
   const carry = rec.scratch('u32', Math.max(1, plan.maxTiles), 'segreduce carry');
   const functors: Record<string, Functor> = { seg_combine: monoid.combine };
   if (source.functor) functors['seg_value'] = source.functor;
   // Subgroup shuffles scan the threads' tails where the adapter has them (far fewer barriers).
-  const subgroups = rec.device.hasSubgroups && wantSubgroups !== false;
+  const subgroups = rec.device.hasSubgroups && path.subgroups !== false;
   const tile = await rec.device.kernel({
     label: `segreduce tile ${T}`,
     bindings: {
@@ -115,6 +141,90 @@ async function record(
 }
 
 /**
+ * Integer sums as prefix differences: per tile, each segment start's prefix within the tile and the tile's
+ * total; a scan of the totals over tiles; the tiles' prefixes added; then output[s] = prefix[s + 1] -
+ * prefix[s]. Every kernel streams; no fix-up is needed, since no segment is summed in pieces.
+ */
+async function recordPrefixSums(
+  rec: Recorder,
+  plan: MergePathPlan,
+  segmentOffsets: DeviceArray<'u32'>,
+  segmentBound: number,
+  values: DeviceArray,
+  output: DeviceArray,
+): Promise<void> {
+  const { counts, maxTiles } = plan;
+  const device = rec.device;
+  const prefix = rec.scratch('u32', Math.max(1, segmentBound), 'segreduce prefixes');
+  const tileSums = rec.scratch('u32', Math.max(1, maxTiles), 'segreduce tile sums');
+  const tilePrefix = rec.scratch('u32', Math.max(1, maxTiles), 'segreduce tile prefixes');
+  const total = rec.scratch('u32', 1, 'segreduce total');
+  // With GPU counts fewer tiles may run than the scan covers: the others must add nothing.
+  if (counts.onGpu) rec.clear(tileSums);
+  const tileKernel = await device.kernel({
+    label: 'segreduce prefix tile',
+    bindings: {
+      offsets: { type: 'array<u32>', access: 'read' },
+      partitions: { type: 'array<u32>', access: 'read' },
+      values: { type: `array<${values.type}>`, access: 'read' },
+      prefix: { type: 'array<u32>', access: 'read_write' },
+      tile_sums: { type: 'array<u32>', access: 'read_write' },
+      ...counts.bindingDecls,
+    },
+    params: counts.paramTypes,
+    code: `${counts.wgsl}\n${prefixTileKernel()}`,
+    subgroups: true,
+  });
+  rec.dispatch(tileKernel, {
+    bindings: {
+      offsets: segmentOffsets,
+      partitions: plan.partitions,
+      values,
+      prefix,
+      tile_sums: tileSums,
+      ...counts.bindings,
+    },
+    params: counts.params,
+    workgroups: plan.tileGrid,
+  });
+  await exclusiveScan(rec, tileSums, tilePrefix, {
+    count: maxTiles,
+    total: { array: total, index: 0 },
+  });
+  const global = await device.kernel({
+    label: 'segreduce prefix add',
+    bindings: {
+      partitions: { type: 'array<u32>', access: 'read' },
+      tile_prefix: { type: 'array<u32>', access: 'read' },
+      prefix: { type: 'array<u32>', access: 'read_write' },
+      ...counts.bindingDecls,
+    },
+    params: counts.paramTypes,
+    code: `${counts.wgsl}\n${prefixGlobalKernel()}`,
+  });
+  const common = { partitions: plan.partitions, tile_prefix: tilePrefix, prefix, ...counts.bindings };
+  rec.dispatch(global, { bindings: common, params: counts.params, workgroups: plan.tileGrid });
+  const difference = await device.kernel({
+    label: `segreduce prefix difference ${output.type}`,
+    bindings: {
+      partitions: { type: 'array<u32>', access: 'read' },
+      tile_prefix: { type: 'array<u32>', access: 'read' },
+      prefix: { type: 'array<u32>', access: 'read' },
+      total: { type: 'array<u32>', access: 'read' },
+      output: { type: `array<${output.type}>`, access: 'read_write' },
+      ...counts.bindingDecls,
+    },
+    params: counts.paramTypes,
+    code: `${counts.wgsl}\n${prefixDifferenceKernel(output.type)}`,
+  });
+  rec.dispatch(difference, {
+    bindings: { ...common, total, output },
+    params: counts.params,
+    workgroups: plan.tileGrid,
+  });
+}
+
+/**
  * moderngpu's `transform_segreduce`: `output[seg]` = the monoid's combination of `f(index, seg, rank)` over
  * the work items of segment `seg`, for every segment in [0, numSegments); empty segments get the identity.
  * Segments and counts as in @weft/lbs's `transformLbs`: `segmentOffsets` holds each segment's start (the
@@ -152,7 +262,7 @@ export async function transformSegreduce<T extends ReduceType>(
       output,
       monoid,
       options.maxCount,
-      options.subgroups,
+      options,
     ),
   );
 }
@@ -207,7 +317,7 @@ export async function segmentedReduce<T extends ReduceType>(
       output,
       monoid,
       values.length,
-      options.subgroups,
+      options,
     ),
   );
 }

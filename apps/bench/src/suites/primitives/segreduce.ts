@@ -1,12 +1,17 @@
-import { segmentedReduce } from '@weft/segreduce';
+import { segmentedReduce, type TilePathOption } from '@weft/segreduce';
 import { randomU32 } from '@weft/testing/random';
 import type { BenchCase } from '../../types.ts';
 import { firstMismatch } from '../../validate.ts';
 import { segmentLengths, segmentStarts } from './lbs.ts';
 
-function segreduceCase(shape: 'uniform' | 'power-law'): BenchCase {
+/**
+ * u32 sums take prefix differences by default; `(serial walk)` measures the general path (min, max, f32 and
+ * user monoids, and functors, take it).
+ */
+function segreduceCase(shape: 'uniform' | 'power-law', path: TilePathOption = {}): BenchCase {
+  const variant = path.prefixSums === false ? ' (serial walk)' : '';
   return {
-    name: `segreduce u32 plus ${shape}`,
+    name: `segreduce u32 plus ${shape}${variant}`,
     family: 'segreduce',
     maxItems: (device) => Math.floor(device.limits.maxStorageBufferBindingSize / 4),
     async setup(device, n, seed) {
@@ -22,7 +27,7 @@ function segreduceCase(shape: 'uniform' | 'power-law'): BenchCase {
         items: n,
         // Values and segment starts read once, one sum written per segment.
         bytes: 4 * n + 8 * lengths.length,
-        run: (rec) => segmentedReduce(rec, values, offsets, lengths.length, out, { count: n }),
+        run: (rec) => segmentedReduce(rec, values, offsets, lengths.length, out, { count: n, ...path }),
         async validate() {
           const want = new Uint32Array(lengths.length);
           for (let s = 0; s < lengths.length; s++) {
@@ -42,4 +47,9 @@ function segreduceCase(shape: 'uniform' | 'power-law'): BenchCase {
   };
 }
 
-export const cases: BenchCase[] = [segreduceCase('uniform'), segreduceCase('power-law')];
+export const cases: BenchCase[] = [
+  segreduceCase('uniform'),
+  segreduceCase('power-law'),
+  segreduceCase('uniform', { prefixSums: false }),
+  segreduceCase('power-law', { prefixSums: false }),
+];
