@@ -45,8 +45,20 @@ export function tileKernel(monoid: Monoid, source: ValueSource, subgroups: boole
       : /* wgsl */ `
   for (var k = 0u; k < ${ITEMS_PER_THREAD}u; k++) {
     let local = k * ${WORKGROUP}u + lid;
-    if (local < na) { sh[nb + 1u + local] = bitcast<u32>(values[a0 + local]); }
+    if (local < na) { sh[nb + 1u + local] = early[k]; }
   }`;
+  // Values from an array are loaded first: they wait only on the partition, not on the segment starts.
+  const preload =
+    source === 'array'
+      ? /* wgsl */ `
+  let early_a0 = partitions[tile];
+  let early_na = partitions[tile + 1u] - early_a0;
+  var early: array<u32, ${ITEMS_PER_THREAD}>;
+  for (var k = 0u; k < ${ITEMS_PER_THREAD}u; k++) {
+    let local = k * ${WORKGROUP}u + lid;
+    if (local < early_na) { early[k] = bitcast<u32>(values[early_a0 + local]); }
+  }`
+      : '';
 
   return /* wgsl */ `
 var<workgroup> sh: array<u32, ${TILE + 1}>;
@@ -61,7 +73,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         @builtin(local_invocation_index) lid: u32${scan.builtins}) {
   let tile = weft_workgroup_index(wid, nwg);
 ${scan.init}
-  if (tile >= lbs_tile_count()) { return; }
+  if (tile >= lbs_tile_count()) { return; }${preload}
   let range = lbs_tile_range(tile, lid);
   let a0 = range.a0;
   let na = range.na;
@@ -261,19 +273,18 @@ var<workgroup> sg_value: array<${T}, ${maxSubgroups}>;`,
 }
 
 /**
- * Integer sums (u32/i32 plus, exact modulo 2^32) take another path: a segment's sum is the difference of
- * the prefix sums at its two ends, so a tile needs no serial walk, only a scan. This kernel, one workgroup
- * per merge-path tile, scans the tile's items in workgroup memory and writes, for each segment start in
- * the tile, the sum of the tile's items before it (`prefix[segment]`), and the tile's total
- * (`tile_sums[tile]`). Values are handled as u32 bits: i32 sums wrap the same way.
+ * The tile kernel of integer sums (u32/i32 plus, exact modulo 2^32): a segment's piece in a tile is the
+ * difference of the tile's prefix sums at the piece's two ends, so the tile needs a scan, not a serial walk.
+ * Same outputs as {@link tileKernel}: each segment starting in the tile gets its value (or first piece) and
+ * `carry[tile]` the items before the tile's first start, which the fix-up folds in. Values are handled as
+ * u32 bits: i32 sums wrap the same way. Workgroup memory `sh`: the tile's items, then its segment starts.
  */
-export function prefixTileKernel(): string {
+export function prefixTileKernel(T: string): string {
   return /* wgsl */ `
-var<workgroup> sh: array<u32, ${TILE + 1}>;
+var<workgroup> sh: array<u32, ${TILE}>;
 var<workgroup> sg_ticket: atomic<u32>;
 var<workgroup> sg_sums: array<u32, ${WORKGROUP / 4}>;
 var<workgroup> tile_total: u32;
-${tileRangeWgsl(TILE)}
 
 @compute @workgroup_size(${WORKGROUP})
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
@@ -283,85 +294,66 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
   // Zeroed explicitly: Dawn may be told not to zero workgroup memory.
   if (lid == 0u) { atomicStore(&sg_ticket, 0u); }
   if (tile >= lbs_tile_count()) { return; }
-  let range = lbs_tile_range(tile, lid);
-  let a0 = range.a0;
-  let na = range.na;
-  let b0 = range.b0;
-  let nb = range.nb;
-  let base = nb + 1u;
+  let d0 = tile * ${TILE}u;
+  let d1 = min(d0 + ${TILE}u, lbs_merge_length());
+  let a0 = partitions[tile];
+  let na = partitions[tile + 1u] - a0;
+  let b0 = d0 - a0;
+  let nb = d1 - d0 - na;
+  // The values' loads go out first: they wait only on the partition, not on the segment starts.
+  var v: array<u32, ${ITEMS_PER_THREAD}>;
   for (var k = 0u; k < ${ITEMS_PER_THREAD}u; k++) {
     let local = k * ${WORKGROUP}u + lid;
-    if (local < na) { sh[base + local] = bitcast<u32>(values[a0 + local]); }
+    if (local < na) { v[k] = bitcast<u32>(values[a0 + local]); }
   }
+  for (var j = lid; j < nb; j += ${WORKGROUP}u) { sh[na + j] = offsets[b0 + j]; }
+  for (var k = 0u; k < ${ITEMS_PER_THREAD}u; k++) {
+    let local = k * ${WORKGROUP}u + lid;
+    if (local < na) { sh[local] = v[k]; }
+  }
+  workgroupBarrier();
   // Subgroups in ticket order, so slot order is scan order whatever the hardware's subgroup layout.
   var sg_w = 0u;
   if (subgroupElect()) { sg_w = atomicAdd(&sg_ticket, 1u); }
   let w = subgroupMax(sg_w);
   let slot = w * sg_size + lane;
-  workgroupBarrier();
   // Each slot sums ${ITEMS_PER_THREAD} consecutive items (an odd stride: no bank conflicts).
   let first = min(slot * ${ITEMS_PER_THREAD}u, na);
   let last = min(first + ${ITEMS_PER_THREAD}u, na);
   var sum = 0u;
-  for (var i = first; i < last; i++) { sum += sh[base + i]; }
+  for (var i = first; i < last; i++) { sum += sh[i]; }
   let inclusive = subgroupInclusiveAdd(sum);
   if (lane == sg_size - 1u) { sg_sums[w] = inclusive; }
   workgroupBarrier();
   var run = inclusive - sum;
   for (var i = 0u; i < w; i++) { run += sg_sums[i]; }
   if (slot == ${WORKGROUP - 1}u) { tile_total = run + sum; }
-  // Each item's value becomes the tile's sum before it.
+  // Each item becomes the tile's sum before it.
   for (var i = first; i < last; i++) {
-    let v = sh[base + i];
-    sh[base + i] = run;
-    run += v;
+    let x = sh[i];
+    sh[i] = run;
+    run += x;
   }
   workgroupBarrier();
   let total = tile_total;
-  // Start j lies at item offsets[b0 + j] - a0 of the tile, in [0, na]: na means after every item.
-  for (var j = lid; j < nb; j += ${WORKGROUP}u) {
-    let at = sh[1u + j] - a0;
-    prefix[b0 + j] = select(total, sh[base + at], at < na);
+  // Start j lies at item offsets[b0 + j] - a0 of the tile, in [0, na]: na is after every item.
+  if (lid == 0u) {
+    var before = total;
+    if (nb > 0u) {
+      let at = sh[na] - a0;
+      before = select(total, sh[at], at < na);
+    }
+    carry[tile] = before;
   }
-  if (lid == 0u) { tile_sums[tile] = total; }
-}`;
-}
-
-/** Adds each tile's exclusive prefix (`tile_prefix`, scanned over tiles) to its segments' `prefix`. */
-export function prefixGlobalKernel(): string {
-  return /* wgsl */ `
-@compute @workgroup_size(${WORKGROUP})
-fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
-        @builtin(local_invocation_index) lid: u32) {
-  let tile = weft_workgroup_index(wid, nwg);
-  if (tile >= lbs_tile_count()) { return; }
-  let d0 = tile * ${TILE}u;
-  let b0 = d0 - partitions[tile];
-  let nb = min(d0 + ${TILE}u, lbs_merge_length()) - d0 - (partitions[tile + 1u] - partitions[tile]);
-  let before = tile_prefix[tile];
-  for (var j = lid; j < nb; j += ${WORKGROUP}u) { prefix[b0 + j] += before; }
-}`;
-}
-
-/**
- * Each segment's sum: the prefix at the next segment's start (at the count, for the last segment) minus the
- * prefix at its own. One workgroup per tile, over the tile's segments; \`total[0]\` is the sum of every item.
- */
-export function prefixDifferenceKernel(T: string): string {
-  return /* wgsl */ `
-@compute @workgroup_size(${WORKGROUP})
-fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
-        @builtin(local_invocation_index) lid: u32) {
-  let tile = weft_workgroup_index(wid, nwg);
-  if (tile >= lbs_tile_count()) { return; }
-  let d0 = tile * ${TILE}u;
-  let b0 = d0 - partitions[tile];
-  let nb = min(d0 + ${TILE}u, lbs_merge_length()) - d0 - (partitions[tile + 1u] - partitions[tile]);
-  let last = lbs_segment_count();
   for (var j = lid; j < nb; j += ${WORKGROUP}u) {
-    let s = b0 + j;
-    let end = select(total[0], prefix[s + 1u], s + 1u < last);
-    output[s] = bitcast<${T}>(end - prefix[s]);
+    let at = sh[na + j] - a0;
+    let lo = select(total, sh[at], at < na);
+    var hi = total;
+    if (j + 1u < nb) {
+      let next = sh[na + j + 1u] - a0;
+      hi = select(total, sh[next], next < na);
+    }
+    output[b0 + j] = bitcast<${T}>(hi - lo);
   }
 }`;
 }

@@ -8,18 +8,9 @@ import {
   type Recorder,
   type Target,
 } from '@weft/gpu';
-import { checkSegments, type MergePathPlan, planMergePath } from '@weft/lbs';
-import { exclusiveScan } from '@weft/scan';
+import { checkSegments, planMergePath } from '@weft/lbs';
 import { type Monoid, plus, type ReduceType } from './monoid.ts';
-import {
-  fixupKernel,
-  prefixDifferenceKernel,
-  prefixGlobalKernel,
-  prefixTileKernel,
-  TILE,
-  tileKernel,
-  type ValueSource,
-} from './segreduce-kernels.ts';
+import { fixupKernel, prefixTileKernel, TILE, tileKernel, type ValueSource } from './segreduce-kernels.ts';
 
 /** Options both entry points share. */
 export interface TilePathOption {
@@ -75,25 +66,17 @@ async function record(
   const plan = await planMergePath(rec, count, segmentOffsets, numSegments, maxCount, TILE);
   const { counts } = plan;
   const T = monoid.type;
-  // An atomicAdd monoid is integer addition by the Monoid contract: exact modulo 2^32, so invertible.
-  if (
-    source.values &&
-    monoid.atomic === 'atomicAdd' &&
-    rec.device.hasSubgroups &&
-    path.subgroups !== false &&
-    path.prefixSums !== false
-  ) {
-    const segmentBound = isGpuCount(numSegments) ? segmentOffsets.length : numSegments;
-    await recordPrefixSums(rec, plan, segmentOffsets, segmentBound, source.values, output);
-    return;
-  }
   const carry = rec.scratch('u32', Math.max(1, plan.maxTiles), 'segreduce carry');
   const functors: Record<string, Functor> = { seg_combine: monoid.combine };
   if (source.functor) functors['seg_value'] = source.functor;
   // Subgroup shuffles scan the threads' tails where the adapter has them (far fewer barriers).
   const subgroups = rec.device.hasSubgroups && path.subgroups !== false;
+  // An atomicAdd monoid is integer addition by the Monoid contract: exact modulo 2^32, so a segment's piece
+  // is a difference of prefix sums.
+  const prefixSums =
+    source.kind === 'array' && monoid.atomic === 'atomicAdd' && subgroups && path.prefixSums !== false;
   const tile = await rec.device.kernel({
-    label: `segreduce tile ${T}`,
+    label: prefixSums ? `segreduce prefix tile ${T}` : `segreduce tile ${T}`,
     bindings: {
       offsets: { type: 'array<u32>', access: 'read' },
       partitions: { type: 'array<u32>', access: 'read' },
@@ -104,7 +87,7 @@ async function record(
     },
     params: counts.paramTypes,
     functors,
-    code: `${counts.wgsl}\n${tileKernel(monoid, source.kind, subgroups)}`,
+    code: `${counts.wgsl}\n${prefixSums ? prefixTileKernel(T) : tileKernel(monoid, source.kind, subgroups)}`,
     subgroups,
   });
   rec.dispatch(tile, {
@@ -137,90 +120,6 @@ async function record(
     bindings: { partitions: plan.partitions, carry, output, ...counts.bindings },
     params: counts.params,
     workgroups: plan.perTileGrid,
-  });
-}
-
-/**
- * Integer sums as prefix differences: per tile, each segment start's prefix within the tile and the tile's
- * total; a scan of the totals over tiles; the tiles' prefixes added; then output[s] = prefix[s + 1] -
- * prefix[s]. Every kernel streams; no fix-up is needed, since no segment is summed in pieces.
- */
-async function recordPrefixSums(
-  rec: Recorder,
-  plan: MergePathPlan,
-  segmentOffsets: DeviceArray<'u32'>,
-  segmentBound: number,
-  values: DeviceArray,
-  output: DeviceArray,
-): Promise<void> {
-  const { counts, maxTiles } = plan;
-  const device = rec.device;
-  const prefix = rec.scratch('u32', Math.max(1, segmentBound), 'segreduce prefixes');
-  const tileSums = rec.scratch('u32', Math.max(1, maxTiles), 'segreduce tile sums');
-  const tilePrefix = rec.scratch('u32', Math.max(1, maxTiles), 'segreduce tile prefixes');
-  const total = rec.scratch('u32', 1, 'segreduce total');
-  // With GPU counts fewer tiles may run than the scan covers: the others must add nothing.
-  if (counts.onGpu) rec.clear(tileSums);
-  const tileKernel = await device.kernel({
-    label: 'segreduce prefix tile',
-    bindings: {
-      offsets: { type: 'array<u32>', access: 'read' },
-      partitions: { type: 'array<u32>', access: 'read' },
-      values: { type: `array<${values.type}>`, access: 'read' },
-      prefix: { type: 'array<u32>', access: 'read_write' },
-      tile_sums: { type: 'array<u32>', access: 'read_write' },
-      ...counts.bindingDecls,
-    },
-    params: counts.paramTypes,
-    code: `${counts.wgsl}\n${prefixTileKernel()}`,
-    subgroups: true,
-  });
-  rec.dispatch(tileKernel, {
-    bindings: {
-      offsets: segmentOffsets,
-      partitions: plan.partitions,
-      values,
-      prefix,
-      tile_sums: tileSums,
-      ...counts.bindings,
-    },
-    params: counts.params,
-    workgroups: plan.tileGrid,
-  });
-  await exclusiveScan(rec, tileSums, tilePrefix, {
-    count: maxTiles,
-    total: { array: total, index: 0 },
-  });
-  const global = await device.kernel({
-    label: 'segreduce prefix add',
-    bindings: {
-      partitions: { type: 'array<u32>', access: 'read' },
-      tile_prefix: { type: 'array<u32>', access: 'read' },
-      prefix: { type: 'array<u32>', access: 'read_write' },
-      ...counts.bindingDecls,
-    },
-    params: counts.paramTypes,
-    code: `${counts.wgsl}\n${prefixGlobalKernel()}`,
-  });
-  const common = { partitions: plan.partitions, tile_prefix: tilePrefix, prefix, ...counts.bindings };
-  rec.dispatch(global, { bindings: common, params: counts.params, workgroups: plan.tileGrid });
-  const difference = await device.kernel({
-    label: `segreduce prefix difference ${output.type}`,
-    bindings: {
-      partitions: { type: 'array<u32>', access: 'read' },
-      tile_prefix: { type: 'array<u32>', access: 'read' },
-      prefix: { type: 'array<u32>', access: 'read' },
-      total: { type: 'array<u32>', access: 'read' },
-      output: { type: `array<${output.type}>`, access: 'read_write' },
-      ...counts.bindingDecls,
-    },
-    params: counts.paramTypes,
-    code: `${counts.wgsl}\n${prefixDifferenceKernel(output.type)}`,
-  });
-  rec.dispatch(difference, {
-    bindings: { ...common, total, output },
-    params: counts.params,
-    workgroups: plan.tileGrid,
   });
 }
 
