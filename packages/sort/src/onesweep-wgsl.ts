@@ -21,6 +21,7 @@ import {
   tileInitWgsl,
   tileSharedWgsl,
   tileSize,
+  unrolled,
 } from './radix-wgsl.ts';
 
 export const ONESWEEP_PARAMS = {
@@ -75,19 +76,24 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
   let stride = nwg.x * nwg.y * ${THREADS * HIST_KEYS}u;
   for (var base = weft_workgroup_index(wid, nwg) * ${THREADS * HIST_KEYS}u + lid; base < n; base += stride) {
     var keys: array<u32, ${HIST_KEYS}>;
-    for (var j = 0u; j < ${HIST_KEYS}u; j++) {
-      let i = base + j * ${THREADS}u;
-      if (i < n) { keys[j] = keys_in[i]; }
-    }
-    for (var j = 0u; j < ${HIST_KEYS}u; j++) {
-      if (base + j * ${THREADS}u >= n) { break; }
-      let k = order_key(keys[j]);
-      for (var p = 0u; p < params.passes; p++) {
-        let left = params.sort_bits - 8u * p;
-        let mask = select(0xffu, (1u << left) - 1u, left < 8u);
-        atomicAdd(&hist[p * ${RADIX}u + ((k >> (8u * p)) & mask)], 1u);
-      }
-    }
+${unrolled(
+  HIST_KEYS,
+  (j) => `
+      let i = base + ${j} * ${THREADS}u;
+      if (i < n) { keys[${j}] = keys_in[i]; }`,
+)}
+${unrolled(
+  HIST_KEYS,
+  (j) => `
+      if (base + ${j} * ${THREADS}u < n) {
+        let k = order_key(keys[${j}]);
+        for (var p = 0u; p < params.passes; p++) {
+          let left = params.sort_bits - 8u * p;
+          let mask = select(0xffu, (1u << left) - 1u, left < 8u);
+          atomicAdd(&hist[p * ${RADIX}u + ((k >> (8u * p)) & mask)], 1u);
+        }
+      }`,
+)}
   }
   workgroupBarrier();
   for (var i = lid; i < params.passes * ${RADIX}u; i += ${THREADS}u) {

@@ -125,13 +125,13 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
   if (tile >= params.num_tiles || tile_start >= n) { return; }
   // Every load first, then the atomics: an atomic between two loads keeps the second from issuing early.
   var keys: array<u32, ${kpt}>;
-  for (var j = 0u; j < ${kpt}u; j++) {
-    let i = tile_start + j * ${t}u + lid;
-    if (i < n) { keys[j] = keys_in[i]; }
-  }
-  for (var j = 0u; j < ${kpt}u; j++) {
-    if (tile_start + j * ${t}u + lid < n) { atomicAdd(&hist[digit_of(keys[j])], 1u); }
-  }
+${unrolled(
+  kpt,
+  (j) => `
+    let i = tile_start + ${j} * ${t}u + lid;
+    if (i < n) { keys[${j}] = keys_in[i]; }`,
+)}
+${unrolled(kpt, (j) => ` if (tile_start + ${j} * ${t}u + lid < n) { atomicAdd(&hist[digit_of(keys[${j}])], 1u); }`)}
   workgroupBarrier();
   for (var d = lid; d < ${RADIX}u; d += ${t}u) { row_prefix[d * params.num_tiles + tile] = atomicLoad(&hist[d]); }
 }
@@ -178,6 +178,15 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
   if (lid == 0u) { digit_total[digit] = carry; }
 }
 `;
+}
+
+/**
+ * `count` copies of `body(k)` with k a literal, each in its own block. The per-thread key, position and
+ * value arrays are only ever indexed by literals, so they stay in registers: an array indexed by a loop
+ * variable the driver does not unroll is spilled to memory.
+ */
+export function unrolled(count: number, body: (k: string) => string): string {
+  return Array.from({ length: count }, (_, k) => `  {${body(`${k}u`)}\n  }`).join('\n');
 }
 
 /** Workgroup memory and helpers of a kernel that ranks a tile (see {@link rankTileWgsl}). */
@@ -273,16 +282,20 @@ export function rankTileWgsl(
   var pos: array<u32, ${kpt}>;
   ${pairs ? `var vals: array<u32, ${kpt}>;` : ''}
   // All loads first, so they are in flight together.
-  for (var k = 0u; k < ${kpt}u; k++) {
-    let idx = block + k * sg_size + lane;
+${unrolled(
+  kpt,
+  (k) => `
+    let idx = block + ${k} * sg_size + lane;
     if (idx < n) {
-      keys[k] = keys_in[idx];
-      ${pairs ? 'vals[k] = values_in[idx];' : ''}
-    }
-  }
-  for (var k = 0u; k < ${kpt}u; k++) {
-    let valid = block + k * sg_size + lane < n;
-    let key = keys[k];
+      keys[${k}] = keys_in[idx];
+      ${pairs ? `vals[${k}] = values_in[idx];` : ''}
+    }`,
+)}
+${unrolled(
+  kpt,
+  (k) => `
+    let valid = block + ${k} * sg_size + lane < n;
+    let key = keys[${k}];
     // Keys past the end rank as the largest digit after every real key, so they fill the tile's last slots.
     let d = select(max_digit, digit_of(key), valid);
     // Lanes holding the same digit: intersect the ballots of its 8 bits (a constant count the compiler
@@ -299,8 +312,8 @@ export function rankTileWgsl(
     var before = 0u;
     if (rank == 0u) { before = atomicAdd(&hist[word], mask_count(peers) << half); }
     before = subgroupShuffle(before, lowest_lane(peers));
-    pos[k] = ((before >> half) & 0xffffu) + rank;
-  }
+    pos[${k}] = ((before >> half) & 0xffffu) + rank;`,
+)}
   workgroupBarrier();
   let num_sg = atomicLoad(&ticket);
 
@@ -339,13 +352,15 @@ export function rankTileWgsl(
     run += vec2<u32>(padded[q], totals[q]);
   }
   workgroupBarrier();
-  for (var k = 0u; k < ${kpt}u; k++) {
-    let valid = block + k * sg_size + lane < n;
-    let d = select(max_digit, digit_of(keys[k]), valid);
+${unrolled(
+  kpt,
+  (k) => `
+    let valid = block + ${k} * sg_size + lane < n;
+    let d = select(max_digit, digit_of(keys[${k}]), valid);
     let sub = (atomicLoad(&hist[w * 128u + (d & 127u)]) >> ((d >> 7u) * 16u)) & 0xffffu;
-    pos[k] += local_start[d] + sub;
-  }
-  for (var k = 0u; k < ${kpt}u; k++) { staged[pos[k]] = keys[k]; }`;
+    pos[${k}] += local_start[d] + sub;`,
+)}
+${unrolled(kpt, (k) => ` staged[pos[${k}]] = keys[${k}];`)}`;
 }
 
 /** Writes the staged tile to `global_base[digit] + rank within the digit` (keys, then values). */
@@ -356,25 +371,29 @@ export function scatterTileWgsl(config: RadixTileConfig, pairs: boolean): string
   // Staged keys and global_base must be complete.
   workgroupBarrier();
   ${pairs ? `var dst: array<u32, ${kpt}>;` : ''}
-  for (var j = 0u; j < ${kpt}u; j++) {
-    let i = j * ${t}u + lid;
+${unrolled(
+  kpt,
+  (j) => `
+    let i = ${j} * ${t}u + lid;
     if (i < valid_in_tile) {
       let key = staged[i];
       let d = digit_of(key);
       let o = global_base[d] + i - local_start[d];
       keys_out[o] = key;
-      ${pairs ? 'dst[j] = o;' : ''}
-    }
-  }
+      ${pairs ? `dst[${j}] = o;` : ''}
+    }`,
+)}
   ${
     pairs
       ? `workgroupBarrier();
-  for (var k = 0u; k < ${kpt}u; k++) { staged[pos[k]] = vals[k]; }
+${unrolled(kpt, (k) => ` staged[pos[${k}]] = vals[${k}];`)}
   workgroupBarrier();
-  for (var j = 0u; j < ${kpt}u; j++) {
-    let i = j * ${t}u + lid;
-    if (i < valid_in_tile) { values_out[dst[j]] = staged[i]; }
-  }`
+${unrolled(
+  kpt,
+  (j) => `
+    let i = ${j} * ${t}u + lid;
+    if (i < valid_in_tile) { values_out[dst[${j}]] = staged[i]; }`,
+)}`
       : ''
   }`;
 }
