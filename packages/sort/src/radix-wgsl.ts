@@ -257,7 +257,7 @@ export function tileInitWgsl(config: RadixTileConfig): string {
  * digit order. Each slot owns D = 256 / threads consecutive digits, `slot * D + q` for q < D. Leaves,
  * per owned digit q: `tile_count[q]` (keys of the digit in the tile, valid only), `digit_start[q]`
  * (exclusive prefix of `digitTotal(d)` over digits); `local_start[]` (tile-local digit starts), and per
- * thread `pos[]`/`vals[]` for staging values. `afterCount` runs as soon as `tile_count` is known
+ * thread `pos[]` (values are staged from `values_in` in the scatter). `afterCount` runs as soon as `tile_count` is known
  * (OneSweep publishes it there). `digitTotal` is an expression of the digit `d`.
  */
 export function rankTileWgsl(
@@ -280,16 +280,12 @@ export function rankTileWgsl(
   let below = lanes_below(lane);
   var keys: array<u32, ${kpt}>;
   var pos: array<u32, ${kpt}>;
-  ${pairs ? `var vals: array<u32, ${kpt}>;` : ''}
   // All loads first, so they are in flight together.
 ${unrolled(
   kpt,
   (k) => `
     let idx = block + ${k} * sg_size + lane;
-    if (idx < n) {
-      keys[${k}] = keys_in[idx];
-      ${pairs ? `vals[${k}] = values_in[idx];` : ''}
-    }`,
+    if (idx < n) { keys[${k}] = keys_in[idx]; }`,
 )}
 ${unrolled(
   kpt,
@@ -386,7 +382,13 @@ ${unrolled(
   ${
     pairs
       ? `workgroupBarrier();
-${unrolled(kpt, (k) => ` staged[pos[${k}]] = vals[${k}];`)}
+  // Values are loaded only now, so they take no registers while the keys are ranked.
+${unrolled(
+  kpt,
+  (k) => `
+    let idx = block + ${k} * sg_size + lane;
+    if (idx < n) { staged[pos[${k}]] = values_in[idx]; }`,
+)}
   workgroupBarrier();
 ${unrolled(
   kpt,
