@@ -159,6 +159,23 @@ describe('segmentedReduce', () => {
     });
   });
 
+  it('leaves items before the first segment start out, on both paths', async () => {
+    await gpuTest(async (device) => {
+      const count = 4 * TILE + 9;
+      const offsets = Uint32Array.from([TILE + 3, TILE + 3, 2 * TILE, 2 * TILE + 1]);
+      const values = randomU32(count, 21);
+      const v = device.upload(values);
+      const off = device.upload(offsets);
+      const out = device.array('u32', offsets.length);
+      const want = segreduceReference(count, offsets, offsets.length, (i) => values[i]!, sumU32[1]);
+      for (const prefixSums of [true, false]) {
+        await segmentedReduce(device, v, off, offsets.length, out, { prefixSums });
+        expectArrayEqual(await out.download(), want, `prefixSums ${prefixSums}`);
+      }
+      for (const a of [v, off, out]) a.destroy();
+    });
+  });
+
   it('reduces with plus, min and max on u32, i32 and f32', async () => {
     await gpuTest(async (device) => {
       const lengths = skewedLengths(20_000, 300_000, 9);
