@@ -257,8 +257,8 @@ export function tileInitWgsl(config: RadixTileConfig): string {
  * digit order. Each slot owns D = 256 / threads consecutive digits, `slot * D + q` for q < D. Leaves,
  * per owned digit q: `tile_count[q]` (keys of the digit in the tile, valid only), `digit_start[q]`
  * (exclusive prefix of `digitTotal(d)` over digits); `local_start[]` (tile-local digit starts), and per
- * thread `pos[]` (values are staged from `values_in` in the scatter). `afterCount` runs as soon as `tile_count` is known
- * (OneSweep publishes it there). `digitTotal` is an expression of the digit `d`.
+ * thread `pos[]` (pairs stage their values from `values_in` in the scatter). `afterCount` runs as soon as
+ * `tile_count` is known (OneSweep publishes it there). `digitTotal` is an expression of the digit `d`.
  */
 export function rankTileWgsl(
   config: RadixTileConfig,
