@@ -141,7 +141,6 @@ fn main(@builtin(local_invocation_index) lid: u32,
   if (tile >= params.num_tiles || tile_start >= n) { return; }
   ${rankTileWgsl(
     config,
-    pairs,
     'atomicLoad(&control[4u + params.pass_index * 256u + d])',
     `// Publish early: later tiles may be waiting for these counts.
   for (var q = 0u; q < ${dpt}u; q++) {

@@ -260,12 +260,7 @@ export function tileInitWgsl(config: RadixTileConfig): string {
  * thread `pos[]` (pairs stage their values from `values_in` in the scatter). `afterCount` runs as soon as
  * `tile_count` is known (OneSweep publishes it there). `digitTotal` is an expression of the digit `d`.
  */
-export function rankTileWgsl(
-  config: RadixTileConfig,
-  pairs: boolean,
-  digitTotal: string,
-  afterCount = '',
-): string {
+export function rankTileWgsl(config: RadixTileConfig, digitTotal: string, afterCount = ''): string {
   const kpt = config.keysPerThread;
   const tile = tileSize(config);
   const dpt = digitsPerThread(config);
@@ -418,7 +413,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
   let n = workgroupUniformLoad(&n_shared);
   let tile_start = tile * ${tile}u;
   if (tile >= params.num_tiles || tile_start >= n) { return; }
-  ${rankTileWgsl(config, pairs, 'digit_total[d]')}
+  ${rankTileWgsl(config, 'digit_total[d]')}
   for (var q = 0u; q < ${dpt}u; q++) {
     let d = slot * ${dpt}u + q;
     global_base[d] = digit_start[q] + row_prefix[d * params.num_tiles + tile];
