@@ -101,7 +101,7 @@ export async function runCommand(args: string[]): Promise<number> {
       console.log(
         `${algorithm} on ${basename(file)} (${csr.vertexCount} vertices, ${csr.edgeCount} arcs, loaded in ${loadMs.toFixed(0)} ms) ` +
           `on ${device.adapter.vendor} ${device.adapter.architecture}${device.adapter.software ? ' [software adapter]' : ''}: ` +
-          `${ms.toFixed(2)} ms${iterations !== undefined ? `, ${iterations} iterations` : ''}${teps}`,
+          `${ms.toFixed(2)} ms${iterations !== undefined ? `, ${iterations} iteration${iterations === 1 ? '' : 's'}` : ''}${teps}`,
       );
       if (values.out) {
         await writeFile(values.out, JSON.stringify(out));
