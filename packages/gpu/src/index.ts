@@ -60,3 +60,4 @@ export {
   type TransformOptions,
   transform,
 } from './transform.ts';
+export { unrolled } from './unroll.ts';

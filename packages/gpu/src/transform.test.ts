@@ -1,6 +1,6 @@
 import { adversarialSizes, expectArrayEqual, gpuTest, randomU32 } from '@weft/testing';
 import { describe, expect, it } from 'vitest';
-import { atomic, copy, f32, InputError, map, rw, transform, u32, wgsl } from './index.ts';
+import { atomic, copy, f32, InputError, map, rw, transform, u32, unrolled, wgsl } from './index.ts';
 
 describe('transform', () => {
   it('calls the functor once per index, across workgroup boundaries', async () => {
@@ -196,5 +196,14 @@ describe('map', () => {
       f.destroy();
       s.destroy();
     });
+  });
+});
+
+describe('unrolled', () => {
+  it('emits one block per index, with the index as a literal', () => {
+    expect(unrolled(3, (k) => ` a[${k}] = ${k};`)).toBe(
+      '  { a[0u] = 0u;\n  }\n  { a[1u] = 1u;\n  }\n  { a[2u] = 2u;\n  }',
+    );
+    expect(unrolled(0, () => 'x')).toBe('');
   });
 });

@@ -90,27 +90,38 @@ fn lbs_tile_count() -> u32 {
 }
 
 /**
- * WGSL `fn lbs_tile_range(tile, lid) -> LbsTile` for tile kernels of `tile` merge steps with bindings
- * `offsets` and `partitions` and a workgroup array `sh`: the tile's items [a0, a0 + na) and segment starts
- * [b0, b0 + nb), the starts loaded into sh[1 + j] and sh[0] = the start of the segment open when the tile
- * begins. The caller puts a barrier after it.
+ * WGSL for tile kernels of `tile` merge steps with bindings `offsets` and `partitions` and a workgroup
+ * array `sh`:
+ * - `fn lbs_tile_bounds(tile) -> LbsTile`: the tile's items [a0, a0 + na) and segment starts [b0, b0 + nb),
+ *   from the partitions alone (so loads that need only the items can be issued before the starts arrive);
+ * - `fn lbs_load_starts(range, lid)`: the starts into sh[1 + j], and sh[0] = the start of the segment open
+ *   when the tile begins;
+ * - `fn lbs_tile_range(tile, lid) -> LbsTile`: both.
+ * The caller puts a barrier after the starts are loaded.
  */
 export function tileRangeWgsl(tile: number): string {
   return /* wgsl */ `
 struct LbsTile { a0: u32, na: u32, b0: u32, nb: u32 }
 
-fn lbs_tile_range(tile: u32, lid: u32) -> LbsTile {
+fn lbs_tile_bounds(tile: u32) -> LbsTile {
   let total = lbs_merge_length();
   let d0 = tile * ${tile}u;
   let d1 = select(d0 + ${tile}u, total, total - d0 < ${tile}u);
   let a0 = partitions[tile];
   let na = partitions[tile + 1u] - a0;
-  let b0 = d0 - a0;
-  let nb = d1 - d0 - na;
-  for (var j = lid; j <= nb; j += ${WORKGROUP}u) {
-    sh[j] = select(0u, offsets[b0 + j - 1u], b0 + j > 0u);
+  return LbsTile(a0, na, d0 - a0, d1 - d0 - na);
+}
+
+fn lbs_load_starts(range: LbsTile, lid: u32) {
+  for (var j = lid; j <= range.nb; j += ${WORKGROUP}u) {
+    sh[j] = select(0u, offsets[range.b0 + j - 1u], range.b0 + j > 0u);
   }
-  return LbsTile(a0, na, b0, nb);
+}
+
+fn lbs_tile_range(tile: u32, lid: u32) -> LbsTile {
+  let range = lbs_tile_bounds(tile);
+  lbs_load_starts(range, lid);
+  return range;
 }`;
 }
 

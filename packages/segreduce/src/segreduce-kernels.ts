@@ -1,3 +1,4 @@
+import { unrolled } from '@weft/gpu';
 import { ASSIGN_SEGMENTS_WGSL, mergePathSearch, tileRangeWgsl, WORKGROUP } from '@weft/lbs';
 import type { Monoid } from './monoid.ts';
 
@@ -9,6 +10,26 @@ export { WORKGROUP };
 export const ITEMS_PER_THREAD = 11;
 /** Merge-path elements per tile: TILE + 1 u32 of workgroup memory (11 KiB) plus the tile's partial sums. */
 export const TILE = WORKGROUP * ITEMS_PER_THREAD;
+
+/**
+ * Loads the tile's values from `values` into the registers `early` before the segment starts are asked for:
+ * they wait only on the partition. `STORE_VALUES_WGSL` then puts them in sh after the starts.
+ */
+const LOAD_VALUES_WGSL = /* wgsl */ `
+  var early: array<u32, ${ITEMS_PER_THREAD}>;
+${unrolled(
+  ITEMS_PER_THREAD,
+  (k) => `
+    let local = ${k} * ${WORKGROUP}u + lid;
+    if (local < range.na) { early[${k}] = bitcast<u32>(values[range.a0 + local]); }`,
+)}`;
+const STORE_VALUES_WGSL = /* wgsl */ `
+${unrolled(
+  ITEMS_PER_THREAD,
+  (k) => `
+    let local = ${k} * ${WORKGROUP}u + lid;
+    if (local < na) { sh[nb + 1u + local] = early[${k}]; }`,
+)}`;
 
 /** Where the tile kernel gets item values: a functor of (index, seg, rank), or `values[index]`. */
 export type ValueSource = 'functor' | 'array';
@@ -42,23 +63,7 @@ export function tileKernel(monoid: Monoid, source: ValueSource, subgroups: boole
       sh[nb + 1u + local] = bitcast<u32>(v);
     }
   }`
-      : /* wgsl */ `
-  for (var k = 0u; k < ${ITEMS_PER_THREAD}u; k++) {
-    let local = k * ${WORKGROUP}u + lid;
-    if (local < na) { sh[nb + 1u + local] = early[k]; }
-  }`;
-  // Values from an array are loaded first: they wait only on the partition, not on the segment starts.
-  const preload =
-    source === 'array'
-      ? /* wgsl */ `
-  let early_a0 = partitions[tile];
-  let early_na = partitions[tile + 1u] - early_a0;
-  var early: array<u32, ${ITEMS_PER_THREAD}>;
-  for (var k = 0u; k < ${ITEMS_PER_THREAD}u; k++) {
-    let local = k * ${WORKGROUP}u + lid;
-    if (local < early_na) { early[k] = bitcast<u32>(values[early_a0 + local]); }
-  }`
-      : '';
+      : STORE_VALUES_WGSL;
 
   return /* wgsl */ `
 var<workgroup> sh: array<u32, ${TILE + 1}>;
@@ -73,8 +78,10 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         @builtin(local_invocation_index) lid: u32${scan.builtins}) {
   let tile = weft_workgroup_index(wid, nwg);
 ${scan.init}
-  if (tile >= lbs_tile_count()) { return; }${preload}
-  let range = lbs_tile_range(tile, lid);
+  if (tile >= lbs_tile_count()) { return; }
+  let range = lbs_tile_bounds(tile);
+${source === 'array' ? LOAD_VALUES_WGSL : ''}
+  lbs_load_starts(range, lid);
   let a0 = range.a0;
   let na = range.na;
   let b0 = range.b0;
@@ -277,14 +284,16 @@ var<workgroup> sg_value: array<${T}, ${maxSubgroups}>;`,
  * difference of the tile's prefix sums at the piece's two ends, so the tile needs a scan, not a serial walk.
  * Same outputs as {@link tileKernel}: each segment starting in the tile gets its value (or first piece) and
  * `carry[tile]` the items before the tile's first start, which the fix-up folds in. Values are handled as
- * u32 bits: i32 sums wrap the same way. Workgroup memory `sh`: the tile's items, then its segment starts.
+ * u32 bits: i32 sums wrap the same way. Workgroup memory `sh` as in {@link tileKernel}: the segment starts
+ * from sh[1], the items from sh[nb + 1].
  */
 export function prefixTileKernel(T: string): string {
   return /* wgsl */ `
-var<workgroup> sh: array<u32, ${TILE}>;
+var<workgroup> sh: array<u32, ${TILE + 1}>;
 var<workgroup> sg_ticket: atomic<u32>;
 var<workgroup> sg_sums: array<u32, ${WORKGROUP / 4}>;
 var<workgroup> tile_total: u32;
+${tileRangeWgsl(TILE)}
 
 @compute @workgroup_size(${WORKGROUP})
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
@@ -294,24 +303,16 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
   // Zeroed explicitly: Dawn may be told not to zero workgroup memory.
   if (lid == 0u) { atomicStore(&sg_ticket, 0u); }
   if (tile >= lbs_tile_count()) { return; }
-  let d0 = tile * ${TILE}u;
-  let d1 = min(d0 + ${TILE}u, lbs_merge_length());
-  let a0 = partitions[tile];
-  let na = partitions[tile + 1u] - a0;
-  let b0 = d0 - a0;
-  let nb = d1 - d0 - na;
-  // The values' loads go out first: they wait only on the partition, not on the segment starts.
-  var v: array<u32, ${ITEMS_PER_THREAD}>;
-  for (var k = 0u; k < ${ITEMS_PER_THREAD}u; k++) {
-    let local = k * ${WORKGROUP}u + lid;
-    if (local < na) { v[k] = bitcast<u32>(values[a0 + local]); }
-  }
-  for (var j = lid; j < nb; j += ${WORKGROUP}u) { sh[na + j] = offsets[b0 + j]; }
-  for (var k = 0u; k < ${ITEMS_PER_THREAD}u; k++) {
-    let local = k * ${WORKGROUP}u + lid;
-    if (local < na) { sh[local] = v[k]; }
-  }
+  let range = lbs_tile_bounds(tile);
+${LOAD_VALUES_WGSL}
+  lbs_load_starts(range, lid);
+  let a0 = range.a0;
+  let na = range.na;
+  let b0 = range.b0;
+  let nb = range.nb;
+${STORE_VALUES_WGSL}
   workgroupBarrier();
+  let base = nb + 1u;
   // Subgroups in ticket order, so slot order is scan order whatever the hardware's subgroup layout.
   var sg_w = 0u;
   if (subgroupElect()) { sg_w = atomicAdd(&sg_ticket, 1u); }
@@ -321,7 +322,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
   let first = min(slot * ${ITEMS_PER_THREAD}u, na);
   let last = min(first + ${ITEMS_PER_THREAD}u, na);
   var sum = 0u;
-  for (var i = first; i < last; i++) { sum += sh[i]; }
+  for (var i = first; i < last; i++) { sum += sh[base + i]; }
   let inclusive = subgroupInclusiveAdd(sum);
   if (lane == sg_size - 1u) { sg_sums[w] = inclusive; }
   workgroupBarrier();
@@ -330,28 +331,28 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
   if (slot == ${WORKGROUP - 1}u) { tile_total = run + sum; }
   // Each item becomes the tile's sum before it.
   for (var i = first; i < last; i++) {
-    let x = sh[i];
-    sh[i] = run;
+    let x = sh[base + i];
+    sh[base + i] = run;
     run += x;
   }
   workgroupBarrier();
   let total = tile_total;
-  // Start j lies at item offsets[b0 + j] - a0 of the tile, in [0, na]: na is after every item.
+  // Start j (sh[1 + j]) lies at item offsets[b0 + j] - a0 of the tile, in [0, na]: na is after every item.
   if (lid == 0u) {
     var before = total;
     if (nb > 0u) {
-      let at = sh[na] - a0;
-      before = select(total, sh[at], at < na);
+      let at = sh[1u] - a0;
+      before = select(total, sh[base + at], at < na);
     }
     carry[tile] = before;
   }
   for (var j = lid; j < nb; j += ${WORKGROUP}u) {
-    let at = sh[na + j] - a0;
-    let lo = select(total, sh[at], at < na);
+    let at = sh[1u + j] - a0;
+    let lo = select(total, sh[base + at], at < na);
     var hi = total;
     if (j + 1u < nb) {
-      let next = sh[na + j + 1u] - a0;
-      hi = select(total, sh[next], next < na);
+      let next = sh[2u + j] - a0;
+      hi = select(total, sh[base + next], next < na);
     }
     output[b0 + j] = bitcast<${T}>(hi - lo);
   }

@@ -9,6 +9,7 @@
  * `control` (cleared before every sort): [0, 4) tile tickets per pass, [4, 4 + 4 * 256) digit counts per pass.
  * `status` (cleared before every sort): per pass, per tile, per digit, one word: 2 flag bits + a 30-bit count.
  */
+import { unrolled } from '@weft/gpu';
 import { ORDER_KEY_WGSL } from './order-key.ts';
 import {
   digitsPerThread,
@@ -21,7 +22,6 @@ import {
   tileInitWgsl,
   tileSharedWgsl,
   tileSize,
-  unrolled,
 } from './radix-wgsl.ts';
 
 export const ONESWEEP_PARAMS = {

@@ -1,3 +1,4 @@
+import { unrolled } from '@weft/gpu';
 import { ORDER_KEY_WGSL } from './order-key.ts';
 
 /**
@@ -178,15 +179,6 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
   if (lid == 0u) { digit_total[digit] = carry; }
 }
 `;
-}
-
-/**
- * `count` copies of `body(k)` with k a literal, each in its own block. The per-thread key, position and
- * value arrays are only ever indexed by literals, so they stay in registers: an array indexed by a loop
- * variable the driver does not unroll is spilled to memory.
- */
-export function unrolled(count: number, body: (k: string) => string): string {
-  return Array.from({ length: count }, (_, k) => `  {${body(`${k}u`)}\n  }`).join('\n');
 }
 
 /** Workgroup memory and helpers of a kernel that ranks a tile (see {@link rankTileWgsl}). */
