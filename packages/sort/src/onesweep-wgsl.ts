@@ -10,9 +10,10 @@
  * `status` (cleared before every sort): per pass, per tile, per digit, one word: 2 flag bits + a 30-bit count.
  */
 import { unrolled } from '@weft/gpu';
-import { ORDER_KEY_WGSL } from './order-key.ts';
+import { type KeyOrder, orderKeyWgsl } from './order-key.ts';
 import {
   digitsPerThread,
+  digitWgsl,
   ITEM_COUNT,
   RADIX,
   type RadixTileConfig,
@@ -29,10 +30,10 @@ export const ONESWEEP_PARAMS = {
   gpu_count: 'u32',
   count_index: 'u32',
   shift: 'u32',
+  /** This pass's digit bits: 0xff, fewer in a last pass when sorting only the low `sort_bits`. */
+  digit_mask: 'u32',
   sort_bits: 'u32',
   num_tiles: 'u32',
-  key_type: 'u32',
-  invert: 'u32',
   pass_index: 'u32',
   passes: 'u32',
   /** Polls of a predecessor's status word before falling back. */
@@ -58,9 +59,9 @@ export const HIST_WORKGROUPS = 1024;
 /** Keys each histogram thread loads before counting them. */
 const HIST_KEYS = 8;
 
-export function globalHistWgsl(): string {
+export function globalHistWgsl(order: KeyOrder): string {
   return /* wgsl */ `
-${ORDER_KEY_WGSL}
+${orderKeyWgsl(order)}
 ${ITEM_COUNT}
 var<workgroup> hist: array<atomic<u32>, ${4 * RADIX}>;
 var<workgroup> n_shared: u32;
@@ -104,13 +105,13 @@ ${unrolled(
 `;
 }
 
-export function onesweepWgsl(config: RadixTileConfig, pairs: boolean): string {
+export function onesweepWgsl(config: RadixTileConfig, pairs: boolean, order: KeyOrder): string {
   const tile = tileSize(config);
   const kpt = config.keysPerThread;
   const t = config.threads;
   const dpt = digitsPerThread(config);
   return /* wgsl */ `
-${ORDER_KEY_WGSL}
+${digitWgsl(order)}
 ${ITEM_COUNT}
 ${STATUS}
 ${tileSharedWgsl(config)}
@@ -221,7 +222,9 @@ fn main(@builtin(local_invocation_index) lid: u32,
       atomicMax(&status[status_index(tile, slot * ${dpt}u + q)], FLAG_INCLUSIVE | (excl[q] + tile_count[q]));
     }
   }
-  for (var q = 0u; q < ${dpt}u; q++) { global_base[slot * ${dpt}u + q] = digit_start[q] + excl[q]; }
+  for (var q = 0u; q < ${dpt}u; q++) {
+    scatter_base[slot * ${dpt}u + q] = digit_start[q] + excl[q] - tile_digit_start[q];
+  }
   ${scatterTileWgsl(config, pairs)}
 }
 `;

@@ -9,7 +9,6 @@ import {
   type Target,
 } from '@weft/gpu';
 import { MAX_ONESWEEP_ITEMS } from './onesweep-wgsl.ts';
-import { KEY_TYPE_CODE } from './order-key.ts';
 import { COPY_PREFIX_WGSL, RADIX_BITS, THREADS, tileSize } from './radix-wgsl.ts';
 import {
   type PassArrays,
@@ -191,10 +190,9 @@ async function radixSort(
         n: capacity,
         gpu_count: isGpuCount(count) ? 1 : 0,
         count_index: isGpuCount(count) ? count.index : 0,
-        key_type: KEY_TYPE_CODE[keys.type],
-        invert: descending ? 0xffffffff : 0,
         sort_bits: bits,
       },
+      order: { type: keys.type, descending },
       tuning: options.tuning ?? {},
     };
     const recordPass =

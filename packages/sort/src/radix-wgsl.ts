@@ -1,5 +1,5 @@
 import { unrolled } from '@weft/gpu';
-import { ORDER_KEY_WGSL } from './order-key.ts';
+import { type KeyOrder, orderKeyWgsl } from './order-key.ts';
 
 /**
  * WGSL of the LSD radix sort's three kernels per 8-bit digit pass (reduce-then-scan):
@@ -49,10 +49,9 @@ const PARAMS = {
   gpu_count: 'u32',
   count_index: 'u32',
   shift: 'u32',
-  sort_bits: 'u32',
+  /** This pass's digit bits: 0xff, fewer in a last pass when sorting only the low `bits`. */
+  digit_mask: 'u32',
   num_tiles: 'u32',
-  key_type: 'u32',
-  invert: 'u32',
 } as const;
 export const RADIX_PARAMS = PARAMS;
 
@@ -61,13 +60,14 @@ fn item_count() -> u32 {
   if (params.gpu_count != 0u) { return min(count[params.count_index], params.n); }
   return params.n;
 }
-// This pass's digit mask: 8 bits, fewer in a last pass when sorting only the low sort_bits.
-fn digit_mask() -> u32 {
-  let left = params.sort_bits - params.shift;
-  return select(0xffu, (1u << left) - 1u, left < 8u);
-}
-fn digit_of(raw: u32) -> u32 { return (order_key(raw) >> params.shift) & digit_mask(); }
 `;
+
+/** `order_key` for `order` and `digit_of(raw)`: this pass's digit of a key (params `shift`, `digit_mask`). */
+export function digitWgsl(order: KeyOrder): string {
+  return /* wgsl */ `
+${orderKeyWgsl(order)}
+fn digit_of(raw: u32) -> u32 { return (order_key(raw) >> params.shift) & params.digit_mask; }`;
+}
 
 /**
  * Exclusive scan over the workgroup in *slot* order. A slot is `w * subgroup_size + lane`, where `w` is a
@@ -105,11 +105,11 @@ fn slot_scan(v: vec2<u32>, w: u32, lane: u32, sg_size: u32, num_sg: u32) -> vec4
 `;
 }
 
-export function upsweepWgsl(config: RadixTileConfig): string {
+export function upsweepWgsl(config: RadixTileConfig, order: KeyOrder): string {
   const kpt = config.keysPerThread;
   const t = config.threads;
   return /* wgsl */ `
-${ORDER_KEY_WGSL}
+${digitWgsl(order)}
 ${ITEM_COUNT}
 var<workgroup> hist: array<atomic<u32>, ${RADIX}>;
 var<workgroup> n_shared: u32;
@@ -143,7 +143,6 @@ export function rowScanWgsl(config: RadixTileConfig): string {
   const tile = tileSize(config);
   const t = config.threads;
   return /* wgsl */ `
-${ORDER_KEY_WGSL}
 ${ITEM_COUNT}
 ${slotScanWgsl(config.maxSubgroups)}
 var<workgroup> n_shared: u32;
@@ -193,7 +192,8 @@ var<workgroup> hist: array<atomic<u32>, ${config.maxSubgroups * 128}>;
 // are ordinary loads and stores (a separate array costs memory, but atomics are slow even uncontended).
 var<workgroup> staged: array<u32, ${config.sharedWords}>;
 var<workgroup> local_start: array<u32, ${RADIX}>;
-var<workgroup> global_base: array<u32, ${RADIX}>;
+// Per digit: its output start minus its tile-local start, so staged key i goes to scatter_base[digit] + i.
+var<workgroup> scatter_base: array<u32, ${RADIX}>;
 var<workgroup> n_shared: u32;
 
 ${laneMaskWgsl(config.maskWords)}
@@ -248,7 +248,8 @@ export function tileInitWgsl(config: RadixTileConfig): string {
  * Ranks the tile at `tile_start` (keys < `n` valid) stably and stages its keys in `staged` in
  * digit order. Each slot owns D = 256 / threads consecutive digits, `slot * D + q` for q < D. Leaves,
  * per owned digit q: `tile_count[q]` (keys of the digit in the tile, valid only), `digit_start[q]`
- * (exclusive prefix of `digitTotal(d)` over digits); `local_start[]` (tile-local digit starts), and per
+ * (exclusive prefix of `digitTotal(d)` over digits), `tile_digit_start[q]` (the digit's start in the staged
+ * tile; `local_start[]` holds every digit's), and per
  * thread `pos[]` (pairs stage their values from `values_in` in the scatter). `afterCount` runs as soon as
  * `tile_count` is known (OneSweep publishes it there). `digitTotal` is an expression of the digit `d`.
  */
@@ -263,7 +264,7 @@ export function rankTileWgsl(config: RadixTileConfig, digitTotal: string, afterC
   let slot = w * sg_size + lane;
   let block = tile_start + w * sg_size * ${kpt}u;
   let all_lanes = ballot(true);
-  let max_digit = digit_mask();
+  let max_digit = params.digit_mask;
   let below = lanes_below(lane);
   var keys: array<u32, ${kpt}>;
   var pos: array<u32, ${kpt}>;
@@ -328,9 +329,11 @@ ${unrolled(
   ${afterCount}
   let starts = slot_scan(sums, w, lane, sg_size, num_sg);
   var digit_start: array<u32, ${dpt}>;
+  var tile_digit_start: array<u32, ${dpt}>;
   var run = starts.xy;
   for (var q = 0u; q < ${dpt}u; q++) {
     local_start[slot * ${dpt}u + q] = run.x;
+    tile_digit_start[q] = run.x;
     digit_start[q] = run.y;
     run += vec2<u32>(padded[q], totals[q]);
   }
@@ -346,12 +349,12 @@ ${unrolled(
 ${unrolled(kpt, (k) => ` staged[pos[${k}]] = keys[${k}];`)}`;
 }
 
-/** Writes the staged tile to `global_base[digit] + rank within the digit` (keys, then values). */
+/** Writes the staged tile's key i to `scatter_base[digit] + i` (keys, then values). */
 export function scatterTileWgsl(config: RadixTileConfig, pairs: boolean): string {
   const kpt = config.keysPerThread;
   const t = config.threads;
   return /* wgsl */ `
-  // Staged keys and global_base must be complete.
+  // Staged keys and scatter_base must be complete.
   workgroupBarrier();
   ${pairs ? `var dst: array<u32, ${kpt}>;` : ''}
 ${unrolled(
@@ -360,8 +363,7 @@ ${unrolled(
     let i = ${j} * ${t}u + lid;
     if (i < valid_in_tile) {
       let key = staged[i];
-      let d = digit_of(key);
-      let o = global_base[d] + i - local_start[d];
+      let o = scatter_base[digit_of(key)] + i;
       keys_out[o] = key;
       ${pairs ? `dst[${j}] = o;` : ''}
     }`,
@@ -387,11 +389,11 @@ ${unrolled(
   }`;
 }
 
-export function downsweepWgsl(config: RadixTileConfig, pairs: boolean): string {
+export function downsweepWgsl(config: RadixTileConfig, pairs: boolean, order: KeyOrder): string {
   const tile = tileSize(config);
   const dpt = digitsPerThread(config);
   return /* wgsl */ `
-${ORDER_KEY_WGSL}
+${digitWgsl(order)}
 ${ITEM_COUNT}
 ${tileSharedWgsl(config)}
 
@@ -408,7 +410,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
   ${rankTileWgsl(config, 'digit_total[d]')}
   for (var q = 0u; q < ${dpt}u; q++) {
     let d = slot * ${dpt}u + q;
-    global_base[d] = digit_start[q] + row_prefix[d * params.num_tiles + tile];
+    scatter_base[d] = digit_start[q] + row_prefix[d * params.num_tiles + tile] - tile_digit_start[q];
   }
   ${scatterTileWgsl(config, pairs)}
 }

@@ -6,6 +6,7 @@ import {
   ONESWEEP_PARAMS,
   onesweepWgsl,
 } from './onesweep-wgsl.ts';
+import type { KeyOrder } from './order-key.ts';
 import {
   downsweepWgsl,
   RADIX,
@@ -47,7 +48,8 @@ export interface PassContext {
   readonly pairs: boolean;
   readonly numTiles: number;
   readonly countArray: DeviceArray<'u32'>;
-  /** n, gpu_count, count_index, key_type, invert. */
+  readonly order: KeyOrder;
+  /** n, gpu_count, count_index, sort_bits. */
   readonly params: Readonly<Record<string, number>>;
   readonly tuning: SortTuning;
 }
@@ -63,6 +65,13 @@ export type RecordPass = (p: number, src: PassArrays, dst: PassArrays) => void;
 const read = { type: 'array<u32>', access: 'read' } as const;
 const write = { type: 'array<u32>', access: 'read_write' } as const;
 const atomics = { type: 'array<atomic<u32>>', access: 'read_write' } as const;
+
+/** Pass `p`'s digit: its shift and bits (the last pass of a `sort_bits` not a multiple of 8 has fewer). */
+function digitParams(ctx: PassContext, p: number): { shift: number; digit_mask: number } {
+  const shift = p * RADIX_BITS;
+  const bits = Math.min(RADIX_BITS, ctx.params['sort_bits']! - shift);
+  return { shift, digit_mask: (1 << bits) - 1 };
+}
 
 function passBindings(src: PassArrays, dst: PassArrays): Record<string, DeviceArray> {
   const b: Record<string, DeviceArray> = { keys_in: src.keys, keys_out: dst.keys };
@@ -85,7 +94,7 @@ export async function prepareReduceThenScan(ctx: PassContext): Promise<RecordPas
       label: 'radix upsweep',
       bindings: { keys_in: read, row_prefix: write, count: read },
       params: RADIX_PARAMS,
-      code: upsweepWgsl(config),
+      code: upsweepWgsl(config, ctx.order),
     }),
     device.kernel({
       label: 'radix row scan',
@@ -105,14 +114,14 @@ export async function prepareReduceThenScan(ctx: PassContext): Promise<RecordPas
         count: read,
       },
       params: RADIX_PARAMS,
-      code: downsweepWgsl(config, ctx.pairs),
+      code: downsweepWgsl(config, ctx.pairs, ctx.order),
       subgroups: true,
     }),
   ]);
   const rowPrefix = rec.scratch('u32', RADIX * numTiles, 'sort tile prefixes');
   const digitTotal = rec.scratch('u32', RADIX, 'sort digit totals');
   return (p, src, dst) => {
-    const params = { ...ctx.params, num_tiles: numTiles, shift: p * RADIX_BITS };
+    const params = { ...ctx.params, num_tiles: numTiles, ...digitParams(ctx, p) };
     rec.dispatch(upsweep, {
       bindings: { keys_in: src.keys, row_prefix: rowPrefix, count: countArray },
       params,
@@ -168,7 +177,7 @@ export async function prepareOneSweep(ctx: PassContext, keys: DeviceArray): Prom
       label: 'onesweep histogram',
       bindings: { keys_in: read, control: atomics, count: read },
       params: ONESWEEP_PARAMS,
-      code: globalHistWgsl(),
+      code: globalHistWgsl(ctx.order),
     }),
     device.kernel({
       label: `onesweep pass${ctx.pairs ? ' pairs' : ''}`,
@@ -181,7 +190,7 @@ export async function prepareOneSweep(ctx: PassContext, keys: DeviceArray): Prom
         count: read,
       },
       params: ONESWEEP_PARAMS,
-      code: onesweepWgsl(config, ctx.pairs),
+      code: onesweepWgsl(config, ctx.pairs, ctx.order),
       subgroups: true,
     }),
   ]);
@@ -197,6 +206,7 @@ export async function prepareOneSweep(ctx: PassContext, keys: DeviceArray): Prom
     distrust_odd: ctx.tuning.distrustOddTiles ? 1 : 0,
     max_spin: maxSpin,
     shift: 0,
+    digit_mask: 0,
     pass_index: 0,
   };
   rec.dispatch(hist, {
@@ -207,7 +217,7 @@ export async function prepareOneSweep(ctx: PassContext, keys: DeviceArray): Prom
   return (p, src, dst) => {
     rec.dispatch(pass, {
       bindings: { ...passBindings(src, dst), status, control, count: countArray },
-      params: { ...baseParams, pass_index: p, shift: p * RADIX_BITS },
+      params: { ...baseParams, pass_index: p, ...digitParams(ctx, p) },
       workgroups: numTiles,
     });
   };
