@@ -60,10 +60,7 @@ async function main(): Promise<number> {
     `adapter: ${device.adapter.vendor} / ${device.adapter.architecture}; dawn: ${values.dawn.join(' ')}`,
   );
   try {
-    const all =
-      values.suite === 'sort-tune'
-        ? (await import('./suites/primitives/sort.ts')).tuneCases
-        : await loadSuite(values.suite);
+    const all = await loadSuite(values.suite);
     const cases = all.filter((c) => filter.test(c.name));
     for (const c of cases) {
       for (const n of parseSizes(values.sizes)) {

@@ -10,7 +10,7 @@
  * `status` (cleared before every sort): per pass, per tile, per digit, one word: 2 flag bits + a 30-bit count.
  */
 import { unrolled } from '@weft/gpu';
-import { type KeyOrder, orderKeyWgsl } from './order-key.ts';
+import { type KeyOrder, ORDER_PARAMS, orderKeyWgsl } from './order-key.ts';
 import {
   digitsPerThread,
   digitWgsl,
@@ -40,6 +40,7 @@ export const ONESWEEP_PARAMS = {
   max_spin: 'u32',
   /** Test hook: treat odd tiles' published counts as never ready, forcing the fallback path. */
   distrust_odd: 'u32',
+  ...ORDER_PARAMS,
 } as const;
 
 /** Words of `control`: 4 tickets + 4 passes x 256 digit counts. */
@@ -61,7 +62,7 @@ const HIST_KEYS = 8;
 
 export function globalHistWgsl(order: KeyOrder): string {
   return /* wgsl */ `
-${orderKeyWgsl(order)}
+${orderKeyWgsl(order, true)}
 ${ITEM_COUNT}
 var<workgroup> hist: array<atomic<u32>, ${4 * RADIX}>;
 var<workgroup> n_shared: u32;
@@ -111,7 +112,7 @@ export function onesweepWgsl(config: RadixTileConfig, pairs: boolean, order: Key
   const t = config.threads;
   const dpt = digitsPerThread(config);
   return /* wgsl */ `
-${digitWgsl(order)}
+${digitWgsl(order, !pairs)}
 ${ITEM_COUNT}
 ${STATUS}
 ${tileSharedWgsl(config)}

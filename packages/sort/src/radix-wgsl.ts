@@ -1,5 +1,5 @@
 import { unrolled } from '@weft/gpu';
-import { type KeyOrder, orderKeyWgsl } from './order-key.ts';
+import { type KeyOrder, ORDER_PARAMS, orderKeyWgsl } from './order-key.ts';
 
 /**
  * WGSL of the LSD radix sort's three kernels per 8-bit digit pass (reduce-then-scan):
@@ -52,6 +52,7 @@ const PARAMS = {
   /** This pass's digit bits: 0xff, fewer in a last pass when sorting only the low `bits`. */
   digit_mask: 'u32',
   num_tiles: 'u32',
+  ...ORDER_PARAMS,
 } as const;
 export const RADIX_PARAMS = PARAMS;
 
@@ -62,10 +63,13 @@ fn item_count() -> u32 {
 }
 `;
 
-/** `order_key` for `order` and `digit_of(raw)`: this pass's digit of a key (params `shift`, `digit_mask`). */
-export function digitWgsl(order: KeyOrder): string {
+/**
+ * `order_key` for `order` (`generated` or parameterized: see {@link orderKeyWgsl}) and `digit_of(raw)`:
+ * this pass's digit of a key (params `shift`, `digit_mask`).
+ */
+export function digitWgsl(order: KeyOrder, generated: boolean): string {
   return /* wgsl */ `
-${orderKeyWgsl(order)}
+${orderKeyWgsl(order, generated)}
 fn digit_of(raw: u32) -> u32 { return (order_key(raw) >> params.shift) & params.digit_mask; }`;
 }
 
@@ -109,7 +113,7 @@ export function upsweepWgsl(config: RadixTileConfig, order: KeyOrder): string {
   const kpt = config.keysPerThread;
   const t = config.threads;
   return /* wgsl */ `
-${digitWgsl(order)}
+${digitWgsl(order, true)}
 ${ITEM_COUNT}
 var<workgroup> hist: array<atomic<u32>, ${RADIX}>;
 var<workgroup> n_shared: u32;
@@ -393,7 +397,7 @@ export function downsweepWgsl(config: RadixTileConfig, pairs: boolean, order: Ke
   const tile = tileSize(config);
   const dpt = digitsPerThread(config);
   return /* wgsl */ `
-${digitWgsl(order)}
+${digitWgsl(order, !pairs)}
 ${ITEM_COUNT}
 ${tileSharedWgsl(config)}
 

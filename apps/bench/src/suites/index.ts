@@ -36,7 +36,7 @@ export async function loadSuite(name: string): Promise<BenchCase[]> {
       return (await import('./dynamic.ts')).cases;
     case 'tune':
       // Tuning sweeps and ablations (not part of the default run): the bandwidth kernels' work per thread,
-      // and what each step of a BFS claim costs in a push advance.
+      // what each step of a BFS claim costs in a push advance, and the sort's tile shapes.
       return [
         ...(await import('./advance-ablation.ts')).cases,
         ...[1, 2, 4].map((v) => copyKernelVariant(`copy kernel u32 vec4x${v}`, { vectorsPerThread: v })),
@@ -47,6 +47,7 @@ export async function loadSuite(name: string): Promise<BenchCase[]> {
           }),
         ),
         ...[1, 2, 4, 8, 16].map((v) => transformVariant(`transform u32 x${v}`, v)),
+        ...(await import('./primitives/sort.ts')).tuneCases,
       ];
     default:
       throw new Error(`unknown suite '${name}' (known: ${SUITES.join(', ')})`);
