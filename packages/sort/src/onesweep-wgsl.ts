@@ -62,7 +62,7 @@ const HIST_KEYS = 8;
 
 export function globalHistWgsl(order: KeyOrder): string {
   return /* wgsl */ `
-${orderKeyWgsl(order, true)}
+${orderKeyWgsl(order)}
 ${ITEM_COUNT}
 var<workgroup> hist: array<atomic<u32>, ${4 * RADIX}>;
 var<workgroup> n_shared: u32;
@@ -112,7 +112,7 @@ export function onesweepWgsl(config: RadixTileConfig, pairs: boolean, order: Key
   const t = config.threads;
   const dpt = digitsPerThread(config);
   return /* wgsl */ `
-${digitWgsl(order, !pairs)}
+${digitWgsl(order)}
 ${ITEM_COUNT}
 ${STATUS}
 ${tileSharedWgsl(config)}
@@ -150,6 +150,7 @@ fn main(@builtin(local_invocation_index) lid: u32,
     if (tile == 0u) { atomicMax(&status[status_index(0u, d)], FLAG_INCLUSIVE | tile_count[q]); }
     else { atomicMax(&status[status_index(tile, d)], FLAG_AGGREGATE | tile_count[q]); }
   }`,
+    pairs ? 'digit_of_uniform' : 'digit_of',
   )}
 
   // Decoupled look-back for each owned digit: walk back over earlier tiles, adding aggregates, until an

@@ -1,9 +1,9 @@
 import type { ElementType } from '@weft/gpu';
 
-/** Key type codes for the `key_type` parameter of kernels whose `order_key` is not generated per type. */
+/** Key type codes for the `key_type` parameter of `order_key_uniform`. */
 export const KEY_TYPE_CODE = { u32: 0, i32: 1, f32: 2 } as const;
 
-/** Uniform parameters of {@link orderKeyWgsl}'s parameterized form (declared by every sort kernel). */
+/** Uniform parameters of {@link orderKeyWgsl}'s `order_key_uniform` (declared by every sort kernel). */
 export const ORDER_PARAMS = { key_type: 'u32', invert: 'u32' } as const;
 
 /** The values of {@link ORDER_PARAMS} for `order`. */
@@ -18,24 +18,33 @@ export interface KeyOrder {
 }
 
 /**
- * WGSL `fn order_key(raw: u32) -> u32`: maps a key's bits to a u32 whose unsigned order is the key's order.
+ * WGSL `fn order_key(raw: u32) -> u32`, and its twin `order_key_uniform`: map a key's bits to a u32 whose unsigned order is the key's order.
  * - u32: the bits themselves.
  * - i32: flip the sign bit, so negatives come first.
  * - f32: negatives have all bits flipped (larger magnitude sorts first), non-negatives get the sign bit set;
  *   so -Inf < ... < -0 < +0 < ... < +Inf. Every NaN (either sign, any payload) maps to 0xffffffff: last.
  * Descending order inverts the mapped key (NaNs then come first, as in `torch.sort(descending=True)`).
  *
- * `generated`: the function is written for `order`'s type and direction. Otherwise it branches on the
- * uniform parameters `key_type` ({@link KEY_TYPE_CODE}) and `invert` (0 or 0xffffffff). On the H100 (2^27
- * u32, same command) the generated form made key sorts faster (6.20 -> 5.45 ms: the ranking kernel had
- * spent 15 % of its time on those branches), yet the pairs' ranking kernel slower (7.26 -> 10.14 ms, from
- * the compiler's code for the whole kernel: hoisting the values' loads and packing registers were ruled
- * out). So key-only kernels take the generated form and the pairs' ranking kernels the parameterized one.
+ *
+ * `order_key` is written for `order`'s type and direction; `order_key_uniform` branches on the uniform
+ * parameters `key_type` ({@link KEY_TYPE_CODE}) and `invert` (0 or 0xffffffff). Both exist because of what
+ * the H100 measured (2^27 u32, bench, same commands): the written form made key sorts faster (6.20 -> 5.45
+ * ms; the ranking kernel had spent 15 % of its time on those branches), but where the *pairs'* ranking
+ * loop used it, pairs went 7.30 -> 10.58 ms (in their scatter alone it helps: 7.30 -> 7.15). Hoisting of
+ * the values' loads and register packing were tried and ruled out; it is the compiler's code for the whole
+ * kernel. So the pairs kernels rank with `order_key_uniform` and everything else uses `order_key`.
  */
-export function orderKeyWgsl(order: KeyOrder, generated: boolean): string {
-  if (!generated) {
-    return /* wgsl */ `
-fn order_key(raw: u32) -> u32 {
+export function orderKeyWgsl(order: KeyOrder): string {
+  const mapped =
+    order.type === 'u32'
+      ? 'raw'
+      : order.type === 'i32'
+        ? '(raw ^ 0x80000000u)'
+        : // f32; NaNs (magnitude above infinity's bits) last.
+          'select(select(raw | 0x80000000u, ~raw, (raw & 0x80000000u) != 0u), 0xffffffffu, (raw & 0x7fffffffu) > 0x7f800000u)';
+  return /* wgsl */ `
+fn order_key(raw: u32) -> u32 { return ${order.descending ? `~${mapped}` : mapped}; }
+fn order_key_uniform(raw: u32) -> u32 {
   var k = raw;
   if (params.key_type == ${KEY_TYPE_CODE.i32}u) {
     k = raw ^ 0x80000000u;
@@ -45,16 +54,6 @@ fn order_key(raw: u32) -> u32 {
   }
   return k ^ params.invert;
 }`;
-  }
-  const mapped =
-    order.type === 'u32'
-      ? 'raw'
-      : order.type === 'i32'
-        ? '(raw ^ 0x80000000u)'
-        : // f32; NaNs (magnitude above infinity's bits) last.
-          'select(select(raw | 0x80000000u, ~raw, (raw & 0x80000000u) != 0u), 0xffffffffu, (raw & 0x7fffffffu) > 0x7f800000u)';
-  return /* wgsl */ `
-fn order_key(raw: u32) -> u32 { return ${order.descending ? `~${mapped}` : mapped}; }`;
 }
 
 /** The TypeScript twin of {@link orderKeyWgsl} for one key given as raw bits (used by tests and references). */

@@ -64,13 +64,14 @@ fn item_count() -> u32 {
 `;
 
 /**
- * `order_key` for `order` (`generated` or parameterized: see {@link orderKeyWgsl}) and `digit_of(raw)`:
- * this pass's digit of a key (params `shift`, `digit_mask`).
+ * {@link orderKeyWgsl}'s two functions for `order`, and `digit_of(raw)`: this pass's digit of a key (params
+ * `shift`, `digit_mask`), and `digit_of_uniform` through `order_key_uniform`.
  */
-export function digitWgsl(order: KeyOrder, generated: boolean): string {
+export function digitWgsl(order: KeyOrder): string {
   return /* wgsl */ `
-${orderKeyWgsl(order, generated)}
-fn digit_of(raw: u32) -> u32 { return (order_key(raw) >> params.shift) & params.digit_mask; }`;
+${orderKeyWgsl(order)}
+fn digit_of(raw: u32) -> u32 { return (order_key(raw) >> params.shift) & params.digit_mask; }
+fn digit_of_uniform(raw: u32) -> u32 { return (order_key_uniform(raw) >> params.shift) & params.digit_mask; }`;
 }
 
 /**
@@ -113,7 +114,7 @@ export function upsweepWgsl(config: RadixTileConfig, order: KeyOrder): string {
   const kpt = config.keysPerThread;
   const t = config.threads;
   return /* wgsl */ `
-${digitWgsl(order, true)}
+${digitWgsl(order)}
 ${ITEM_COUNT}
 var<workgroup> hist: array<atomic<u32>, ${RADIX}>;
 var<workgroup> n_shared: u32;
@@ -256,8 +257,14 @@ export function tileInitWgsl(config: RadixTileConfig): string {
  * tile; `local_start[]` holds every digit's), and per
  * thread `pos[]` (pairs stage their values from `values_in` in the scatter). `afterCount` runs as soon as
  * `tile_count` is known (OneSweep publishes it there). `digitTotal` is an expression of the digit `d`.
+ * `rankDigit` names the function that gives a key's digit while ranking (pairs: see {@link orderKeyWgsl}).
  */
-export function rankTileWgsl(config: RadixTileConfig, digitTotal: string, afterCount = ''): string {
+export function rankTileWgsl(
+  config: RadixTileConfig,
+  digitTotal: string,
+  afterCount = '',
+  rankDigit: 'digit_of' | 'digit_of_uniform' = 'digit_of',
+): string {
   const kpt = config.keysPerThread;
   const tile = tileSize(config);
   const dpt = digitsPerThread(config);
@@ -285,7 +292,7 @@ ${unrolled(
     let valid = block + ${k} * sg_size + lane < n;
     let key = keys[${k}];
     // Keys past the end rank as the largest digit after every real key, so they fill the tile's last slots.
-    let d = select(max_digit, digit_of(key), valid);
+    let d = select(max_digit, ${rankDigit}(key), valid);
     // Lanes holding the same digit: intersect the ballots of its 8 bits (a constant count the compiler
     // unrolls; the bits above a partial last digit are zero in every lane, so their ballots change nothing).
     var peers = all_lanes;
@@ -346,7 +353,7 @@ ${unrolled(
   kpt,
   (k) => `
     let valid = block + ${k} * sg_size + lane < n;
-    let d = select(max_digit, digit_of(keys[${k}]), valid);
+    let d = select(max_digit, ${rankDigit}(keys[${k}]), valid);
     let sub = (atomicLoad(&hist[w * 128u + (d & 127u)]) >> ((d >> 7u) * 16u)) & 0xffffu;
     pos[${k}] += local_start[d] + sub;`,
 )}
@@ -397,7 +404,7 @@ export function downsweepWgsl(config: RadixTileConfig, pairs: boolean, order: Ke
   const tile = tileSize(config);
   const dpt = digitsPerThread(config);
   return /* wgsl */ `
-${digitWgsl(order, !pairs)}
+${digitWgsl(order)}
 ${ITEM_COUNT}
 ${tileSharedWgsl(config)}
 
@@ -411,7 +418,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
   let n = workgroupUniformLoad(&n_shared);
   let tile_start = tile * ${tile}u;
   if (tile >= params.num_tiles || tile_start >= n) { return; }
-  ${rankTileWgsl(config, 'digit_total[d]')}
+  ${rankTileWgsl(config, 'digit_total[d]', '', pairs ? 'digit_of_uniform' : 'digit_of')}
   for (var q = 0u; q < ${dpt}u; q++) {
     let d = slot * ${dpt}u + q;
     scatter_base[d] = digit_start[q] + row_prefix[d * params.num_tiles + tile] - tile_digit_start[q];
