@@ -18,13 +18,13 @@ export interface KeyOrder {
 }
 
 /**
- * WGSL `fn order_key(raw: u32) -> u32`, and its twin `order_key_uniform`: map a key's bits to a u32 whose unsigned order is the key's order.
+ * WGSL `fn order_key(raw: u32) -> u32` and its twin `order_key_uniform`: map a key's bits to a u32 whose
+ * unsigned order is the key's order.
  * - u32: the bits themselves.
  * - i32: flip the sign bit, so negatives come first.
  * - f32: negatives have all bits flipped (larger magnitude sorts first), non-negatives get the sign bit set;
  *   so -Inf < ... < -0 < +0 < ... < +Inf. Every NaN (either sign, any payload) maps to 0xffffffff: last.
  * Descending order inverts the mapped key (NaNs then come first, as in `torch.sort(descending=True)`).
- *
  *
  * `order_key` is written for `order`'s type and direction; `order_key_uniform` branches on the uniform
  * parameters `key_type` ({@link KEY_TYPE_CODE}) and `invert` (0 or 0xffffffff). Both exist because of what

@@ -254,8 +254,8 @@ export function tileInitWgsl(config: RadixTileConfig): string {
  * digit order. Each slot owns D = 256 / threads consecutive digits, `slot * D + q` for q < D. Leaves,
  * per owned digit q: `tile_count[q]` (keys of the digit in the tile, valid only), `digit_start[q]`
  * (exclusive prefix of `digitTotal(d)` over digits), `tile_digit_start[q]` (the digit's start in the staged
- * tile; `local_start[]` holds every digit's), and per
- * thread `pos[]` (pairs stage their values from `values_in` in the scatter). `afterCount` runs as soon as
+ * tile; `local_start[]` holds every digit's), and per thread `pos[]` (pairs stage their values from
+ * `values_in` in the scatter). `afterCount` runs as soon as
  * `tile_count` is known (OneSweep publishes it there). `digitTotal` is an expression of the digit `d`.
  * `rankDigit` names the function that gives a key's digit while ranking (pairs: see {@link orderKeyWgsl}).
  */
