@@ -51,6 +51,7 @@ export {
   type SubmitResult,
   type Workgroups,
 } from './recorder.ts';
+export { SUBGROUP_INDEX_WGSL } from './subgroup-index.ts';
 export {
   type CopyOptions,
   copy,

@@ -1,4 +1,4 @@
-import { unrolled } from '@weft/gpu';
+import { SUBGROUP_INDEX_WGSL, unrolled } from '@weft/gpu';
 import { ASSIGN_SEGMENTS_WGSL, mergePathSearch, tileRangeWgsl, WORKGROUP } from '@weft/lbs';
 import type { Monoid } from './monoid.ts';
 
@@ -241,15 +241,13 @@ function subgroupTailScan(T: string, I: string): TailScan {
   // At most this many subgroups: the smallest subgroup WebGPU allows has 4 lanes.
   const maxSubgroups = WORKGROUP / 4;
   return {
-    shared: /* wgsl */ `var<workgroup> sg_ticket: atomic<u32>;
+    shared: /* wgsl */ `${SUBGROUP_INDEX_WGSL}
 var<workgroup> sg_flag: array<u32, ${maxSubgroups}>;
 var<workgroup> sg_value: array<${T}, ${maxSubgroups}>;`,
     builtins: ',\n        @builtin(subgroup_invocation_id) lane: u32, @builtin(subgroup_size) sg_size: u32',
     // Zeroed explicitly: Dawn may be told not to zero workgroup memory.
-    init: '  if (lid == 0u) { atomicStore(&sg_ticket, 0u); }',
-    slot: /* wgsl */ `  var sg_w = 0u;
-  if (subgroupElect()) { sg_w = atomicAdd(&sg_ticket, 1u); }
-  let w = subgroupMax(sg_w);
+    init: '  if (lid == 0u) { atomicStore(&subgroup_ticket, 0u); }',
+    slot: /* wgsl */ `  let w = subgroup_index();
   let slot = w * sg_size + lane;`,
     code: /* wgsl */ `
   // Segmented scan: (f1, v1) then (f2, v2) gives (f1 | f2, f2 ? v2 : v1 + v2).
@@ -290,7 +288,7 @@ var<workgroup> sg_value: array<${T}, ${maxSubgroups}>;`,
 export function prefixTileKernel(T: string): string {
   return /* wgsl */ `
 var<workgroup> sh: array<u32, ${TILE + 1}>;
-var<workgroup> sg_ticket: atomic<u32>;
+${SUBGROUP_INDEX_WGSL}
 var<workgroup> sg_sums: array<u32, ${WORKGROUP / 4}>;
 var<workgroup> tile_total: u32;
 ${tileRangeWgsl(TILE)}
@@ -301,7 +299,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         @builtin(subgroup_invocation_id) lane: u32, @builtin(subgroup_size) sg_size: u32) {
   let tile = weft_workgroup_index(wid, nwg);
   // Zeroed explicitly: Dawn may be told not to zero workgroup memory.
-  if (lid == 0u) { atomicStore(&sg_ticket, 0u); }
+  if (lid == 0u) { atomicStore(&subgroup_ticket, 0u); }
   if (tile >= lbs_tile_count()) { return; }
   let range = lbs_tile_bounds(tile);
 ${LOAD_VALUES_WGSL}
@@ -314,9 +312,7 @@ ${STORE_VALUES_WGSL}
   workgroupBarrier();
   let base = nb + 1u;
   // Subgroups in ticket order, so slot order is scan order whatever the hardware's subgroup layout.
-  var sg_w = 0u;
-  if (subgroupElect()) { sg_w = atomicAdd(&sg_ticket, 1u); }
-  let w = subgroupMax(sg_w);
+  let w = subgroup_index();
   let slot = w * sg_size + lane;
   // Each slot sums ${ITEMS_PER_THREAD} consecutive items (an odd stride: no bank conflicts).
   let first = min(slot * ${ITEMS_PER_THREAD}u, na);

@@ -1,4 +1,4 @@
-import { unrolled } from '@weft/gpu';
+import { SUBGROUP_INDEX_WGSL, unrolled } from '@weft/gpu';
 import { type KeyOrder, ORDER_PARAMS, orderKeyWgsl } from './order-key.ts';
 
 /**
@@ -75,22 +75,15 @@ fn digit_of_uniform(raw: u32) -> u32 { return (order_key_uniform(raw) >> params.
 }
 
 /**
- * Exclusive scan over the workgroup in *slot* order. A slot is `w * subgroup_size + lane`, where `w` is a
- * dense subgroup index drawn from a workgroup ticket: this makes slot order match subgroup scan order
- * without assuming how the hardware lays subgroups over `local_invocation_index`. Needs full subgroups.
+ * Exclusive scan over the workgroup in *slot* order. A slot is `w * subgroup_size + lane`, where `w` is
+ * `subgroup_index()` (`SUBGROUP_INDEX_WGSL` of `@weft/gpu`): this makes slot order match subgroup scan
+ * order without assuming how the hardware lays subgroups over `local_invocation_index`. Needs full subgroups.
  * Returns (exclusive prefix, workgroup total) for both components.
  */
 export function slotScanWgsl(maxSubgroups: number): string {
   return /* wgsl */ `
 var<workgroup> sg_totals: array<vec2<u32>, ${maxSubgroups}>;
-var<workgroup> ticket: atomic<u32>;
-
-// A dense index of the caller's subgroup in [0, number of subgroups).
-fn subgroup_index() -> u32 {
-  var w = 0u;
-  if (subgroupElect()) { w = atomicAdd(&ticket, 1u); }
-  return subgroupMax(w);
-}
+${SUBGROUP_INDEX_WGSL}
 
 fn slot_scan(v: vec2<u32>, w: u32, lane: u32, sg_size: u32, num_sg: u32) -> vec4<u32> {
   let inclusive = subgroupInclusiveAdd(v);
@@ -156,12 +149,12 @@ var<workgroup> n_shared: u32;
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32,
         @builtin(subgroup_invocation_id) lane: u32, @builtin(subgroup_size) sg_size: u32) {
   let digit = wid.x;
-  if (lid == 0u) { n_shared = item_count(); atomicStore(&ticket, 0u); }
+  if (lid == 0u) { n_shared = item_count(); atomicStore(&subgroup_ticket, 0u); }
   let n = workgroupUniformLoad(&n_shared);
   let active_tiles = (n + ${tile - 1}u) / ${tile}u;
   let w = subgroup_index();
   workgroupBarrier();
-  let num_sg = atomicLoad(&ticket);
+  let num_sg = atomicLoad(&subgroup_ticket);
   let slot = w * sg_size + lane;
   let row = digit * params.num_tiles;
   var carry = 0u;
@@ -242,11 +235,11 @@ fn lowest_lane(m: vec4<u32>) -> u32 {
 }`;
 }
 
-/** Zeroes the per-subgroup histograms and the subgroup ticket (before the barrier that reads `n`). */
+/** Zeroes the per-subgroup histograms and `subgroup_ticket` (before the barrier that reads `n`). */
 export function tileInitWgsl(config: RadixTileConfig): string {
   return /* wgsl */ `
   for (var i = lid; i < ${config.maxSubgroups * 128}u; i += ${config.threads}u) { atomicStore(&hist[i], 0u); }
-  if (lid == 0u) { atomicStore(&ticket, 0u); }`;
+  if (lid == 0u) { atomicStore(&subgroup_ticket, 0u); }`;
 }
 
 /**
@@ -310,7 +303,7 @@ ${unrolled(
     pos[${k}] = ((before >> half) & 0xffffu) + rank;`,
 )}
   workgroupBarrier();
-  let num_sg = atomicLoad(&ticket);
+  let num_sg = atomicLoad(&subgroup_ticket);
 
   // Per histogram word (digits d and d + 128): exclusive prefix over subgroups (in place) and the tile's count.
   for (var hw = slot; hw < 128u; hw += ${config.threads}u) {
