@@ -56,6 +56,17 @@ fn order_key_uniform(raw: u32) -> u32 {
 }`;
 }
 
+/**
+ * Raw bits of a key whose `order_key` is 0xffffffff, so its digit is the largest in every pass: it pads a
+ * tile past the input's end. None for descending f32 (no float maps to 0 before the inversion).
+ */
+export function padKeyOf(order: KeyOrder): number | undefined {
+  const { type, descending } = order;
+  if (type === 'u32') return descending ? 0 : 0xffffffff;
+  if (type === 'i32') return descending ? 0x80000000 : 0x7fffffff;
+  return descending ? undefined : 0x7fc00000; // a NaN: every NaN maps to 0xffffffff
+}
+
 /** The TypeScript twin of {@link orderKeyWgsl} for one key given as raw bits (used by tests and references). */
 export function orderKeyOf(type: ElementType, raw: number, descending = false): number {
   let k: number;

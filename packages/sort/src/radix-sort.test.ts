@@ -10,6 +10,7 @@ import {
 } from '@weft/testing';
 import { describe, expect, it } from 'vitest';
 import { radixTileConfig, type SortOptions, sortAlgorithmFor, sortKeys, sortPairs } from './index.ts';
+import { orderKeyOf, padKeyOf } from './order-key.ts';
 import { tileSize } from './radix-wgsl.ts';
 import { permute, referencePermutation } from './reference.ts';
 
@@ -363,6 +364,18 @@ describe('sortKeys / sortPairs', () => {
       );
       for (const a of [keys, f, small]) a.destroy();
     });
+  });
+});
+
+describe('padKeyOf', () => {
+  it('gives a key that orders last in every pass, or none where no key does (descending f32)', () => {
+    for (const type of ['u32', 'i32', 'f32'] as const) {
+      for (const descending of [false, true]) {
+        const pad = padKeyOf({ type, descending });
+        if (type === 'f32' && descending) expect(pad).toBeUndefined();
+        else expect(orderKeyOf(type, pad!, descending)).toBe(0xffffffff);
+      }
+    }
   });
 });
 

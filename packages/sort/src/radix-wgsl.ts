@@ -1,5 +1,5 @@
 import { SUBGROUP_INDEX_WGSL, unrolled } from '@weft/gpu';
-import { type KeyOrder, ORDER_PARAMS, orderKeyWgsl } from './order-key.ts';
+import { type KeyOrder, ORDER_PARAMS, orderKeyWgsl, padKeyOf } from './order-key.ts';
 
 /**
  * WGSL of the LSD radix sort's three kernels per 8-bit digit pass (reduce-then-scan):
@@ -251,13 +251,22 @@ export function tileInitWgsl(config: RadixTileConfig): string {
  * `values_in` in the scatter). `afterCount` runs as soon as
  * `tile_count` is known (OneSweep publishes it there). `digitTotal` is an expression of the digit `d`.
  * `rankDigit` names the function that gives a key's digit while ranking (pairs: see {@link orderKeyWgsl}).
+ * `padKey` ({@link padKeyOf}), where the order has one, fills the slots past the input's end, so no key
+ * needs a check against `n` while it is ranked.
  */
 export function rankTileWgsl(
   config: RadixTileConfig,
   digitTotal: string,
   afterCount = '',
   rankDigit: 'digit_of' | 'digit_of_uniform' = 'digit_of',
+  padKey?: number,
 ): string {
+  // Keys past the end rank as the largest digit after every real key, so they fill the tile's last slots:
+  // as the pad key, or by a check.
+  const digitOf = (key: string, k: string) =>
+    padKey === undefined
+      ? `select(max_digit, ${rankDigit}(${key}), block + ${k} * sg_size + lane < n)`
+      : `${rankDigit}(${key})`;
   const kpt = config.keysPerThread;
   const tile = tileSize(config);
   const dpt = digitsPerThread(config);
@@ -277,15 +286,12 @@ ${unrolled(
   kpt,
   (k) => `
     let idx = block + ${k} * sg_size + lane;
-    if (idx < n) { keys[${k}] = keys_in[idx]; }`,
+    if (idx < n) { keys[${k}] = keys_in[idx]; }${padKey === undefined ? '' : ` else { keys[${k}] = ${padKey}u; }`}`,
 )}
 ${unrolled(
   kpt,
   (k) => `
-    let valid = block + ${k} * sg_size + lane < n;
-    let key = keys[${k}];
-    // Keys past the end rank as the largest digit after every real key, so they fill the tile's last slots.
-    let d = select(max_digit, ${rankDigit}(key), valid);
+    let d = ${digitOf(`keys[${k}]`, k)};
     // Lanes holding the same digit: intersect the ballots of its 8 bits (a constant count the compiler
     // unrolls; the bits above a partial last digit are zero in every lane, so their ballots change nothing).
     var peers = all_lanes;
@@ -345,8 +351,7 @@ ${unrolled(
 ${unrolled(
   kpt,
   (k) => `
-    let valid = block + ${k} * sg_size + lane < n;
-    let d = select(max_digit, ${rankDigit}(keys[${k}]), valid);
+    let d = ${digitOf(`keys[${k}]`, k)};
     let sub = (atomicLoad(&hist[w * 128u + (d & 127u)]) >> ((d >> 7u) * 16u)) & 0xffffu;
     pos[${k}] += local_start[d] + sub;`,
 )}
@@ -411,7 +416,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
   let n = workgroupUniformLoad(&n_shared);
   let tile_start = tile * ${tile}u;
   if (tile >= params.num_tiles || tile_start >= n) { return; }
-  ${rankTileWgsl(config, 'digit_total[d]', '', pairs ? 'digit_of_uniform' : 'digit_of')}
+  ${rankTileWgsl(config, 'digit_total[d]', '', pairs ? 'digit_of_uniform' : 'digit_of', padKeyOf(order))}
   for (var q = 0u; q < ${dpt}u; q++) {
     let d = slot * ${dpt}u + q;
     scatter_base[d] = digit_start[q] + row_prefix[d * params.num_tiles + tile] - tile_digit_start[q];
