@@ -161,6 +161,7 @@ fn main(@builtin(local_invocation_index) lid: u32,
   }`,
     pairs ? 'digit_of_uniform' : 'digit_of',
     padKeyOf(order),
+    pairs,
   )}
 
   // Decoupled look-back, each thread on its own digits without barriers: from the nearest earlier tile not
