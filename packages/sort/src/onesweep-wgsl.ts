@@ -10,7 +10,7 @@
  * `status` (cleared before every sort): per pass, per tile, per digit, one word: 2 flag bits + a 30-bit count.
  */
 import { unrolled } from '@weft/gpu';
-import { type KeyOrder, ORDER_PARAMS, orderKeyWgsl, padKeyOf } from './order-key.ts';
+import { type KeyOrder, ORDER_PARAMS, orderKeyWgsl } from './order-key.ts';
 import {
   digitsPerThread,
   digitWgsl,
@@ -152,6 +152,8 @@ fn main(@builtin(local_invocation_index) lid: u32,
   if (tile >= params.num_tiles || tile_start >= n) { return; }
   ${rankTileWgsl(
     config,
+    order,
+    pairs,
     'atomicLoad(&control[4u + params.pass_index * 256u + d])',
     `// Publish early: later tiles may be waiting for these counts.
   for (var q = 0u; q < ${dpt}u; q++) {
@@ -159,9 +161,6 @@ fn main(@builtin(local_invocation_index) lid: u32,
     if (tile == 0u) { atomicMax(&status[status_index(0u, d)], FLAG_INCLUSIVE | tile_count[q]); }
     else { atomicMax(&status[status_index(tile, d)], FLAG_AGGREGATE | tile_count[q]); }
   }`,
-    pairs ? 'digit_of_uniform' : 'digit_of',
-    padKeyOf(order),
-    pairs,
   )}
 
   // Decoupled look-back, each thread on its own digits without barriers: from the nearest earlier tile not

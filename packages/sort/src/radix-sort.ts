@@ -181,6 +181,7 @@ async function radixSort(
     const config = radixTileConfig(rec.device, options.tuning);
     const passes = Math.ceil(bits / RADIX_BITS);
     const countArray = isGpuCount(count) ? count.array : rec.scratch('u32', 1, 'sort count (unused)');
+    const order = { type: keys.type, descending };
     const context: PassContext = {
       rec,
       config,
@@ -193,9 +194,9 @@ async function radixSort(
         gpu_count: isGpuCount(count) ? 1 : 0,
         count_index: isGpuCount(count) ? count.index : 0,
         sort_bits: bits,
-        ...orderParams({ type: keys.type, descending }),
+        ...orderParams(order),
       },
-      order: { type: keys.type, descending },
+      order,
       tuning: options.tuning ?? {},
     };
     const recordPass =

@@ -247,22 +247,21 @@ export function tileInitWgsl(config: RadixTileConfig): string {
  * digit order. Each slot owns D = 256 / threads consecutive digits, `slot * D + q` for q < D. Leaves,
  * per owned digit q: `tile_count[q]` (keys of the digit in the tile, valid only), `digit_start[q]`
  * (exclusive prefix of `digitTotal(d)` over digits), `tile_digit_start[q]` (the digit's start in the staged
- * tile; `local_start[]` holds every digit's), and per thread `pos[]` (pairs stage their values from
- * `values_in` in the scatter). `afterCount` runs as soon as
- * `tile_count` is known (OneSweep publishes it there). `digitTotal` is an expression of the digit `d`.
- * `rankDigit` names the function that gives a key's digit while ranking (pairs: see {@link orderKeyWgsl}).
- * `padKey` ({@link padKeyOf}), where the order has one, fills the slots past the input's end, so no key
- * needs a check against `n` while it is ranked. With `pairs`, each thread also loads its keys' values into
- * `vals[]` (for {@link scatterTileWgsl}).
+ * tile; `local_start[]` holds every digit's), and per thread `pos[]` and, with `pairs`, the keys' values in
+ * `vals[]` (for {@link scatterTileWgsl}). `afterCount` runs as soon as `tile_count` is known (OneSweep
+ * publishes it there). `digitTotal` is an expression of the digit `d`. Pairs rank with `digit_of_uniform`
+ * (see {@link orderKeyWgsl}). The order's pad key ({@link padKeyOf}), where it has one, fills the slots past
+ * the input's end, so no key needs a check against `n` while it is ranked.
  */
 export function rankTileWgsl(
   config: RadixTileConfig,
+  order: KeyOrder,
+  pairs: boolean,
   digitTotal: string,
   afterCount = '',
-  rankDigit: 'digit_of' | 'digit_of_uniform' = 'digit_of',
-  padKey?: number,
-  pairs = false,
 ): string {
+  const rankDigit = pairs ? 'digit_of_uniform' : 'digit_of';
+  const padKey = padKeyOf(order);
   // Keys past the end rank as the largest digit after every real key, so they fill the tile's last slots:
   // as the pad key, or by a check.
   const digitOf = (key: string, k: string) =>
@@ -426,7 +425,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
   let n = workgroupUniformLoad(&n_shared);
   let tile_start = tile * ${tile}u;
   if (tile >= params.num_tiles || tile_start >= n) { return; }
-  ${rankTileWgsl(config, 'digit_total[d]', '', pairs ? 'digit_of_uniform' : 'digit_of', padKeyOf(order), pairs)}
+  ${rankTileWgsl(config, order, pairs, 'digit_total[d]')}
   for (var q = 0u; q < ${dpt}u; q++) {
     let d = slot * ${dpt}u + q;
     scatter_base[d] = digit_start[q] + row_prefix[d * params.num_tiles + tile] - tile_digit_start[q];
