@@ -10,7 +10,7 @@
  * `status` (cleared before every sort): per pass, per tile, per digit, one word: 2 flag bits + a 30-bit count.
  */
 import { unrolled } from '@weft/gpu';
-import { type KeyOrder, ORDER_PARAMS, orderKeyWgsl } from './order-key.ts';
+import { type KeyOrder, orderKeyWgsl } from './order-key.ts';
 import {
   digitsPerThread,
   digitWgsl,
@@ -40,7 +40,6 @@ export const ONESWEEP_PARAMS = {
   max_spin: 'u32',
   /** Test hook: treat odd tiles' published counts as never ready, forcing the fallback path. */
   distrust_odd: 'u32',
-  ...ORDER_PARAMS,
 } as const;
 
 /** Words of `control`: 4 tickets + 4 passes x 256 digit counts. */

@@ -9,7 +9,6 @@ import {
   type Target,
 } from '@weft/gpu';
 import { MAX_ONESWEEP_ITEMS } from './onesweep-wgsl.ts';
-import { orderParams } from './order-key.ts';
 import { COPY_PREFIX_WGSL, RADIX_BITS, THREADS, tileSize } from './radix-wgsl.ts';
 import {
   type PassArrays,
@@ -194,7 +193,6 @@ async function radixSort(
         gpu_count: isGpuCount(count) ? 1 : 0,
         count_index: isGpuCount(count) ? count.index : 0,
         sort_bits: bits,
-        ...orderParams(order),
       },
       order,
       tuning: options.tuning ?? {},

@@ -1,5 +1,5 @@
 import { SUBGROUP_INDEX_WGSL, unrolled } from '@weft/gpu';
-import { type KeyOrder, ORDER_PARAMS, orderKeyWgsl, padKeyOf } from './order-key.ts';
+import { type KeyOrder, orderKeyWgsl, padKeyOf } from './order-key.ts';
 
 /**
  * WGSL of the LSD radix sort's three kernels per 8-bit digit pass (reduce-then-scan):
@@ -52,7 +52,6 @@ const PARAMS = {
   /** This pass's digit bits: 0xff, fewer in a last pass when sorting only the low `bits`. */
   digit_mask: 'u32',
   num_tiles: 'u32',
-  ...ORDER_PARAMS,
 } as const;
 export const RADIX_PARAMS = PARAMS;
 
@@ -64,14 +63,13 @@ fn item_count() -> u32 {
 `;
 
 /**
- * {@link orderKeyWgsl}'s two functions for `order`, and `digit_of(raw)`: this pass's digit of a key (params
- * `shift`, `digit_mask`), and `digit_of_uniform` through `order_key_uniform`.
+ * {@link orderKeyWgsl}'s `order_key` for `order`, and `digit_of(raw)`: this pass's digit of a key (params
+ * `shift`, `digit_mask`).
  */
 export function digitWgsl(order: KeyOrder): string {
   return /* wgsl */ `
 ${orderKeyWgsl(order)}
-fn digit_of(raw: u32) -> u32 { return (order_key(raw) >> params.shift) & params.digit_mask; }
-fn digit_of_uniform(raw: u32) -> u32 { return (order_key_uniform(raw) >> params.shift) & params.digit_mask; }`;
+fn digit_of(raw: u32) -> u32 { return (order_key(raw) >> params.shift) & params.digit_mask; }`;
 }
 
 /**
@@ -249,8 +247,7 @@ export function tileInitWgsl(config: RadixTileConfig): string {
  * (exclusive prefix of `digitTotal(d)` over digits), `tile_digit_start[q]` (the digit's start in the staged
  * tile; `local_start[]` holds every digit's), and per thread `pos[]` and, with `pairs`, the keys' values in
  * `vals[]` (for {@link scatterTileWgsl}). `afterCount` runs as soon as `tile_count` is known (OneSweep
- * publishes it there). `digitTotal` is an expression of the digit `d`. Pairs rank with `digit_of_uniform`
- * (see {@link orderKeyWgsl}). The order's pad key ({@link padKeyOf}), where it has one, fills the slots past
+ * publishes it there). `digitTotal` is an expression of the digit `d`. The order's pad key ({@link padKeyOf}), where it has one, fills the slots past
  * the input's end, so no key needs a check against `n` while it is ranked.
  */
 export function rankTileWgsl(
@@ -260,14 +257,13 @@ export function rankTileWgsl(
   digitTotal: string,
   afterCount = '',
 ): string {
-  const rankDigit = pairs ? 'digit_of_uniform' : 'digit_of';
   const padKey = padKeyOf(order);
   // Keys past the end rank as the largest digit after every real key, so they fill the tile's last slots:
   // as the pad key, or by a check.
   const digitOf = (key: string, k: string) =>
     padKey === undefined
-      ? `select(max_digit, ${rankDigit}(${key}), block + ${k} * sg_size + lane < n)`
-      : `${rankDigit}(${key})`;
+      ? `select(max_digit, digit_of(${key}), block + ${k} * sg_size + lane < n)`
+      : `digit_of(${key})`;
   const kpt = config.keysPerThread;
   const tile = tileSize(config);
   const dpt = digitsPerThread(config);

@@ -49,7 +49,7 @@ export interface PassContext {
   readonly numTiles: number;
   readonly countArray: DeviceArray<'u32'>;
   readonly order: KeyOrder;
-  /** n, gpu_count, count_index, sort_bits, key_type, invert. */
+  /** n, gpu_count, count_index, sort_bits. */
   readonly params: Readonly<Record<string, number>>;
   readonly tuning: SortTuning;
 }
