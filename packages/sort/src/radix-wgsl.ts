@@ -247,8 +247,9 @@ export function tileInitWgsl(config: RadixTileConfig): string {
  * (exclusive prefix of `digitTotal(d)` over digits), `tile_digit_start[q]` (the digit's start in the staged
  * tile; `local_start[]` holds every digit's), and per thread `pos[]` and, with `pairs`, the keys' values in
  * `vals[]` (for {@link scatterTileWgsl}). `afterCount` runs as soon as `tile_count` is known (OneSweep
- * publishes it there). `digitTotal` is an expression of the digit `d`. The order's pad key ({@link padKeyOf}), where it has one, fills the slots past
- * the input's end, so no key needs a check against `n` while it is ranked.
+ * publishes it there). `digitTotal` is an expression of the digit `d`. The order's pad key
+ * ({@link padKeyOf}), where it has one, fills the slots past the input's end, so no key needs a check
+ * against `n` while it is ranked.
  */
 export function rankTileWgsl(
   config: RadixTileConfig,
@@ -287,8 +288,8 @@ ${unrolled(
 )}
 ${
   pairs
-    ? `  // The values too, with the keys (H100, 2^27 pairs: 6.87 ms; loaded after ranking: 7.71; in the scatter,
-  // after the keys' writes: 7.05), though they hold registers while the keys are ranked.
+    ? `  // The values too, with the keys, though they hold registers while the keys are ranked (H100, 2^27
+  // pairs: 6.87 ms; loaded after ranking: 7.71; in the scatter: 7.05; docs/bench/2026-11-23-h100 run 9).
   var vals: array<u32, ${kpt}>;
 ${unrolled(
   kpt,
