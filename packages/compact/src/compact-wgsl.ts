@@ -81,7 +81,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
   let first = tile * TILE + lid * IPI;
   var rest = word;
   while (rest != 0u) {
-    weft_scatter(dest, first + countTrailingZeros(rest));
+    weft_scatter(dest, first + weft_trailing_zeros(rest));
     dest += 1u;
     rest &= rest - 1u;
   }

@@ -34,10 +34,10 @@ const COOP_WGSL = /* wgsl */ `
 const NONE = 0xffffffffu;
 
 fn lowest_lane(m: vec4<u32>) -> u32 {
-  if (m.x != 0u) { return firstTrailingBit(m.x); }
-  if (m.y != 0u) { return 32u + firstTrailingBit(m.y); }
-  if (m.z != 0u) { return 64u + firstTrailingBit(m.z); }
-  return 96u + firstTrailingBit(m.w);
+  if (m.x != 0u) { return weft_trailing_zeros(m.x); }
+  if (m.y != 0u) { return 32u + weft_trailing_zeros(m.y); }
+  if (m.z != 0u) { return 64u + weft_trailing_zeros(m.z); }
+  return 96u + weft_trailing_zeros(m.w);
 }
 
 fn none_set(m: vec4<u32>) -> bool { return all(m == vec4<u32>(0u)); }
@@ -82,7 +82,7 @@ fn nth_lane(m: vec4<u32>, n: u32) -> u32 {
     let c = countOneBits(word);
     if (left < c) {
       for (var t = 0u; t < left; t++) { word &= word - 1u; }
-      return w * 32u + firstTrailingBit(word);
+      return w * 32u + weft_trailing_zeros(word);
     }
     left -= c;
   }

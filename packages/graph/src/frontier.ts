@@ -255,7 +255,7 @@ export async function bitmapToQueue(
   if (bits == 0u) { return; }
   var at = atomicAdd(&${atomic(sink.count)}[0], countOneBits(bits));
   while (bits != 0u) {
-    let v = first + firstTrailingBit(bits);
+    let v = first + weft_trailing_zeros(bits);
     ${each}(v);
     if (at < ${u32(capacity)}) { ${rw(sink.items)}[at] = v; }
     at++;

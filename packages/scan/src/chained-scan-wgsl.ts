@@ -144,10 +144,10 @@ struct LookBack {
 
 // Lowest lane set in a ballot, or 128 when none is.
 fn first_lane(b: vec4<u32>) -> u32 {
-  if (b.x != 0u) { return countTrailingZeros(b.x); }
-  if (b.y != 0u) { return 32u + countTrailingZeros(b.y); }
-  if (b.z != 0u) { return 64u + countTrailingZeros(b.z); }
-  if (b.w != 0u) { return 96u + countTrailingZeros(b.w); }
+  if (b.x != 0u) { return weft_trailing_zeros(b.x); }
+  if (b.y != 0u) { return 32u + weft_trailing_zeros(b.y); }
+  if (b.z != 0u) { return 64u + weft_trailing_zeros(b.z); }
+  if (b.w != 0u) { return 96u + weft_trailing_zeros(b.w); }
   return 128u;
 }
 

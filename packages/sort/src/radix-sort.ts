@@ -47,8 +47,8 @@ export interface SortOptions {
    * decoupled look-back with fallback. `reduce-then-scan`: an extra read of the keys per pass, no
    * inter-workgroup communication. `auto` (default): OneSweep below {@link AUTO_REDUCE_THEN_SCAN_FROM}
    * keys, reduce-then-scan from there (on the H100 its extra read costs less than the look-back's
-   * latency on large inputs: 2^27 keys 5.38 ms against 6.54 ms, pairs 6.39 against 7.23; small sorts favour
-   * OneSweep's fewer kernels).
+   * latency on large inputs: 2^27 keys 4.97 ms against 6.36 ms, pairs 6.20 against 7.11, in
+   * docs/bench/2026-11-25-h100 run 13; small sorts favour OneSweep's fewer kernels).
    */
   algorithm?: 'auto' | 'onesweep' | 'reduce-then-scan';
   /** Benchmark and test knobs. */
