@@ -33,13 +33,6 @@ const COOP_ARGS = /* wgsl */ `${ENTRY_ARGS}, @builtin(subgroup_invocation_id) la
 const COOP_WGSL = /* wgsl */ `
 const NONE = 0xffffffffu;
 
-fn lowest_lane(m: vec4<u32>) -> u32 {
-  if (m.x != 0u) { return weft_trailing_zeros(m.x); }
-  if (m.y != 0u) { return 32u + weft_trailing_zeros(m.y); }
-  if (m.z != 0u) { return 64u + weft_trailing_zeros(m.z); }
-  return 96u + weft_trailing_zeros(m.w);
-}
-
 fn none_set(m: vec4<u32>) -> bool { return all(m == vec4<u32>(0u)); }
 
 // The first of this lane's key words of the slab at word 'base' that holds 'key', or NONE.
@@ -71,7 +64,7 @@ ${NO_UNIFORMITY}
 fn sg_first(slot: u32) -> u32 {
   let b = subgroupBallot(slot != NONE);
   if (none_set(b)) { return NONE; }
-  return subgroupShuffle(slot, lowest_lane(b));
+  return subgroupShuffle(slot, weft_trailing_zeros4(b));
 }
 
 // The lane of the (n mod count)-th set bit of a ballot that has some bit set.
@@ -86,7 +79,7 @@ fn nth_lane(m: vec4<u32>, n: u32) -> u32 {
     }
     left -= c;
   }
-  return lowest_lane(m);
+  return weft_trailing_zeros4(m);
 }
 
 // Like sg_first, but the (r mod count)-th lane with a slot: operations on one chain spread their claims
@@ -123,7 +116,7 @@ function rounds(body: string): string {
   for (var round = 0u; round < 128u; round++) {
     let work = subgroupBallot(pending);
     if (none_set(work)) { break; }
-    let leader = lowest_lane(work);
+    let leader = weft_trailing_zeros4(work);
     let v = subgroupShuffle(my_v, leader);
     let k = subgroupShuffle(my_k, leader);
     let j = subgroupShuffle(my_j, leader);

@@ -53,6 +53,14 @@ fn weft_workgroup_index(wid: vec3<u32>, nwg: vec3<u32>) -> u32 {
 fn weft_trailing_zeros(x: u32) -> u32 {
   return countOneBits((x & (0u - x)) - 1u);
 }
+// The same over a 128-bit mask such as a subgroup ballot (x holds the lowest bits): the lowest set lane, 128
+// for none.
+fn weft_trailing_zeros4(m: vec4<u32>) -> u32 {
+  if (m.x != 0u) { return weft_trailing_zeros(m.x); }
+  if (m.y != 0u) { return 32u + weft_trailing_zeros(m.y); }
+  if (m.z != 0u) { return 64u + weft_trailing_zeros(m.z); }
+  return 96u + weft_trailing_zeros(m.w);
+}
 `;
 
 /**

@@ -46,4 +46,49 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
       out.destroy();
     });
   });
+
+  it('weft_trailing_zeros4 gives the lowest set bit of 128-bit masks, 128 for none', async () => {
+    await gpuTest(async (device) => {
+      // Masks with their lowest set bit in each word at every position, beside zero words and noise above.
+      const masks: number[][] = [[0, 0, 0, 0]];
+      for (let bit = 0; bit < 128; bit++) {
+        const m = [0, 0, 0, 0];
+        const w = bit >> 5;
+        m[w] = (2 ** (bit & 31)) >>> 0;
+        for (let above = w + 1; above < 4; above++) m[above] = (0xdeadbeef * (bit + 1)) >>> 0;
+        if (bit % 3 === 0) m[w] = (m[w]! | 0x80000000) >>> 0;
+        masks.push(m);
+      }
+      const words = device.upload(new Uint32Array(masks.flat()));
+      const out = device.array('u32', masks.length);
+      const k = await device.kernel({
+        label: 'trailing zeros of vec4 masks',
+        bindings: {
+          words: { type: 'array<vec4<u32>>', access: 'read' },
+          out: { type: 'array<u32>', access: 'read_write' },
+        },
+        params: { n: 'u32' },
+        code: /* wgsl */ `
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
+  if (gid.x < params.n) { out[gid.x] = weft_trailing_zeros4(words[gid.x]); }
+}`,
+      });
+      const rec = device.recorder();
+      rec.dispatch(k, {
+        bindings: { words, out },
+        params: { n: masks.length },
+        workgroups: Math.ceil(masks.length / 64),
+      });
+      await rec.submit();
+      const got = await out.download();
+      const want = masks.map((m) => {
+        const w = m.findIndex((x) => x !== 0);
+        return w < 0 ? 128 : 32 * w + trailingZeros(m[w]!);
+      });
+      expect(Array.from(got)).toEqual(want);
+      words.destroy();
+      out.destroy();
+    });
+  });
 });

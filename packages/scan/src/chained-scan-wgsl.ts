@@ -142,15 +142,6 @@ struct LookBack {
   prefix: Elem,
 }
 
-// Lowest lane set in a ballot, or 128 when none is.
-fn first_lane(b: vec4<u32>) -> u32 {
-  if (b.x != 0u) { return weft_trailing_zeros(b.x); }
-  if (b.y != 0u) { return 32u + weft_trailing_zeros(b.y); }
-  if (b.z != 0u) { return 64u + weft_trailing_zeros(b.z); }
-  if (b.w != 0u) { return 96u + weft_trailing_zeros(b.w); }
-  return 128u;
-}
-
 // Run by one whole subgroup: lane j reads tile look - j, so one round trip covers sg_size predecessors.
 // Folds published states into prefix until an INCLUSIVE one; gives up (FALLBACK at look) after
 // SPIN_LIMIT polls that find the nearest unread predecessor NOT_READY.
@@ -171,8 +162,8 @@ fn look_back(look_in: u32, prefix_in: Elem, forced: bool, lane: u32, sg_size: u3
     let ok = has && flag != NOT_READY && flag == (hi >> 16u) && !(forced && lane == 0u);
     // Tile 0's reduction is its inclusive prefix, whichever flag it carries.
     let inclusive = ok && (flag == INCLUSIVE || lane == look);
-    let first_bad = min(first_lane(subgroupBallot(!ok)), sg_size);
-    let first_inclusive = first_lane(subgroupBallot(inclusive));
+    let first_bad = min(weft_trailing_zeros4(subgroupBallot(!ok)), sg_size);
+    let first_inclusive = weft_trailing_zeros4(subgroupBallot(inclusive));
     let value = bitcast<Elem>((hi << 16u) | (lo & 0xffffu));
     if (first_inclusive < first_bad) {
       prefix = weft_combine(sg_reduce(select(weft_identity(), value, lane <= first_inclusive), sg_size), prefix);

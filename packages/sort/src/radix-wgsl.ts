@@ -225,12 +225,7 @@ fn mask_count(m: vec4<u32>) -> u32 {
   let c = countOneBits(m);
   return c.x + c.y + c.z + c.w;
 }
-fn lowest_lane(m: vec4<u32>) -> u32 {
-  if (m.x != 0u) { return weft_trailing_zeros(m.x); }
-  if (m.y != 0u) { return 32u + weft_trailing_zeros(m.y); }
-  if (m.z != 0u) { return 64u + weft_trailing_zeros(m.z); }
-  return 96u + weft_trailing_zeros(m.w);
-}`;
+fn lowest_lane(m: vec4<u32>) -> u32 { return weft_trailing_zeros4(m); }`;
 }
 
 /** Zeroes the per-subgroup histograms and `subgroup_ticket` (before the barrier that reads `n`). */
