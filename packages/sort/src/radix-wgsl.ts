@@ -3,11 +3,13 @@ import { type KeyOrder, orderKeyWgsl, padKeyOf } from './order-key.ts';
 
 /**
  * WGSL of the LSD radix sort's three kernels per 8-bit digit pass (reduce-then-scan):
- * 1. `upsweep`: one workgroup per tile counts the tile's digits into `row_prefix[digit * num_tiles + tile]`.
- * 2. `row_scan`: one workgroup per digit turns its row into exclusive prefixes over tiles and writes the
- *    digit's total to `digit_total[digit]`.
- * 3. `downsweep`: one workgroup per tile ranks its keys stably (subgroup ballots), stages them in workgroup
- *    memory in digit order and scatters them to `digit start + tile prefix + rank`.
+ * 1. `upsweep`: one workgroup per chunk (`tiles_per_chunk` consecutive tiles) counts the chunk's digits into
+ *    `row_prefix[digit * num_chunks + chunk]`.
+ * 2. `row_scan`: one workgroup per digit turns its row into exclusive prefixes over chunks (runs of
+ *    `tiles_per_chunk` tiles) and writes the digit's total to `digit_total[digit]`.
+ * 3. `downsweep`: one workgroup per chunk ranks its tiles in turn, each stably (subgroup ballots), stages
+ *    them in workgroup memory in digit order and scatters them to `digit start + chunk prefix + rank`,
+ *    carrying the chunk's running offset per digit from tile to tile ({@link downsweepChunkWgsl}).
  *
  * Every kernel reads the item count from `params.n` or, for GPU-resident counts, from `count[count_index]`
  * (clamped to `params.n`, the capacity), so a sort of a GPU count needs no read-back.
@@ -52,6 +54,10 @@ const PARAMS = {
   /** This pass's digit bits: 0xff, fewer in a last pass when sorting only the low `bits`. */
   digit_mask: 'u32',
   num_tiles: 'u32',
+  /** Reduce-then-scan: consecutive tiles one workgroup counts and ranks in turn (a chunk). */
+  tiles_per_chunk: 'u32',
+  /** Chunks (rows of \`row_prefix\` have one entry per chunk). */
+  num_chunks: 'u32',
 } as const;
 export const RADIX_PARAMS = PARAMS;
 
@@ -104,6 +110,7 @@ fn slot_scan(v: vec2<u32>, w: u32, lane: u32, sg_size: u32, num_sg: u32) -> vec4
 export function upsweepWgsl(config: RadixTileConfig, order: KeyOrder): string {
   const kpt = config.keysPerThread;
   const t = config.threads;
+  const tile = tileSize(config);
   return /* wgsl */ `
 ${digitWgsl(order)}
 ${ITEM_COUNT}
@@ -113,24 +120,29 @@ var<workgroup> n_shared: u32;
 @compute @workgroup_size(${t})
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
         @builtin(local_invocation_index) lid: u32) {
-  let tile = weft_workgroup_index(wid, nwg);
+  let chunk = weft_workgroup_index(wid, nwg);
   for (var d = lid; d < ${RADIX}u; d += ${t}u) { atomicStore(&hist[d], 0u); }
   if (lid == 0u) { n_shared = item_count(); }
   let n = workgroupUniformLoad(&n_shared);
-  let tile_start = tile * ${t * kpt}u;
-  // Tiles past the count write nothing: row_scan treats them as empty.
-  if (tile >= params.num_tiles || tile_start >= n) { return; }
-  // Every load first, then the atomics: an atomic between two loads keeps the second from issuing early.
-  var keys: array<u32, ${kpt}>;
+  let active_tiles = n / ${tile}u + select(0u, 1u, n % ${tile}u != 0u);
+  let first_tile = chunk * params.tiles_per_chunk;
+  // Chunks past the count write nothing: row_scan treats them as empty.
+  if (chunk >= params.num_chunks || first_tile >= active_tiles) { return; }
+  let end_tile = min(first_tile + params.tiles_per_chunk, active_tiles);
+  for (var tile = first_tile; tile < end_tile; tile++) {
+    let tile_start = tile * ${tile}u;
+    // Every load first, then the atomics: an atomic between two loads keeps the second from issuing early.
+    var keys: array<u32, ${kpt}>;
 ${unrolled(
   kpt,
   (j) => `
-    let i = tile_start + ${j} * ${t}u + lid;
-    if (i < n) { keys[${j}] = keys_in[i]; }`,
+      let i = tile_start + ${j} * ${t}u + lid;
+      if (i < n) { keys[${j}] = keys_in[i]; }`,
 )}
-${unrolled(kpt, (j) => ` if (tile_start + ${j} * ${t}u + lid < n) { atomicAdd(&hist[digit_of(keys[${j}])], 1u); }`)}
+${unrolled(kpt, (j) => `   if (tile_start + ${j} * ${t}u + lid < n) { atomicAdd(&hist[digit_of(keys[${j}])], 1u); }`)}
+  }
   workgroupBarrier();
-  for (var d = lid; d < ${RADIX}u; d += ${t}u) { row_prefix[d * params.num_tiles + tile] = atomicLoad(&hist[d]); }
+  for (var d = lid; d < ${RADIX}u; d += ${t}u) { row_prefix[d * params.num_chunks + chunk] = atomicLoad(&hist[d]); }
 }
 `;
 }
@@ -149,24 +161,28 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
   let digit = wid.x;
   if (lid == 0u) { n_shared = item_count(); atomicStore(&subgroup_ticket, 0u); }
   let n = workgroupUniformLoad(&n_shared);
-  let active_tiles = (n + ${tile - 1}u) / ${tile}u;
+  let active_tiles = n / ${tile}u + select(0u, 1u, n % ${tile}u != 0u);
+  // Rows have one entry per chunk of tiles_per_chunk tiles.
+  let active_tiles_in_chunks = active_tiles / params.tiles_per_chunk
+    + select(0u, 1u, active_tiles % params.tiles_per_chunk != 0u);
+  let active_chunks = min(active_tiles_in_chunks, params.num_chunks);
   let w = subgroup_index();
   workgroupBarrier();
   let num_sg = atomicLoad(&subgroup_ticket);
   let slot = w * sg_size + lane;
-  let row = digit * params.num_tiles;
+  let row = digit * params.num_chunks;
   var carry = 0u;
   // Each round scans 4 consecutive tiles per slot.
-  for (var base = 0u; base < active_tiles; base += ${4 * t}u) {
+  for (var base = 0u; base < active_chunks; base += ${4 * t}u) {
     let t0 = base + slot * 4u;
     var v = vec4<u32>(0u);
     for (var q = 0u; q < 4u; q++) {
-      if (t0 + q < active_tiles) { v[q] = row_prefix[row + t0 + q]; }
+      if (t0 + q < active_chunks) { v[q] = row_prefix[row + t0 + q]; }
     }
     let r = slot_scan(vec2<u32>(v.x + v.y + v.z + v.w, 0u), w, lane, sg_size, num_sg);
     var run = carry + r.x;
     for (var q = 0u; q < 4u; q++) {
-      if (t0 + q < active_tiles) { row_prefix[row + t0 + q] = run; }
+      if (t0 + q < active_chunks) { row_prefix[row + t0 + q] = run; }
       run += v[q];
     }
     carry += r.z;
@@ -200,7 +216,7 @@ ${laneMaskWgsl(config.maskWords)}
  * Lane-mask helpers over `LaneMask` (u32 for subgroups of at most 32 lanes, else vec4<u32>):
  * `lanes_below(lane)`, `mask_count(m)`, `lowest_lane(m)`, `ballot(p)`.
  */
-function laneMaskWgsl(words: 1 | 4): string {
+export function laneMaskWgsl(words: 1 | 4): string {
   if (words === 1) {
     return /* wgsl */ `
 alias LaneMask = u32;

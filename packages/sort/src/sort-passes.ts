@@ -1,4 +1,5 @@
-import type { DeviceArray, Recorder } from '@weft/gpu';
+import { type DeviceArray, InputError, type Recorder } from '@weft/gpu';
+import { downsweepChunkWgsl, type RankCounters } from './chunk-downsweep-wgsl.ts';
 import {
   CONTROL_WORDS,
   globalHistWgsl,
@@ -35,10 +36,31 @@ export interface SortTuning {
    * one-word masks are the default (a test hook: keeps the wide path covered on such adapters).
    */
   wideMasks?: boolean;
+  /**
+   * Reduce-then-scan: consecutive tiles one workgroup counts and then ranks in turn, carrying its offsets
+   * (default {@link defaultTilesPerChunk}). More tiles a chunk shorten the rows the row scan walks.
+   */
+  tilesPerChunk?: number;
+  /**
+   * Reduce-then-scan ranking: `packed` (default) or `wide` counters with early counts
+   * ({@link RankCounters}); `late` counts while ranking and adds the subgroups' offsets after (the
+   * OneSweep kernel's ranking; one tile a workgroup).
+   */
+  ranking?: RankCounters | 'late';
   /** OneSweep: polls of a predecessor's status before counting its keys itself (default 64). */
   maxSpin?: number;
   /** OneSweep test hook: never trust odd tiles' published counts, so the fallback path always runs. */
   distrustOddTiles?: boolean;
+}
+
+/** Tiles a chunk has at most by default: rows 8x shorter, still 2^27 keys in 4096 workgroups. */
+const MAX_TILES_PER_CHUNK = 8;
+/** Chunks to keep at least, so every SM of a large GPU has several to take in turn. */
+const MIN_CHUNKS = 2048;
+
+/** Tiles per chunk when the caller does not choose: as many as keep {@link MIN_CHUNKS} chunks, 1 to 8. */
+export function defaultTilesPerChunk(numTiles: number): number {
+  return Math.max(1, Math.min(MAX_TILES_PER_CHUNK, Math.floor(numTiles / MIN_CHUNKS)));
 }
 
 export interface PassContext {
@@ -83,12 +105,22 @@ function passBindings(src: PassArrays, dst: PassArrays): Record<string, DeviceAr
 }
 
 /**
- * Reduce-then-scan: per pass an upsweep (tile digit counts), a scan of each digit's row over tiles, and
- * a downsweep. Reads the keys twice per pass. Scratch: 256 x tiles + 256 u32.
+ * Reduce-then-scan: per pass an upsweep (chunk digit counts), a scan of each digit's row over chunks, and
+ * a downsweep. Reads the keys twice per pass. Scratch: 256 x chunks + 256 u32.
  */
 export async function prepareReduceThenScan(ctx: PassContext): Promise<RecordPass> {
   const { rec, config, numTiles, countArray } = ctx;
   const device = rec.device;
+  const ranking = ctx.tuning.ranking ?? 'packed';
+  const asked = ctx.tuning.tilesPerChunk;
+  if (asked !== undefined && (!Number.isInteger(asked) || asked < 1 || asked > 1024)) {
+    throw new InputError(`tilesPerChunk must be an integer in [1, 1024], got ${asked}`, 'sort tuning');
+  }
+  if (ranking === 'late' && asked !== undefined && asked !== 1) {
+    throw new InputError(`ranking 'late' ranks one tile a workgroup; tilesPerChunk must be 1`, 'sort tuning');
+  }
+  const tilesPerChunk = ranking === 'late' ? 1 : (asked ?? defaultTilesPerChunk(numTiles));
+  const numChunks = Math.ceil(numTiles / tilesPerChunk);
   const [upsweep, rowScan, downsweep] = await Promise.all([
     device.kernel({
       label: 'radix upsweep',
@@ -114,18 +146,27 @@ export async function prepareReduceThenScan(ctx: PassContext): Promise<RecordPas
         count: read,
       },
       params: RADIX_PARAMS,
-      code: downsweepWgsl(config, ctx.pairs, ctx.order),
+      code:
+        ranking === 'late'
+          ? downsweepWgsl(config, ctx.pairs, ctx.order)
+          : downsweepChunkWgsl(config, ctx.pairs, ctx.order, ranking),
       subgroups: true,
     }),
   ]);
-  const rowPrefix = rec.scratch('u32', RADIX * numTiles, 'sort tile prefixes');
+  const rowPrefix = rec.scratch('u32', RADIX * numChunks, 'sort chunk prefixes');
   const digitTotal = rec.scratch('u32', RADIX, 'sort digit totals');
   return (p, src, dst) => {
-    const params = { ...ctx.params, num_tiles: numTiles, ...digitParams(ctx, p) };
+    const params = {
+      ...ctx.params,
+      num_tiles: numTiles,
+      tiles_per_chunk: tilesPerChunk,
+      num_chunks: numChunks,
+      ...digitParams(ctx, p),
+    };
     rec.dispatch(upsweep, {
       bindings: { keys_in: src.keys, row_prefix: rowPrefix, count: countArray },
       params,
-      workgroups: numTiles,
+      workgroups: numChunks,
     });
     rec.dispatch(rowScan, {
       bindings: { row_prefix: rowPrefix, digit_total: digitTotal, count: countArray },
@@ -140,7 +181,7 @@ export async function prepareReduceThenScan(ctx: PassContext): Promise<RecordPas
         count: countArray,
       },
       params,
-      workgroups: numTiles,
+      workgroups: numChunks,
     });
   };
 }
