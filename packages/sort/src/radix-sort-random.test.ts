@@ -30,7 +30,6 @@ it('sorts random combinations of type, direction, bits, count, outputs, algorith
       const gpuCount = r() < 0.5;
       const pairs = r() < 0.5;
       const outOfPlace = r() < 0.5;
-      const ranking = pick(['packed', 'wide', 'late'] as const);
       const options: SortOptions = {
         descending: r() < 0.5,
         bits,
@@ -39,9 +38,8 @@ it('sorts random combinations of type, direction, bits, count, outputs, algorith
           maxSpin: pick([0, 2, 64]),
           ...(r() < 0.5 ? { keysPerThread: 7 } : {}),
           ...(r() < 0.4 ? { workgroupSize: pick([64, 128]) } : {}),
-          // Reduce-then-scan only (OneSweep ignores them).
-          ranking,
-          ...(ranking !== 'late' && r() < 0.5 ? { tilesPerChunk: pick([2, 3, 5]) } : {}),
+          // Reduce-then-scan only (OneSweep ignores it).
+          ...(r() < 0.5 ? { tilesPerChunk: pick([2, 3, 5]) } : {}),
         },
       };
       const what = JSON.stringify({ iter, n, m, type, distinct, gpuCount, pairs, outOfPlace, ...options });

@@ -292,13 +292,11 @@ describe('sortKeys / sortPairs', () => {
   // Every path must give the reference's results: reduce-then-scan, forced look-back fallbacks, tile shapes.
   const variants: [string, SortOptions][] = [
     ['reduce-then-scan', { algorithm: 'reduce-then-scan' }],
-    // The downsweep's rankings, and chunks of several tiles (the last one short).
-    ['reduce-then-scan, wide counters', { algorithm: 'reduce-then-scan', tuning: { ranking: 'wide' } }],
-    ['reduce-then-scan, late counts', { algorithm: 'reduce-then-scan', tuning: { ranking: 'late' } }],
+    // Upsweep chunks of several tiles (the last one short; 1 is one tile a chunk).
     ['reduce-then-scan, 3 tiles a chunk', { algorithm: 'reduce-then-scan', tuning: { tilesPerChunk: 3 } }],
     [
-      'reduce-then-scan, wide counters, 4 tiles a chunk, wide masks',
-      { algorithm: 'reduce-then-scan', tuning: { ranking: 'wide', tilesPerChunk: 4, wideMasks: true } },
+      'reduce-then-scan, 4 tiles a chunk, wide masks',
+      { algorithm: 'reduce-then-scan', tuning: { tilesPerChunk: 4, wideMasks: true } },
     ],
     [
       'reduce-then-scan, 2 tiles a chunk, 128-thread workgroups',

@@ -177,13 +177,7 @@ async function radixSort(
   if (capacity === 0) return;
 
   await onTarget(target, where, async (rec) => {
-    const tuning = options.tuning ?? {};
-    // The ranking choice (and its workgroup memory) is the reduce-then-scan downsweep's only.
-    const { ranking, ...tileTuning } = tuning;
-    const config = radixTileConfig(
-      rec.device,
-      algorithm === 'reduce-then-scan' && ranking !== undefined ? { ...tileTuning, ranking } : tileTuning,
-    );
+    const config = radixTileConfig(rec.device, options.tuning);
     const passes = Math.ceil(bits / RADIX_BITS);
     const countArray = isGpuCount(count) ? count.array : rec.scratch('u32', 1, 'sort count (unused)');
     const order = { type: keys.type, descending };

@@ -4,12 +4,14 @@ import { type KeyOrder, orderKeyWgsl, padKeyOf } from './order-key.ts';
 /**
  * WGSL of the LSD radix sort's three kernels per 8-bit digit pass (reduce-then-scan):
  * 1. `upsweep`: one workgroup per chunk (`tiles_per_chunk` consecutive tiles) counts the chunk's digits into
- *    `row_prefix[digit * num_chunks + chunk]`.
+ *    `row_prefix[digit * num_chunks + chunk]`, and writes each tile's prefix within its chunk to
+ *    `tile_prefix[tile * 256 + digit]` (tile-major: coalesced, and one load a digit for the downsweep).
  * 2. `row_scan`: one workgroup per digit turns its row into exclusive prefixes over chunks (runs of
  *    `tiles_per_chunk` tiles) and writes the digit's total to `digit_total[digit]`.
- * 3. `downsweep`: one workgroup per chunk ranks its tiles in turn, each stably (subgroup ballots), stages
- *    them in workgroup memory in digit order and scatters them to `digit start + chunk prefix + rank`,
- *    carrying the chunk's running offset per digit from tile to tile ({@link downsweepChunkWgsl}).
+ * 3. `downsweep`: one workgroup per tile ranks its keys stably (subgroup ballots),
+ *    stages them in workgroup memory in digit order and scatters them to
+ *    `digit start + chunk prefix + tile prefix + rank`. (Workgroups that rank a chunk's tiles in turn were
+ *    slower on the H100: concurrent workgroups then write far-apart parts of each digit's output.)
  *
  * Every kernel reads the item count from `params.n` or, for GPU-resident counts, from `count[count_index]`
  * (clamped to `params.n`, the capacity), so a sort of a GPU count needs no read-back.
@@ -111,17 +113,20 @@ export function upsweepWgsl(config: RadixTileConfig, order: KeyOrder): string {
   const kpt = config.keysPerThread;
   const t = config.threads;
   const tile = tileSize(config);
+  const dpt = RADIX / t;
   return /* wgsl */ `
 ${digitWgsl(order)}
 ${ITEM_COUNT}
-var<workgroup> hist: array<atomic<u32>, ${RADIX}>;
+// Two histograms, a tile's in each by turns: one barrier a tile (a thread takes its digits' counts from one
+// while the next tile counts into the other).
+var<workgroup> hist: array<atomic<u32>, ${2 * RADIX}>;
 var<workgroup> n_shared: u32;
 
 @compute @workgroup_size(${t})
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
         @builtin(local_invocation_index) lid: u32) {
   let chunk = weft_workgroup_index(wid, nwg);
-  for (var d = lid; d < ${RADIX}u; d += ${t}u) { atomicStore(&hist[d], 0u); }
+  for (var d = lid; d < ${2 * RADIX}u; d += ${t}u) { atomicStore(&hist[d], 0u); }
   if (lid == 0u) { n_shared = item_count(); }
   let n = workgroupUniformLoad(&n_shared);
   let active_tiles = n / ${tile}u + select(0u, 1u, n % ${tile}u != 0u);
@@ -129,8 +134,11 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
   // Chunks past the count write nothing: row_scan treats them as empty.
   if (chunk >= params.num_chunks || first_tile >= active_tiles) { return; }
   let end_tile = min(first_tile + params.tiles_per_chunk, active_tiles);
+  // This thread's digits lid * D + q: the chunk's count of each before the current tile.
+  var running: array<u32, ${dpt}>;
   for (var tile = first_tile; tile < end_tile; tile++) {
     let tile_start = tile * ${tile}u;
+    let half = ((tile - first_tile) & 1u) * ${RADIX}u;
     // Every load first, then the atomics: an atomic between two loads keeps the second from issuing early.
     var keys: array<u32, ${kpt}>;
 ${unrolled(
@@ -139,10 +147,16 @@ ${unrolled(
       let i = tile_start + ${j} * ${t}u + lid;
       if (i < n) { keys[${j}] = keys_in[i]; }`,
 )}
-${unrolled(kpt, (j) => `   if (tile_start + ${j} * ${t}u + lid < n) { atomicAdd(&hist[digit_of(keys[${j}])], 1u); }`)}
+${unrolled(kpt, (j) => `   if (tile_start + ${j} * ${t}u + lid < n) { atomicAdd(&hist[half + digit_of(keys[${j}])], 1u); }`)}
+    for (var q = 0u; q < ${dpt}u; q++) { tile_prefix[tile * ${RADIX}u + lid * ${dpt}u + q] = running[q]; }
+    workgroupBarrier();
+    for (var q = 0u; q < ${dpt}u; q++) {
+      let at = half + lid * ${dpt}u + q;
+      running[q] += atomicLoad(&hist[at]);
+      atomicStore(&hist[at], 0u);
+    }
   }
-  workgroupBarrier();
-  for (var d = lid; d < ${RADIX}u; d += ${t}u) { row_prefix[d * params.num_chunks + chunk] = atomicLoad(&hist[d]); }
+  for (var q = 0u; q < ${dpt}u; q++) { row_prefix[(lid * ${dpt}u + q) * params.num_chunks + chunk] = running[q]; }
 }
 `;
 }
@@ -216,7 +230,7 @@ ${laneMaskWgsl(config.maskWords)}
  * Lane-mask helpers over `LaneMask` (u32 for subgroups of at most 32 lanes, else vec4<u32>):
  * `lanes_below(lane)`, `mask_count(m)`, `lowest_lane(m)`, `ballot(p)`.
  */
-export function laneMaskWgsl(words: 1 | 4): string {
+function laneMaskWgsl(words: 1 | 4): string {
   if (words === 1) {
     return /* wgsl */ `
 alias LaneMask = u32;
@@ -252,6 +266,18 @@ export function tileInitWgsl(config: RadixTileConfig): string {
 }
 
 /**
+ * The ranking's per-thread constants, once per workgroup before {@link rankTileWgsl}: subgroup `w` ranks the
+ * contiguous block [w * sg_size * KPT, +sg_size * KPT) of a tile, KPT rounds of sg_size consecutive keys, so
+ * (w, round, lane) order is input order: ranking in that order is stable.
+ */
+export const RANK_SETUP_WGSL = /* wgsl */ `
+  let w = subgroup_index();
+  let slot = w * sg_size + lane;
+  let all_lanes = ballot(true);
+  let max_digit = params.digit_mask;
+  let below = lanes_below(lane);`;
+
+/**
  * Ranks the tile at `tile_start` (keys < `n` valid) stably and stages its keys in `staged` in
  * digit order. Each slot owns D = 256 / threads consecutive digits, `slot * D + q` for q < D. Leaves,
  * per owned digit q: `tile_count[q]` (keys of the digit in the tile, valid only), `digit_start[q]`
@@ -280,14 +306,7 @@ export function rankTileWgsl(
   const tile = tileSize(config);
   const dpt = digitsPerThread(config);
   return /* wgsl */ `
-  // Subgroup w ranks the contiguous block [w * sg_size * KPT, +sg_size * KPT) of the tile, KPT rounds of
-  // sg_size consecutive keys, so (w, round, lane) order is input order: ranking in that order is stable.
-  let w = subgroup_index();
-  let slot = w * sg_size + lane;
   let block = tile_start + w * sg_size * ${kpt}u;
-  let all_lanes = ballot(true);
-  let max_digit = params.digit_mask;
-  let below = lanes_below(lane);
   var keys: array<u32, ${kpt}>;
   var pos: array<u32, ${kpt}>;
   // All loads first, so they are in flight together.
@@ -434,10 +453,15 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
   let n = workgroupUniformLoad(&n_shared);
   let tile_start = tile * ${tile}u;
   if (tile >= params.num_tiles || tile_start >= n) { return; }
+  ${RANK_SETUP_WGSL}
   ${rankTileWgsl(config, order, pairs, 'digit_total[d]')}
+  // Loaded here, not before ranking: held through it, they cost the pairs kernel (H100, 2^27: 6.69 ms
+  // against 6.20 loaded here; docs/bench/2026-11-26-h100 run 3).
+  let chunk = tile / params.tiles_per_chunk;
   for (var q = 0u; q < ${dpt}u; q++) {
     let d = slot * ${dpt}u + q;
-    scatter_base[d] = digit_start[q] + row_prefix[d * params.num_tiles + tile] - tile_digit_start[q];
+    let tile_out = row_prefix[d * params.num_chunks + chunk] + tile_prefix[tile * ${RADIX}u + d];
+    scatter_base[d] = digit_start[q] + tile_out - tile_digit_start[q];
   }
   ${scatterTileWgsl(config, pairs)}
 }

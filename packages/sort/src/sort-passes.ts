@@ -1,5 +1,4 @@
 import { type DeviceArray, InputError, type Recorder } from '@weft/gpu';
-import { downsweepChunkWgsl, type RankCounters } from './chunk-downsweep-wgsl.ts';
 import {
   CONTROL_WORDS,
   globalHistWgsl,
@@ -37,23 +36,17 @@ export interface SortTuning {
    */
   wideMasks?: boolean;
   /**
-   * Reduce-then-scan: consecutive tiles one workgroup counts and then ranks in turn, carrying its offsets
-   * (default {@link defaultTilesPerChunk}). More tiles a chunk shorten the rows the row scan walks.
+   * Reduce-then-scan: consecutive tiles the upsweep counts in one workgroup (default
+   * {@link defaultTilesPerChunk}). More tiles a chunk shorten the rows the row scan walks.
    */
   tilesPerChunk?: number;
-  /**
-   * Reduce-then-scan ranking: `packed` (default) or `wide` counters with early counts
-   * ({@link RankCounters}); `late` counts while ranking and adds the subgroups' offsets after (the
-   * OneSweep kernel's ranking; one tile a workgroup).
-   */
-  ranking?: RankCounters | 'late';
   /** OneSweep: polls of a predecessor's status before counting its keys itself (default 64). */
   maxSpin?: number;
   /** OneSweep test hook: never trust odd tiles' published counts, so the fallback path always runs. */
   distrustOddTiles?: boolean;
 }
 
-/** Tiles a chunk has at most by default: rows 8x shorter, still 2^27 keys in 4096 workgroups. */
+/** Tiles a chunk has at most by default: rows 8x shorter, still 2^27 keys in 4096 upsweep workgroups. */
 const MAX_TILES_PER_CHUNK = 8;
 /** Chunks to keep at least, so every SM of a large GPU has several to take in turn. */
 const MIN_CHUNKS = 2048;
@@ -105,26 +98,23 @@ function passBindings(src: PassArrays, dst: PassArrays): Record<string, DeviceAr
 }
 
 /**
- * Reduce-then-scan: per pass an upsweep (chunk digit counts), a scan of each digit's row over chunks, and
- * a downsweep. Reads the keys twice per pass. Scratch: 256 x chunks + 256 u32.
+ * Reduce-then-scan: per pass an upsweep (chunk digit counts and each tile's prefix in its chunk), a scan of
+ * each digit's row over chunks, and a downsweep. Reads the keys twice per pass. Scratch: 256 x (tiles +
+ * chunks + 1) u32.
  */
 export async function prepareReduceThenScan(ctx: PassContext): Promise<RecordPass> {
   const { rec, config, numTiles, countArray } = ctx;
   const device = rec.device;
-  const ranking = ctx.tuning.ranking ?? 'packed';
   const asked = ctx.tuning.tilesPerChunk;
   if (asked !== undefined && (!Number.isInteger(asked) || asked < 1 || asked > 1024)) {
     throw new InputError(`tilesPerChunk must be an integer in [1, 1024], got ${asked}`, 'sort tuning');
   }
-  if (ranking === 'late' && asked !== undefined && asked !== 1) {
-    throw new InputError(`ranking 'late' ranks one tile a workgroup; tilesPerChunk must be 1`, 'sort tuning');
-  }
-  const tilesPerChunk = ranking === 'late' ? 1 : (asked ?? defaultTilesPerChunk(numTiles));
+  const tilesPerChunk = asked ?? defaultTilesPerChunk(numTiles);
   const numChunks = Math.ceil(numTiles / tilesPerChunk);
   const [upsweep, rowScan, downsweep] = await Promise.all([
     device.kernel({
       label: 'radix upsweep',
-      bindings: { keys_in: read, row_prefix: write, count: read },
+      bindings: { keys_in: read, row_prefix: write, tile_prefix: write, count: read },
       params: RADIX_PARAMS,
       code: upsweepWgsl(config, ctx.order),
     }),
@@ -142,18 +132,17 @@ export async function prepareReduceThenScan(ctx: PassContext): Promise<RecordPas
         keys_out: write,
         ...(ctx.pairs ? { values_in: read, values_out: write } : {}),
         row_prefix: read,
+        tile_prefix: read,
         digit_total: read,
         count: read,
       },
       params: RADIX_PARAMS,
-      code:
-        ranking === 'late'
-          ? downsweepWgsl(config, ctx.pairs, ctx.order)
-          : downsweepChunkWgsl(config, ctx.pairs, ctx.order, ranking),
+      code: downsweepWgsl(config, ctx.pairs, ctx.order),
       subgroups: true,
     }),
   ]);
   const rowPrefix = rec.scratch('u32', RADIX * numChunks, 'sort chunk prefixes');
+  const tilePrefix = rec.scratch('u32', RADIX * numTiles, 'sort tile prefixes in chunks');
   const digitTotal = rec.scratch('u32', RADIX, 'sort digit totals');
   return (p, src, dst) => {
     const params = {
@@ -164,7 +153,7 @@ export async function prepareReduceThenScan(ctx: PassContext): Promise<RecordPas
       ...digitParams(ctx, p),
     };
     rec.dispatch(upsweep, {
-      bindings: { keys_in: src.keys, row_prefix: rowPrefix, count: countArray },
+      bindings: { keys_in: src.keys, row_prefix: rowPrefix, tile_prefix: tilePrefix, count: countArray },
       params,
       workgroups: numChunks,
     });
@@ -177,11 +166,12 @@ export async function prepareReduceThenScan(ctx: PassContext): Promise<RecordPas
       bindings: {
         ...passBindings(src, dst),
         row_prefix: rowPrefix,
+        tile_prefix: tilePrefix,
         digit_total: digitTotal,
         count: countArray,
       },
       params,
-      workgroups: numChunks,
+      workgroups: numTiles,
     });
   };
 }

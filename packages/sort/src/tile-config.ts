@@ -18,30 +18,15 @@ export interface TileTuning {
   workgroupSize?: number;
   /** Rank with 128-lane (vec4) ballot masks even where subgroups have at most 32 lanes (tests). */
   wideMasks?: boolean;
-  /**
-   * The reduce-then-scan downsweep's ranking: `wide` keeps a word per digit and subgroup (256), the others
-   * two 16-bit counters a word (128).
-   */
-  ranking?: 'packed' | 'wide' | 'late';
 }
 
 function sharedWords(threads: number, keysPerThread: number): number {
   return threads * keysPerThread;
 }
 
-function sharedBytes(
-  threads: number,
-  keysPerThread: number,
-  maxSubgroups: number,
-  counterWords: number,
-): number {
-  // staged + rank counters + local_start, scatter_base, fallback_hist + sg_totals + flags and counters (+ slack)
-  return (
-    4 * (sharedWords(threads, keysPerThread) + counterWords * maxSubgroups) +
-    12 * RADIX +
-    8 * maxSubgroups +
-    96
-  );
+function sharedBytes(threads: number, keysPerThread: number, maxSubgroups: number): number {
+  // staged + hist + local_start, global_base, fallback_hist + sg_totals + flags and counters (+ slack)
+  return 4 * (sharedWords(threads, keysPerThread) + 128 * maxSubgroups) + 12 * RADIX + 8 * maxSubgroups + 96;
 }
 
 /**
@@ -55,7 +40,6 @@ export function radixTileConfig(device: WeftDevice, tuning: TileTuning = {}): Ra
     );
   }
   const { keysPerThread, workgroupSize } = tuning;
-  const counterWords = tuning.ranking === 'wide' ? 256 : 128;
   // One-word ballots need every lane below 32; an adapter that does not say gets the 128-lane masks.
   const maskWords: 1 | 4 =
     !tuning.wideMasks && device.adapter.subgroupMaxSize !== undefined && device.adapter.subgroupMaxSize <= 32
@@ -93,7 +77,7 @@ export function radixTileConfig(device: WeftDevice, tuning: TileTuning = {}): Ra
     const maxSubgroups = Math.max(1, Math.floor(threads / minSubgroup));
     for (const kpt of candidates) {
       smallest = { threads, kpt, maxSubgroups };
-      if (sharedBytes(threads, kpt, maxSubgroups, counterWords) <= limit) {
+      if (sharedBytes(threads, kpt, maxSubgroups) <= limit) {
         return {
           threads,
           keysPerThread: kpt,
@@ -106,7 +90,7 @@ export function radixTileConfig(device: WeftDevice, tuning: TileTuning = {}): Ra
   }
   throw new DeviceLimitError(
     `radix sort workgroup memory (${smallest.threads} threads, ${smallest.kpt} keys per thread, subgroups of ${minSubgroup} lanes)`,
-    sharedBytes(smallest.threads, smallest.kpt, smallest.maxSubgroups, counterWords),
+    sharedBytes(smallest.threads, smallest.kpt, smallest.maxSubgroups),
     'maxComputeWorkgroupStorageSize',
     limit,
   );

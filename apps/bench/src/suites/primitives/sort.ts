@@ -131,15 +131,13 @@ export const tuneCases: BenchCase[] = [
   sortPairsVariant('sort pairs u32/u32 kpt 24', { tuning: { keysPerThread: 24 } }),
   sortPairsVariant('sort pairs u32/u32 wg 128', { tuning: { workgroupSize: 128 } }),
   sortPairsVariant('sort pairs u32/u32 (onesweep)', { algorithm: 'onesweep' }),
-  // Reduce-then-scan's downsweep: its rankings and chunk lengths (2^27 keys default to 8 tiles a chunk).
-  sortKeysVariant('sort keys u32 (late counts)', { tuning: { ranking: 'late' } }),
-  sortKeysVariant('sort keys u32 (wide counters)', { tuning: { ranking: 'wide' } }),
-  sortKeysVariant('sort keys u32 (wide counters) kpt 14', { tuning: { ranking: 'wide', keysPerThread: 14 } }),
+  // Reduce-then-scan: the upsweep's chunk lengths (2^27 keys default to 8 tiles a chunk).
   sortKeysVariant('sort keys u32 chunk 1', { tuning: { tilesPerChunk: 1 } }),
   sortKeysVariant('sort keys u32 chunk 4', { tuning: { tilesPerChunk: 4 } }),
   sortKeysVariant('sort keys u32 chunk 16', { tuning: { tilesPerChunk: 16 } }),
-  sortPairsVariant('sort pairs u32/u32 (late counts)', { tuning: { ranking: 'late' } }),
-  sortPairsVariant('sort pairs u32/u32 (wide counters)', { tuning: { ranking: 'wide' } }),
+  sortKeysVariant('sort keys u32 chunk 32', { tuning: { tilesPerChunk: 32 } }),
+  sortPairsVariant('sort pairs u32/u32 chunk 1', { tuning: { tilesPerChunk: 1 } }),
+
   sortKeysVariant('sort keys u32 spin 8', { tuning: { maxSpin: 8 } }),
   sortKeysVariant('sort keys u32 spin 4096', { tuning: { maxSpin: 4096 } }),
 ];
