@@ -47,8 +47,8 @@ export interface SortOptions {
    * decoupled look-back with fallback. `reduce-then-scan`: an extra read of the keys per pass, no
    * inter-workgroup communication. `auto` (default): OneSweep below {@link AUTO_REDUCE_THEN_SCAN_FROM}
    * keys, reduce-then-scan from there (on the H100 its extra read costs less than the look-back's
-   * latency on large inputs: 2^27 keys 4.97 ms against 6.36 ms, pairs 6.20 against 7.11, in
-   * docs/bench/2026-11-25-h100 run 13; small sorts favour OneSweep's fewer kernels).
+   * latency on large inputs: 2^27 keys 4.61 ms against 6.36 ms, pairs 6.24 against 7.12, 2^24 keys 0.655
+   * against 0.839, in docs/bench/2026-11-26-h100 run 6; at 2^22 OneSweep's fewer kernels win).
    */
   algorithm?: 'auto' | 'onesweep' | 'reduce-then-scan';
   /** Benchmark and test knobs. */
@@ -75,7 +75,8 @@ export interface SortPairsOptions extends SortOptions {
  * the device's pool until the submit completes (with an odd number of passes, 1 or 3, i.e. `bits` <= 8 or
  * 17..24, the result is copied back). Scratch per call, all from the pool: `count` u32 for keys (+ `count`
  * for values) when in place or with more than one pass; OneSweep: passes * 256 * tiles u32 of look-back
- * status (about count / 16 words per pass; tile = 4096 keys) + 1028 u32; reduce-then-scan: 256 * tiles u32.
+ * status (about count / 16 words per pass; tile = 4096 keys) + 1028 u32; reduce-then-scan: 256 * (tiles +
+ * chunks + 1) u32 (a chunk is up to 8 tiles).
  */
 export async function sortKeys(target: Target, keys: DeviceArray, options: SortKeysOptions = {}) {
   await radixSort(target, 'sortKeys', keys, undefined, options.output, undefined, options);

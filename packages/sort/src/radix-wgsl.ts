@@ -455,8 +455,8 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
   if (tile >= params.num_tiles || tile_start >= n) { return; }
   ${RANK_SETUP_WGSL}
   ${rankTileWgsl(config, order, pairs, 'digit_total[d]')}
-  // Loaded here, not before ranking: held through it, they cost the pairs kernel (H100, 2^27: 6.69 ms
-  // against 6.20 loaded here; docs/bench/2026-11-26-h100 run 3).
+  // Loaded after ranking (H100, 2^27 pairs, docs/bench/2026-11-26-h100: 6.21 ms in run 5; loaded before it
+  // into registers 6.69 in run 3, into workgroup memory 6.43 in run 5).
   let chunk = tile / params.tiles_per_chunk;
   for (var q = 0u; q < ${dpt}u; q++) {
     let d = slot * ${dpt}u + q;
