@@ -56,7 +56,7 @@ const PARAMS = {
   /** This pass's digit bits: 0xff, fewer in a last pass when sorting only the low `bits`. */
   digit_mask: 'u32',
   num_tiles: 'u32',
-  /** Reduce-then-scan: consecutive tiles one workgroup counts and ranks in turn (a chunk). */
+  /** Reduce-then-scan: consecutive tiles one upsweep workgroup counts (a chunk). */
   tiles_per_chunk: 'u32',
   /** Chunks (rows of \`row_prefix\` have one entry per chunk). */
   num_chunks: 'u32',
@@ -186,7 +186,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
   let slot = w * sg_size + lane;
   let row = digit * params.num_chunks;
   var carry = 0u;
-  // Each round scans 4 consecutive tiles per slot.
+  // Each round scans 4 consecutive chunks per slot.
   for (var base = 0u; base < active_chunks; base += ${4 * t}u) {
     let t0 = base + slot * 4u;
     var v = vec4<u32>(0u);

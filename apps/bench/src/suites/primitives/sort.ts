@@ -137,7 +137,6 @@ export const tuneCases: BenchCase[] = [
   sortKeysVariant('sort keys u32 chunk 16', { tuning: { tilesPerChunk: 16 } }),
   sortKeysVariant('sort keys u32 chunk 32', { tuning: { tilesPerChunk: 32 } }),
   sortPairsVariant('sort pairs u32/u32 chunk 1', { tuning: { tilesPerChunk: 1 } }),
-
   sortKeysVariant('sort keys u32 spin 8', { tuning: { maxSpin: 8 } }),
   sortKeysVariant('sort keys u32 spin 4096', { tuning: { maxSpin: 4096 } }),
 ];
