@@ -176,25 +176,62 @@ function withMargin(iterations: number): number {
 }
 
 /**
- * Steps a replay of label propagation needs, found untimed: the first run's count with a margin, doubled until
- * a replay validates (up to 64x). On a 30 x 30 grid `connectedComponents` reports 16 iterations but a replay
- * in a timed recorder needs more than 36 steps; steps past convergence cost little (empty frontiers).
+ * Steps a replay of label propagation always converges in, whatever order its atomics land in: the largest
+ * hop distance (either edge direction) from a component's smallest vertex to any vertex of it. After step k,
+ * every vertex within k + 1 hops of that vertex holds its label: a vertex whose label drops is appended to the
+ * next frontier (unique appends, never past capacity), so it pushes the new label in the next step. Found by
+ * a breadth-first search per component on the host. (A replay of the first run's count, even doubled until one
+ * validated, was not enough: a timed replay under load failed validation on a 256 x 256 grid.)
  */
-async function calibrateSteps(
-  device: WeftDevice,
-  problem: ComponentsProblem,
-  iterations: number,
-  check: () => Promise<string | null>,
-): Promise<number> {
-  let steps = withMargin(iterations);
-  for (let tries = 0; tries < 6; tries++, steps *= 2) {
-    const rec = device.recorder({ label: 'cc calibration', timing: true });
-    await problem.reset(rec);
-    await recordSteps(rec, problem, steps);
-    await rec.submit();
-    if ((await check()) === null) return steps;
+export function labelPropagationSteps(csr: HostCsr): number {
+  const n = csr.vertexCount;
+  let offsets = csr.offsets;
+  let targets = csr.targets;
+  if (csr.directed) {
+    // Components are weak: walk each arc both ways.
+    const degree = new Uint32Array(n + 1);
+    for (let u = 0; u < n; u++) {
+      for (let k = csr.offsets[u]!; k < csr.offsets[u + 1]!; k++) {
+        degree[u + 1]!++;
+        degree[csr.targets[k]! + 1]!++;
+      }
+    }
+    for (let v = 0; v < n; v++) degree[v + 1]! += degree[v]!;
+    const fill = degree.slice(0, n);
+    const both = new Uint32Array(degree[n]!);
+    for (let u = 0; u < n; u++) {
+      for (let k = csr.offsets[u]!; k < csr.offsets[u + 1]!; k++) {
+        const v = csr.targets[k]!;
+        both[fill[u]!++] = v;
+        both[fill[v]!++] = u;
+      }
+    }
+    offsets = degree;
+    targets = both;
   }
-  return steps;
+  const dist = new Int32Array(n).fill(-1);
+  const queue = new Uint32Array(n);
+  let farthest = 0;
+  // In increasing order, the first vertex not yet reached is its component's smallest.
+  for (let s = 0; s < n; s++) {
+    if (dist[s]! >= 0) continue;
+    dist[s] = 0;
+    let head = 0;
+    let tail = 0;
+    queue[tail++] = s;
+    while (head < tail) {
+      const u = queue[head++]!;
+      for (let k = offsets[u]!; k < offsets[u + 1]!; k++) {
+        const v = targets[k]!;
+        if (dist[v]! < 0) {
+          dist[v] = dist[u]! + 1;
+          farthest = Math.max(farthest, dist[v]!);
+          queue[tail++] = v;
+        }
+      }
+    }
+  }
+  return farthest;
 }
 
 /** `select` that skips the untimed first run when the same source is selected again (setup, then the harness). */
@@ -455,9 +492,7 @@ function componentsCase(input: GraphInput, algorithm: ComponentsAlgorithm = 'uni
       };
       // Union-find finishes in its one step whatever order its atomics land in: no calibration.
       const steps =
-        algorithm === 'label-propagation'
-          ? await calibrateSteps(device, problem, iterations, validate)
-          : iterations;
+        algorithm === 'label-propagation' ? Math.max(iterations, labelPropagationSteps(csr)) : iterations;
       return {
         trace: async () =>
           fromLibrary(
