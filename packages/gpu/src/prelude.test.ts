@@ -1,9 +1,43 @@
 import { gpuTest } from '@weft/testing';
 import { describe, expect, it } from 'vitest';
+import type { WeftDevice } from './index.ts';
 
 /** Trailing zero bits of a u32, 32 for 0 (WGSL's countTrailingZeros). */
 function trailingZeros(x: number): number {
   return x === 0 ? 32 : 31 - Math.clz32(x & -x);
+}
+
+/** Runs `call` (a WGSL expression of `words[i]`) on each element of `words` (`elem`: its WGSL type). */
+async function applyPerElement(
+  device: WeftDevice,
+  elem: 'u32' | 'vec4<u32>',
+  data: Uint32Array,
+  call: string,
+): Promise<number[]> {
+  const count = elem === 'u32' ? data.length : data.length / 4;
+  const words = device.upload(data);
+  const out = device.array('u32', count);
+  const k = await device.kernel({
+    label: `prelude ${call}`,
+    bindings: {
+      words: { type: `array<${elem}>`, access: 'read' },
+      out: { type: 'array<u32>', access: 'read_write' },
+    },
+    params: { n: 'u32' },
+    code: /* wgsl */ `
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
+  let i = gid.x;
+  if (i < params.n) { out[i] = ${call}; }
+}`,
+  });
+  const rec = device.recorder();
+  rec.dispatch(k, { bindings: { words, out }, params: { n: count }, workgroups: Math.ceil(count / 64) });
+  await rec.submit();
+  const got = Array.from(await out.download());
+  words.destroy();
+  out.destroy();
+  return got;
 }
 
 describe('PRELUDE weft_trailing_zeros', () => {
@@ -17,33 +51,14 @@ describe('PRELUDE weft_trailing_zeros', () => {
         // Clear a random number of low bits so every answer 0..31 appears often.
         inputs.push((s >>> 0) & (~(2 ** (i % 32) - 1) >>> 0));
       }
-      const words = device.upload(new Uint32Array(inputs));
-      const out = device.array('u32', inputs.length);
-      const k = await device.kernel({
-        label: 'trailing zeros',
-        bindings: {
-          words: { type: 'array<u32>', access: 'read' },
-          out: { type: 'array<u32>', access: 'read_write' },
-        },
-        params: { n: 'u32' },
-        code: /* wgsl */ `
-@compute @workgroup_size(64)
-fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
-  if (gid.x < params.n) { out[gid.x] = weft_trailing_zeros(words[gid.x]); }
-}`,
-      });
-      const rec = device.recorder();
-      rec.dispatch(k, {
-        bindings: { words, out },
-        params: { n: inputs.length },
-        workgroups: Math.ceil(inputs.length / 64),
-      });
-      await rec.submit();
-      const got = await out.download();
+      const got = await applyPerElement(
+        device,
+        'u32',
+        new Uint32Array(inputs),
+        'weft_trailing_zeros(words[i])',
+      );
       const want = inputs.map((x) => trailingZeros(x >>> 0));
-      expect(Array.from(got)).toEqual(want);
-      words.destroy();
-      out.destroy();
+      expect(got).toEqual(want);
     });
   });
 
@@ -59,36 +74,17 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
         if (bit % 3 === 0) m[w] = (m[w]! | 0x80000000) >>> 0;
         masks.push(m);
       }
-      const words = device.upload(new Uint32Array(masks.flat()));
-      const out = device.array('u32', masks.length);
-      const k = await device.kernel({
-        label: 'trailing zeros of vec4 masks',
-        bindings: {
-          words: { type: 'array<vec4<u32>>', access: 'read' },
-          out: { type: 'array<u32>', access: 'read_write' },
-        },
-        params: { n: 'u32' },
-        code: /* wgsl */ `
-@compute @workgroup_size(64)
-fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
-  if (gid.x < params.n) { out[gid.x] = weft_trailing_zeros4(words[gid.x]); }
-}`,
-      });
-      const rec = device.recorder();
-      rec.dispatch(k, {
-        bindings: { words, out },
-        params: { n: masks.length },
-        workgroups: Math.ceil(masks.length / 64),
-      });
-      await rec.submit();
-      const got = await out.download();
+      const got = await applyPerElement(
+        device,
+        'vec4<u32>',
+        new Uint32Array(masks.flat()),
+        'weft_trailing_zeros4(words[i])',
+      );
       const want = masks.map((m) => {
         const w = m.findIndex((x) => x !== 0);
         return w < 0 ? 128 : 32 * w + trailingZeros(m[w]!);
       });
-      expect(Array.from(got)).toEqual(want);
-      words.destroy();
-      out.destroy();
+      expect(got).toEqual(want);
     });
   });
 });

@@ -16,7 +16,6 @@ import {
   digitWgsl,
   ITEM_COUNT,
   RADIX,
-  RANK_SETUP_WGSL,
   type RadixTileConfig,
   rankTileWgsl,
   scatterTileWgsl,
@@ -150,7 +149,6 @@ fn main(@builtin(local_invocation_index) lid: u32,
   let tile = workgroupUniformLoad(&tile_shared);
   let tile_start = tile * ${tile}u;
   if (tile >= params.num_tiles || tile_start >= n) { return; }
-  ${RANK_SETUP_WGSL}
   ${rankTileWgsl(
     config,
     order,

@@ -68,6 +68,8 @@ fn item_count() -> u32 {
   if (params.gpu_count != 0u) { return min(count[params.count_index], params.n); }
   return params.n;
 }
+// a / b rounded up, without the overflow of (a + b - 1) / b near 2^32.
+fn ceil_div(a: u32, b: u32) -> u32 { return a / b + select(0u, 1u, a % b != 0u); }
 `;
 
 /**
@@ -113,7 +115,7 @@ export function upsweepWgsl(config: RadixTileConfig, order: KeyOrder): string {
   const kpt = config.keysPerThread;
   const t = config.threads;
   const tile = tileSize(config);
-  const dpt = RADIX / t;
+  const dpt = digitsPerThread(config);
   return /* wgsl */ `
 ${digitWgsl(order)}
 ${ITEM_COUNT}
@@ -129,7 +131,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
   for (var d = lid; d < ${2 * RADIX}u; d += ${t}u) { atomicStore(&hist[d], 0u); }
   if (lid == 0u) { n_shared = item_count(); }
   let n = workgroupUniformLoad(&n_shared);
-  let active_tiles = n / ${tile}u + select(0u, 1u, n % ${tile}u != 0u);
+  let active_tiles = ceil_div(n, ${tile}u);
   let first_tile = chunk * params.tiles_per_chunk;
   // Chunks past the count write nothing: row_scan treats them as empty.
   if (chunk >= params.num_chunks || first_tile >= active_tiles) { return; }
@@ -148,7 +150,10 @@ ${unrolled(
       if (i < n) { keys[${j}] = keys_in[i]; }`,
 )}
 ${unrolled(kpt, (j) => `   if (tile_start + ${j} * ${t}u + lid < n) { atomicAdd(&hist[half + digit_of(keys[${j}])], 1u); }`)}
-    for (var q = 0u; q < ${dpt}u; q++) { tile_prefix[tile * ${RADIX}u + lid * ${dpt}u + q] = running[q]; }
+    // With one tile a chunk every tile's prefix in its chunk is 0: neither written nor read.
+    if (params.tiles_per_chunk > 1u) {
+      for (var q = 0u; q < ${dpt}u; q++) { tile_prefix[tile * ${RADIX}u + lid * ${dpt}u + q] = running[q]; }
+    }
     workgroupBarrier();
     for (var q = 0u; q < ${dpt}u; q++) {
       let at = half + lid * ${dpt}u + q;
@@ -175,11 +180,8 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
   let digit = wid.x;
   if (lid == 0u) { n_shared = item_count(); atomicStore(&subgroup_ticket, 0u); }
   let n = workgroupUniformLoad(&n_shared);
-  let active_tiles = n / ${tile}u + select(0u, 1u, n % ${tile}u != 0u);
   // Rows have one entry per chunk of tiles_per_chunk tiles.
-  let active_tiles_in_chunks = active_tiles / params.tiles_per_chunk
-    + select(0u, 1u, active_tiles % params.tiles_per_chunk != 0u);
-  let active_chunks = min(active_tiles_in_chunks, params.num_chunks);
+  let active_chunks = min(ceil_div(ceil_div(n, ${tile}u), params.tiles_per_chunk), params.num_chunks);
   let w = subgroup_index();
   workgroupBarrier();
   let num_sg = atomicLoad(&subgroup_ticket);
@@ -266,18 +268,6 @@ export function tileInitWgsl(config: RadixTileConfig): string {
 }
 
 /**
- * The ranking's per-thread constants, once per workgroup before {@link rankTileWgsl}: subgroup `w` ranks the
- * contiguous block [w * sg_size * KPT, +sg_size * KPT) of a tile, KPT rounds of sg_size consecutive keys, so
- * (w, round, lane) order is input order: ranking in that order is stable.
- */
-export const RANK_SETUP_WGSL = /* wgsl */ `
-  let w = subgroup_index();
-  let slot = w * sg_size + lane;
-  let all_lanes = ballot(true);
-  let max_digit = params.digit_mask;
-  let below = lanes_below(lane);`;
-
-/**
  * Ranks the tile at `tile_start` (keys < `n` valid) stably and stages its keys in `staged` in
  * digit order. Each slot owns D = 256 / threads consecutive digits, `slot * D + q` for q < D. Leaves,
  * per owned digit q: `tile_count[q]` (keys of the digit in the tile, valid only), `digit_start[q]`
@@ -306,7 +296,14 @@ export function rankTileWgsl(
   const tile = tileSize(config);
   const dpt = digitsPerThread(config);
   return /* wgsl */ `
+  // Subgroup w ranks the contiguous block [w * sg_size * KPT, +sg_size * KPT) of the tile, KPT rounds of
+  // sg_size consecutive keys, so (w, round, lane) order is input order: ranking in that order is stable.
+  let w = subgroup_index();
+  let slot = w * sg_size + lane;
   let block = tile_start + w * sg_size * ${kpt}u;
+  let all_lanes = ballot(true);
+  let max_digit = params.digit_mask;
+  let below = lanes_below(lane);
   var keys: array<u32, ${kpt}>;
   var pos: array<u32, ${kpt}>;
   // All loads first, so they are in flight together.
@@ -453,14 +450,14 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
   let n = workgroupUniformLoad(&n_shared);
   let tile_start = tile * ${tile}u;
   if (tile >= params.num_tiles || tile_start >= n) { return; }
-  ${RANK_SETUP_WGSL}
   ${rankTileWgsl(config, order, pairs, 'digit_total[d]')}
   // Loaded after ranking (H100, 2^27 pairs, docs/bench/2026-11-26-h100: 6.21 ms in run 5; loaded before it
   // into registers 6.69 in run 3, into workgroup memory 6.43 in run 5).
   let chunk = tile / params.tiles_per_chunk;
   for (var q = 0u; q < ${dpt}u; q++) {
     let d = slot * ${dpt}u + q;
-    let tile_out = row_prefix[d * params.num_chunks + chunk] + tile_prefix[tile * ${RADIX}u + d];
+    var tile_out = row_prefix[d * params.num_chunks + chunk];
+    if (params.tiles_per_chunk > 1u) { tile_out += tile_prefix[tile * ${RADIX}u + d]; }
     scatter_base[d] = digit_start[q] + tile_out - tile_digit_start[q];
   }
   ${scatterTileWgsl(config, pairs)}

@@ -18,6 +18,7 @@ import {
 } from '@weft/algorithms';
 import type { Recorder, WeftDevice } from '@weft/gpu';
 import {
+  cscFromCsr,
   csrFromEdgeList,
   type FrontierQueue,
   grid,
@@ -185,30 +186,8 @@ function withMargin(iterations: number): number {
  */
 export function labelPropagationSteps(csr: HostCsr): number {
   const n = csr.vertexCount;
-  let offsets = csr.offsets;
-  let targets = csr.targets;
-  if (csr.directed) {
-    // Components are weak: walk each arc both ways.
-    const degree = new Uint32Array(n + 1);
-    for (let u = 0; u < n; u++) {
-      for (let k = csr.offsets[u]!; k < csr.offsets[u + 1]!; k++) {
-        degree[u + 1]!++;
-        degree[csr.targets[k]! + 1]!++;
-      }
-    }
-    for (let v = 0; v < n; v++) degree[v + 1]! += degree[v]!;
-    const fill = degree.slice(0, n);
-    const both = new Uint32Array(degree[n]!);
-    for (let u = 0; u < n; u++) {
-      for (let k = csr.offsets[u]!; k < csr.offsets[u + 1]!; k++) {
-        const v = csr.targets[k]!;
-        both[fill[u]!++] = v;
-        both[fill[v]!++] = u;
-      }
-    }
-    offsets = degree;
-    targets = both;
-  }
+  // Components are weak: a directed graph's arcs are walked both ways.
+  const csc = csr.directed ? cscFromCsr(csr) : undefined;
   const dist = new Int32Array(n).fill(-1);
   const queue = new Uint32Array(n);
   let farthest = 0;
@@ -219,16 +198,16 @@ export function labelPropagationSteps(csr: HostCsr): number {
     let head = 0;
     let tail = 0;
     queue[tail++] = s;
+    const reach = (u: number, v: number) => {
+      if (dist[v]! >= 0) return;
+      dist[v] = dist[u]! + 1;
+      farthest = Math.max(farthest, dist[v]!);
+      queue[tail++] = v;
+    };
     while (head < tail) {
       const u = queue[head++]!;
-      for (let k = offsets[u]!; k < offsets[u + 1]!; k++) {
-        const v = targets[k]!;
-        if (dist[v]! < 0) {
-          dist[v] = dist[u]! + 1;
-          farthest = Math.max(farthest, dist[v]!);
-          queue[tail++] = v;
-        }
-      }
+      for (let k = csr.offsets[u]!; k < csr.offsets[u + 1]!; k++) reach(u, csr.targets[k]!);
+      if (csc) for (let k = csc.inOffsets[u]!; k < csc.inOffsets[u + 1]!; k++) reach(u, csc.sources[k]!);
     }
   }
   return farthest;
