@@ -12,6 +12,10 @@ For each pipeline it prints the workgroup memory in bytes, the workgroups per SM
 the registers per thread and the size of the machine code. `--code DIR` writes each pipeline's machine
 code to DIR/<n>.bin for `nvdisasm -b SM90 DIR/<n>.bin` (the CUDA toolkit is on the GPU machine; data
 follows the code, so nvdisasm reports illegal instructions past the last EXIT: cut the file there).
+`--sass` (with `--code`) does that itself: it writes DIR/<n>.sass, cut at the first illegal address, and
+prints per pipeline the instructions and the counts that bounded the radix sort's kernels (barriers,
+workgroup-memory loads, stores and atomics, subgroup votes and shuffles, and local-memory spills; see
+docs/bench/2026-11-27-h100).
 
 The format is undocumented. What this reads was worked out on driver 580.159.04 (H100, 2026-11-25) and
 checked against kernels of known workgroup memory and the register count nvdisasm printed:
@@ -69,6 +73,40 @@ def entries(bin_path: str):
                 yield raw
 
 
+# An instruction line of nvdisasm: /*0cc0*/  [@P0 | @!P0 | @!UP1 ...] OPCODE.MODIFIERS operands ;
+INSTRUCTION = re.compile(r'^\s*/\*[0-9a-f]{4,}\*/\s+(?:@!?U?P[0-9T]\s+)?([A-Z][A-Z0-9]*)')
+# Opcodes counted per pipeline by --sass (LDL/STL: registers spilled to local memory).
+COUNTED = ['BAR', 'LDS', 'STS', 'ATOMS', 'VOTE', 'SHFL', 'LDL', 'STL']
+
+
+def opcode_counts(sass: str) -> dict[str, int]:
+    """Instructions of an nvdisasm listing by opcode (modifiers dropped), plus their total under 'all'."""
+    counts: dict[str, int] = {'all': 0}
+    for line in sass.splitlines():
+        m = INSTRUCTION.match(line)
+        if m:
+            counts['all'] += 1
+            counts[m.group(1)] = counts.get(m.group(1), 0) + 1
+    return counts
+
+
+def disassemble(bin_path: str, nvdisasm: str) -> str:
+    """nvdisasm's listing of bin_path, cut before the first address it cannot decode (the data after the code)."""
+    run = subprocess.run([nvdisasm, '-b', 'SM90', bin_path], capture_output=True, text=True)
+    bad = re.search(r'address (0x[0-9a-f]+)', run.stderr)
+    if bad:
+        with open(bin_path, 'rb') as f:
+            code = f.read()[: int(bad.group(1), 16)]
+        cut = bin_path[:-4] + '.cut'
+        with open(cut, 'wb') as f:
+            f.write(code)
+        run = subprocess.run([nvdisasm, '-b', 'SM90', cut], capture_output=True, text=True)
+        os.remove(cut)
+    if run.returncode != 0:
+        sys.exit(f'{nvdisasm} failed on {bin_path}: {run.stderr.strip()}')
+    return run.stdout
+
+
 def setting(text: str, key: str) -> int | None:
     m = re.search(key + r': (0x[0-9A-Fa-f]+)', text)
     return int(m.group(1), 16) if m else None
@@ -78,7 +116,11 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     ap.add_argument('cache', help='the folder given as __GL_SHADER_DISK_CACHE_PATH')
     ap.add_argument('--code', help='write each pipeline\'s machine code to this folder')
+    ap.add_argument('--sass', action='store_true', help='with --code: disassemble each pipeline and count opcodes')
+    ap.add_argument('--nvdisasm', default=shutil.which('nvdisasm') or '/usr/local/cuda/bin/nvdisasm')
     args = ap.parse_args()
+    if args.sass and not args.code:
+        ap.error('--sass needs --code DIR')
     if args.code:
         os.makedirs(args.code, exist_ok=True)
     n = 0
@@ -98,6 +140,15 @@ def main() -> None:
                 with open(os.path.join(args.code, f'{n}.bin'), 'wb') as f:
                     f.write(code)
             n += 1
+    if args.sass:
+        print()
+        print('pipeline  instructions  ' + '  '.join(f'{op:>5}' for op in COUNTED))
+        for k in range(n):
+            sass = disassemble(os.path.join(args.code, f'{k}.bin'), args.nvdisasm)
+            with open(os.path.join(args.code, f'{k}.sass'), 'w') as f:
+                f.write(sass)
+            counts = opcode_counts(sass)
+            print(f'{k:8d}  {counts["all"]:12d}  ' + '  '.join(f'{counts.get(op, 0):5d}' for op in COUNTED))
 
 
 if __name__ == '__main__':
