@@ -75,8 +75,8 @@ export interface SortPairsOptions extends SortOptions {
  * the device's pool until the submit completes (with an odd number of passes, 1 or 3, i.e. `bits` <= 8 or
  * 17..24, the result is copied back). Scratch per call, all from the pool: `count` u32 for keys (+ `count`
  * for values) when in place or with more than one pass; OneSweep: passes * 256 * tiles u32 of look-back
- * status (about count / 16 words per pass; tile = 4096 keys) + 1028 u32; reduce-then-scan: 256 * (tiles +
- * chunks + 1) u32 (a chunk is up to 8 tiles).
+ * status (about count / 16 words per pass; tile = 4096 keys) + 1028 u32; reduce-then-scan: 256 * (chunks + 1)
+ * u32, plus 256 * tiles u32 when a chunk has more than one tile (up to 8; by default from 4096 tiles on).
  */
 export async function sortKeys(target: Target, keys: DeviceArray, options: SortKeysOptions = {}) {
   await radixSort(target, 'sortKeys', keys, undefined, options.output, undefined, options);

@@ -99,8 +99,8 @@ function passBindings(src: PassArrays, dst: PassArrays): Record<string, DeviceAr
 
 /**
  * Reduce-then-scan: per pass an upsweep (chunk digit counts and each tile's prefix in its chunk), a scan of
- * each digit's row over chunks, and a downsweep. Reads the keys twice per pass. Scratch: 256 x (tiles +
- * chunks + 1) u32.
+ * each digit's row over chunks, and a downsweep. Reads the keys twice per pass. Scratch: 256 x (chunks + 1)
+ * u32, plus 256 x tiles u32 of tile prefixes when a chunk has more than one tile.
  */
 export async function prepareReduceThenScan(ctx: PassContext): Promise<RecordPass> {
   const { rec, config, numTiles, countArray } = ctx;
@@ -142,7 +142,12 @@ export async function prepareReduceThenScan(ctx: PassContext): Promise<RecordPas
     }),
   ]);
   const rowPrefix = rec.scratch('u32', RADIX * numChunks, 'sort chunk prefixes');
-  const tilePrefix = rec.scratch('u32', RADIX * numTiles, 'sort tile prefixes in chunks');
+  // With one tile a chunk the kernels neither write nor read tile prefixes: a token binding, not n / 16 words.
+  const tilePrefix = rec.scratch(
+    'u32',
+    tilesPerChunk > 1 ? RADIX * numTiles : 4,
+    'sort tile prefixes in chunks',
+  );
   const digitTotal = rec.scratch('u32', RADIX, 'sort digit totals');
   return (p, src, dst) => {
     const params = {
