@@ -110,7 +110,12 @@ ${unrolled(
 `;
 }
 
-export function onesweepWgsl(config: RadixTileConfig, pairs: boolean, order: KeyOrder): string {
+export function onesweepWgsl(
+  config: RadixTileConfig,
+  pairs: boolean,
+  order: KeyOrder,
+  stable = true,
+): string {
   const win = LOOKBACK_WINDOW;
   const tile = tileSize(config);
   const kpt = config.keysPerThread;
@@ -160,6 +165,7 @@ fn main(@builtin(local_invocation_index) lid: u32,
     if (tile == 0u) { atomicMax(&status[status_index(0u, d)], FLAG_INCLUSIVE | tile_count[q]); }
     else { atomicMax(&status[status_index(tile, d)], FLAG_AGGREGATE | tile_count[q]); }
   }`,
+    stable,
   )}
 
   // Decoupled look-back, each thread on its own digits without barriers: from the nearest earlier tile not

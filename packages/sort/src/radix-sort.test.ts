@@ -8,10 +8,10 @@ import {
   randomI32,
   randomU32,
 } from '@weft/testing';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { radixTileConfig, type SortOptions, sortAlgorithmFor, sortKeys, sortPairs } from './index.ts';
 import { orderKeyOf, padKeyOf } from './order-key.ts';
-import { tileSize } from './radix-wgsl.ts';
+import { tileSize, unorderedFirstPass } from './radix-wgsl.ts';
 import { permute, referencePermutation } from './reference.ts';
 
 function bitsOf(a: Uint32Array | Int32Array | Float32Array): Uint32Array {
@@ -93,6 +93,19 @@ describe('sortKeys / sortPairs', () => {
       for (const [name, raw] of Object.entries(patterns)) {
         await checkSort(device, 'u32', raw, name);
         await checkSort(device, 'u32', raw, `${name} descending`, { descending: true });
+      }
+      // The last tile's padding keys take the largest first digit: real keys with that digit (low byte 0xff
+      // ascending, 0x00 descending) must still come first, on both algorithms.
+      for (const low of [0xff, 0x00]) {
+        const raw = Uint32Array.from({ length: n }, () => ((Math.floor(r() * 2 ** 24) << 8) | low) >>> 0);
+        for (const algorithm of ['onesweep', 'reduce-then-scan'] as const) {
+          for (const descending of [false, true]) {
+            await checkSort(device, 'u32', raw, `low byte ${low} ${algorithm} descending=${descending}`, {
+              algorithm,
+              descending,
+            });
+          }
+        }
       }
     });
   });
@@ -302,6 +315,12 @@ describe('sortKeys / sortPairs', () => {
       'reduce-then-scan, 2 tiles a chunk, 128-thread workgroups',
       { algorithm: 'reduce-then-scan', tuning: { tilesPerChunk: 2, workgroupSize: 128 } },
     ],
+    // A keys-only u32 / i32 sort's first pass ranks unstably by default; this is its ballot ranking.
+    ['stable first pass', { tuning: { stableFirstPass: true } }],
+    [
+      'reduce-then-scan, stable first pass',
+      { algorithm: 'reduce-then-scan', tuning: { stableFirstPass: true } },
+    ],
     ['fallback on odd tiles', { tuning: { distrustOddTiles: true } }],
     ['fallback always', { tuning: { maxSpin: 0 } }],
     ['7 keys per thread', { tuning: { keysPerThread: 7 } }],
@@ -343,6 +362,47 @@ describe('sortKeys / sortPairs', () => {
       expectArrayEqual(await download(keys), want, `${name} GPU count`);
       keys.destroy();
       count.array.destroy();
+    });
+  });
+
+  it('ranks the first pass unstably only where no caller can tell: keys-only u32 / i32 over 32 bits', async () => {
+    expect(unorderedFirstPass({ type: 'u32', descending: false }, false, 32)).toBe(true);
+    expect(unorderedFirstPass({ type: 'i32', descending: true }, false, 32)).toBe(true);
+    expect(unorderedFirstPass({ type: 'u32', descending: false }, true, 32)).toBe(false); // pairs
+    expect(unorderedFirstPass({ type: 'u32', descending: false }, false, 31)).toBe(false); // high bits carried
+    expect(unorderedFirstPass({ type: 'f32', descending: false }, false, 32)).toBe(false); // NaNs tie
+    await gpuTest(async (device) => {
+      // Which downsweeps each sort compiles: the unstable one for pass 0 of keys-only u32 only.
+      const labels = async (run: () => Promise<void>) => {
+        const spy = vi.spyOn(device, 'kernel');
+        await run();
+        const got = spy.mock.calls.map(([spec]) => spec.label ?? '').filter((l) => /downsweep|pass/.test(l));
+        spy.mockRestore();
+        return got;
+      };
+      const raw = randomU32(3000, 8);
+      const keys = device.upload(raw);
+      const values = device.upload(raw);
+      for (const algorithm of ['onesweep', 'reduce-then-scan'] as const) {
+        const unstable = algorithm === 'onesweep' ? 'onesweep pass unstable' : 'radix downsweep unstable';
+        expect(await labels(() => sortKeys(device, keys, { algorithm }))).toContain(unstable);
+        const stableOnly = [
+          () => sortPairs(device, keys, values, { algorithm }),
+          () => sortKeys(device, keys, { algorithm, bits: 31 }),
+          () => sortKeys(device, keys, { algorithm, tuning: { stableFirstPass: true } }),
+        ];
+        for (const run of stableOnly) {
+          expect((await labels(run)).some((l) => l.includes('unstable'))).toBe(false);
+        }
+        // f32: every NaN maps to one order key, so every pass keeps input order.
+        const f = device.upload(randomF32(3000, 9, -1, 1));
+        expect(
+          (await labels(() => sortKeys(device, f, { algorithm }))).some((l) => l.includes('unstable')),
+        ).toBe(false);
+        f.destroy();
+      }
+      keys.destroy();
+      values.destroy();
     });
   });
 

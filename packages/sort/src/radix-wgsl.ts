@@ -48,6 +48,14 @@ export function digitsPerThread(config: RadixTileConfig): number {
   return RADIX / config.threads;
 }
 
+/**
+ * Words of the tile kernels' `hist`: a 256-digit histogram of two 16-bit halves a word per subgroup, and at
+ * least one 32-bit counter a digit (the unordered ranking counts the whole tile into one histogram).
+ */
+export function histWords(config: RadixTileConfig): number {
+  return Math.max(config.maxSubgroups * 128, RADIX);
+}
+
 const PARAMS = {
   n: 'u32',
   gpu_count: 'u32',
@@ -214,8 +222,9 @@ export function tileSharedWgsl(config: RadixTileConfig): string {
   return /* wgsl */ `
 ${slotScanWgsl(config.maxSubgroups)}
 // Per-subgroup digit histograms (two 16-bit counters per word: a subgroup ranks at most one tile,
-// 2^16 > ${tile} keys). Atomic, because leaders of digits d and d + 128 share a word.
-var<workgroup> hist: array<atomic<u32>, ${config.maxSubgroups * 128}>;
+// 2^16 > ${tile} keys). Atomic, because leaders of digits d and d + 128 share a word. The unordered
+// ranking uses the first 256 words as one 32-bit counter a digit.
+var<workgroup> hist: array<atomic<u32>, ${histWords(config)}>;
 // The tile's keys (then values) staged in sorted order: a plain array, so staging and the scatter's reads
 // are ordinary loads and stores (a separate array costs memory, but atomics are slow even uncontended).
 var<workgroup> staged: array<u32, ${config.sharedWords}>;
@@ -263,20 +272,24 @@ fn lowest_lane(m: vec4<u32>) -> u32 { return weft_trailing_zeros4(m); }`;
 /** Zeroes the per-subgroup histograms and `subgroup_ticket` (before the barrier that reads `n`). */
 export function tileInitWgsl(config: RadixTileConfig): string {
   return /* wgsl */ `
-  for (var i = lid; i < ${config.maxSubgroups * 128}u; i += ${config.threads}u) { atomicStore(&hist[i], 0u); }
+  for (var i = lid; i < ${histWords(config)}u; i += ${config.threads}u) { atomicStore(&hist[i], 0u); }
   if (lid == 0u) { atomicStore(&subgroup_ticket, 0u); }`;
 }
 
 /**
- * Ranks the tile at `tile_start` (keys < `n` valid) stably and stages its keys in `staged` in
- * digit order. Each slot owns D = 256 / threads consecutive digits, `slot * D + q` for q < D. Leaves,
- * per owned digit q: `tile_count[q]` (keys of the digit in the tile, valid only), `digit_start[q]`
- * (exclusive prefix of `digitTotal(d)` over digits), `tile_digit_start[q]` (the digit's start in the staged
- * tile; `local_start[]` holds every digit's), and per thread `pos[]` and, with `pairs`, the keys' values in
- * `vals[]` (for {@link scatterTileWgsl}). `afterCount` runs as soon as `tile_count` is known (OneSweep
- * publishes it there). `digitTotal` is an expression of the digit `d`. The order's pad key
+ * Ranks the tile at `tile_start` (keys < `n` valid) and stages its keys in `staged` in digit order. Each
+ * slot owns D = 256 / threads consecutive digits, `slot * D + q` for q < D. Leaves, per owned digit q:
+ * `tile_count[q]` (keys of the digit in the tile, valid only), `digit_start[q]` (exclusive prefix of
+ * `digitTotal(d)` over digits), `tile_digit_start[q]` (the digit's start in the staged tile; `local_start[]`
+ * holds every digit's), and per thread `pos[]` and, with `pairs`, the keys' values in `vals[]` (for
+ * {@link scatterTileWgsl}). `afterCount` runs as soon as `tile_count` is known (OneSweep publishes it there).
+ * `digitTotal` is an expression of the digit `d`.
+ *
+ * `stable` (the default): equal digits keep their input order (subgroup ballots). The order's pad key
  * ({@link padKeyOf}), where it has one, fills the slots past the input's end, so no key needs a check
- * against `n` while it is ranked.
+ * against `n` while it is ranked. Unstable: each key takes its place within its digit by one workgroup
+ * atomic on the tile's histogram, in whatever order the atomics land; only for a pass whose equal digits
+ * carry no order to keep (see {@link unorderedFirstPass}). Keys past the end then keep their own slots.
  */
 export function rankTileWgsl(
   config: RadixTileConfig,
@@ -284,6 +297,7 @@ export function rankTileWgsl(
   pairs: boolean,
   digitTotal: string,
   afterCount = '',
+  stable = true,
 ): string {
   const padKey = padKeyOf(order);
   // Keys past the end rank as the largest digit after every real key, so they fill the tile's last slots:
@@ -295,37 +309,7 @@ export function rankTileWgsl(
   const kpt = config.keysPerThread;
   const tile = tileSize(config);
   const dpt = digitsPerThread(config);
-  return /* wgsl */ `
-  // Subgroup w ranks the contiguous block [w * sg_size * KPT, +sg_size * KPT) of the tile, KPT rounds of
-  // sg_size consecutive keys, so (w, round, lane) order is input order: ranking in that order is stable.
-  let w = subgroup_index();
-  let slot = w * sg_size + lane;
-  let block = tile_start + w * sg_size * ${kpt}u;
-  let all_lanes = ballot(true);
-  let max_digit = params.digit_mask;
-  let below = lanes_below(lane);
-  var keys: array<u32, ${kpt}>;
-  var pos: array<u32, ${kpt}>;
-  // All loads first, so they are in flight together.
-${unrolled(
-  kpt,
-  (k) => `
-    let idx = block + ${k} * sg_size + lane;
-    if (idx < n) { keys[${k}] = keys_in[idx]; }${padKey === undefined ? '' : ` else { keys[${k}] = ${padKey}u; }`}`,
-)}
-${
-  pairs
-    ? `  // The values too, with the keys, though they hold registers while the keys are ranked (H100, 2^27
-  // pairs: 6.87 ms; loaded after ranking: 7.71; in the scatter: 7.05; docs/bench/2026-11-23-h100 run 9).
-  var vals: array<u32, ${kpt}>;
-${unrolled(
-  kpt,
-  (k) => `
-    let idx = block + ${k} * sg_size + lane;
-    if (idx < n) { vals[${k}] = values_in[idx]; }`,
-)}`
-    : ''
-}
+  const ballotRanks = /* wgsl */ `
 ${unrolled(
   kpt,
   (k) => `
@@ -361,7 +345,45 @@ ${unrolled(
     local_start[hw] = run & 0xffffu;
     local_start[hw + 128u] = run >> 16u;
   }
+  workgroupBarrier();`;
+  // Keys past the end add nothing and keep their own slots, which lie past every real key's.
+  const atomicRanks = /* wgsl */ `
+${unrolled(kpt, (k) => `   pos[${k}] = atomicAdd(&hist[digit_of(keys[${k}])], select(0u, 1u, block + ${k} * sg_size + lane < n));`)}
   workgroupBarrier();
+  let num_sg = atomicLoad(&subgroup_ticket);`;
+  return /* wgsl */ `
+  // Subgroup w loads (and ranks) the contiguous block [w * sg_size * KPT, +sg_size * KPT) of the tile, KPT
+  // rounds of sg_size consecutive keys, so (w, round, lane) order is input order: the ballots rank in that
+  // order, which makes them stable.
+  let w = subgroup_index();
+  let slot = w * sg_size + lane;
+  let block = tile_start + w * sg_size * ${kpt}u;
+  ${stable ? 'let all_lanes = ballot(true);' : ''}
+  let max_digit = params.digit_mask;
+  ${stable ? 'let below = lanes_below(lane);' : ''}
+  var keys: array<u32, ${kpt}>;
+  var pos: array<u32, ${kpt}>;
+  // All loads first, so they are in flight together.
+${unrolled(
+  kpt,
+  (k) => `
+    let idx = block + ${k} * sg_size + lane;
+    if (idx < n) { keys[${k}] = keys_in[idx]; }${padKey === undefined ? '' : ` else { keys[${k}] = ${padKey}u; }`}`,
+)}
+${
+  pairs
+    ? `  // The values too, with the keys, though they hold registers while the keys are ranked (H100, 2^27
+  // pairs: 6.87 ms; loaded after ranking: 7.71; in the scatter: 7.05; docs/bench/2026-11-23-h100 run 9).
+  var vals: array<u32, ${kpt}>;
+${unrolled(
+  kpt,
+  (k) => `
+    let idx = block + ${k} * sg_size + lane;
+    if (idx < n) { vals[${k}] = values_in[idx]; }`,
+)}`
+    : ''
+}
+${stable ? ballotRanks : atomicRanks}
   let valid_in_tile = min(${tile}u, n - tile_start);
   // This slot's digits: counts with the padding keys (for tile-local starts) and without (to publish).
   var padded: array<u32, ${dpt}>;
@@ -370,8 +392,14 @@ ${unrolled(
   var sums = vec2<u32>(0u);
   for (var q = 0u; q < ${dpt}u; q++) {
     let d = slot * ${dpt}u + q;
-    padded[q] = local_start[d];
-    tile_count[q] = padded[q] - select(0u, ${tile}u - valid_in_tile, d == max_digit);
+    ${
+      stable
+        ? `padded[q] = local_start[d];
+    tile_count[q] = padded[q] - select(0u, ${tile}u - valid_in_tile, d == max_digit);`
+        : `// Keys past the end were not counted: they keep their own slots, after every digit's.
+    tile_count[q] = atomicLoad(&hist[d]);
+    padded[q] = tile_count[q];`
+    }
     totals[q] = ${digitTotal};
     sums += vec2<u32>(padded[q], totals[q]);
   }
@@ -387,14 +415,35 @@ ${unrolled(
     run += vec2<u32>(padded[q], totals[q]);
   }
   workgroupBarrier();
-${unrolled(
-  kpt,
-  (k) => `
+${
+  stable
+    ? unrolled(
+        kpt,
+        (k) => `
     let d = ${digitOf(`keys[${k}]`, k)};
     let sub = (atomicLoad(&hist[w * 128u + (d & 127u)]) >> ((d >> 7u) * 16u)) & 0xffffu;
     pos[${k}] += local_start[d] + sub;`,
-)}
+      )
+    : unrolled(
+        kpt,
+        (k) => `
+    let idx = block + ${k} * sg_size + lane;
+    pos[${k}] = select(idx - tile_start, local_start[digit_of(keys[${k}])] + pos[${k}], idx < n);`,
+      )
+}
 ${unrolled(kpt, (k) => ` staged[pos[${k}]] = keys[${k}];`)}`;
+}
+
+/**
+ * Whether the first pass may rank unstably: only the first pass of a keys-only sort whose order key tells
+ * every two distinct keys apart (u32 and i32 over all 32 bits). An LSD sort needs stable passes to keep the
+ * lower digits' order, but the first pass has no lower digits; and keys that map to the same order key are
+ * then the same bits, so no order among them can be seen. Not with values (their order is the
+ * stability users see), `bits` below 32 (the high bits are carried along unsorted) or f32 (every NaN
+ * maps to one order key).
+ */
+export function unorderedFirstPass(order: KeyOrder, pairs: boolean, sortBits: number): boolean {
+  return !pairs && order.type !== 'f32' && sortBits === 32;
 }
 
 /** Writes the staged tile's key i to `scatter_base[digit] + i` (keys, then values). */
@@ -432,7 +481,12 @@ ${unrolled(
   }`;
 }
 
-export function downsweepWgsl(config: RadixTileConfig, pairs: boolean, order: KeyOrder): string {
+export function downsweepWgsl(
+  config: RadixTileConfig,
+  pairs: boolean,
+  order: KeyOrder,
+  stable = true,
+): string {
   const tile = tileSize(config);
   const dpt = digitsPerThread(config);
   return /* wgsl */ `
@@ -450,7 +504,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
   let n = workgroupUniformLoad(&n_shared);
   let tile_start = tile * ${tile}u;
   if (tile >= params.num_tiles || tile_start >= n) { return; }
-  ${rankTileWgsl(config, order, pairs, 'digit_total[d]')}
+  ${rankTileWgsl(config, order, pairs, 'digit_total[d]', '', stable)}
   // Loaded after ranking (H100, 2^27 pairs, docs/bench/2026-11-26-h100: 6.21 ms in run 5; loaded before it
   // into registers 6.69 in run 3, into workgroup memory 6.43 in run 5).
   let chunk = tile / params.tiles_per_chunk;

@@ -15,6 +15,7 @@ import {
   type RadixTileConfig,
   rowScanWgsl,
   THREADS,
+  unorderedFirstPass,
   upsweepWgsl,
 } from './radix-wgsl.ts';
 
@@ -40,6 +41,12 @@ export interface SortTuning {
    * {@link defaultTilesPerChunk}). More tiles a chunk shorten the rows the row scan walks.
    */
   tilesPerChunk?: number;
+  /**
+   * Rank the first pass of a keys-only u32 / i32 sort with ballots, keeping input order, like every other
+   * pass (a benchmark and test hook: by default that pass takes the cheaper unstable ranking, which no
+   * caller can tell apart; see `unorderedFirstPass`).
+   */
+  stableFirstPass?: boolean;
   /** OneSweep: polls of a predecessor's status before counting its keys itself (default 64). */
   maxSpin?: number;
   /** OneSweep test hook: never trust odd tiles' published counts, so the fallback path always runs. */
@@ -81,6 +88,11 @@ const read = { type: 'array<u32>', access: 'read' } as const;
 const write = { type: 'array<u32>', access: 'read_write' } as const;
 const atomics = { type: 'array<atomic<u32>>', access: 'read_write' } as const;
 
+/** Whether pass 0 ranks unstably: where no caller can tell (see `unorderedFirstPass`) and not turned off. */
+function unstableFirstPass(ctx: PassContext): boolean {
+  return !ctx.tuning.stableFirstPass && unorderedFirstPass(ctx.order, ctx.pairs, ctx.params['sort_bits']!);
+}
+
 /** Pass `p`'s digit: its shift and bits (the last pass of a `sort_bits` not a multiple of 8 has fewer). */
 function digitParams(ctx: PassContext, p: number): { shift: number; digit_mask: number } {
   const shift = p * RADIX_BITS;
@@ -111,7 +123,24 @@ export async function prepareReduceThenScan(ctx: PassContext): Promise<RecordPas
   }
   const tilesPerChunk = asked ?? defaultTilesPerChunk(numTiles);
   const numChunks = Math.ceil(numTiles / tilesPerChunk);
-  const [upsweep, rowScan, downsweep] = await Promise.all([
+  const downsweepKernel = (stable: boolean) =>
+    device.kernel({
+      label: `radix downsweep${ctx.pairs ? ' pairs' : ''}${stable ? '' : ' unstable'}`,
+      bindings: {
+        keys_in: read,
+        keys_out: write,
+        ...(ctx.pairs ? { values_in: read, values_out: write } : {}),
+        row_prefix: read,
+        tile_prefix: read,
+        digit_total: read,
+        count: read,
+      },
+      params: RADIX_PARAMS,
+      code: downsweepWgsl(config, ctx.pairs, ctx.order, stable),
+      subgroups: true,
+    });
+  const firstUnordered = unstableFirstPass(ctx);
+  const [upsweep, rowScan, downsweep, firstDownsweep] = await Promise.all([
     device.kernel({
       label: 'radix upsweep',
       bindings: { keys_in: read, row_prefix: write, tile_prefix: write, count: read },
@@ -125,21 +154,8 @@ export async function prepareReduceThenScan(ctx: PassContext): Promise<RecordPas
       code: rowScanWgsl(config),
       subgroups: true,
     }),
-    device.kernel({
-      label: `radix downsweep${ctx.pairs ? ' pairs' : ''}`,
-      bindings: {
-        keys_in: read,
-        keys_out: write,
-        ...(ctx.pairs ? { values_in: read, values_out: write } : {}),
-        row_prefix: read,
-        tile_prefix: read,
-        digit_total: read,
-        count: read,
-      },
-      params: RADIX_PARAMS,
-      code: downsweepWgsl(config, ctx.pairs, ctx.order),
-      subgroups: true,
-    }),
+    ctx.passes > 1 || !firstUnordered ? downsweepKernel(true) : undefined,
+    firstUnordered ? downsweepKernel(false) : undefined,
   ]);
   const rowPrefix = rec.scratch('u32', RADIX * numChunks, 'sort chunk prefixes');
   // With one tile a chunk the kernels neither write nor read tile prefixes: a token binding, not n / 16 words.
@@ -167,7 +183,7 @@ export async function prepareReduceThenScan(ctx: PassContext): Promise<RecordPas
       params,
       workgroups: [RADIX, 1, 1],
     });
-    rec.dispatch(downsweep, {
+    rec.dispatch(p === 0 && firstDownsweep ? firstDownsweep : downsweep!, {
       bindings: {
         ...passBindings(src, dst),
         row_prefix: rowPrefix,
@@ -208,15 +224,9 @@ export async function prepareOneSweep(ctx: PassContext, keys: DeviceArray): Prom
   const { rec, config, numTiles, countArray, passes } = ctx;
   const device = rec.device;
   const maxSpin = ctx.tuning.maxSpin ?? 64;
-  const [hist, pass] = await Promise.all([
+  const passKernel = (stable: boolean) =>
     device.kernel({
-      label: 'onesweep histogram',
-      bindings: { keys_in: read, control: atomics, count: read },
-      params: ONESWEEP_PARAMS,
-      code: globalHistWgsl(ctx.order),
-    }),
-    device.kernel({
-      label: `onesweep pass${ctx.pairs ? ' pairs' : ''}`,
+      label: `onesweep pass${ctx.pairs ? ' pairs' : ''}${stable ? '' : ' unstable'}`,
       bindings: {
         keys_in: read,
         keys_out: write,
@@ -226,9 +236,19 @@ export async function prepareOneSweep(ctx: PassContext, keys: DeviceArray): Prom
         count: read,
       },
       params: ONESWEEP_PARAMS,
-      code: onesweepWgsl(config, ctx.pairs, ctx.order),
+      code: onesweepWgsl(config, ctx.pairs, ctx.order, stable),
       subgroups: true,
+    });
+  const firstUnstable = unstableFirstPass(ctx);
+  const [hist, pass, firstPass] = await Promise.all([
+    device.kernel({
+      label: 'onesweep histogram',
+      bindings: { keys_in: read, control: atomics, count: read },
+      params: ONESWEEP_PARAMS,
+      code: globalHistWgsl(ctx.order),
     }),
+    passes > 1 || !firstUnstable ? passKernel(true) : undefined,
+    firstUnstable ? passKernel(false) : undefined,
   ]);
   const control = rec.scratch('u32', CONTROL_WORDS, 'onesweep control');
   const status = rec.scratch('u32', passes * numTiles * RADIX, 'onesweep status');
@@ -251,7 +271,7 @@ export async function prepareOneSweep(ctx: PassContext, keys: DeviceArray): Prom
     workgroups: Math.min(HIST_WORKGROUPS, numTiles * 4),
   });
   return (p, src, dst) => {
-    rec.dispatch(pass, {
+    rec.dispatch(p === 0 && firstPass ? firstPass : pass!, {
       bindings: { ...passBindings(src, dst), status, control, count: countArray },
       params: { ...baseParams, pass_index: p, ...digitParams(ctx, p) },
       workgroups: numTiles,

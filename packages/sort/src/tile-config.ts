@@ -1,5 +1,5 @@
 import { DeviceLimitError, InputError, type WeftDevice, WeftError } from '@weft/gpu';
-import { RADIX, type RadixTileConfig } from './radix-wgsl.ts';
+import { histWords, RADIX, type RadixTileConfig } from './radix-wgsl.ts';
 
 /**
  * Keys per thread tried in order when the caller does not choose: 16 (4096-key tiles) fits 32 KB beside
@@ -26,7 +26,8 @@ function sharedWords(threads: number, keysPerThread: number): number {
 
 function sharedBytes(threads: number, keysPerThread: number, maxSubgroups: number): number {
   // staged + hist + local_start, global_base, fallback_hist + sg_totals + flags and counters (+ slack)
-  return 4 * (sharedWords(threads, keysPerThread) + 128 * maxSubgroups) + 12 * RADIX + 8 * maxSubgroups + 96;
+  const hist = histWords({ threads, keysPerThread, maxSubgroups, sharedWords: 0, maskWords: 1 });
+  return 4 * (sharedWords(threads, keysPerThread) + hist) + 12 * RADIX + 8 * maxSubgroups + 96;
 }
 
 /**

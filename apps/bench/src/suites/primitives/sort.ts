@@ -113,6 +113,16 @@ export const cases: BenchCase[] = [
 
 /** Diagnostic variants (not in the default run): one digit pass, tile shapes, look-back spin budgets. */
 export const tuneCases: BenchCase[] = [
+  // The first pass ranked with ballots like the others (by default a keys-only u32 sort ranks it unstably).
+  sortKeysVariant('sort keys u32 stable first', { tuning: { stableFirstPass: true } }),
+  sortKeysVariant('sort keys u32 stable first (onesweep)', {
+    algorithm: 'onesweep',
+    tuning: { stableFirstPass: true },
+  }),
+  sortKeysVariant('sort keys u32 stable first (reduce-then-scan)', {
+    algorithm: 'reduce-then-scan',
+    tuning: { stableFirstPass: true },
+  }),
   sortKeysVariant('sort keys u32 bits 8', { bits: 8 }),
   sortKeysVariant('sort keys u32 bits 8 (reduce-then-scan)', { bits: 8, algorithm: 'reduce-then-scan' }),
   sortKeysVariant('sort keys u32 kpt 8', { tuning: { keysPerThread: 8 } }),
