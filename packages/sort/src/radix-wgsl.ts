@@ -49,11 +49,12 @@ export function digitsPerThread(config: RadixTileConfig): number {
 }
 
 /**
- * Words of the tile kernels' `hist`: a 256-digit histogram of two 16-bit halves a word per subgroup, and at
- * least one 32-bit counter a digit (the unordered ranking counts the whole tile into one histogram).
+ * Words of the tile kernels' `hist` with up to `maxSubgroups` subgroups: a 256-digit histogram of two 16-bit
+ * halves a word per subgroup, and at least one 32-bit counter a digit (the unstable ranking counts the
+ * whole tile into one histogram).
  */
-export function histWords(config: RadixTileConfig): number {
-  return Math.max(config.maxSubgroups * 128, RADIX);
+export function histWords(maxSubgroups: number): number {
+  return Math.max(maxSubgroups * 128, RADIX);
 }
 
 const PARAMS = {
@@ -222,9 +223,9 @@ export function tileSharedWgsl(config: RadixTileConfig): string {
   return /* wgsl */ `
 ${slotScanWgsl(config.maxSubgroups)}
 // Per-subgroup digit histograms (two 16-bit counters per word: a subgroup ranks at most one tile,
-// 2^16 > ${tile} keys). Atomic, because leaders of digits d and d + 128 share a word. The unordered
+// 2^16 > ${tile} keys). Atomic, because leaders of digits d and d + 128 share a word. The unstable
 // ranking uses the first 256 words as one 32-bit counter a digit.
-var<workgroup> hist: array<atomic<u32>, ${histWords(config)}>;
+var<workgroup> hist: array<atomic<u32>, ${histWords(config.maxSubgroups)}>;
 // The tile's keys (then values) staged in sorted order: a plain array, so staging and the scatter's reads
 // are ordinary loads and stores (a separate array costs memory, but atomics are slow even uncontended).
 var<workgroup> staged: array<u32, ${config.sharedWords}>;
@@ -272,7 +273,7 @@ fn lowest_lane(m: vec4<u32>) -> u32 { return weft_trailing_zeros4(m); }`;
 /** Zeroes the per-subgroup histograms and `subgroup_ticket` (before the barrier that reads `n`). */
 export function tileInitWgsl(config: RadixTileConfig): string {
   return /* wgsl */ `
-  for (var i = lid; i < ${histWords(config)}u; i += ${config.threads}u) { atomicStore(&hist[i], 0u); }
+  for (var i = lid; i < ${histWords(config.maxSubgroups)}u; i += ${config.threads}u) { atomicStore(&hist[i], 0u); }
   if (lid == 0u) { atomicStore(&subgroup_ticket, 0u); }`;
 }
 

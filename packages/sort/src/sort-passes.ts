@@ -154,7 +154,8 @@ export async function prepareReduceThenScan(ctx: PassContext): Promise<RecordPas
       code: rowScanWgsl(config),
       subgroups: true,
     }),
-    ctx.passes > 1 || !firstUnordered ? downsweepKernel(true) : undefined,
+    // Every sort has a stable pass: an unstable first pass comes only with 32-bit keys (4 passes).
+    downsweepKernel(true),
     firstUnordered ? downsweepKernel(false) : undefined,
   ]);
   const rowPrefix = rec.scratch('u32', RADIX * numChunks, 'sort chunk prefixes');
@@ -183,7 +184,7 @@ export async function prepareReduceThenScan(ctx: PassContext): Promise<RecordPas
       params,
       workgroups: [RADIX, 1, 1],
     });
-    rec.dispatch(p === 0 && firstDownsweep ? firstDownsweep : downsweep!, {
+    rec.dispatch(p === 0 && firstDownsweep ? firstDownsweep : downsweep, {
       bindings: {
         ...passBindings(src, dst),
         row_prefix: rowPrefix,
@@ -247,7 +248,7 @@ export async function prepareOneSweep(ctx: PassContext, keys: DeviceArray): Prom
       params: ONESWEEP_PARAMS,
       code: globalHistWgsl(ctx.order),
     }),
-    passes > 1 || !firstUnstable ? passKernel(true) : undefined,
+    passKernel(true),
     firstUnstable ? passKernel(false) : undefined,
   ]);
   const control = rec.scratch('u32', CONTROL_WORDS, 'onesweep control');
@@ -271,7 +272,7 @@ export async function prepareOneSweep(ctx: PassContext, keys: DeviceArray): Prom
     workgroups: Math.min(HIST_WORKGROUPS, numTiles * 4),
   });
   return (p, src, dst) => {
-    rec.dispatch(p === 0 && firstPass ? firstPass : pass!, {
+    rec.dispatch(p === 0 && firstPass ? firstPass : pass, {
       bindings: { ...passBindings(src, dst), status, control, count: countArray },
       params: { ...baseParams, pass_index: p, ...digitParams(ctx, p) },
       workgroups: numTiles,

@@ -26,8 +26,9 @@ function sharedWords(threads: number, keysPerThread: number): number {
 
 function sharedBytes(threads: number, keysPerThread: number, maxSubgroups: number): number {
   // staged + hist + local_start, global_base, fallback_hist + sg_totals + flags and counters (+ slack)
-  const hist = histWords({ threads, keysPerThread, maxSubgroups, sharedWords: 0, maskWords: 1 });
-  return 4 * (sharedWords(threads, keysPerThread) + hist) + 12 * RADIX + 8 * maxSubgroups + 96;
+  return (
+    4 * (sharedWords(threads, keysPerThread) + histWords(maxSubgroups)) + 12 * RADIX + 8 * maxSubgroups + 96
+  );
 }
 
 /**
