@@ -15,6 +15,8 @@ mkdir -p $OUT/nvc/a
 __GL_SHADER_DISK_CACHE=1 __GL_SHADER_DISK_CACHE_PATH=$OUT/nvc/a __GL_SHADER_DISK_CACHE_SKIP_CLEANUP=1 \
   node bench.mjs bench --suite primitives,tune --sizes 20,24,27 --cases "$K|^sort pairs u32/u32$" --json $OUT/n1-unstable.json 2>&1 | grep -E "ms,|invalid|rror"
 node bench.mjs bench --suite primitives,tune --sizes 27 --cases "^sort keys u32( stable first)?$" --json $OUT/n1-again.json 2>&1 | grep -E "ms,|invalid|rror"
+# Tile shapes again, now that the first pass ranks without ballots (kpt 12 / 20 / 24 were slower with ballots).
+node bench.mjs bench --suite tune --sizes 27 --cases "^sort keys u32 (kpt (12|20|24)|wg 128)$" --json $OUT/n1-tiles.json 2>&1 | grep -E "ms,|invalid|rror"
 node profile.mjs --suite primitives --cases "^sort keys u32$" --sizes 27 --runs 5 --json $OUT/n1-profile.json 2>&1 | tail -6
 node profile.mjs --suite tune --cases "^sort keys u32 stable first$" --sizes 27 --runs 5 --json $OUT/n1-profile-stable.json 2>&1 | tail -6
 # 2. The ballot loop written three other ways (the patch's WEFT_BALLOT), against the unpatched bundle.
