@@ -154,19 +154,15 @@ fn main(@builtin(local_invocation_index) lid: u32,
   let tile = workgroupUniformLoad(&tile_shared);
   let tile_start = tile * ${tile}u;
   if (tile >= params.num_tiles || tile_start >= n) { return; }
-  ${rankTileWgsl(
-    config,
-    order,
-    pairs,
-    'atomicLoad(&control[4u + params.pass_index * 256u + d])',
-    `// Publish early: later tiles may be waiting for these counts.
+  ${rankTileWgsl(config, order, pairs, 'atomicLoad(&control[4u + params.pass_index * 256u + d])', {
+    afterCount: `// Publish early: later tiles may be waiting for these counts.
   for (var q = 0u; q < ${dpt}u; q++) {
     let d = slot * ${dpt}u + q;
     if (tile == 0u) { atomicMax(&status[status_index(0u, d)], FLAG_INCLUSIVE | tile_count[q]); }
     else { atomicMax(&status[status_index(tile, d)], FLAG_AGGREGATE | tile_count[q]); }
   }`,
     stable,
-  )}
+  })}
 
   // Decoupled look-back, each thread on its own digits without barriers: from the nearest earlier tile not
   // yet added, add published counts until an inclusive one. A step spins on that nearest tile, then reads

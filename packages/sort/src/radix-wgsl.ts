@@ -283,8 +283,8 @@ export function tileInitWgsl(config: RadixTileConfig): string {
  * `tile_count[q]` (keys of the digit in the tile, valid only), `digit_start[q]` (exclusive prefix of
  * `digitTotal(d)` over digits), `tile_digit_start[q]` (the digit's start in the staged tile; `local_start[]`
  * holds every digit's), and per thread `pos[]` and, with `pairs`, the keys' values in `vals[]` (for
- * {@link scatterTileWgsl}). `afterCount` runs as soon as `tile_count` is known (OneSweep publishes it there).
- * `digitTotal` is an expression of the digit `d`.
+ * {@link scatterTileWgsl}). `digitTotal` is an expression of the digit `d`. Options: `afterCount` runs as soon
+ * as `tile_count` is known (OneSweep publishes it there).
  *
  * `stable` (the default): equal digits keep their input order (subgroup ballots). The order's pad key
  * ({@link padKeyOf}), where it has one, fills the slots past the input's end, so no key needs a check
@@ -297,8 +297,7 @@ export function rankTileWgsl(
   order: KeyOrder,
   pairs: boolean,
   digitTotal: string,
-  afterCount = '',
-  stable = true,
+  { afterCount = '', stable = true }: { afterCount?: string; stable?: boolean } = {},
 ): string {
   const padKey = padKeyOf(order);
   // Keys past the end rank as the largest digit after every real key, so they fill the tile's last slots:
@@ -386,7 +385,8 @@ ${unrolled(
 }
 ${stable ? ballotRanks : atomicRanks}
   let valid_in_tile = min(${tile}u, n - tile_start);
-  // This slot's digits: counts with the padding keys (for tile-local starts) and without (to publish).
+  // This slot's digits: counts with the padding keys (for tile-local starts) and without (to publish); the
+  // unstable ranking never counts padding keys, so its two are the same.
   var padded: array<u32, ${dpt}>;
   var tile_count: array<u32, ${dpt}>;
   var totals: array<u32, ${dpt}>;
@@ -397,8 +397,7 @@ ${stable ? ballotRanks : atomicRanks}
       stable
         ? `padded[q] = local_start[d];
     tile_count[q] = padded[q] - select(0u, ${tile}u - valid_in_tile, d == max_digit);`
-        : `// Keys past the end were not counted: they keep their own slots, after every digit's.
-    tile_count[q] = atomicLoad(&hist[d]);
+        : `tile_count[q] = atomicLoad(&hist[d]);
     padded[q] = tile_count[q];`
     }
     totals[q] = ${digitTotal};
@@ -505,7 +504,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
   let n = workgroupUniformLoad(&n_shared);
   let tile_start = tile * ${tile}u;
   if (tile >= params.num_tiles || tile_start >= n) { return; }
-  ${rankTileWgsl(config, order, pairs, 'digit_total[d]', '', stable)}
+  ${rankTileWgsl(config, order, pairs, 'digit_total[d]', { stable })}
   // Loaded after ranking (H100, 2^27 pairs, docs/bench/2026-11-26-h100: 6.21 ms in run 5; loaded before it
   // into registers 6.69 in run 3, into workgroup memory 6.43 in run 5).
   let chunk = tile / params.tiles_per_chunk;
