@@ -13,6 +13,7 @@ import { radixTileConfig, type SortOptions, sortAlgorithmFor, sortKeys, sortPair
 import { orderKeyOf, padKeyOf } from './order-key.ts';
 import { tileSize, unorderedFirstPass } from './radix-wgsl.ts';
 import { permute, referencePermutation } from './reference.ts';
+import { defaultTilesPerWorkgroup } from './sort-passes.ts';
 
 function bitsOf(a: Uint32Array | Int32Array | Float32Array): Uint32Array {
   return new Uint32Array(a.buffer, a.byteOffset, a.length);
@@ -315,6 +316,18 @@ describe('sortKeys / sortPairs', () => {
       'reduce-then-scan, 2 tiles a chunk, 128-thread workgroups',
       { algorithm: 'reduce-then-scan', tuning: { tilesPerChunk: 2, workgroupSize: 128 } },
     ],
+    // Downsweep workgroups that rank several tiles in turn (the last with fewer), loading each next tile early.
+    [
+      'reduce-then-scan, 3 tiles a workgroup, 2 a chunk',
+      { algorithm: 'reduce-then-scan', tuning: { tilesPerWorkgroup: 3, tilesPerChunk: 2 } },
+    ],
+    [
+      'reduce-then-scan, 2 tiles a workgroup, stable first pass, wide masks',
+      {
+        algorithm: 'reduce-then-scan',
+        tuning: { tilesPerWorkgroup: 2, stableFirstPass: true, wideMasks: true },
+      },
+    ],
     // A keys-only u32 / i32 sort's first pass ranks unstably by default; this is its ballot ranking.
     ['stable first pass', { tuning: { stableFirstPass: true } }],
     [
@@ -406,6 +419,13 @@ describe('sortKeys / sortPairs', () => {
     });
   });
 
+  it('takes up to 4 tiles a downsweep workgroup for keys while 2048 workgroups remain, one for pairs', () => {
+    expect(
+      [1, 2047, 4096, 6144, 8192, 32768, 1 << 20].map((t) => defaultTilesPerWorkgroup(t, false)),
+    ).toEqual([1, 1, 2, 3, 4, 4, 4]);
+    expect(defaultTilesPerWorkgroup(32768, true)).toBe(1);
+  });
+
   it('resolves auto by size: OneSweep below 2^24 keys, reduce-then-scan from there; explicit choices kept', () => {
     expect(sortAlgorithmFor(2 ** 24 - 1)).toBe('onesweep');
     expect(sortAlgorithmFor(2 ** 24)).toBe('reduce-then-scan');
@@ -432,6 +452,9 @@ describe('sortKeys / sortPairs', () => {
       await expect(sortKeys(device, keys, { tuning: { workgroupSize: 96 } })).rejects.toThrow(
         /workgroupSize/,
       );
+      await expect(
+        sortKeys(device, keys, { algorithm: 'reduce-then-scan', tuning: { tilesPerWorkgroup: 0 } }),
+      ).rejects.toThrow(/tilesPerWorkgroup/);
       for (const a of [keys, f, small]) a.destroy();
     });
   });

@@ -278,13 +278,49 @@ export function tileInitWgsl(config: RadixTileConfig): string {
 }
 
 /**
+ * The ranking's per-thread constants: `w` (subgroup index), `slot`, `max_digit`, and for the ballots
+ * `all_lanes` and `below`.
+ */
+function tileLanesWgsl(stable: boolean): string {
+  return /* wgsl */ `
+  // Subgroup w loads (and ranks) the contiguous block [w * sg_size * KPT, +sg_size * KPT) of the tile, KPT
+  // rounds of sg_size consecutive keys, so (w, round, lane) order is input order: the ballots rank in that
+  // order, which makes them stable.
+  let w = subgroup_index();
+  let slot = w * sg_size + lane;
+  let max_digit = params.digit_mask;
+  ${stable ? 'let all_lanes = ballot(true);\n  let below = lanes_below(lane);' : ''}`;
+}
+
+/**
+ * Loads this subgroup's block of a tile (`block`: its first index) from `source` into the private array
+ * `target`; keys past `n` become the order's pad key where it has one (see {@link rankTileWgsl}).
+ */
+function loadTileWgsl(
+  config: RadixTileConfig,
+  order: KeyOrder,
+  target: 'keys' | 'vals',
+  source: string,
+  block: string,
+): string {
+  const padKey = target === 'keys' ? padKeyOf(order) : undefined;
+  return unrolled(
+    config.keysPerThread,
+    (k) => `
+    let idx = ${block} + ${k} * sg_size + lane;
+    if (idx < n) { ${target}[${k}] = ${source}[idx]; }${padKey === undefined ? '' : ` else { ${target}[${k}] = ${padKey}u; }`}`,
+  );
+}
+
+/**
  * Ranks the tile at `tile_start` (keys < `n` valid) and stages its keys in `staged` in digit order. Each
  * slot owns D = 256 / threads consecutive digits, `slot * D + q` for q < D. Leaves, per owned digit q:
  * `tile_count[q]` (keys of the digit in the tile, valid only), `digit_start[q]` (exclusive prefix of
  * `digitTotal(d)` over digits), `tile_digit_start[q]` (the digit's start in the staged tile; `local_start[]`
  * holds every digit's), and per thread `pos[]` and, with `pairs`, the keys' values in `vals[]` (for
  * {@link scatterTileWgsl}). `digitTotal` is an expression of the digit `d`. Options: `afterCount` runs as soon
- * as `tile_count` is known (OneSweep publishes it there).
+ * as `tile_count` is known (OneSweep publishes it there); `preloaded`: the caller has declared
+ * {@link tileLanesWgsl}'s constants and `keys[]`, `pos[]` (and `vals[]`) and loaded the tile into them.
  *
  * `stable` (the default): equal digits keep their input order (subgroup ballots). The order's pad key
  * ({@link padKeyOf}), where it has one, fills the slots past the input's end, so no key needs a check
@@ -297,7 +333,11 @@ export function rankTileWgsl(
   order: KeyOrder,
   pairs: boolean,
   digitTotal: string,
-  { afterCount = '', stable = true }: { afterCount?: string; stable?: boolean } = {},
+  {
+    afterCount = '',
+    stable = true,
+    preloaded = false,
+  }: { afterCount?: string; stable?: boolean; preloaded?: boolean } = {},
 ): string {
   const padKey = padKeyOf(order);
   // Keys past the end rank as the largest digit after every real key, so they fill the tile's last slots:
@@ -355,37 +395,22 @@ ${unrolled(kpt, (k) => `   pos[${k}] = atomicAdd(&hist[digit_of(keys[${k}])], se
   workgroupBarrier();
   let num_sg = atomicLoad(&subgroup_ticket);`;
   return /* wgsl */ `
-  // Subgroup w loads (and ranks) the contiguous block [w * sg_size * KPT, +sg_size * KPT) of the tile, KPT
-  // rounds of sg_size consecutive keys, so (w, round, lane) order is input order: the ballots rank in that
-  // order, which makes them stable.
-  let w = subgroup_index();
-  let slot = w * sg_size + lane;
+  ${preloaded ? '' : tileLanesWgsl(stable)}
   let block = tile_start + w * sg_size * ${kpt}u;
-  ${stable ? 'let all_lanes = ballot(true);' : ''}
-  let max_digit = params.digit_mask;
-  ${stable ? 'let below = lanes_below(lane);' : ''}
-  var keys: array<u32, ${kpt}>;
-  var pos: array<u32, ${kpt}>;
-  // All loads first, so they are in flight together.
-${unrolled(
-  kpt,
-  (k) => `
-    let idx = block + ${k} * sg_size + lane;
-    if (idx < n) { keys[${k}] = keys_in[idx]; }${padKey === undefined ? '' : ` else { keys[${k}] = ${padKey}u; }`}`,
-)}
+  ${preloaded ? '' : `var keys: array<u32, ${kpt}>;\n  var pos: array<u32, ${kpt}>;${pairs ? `\n  var vals: array<u32, ${kpt}>;` : ''}`}
+  ${
+    preloaded
+      ? ''
+      : `// All loads first, so they are in flight together.
+${loadTileWgsl(config, order, 'keys', 'keys_in', 'block')}
 ${
   pairs
     ? `  // The values too, with the keys, though they hold registers while the keys are ranked (H100, 2^27
   // pairs: 6.87 ms; loaded after ranking: 7.71; in the scatter: 7.05; docs/bench/2026-11-23-h100 run 9).
-  var vals: array<u32, ${kpt}>;
-${unrolled(
-  kpt,
-  (k) => `
-    let idx = block + ${k} * sg_size + lane;
-    if (idx < n) { vals[${k}] = values_in[idx]; }`,
-)}`
+${loadTileWgsl(config, order, 'vals', 'values_in', 'block')}`
     : ''
-}
+}`
+  }
 ${stable ? ballotRanks : atomicRanks}
   let valid_in_tile = min(${tile}u, n - tile_start);
   // This slot's digits: counts with the padding keys (for tile-local starts) and without (to publish); the
@@ -449,8 +474,15 @@ export function unorderedFirstPass(order: KeyOrder, pairs: boolean, sortBits: nu
   return !pairs && order.type !== 'f32' && sortBits === 32;
 }
 
-/** Writes the staged tile's key i to `scatter_base[digit] + i` (keys, then values). */
-export function scatterTileWgsl(config: RadixTileConfig, pairs: boolean): string {
+/**
+ * Writes the staged tile's key i to `scatter_base[digit] + i` (keys, then values). `afterValuesStaged` runs
+ * once `vals[]` is in workgroup memory (its registers are free from there).
+ */
+export function scatterTileWgsl(
+  config: RadixTileConfig,
+  pairs: boolean,
+  { afterValuesStaged = '' }: { afterValuesStaged?: string } = {},
+): string {
   const kpt = config.keysPerThread;
   const t = config.threads;
   return /* wgsl */ `
@@ -473,6 +505,7 @@ ${unrolled(
       ? `workgroupBarrier();
   // Slots past the input's end get zeros, which are never written out.
 ${unrolled(kpt, (k) => ` staged[pos[${k}]] = vals[${k}];`)}
+  ${afterValuesStaged}
   workgroupBarrier();
 ${unrolled(
   kpt,
@@ -484,40 +517,104 @@ ${unrolled(
   }`;
 }
 
+/**
+ * Per owned digit: `scatter_base`, the digit's output start for this tile minus its tile-local start (the
+ * digit's start, the chunk's prefix in its row and the tile's prefix in its chunk).
+ */
+function scatterBaseWgsl(config: RadixTileConfig, tileOut = 'tile_out_of(tile, d)'): string {
+  const dpt = digitsPerThread(config);
+  return /* wgsl */ `
+  for (var q = 0u; q < ${dpt}u; q++) {
+    let d = slot * ${dpt}u + q;
+    scatter_base[d] = digit_start[q] + ${tileOut} - tile_digit_start[q];
+  }`;
+}
+
+/** `tile_out_of(tile, d)`: where digit `d`'s keys of `tile` start among the digit's output. */
+const TILE_OUT_WGSL = /* wgsl */ `
+fn tile_out_of(tile: u32, d: u32) -> u32 {
+  var out = row_prefix[d * params.num_chunks + tile / params.tiles_per_chunk];
+  if (params.tiles_per_chunk > 1u) { out += tile_prefix[tile * ${RADIX}u + d]; }
+  return out;
+}`;
+
+/**
+ * The reduce-then-scan downsweep. With `tilesPerWorkgroup` 1, one workgroup ranks and scatters one tile.
+ * With more, each workgroup takes every `stride`-th tile (stride = workgroups launched, so concurrent
+ * workgroups still take neighbouring tiles and write close together in each digit's output) and loads its
+ * next tile's keys as soon as the current tile's keys are staged: the loads are in flight while the tile
+ * scatters, in registers the staged keys no longer need.
+ */
 export function downsweepWgsl(
   config: RadixTileConfig,
   pairs: boolean,
   order: KeyOrder,
-  stable = true,
+  { stable = true, tilesPerWorkgroup = 1 }: { stable?: boolean; tilesPerWorkgroup?: number } = {},
 ): string {
   const tile = tileSize(config);
-  const dpt = digitsPerThread(config);
-  return /* wgsl */ `
+  const kpt = config.keysPerThread;
+  const header = /* wgsl */ `
 ${digitWgsl(order)}
 ${ITEM_COUNT}
 ${tileSharedWgsl(config)}
+${TILE_OUT_WGSL}
 
 @compute @workgroup_size(${config.threads})
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
         @builtin(local_invocation_index) lid: u32,
         @builtin(subgroup_invocation_id) lane: u32, @builtin(subgroup_size) sg_size: u32) {
-  let tile = weft_workgroup_index(wid, nwg);
   ${tileInitWgsl(config)}
   if (lid == 0u) { n_shared = item_count(); }
-  let n = workgroupUniformLoad(&n_shared);
+  let n = workgroupUniformLoad(&n_shared);`;
+  if (tilesPerWorkgroup === 1) {
+    return /* wgsl */ `${header}
+  let tile = weft_workgroup_index(wid, nwg);
   let tile_start = tile * ${tile}u;
   if (tile >= params.num_tiles || tile_start >= n) { return; }
   ${rankTileWgsl(config, order, pairs, 'digit_total[d]', { stable })}
   // Loaded after ranking (H100, 2^27 pairs, docs/bench/2026-11-26-h100: 6.21 ms in run 5; loaded before it
   // into registers 6.69 in run 3, into workgroup memory 6.43 in run 5).
-  let chunk = tile / params.tiles_per_chunk;
-  for (var q = 0u; q < ${dpt}u; q++) {
-    let d = slot * ${dpt}u + q;
-    var tile_out = row_prefix[d * params.num_chunks + chunk];
-    if (params.tiles_per_chunk > 1u) { tile_out += tile_prefix[tile * ${RADIX}u + d]; }
-    scatter_base[d] = digit_start[q] + tile_out - tile_digit_start[q];
-  }
+  ${scatterBaseWgsl(config)}
   ${scatterTileWgsl(config, pairs)}
+}
+`;
+  }
+  const nextBlock = `next_tile * ${tile}u + w * sg_size * ${kpt}u`;
+  return /* wgsl */ `${header}
+  let active_tiles = min(params.num_tiles, ceil_div(n, ${tile}u));
+  let stride = nwg.x * nwg.y;
+  let first_tile = weft_workgroup_index(wid, nwg);
+  if (first_tile >= active_tiles) { return; }
+  ${tileLanesWgsl(stable)}
+  var keys: array<u32, ${kpt}>;
+  var pos: array<u32, ${kpt}>;
+  ${pairs ? `var vals: array<u32, ${kpt}>;` : ''}
+  {
+    let next_tile = first_tile;
+${loadTileWgsl(config, order, 'keys', 'keys_in', nextBlock)}
+${pairs ? loadTileWgsl(config, order, 'vals', 'values_in', nextBlock) : ''}
+  }
+  for (var tile = first_tile; tile < active_tiles; tile += stride) {
+    let tile_start = tile * ${tile}u;
+    let next_tile = tile + stride;
+    ${rankTileWgsl(config, order, pairs, 'digit_total[d]', { stable, preloaded: true })}
+    // The keys are staged: their registers take the next tile's, loading while this tile scatters. (The
+    // digit totals and the tile's offsets loaded a tile ahead too were slower: H100, 2^27 keys, 4 tiles a
+    // workgroup, 4.31 -> 4.39 ms; docs/bench/2026-11-30-h100.)
+    if (next_tile < active_tiles) {
+${loadTileWgsl(config, order, 'keys', 'keys_in', nextBlock)}
+    }
+    ${scatterBaseWgsl(config)}
+    ${scatterTileWgsl(config, pairs, {
+      afterValuesStaged: `if (next_tile < active_tiles) {
+${loadTileWgsl(config, order, 'vals', 'values_in', nextBlock)}
+  }`,
+    })}
+    // The next tile counts into cleared histograms (every read of them came before the scatter's barrier)
+    // and stages only once this tile's scatter has read \`staged\` and \`scatter_base\`.
+    for (var i = lid; i < ${histWords(config.maxSubgroups)}u; i += ${config.threads}u) { atomicStore(&hist[i], 0u); }
+    workgroupBarrier();
+  }
 }
 `;
 }

@@ -47,6 +47,11 @@ export interface SortTuning {
    * caller can tell apart; see `unorderedFirstPass`).
    */
   stableFirstPass?: boolean;
+  /**
+   * Reduce-then-scan: tiles each downsweep workgroup ranks in turn, loading the next tile's keys while the
+   * current one scatters (default {@link defaultTilesPerWorkgroup}). Workgroups launched = tiles / this.
+   */
+  tilesPerWorkgroup?: number;
   /** OneSweep: polls of a predecessor's status before counting its keys itself (default 64). */
   maxSpin?: number;
   /** OneSweep test hook: never trust odd tiles' published counts, so the fallback path always runs. */
@@ -61,6 +66,21 @@ const MIN_CHUNKS = 2048;
 /** Tiles per chunk when the caller does not choose: as many as keep {@link MIN_CHUNKS} chunks, 1 to 8. */
 export function defaultTilesPerChunk(numTiles: number): number {
   return Math.max(1, Math.min(MAX_TILES_PER_CHUNK, Math.floor(numTiles / MIN_CHUNKS)));
+}
+
+/** Downsweep workgroups to keep at least when they take several tiles: a large GPU's SMs take many in turn. */
+const MIN_DOWNSWEEP_WORKGROUPS = 2048;
+const MAX_TILES_PER_WORKGROUP = 4;
+
+/**
+ * Tiles per downsweep workgroup when the caller does not choose: a keys-only sort takes up to 4 while
+ * {@link MIN_DOWNSWEEP_WORKGROUPS} remain (H100, 2^27 keys: 4.56 / 4.53 ms with one tile a workgroup, 4.31 /
+ * 4.31 with 4, 4.37 / 4.36 with 2, 4.48 with 16); pairs keep one (their workgroups hold the values too and
+ * lose occupancy: 6.49 -> 8.01 ms with 4, 6.31 -> 8.10 with 2; docs/bench/2026-11-30-h100).
+ */
+export function defaultTilesPerWorkgroup(numTiles: number, pairs: boolean): number {
+  if (pairs) return 1;
+  return Math.max(1, Math.min(MAX_TILES_PER_WORKGROUP, Math.floor(numTiles / MIN_DOWNSWEEP_WORKGROUPS)));
 }
 
 export interface PassContext {
@@ -122,6 +142,13 @@ export async function prepareReduceThenScan(ctx: PassContext): Promise<RecordPas
     throw new InputError(`tilesPerChunk must be an integer in [1, 1024], got ${asked}`, 'sort tuning');
   }
   const tilesPerChunk = asked ?? defaultTilesPerChunk(numTiles);
+  const perWorkgroup = ctx.tuning.tilesPerWorkgroup ?? defaultTilesPerWorkgroup(numTiles, ctx.pairs);
+  if (!Number.isInteger(perWorkgroup) || perWorkgroup < 1 || perWorkgroup > 1024) {
+    throw new InputError(
+      `tilesPerWorkgroup must be an integer in [1, 1024], got ${perWorkgroup}`,
+      'sort tuning',
+    );
+  }
   const numChunks = Math.ceil(numTiles / tilesPerChunk);
   const downsweepKernel = (stable: boolean) =>
     device.kernel({
@@ -136,7 +163,7 @@ export async function prepareReduceThenScan(ctx: PassContext): Promise<RecordPas
         count: read,
       },
       params: RADIX_PARAMS,
-      code: downsweepWgsl(config, ctx.pairs, ctx.order, stable),
+      code: downsweepWgsl(config, ctx.pairs, ctx.order, { stable, tilesPerWorkgroup: perWorkgroup }),
       subgroups: true,
     });
   const firstUnordered = unstableFirstPass(ctx);
@@ -193,7 +220,7 @@ export async function prepareReduceThenScan(ctx: PassContext): Promise<RecordPas
         count: countArray,
       },
       params,
-      workgroups: numTiles,
+      workgroups: Math.ceil(numTiles / perWorkgroup),
     });
   };
 }

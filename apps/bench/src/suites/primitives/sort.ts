@@ -141,6 +141,16 @@ export const tuneCases: BenchCase[] = [
   sortPairsVariant('sort pairs u32/u32 kpt 24', { tuning: { keysPerThread: 24 } }),
   sortPairsVariant('sort pairs u32/u32 wg 128', { tuning: { workgroupSize: 128 } }),
   sortPairsVariant('sort pairs u32/u32 (onesweep)', { algorithm: 'onesweep' }),
+  // Reduce-then-scan downsweep workgroups ranking several tiles in turn, each next tile's keys loaded early.
+  sortKeysVariant('sort keys u32 tpw 1', { tuning: { tilesPerWorkgroup: 1 } }),
+  sortKeysVariant('sort keys u32 tpw 2', { tuning: { tilesPerWorkgroup: 2 } }),
+  sortKeysVariant('sort keys u32 tpw 4', { tuning: { tilesPerWorkgroup: 4 } }),
+  sortKeysVariant('sort keys u32 tpw 8', { tuning: { tilesPerWorkgroup: 8 } }),
+  sortKeysVariant('sort keys u32 tpw 16', { tuning: { tilesPerWorkgroup: 16 } }),
+  sortKeysVariant('sort keys u32 stable first tpw 4', {
+    tuning: { stableFirstPass: true, tilesPerWorkgroup: 4 },
+  }),
+  sortPairsVariant('sort pairs u32/u32 tpw 2', { tuning: { tilesPerWorkgroup: 2 } }),
   // Reduce-then-scan: the upsweep's chunk lengths (2^27 keys default to 8 tiles a chunk).
   sortKeysVariant('sort keys u32 chunk 1', { tuning: { tilesPerChunk: 1 } }),
   sortKeysVariant('sort keys u32 chunk 4', { tuning: { tilesPerChunk: 4 } }),
