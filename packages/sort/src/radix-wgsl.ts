@@ -521,12 +521,12 @@ ${unrolled(
  * Per owned digit: `scatter_base`, the digit's output start for this tile minus its tile-local start (the
  * digit's start, the chunk's prefix in its row and the tile's prefix in its chunk).
  */
-function scatterBaseWgsl(config: RadixTileConfig, tileOut = 'tile_out_of(tile, d)'): string {
+function scatterBaseWgsl(config: RadixTileConfig): string {
   const dpt = digitsPerThread(config);
   return /* wgsl */ `
   for (var q = 0u; q < ${dpt}u; q++) {
     let d = slot * ${dpt}u + q;
-    scatter_base[d] = digit_start[q] + ${tileOut} - tile_digit_start[q];
+    scatter_base[d] = digit_start[q] + tile_out_of(tile, d) - tile_digit_start[q];
   }`;
 }
 
