@@ -452,9 +452,18 @@ describe('sortKeys / sortPairs', () => {
       await expect(sortKeys(device, keys, { tuning: { workgroupSize: 96 } })).rejects.toThrow(
         /workgroupSize/,
       );
-      await expect(
-        sortKeys(device, keys, { algorithm: 'reduce-then-scan', tuning: { tilesPerWorkgroup: 0 } }),
-      ).rejects.toThrow(/tilesPerWorkgroup/);
+      // Checked whichever algorithm runs (each knob belongs to one of them).
+      for (const algorithm of ['onesweep', 'reduce-then-scan'] as const) {
+        await expect(sortKeys(device, keys, { algorithm, tuning: { tilesPerWorkgroup: 0 } })).rejects.toThrow(
+          /tilesPerWorkgroup/,
+        );
+        await expect(sortKeys(device, keys, { algorithm, tuning: { tilesPerChunk: 1.5 } })).rejects.toThrow(
+          /tilesPerChunk/,
+        );
+        await expect(sortKeys(device, keys, { algorithm, tuning: { maxSpin: -1 } })).rejects.toThrow(
+          /maxSpin/,
+        );
+      }
       for (const a of [keys, f, small]) a.destroy();
     });
   });

@@ -11,6 +11,7 @@ import {
 import { MAX_ONESWEEP_ITEMS } from './onesweep-wgsl.ts';
 import { COPY_PREFIX_WGSL, RADIX_BITS, THREADS, tileSize } from './radix-wgsl.ts';
 import {
+  checkSortTuning,
   type PassArrays,
   type PassContext,
   prepareOneSweep,
@@ -157,6 +158,8 @@ async function radixSort(
   if (values && ((outKeys ?? keys) === keys) !== ((outValues ?? values) === values)) {
     throw new InputError('sort keys and values both in place or both into outputs', where);
   }
+
+  checkSortTuning(options.tuning ?? {});
 
   const asked = options.algorithm ?? 'auto';
   if (asked !== 'auto' && asked !== 'onesweep' && asked !== 'reduce-then-scan') {

@@ -58,6 +58,23 @@ export interface SortTuning {
   distrustOddTiles?: boolean;
 }
 
+/**
+ * Throws InputError for a tuning knob out of range, whichever algorithm runs (a knob of the other algorithm
+ * is ignored, but never silently wrong). `keysPerThread` and `workgroupSize` are checked with the tile shape.
+ */
+export function checkSortTuning(tuning: SortTuning): void {
+  const ranges = [
+    ['tilesPerChunk', tuning.tilesPerChunk, 1, 1024],
+    ['tilesPerWorkgroup', tuning.tilesPerWorkgroup, 1, 1024],
+    ['maxSpin', tuning.maxSpin, 0, 2 ** 32 - 1],
+  ] as const;
+  for (const [name, value, min, max] of ranges) {
+    if (value !== undefined && (!Number.isInteger(value) || value < min || value > max)) {
+      throw new InputError(`${name} must be an integer in [${min}, ${max}], got ${value}`, 'sort tuning');
+    }
+  }
+}
+
 /** Tiles a chunk has at most by default: rows 8x shorter, still 2^27 keys in 4096 upsweep workgroups. */
 const MAX_TILES_PER_CHUNK = 8;
 /** Chunks to keep at least, so every SM of a large GPU has several to take in turn. */
@@ -137,18 +154,8 @@ function passBindings(src: PassArrays, dst: PassArrays): Record<string, DeviceAr
 export async function prepareReduceThenScan(ctx: PassContext): Promise<RecordPass> {
   const { rec, config, numTiles, countArray } = ctx;
   const device = rec.device;
-  const asked = ctx.tuning.tilesPerChunk;
-  if (asked !== undefined && (!Number.isInteger(asked) || asked < 1 || asked > 1024)) {
-    throw new InputError(`tilesPerChunk must be an integer in [1, 1024], got ${asked}`, 'sort tuning');
-  }
-  const tilesPerChunk = asked ?? defaultTilesPerChunk(numTiles);
+  const tilesPerChunk = ctx.tuning.tilesPerChunk ?? defaultTilesPerChunk(numTiles);
   const perWorkgroup = ctx.tuning.tilesPerWorkgroup ?? defaultTilesPerWorkgroup(numTiles, ctx.pairs);
-  if (!Number.isInteger(perWorkgroup) || perWorkgroup < 1 || perWorkgroup > 1024) {
-    throw new InputError(
-      `tilesPerWorkgroup must be an integer in [1, 1024], got ${perWorkgroup}`,
-      'sort tuning',
-    );
-  }
   const numChunks = Math.ceil(numTiles / tilesPerChunk);
   const downsweepKernel = (stable: boolean) =>
     device.kernel({
