@@ -328,6 +328,18 @@ describe('sortKeys / sortPairs', () => {
         tuning: { tilesPerWorkgroup: 2, stableFirstPass: true, wideMasks: true },
       },
     ],
+    // The experimental top-digit-first sort (keys-only u32 passes; the others here take the plain path).
+    [
+      'top digit first, 3 tiles a workgroup, 2 a chunk',
+      {
+        algorithm: 'reduce-then-scan',
+        tuning: { topDigitFirst: true, tilesPerWorkgroup: 3, tilesPerChunk: 2 },
+      },
+    ],
+    [
+      'top digit first, 64-thread workgroups, 1 tile a chunk',
+      { algorithm: 'reduce-then-scan', tuning: { topDigitFirst: true, workgroupSize: 64, tilesPerChunk: 1 } },
+    ],
     // A keys-only u32 / i32 sort's first pass ranks unstably by default; this is its ballot ranking.
     ['stable first pass', { tuning: { stableFirstPass: true } }],
     [
@@ -375,6 +387,75 @@ describe('sortKeys / sortPairs', () => {
       expectArrayEqual(await download(keys), want, `${name} GPU count`);
       keys.destroy();
       count.array.destroy();
+    });
+  });
+
+  it('sorts by the top digit first into tile-aligned buckets where asked (keys-only u32 / i32 over 32 bits)', async () => {
+    await gpuTest(async (device) => {
+      const tile = tileSize(radixTileConfig(device));
+      const options: SortOptions = { algorithm: 'reduce-then-scan', tuning: { topDigitFirst: true } };
+      const spy = vi.spyOn(device, 'kernel');
+      const check = async (type: 'u32' | 'i32', raw: Uint32Array, what: string, descending = false) => {
+        const want = permute(raw, referencePermutation(type, raw, descending));
+        const keys = uploadAs(device, type, raw);
+        await sortKeys(device, keys, { ...options, descending });
+        expectArrayEqual(await download(keys), want, `${what} in place`);
+        const out = uploadAs(device, type, new Uint32Array(raw.length + 7).fill(0xdeadbeef));
+        const input = uploadAs(device, type, raw);
+        await sortKeys(device, input, { ...options, descending, output: out });
+        const got = await download(out);
+        expectArrayEqual(got.subarray(0, raw.length), want, `${what} into an output`);
+        expectArrayEqual(
+          got.subarray(raw.length),
+          new Uint32Array(7).fill(0xdeadbeef),
+          `${what}: past the end`,
+        );
+        expectArrayEqual(await download(input), raw, `${what}: input untouched`);
+        for (const a of [keys, out, input]) a.destroy();
+      };
+      for (const n of [1, 2, tile - 1, tile, tile + 1, 3 * tile + 17, 9 * tile + 77]) {
+        await check('u32', randomU32(n, n), `random n=${n}`);
+      }
+      const n = 5 * tile + 3;
+      await check('u32', new Uint32Array(n).fill(0x12345678), 'all equal');
+      await check(
+        'u32',
+        Uint32Array.from({ length: n }, (_, i) => i * 977),
+        'sorted',
+      );
+      await check(
+        'u32',
+        Uint32Array.from({ length: n }, (_, i) => (n - i) * 4099),
+        'reversed',
+      );
+      // One bucket holds nearly everything; the rest is spread (skewed bucket sizes, most of them empty).
+      const skewed = randomU32(n, 3).map((v, i) => (i % 97 === 0 ? v : (v & 0x00ffffff) | 0x7f000000));
+      await check('u32', skewed, 'skewed top digit');
+      // Keys equal to a bucket's padding (top digit over 24 one bits) next to it.
+      const padLike = randomU32(n, 4).map((v, i) => (i % 3 === 0 ? (v | 0x00ffffff) >>> 0 : v));
+      await check('u32', padLike, 'keys equal to the padding');
+      await check('u32', randomU32(n, 5), 'descending', true);
+      await check('i32', bitsOf(randomI32(n, 6)), 'i32');
+      await check('i32', bitsOf(randomI32(n, 7)), 'i32 descending', true);
+      // A GPU-resident count: only the prefix is sorted, the rest left as it was.
+      const raw = randomU32(4 * tile + 9, 8);
+      const m = 2 * tile + 5;
+      const keys = device.upload(raw);
+      const count = { array: device.upload(new Uint32Array([m])), index: 0 };
+      await sortKeys(device, keys, { ...options, count });
+      const want = raw.slice();
+      want.set(permute(raw, referencePermutation('u32', raw.subarray(0, m))));
+      expectArrayEqual(await download(keys), want, 'GPU count');
+      // A GPU count of zero: every bucket empty, nothing written.
+      count.array.upload([0]);
+      await sortKeys(device, keys, { ...options, count });
+      expectArrayEqual(await download(keys), want, 'GPU count 0');
+      keys.destroy();
+      count.array.destroy();
+      const labels = spy.mock.calls.map(([spec]) => spec.label ?? '');
+      spy.mockRestore();
+      expect(labels).toContain('radix downsweep top unstable');
+      expect(labels).toContain('radix downsweep last');
     });
   });
 

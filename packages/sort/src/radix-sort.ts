@@ -8,8 +8,9 @@ import {
   type Recorder,
   type Target,
 } from '@weft/gpu';
+import { bucketPadding, prepareBucketed } from './bucketed-passes.ts';
 import { MAX_ONESWEEP_ITEMS } from './onesweep-wgsl.ts';
-import { COPY_PREFIX_WGSL, RADIX_BITS, THREADS, tileSize } from './radix-wgsl.ts';
+import { COPY_PREFIX_WGSL, RADIX_BITS, THREADS, tileSize, unorderedFirstPass } from './radix-wgsl.ts';
 import {
   checkSortTuning,
   type PassArrays,
@@ -201,6 +202,17 @@ async function radixSort(
       order,
       tuning: options.tuning ?? {},
     };
+    const padded = 4 * (capacity + bucketPadding(tileSize(config)));
+    if (
+      options.tuning?.topDigitFirst &&
+      algorithm === 'reduce-then-scan' &&
+      unorderedFirstPass(order, values !== undefined, bits) &&
+      padded <= rec.device.limits.maxStorageBufferBindingSize
+    ) {
+      const recordSort = await prepareBucketed(context);
+      recordSort(keys, outKeys ?? keys);
+      return;
+    }
     const recordPass =
       algorithm === 'onesweep' ? await prepareOneSweep(context, keys) : await prepareReduceThenScan(context);
 

@@ -481,7 +481,10 @@ export function unorderedFirstPass(order: KeyOrder, pairs: boolean, sortBits: nu
 export function scatterTileWgsl(
   config: RadixTileConfig,
   pairs: boolean,
-  { afterValuesStaged = '' }: { afterValuesStaged?: string } = {},
+  {
+    afterValuesStaged = '',
+    storeKey = 'keys_out[o] = key;',
+  }: { afterValuesStaged?: string; storeKey?: string } = {},
 ): string {
   const kpt = config.keysPerThread;
   const t = config.threads;
@@ -496,7 +499,7 @@ ${unrolled(
     if (i < valid_in_tile) {
       let key = staged[i];
       let o = scatter_base[digit_of(key)] + i;
-      keys_out[o] = key;
+      ${storeKey}
       ${pairs ? `dst[${j}] = o;` : ''}
     }`,
 )}
@@ -521,17 +524,55 @@ ${unrolled(
  * Per owned digit: `scatter_base`, the digit's output start for this tile minus its tile-local start (the
  * digit's start, the chunk's prefix in its row and the tile's prefix in its chunk).
  */
-function scatterBaseWgsl(config: RadixTileConfig): string {
+function scatterBaseWgsl(config: RadixTileConfig, bucketed: Bucketed | undefined): string {
   const dpt = digitsPerThread(config);
+  const base =
+    bucketed === 'inner' || bucketed === 'last' ? 'bucket_base[bucket * 256u + d]' : 'digit_start[q]';
   return /* wgsl */ `
   for (var q = 0u; q < ${dpt}u; q++) {
     let d = slot * ${dpt}u + q;
-    scatter_base[d] = digit_start[q] + tile_out_of(tile, d) - tile_digit_start[q];
+    scatter_base[d] = ${base} + tile_out_of(tile, d) - tile_digit_start[q];
   }`;
 }
 
+/**
+ * The passes of a sort by the top digit first (see `prepareBucketed` in bucketed-passes.ts): `top` sorts by the
+ * top digit into buckets whose starts are rounded up to whole tiles; `inner` sorts by a lower digit inside
+ * each bucket (every tile lies in one bucket); `last` does so and writes each bucket's real keys only,
+ * closing up the padding.
+ */
+export type Bucketed = 'top' | 'inner' | 'last';
+
+/** Layout of the bucket table (u32 words) the bucketed passes read. */
+export const BUCKET_TABLE = {
+  /** 257 words: each bucket's first tile, then the padded array's tile count. */
+  firstTile: 0,
+  /** 256 words: each bucket's key count (its real keys). */
+  count: 257,
+  /** 256 words: each bucket's start in the unpadded output. */
+  start: 513,
+  /** One word a tile of the padded array: the bucket it lies in. */
+  tileBucket: 769,
+} as const;
+
+/** Per tile (uniform): `bucket`, and for `last` the bound and shift that drop padding and close it up. */
+function bucketOfTileWgsl(config: RadixTileConfig, bucketed: Bucketed | undefined): string {
+  if (bucketed !== 'inner' && bucketed !== 'last') return '';
+  const tile = tileSize(config);
+  return /* wgsl */ `
+    let bucket = buckets[${BUCKET_TABLE.tileBucket}u + tile];
+    ${
+      bucketed === 'last'
+        ? `let bucket_first = buckets[${BUCKET_TABLE.firstTile}u + bucket] * ${tile}u;
+    // Slots from here on in the bucket are padding; real keys move down by the padding of earlier buckets.
+    let keep_below = bucket_first + buckets[${BUCKET_TABLE.count}u + bucket];
+    let close_up = bucket_first - buckets[${BUCKET_TABLE.start}u + bucket];`
+        : ''
+    }`;
+}
+
 /** `tile_out_of(tile, d)`: where digit `d`'s keys of `tile` start among the digit's output. */
-const TILE_OUT_WGSL = /* wgsl */ `
+export const TILE_OUT_WGSL = /* wgsl */ `
 fn tile_out_of(tile: u32, d: u32) -> u32 {
   var out = row_prefix[d * params.num_chunks + tile / params.tiles_per_chunk];
   if (params.tiles_per_chunk > 1u) { out += tile_prefix[tile * ${RADIX}u + d]; }
@@ -549,10 +590,23 @@ export function downsweepWgsl(
   config: RadixTileConfig,
   pairs: boolean,
   order: KeyOrder,
-  { stable = true, tilesPerWorkgroup = 1 }: { stable?: boolean; tilesPerWorkgroup?: number } = {},
+  {
+    stable = true,
+    tilesPerWorkgroup = 1,
+    bucketed,
+  }: { stable?: boolean; tilesPerWorkgroup?: number; bucketed?: Bucketed } = {},
 ): string {
   const tile = tileSize(config);
   const kpt = config.keysPerThread;
+  // The top pass's digits start at whole tiles; the inner passes take their starts from bucket_base.
+  const digitTotal =
+    bucketed === 'top'
+      ? `ceil_div(digit_total[d], ${tile}u) * ${tile}u`
+      : bucketed === undefined
+        ? 'digit_total[d]'
+        : '0u';
+  const storeKey =
+    bucketed === 'last' ? 'if (o < keep_below) { keys_out[o - close_up] = key; }' : 'keys_out[o] = key;';
   const header = /* wgsl */ `
 ${digitWgsl(order)}
 ${ITEM_COUNT}
@@ -571,11 +625,12 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
   let tile = weft_workgroup_index(wid, nwg);
   let tile_start = tile * ${tile}u;
   if (tile >= params.num_tiles || tile_start >= n) { return; }
-  ${rankTileWgsl(config, order, pairs, 'digit_total[d]', { stable })}
+  ${bucketOfTileWgsl(config, bucketed)}
+  ${rankTileWgsl(config, order, pairs, digitTotal, { stable })}
   // Loaded after ranking (H100, 2^27 pairs, docs/bench/2026-11-26-h100: 6.21 ms in run 5; loaded before it
   // into registers 6.69 in run 3, into workgroup memory 6.43 in run 5).
-  ${scatterBaseWgsl(config)}
-  ${scatterTileWgsl(config, pairs)}
+  ${scatterBaseWgsl(config, bucketed)}
+  ${scatterTileWgsl(config, pairs, { storeKey })}
 }
 `;
   }
@@ -597,15 +652,17 @@ ${pairs ? loadTileWgsl(config, order, 'vals', 'values_in', nextBlock) : ''}
   for (var tile = first_tile; tile < active_tiles; tile += stride) {
     let tile_start = tile * ${tile}u;
     let next_tile = tile + stride;
-    ${rankTileWgsl(config, order, pairs, 'digit_total[d]', { stable, preloaded: true })}
+    ${bucketOfTileWgsl(config, bucketed)}
+    ${rankTileWgsl(config, order, pairs, digitTotal, { stable, preloaded: true })}
     // The keys are staged: their registers take the next tile's, loading while this tile scatters. (The
     // digit totals and the tile's offsets loaded a tile ahead too were slower: H100, 2^27 keys, 4 tiles a
     // workgroup, 4.31 -> 4.39 ms; docs/bench/2026-11-30-h100.)
     if (next_tile < active_tiles) {
 ${loadTileWgsl(config, order, 'keys', 'keys_in', nextBlock)}
     }
-    ${scatterBaseWgsl(config)}
+    ${scatterBaseWgsl(config, bucketed)}
     ${scatterTileWgsl(config, pairs, {
+      storeKey,
       afterValuesStaged: `if (next_tile < active_tiles) {
 ${loadTileWgsl(config, order, 'vals', 'values_in', nextBlock)}
   }`,

@@ -52,6 +52,12 @@ export interface SortTuning {
    * current one scatters (default {@link defaultTilesPerWorkgroup}). Workgroups launched = tiles / this.
    */
   tilesPerWorkgroup?: number;
+  /**
+   * Reduce-then-scan, keys-only u32 / i32 sorts over 32 bits (elsewhere ignored): sort by the top digit first
+   * into tile-aligned buckets, then by the low digits inside them, so two passes rank unstably instead of
+   * one (see `prepareBucketed`). Experimental: off by default until measured faster on a large GPU.
+   */
+  topDigitFirst?: boolean;
   /** OneSweep: polls of a predecessor's status before counting its keys itself (default 64). */
   maxSpin?: number;
   /** OneSweep test hook: never trust odd tiles' published counts, so the fallback path always runs. */

@@ -151,6 +151,11 @@ export const tuneCases: BenchCase[] = [
     tuning: { stableFirstPass: true, tilesPerWorkgroup: 4 },
   }),
   sortPairsVariant('sort pairs u32/u32 tpw 2', { tuning: { tilesPerWorkgroup: 2 } }),
+  // Experimental: the top digit first into tile-aligned buckets, then the low digits inside them.
+  sortKeysVariant('sort keys u32 top digit first', {
+    algorithm: 'reduce-then-scan',
+    tuning: { topDigitFirst: true },
+  }),
   // Reduce-then-scan: the upsweep's chunk lengths (2^27 keys default to 8 tiles a chunk).
   sortKeysVariant('sort keys u32 chunk 1', { tuning: { tilesPerChunk: 1 } }),
   sortKeysVariant('sort keys u32 chunk 4', { tuning: { tilesPerChunk: 4 } }),
