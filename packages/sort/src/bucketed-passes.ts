@@ -6,12 +6,15 @@ import {
   downsweepWgsl,
   RADIX,
   RADIX_PARAMS,
-  rowScanWgsl,
   TILE_OUT_WGSL,
   tileSize,
-  upsweepWgsl,
 } from './radix-wgsl.ts';
-import { defaultTilesPerChunk, defaultTilesPerWorkgroup, type PassContext } from './sort-passes.ts';
+import {
+  countingKernels,
+  defaultTilesPerChunk,
+  defaultTilesPerWorkgroup,
+  type PassContext,
+} from './sort-passes.ts';
 
 const read = { type: 'array<u32>', access: 'read' } as const;
 const write = { type: 'array<u32>', access: 'read_write' } as const;
@@ -62,20 +65,8 @@ export async function prepareBucketed(
       code: downsweepWgsl(config, false, ctx.order, { stable, tilesPerWorkgroup: perWorkgroup, bucketed }),
       subgroups: true,
     });
-  const [upsweep, rowScan, top, firstInner, inner, last, table, base] = await Promise.all([
-    device.kernel({
-      label: 'radix upsweep',
-      bindings: { keys_in: read, row_prefix: write, tile_prefix: write, count: read },
-      params: RADIX_PARAMS,
-      code: upsweepWgsl(config, ctx.order),
-    }),
-    device.kernel({
-      label: 'radix row scan',
-      bindings: { row_prefix: write, digit_total: write, count: read },
-      params: RADIX_PARAMS,
-      code: rowScanWgsl(config),
-      subgroups: true,
-    }),
+  const [[upsweep, rowScan], top, firstInner, inner, last, table, base] = await Promise.all([
+    countingKernels(rec, config, ctx.order),
     downsweep('top', false),
     downsweep('inner', false),
     downsweep('inner', true),

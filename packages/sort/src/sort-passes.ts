@@ -131,6 +131,28 @@ const read = { type: 'array<u32>', access: 'read' } as const;
 const write = { type: 'array<u32>', access: 'read_write' } as const;
 const atomics = { type: 'array<atomic<u32>>', access: 'read_write' } as const;
 
+/**
+ * The reduce-then-scan kernels that count: the upsweep (chunk digit counts, tile prefixes) and the row scan
+ * (each digit's row over chunks, and the digit totals).
+ */
+export function countingKernels(rec: Recorder, config: RadixTileConfig, order: KeyOrder) {
+  return Promise.all([
+    rec.device.kernel({
+      label: 'radix upsweep',
+      bindings: { keys_in: read, row_prefix: write, tile_prefix: write, count: read },
+      params: RADIX_PARAMS,
+      code: upsweepWgsl(config, order),
+    }),
+    rec.device.kernel({
+      label: 'radix row scan',
+      bindings: { row_prefix: write, digit_total: write, count: read },
+      params: RADIX_PARAMS,
+      code: rowScanWgsl(config),
+      subgroups: true,
+    }),
+  ]);
+}
+
 /** Whether pass 0 ranks unstably: where no caller can tell (see `unorderedFirstPass`) and not turned off. */
 function unstableFirstPass(ctx: PassContext): boolean {
   return !ctx.tuning.stableFirstPass && unorderedFirstPass(ctx.order, ctx.pairs, ctx.params['sort_bits']!);
@@ -180,20 +202,8 @@ export async function prepareReduceThenScan(ctx: PassContext): Promise<RecordPas
       subgroups: true,
     });
   const firstUnordered = unstableFirstPass(ctx);
-  const [upsweep, rowScan, downsweep, firstDownsweep] = await Promise.all([
-    device.kernel({
-      label: 'radix upsweep',
-      bindings: { keys_in: read, row_prefix: write, tile_prefix: write, count: read },
-      params: RADIX_PARAMS,
-      code: upsweepWgsl(config, ctx.order),
-    }),
-    device.kernel({
-      label: 'radix row scan',
-      bindings: { row_prefix: write, digit_total: write, count: read },
-      params: RADIX_PARAMS,
-      code: rowScanWgsl(config),
-      subgroups: true,
-    }),
+  const [[upsweep, rowScan], downsweep, firstDownsweep] = await Promise.all([
+    countingKernels(rec, config, ctx.order),
     // Every sort has a stable pass: an unstable first pass comes only with 32-bit keys (4 passes).
     downsweepKernel(true),
     firstUnordered ? downsweepKernel(false) : undefined,
