@@ -27,19 +27,33 @@ var<workgroup> plain_start: array<u32, ${RADIX}>;
 @compute @workgroup_size(${RADIX})
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
   let b = wid.x;
-  if (lid == 0u) {
-    // 256 sums: one thread, every workgroup (each needs its own bucket's start).
-    var padded = 0u;
-    var plain = 0u;
-    for (var d = 0u; d < ${RADIX}u; d++) {
-      padded_start[d] = padded;
-      plain_start[d] = plain;
-      let total = digit_total[d];
-      plain += total;
-      padded += (total / ${tile}u + select(0u, 1u, total % ${tile}u != 0u)) * ${tile}u;
+  // Every workgroup scans the 256 totals (padded to whole tiles, and as they are) for its own bucket's start:
+  // all loads at once, then a Hillis-Steele scan in workgroup memory (a serial loop of loads would wait a load
+  // latency a digit).
+  let total = digit_total[lid];
+  let padded = (total / ${tile}u + select(0u, 1u, total % ${tile}u != 0u)) * ${tile}u;
+  padded_start[lid] = padded;
+  plain_start[lid] = total;
+  workgroupBarrier();
+  for (var step = 1u; step < ${RADIX}u; step <<= 1u) {
+    var add_padded = 0u;
+    var add_plain = 0u;
+    if (lid >= step) {
+      add_padded = padded_start[lid - step];
+      add_plain = plain_start[lid - step];
     }
-    padded_start[${RADIX}u] = padded;
+    workgroupBarrier();
+    padded_start[lid] += add_padded;
+    plain_start[lid] += add_plain;
+    workgroupBarrier();
   }
+  // Inclusive to exclusive: shift up by one (the last inclusive sum is the padded length).
+  let padded_end = padded_start[lid];
+  let plain_end = plain_start[lid];
+  workgroupBarrier();
+  padded_start[lid + 1u] = padded_end;
+  plain_start[lid] = plain_end - total;
+  if (lid == 0u) { padded_start[0] = 0u; }
   workgroupBarrier();
   if (b == 0u) {
     buckets[${BUCKET_TABLE.firstTile}u + lid] = padded_start[lid] / ${tile}u;
