@@ -14,10 +14,9 @@ import {
   defaultTilesPerChunk,
   defaultTilesPerWorkgroup,
   type PassContext,
+  read,
+  write,
 } from './sort-passes.ts';
-
-const read = { type: 'array<u32>', access: 'read' } as const;
-const write = { type: 'array<u32>', access: 'read_write' } as const;
 
 /** Words of padding a top-digit-first sort may add: each of the 256 buckets rounds up to whole tiles. */
 export function bucketPadding(tile: number): number {

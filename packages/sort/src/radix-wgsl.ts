@@ -8,10 +8,12 @@ import { type KeyOrder, orderKeyWgsl, padKeyOf } from './order-key.ts';
  *    `tile_prefix[tile * 256 + digit]` (tile-major: coalesced, and one load a digit for the downsweep).
  * 2. `row_scan`: one workgroup per digit turns its row into exclusive prefixes over chunks (runs of
  *    `tiles_per_chunk` tiles) and writes the digit's total to `digit_total[digit]`.
- * 3. `downsweep`: one workgroup per tile ranks its keys stably (subgroup ballots),
- *    stages them in workgroup memory in digit order and scatters them to
- *    `digit start + chunk prefix + tile prefix + rank`. (Workgroups that rank a chunk's tiles in turn were
- *    slower on the H100: concurrent workgroups then write far-apart parts of each digit's output.)
+ * 3. `downsweep`: a workgroup ranks a tile's keys stably (subgroup ballots; a keys-only first pass by
+ *    workgroup atomics), stages them in workgroup memory in digit order and scatters them to
+ *    `digit start + chunk prefix + tile prefix + rank`. Keys-only workgroups may take several tiles, every
+ *    `stride`-th (`tilesPerWorkgroup`); a chunk's consecutive tiles in turn were slower on the H100
+ *    (concurrent workgroups then write far-apart parts of each digit's output). The top-digit-first sort's
+ *    passes (`Bucketed`) take their digit starts per bucket instead.
  *
  * Every kernel reads the item count from `params.n` or, for GPU-resident counts, from `count[count_index]`
  * (clamped to `params.n`, the capacity), so a sort of a GPU count needs no read-back.

@@ -53,9 +53,10 @@ export interface SortTuning {
    */
   tilesPerWorkgroup?: number;
   /**
-   * Reduce-then-scan, keys-only u32 / i32 sorts over 32 bits (elsewhere ignored): sort by the top digit first
-   * into tile-aligned buckets, then by the low digits inside them, so two passes rank unstably instead of
-   * one (see `prepareBucketed`). Experimental: off by default until measured faster on a large GPU.
+   * Reduce-then-scan, keys-only u32 / i32 sorts over 32 bits whose padded arrays (count + 256 tiles) fit a
+   * storage binding (elsewhere ignored): sort by the top digit first into tile-aligned buckets, then by the
+   * low digits inside them, so two passes rank unstably instead of one (see `prepareBucketed`; it ranks
+   * them so whatever `stableFirstPass` says). Experimental: off by default until measured on a large GPU.
    */
   topDigitFirst?: boolean;
   /** OneSweep: polls of a predecessor's status before counting its keys itself (default 64). */
@@ -127,8 +128,8 @@ export interface PassArrays {
 /** Records digit pass `p` from `src` into `dst`. */
 export type RecordPass = (p: number, src: PassArrays, dst: PassArrays) => void;
 
-const read = { type: 'array<u32>', access: 'read' } as const;
-const write = { type: 'array<u32>', access: 'read_write' } as const;
+export const read = { type: 'array<u32>', access: 'read' } as const;
+export const write = { type: 'array<u32>', access: 'read_write' } as const;
 const atomics = { type: 'array<atomic<u32>>', access: 'read_write' } as const;
 
 /**
