@@ -6,6 +6,7 @@ import {
   InputError,
   isGpuCount,
   onTarget,
+  onTargetReusingScratch,
   Recorder,
   rw,
   type Target,
@@ -147,7 +148,7 @@ export async function compactArray<T extends 'u32' | 'i32' | 'f32'>(
     await compactFused(target, count, keep, scatter, keptCount, { maxCount: input.length });
     return;
   }
-  await onTarget(target, who, async (rec) => {
+  await onTargetReusingScratch(target, who, async (rec) => {
     const allocate: Allocate = (length, label) => rec.scratch('u32', length, label);
     const plan = await recordUpsweep(rec, count, input.length, keep, keptCount, allocate, []);
     await recordDownsweep(rec, plan, scatter);

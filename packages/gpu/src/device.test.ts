@@ -2,6 +2,7 @@ import { gpuTest, randomU32, testDevice } from '@weft/testing';
 import { describe, expect, it } from 'vitest';
 import {
   atomic,
+  type DeviceArray,
   DeviceLimitError,
   DeviceLostError,
   GpuValidationError,
@@ -137,6 +138,72 @@ describe('device', () => {
       expect(r.dispatches).toBe(64);
       expect([...(await out.download())]).toEqual(Array.from({ length: 64 }, (_, i) => i * 10 + 1));
       await expect(rec.submit()).rejects.toThrow(/already submitted/);
+    });
+  });
+
+  it('lets a primitive reuse the scratch of one recorded before it, and only then', async () => {
+    await gpuTest(async (device) => {
+      const fill = await device.kernel({
+        label: 'fill then copy',
+        bindings: {
+          tmp: { type: 'array<u32>', access: 'read_write' },
+          out: { type: 'array<u32>', access: 'read_write' },
+        },
+        params: { mul: 'u32', add: 'u32', phase: 'u32' },
+        code: `@compute @workgroup_size(64) fn main(@builtin(global_invocation_id) g: vec3<u32>) {
+          if (params.phase == 0u) { tmp[g.x] = g.x * params.mul + params.add; } else { out[g.x] = tmp[g.x]; }
+        }`,
+      });
+      const outs = [device.array('u32', 256), device.array('u32', 256)];
+      const rec = device.recorder();
+      const reusing = { reuseScratch: true };
+      const taken: DeviceArray[] = [];
+      // Two primitives in turn, each filling its scratch and copying it out in separate dispatches.
+      for (const [i, out] of outs.entries()) {
+        await rec.recordPrimitive(async () => {
+          const tmp = rec.scratch('u32', 256, `tmp ${i}`);
+          taken.push(tmp);
+          for (const phase of [0, 1])
+            rec.dispatch(fill, {
+              bindings: { tmp, out },
+              params: { mul: i + 2, add: 7 * i, phase },
+              workgroups: 4,
+            });
+        }, reusing);
+      }
+      expect(taken[1]).toBe(taken[0]);
+      // Another length or an indirect one: new arrays. Scratch outside primitives is never freed.
+      expect(rec.scratch('u32', 255, 'other length')).not.toBe(taken[0]);
+      expect(rec.scratch('u32', 256, 'indirect', true)).not.toBe(taken[0]);
+      const outside = rec.scratch('u32', 256, 'outside');
+      expect(outside).toBe(taken[0]);
+      // Nested, or awaited in parallel: nothing is freed until the last primitive ends.
+      const slow = async () => {
+        taken.push(rec.scratch('u32', 64, 'slow'));
+        await new Promise((r) => setTimeout(r, 10));
+        expect(rec.scratch('u32', 64, 'slow, later')).not.toBe(taken.at(-1));
+      };
+      const fast = async () => {
+        await rec.recordPrimitive(async () => {
+          taken.push(rec.scratch('u32', 64, 'nested'));
+        }, reusing);
+      };
+      await Promise.all([rec.recordPrimitive(slow, reusing), rec.recordPrimitive(fast, reusing)]);
+      expect(rec.scratch('u32', 64, 'after')).toBe(taken.at(-2));
+      // A primitive that may hand its scratch out keeps all scratch taken while it records.
+      let handedOut: DeviceArray | undefined;
+      await rec.recordPrimitive(async () => {
+        handedOut = rec.scratch('u32', 32, 'handed out');
+      });
+      expect(rec.scratch('u32', 32, 'next')).not.toBe(handedOut);
+      await rec.submit();
+      for (const [i, out] of outs.entries()) {
+        expect([...(await out.download())]).toEqual(
+          Array.from({ length: 256 }, (_, k) => k * (i + 2) + 7 * i),
+        );
+        out.destroy();
+      }
+      expect(taken[0]!.destroyed).toBe(true);
     });
   });
 

@@ -57,6 +57,7 @@ export {
   copy,
   map,
   onTarget,
+  onTargetReusingScratch,
   type Target,
   type TransformOptions,
   transform,

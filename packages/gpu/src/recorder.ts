@@ -43,6 +43,11 @@ export interface SubmitResult {
   dispatches: number;
 }
 
+interface SpareScratch {
+  array: DeviceArray;
+  indirect: boolean;
+}
+
 type Op =
   | {
       kind: 'dispatch';
@@ -77,6 +82,14 @@ fn main() {
 export class Recorder {
   readonly #ops: Op[] = [];
   readonly #temporaries: DeviceArray[] = [];
+  /** Primitives recording into this recorder now (nested, or awaited in parallel). */
+  #recording = 0;
+  /** Scratch taken while primitives record, freed for reuse when the last of them ends. */
+  #pending: SpareScratch[] = [];
+  /** One of those primitives may hand its scratch out, so none of it is freed. */
+  #keepPending = false;
+  /** Scratch no recorded work will read again: free for later scratch requests of the same shape. */
+  readonly #spare: SpareScratch[] = [];
   #submitted = false;
 
   constructor(
@@ -88,16 +101,52 @@ export class Recorder {
     return this.options.label ?? 'weft';
   }
 
-  /** Scratch that lives until this recorder's work is submitted, then returns to the pool. */
+  /**
+   * Scratch that lives until this recorder's work is submitted, then returns to the pool. It may be an array
+   * that a primitive recorded earlier into this recorder has finished with (see `recordPrimitive`); its
+   * contents are undefined either way, as pooled memory always is.
+   */
   scratch<T extends 'u32' | 'i32' | 'f32'>(
     type: T,
     length: number,
     label: string,
     indirect = false,
   ): DeviceArray<T> {
-    const a = this.device.array(type, length, { label, indirect });
-    this.#temporaries.push(a);
-    return a;
+    const i = this.#spare.findIndex(
+      (s) => s.array.type === type && s.array.length === length && s.indirect === indirect,
+    );
+    let entry: SpareScratch;
+    if (i >= 0) {
+      entry = this.#spare[i]!;
+      this.#spare.splice(i, 1);
+    } else {
+      entry = { array: this.device.array(type, length, { label, indirect }), indirect };
+      this.#temporaries.push(entry.array);
+    }
+    if (this.#recording > 0) this.#pending.push(entry);
+    return entry.array as DeviceArray<T>;
+  }
+
+  /**
+   * Records one primitive's work (`onTarget` calls this). With `reuseScratch`, for primitives whose results
+   * all go to their caller's arrays, the scratch it takes is free for work recorded after it: safe because
+   * commands run in recorded order, so everything recorded here has read its scratch before anything
+   * recorded later can overwrite it. A batch of k sorts in one submit then holds one sort's scratch, not k.
+   * Scratch is freed only when no primitive is recording (they may nest, or be awaited in parallel, and a
+   * scratch request cannot tell whose it is), and not at all if one of them did not ask for reuse.
+   */
+  async recordPrimitive<R>(record: () => Promise<R>, options: { reuseScratch?: boolean } = {}): Promise<R> {
+    this.#recording++;
+    if (!options.reuseScratch) this.#keepPending = true;
+    try {
+      return await record();
+    } finally {
+      if (--this.#recording === 0) {
+        if (!this.#keepPending) this.#spare.push(...this.#pending);
+        this.#pending = [];
+        this.#keepPending = false;
+      }
+    }
   }
 
   dispatch(kernel: Kernel, options: DispatchOptions): this {

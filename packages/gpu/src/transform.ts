@@ -31,13 +31,31 @@ export type Target = WeftDevice | Recorder;
 
 /** Runs `record` on the target: records into a recorder, or makes one, submits it and waits. */
 export async function onTarget(target: Target, label: string, record: (rec: Recorder) => Promise<void>) {
-  if (target instanceof Recorder) {
-    await record(target);
-    return;
-  }
-  const rec = target.recorder({ label });
-  await record(rec);
-  await rec.submit();
+  await recordOn(target, label, record, false);
+}
+
+/**
+ * `onTarget` for primitives whose results all go to their caller's arrays: work recorded after it into the
+ * same recorder may reuse the scratch it took (`Recorder.recordPrimitive`), so k calls batched into one
+ * submit hold one call's scratch, not k.
+ */
+export async function onTargetReusingScratch(
+  target: Target,
+  label: string,
+  record: (rec: Recorder) => Promise<void>,
+) {
+  await recordOn(target, label, record, true);
+}
+
+async function recordOn(
+  target: Target,
+  label: string,
+  record: (rec: Recorder) => Promise<void>,
+  reuseScratch: boolean,
+) {
+  const rec = target instanceof Recorder ? target : target.recorder({ label });
+  await rec.recordPrimitive(() => record(rec), { reuseScratch });
+  if (rec !== target) await rec.submit();
 }
 
 /**

@@ -1,4 +1,4 @@
-import { type Count, type DeviceArray, type Functor, onTarget, type Target } from '@weft/gpu';
+import { type Count, type DeviceArray, type Functor, onTargetReusingScratch, type Target } from '@weft/gpu';
 import {
   ASSIGN_SEGMENTS_WGSL,
   checkSegments,
@@ -91,7 +91,7 @@ export async function transformLbs(
   options: TransformLbsOptions = {},
 ): Promise<void> {
   checkSegments('transformLbs', count, segmentOffsets, numSegments, options.maxCount);
-  await onTarget(target, 'transformLbs', async (rec) => {
+  await onTargetReusingScratch(target, 'transformLbs', async (rec) => {
     const plan = await planMergePath(rec, count, segmentOffsets, numSegments, options.maxCount);
     const { counts } = plan;
     const kernel = await rec.device.kernel({

@@ -1,4 +1,11 @@
-import { type Count, DeviceArray, InputError, isGpuCount, onTarget, type Target } from '@weft/gpu';
+import {
+  type Count,
+  DeviceArray,
+  InputError,
+  isGpuCount,
+  onTargetReusingScratch,
+  type Target,
+} from '@weft/gpu';
 import { type Monoid, plus, type ScanType } from './monoid.ts';
 import {
   checkCount,
@@ -47,7 +54,7 @@ export async function reduce<T extends ScanType>(
   });
   const tuning = resolveTuning({ vectorsPerThread: 8, ...options.tuning }, who);
   if (tuning.forceFallback) throw new InputError('reduce has no look-back to force a fallback on', who);
-  await onTarget(target, who, async (rec) => {
+  await onTargetReusingScratch(target, who, async (rec) => {
     requireSubgroups(rec.device, tuning, who);
     const path = monoid.atomic && monoid.type !== 'f32' ? 'atomic' : 'partials';
     const tile = tuning.workgroupSize * tuning.vectorsPerThread * 4;

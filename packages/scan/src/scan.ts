@@ -4,7 +4,7 @@ import {
   type Functor,
   InputError,
   isGpuCount,
-  onTarget,
+  onTargetReusingScratch,
   type Recorder,
   type Target,
 } from '@weft/gpu';
@@ -76,7 +76,7 @@ export async function transformScan<T extends ScanType>(
   const monoid = options.monoid ?? plus(output.type);
   checkMonoidType(monoid, output.type, 'output', who);
   checkCount(n, output.length, who);
-  await onTarget(target, who, (rec) =>
+  await onTargetReusingScratch(target, who, (rec) =>
     recordScan(rec, who, {
       monoid,
       output,
@@ -122,7 +122,7 @@ export async function transformScanTo<T extends ScanType>(
     limit = n;
   }
   checkCount(n, isGpuCount(n) ? limit : 0xffffffff, who);
-  await onTarget(target, who, (rec) =>
+  await onTargetReusingScratch(target, who, (rec) =>
     recordScan(rec, who, {
       monoid: options.monoid,
       emit,
@@ -161,7 +161,7 @@ async function arrayScan<T extends ScanType>(
   }
   const count = options.count ?? input.length;
   checkCount(count, limit, who);
-  await onTarget(target, who, (rec) =>
+  await onTargetReusingScratch(target, who, (rec) =>
     recordScan(rec, who, {
       monoid,
       output,

@@ -4,7 +4,7 @@ import {
   type Functor,
   InputError,
   isGpuCount,
-  onTarget,
+  onTargetReusingScratch,
   type Recorder,
   type Target,
 } from '@weft/gpu';
@@ -151,7 +151,7 @@ export async function transformSegreduce<T extends ReduceType>(
   const monoid = options.monoid ?? plus(output.type);
   checkSegments('transformSegreduce', count, segmentOffsets, numSegments, options.maxCount);
   checkOutput('transformSegreduce', output, numSegments, monoid);
-  await onTarget(target, 'transformSegreduce', (rec) =>
+  await onTargetReusingScratch(target, 'transformSegreduce', (rec) =>
     record(
       rec,
       count,
@@ -206,7 +206,7 @@ export async function segmentedReduce<T extends ReduceType>(
   }
   checkSegments('segmentedReduce', count, segmentOffsets, numSegments);
   checkOutput('segmentedReduce', output, numSegments, monoid);
-  await onTarget(target, 'segmentedReduce', (rec) =>
+  await onTargetReusingScratch(target, 'segmentedReduce', (rec) =>
     record(
       rec,
       count,
