@@ -1,12 +1,14 @@
 export { orderKeyOf } from './order-key.ts';
 export {
   AUTO_REDUCE_THEN_SCAN_FROM,
+  AUTO_TOP_DIGIT_FIRST_FROM,
   type SortKeysOptions,
   type SortOptions,
   type SortPairsOptions,
   sortAlgorithmFor,
   sortKeys,
   sortPairs,
+  topDigitFirstFor,
 } from './radix-sort.ts';
 export type { SortTuning } from './sort-passes.ts';
 export {

@@ -9,7 +9,15 @@ import {
   randomU32,
 } from '@weft/testing';
 import { describe, expect, it, vi } from 'vitest';
-import { radixTileConfig, type SortOptions, sortAlgorithmFor, sortKeys, sortPairs } from './index.ts';
+import {
+  AUTO_TOP_DIGIT_FIRST_FROM,
+  radixTileConfig,
+  type SortOptions,
+  sortAlgorithmFor,
+  sortKeys,
+  sortPairs,
+  topDigitFirstFor,
+} from './index.ts';
 import { orderKeyOf, padKeyOf } from './order-key.ts';
 import { tileSize, unorderedFirstPass } from './radix-wgsl.ts';
 import { permute, referencePermutation } from './reference.ts';
@@ -248,6 +256,31 @@ describe('sortKeys / sortPairs', () => {
     });
   });
 
+  it("reuses one sort's scratch for the next in one recorder: k batched sorts hold one sort's memory", async () => {
+    await gpuTest(async (device) => {
+      for (const options of [
+        { algorithm: 'onesweep' },
+        { algorithm: 'reduce-then-scan' },
+        { algorithm: 'reduce-then-scan', tuning: { topDigitFirst: true } },
+      ] satisfies SortOptions[]) {
+        const n = 9000;
+        const inputs = [41, 42, 43].map((seed) => randomU32(n, seed));
+        const keys = inputs.map((a) => device.upload(a));
+        const rec = device.recorder({ label: 'three sorts' });
+        await sortKeys(rec, keys[0]!, options);
+        const afterOne = device.pool.stats.liveBytes;
+        await sortKeys(rec, keys[1]!, options);
+        await sortKeys(rec, keys[2]!, options);
+        expect(device.pool.stats.liveBytes, options.algorithm).toBe(afterOne);
+        await rec.submit();
+        for (const [i, a] of inputs.entries()) {
+          expectArrayEqual(await download(keys[i]!), permute(a, referencePermutation('u32', a)), `sort ${i}`);
+          keys[i]!.destroy();
+        }
+      }
+    });
+  });
+
   it('sorts by (source, target) with two stable passes', async () => {
     await gpuTest(async (device) => {
       const n = 20_000;
@@ -328,7 +361,12 @@ describe('sortKeys / sortPairs', () => {
         tuning: { tilesPerWorkgroup: 2, stableFirstPass: true, wideMasks: true },
       },
     ],
-    // The experimental top-digit-first sort (keys-only u32 passes; the others here take the plain path).
+    // More tiles a workgroup than MAX_CONSTANT_TRIPS: the tile loop in its plain form.
+    [
+      'reduce-then-scan, 9 tiles a workgroup',
+      { algorithm: 'reduce-then-scan', tuning: { tilesPerWorkgroup: 9 } },
+    ],
+    // The top-digit-first sort (keys-only u32 passes; the others here take the plain path).
     [
       'top digit first, 3 tiles a workgroup, 2 a chunk',
       {
@@ -512,6 +550,28 @@ describe('sortKeys / sortPairs', () => {
     expect(sortAlgorithmFor(2 ** 24)).toBe('reduce-then-scan');
     expect(sortAlgorithmFor(2 ** 27, 'onesweep')).toBe('onesweep');
     expect(sortAlgorithmFor(10, 'reduce-then-scan')).toBe('reduce-then-scan');
+  });
+
+  it('sorts top digit first from 2^26 keys only where it may: keys-only u32 / i32 over 32 bits that fit a binding', () => {
+    const u32 = { type: 'u32', descending: false } as const;
+    const big = AUTO_TOP_DIGIT_FIRST_FROM;
+    const fits = [4 * big, 2 ** 31] as const;
+    const rts = 'reduce-then-scan';
+    expect(topDigitFirstFor(big, rts, u32, false, 32, ...fits, {})).toBe(true);
+    expect(topDigitFirstFor(big, rts, { type: 'i32', descending: true }, false, 32, ...fits, {})).toBe(true);
+    expect(topDigitFirstFor(big - 1, rts, u32, false, 32, ...fits, {})).toBe(false);
+    expect(topDigitFirstFor(10, rts, u32, false, 32, ...fits, { topDigitFirst: true })).toBe(true);
+    expect(topDigitFirstFor(big, rts, u32, false, 32, ...fits, { topDigitFirst: false })).toBe(false);
+    expect(topDigitFirstFor(big, rts, u32, false, 32, ...fits, { stableFirstPass: true })).toBe(false);
+    // Never where it would be wrong or cannot run, whatever the tuning says.
+    const asked = { topDigitFirst: true };
+    expect(topDigitFirstFor(big, 'onesweep', u32, false, 32, ...fits, asked)).toBe(false);
+    expect(topDigitFirstFor(big, rts, u32, true, 32, ...fits, asked)).toBe(false);
+    expect(topDigitFirstFor(big, rts, u32, false, 24, ...fits, asked)).toBe(false);
+    expect(topDigitFirstFor(big, rts, { type: 'f32', descending: false }, false, 32, ...fits, asked)).toBe(
+      false,
+    );
+    expect(topDigitFirstFor(big, rts, u32, false, 32, 2 ** 31 + 4, 2 ** 31, asked)).toBe(false);
   });
 
   it('rejects bad arguments with InputError', async () => {

@@ -4,12 +4,13 @@ import {
   DeviceLimitError,
   InputError,
   isGpuCount,
-  onTarget,
+  onTargetReusingScratch,
   type Recorder,
   type Target,
 } from '@weft/gpu';
 import { bucketPadding, prepareBucketed } from './bucketed-passes.ts';
 import { MAX_ONESWEEP_ITEMS } from './onesweep-wgsl.ts';
+import type { KeyOrder } from './order-key.ts';
 import { COPY_PREFIX_WGSL, RADIX_BITS, THREADS, tileSize, unorderedFirstPass } from './radix-wgsl.ts';
 import {
   checkSortTuning,
@@ -31,6 +32,33 @@ export function sortAlgorithmFor(
 ): 'onesweep' | 'reduce-then-scan' {
   if (asked !== 'auto') return asked;
   return keys < AUTO_REDUCE_THEN_SCAN_FROM ? 'onesweep' : 'reduce-then-scan';
+}
+
+/**
+ * Keys from which a keys-only u32 / i32 sort over 32 bits runs top digit first unless `tuning.topDigitFirst`
+ * says otherwise (H100, default Dawn toggles, ms, LSD / top digit first: 2^24 0.584 / 0.96, 2^25 1.09 / 1.07,
+ * 2^26 2.10 / 2.01, 2^27 4.12 / 3.91; docs/bench/2026-12-02-h100).
+ */
+export const AUTO_TOP_DIGIT_FIRST_FROM = 2 ** 26;
+
+/**
+ * Whether a sort runs top digit first (`prepareBucketed`): keys only, u32 / i32 over 32 bits, reduce-then-scan,
+ * padded arrays (count + 256 tiles) within a storage binding; then as `tuning.topDigitFirst` says, or by
+ * default from {@link AUTO_TOP_DIGIT_FIRST_FROM} keys unless `tuning.stableFirstPass` asks for the LSD passes.
+ */
+export function topDigitFirstFor(
+  keys: number,
+  algorithm: 'onesweep' | 'reduce-then-scan',
+  order: KeyOrder,
+  pairs: boolean,
+  bits: number,
+  paddedBytes: number,
+  maxBindingBytes: number,
+  tuning: SortTuning,
+): boolean {
+  if (algorithm !== 'reduce-then-scan' || !unorderedFirstPass(order, pairs, bits)) return false;
+  if (paddedBytes > maxBindingBytes) return false;
+  return tuning.topDigitFirst ?? (!tuning.stableFirstPass && keys >= AUTO_TOP_DIGIT_FIRST_FROM);
 }
 
 export interface SortOptions {
@@ -181,7 +209,7 @@ async function radixSort(
   }
   if (capacity === 0) return;
 
-  await onTarget(target, where, async (rec) => {
+  await onTargetReusingScratch(target, where, async (rec) => {
     const config = radixTileConfig(rec.device, options.tuning);
     const passes = Math.ceil(bits / RADIX_BITS);
     const countArray = isGpuCount(count) ? count.array : rec.scratch('u32', 1, 'sort count (unused)');
@@ -203,11 +231,18 @@ async function radixSort(
       tuning: options.tuning ?? {},
     };
     const padded = 4 * (capacity + bucketPadding(tileSize(config)));
+    const maxBinding = rec.device.limits.maxStorageBufferBindingSize;
     if (
-      options.tuning?.topDigitFirst &&
-      algorithm === 'reduce-then-scan' &&
-      unorderedFirstPass(order, values !== undefined, bits) &&
-      padded <= rec.device.limits.maxStorageBufferBindingSize
+      topDigitFirstFor(
+        capacity,
+        algorithm,
+        order,
+        values !== undefined,
+        bits,
+        padded,
+        maxBinding,
+        context.tuning,
+      )
     ) {
       const recordSort = await prepareBucketed(context);
       recordSort(keys, outKeys ?? keys);

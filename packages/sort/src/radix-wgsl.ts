@@ -94,6 +94,57 @@ fn digit_of(raw: u32) -> u32 { return (order_key(raw) >> params.shift) & params.
 }
 
 /**
+ * Rounds up to which a loop is written with a constant trip count (`stridedLoop`, `boundedLoop`). Dawn
+ * guards every loop whose end it cannot prove (unless robustness is off) with a counter and a second exit,
+ * and behind such loops the NVIDIA compiler no longer knows the subgroup is converged: every ballot after
+ * them reads the active mask again (H100, the ballot downsweep: 287-304 votes, 130 with robustness off or
+ * with these loops). Longer loops keep their plain form: lavapipe unrolls constant loops, and 16 or 32
+ * rounds of them doubled its compile times (8-lane subgroups: 32 of them in a workgroup).
+ */
+export const MAX_CONSTANT_TRIPS = 8;
+
+/**
+ * WGSL for `for (var i = start; i < end; i += step) { body }`, constant `end` and `step`, `start` in [0, step):
+ * a constant trip count up to {@link MAX_CONSTANT_TRIPS} rounds.
+ */
+export function stridedLoop(
+  variable: string,
+  start: string,
+  end: number,
+  step: number,
+  body: string,
+): string {
+  const trips = Math.ceil(end / step);
+  if (trips > MAX_CONSTANT_TRIPS) {
+    return `for (var ${variable} = ${start}; ${variable} < ${end}u; ${variable} += ${step}u) {
+    ${body}
+  }`;
+  }
+  const check = end % step === 0 ? '' : `if (${variable} >= ${end}u) { break; }`;
+  return `for (var weft_trip = 0u; weft_trip < ${trips}u; weft_trip++) {
+    let ${variable} = ${start} + weft_trip * ${step}u;
+    ${check}
+    ${body}
+  }`;
+}
+
+/**
+ * WGSL for `for (var i = 0u; i < count; i++) { body }`, `count` at most `max`: a constant trip count up to
+ * {@link MAX_CONSTANT_TRIPS} rounds.
+ */
+export function boundedLoop(variable: string, count: string, max: number, body: string): string {
+  if (max > MAX_CONSTANT_TRIPS) {
+    return `for (var ${variable} = 0u; ${variable} < ${count}; ${variable}++) {
+    ${body}
+  }`;
+  }
+  return `for (var ${variable} = 0u; ${variable} < ${max}u; ${variable}++) {
+    if (${variable} >= ${count}) { break; }
+    ${body}
+  }`;
+}
+
+/**
  * Exclusive scan over the workgroup in *slot* order. A slot is `w * subgroup_size + lane`, where `w` is
  * `subgroup_index()` (`SUBGROUP_INDEX_WGSL` of `@weft/gpu`): this makes slot order match subgroup scan
  * order without assuming how the hardware lays subgroups over `local_invocation_index`. Needs full subgroups.
@@ -110,11 +161,14 @@ fn slot_scan(v: vec2<u32>, w: u32, lane: u32, sg_size: u32, num_sg: u32) -> vec4
   workgroupBarrier();
   var before = vec2<u32>(0u);
   var total = vec2<u32>(0u);
-  for (var i = 0u; i < num_sg; i++) {
-    let t = sg_totals[i];
+  ${boundedLoop(
+    'i',
+    'num_sg',
+    maxSubgroups,
+    `let t = sg_totals[i];
     if (i < w) { before += t; }
-    total += t;
-  }
+    total += t;`,
+  )}
   // The next call overwrites sg_totals: everybody must have read them first.
   workgroupBarrier();
   return vec4<u32>(before + inclusive - v, total);
@@ -275,7 +329,7 @@ fn lowest_lane(m: vec4<u32>) -> u32 { return weft_trailing_zeros4(m); }`;
 /** Zeroes the per-subgroup histograms and `subgroup_ticket` (before the barrier that reads `n`). */
 export function tileInitWgsl(config: RadixTileConfig): string {
   return /* wgsl */ `
-  for (var i = lid; i < ${histWords(config.maxSubgroups)}u; i += ${config.threads}u) { atomicStore(&hist[i], 0u); }
+  ${stridedLoop('i', 'lid', histWords(config.maxSubgroups), config.threads, 'atomicStore(&hist[i], 0u);')}
   if (lid == 0u) { atomicStore(&subgroup_ticket, 0u); }`;
 }
 
@@ -380,16 +434,23 @@ ${unrolled(
   let num_sg = atomicLoad(&subgroup_ticket);
 
   // Per histogram word (digits d and d + 128): exclusive prefix over subgroups (in place) and the tile's count.
-  for (var hw = slot; hw < 128u; hw += ${config.threads}u) {
-    var run = 0u;
-    for (var i = 0u; i < num_sg; i++) {
-      let v = atomicLoad(&hist[i * 128u + hw]);
+  ${stridedLoop(
+    'hw',
+    'slot',
+    128,
+    config.threads,
+    `var run = 0u;
+    ${boundedLoop(
+      'i',
+      'num_sg',
+      config.maxSubgroups,
+      `let v = atomicLoad(&hist[i * 128u + hw]);
       atomicStore(&hist[i * 128u + hw], run);
-      run += v;
-    }
+      run += v;`,
+    )}
     local_start[hw] = run & 0xffffu;
-    local_start[hw + 128u] = run >> 16u;
-  }
+    local_start[hw + 128u] = run >> 16u;`,
+  )}
   workgroupBarrier();`;
   // Keys past the end add nothing and keep their own slots, which lie past every real key's.
   const atomicRanks = /* wgsl */ `
@@ -637,6 +698,13 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
 `;
   }
   const nextBlock = `next_tile * ${tile}u + w * sg_size * ${kpt}u`;
+  // The tile loop's head, a constant trip count where short enough (see MAX_CONSTANT_TRIPS); its body does
+  // not fit boundedLoop's string argument comfortably, so this is boundedLoop written out.
+  const roundsLoop =
+    tilesPerWorkgroup <= MAX_CONSTANT_TRIPS
+      ? `for (var round = 0u; round < ${tilesPerWorkgroup}u; round++) {
+    if (round >= rounds) { break; }`
+      : 'for (var round = 0u; round < rounds; round++) {';
   return /* wgsl */ `${header}
   let active_tiles = min(params.num_tiles, ceil_div(n, ${tile}u));
   let stride = nwg.x * nwg.y;
@@ -651,7 +719,10 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
 ${loadTileWgsl(config, order, 'keys', 'keys_in', nextBlock)}
 ${pairs ? loadTileWgsl(config, order, 'vals', 'values_in', nextBlock) : ''}
   }
-  for (var tile = first_tile; tile < active_tiles; tile += stride) {
+  // At most tilesPerWorkgroup rounds (the grid has at least num_tiles / tilesPerWorkgroup workgroups).
+  let rounds = ceil_div(active_tiles - first_tile, stride);
+  ${roundsLoop}
+    let tile = first_tile + round * stride;
     let tile_start = tile * ${tile}u;
     let next_tile = tile + stride;
     ${bucketOfTileWgsl(config, bucketed)}
@@ -671,7 +742,7 @@ ${loadTileWgsl(config, order, 'vals', 'values_in', nextBlock)}
     })}
     // The next tile counts into cleared histograms (every read of them came before the scatter's barrier)
     // and stages only once this tile's scatter has read \`staged\` and \`scatter_base\`.
-    for (var i = lid; i < ${histWords(config.maxSubgroups)}u; i += ${config.threads}u) { atomicStore(&hist[i], 0u); }
+    ${stridedLoop('i', 'lid', histWords(config.maxSubgroups), config.threads, 'atomicStore(&hist[i], 0u);')}
     workgroupBarrier();
   }
 }

@@ -56,7 +56,9 @@ export interface SortTuning {
    * Reduce-then-scan, keys-only u32 / i32 sorts over 32 bits whose padded arrays (count + 256 tiles) fit a
    * storage binding (elsewhere ignored): sort by the top digit first into tile-aligned buckets, then by the
    * low digits inside them, so two passes rank unstably instead of one (see `prepareBucketed`; it ranks
-   * them so whatever `stableFirstPass` says). Experimental: off by default until measured on a large GPU.
+   * them so whatever `stableFirstPass` says). Default: on from `AUTO_TOP_DIGIT_FIRST_FROM` keys (2^26)
+   * unless `stableFirstPass` is set; below that its 256 tiles of padding and bucket kernels cost more than
+   * the unstable pass saves.
    */
   topDigitFirst?: boolean;
   /** OneSweep: polls of a predecessor's status before counting its keys itself (default 64). */

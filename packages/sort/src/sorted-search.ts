@@ -1,4 +1,11 @@
-import { type DeviceArray, type GpuCount, InputError, onTarget, type Recorder, type Target } from '@weft/gpu';
+import {
+  type DeviceArray,
+  type GpuCount,
+  InputError,
+  onTargetReusingScratch,
+  type Recorder,
+  type Target,
+} from '@weft/gpu';
 
 import { recordMergePathSearch } from './merge-path-search.ts';
 
@@ -66,7 +73,7 @@ export async function sortedSearch(
     );
   }
   if (needles.length === 0) return;
-  await onTarget(target, 'sortedSearch', async (rec) => {
+  await onTargetReusingScratch(target, 'sortedSearch', async (rec) => {
     if (options.needlesSorted) {
       await recordMergePathSearch(rec, needles, haystack, output, bound === 'upper');
       return;
@@ -127,7 +134,7 @@ export async function intersectCount(
     );
   }
   let result: GpuCount | undefined = out;
-  await onTarget(target, 'intersectCount', async (rec) => {
+  await onTargetReusingScratch(target, 'intersectCount', async (rec) => {
     result ??= { array: rec.device.array('u32', 1, { label: 'intersect count' }), index: 0 };
     await recordIntersectCount(rec, a, b, result);
   });

@@ -151,10 +151,20 @@ export const tuneCases: BenchCase[] = [
     tuning: { stableFirstPass: true, tilesPerWorkgroup: 4 },
   }),
   sortPairsVariant('sort pairs u32/u32 tpw 2', { tuning: { tilesPerWorkgroup: 2 } }),
-  // Experimental: the top digit first into tile-aligned buckets, then the low digits inside them.
+  // The top digit first into tile-aligned buckets, then the low digits inside them (the default from 2^26
+  // keys), against the plain LSD passes (the default below).
+  sortKeysVariant('sort keys u32 lsd', { algorithm: 'reduce-then-scan', tuning: { topDigitFirst: false } }),
   sortKeysVariant('sort keys u32 top digit first', {
     algorithm: 'reduce-then-scan',
     tuning: { topDigitFirst: true },
+  }),
+  sortKeysVariant('sort keys u32 top digit first tpw 8', {
+    algorithm: 'reduce-then-scan',
+    tuning: { topDigitFirst: true, tilesPerWorkgroup: 8 },
+  }),
+  sortKeysVariant('sort keys u32 top digit first chunk 16', {
+    algorithm: 'reduce-then-scan',
+    tuning: { topDigitFirst: true, tilesPerChunk: 16 },
   }),
   // Reduce-then-scan: the upsweep's chunk lengths (2^27 keys default to 8 tiles a chunk).
   sortKeysVariant('sort keys u32 chunk 1', { tuning: { tilesPerChunk: 1 } }),
