@@ -97,8 +97,8 @@ fn digit_of(raw: u32) -> u32 { return (order_key(raw) >> params.shift) & params.
  * Rounds up to which a loop is written with a constant trip count (`stridedLoop`, `boundedLoop`). Dawn
  * guards every loop whose end it cannot prove (unless robustness is off) with a counter and a second exit,
  * and behind such loops the NVIDIA compiler no longer knows the subgroup is converged: every ballot after
- * them reads the active mask again (H100, the ballot downsweep: 287-304 votes, 130 with robustness off or
- * with these loops). Longer loops keep their plain form: lavapipe unrolls constant loops, and 16 or 32
+ * them reads the active mask again (H100, the ballot downsweep's 128 ballots: 287-304 votes, 148 with
+ * robustness off, 130 with these loops; docs/bench/2026-12-02-h100). Longer loops keep their plain form: lavapipe unrolls constant loops, and 16 or 32
  * rounds of them doubled its compile times (8-lane subgroups: 32 of them in a workgroup).
  */
 export const MAX_CONSTANT_TRIPS = 8;
