@@ -1,6 +1,6 @@
 import type { KeyOrder } from './order-key.ts';
 import { orderKeyWgsl } from './order-key.ts';
-import { BUCKET_TABLE, RADIX, type RadixTileConfig, tileSize } from './radix-wgsl.ts';
+import { BUCKET_TABLE, CEIL_DIV_WGSL, RADIX, type RadixTileConfig, tileSize } from './radix-wgsl.ts';
 
 /**
  * WGSL of the two small kernels of a sort by the top digit first (see `prepareBucketed` in bucketed-passes.ts).
@@ -21,6 +21,7 @@ export function bucketTableWgsl(config: RadixTileConfig, order: KeyOrder): strin
   const tile = tileSize(config);
   return /* wgsl */ `
 ${orderKeyWgsl(order)}
+${CEIL_DIV_WGSL}
 var<workgroup> padded_start: array<u32, ${RADIX + 1}>;
 var<workgroup> plain_start: array<u32, ${RADIX}>;
 
@@ -31,7 +32,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
   // all loads at once, then a Hillis-Steele scan in workgroup memory (a serial loop of loads would wait a load
   // latency a digit).
   let total = digit_total[lid];
-  let padded = (total / ${tile}u + select(0u, 1u, total % ${tile}u != 0u)) * ${tile}u;
+  let padded = ceil_div(total, ${tile}u) * ${tile}u;
   padded_start[lid] = padded;
   plain_start[lid] = total;
   workgroupBarrier();

@@ -36,8 +36,8 @@ export function sortAlgorithmFor(
 
 /**
  * Keys from which a keys-only u32 / i32 sort over 32 bits runs top digit first unless `tuning.topDigitFirst`
- * says otherwise (H100, default Dawn toggles, ms, LSD / top digit first: 2^24 0.584 / 0.96, 2^25 1.09 / 1.07,
- * 2^26 2.10 / 2.01, 2^27 4.12 / 3.91; docs/bench/2026-12-02-h100).
+ * says otherwise (H100, default Dawn toggles, ms, LSD / top digit first: 2^24 0.583 / 0.602 and 2^25 1.09 /
+ * 1.19, each in its own process; 2^26 2.10 / 2.00, 2^27 4.12 / 3.87; docs/bench/2026-12-02-h100).
  */
 export const AUTO_TOP_DIGIT_FIRST_FROM = 2 ** 26;
 

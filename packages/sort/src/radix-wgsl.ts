@@ -74,14 +74,17 @@ const PARAMS = {
 } as const;
 export const RADIX_PARAMS = PARAMS;
 
+export const CEIL_DIV_WGSL = /* wgsl */ `
+// a / b rounded up, without the overflow of (a + b - 1) / b near 2^32.
+fn ceil_div(a: u32, b: u32) -> u32 { return a / b + select(0u, 1u, a % b != 0u); }
+`;
+
 export const ITEM_COUNT = /* wgsl */ `
 fn item_count() -> u32 {
   if (params.gpu_count != 0u) { return min(count[params.count_index], params.n); }
   return params.n;
 }
-// a / b rounded up, without the overflow of (a + b - 1) / b near 2^32.
-fn ceil_div(a: u32, b: u32) -> u32 { return a / b + select(0u, 1u, a % b != 0u); }
-`;
+${CEIL_DIV_WGSL}`;
 
 /**
  * {@link orderKeyWgsl}'s `order_key` for `order`, and `digit_of(raw)`: this pass's digit of a key (params
@@ -98,8 +101,9 @@ fn digit_of(raw: u32) -> u32 { return (order_key(raw) >> params.shift) & params.
  * guards every loop whose end it cannot prove (unless robustness is off) with a counter and a second exit,
  * and behind such loops the NVIDIA compiler no longer knows the subgroup is converged: every ballot after
  * them reads the active mask again (H100, the ballot downsweep's 128 ballots: 287-304 votes, 148 with
- * robustness off, 130 with these loops; docs/bench/2026-12-02-h100). Longer loops keep their plain form: lavapipe unrolls constant loops, and 16 or 32
- * rounds of them doubled its compile times (8-lane subgroups: 32 of them in a workgroup).
+ * robustness off, 130 with these loops; docs/bench/2026-12-02-h100). Longer loops keep their plain form:
+ * lavapipe unrolls constant loops, and 16 or 32 rounds of them (8-lane subgroups: 32 a workgroup) doubled
+ * its compile times.
  */
 export const MAX_CONSTANT_TRIPS = 8;
 
@@ -133,15 +137,16 @@ export function stridedLoop(
  * {@link MAX_CONSTANT_TRIPS} rounds.
  */
 export function boundedLoop(variable: string, count: string, max: number, body: string): string {
-  if (max > MAX_CONSTANT_TRIPS) {
-    return `for (var ${variable} = 0u; ${variable} < ${count}; ${variable}++) {
+  return `${boundedLoopHead(variable, count, max)}
     ${body}
   }`;
-  }
+}
+
+/** {@link boundedLoop} up to its body: the body and the closing brace follow (for bodies built in place). */
+export function boundedLoopHead(variable: string, count: string, max: number): string {
+  if (max > MAX_CONSTANT_TRIPS) return `for (var ${variable} = 0u; ${variable} < ${count}; ${variable}++) {`;
   return `for (var ${variable} = 0u; ${variable} < ${max}u; ${variable}++) {
-    if (${variable} >= ${count}) { break; }
-    ${body}
-  }`;
+    if (${variable} >= ${count}) { break; }`;
 }
 
 /**
@@ -698,13 +703,6 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
 `;
   }
   const nextBlock = `next_tile * ${tile}u + w * sg_size * ${kpt}u`;
-  // The tile loop's head, a constant trip count where short enough (see MAX_CONSTANT_TRIPS); its body does
-  // not fit boundedLoop's string argument comfortably, so this is boundedLoop written out.
-  const roundsLoop =
-    tilesPerWorkgroup <= MAX_CONSTANT_TRIPS
-      ? `for (var round = 0u; round < ${tilesPerWorkgroup}u; round++) {
-    if (round >= rounds) { break; }`
-      : 'for (var round = 0u; round < rounds; round++) {';
   return /* wgsl */ `${header}
   let active_tiles = min(params.num_tiles, ceil_div(n, ${tile}u));
   let stride = nwg.x * nwg.y;
@@ -721,7 +719,7 @@ ${pairs ? loadTileWgsl(config, order, 'vals', 'values_in', nextBlock) : ''}
   }
   // At most tilesPerWorkgroup rounds (the grid has at least num_tiles / tilesPerWorkgroup workgroups).
   let rounds = ceil_div(active_tiles - first_tile, stride);
-  ${roundsLoop}
+  ${boundedLoopHead('round', 'rounds', tilesPerWorkgroup)}
     let tile = first_tile + round * stride;
     let tile_start = tile * ${tile}u;
     let next_tile = tile + stride;
