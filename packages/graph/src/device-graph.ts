@@ -1,4 +1,5 @@
-import { type DeviceArray, type ElementType, InputError, type WeftDevice } from '@weft/gpu';
+import { type DeviceArray, type ElementType, InputError, rw, transform, type WeftDevice, wgsl } from '@weft/gpu';
+import { max, reduce } from '@weft/scan';
 import { cscFromCsr } from './csr-build.ts';
 import type { HostCsr } from './host-graph.ts';
 import { validateCsr } from './host-graph.ts';
@@ -96,6 +97,7 @@ export class DeviceGraph {
   readonly vertexData: VertexData;
   readonly edgeData: EdgeData;
   #destroyed = false;
+  #maxOutDegree: number | undefined;
 
   constructor(
     readonly device: WeftDevice,
@@ -106,9 +108,39 @@ export class DeviceGraph {
     readonly targets: DeviceArray<'u32'>,
     readonly weights: DeviceArray<WeightElementType> | undefined,
     readonly csc: DeviceCsc | undefined,
+    /** The largest out-degree, when the builder knows it (else measured on first request). */
+    maxOutDegree?: number,
   ) {
     this.vertexData = new VertexData(device, vertexCount);
     this.edgeData = new EdgeData(device, edgeCount);
+    this.#maxOutDegree = maxOutDegree;
+  }
+
+  /** The largest out-degree if known without GPU work (`uploadGraph` knows it; see {@link maxOutDegree}). */
+  get knownMaxOutDegree(): number | undefined {
+    return this.#maxOutDegree;
+  }
+
+  /** The largest out-degree: known from the build, or measured on the GPU once (one read-back) and kept. */
+  async maxOutDegree(): Promise<number> {
+    this.#check();
+    if (this.#maxOutDegree !== undefined) return this.#maxOutDegree;
+    const n = this.vertexCount;
+    if (n === 0) return (this.#maxOutDegree = 0);
+    const degrees = this.device.array('u32', n, { label: 'out-degrees' });
+    const result = this.device.array('u32', 1, { label: 'max out-degree' });
+    try {
+      const rec = this.device.recorder({ label: 'max out-degree' });
+      const offsets = this.offsets;
+      await transform(rec, n, wgsl`(v: u32) { ${rw(degrees)}[v] = ${offsets}[v + 1u] - ${offsets}[v]; }`);
+      await reduce(rec, degrees, result, { monoid: max('u32') });
+      await rec.submit();
+      this.#maxOutDegree = (await result.download())[0]!;
+      return this.#maxOutDegree;
+    } finally {
+      degrees.destroy();
+      result.destroy();
+    }
   }
 
   get inOffsets(): DeviceArray<'u32'> | undefined {
@@ -179,6 +211,12 @@ export class DeviceGraph {
   }
 }
 
+function hostMaxOutDegree(offsets: ArrayLike<number>, vertexCount: number): number {
+  let most = 0;
+  for (let v = 0; v < vertexCount; v++) most = Math.max(most, offsets[v + 1]! - offsets[v]!);
+  return most;
+}
+
 /**
  * Copies a host CSR to the GPU (and its in-edge view when `csc` is set). Each array must fit one storage
  * binding: a larger one throws `DeviceLimitError` naming it (e.g. 'graph column indices'), and nothing
@@ -217,6 +255,7 @@ export function uploadGraph(device: WeftDevice, csr: HostCsr, options: UploadGra
       targets as DeviceArray<'u32'>,
       weights,
       csc,
+      hostMaxOutDegree(csr.offsets, csr.vertexCount),
     );
   } catch (e) {
     for (const a of made) a.destroy();

@@ -11,7 +11,7 @@ import { transformScan } from '@weft/scan';
 import { type AdvanceWorkspace, appendFunctor, edgeIdFunctor, edgeView } from './advance.ts';
 
 export interface DirectionFunctors {
-  /** Push: `(src, dst, edge, rank, index) -> bool`, as for {@link advancePush} (atomics where racing). */
+  /** Push: `(src: u32, dst: u32, edge: u32) -> bool`, as for {@link advancePush} (atomics where racing). */
   push: Functor;
   /** Pull: `(src, dst, edge) -> bool` for an in-neighbor `src` in the frontier; only `dst`'s thread runs it. */
   pull: Functor;
@@ -22,7 +22,7 @@ export interface DirectionFunctors {
 export interface DirectionOptions {
   /** Pull when frontier vertices + their out-edges exceed `threshold x edgeCount` (Ligra: 1/20). */
   threshold?: number;
-  /** Force one direction (tests, tuning); default `'auto'`. */
+  /** `'auto'` (default): push or pull chosen per call on the GPU by the threshold rule; or force one. */
   direction?: 'auto' | 'push' | 'pull';
   /** Scratch bitmap for the pull frontier (`vertexCount` bits). */
   bitmap: FrontierBitmap;
@@ -105,18 +105,11 @@ export async function advanceDirectionOptimized(
   let src = ${items}[seg];
   let k = ${out.offsets}[src] + rank;
   let dst = ${out.neighbors}[k];
-  if (${functors.push}(src, dst, k, rank, index)) { ${append}(dst); }
+  if (${functors.push}(src, dst, k)) { ${append}(dst); }
 }`;
-    await transformLbs(
-      rec,
-      { array: gates, index: 0 },
-      workspace.segmentStarts,
-      { array: gates, index: 1 },
-      pushVisit,
-      {
-        maxCount: m,
-      },
-    );
+    await transformLbs(rec, { array: gates, index: 0 }, workspace.segmentStarts, { array: gates, index: 1 }, pushVisit, {
+      maxCount: m,
+    });
     await queueToBitmap(rec, { items, length: { array: gates, index: 3 } }, bitmap);
     const pullVisit = wgsl`(dst: u32) {
   if (!${functors.candidate}(dst)) { return; }

@@ -14,6 +14,7 @@ import {
 import type { DeviceGraph, FrontierBitmap, FrontierSink, FrontierView } from '@weft/graph';
 import { transformLbs } from '@weft/lbs';
 import { transformScan } from '@weft/scan';
+import { type LoadBalance, resolveLoadBalance, THREAD_MAPPED_MAX_DEGREE } from './load-balance.ts';
 
 /**
  * Scratch an advance reuses across calls (the scan of the frontier's degrees and its total), so that many
@@ -25,8 +26,8 @@ export class AdvanceWorkspace {
   /** Dispatch sizes a direction-optimizing advance chooses on the GPU. */
   readonly gates: DeviceArray<'u32'>;
   /**
-   * `loadBalance: 'auto'`: [merge-path edges, thread-mapped vertices, merge-path segments, the frontier's
-   * largest degree], written on the GPU each call (the unchosen path's sizes are 0).
+   * `loadBalance: 'per-advance'`: [merge-path edges, thread-mapped vertices, merge-path segments, the
+   * frontier's largest degree], written on the GPU each call (the unchosen path's sizes are 0).
    */
   readonly balance: DeviceArray<'u32'>;
 
@@ -57,17 +58,11 @@ export interface AdvanceOptions {
   /** Walk in-edges (the graph's CSC; an undirected graph's CSR) instead of out-edges. */
   direction?: 'out' | 'in';
   /**
-   * `'merge-path'` (default): scan of degrees + load-balanced search, even for any degree skew.
-   * `'thread-mapped'`: one thread walks each frontier vertex's list, one dispatch and no scan: cheaper per
-   * level for small frontiers of low-degree vertices (road networks, grids), poor under skew.
-   * In thread-mapped mode `index` is the position of `edge` in the walked edge array.
-   * `'auto'`: chosen on the GPU per call: the degree scan runs and also finds the frontier's largest
-   * degree, and a one-thread kernel sizes the thread-mapped walk (largest degree at most
-   * `threadMappedMaxDegree`) or the load-balanced search (otherwise); the other gets zero workgroups.
-   * Nothing is read back. `'all'` input always takes merge path (no frontier to measure).
+   * How edges are spread over threads (see {@link LoadBalance}); default `'merge-path'`. `'all'` input
+   * with `'per-advance'` takes merge path (no frontier to measure).
    */
-  loadBalance?: 'merge-path' | 'thread-mapped' | 'auto';
-  /** `'auto'`'s bound on the frontier's largest degree for thread mapping (default 32). */
+  loadBalance?: LoadBalance;
+  /** Largest degree walked with a thread per vertex by `'auto'` and `'per-advance'` (default 32). */
   threadMappedMaxDegree?: number;
   /**
    * Idempotent advance (Gunrock's idempotence): the caller's functor may run more than once per
@@ -123,9 +118,8 @@ export function vertexOfFunctor(input: FrontierView | 'all'): Functor {
 
 /**
  * Push advance (Mini-Gunrock): visits every out-edge (src, dst) of the input frontier's vertices, evenly
- * balanced over the GPU, and calls `functor(src, dst, edge, rank, index) -> bool`; `edge` is the CSR edge
- * id, `rank` the edge's place in src's list, `index` the work item's place in this advance. With an output,
- * each `dst` whose functor returned true is appended to it.
+ * balanced over the GPU, and calls `functor(src: u32, dst: u32, edge: u32) -> bool`; `edge` is the CSR
+ * edge id. With an output, each `dst` whose functor returned true is appended to it.
  *
  * The input is a frontier (the exclusive scan of its degrees, with the total kept on the GPU, drives a
  * load-balanced search dispatched indirectly) or `'all'` (every vertex: the CSR offsets are the scan).
@@ -151,7 +145,7 @@ export async function advancePush(
   let src = ${vertexOfFunctor(input)}(seg);
   let k = ${offsets}[src] + rank;
   let dst = ${neighbors}[k];
-  if (${functor}(src, dst, ${edgeIdFunctor(edgeIds)}(k), rank, index)) { ${append}(dst); }
+  if (${functor}(src, dst, ${edgeIdFunctor(edgeIds)}(k))) { ${append}(dst); }
 }`;
   const walk = wgsl`(i: u32) {
   let src = ${vertexOfFunctor(input)}(i);
@@ -159,17 +153,18 @@ export async function advancePush(
   let end = ${offsets}[src + 1u];
   for (var k = first; k < end; k++) {
     let dst = ${neighbors}[k];
-    if (${functor}(src, dst, ${edgeIdFunctor(edgeIds)}(k), k - first, k)) { ${append}(dst); }
+    if (${functor}(src, dst, ${edgeIdFunctor(edgeIds)}(k))) { ${append}(dst); }
   }
 }`;
-  const maxDegree = options.threadMappedMaxDegree ?? 32;
+  const maxDegree = options.threadMappedMaxDegree ?? THREAD_MAPPED_MAX_DEGREE;
   if (!(maxDegree >= 0)) {
     throw new InputError(`threadMappedMaxDegree must be >= 0, got ${maxDegree}`, 'options');
   }
+  const loadBalance = resolveLoadBalance(graph, options.loadBalance ?? 'merge-path', maxDegree);
   await onTarget(target, who, async (rec) => {
     if (output && !options.append) rec.clear(output.count);
     if (graph.edgeCount === 0) return;
-    if (options.loadBalance === 'thread-mapped') {
+    if (loadBalance === 'thread-mapped') {
       await transform(rec, input === 'all' ? graph.vertexCount : input.length, walk, { itemsPerThread: 1 });
       return;
     }
@@ -187,9 +182,9 @@ export async function advancePush(
     }
     const starts = space?.segmentStarts ?? rec.scratch('u32', Math.max(1, items.length), 'advance starts');
     const total = space?.total ?? rec.scratch('u32', 1, 'advance total');
-    const auto = options.loadBalance === 'auto';
-    const balance = auto ? (space?.balance ?? rec.scratch('u32', 4, 'advance balance')) : undefined;
-    // 'auto' notes the largest degree as the scan reads them (atomicMax: harmless if evaluated twice).
+    const perAdvance = loadBalance === 'per-advance';
+    const balance = perAdvance ? (space?.balance ?? rec.scratch('u32', 4, 'advance balance')) : undefined;
+    // 'per-advance' notes the largest degree as the scan reads them (atomicMax: harmless if evaluated twice).
     const note = balance ? wgsl`(d: u32) { atomicMax(&${atomic(balance)}[3], d); }` : wgsl`(d: u32) {}`;
     if (balance) rec.clear(balance);
     await transformScan(

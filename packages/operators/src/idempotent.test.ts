@@ -66,7 +66,7 @@ describe('idempotent advance', () => {
           };
 
           // Keep every edge: the raw output is the multiset of the frontier's out-neighbors, repeats and all.
-          const all = wgsl`(src: u32, dst: u32, edge: u32, rank: u32, index: u32) -> bool { return true; }`;
+          const all = wgsl`(src: u32, dst: u32, edge: u32) -> bool { return true; }`;
           await advancePush(device, graph, input.current, all, {
             output: raw,
             idempotent: true,
@@ -81,7 +81,7 @@ describe('idempotent advance', () => {
 
           // A BFS-style plain-store claim (no atomics): each neighbor comes out at least once; culled once.
           const mark = device.upload(new Uint32Array(n));
-          const claim = wgsl`(src: u32, dst: u32, edge: u32, rank: u32, index: u32) -> bool {
+          const claim = wgsl`(src: u32, dst: u32, edge: u32) -> bool {
   if (${mark}[dst] != 0u) { return false; }
   ${rw(mark)}[dst] = ${u32(1)};
   return true;
@@ -109,7 +109,7 @@ describe('idempotent advance', () => {
       const graph = uploadGraph(device, randomCsr(10, 20, 1));
       const q = new FrontierQueue(device, 10);
       const visited = new FrontierBitmap(device, 10);
-      const keep = wgsl`(src: u32, dst: u32, edge: u32, rank: u32, index: u32) -> bool { return true; }`;
+      const keep = wgsl`(src: u32, dst: u32, edge: u32) -> bool { return true; }`;
       await expect(
         advancePush(device, graph, q.current, keep, { output: q.next, visited, idempotent: true }),
       ).rejects.toThrow(InputError);

@@ -1,13 +1,22 @@
 import { atomic, wgsl } from '@weft/gpu';
-import { csrFromEdgeList, FrontierQueue, grid, type HostCsr, kronecker, uploadGraph } from '@weft/graph';
+import {
+  csrFromEdgeList,
+  DeviceGraph,
+  FrontierQueue,
+  grid,
+  type HostCsr,
+  kronecker,
+  uploadGraph,
+} from '@weft/graph';
 import { expectArrayEqual, gpuTest, mulberry32 } from '@weft/testing';
 import { describe, expect, it } from 'vitest';
 import { AdvanceWorkspace, advancePush } from './advance.ts';
+import { resolveLoadBalance, THREAD_MAPPED_MAX_DEGREE } from './load-balance.ts';
 
 const degree = (csr: HostCsr, v: number) => csr.offsets[v + 1]! - csr.offsets[v]!;
 const sorted = (a: ArrayLike<number>) => Uint32Array.from(a).sort();
 
-describe("advancePush loadBalance 'auto' (chosen on the GPU per call)", () => {
+describe("advancePush loadBalance 'per-advance' (chosen on the GPU per call)", () => {
   const graphs: [string, HostCsr][] = [
     ['kronecker 11', csrFromEdgeList(kronecker({ scale: 11, edgeFactor: 8, seed: 2 })).csr],
     ['grid 40 x 30', csrFromEdgeList(grid({ width: 40, height: 30 })).csr],
@@ -34,14 +43,14 @@ describe("advancePush loadBalance 'auto' (chosen on the GPU per call)", () => {
         for (const [what, picks, mapped] of cases) {
           queue.set(picks);
           await hits.fill(0);
-          const visit = wgsl`(src: u32, dst: u32, edge: u32, rank: u32, index: u32) -> bool {
+          const visit = wgsl`(src: u32, dst: u32, edge: u32) -> bool {
   atomicAdd(&${atomic(hits)}[edge], 1u);
   return (dst & 1u) == 0u;
 }`;
           await advancePush(device, graph, queue.current, visit, {
             output: out.next,
             workspace: space,
-            loadBalance: 'auto',
+            loadBalance: 'per-advance',
           });
           out.swap();
           const wantHits = new Uint32Array(csr.edgeCount);
@@ -66,4 +75,38 @@ describe("advancePush loadBalance 'auto' (chosen on the GPU per call)", () => {
         for (const a of [graph, queue, out, space, hits]) a.destroy();
       }));
   }
+});
+
+describe("loadBalance 'auto' (from the graph's largest out-degree)", () => {
+  const hostMax = (csr: HostCsr) => Math.max(0, ...Array.from({ length: csr.vertexCount }, (_, v) => degree(csr, v)));
+  it('thread-mapped up to THREAD_MAPPED_MAX_DEGREE, else merge path; measured once on the GPU when unknown', () =>
+    gpuTest(async (device) => {
+      const mesh = csrFromEdgeList(grid({ width: 30, height: 20 })).csr;
+      const skewed = csrFromEdgeList(kronecker({ scale: 10, edgeFactor: 8, seed: 3 })).csr;
+      for (const [csr, want] of [
+        [mesh, 'thread-mapped'],
+        [skewed, 'merge-path'],
+      ] as const) {
+        expect(hostMax(csr) <= THREAD_MAPPED_MAX_DEGREE).toBe(want === 'thread-mapped');
+        const uploaded = uploadGraph(device, csr);
+        expect(uploaded.knownMaxOutDegree).toBe(hostMax(csr));
+        expect(resolveLoadBalance(uploaded, 'auto')).toBe(want);
+        expect(resolveLoadBalance(uploaded, 'per-advance')).toBe('per-advance');
+        // A graph built without host degrees: 'auto' asks for the measurement, which the GPU makes once.
+        const bare = new DeviceGraph(
+          device,
+          csr.vertexCount,
+          csr.edgeCount,
+          csr.directed,
+          uploaded.offsets,
+          uploaded.targets,
+          undefined,
+          undefined,
+        );
+        expect(() => resolveLoadBalance(bare, 'auto')).toThrow(/maxOutDegree/);
+        expect(await bare.maxOutDegree()).toBe(hostMax(csr));
+        expect(resolveLoadBalance(bare, 'auto')).toBe(want);
+        uploaded.destroy();
+      }
+    }));
 });

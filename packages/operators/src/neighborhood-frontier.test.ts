@@ -26,7 +26,7 @@ describe('neighborhoodReduce with a frontier output', () => {
           device,
           graph,
           'all',
-          wgsl`(v: u32, nbr: u32, edge: u32, rank: u32) -> u32 { return nbr; }`,
+          wgsl`(v: u32, nbr: u32, edge: u32) -> u32 { return nbr; }`,
           values,
           { monoid: min('u32'), frontier: { keep: smaller, output: out.next } },
         );
@@ -47,7 +47,7 @@ describe('neighborhoodReduce with a frontier output', () => {
         device,
         graph,
         input.current,
-        wgsl`(v: u32, nbr: u32, edge: u32, rank: u32) -> u32 { return nbr; }`,
+        wgsl`(v: u32, nbr: u32, edge: u32) -> u32 { return nbr; }`,
         values,
         { monoid: plus('u32'), frontier: { keep: evenSum, output: out.next } },
       );

@@ -27,8 +27,9 @@ export interface NeighborhoodReduceOptions<T extends ReduceType> {
 
 /**
  * Neighborhood reduction (Mini-Gunrock): `output[i]` = the monoid's combination of
- * `f(v, neighbor, edge, rank) -> T` over the neighbors of the input's `i`-th vertex `v` (of vertex `i` for
- * `'all'`); a vertex without neighbors gets the identity. Segmented reduction, balanced for any degrees.
+ * `f(src: u32, dst: u32, edge: u32) -> T` over the neighbors `dst` of the input's `i`-th vertex `src` (of
+ * vertex `i` for `'all'`), `edge` the CSR edge id (for `'in'`, of the edge dst -> src); a vertex without
+ * neighbors gets the identity. Segmented reduction, balanced for any degrees.
  */
 export async function neighborhoodReduce<T extends ReduceType>(
   target: Target,
@@ -42,7 +43,7 @@ export async function neighborhoodReduce<T extends ReduceType>(
   const item = wgsl`(index: u32, seg: u32, rank: u32) -> ${output.type} {
   let v = ${vertexOfFunctor(input)}(seg);
   let k = ${offsets}[v] + rank;
-  return ${f}(v, ${neighbors}[k], ${edgeIdFunctor(edgeIds)}(k), rank);
+  return ${f}(v, ${neighbors}[k], ${edgeIdFunctor(edgeIds)}(k));
 }`;
   const monoid = options.monoid ? { monoid: options.monoid } : {};
   const maxCount = Math.max(1, graph.edgeCount);

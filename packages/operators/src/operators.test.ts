@@ -67,7 +67,7 @@ describe('advancePush', () => {
           const loadBalance = round === 0 ? 'merge-path' : 'thread-mapped';
           queue.set(picks);
           hits.upload(new Uint32Array(hits.length));
-          const visit = wgsl`(src: u32, dst: u32, edge: u32, rank: u32, index: u32) -> bool {
+          const visit = wgsl`(src: u32, dst: u32, edge: u32) -> bool {
   if (${sourceOf(edgeSrc, device)}[edge] != src || ${graph.targets}[edge] != dst) { return false; }
   atomicAdd(&${atomic(hits)}[edge], 1u);
   return dst % 3u == ${u32(round)};
@@ -91,7 +91,7 @@ describe('advancePush', () => {
 
           // Uniquified: each kept dst once.
           const visited = new FrontierBitmap(device, n);
-          const keepAll = wgsl`(src: u32, dst: u32, edge: u32, rank: u32, index: u32) -> bool { return true; }`;
+          const keepAll = wgsl`(src: u32, dst: u32, edge: u32) -> bool { return true; }`;
           await advancePush(device, graph, queue.current, keepAll, {
             output: out.next,
             visited,
@@ -122,8 +122,8 @@ describe('advancePush', () => {
           device,
           graph,
           'all',
-          wgsl`(src: u32, dst: u32, edge: u32, rank: u32, index: u32) -> bool {
-  ${rw(srcs)}[edge] = select(0xfffffffeu, src, ${graph.offsets}[src] + rank == edge && index == edge);
+          wgsl`(src: u32, dst: u32, edge: u32) -> bool {
+  ${rw(srcs)}[edge] = select(0xfffffffeu, src, ${graph.offsets}[src] <= edge && edge < ${graph.offsets}[src + 1u]);
   return false;
 }`,
           { loadBalance },
@@ -143,7 +143,7 @@ describe('advancePush', () => {
         device,
         graph,
         'all',
-        wgsl`(v: u32, u: u32, edge: u32, rank: u32, index: u32) -> bool {
+        wgsl`(v: u32, u: u32, edge: u32) -> bool {
   // Walking in-edges of v: edge is u -> v in CSR order.
   ${rw(seen)}[edge] = select(0u, 1u, ${graph.targets}[edge] == v) + u * 2u;
   return false;
@@ -160,7 +160,7 @@ describe('advancePush', () => {
           device,
           noCsc,
           'all',
-          wgsl`(a: u32, b: u32, c: u32, d: u32, e: u32) -> bool { return false; }`,
+          wgsl`(src: u32, dst: u32, edge: u32) -> bool { return false; }`,
           {
             direction: 'in',
           },
@@ -273,7 +273,7 @@ describe('neighborhoodReduce', () => {
       const n = csr.vertexCount;
       const graph = uploadGraph(device, csr, { csc: true });
       const out = device.array('u32', n);
-      const f = wgsl`(v: u32, nbr: u32, edge: u32, rank: u32) -> u32 { return nbr * 2u + (edge & 1u); }`;
+      const f = wgsl`(v: u32, nbr: u32, edge: u32) -> u32 { return nbr * 2u + (edge & 1u); }`;
       const src = sourceOfEdges(csr);
       const wantOut = new Uint32Array(n).fill(0xffffffff);
       const wantIn = new Uint32Array(n).fill(0xffffffff);
@@ -295,7 +295,7 @@ describe('neighborhoodReduce', () => {
         device,
         graph,
         q.current,
-        wgsl`(v: u32, nbr: u32, edge: u32, rank: u32) -> u32 { return nbr; }`,
+        wgsl`(v: u32, nbr: u32, edge: u32) -> u32 { return nbr; }`,
         sums,
       );
       const got = (await sums.download()).subarray(0, picks.length);
@@ -318,7 +318,7 @@ describe('enact', () => {
       const dst = Uint32Array.from({ length: n - 1 }, (_, i) => i + 1);
       const graph = uploadGraph(device, csrFromEdgeList({ vertexCount: n, src, dst, directed: true }).csr);
       const q = new FrontierQueue(device, n);
-      const keep = wgsl`(a: u32, b: u32, c: u32, d: u32, e: u32) -> bool { return true; }`;
+      const keep = wgsl`(src: u32, dst: u32, edge: u32) -> bool { return true; }`;
       const loop = {
         step: async (rec: Parameters<Parameters<typeof enact>[1]['step']>[0]) => {
           await advancePush(rec, graph, q.current, keep, { output: q.next });
@@ -389,7 +389,7 @@ describe('advanceDirectionOptimized', () => {
       const seen = device.array('u32', n);
       const pulls = device.array('u32', 1);
       const functors = {
-        push: wgsl`(src: u32, dst: u32, edge: u32, rank: u32, index: u32) -> bool {
+        push: wgsl`(src: u32, dst: u32, edge: u32) -> bool {
   return atomicExchange(&${atomic(seen)}[dst], 1u) == 0u;
 }`,
         pull: wgsl`(src: u32, dst: u32, edge: u32) -> bool { ${rw(seen)}[dst] = 1u; return true; }`,
