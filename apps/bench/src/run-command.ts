@@ -85,13 +85,7 @@ export async function runCommand(args: string[]): Promise<number> {
     const graph = uploadGraph(device, csr, { csc: csr.directed });
     try {
       const start = performance.now();
-      const { json, iterations, edges } = await runAlgorithm(
-        algorithm as Algorithm,
-        device,
-        graph,
-        csr,
-        source,
-      );
+      const { json, iterations, edges } = await runAlgorithm(algorithm as Algorithm, graph, csr, source);
       const ms = performance.now() - start;
       const out: RunJson = { algorithm, graph: basename(file), ...json };
       const teps =
@@ -118,14 +112,13 @@ export async function runCommand(args: string[]): Promise<number> {
 
 async function runAlgorithm(
   algorithm: Algorithm,
-  device: Awaited<ReturnType<typeof requestDevice>>,
   graph: ReturnType<typeof uploadGraph>,
   csr: HostCsr,
   source: number,
 ): Promise<{ json: RunJson; iterations?: number; edges?: number }> {
   switch (algorithm) {
     case 'bfs': {
-      const r = await bfs(device, graph, source, { parents: true });
+      const r = await bfs(graph, source, { parents: true });
       return {
         json: { source, values: [...r.depths], parents: r.parents ? [...r.parents] : null },
         iterations: r.iterations,
@@ -133,7 +126,7 @@ async function runAlgorithm(
       };
     }
     case 'sssp': {
-      const r = await sssp(device, graph, source);
+      const r = await sssp(graph, source);
       return {
         json: { source, values: [...r.distances].map((d) => (Number.isFinite(d) ? d : null)) },
         iterations: r.iterations,
@@ -141,23 +134,23 @@ async function runAlgorithm(
       };
     }
     case 'pagerank': {
-      const r = await pageRank(device, graph);
+      const r = await pageRank(graph);
       return { json: { values: [...r.ranks], converged: r.converged }, iterations: r.iterations };
     }
     case 'cc': {
-      const r = await connectedComponents(device, graph);
+      const r = await connectedComponents(graph);
       return { json: { values: [...r.labels], components: r.count }, iterations: r.iterations };
     }
     case 'triangles': {
-      const r = await triangleCount(device, graph);
+      const r = await triangleCount(graph);
       return { json: { value: r.count } };
     }
     case 'coloring': {
-      const r = await graphColoring(device, graph);
+      const r = await graphColoring(graph);
       return { json: { values: [...r.colors], colors: r.colorCount }, iterations: r.iterations };
     }
     case 'mis': {
-      const r = await maximalIndependentSet(device, graph);
+      const r = await maximalIndependentSet(graph);
       return { json: { values: [...r.inSet], size: r.size }, iterations: r.iterations };
     }
   }

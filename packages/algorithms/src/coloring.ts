@@ -1,4 +1,4 @@
-import { type DeviceArray, type Functor, type Recorder, rw, u32, type WeftDevice, wgsl } from '@weft/gpu';
+import { type DeviceArray, type Functor, type Recorder, rw, u32, wgsl } from '@weft/gpu';
 import type { DeviceGraph } from '@weft/graph';
 import type { RunOptions } from './common.ts';
 import { PriorityRounds, runPriorityRounds } from './priority.ts';
@@ -19,9 +19,9 @@ export interface ColoringResult {
  * every uncolored neighbor beats take 2r + 1. Each is an independent set, so the coloring is proper. One
  * neighborhood reduction (or of two flags) and one compute per round.
  */
-export class ColoringProblem extends PriorityRounds {
-  constructor(device: WeftDevice, graph: DeviceGraph, seed = 1) {
-    super(device, graph, seed, 'graph coloring');
+export class ColoringProblem extends PriorityRounds<{ colors: Uint32Array; colorCount: number }> {
+  constructor(graph: DeviceGraph, seed = 1) {
+    super(graph, seed, 'graph coloring');
   }
 
   /** Per vertex: its color, 0xffffffff while uncolored. */
@@ -35,7 +35,7 @@ export class ColoringProblem extends PriorityRounds {
 
   // bit 0: an uncolored neighbor beats v; bit 1: v beats an uncolored neighbor.
   protected neighborFlags(beats: Functor): Functor {
-    return wgsl`(v: u32, w: u32, edge: u32, rank: u32) -> u32 {
+    return wgsl`(v: u32, w: u32, edge: u32) -> u32 {
   if (${this.values}[w] != ${u32(NONE)}) { return 0u; }
   return select(2u, 1u, ${beats}(w, v));
 }`;
@@ -62,14 +62,8 @@ export class ColoringProblem extends PriorityRounds {
 
 /** A proper vertex coloring of an undirected graph; `seed` picks the random priorities. */
 export async function graphColoring(
-  device: WeftDevice,
   graph: DeviceGraph,
   options: RunOptions & { seed?: number } = {},
 ): Promise<ColoringResult> {
-  return runPriorityRounds(
-    device,
-    new ColoringProblem(device, graph, options.seed ?? 1),
-    'coloring',
-    options,
-  );
+  return runPriorityRounds(new ColoringProblem(graph, options.seed ?? 1), options);
 }

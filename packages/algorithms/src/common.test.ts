@@ -1,26 +1,66 @@
-import { csrFromEdgeList, grid, kronecker, uploadGraph } from '@weft/graph';
+import { csrFromEdgeList, DeviceGraph, grid, kronecker, uploadGraph } from '@weft/graph';
 import { gpuTest } from '@weft/testing';
 import { describe, expect, it } from 'vitest';
-import { maxOutDegree, resolveLoadBalance } from './common.ts';
+import { BfsProblem, bfs } from './bfs/bfs.ts';
+import { bfsReference } from './bfs/reference.ts';
 import { testGraphs } from './test-graphs.ts';
 
-describe('load balancing choice', () => {
-  it('measures the largest out-degree and maps threads only for low-degree graphs', () =>
+describe("loadBalance 'auto' (the algorithms' default)", () => {
+  it('measures the largest out-degree once and maps threads only for low-degree graphs', () =>
     gpuTest(async (device) => {
       for (const { name, csr } of testGraphs(false, 5)) {
-        const graph = uploadGraph(device, csr);
+        const uploaded = uploadGraph(device, csr);
+        // The same arrays without the host's degrees, as a GPU-built graph has them.
+        const { vertexCount, edgeCount, directed } = csr;
+        const bare = new DeviceGraph(
+          device,
+          vertexCount,
+          edgeCount,
+          directed,
+          uploaded.offsets,
+          uploaded.targets,
+          undefined,
+          undefined,
+        );
         let want = 0;
-        for (let v = 0; v < csr.vertexCount; v++)
-          want = Math.max(want, csr.offsets[v + 1]! - csr.offsets[v]!);
-        expect(await maxOutDegree(device, graph), name).toBe(want);
-        graph.destroy();
+        for (let v = 0; v < vertexCount; v++) want = Math.max(want, csr.offsets[v + 1]! - csr.offsets[v]!);
+        expect(uploaded.knownMaxOutDegree, name).toBe(want);
+        expect(bare.knownMaxOutDegree, name).toBeUndefined();
+        expect(await bare.maxOutDegree(), name).toBe(want);
+        uploaded.destroy();
       }
       const mesh = uploadGraph(device, csrFromEdgeList(grid({ width: 20, height: 20 })).csr);
       const skewed = uploadGraph(device, csrFromEdgeList(kronecker({ scale: 10, seed: 2 })).csr);
-      expect(await resolveLoadBalance(device, mesh, 'auto')).toBe('thread-mapped');
-      expect(await resolveLoadBalance(device, skewed, undefined)).toBe('merge-path');
-      expect(await resolveLoadBalance(device, skewed, 'thread-mapped')).toBe('thread-mapped');
+      const balanceOf = (problem: BfsProblem) => {
+        problem.destroy();
+        return problem.loadBalance;
+      };
+      expect(balanceOf(new BfsProblem(mesh))).toBe('thread-mapped');
+      expect(balanceOf(new BfsProblem(skewed))).toBe('merge-path');
+      expect(balanceOf(new BfsProblem(skewed, { loadBalance: 'thread-mapped' }))).toBe('thread-mapped');
+      expect(balanceOf(new BfsProblem(mesh, { loadBalance: 'per-advance' }))).toBe('per-advance');
       mesh.destroy();
       skewed.destroy();
+    }));
+
+  it('a graph without known degrees: problems ask for the measurement, run functions make it', () =>
+    gpuTest(async (device) => {
+      const { csr } = csrFromEdgeList(grid({ width: 12, height: 9 }));
+      const uploaded = uploadGraph(device, csr);
+      const bare = new DeviceGraph(
+        device,
+        csr.vertexCount,
+        csr.edgeCount,
+        false,
+        uploaded.offsets,
+        uploaded.targets,
+        undefined,
+        undefined,
+      );
+      expect(() => new BfsProblem(bare)).toThrow(/maxOutDegree/);
+      const { depths } = await bfs(bare, 3);
+      expect(Array.from(depths)).toEqual(Array.from(bfsReference(csr, 3).depths));
+      expect(bare.knownMaxOutDegree).toBe(4);
+      uploaded.destroy();
     }));
 });

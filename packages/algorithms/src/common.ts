@@ -1,92 +1,25 @@
-import {
-  type DeviceArray,
-  InputError,
-  type Recorder,
-  rw,
-  transform,
-  u32,
-  type WeftDevice,
-  wgsl,
-} from '@weft/gpu';
+import { type DeviceArray, InputError, type Recorder, rw, transform, u32, wgsl } from '@weft/gpu';
 import type { DeviceGraph } from '@weft/graph';
 import {
   type EnactorLoop,
   type EnactorOptions,
   type EnactorResult,
   enact,
-  type IterationLog,
+  IterationLog,
   type IterationTrace,
+  type LoadBalance,
 } from '@weft/operators';
-import { max, reduce } from '@weft/scan';
 
-/** Options every traversal takes: the enactor's batching, cancellation and progress. */
+/** Options every iterative algorithm takes: the enactor's batching, cancellation and progress. */
 export type RunOptions = Pick<EnactorOptions, 'signal' | 'onProgress' | 'batch' | 'maxBatch'>;
 
-export type LoadBalance = 'merge-path' | 'thread-mapped' | 'per-iteration';
-
-/** The advance's setting for a load balancing: `'per-iteration'` is the advance's GPU-side `'auto'`. */
-export function advanceBalance(lb: LoadBalance): 'merge-path' | 'thread-mapped' | 'auto' {
-  return lb === 'per-iteration' ? 'auto' : lb;
-}
-
-/**
- * How push advances spread edges over threads (see `advancePush`). `'auto'` (the default of the run
- * functions; problems default to merge-path) measures the largest out-degree on the GPU once and maps a
- * thread per vertex when it is at most {@link THREAD_MAPPED_MAX_DEGREE}: road networks and meshes.
- */
 export interface LoadBalanceOption {
-  loadBalance?: LoadBalance | 'auto';
-}
-
-/** Largest out-degree for which `'auto'` picks thread-mapped advances: a few loop trips per thread. */
-export const THREAD_MAPPED_MAX_DEGREE = 32;
-
-/** The largest out-degree of the graph (one small read-back). */
-export async function maxOutDegree(device: WeftDevice, graph: DeviceGraph): Promise<number> {
-  const n = graph.vertexCount;
-  if (n === 0) return 0;
-  const degrees = device.array('u32', n, { label: 'degrees' });
-  const result = device.array('u32', 1, { label: 'max degree' });
-  try {
-    const rec = device.recorder({ label: 'max degree' });
-    await transform(
-      rec,
-      n,
-      wgsl`(v: u32) { ${rw(degrees)}[v] = ${graph.offsets}[v + 1u] - ${graph.offsets}[v]; }`,
-    );
-    await reduce(rec, degrees, result, { monoid: max('u32') });
-    await rec.submit();
-    return (await result.download())[0]!;
-  } finally {
-    degrees.destroy();
-    result.destroy();
-  }
-}
-
-/** Resolves `'auto'` (or nothing) to a concrete load balancing for `graph`. */
-export async function resolveLoadBalance(
-  device: WeftDevice,
-  graph: DeviceGraph,
-  option: LoadBalanceOption['loadBalance'],
-): Promise<LoadBalance> {
-  if (option !== undefined && option !== 'auto') return option;
-  return (await maxOutDegree(device, graph)) <= THREAD_MAPPED_MAX_DEGREE ? 'thread-mapped' : 'merge-path';
-}
-
-export function checkSource(graph: DeviceGraph, source: number, who: string): void {
-  if (!Number.isInteger(source) || source < 0 || source >= graph.vertexCount) {
-    throw new InputError(`source ${source} is not a vertex (the graph has ${graph.vertexCount})`, who);
-  }
-}
-
-/** Records `array[index] = value`. */
-export async function recordSet(
-  rec: Recorder,
-  array: DeviceArray,
-  index: number,
-  value: number,
-): Promise<void> {
-  await transform(rec, 1, wgsl`(i: u32) { ${rw(array)}[${u32(index)}] = ${u32(value)}; }`);
+  /**
+   * How push advances spread edges over threads (see `LoadBalance` in `@weft/operators`). Default
+   * `'auto'`: thread-mapped when the graph's largest out-degree is at most `THREAD_MAPPED_MAX_DEGREE`
+   * (road networks, meshes), else merge path.
+   */
+  loadBalance?: LoadBalance;
 }
 
 export interface TraceOption {
@@ -99,17 +32,64 @@ export interface TraceOption {
 }
 
 /**
- * Runs the enactor; with `options.trace`, one iteration per timed submit, and the log (which the loop's
- * steps fill) read back into an {@link IterationTrace} at the end.
+ * An algorithm's problem (Gunrock's problem + enactor loop): `reset` records the initial state
+ * (prepare_frontier), `step` one iteration (loop), `active` the word that is 0 once converged
+ * (is_converged), `result` reads the answer back, `destroy` frees it. `reset` and `step` only record, so
+ * a caller can replay whole runs inside one submit. Problems trust their inputs: the run functions check.
  */
-export async function enactTraced(
-  device: WeftDevice,
-  loop: EnactorLoop,
-  log: IterationLog | undefined,
-  options: EnactorOptions,
-): Promise<EnactorResult & { trace?: IterationTrace }> {
-  if (!log) return enact(device, loop, options);
-  const result = await enact(device, loop, { ...options, batch: 1, maxBatch: 1, timing: true });
-  const counts = await log.read(result.iterations);
-  return { ...result, trace: { ...counts, ...(result.timesMs ? { timesMs: result.timesMs } : {}) } };
+export interface Problem<R, Reset extends unknown[] = []> extends EnactorLoop {
+  reset(rec: Recorder, ...args: Reset): Promise<void>;
+  result(): Promise<R>;
+  destroy(): void;
+  /** When set, each step logs its input frontier length and inspected edges here. */
+  log?: IterationLog | undefined;
+}
+
+/** Throws unless `source` is a vertex of `graph`. */
+export function checkSource(graph: DeviceGraph, source: number): void {
+  if (!Number.isInteger(source) || source < 0 || source >= graph.vertexCount) {
+    throw new InputError(`source ${source} is not a vertex (the graph has ${graph.vertexCount})`, 'source');
+  }
+}
+
+/** Measures the graph's largest out-degree (once per graph) when `'auto'` needs it and it is unknown. */
+export async function prepareLoadBalance(graph: DeviceGraph, loadBalance: LoadBalance | undefined) {
+  if ((loadBalance ?? 'auto') === 'auto') await graph.maxOutDegree();
+}
+
+/** Records `array[index] = value`. */
+export async function recordSet(
+  rec: Recorder,
+  array: DeviceArray,
+  index: number,
+  value: number,
+): Promise<void> {
+  await transform(rec, 1, wgsl`(i: u32) { ${rw(array)}[${u32(index)}] = ${u32(value)}; }`);
+}
+
+/**
+ * Runs a problem to convergence and frees it: `reset` (one submit), the enactor loop (with `trace`, one
+ * timed iteration per submit and the log read back as an {@link IterationTrace}), then `result`.
+ */
+export async function runProblem<R>(
+  graph: DeviceGraph,
+  problem: Omit<Problem<R>, 'reset'>,
+  reset: (rec: Recorder) => Promise<void>,
+  options: EnactorOptions & TraceOption,
+): Promise<EnactorResult & { result: R; trace?: IterationTrace }> {
+  const device = graph.device;
+  try {
+    const rec = device.recorder({ label: 'reset' });
+    await reset(rec);
+    await rec.submit();
+    if (!options.trace) return { ...(await enact(device, problem, options)), result: await problem.result() };
+    problem.log = new IterationLog(device);
+    const run = await enact(device, problem, { ...options, batch: 1, maxBatch: 1, timing: true });
+    const counts = await problem.log.read(run.iterations);
+    const trace = { ...counts, ...(run.timesMs ? { timesMs: run.timesMs } : {}) };
+    return { ...run, result: await problem.result(), trace };
+  } finally {
+    problem.log?.destroy();
+    problem.destroy();
+  }
 }

@@ -2,7 +2,7 @@ import { csrFromEdgeList, grid, type HostCsr, uploadGraph } from '@weft/graph';
 import { expectArrayEqual, gpuTest, mulberry32 } from '@weft/testing';
 import { describe, expect, it } from 'vitest';
 import { type ComponentsAlgorithm, connectedComponents } from './components.ts';
-import { componentsReference } from './reference.ts';
+import { componentsReference } from './components-reference.ts';
 import { testGraphs } from './test-graphs.ts';
 import { verifyComponents } from './verify.ts';
 
@@ -26,9 +26,9 @@ describe('connectedComponents', () => {
           // Union-find links every CSR arc of a directed graph: it needs no CSC.
           const csc = csr.directed && algorithm === 'label-propagation';
           const graph = uploadGraph(device, csr, { csc });
-          const result = await connectedComponents(device, graph, {
+          const result = await connectedComponents(graph, {
             algorithm,
-            loadBalance: (['merge-path', 'thread-mapped', 'per-iteration'] as const)[i % 3]!,
+            loadBalance: (['merge-path', 'thread-mapped', 'per-advance'] as const)[i % 3]!,
           });
           expect(verifyComponents(csr, result.labels, result.count), name).toBeNull();
           expectArrayEqual(result.labels, componentsReference(csr).labels, `${name} labels`);
@@ -42,26 +42,26 @@ describe('connectedComponents', () => {
     gpuTest(async (device) => {
       for (const algorithm of ALGORITHMS) {
         const empty = uploadGraph(device, csrOf(0, [], false));
-        expect(await connectedComponents(device, empty, { algorithm })).toMatchObject({ count: 0 });
+        expect(await connectedComponents(empty, { algorithm })).toMatchObject({ count: 0 });
         empty.destroy();
         const one = uploadGraph(device, csrOf(1, [], true), { csc: true });
-        const r = await connectedComponents(device, one, { algorithm });
+        const r = await connectedComponents(one, { algorithm });
         expect(r.count).toBe(1);
         expect([...r.labels]).toEqual([0]);
         one.destroy();
       }
       const csr = csrOf(3, [[2, 1]], true);
       const directed = uploadGraph(device, csr);
-      await expect(connectedComponents(device, directed, { algorithm: 'label-propagation' })).rejects.toThrow(
+      await expect(connectedComponents(directed, { algorithm: 'label-propagation' })).rejects.toThrow(
         /csc: true/,
       );
-      const r = await connectedComponents(device, directed);
+      const r = await connectedComponents(directed);
       expectArrayEqual(r.labels, componentsReference(csr).labels, 'labels');
       expect(r.count).toBe(2);
       directed.destroy();
       await expect(
         // @ts-expect-error: not an algorithm
-        connectedComponents(device, directed, { algorithm: 'bfs' }),
+        connectedComponents(directed, { algorithm: 'bfs' }),
       ).rejects.toThrow(/algorithm must be/);
     }));
 
@@ -112,7 +112,7 @@ describe('connectedComponents', () => {
       ];
       for (const [name, csr] of graphs) {
         const graph = uploadGraph(device, csr);
-        const result = await connectedComponents(device, graph);
+        const result = await connectedComponents(graph);
         expect(result.iterations, name).toBe(1);
         expect(verifyComponents(csr, result.labels, result.count), name).toBeNull();
         expectArrayEqual(result.labels, componentsReference(csr).labels, `${name} labels`);

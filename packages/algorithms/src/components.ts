@@ -6,18 +6,23 @@ import {
   type Recorder,
   rw,
   transform,
-  type WeftDevice,
   wgsl,
 } from '@weft/gpu';
 import { type DeviceGraph, FrontierBitmap, FrontierQueue } from '@weft/graph';
-import { AdvanceWorkspace, advancePush, IterationLog, type IterationTrace } from '@weft/operators';
 import {
-  advanceBalance,
-  enactTraced,
+  AdvanceWorkspace,
+  advancePush,
+  type IterationLog,
+  type IterationTrace,
   type LoadBalance,
-  type LoadBalanceOption,
-  type RunOptions,
   resolveLoadBalance,
+} from '@weft/operators';
+import {
+  type LoadBalanceOption,
+  type Problem,
+  prepareLoadBalance,
+  type RunOptions,
+  runProblem,
   type TraceOption,
 } from './common.ts';
 
@@ -36,13 +41,15 @@ export interface ComponentsResult {
 
 export type ComponentsAlgorithm = 'union-find' | 'label-propagation';
 
-export interface ComponentsOptions {
+export interface ComponentsOptions extends RunOptions, LoadBalanceOption, TraceOption {
   /**
    * `'union-find'` (default): one linking pass over the edges and a compression pass, whatever the graph's
    * diameter. `'label-propagation'`: iterations until no label changes, about the diameter (a 1024 x 1024
    * grid takes ~2,000).
    */
   algorithm?: ComponentsAlgorithm;
+  /** Label propagation's push advances (union-find always balances over all edges); default `'auto'`. */
+  loadBalance?: LoadBalance;
 }
 
 /** The algorithm asked for (default union-find), if it can run on `graph`. */
@@ -71,7 +78,7 @@ function checkAlgorithm(graph: DeviceGraph, algorithm: ComponentsAlgorithm | und
  * that changed to their neighbors with `atomicMin` (both edge directions of a directed graph, which needs its
  * CSC), until no label changes. Converges in about the diameter.
  */
-export class ComponentsProblem {
+export class ComponentsProblem implements Problem<{ labels: Uint32Array; count: number }> {
   readonly labels: DeviceArray<'u32'>;
   readonly algorithm: ComponentsAlgorithm;
   /** Label propagation's frontier (undefined for union-find). */
@@ -80,15 +87,21 @@ export class ComponentsProblem {
   readonly #space: AdvanceWorkspace | undefined;
   /** Union-find's `active` word: always 0, since its first step finishes the run. */
   readonly #done: DeviceArray<'u32'> | undefined;
+  readonly #loadBalance: Exclude<LoadBalance, 'auto'>;
   /** When set, each step logs its input frontier length and the edges it walks here. */
   log: IterationLog | undefined;
 
+  /** Label propagation with `options.loadBalance` `'auto'` (default) needs the largest out-degree known. */
   constructor(
-    readonly device: WeftDevice,
     readonly graph: DeviceGraph,
-    readonly options: ComponentsOptions & { loadBalance?: LoadBalance } = {},
+    options: Pick<ComponentsOptions, 'algorithm' | 'loadBalance'> = {},
   ) {
+    const device = graph.device;
     this.algorithm = checkAlgorithm(graph, options.algorithm);
+    this.#loadBalance =
+      this.algorithm === 'label-propagation'
+        ? resolveLoadBalance(graph, options.loadBalance ?? 'auto')
+        : 'merge-path';
     this.labels = device.array('u32', Math.max(1, graph.vertexCount), { label: 'cc labels' });
     if (this.algorithm === 'union-find') {
       this.#done = device.array('u32', 1, { label: 'cc done' });
@@ -105,11 +118,8 @@ export class ComponentsProblem {
     await this.queue?.recordAll(rec);
   }
 
-  /**
-   * Records one iteration; `iteration` (0-based) is needed only with a {@link ComponentsProblem.log}, and by
-   * union-find, which does all its work in iteration 0 and records nothing in later ones.
-   */
-  async step(rec: Recorder, iteration = 0): Promise<void> {
+  /** Records one iteration; union-find does all its work in iteration 0 and records nothing later. */
+  async step(rec: Recorder, iteration: number): Promise<void> {
     if (this.algorithm === 'union-find') {
       if (iteration > 0) return;
       await this.log?.recordCounts(rec, iteration, this.graph.vertexCount, this.graph.edgeCount);
@@ -125,7 +135,7 @@ export class ComponentsProblem {
       }
     }
     const label = atomic(this.labels);
-    const spread = wgsl`(src: u32, dst: u32, edge: u32, rank: u32, index: u32) -> bool {
+    const spread = wgsl`(src: u32, dst: u32, edge: u32) -> bool {
   let l = atomicLoad(&${label}[src]);
   if (l >= atomicLoad(&${label}[dst])) { return false; }
   return l < atomicMin(&${label}[dst], l);
@@ -135,7 +145,7 @@ export class ComponentsProblem {
       output: queue.next,
       visited: this.#changed!,
       workspace: this.#space!,
-      loadBalance: advanceBalance(this.options.loadBalance ?? 'merge-path'),
+      loadBalance: this.#loadBalance,
     };
     await advancePush(rec, this.graph, queue.current, spread, common);
     if (this.graph.directed) {
@@ -168,7 +178,7 @@ export class ComponentsProblem {
     const keep = this.graph.directed
       ? wgsl`(src: u32, dst: u32) -> bool { return src != dst; }`
       : wgsl`(src: u32, dst: u32) -> bool { return src < dst; }`;
-    const link = wgsl`(src: u32, dst: u32, edge: u32, rank: u32, index: u32) -> bool {
+    const link = wgsl`(src: u32, dst: u32, edge: u32) -> bool {
   if (!${keep}(src, dst)) { return false; }
   var a = ${find}(src);
   var b = ${find}(dst);
@@ -228,31 +238,13 @@ export class ComponentsProblem {
  * by default; `loadBalance` applies to label propagation (union-find always balances over all edges).
  */
 export async function connectedComponents(
-  device: WeftDevice,
   graph: DeviceGraph,
-  options: RunOptions & LoadBalanceOption & TraceOption & ComponentsOptions = {},
+  options: ComponentsOptions = {},
 ): Promise<ComponentsResult> {
-  // Checked before resolveLoadBalance's GPU work.
-  const algorithm = checkAlgorithm(graph, options.algorithm);
-  const loadBalance =
-    algorithm === 'label-propagation'
-      ? await resolveLoadBalance(device, graph, options.loadBalance)
-      : 'merge-path';
-  const problem = new ComponentsProblem(device, graph, { algorithm, loadBalance });
-  try {
-    const rec = device.recorder({ label: 'cc reset' });
-    await problem.reset(rec);
-    await rec.submit();
-    if (options.trace) problem.log = new IterationLog(device);
-    const { iterations, trace } = await enactTraced(
-      device,
-      { step: (r, i) => problem.step(r, i), active: () => problem.active(), capacity: problem.capacity },
-      problem.log,
-      options,
-    );
-    return { ...(await problem.result()), iterations, ...(trace ? { trace } : {}) };
-  } finally {
-    problem.log?.destroy();
-    problem.destroy();
+  if (options.algorithm === 'label-propagation') {
+    await prepareLoadBalance(graph, options.loadBalance);
   }
+  const problem = new ComponentsProblem(graph, options);
+  const run = await runProblem(graph, problem, (rec) => problem.reset(rec), options);
+  return { ...run.result, iterations: run.iterations, ...(run.trace ? { trace: run.trace } : {}) };
 }

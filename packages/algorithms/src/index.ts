@@ -1,13 +1,9 @@
-export type { IterationTrace } from '@weft/operators';
-export { type BfsOptions, BfsProblem, type BfsResult, bfs } from './bfs.ts';
+export type { IterationTrace, LoadBalance } from '@weft/operators';
+export { THREAD_MAPPED_MAX_DEGREE } from '@weft/operators';
+export { type BfsOptions, BfsProblem, type BfsProblemOptions, type BfsResult, bfs } from './bfs/bfs.ts';
+export { bfsReference } from './bfs/reference.ts';
 export { ColoringProblem, type ColoringResult, graphColoring } from './coloring.ts';
-export {
-  type LoadBalance,
-  type LoadBalanceOption,
-  maxOutDegree,
-  THREAD_MAPPED_MAX_DEGREE,
-  type TraceOption,
-} from './common.ts';
+export type { LoadBalanceOption, Problem, RunOptions, TraceOption } from './common.ts';
 export {
   type ComponentsAlgorithm,
   type ComponentsOptions,
@@ -15,20 +11,22 @@ export {
   type ComponentsResult,
   connectedComponents,
 } from './components.ts';
+export { componentsReference } from './components-reference.ts';
 export { MisProblem, type MisResult, maximalIndependentSet } from './mis.ts';
 export { type PageRankOptions, PageRankProblem, type PageRankResult, pageRank } from './pagerank.ts';
+export { type PageRankReferenceOptions, pageRankReference } from './pagerank-reference.ts';
+export { ssspReference } from './sssp/reference.ts';
 export {
-  bfsReference,
-  componentsReference,
-  edgesFrom,
-  type PageRankReferenceOptions,
-  pageRankReference,
-  ssspReference,
-  trianglesReference,
-} from './reference.ts';
-export { SsspProblem, type SsspResult, sssp } from './sssp.ts';
+  type SsspOptions,
+  SsspProblem,
+  type SsspProblemOptions,
+  type SsspResult,
+  sssp,
+} from './sssp/sssp.ts';
 export { TrianglesProblem, type TrianglesResult, triangleCount } from './triangles.ts';
+export { trianglesReference } from './triangles-reference.ts';
 export {
+  edgesFrom,
   verifyBfs,
   verifyColoring,
   verifyComponents,

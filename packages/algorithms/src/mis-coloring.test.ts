@@ -17,10 +17,10 @@ describe('maximal independent set and coloring', () => {
           maxDegree = Math.max(maxDegree, csr.offsets[v + 1]! - csr.offsets[v]!);
         const sets: string[] = [];
         for (const seed of [1, 2]) {
-          const mis = await maximalIndependentSet(device, graph, { seed });
+          const mis = await maximalIndependentSet(graph, { seed });
           expect(verifyIndependentSet(csr, mis.inSet), `${name} mis, seed ${seed}`).toBeNull();
           sets.push(mis.inSet.join(''));
-          const coloring = await graphColoring(device, graph, { seed });
+          const coloring = await graphColoring(graph, { seed });
           expect(verifyColoring(csr, coloring.colors), `${name} coloring, seed ${seed}`).toBeNull();
           // Two colors per round and at most one round per vertex of the longest priority chain.
           expect(coloring.colorCount, name).toBeLessThanOrEqual(2 * csr.vertexCount);

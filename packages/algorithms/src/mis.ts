@@ -1,4 +1,4 @@
-import { type DeviceArray, type Functor, type Recorder, rw, u32, type WeftDevice, wgsl } from '@weft/gpu';
+import { type DeviceArray, type Functor, type Recorder, rw, u32, wgsl } from '@weft/gpu';
 import type { DeviceGraph } from '@weft/graph';
 import type { RunOptions } from './common.ts';
 import { PriorityRounds, runPriorityRounds } from './priority.ts';
@@ -19,9 +19,9 @@ export interface MisResult {
  * undecided neighbors joins the set, and the undecided neighbors of set members leave it. One neighborhood
  * reduction and one compute per round over all vertices; about log n rounds.
  */
-export class MisProblem extends PriorityRounds {
-  constructor(device: WeftDevice, graph: DeviceGraph, seed = 1) {
-    super(device, graph, seed, 'maximal independent set');
+export class MisProblem extends PriorityRounds<{ inSet: Uint8Array; size: number }> {
+  constructor(graph: DeviceGraph, seed = 1) {
+    super(graph, seed, 'maximal independent set');
   }
 
   /** Per vertex: 0 undecided, 1 in the set, 2 out. */
@@ -35,7 +35,7 @@ export class MisProblem extends PriorityRounds {
 
   // bit 0: an undecided neighbor beats v; bit 1: a neighbor is in the set.
   protected neighborFlags(beats: Functor): Functor {
-    return wgsl`(v: u32, w: u32, edge: u32, rank: u32) -> u32 {
+    return wgsl`(v: u32, w: u32, edge: u32) -> u32 {
   let s = ${this.values}[w];
   return select(0u, 1u, s == ${u32(UNDECIDED)} && ${beats}(w, v)) | select(0u, 2u, s == ${u32(IN)});
 }`;
@@ -63,9 +63,8 @@ export class MisProblem extends PriorityRounds {
 
 /** A maximal independent set of an undirected graph; `seed` picks the random priorities. */
 export async function maximalIndependentSet(
-  device: WeftDevice,
   graph: DeviceGraph,
   options: RunOptions & { seed?: number } = {},
 ): Promise<MisResult> {
-  return runPriorityRounds(device, new MisProblem(device, graph, options.seed ?? 1), 'mis', options);
+  return runPriorityRounds(new MisProblem(graph, options.seed ?? 1), options);
 }

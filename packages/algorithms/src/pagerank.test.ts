@@ -2,7 +2,7 @@ import { uploadGraph } from '@weft/graph';
 import { gpuTest } from '@weft/testing';
 import { describe, expect, it } from 'vitest';
 import { pageRank } from './pagerank.ts';
-import { pageRankReference } from './reference.ts';
+import { pageRankReference } from './pagerank-reference.ts';
 import { testGraphs } from './test-graphs.ts';
 import { verifyPageRank } from './verify.ts';
 
@@ -11,7 +11,7 @@ describe('pageRank', () => {
     gpuTest(async (device) => {
       for (const { name, csr } of testGraphs(false, 40)) {
         const graph = uploadGraph(device, csr, { csc: csr.directed });
-        const result = await pageRank(device, graph);
+        const result = await pageRank(graph);
         expect(result.converged, name).toBe(true);
         expect(verifyPageRank(csr, result.ranks), name).toBeNull();
         graph.destroy();
@@ -22,13 +22,13 @@ describe('pageRank', () => {
     gpuTest(async (device) => {
       for (const { name, csr } of testGraphs(false, 20)) {
         const graph = uploadGraph(device, csr);
-        const result = await pageRank(device, graph, { direction: 'push' });
+        const result = await pageRank(graph, { direction: 'push' });
         expect(result.converged, name).toBe(true);
         expect(verifyPageRank(csr, result.ranks), `${name} push`).toBeNull();
         graph.destroy();
       }
       const graph = uploadGraph(device, testGraphs(false, 0)[3]!.csr);
-      await expect(pageRank(device, graph, { direction: 'sideways' as 'push' })).rejects.toThrow(/direction/);
+      await expect(pageRank(graph, { direction: 'sideways' as 'push' })).rejects.toThrow(/direction/);
       graph.destroy();
     }));
 
@@ -38,13 +38,13 @@ describe('pageRank', () => {
       const csr = clusters!.csr;
       const graph = uploadGraph(device, csr);
       const want = pageRankReference(csr);
-      const result = await pageRank(device, graph);
+      const result = await pageRank(graph);
       expect(result.converged).toBe(true);
       expect(Math.abs(result.iterations - want.iterations)).toBeLessThanOrEqual(1);
       expect(verifyPageRank(csr, result.ranks, { relTolerance: 1e-4 })).toBeNull();
-      const capped = await pageRank(device, graph, { maxIterations: 3 });
+      const capped = await pageRank(graph, { maxIterations: 3 });
       expect(capped).toMatchObject({ iterations: 3, converged: false });
-      const damped = await pageRank(device, graph, { alpha: 0.5, tolerance: 1e-7 });
+      const damped = await pageRank(graph, { alpha: 0.5, tolerance: 1e-7 });
       expect(verifyPageRank(csr, damped.ranks, { alpha: 0.5 })).toBeNull();
       graph.destroy();
     }));

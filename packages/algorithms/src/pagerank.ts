@@ -1,18 +1,14 @@
-import {
-  atomic,
-  type DeviceArray,
-  f32,
-  type GpuCount,
-  InputError,
-  type Recorder,
-  rw,
-  type WeftDevice,
-  wgsl,
-} from '@weft/gpu';
+import { atomic, type DeviceArray, f32, type GpuCount, InputError, type Recorder, rw, wgsl } from '@weft/gpu';
 import type { DeviceGraph } from '@weft/graph';
-import { advancePush, compute, IterationLog, type IterationTrace, neighborhoodReduce } from '@weft/operators';
+import {
+  advancePush,
+  compute,
+  type IterationLog,
+  type IterationTrace,
+  neighborhoodReduce,
+} from '@weft/operators';
 import { max, reduce } from '@weft/scan';
-import { enactTraced, type RunOptions, type TraceOption } from './common.ts';
+import { type Problem, type RunOptions, runProblem, type TraceOption } from './common.ts';
 
 export interface PageRankOptions extends RunOptions, TraceOption {
   /** Damping factor (default 0.85). */
@@ -50,7 +46,7 @@ export interface PageRankResult {
  * GPU and spread evenly; the teleport is uniform. The largest relative change is reduced on the GPU and turns the `active`
  * word off once below the threshold, after which steps leave the ranks as they are.
  */
-export class PageRankProblem {
+export class PageRankProblem implements Problem<Float32Array> {
   readonly ranks: DeviceArray<'f32'>;
   readonly #contrib: DeviceArray<'f32'>;
   readonly #dangling: DeviceArray<'f32'>;
@@ -68,10 +64,10 @@ export class PageRankProblem {
   log: IterationLog | undefined;
 
   constructor(
-    readonly device: WeftDevice,
     readonly graph: DeviceGraph,
-    options: { alpha?: number; tolerance?: number; direction?: 'pull' | 'push' } = {},
+    options: Pick<PageRankOptions, 'alpha' | 'tolerance' | 'direction'> = {},
   ) {
+    const device = graph.device;
     this.alpha = options.alpha ?? 0.85;
     this.tolerance = options.tolerance ?? 1e-5;
     if (!(this.alpha >= 0 && this.alpha <= 1))
@@ -107,8 +103,7 @@ export class PageRankProblem {
     await rec.fill(this.#active, n === 0 ? 0 : 1);
   }
 
-  /** Records one iteration; `iteration` (0-based) is needed only with a {@link PageRankProblem.log}. */
-  async step(rec: Recorder, iteration = 0): Promise<void> {
+  async step(rec: Recorder, iteration: number): Promise<void> {
     const n = this.graph.vertexCount;
     if (n === 0) return;
     await this.log?.recordCounts(rec, iteration, n, this.graph.edgeCount);
@@ -133,7 +128,7 @@ export class PageRankProblem {
         rec,
         this.graph,
         'all',
-        wgsl`(src: u32, dst: u32, edge: u32, rank: u32, index: u32) -> bool {
+        wgsl`(src: u32, dst: u32, edge: u32) -> bool {
   let add = ${this.#contrib}[src];
   var old = atomicLoad(&${atomic(pushed)}[dst]);
   loop {
@@ -149,7 +144,7 @@ export class PageRankProblem {
         rec,
         this.graph,
         'all',
-        wgsl`(v: u32, u: u32, edge: u32, rank: u32) -> f32 { return ${this.#contrib}[u]; }`,
+        wgsl`(v: u32, u: u32, edge: u32) -> f32 { return ${this.#contrib}[u]; }`,
         this.#sums,
         { direction: 'in' },
       );
@@ -204,27 +199,18 @@ export class PageRankProblem {
 }
 
 /** PageRank with networkx's definition and option names. */
-export async function pageRank(
-  device: WeftDevice,
-  graph: DeviceGraph,
-  options: PageRankOptions = {},
-): Promise<PageRankResult> {
-  const problem = new PageRankProblem(device, graph, options);
-  try {
-    if (graph.vertexCount === 0) return { ranks: new Float32Array(0), iterations: 0, converged: true };
-    const rec = device.recorder({ label: 'pagerank reset' });
-    await problem.reset(rec);
-    await rec.submit();
-    if (options.trace) problem.log = new IterationLog(device);
-    const { iterations, converged, trace } = await enactTraced(
-      device,
-      { step: (r, i) => problem.step(r, i), active: () => problem.active() },
-      problem.log,
-      { batch: 8, maxBatch: 16, ...options, maxIterations: options.maxIterations ?? 100 },
-    );
-    return { ranks: await problem.result(), iterations, converged, ...(trace ? { trace } : {}) };
-  } finally {
-    problem.log?.destroy();
+export async function pageRank(graph: DeviceGraph, options: PageRankOptions = {}): Promise<PageRankResult> {
+  const problem = new PageRankProblem(graph, options);
+  if (graph.vertexCount === 0) {
     problem.destroy();
+    return { ranks: new Float32Array(0), iterations: 0, converged: true };
   }
+  const run = await runProblem(graph, problem, (rec) => problem.reset(rec), {
+    batch: 8,
+    maxBatch: 16,
+    ...options,
+    maxIterations: options.maxIterations ?? 100,
+  });
+  const { iterations, converged, trace } = run;
+  return { ranks: run.result, iterations, converged, ...(trace ? { trace } : {}) };
 }

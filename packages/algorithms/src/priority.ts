@@ -5,13 +5,12 @@ import {
   InputError,
   type Recorder,
   u32,
-  type WeftDevice,
   wgsl,
 } from '@weft/gpu';
 import type { DeviceGraph } from '@weft/graph';
-import { bitOr, compute, enact, neighborhoodReduce } from '@weft/operators';
+import { bitOr, compute, neighborhoodReduce } from '@weft/operators';
 import { reduce } from '@weft/scan';
-import type { RunOptions } from './common.ts';
+import { type Problem, type RunOptions, runProblem } from './common.ts';
 
 /**
  * `(a: u32, b: u32) -> bool`: a's random priority beats b's (Luby / Jones-Plassmann). Priorities are a
@@ -50,7 +49,7 @@ export function vertexArray(graph: DeviceGraph, label: string): DeviceArray<'u32
  * that decides vertices from their flags and marks those still undecided, and a count of those on the GPU,
  * which the enactor watches (no read-back per round). Subclasses give the two functors and the reset.
  */
-export abstract class PriorityRounds {
+export abstract class PriorityRounds<R> implements Problem<R> {
   /** Per vertex: the algorithm's answer (MIS state, color). */
   readonly values: DeviceArray<'u32'>;
   /** Per vertex: the or of `neighborFlags` over its neighbors, this round. */
@@ -60,11 +59,11 @@ export abstract class PriorityRounds {
   readonly #active: DeviceArray<'u32'>;
 
   constructor(
-    readonly device: WeftDevice,
     readonly graph: DeviceGraph,
     readonly seed: number,
     who: string,
   ) {
+    const device = graph.device;
     checkUndirected(graph, who);
     this.values = vertexArray(graph, `${who} values`);
     this.flags = vertexArray(graph, `${who} flags`);
@@ -72,12 +71,13 @@ export abstract class PriorityRounds {
     this.#active = device.array('u32', 1, { label: `${who} undecided count` });
   }
 
-  /** `(v, w, edge, rank) -> u32`: what neighbor w tells vertex v this round. */
+  /** `(v: u32, w: u32, edge: u32) -> u32`: what neighbor w tells vertex v this round. */
   protected abstract neighborFlags(beats: Functor): Functor;
   /** `(v: u32)`: decides v from `flags[v]` in round `iteration`; writes `undecided[v]`. */
   protected abstract decide(iteration: number): Functor;
   /** Sets `values` to their undecided state. */
   protected abstract resetValues(rec: Recorder): Promise<void>;
+  abstract result(): Promise<R>;
 
   async reset(rec: Recorder): Promise<void> {
     await this.resetValues(rec);
@@ -110,22 +110,9 @@ export abstract class PriorityRounds {
 
 /** Resets `problem`, runs its rounds until nothing is undecided, and frees it. */
 export async function runPriorityRounds<R>(
-  device: WeftDevice,
-  problem: PriorityRounds & { result(): Promise<R> },
-  label: string,
+  problem: PriorityRounds<R>,
   options: RunOptions,
 ): Promise<R & { iterations: number }> {
-  try {
-    const rec = device.recorder({ label: `${label} reset` });
-    await problem.reset(rec);
-    await rec.submit();
-    const { iterations } = await enact(
-      device,
-      { step: (r, i) => problem.step(r, i), active: () => problem.active() },
-      options,
-    );
-    return { ...(await problem.result()), iterations };
-  } finally {
-    problem.destroy();
-  }
+  const run = await runProblem(problem.graph, problem, (rec) => problem.reset(rec), options);
+  return { ...run.result, iterations: run.iterations };
 }

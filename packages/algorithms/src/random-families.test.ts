@@ -4,15 +4,16 @@
 import { csrFromEdgeList, type HostCsr, uploadGraph } from '@weft/graph';
 import { expectArrayEqual, gpuTest } from '@weft/testing';
 import { describe, expect, it } from 'vitest';
-import { bfs } from './bfs.ts';
+import { bfs } from './bfs/bfs.ts';
 import { graphColoring } from './coloring.ts';
 import { connectedComponents } from './components.ts';
+import { componentsReference } from './components-reference.ts';
 import { maximalIndependentSet } from './mis.ts';
 import { pageRank } from './pagerank.ts';
-import { componentsReference, trianglesReference } from './reference.ts';
-import { sssp } from './sssp.ts';
+import { sssp } from './sssp/sssp.ts';
 import { disjointUnion, type FamilyGraph, randomFamilies } from './test-graphs.ts';
 import { triangleCount } from './triangles.ts';
+import { trianglesReference } from './triangles-reference.ts';
 import {
   verifyBfs,
   verifyColoring,
@@ -23,7 +24,7 @@ import {
 } from './verify.ts';
 
 const PER_DIRECTION = 120;
-const BALANCES = ['merge-path', 'thread-mapped', 'per-iteration'] as const;
+const BALANCES = ['merge-path', 'thread-mapped', 'per-advance'] as const;
 
 /** The vertex of largest out-degree of graph `i` of the union (a source that reaches something). */
 function sourceIn(csr: HostCsr, first: number, count: number): number {
@@ -49,14 +50,14 @@ describe(`${2 * PER_DIRECTION} seeded random graphs of five families, batched`, 
           const source = sourceIn(csr, union.firsts[i]!, graphs[i]!.edges.vertexCount);
           const what = `${kind} graph ${i} (${graphs[i]!.family}), source ${source}`;
           const variant = i % 3;
-          const b = await bfs(device, graph, source, {
+          const b = await bfs(graph, source, {
             parents: true,
             loadBalance: BALANCES[(i >> 1) % 3]!,
             ...(variant === 1 ? { direction: 'auto' as const } : {}),
             ...(variant === 2 ? { idempotent: true } : {}),
           });
           expect(verifyBfs(csr, source, b.depths, b.parents), `${what}: bfs`).toBeNull();
-          const s = await sssp(device, graph, source, {
+          const s = await sssp(graph, source, {
             parents: i % 4 === 0,
             loadBalance: BALANCES[i % 3]!,
             ...(i % 2 === 1 ? { delta: directed ? 64 : 2.5 } : {}),
@@ -73,12 +74,12 @@ describe(`${2 * PER_DIRECTION} seeded random graphs of five families, batched`, 
       gpuTest(async (device) => {
         const graph = uploadGraph(device, csr, { csc: directed });
         for (const direction of ['pull', 'push'] as const) {
-          const pr = await pageRank(device, graph, { direction });
+          const pr = await pageRank(graph, { direction });
           expect(pr.converged, direction).toBe(true);
           expect(verifyPageRank(csr, pr.ranks), direction).toBeNull();
         }
         for (const algorithm of ['union-find', 'label-propagation'] as const) {
-          const cc = await connectedComponents(device, graph, { algorithm });
+          const cc = await connectedComponents(graph, { algorithm });
           expect(verifyComponents(csr, cc.labels, cc.count), algorithm).toBeNull();
           expectArrayEqual(cc.labels, componentsReference(csr).labels, `${algorithm} labels`);
           // At least one component per graph: the union adds no edges between them.
@@ -93,11 +94,11 @@ describe(`${2 * PER_DIRECTION} seeded random graphs of five families, batched`, 
         const graph = uploadGraph(device, simple);
         const want = trianglesReference(simple);
         expect(want).toBeGreaterThan(0);
-        expect((await triangleCount(device, graph)).count).toBe(want);
+        expect((await triangleCount(graph)).count).toBe(want);
         for (const seed of [3, 4]) {
-          const mis = await maximalIndependentSet(device, graph, { seed });
+          const mis = await maximalIndependentSet(graph, { seed });
           expect(verifyIndependentSet(simple, mis.inSet), `mis, seed ${seed}`).toBeNull();
-          const coloring = await graphColoring(device, graph, { seed });
+          const coloring = await graphColoring(graph, { seed });
           expect(verifyColoring(simple, coloring.colors), `coloring, seed ${seed}`).toBeNull();
         }
         graph.destroy();

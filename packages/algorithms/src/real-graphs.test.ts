@@ -4,14 +4,14 @@ import { readFile } from 'node:fs/promises';
 import { bytesSource, csrFromEdgeList, type HostCsr, parseMatrixMarket, uploadGraph } from '@weft/graph';
 import { gpuTest } from '@weft/testing';
 import { describe, expect, it } from 'vitest';
-import { bfs } from './bfs.ts';
+import { bfs } from './bfs/bfs.ts';
 import { graphColoring } from './coloring.ts';
 import { connectedComponents } from './components.ts';
 import { maximalIndependentSet } from './mis.ts';
 import { pageRank } from './pagerank.ts';
-import { trianglesReference } from './reference.ts';
-import { sssp } from './sssp.ts';
+import { sssp } from './sssp/sssp.ts';
 import { triangleCount } from './triangles.ts';
+import { trianglesReference } from './triangles-reference.ts';
 import {
   verifyBfs,
   verifyColoring,
@@ -89,12 +89,12 @@ describe('real graphs (test-data)', () => {
         for (const source of sources(csr)) {
           const what = `${g.file}, source ${source}`;
           for (const direction of ['push', 'auto'] as const) {
-            const r = await bfs(device, graph, source, { parents: true, direction });
+            const r = await bfs(graph, source, { parents: true, direction });
             expect(verifyBfs(csr, source, r.depths, r.parents), `${what}, bfs ${direction}`).toBeNull();
           }
           // The file's weights where it has them (karate, Les Misérables), else one per edge.
           for (const delta of [undefined, 2]) {
-            const r = await sssp(device, graph, source, {
+            const r = await sssp(graph, source, {
               parents: true,
               ...(delta === undefined ? {} : { delta }),
             });
@@ -102,22 +102,22 @@ describe('real graphs (test-data)', () => {
           }
         }
         for (const direction of ['pull', 'push'] as const) {
-          const pr = await pageRank(device, graph, { direction });
+          const pr = await pageRank(graph, { direction });
           expect(pr.converged, g.file).toBe(true);
           expect(verifyPageRank(csr, pr.ranks), `${g.file} pagerank ${direction}`).toBeNull();
         }
         for (const algorithm of ['union-find', 'label-propagation'] as const) {
-          const cc = await connectedComponents(device, graph, { algorithm });
+          const cc = await connectedComponents(graph, { algorithm });
           expect(verifyComponents(csr, cc.labels, cc.count), `${g.file} cc ${algorithm}`).toBeNull();
           expect(cc.count, `${g.file} components ${algorithm}`).toBe(g.components);
         }
         graph.destroy();
 
         const simple = uploadGraph(device, undirected);
-        expect((await triangleCount(device, simple)).count, `${g.file} triangles`).toBe(g.triangles);
-        const mis = await maximalIndependentSet(device, simple, { seed: 7 });
+        expect((await triangleCount(simple)).count, `${g.file} triangles`).toBe(g.triangles);
+        const mis = await maximalIndependentSet(simple, { seed: 7 });
         expect(verifyIndependentSet(undirected, mis.inSet), `${g.file} mis`).toBeNull();
-        const coloring = await graphColoring(device, simple, { seed: 7 });
+        const coloring = await graphColoring(simple, { seed: 7 });
         expect(verifyColoring(undirected, coloring.colors), `${g.file} coloring`).toBeNull();
         // Petersen's chromatic number is 3; a proper coloring of any graph with an edge needs 2.
         expect(coloring.colorCount).toBeGreaterThanOrEqual(g.file === 'petersen.mtx' ? 3 : 2);

@@ -3,9 +3,9 @@ import { csrFromEdgeList, kronecker, uploadGraph } from '@weft/graph';
 import { enact } from '@weft/operators';
 import { gpuTest } from '@weft/testing';
 import { describe, expect, it } from 'vitest';
-import { BfsProblem } from './bfs.ts';
+import { BfsProblem } from './bfs/bfs.ts';
 import { ComponentsProblem } from './components.ts';
-import { SsspProblem } from './sssp.ts';
+import { SsspProblem } from './sssp/sssp.ts';
 import { testGraphs } from './test-graphs.ts';
 import { verifyBfs, verifyComponents, verifySssp } from './verify.ts';
 
@@ -32,8 +32,8 @@ describe('problems reused', () => {
     gpuTest(async (device) => {
       const { csr } = csrFromEdgeList(kronecker({ scale: 10, edgeFactor: 8, seed: 3, weights: true }));
       const graph = uploadGraph(device, csr);
-      const bfsProblem = new BfsProblem(device, graph, { parents: true, direction: 'auto' });
-      const ssspProblem = new SsspProblem(device, graph);
+      const bfsProblem = new BfsProblem(graph, { parents: true, direction: 'auto' });
+      const ssspProblem = new SsspProblem(graph);
       for (const source of [0, 17, 1023, 17]) {
         let rec = device.recorder();
         await bfsProblem.reset(rec, source);
@@ -44,8 +44,9 @@ describe('problems reused', () => {
         rec = device.recorder();
         await ssspProblem.reset(rec, source);
         await rec.submit();
-        await enact(device, { step: (r) => ssspProblem.step(r), active: () => ssspProblem.active() });
-        expect(verifySssp(csr, source, await ssspProblem.result()), `sssp from ${source}`).toBeNull();
+        await enact(device, ssspProblem);
+        const { distances } = await ssspProblem.result();
+        expect(verifySssp(csr, source, distances), `sssp from ${source}`).toBeNull();
       }
       // Three whole runs recorded into one submit end in the right state.
       const rec = device.recorder();
@@ -62,7 +63,7 @@ describe('problems reused', () => {
       gpuTest(async (device) => {
         const csr = testGraphs(false, 0).find((g) => g.name === 'disconnected clusters')!.csr;
         const graph = uploadGraph(device, csr);
-        const problem = new ComponentsProblem(device, graph, { algorithm });
+        const problem = new ComponentsProblem(graph, { algorithm });
         let rec = device.recorder();
         await replay(rec, problem, () => problem.reset(rec), 60, 2);
         await rec.submit();

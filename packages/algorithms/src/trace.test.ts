@@ -3,10 +3,10 @@ import { cscFromCsr, type HostCsr, uploadGraph } from '@weft/graph';
 import type { IterationTrace } from '@weft/operators';
 import { gpuTest } from '@weft/testing';
 import { describe, expect, it } from 'vitest';
-import { bfs } from './bfs.ts';
+import { bfs } from './bfs/bfs.ts';
 import { connectedComponents } from './components.ts';
 import { pageRank } from './pagerank.ts';
-import { sssp } from './sssp.ts';
+import { sssp } from './sssp/sssp.ts';
 import { testGraphs, testSources } from './test-graphs.ts';
 import { verifyBfs, verifySssp } from './verify.ts';
 
@@ -48,7 +48,7 @@ describe('per-iteration trace', () => {
           const graph = uploadGraph(device, csr, { csc: csr.directed && direction === 'auto' });
           for (const source of testSources(csr).slice(0, 1)) {
             const what = `${name}, source ${source}`;
-            const result = await bfs(device, graph, source, { direction, trace: true });
+            const result = await bfs(graph, source, { direction, trace: true });
             expect(verifyBfs(csr, source, result.depths), what).toBeNull();
             const trace = result.trace!;
             expectTimes(device, trace, result.iterations, what);
@@ -83,7 +83,7 @@ describe('per-iteration trace', () => {
         const n = csr.vertexCount;
         for (const delta of [undefined, 64]) {
           const what = `${name}, sssp delta ${delta}`;
-          const result = await sssp(device, graph, 0, {
+          const result = await sssp(graph, 0, {
             trace: true,
             ...(delta === undefined ? {} : { delta }),
           });
@@ -95,17 +95,17 @@ describe('per-iteration trace', () => {
           expect(trace.edges[0], what).toBe(degree(csr.offsets, 0));
           expect(trace.frontier.at(-1), `${what}: last frontier non-empty`).toBeGreaterThan(0);
         }
-        const cc = await connectedComponents(device, graph, { trace: true, algorithm: 'label-propagation' });
+        const cc = await connectedComponents(graph, { trace: true, algorithm: 'label-propagation' });
         expectTimes(device, cc.trace!, cc.iterations, `${name}, cc`);
         expect(cc.trace!.frontier[0]).toBe(n);
         expect(cc.trace!.edges[0]).toBe(csr.directed ? 2 * csr.edgeCount : csr.edgeCount);
         // Union-find's one iteration: every vertex, every CSR arc.
-        const uf = await connectedComponents(device, graph, { trace: true });
+        const uf = await connectedComponents(graph, { trace: true });
         expectTimes(device, uf.trace!, 1, `${name}, union-find`);
         expect(uf.trace!.frontier).toEqual([n]);
         expect(uf.trace!.edges).toEqual([csr.edgeCount]);
         if (n > 0) {
-          const pr = await pageRank(device, graph, { trace: true, maxIterations: 7 });
+          const pr = await pageRank(graph, { trace: true, maxIterations: 7 });
           expectTimes(device, pr.trace!, pr.iterations, `${name}, pagerank`);
           expect(pr.trace!.frontier).toEqual(new Array(pr.iterations).fill(n));
           expect(pr.trace!.edges).toEqual(new Array(pr.iterations).fill(csr.edgeCount));
@@ -118,13 +118,11 @@ describe('per-iteration trace', () => {
     gpuTest(async (device) => {
       const csr = testGraphs(false, 0)[3]!.csr;
       const graph = uploadGraph(device, csr);
-      expect((await bfs(device, graph, 0)).trace).toBeUndefined();
-      expect((await sssp(device, graph, 0)).trace).toBeUndefined();
-      expect((await connectedComponents(device, graph)).trace).toBeUndefined();
-      expect(
-        (await connectedComponents(device, graph, { algorithm: 'label-propagation' })).trace,
-      ).toBeUndefined();
-      expect((await pageRank(device, graph)).trace).toBeUndefined();
+      expect((await bfs(graph, 0)).trace).toBeUndefined();
+      expect((await sssp(graph, 0)).trace).toBeUndefined();
+      expect((await connectedComponents(graph)).trace).toBeUndefined();
+      expect((await connectedComponents(graph, { algorithm: 'label-propagation' })).trace).toBeUndefined();
+      expect((await pageRank(graph)).trace).toBeUndefined();
       graph.destroy();
     }));
 });

@@ -1,6 +1,7 @@
-import { type DeviceArray, InputError, type Recorder, type WeftDevice, wgsl } from '@weft/gpu';
+import { type DeviceArray, type GpuCount, InputError, type Recorder, wgsl } from '@weft/gpu';
 import { type DeviceGraph, hasNeighbor } from '@weft/graph';
 import { neighborhoodReduce } from '@weft/operators';
+import type { Problem } from './common.ts';
 
 export interface TrianglesResult {
   /** Triangles of the undirected simple graph, each counted once. */
@@ -14,25 +15,31 @@ export interface TrianglesResult {
  * are ranked by (degree, id); each edge u -> v with u before v counts the neighbors w of u that come after
  * v and are neighbors of v, found by binary search in v's sorted list. Each triangle is counted once, at
  * its first vertex, and the work per edge is the smaller degree (O(m sqrt m) overall). The per-vertex
- * counts are a neighborhood reduction (plus), summed on the host in f64.
+ * counts are a neighborhood reduction (plus), summed on the host in f64. One step does it all.
  */
-export class TrianglesProblem {
+export class TrianglesProblem implements Problem<TrianglesResult> {
   readonly perVertex: DeviceArray<'u32'>;
+  /** The `active` word: always 0, since the first step finishes the count. */
+  readonly #done: DeviceArray<'u32'>;
 
-  constructor(
-    readonly device: WeftDevice,
-    readonly graph: DeviceGraph,
-  ) {
+  constructor(readonly graph: DeviceGraph) {
     if (graph.directed) {
       throw new InputError(
         'triangle counting needs an undirected graph: build it with csrFromEdgeList(..., { symmetrize: true })',
         'graph',
       );
     }
+    const device = graph.device;
     this.perVertex = device.array('u32', Math.max(1, graph.vertexCount), { label: 'triangles per vertex' });
+    this.#done = device.array('u32', 1, { label: 'triangles done' });
+    this.#done.upload([0]);
   }
 
-  async run(rec: Recorder): Promise<void> {
+  /** Nothing to record: the step writes every vertex's count. */
+  async reset(_rec: Recorder): Promise<void> {}
+
+  async step(rec: Recorder, iteration: number): Promise<void> {
+    if (iteration > 0) return;
     const { offsets, targets } = this.graph;
     const before = wgsl`(a: u32, b: u32) -> bool {
   let da = ${offsets}[a + 1u] - ${offsets}[a];
@@ -40,7 +47,7 @@ export class TrianglesProblem {
   return da < db || (da == db && a < b);
 }`;
     const contains = hasNeighbor(this.graph);
-    const count = wgsl`(u: u32, v: u32, edge: u32, rank: u32) -> u32 {
+    const count = wgsl`(u: u32, v: u32, edge: u32) -> u32 {
   if (!${before}(u, v)) { return 0u; }
   var c = 0u;
   let end = ${offsets}[u + 1u];
@@ -53,6 +60,10 @@ export class TrianglesProblem {
     await neighborhoodReduce(rec, this.graph, 'all', count, this.perVertex);
   }
 
+  active(): GpuCount {
+    return { array: this.#done, index: 0 };
+  }
+
   async result(): Promise<TrianglesResult> {
     const n = this.graph.vertexCount;
     const perVertex = n === 0 ? new Uint32Array(0) : await this.perVertex.download(0, n);
@@ -63,15 +74,16 @@ export class TrianglesProblem {
 
   destroy(): void {
     this.perVertex.destroy();
+    this.#done.destroy();
   }
 }
 
-/** Counts the triangles of an undirected simple graph (each once). */
-export async function triangleCount(device: WeftDevice, graph: DeviceGraph): Promise<TrianglesResult> {
-  const problem = new TrianglesProblem(device, graph);
+/** Counts the triangles of an undirected simple graph (each once): one step, no enactor loop. */
+export async function triangleCount(graph: DeviceGraph): Promise<TrianglesResult> {
+  const problem = new TrianglesProblem(graph);
   try {
-    const rec = device.recorder({ label: 'triangles' });
-    await problem.run(rec);
+    const rec = graph.device.recorder({ label: 'triangles' });
+    await problem.step(rec, 0);
     await rec.submit();
     return await problem.result();
   } finally {

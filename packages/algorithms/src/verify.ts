@@ -1,5 +1,8 @@
 import type { HostCsr } from '@weft/graph';
-import { bfsReference, componentsReference, pageRankReference, ssspReference } from './reference.ts';
+import { bfsReference } from './bfs/reference.ts';
+import { componentsReference } from './components-reference.ts';
+import { pageRankReference } from './pagerank-reference.ts';
+import { ssspReference } from './sssp/reference.ts';
 
 /*
  * Verifiers in the GAP / Graph500 style: each checks a result against the TypeScript reference and the
@@ -150,4 +153,11 @@ export function verifyColoring(csr: HostCsr, colors: ArrayLike<number>): string 
     }
   }
   return null;
+}
+
+/** Edges a traversal from `reached` vertices examines: the sum of their out-degrees (for TEPS). */
+export function edgesFrom(csr: HostCsr, reached: (v: number) => boolean): number {
+  let m = 0;
+  for (let v = 0; v < csr.vertexCount; v++) if (reached(v)) m += csr.offsets[v + 1]! - csr.offsets[v]!;
+  return m;
 }

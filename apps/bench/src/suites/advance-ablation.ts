@@ -91,7 +91,7 @@ function heaviestLevel(
  * The BFS step case restores depths and frontier between runs, which is all the state of `atomicMin`
  * claims (bitmap claims also keep visited bits).
  */
-const DEPTH_CLAIMS = { claim: 'depth' } as const;
+const DEPTH_CLAIMS = { claim: 'depth', loadBalance: 'merge-path' } as const;
 
 /** Records a BFS from the level's source through `steps` levels and submits it. */
 async function runPrefix(device: WeftDevice, bfs: BfsProblem, source: number, steps: number): Promise<void> {
@@ -153,7 +153,7 @@ function ablationCase(stage: Stage): BenchCase {
       const pristineSeen = device.upload(seenBits, { label: 'visited bits before the level' });
       const seen = device.array('u32', seenBits.length, { label: 'visited bits' });
       if (stage.endsWith('BFS frontier')) {
-        const bfs = new BfsProblem(device, graph);
+        const bfs = new BfsProblem(graph, { loadBalance: 'merge-path' });
         await runPrefix(device, bfs, level.source, level.depth);
         queue.set(await bfs.queue.current.items.download(0, level.frontier.length));
         bfs.destroy();
@@ -164,18 +164,18 @@ function ablationCase(stage: Stage): BenchCase {
       const next = level.depth + 1;
       const never = device.array('u32', 1, { label: 'never incremented' });
       const functors: Record<Work, Functor> = {
-        walk: wgsl`(src: u32, dst: u32, edge: u32, rank: u32, index: u32) -> bool { return false; }`,
+        walk: wgsl`(src: u32, dst: u32, edge: u32) -> bool { return false; }`,
         // The load must decide an effect, or the compiler drops it (no depth is UNREACHED - 1).
-        'load depth': wgsl`(src: u32, dst: u32, edge: u32, rank: u32, index: u32) -> bool {
+        'load depth': wgsl`(src: u32, dst: u32, edge: u32) -> bool {
   if (atomicLoad(&${atomic(depths)}[dst]) == ${u32(UNREACHED - 1)}) { atomicAdd(&${atomic(never)}[0], 1u); }
   return false;
 }`,
-        claim: wgsl`(src: u32, dst: u32, edge: u32, rank: u32, index: u32) -> bool {
+        claim: wgsl`(src: u32, dst: u32, edge: u32) -> bool {
   if (atomicLoad(&${atomic(depths)}[dst]) != ${u32(UNREACHED)}) { return false; }
   atomicMin(&${atomic(depths)}[dst], ${u32(next)});
   return false;
 }`,
-        'bitmap claim + append': wgsl`(src: u32, dst: u32, edge: u32, rank: u32, index: u32) -> bool {
+        'bitmap claim + append': wgsl`(src: u32, dst: u32, edge: u32) -> bool {
   let word = dst >> 5u;
   let bit = 1u << (dst & 31u);
   if ((atomicLoad(&${atomic(seen)}[word]) & bit) != 0u) { return false; }
@@ -183,7 +183,7 @@ function ablationCase(stage: Stage): BenchCase {
   ${rw(depths)}[dst] = ${u32(next)};
   return true;
 }`,
-        'claim + append': wgsl`(src: u32, dst: u32, edge: u32, rank: u32, index: u32) -> bool {
+        'claim + append': wgsl`(src: u32, dst: u32, edge: u32) -> bool {
   if (atomicLoad(&${atomic(depths)}[dst]) != ${u32(UNREACHED)}) { return false; }
   return atomicMin(&${atomic(depths)}[dst], ${u32(next)}) == ${u32(UNREACHED)};
 }`,
@@ -236,7 +236,7 @@ const bfsStepCase: BenchCase = {
   async setup(device, n, seed): Promise<BenchInstance> {
     const level = heaviestLevel(n, seed);
     const graph = uploadGraph(device, level.csr);
-    const bfs = new BfsProblem(device, graph, DEPTH_CLAIMS);
+    const bfs = new BfsProblem(graph, DEPTH_CLAIMS);
     await runPrefix(device, bfs, level.source, level.depth);
     // The frontier in the order the BFS's racing appends left it.
     const saved = device.upload(await bfs.queue.current.items.download(0, level.frontier.length), {
@@ -275,7 +275,7 @@ function bfsPrefixCase(which: 'through' | 'before'): BenchCase {
     async setup(device, n, seed): Promise<BenchInstance> {
       const level = heaviestLevel(n, seed);
       const graph = uploadGraph(device, level.csr);
-      const bfs = new BfsProblem(device, graph);
+      const bfs = new BfsProblem(graph, { loadBalance: 'merge-path' });
       const steps = which === 'before' ? level.depth : level.depth + 1;
       return {
         items: level.edges,

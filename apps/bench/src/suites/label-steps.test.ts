@@ -26,7 +26,10 @@ describe('labelPropagationSteps', () => {
       ]) {
         const steps = labelPropagationSteps(csr);
         const graph = uploadGraph(device, csr);
-        const problem = new ComponentsProblem(device, graph, { algorithm: 'label-propagation' });
+        const problem = new ComponentsProblem(graph, {
+          algorithm: 'label-propagation',
+          loadBalance: 'merge-path',
+        });
         const replay = async (count: number) => {
           const rec = device.recorder();
           await problem.reset(rec);

@@ -88,7 +88,7 @@ function advancePushCase(input: GraphInput, loadBalance: 'merge-path' | 'thread-
     const slot = device.array('u32', Math.max(1, csr.edgeCount), { label: 'advance marks' });
     const out = device.array('u32', Math.max(1, kept), { label: 'advance output' });
     const count = device.array('u32', 1, { label: 'advance output length' });
-    const functor = wgsl`(src: u32, dst: u32, edge: u32, rank: u32, index: u32) -> bool {
+    const functor = wgsl`(src: u32, dst: u32, edge: u32) -> bool {
       ${rw(slot)}[edge] = dst + 1u;
       return (dst & 1u) == 0u;
     }`;
@@ -193,7 +193,7 @@ function neighborhoodCase(input: GraphInput): BenchCase {
       }
     }
     const out = device.array('u32', Math.max(1, n), { label: 'neighborhood maxima' });
-    const f = wgsl`(v: u32, u: u32, edge: u32, rank: u32) -> u32 { return u; }`;
+    const f = wgsl`(v: u32, u: u32, edge: u32) -> u32 { return u; }`;
     return {
       items: csr.edgeCount,
       run: (rec) => neighborhoodReduce(rec, graph, 'all', f, out, { monoid: max('u32') }),

@@ -1,10 +1,10 @@
 import { uploadGraph } from '@weft/graph';
 import { gpuTest } from '@weft/testing';
 import { describe, expect, it } from 'vitest';
+import { testGraphs, testSources } from '../test-graphs.ts';
+import { verifyBfs } from '../verify.ts';
 import { bfs } from './bfs.ts';
 import { bfsReference } from './reference.ts';
-import { testGraphs, testSources } from './test-graphs.ts';
-import { verifyBfs } from './verify.ts';
 
 describe('bfs', () => {
   it('matches the reference on the corpus and random graphs (depths and parents)', () =>
@@ -15,7 +15,7 @@ describe('bfs', () => {
           // Alternate the load balancing and the claims: all must give the same tree depths.
           const loadBalance = source % 2 === 0 ? 'merge-path' : 'thread-mapped';
           const claim = (['auto', 'bitmap', 'depth'] as const)[(source >> 1) % 3]!;
-          const result = await bfs(device, graph, source, { parents: true, loadBalance, claim });
+          const result = await bfs(graph, source, { parents: true, loadBalance, claim });
           const problem = verifyBfs(csr, source, result.depths, result.parents);
           expect(problem, `${name}, source ${source}, ${loadBalance}, ${claim} claims`).toBeNull();
           const levels = Math.max(...bfsReference(csr, source).depths) + 1;
@@ -29,10 +29,10 @@ describe('bfs', () => {
     gpuTest(async (device) => {
       const { csr } = testGraphs(false, 1)[0]!;
       const graph = uploadGraph(device, csr);
-      await expect(bfs(device, graph, 0, { direction: 'auto', claim: 'bitmap' })).rejects.toThrow(
+      await expect(bfs(graph, 0, { direction: 'auto', claim: 'bitmap' })).rejects.toThrow(
         /bitmap claims.*direction 'auto'/,
       );
-      await expect(bfs(device, graph, 0, { idempotent: true, claim: 'bitmap' })).rejects.toThrow(
+      await expect(bfs(graph, 0, { idempotent: true, claim: 'bitmap' })).rejects.toThrow(
         /bitmap claims.*idempotent/,
       );
       graph.destroy();
@@ -45,7 +45,7 @@ describe('bfs', () => {
         for (const { name, csr } of testGraphs(false, 6)) {
           const graph = uploadGraph(device, csr, { csc: csr.directed });
           for (const source of testSources(csr).slice(0, 2)) {
-            const result = await bfs(device, graph, source, { parents: true, direction });
+            const result = await bfs(graph, source, { parents: true, direction });
             expect(
               verifyBfs(csr, source, result.depths, result.parents),
               `${name}, source ${source}`,

@@ -1,10 +1,11 @@
 import { csrFromEdgeList, kronecker, uploadGraph } from '@weft/graph';
 import { gpuTest } from '@weft/testing';
 import { describe, expect, it } from 'vitest';
+import { testGraphs, testSources } from '../test-graphs.ts';
+import { verifyBfs } from '../verify.ts';
 import { BfsProblem, bfs } from './bfs.ts';
+import type { IdempotentLevel } from './idempotent.ts';
 import { bfsReference } from './reference.ts';
-import { testGraphs, testSources } from './test-graphs.ts';
-import { verifyBfs } from './verify.ts';
 
 describe('idempotent BFS', () => {
   it('gives the same depths as the atomic BFS on random and skewed graphs, with valid parents', () =>
@@ -13,8 +14,8 @@ describe('idempotent BFS', () => {
         const graph = uploadGraph(device, csr);
         for (const source of testSources(csr).slice(0, 2)) {
           const loadBalance = source % 2 === 0 ? 'merge-path' : 'thread-mapped';
-          const plain = await bfs(device, graph, source, { loadBalance });
-          const idem = await bfs(device, graph, source, { idempotent: true, parents: true, loadBalance });
+          const plain = await bfs(graph, source, { loadBalance });
+          const idem = await bfs(graph, source, { idempotent: true, parents: true, loadBalance });
           const what = `${name}, source ${source}`;
           expect(Array.from(idem.depths), what).toEqual(Array.from(plain.depths));
           expect(idem.iterations, what).toBe(plain.iterations);
@@ -32,11 +33,11 @@ describe('idempotent BFS', () => {
       let rawTotal = 0;
       let culledTotal = 0;
       for (const loadBalance of ['merge-path', 'thread-mapped'] as const) {
-        const problem = new BfsProblem(device, graph, { idempotent: true, loadBalance });
+        const problem = new BfsProblem(graph, { idempotent: true, loadBalance });
         let rec = device.recorder();
         await problem.reset(rec, 0);
         await rec.submit();
-        const raw = problem.rawFrontier!;
+        const raw = (problem.variant as IdempotentLevel).raw;
         for (let level = 0; ; level++) {
           rec = device.recorder();
           await problem.step(rec, level);
@@ -71,9 +72,7 @@ describe('idempotent BFS', () => {
   it('is refused with pull or direction optimization', () =>
     gpuTest(async (device) => {
       const graph = uploadGraph(device, testGraphs(false, 0)[3]!.csr);
-      await expect(bfs(device, graph, 0, { idempotent: true, direction: 'auto' })).rejects.toThrow(
-        /pushes only/,
-      );
+      await expect(bfs(graph, 0, { idempotent: true, direction: 'auto' })).rejects.toThrow(/pushes only/);
       graph.destroy();
     }));
 });

@@ -1,9 +1,9 @@
 import { csrFromEdgeList, kronecker, uploadGraph } from '@weft/graph';
 import { gpuTest } from '@weft/testing';
 import { describe, expect, it } from 'vitest';
+import { testGraphs, testSources } from '../test-graphs.ts';
+import { verifySssp } from '../verify.ts';
 import { sssp } from './sssp.ts';
-import { testGraphs, testSources } from './test-graphs.ts';
-import { verifySssp } from './verify.ts';
 
 describe('sssp', () => {
   for (const weights of ['u32', 'f32', false] as const) {
@@ -16,7 +16,7 @@ describe('sssp', () => {
             // Alternate Bellman-Ford and near-far (bucket widths around the mean weight).
             const delta =
               source % 3 === 0 ? undefined : weights === 'u32' ? 100 : weights === 'f32' ? 2.5 : 2;
-            const { distances, parents } = await sssp(device, graph, source, {
+            const { distances, parents } = await sssp(graph, source, {
               loadBalance,
               parents: true,
               ...(delta === undefined ? {} : { delta }),
@@ -36,13 +36,13 @@ describe('sssp', () => {
     gpuTest(async (device) => {
       const { csr } = csrFromEdgeList(kronecker({ scale: 10, edgeFactor: 8, seed: 9, weights: true }));
       const graph = uploadGraph(device, csr);
-      const plain = await sssp(device, graph, 1);
+      const plain = await sssp(graph, 1);
       for (const delta of [1, 64, 1e6]) {
-        const nearFar = await sssp(device, graph, 1, { delta });
+        const nearFar = await sssp(graph, 1, { delta });
         expect(verifySssp(csr, 1, nearFar.distances), `delta ${delta}`).toBeNull();
         if (delta === 1) expect(nearFar.iterations).toBeGreaterThan(plain.iterations);
       }
-      await expect(sssp(device, graph, 1, { delta: 0.5 })).rejects.toThrow(/delta/);
+      await expect(sssp(graph, 1, { delta: 0.5 })).rejects.toThrow(/delta/);
       graph.destroy();
     }));
 
@@ -57,9 +57,9 @@ describe('sssp', () => {
         directed: true,
       };
       const graph = uploadGraph(device, csr);
-      const { distances } = await sssp(device, graph, 0);
+      const { distances } = await sssp(graph, 0);
       expect(Array.from(distances)).toEqual([0, 2 ** 31, 2 ** 32 - 2, 2 ** 32 - 2]);
-      await expect(sssp(device, graph, 4)).rejects.toThrow(/not a vertex/);
+      await expect(sssp(graph, 4)).rejects.toThrow(/not a vertex/);
       graph.destroy();
     }));
 });
