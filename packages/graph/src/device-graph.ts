@@ -1,4 +1,12 @@
-import { type DeviceArray, type ElementType, InputError, rw, transform, type WeftDevice, wgsl } from '@weft/gpu';
+import {
+  type DeviceArray,
+  type ElementType,
+  InputError,
+  rw,
+  transform,
+  type WeftDevice,
+  wgsl,
+} from '@weft/gpu';
 import { max, reduce } from '@weft/scan';
 import { cscFromCsr } from './csr-build.ts';
 import type { HostCsr } from './host-graph.ts';
@@ -126,7 +134,10 @@ export class DeviceGraph {
     this.#check();
     if (this.#maxOutDegree !== undefined) return this.#maxOutDegree;
     const n = this.vertexCount;
-    if (n === 0) return (this.#maxOutDegree = 0);
+    if (n === 0) {
+      this.#maxOutDegree = 0;
+      return 0;
+    }
     const degrees = this.device.array('u32', n, { label: 'out-degrees' });
     const result = this.device.array('u32', 1, { label: 'max out-degree' });
     try {

@@ -107,9 +107,16 @@ export async function advanceDirectionOptimized(
   let dst = ${out.neighbors}[k];
   if (${functors.push}(src, dst, k)) { ${append}(dst); }
 }`;
-    await transformLbs(rec, { array: gates, index: 0 }, workspace.segmentStarts, { array: gates, index: 1 }, pushVisit, {
-      maxCount: m,
-    });
+    await transformLbs(
+      rec,
+      { array: gates, index: 0 },
+      workspace.segmentStarts,
+      { array: gates, index: 1 },
+      pushVisit,
+      {
+        maxCount: m,
+      },
+    );
     await queueToBitmap(rec, { items, length: { array: gates, index: 3 } }, bitmap);
     const pullVisit = wgsl`(dst: u32) {
   if (!${functors.candidate}(dst)) { return; }

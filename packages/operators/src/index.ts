@@ -22,6 +22,6 @@ export {
 } from './enactor.ts';
 export { type FilterOptions, filter, splitFrontier } from './filter.ts';
 export { type IntersectionOptions, intersectionCount } from './intersection.ts';
-export { bitOr, type NeighborhoodReduceOptions, neighborhoodReduce } from './neighborhood.ts';
 export { type LoadBalance, resolveLoadBalance, THREAD_MAPPED_MAX_DEGREE } from './load-balance.ts';
+export { bitOr, type NeighborhoodReduceOptions, neighborhoodReduce } from './neighborhood.ts';
 export { IterationLog, type IterationTrace } from './trace.ts';

@@ -78,7 +78,8 @@ describe("advancePush loadBalance 'per-advance' (chosen on the GPU per call)", (
 });
 
 describe("loadBalance 'auto' (from the graph's largest out-degree)", () => {
-  const hostMax = (csr: HostCsr) => Math.max(0, ...Array.from({ length: csr.vertexCount }, (_, v) => degree(csr, v)));
+  const hostMax = (csr: HostCsr) =>
+    Math.max(0, ...Array.from({ length: csr.vertexCount }, (_, v) => degree(csr, v)));
   it('thread-mapped up to THREAD_MAPPED_MAX_DEGREE, else merge path; measured once on the GPU when unknown', () =>
     gpuTest(async (device) => {
       const mesh = csrFromEdgeList(grid({ width: 30, height: 20 })).csr;

@@ -156,15 +156,9 @@ describe('advancePush', () => {
       seen.destroy();
       const noCsc = uploadGraph(device, csr);
       await expect(
-        advancePush(
-          device,
-          noCsc,
-          'all',
-          wgsl`(src: u32, dst: u32, edge: u32) -> bool { return false; }`,
-          {
-            direction: 'in',
-          },
-        ),
+        advancePush(device, noCsc, 'all', wgsl`(src: u32, dst: u32, edge: u32) -> bool { return false; }`, {
+          direction: 'in',
+        }),
       ).rejects.toThrow(/csc: true/);
       noCsc.destroy();
     }));
