@@ -1,0 +1,84 @@
+import { InputError } from '@weft/gpu';
+import type { DeviceGraph } from '@weft/graph';
+import type { IterationTrace } from '@weft/operators';
+import type { LoadBalanceOption, RunOptions, TraceOption } from '../common.ts';
+import { BitmapClaimLevel, prefersBitmapClaims } from './bitmap-claims.ts';
+import { DirectionOptimizedLevel } from './direction-optimized.ts';
+import { IdempotentLevel } from './idempotent.ts';
+import type { BfsLevel, BfsState } from './level.ts';
+
+export interface BfsOptions extends RunOptions, LoadBalanceOption, TraceOption {
+  /** Also record a BFS tree: `parents[v]` (-1 for the source and unreached vertices). */
+  parents?: boolean;
+  /**
+   * `'push'` (default): top-down only. `'auto'`: direction-optimizing (Beamer), choosing on the GPU per
+   * level; `'pull'`: bottom-up only. Pull needs in-edges: an undirected graph or `csc` uploaded.
+   */
+  direction?: 'push' | 'pull' | 'auto';
+  /** Pull when frontier vertices + their out-edges exceed `threshold x edgeCount` (default 1/20, Ligra's). */
+  threshold?: number;
+  /**
+   * Idempotent push (Gunrock's idempotence): depths set by plain stores, duplicates culled by a filter
+   * (see `./idempotent.ts`). Same depths; push direction only; an output buffer of `edgeCount` words.
+   */
+  idempotent?: boolean;
+  /**
+   * How a push level claims a vertex. `'depth'`: `atomicMin` on its depth, the winner appends it.
+   * `'bitmap'`: visited bits tested against the level's snapshot first (see `./bitmap-claims.ts`).
+   * `'auto'` (default): bitmap on graphs of at least 8 out-edges a vertex, whose levels are heavy; depth on
+   * sparse, high-diameter ones, whose many light levels would each pay the bitmap's bookkeeping.
+   * Direction-optimizing and idempotent runs claim by depth (`'bitmap'` with them is an error).
+   */
+  claim?: 'auto' | 'bitmap' | 'depth';
+}
+
+export type BfsProblemOptions = Pick<
+  BfsOptions,
+  'parents' | 'direction' | 'threshold' | 'idempotent' | 'claim' | 'loadBalance'
+>;
+
+export interface BfsResult {
+  /** Hops from the source; -1 where unreachable. */
+  depths: Int32Array;
+  parents?: Int32Array;
+  /** Levels expanded (the eccentricity of the source plus one). */
+  iterations: number;
+  /** Levels done bottom-up (direction `'auto'` or `'pull'`). */
+  pullIterations: number;
+  /**
+   * With `trace: true`: per level, the input frontier length and the edges inspected: the out-degree sum
+   * of the frontier for a push level; for a pull level an upper bound, the in-degree sum of the vertices
+   * still unvisited when it began (pull stops at a vertex's first parent).
+   */
+  trace?: IterationTrace;
+}
+
+/** The variant the options ask for (undefined: the plain push BFS above), checked before any allocation. */
+export function variantOf(
+  graph: DeviceGraph,
+  options: BfsProblemOptions,
+): ((bfs: BfsState) => BfsLevel) | undefined {
+  const direction = options.direction ?? 'push';
+  const claim = options.claim ?? 'auto';
+  if (options.idempotent && direction !== 'push') {
+    throw new InputError(`idempotent BFS pushes only; direction '${direction}' was asked`, 'direction');
+  }
+  if (direction !== 'push' && graph.directed && !graph.csc) {
+    throw new InputError(
+      `BFS direction '${direction}' on a directed graph needs uploadGraph(..., { csc: true })`,
+      'graph',
+    );
+  }
+  if (claim === 'bitmap' && (direction !== 'push' || options.idempotent)) {
+    throw new InputError(
+      `bitmap claims are for the atomic push BFS; direction '${direction}'${options.idempotent ? ', idempotent' : ''} was asked`,
+      'claim',
+    );
+  }
+  if (direction !== 'push') return (bfs) => new DirectionOptimizedLevel(bfs, direction, options.threshold);
+  if (options.idempotent) return (bfs) => new IdempotentLevel(bfs);
+  if (claim === 'bitmap' || (claim === 'auto' && prefersBitmapClaims(graph))) {
+    return (bfs) => new BitmapClaimLevel(bfs);
+  }
+  return undefined;
+}
