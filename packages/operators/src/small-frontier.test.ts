@@ -5,6 +5,7 @@ import {
   grid,
   type HostCsr,
   type HostEdgeList,
+  road,
   uploadGraph,
 } from '@weft/graph';
 import { expectArrayEqual, gpuTest, mulberry32 } from '@weft/testing';
@@ -221,6 +222,16 @@ describe('advanceSmallFrontier', () => {
         const run = await bfs(device, csr, [source], { bulk: false });
         expectBfs(csr, [source], run);
         expect(run.calls).toBe(1);
+      }
+    }));
+
+  it('a road-like graph, from one source and from several', () =>
+    gpuTest(async (device) => {
+      const csr = csrOf(road({ width: 90, height: 70, seed: 7 }));
+      for (const sources of [[0], [6299, 17, 3000]]) {
+        const run = await bfs(device, csr, sources, { capacity: 256 });
+        expectBfs(csr, sources, run);
+        expect(run.bulkLevels).toBe(0);
       }
     }));
 
