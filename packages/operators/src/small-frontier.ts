@@ -40,15 +40,11 @@ const COOPERATIVE_DEGREE = 64;
 
 /** Threads of the engine's workgroup on `device`: its limits, at most `wanted` (default 1024). */
 export function smallFrontierWorkgroupSize(device: WeftDevice, wanted = 1024): number {
-  const limit = Math.min(
-    device.limits.maxComputeInvocationsPerWorkgroup,
-    device.limits.maxComputeWorkgroupSizeX,
-  );
-  const size = Math.min(wanted, limit);
   if (!Number.isInteger(wanted) || wanted < 1) {
     throw new InputError(`workgroupSize must be a positive integer, got ${wanted}`, 'options.workgroupSize');
   }
-  return size;
+  const limits = device.limits;
+  return Math.min(wanted, limits.maxComputeInvocationsPerWorkgroup, limits.maxComputeWorkgroupSizeX);
 }
 
 /**
