@@ -40,6 +40,7 @@ export {
 export { type GeometricGraph, type RandomGeometricOptions, randomGeometric } from './generators/geometric.ts';
 export { type GridOptions, grid } from './generators/grid.ts';
 export { type KroneckerOptions, kronecker, randomPermutation } from './generators/kronecker.ts';
+export { type RoadOptions, road } from './generators/road.ts';
 export { type UniformRandomOptions, uniformRandom } from './generators/uniform.ts';
 export {
   type HostCsc,

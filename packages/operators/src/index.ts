@@ -24,4 +24,14 @@ export { type FilterOptions, filter, splitFrontier } from './filter.ts';
 export { type IntersectionOptions, intersectionCount } from './intersection.ts';
 export { type LoadBalance, resolveLoadBalance, THREAD_MAPPED_MAX_DEGREE } from './load-balance.ts';
 export { bitOr, type NeighborhoodReduceOptions, neighborhoodReduce } from './neighborhood.ts';
+export {
+  advanceSmallFrontier,
+  MAX_LEVELS_PER_DISPATCH,
+  SMALL_FRONTIER_EXIT,
+  type SmallFrontierOptions,
+  SmallFrontierState,
+  type SmallFrontierStateOptions,
+  smallFrontierCapacity,
+  smallFrontierWorkgroupSize,
+} from './small-frontier.ts';
 export { IterationLog, type IterationTrace } from './trace.ts';

@@ -1,0 +1,365 @@
+import {
+  type DeviceArray,
+  type Functor,
+  type GpuCount,
+  InputError,
+  onTarget,
+  type Target,
+  type WeftDevice,
+  type Workgroups,
+} from '@weft/gpu';
+import type { DeviceGraph, FrontierView } from '@weft/graph';
+import { edgeIdFunctor, edgeView } from './advance.ts';
+
+/** Why a small-frontier dispatch stopped (`SmallFrontierState` word `exit`). */
+export const SMALL_FRONTIER_EXIT = {
+  /** The frontier became empty: the traversal is over. */
+  empty: 0,
+  /** A level's output outgrew the workgroup's capacity: the bulk path takes the frontier. */
+  overflow: 1,
+  /** `maxLevels` levels ran; the frontier (at most `capacity` vertices) is left for the next call. */
+  levelBound: 2,
+  /** The input frontier was larger than the capacity: no level ran, the frontier is untouched. */
+  tooLarge: 3,
+} as const;
+
+/** Most levels one dispatch may run, so every dispatch ends in bounded time. */
+export const MAX_LEVELS_PER_DISPATCH = 1 << 20;
+
+/** Workgroup memory the kernel needs beside the frontier's two buffers: the list of high-degree vertices. */
+const BIG_LIST = 256;
+const RESERVED_BYTES = BIG_LIST * 4 + 64;
+/** Frontier capacities are a multiple of this; 4096 is the most the engine asks for. */
+const CAPACITY_STEP = 256;
+const MAX_CAPACITY = 4096;
+/**
+ * A vertex with more out-edges than this is walked by the whole workgroup together, not by one thread (road
+ * graphs never reach it; a hub would otherwise serialise a level on one thread).
+ */
+const COOPERATIVE_DEGREE = 64;
+
+/** Threads of the engine's workgroup on `device`: its limits, at most `wanted` (default 1024). */
+export function smallFrontierWorkgroupSize(device: WeftDevice, wanted = 1024): number {
+  if (!Number.isInteger(wanted) || wanted < 1) {
+    throw new InputError(`workgroupSize must be a positive integer, got ${wanted}`, 'options.workgroupSize');
+  }
+  const limits = device.limits;
+  return Math.min(wanted, limits.maxComputeInvocationsPerWorkgroup, limits.maxComputeWorkgroupSizeX);
+}
+
+/**
+ * The most frontier vertices one workgroup holds per level on `device`: two ping-pong buffers of this many
+ * u32 fit in `maxComputeWorkgroupStorageSize` beside the kernel's other workgroup memory (at most 4096).
+ */
+export function smallFrontierCapacity(device: WeftDevice): number {
+  const bytes = device.limits.maxComputeWorkgroupStorageSize - RESERVED_BYTES;
+  const fit = Math.floor(bytes / 8 / CAPACITY_STEP) * CAPACITY_STEP;
+  return Math.max(CAPACITY_STEP, Math.min(MAX_CAPACITY, fit));
+}
+
+export interface SmallFrontierStateOptions {
+  /**
+   * Items per workgroup of the bulk-path dispatches to size: for each entry `p`, every call writes the
+   * indirect arguments `[x, y, 1]` (x * y >= ceil(frontier / p), split beyond maxComputeWorkgroupsPerDimension
+   * as `Recorder.indirectArgs` does) for the frontier it leaves. Default `[256]`.
+   */
+  itemsPerWorkgroup?: readonly number[];
+  label?: string;
+}
+
+/**
+ * What the small-frontier engine reports on the GPU, never read back by the engine itself: indirect
+ * arguments for the bulk path, the levels run, and why the last call stopped. One array (usable as indirect
+ * arguments): entry `i` of `itemsPerWorkgroup` at words `3i .. 3i + 3`, then the words below.
+ */
+export class SmallFrontierState {
+  readonly words: DeviceArray<'u32'>;
+  readonly itemsPerWorkgroup: readonly number[];
+  /** Word index: levels run by every call since the last `recordReset` (or creation). */
+  readonly levelsTotal: number;
+  /** Word index: levels run by the last call. */
+  readonly levelsLast: number;
+  /** Word index: the last call's `SMALL_FRONTIER_EXIT` value. */
+  readonly exit: number;
+  /** Word index: the length of the frontier the last call left (also in the frontier's own count). */
+  readonly frontierLength: number;
+
+  constructor(
+    readonly device: WeftDevice,
+    options: SmallFrontierStateOptions = {},
+  ) {
+    const sizes = options.itemsPerWorkgroup ?? [256];
+    for (const p of sizes) {
+      if (!Number.isInteger(p) || p < 1 || p > 0xffffffff) {
+        throw new InputError(`items per workgroup must be positive integers, got ${p}`, 'itemsPerWorkgroup');
+      }
+    }
+    this.itemsPerWorkgroup = [...sizes];
+    const base = 3 * sizes.length;
+    this.levelsTotal = base;
+    this.levelsLast = base + 1;
+    this.exit = base + 2;
+    this.frontierLength = base + 3;
+    this.words = device.array('u32', base + 4, {
+      label: options.label ?? 'small frontier state',
+      indirect: true,
+    });
+    this.words.upload(new Uint32Array(base + 4));
+  }
+
+  /** Indirect workgroups for a bulk dispatch of `itemsPerWorkgroup[i]` items per workgroup. */
+  dispatchArgs(i = 0): Workgroups {
+    if (!Number.isInteger(i) || i < 0 || i >= this.itemsPerWorkgroup.length) {
+      throw new InputError(`no dispatch size ${i} (have ${this.itemsPerWorkgroup.length})`, 'dispatchArgs');
+    }
+    return { indirect: this.words, index: 3 * i };
+  }
+
+  /** The cumulative level count as a GPU count. */
+  get levels(): GpuCount {
+    return { array: this.words, index: this.levelsTotal };
+  }
+
+  /** Records: the cumulative level count back to zero. */
+  recordReset(target: Target): Promise<void> {
+    return onTarget(target, 'small frontier reset', async (rec) => {
+      rec.clear(this.words);
+    });
+  }
+
+  /** Reads the state back (one round trip; not for inner loops). */
+  async read(): Promise<{ levelsTotal: number; levelsLast: number; exit: number; frontierLength: number }> {
+    const w = await this.words.download();
+    return {
+      levelsTotal: w[this.levelsTotal]!,
+      levelsLast: w[this.levelsLast]!,
+      exit: w[this.exit]!,
+      frontierLength: w[this.frontierLength]!,
+    };
+  }
+
+  destroy(): void {
+    this.words.destroy();
+  }
+}
+
+export interface SmallFrontierOptions {
+  /** Where the engine reports (levels, exit, bulk-path dispatch arguments). */
+  state: SmallFrontierState;
+  /** Most levels this dispatch runs (a uniform: changing it reuses the pipeline). Default 4096. */
+  maxLevels?: number;
+  /** Threads of the one workgroup (default: the device's limit, at most 1024). */
+  workgroupSize?: number;
+  /**
+   * Frontier vertices the workgroup holds per level, a multiple of 256 (default and maximum:
+   * `smallFrontierCapacity(device)`). Smaller values only serve tests of the hand-off.
+   */
+  capacity?: number;
+  /** Walk in-edges (the graph's CSC; an undirected graph's CSR) instead of out-edges. */
+  direction?: 'out' | 'in';
+}
+
+/**
+ * Multi-level push advance in one workgroup, for phases where the frontier is small (road networks, meshes:
+ * hundreds of levels of a few hundred vertices each, where one dispatch per level costs far more than the
+ * level's work). One dispatch of one workgroup runs level after level with the frontier in workgroup memory:
+ * for every out-edge (src, dst) of the frontier it calls `functor(src, dst, edge) -> bool` (`edge` is the
+ * CSR edge id), and each `dst` for which it returns true joins the next level's frontier. The functor must
+ * claim `dst` itself (e.g. BFS's `atomicMin` on a depth) if a vertex should join a level once.
+ *
+ * The frontier lives in one buffer, read at the start and rewritten at the end (pass a `FrontierQueue`'s
+ * `current`): `frontier.items[0 .. count)` with `count` at `frontier.length`. The dispatch stops when
+ * - the frontier is empty (`exit` empty, count 0);
+ * - a level's output exceeds the capacity (`exit` overflow): that whole level's output is left in the
+ *   buffer (entries past `items.length` are dropped, as `FrontierQueue` drops them) for the bulk path;
+ * - `maxLevels` levels ran (`exit` levelBound): the frontier is left in the buffer;
+ * - the input frontier exceeds the capacity (`exit` tooLarge): nothing runs, the buffer is untouched.
+ * Every level's output is complete when the next level starts (the levels are separated by storage and
+ * workgroup barriers), so work alternates with bulk levels (`advancePush` from the buffer into the queue's
+ * `next`, then `swap()`) with no vertex lost and no read-back: a call on a large frontier does nothing.
+ * `options.state` receives the levels run and the bulk path's indirect dispatch arguments.
+ */
+export async function advanceSmallFrontier(
+  target: Target,
+  graph: DeviceGraph,
+  frontier: FrontierView & { readonly length: GpuCount },
+  functor: Functor,
+  options: SmallFrontierOptions,
+): Promise<void> {
+  const who = 'advanceSmallFrontier';
+  const { state } = options;
+  const device = graph.device;
+  const { offsets, neighbors, edgeIds } = edgeView(graph, options.direction ?? 'out', who);
+  const maxLevels = options.maxLevels ?? 4096;
+  if (!Number.isInteger(maxLevels) || maxLevels < 0 || maxLevels > MAX_LEVELS_PER_DISPATCH) {
+    throw new InputError(
+      `maxLevels must be an integer in [0, ${MAX_LEVELS_PER_DISPATCH}], got ${maxLevels}`,
+      'options.maxLevels',
+    );
+  }
+  const wg = smallFrontierWorkgroupSize(device, options.workgroupSize);
+  const most = smallFrontierCapacity(device);
+  const cap = options.capacity ?? most;
+  if (!Number.isInteger(cap) || cap < CAPACITY_STEP || cap > most || cap % CAPACITY_STEP !== 0) {
+    throw new InputError(
+      `capacity must be a multiple of ${CAPACITY_STEP} in [${CAPACITY_STEP}, ${most}], got ${cap}`,
+      'options.capacity',
+    );
+  }
+  if (state.device !== device) throw new InputError('the state belongs to another device', 'options.state');
+  const { items, length } = frontier;
+  if (length.array === items) {
+    throw new InputError('the frontier count must not live in its items array', 'frontier.length');
+  }
+  const sizes = state.itemsPerWorkgroup;
+  const argsWgsl = sizes.map((p, i) => `    write_args(${3 * i}u, keep_len, ${p}u);`).join('\n');
+  const base = 3 * sizes.length;
+  await onTarget(target, who, async (rec) => {
+    const kernel = await rec.device.kernel({
+      label: 'small frontier',
+      params: { count_index: 'u32', capacity: 'u32', max_levels: 'u32', max_dim: 'u32' },
+      bindings: {
+        items: { type: 'array<u32>', access: 'read_write' },
+        count: { type: 'array<u32>', access: 'read_write' },
+        state: { type: 'array<u32>', access: 'read_write' },
+        offsets: { type: 'array<u32>', access: 'read' },
+        neighbors: { type: 'array<u32>', access: 'read' },
+      },
+      functors: { weft_edge: functor, weft_edge_id: edgeIdFunctor(edgeIds) },
+      code: smallFrontierWgsl(wg, cap, base, argsWgsl),
+    });
+    rec.dispatch(kernel, {
+      bindings: { items, count: length.array, state: state.words, offsets, neighbors },
+      params: {
+        count_index: length.index,
+        capacity: items.length,
+        max_levels: maxLevels,
+        max_dim: device.limits.maxComputeWorkgroupsPerDimension,
+      },
+      workgroups: [1, 1, 1],
+    });
+  });
+}
+
+/**
+ * The kernel: `wf` holds the current and next frontier (CAP each); `counts[s]` counts appends to side `s`,
+ * past CAP straight into the global buffer at the same slot, so a level that overflows loses nothing.
+ */
+function smallFrontierWgsl(wg: number, cap: number, base: number, argsWgsl: string): string {
+  return /* wgsl */ `
+const WG = ${wg}u;
+const CAP = ${cap}u;
+const BIG = ${BIG_LIST}u;
+const COOPERATIVE_DEGREE = ${COOPERATIVE_DEGREE}u;
+const LEVELS_TOTAL = ${base}u;
+const LEVELS_LAST = ${base + 1}u;
+const EXIT = ${base + 2}u;
+const FRONTIER_LENGTH = ${base + 3}u;
+
+var<workgroup> wf: array<u32, ${2 * cap}>;
+var<workgroup> counts: array<atomic<u32>, 2>;
+var<workgroup> big: array<u32, BIG>;
+var<workgroup> big_count: atomic<u32>;
+var<workgroup> entry_len: u32;
+
+// Appends v to side s: the first CAP in workgroup memory, the rest at their own slot of the global buffer.
+fn push(v: u32, s: u32) {
+  let slot = atomicAdd(&counts[s], 1u);
+  if (slot < CAP) {
+    wf[s * CAP + slot] = v;
+  } else if (slot < params.capacity) {
+    items[slot] = v;
+  }
+}
+
+fn visit(src: u32, k: u32, s: u32) {
+  let dst = neighbors[k];
+  if (weft_edge(src, dst, weft_edge_id(k))) { push(dst, s); }
+}
+
+// The indirect arguments of Recorder.indirectArgs: x * y >= ceil(n / per_group) workgroups.
+fn write_args(at: u32, n: u32, per_group: u32) {
+  let groups = (n + per_group - 1u) / per_group;
+  let x = min(groups, params.max_dim);
+  var y = 1u;
+  if (x > 0u) { y = (groups + x - 1u) / x; }
+  state[at] = x;
+  state[at + 1u] = y;
+  state[at + 2u] = 1u;
+}
+
+@compute @workgroup_size(WG)
+fn main(@builtin(local_invocation_index) lid: u32) {
+  if (lid == 0u) {
+    entry_len = count[params.count_index];
+    atomicStore(&counts[0], 0u);
+    atomicStore(&counts[1], 0u);
+    atomicStore(&big_count, 0u);
+  }
+  var len = workgroupUniformLoad(&entry_len);
+  var exit = ${SMALL_FRONTIER_EXIT.empty}u;
+  var levels = 0u;
+  var side = 0u;
+  if (len > CAP) {
+    exit = ${SMALL_FRONTIER_EXIT.tooLarge}u;
+  } else {
+    for (var i = lid; i < len; i += WG) { wf[i] = items[i]; }
+    workgroupBarrier();
+    // Every exit condition is read through workgroupUniformLoad: the loop's barriers stay in uniform flow.
+    loop {
+      if (len == 0u) { exit = ${SMALL_FRONTIER_EXIT.empty}u; break; }
+      if (len > CAP) { exit = ${SMALL_FRONTIER_EXIT.overflow}u; break; }
+      if (levels >= params.max_levels) { exit = ${SMALL_FRONTIER_EXIT.levelBound}u; break; }
+      let next = 1u - side;
+      // One thread per frontier vertex (low degrees); a high-degree one goes to the cooperative list.
+      for (var i = lid; i < len; i += WG) {
+        let src = wf[side * CAP + i];
+        let first = offsets[src];
+        let end = offsets[src + 1u];
+        var walk = true;
+        if (end - first > COOPERATIVE_DEGREE) {
+          let b = atomicAdd(&big_count, 1u);
+          if (b < BIG) {
+            big[b] = src;
+            walk = false;
+          }
+        }
+        if (walk) {
+          for (var k = first; k < end; k++) { visit(src, k, next); }
+        }
+      }
+      let nb = min(workgroupUniformLoad(&big_count), BIG);
+      for (var b = 0u; b < nb; b++) {
+        let src = big[b];
+        let end = offsets[src + 1u];
+        for (var k = offsets[src] + lid; k < end; k += WG) { visit(src, k, next); }
+      }
+      // The functor's global writes of this level are visible to the next, and every thread has read
+      // big_count and counts[side] (the last time at the previous level's end) before they are reset.
+      storageBarrier();
+      if (lid == 0u) {
+        atomicStore(&big_count, 0u);
+        atomicStore(&counts[side], 0u);
+      }
+      len = workgroupUniformLoad(&counts[next]);
+      side = next;
+      levels++;
+    }
+  }
+  // Leave the frontier in the buffer: the first CAP entries from workgroup memory (the rest of an
+  // overflowing level is already there).
+  let keep_len = min(len, params.capacity);
+  if (exit != ${SMALL_FRONTIER_EXIT.tooLarge}u) {
+    let stored = min(keep_len, CAP);
+    for (var i = lid; i < stored; i += WG) { items[i] = wf[side * CAP + i]; }
+  }
+  if (lid == 0u) {
+    count[params.count_index] = keep_len;
+${argsWgsl}
+    state[LEVELS_TOTAL] += levels;
+    state[LEVELS_LAST] = levels;
+    state[EXIT] = exit;
+    state[FRONTIER_LENGTH] = keep_len;
+  }
+}`;
+}
