@@ -1,6 +1,7 @@
 import {
   type DeviceArray,
   InputError,
+  max,
   type Recorder,
   rw,
   transform,
@@ -17,7 +18,7 @@ import {
   type IterationLog,
   type IterationTrace,
 } from '@weft/operators';
-import { max, reduce } from '@weft/scan';
+import { reduce } from '@weft/scan';
 
 /** Options every traversal takes: the enactor's batching, cancellation and progress. */
 export type RunOptions = Pick<EnactorOptions, 'signal' | 'onProgress' | 'batch' | 'maxBatch'>;

@@ -4,6 +4,7 @@ import {
   f32,
   type GpuCount,
   InputError,
+  max,
   type Recorder,
   rw,
   type WeftDevice,
@@ -11,7 +12,7 @@ import {
 } from '@weft/gpu';
 import type { DeviceGraph } from '@weft/graph';
 import { advancePush, compute, IterationLog, type IterationTrace, neighborhoodReduce } from '@weft/operators';
-import { max, reduce } from '@weft/scan';
+import { reduce } from '@weft/scan';
 import { enactTraced, type RunOptions, type TraceOption } from './common.ts';
 
 export interface PageRankOptions extends RunOptions, TraceOption {

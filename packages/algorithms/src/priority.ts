@@ -1,4 +1,5 @@
 import {
+  bitOr,
   type DeviceArray,
   type Functor,
   type GpuCount,
@@ -9,7 +10,7 @@ import {
   wgsl,
 } from '@weft/gpu';
 import type { DeviceGraph } from '@weft/graph';
-import { bitOr, compute, enact, neighborhoodReduce } from '@weft/operators';
+import { compute, enact, neighborhoodReduce } from '@weft/operators';
 import { reduce } from '@weft/scan';
 import type { RunOptions } from './common.ts';
 
@@ -88,7 +89,7 @@ export abstract class PriorityRounds {
     const n = this.graph.vertexCount;
     if (n === 0) return;
     const flags = this.neighborFlags(beatsFunctor(this.seed));
-    await neighborhoodReduce(rec, this.graph, 'all', flags, this.flags, { monoid: bitOr });
+    await neighborhoodReduce(rec, this.graph, 'all', flags, this.flags, { monoid: bitOr('u32') });
     await compute(rec, { all: n }, this.decide(iteration));
     await reduce(rec, this.undecided, this.#active, { count: n });
   }

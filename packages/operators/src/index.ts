@@ -1,5 +1,3 @@
-// The monoids neighborhoodReduce takes, so algorithms need not depend on @weft/segreduce.
-export { type Monoid, max, min, plus } from '@weft/segreduce';
 export {
   type AdvanceOptions,
   type AdvancePullOptions,
@@ -22,5 +20,5 @@ export {
 } from './enactor.ts';
 export { type FilterOptions, filter, splitFrontier } from './filter.ts';
 export { type IntersectionOptions, intersectionCount } from './intersection.ts';
-export { bitOr, type NeighborhoodReduceOptions, neighborhoodReduce } from './neighborhood.ts';
+export { type NeighborhoodReduceOptions, neighborhoodReduce } from './neighborhood.ts';
 export { IterationLog, type IterationTrace } from './trace.ts';

@@ -1,16 +1,12 @@
-import { type DeviceArray, rw, wgsl } from '@weft/gpu';
+import { bitOr, type DeviceArray, max, min, plus, rw, wgsl } from '@weft/gpu';
 import { expectArrayEqual, randomI32, randomU32, recordShaders, testDevice } from '@weft/testing';
 import { expect, it } from 'vitest';
 import {
-  bitOr,
   exclusiveScan,
   hostMonoids,
   hostReduce,
   hostScan,
   inclusiveScan,
-  max,
-  min,
-  plus,
   reduce,
   transformScan,
   transformScanTo,

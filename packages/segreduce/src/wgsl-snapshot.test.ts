@@ -1,7 +1,7 @@
-import { type DeviceArray, wgsl } from '@weft/gpu';
+import { bitOr, type DeviceArray, type Monoid, max, min, plus, wgsl } from '@weft/gpu';
 import { expectArrayEqual, randomU32, recordShaders, skewedLengths, testDevice } from '@weft/testing';
 import { expect, it } from 'vitest';
-import { type Monoid, max, min, plus, segmentedReduce, transformSegreduce } from './index.ts';
+import { segmentedReduce, transformSegreduce } from './index.ts';
 import { type HostMonoid, hostMonoids, offsetsOf, segreduceReference } from './reference.ts';
 
 // The WGSL of segmented reductions (each tile path, atomic and compare-exchange fix-ups, both value sources),
@@ -19,11 +19,6 @@ it('generates the committed WGSL for segmented reductions', async () => {
   const off = device.upload(offsets);
   const values = { u32: device.upload(u), f32: device.upload(f) };
   const hostValues = { u32: u, f32: f };
-  const bitOrU32 = {
-    type: 'u32' as const,
-    identity: '0u',
-    combine: wgsl`(a: u32, b: u32) -> u32 { return a | b; }`,
-  };
   const cases: { m: Monoid; host: HostMonoid; paths: { subgroups?: boolean; prefixSums?: boolean }[] }[] = [
     {
       m: plus('u32'),
@@ -34,7 +29,7 @@ it('generates the committed WGSL for segmented reductions', async () => {
     { m: min('f32'), host: hostMonoids['min f32'], paths: [{}] },
     { m: max('f32'), host: hostMonoids['max f32'], paths: [{}] },
     { m: max('u32'), host: hostMonoids['max u32'], paths: [{}] },
-    { m: bitOrU32, host: { identity: 0, combine: (a, b) => (a | b) >>> 0 }, paths: [{}] },
+    { m: bitOr('u32'), host: { identity: 0, combine: (a, b) => (a | b) >>> 0 }, paths: [{}] },
   ];
   for (const { m, host, paths } of cases) {
     const type = m.type as 'u32' | 'f32';

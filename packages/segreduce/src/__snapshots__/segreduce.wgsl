@@ -199,7 +199,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         @builtin(local_invocation_index) lid: u32) {
   let t = weft_workgroup_index(wid, nwg) * 256u + lid;
   var key = 0xffffffffu;
-  var v = -0x1.fffffep+127f;
+  var v = bitcast<f32>(0xff7fffffu);
   if (t < lbs_tile_count()) {
     // Tile t begins inside segment b0 - 1; tile 0 (b0 == 0) begins before every segment.
     let b0 = t * 2816u - partitions[t];
@@ -214,7 +214,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
   if (key != 0xffffffffu && (lid == 0u || keys[lid - 1u] != key)) {
     var acc = v;
     for (var j = lid + 1u; j < 256u && keys[j] == key; j++) { acc = seg_combine(acc, pieces[j]); }
-    if (bitcast<u32>(acc) != bitcast<u32>(-0x1.fffffep+127f)) { fold(key, acc); }
+    if (bitcast<u32>(acc) != bitcast<u32>(bitcast<f32>(0xff7fffffu))) { fold(key, acc); }
   }
 }
 
@@ -278,7 +278,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         @builtin(local_invocation_index) lid: u32) {
   let t = weft_workgroup_index(wid, nwg) * 256u + lid;
   var key = 0xffffffffu;
-  var v = 0x1.fffffep+127f;
+  var v = bitcast<f32>(0x7f7fffffu);
   if (t < lbs_tile_count()) {
     // Tile t begins inside segment b0 - 1; tile 0 (b0 == 0) begins before every segment.
     let b0 = t * 2816u - partitions[t];
@@ -293,7 +293,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
   if (key != 0xffffffffu && (lid == 0u || keys[lid - 1u] != key)) {
     var acc = v;
     for (var j = lid + 1u; j < 256u && keys[j] == key; j++) { acc = seg_combine(acc, pieces[j]); }
-    if (bitcast<u32>(acc) != bitcast<u32>(0x1.fffffep+127f)) { fold(key, acc); }
+    if (bitcast<u32>(acc) != bitcast<u32>(bitcast<f32>(0x7f7fffffu))) { fold(key, acc); }
   }
 }
 
@@ -412,15 +412,7 @@ fn lbs_tile_count() -> u32 {
 var<workgroup> keys: array<u32, 256>;
 var<workgroup> pieces: array<u32, 256>;
 
-fn fold(seg: u32, v: u32) {
-  // Lock-free compare-exchange: some invocation succeeds each round, none waits on another workgroup.
-  var old = atomicLoad(&output[seg]);
-  loop {
-    let next = bitcast<u32>(seg_combine(bitcast<u32>(old), v));
-    let r = atomicCompareExchangeWeak(&output[seg], old, next);
-    if (r.exchanged) { break; }
-    old = r.old_value;
-  }
+fn fold(seg: u32, v: u32) {atomicOr(&output[seg], v);
 }
 
 @compute @workgroup_size(256)
@@ -428,7 +420,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         @builtin(local_invocation_index) lid: u32) {
   let t = weft_workgroup_index(wid, nwg) * 256u + lid;
   var key = 0xffffffffu;
-  var v = 0u;
+  var v = u32(0);
   if (t < lbs_tile_count()) {
     // Tile t begins inside segment b0 - 1; tile 0 (b0 == 0) begins before every segment.
     let b0 = t * 2816u - partitions[t];
@@ -443,7 +435,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
   if (key != 0xffffffffu && (lid == 0u || keys[lid - 1u] != key)) {
     var acc = v;
     for (var j = lid + 1u; j < 256u && keys[j] == key; j++) { acc = seg_combine(acc, pieces[j]); }
-    if (bitcast<u32>(acc) != bitcast<u32>(0u)) { fold(key, acc); }
+    if (bitcast<u32>(acc) != bitcast<u32>(u32(0))) { fold(key, acc); }
   }
 }
 
@@ -1223,13 +1215,13 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
   // segment (its head) began before the thread; later ones began and ended here and are written now.
   var a = a_start;
   var b = b_start;
-  var acc = -0x1.fffffep+127f;
-  var head = -0x1.fffffep+127f;
+  var acc = bitcast<f32>(0xff7fffffu);
+  var head = bitcast<f32>(0xff7fffffu);
   var boundary = false;
   for (var k = diag; k < end; k++) {
     if (b < nb && (a >= na || sh[1u + b] <= a0 + a)) {
       if (boundary) { output[b0 + b - 1u] = acc; } else { head = acc; boundary = true; }
-      acc = -0x1.fffffep+127f;
+      acc = bitcast<f32>(0xff7fffffu);
       b++;
     } else {
       acc = seg_combine(acc, bitcast<f32>(sh[nb + 1u + a]));
@@ -1255,7 +1247,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
   }
   workgroupBarrier();
   // What the earlier subgroups carry into this one.
-  var before = -0x1.fffffep+127f;
+  var before = bitcast<f32>(0xff7fffffu);
   for (var i = 0u; i < w; i++) {
     if (sg_flag[i] != 0u) { before = sg_value[i]; } else { before = seg_combine(before, sg_value[i]); }
   }
@@ -1490,13 +1482,13 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
   // segment (its head) began before the thread; later ones began and ended here and are written now.
   var a = a_start;
   var b = b_start;
-  var acc = 0x1.fffffep+127f;
-  var head = 0x1.fffffep+127f;
+  var acc = bitcast<f32>(0x7f7fffffu);
+  var head = bitcast<f32>(0x7f7fffffu);
   var boundary = false;
   for (var k = diag; k < end; k++) {
     if (b < nb && (a >= na || sh[1u + b] <= a0 + a)) {
       if (boundary) { output[b0 + b - 1u] = acc; } else { head = acc; boundary = true; }
-      acc = 0x1.fffffep+127f;
+      acc = bitcast<f32>(0x7f7fffffu);
       b++;
     } else {
       acc = seg_combine(acc, bitcast<f32>(sh[nb + 1u + a]));
@@ -1522,7 +1514,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
   }
   workgroupBarrier();
   // What the earlier subgroups carry into this one.
-  var before = 0x1.fffffep+127f;
+  var before = bitcast<f32>(0x7f7fffffu);
   for (var i = 0u; i < w; i++) {
     if (sg_flag[i] != 0u) { before = sg_value[i]; } else { before = seg_combine(before, sg_value[i]); }
   }
@@ -2024,13 +2016,13 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
   // segment (its head) began before the thread; later ones began and ended here and are written now.
   var a = a_start;
   var b = b_start;
-  var acc = 0u;
-  var head = 0u;
+  var acc = u32(0);
+  var head = u32(0);
   var boundary = false;
   for (var k = diag; k < end; k++) {
     if (b < nb && (a >= na || sh[1u + b] <= a0 + a)) {
       if (boundary) { output[b0 + b - 1u] = acc; } else { head = acc; boundary = true; }
-      acc = 0u;
+      acc = u32(0);
       b++;
     } else {
       acc = seg_combine(acc, bitcast<u32>(sh[nb + 1u + a]));
@@ -2056,7 +2048,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
   }
   workgroupBarrier();
   // What the earlier subgroups carry into this one.
-  var before = 0u;
+  var before = u32(0);
   for (var i = 0u; i < w; i++) {
     if (sg_flag[i] != 0u) { before = sg_value[i]; } else { before = seg_combine(before, sg_value[i]); }
   }
