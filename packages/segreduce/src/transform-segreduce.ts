@@ -11,7 +11,7 @@ import {
   type Recorder,
   type Target,
 } from '@weft/gpu';
-import { checkSegments, planMergePath } from '@weft/lbs';
+import { checkSegments, planMergePath } from '@weft/lbs/merge-path';
 import { fixupKernel, prefixTileKernel, TILE, tileKernel, type ValueSource } from './segreduce-kernels.ts';
 
 /** Options both entry points share. */
