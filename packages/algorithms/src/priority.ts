@@ -18,7 +18,7 @@ import type { RunOptions } from './common.ts';
  * `(a: u32, b: u32) -> bool`: a's random priority beats b's (Luby / Jones-Plassmann). Priorities are a
  * hash of the id and the seed, ties broken by id, so every pair is ordered and runs are reproducible.
  */
-export function beatsFunctor(seed: number): Functor {
+function beatsFunctor(seed: number): Functor {
   const hash = wgsl`(x: u32) -> u32 {
   // PCG output permutation of an LCG step: a cheap, well-mixed 32-bit hash.
   let s = x * 747796405u + 2891336453u;
@@ -32,7 +32,7 @@ export function beatsFunctor(seed: number): Functor {
 }`;
 }
 
-export function checkUndirected(graph: DeviceGraph, who: string): void {
+function checkUndirected(graph: DeviceGraph, who: string): void {
   if (graph.directed) {
     throw new InputError(
       `${who} needs an undirected graph: build it with csrFromEdgeList(..., { symmetrize: true })`,
@@ -41,7 +41,7 @@ export function checkUndirected(graph: DeviceGraph, who: string): void {
   }
 }
 
-export function vertexArray(graph: DeviceGraph, label: string): DeviceArray<'u32'> {
+function vertexArray(graph: DeviceGraph, label: string): DeviceArray<'u32'> {
   return graph.device.array('u32', Math.max(1, graph.vertexCount), { label });
 }
 
