@@ -14,7 +14,7 @@ export const GRAPHS_USAGE = `usage: weft graphs --out DIR [--sizes 22,24] [--sha
 `;
 
 /** One graph of `manifest.json`: the suite's shape and size, the seed it was generated with, its file. */
-export interface GraphManifestEntry {
+interface GraphManifestEntry {
   graph: string;
   n: number;
   /** Absent in manifests written before `bench --graphs-dir` existed. */

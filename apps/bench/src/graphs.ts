@@ -31,7 +31,7 @@ export interface GraphStats {
   loadMs: number;
 }
 
-export function graphStats(
+function graphStats(
   name: string,
   csr: HostCsr,
   origin: { file?: string; generator?: string },

@@ -6,7 +6,7 @@ import type { BenchCase, BenchInstance, IterationTrace } from './types.ts';
  * A traversal timed from several sources (Graph500/GAP): per-source times and TEPS, their spread, and the
  * harmonic mean of the TEPS (Graph500's figure of merit: the TEPS of the total work over the total time).
  */
-export interface SourceStats {
+interface SourceStats {
   count: number;
   vertices: number[];
   /** Per source: median time of its timed runs (ms). */
@@ -30,7 +30,7 @@ export interface SourceStats {
 }
 
 /** How traversals count TEPS edges (the same rule for the GPU cases, CPU baselines and `weft run`). */
-export const EDGE_RULE =
+const EDGE_RULE =
   'edges with an endpoint reached (CSR arcs out of reached vertices; an undirected edge counted once: arcs / 2), after self-loops were dropped and duplicates merged';
 
 /** One measured (case, size): times are medians over the repetitions. */

@@ -26,7 +26,7 @@ function niceAxis(dataMax: number): { step: number; max: number; decimals: numbe
 }
 
 /** An SVG line chart: log2(n) on x, throughput on y, one line per series, with axes, ticks and a legend. */
-export function lineChart(title: string, yLabel: string, series: readonly Series[]): string {
+function lineChart(title: string, yLabel: string, series: readonly Series[]): string {
   const L = 70;
   // The legend is as wide as its longest label (about 6.5 px a character at 11 px), so none is cut off.
   const R = Math.max(120, 48 + 6.5 * Math.max(0, ...series.map((s) => s.label.length)));

@@ -15,7 +15,7 @@ import { type HostCsr, uploadGraph } from '@weft/graph';
 import { loadGraph } from '@weft/graph/node';
 import { traversedEdges } from './suites/algorithms.ts';
 
-export const ALGORITHMS = ['bfs', 'sssp', 'pagerank', 'cc', 'triangles', 'coloring', 'mis'] as const;
+const ALGORITHMS = ['bfs', 'sssp', 'pagerank', 'cc', 'triangles', 'coloring', 'mis'] as const;
 type Algorithm = (typeof ALGORITHMS)[number];
 
 export const RUN_USAGE = `usage: weft run <algorithm> <graph-file> [options]

@@ -44,7 +44,7 @@ export interface BenchInstance {
   trace?(): Promise<IterationTrace | undefined>;
 }
 
-export interface BenchSources {
+interface BenchSources {
   /** The source vertices (seeded, out-degree > 0), in the order they are run. */
   readonly vertices: readonly number[];
   /**

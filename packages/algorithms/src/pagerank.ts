@@ -1,4 +1,14 @@
-import { atomic, type DeviceArray, f32, type GpuCount, InputError, type Recorder, rw, wgsl } from '@weft/gpu';
+import {
+  atomic,
+  type DeviceArray,
+  f32,
+  type GpuCount,
+  InputError,
+  max,
+  type Recorder,
+  rw,
+  wgsl,
+} from '@weft/gpu';
 import type { DeviceGraph } from '@weft/graph';
 import {
   advancePush,
@@ -7,7 +17,7 @@ import {
   type IterationTrace,
   neighborhoodReduce,
 } from '@weft/operators';
-import { max, reduce } from '@weft/scan';
+import { reduce } from '@weft/scan';
 import { type Problem, type RunOptions, runProblem, type TraceOption } from './common.ts';
 
 export interface PageRankOptions extends RunOptions, TraceOption {

@@ -1,4 +1,5 @@
 import {
+  bitOr,
   type DeviceArray,
   type Functor,
   type GpuCount,
@@ -8,7 +9,7 @@ import {
   wgsl,
 } from '@weft/gpu';
 import type { DeviceGraph } from '@weft/graph';
-import { bitOr, compute, neighborhoodReduce } from '@weft/operators';
+import { compute, neighborhoodReduce } from '@weft/operators';
 import { reduce } from '@weft/scan';
 import { type Problem, type RunOptions, runProblem } from './common.ts';
 
@@ -16,7 +17,7 @@ import { type Problem, type RunOptions, runProblem } from './common.ts';
  * `(a: u32, b: u32) -> bool`: a's random priority beats b's (Luby / Jones-Plassmann). Priorities are a
  * hash of the id and the seed, ties broken by id, so every pair is ordered and runs are reproducible.
  */
-export function beatsFunctor(seed: number): Functor {
+function beatsFunctor(seed: number): Functor {
   const hash = wgsl`(x: u32) -> u32 {
   // PCG output permutation of an LCG step: a cheap, well-mixed 32-bit hash.
   let s = x * 747796405u + 2891336453u;
@@ -30,7 +31,7 @@ export function beatsFunctor(seed: number): Functor {
 }`;
 }
 
-export function checkUndirected(graph: DeviceGraph, who: string): void {
+function checkUndirected(graph: DeviceGraph, who: string): void {
   if (graph.directed) {
     throw new InputError(
       `${who} needs an undirected graph: build it with csrFromEdgeList(..., { symmetrize: true })`,
@@ -39,7 +40,7 @@ export function checkUndirected(graph: DeviceGraph, who: string): void {
   }
 }
 
-export function vertexArray(graph: DeviceGraph, label: string): DeviceArray<'u32'> {
+function vertexArray(graph: DeviceGraph, label: string): DeviceArray<'u32'> {
   return graph.device.array('u32', Math.max(1, graph.vertexCount), { label });
 }
 
@@ -88,7 +89,7 @@ export abstract class PriorityRounds<R> implements Problem<R> {
     const n = this.graph.vertexCount;
     if (n === 0) return;
     const flags = this.neighborFlags(beatsFunctor(this.seed));
-    await neighborhoodReduce(rec, this.graph, 'all', flags, this.flags, { monoid: bitOr });
+    await neighborhoodReduce(rec, this.graph, 'all', flags, this.flags, { monoid: bitOr('u32') });
     await compute(rec, { all: n }, this.decide(iteration));
     await reduce(rec, this.undecided, this.#active, { count: n });
   }

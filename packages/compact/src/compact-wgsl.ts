@@ -1,7 +1,7 @@
 /** Invocations per workgroup of both passes. */
 export const WORKGROUP = 256;
 /** Items per invocation: one u32 of keep bits each. */
-export const ITEMS_PER_INVOCATION = 32;
+const ITEMS_PER_INVOCATION = 32;
 /** Items per tile (one workgroup). */
 export const TILE = WORKGROUP * ITEMS_PER_INVOCATION;
 

@@ -7,13 +7,14 @@ import {
   isGpuCount,
   onTarget,
   onTargetReusingScratch,
+  plus,
   Recorder,
   rw,
   type Target,
   WeftError,
   wgsl,
 } from '@weft/gpu';
-import { exclusiveScan, plus, transformScanTo } from '@weft/scan';
+import { exclusiveScan, transformScanTo } from '@weft/scan';
 import { compactWgsl, TILE, WORKGROUP } from './compact-wgsl.ts';
 
 export interface UpsweepOptions {

@@ -103,7 +103,7 @@ export interface TableSnapshot {
   problems: string[];
 }
 
-export function hostHash(k: number): number {
+function hostHash(k: number): number {
   let x = k >>> 0;
   x ^= x >>> 16;
   x = Math.imul(x, 0x7feb352d);

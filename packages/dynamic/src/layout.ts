@@ -17,7 +17,7 @@ export const NEXT_WORD = 31;
 export const EMPTY = 0xffffffff;
 export const TOMBSTONE = 0xfffffffe;
 export const NULL_SLAB = 0xffffffff;
-export const NO_OWNER = 0xffffffff;
+const NO_OWNER = 0xffffffff;
 export const COLLISION = 0x80000000;
 /** Largest vertex count: ids below 2^31 - 1 keep clear of the COLLISION bit and the sentinels. */
 export const MAX_VERTICES = 0x7fffffff;
@@ -29,7 +29,7 @@ export const V_BUCKETS = 1;
 export const V_DEGREE = 2;
 export const V_FLAGS = 3;
 export const ALIVE = 1;
-export const DELETING = 2;
+const DELETING = 2;
 
 /** Allocator state words (`alloc` array). */
 export const A_BUMP = 0;

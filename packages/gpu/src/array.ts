@@ -25,7 +25,7 @@ export function elementTypeOf(data: Uint32Array | Int32Array | Float32Array): El
   return 'f32';
 }
 
-export const BYTES_PER_ELEMENT = 4;
+const BYTES_PER_ELEMENT = 4;
 
 export interface DeviceArrayOptions {
   /** Shown in errors and in GPU debuggers. */

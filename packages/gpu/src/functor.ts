@@ -166,7 +166,7 @@ export function functorShape(functors: Readonly<Record<string, Functor>>): Funct
 }
 
 /** A binding that a linked kernel needs for functor captures. */
-export interface CaptureBinding {
+interface CaptureBinding {
   readonly name: string;
   readonly array: DeviceArray;
   readonly access: ArrayAccess;

@@ -42,6 +42,7 @@ export {
   wgsl,
 } from './functor.ts';
 export { type BindingDecl, Kernel, type KernelDefinition } from './kernel.ts';
+export { type AtomicFold, bitOr, type Monoid, max, min, monoid, plus } from './monoid.ts';
 export { type BufferKind, BufferPool, sizeClass } from './pool.ts';
 export {
   type DispatchOptions,

@@ -41,7 +41,7 @@ export interface CompiledKernel {
 }
 
 /** WGSL shared by every kernel. */
-export const PRELUDE = /* wgsl */ `
+const PRELUDE = /* wgsl */ `
 // Workgroup index of a 1-D grid that was split into x * y workgroups (beyond maxComputeWorkgroupsPerDimension).
 fn weft_workgroup_index(wid: vec3<u32>, nwg: vec3<u32>) -> u32 {
   return wid.x + wid.y * nwg.x;

@@ -5,13 +5,14 @@ import {
   type GpuCount,
   type Literal,
   lit,
+  plus,
   type Recorder,
   rw,
   transform,
   u32,
   wgsl,
 } from '@weft/gpu';
-import { plus, transformScanTo } from '@weft/scan';
+import { transformScanTo } from '@weft/scan';
 import { sortPairs } from '@weft/sort';
 import type { DedupeRule } from './csr-build.ts';
 import type { WeightElementType } from './device-graph.ts';

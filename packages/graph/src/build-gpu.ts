@@ -1,5 +1,5 @@
-import { DeviceArray, InputError, type Recorder, type WeftDevice } from '@weft/gpu';
-import { max, reduce } from '@weft/scan';
+import { DeviceArray, InputError, max, type Recorder, type WeftDevice } from '@weft/gpu';
+import { reduce } from '@weft/scan';
 import { type BuildArrays, type BuildShape, idBitsFor, recordBuild } from './build-gpu-passes.ts';
 import { recordCsc } from './csc-gpu.ts';
 import type { CsrBuildOptions, CsrBuildReport } from './csr-build.ts';

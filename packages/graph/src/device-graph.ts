@@ -2,12 +2,13 @@ import {
   type DeviceArray,
   type ElementType,
   InputError,
+  max,
   rw,
   transform,
   type WeftDevice,
   wgsl,
 } from '@weft/gpu';
-import { max, reduce } from '@weft/scan';
+import { reduce } from '@weft/scan';
 import { cscFromCsr } from './csr-build.ts';
 import type { HostCsr } from './host-graph.ts';
 import { validateCsr } from './host-graph.ts';

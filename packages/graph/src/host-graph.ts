@@ -50,7 +50,7 @@ export function checkVertexCount(n: number, where: string): void {
 }
 
 /** Throws {@link InputError} naming the array and index of the first id that is not below `vertexCount`. */
-export function checkIds(ids: Uint32Array, vertexCount: number, arrayName: string): void {
+function checkIds(ids: Uint32Array, vertexCount: number, arrayName: string): void {
   for (let i = 0; i < ids.length; i++) {
     if (ids[i]! >= vertexCount) {
       throw new InputError(

@@ -8,7 +8,8 @@ import {
   skewedLengths,
 } from '@weft/testing';
 import { describe, expect, it } from 'vitest';
-import { intervalExpand, loadBalancedSearch, TILE } from './index.ts';
+import { intervalExpand, loadBalancedSearch } from './index.ts';
+import { TILE } from './merge-path.ts';
 import { loadBalancedSearchReference, offsetsOf, uniformLengths } from './reference.ts';
 
 async function checkLbs(device: WeftDevice, lengths: Uint32Array, what: string): Promise<void> {

@@ -9,7 +9,8 @@ import {
   skewedLengths,
 } from '@weft/testing';
 import { describe, expect, it } from 'vitest';
-import { TILE, transformLbs } from './index.ts';
+import { transformLbs } from './index.ts';
+import { TILE } from './merge-path.ts';
 import { forEachItem, offsetsOf } from './reference.ts';
 
 describe('transformLbs', () => {

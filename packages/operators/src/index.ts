@@ -1,5 +1,3 @@
-// The monoids neighborhoodReduce takes, so algorithms need not depend on @weft/segreduce.
-export { type Monoid, max, min, plus } from '@weft/segreduce';
 export {
   type AdvanceOptions,
   type AdvancePullOptions,
@@ -23,7 +21,7 @@ export {
 export { type FilterOptions, filter, splitFrontier } from './filter.ts';
 export { type IntersectionOptions, intersectionCount } from './intersection.ts';
 export { type LoadBalance, resolveLoadBalance, THREAD_MAPPED_MAX_DEGREE } from './load-balance.ts';
-export { bitOr, type NeighborhoodReduceOptions, neighborhoodReduce } from './neighborhood.ts';
+export { type NeighborhoodReduceOptions, neighborhoodReduce } from './neighborhood.ts';
 export {
   advanceSmallFrontier,
   MAX_LEVELS_PER_DISPATCH,

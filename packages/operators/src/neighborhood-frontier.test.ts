@@ -1,6 +1,5 @@
-import { wgsl } from '@weft/gpu';
+import { min, plus, wgsl } from '@weft/gpu';
 import { csrFromEdgeList, FrontierQueue, type HostCsr, kronecker, uploadGraph } from '@weft/graph';
-import { min, plus } from '@weft/segreduce';
 import { expectArrayEqual, gpuTest, mulberry32 } from '@weft/testing';
 import { describe, it } from 'vitest';
 import { neighborhoodReduce } from './neighborhood.ts';

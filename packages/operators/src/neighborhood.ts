@@ -1,18 +1,21 @@
 import { compactFused } from '@weft/compact';
-import { type DeviceArray, type Functor, onTarget, type Recorder, rw, type Target, wgsl } from '@weft/gpu';
+import {
+  type DeviceArray,
+  type ElementType,
+  type Functor,
+  type Monoid,
+  onTarget,
+  type Recorder,
+  rw,
+  type Target,
+  wgsl,
+} from '@weft/gpu';
 import type { DeviceGraph, FrontierSink, FrontierView } from '@weft/graph';
 import { transformScan } from '@weft/scan';
-import { type Monoid, type ReduceType, transformSegreduce } from '@weft/segreduce';
+import { transformSegreduce } from '@weft/segreduce';
 import { type AdvanceWorkspace, edgeIdFunctor, edgeView, vertexOfFunctor } from './advance.ts';
 
-/** Bitwise-or over u32 for {@link neighborhoodReduce} (flags from neighbors; folded by compare-exchange). */
-export const bitOr: Monoid<'u32'> = {
-  type: 'u32',
-  identity: '0u',
-  combine: wgsl`(a: u32, b: u32) -> u32 { return a | b; }`,
-};
-
-export interface NeighborhoodReduceOptions<T extends ReduceType> {
+export interface NeighborhoodReduceOptions<T extends ElementType> {
   /** Default `plus` of the output's type. */
   monoid?: Monoid<T>;
   /** Reduce over out-neighbors (default) or in-neighbors (CSC; an undirected graph's CSR). */
@@ -31,7 +34,7 @@ export interface NeighborhoodReduceOptions<T extends ReduceType> {
  * vertex `i` for `'all'`), `edge` the CSR edge id (for `'in'`, of the edge dst -> src); a vertex without
  * neighbors gets the identity. Segmented reduction, balanced for any degrees.
  */
-export async function neighborhoodReduce<T extends ReduceType>(
+export async function neighborhoodReduce<T extends ElementType>(
   target: Target,
   graph: DeviceGraph,
   input: FrontierView | 'all',

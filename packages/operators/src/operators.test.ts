@@ -1,4 +1,4 @@
-import { atomic, rw, u32, wgsl } from '@weft/gpu';
+import { atomic, min, rw, u32, wgsl } from '@weft/gpu';
 import {
   csrFromEdgeList,
   FrontierBitmap,
@@ -8,7 +8,6 @@ import {
   queueToBitmap,
   uploadGraph,
 } from '@weft/graph';
-import { min } from '@weft/segreduce';
 import { expectArrayEqual, gpuTest, mulberry32 } from '@weft/testing';
 import { describe, expect, it } from 'vitest';
 import { AdvanceWorkspace, advancePull, advancePush } from './advance.ts';

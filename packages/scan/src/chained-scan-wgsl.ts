@@ -1,8 +1,8 @@
-import type { Monoid } from './monoid.ts';
+import type { Monoid } from '@weft/gpu';
 import { LOAD4, monoidWgsl } from './monoid-wgsl.ts';
 
 /** Compile-time shape of the chained scan: a tile is `workgroupSize * vectorsPerThread * 4` items. */
-export interface ScanShape {
+interface ScanShape {
   readonly workgroupSize: number;
   readonly vectorsPerThread: number;
 }

@@ -1,4 +1,3 @@
-export { type AtomicFold, bitOr, type Monoid, max, min, monoid, plus, type ScanType } from './monoid.ts';
 export type { ElementRef, ScanTuning } from './options.ts';
 export { type ReduceOptions, reduce } from './reduce.ts';
 export { type HostCombine, hostMonoids, hostReduce, hostScan } from './reference.ts';

@@ -1,4 +1,4 @@
-import type { Monoid } from './monoid.ts';
+import type { Monoid } from '@weft/gpu';
 
 /**
  * WGSL helpers for a monoid, shared by the scan and reduce kernels. Expects the monoid's combine declared as

@@ -1,8 +1,16 @@
-import { type Count, type DeviceArray, InputError, isGpuCount, type WeftDevice, WeftError } from '@weft/gpu';
-import type { Monoid, ScanType } from './monoid.ts';
+import {
+  type Count,
+  type DeviceArray,
+  type ElementType,
+  InputError,
+  isGpuCount,
+  type Monoid,
+  type WeftDevice,
+  WeftError,
+} from '@weft/gpu';
 
 /** One element of a device array, written on the GPU (a total for the next kernel: no read-back). */
-export interface ElementRef<T extends ScanType = ScanType> {
+export interface ElementRef<T extends ElementType = ElementType> {
   readonly array: DeviceArray<T>;
   readonly index: number;
 }
@@ -66,7 +74,7 @@ export function requireSubgroups(device: WeftDevice, tuning: ResolvedTuning, who
   }
 }
 
-export function checkMonoidType(monoid: Monoid, type: ScanType, what: string, who: string): void {
+export function checkMonoidType(monoid: Monoid, type: ElementType, what: string, who: string): void {
   if (monoid.type !== type) {
     throw new InputError(`${what} is ${type} but the monoid combines ${monoid.type}`, who);
   }
@@ -89,7 +97,7 @@ export function checkCount(count: Count, limit: number, who: string): void {
   }
 }
 
-export function checkElementRef(ref: ElementRef, type: ScanType, what: string, who: string): void {
+export function checkElementRef(ref: ElementRef, type: ElementType, what: string, who: string): void {
   if (!Number.isInteger(ref.index) || ref.index < 0 || ref.index >= ref.array.length) {
     throw new InputError(
       `${what}.index ${ref.index} is outside '${ref.array.label}' (${ref.array.length})`,

@@ -1,4 +1,4 @@
-import type { Monoid } from './monoid.ts';
+import type { Monoid } from '@weft/gpu';
 import { LOAD4, monoidWgsl } from './monoid-wgsl.ts';
 
 export interface ReduceVariant {

@@ -1,4 +1,4 @@
-import { wgsl } from '@weft/gpu';
+import { bitOr, max, min, monoid, plus, wgsl } from '@weft/gpu';
 import {
   adversarialSizes,
   expectArrayEqual,
@@ -9,7 +9,7 @@ import {
   ulpTolerance,
 } from '@weft/testing';
 import { describe, expect, it } from 'vitest';
-import { bitOr, hostMonoids, hostReduce, max, min, monoid, plus, reduce } from './index.ts';
+import { hostMonoids, hostReduce, reduce } from './index.ts';
 
 // Default reduce tile: 256 invocations x 8 vec4.
 const TILE = 256 * 8 * 4;

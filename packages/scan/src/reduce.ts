@@ -1,12 +1,14 @@
 import {
   type Count,
   DeviceArray,
+  type ElementType,
   InputError,
   isGpuCount,
+  type Monoid,
   onTargetReusingScratch,
+  plus,
   type Target,
 } from '@weft/gpu';
-import { type Monoid, plus, type ScanType } from './monoid.ts';
 import {
   checkCount,
   checkDistinct,
@@ -20,7 +22,7 @@ import {
 import { reduceWgsl } from './reduce-wgsl.ts';
 import { tileGrid } from './tile-grid.ts';
 
-export interface ReduceOptions<T extends ScanType = ScanType> {
+export interface ReduceOptions<T extends ElementType = ElementType> {
   /** The operation (default `plus` of the array type). */
   readonly monoid?: Monoid<T>;
   /** Items to reduce (default: the input's length); may live on the GPU. */
@@ -34,7 +36,7 @@ export interface ReduceOptions<T extends ScanType = ScanType> {
  * or element 0 of an array) on the GPU. u32/i32 plus, min, max and bitOr fold one atomic per workgroup;
  * f32 and user monoids take two passes over per-workgroup partials.
  */
-export async function reduce<T extends ScanType>(
+export async function reduce<T extends ElementType>(
   target: Target,
   input: DeviceArray<T>,
   result: ElementRef<T> | DeviceArray<T>,

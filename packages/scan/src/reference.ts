@@ -1,10 +1,9 @@
-import type { HostArray } from '@weft/gpu';
-import type { ScanType } from './monoid.ts';
+import type { ElementType, HostArray } from '@weft/gpu';
 
 /** A host-side binary operation matching a monoid, on values already rounded to the element type. */
 export type HostCombine = (a: number, b: number) => number;
 
-const rounders: Record<ScanType, (x: number) => number> = {
+const rounders: Record<ElementType, (x: number) => number> = {
   u32: (x) => x >>> 0,
   i32: (x) => x | 0,
   f32: Math.fround,
@@ -12,7 +11,7 @@ const rounders: Record<ScanType, (x: number) => number> = {
 
 /** Host operations of the built-in monoids, for references (`plus` wraps like the GPU's u32/i32 adds). */
 export const hostMonoids = {
-  plus: (type: ScanType): HostCombine => {
+  plus: (type: ElementType): HostCombine => {
     const r = rounders[type];
     return (a, b) => r(a + b);
   },
@@ -22,7 +21,7 @@ export const hostMonoids = {
 };
 
 /** TypeScript reference scan (sequential, in the array's precision). */
-export function hostScan<A extends HostArray<ScanType>>(
+export function hostScan<A extends HostArray<ElementType>>(
   input: A,
   combine: HostCombine,
   identity: number,

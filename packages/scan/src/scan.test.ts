@@ -1,4 +1,4 @@
-import { InputError, rw, wgsl } from '@weft/gpu';
+import { bitOr, InputError, max, min, monoid, plus, rw, wgsl } from '@weft/gpu';
 import {
   adversarialSizes,
   expectArrayEqual,
@@ -11,15 +11,10 @@ import {
 } from '@weft/testing';
 import { describe, expect, it } from 'vitest';
 import {
-  bitOr,
   exclusiveScan,
   hostMonoids,
   hostScan,
   inclusiveScan,
-  max,
-  min,
-  monoid,
-  plus,
   transformScan,
   transformScanTo,
 } from './index.ts';

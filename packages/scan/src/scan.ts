@@ -1,15 +1,17 @@
 import {
   type Count,
   type DeviceArray,
+  type ElementType,
   type Functor,
   InputError,
   isGpuCount,
+  type Monoid,
   onTargetReusingScratch,
+  plus,
   type Recorder,
   type Target,
 } from '@weft/gpu';
 import { chainedScanWgsl, spineWords } from './chained-scan-wgsl.ts';
-import { type Monoid, plus, type ScanType } from './monoid.ts';
 import {
   checkCount,
   checkDistinct,
@@ -22,7 +24,7 @@ import {
 } from './options.ts';
 import { tileGrid } from './tile-grid.ts';
 
-export interface ScanOptions<T extends ScanType = ScanType> {
+export interface ScanOptions<T extends ElementType = ElementType> {
   /** The operation (default `plus` of the array type). */
   readonly monoid?: Monoid<T>;
   /** Items to scan (default: the input's length); may live on the GPU. */
@@ -32,7 +34,7 @@ export interface ScanOptions<T extends ScanType = ScanType> {
   readonly tuning?: ScanTuning;
 }
 
-export interface TransformScanOptions<T extends ScanType = ScanType> {
+export interface TransformScanOptions<T extends ElementType = ElementType> {
   readonly monoid?: Monoid<T>;
   /** Inclusive instead of exclusive (moderngpu's default) scan. */
   readonly inclusive?: boolean;
@@ -41,7 +43,7 @@ export interface TransformScanOptions<T extends ScanType = ScanType> {
 }
 
 /** `output[i] = input[0] ⊕ ... ⊕ input[i - 1]` (identity at 0). Output must not alias input. */
-export async function exclusiveScan<T extends ScanType>(
+export async function exclusiveScan<T extends ElementType>(
   target: Target,
   input: DeviceArray<T>,
   output: DeviceArray<T>,
@@ -51,7 +53,7 @@ export async function exclusiveScan<T extends ScanType>(
 }
 
 /** `output[i] = input[0] ⊕ ... ⊕ input[i]`. Output must not alias input. */
-export async function inclusiveScan<T extends ScanType>(
+export async function inclusiveScan<T extends ElementType>(
   target: Target,
   input: DeviceArray<T>,
   output: DeviceArray<T>,
@@ -65,7 +67,7 @@ export async function inclusiveScan<T extends ScanType>(
  * lengths). `f` is `(index: u32) -> T`, called once per item and again for a tile whose predecessor
  * falls back, so it must be pure. Exclusive unless `inclusive` is set.
  */
-export async function transformScan<T extends ScanType>(
+export async function transformScan<T extends ElementType>(
   target: Target,
   n: Count,
   f: Functor,
@@ -90,7 +92,7 @@ export async function transformScan<T extends ScanType>(
   );
 }
 
-export interface TransformScanToOptions<T extends ScanType = ScanType> extends TransformScanOptions<T> {
+export interface TransformScanToOptions<T extends ElementType = ElementType> extends TransformScanOptions<T> {
   /** Largest value a GPU-resident `n` can take (required then: it sizes the tile states). */
   readonly maxCount?: number;
 }
@@ -101,7 +103,7 @@ export interface TransformScanToOptions<T extends ScanType = ScanType> extends T
  * value and its own value, in the same pass. Stream compaction is `emit` = "if value, scatter to scanned".
  * `f` must be pure (a fallback calls it again); `emit` is called exactly once per item.
  */
-export async function transformScanTo<T extends ScanType>(
+export async function transformScanTo<T extends ElementType>(
   target: Target,
   n: Count,
   f: Functor,
@@ -136,7 +138,7 @@ export async function transformScanTo<T extends ScanType>(
   );
 }
 
-async function arrayScan<T extends ScanType>(
+async function arrayScan<T extends ElementType>(
   target: Target,
   input: DeviceArray<T>,
   output: DeviceArray<T>,

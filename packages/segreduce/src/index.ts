@@ -1,4 +1,3 @@
-export { type Monoid, max, min, plus, type ReduceType } from './monoid.ts';
 export { ITEMS_PER_THREAD, TILE, WORKGROUP } from './segreduce-kernels.ts';
 export {
   type SegmentedReduceOptions,

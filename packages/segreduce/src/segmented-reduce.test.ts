@@ -1,4 +1,4 @@
-import { InputError, type WeftDevice, wgsl } from '@weft/gpu';
+import { type ElementType, InputError, type Monoid, max, min, plus, type WeftDevice, wgsl } from '@weft/gpu';
 import {
   adversarialSizes,
   expectArrayEqual,
@@ -12,21 +12,12 @@ import {
   ulpTolerance,
 } from '@weft/testing';
 import { describe, expect, it } from 'vitest';
-import {
-  type Monoid,
-  max,
-  min,
-  plus,
-  type ReduceType,
-  segmentedReduce,
-  TILE,
-  type TilePathOption,
-} from './index.ts';
+import { segmentedReduce, TILE, type TilePathOption } from './index.ts';
 import { type HostMonoid, hostMonoids, offsetsOf, segreduceReference } from './reference.ts';
 
 const hostArrays = { u32: Uint32Array, i32: Int32Array, f32: Float32Array } as const;
 
-function randomValues(type: ReduceType, n: number, seed: number): Uint32Array | Int32Array | Float32Array {
+function randomValues(type: ElementType, n: number, seed: number): Uint32Array | Int32Array | Float32Array {
   if (type === 'u32') return randomU32(n, seed);
   if (type === 'i32') return randomI32(n, seed);
   return randomF32(n, seed, -100, 100);

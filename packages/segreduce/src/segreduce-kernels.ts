@@ -1,6 +1,5 @@
-import { SUBGROUP_INDEX_WGSL, unrolled } from '@weft/gpu';
-import { ASSIGN_SEGMENTS_WGSL, mergePathSearch, tileRangeWgsl, WORKGROUP } from '@weft/lbs';
-import type { Monoid } from './monoid.ts';
+import { type Monoid, SUBGROUP_INDEX_WGSL, unrolled } from '@weft/gpu';
+import { ASSIGN_SEGMENTS_WGSL, mergePathSearch, tileRangeWgsl, WORKGROUP } from '@weft/lbs/merge-path';
 
 export { WORKGROUP };
 /**

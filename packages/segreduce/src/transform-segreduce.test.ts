@@ -1,4 +1,4 @@
-import { f32, u32, wgsl } from '@weft/gpu';
+import { f32, max, u32, wgsl } from '@weft/gpu';
 import {
   adversarialSizes,
   expectArrayEqual,
@@ -10,7 +10,7 @@ import {
   ulpTolerance,
 } from '@weft/testing';
 import { describe, it } from 'vitest';
-import { max, TILE, transformSegreduce } from './index.ts';
+import { TILE, transformSegreduce } from './index.ts';
 import { hostMonoids, offsetsOf, segreduceReference } from './reference.ts';
 
 describe('transformSegreduce', () => {

@@ -1,15 +1,17 @@
 import {
   type Count,
   type DeviceArray,
+  type ElementType,
   type Functor,
   InputError,
   isGpuCount,
+  type Monoid,
   onTargetReusingScratch,
+  plus,
   type Recorder,
   type Target,
 } from '@weft/gpu';
-import { checkSegments, planMergePath } from '@weft/lbs';
-import { type Monoid, plus, type ReduceType } from './monoid.ts';
+import { checkSegments, planMergePath } from '@weft/lbs/merge-path';
 import { fixupKernel, prefixTileKernel, TILE, tileKernel, type ValueSource } from './segreduce-kernels.ts';
 
 /** Options both entry points share. */
@@ -26,7 +28,7 @@ export interface TilePathOption {
   readonly prefixSums?: boolean;
 }
 
-export interface SegreduceOptions<T extends ReduceType = ReduceType> extends TilePathOption {
+export interface SegreduceOptions<T extends ElementType = ElementType> extends TilePathOption {
   /** How values combine; default `plus(output.type)`. Its type must be the output's. */
   readonly monoid?: Monoid<T>;
   /**
@@ -139,7 +141,7 @@ async function record(
  *   wgsl`(e: u32, v: u32, rank: u32) -> f32 { return ${w}[e] * ${scale}[v]; }`, out);
  * ```
  */
-export async function transformSegreduce<T extends ReduceType>(
+export async function transformSegreduce<T extends ElementType>(
   target: Target,
   count: Count,
   segmentOffsets: DeviceArray<'u32'>,
@@ -166,7 +168,7 @@ export async function transformSegreduce<T extends ReduceType>(
   );
 }
 
-export interface SegmentedReduceOptions<T extends ReduceType = ReduceType> extends TilePathOption {
+export interface SegmentedReduceOptions<T extends ElementType = ElementType> extends TilePathOption {
   /** How values combine; default `plus(output.type)`. Its type must be the output's. */
   readonly monoid?: Monoid<T>;
   /** Items to reduce, default `values.length`; may live on the GPU (at most `values.length`). */
@@ -182,7 +184,7 @@ export interface SegmentedReduceOptions<T extends ReduceType = ReduceType> exten
  * await segmentedReduce(device, edgeWeights, rowPtr, vertices, out, { monoid: min('f32') });
  * ```
  */
-export async function segmentedReduce<T extends ReduceType>(
+export async function segmentedReduce<T extends ElementType>(
   target: Target,
   values: DeviceArray<T>,
   segmentOffsets: DeviceArray<'u32'>,

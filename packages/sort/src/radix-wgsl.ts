@@ -105,19 +105,13 @@ fn digit_of(raw: u32) -> u32 { return (order_key(raw) >> params.shift) & params.
  * lavapipe unrolls constant loops, and 16 or 32 rounds of them (8-lane subgroups: 32 a workgroup) doubled
  * its compile times.
  */
-export const MAX_CONSTANT_TRIPS = 8;
+const MAX_CONSTANT_TRIPS = 8;
 
 /**
  * WGSL for `for (var i = start; i < end; i += step) { body }`, constant `end` and `step`, `start` in [0, step):
  * a constant trip count up to {@link MAX_CONSTANT_TRIPS} rounds.
  */
-export function stridedLoop(
-  variable: string,
-  start: string,
-  end: number,
-  step: number,
-  body: string,
-): string {
+function stridedLoop(variable: string, start: string, end: number, step: number, body: string): string {
   const trips = Math.ceil(end / step);
   if (trips > MAX_CONSTANT_TRIPS) {
     return `for (var ${variable} = ${start}; ${variable} < ${end}u; ${variable} += ${step}u) {
@@ -136,14 +130,14 @@ export function stridedLoop(
  * WGSL for `for (var i = 0u; i < count; i++) { body }`, `count` at most `max`: a constant trip count up to
  * {@link MAX_CONSTANT_TRIPS} rounds.
  */
-export function boundedLoop(variable: string, count: string, max: number, body: string): string {
+function boundedLoop(variable: string, count: string, max: number, body: string): string {
   return `${boundedLoopHead(variable, count, max)}
     ${body}
   }`;
 }
 
 /** {@link boundedLoop} up to its body: the body and the closing brace follow (for bodies built in place). */
-export function boundedLoopHead(variable: string, count: string, max: number): string {
+function boundedLoopHead(variable: string, count: string, max: number): string {
   if (max > MAX_CONSTANT_TRIPS) return `for (var ${variable} = 0u; ${variable} < ${count}; ${variable}++) {`;
   return `for (var ${variable} = 0u; ${variable} < ${max}u; ${variable}++) {
     if (${variable} >= ${count}) { break; }`;
@@ -155,7 +149,7 @@ export function boundedLoopHead(variable: string, count: string, max: number): s
  * order without assuming how the hardware lays subgroups over `local_invocation_index`. Needs full subgroups.
  * Returns (exclusive prefix, workgroup total) for both components.
  */
-export function slotScanWgsl(maxSubgroups: number): string {
+function slotScanWgsl(maxSubgroups: number): string {
   return /* wgsl */ `
 var<workgroup> sg_totals: array<vec2<u32>, ${maxSubgroups}>;
 ${SUBGROUP_INDEX_WGSL}

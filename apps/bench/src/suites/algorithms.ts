@@ -45,7 +45,7 @@ import type { BenchCase, BenchInstance, IterationTrace } from '../types.ts';
  * source's first run needed, which the GPU's empty frontiers make safe to replay: no read-back inside `run`.
  */
 
-export const SHAPES = ['kronecker', 'grid', 'geometric'] as const;
+const SHAPES = ['kronecker', 'grid', 'geometric'] as const;
 export type Shape = (typeof SHAPES)[number];
 
 // Generated graphs, shared by every case of one size (host generation dominates a suite's wall time).

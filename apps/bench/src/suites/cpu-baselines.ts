@@ -125,7 +125,7 @@ const reference: Record<Algo, Runner> = {
 };
 
 /** A graphology graph with nodes '0'..'n-1' and the CSR's edges (an undirected edge added once). */
-export function toGraphology(csr: HostCsr): Graph {
+function toGraphology(csr: HostCsr): Graph {
   const g = new Graph({
     type: csr.directed ? 'directed' : 'undirected',
     multi: false,

@@ -1,4 +1,4 @@
-import { type DeviceArray, rw, u32, type WeftDevice, wgsl } from '@weft/gpu';
+import { type DeviceArray, max, rw, u32, type WeftDevice, wgsl } from '@weft/gpu';
 import { type DeviceGraph, FrontierBitmap, type HostCsr, uploadGraph } from '@weft/graph';
 import {
   advancePull,
@@ -6,7 +6,6 @@ import {
   compute,
   filter,
   intersectionCount,
-  max,
   neighborhoodReduce,
 } from '@weft/operators';
 import type { BenchGraph } from '../graphs.ts';

@@ -1,22 +1,22 @@
-import { Functor, InputError } from '@weft/gpu';
+import type { ElementType } from './array.ts';
+import { InputError } from './errors.ts';
+import { Functor } from './functor.ts';
 
 /** A functor from fixed WGSL text (no captures). */
 function fixed(text: string): Functor {
   return new Functor([text], []);
 }
 
-/** The element types a scan or reduction works on (32-bit only: the spine packs one value in two words). */
-export type ScanType = 'u32' | 'i32' | 'f32';
-
-/** Atomic built-ins that can fold a workgroup's partial into a u32/i32 result in one step. */
+/** Atomic built-ins that fold a value into a u32/i32 result in memory in one step. */
 export type AtomicFold = 'atomicAdd' | 'atomicMin' | 'atomicMax' | 'atomicOr';
 
 /**
- * An associative and commutative operation with an identity: what scan and reduce combine with.
- * `combine` is a functor `(a: T, b: T) -> T`; `identity` a WGSL expression of type T.
- * Built-in monoids also name subgroup built-ins and an atomic that compute the same operation faster.
+ * An associative and commutative operation with an identity: what scans, reductions and segmented
+ * reductions combine with. `combine` is a functor `(a: T, b: T) -> T`; `identity` a WGSL expression of
+ * type T (what empty segments get). Built-in monoids also name subgroup built-ins and an atomic that compute
+ * the same operation faster; without an atomic, a fold into memory uses a compare-exchange loop.
  */
-export interface Monoid<T extends ScanType = ScanType> {
+export interface Monoid<T extends ElementType = ElementType> {
   readonly type: T;
   readonly identity: string;
   readonly combine: Functor;
@@ -25,16 +25,16 @@ export interface Monoid<T extends ScanType = ScanType> {
   readonly atomic?: AtomicFold;
 }
 
-const SCAN_TYPES: readonly string[] = ['u32', 'i32', 'f32'];
+const TYPES: readonly string[] = ['u32', 'i32', 'f32'];
 
 function checkType(type: string, who: string): void {
-  if (!SCAN_TYPES.includes(type)) {
+  if (!TYPES.includes(type)) {
     throw new InputError(`type must be 'u32', 'i32' or 'f32', got '${type}'`, who);
   }
 }
 
 /** Addition; the subgroup scans `subgroupInclusiveAdd`/`subgroupExclusiveAdd` exist only for it (and mul). */
-export function plus<T extends ScanType>(type: T): Monoid<T> {
+export function plus<T extends ElementType>(type: T): Monoid<T> {
   checkType(type, 'plus');
   return {
     type,
@@ -52,7 +52,7 @@ const IDENTITY_MIN = { u32: '0xffffffffu', i32: '2147483647i', f32: F32_MAX } as
 const IDENTITY_MAX = { u32: '0u', i32: 'bitcast<i32>(0x80000000u)', f32: F32_LOWEST } as const;
 
 /** Minimum. The f32 identity is the largest finite f32, so +inf inputs come back as that value. */
-export function min<T extends ScanType>(type: T): Monoid<T> {
+export function min<T extends ElementType>(type: T): Monoid<T> {
   checkType(type, 'min');
   return {
     type,
@@ -64,7 +64,7 @@ export function min<T extends ScanType>(type: T): Monoid<T> {
 }
 
 /** Maximum. The f32 identity is the lowest finite f32. */
-export function max<T extends ScanType>(type: T): Monoid<T> {
+export function max<T extends ElementType>(type: T): Monoid<T> {
   checkType(type, 'max');
   return {
     type,
@@ -97,7 +97,11 @@ export function bitOr<T extends 'u32' | 'i32'>(type: T): Monoid<T> {
  * const maxAbs = monoid({ type: 'i32', identity: '0i', combine: wgsl`(a: i32, b: i32) -> i32 { return max(abs(a), abs(b)); }` });
  * ```
  */
-export function monoid<T extends ScanType>(spec: { type: T; identity: string; combine: Functor }): Monoid<T> {
+export function monoid<T extends ElementType>(spec: {
+  type: T;
+  identity: string;
+  combine: Functor;
+}): Monoid<T> {
   checkType(spec.type, 'monoid');
   if (spec.identity.trim() === '') throw new InputError('identity must be a WGSL expression', 'monoid');
   return { type: spec.type, identity: spec.identity, combine: spec.combine };
