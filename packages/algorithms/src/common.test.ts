@@ -1,4 +1,5 @@
-import { csrFromEdgeList, grid, kronecker, uploadGraph } from '@weft/graph';
+import { hostCsrFromEdgeList, uploadGraph } from '@weft/graph';
+import { grid, kronecker } from '@weft/graph/generators';
 import { gpuTest } from '@weft/testing';
 import { describe, expect, it } from 'vitest';
 import { maxOutDegree, resolveLoadBalance } from './common.ts';
@@ -15,8 +16,8 @@ describe('load balancing choice', () => {
         expect(await maxOutDegree(device, graph), name).toBe(want);
         graph.destroy();
       }
-      const mesh = uploadGraph(device, csrFromEdgeList(grid({ width: 20, height: 20 })).csr);
-      const skewed = uploadGraph(device, csrFromEdgeList(kronecker({ scale: 10, seed: 2 })).csr);
+      const mesh = uploadGraph(device, hostCsrFromEdgeList(grid({ width: 20, height: 20 })).csr);
+      const skewed = uploadGraph(device, hostCsrFromEdgeList(kronecker({ scale: 10, seed: 2 })).csr);
       expect(await resolveLoadBalance(device, mesh, 'auto')).toBe('thread-mapped');
       expect(await resolveLoadBalance(device, skewed, undefined)).toBe('merge-path');
       expect(await resolveLoadBalance(device, skewed, 'thread-mapped')).toBe('thread-mapped');

@@ -34,7 +34,7 @@ export function beatsFunctor(seed: number): Functor {
 export function checkUndirected(graph: DeviceGraph, who: string): void {
   if (graph.directed) {
     throw new InputError(
-      `${who} needs an undirected graph: build it with csrFromEdgeList(..., { symmetrize: true })`,
+      `${who} needs an undirected graph: build it with hostCsrFromEdgeList(..., { symmetrize: true })`,
       'graph',
     );
   }

@@ -25,7 +25,7 @@ export class TrianglesProblem {
   ) {
     if (graph.directed) {
       throw new InputError(
-        'triangle counting needs an undirected graph: build it with csrFromEdgeList(..., { symmetrize: true })',
+        'triangle counting needs an undirected graph: build it with hostCsrFromEdgeList(..., { symmetrize: true })',
         'graph',
       );
     }

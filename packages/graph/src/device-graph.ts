@@ -1,5 +1,5 @@
 import { type DeviceArray, type ElementType, InputError, type WeftDevice } from '@weft/gpu';
-import { cscFromCsr } from './csr-build.ts';
+import { hostCscFromCsr } from './host-build.ts';
 import type { HostCsr } from './host-graph.ts';
 import { validateCsr } from './host-graph.ts';
 
@@ -201,7 +201,7 @@ export function uploadGraph(device: WeftDevice, csr: HostCsr, options: UploadGra
         : (up(csr.weights, 'graph edge weights') as DeviceArray<WeightElementType>);
     let csc: DeviceCsc | undefined;
     if (options.csc) {
-      const host = cscFromCsr(csr);
+      const host = hostCscFromCsr(csr);
       csc = {
         inOffsets: up(host.inOffsets, 'graph in-edge offsets'),
         sources: up(host.sources, 'graph in-edge sources'),

@@ -1,5 +1,6 @@
 import { atomic, wgsl } from '@weft/gpu';
-import { csrFromEdgeList, FrontierQueue, grid, type HostCsr, kronecker, uploadGraph } from '@weft/graph';
+import { FrontierQueue, type HostCsr, hostCsrFromEdgeList, uploadGraph } from '@weft/graph';
+import { grid, kronecker } from '@weft/graph/generators';
 import { expectArrayEqual, gpuTest, mulberry32 } from '@weft/testing';
 import { describe, expect, it } from 'vitest';
 import { AdvanceWorkspace, advancePush } from './advance.ts';
@@ -9,8 +10,8 @@ const sorted = (a: ArrayLike<number>) => Uint32Array.from(a).sort();
 
 describe("advancePush loadBalance 'auto' (chosen on the GPU per call)", () => {
   const graphs: [string, HostCsr][] = [
-    ['kronecker 11', csrFromEdgeList(kronecker({ scale: 11, edgeFactor: 8, seed: 2 })).csr],
-    ['grid 40 x 30', csrFromEdgeList(grid({ width: 40, height: 30 })).csr],
+    ['kronecker 11', hostCsrFromEdgeList(kronecker({ scale: 11, edgeFactor: 8, seed: 2 })).csr],
+    ['grid 40 x 30', hostCsrFromEdgeList(grid({ width: 40, height: 30 })).csr],
   ];
   for (const [name, csr] of graphs) {
     it(`${name}: low-degree frontiers walk a thread per vertex, a hub switches to merge path; same visits`, () =>

@@ -13,8 +13,8 @@ import {
 } from '@weft/gpu';
 import { plus, transformScanTo } from '@weft/scan';
 import { sortPairs } from '@weft/sort';
-import type { DedupeRule } from './csr-build.ts';
 import type { WeightElementType } from './device-graph.ts';
+import type { DedupeRule } from './host-build.ts';
 
 /*
  * The passes of a GPU CSR build, in the host builder's terms (csr-build.ts). Every entry carries its code:

@@ -1,0 +1,5 @@
+/** @weft/graph/generators: deterministic host edge lists (Kronecker, uniform random, random geometric, grid). */
+export { type GeometricGraph, type RandomGeometricOptions, randomGeometric } from './geometric.ts';
+export { type GridOptions, grid } from './grid.ts';
+export { type KroneckerOptions, kronecker, randomPermutation } from './kronecker.ts';
+export { type UniformRandomOptions, uniformRandom } from './uniform.ts';
