@@ -56,7 +56,8 @@ const RULES = ['min', 'max', 'first', 'last', 'none'];
 
 /**
  * A reusable GPU build of a CSR from edge lists of one shape: its arrays are allocated once, so the build can
- * be recorded many times (benchmarks) and read back after each. {@link deviceGraphFromEdgeList} makes one per call.
+ * be recorded many times (benchmarks) and read back after each. {@link deviceGraphFromEdgeList} makes one per
+ * call.
  */
 export class DeviceBuildPlan {
   readonly shape: BuildShape;

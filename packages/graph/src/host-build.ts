@@ -132,9 +132,8 @@ export interface SortedEntries {
 
 /**
  * Width of the most significant digit, the one pass that scatters across all of memory: 1,024 buckets of
- * interleaved entries, one write stream each, stay within the TLB. Measured here per entry: 9 ns at 9 bits,
- * 14 at 10, 25 at 11; three separate arrays at 11 bits took 64 ns, and the former counting sorts keyed by whole
- * ids (millions of buckets) missed cache on every write.
+ * interleaved entries, one write stream each, stay within the TLB (wider digits or separate arrays scatter
+ * slower).
  */
 const RADIX_BITS = 10;
 /**

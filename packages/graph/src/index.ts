@@ -1,7 +1,7 @@
 /**
- * @weft/graph: graph storage on the host and the device (host graphs and their validation, the host and device
- * builders, `DeviceGraph` with its vertex and edge data, frontiers). Parsers and writers are in
- * `@weft/graph/io`, generators in `@weft/graph/generators`, Node file helpers in `@weft/graph/node`.
+ * Graph storage on the host and the device: host graphs and their validation, the host and device builders,
+ * `DeviceGraph` with its vertex and edge data, frontiers. Parsers and writers are in `@weft/graph/io`,
+ * generators in `@weft/graph/generators`, Node file helpers in `@weft/graph/node`.
  */
 export { hasNeighbor } from './adjacency.ts';
 export {

@@ -1,5 +1,6 @@
 /**
- * Node.js file helpers for @weft/graph: open a path as a chunk stream and pick the parser from the extension.
+ * Node.js file helpers, the file side of `@weft/graph/io`: open a path as a chunk stream, pick the parser or writer
+ * from the extension.
  */
 import { createReadStream } from 'node:fs';
 import { open, stat } from 'node:fs/promises';

@@ -10,7 +10,7 @@ import { firstMismatch } from '../validate.ts';
 
 /**
  * Loading a graph file and uploading it: parse (streaming, on the CPU), build the CSR where the format holds
- * an edge list (.mtx: hostCsrFromEdgeList on the host), then uploadGraph. `n` is the number of generated edges
+ * an edge list (.mtx: hostCsrFromEdgeList), then uploadGraph. `n` is the number of generated edges
  * (Kronecker, edge factor 16, scale = log2(n / 16) rounded, as in the build cases); items are the CSR's arcs,
  * bytes the file's size. The file is written once per size in setup.
  */

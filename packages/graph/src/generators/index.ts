@@ -1,4 +1,4 @@
-/** @weft/graph/generators: deterministic host edge lists (Kronecker, uniform random, random geometric, grid). */
+/** Host edge lists, deterministic for a seed: Kronecker, uniform random, random geometric, grid. */
 export { type GeometricGraph, type RandomGeometricOptions, randomGeometric } from './geometric.ts';
 export { type GridOptions, grid } from './grid.ts';
 export { type KroneckerOptions, kronecker, randomPermutation } from './kronecker.ts';

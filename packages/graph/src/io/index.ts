@@ -1,6 +1,6 @@
 /**
- * @weft/graph/io: streaming parsers (Matrix Market, edge lists, DIMACS), text writers, the binary CSR format and
- * byte sources; they run in Node and in browsers (`@weft/graph/node` opens files by path).
+ * Streaming parsers (Matrix Market, edge lists, DIMACS), text writers, the binary CSR format and byte sources;
+ * they run in Node and in browsers (`@weft/graph/node` opens files by path).
  */
 export { BINARY_CSR_VERSION, type BinaryCsrOptions, readBinaryCsr, writeBinaryCsr } from './binary-csr.ts';
 export { type DimacsOptions, parseDimacs } from './dimacs.ts';
