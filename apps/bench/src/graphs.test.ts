@@ -1,7 +1,8 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { csrFromEdgeList, kronecker } from '@weft/graph';
+import { hostCsrFromEdgeList } from '@weft/graph';
+import { kronecker } from '@weft/graph/generators';
 import { loadGraph } from '@weft/graph/node';
 import { describe, expect, test } from 'vitest';
 import { type GraphSelection, hasSelection, selectGraphs, withSymmetricWeights } from './graphs.ts';
@@ -58,7 +59,7 @@ describe('graph selection', () => {
   });
 
   test('symmetric weights: u -> v weighs as v -> u, in [1, 255]', () => {
-    const { csr } = csrFromEdgeList({
+    const { csr } = hostCsrFromEdgeList({
       vertexCount: 50,
       src: Uint32Array.from({ length: 200 }, (_, i) => (i * 7) % 50),
       dst: Uint32Array.from({ length: 200 }, (_, i) => (i * 13 + 5) % 50),
@@ -80,7 +81,7 @@ describe('graph selection', () => {
 
 describe('sources and TEPS edges', () => {
   // A path 0-1-2 plus isolated vertices 3..9 and an edge 8-9.
-  const { csr } = csrFromEdgeList({
+  const { csr } = hostCsrFromEdgeList({
     vertexCount: 10,
     src: Uint32Array.of(0, 1, 8),
     dst: Uint32Array.of(1, 2, 9),
@@ -97,7 +98,7 @@ describe('sources and TEPS edges', () => {
 
   test('an undirected edge counts once; a directed arc once', () => {
     expect(traversedEdges(csr, (v) => v <= 2)).toBe(2);
-    const directed = csrFromEdgeList({
+    const directed = hostCsrFromEdgeList({
       vertexCount: 3,
       src: Uint32Array.of(0, 1),
       dst: Uint32Array.of(1, 2),
@@ -117,7 +118,7 @@ describe('weft graphs, then bench --graphs-dir', () => {
       expect(provided.map((p) => `${p.shape}-${p.n}`)).toEqual(['kronecker-4096', 'grid-4096']);
       const kron = provided[0]!.csr;
       expect(makeGraph('kronecker', 4096, 1, true)).toBe(kron);
-      const fresh = csrFromEdgeList(kronecker({ scale: 7, edgeFactor: 16, seed: 1, weights: true })).csr;
+      const fresh = hostCsrFromEdgeList(kronecker({ scale: 7, edgeFactor: 16, seed: 1, weights: true })).csr;
       expect(kron.vertexCount).toBe(fresh.vertexCount);
       expect(kron.directed).toBe(false);
       expect(Array.from(kron.offsets)).toEqual(Array.from(fresh.offsets));

@@ -1,4 +1,5 @@
-import { csrFromEdgeList, grid, type HostCsr, kronecker, randomGeometric, uniformRandom } from '@weft/graph';
+import { type HostCsr, hostCsrFromEdgeList } from '@weft/graph';
+import { grid, kronecker, randomGeometric, uniformRandom } from '@weft/graph/generators';
 
 /**
  * Graphs chosen on the command line (`--graph FILE`, `--kron SCALE`, `--urand SCALE`, `--rgg N`,
@@ -95,7 +96,7 @@ export async function selectGraphs(
   for (const text of s.kron) {
     const scale = integer(text, '--kron', 1, 30);
     const { csr, ms } = timed(
-      () => csrFromEdgeList(kronecker({ scale, edgeFactor: 16, seed, weights: true })).csr,
+      () => hostCsrFromEdgeList(kronecker({ scale, edgeFactor: 16, seed, weights: true })).csr,
     );
     const name = `kron-${scale}`;
     const generator = `kronecker scale ${scale} edge factor 16 (Graph500 initiator) seed ${seed}`;
@@ -104,7 +105,7 @@ export async function selectGraphs(
   for (const text of s.urand) {
     const scale = integer(text, '--urand', 1, 30);
     const { csr, ms } = timed(
-      () => csrFromEdgeList(uniformRandom({ scale, edgeFactor: 16, seed, weights: true })).csr,
+      () => hostCsrFromEdgeList(uniformRandom({ scale, edgeFactor: 16, seed, weights: true })).csr,
     );
     const name = `urand-${scale}`;
     const generator = `uniform random scale ${scale} edge factor 16 (GAP -u) seed ${seed}`;
@@ -113,7 +114,7 @@ export async function selectGraphs(
   for (const text of s.rgg) {
     const n = integer(text, '--rgg', 2, 2 ** 30);
     const { csr, ms } = timed(
-      () => csrFromEdgeList(randomGeometric({ n, avgDegree: 8, seed, weights: true })).csr,
+      () => hostCsrFromEdgeList(randomGeometric({ n, avgDegree: 8, seed, weights: true })).csr,
     );
     const name = `rgg-${n}`;
     const generator = `random geometric ${n} points average degree 8 seed ${seed}`;
@@ -124,7 +125,7 @@ export async function selectGraphs(
     if (!m) throw new Error(`--grid: '${text}' is not WIDTHxHEIGHT (e.g. 1000x1000)`);
     const width = integer(m[1]!, '--grid width', 1, 2 ** 16);
     const height = integer(m[2]!, '--grid height', 1, 2 ** 16);
-    const { csr, ms } = timed(() => csrFromEdgeList(grid({ width, height, seed, weights: true })).csr);
+    const { csr, ms } = timed(() => hostCsrFromEdgeList(grid({ width, height, seed, weights: true })).csr);
     const name = `grid-${width}x${height}`;
     const generator = `4-neighbour grid ${width} x ${height}, weights seed ${seed}`;
     out.push({ name, csr, stats: graphStats(name, csr, { generator }, 'generator', ms) });

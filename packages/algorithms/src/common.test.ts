@@ -1,4 +1,5 @@
-import { csrFromEdgeList, DeviceGraph, grid, kronecker, uploadGraph } from '@weft/graph';
+import { DeviceGraph, hostCsrFromEdgeList, uploadGraph } from '@weft/graph';
+import { grid, kronecker } from '@weft/graph/generators';
 import { gpuTest } from '@weft/testing';
 import { describe, expect, it } from 'vitest';
 import { BfsProblem, bfs } from './bfs/bfs.ts';
@@ -29,8 +30,8 @@ describe("loadBalance 'auto' (the algorithms' default)", () => {
         expect(await bare.maxOutDegree(), name).toBe(want);
         uploaded.destroy();
       }
-      const mesh = uploadGraph(device, csrFromEdgeList(grid({ width: 20, height: 20 })).csr);
-      const skewed = uploadGraph(device, csrFromEdgeList(kronecker({ scale: 10, seed: 2 })).csr);
+      const mesh = uploadGraph(device, hostCsrFromEdgeList(grid({ width: 20, height: 20 })).csr);
+      const skewed = uploadGraph(device, hostCsrFromEdgeList(kronecker({ scale: 10, seed: 2 })).csr);
       const balanceOf = (problem: BfsProblem) => {
         problem.destroy();
         return problem.loadBalance;
@@ -45,7 +46,7 @@ describe("loadBalance 'auto' (the algorithms' default)", () => {
 
   it('a graph without known degrees: problems ask for the measurement, run functions make it', () =>
     gpuTest(async (device) => {
-      const { csr } = csrFromEdgeList(grid({ width: 12, height: 9 }));
+      const { csr } = hostCsrFromEdgeList(grid({ width: 12, height: 9 }));
       const uploaded = uploadGraph(device, csr);
       const bare = new DeviceGraph(
         device,

@@ -1,4 +1,5 @@
-import { csrFromEdgeList, grid, type HostCsr, uploadGraph } from '@weft/graph';
+import { type HostCsr, hostCsrFromEdgeList, uploadGraph } from '@weft/graph';
+import { grid } from '@weft/graph/generators';
 import { expectArrayEqual, gpuTest, mulberry32 } from '@weft/testing';
 import { describe, expect, it } from 'vitest';
 import { type ComponentsAlgorithm, connectedComponents } from './components.ts';
@@ -10,7 +11,7 @@ const ALGORITHMS: ComponentsAlgorithm[] = ['union-find', 'label-propagation'];
 
 /** `edges` as a CSR (duplicates merged, loops dropped). */
 function csrOf(vertexCount: number, edges: [number, number][], directed: boolean): HostCsr {
-  return csrFromEdgeList({
+  return hostCsrFromEdgeList({
     vertexCount,
     src: Uint32Array.from(edges, (e) => e[0]),
     dst: Uint32Array.from(edges, (e) => e[1]),
@@ -103,7 +104,7 @@ describe('connectedComponents', () => {
             false,
           ),
         ],
-        ['grid 150 x 130', csrFromEdgeList(grid({ width: 150, height: 130 })).csr],
+        ['grid 150 x 130', hostCsrFromEdgeList(grid({ width: 150, height: 130 })).csr],
         // Every edge's link meets the same root: the compare-exchanges contend on it.
         ['star, hub last', csrOf(n, star(n - 1, others(n - 1)), false)],
         ['directed star, hub in the middle', csrOf(n, star(n >> 1, others(n >> 1)), true)],

@@ -34,7 +34,7 @@ function beatsFunctor(seed: number): Functor {
 function checkUndirected(graph: DeviceGraph, who: string): void {
   if (graph.directed) {
     throw new InputError(
-      `${who} needs an undirected graph: build it with csrFromEdgeList(..., { symmetrize: true })`,
+      `${who} needs an undirected graph: build it with hostCsrFromEdgeList(..., { symmetrize: true })`,
       'graph',
     );
   }

@@ -1,7 +1,7 @@
 // Hundreds of small seeded graphs of every shape the issue names (disconnected, skewed, high-diameter,
 // with duplicates and self-loops), batched: each direction's graphs form one disjoint union, so the
 // whole-graph algorithms cover them all in one run, and BFS / SSSP run once from a source in each.
-import { csrFromEdgeList, type HostCsr, uploadGraph } from '@weft/graph';
+import { type HostCsr, hostCsrFromEdgeList, uploadGraph } from '@weft/graph';
 import { expectArrayEqual, gpuTest } from '@weft/testing';
 import { describe, expect, it } from 'vitest';
 import { bfs } from './bfs/bfs.ts';
@@ -41,7 +41,7 @@ describe(`${2 * PER_DIRECTION} seeded random graphs of five families, batched`, 
     const graphs: FamilyGraph[] = randomFamilies(PER_DIRECTION, directed ? 71 : 72, directed);
     const weighted = directed ? 'u32' : 'f32';
     const union = disjointUnion(graphs, weighted, 5);
-    const { csr } = csrFromEdgeList(union.edges);
+    const { csr } = hostCsrFromEdgeList(union.edges);
 
     it(`${kind}: BFS (push, auto, idempotent) and SSSP (Bellman-Ford, near-far) from a source in each graph`, () =>
       gpuTest(async (device) => {
@@ -90,7 +90,7 @@ describe(`${2 * PER_DIRECTION} seeded random graphs of five families, batched`, 
 
     it(`${kind}: triangles, MIS and coloring on the union (as an undirected simple graph)`, () =>
       gpuTest(async (device) => {
-        const simple = directed ? csrFromEdgeList({ ...union.edges, directed: false }).csr : csr;
+        const simple = directed ? hostCsrFromEdgeList({ ...union.edges, directed: false }).csr : csr;
         const graph = uploadGraph(device, simple);
         const want = trianglesReference(simple);
         expect(want).toBeGreaterThan(0);
@@ -108,7 +108,7 @@ describe(`${2 * PER_DIRECTION} seeded random graphs of five families, batched`, 
   it('the families are what they say (counts over the generated graphs)', () => {
     const graphs = randomFamilies(PER_DIRECTION, 72, false);
     const shape = (g: FamilyGraph) => {
-      const { csr } = csrFromEdgeList(g.edges);
+      const { csr } = hostCsrFromEdgeList(g.edges);
       let maxDegree = 0;
       for (let v = 0; v < csr.vertexCount; v++)
         maxDegree = Math.max(maxDegree, csr.offsets[v + 1]! - csr.offsets[v]!);

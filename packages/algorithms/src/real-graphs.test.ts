@@ -1,7 +1,8 @@
 // Every algorithm on the small real graphs of ../test-data (see its README for sources), checked by the
 // verifiers against the TypeScript references, and against the graphs' published figures.
 import { readFile } from 'node:fs/promises';
-import { bytesSource, csrFromEdgeList, type HostCsr, parseMatrixMarket, uploadGraph } from '@weft/graph';
+import { type HostCsr, hostCsrFromEdgeList, uploadGraph } from '@weft/graph';
+import { bytesSource, parseMatrixMarket } from '@weft/graph/io';
 import { gpuTest } from '@weft/testing';
 import { describe, expect, it } from 'vitest';
 import { bfs } from './bfs/bfs.ts';
@@ -54,9 +55,9 @@ const GRAPHS: Known[] = [
 async function load(file: string): Promise<{ csr: HostCsr; undirected: HostCsr }> {
   const bytes = await readFile(new URL(`../test-data/${file}`, import.meta.url));
   const edges = await parseMatrixMarket(bytesSource(new Uint8Array(bytes)), { name: file });
-  const { csr } = csrFromEdgeList(edges);
+  const { csr } = hostCsrFromEdgeList(edges);
   // Triangles, MIS and coloring are defined on the undirected simple graph.
-  const undirected = edges.directed ? csrFromEdgeList({ ...edges, directed: false }).csr : csr;
+  const undirected = edges.directed ? hostCsrFromEdgeList({ ...edges, directed: false }).csr : csr;
   return { csr, undirected };
 }
 

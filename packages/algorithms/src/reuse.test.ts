@@ -1,5 +1,6 @@
 import type { Recorder } from '@weft/gpu';
-import { csrFromEdgeList, kronecker, uploadGraph } from '@weft/graph';
+import { hostCsrFromEdgeList, uploadGraph } from '@weft/graph';
+import { kronecker } from '@weft/graph/generators';
 import { enact } from '@weft/operators';
 import { gpuTest } from '@weft/testing';
 import { describe, expect, it } from 'vitest';
@@ -30,7 +31,7 @@ async function replay(
 describe('problems reused', () => {
   it('BFS and SSSP problems answer for new sources after earlier runs (no stale state)', () =>
     gpuTest(async (device) => {
-      const { csr } = csrFromEdgeList(kronecker({ scale: 10, edgeFactor: 8, seed: 3, weights: true }));
+      const { csr } = hostCsrFromEdgeList(kronecker({ scale: 10, edgeFactor: 8, seed: 3, weights: true }));
       const graph = uploadGraph(device, csr);
       const bfsProblem = new BfsProblem(graph, { parents: true, direction: 'auto' });
       const ssspProblem = new SsspProblem(graph);

@@ -1,12 +1,6 @@
 // Test inputs: small graphs of every shape the algorithms must handle, cleaned the way users expect.
-import {
-  csrFromEdgeList,
-  grid,
-  type HostCsr,
-  type HostEdgeList,
-  kronecker,
-  randomGeometric,
-} from '@weft/graph';
+import { type HostCsr, type HostEdgeList, hostCsrFromEdgeList } from '@weft/graph';
+import { grid, kronecker, randomGeometric } from '@weft/graph/generators';
 import { mulberry32 } from '@weft/testing';
 
 export interface TestGraph {
@@ -20,7 +14,7 @@ function clean(edges: HostEdgeList, weighted: 'u32' | 'f32' | false, seed: numbe
   let weights: Uint32Array | Float32Array | undefined;
   if (weighted === 'u32') weights = Uint32Array.from({ length: m }, () => 1 + Math.floor(r() * 255));
   if (weighted === 'f32') weights = Float32Array.from({ length: m }, () => r() * 10);
-  return csrFromEdgeList({ ...edges, ...(weights ? { weights } : {}) }).csr;
+  return hostCsrFromEdgeList({ ...edges, ...(weights ? { weights } : {}) }).csr;
 }
 
 /** Random edges with duplicates and self-loops (the builder drops loops and merges duplicates). */

@@ -1,5 +1,5 @@
 import type { WeftDevice } from '@weft/gpu';
-import { cscFromCsr, type HostCsr, uploadGraph } from '@weft/graph';
+import { type HostCsr, hostCscFromCsr, uploadGraph } from '@weft/graph';
 import type { IterationTrace } from '@weft/operators';
 import { gpuTest } from '@weft/testing';
 import { describe, expect, it } from 'vitest';
@@ -23,7 +23,7 @@ function expectTimes(device: WeftDevice, trace: IterationTrace, iterations: numb
 
 /** Per BFS level: the vertices at that depth (the frontier) and the push/pull edge counts expected. */
 function bfsLevels(csr: HostCsr, depths: Int32Array, levels: number) {
-  const inOffsets = csr.directed ? cscFromCsr(csr).inOffsets : csr.offsets;
+  const inOffsets = csr.directed ? hostCscFromCsr(csr).inOffsets : csr.offsets;
   const frontier = new Array<number>(levels).fill(0);
   const push = new Array<number>(levels).fill(0);
   const pull = new Array<number>(levels).fill(0);

@@ -1,4 +1,4 @@
-import { csrFromEdgeList, uploadGraph } from '@weft/graph';
+import { hostCsrFromEdgeList, uploadGraph } from '@weft/graph';
 import { gpuTest } from '@weft/testing';
 import { describe, expect, it } from 'vitest';
 import { randomEdges, testGraphs } from './test-graphs.ts';
@@ -25,7 +25,7 @@ describe('triangleCount', () => {
     gpuTest(async (device) => {
       for (let seed = 0; seed < 20; seed++) {
         const n = 5 + seed * 2;
-        const { csr } = csrFromEdgeList(randomEdges(n, n * 3, seed, false));
+        const { csr } = hostCsrFromEdgeList(randomEdges(n, n * 3, seed, false));
         const adjacent = (a: number, b: number) => {
           for (let e = csr.offsets[a]!; e < csr.offsets[a + 1]!; e++) if (csr.targets[e] === b) return true;
           return false;
@@ -51,10 +51,10 @@ describe('triangleCount', () => {
           dst.push(b);
         }
       const edges = { vertexCount: 41, src: Uint32Array.from(src), dst: Uint32Array.from(dst) };
-      const clique = uploadGraph(device, csrFromEdgeList({ ...edges, directed: false }).csr);
+      const clique = uploadGraph(device, hostCsrFromEdgeList({ ...edges, directed: false }).csr);
       expect((await triangleCount(clique)).count).toBe((40 * 39 * 38) / 6);
       clique.destroy();
-      const directed = uploadGraph(device, csrFromEdgeList({ ...edges, directed: true }).csr);
+      const directed = uploadGraph(device, hostCsrFromEdgeList({ ...edges, directed: true }).csr);
       await expect(triangleCount(directed)).rejects.toThrow(/undirected/);
       directed.destroy();
     }));

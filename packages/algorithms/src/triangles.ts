@@ -25,7 +25,7 @@ export class TrianglesProblem implements Problem<TrianglesResult> {
   constructor(readonly graph: DeviceGraph) {
     if (graph.directed) {
       throw new InputError(
-        'triangle counting needs an undirected graph: build it with csrFromEdgeList(..., { symmetrize: true })',
+        'triangle counting needs an undirected graph: build it with hostCsrFromEdgeList(..., { symmetrize: true })',
         'graph',
       );
     }

@@ -1,5 +1,6 @@
 import { DeviceLimitError, InputError } from '@weft/gpu';
-import { csrFromEdgeList, kronecker } from '@weft/graph';
+import { hostCsrFromEdgeList } from '@weft/graph';
+import { kronecker } from '@weft/graph/generators';
 import { expectArrayEqual, gpuTest, mulberry32 } from '@weft/testing';
 import { describe, expect, it } from 'vitest';
 import { DynamicGraph, type Probing, pairTableSize } from './dynamic-graph.ts';
@@ -185,7 +186,7 @@ describe.each(PROBINGS)('DynamicGraph edges (%s probing)', (probing) => {
   it('bulk build from a CSR with f32 values equals the CSR', async () => {
     await gpuTest(async (device) => {
       const edges = kronecker({ scale: 9, seed: 9 });
-      const { csr } = csrFromEdgeList(edges);
+      const { csr } = hostCsrFromEdgeList(edges);
       const weights = new Float32Array(csr.edgeCount);
       for (let v = 0; v < csr.vertexCount; v++) {
         for (let e = csr.offsets[v]!; e < csr.offsets[v + 1]!; e++) {

@@ -1,7 +1,7 @@
 import { ssspReference } from '@weft/algorithms';
 import { InputError } from '@weft/gpu';
 import type { HostCsr } from '@weft/graph';
-import { kronecker } from '@weft/graph';
+import { kronecker } from '@weft/graph/generators';
 import { expectArrayEqual, gpuTest, mulberry32 } from '@weft/testing';
 import { describe, expect, it } from 'vitest';
 import { DynamicGraph } from './dynamic-graph.ts';

@@ -1,5 +1,5 @@
 import { InputError } from '@weft/gpu';
-import { kronecker } from '@weft/graph';
+import { kronecker } from '@weft/graph/generators';
 import { gpuTest, mulberry32 } from '@weft/testing';
 import { describe, expect, it } from 'vitest';
 import { DynamicGraph } from './dynamic-graph.ts';

@@ -1,15 +1,15 @@
 import { DeviceLimitError, InputError } from '@weft/gpu';
 import { expectArrayEqual, gpuTest } from '@weft/testing';
 import { describe, expect, it } from 'vitest';
-import { cscFromCsr, csrFromEdgeList } from './csr-build.ts';
 import { uploadGraph } from './device-graph.ts';
 import { kronecker } from './generators/kronecker.ts';
+import { hostCscFromCsr, hostCsrFromEdgeList } from './host-build.ts';
 import type { HostCsr } from './host-graph.ts';
 
 describe('uploadGraph', () => {
   it('round-trips CSR and CSC of a weighted Kronecker graph', async () => {
     await gpuTest(async (device) => {
-      const { csr } = csrFromEdgeList(kronecker({ scale: 12, seed: 11, weights: true }));
+      const { csr } = hostCsrFromEdgeList(kronecker({ scale: 12, seed: 11, weights: true }));
       const graph = uploadGraph(device, csr, { csc: true });
       expect(graph.vertexCount).toBe(csr.vertexCount);
       expect(graph.edgeCount).toBe(csr.edgeCount);
@@ -20,7 +20,7 @@ describe('uploadGraph', () => {
       expectArrayEqual(back.targets, csr.targets, 'targets');
       expect(back.weights).toBeInstanceOf(Uint32Array);
       expectArrayEqual(back.weights!, csr.weights!, 'weights');
-      const csc = cscFromCsr(csr);
+      const csc = hostCscFromCsr(csr);
       expectArrayEqual(await graph.inOffsets!.download(), csc.inOffsets, 'inOffsets');
       expectArrayEqual(await graph.sources!.download(), csc.sources, 'sources');
       expectArrayEqual(await graph.inEdgeIds!.download(), csc.inEdgeIds, 'inEdgeIds');
@@ -29,12 +29,12 @@ describe('uploadGraph', () => {
       expect(graph.inEdgeIds!.destroyed).toBe(true);
       expect(() => graph.vertexProperty('x', 'u32')).toThrow(/destroyed/);
       // The pool hands the same buffers to the next graph: its contents must be the new graph's.
-      const { csr: next } = csrFromEdgeList(kronecker({ scale: 12, seed: 12, weights: true }));
+      const { csr: next } = hostCsrFromEdgeList(kronecker({ scale: 12, seed: 12, weights: true }));
       const again = uploadGraph(device, next, { csc: true });
       const back2 = await again.toHost();
       expectArrayEqual(back2.targets, next.targets, 'second graph targets');
       expectArrayEqual(back2.weights!, next.weights!, 'second graph weights');
-      expectArrayEqual(await again.sources!.download(), cscFromCsr(next).sources, 'second graph sources');
+      expectArrayEqual(await again.sources!.download(), hostCscFromCsr(next).sources, 'second graph sources');
       again.destroy();
     });
   });
@@ -72,7 +72,7 @@ describe('uploadGraph', () => {
 
   it('keeps named vertex and edge data that the same kernel-sized arrays can hold', async () => {
     await gpuTest(async (device) => {
-      const { csr } = csrFromEdgeList(kronecker({ scale: 8, seed: 1 }));
+      const { csr } = hostCsrFromEdgeList(kronecker({ scale: 8, seed: 1 }));
       const graph = uploadGraph(device, csr);
       const depth = graph.vertexProperty('depth', 'i32');
       expect(depth.length).toBe(csr.vertexCount);

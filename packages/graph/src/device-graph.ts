@@ -9,7 +9,7 @@ import {
   wgsl,
 } from '@weft/gpu';
 import { reduce } from '@weft/scan';
-import { cscFromCsr } from './csr-build.ts';
+import { hostCscFromCsr } from './host-build.ts';
 import type { HostCsr } from './host-graph.ts';
 import { validateCsr } from './host-graph.ts';
 
@@ -251,7 +251,7 @@ export function uploadGraph(device: WeftDevice, csr: HostCsr, options: UploadGra
         : (up(csr.weights, 'graph edge weights') as DeviceArray<WeightElementType>);
     let csc: DeviceCsc | undefined;
     if (options.csc) {
-      const host = cscFromCsr(csr);
+      const host = hostCscFromCsr(csr);
       csc = {
         inOffsets: up(host.inOffsets, 'graph in-edge offsets'),
         sources: up(host.sources, 'graph in-edge sources'),

@@ -1,22 +1,19 @@
+/**
+ * Graph storage on the host and the device: host graphs and their validation, the host and device builders,
+ * `DeviceGraph` with its vertex and edge data, frontiers. Parsers and writers are in `@weft/graph/io`,
+ * generators in `@weft/graph/generators`, Node file helpers in `@weft/graph/node`.
+ */
 export { hasNeighbor } from './adjacency.ts';
 export {
-  type BuildCounts,
-  EdgeListBuildPlan,
+  type DeviceBuildCounts,
+  type DeviceBuildInput,
+  type DeviceBuildOptions,
+  DeviceBuildPlan,
+  type DeviceBuildResult,
+  deviceGraphFromCsr,
+  deviceGraphFromEdgeList,
   type EdgeListShape,
-  fromCsr,
-  fromEdgeList,
-  type GpuBuildOptions,
-  type GpuBuildResult,
-  type GpuEdgeListInput,
-} from './build-gpu.ts';
-export {
-  type CsrBuildOptions,
-  type CsrBuildReport,
-  type CsrBuildResult,
-  cscFromCsr,
-  csrFromEdgeList,
-  type DedupeRule,
-} from './csr-build.ts';
+} from './device-build.ts';
 export {
   type DeviceCsc,
   DeviceGraph,
@@ -37,11 +34,14 @@ export {
   type FrontierView,
   queueToBitmap,
 } from './frontier.ts';
-export { type GeometricGraph, type RandomGeometricOptions, randomGeometric } from './generators/geometric.ts';
-export { type GridOptions, grid } from './generators/grid.ts';
-export { type KroneckerOptions, kronecker, randomPermutation } from './generators/kronecker.ts';
-export { type RoadOptions, road } from './generators/road.ts';
-export { type UniformRandomOptions, uniformRandom } from './generators/uniform.ts';
+export {
+  type BuildOptions,
+  type BuildReport,
+  type DedupeRule,
+  type HostBuildResult,
+  hostCscFromCsr,
+  hostCsrFromEdgeList,
+} from './host-build.ts';
 export {
   type HostCsc,
   type HostCsr,
@@ -52,16 +52,3 @@ export {
   validateCsr,
   validateEdgeList,
 } from './host-graph.ts';
-export { BINARY_CSR_VERSION, type BinaryCsrOptions, readBinaryCsr, writeBinaryCsr } from './io/binary-csr.ts';
-export { type DimacsOptions, parseDimacs } from './io/dimacs.ts';
-export { type EdgeListOptions, parseEdgeList } from './io/edge-list.ts';
-export { type ByteSource, bytesSource, readableChunks } from './io/lines.ts';
-export { type MatrixMarketOptions, parseMatrixMarket } from './io/matrix-market.ts';
-export {
-  dimacsChunks,
-  type EdgeListWriteOptions,
-  edgeListChunks,
-  type MatrixMarketWriteOptions,
-  matrixMarketChunks,
-} from './io/text-writers.ts';
-export type { WeightType } from './io/weights.ts';

@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { DeviceLimitError, InputError } from '@weft/gpu';
 import { expectArrayEqual } from '@weft/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { csrFromEdgeList } from './csr-build.ts';
 import { uniformRandom } from './generators/uniform.ts';
+import { hostCsrFromEdgeList } from './host-build.ts';
 import { graphFormatOf, loadGraph, readGraphFile, writeGraphFile } from './node.ts';
 
 let dir = '';
@@ -39,7 +39,7 @@ describe('@weft/graph/node', () => {
     expectArrayEqual(file.edges.dst, edges.dst, 'dst');
 
     const loaded = await loadGraph(path, { directed: false });
-    const built = csrFromEdgeList(edges);
+    const built = hostCsrFromEdgeList(edges);
     expectArrayEqual(loaded.csr.targets, built.csr.targets, 'targets');
     expect(loaded.report).toEqual(built.report);
   });
@@ -74,7 +74,7 @@ describe('@weft/graph/node', () => {
   });
 
   it('writes and reads .wcsr files and rejects a truncated one before allocating', async () => {
-    const { csr } = csrFromEdgeList(uniformRandom({ scale: 10, seed: 1, weights: true }));
+    const { csr } = hostCsrFromEdgeList(uniformRandom({ scale: 10, seed: 1, weights: true }));
     const path = join(dir, 'g.wcsr');
     await writeGraphFile(path, csr);
     const back = await loadGraph(path);
@@ -95,7 +95,7 @@ describe('@weft/graph/node', () => {
 
 describe('writeGraphFile', () => {
   it('writes every format so that loadGraph reads back the same CSR', async () => {
-    const { csr } = csrFromEdgeList(uniformRandom({ scale: 8, seed: 4, weights: true }));
+    const { csr } = hostCsrFromEdgeList(uniformRandom({ scale: 8, seed: 4, weights: true }));
     for (const [file, options] of [
       ['w.wcsr', {}],
       ['w.mtx', { symmetric: true }],

@@ -1,11 +1,12 @@
 /**
- * Node.js file helpers for @weft/graph: open a path as a chunk stream and pick the parser from the extension.
+ * Node.js file helpers, the file side of `@weft/graph/io`: open a path as a chunk stream, pick the parser or writer
+ * from the extension.
  */
 import { createReadStream } from 'node:fs';
 import { open, stat } from 'node:fs/promises';
 import { basename, extname } from 'node:path';
 import { DeviceLimitError, InputError } from '@weft/gpu';
-import { type CsrBuildOptions, type CsrBuildReport, csrFromEdgeList } from './csr-build.ts';
+import { type BuildOptions, type BuildReport, hostCsrFromEdgeList } from './host-build.ts';
 import type { HostCsr, HostEdgeList } from './host-graph.ts';
 import { readBinaryCsr, writeBinaryCsr } from './io/binary-csr.ts';
 import { parseDimacs } from './io/dimacs.ts';
@@ -82,19 +83,19 @@ export async function readGraphFile(path: string, options: ReadGraphOptions = {}
 
 export interface LoadGraphOptions extends ReadGraphOptions {
   /** How edge lists become a CSR (ignored for .wcsr, which is already one). */
-  build?: CsrBuildOptions;
+  build?: BuildOptions;
 }
 
-/** Reads any supported file and returns a CSR (edge lists go through `csrFromEdgeList`). */
+/** Reads any supported file and returns a CSR (edge lists go through `hostCsrFromEdgeList`). */
 export async function loadGraph(
   path: string,
   options: LoadGraphOptions = {},
-): Promise<{ csr: HostCsr; report?: CsrBuildReport }> {
+): Promise<{ csr: HostCsr; report?: BuildReport }> {
   const { build, ...read } = options;
   const file = await readGraphFile(path, read);
   if (file.kind === 'csr') return { csr: file.csr };
   try {
-    return csrFromEdgeList(file.edges, build);
+    return hostCsrFromEdgeList(file.edges, build);
   } catch (e) {
     // Name the file: the builder only sees the edges.
     if (e instanceof DeviceLimitError) {
@@ -132,7 +133,7 @@ export async function writeGraphFile(
   let parts: Iterable<Uint8Array>;
   if (format === 'wcsr') {
     if (!('offsets' in graph))
-      throw new InputError('.wcsr holds a CSR: build one with csrFromEdgeList', path);
+      throw new InputError('.wcsr holds a CSR: build one with hostCsrFromEdgeList', path);
     parts = [writeBinaryCsr(graph)];
   } else if (format === 'mtx') {
     parts = matrixMarketChunks(

@@ -1,10 +1,10 @@
 import type { WeftDevice } from '@weft/gpu';
 import { InputError } from '@weft/gpu';
 import {
-  type CsrBuildReport,
-  csrFromEdgeList,
+  type BuildReport,
   type DeviceGraph,
   type HostCsr,
+  hostCsrFromEdgeList,
   type UploadGraphOptions,
   uploadGraph,
 } from '@weft/graph';
@@ -48,14 +48,14 @@ export interface GraphologyCsr {
   /** Vertex index of each key. */
   indexOf: Map<string, number>;
   /** Self-loops dropped and parallel arcs merged by the build. */
-  report: CsrBuildReport;
+  report: BuildReport;
 }
 
 /**
  * Converts a graphology graph to a host CSR: nodes become vertices 0..order-1 in graphology's iteration order,
  * undirected edges become two arcs, directed edges one (two in `'undirected'` mode). Parallel arcs (multi
  * graphs, or a mixed graph's directed edge beside an undirected one) merge into one keeping the smallest
- * weight, and self-loops are dropped, as `csrFromEdgeList` does by default.
+ * weight, and self-loops are dropped, as `hostCsrFromEdgeList` does by default.
  */
 export function fromGraphology(graph: AbstractGraph, options: FromGraphologyOptions = {}): GraphologyCsr {
   const mode = options.mode ?? (graph.type === 'undirected' ? 'undirected' : 'directed');
@@ -95,7 +95,7 @@ export function fromGraphology(graph: AbstractGraph, options: FromGraphologyOpti
   });
 
   // Both directions are listed explicitly, so the builder must not symmetrize again.
-  const { csr, report } = csrFromEdgeList(
+  const { csr, report } = hostCsrFromEdgeList(
     {
       vertexCount: keys.length,
       src: src.subarray(0, arcs),
@@ -131,7 +131,7 @@ export interface GraphologyDeviceGraph {
   graph: DeviceGraph;
   keys: string[];
   indexOf: Map<string, number>;
-  report: CsrBuildReport;
+  report: BuildReport;
 }
 
 /** {@link fromGraphology}, then `uploadGraph`: the graph on the GPU with its key <-> index map. */

@@ -1,12 +1,6 @@
 import { InputError, rw, u32, wgsl } from '@weft/gpu';
-import {
-  csrFromEdgeList,
-  FrontierBitmap,
-  FrontierQueue,
-  type HostCsr,
-  kronecker,
-  uploadGraph,
-} from '@weft/graph';
+import { FrontierBitmap, FrontierQueue, type HostCsr, hostCsrFromEdgeList, uploadGraph } from '@weft/graph';
+import { kronecker } from '@weft/graph/generators';
 import { expectArrayEqual, gpuTest, mulberry32 } from '@weft/testing';
 import { describe, expect, it } from 'vitest';
 import { advancePush } from './advance.ts';
@@ -16,12 +10,12 @@ function randomCsr(n: number, m: number, seed: number): HostCsr {
   const r = mulberry32(seed);
   const src = Uint32Array.from({ length: m }, () => Math.floor(r() * n));
   const dst = Uint32Array.from({ length: m }, () => Math.floor(r() * n));
-  return csrFromEdgeList({ vertexCount: n, src, dst, directed: true }).csr;
+  return hostCsrFromEdgeList({ vertexCount: n, src, dst, directed: true }).csr;
 }
 
 const graphs: [string, () => HostCsr][] = [
   ['random', () => randomCsr(2000, 12000, 5)],
-  ['skewed (kronecker 12)', () => csrFromEdgeList(kronecker({ scale: 12, edgeFactor: 8, seed: 6 })).csr],
+  ['skewed (kronecker 12)', () => hostCsrFromEdgeList(kronecker({ scale: 12, edgeFactor: 8, seed: 6 })).csr],
 ];
 
 const sorted = (a: ArrayLike<number>) => Uint32Array.from(a).sort();

@@ -1,5 +1,6 @@
 import { wgsl } from '@weft/gpu';
-import { csrFromEdgeList, kronecker, uploadGraph } from '@weft/graph';
+import { hostCsrFromEdgeList, uploadGraph } from '@weft/graph';
+import { kronecker } from '@weft/graph/generators';
 import { expectArrayEqual, gpuTest, mulberry32 } from '@weft/testing';
 import { describe, expect, it } from 'vitest';
 import { intersectionCount } from './intersection.ts';
@@ -7,7 +8,7 @@ import { intersectionCount } from './intersection.ts';
 describe('intersectionCount with emit', () => {
   it('writes each pair’s common neighbors in increasing order at the scan of the counts', () =>
     gpuTest(async (device) => {
-      const csr = csrFromEdgeList(kronecker({ scale: 10, edgeFactor: 8, seed: 11 })).csr;
+      const csr = hostCsrFromEdgeList(kronecker({ scale: 10, edgeFactor: 8, seed: 11 })).csr;
       const graph = uploadGraph(device, csr);
       const n = csr.vertexCount;
       const r = mulberry32(5);

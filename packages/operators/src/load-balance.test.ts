@@ -1,13 +1,6 @@
 import { atomic, wgsl } from '@weft/gpu';
-import {
-  csrFromEdgeList,
-  DeviceGraph,
-  FrontierQueue,
-  grid,
-  type HostCsr,
-  kronecker,
-  uploadGraph,
-} from '@weft/graph';
+import { DeviceGraph, FrontierQueue, type HostCsr, hostCsrFromEdgeList, uploadGraph } from '@weft/graph';
+import { grid, kronecker } from '@weft/graph/generators';
 import { expectArrayEqual, gpuTest, mulberry32 } from '@weft/testing';
 import { describe, expect, it } from 'vitest';
 import { AdvanceWorkspace, advancePush } from './advance.ts';
@@ -18,8 +11,8 @@ const sorted = (a: ArrayLike<number>) => Uint32Array.from(a).sort();
 
 describe("advancePush loadBalance 'per-advance' (chosen on the GPU per call)", () => {
   const graphs: [string, HostCsr][] = [
-    ['kronecker 11', csrFromEdgeList(kronecker({ scale: 11, edgeFactor: 8, seed: 2 })).csr],
-    ['grid 40 x 30', csrFromEdgeList(grid({ width: 40, height: 30 })).csr],
+    ['kronecker 11', hostCsrFromEdgeList(kronecker({ scale: 11, edgeFactor: 8, seed: 2 })).csr],
+    ['grid 40 x 30', hostCsrFromEdgeList(grid({ width: 40, height: 30 })).csr],
   ];
   for (const [name, csr] of graphs) {
     it(`${name}: low-degree frontiers walk a thread per vertex, a hub switches to merge path; same visits`, () =>
@@ -82,8 +75,8 @@ describe("loadBalance 'auto' (from the graph's largest out-degree)", () => {
     Math.max(0, ...Array.from({ length: csr.vertexCount }, (_, v) => degree(csr, v)));
   it('thread-mapped up to THREAD_MAPPED_MAX_DEGREE, else merge path; measured once on the GPU when unknown', () =>
     gpuTest(async (device) => {
-      const mesh = csrFromEdgeList(grid({ width: 30, height: 20 })).csr;
-      const skewed = csrFromEdgeList(kronecker({ scale: 10, edgeFactor: 8, seed: 3 })).csr;
+      const mesh = hostCsrFromEdgeList(grid({ width: 30, height: 20 })).csr;
+      const skewed = hostCsrFromEdgeList(kronecker({ scale: 10, edgeFactor: 8, seed: 3 })).csr;
       for (const [csr, want] of [
         [mesh, 'thread-mapped'],
         [skewed, 'merge-path'],

@@ -1,5 +1,6 @@
 import { min, plus, wgsl } from '@weft/gpu';
-import { csrFromEdgeList, FrontierQueue, type HostCsr, kronecker, uploadGraph } from '@weft/graph';
+import { FrontierQueue, type HostCsr, hostCsrFromEdgeList, uploadGraph } from '@weft/graph';
+import { kronecker } from '@weft/graph/generators';
 import { expectArrayEqual, gpuTest, mulberry32 } from '@weft/testing';
 import { describe, it } from 'vitest';
 import { neighborhoodReduce } from './neighborhood.ts';
@@ -13,7 +14,7 @@ const degreeSum = (csr: HostCsr, v: number) => {
 describe('neighborhoodReduce with a frontier output', () => {
   it("'all' and a frontier with duplicates: kept vertices in input order, twice (stale output)", () =>
     gpuTest(async (device) => {
-      const csr = csrFromEdgeList(kronecker({ scale: 12, edgeFactor: 4, seed: 8 })).csr;
+      const csr = hostCsrFromEdgeList(kronecker({ scale: 12, edgeFactor: 4, seed: 8 })).csr;
       const n = csr.vertexCount;
       const graph = uploadGraph(device, csr);
       const values = device.array('u32', n);

@@ -1,13 +1,13 @@
 import { atomic, min, rw, u32, wgsl } from '@weft/gpu';
 import {
-  csrFromEdgeList,
   FrontierBitmap,
   FrontierQueue,
   type HostCsr,
-  kronecker,
+  hostCsrFromEdgeList,
   queueToBitmap,
   uploadGraph,
 } from '@weft/graph';
+import { kronecker } from '@weft/graph/generators';
 import { expectArrayEqual, gpuTest, mulberry32 } from '@weft/testing';
 import { describe, expect, it } from 'vitest';
 import { AdvanceWorkspace, advancePull, advancePush } from './advance.ts';
@@ -26,7 +26,7 @@ function randomCsr(n: number, m: number, seed: number, directed = true): HostCsr
     src[i] = Math.floor(r() * n);
     dst[i] = Math.floor(r() * n);
   }
-  return csrFromEdgeList({ vertexCount: n, src, dst, directed }).csr;
+  return hostCsrFromEdgeList({ vertexCount: n, src, dst, directed }).csr;
 }
 
 function sourceOfEdges(csr: HostCsr): Uint32Array {
@@ -43,7 +43,7 @@ const graphs: [string, () => HostCsr][] = [
   ['no edges', () => randomCsr(50, 0, 1)],
   ['random sparse', () => randomCsr(1000, 3000, 2)],
   ['random dense-ish', () => randomCsr(300, 9000, 3)],
-  ['kronecker 12', () => csrFromEdgeList(kronecker({ scale: 12, edgeFactor: 8, seed: 4 })).csr],
+  ['kronecker 12', () => hostCsrFromEdgeList(kronecker({ scale: 12, edgeFactor: 8, seed: 4 })).csr],
 ];
 
 describe('advancePush', () => {
@@ -309,7 +309,10 @@ describe('enact', () => {
       const n = 100;
       const src = Uint32Array.from({ length: n - 1 }, (_, i) => i);
       const dst = Uint32Array.from({ length: n - 1 }, (_, i) => i + 1);
-      const graph = uploadGraph(device, csrFromEdgeList({ vertexCount: n, src, dst, directed: true }).csr);
+      const graph = uploadGraph(
+        device,
+        hostCsrFromEdgeList({ vertexCount: n, src, dst, directed: true }).csr,
+      );
       const q = new FrontierQueue(device, n);
       const keep = wgsl`(src: u32, dst: u32, edge: u32) -> bool { return true; }`;
       const loop = {
@@ -419,7 +422,7 @@ describe('advanceDirectionOptimized', () => {
 describe('intersectionCount', () => {
   it('counts common neighbors of vertex pairs, with and without an accept functor', () =>
     gpuTest(async (device) => {
-      const csr = csrFromEdgeList(kronecker({ scale: 10, edgeFactor: 8, seed: 6 })).csr;
+      const csr = hostCsrFromEdgeList(kronecker({ scale: 10, edgeFactor: 8, seed: 6 })).csr;
       const graph = uploadGraph(device, csr);
       const n = csr.vertexCount;
       const r = mulberry32(2);

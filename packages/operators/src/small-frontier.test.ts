@@ -1,13 +1,12 @@
 import { atomic, rw, type WeftDevice, wgsl } from '@weft/gpu';
 import {
-  csrFromEdgeList,
   FrontierQueue,
-  grid,
   type HostCsr,
   type HostEdgeList,
-  road,
+  hostCsrFromEdgeList,
   uploadGraph,
 } from '@weft/graph';
+import { grid, road } from '@weft/graph/generators';
 import { expectArrayEqual, gpuTest, mulberry32 } from '@weft/testing';
 import { describe, expect, it } from 'vitest';
 import { advancePush } from './advance.ts';
@@ -22,7 +21,7 @@ import {
 const UNREACHED = 0xffffffff;
 
 function undirected(vertexCount: number, pairs: [number, number][]): HostCsr {
-  return csrFromEdgeList({
+  return hostCsrFromEdgeList({
     vertexCount,
     src: Uint32Array.from(pairs, (p) => p[0]),
     dst: Uint32Array.from(pairs, (p) => p[1]),
@@ -30,7 +29,7 @@ function undirected(vertexCount: number, pairs: [number, number][]): HostCsr {
   }).csr;
 }
 
-const csrOf = (edges: HostEdgeList) => csrFromEdgeList(edges).csr;
+const csrOf = (edges: HostEdgeList) => hostCsrFromEdgeList(edges).csr;
 
 /** A path 0 - 1 - ... - (n - 1). */
 function path(n: number): HostCsr {

@@ -1,5 +1,5 @@
 import { type Recorder, rw, transform, wgsl } from '@weft/gpu';
-import { csrFromEdgeList, FrontierQueue, uploadGraph } from '@weft/graph';
+import { FrontierQueue, hostCsrFromEdgeList, uploadGraph } from '@weft/graph';
 import { gpuTest, mulberry32 } from '@weft/testing';
 import { describe, expect, it } from 'vitest';
 import { enact } from './enactor.ts';
@@ -13,7 +13,7 @@ describe('IterationLog', () => {
       const m = 2000;
       const src = Uint32Array.from({ length: m }, () => Math.floor(r() * n));
       const dst = Uint32Array.from({ length: m }, () => Math.floor(r() * n));
-      const { csr } = csrFromEdgeList({ vertexCount: n, src, dst, directed: true });
+      const { csr } = hostCsrFromEdgeList({ vertexCount: n, src, dst, directed: true });
       const graph = uploadGraph(device, csr);
       const queue = new FrontierQueue(device, n);
       const log = new IterationLog(device);

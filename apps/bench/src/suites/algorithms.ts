@@ -18,15 +18,13 @@ import {
 } from '@weft/algorithms';
 import type { Recorder, WeftDevice } from '@weft/gpu';
 import {
-  cscFromCsr,
-  csrFromEdgeList,
   type FrontierQueue,
-  grid,
   type HostCsr,
-  kronecker,
-  randomGeometric,
+  hostCscFromCsr,
+  hostCsrFromEdgeList,
   uploadGraph,
 } from '@weft/graph';
+import { grid, kronecker, randomGeometric } from '@weft/graph/generators';
 import type { BenchGraph, GraphStats } from '../graphs.ts';
 import type { BenchCase, BenchInstance, IterationTrace } from '../types.ts';
 
@@ -80,13 +78,13 @@ function generate(shape: Shape, n: number, seed: number, weights: boolean): Host
   const w = weights ? { weights: true as const } : {};
   if (shape === 'kronecker') {
     const scale = Math.max(4, Math.round(Math.log2(n / 32)));
-    return csrFromEdgeList(kronecker({ scale, edgeFactor: 16, seed, ...w })).csr;
+    return hostCsrFromEdgeList(kronecker({ scale, edgeFactor: 16, seed, ...w })).csr;
   }
   if (shape === 'grid') {
     const side = Math.max(2, Math.round(Math.sqrt(n / 4)));
-    return csrFromEdgeList(grid({ width: side, height: side, seed, ...w })).csr;
+    return hostCsrFromEdgeList(grid({ width: side, height: side, seed, ...w })).csr;
   }
-  return csrFromEdgeList(randomGeometric({ n: Math.max(2, Math.round(n / 8)), avgDegree: 8, seed, ...w }))
+  return hostCsrFromEdgeList(randomGeometric({ n: Math.max(2, Math.round(n / 8)), avgDegree: 8, seed, ...w }))
     .csr;
 }
 
@@ -187,7 +185,7 @@ function withMargin(iterations: number): number {
 export function labelPropagationSteps(csr: HostCsr): number {
   const n = csr.vertexCount;
   // Components are weak: a directed graph's arcs are walked both ways.
-  const csc = csr.directed ? cscFromCsr(csr) : undefined;
+  const csc = csr.directed ? hostCscFromCsr(csr) : undefined;
   const dist = new Int32Array(n).fill(-1);
   const queue = new Uint32Array(n);
   let farthest = 0;

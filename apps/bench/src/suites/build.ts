@@ -1,11 +1,12 @@
-import { csrFromEdgeList, EdgeListBuildPlan, type HostEdgeList, kronecker, uniformRandom } from '@weft/graph';
+import { DeviceBuildPlan, type HostEdgeList, hostCsrFromEdgeList } from '@weft/graph';
+import { kronecker, uniformRandom } from '@weft/graph/generators';
 import type { BenchCase } from '../types.ts';
 import { firstMismatch } from '../validate.ts';
 
 type Generator = (scale: number, seed: number) => HostEdgeList;
 
 /**
- * GPU construction of a CSR (fromEdgeList's build: validate, drop self-loops, symmetrize, sort by
+ * GPU construction of a CSR (deviceGraphFromEdgeList's build: validate, drop self-loops, symmetrize, sort by
  * (source, target), merge duplicates by min weight, offsets) from an edge list already on the GPU.
  * `n` is the number of input edges: the graph has 2^scale vertices with scale = log2(n / 16) (edge factor
  * 16), rounded. Generation and upload stay out of the timed run; the copy of the results into exact-size
@@ -25,13 +26,13 @@ function buildCase(name: string, generate: Generator, weighted: boolean): BenchC
       const src = device.upload(edges.src, { label: 'bench edge sources' });
       const dst = device.upload(edges.dst, { label: 'bench edge targets' });
       const weights = edges.weights === undefined ? undefined : device.upload(edges.weights);
-      const plan = EdgeListBuildPlan.create(device, {
+      const plan = DeviceBuildPlan.create(device, {
         edgeCount: m,
         vertexCount: edges.vertexCount,
         directed: edges.directed,
         ...(weights === undefined ? {} : { weightType: weights.type }),
       });
-      const reference = csrFromEdgeList(edges);
+      const reference = hostCsrFromEdgeList(edges);
       const out = reference.csr.edgeCount;
       return {
         items: m,

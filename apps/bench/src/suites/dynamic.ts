@@ -1,7 +1,8 @@
 import { ssspReference, sssp as staticSssp, triangleCount as staticTriangles } from '@weft/algorithms';
 import { DynamicGraph, DynamicSssp, triangleCount as dynamicTriangles, type Probing } from '@weft/dynamic';
 import type { DeviceArray, Recorder, WeftDevice } from '@weft/gpu';
-import { csrFromEdgeList, type HostCsr, kronecker, randomGeometric } from '@weft/graph';
+import { type HostCsr, hostCsrFromEdgeList } from '@weft/graph';
+import { kronecker, randomGeometric } from '@weft/graph/generators';
 import { mulberry32 } from '@weft/testing/random';
 import type { BenchCase, BenchInstance } from '../types.ts';
 import { firstMismatch } from '../validate.ts';
@@ -79,11 +80,12 @@ function hostGraph(scale: Scale, name: GraphName | 'triangles'): HostCsr {
   return cached(`${name}/${scale.kronScale}/${scale.rggPoints}`, () => {
     if (name === 'rgg') {
       const g = randomGeometric({ n: scale.rggPoints, avgDegree: scale.rggDegree, seed: 1 });
-      return csrFromEdgeList({ vertexCount: g.vertexCount, src: g.src, dst: g.dst, directed: false }).csr;
+      return hostCsrFromEdgeList({ vertexCount: g.vertexCount, src: g.src, dst: g.dst, directed: false }).csr;
     }
     const s = name === 'triangles' ? scale.triangleScale : scale.kronScale;
-    return csrFromEdgeList(kronecker({ scale: s, edgeFactor: scale.kronEdgeFactor, seed: 1, weights: true }))
-      .csr;
+    return hostCsrFromEdgeList(
+      kronecker({ scale: s, edgeFactor: scale.kronEdgeFactor, seed: 1, weights: true }),
+    ).csr;
   });
 }
 

@@ -1,11 +1,12 @@
 import { ComponentsProblem, verifyComponents } from '@weft/algorithms';
-import { csrFromEdgeList, grid, kronecker, uploadGraph } from '@weft/graph';
+import { hostCsrFromEdgeList, uploadGraph } from '@weft/graph';
+import { grid, kronecker } from '@weft/graph/generators';
 import { gpuTest } from '@weft/testing';
 import { describe, expect, it } from 'vitest';
 import { labelPropagationSteps } from './algorithms.ts';
 
 const csrOf = (vertexCount: number, src: number[], dst: number[], directed: boolean) =>
-  csrFromEdgeList({ vertexCount, src: Uint32Array.from(src), dst: Uint32Array.from(dst), directed }).csr;
+  hostCsrFromEdgeList({ vertexCount, src: Uint32Array.from(src), dst: Uint32Array.from(dst), directed }).csr;
 
 describe('labelPropagationSteps', () => {
   it('is the farthest hop from each component smallest vertex, both directions of a directed graph', () => {
@@ -15,14 +16,14 @@ describe('labelPropagationSteps', () => {
     // Arcs 2 -> 0 and 2 -> 1: one weak component, 1 is 2 hops from 0 against the arcs' direction.
     expect(labelPropagationSteps(csrOf(3, [2, 2], [0, 1], true))).toBe(2);
     expect(labelPropagationSteps(csrOf(3, [], [], false))).toBe(0);
-    expect(labelPropagationSteps(csrFromEdgeList(grid({ width: 30, height: 30 })).csr)).toBe(58);
+    expect(labelPropagationSteps(hostCsrFromEdgeList(grid({ width: 30, height: 30 })).csr)).toBe(58);
   });
 
   it('is enough for every replay of label propagation, in one recorder', async () => {
     await gpuTest(async (device) => {
       for (const csr of [
-        csrFromEdgeList(grid({ width: 40, height: 25 })).csr,
-        csrFromEdgeList(kronecker({ scale: 10, edgeFactor: 4, seed: 3 })).csr,
+        hostCsrFromEdgeList(grid({ width: 40, height: 25 })).csr,
+        hostCsrFromEdgeList(kronecker({ scale: 10, edgeFactor: 4, seed: 3 })).csr,
       ]) {
         const steps = labelPropagationSteps(csr);
         const graph = uploadGraph(device, csr);

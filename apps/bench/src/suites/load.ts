@@ -2,14 +2,15 @@ import { rmSync } from 'node:fs';
 import { mkdtemp, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { csrFromEdgeList, type DeviceGraph, kronecker, uploadGraph } from '@weft/graph';
+import { type DeviceGraph, hostCsrFromEdgeList, uploadGraph } from '@weft/graph';
+import { kronecker } from '@weft/graph/generators';
 import { loadGraph, writeGraphFile } from '@weft/graph/node';
 import type { BenchCase } from '../types.ts';
 import { firstMismatch } from '../validate.ts';
 
 /**
  * Loading a graph file and uploading it: parse (streaming, on the CPU), build the CSR where the format holds
- * an edge list (.mtx: csrFromEdgeList on the host), then uploadGraph. `n` is the number of generated edges
+ * an edge list (.mtx: hostCsrFromEdgeList), then uploadGraph. `n` is the number of generated edges
  * (Kronecker, edge factor 16, scale = log2(n / 16) rounded, as in the build cases); items are the CSR's arcs,
  * bytes the file's size. The file is written once per size in setup.
  */
@@ -21,7 +22,7 @@ function loadCase(extension: 'mtx' | 'wcsr'): BenchCase {
     maxItems: (device) => Math.floor(device.limits.maxStorageBufferBindingSize / 8),
     async setup(device, n, seed) {
       const scale = Math.max(1, Math.round(Math.log2(Math.max(1, n / 16))));
-      const reference = csrFromEdgeList(kronecker({ scale, seed })).csr;
+      const reference = hostCsrFromEdgeList(kronecker({ scale, seed })).csr;
       const dir = await mkdtemp(join(tmpdir(), 'weft-bench-load-'));
       const path = join(dir, `kronecker-${scale}.${extension}`);
       await writeGraphFile(path, reference, extension === 'mtx' ? { symmetric: true } : {});

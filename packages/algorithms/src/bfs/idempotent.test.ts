@@ -1,4 +1,5 @@
-import { csrFromEdgeList, kronecker, uploadGraph } from '@weft/graph';
+import { hostCsrFromEdgeList, uploadGraph } from '@weft/graph';
+import { kronecker } from '@weft/graph/generators';
 import { gpuTest } from '@weft/testing';
 import { describe, expect, it } from 'vitest';
 import { testGraphs, testSources } from '../test-graphs.ts';
@@ -27,7 +28,7 @@ describe('idempotent BFS', () => {
 
   it('level by level: the raw output may repeat vertices, the culled frontier holds each once', () =>
     gpuTest(async (device) => {
-      const { csr } = csrFromEdgeList(kronecker({ scale: 10, edgeFactor: 16, seed: 9 }));
+      const { csr } = hostCsrFromEdgeList(kronecker({ scale: 10, edgeFactor: 16, seed: 9 }));
       const graph = uploadGraph(device, csr);
       const want = bfsReference(csr, 0).depths;
       let rawTotal = 0;

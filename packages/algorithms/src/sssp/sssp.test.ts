@@ -1,4 +1,5 @@
-import { csrFromEdgeList, kronecker, uploadGraph } from '@weft/graph';
+import { hostCsrFromEdgeList, uploadGraph } from '@weft/graph';
+import { kronecker } from '@weft/graph/generators';
 import { gpuTest } from '@weft/testing';
 import { describe, expect, it } from 'vitest';
 import { testGraphs, testSources } from '../test-graphs.ts';
@@ -34,7 +35,7 @@ describe('sssp', () => {
 
   it('near-far with tiny, typical and huge buckets matches Bellman-Ford; bad deltas are refused', () =>
     gpuTest(async (device) => {
-      const { csr } = csrFromEdgeList(kronecker({ scale: 10, edgeFactor: 8, seed: 9, weights: true }));
+      const { csr } = hostCsrFromEdgeList(kronecker({ scale: 10, edgeFactor: 8, seed: 9, weights: true }));
       const graph = uploadGraph(device, csr);
       const plain = await sssp(graph, 1);
       for (const delta of [1, 64, 1e6]) {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { csrFromEdgeList } from '../csr-build.ts';
+import { hostCsrFromEdgeList } from '../host-build.ts';
 import { type HostCsr, outDegrees } from '../host-graph.ts';
 import { randomGeometric } from './geometric.ts';
 import { kronecker } from './kronecker.ts';
@@ -88,7 +88,7 @@ function degreeMoments(csr: HostCsr): { mean: number; variance: number; max: num
 
 describe('uniform random (GAP -u)', () => {
   it('has binomial degrees: mean 2 x edge factor, variance equal to the mean, no isolated vertices', () => {
-    const { csr, report } = csrFromEdgeList(uniformRandom({ scale: 14, seed: 21 }));
+    const { csr, report } = hostCsrFromEdgeList(uniformRandom({ scale: 14, seed: 21 }));
     const { mean, variance, zeros } = degreeMoments(csr);
     // 16 * 2^14 edges, both directions: degree ~ Binomial(2 m, 1 / n) ~ Poisson(32), less the few merged.
     expect(report.duplicatesDropped + report.selfLoopsDropped).toBeLessThan(0.01 * 16 * 2 ** 14);
@@ -106,7 +106,7 @@ describe('random geometric (road-like)', () => {
     const avgDegree = 8;
     const g = randomGeometric({ n, avgDegree, seed: 5 });
     const radius = Math.sqrt(avgDegree / (Math.PI * n));
-    const { csr } = csrFromEdgeList(g);
+    const { csr } = hostCsrFromEdgeList(g);
     const { mean, variance, max } = degreeMoments(csr);
     // Border points see less of their disc, so the mean is a little under 8; the spread stays Poisson-like
     // and the degree bounded (no hubs: road-like).

@@ -1,7 +1,7 @@
 import { InputError } from '@weft/gpu';
 import { expectArrayEqual } from '@weft/testing';
 import { describe, expect, it } from 'vitest';
-import { csrFromEdgeList } from '../csr-build.ts';
+import { hostCsrFromEdgeList } from '../host-build.ts';
 import { type HostEdgeList, outDegrees } from '../host-graph.ts';
 import { randomGeometric } from './geometric.ts';
 import { grid } from './grid.ts';
@@ -18,7 +18,7 @@ function differs(a: Uint32Array, b: Uint32Array): boolean {
   return a.length !== b.length || a.some((x, i) => x !== b[i]);
 }
 
-const sortedDegrees = (edges: HostEdgeList) => outDegrees(csrFromEdgeList(edges).csr).sort();
+const sortedDegrees = (edges: HostEdgeList) => outDegrees(hostCsrFromEdgeList(edges).csr).sort();
 
 describe('kronecker', () => {
   it('is deterministic for a seed and differs across seeds', () => {
@@ -58,7 +58,7 @@ describe('kronecker', () => {
     const plain = kronecker({ scale: 11, seed: 3, permute: false });
     expect(differs(permuted.src, plain.src)).toBe(true);
     expectArrayEqual(sortedDegrees(permuted), sortedDegrees(plain), 'degree sequence');
-    const d = outDegrees(csrFromEdgeList(plain).csr);
+    const d = outDegrees(hostCsrFromEdgeList(plain).csr);
     expect(d[0]).toBe(d.reduce((a, x) => Math.max(a, x), 0));
     const p = randomPermutation(1000, 9);
     expectArrayEqual(
@@ -140,7 +140,7 @@ describe('grid', () => {
     const [w, h] = [7, 5];
     const g = grid({ width: w, height: h });
     expect(g.src.length).toBe((w - 1) * h + w * (h - 1));
-    const d = outDegrees(csrFromEdgeList(g).csr);
+    const d = outDegrees(hostCsrFromEdgeList(g).csr);
     const count = (k: number) => d.filter((x) => x === k).length;
     expect(count(2)).toBe(4);
     expect(count(3)).toBe(2 * (w - 2) + 2 * (h - 2));

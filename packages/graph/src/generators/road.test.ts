@@ -1,12 +1,12 @@
 import { InputError } from '@weft/gpu';
 import { expectArrayEqual } from '@weft/testing';
 import { describe, expect, it } from 'vitest';
-import { csrFromEdgeList } from '../csr-build.ts';
+import { hostCsrFromEdgeList } from '../host-build.ts';
 import type { HostCsr, HostEdgeList } from '../host-graph.ts';
 import { grid } from './grid.ts';
 import { road } from './road.ts';
 
-const csrOf = (edges: HostEdgeList) => csrFromEdgeList(edges).csr;
+const csrOf = (edges: HostEdgeList) => hostCsrFromEdgeList(edges).csr;
 
 function hopDistances(csr: HostCsr, source: number): Int32Array {
   const dist = new Int32Array(csr.vertexCount).fill(-1);

@@ -1,8 +1,8 @@
 import { InputError } from '@weft/gpu';
 import { expectArrayEqual } from '@weft/testing';
 import { describe, expect, it } from 'vitest';
-import { csrFromEdgeList } from '../csr-build.ts';
 import { kronecker } from '../generators/kronecker.ts';
+import { hostCsrFromEdgeList } from '../host-build.ts';
 import type { HostCsr } from '../host-graph.ts';
 import { readBinaryCsr, writeBinaryCsr } from './binary-csr.ts';
 import { crc32 } from './crc32.ts';
@@ -45,7 +45,7 @@ const small: HostCsr = {
 
 describe('binary CSR', () => {
   it('round-trips weighted (f32, u32, i32), unweighted and empty graphs for any chunking', async () => {
-    const { csr: kron } = csrFromEdgeList(kronecker({ scale: 10, seed: 5, weights: true }));
+    const { csr: kron } = hostCsrFromEdgeList(kronecker({ scale: 10, seed: 5, weights: true }));
     const graphs: HostCsr[] = [
       small,
       { ...small, weights: new Int32Array([-5, 0, 2 ** 31 - 1]), directed: false },

@@ -1,7 +1,7 @@
 import { Buffer } from 'node:buffer';
 import { InputError } from '@weft/gpu';
 import { describe, expect, it } from 'vitest';
-import { csrFromEdgeList } from '../csr-build.ts';
+import { hostCsrFromEdgeList } from '../host-build.ts';
 import type { HostCsr, HostEdgeList } from '../host-graph.ts';
 import { readBinaryCsr, writeBinaryCsr } from './binary-csr.ts';
 import {
@@ -60,7 +60,7 @@ function writeMatrixMarket(r: Random): Written {
   const symmetric = r() < 0.4;
   // A symmetric file holds one triangle of a symmetrized CSR; reading mirrors it back.
   const graph = symmetric
-    ? csrFromEdgeList({ ...edges, directed: false }, { keepSelfLoops: true }).csr
+    ? hostCsrFromEdgeList({ ...edges, directed: false }, { keepSelfLoops: true }).csr
     : edges;
   const bytes = concat(matrixMarketChunks(graph, { symmetric }));
   return {
@@ -321,7 +321,7 @@ describe('binary CSR under random corruption', () => {
     for (let seed = 5000; seed < 5000 + CASES; seed++) {
       const r = rng(seed);
       const edges = randomEdges(r, pick(r, WEIGHTS));
-      const { csr } = csrFromEdgeList({ ...edges, directed: r() < 0.5 }, { keepSelfLoops: r() < 0.5 });
+      const { csr } = hostCsrFromEdgeList({ ...edges, directed: r() < 0.5 }, { keepSelfLoops: r() < 0.5 });
       const clean = writeBinaryCsr(csr);
       let bytes: Uint8Array;
       let how: string;
@@ -360,7 +360,7 @@ describe('binary CSR under random corruption', () => {
   });
 
   it('rejects a header that claims 2^32 - 2 vertices and edges without allocating for them', async () => {
-    const bytes = writeBinaryCsr(csrFromEdgeList(randomEdges(rng(1), 'u32')).csr);
+    const bytes = writeBinaryCsr(hostCsrFromEdgeList(randomEdges(rng(1), 'u32')).csr);
     const view = new DataView(bytes.buffer);
     view.setBigUint64(16, 2n ** 32n - 2n, true);
     view.setBigUint64(24, 2n ** 32n - 2n, true);

@@ -1,9 +1,9 @@
 import { InputError } from '@weft/gpu';
 import { expectArrayEqual } from '@weft/testing';
 import { describe, expect, it } from 'vitest';
-import { csrFromEdgeList } from '../csr-build.ts';
 import { kronecker } from '../generators/kronecker.ts';
 import { uniformRandom } from '../generators/uniform.ts';
+import { hostCsrFromEdgeList } from '../host-build.ts';
 import type { HostCsr } from '../host-graph.ts';
 import { parseDimacs } from './dimacs.ts';
 import { parseEdgeList } from './edge-list.ts';
@@ -21,19 +21,19 @@ function expectSameCsr(a: HostCsr, b: HostCsr) {
 
 describe('text writers', () => {
   it('round-trip a weighted Kronecker CSR through .wel and symmetric and general .mtx', async () => {
-    const { csr } = csrFromEdgeList(kronecker({ scale: 9, seed: 2, weights: true }));
+    const { csr } = hostCsrFromEdgeList(kronecker({ scale: 9, seed: 2, weights: true }));
     const el = await parseEdgeList(edgeListChunks(csr, { oneBased: true }), {
       oneBased: true,
       vertexCount: csr.vertexCount,
     });
-    expectSameCsr(csrFromEdgeList(el, { symmetrize: false }).csr, csr);
+    expectSameCsr(hostCsrFromEdgeList(el, { symmetrize: false }).csr, csr);
     for (const symmetric of [false, true]) {
       const mm = await parseMatrixMarket(matrixMarketChunks(csr, { symmetric }));
       expect(mm.directed).toBe(!symmetric);
-      expectSameCsr(csrFromEdgeList(mm, { symmetrize: false }).csr, csr);
+      expectSameCsr(hostCsrFromEdgeList(mm, { symmetrize: false }).csr, csr);
     }
     const gr = await parseDimacs(dimacsChunks(csr));
-    expectSameCsr(csrFromEdgeList(gr, { symmetrize: false }).csr, csr);
+    expectSameCsr(hostCsrFromEdgeList(gr, { symmetrize: false }).csr, csr);
     expect(() => dimacsChunks({ ...csr, weights: new Int32Array(csr.edgeCount).fill(-1) })).toThrow(
       /negative/,
     );
@@ -43,14 +43,14 @@ describe('text writers', () => {
     const edges = uniformRandom({ scale: 6, edgeFactor: 4, seed: 3 });
     const weights = new Float32Array(edges.src.length);
     for (let i = 0; i < weights.length; i++) weights[i] = Math.fround(Math.sin(i) * 10 ** ((i % 13) - 6));
-    const { csr } = csrFromEdgeList({ ...edges, weights });
+    const { csr } = hostCsrFromEdgeList({ ...edges, weights });
     const mm = await parseMatrixMarket(matrixMarketChunks(csr));
-    expectSameCsr(csrFromEdgeList(mm, { symmetrize: false }).csr, csr);
+    expectSameCsr(hostCsrFromEdgeList(mm, { symmetrize: false }).csr, csr);
     const { weights: _, ...pattern } = csr;
     const text = new TextDecoder().decode(matrixMarketChunks(pattern)[Symbol.iterator]().next().value);
     expect(text.split('\n')[0]).toBe('%%MatrixMarket matrix coordinate pattern general');
     expect(() => matrixMarketChunks({ ...csr, directed: true }, { symmetric: true })).toThrow(InputError);
-    const oneWay = csrFromEdgeList({ ...edges, directed: true }).csr;
+    const oneWay = hostCsrFromEdgeList({ ...edges, directed: true }).csr;
     expect(() => matrixMarketChunks({ ...oneWay, directed: false }, { symmetric: true })).toThrow(
       /not symmetric/,
     );

@@ -1,13 +1,13 @@
 import { DeviceArray, InputError, max, type Recorder, type WeftDevice } from '@weft/gpu';
 import { reduce } from '@weft/scan';
-import { type BuildArrays, type BuildShape, idBitsFor, recordBuild } from './build-gpu-passes.ts';
-import { recordCsc } from './csc-gpu.ts';
-import type { CsrBuildOptions, CsrBuildReport } from './csr-build.ts';
+import { recordCsc } from './device-build-csc.ts';
+import { type BuildArrays, type BuildShape, idBitsFor, recordBuild } from './device-build-passes.ts';
 import { type DeviceCsc, DeviceGraph, uploadGraph, type WeightElementType } from './device-graph.ts';
+import type { BuildOptions, BuildReport } from './host-build.ts';
 import { checkVertexCount, type HostCsr, type HostWeights } from './host-graph.ts';
 
-/** An edge list for {@link fromEdgeList}: host typed arrays or arrays already on the GPU. */
-export interface GpuEdgeListInput {
+/** An edge list for {@link deviceGraphFromEdgeList}: host typed arrays or arrays already on the GPU. */
+export interface DeviceBuildInput {
   src: Uint32Array | DeviceArray<'u32'>;
   dst: Uint32Array | DeviceArray<'u32'>;
   weights?: HostWeights | DeviceArray<WeightElementType>;
@@ -16,18 +16,18 @@ export interface GpuEdgeListInput {
   directed: boolean;
 }
 
-export interface GpuBuildOptions extends CsrBuildOptions {
+export interface DeviceBuildOptions extends BuildOptions {
   /** Also build the in-edge view (on the GPU). Default false. */
   csc?: boolean;
 }
 
-export interface GpuBuildResult {
+export interface DeviceBuildResult {
   graph: DeviceGraph;
-  /** The same numbers as {@link csrFromEdgeList}'s report. */
-  report: CsrBuildReport;
+  /** The same numbers as {@link hostCsrFromEdgeList}'s report. */
+  report: BuildReport;
 }
 
-/** What an edge list looks like, without its data: enough to size a {@link EdgeListBuildPlan}. */
+/** What an edge list looks like, without its data: enough to size a {@link DeviceBuildPlan}. */
 export interface EdgeListShape {
   edgeCount: number;
   vertexCount: number;
@@ -37,7 +37,7 @@ export interface EdgeListShape {
 }
 
 /** The counts a build leaves on the GPU, read back in one round trip. */
-export interface BuildCounts {
+export interface DeviceBuildCounts {
   /** Entries after dropping self-loops and adding reverses. */
   entries: number;
   /** Distinct (source, target) pairs: the CSR's edge count. */
@@ -56,9 +56,10 @@ const RULES = ['min', 'max', 'first', 'last', 'none'];
 
 /**
  * A reusable GPU build of a CSR from edge lists of one shape: its arrays are allocated once, so the build can
- * be recorded many times (benchmarks) and read back after each. {@link fromEdgeList} makes one per call.
+ * be recorded many times (benchmarks) and read back after each. {@link deviceGraphFromEdgeList} makes one per
+ * call.
  */
-export class EdgeListBuildPlan {
+export class DeviceBuildPlan {
   readonly shape: BuildShape;
   readonly directed: boolean;
   readonly #arrays: BuildArrays;
@@ -68,7 +69,7 @@ export class EdgeListBuildPlan {
   private constructor(
     readonly device: WeftDevice,
     readonly edges: EdgeListShape,
-    options: CsrBuildOptions,
+    options: BuildOptions,
   ) {
     const dedupe = options.dedupe ?? 'min';
     if (!RULES.includes(dedupe)) throw new InputError(`unknown dedupe rule '${dedupe}'`, 'options.dedupe');
@@ -94,9 +95,9 @@ export class EdgeListBuildPlan {
     this.#stats = device.array('u32', 6, { label: 'graph build counts' });
   }
 
-  /** Sizes the arrays for edge lists of `edges`' shape; `options` as for {@link fromEdgeList}. */
-  static create(device: WeftDevice, edges: EdgeListShape, options: CsrBuildOptions = {}): EdgeListBuildPlan {
-    return new EdgeListBuildPlan(device, edges, options);
+  /** Sizes the arrays for edge lists of `edges`' shape; `options` as for {@link deviceGraphFromEdgeList}. */
+  static create(device: WeftDevice, edges: EdgeListShape, options: BuildOptions = {}): DeviceBuildPlan {
+    return new DeviceBuildPlan(device, edges, options);
   }
 
   /**
@@ -142,7 +143,7 @@ export class EdgeListBuildPlan {
   }
 
   /** Reads the last build's counts (one round trip). */
-  async readCounts(): Promise<BuildCounts> {
+  async readCounts(): Promise<DeviceBuildCounts> {
     this.#check();
     const s = await this.#stats.download();
     return {
@@ -155,8 +156,8 @@ export class EdgeListBuildPlan {
     };
   }
 
-  /** The report {@link csrFromEdgeList} gives, from the counts. */
-  report(counts: BuildCounts): CsrBuildReport {
+  /** The report {@link hostCsrFromEdgeList} gives, from the counts. */
+  report(counts: DeviceBuildCounts): BuildReport {
     const { mirror, keepSelfLoops } = this.shape;
     const m = this.shape.edgeCount;
     // Loops add keepSelfLoops ? 1 : 0 entries, other edges 2 ('all'), 1 ('none') or 1 or 2 ('missing').
@@ -196,7 +197,7 @@ export class EdgeListBuildPlan {
    * {@link InputError} naming the first out-of-range id, as {@link validateEdgeList} does.
    */
   async toGraph(
-    counts: BuildCounts,
+    counts: DeviceBuildCounts,
     input: { src: DeviceArray<'u32'> | Uint32Array; dst: DeviceArray<'u32'> | Uint32Array },
     options: { csc?: boolean } = {},
   ): Promise<DeviceGraph> {
@@ -288,7 +289,7 @@ export class EdgeListBuildPlan {
   }
 
   async #throwOnBadIds(
-    counts: BuildCounts,
+    counts: DeviceBuildCounts,
     input: { src: DeviceArray<'u32'> | Uint32Array; dst: DeviceArray<'u32'> | Uint32Array },
   ) {
     // Sources first, as validateEdgeList checks them.
@@ -307,21 +308,21 @@ export class EdgeListBuildPlan {
   }
 
   #check(): void {
-    if (this.#destroyed) throw new InputError('the build plan was destroyed', 'EdgeListBuildPlan');
+    if (this.#destroyed) throw new InputError('the build plan was destroyed', 'DeviceBuildPlan');
   }
 }
 
 /**
  * Builds a {@link DeviceGraph} from a COO edge list on the GPU, with the same result and report as
- * {@link csrFromEdgeList} on the host: out-of-range ids are an {@link InputError}, self-loops are dropped
+ * {@link hostCsrFromEdgeList} on the host: out-of-range ids are an {@link InputError}, self-loops are dropped
  * unless kept, reverses are added when symmetrizing (default for undirected lists), and duplicate
  * (source, target) pairs merge with the chosen weight rule. One read-back of the counts at the end.
  */
-export async function fromEdgeList(
+export async function deviceGraphFromEdgeList(
   device: WeftDevice,
-  edges: GpuEdgeListInput,
-  options: GpuBuildOptions = {},
-): Promise<GpuBuildResult> {
+  edges: DeviceBuildInput,
+  options: DeviceBuildOptions = {},
+): Promise<DeviceBuildResult> {
   const m = edges.src.length;
   if (edges.dst.length !== m) {
     throw new InputError(`src has ${m} entries but dst has ${edges.dst.length}`, 'edges.dst');
@@ -339,7 +340,7 @@ export async function fromEdgeList(
     owned.push(arr);
     return arr;
   };
-  let plan: EdgeListBuildPlan | undefined;
+  let plan: DeviceBuildPlan | undefined;
   try {
     const src = onDevice(edges.src, 'graph build input sources') as DeviceArray<'u32'>;
     const dst = onDevice(edges.dst, 'graph build input targets') as DeviceArray<'u32'>;
@@ -348,7 +349,7 @@ export async function fromEdgeList(
         ? undefined
         : (onDevice(edges.weights, 'graph build input weights') as DeviceArray<WeightElementType>);
     const vertexCount = edges.vertexCount ?? (await largestId(device, src, dst)) + 1;
-    plan = EdgeListBuildPlan.create(
+    plan = DeviceBuildPlan.create(
       device,
       {
         edgeCount: m,
@@ -358,7 +359,7 @@ export async function fromEdgeList(
       },
       options,
     );
-    const rec = device.recorder({ label: 'fromEdgeList' });
+    const rec = device.recorder({ label: 'deviceGraphFromEdgeList' });
     await plan.record(rec, { src, dst, ...(weights === undefined ? {} : { weights }) });
     await rec.submit();
     const counts = await plan.readCounts();
@@ -398,7 +399,7 @@ async function largestId(
  * Uploads a host CSR like {@link uploadGraph}, building the in-edge view on the GPU instead of the host when
  * `csc` is set.
  */
-export async function fromCsr(
+export async function deviceGraphFromCsr(
   device: WeftDevice,
   csr: HostCsr,
   options: { csc?: boolean } = {},
@@ -406,7 +407,7 @@ export async function fromCsr(
   const base = uploadGraph(device, csr);
   if (!options.csc) return base;
   try {
-    const rec = device.recorder({ label: 'fromCsr' });
+    const rec = device.recorder({ label: 'deviceGraphFromCsr' });
     const csc = await recordCsc(rec, {
       vertexCount: csr.vertexCount,
       edgeCount: csr.edgeCount,

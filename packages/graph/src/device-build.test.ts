@@ -1,11 +1,16 @@
 import { type DeviceArray, InputError, type WeftDevice } from '@weft/gpu';
 import { expectArrayEqual, gpuTest, mulberry32, randomF32, randomI32, randomU32 } from '@weft/testing';
 import { describe, expect, it } from 'vitest';
-import { EdgeListBuildPlan, fromCsr, fromEdgeList, type GpuBuildOptions } from './build-gpu.ts';
-import { cscFromCsr, csrFromEdgeList, type DedupeRule } from './csr-build.ts';
+import {
+  type DeviceBuildOptions,
+  DeviceBuildPlan,
+  deviceGraphFromCsr,
+  deviceGraphFromEdgeList,
+} from './device-build.ts';
 import type { DeviceGraph } from './device-graph.ts';
 import { kronecker } from './generators/kronecker.ts';
 import { uniformRandom } from './generators/uniform.ts';
+import { type DedupeRule, hostCscFromCsr, hostCsrFromEdgeList } from './host-build.ts';
 import type { HostEdgeList, HostWeights } from './host-graph.ts';
 
 type WeightKind = 'none' | 'u32' | 'i32' | 'f32';
@@ -47,11 +52,11 @@ function weightArray(kind: WeightKind, m: number, seed: number): HostWeights | u
 async function expectSameAsHost(
   device: WeftDevice,
   edges: HostEdgeList,
-  options: GpuBuildOptions,
-  input: Parameters<typeof fromEdgeList>[1] = edges,
+  options: DeviceBuildOptions,
+  input: Parameters<typeof deviceGraphFromEdgeList>[1] = edges,
 ): Promise<DeviceGraph> {
-  const { csr, report } = csrFromEdgeList(edges, options);
-  const built = await fromEdgeList(device, input, options);
+  const { csr, report } = hostCsrFromEdgeList(edges, options);
+  const built = await deviceGraphFromEdgeList(device, input, options);
   const { graph } = built;
   expect(built.report).toEqual(report);
   expect(graph.vertexCount).toBe(csr.vertexCount);
@@ -67,7 +72,7 @@ async function expectSameAsHost(
     expectArrayEqual(back.weights!, csr.weights, 'weights');
   }
   if (options.csc) {
-    const csc = cscFromCsr(csr);
+    const csc = hostCscFromCsr(csr);
     expectArrayEqual(await graph.inOffsets!.download(), csc.inOffsets, 'inOffsets');
     expectArrayEqual(await graph.sources!.download(), csc.sources, 'sources');
     expectArrayEqual(await graph.inEdgeIds!.download(), csc.inEdgeIds, 'inEdgeIds');
@@ -77,11 +82,11 @@ async function expectSameAsHost(
 
 const RULES: DedupeRule[] = ['min', 'max', 'first', 'last'];
 
-describe('fromEdgeList', () => {
+describe('deviceGraphFromEdgeList', () => {
   for (const directed of [true, false]) {
     for (const dedupe of RULES) {
       for (const weights of ['u32', 'i32', 'f32'] as const) {
-        it(`matches csrFromEdgeList: ${directed ? 'directed' : 'undirected'}, ${dedupe}, ${weights} weights`, async () => {
+        it(`matches hostCsrFromEdgeList: ${directed ? 'directed' : 'undirected'}, ${dedupe}, ${weights} weights`, async () => {
           await gpuTest(async (device) => {
             const edges = randomEdges(5000, 300, 17 + RULES.indexOf(dedupe), weights, directed);
             (await expectSameAsHost(device, edges, { dedupe })).destroy();
@@ -102,7 +107,7 @@ describe('fromEdgeList', () => {
         { dedupe: 'none', keepSelfLoops: true },
         { dedupe: 'none', symmetrize: true, csc: true },
         { symmetrize: false, dedupe: 'max', csc: true },
-      ] satisfies GpuBuildOptions[]) {
+      ] satisfies DeviceBuildOptions[]) {
         (await expectSameAsHost(device, edges, options)).destroy();
         (await expectSameAsHost(device, { ...edges, directed: false }, options)).destroy();
       }
@@ -222,18 +227,20 @@ describe('fromEdgeList', () => {
       const bad = { ...edges, src: edges.src.slice(), dst: edges.dst.slice() };
       bad.dst[10] = 1000;
       bad.dst[20] = 5000;
-      await expect(fromEdgeList(device, bad)).rejects.toThrow(
+      await expect(deviceGraphFromEdgeList(device, bad)).rejects.toThrow(
         'edges.dst[10] = 1000 is not a vertex id (vertexCount is 1000)',
       );
       bad.src[3000] = 2 ** 32 - 1;
       const badSrc = device.upload(bad.src);
-      await expect(fromEdgeList(device, { ...bad, src: badSrc })).rejects.toThrow(
+      await expect(deviceGraphFromEdgeList(device, { ...bad, src: badSrc })).rejects.toThrow(
         `edges.src[3000] = ${2 ** 32 - 1} is not a vertex id`,
       );
-      await expect(fromEdgeList(device, { ...edges, dst: edges.dst.subarray(1) })).rejects.toThrow(
+      await expect(deviceGraphFromEdgeList(device, { ...edges, dst: edges.dst.subarray(1) })).rejects.toThrow(
         InputError,
       );
-      await expect(fromEdgeList(device, edges, { dedupe: 'mean' as DedupeRule })).rejects.toThrow(/dedupe/);
+      await expect(deviceGraphFromEdgeList(device, edges, { dedupe: 'mean' as DedupeRule })).rejects.toThrow(
+        /dedupe/,
+      );
       for (const a of [src, dst, weights, badSrc]) a.destroy();
     });
   });
@@ -241,7 +248,7 @@ describe('fromEdgeList', () => {
   it('rebuilds with one plan: a second build with other data leaves nothing stale', async () => {
     await gpuTest(async (device) => {
       const shape = { edgeCount: 6000, vertexCount: 500, weightType: 'u32', directed: false } as const;
-      const plan = EdgeListBuildPlan.create(device, shape, { dedupe: 'last' });
+      const plan = DeviceBuildPlan.create(device, shape, { dedupe: 'last' });
       for (const seed of [1, 2]) {
         // The second list has fewer distinct pairs than the first.
         const edges = randomEdges(6000, 500, seed, 'u32', false, seed === 1 ? 400 : 60);
@@ -255,14 +262,14 @@ describe('fromEdgeList', () => {
         await plan.record(rec, arrays);
         await rec.submit();
         const counts = await plan.readCounts();
-        const { csr, report } = csrFromEdgeList(edges, { dedupe: 'last' });
+        const { csr, report } = hostCsrFromEdgeList(edges, { dedupe: 'last' });
         expect(plan.report(counts)).toEqual(report);
         const graph = await plan.toGraph(counts, arrays, { csc: true });
         const back = await graph.toHost();
         expectArrayEqual(back.offsets, csr.offsets, 'offsets');
         expectArrayEqual(back.targets, csr.targets, 'targets');
         expectArrayEqual(back.weights!, csr.weights!, 'weights');
-        expectArrayEqual(await graph.sources!.download(), cscFromCsr(csr).sources, 'csc sources');
+        expectArrayEqual(await graph.sources!.download(), hostCscFromCsr(csr).sources, 'csc sources');
         graph.destroy();
         for (const a of Object.values(arrays)) (a as DeviceArray).destroy();
       }
@@ -287,7 +294,7 @@ describe('fromEdgeList', () => {
   }, 60_000);
 });
 
-describe('fromCsr', () => {
+describe('deviceGraphFromCsr', () => {
   it('uploads a CSR and builds its in-edge view on the GPU', async () => {
     await gpuTest(async (device) => {
       for (const edges of [
@@ -295,9 +302,9 @@ describe('fromCsr', () => {
         randomEdges(3000, 70_000, 6, 'none', true, 3000),
         { vertexCount: 5, src: new Uint32Array(0), dst: new Uint32Array(0), directed: true },
       ]) {
-        const { csr } = csrFromEdgeList(edges);
-        const graph = await fromCsr(device, csr, { csc: true });
-        const csc = cscFromCsr(csr);
+        const { csr } = hostCsrFromEdgeList(edges);
+        const graph = await deviceGraphFromCsr(device, csr, { csc: true });
+        const csc = hostCscFromCsr(csr);
         expectArrayEqual(await graph.inOffsets!.download(), csc.inOffsets, 'inOffsets');
         expectArrayEqual(await graph.sources!.download(), csc.sources, 'sources');
         expectArrayEqual(await graph.inEdgeIds!.download(), csc.inEdgeIds, 'inEdgeIds');

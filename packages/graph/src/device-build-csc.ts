@@ -1,6 +1,6 @@
 import { type DeviceArray, type Recorder, rw, transform, wgsl } from '@weft/gpu';
 import { sortPairs } from '@weft/sort';
-import { idBitsFor, lowerBound } from './build-gpu-passes.ts';
+import { idBitsFor, lowerBound } from './device-build-passes.ts';
 import type { DeviceCsc } from './device-graph.ts';
 
 export interface CscSource {
@@ -13,8 +13,8 @@ export interface CscSource {
 }
 
 /**
- * Records the in-edge view of a device CSR, as {@link cscFromCsr} builds it on the host: a stable sort of the
- * edge ids by target (CSR order is by source, so each vertex's in-edges keep ascending sources), then the
+ * Records the in-edge view of a device CSR, as {@link hostCscFromCsr} builds it on the host: a stable sort of
+ * the edge ids by target (CSR order is by source, so each vertex's in-edges keep ascending sources), then the
  * sources gathered through the ids and the offsets by lower bound. The returned arrays belong to the caller.
  */
 export async function recordCsc(rec: Recorder, g: CscSource): Promise<DeviceCsc> {

@@ -14,11 +14,11 @@ import {
 } from '@weft/gpu';
 import { transformScanTo } from '@weft/scan';
 import { sortPairs } from '@weft/sort';
-import type { DedupeRule } from './csr-build.ts';
 import type { WeightElementType } from './device-graph.ts';
+import type { DedupeRule } from './host-build.ts';
 
 /*
- * The passes of a GPU CSR build, in the host builder's terms (csr-build.ts). Every entry carries its code:
+ * The passes of a GPU CSR build, in the host builder's terms (host-build.ts). Every entry carries its code:
  * `2 * i` for input edge i as given, `2 * i + 1` for its reverse. Entries are laid out in code order and
  * both sorts are stable, so within one (source, target) group the codes ascend: the group's first entry is
  * the host's 'first', its last the host's 'last', and both directions of an edge see the same weights in the

@@ -1,7 +1,7 @@
 import { DeviceLimitError, InputError } from '@weft/gpu';
 import { expectArrayEqual, mulberry32 } from '@weft/testing';
 import { describe, expect, it } from 'vitest';
-import { cscFromCsr, csrFromEdgeList, type DedupeRule, sortEntries } from './csr-build.ts';
+import { type DedupeRule, hostCscFromCsr, hostCsrFromEdgeList, sortEntries } from './host-build.ts';
 import type { HostEdgeList, HostWeights } from './host-graph.ts';
 
 /** The builder's contract spelled out with plain arrays, Array.sort and a Set. */
@@ -120,7 +120,7 @@ function expectMatchesReference(
   symmetrize: boolean,
   what: string,
 ): void {
-  const { csr, report } = csrFromEdgeList(edges, { dedupe, keepSelfLoops, symmetrize });
+  const { csr, report } = hostCsrFromEdgeList(edges, { dedupe, keepSelfLoops, symmetrize });
   const ref = naiveCsr(edges, dedupe, keepSelfLoops, symmetrize);
   expectArrayEqual(csr.offsets, ref.offsets, `${what} offsets`);
   expectArrayEqual(csr.targets, ref.targets, `${what} targets`);
@@ -161,7 +161,7 @@ function naiveReport(
   };
 }
 
-describe('csrFromEdgeList', () => {
+describe('hostCsrFromEdgeList', () => {
   const rules: DedupeRule[] = ['min', 'max', 'first', 'last', 'none'];
   it('matches a naive reference for every rule, with and without self-loops and symmetrization', () => {
     let seed = 1;
@@ -176,7 +176,7 @@ describe('csrFromEdgeList', () => {
         for (const keepSelfLoops of [false, true]) {
           for (const symmetrize of [false, true]) {
             const edges = randomEdges(n, m, seed++, true, !symmetrize);
-            const { csr, report } = csrFromEdgeList(edges, { dedupe, keepSelfLoops, symmetrize });
+            const { csr, report } = hostCsrFromEdgeList(edges, { dedupe, keepSelfLoops, symmetrize });
             const ref = naiveCsr(edges, dedupe, keepSelfLoops, symmetrize);
             const what = `n=${n} m=${m} ${dedupe} loops=${keepSelfLoops} sym=${symmetrize}`;
             expectArrayEqual(csr.offsets, ref.offsets, `${what} offsets`);
@@ -234,7 +234,7 @@ describe('csrFromEdgeList', () => {
             }
           }
           // The defaults: 'min', no self-loops, symmetrize undirected lists.
-          const { csr } = csrFromEdgeList(edges);
+          const { csr } = hostCsrFromEdgeList(edges);
           const ref = naiveCsr(edges, 'min', false, !directed);
           expectArrayEqual(csr.targets, ref.targets, `n=${n} ${kind} defaults targets`);
         }
@@ -248,7 +248,7 @@ describe('csrFromEdgeList', () => {
       if (kind === undefined) continue;
       const edges = pooledEdges(n, 2000, 7, kind);
       for (const dedupe of rules) {
-        const { csr } = csrFromEdgeList(edges, { dedupe, symmetrize: true });
+        const { csr } = hostCsrFromEdgeList(edges, { dedupe, symmetrize: true });
         expect(csr.weights!.constructor).toBe(edges.weights!.constructor);
         expectMatchesReference(edges, dedupe, false, true, `${kind} ${dedupe}`);
       }
@@ -299,20 +299,20 @@ describe('csrFromEdgeList', () => {
       weights: new Uint32Array([5, 3, 9, 1, 7]),
       directed: true,
     };
-    const directed = csrFromEdgeList(edges);
+    const directed = hostCsrFromEdgeList(edges);
     expect([...directed.csr.offsets]).toEqual([0, 1, 3, 3, 3]);
     expect([...directed.csr.targets]).toEqual([1, 0, 2]);
     expect([...directed.csr.weights!]).toEqual([3, 9, 7]);
     expect(directed.csr.weights).toBeInstanceOf(Uint32Array);
     expect(directed.report).toEqual({ selfLoopsDropped: 1, duplicatesDropped: 1, edgesAdded: 0 });
 
-    const sym = csrFromEdgeList(edges, { symmetrize: true, dedupe: 'max' });
+    const sym = hostCsrFromEdgeList(edges, { symmetrize: true, dedupe: 'max' });
     expect([...sym.csr.targets]).toEqual([1, 0, 2, 1]);
     // Both directions of {0, 1} see weights 5, 3 and 9: symmetric weights.
     expect([...sym.csr.weights!]).toEqual([9, 9, 7, 7]);
     expect(sym.report).toEqual({ selfLoopsDropped: 1, duplicatesDropped: 1, edgesAdded: 1 });
 
-    const multi = csrFromEdgeList(edges, { dedupe: 'none', keepSelfLoops: true, symmetrize: true });
+    const multi = hostCsrFromEdgeList(edges, { dedupe: 'none', keepSelfLoops: true, symmetrize: true });
     expect([...multi.csr.targets]).toEqual([1, 1, 0, 2, 1, 2]);
     expect(multi.report).toEqual({ selfLoopsDropped: 0, duplicatesDropped: 0, edgesAdded: 1 });
   });
@@ -325,7 +325,7 @@ describe('csrFromEdgeList', () => {
       dst: new Uint32Array([0, n - 1, 3, n - 1]),
       directed: true,
     };
-    const { csr } = csrFromEdgeList(edges);
+    const { csr } = hostCsrFromEdgeList(edges);
     expect(csr.offsets.length).toBe(n + 1);
     expect([...csr.targets]).toEqual([n - 1, n - 1, 0, 3]);
     expect(csr.offsets[n - 1]).toBe(2);
@@ -341,11 +341,11 @@ describe('csrFromEdgeList', () => {
       directed: true,
     };
     const start = performance.now();
-    expect(() => csrFromEdgeList(huge, { maxVertexCount: 2 ** 29 - 1 })).toThrow(DeviceLimitError);
-    expect(() => csrFromEdgeList(huge, { maxVertexCount: 2 ** 29 - 1 })).toThrow(/4294967295 vertices/);
+    expect(() => hostCsrFromEdgeList(huge, { maxVertexCount: 2 ** 29 - 1 })).toThrow(DeviceLimitError);
+    expect(() => hostCsrFromEdgeList(huge, { maxVertexCount: 2 ** 29 - 1 })).toThrow(/4294967295 vertices/);
     expect(performance.now() - start).toBeLessThan(1000);
     const small = { ...huge, vertexCount: 2 };
-    expect(csrFromEdgeList(small, { maxVertexCount: 2 }).csr.edgeCount).toBe(1);
+    expect(hostCsrFromEdgeList(small, { maxVertexCount: 2 }).csr.edgeCount).toBe(1);
   });
 
   it('names the array and index of an out-of-range id', () => {
@@ -355,25 +355,27 @@ describe('csrFromEdgeList', () => {
       dst: new Uint32Array([1, 2, 3]),
       directed: true,
     };
-    expect(() => csrFromEdgeList(bad)).toThrow(InputError);
-    expect(() => csrFromEdgeList(bad)).toThrow(/edges\.dst\[2\] = 3/);
-    expect(() => csrFromEdgeList({ ...bad, src: new Uint32Array([4, 0, 0]) })).toThrow(/edges\.src\[0\] = 4/);
-    expect(() => csrFromEdgeList({ ...bad, src: new Uint32Array([0]) })).toThrow(
+    expect(() => hostCsrFromEdgeList(bad)).toThrow(InputError);
+    expect(() => hostCsrFromEdgeList(bad)).toThrow(/edges\.dst\[2\] = 3/);
+    expect(() => hostCsrFromEdgeList({ ...bad, src: new Uint32Array([4, 0, 0]) })).toThrow(
+      /edges\.src\[0\] = 4/,
+    );
+    expect(() => hostCsrFromEdgeList({ ...bad, src: new Uint32Array([0]) })).toThrow(
       /src has 1 entries but dst has 3/,
     );
     expect(() =>
-      csrFromEdgeList({ ...bad, dst: new Uint32Array([0, 0, 0]), weights: new Float32Array(2) }),
+      hostCsrFromEdgeList({ ...bad, dst: new Uint32Array([0, 0, 0]), weights: new Float32Array(2) }),
     ).toThrow(/weights has 2 entries/);
-    expect(() => csrFromEdgeList({ ...bad, vertexCount: -1 })).toThrow(/vertexCount/);
+    expect(() => hostCsrFromEdgeList({ ...bad, vertexCount: -1 })).toThrow(/vertexCount/);
   });
 });
 
-describe('cscFromCsr', () => {
+describe('hostCscFromCsr', () => {
   it('maps every in-edge to the same CSR edge, sources sorted', () => {
     for (const seed of [3, 4]) {
       const edges = randomEdges(200, 3000, seed, true, true);
-      const { csr } = csrFromEdgeList(edges, { keepSelfLoops: true });
-      const csc = cscFromCsr(csr);
+      const { csr } = hostCsrFromEdgeList(edges, { keepSelfLoops: true });
+      const csc = hostCscFromCsr(csr);
       expect(csc.inOffsets[csr.vertexCount]).toBe(csr.edgeCount);
       const seen = new Uint8Array(csr.edgeCount);
       const sourceOf = new Uint32Array(csr.edgeCount);
@@ -393,7 +395,7 @@ describe('cscFromCsr', () => {
   });
 
   it('handles an empty graph', () => {
-    const csc = cscFromCsr({
+    const csc = hostCscFromCsr({
       vertexCount: 0,
       edgeCount: 0,
       offsets: new Uint32Array(1),

@@ -1,0 +1,17 @@
+/**
+ * Streaming parsers (Matrix Market, edge lists, DIMACS), text writers, the binary CSR format and byte sources;
+ * they run in Node and in browsers (`@weft/graph/node` opens files by path).
+ */
+export { BINARY_CSR_VERSION, type BinaryCsrOptions, readBinaryCsr, writeBinaryCsr } from './binary-csr.ts';
+export { type DimacsOptions, parseDimacs } from './dimacs.ts';
+export { type EdgeListOptions, parseEdgeList } from './edge-list.ts';
+export { type ByteSource, bytesSource, readableChunks } from './lines.ts';
+export { type MatrixMarketOptions, parseMatrixMarket } from './matrix-market.ts';
+export {
+  dimacsChunks,
+  type EdgeListWriteOptions,
+  edgeListChunks,
+  type MatrixMarketWriteOptions,
+  matrixMarketChunks,
+} from './text-writers.ts';
+export type { WeightType } from './weights.ts';
