@@ -105,7 +105,7 @@ async function bench(args: string[]): Promise<number> {
   ];
   // A pool big enough to keep every run's scratch of a batched submit: with the library's 2 GiB default, the
   // batches of 2^27-key sorts (2-3 runs, 0.5-1 GiB of scratch each) reallocated buffers every submit, and
-  // fresh buffers cost the first kernels touching them (14.8 ms per sort against 8.3 ms with reuse).
+  // fresh buffers slow the first kernels touching them (docs/decisions/bench-measurement.md).
   const device = await requestDevice({ dawnOptions, poolBytes: values['no-pool'] ? 0 : BENCH_POOL_BYTES });
   try {
     return await runBench(device, values, dawnOptions);

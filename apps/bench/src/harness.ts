@@ -130,7 +130,7 @@ async function measureOne(
   try {
     inst = await c.setup(device, n, options.seed);
     // `runs` repetitions in one submit: a busy queue, as in real pipelines (a GPU fed one short submit at a
-    // time drops its clocks; on the H100 through Vulkan that halved measured bandwidth).
+    // time drops its clocks; docs/decisions/bench-measurement.md).
     const batch = async (runs: number): Promise<SubmitResult> => {
       const start = performance.now();
       const rec = device.recorder({ label: c.name, timing: true });

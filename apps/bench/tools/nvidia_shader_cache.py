@@ -15,7 +15,7 @@ follows the code, so nvdisasm reports illegal instructions past the last EXIT: c
 `--sass` (with `--code`) does that itself: it writes DIR/<n>.sass, cut at the first illegal address, and
 prints per pipeline the instructions and the counts that bounded the radix sort's kernels (barriers,
 workgroup-memory loads, stores and atomics, subgroup votes and shuffles, and local-memory spills; see
-docs/bench/2026-11-27-h100).
+docs/decisions/sort-ranking.md).
 
 The format is undocumented. What this reads was worked out on driver 580.159.04 (H100, 2026-11-25) and
 checked against kernels of known workgroup memory and the register count nvdisasm printed:

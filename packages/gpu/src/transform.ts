@@ -9,7 +9,7 @@ const DEFAULT_ITEMS_PER_THREAD = 4;
 const DEFAULT_VECTORS_PER_THREAD = 1;
 
 export interface TransformOptions {
-  /** Items each thread handles (tuning; the default was chosen on the H100 bench). */
+  /** Items each thread handles (tuning; see docs/decisions/transform-items-per-thread.md). */
   itemsPerThread?: number;
 }
 
@@ -19,8 +19,7 @@ const MANY_ITEMS_FROM = 2 ** 25;
 /**
  * Items per thread of a storing transform. Its functor stores before the next item loads, so one load per
  * thread is in flight whatever the count; what more items buy is fewer workgroups to launch, which pays
- * only on large grids (H100: 2^27 items, 16 per thread 0.427 ms vs 4 per thread 0.453 ms; 2^24, 0.058 vs
- * 0.056 ms).
+ * only on large grids (docs/decisions/transform-items-per-thread.md).
  */
 function transformItemsPerThread(n: Count): number {
   return typeof n === 'number' && n >= MANY_ITEMS_FROM ? 16 : DEFAULT_ITEMS_PER_THREAD;

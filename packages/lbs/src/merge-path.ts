@@ -15,7 +15,7 @@ export const WORKGROUP = 256;
  * Merge steps (items plus segment starts) each thread of a transformLbs tile walks serially. Odd, as in
  * moderngpu: inside a long segment each thread's items sit ITEMS_PER_THREAD words apart in workgroup memory,
  * and an odd stride spreads a subgroup's accesses over all banks (a stride of 8 would serialize them 8
- * ways). 9 measured fastest on the H100 (2^27 items: 7, 9, 11, 13 took 0.425, 0.395, 0.428, 0.50 ms).
+ * ways). 9 measured fastest of the odd values tried (docs/decisions/merge-path-tiles.md).
  * Other tile kernels on merge path choose their own (segreduce: 11) and pass their tile to the planner.
  */
 export const ITEMS_PER_THREAD = 9;

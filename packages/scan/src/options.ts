@@ -15,7 +15,7 @@ export interface ElementRef<T extends ElementType = ElementType> {
   readonly index: number;
 }
 
-/** Kernel shape and look-back knobs; the defaults suit both lavapipe and the H100. */
+/** Kernel shape and look-back knobs; the defaults suit both software and discrete adapters. */
 export interface ScanTuning {
   /** Invocations per workgroup (default 256; at least the adapter's largest subgroup size). */
   readonly workgroupSize?: number;

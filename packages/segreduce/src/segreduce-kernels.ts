@@ -4,7 +4,7 @@ import { ASSIGN_SEGMENTS_WGSL, mergePathSearch, tileRangeWgsl, WORKGROUP } from 
 export { WORKGROUP };
 /**
  * Merge steps each thread of a segreduce tile walks serially (odd: see @weft/lbs's ITEMS_PER_THREAD). 11
- * measured fastest on the H100 (2^27 items: 9, 11, 13 took 0.694, 0.632, 0.746 ms).
+ * measured fastest of the odd values tried (docs/decisions/merge-path-tiles.md).
  */
 export const ITEMS_PER_THREAD = 11;
 /** Merge-path elements per tile: TILE + 1 u32 of workgroup memory (11 KiB) plus the tile's partial sums. */

@@ -57,8 +57,8 @@ const VALUE_MASK = 0x3fffffffu;
 /** Workgroups of the histogram kernel (grid-stride): enough to fill a large GPU, few global atomics. */
 export const HIST_WORKGROUPS = 1024;
 /**
- * Earlier tiles a look-back step reads per digit: the nearest, then the rest at once. H100, 2^27 pairs:
- * 7.86 ms with 4, 7.91 with 8; 9.21 reading one tile a step with a workgroup barrier between steps.
+ * Earlier tiles a look-back step reads per digit: the nearest, then the rest at once, so their loads are in
+ * flight together; 4 was as fast as 8, and one a step behind a barrier far slower (docs/decisions/sort-algorithm.md).
  */
 const LOOKBACK_WINDOW = 4;
 /** Keys each histogram thread loads before counting them. */

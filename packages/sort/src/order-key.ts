@@ -14,8 +14,8 @@ export interface KeyOrder {
  * - f32: negatives have all bits flipped (larger magnitude sorts first), non-negatives get the sign bit set;
  *   so -Inf < ... < -0 < +0 < ... < +Inf. Every NaN (either sign, any payload) maps to 0xffffffff: last.
  * Descending order inverts the mapped key (NaNs then come first, as in `torch.sort(descending=True)`).
- * Written per order rather than branching on uniform parameters, which cost the H100 time at 2^27: keys
- * 6.20 -> 5.45 ms (docs/bench/2026-11-22f-h100), pairs 6.84 -> 6.39 ms (docs/bench/2026-11-24-h100).
+ * Written per order rather than branching on uniform parameters, which the GPU compiler turned into slower
+ * ranking kernels (docs/decisions/sort-ranking.md).
  */
 export function orderKeyWgsl(order: KeyOrder): string {
   const mapped =

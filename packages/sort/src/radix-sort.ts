@@ -22,7 +22,7 @@ import {
 } from './sort-passes.ts';
 import { radixTileConfig } from './tile-config.ts';
 
-/** Keys from which `algorithm: 'auto'` takes reduce-then-scan (H100 profile: faster from 2^24 on). */
+/** Keys from which `algorithm: 'auto'` takes reduce-then-scan (docs/decisions/sort-algorithm.md). */
 export const AUTO_REDUCE_THEN_SCAN_FROM = 2 ** 24;
 
 /** The algorithm a sort of `keys` keys runs with `algorithm: asked` (resolves `'auto'`). */
@@ -36,8 +36,8 @@ export function sortAlgorithmFor(
 
 /**
  * Keys from which a keys-only u32 / i32 sort over 32 bits runs top digit first unless `tuning.topDigitFirst`
- * says otherwise (H100, default Dawn toggles, ms, LSD / top digit first: 2^24 0.583 / 0.602 and 2^25 1.09 /
- * 1.19, each in its own process; 2^26 2.10 / 2.00, 2^27 4.12 / 3.87; docs/bench/2026-12-02-h100).
+ * says otherwise: below it the padding and bucket kernels cost more than the saved ballots
+ * (docs/decisions/sort-algorithm.md).
  */
 export const AUTO_TOP_DIGIT_FIRST_FROM = 2 ** 26;
 
@@ -76,9 +76,8 @@ export interface SortOptions {
    * `onesweep`: one histogram read, then one read + one write of the keys per pass, tiles chained by
    * decoupled look-back with fallback. `reduce-then-scan`: an extra read of the keys per pass, no
    * inter-workgroup communication. `auto` (default): OneSweep below {@link AUTO_REDUCE_THEN_SCAN_FROM}
-   * keys, reduce-then-scan from there (on the H100 its extra read costs less than the look-back's
-   * latency on large inputs: 2^27 keys 4.61 ms against 6.36 ms, pairs 6.24 against 7.12, 2^24 keys 0.655
-   * against 0.839, in docs/bench/2026-11-26-h100 run 6; at 2^22 OneSweep's fewer kernels win).
+   * keys, reduce-then-scan from there: on large inputs its extra read costs less than the look-back's
+   * latency, on small ones OneSweep's fewer kernels win (docs/decisions/sort-algorithm.md).
    */
   algorithm?: 'auto' | 'onesweep' | 'reduce-then-scan';
   /** Benchmark and test knobs. */

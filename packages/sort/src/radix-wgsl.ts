@@ -11,8 +11,8 @@ import { type KeyOrder, orderKeyWgsl, padKeyOf } from './order-key.ts';
  * 3. `downsweep`: a workgroup ranks a tile's keys stably (subgroup ballots; a keys-only first pass by
  *    workgroup atomics), stages them in workgroup memory in digit order and scatters them to
  *    `digit start + chunk prefix + tile prefix + rank`. Keys-only workgroups may take several tiles, every
- *    `stride`-th (`tilesPerWorkgroup`); a chunk's consecutive tiles in turn were slower on the H100
- *    (concurrent workgroups then write far-apart parts of each digit's output). The top-digit-first sort's
+ *    `stride`-th (`tilesPerWorkgroup`); a chunk's consecutive tiles in turn were slower (concurrent
+ *    workgroups then write far-apart parts of each digit's output). The top-digit-first sort's
  *    passes (`Bucketed`) take their digit starts per bucket instead.
  *
  * Every kernel reads the item count from `params.n` or, for GPU-resident counts, from `count[count_index]`
@@ -100,10 +100,8 @@ fn digit_of(raw: u32) -> u32 { return (order_key(raw) >> params.shift) & params.
  * Rounds up to which a loop is written with a constant trip count (`stridedLoop`, `boundedLoop`). Dawn
  * guards every loop whose end it cannot prove (unless robustness is off) with a counter and a second exit,
  * and behind such loops the NVIDIA compiler no longer knows the subgroup is converged: every ballot after
- * them reads the active mask again (H100, the ballot downsweep's 128 ballots: 287-304 votes, 148 with
- * robustness off, 130 with these loops; docs/bench/2026-12-02-h100). Longer loops keep their plain form:
- * lavapipe unrolls constant loops, and 16 or 32 rounds of them (8-lane subgroups: 32 a workgroup) doubled
- * its compile times.
+ * them reads the active mask again (docs/decisions/constant-trip-loops.md). Longer loops keep their plain
+ * form: software drivers unroll constant loops, and long unrolled loops multiply their compile times.
  */
 const MAX_CONSTANT_TRIPS = 8;
 
@@ -412,8 +410,7 @@ ${unrolled(
     // Lanes holding the same digit: those whose ballot agrees with this lane's bit on all 8 bits (a constant
     // count the compiler unrolls; the bits above a partial last digit are zero in every lane, so their
     // ballots change nothing). One mask collects every disagreement, \`ballot ^ (bit ? ~0 : 0)\`, in place of
-    // ANDing each ballot or its complement in (H100, 2^27, two processes each: keys 4.55 / 4.56 -> 4.53 /
-    // 4.51 ms, pairs 6.46 / 6.46 -> 6.31 / 6.17; docs/bench/2026-11-29-h100).
+    // ANDing each ballot or its complement in: fewer instructions a round.
     var differ = LaneMask(0u);
     for (var b = 0u; b < ${RADIX_BITS}u; b++) {
       let bit_set = ((d >> b) & 1u) == 1u;
@@ -423,8 +420,7 @@ ${unrolled(
     let rank = mask_count(peers & below);
     let word = w * 128u + (d & 127u);
     let half = (d >> 7u) * 16u;
-    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic (H100,
-    // 2^27: keys 5.10 -> 4.97 ms, pairs 6.36 -> 6.29; docs/bench/2026-11-25-h100 run 12).
+    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic.
     var before = atomicAdd(&hist[word], select(0u, mask_count(peers) << half, rank == 0u));
     before = subgroupShuffle(before, lowest_lane(peers));
     pos[${k}] = ((before >> half) & 0xffffu) + rank;`,
@@ -467,8 +463,8 @@ ${unrolled(kpt, (k) => `   pos[${k}] = atomicAdd(&hist[digit_of(keys[${k}])], se
 ${loadTileWgsl(config, order, 'keys', 'keys_in', 'block')}
 ${
   pairs
-    ? `  // The values too, with the keys, though they hold registers while the keys are ranked (H100, 2^27
-  // pairs: 6.87 ms; loaded after ranking: 7.71; in the scatter: 7.05; docs/bench/2026-11-23-h100 run 9).
+    ? `  // The values too, with the keys: their loads then overlap the ranking, which pays for the registers
+  // they hold meanwhile.
 ${loadTileWgsl(config, order, 'vals', 'values_in', 'block')}`
     : ''
 }`
@@ -689,8 +685,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
   if (tile >= params.num_tiles || tile_start >= n) { return; }
   ${bucketOfTileWgsl(config, bucketed)}
   ${rankTileWgsl(config, order, pairs, digitTotal, { stable })}
-  // Loaded after ranking (H100, 2^27 pairs, docs/bench/2026-11-26-h100: 6.21 ms in run 5; loaded before it
-  // into registers 6.69 in run 3, into workgroup memory 6.43 in run 5).
+  // Loaded after ranking: loading them before it, into registers or workgroup memory, was slower.
   ${scatterBaseWgsl(config, bucketed)}
   ${scatterTileWgsl(config, pairs, { storeKey })}
 }
@@ -719,9 +714,8 @@ ${pairs ? loadTileWgsl(config, order, 'vals', 'values_in', nextBlock) : ''}
     let next_tile = tile + stride;
     ${bucketOfTileWgsl(config, bucketed)}
     ${rankTileWgsl(config, order, pairs, digitTotal, { stable, preloaded: true })}
-    // The keys are staged: their registers take the next tile's, loading while this tile scatters. (The
-    // digit totals and the tile's offsets loaded a tile ahead too were slower: H100, 2^27 keys, 4 tiles a
-    // workgroup, 4.31 -> 4.39 ms; docs/bench/2026-11-30-h100.)
+    // The keys are staged: their registers take the next tile's, loading while this tile scatters. (Loading
+    // the digit totals and the tile's offsets a tile ahead too was slower.)
     if (next_tile < active_tiles) {
 ${loadTileWgsl(config, order, 'keys', 'keys_in', nextBlock)}
     }

@@ -100,9 +100,8 @@ const MAX_TILES_PER_WORKGROUP = 4;
 
 /**
  * Tiles per downsweep workgroup when the caller does not choose: a keys-only sort takes up to 4 while
- * {@link MIN_DOWNSWEEP_WORKGROUPS} remain (H100, 2^27 keys: 4.56 / 4.53 ms with one tile a workgroup, 4.31 /
- * 4.31 with 4, 4.37 / 4.36 with 2, 4.48 with 16); pairs keep one (their workgroups hold the values too and
- * lose occupancy: 6.49 -> 8.01 ms with 4, 6.31 -> 8.10 with 2; docs/bench/2026-11-30-h100).
+ * {@link MIN_DOWNSWEEP_WORKGROUPS} remain, the fastest count measured; pairs keep one (their workgroups hold
+ * the values too and lose occupancy; docs/decisions/sort-algorithm.md).
  */
 export function defaultTilesPerWorkgroup(numTiles: number, pairs: boolean): number {
   if (pairs) return 1;

@@ -13,7 +13,7 @@ import { makeGraph, pickSource } from './algorithms.ts';
  * "walk" reads each edge's source and offset (its unused neighbor load is dropped by the compiler). Other
  * stages vary the frontier's order, the cache, or claim by a visited bitmap; the `BFS step(s)` cases time
  * `BfsProblem` itself, alone or inside a run. Time these with `weft-profile`: `bench`'s batched timing of
- * runs that restore by copies read about half the per-kernel times (docs/bench/2026-11-22d-h100).
+ * runs that restore by copies reads well below the per-kernel times (docs/decisions/bench-measurement.md).
  */
 
 const UNREACHED = 0xffffffff;
@@ -37,7 +37,7 @@ const STAGES: Stage[] = [
   'bitmap claim + append, cold cache',
 ];
 
-/** Bytes copied (read, and as many written) before a cold-cache run: evicts the depths from the L2 (50 MB on an H100). */
+/** Bytes copied (read, and as many written) before a cold-cache run: evicts the depths from a large GPU's L2. */
 const FLUSH_BYTES = 64 * 2 ** 20;
 
 interface Level {

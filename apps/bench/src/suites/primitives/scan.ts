@@ -96,7 +96,7 @@ export const cases: BenchCase[] = [
   transformScanCase,
 ];
 
-/** Tile-size sweep for the lead's tuning runs on the H100 (not part of the default suite). */
+/** Tile-size sweep for tuning runs on a GPU (not part of the default suite). */
 export const tuneCases: BenchCase[] = [
   ...[2, 4, 8].map((v) => scanVariant(`scan exclusive u32 256x${v}vec4`, false, { vectorsPerThread: v })),
   scanVariant('scan exclusive u32 512x4vec4', false, { workgroupSize: 512, vectorsPerThread: 4 }),
