@@ -6,11 +6,12 @@ import { readGraphFile, writeGraphFile } from '@weft/graph/node';
 import { parseSizes } from './sizes.ts';
 import { makeGraph, pickSources, provideGraph, type Shape } from './suites/algorithms.ts';
 
-export const GRAPHS_USAGE = `usage: weft graphs --out DIR [--sizes 22,24] [--shapes kronecker,grid,geometric] [--seed 1]
+export const GRAPHS_USAGE = `usage: weft graphs --out DIR [--sizes 22,24] [--shapes kronecker,grid,geometric,road] [--seed 1] [--gr]
 
   Writes the algorithms suite's generated graphs (same sizes, seed and the 64 BFS/SSSP sources) as .wcsr files and a
   manifest.json, so CPU anchors (anchors/scipy_anchors.py) run on exactly the graphs Weft runs on, and
-  \`weft bench --graphs-dir DIR\` reads them instead of generating them again.
+  \`weft bench --graphs-dir DIR\` reads them instead of generating them again. Road graphs, and with --gr every
+  graph, are also written as DIMACS .gr (the manifest's "gr"), which gapbs reads (anchors/gapbs_anchors.sh).
 `;
 
 /** One graph of `manifest.json`: the suite's shape and size, the seed it was generated with, its file. */
@@ -20,6 +21,10 @@ interface GraphManifestEntry {
   /** Absent in manifests written before `bench --graphs-dir` existed. */
   seed?: number;
   file: string;
+  /** The same graph as DIMACS `.gr` (1-based arcs with their u32 weights), where written. */
+  gr?: string;
+  /** Whether every arc has its reverse (absent in older manifests). */
+  directed?: boolean;
   sources: number[];
 }
 
@@ -30,8 +35,9 @@ export async function graphsCommand(args: string[]): Promise<number> {
     options: {
       out: { type: 'string' },
       sizes: { type: 'string', default: '22,24,26' },
-      shapes: { type: 'string', default: 'kronecker,grid,geometric' },
+      shapes: { type: 'string', default: 'kronecker,grid,geometric,road' },
       seed: { type: 'string', default: '1' },
+      gr: { type: 'boolean', default: false },
     },
   });
   if (!values.out) {
@@ -46,8 +52,16 @@ export async function graphsCommand(args: string[]): Promise<number> {
       const csr = makeGraph(shape, n, seed, true);
       const file = `${shape}-${n}.wcsr`;
       await writeGraphFile(join(values.out, file), csr);
-      manifest.push({ graph: shape, n, seed, file, sources: pickSources(csr, seed, 64) });
-      console.log(`${file}: ${csr.vertexCount} vertices, ${csr.edgeCount} arcs`);
+      const entry: GraphManifestEntry = { graph: shape, n, seed, file, directed: csr.directed, sources: [] };
+      if (values.gr || shape === 'road') {
+        entry.gr = `${shape}-${n}.gr`;
+        await writeGraphFile(join(values.out, entry.gr), csr);
+      }
+      entry.sources = pickSources(csr, seed, 64);
+      manifest.push(entry);
+      console.log(
+        `${file}${entry.gr ? ` (and ${entry.gr})` : ''}: ${csr.vertexCount} vertices, ${csr.edgeCount} arcs`,
+      );
     }
   }
   await writeFile(join(values.out, 'manifest.json'), JSON.stringify(manifest, null, 1));

@@ -24,14 +24,15 @@ import {
   hostCsrFromEdgeList,
   uploadGraph,
 } from '@weft/graph';
-import { grid, kronecker, randomGeometric } from '@weft/graph/generators';
+import { grid, kronecker, randomGeometric, road } from '@weft/graph/generators';
 import type { BenchGraph, GraphStats } from '../graphs.ts';
 import type { BenchCase, BenchInstance, IterationTrace } from '../types.ts';
 
 /*
  * Graph algorithms on generated graphs, or on graphs chosen on the command line (`casesForGraph`). By default
  * `n` is the target number of directed arcs (CSR edges): Kronecker scale log2(n / 32) with edge factor 16
- * (Graph500), a square grid of about n / 4 vertices, a random geometric graph of average degree 8.
+ * (Graph500), a square grid of about n / 4 vertices, a random geometric graph of average degree 8, a square
+ * road-like graph (`road()`: a perturbed grid of about 2.6 arcs a vertex, hundreds of levels) of n / 2.6.
  *
  * BFS and SSSP follow the Graph500/GAP rules: `sourceCount` seeded sources with out-degree > 0 (64 on a GPU),
  * each selected untimed (a first run gives its iteration count and its TEPS edges), timed on its own and
@@ -43,7 +44,7 @@ import type { BenchCase, BenchInstance, IterationTrace } from '../types.ts';
  * source's first run needed, which the GPU's empty frontiers make safe to replay: no read-back inside `run`.
  */
 
-const SHAPES = ['kronecker', 'grid', 'geometric'] as const;
+const SHAPES = ['kronecker', 'grid', 'geometric', 'road'] as const;
 export type Shape = (typeof SHAPES)[number];
 
 // Generated graphs, shared by every case of one size (host generation dominates a suite's wall time).
@@ -74,6 +75,9 @@ export function provideGraph(shape: Shape, n: number, seed: number, csr: HostCsr
   graphCache.set(`${shape}:${n}:${seed}`, csr);
 }
 
+/** Arcs a vertex of `road()` with its default keep and diagonal fractions (a spanning tree plus a third). */
+const ROAD_ARCS_PER_VERTEX = 2.6;
+
 function generate(shape: Shape, n: number, seed: number, weights: boolean): HostCsr {
   const w = weights ? { weights: true as const } : {};
   if (shape === 'kronecker') {
@@ -83,6 +87,10 @@ function generate(shape: Shape, n: number, seed: number, weights: boolean): Host
   if (shape === 'grid') {
     const side = Math.max(2, Math.round(Math.sqrt(n / 4)));
     return hostCsrFromEdgeList(grid({ width: side, height: side, seed, ...w })).csr;
+  }
+  if (shape === 'road') {
+    const side = Math.max(2, Math.round(Math.sqrt(n / ROAD_ARCS_PER_VERTEX)));
+    return hostCsrFromEdgeList(road({ width: side, height: side, seed, ...w })).csr;
   }
   return hostCsrFromEdgeList(randomGeometric({ n: Math.max(2, Math.round(n / 8)), avgDegree: 8, seed, ...w }))
     .csr;
@@ -94,7 +102,7 @@ function generate(shape: Shape, n: number, seed: number, weights: boolean): Host
  * submit); geometric graphs to 2^25 arcs.
  */
 function maxItemsOf(shape: Shape): number {
-  return shape === 'kronecker' ? 2 ** 27 : shape === 'grid' ? 2 ** 24 : 2 ** 25;
+  return shape === 'kronecker' ? 2 ** 27 : shape === 'grid' || shape === 'road' ? 2 ** 24 : 2 ** 25;
 }
 
 /** A source with out-edges, drawn from `seed` (Graph500 samples non-isolated sources). */
@@ -243,9 +251,10 @@ function bfsCase(
   loadBalance: LoadBalance = 'merge-path',
   idempotent = false,
   claim: 'auto' | 'depth' = 'auto',
+  smallFrontier: 'auto' | 'off' = 'auto',
 ): BenchCase {
-  const variant = `${direction === 'auto' ? ' direction-optimizing' : ''}${loadBalance === 'thread-mapped' ? ' thread-mapped' : ''}${idempotent ? ' idempotent' : ''}${claim === 'depth' ? ' atomicMin claims' : ''}`;
-  const options = { direction, loadBalance, idempotent, claim };
+  const variant = `${direction === 'auto' ? ' direction-optimizing' : ''}${loadBalance === 'thread-mapped' ? ' thread-mapped' : ''}${idempotent ? ' idempotent' : ''}${claim === 'depth' ? ' atomicMin claims' : ''}${smallFrontier === 'off' ? ' no small-frontier engine' : ''}`;
+  const options = { direction, loadBalance, idempotent, claim, smallFrontier };
   return {
     name: `bfs ${input.label}${variant}`,
     family: 'algorithms',
@@ -257,11 +266,14 @@ function bfsCase(
       const problem = new BfsProblem(graph, options);
       let source = vertices[0]!;
       let iterations = 0;
-      // Untimed: a first run from the source gives its level count (the replays record that many steps).
+      let steps = 0;
+      // Untimed: a first run from the source gives its level and step counts (the replays record its steps:
+      // fewer than its levels where the small-frontier engine ran several levels a step).
       const select = once(async (i: number) => {
         source = vertices[i]!;
-        const { iterations: levels, depths } = await bfs(graph, source, options);
+        const { iterations: levels, steps: taken, depths } = await bfs(graph, source, options);
         iterations = levels;
+        steps = taken;
         return { edges: traversedEdges(csr, (v) => depths[v]! >= 0), iterations };
       });
       const { edges: items } = await select(0);
@@ -272,11 +284,21 @@ function bfsCase(
         sources: { vertices, select, validateEvery: csr.edgeCount > VALIDATE_ALL_MAX_ARCS ? 8 : 1 },
         async run(rec) {
           await problem.reset(rec, source);
-          await recordSteps(rec, problem, iterations);
+          await recordSteps(rec, problem, steps);
         },
         validate: async () => verifyBfs(csr, source, (await problem.result()).depths),
+        // A traced run logs a frontier a step: where the engine runs many levels a step, the library's trace.
         ...(direction === 'push' && loadBalance === 'merge-path' && !idempotent && claim === 'auto'
-          ? { trace: () => traceRun(device, csr, problem, vertices[0]!, iterations, 'bfs') }
+          ? steps === iterations
+            ? { trace: () => traceRun(device, csr, problem, vertices[0]!, iterations, 'bfs') }
+            : {
+                trace: async () =>
+                  fromLibrary(
+                    'bfs',
+                    vertices[0]!,
+                    (await bfs(graph, vertices[0]!, { ...options, trace: true })).trace,
+                  ),
+              }
           : direction === 'auto'
             ? {
                 // Pull levels are traced by the library (edges there: its upper bound, see IterationTrace).
@@ -505,6 +527,7 @@ function trianglesCase(input: GraphInput): BenchCase {
 const kron = shapeInput('kronecker');
 const mesh = shapeInput('grid');
 const geometric = shapeInput('geometric');
+const roads = shapeInput('road');
 
 /** The default run: each algorithm on the shapes that show its behaviour, at the suite's sizes. */
 export const cases: BenchCase[] = [
@@ -520,6 +543,13 @@ export const cases: BenchCase[] = [
   // Davidson's delta: 32 x mean weight (128) / mean degree (32 on Kronecker, 4 on the grid).
   ssspCase(kron, 'merge-path', 128),
   ssspCase(mesh, 'thread-mapped', 1024),
+  bfsCase(roads),
+  bfsCase(roads, 'push', 'thread-mapped'),
+  bfsCase(roads, 'push', 'thread-mapped', false, 'auto', 'off'),
+  ssspCase(roads),
+  ssspCase(roads, 'thread-mapped'),
+  // Davidson's delta on the road graph's mean degree of about 2.6.
+  ssspCase(roads, 'thread-mapped', 1536),
   pageRankCase(kron),
   pageRankCase(mesh),
   pageRankCase(geometric),
@@ -545,7 +575,12 @@ export function casesForGraph(g: BenchGraph): BenchCase[] {
     bfsCase(input),
     bfsCase(input, 'auto'),
     bfsCase(input, 'push', 'merge-path', true),
-    ...(lowDegree ? [bfsCase(input, 'push', 'thread-mapped')] : []),
+    ...(lowDegree
+      ? [
+          bfsCase(input, 'push', 'thread-mapped'),
+          bfsCase(input, 'push', 'thread-mapped', false, 'auto', 'off'),
+        ]
+      : []),
     ssspCase(input),
     ...(lowDegree ? [ssspCase(input, 'thread-mapped')] : []),
     pageRankCase(input),

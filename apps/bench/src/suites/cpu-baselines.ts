@@ -195,7 +195,17 @@ const kron: GraphInput = {
   maxItems: Number.POSITIVE_INFINITY,
 };
 
-export const cases: BenchCase[] = baselinesFor(kron, false);
+// Road graphs: the CPU figure that BFS's many small levels are measured against.
+const roads: GraphInput = {
+  label: 'road' satisfies Shape,
+  get: (n, seed) => makeGraph('road', n, seed, true),
+  maxItems: Number.POSITIVE_INFINITY,
+};
+
+export const cases: BenchCase[] = [
+  ...baselinesFor(kron, false),
+  baseline('bfs', 'TypeScript reference', roads, reference.bfs, MAX_ARCS_REFERENCE),
+];
 
 /** The baselines on a chosen graph (skipped above their arc limits, as the harness skips any size). */
 export function baselinesForGraph(g: BenchGraph): BenchCase[] {

@@ -1,9 +1,33 @@
-import { atomic, type DeviceArray, type Recorder, rw, u32, wgsl } from '@weft/gpu';
+import {
+  atomic,
+  type DeviceArray,
+  type Functor,
+  InputError,
+  type Recorder,
+  rw,
+  transform,
+  u32,
+  wgsl,
+} from '@weft/gpu';
 import { type DeviceGraph, FrontierQueue } from '@weft/graph';
-import { AdvanceWorkspace, advancePush, type IterationLog, resolveLoadBalance } from '@weft/operators';
+import {
+  AdvanceWorkspace,
+  advancePush,
+  advanceSmallFrontier,
+  type IterationLog,
+  resolveLoadBalance,
+  SmallFrontierState,
+} from '@weft/operators';
 import { checkSource, type Problem, prepareLoadBalance, recordSet, runProblem } from '../common.ts';
 import { type BfsLevel, type BfsState, UNREACHED } from './level.ts';
-import { type BfsOptions, type BfsProblemOptions, type BfsResult, variantOf } from './options.ts';
+import {
+  type BfsOptions,
+  type BfsProblemOptions,
+  type BfsResult,
+  type SmallFrontierTuning,
+  smallFrontierOf,
+  variantOf,
+} from './options.ts';
 
 export type { BfsOptions, BfsProblemOptions, BfsResult } from './options.ts';
 
@@ -17,8 +41,14 @@ export type { BfsOptions, BfsProblemOptions, BfsResult } from './options.ts';
  *           parent[v] = u; v joins the next frontier
  *
  * The variants (direction-optimizing, idempotent, bitmap claims) change how a level applies the claim.
+ * With the small-frontier engine a step runs many levels in one workgroup while the frontier is small, then
+ * one bulk level on what it leaves; both claim with depth[u] + 1, so no level number comes from the host.
  */
-export class BfsProblem implements BfsState, Problem<Omit<BfsResult, 'iterations' | 'trace'>, [number]> {
+export class BfsProblem
+  implements
+    BfsState,
+    Problem<Omit<BfsResult, 'iterations' | 'steps' | 'trace'> & { levels?: number }, [number]>
+{
   readonly depths: DeviceArray<'u32'>;
   readonly parents: DeviceArray<'u32'> | undefined;
   readonly queue: FrontierQueue;
@@ -26,6 +56,10 @@ export class BfsProblem implements BfsState, Problem<Omit<BfsResult, 'iterations
   readonly loadBalance;
   /** The variant applying each level's claim; undefined for the plain push BFS. */
   readonly variant: BfsLevel | undefined;
+  /** The small-frontier engine, when it runs: its settings, its state and `[bulk levels, all levels]`. */
+  readonly smallFrontier:
+    | { tuning: SmallFrontierTuning; state: SmallFrontierState; levels: DeviceArray<'u32'> }
+    | undefined;
   log: IterationLog | undefined;
 
   /** `options.loadBalance` `'auto'` (default) needs the graph's largest out-degree known. */
@@ -42,6 +76,12 @@ export class BfsProblem implements BfsState, Problem<Omit<BfsResult, 'iterations
     this.queue = new FrontierQueue(device, graph.vertexCount, { label: 'bfs frontier' });
     this.workspace = new AdvanceWorkspace(device, this.queue.capacity);
     this.variant = variant?.(this);
+    const tuning = smallFrontierOf(options, variant !== undefined);
+    this.smallFrontier = tuning && {
+      tuning,
+      state: new SmallFrontierState(device, { label: 'bfs small frontier' }),
+      levels: device.array('u32', 2, { label: 'bfs levels' }),
+    };
   }
 
   /** Records the start from `source` (a vertex: the caller checks). */
@@ -51,6 +91,10 @@ export class BfsProblem implements BfsState, Problem<Omit<BfsResult, 'iterations
     await recordSet(rec, this.depths, source, 0);
     await this.queue.recordSingle(rec, source);
     await this.variant?.reset(rec, source);
+    if (this.smallFrontier) {
+      await this.smallFrontier.state.recordReset(rec);
+      rec.clear(this.smallFrontier.levels);
+    }
   }
 
   async step(rec: Recorder, iteration: number): Promise<void> {
@@ -66,7 +110,9 @@ export class BfsProblem implements BfsState, Problem<Omit<BfsResult, 'iterations
   ${parent}(dst, src);
   return true;
 }`;
-    if (this.variant) {
+    if (this.smallFrontier) {
+      await this.smallStep(rec, depth, parent);
+    } else if (this.variant) {
       await this.variant.step(rec, iteration, { claim, parent });
     } else {
       await advancePush(rec, this.graph, this.queue.current, claim, {
@@ -78,6 +124,35 @@ export class BfsProblem implements BfsState, Problem<Omit<BfsResult, 'iterations
     this.queue.swap();
   }
 
+  /**
+   * The engine's levels on `queue.current` in place, then one bulk level on the frontier it left (an
+   * overflowing level's output, a level bound's frontier, or one too large to start with), then a count of
+   * that bulk level if it had any vertex.
+   */
+  private async smallStep(rec: Recorder, depth: ReturnType<typeof atomic>, parent: Functor) {
+    const { tuning, state, levels } = this.smallFrontier!;
+    const claim = wgsl`(src: u32, dst: u32, edge: u32) -> bool {
+  if (atomicLoad(&${depth}[dst]) != ${u32(UNREACHED)}) { return false; }
+  if (atomicMin(&${depth}[dst], atomicLoad(&${depth}[src]) + 1u) != ${u32(UNREACHED)}) { return false; }
+  ${parent}(dst, src);
+  return true;
+}`;
+    await advanceSmallFrontier(rec, this.graph, this.queue.current, claim, { state, ...tuning });
+    await advancePush(rec, this.graph, this.queue.current, claim, {
+      output: this.queue.next,
+      workspace: this.workspace,
+      loadBalance: this.loadBalance,
+    });
+    await transform(
+      rec,
+      1,
+      wgsl`(i: u32) {
+  if (${state.words}[${u32(state.frontierLength)}] > 0u) { ${rw(levels)}[0] += 1u; }
+  ${rw(levels)}[1] = ${rw(levels)}[0] + ${state.words}[${u32(state.levelsTotal)}];
+}`,
+    );
+  }
+
   active() {
     return this.queue.length;
   }
@@ -87,13 +162,25 @@ export class BfsProblem implements BfsState, Problem<Omit<BfsResult, 'iterations
     return this.queue.capacity;
   }
 
-  async result(): Promise<{ depths: Int32Array; parents?: Int32Array; pullIterations: number }> {
+  /** The answer; `levels`, counted on the GPU, with the engine only (without it a step is a level). */
+  async result(): Promise<{
+    depths: Int32Array;
+    parents?: Int32Array;
+    pullIterations: number;
+    levels?: number;
+  }> {
     const n = this.graph.vertexCount;
     const pullIterations = (await this.variant?.pullIterations?.()) ?? 0;
     const read = async (a: DeviceArray<'u32'>) =>
       n === 0 ? new Int32Array(0) : new Int32Array((await a.download(0, n)).buffer);
     const depths = await read(this.depths);
-    return { depths, ...(this.parents ? { parents: await read(this.parents) } : {}), pullIterations };
+    const levels = this.smallFrontier && (await this.smallFrontier.levels.download(1, 1))[0]!;
+    return {
+      depths,
+      ...(this.parents ? { parents: await read(this.parents) } : {}),
+      pullIterations,
+      ...(levels === undefined ? {} : { levels }),
+    };
   }
 
   destroy(): void {
@@ -102,6 +189,8 @@ export class BfsProblem implements BfsState, Problem<Omit<BfsResult, 'iterations
     this.queue.destroy();
     this.workspace.destroy();
     this.variant?.destroy();
+    this.smallFrontier?.state.destroy();
+    this.smallFrontier?.levels.destroy();
   }
 }
 
@@ -109,7 +198,18 @@ export class BfsProblem implements BfsState, Problem<Omit<BfsResult, 'iterations
 export async function bfs(graph: DeviceGraph, source: number, options: BfsOptions = {}): Promise<BfsResult> {
   checkSource(graph, source);
   await prepareLoadBalance(graph, options.loadBalance);
-  const problem = new BfsProblem(graph, options);
+  // A trace logs one frontier a level: the engine, which runs many levels a step, stays off for it.
+  const mode = options.smallFrontier ?? 'auto';
+  if (options.trace && mode !== 'auto' && mode !== 'off') {
+    throw new InputError('a traced BFS logs every level: leave smallFrontier off', 'smallFrontier');
+  }
+  const problem = new BfsProblem(graph, options.trace ? { ...options, smallFrontier: 'off' } : options);
   const run = await runProblem(graph, problem, (rec) => problem.reset(rec, source), options);
-  return { ...run.result, iterations: run.iterations, ...(run.trace ? { trace: run.trace } : {}) };
+  const { levels, ...result } = run.result;
+  return {
+    ...result,
+    iterations: levels ?? run.iterations,
+    steps: run.iterations,
+    ...(run.trace ? { trace: run.trace } : {}),
+  };
 }

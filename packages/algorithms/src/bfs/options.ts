@@ -30,11 +30,25 @@ export interface BfsOptions extends RunOptions, LoadBalanceOption, TraceOption {
    * Direction-optimizing and idempotent runs claim by depth (`'bitmap'` with them is an error).
    */
   claim?: 'auto' | 'bitmap' | 'depth';
+  /**
+   * The small-frontier engine (`advanceSmallFrontier`): each step first runs as many levels as fit in one
+   * workgroup, then a bulk level on the frontier it leaves. `'auto'` (default): on for the push BFS with
+   * depth claims (what `claim: 'auto'` picks on sparse, high-diameter graphs) unless `trace` is set.
+   * `'on'` forces it (and depth claims), `'off'` never runs it; an object is `'on'` with the engine's
+   * `capacity` (a multiple of 256) and `maxLevels` per dispatch, for tests of the hand-off.
+   */
+  smallFrontier?: 'auto' | 'on' | 'off' | SmallFrontierTuning;
+}
+
+/** The engine's settings (see `SmallFrontierOptions` in `@weft/operators`). */
+export interface SmallFrontierTuning {
+  capacity?: number;
+  maxLevels?: number;
 }
 
 export type BfsProblemOptions = Pick<
   BfsOptions,
-  'parents' | 'direction' | 'threshold' | 'idempotent' | 'claim' | 'loadBalance'
+  'parents' | 'direction' | 'threshold' | 'idempotent' | 'claim' | 'loadBalance' | 'smallFrontier'
 >;
 
 export interface BfsResult {
@@ -43,6 +57,11 @@ export interface BfsResult {
   parents?: Int32Array;
   /** Levels expanded (the eccentricity of the source plus one). */
   iterations: number;
+  /**
+   * Enactor steps the run took: `iterations`, or fewer where the small-frontier engine ran several levels
+   * in one step. A replay of `BfsProblem.step` records this many.
+   */
+  steps: number;
   /** Levels done bottom-up (direction `'auto'` or `'pull'`). */
   pullIterations: number;
   /**
@@ -75,10 +94,35 @@ export function variantOf(
       'claim',
     );
   }
+  if (forcesSmallFrontier(options) && (direction !== 'push' || options.idempotent || claim === 'bitmap')) {
+    throw new InputError(
+      `the small-frontier engine is for the push BFS with depth claims; direction '${direction}'${options.idempotent ? ', idempotent' : ''}${claim === 'bitmap' ? ', bitmap claims' : ''} was asked`,
+      'smallFrontier',
+    );
+  }
   if (direction !== 'push') return (bfs) => new DirectionOptimizedLevel(bfs, direction, options.threshold);
   if (options.idempotent) return (bfs) => new IdempotentLevel(bfs);
-  if (claim === 'bitmap' || (claim === 'auto' && prefersBitmapClaims(graph))) {
+  if (
+    claim === 'bitmap' ||
+    (claim === 'auto' && !forcesSmallFrontier(options) && prefersBitmapClaims(graph))
+  ) {
     return (bfs) => new BitmapClaimLevel(bfs);
   }
   return undefined;
+}
+
+const forcesSmallFrontier = (options: BfsProblemOptions) =>
+  options.smallFrontier !== undefined && options.smallFrontier !== 'auto' && options.smallFrontier !== 'off';
+
+/**
+ * The small-frontier engine's settings when the run uses it (undefined: it does not). `hasVariant`: the
+ * options picked a variant (`variantOf`), whose levels the engine cannot run.
+ */
+export function smallFrontierOf(
+  options: BfsProblemOptions,
+  hasVariant: boolean,
+): SmallFrontierTuning | undefined {
+  const mode = options.smallFrontier ?? 'auto';
+  if (mode === 'off' || hasVariant) return undefined;
+  return typeof mode === 'object' ? mode : {};
 }
