@@ -30,9 +30,8 @@ import { vertexKernel } from './vertex-kernels.ts';
  * How insert, delete and query kernels probe the tables: `'thread'`, one thread per operation walking slabs
  * word by word; `'subgroup'`, one subgroup per operation at a time, its lanes reading a slab's words in
  * parallel (Awad et al.'s warp-cooperative work sharing; needs the `subgroups` feature); `'auto'` (the
- * default), what measured fastest on the H100 at 2^20-edge batches: thread probing for insertions (1.17 G
- * edges/s against 0.56 G) and queries (7.2 G/s against 4.0 G), subgroup probing for deletions (1.84 G/s
- * against 1.1 G), thread probing everywhere without subgroups.
+ * default), what the dynamic bench suite measured fastest on an NVIDIA GPU for large batches: thread probing
+ * for insertions and queries, subgroup probing for deletions, thread probing everywhere without subgroups.
  */
 export type Probing = 'auto' | 'thread' | 'subgroup';
 
