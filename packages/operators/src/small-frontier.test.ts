@@ -129,9 +129,6 @@ async function bfs(
   }
   return false;
 }`;
-  const bulkClaim = wgsl`(src: u32, dst: u32, edge: u32, rank: u32, index: u32) -> bool {
-  return ${claim}(src, dst, edge);
-}`;
   const run: BfsRun = { depth: init, parentEdge: init, engineLevels: 0, bulkLevels: 0, exits: [], calls: 0 };
   for (let round = 0; ; round++) {
     if (round > n + 2) throw new Error('BFS did not converge');
@@ -139,7 +136,7 @@ async function bfs(
     const { bulk: _, ...engine } = options;
     await advanceSmallFrontier(rec, graph, queue.current, claim, { state, ...engine });
     if (options.bulk !== false) {
-      await advancePush(rec, graph, queue.current, bulkClaim, { output: queue.next, loadBalance: 'auto' });
+      await advancePush(rec, graph, queue.current, claim, { output: queue.next, loadBalance: 'auto' });
       queue.swap();
     }
     await rec.submit();
