@@ -1,6 +1,7 @@
 import {
   type DeviceArray,
   DeviceLimitError,
+  type Functor,
   InputError,
   type KernelDefinition,
   onTarget,
@@ -9,6 +10,7 @@ import {
   WeftError,
 } from '@weft/gpu';
 import type { DeviceGraph, HostCsr, HostEdgeList } from '@weft/graph';
+import type { NeighborGraph } from '@weft/operators';
 import { sortPairs } from '@weft/sort';
 import { coopDeleteKernel, coopInsertKernel, coopQueryKernel } from './coop-kernels.ts';
 import {
@@ -20,6 +22,7 @@ import {
 } from './edge-kernels.ts';
 import { exportSnapshot, readTables, type TableSnapshot } from './export.ts';
 import { bucketsFor, MAX_VERTICES, VERTEX_WORDS, WORKGROUP } from './layout.ts';
+import { forEachSlabNeighbor, slabDegree } from './neighbors.ts';
 import { TableStorage } from './storage.ts';
 import { vertexKernel } from './vertex-kernels.ts';
 
@@ -27,9 +30,8 @@ import { vertexKernel } from './vertex-kernels.ts';
  * How insert, delete and query kernels probe the tables: `'thread'`, one thread per operation walking slabs
  * word by word; `'subgroup'`, one subgroup per operation at a time, its lanes reading a slab's words in
  * parallel (Awad et al.'s warp-cooperative work sharing; needs the `subgroups` feature); `'auto'` (the
- * default), what measured fastest on the H100 at 2^20-edge batches: thread probing for insertions (1.17 G
- * edges/s against 0.56 G) and queries (7.2 G/s against 4.0 G), subgroup probing for deletions (1.84 G/s
- * against 1.1 G), thread probing everywhere without subgroups.
+ * default), what the dynamic bench suite measured fastest on an NVIDIA GPU for large batches: thread probing
+ * for insertions and queries, subgroup probing for deletions, thread probing everywhere without subgroups.
  */
 export type Probing = 'auto' | 'thread' | 'subgroup';
 
@@ -82,8 +84,10 @@ const MIN_SLABS = 64;
  * map variant, a parallel array of values). Batched edge insertion and deletion, edge queries, vertex
  * insertion and deletion; snapshots as a `@weft/graph` {@link DeviceGraph}. Awad et al., "Dynamic Graphs on
  * the GPU" (IPDPS 2020), adapted to WebGPU's 32-bit atomics. See README.md for the layout and semantics.
+ *
+ * A {@link NeighborGraph}: `@weft/operators`' `advancePush` and the enactor run on it directly.
  */
-export class DynamicGraph {
+export class DynamicGraph implements NeighborGraph {
   readonly loadFactor: number;
   /** Probing of the next edge insertions, deletions and queries. */
   probing: Probing = 'auto';
@@ -246,7 +250,7 @@ export class DynamicGraph {
   get slabs(): DeviceArray<'u32'> {
     return this.#store.slabs;
   }
-  /** @internal */
+  /** The edge values (map variant), indexed by the slot `forEachNeighbor` passes as `edge`. */
   get values(): DeviceArray<'u32'> {
     return this.#store.values;
   }
@@ -262,6 +266,20 @@ export class DynamicGraph {
   set slabsPerKeyEstimate(value: number) {
     this.#store.slabsPerKeyEstimate = value;
   }
+  /**
+   * `(v: u32)`: calls `visit(src: u32, dst: u32, edge: u32)` for each out-edge of `v`, walking its
+   * buckets and slab chains; `edge` is the key's slot in the slab pool, so the edge's value is
+   * `values[edge]`. Captures the tables as they are now: build it again after a batch.
+   */
+  forEachNeighbor(visit: Functor): Functor {
+    return forEachSlabNeighbor(this, visit);
+  }
+
+  /** `(v: u32) -> u32`: the out-degree of `v`. */
+  degree(): Functor {
+    return slabDegree(this);
+  }
+
   /** Whether vertex `v` exists (inserted and not deleted). */
   hasVertex(v: number): boolean {
     return v < this.#vertexCount && this.#alive[v] === 1;

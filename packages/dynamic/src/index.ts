@@ -12,6 +12,7 @@ export {
 export type { TableSnapshot } from './export.ts';
 export { forEachEdge } from './for-each-edge.ts';
 export { EMPTY, KEY_SLOTS, SLAB_WORDS, TOMBSTONE } from './layout.ts';
+export { NOT_FOUND } from './neighbors.ts';
 export { HostDynamicGraph } from './reference.ts';
-export { DynamicSssp, type DynamicSsspOptions, type DynamicSsspRun, sssp } from './sssp.ts';
-export { triangleCount } from './triangle-count.ts';
+export { DynamicSssp, type DynamicSsspOptions, type DynamicSsspRun, dynamicSssp } from './sssp.ts';
+export { dynamicTriangleCount } from './triangle-count.ts';

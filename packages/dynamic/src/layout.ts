@@ -17,7 +17,7 @@ export const NEXT_WORD = 31;
 export const EMPTY = 0xffffffff;
 export const TOMBSTONE = 0xfffffffe;
 export const NULL_SLAB = 0xffffffff;
-const NO_OWNER = 0xffffffff;
+export const NO_OWNER = 0xffffffff;
 export const COLLISION = 0x80000000;
 /** Largest vertex count: ids below 2^31 - 1 keep clear of the COLLISION bit and the sentinels. */
 export const MAX_VERTICES = 0x7fffffff;
@@ -56,9 +56,8 @@ export function bucketsFor(hint: number, loadFactor: number): number {
   return Math.max(1, Math.ceil(hint / (KEY_SLOTS * loadFactor)));
 }
 
-// H100, batches of 2^20 into a LiveJournal-sized graph: with plain loads (queries) the whole-slab search
-// answered 7.2 G queries/s against 2.5 G/s comparing as it loads; with atomic loads (deletions) it fell from
-// 1.1 G to 0.65 G deletions/s, so kernels that modify the tables keep the early exit.
+// With plain loads (queries) loading the whole slab before comparing measured faster than comparing as it
+// loads; with atomic loads (deletions) it measured slower, so kernels that modify the tables keep the early exit.
 const FIND_KEY_WHOLE_SLAB = /* wgsl */ `
 fn find_key(v: u32, k: u32) -> u32 {
   var slab = bucket_slab(v, k);

@@ -6,7 +6,7 @@ import { expectArrayEqual, gpuTest, mulberry32 } from '@weft/testing';
 import { describe, expect, it } from 'vitest';
 import { DynamicGraph } from './dynamic-graph.ts';
 import { HostDynamicGraph } from './reference.ts';
-import { DynamicSssp, type DynamicSsspOptions, sssp } from './sssp.ts';
+import { DynamicSssp, type DynamicSsspOptions, dynamicSssp } from './sssp.ts';
 import { modelCsr } from './test-support.ts';
 
 function modelAsCsr(model: HostDynamicGraph, weighted: boolean): HostCsr {
@@ -162,7 +162,7 @@ describe('DynamicSssp', () => {
       });
       const setModel = new HostDynamicGraph(edges.vertexCount, false);
       setModel.insertEdges(edges.src, edges.dst);
-      const r = await sssp(set, source);
+      const r = await dynamicSssp(set, source);
       expectArrayEqual(r.distances, ssspReference(modelAsCsr(setModel, false), source), 'set variant');
       set.destroy();
     });

@@ -1,25 +1,29 @@
-import { type DeviceArray, InputError, type Recorder } from '@weft/gpu';
-import type { DynamicGraph, IdArray } from './dynamic-graph.ts';
-import { WORKGROUP } from './layout.ts';
 import {
-  ARGS_WORDS,
-  C_COUNT0,
-  C_DONE,
-  C_ZERO_TIGHT,
-  CTRL_WORDS,
-  NO_PARENT,
-  NOT_DONE,
-  ssspAdvanceKernel,
-  ssspRelaxKernel,
-  ssspSeedKernel,
-  UNREACHED,
-} from './sssp-kernels.ts';
+  atomic,
+  type DeviceArray,
+  type Functor,
+  InputError,
+  lit,
+  type Recorder,
+  rw,
+  u32,
+  wgsl,
+} from '@weft/gpu';
+import { FrontierQueue, type FrontierSink } from '@weft/graph';
+import { advancePush, compute, enact } from '@weft/operators';
+import type { DynamicGraph, IdArray } from './dynamic-graph.ts';
+import { findEdgeFunctor, forEachSlabEdge, isAliveFunctor, NOT_FOUND } from './neighbors.ts';
+
+/** Distance of an unreached vertex; finite sums saturate one below it. */
+const UNREACHED = 0xffffffff;
+/** No parent: the source, unreached vertices. */
+const NO_PARENT = 0xffffffff;
 
 export interface DynamicSsspOptions {
   /**
-   * How an iteration relaxes the frontier: `'vertex'`, a thread per frontier vertex walking its table;
-   * `'slab'`, a thread per slab of the pool whose owner is in the frontier; `'auto'` (default) picks per
-   * iteration on the GPU: slabs once the frontier holds `sweepMin` vertices or more.
+   * How an iteration relaxes the frontier: `'vertex'`, `advancePush` (a thread per frontier vertex walking
+   * its table); `'slab'`, a thread per slab of the pool whose owner is in the frontier; `'auto'` (default)
+   * picks per iteration on the GPU: slabs once the frontier holds `sweepMin` vertices or more.
    */
   relax?: 'auto' | 'vertex' | 'slab';
   /** Frontier length from which `'auto'` sweeps the slabs (default: a 32nd of the vertices, at least 1). */
@@ -33,7 +37,7 @@ export interface DynamicSsspRun {
   iterations: number;
   /** False when `maxIterations` stopped the loop first. */
   converged: boolean;
-  /** Submits (each ends with one read-back of the status word). */
+  /** Submits of the enactor (each ends with one read-back of its status). */
   submits: number;
 }
 
@@ -42,8 +46,9 @@ export interface DynamicSsspRun {
  * deletions (Falcon's dynamic SSSP, Cheramangalath et al.): after a batch of insertions only the inserted
  * edges that shorten a path seed the frontier ({@link afterInsert}); a batch of deletions drops the
  * distances of the shortest-path subtrees hanging from deleted edges and re-relaxes them
- * ({@link deleteEdges}). Relaxation runs over the hash tables (`atomicMin` on distances, a frontier of
- * improved vertices, GPU-resident counts, several iterations per submit, one status read-back per submit).
+ * ({@link deleteEdges}). A problem on `@weft/operators`' enactor: the seed is iteration 0, then each
+ * iteration is one relaxation, `advancePush` over the tables with an `atomicMin` functor appending the
+ * improved vertices to a `FrontierQueue`, until the queue comes out empty.
  *
  * Weights: the map variant's u32 values (the set variant weighs every edge 1). Distances are u32, sums
  * saturate at 2^32 - 2, unreached is 2^32 - 1. Deleting vertices or raising an edge's weight can lengthen
@@ -52,17 +57,19 @@ export interface DynamicSsspRun {
 export class DynamicSssp {
   /** Distances as u32 words (one per vertex slot of the graph; `0xffffffff` unreached). */
   distances: DeviceArray<'u32'>;
+  /**
+   * The stamp of the last frontier each vertex joined: a vertex joins a frontier once (the thread that
+   * raises its stamp appends it), and stamps only grow, so this is never cleared.
+   */
   #stamp: DeviceArray<'u32'>;
   /** Shortest-path parents, computed when edges are deleted. */
   #parent: DeviceArray<'u32'>;
-  #queues: [DeviceArray<'u32'>, DeviceArray<'u32'>];
-  readonly #ctrl: DeviceArray<'u32'>;
-  /** Indirect dispatch arguments of the next iteration's two relaxations. */
-  readonly #args: DeviceArray<'u32'>;
+  #queue: FrontierQueue;
+  /** [frontier vertices relaxed by advancePush, slabs swept, tight zero-weight edge seen]. */
+  readonly #gates: DeviceArray<'u32'>;
   #capacity: number;
   /** What the last update or recomputation did. */
   lastRun: DynamicSsspRun = { iterations: 0, converged: true, submits: 0 };
-  /** Stamp of the last frontier handed out; stamps only grow, so `#stamp` is never cleared. */
   #lastStamp = 0;
   #destroyed = false;
 
@@ -76,11 +83,8 @@ export class DynamicSssp {
     this.distances = d.array('u32', this.#capacity, { label: 'dynamic sssp distances' });
     this.#stamp = d.array('u32', this.#capacity, { label: 'dynamic sssp stamps' });
     this.#parent = d.array('u32', this.#capacity, { label: 'dynamic sssp parents' });
-    this.#queues = [0, 1].map((k) =>
-      d.array('u32', this.#capacity, { label: `dynamic sssp frontier ${k}` }),
-    ) as [DeviceArray<'u32'>, DeviceArray<'u32'>];
-    this.#ctrl = d.array('u32', CTRL_WORDS, { label: 'dynamic sssp status' });
-    this.#args = d.array('u32', ARGS_WORDS, { label: 'dynamic sssp dispatch', indirect: true });
+    this.#queue = new FrontierQueue(d, this.#capacity, { label: 'dynamic sssp frontier' });
+    this.#gates = d.array('u32', 3, { label: 'dynamic sssp gates' });
   }
 
   /** Distances from `source` computed from scratch. */
@@ -104,15 +108,19 @@ export class DynamicSssp {
     }
     this.source = source;
     await this.#fit();
-    const rec = this.graph.device.recorder({ label: 'dynamic sssp reset' });
-    await rec.fill(this.distances, UNREACHED);
-    await rec.submit();
-    const stamp = ++this.#lastStamp;
-    this.distances.upload([0], source);
-    this.#stamp.upload([stamp], source);
-    this.#queues[0].upload([source]);
-    this.#ctrl.upload([1, 0, NOT_DONE, 0]);
-    return this.#run(async () => {}, stamp);
+    return this.#run(async (rec, next, stamp) => {
+      await rec.fill(this.distances, UNREACHED);
+      await compute(
+        rec,
+        { all: 1 },
+        wgsl`(i: u32) {
+  ${rw(this.distances)}[${u32(source)}] = 0u;
+  ${rw(this.#stamp)}[${u32(source)}] = ${u32(stamp)};
+  ${rw(next.items)}[0] = ${u32(source)};
+  ${rw(next.count)}[0] = 1u;
+}`,
+      );
+    });
   }
 
   /**
@@ -126,39 +134,32 @@ export class DynamicSssp {
       throw new InputError(`src has ${src.length} entries but dst has ${dst.length}`, 'afterInsert');
     }
     await this.#fit();
-    const m = this.graph.directed ? src.length : 2 * src.length;
-    const stamp = ++this.#lastStamp;
-    this.#ctrl.upload([0, 0, NOT_DONE, 0]);
-    const weighted = this.graph.valueType !== undefined;
-    const seed = await this.graph.device.kernel(ssspSeedKernel(weighted));
-    return this.#run(async (rec) => {
+    const graph = this.graph;
+    return this.#run(async (rec, next, stamp) => {
+      const { m, edgeOf } = batchEdges(rec, graph, src, dst);
       if (m === 0) return;
-      const onDevice = (a: IdArray, label: string) =>
-        ArrayBuffer.isView(a) ? rec.scratch('u32', Math.max(1, a.length), label).upload(a) : a;
-      rec.dispatch(seed, {
-        bindings: {
-          ...this.#tables(),
-          queue_cur: this.#queues[1],
-          queue_next: this.#queues[0],
-          src: onDevice(src, 'sssp seed sources'),
-          dst: onDevice(dst, 'sssp seed targets'),
-        },
-        params: {
-          ...this.#loopParams(1, stamp - 1, stamp),
-          n: m,
-          mirror: this.graph.directed ? 0 : 1,
-        },
-        workgroups: Math.ceil(m / WORKGROUP),
-      });
-    }, stamp);
+      // Each batch edge relaxes its head with the weight the table now holds (duplicates in the batch and
+      // replaced values count as the graph has them).
+      const relax = this.#relax(stamp);
+      await compute(
+        rec,
+        { all: m },
+        wgsl`(i: u32) {
+  let e = ${edgeOf}(i);
+  if (!${isAliveFunctor(graph)}(e.x) || e.y >= ${u32(graph.vertexCount)}) { return; }
+  let at = ${findEdgeFunctor(graph)}(e.x, e.y);
+  if (at != ${lit(`${NOT_FOUND}u`)} && ${relax}(e.x, e.y, at)) { ${appendTo(next)}(e.y); }
+}`,
+      );
+    });
   }
 
   /**
    * Deletes edges from the graph and updates the distances (the decremental half of Falcon's dynamic SSSP):
    * shortest-path parents are found on the graph before the deletion (a tight in-edge per vertex); after
    * it, a vertex whose parent edge was deleted loses its distance, and so does every vertex below it in
-   * the parent tree (a frontier traversal over the tables); one relaxation of every edge from the
-   * distances that stayed valid then seeds the usual relaxation loop. When a zero-weight edge is tight
+   * the parent tree (an enactor loop of `advancePush` over the tables); one relaxation of every edge from
+   * the distances that stayed valid then seeds the usual relaxation loop. When a zero-weight edge is tight
    * (parents could form a cycle), it recomputes from scratch instead.
    */
   async deleteEdges(src: IdArray, dst: IdArray): Promise<DynamicSsspRun> {
@@ -167,60 +168,35 @@ export class DynamicSssp {
       throw new InputError(`src has ${src.length} entries but dst has ${dst.length}`, 'deleteEdges');
     }
     await this.#fit();
-    const d = this.graph.device;
-    const weighted = this.graph.valueType !== undefined;
-    const relax = await d.kernel(ssspRelaxKernel(weighted));
-    const slabWorkgroups = Math.ceil(this.graph.slabCapacity / WORKGROUP);
-    const tables = () => ({ ...this.#tables(), queue_cur: this.#queues[1], queue_next: this.#queues[0] });
-    this.#ctrl.upload([0, 0, NOT_DONE, 0]);
+    const graph = this.graph;
+    const d = graph.device;
     const rec = d.recorder({ label: 'dynamic sssp parents' });
     await rec.fill(this.#parent, NO_PARENT);
-    rec.dispatch(relax, {
-      entry: 'parents',
-      bindings: tables(),
-      params: this.#loopParams(1, 0, 0),
-      workgroups: slabWorkgroups,
-    });
+    rec.clear(this.#gates);
+    await compute(rec, { all: graph.slabCapacity }, forEachSlabEdge(graph, this.#parentOf()));
     await rec.submit();
-    const zeroTight = (await this.#ctrl.download(C_ZERO_TIGHT, 1))[0] !== 0;
-    await this.graph.deleteEdges(src, dst);
+    const zeroTight = (await this.#gates.download(2, 1))[0] !== 0;
+    await graph.deleteEdges(src, dst);
     if (zeroTight) return this.recompute();
-    const m = this.graph.directed ? src.length : 2 * src.length;
-    const seed = await d.kernel(ssspSeedKernel(weighted));
-    const onDevice = (r: Recorder, a: IdArray, label: string) =>
-      ArrayBuffer.isView(a) ? r.scratch('u32', Math.max(1, a.length), label).upload(a) : a;
     // Invalidation: the heads of deleted parent edges, then their parent-tree descendants.
-    let stamp = ++this.#lastStamp;
-    this.#ctrl.upload([0, 0, NOT_DONE, 0]);
-    const dropped = await this.#run(
-      async (r) => {
-        if (m === 0) return;
-        r.dispatch(seed, {
-          entry: 'unlink',
-          bindings: {
-            ...tables(),
-            src: onDevice(r, src, 'sssp deleted sources'),
-            dst: onDevice(r, dst, 'sssp deleted targets'),
-          },
-          params: { ...this.#loopParams(1, stamp - 1, stamp), n: m, mirror: this.graph.directed ? 0 : 1 },
-          workgroups: Math.ceil(m / WORKGROUP),
-        });
-      },
-      stamp,
-      'invalidate',
-    );
+    const dropped = await this.#run(async (r, next) => {
+      const { m, edgeOf } = batchEdges(r, graph, src, dst);
+      if (m === 0) return;
+      const n = u32(graph.vertexCount);
+      await compute(
+        r,
+        { all: m },
+        wgsl`(i: u32) {
+  let e = ${edgeOf}(i);
+  if (e.x < ${n} && e.y < ${n} && ${this.#unlink()}(e.x, e.y, 0u)) { ${appendTo(next)}(e.y); }
+}`,
+      );
+    }, 'invalidate');
     if (dropped.iterations === 0) return dropped;
-    // Every edge relaxed once from the valid distances (cur_stamp 0: every owner counts), then the loop.
-    stamp = ++this.#lastStamp;
-    this.#ctrl.upload([0, 0, NOT_DONE, 0]);
-    return this.#run(async (r) => {
-      r.dispatch(relax, {
-        entry: 'by_slab',
-        bindings: tables(),
-        params: this.#loopParams(1, 0, stamp),
-        workgroups: slabWorkgroups,
-      });
-    }, stamp);
+    // Every edge relaxed once from the valid distances (every slab's owner counts), then the loop.
+    return this.#run(async (r, next, stamp) => {
+      await compute(r, { all: graph.slabCapacity }, forEachSlabEdge(graph, this.#relaxInto(0, stamp, next)));
+    });
   }
 
   /** Distances on the host: `Infinity` where unreachable (one entry per vertex id of the graph). */
@@ -234,9 +210,8 @@ export class DynamicSssp {
   destroy() {
     if (this.#destroyed) return;
     this.#destroyed = true;
-    for (const a of [this.distances, this.#stamp, this.#parent, ...this.#queues, this.#ctrl, this.#args]) {
-      a.destroy();
-    }
+    for (const a of [this.distances, this.#stamp, this.#parent, this.#gates]) a.destroy();
+    this.#queue.destroy();
   }
 
   [Symbol.dispose]() {
@@ -265,36 +240,80 @@ export class DynamicSssp {
     this.distances = await grow(this.distances, 'dynamic sssp distances', UNREACHED, true);
     this.#stamp = await grow(this.#stamp, 'dynamic sssp stamps', 0, true);
     this.#parent = await grow(this.#parent, 'dynamic sssp parents', NO_PARENT, false);
-    this.#queues = [
-      await grow(this.#queues[0], 'dynamic sssp frontier 0', 0, false),
-      await grow(this.#queues[1], 'dynamic sssp frontier 1', 0, false),
-    ];
+    this.#queue.destroy();
+    this.#queue = new FrontierQueue(d, capacity, { label: 'dynamic sssp frontier' });
     this.#capacity = capacity;
   }
 
-  #tables() {
-    return {
-      slabs: this.graph.slabs,
-      values: this.graph.values,
-      vertices: this.graph.vertices,
-      alloc: this.graph.alloc,
-      dist: this.distances,
-      stamp: this.#stamp,
-      ctrl: this.#ctrl,
-      parent: this.#parent,
-    };
+  /** `(e: u32) -> u32`: the weight of the edge in slot `e`. */
+  #weight(): Functor {
+    return this.graph.valueType === undefined
+      ? wgsl`(e: u32) -> u32 { return 1u; }`
+      : wgsl`(e: u32) -> u32 { return ${this.graph.values}[e]; }`;
   }
 
-  #loopParams(cur: number, curStamp: number, nextStamp: number) {
-    return {
-      ...this.graph.tableParams(),
-      cur,
-      next: 1 - cur,
-      cur_stamp: curStamp,
-      next_stamp: nextStamp,
-      queue_capacity: this.#capacity,
-      source: this.source,
-    };
+  /**
+   * `(src, dst, edge) -> bool`: relaxes `dst` through the edge; true when its distance dropped and this
+   * thread raised its stamp to `stamp` (so it joins that frontier once).
+   */
+  #relax(stamp: number): Functor {
+    const dist = atomic(this.distances);
+    return wgsl`(src: u32, dst: u32, edge: u32) -> bool {
+  let d = atomicLoad(&${dist}[src]);
+  if (d == ${lit(`${UNREACHED}u`)}) { return false; }
+  let s = d + ${this.#weight()}(edge);
+  // Saturate below UNREACHED (a sum that wraps or lands on it).
+  let nd = select(s, ${lit(`${UNREACHED - 1}u`)}, s < d || s == ${lit(`${UNREACHED}u`)});
+  if (nd >= atomicLoad(&${dist}[dst])) { return false; }
+  return nd < atomicMin(&${dist}[dst], nd) && atomicMax(&${atomic(this.#stamp)}[dst], ${u32(stamp)}) < ${u32(stamp)};
+}`;
+  }
+
+  /**
+   * `(src, dst, edge)` for a slab sweep: relaxes the edge when `src` is in the frontier (its stamp is at
+   * least `curStamp`; 0: every vertex) and appends `dst` to `next` when it improved. A vertex may already
+   * carry the next stamp (improved again during this iteration): relaxing from it is harmless.
+   */
+  #relaxInto(curStamp: number, stamp: number, next: FrontierSink): Functor {
+    return wgsl`(src: u32, dst: u32, edge: u32) {
+  if (atomicLoad(&${atomic(this.#stamp)}[src]) >= ${u32(curStamp)} && ${this.#relax(stamp)}(src, dst, edge)) { ${appendTo(next)}(dst); }
+}`;
+  }
+
+  /**
+   * `(src, dst, edge)`, before a deletion: `parent[dst] = src` when the edge is tight. A tight zero-weight
+   * edge (or a saturated sum) raises gate 2: parents could then form a cycle, and the host recomputes.
+   */
+  #parentOf(): Functor {
+    const dist = atomic(this.distances);
+    return wgsl`(src: u32, dst: u32, edge: u32) {
+  if (dst == ${u32(this.source)}) { return; }
+  let d = atomicLoad(&${dist}[src]);
+  if (d == ${lit(`${UNREACHED}u`)}) { return; }
+  let w = ${this.#weight()}(edge);
+  let s = d + w;
+  let nd = select(s, ${lit(`${UNREACHED - 1}u`)}, s < d || s == ${lit(`${UNREACHED}u`)});
+  if (nd == atomicLoad(&${dist}[dst])) {
+    atomicStore(&${atomic(this.#parent)}[dst], src);
+    if (w == 0u || nd == ${lit(`${UNREACHED - 1}u`)}) { ${rw(this.#gates)}[2] = 1u; }
+  }
+}`;
+  }
+
+  /**
+   * `(src, dst, edge) -> bool`: `dst` loses its distance when its parent is `src` (its shortest path used
+   * the deleted or invalidated edge); true for the one thread that dropped it, so it joins once.
+   */
+  #unlink(): Functor {
+    const parent = atomic(this.#parent);
+    return wgsl`(src: u32, dst: u32, edge: u32) -> bool {
+  if (atomicLoad(&${parent}[dst]) != src) { return false; }
+  if (atomicExchange(&${atomic(this.distances)}[dst], ${lit(`${UNREACHED}u`)}) == ${lit(`${UNREACHED}u`)}) {
+    return false;
+  }
+  atomicStore(&${parent}[dst], ${lit(`${NO_PARENT}u`)});
+  return true;
+}`;
   }
 
   #sweepMin(): number {
@@ -305,77 +324,108 @@ export class DynamicSssp {
   }
 
   /**
-   * The relaxation loop. `seed` records the seeding (frontier 0 gets stamp `stamp`); then batches of
-   * iterations, each one a relaxation into the other frontier and an advance, until the status word says
-   * the frontier came out empty. Iterations past that point dispatch zero workgroups.
+   * One relaxation of the frontier into `queue.next`: `advancePush` over the tables for a frontier below
+   * `sweepMin`, else a thread per slab (balanced over hubs); a one-thread kernel sizes both on the GPU
+   * (the unchosen one gets zero workgroups).
+   */
+  async #relaxStep(rec: Recorder, curStamp: number, stamp: number): Promise<void> {
+    const graph = this.graph;
+    const queue = this.#queue;
+    const sweepMin = this.#sweepMin();
+    if (sweepMin === 0xffffffff) {
+      await advancePush(rec, graph, queue.current, this.#relax(stamp), { output: queue.next });
+      return;
+    }
+    const gates = this.#gates;
+    const length = queue.length;
+    await compute(
+      rec,
+      { all: 1 },
+      wgsl`(i: u32) {
+  let n = ${length.array}[${u32(length.index)}];
+  let sweep = n >= ${u32(sweepMin)};
+  ${rw(gates)}[0] = select(n, 0u, sweep);
+  ${rw(gates)}[1] = select(0u, min(${graph.alloc}[0], ${u32(graph.slabCapacity)}), sweep && n > 0u);
+}`,
+    );
+    const current = { items: queue.current.items, length: { array: gates, index: 0 } };
+    await advancePush(rec, graph, current, this.#relax(stamp), { output: queue.next });
+    await compute(
+      rec,
+      { all: { array: gates, index: 1 } },
+      forEachSlabEdge(graph, this.#relaxInto(curStamp, stamp, queue.next)),
+    );
+  }
+
+  /**
+   * Runs the enactor: iteration 0 records `seed` (which appends the first frontier to the queue's `next`,
+   * its vertices stamped `stamp`), each later one relaxes (or, for `'invalidate'`, drops the parent-tree
+   * children of) the current frontier, until the frontier comes out empty.
    */
   async #run(
-    seed: (rec: Recorder) => Promise<void>,
-    stamp: number,
+    seed: (rec: Recorder, next: FrontierSink, stamp: number) => Promise<void>,
     mode: 'relax' | 'invalidate' = 'relax',
   ): Promise<DynamicSsspRun> {
-    const d = this.graph.device;
-    const weighted = this.graph.valueType !== undefined;
-    const relax = await d.kernel(ssspRelaxKernel(weighted));
-    const advance = await d.kernel(ssspAdvanceKernel());
-    const maxIterations = this.options.maxIterations ?? this.graph.vertexCount + 1;
-    const advanceParams = {
-      sweep_min: mode === 'relax' ? this.#sweepMin() : 0xffffffff,
-      slab_capacity: this.graph.slabCapacity,
-      max_dim: d.limits.maxComputeWorkgroupsPerDimension,
+    const graph = this.graph;
+    const queue = this.#queue;
+    const maxIterations = this.options.maxIterations ?? graph.vertexCount + 1;
+    let curStamp = 0;
+    const run = await enact(
+      graph.device,
+      {
+        step: async (rec, iteration) => {
+          const stamp = ++this.#lastStamp;
+          if (iteration === 0) {
+            rec.clear(queue.next.count);
+            await seed(rec, queue.next, stamp);
+          } else if (mode === 'invalidate') {
+            await advancePush(rec, graph, queue.current, this.#unlink(), { output: queue.next });
+          } else {
+            await this.#relaxStep(rec, curStamp, stamp);
+          }
+          queue.swap();
+          curStamp = stamp;
+        },
+        active: () => queue.length,
+        capacity: queue.capacity,
+      },
+      { maxIterations: maxIterations + 1 },
+    );
+    // The seed is the enactor's iteration 0, not a relaxation.
+    this.lastRun = {
+      iterations: Math.max(0, run.iterations - 1),
+      converged: run.converged,
+      submits: run.submits,
     };
-    const recordAdvance = (rec: Recorder, cur: number, iteration: number) =>
-      rec.dispatch(advance, {
-        bindings: { ctrl: this.#ctrl, args: this.#args, alloc: this.graph.alloc },
-        params: { ...advanceParams, cur, next: 1 - cur, iteration },
-        workgroups: 1,
-      });
-    let rec = d.recorder({ label: 'dynamic sssp seed' });
-    await seed(rec);
-    // The seeding fills frontier 0; the "old" frontier 1 is empty.
-    recordAdvance(rec, 1, 0);
-    let cur: 0 | 1 = 0;
-    let curStamp = stamp;
-    let iteration = 0;
-    let submits = 0;
-    let batch = 4;
-    for (;;) {
-      const count = Math.min(batch, maxIterations - iteration);
-      for (let j = 0; j < count; j++) {
-        iteration++;
-        const nextStamp = ++this.#lastStamp;
-        const bindings = {
-          ...this.#tables(),
-          queue_cur: this.#queues[cur],
-          queue_next: this.#queues[cur === 0 ? 1 : 0],
-        };
-        const params = this.#loopParams(cur, curStamp, nextStamp);
-        const perVertex = mode === 'relax' ? 'by_vertex' : 'invalidate';
-        rec.dispatch(relax, { entry: perVertex, bindings, params, workgroups: { indirect: this.#args } });
-        if (mode === 'relax') {
-          rec.dispatch(relax, {
-            entry: 'by_slab',
-            bindings,
-            params,
-            workgroups: { indirect: this.#args, index: 3 },
-          });
-        }
-        recordAdvance(rec, cur, iteration);
-        cur = cur === 0 ? 1 : 0;
-        curStamp = nextStamp;
-      }
-      await rec.submit();
-      submits++;
-      const status = await this.#ctrl.download(C_COUNT0, CTRL_WORDS);
-      const doneAt = status[C_DONE]!;
-      if (doneAt !== NOT_DONE || iteration >= maxIterations) {
-        this.lastRun = { iterations: Math.min(doneAt, iteration), converged: doneAt !== NOT_DONE, submits };
-        return this.lastRun;
-      }
-      batch = Math.min(batch * 2, 64);
-      rec = d.recorder({ label: 'dynamic sssp iterations' });
-    }
+    return this.lastRun;
   }
+}
+
+/** `(v: u32)`: appends `v` to `sink` (a vertex joins once per frontier, so it cannot overflow). */
+function appendTo(sink: FrontierSink): Functor {
+  return wgsl`(v: u32) {
+  let slot = atomicAdd(&${atomic(sink.count)}[0], 1u);
+  if (slot < ${u32(sink.items.length)}) { ${rw(sink.items)}[slot] = v; }
+}`;
+}
+
+/**
+ * A batch's edges on the GPU: `m` and `(i: u32) -> vec2<u32>`, the i-th (tail, head); an undirected
+ * graph's batch lists each edge in both directions.
+ */
+function batchEdges(rec: Recorder, graph: DynamicGraph, src: IdArray, dst: IdArray) {
+  const onDevice = (a: IdArray, label: string) =>
+    ArrayBuffer.isView(a) ? rec.scratch('u32', Math.max(1, a.length), label).upload(a) : a;
+  const s = onDevice(src, 'sssp batch sources');
+  const t = onDevice(dst, 'sssp batch targets');
+  const edgeOf = graph.directed
+    ? wgsl`(i: u32) -> vec2<u32> { return vec2<u32>(${s}[i], ${t}[i]); }`
+    : wgsl`(i: u32) -> vec2<u32> {
+  let e = i >> 1u;
+  if ((i & 1u) == 1u) { return vec2<u32>(${t}[e], ${s}[e]); }
+  return vec2<u32>(${s}[e], ${t}[e]);
+}`;
+  return { m: graph.directed ? src.length : 2 * src.length, edgeOf };
 }
 
 function checkGraph(graph: DynamicGraph) {
@@ -392,7 +442,7 @@ function checkGraph(graph: DynamicGraph) {
  * Shortest-path distances from `source` on a dynamic graph, from scratch (`Infinity` unreachable). Keep a
  * {@link DynamicSssp} instead to update them after insertions.
  */
-export async function sssp(
+export async function dynamicSssp(
   graph: DynamicGraph,
   source: number,
   options: DynamicSsspOptions = {},

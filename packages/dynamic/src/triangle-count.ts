@@ -73,8 +73,9 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
  * holds (a hash lookup). Workgroup sums go into a 64-bit total on the GPU (exact beyond 2^32; one slab's
  * count must stay below 2^32 and a workgroup's too), read back as two words.
  */
-export async function triangleCount(graph: DynamicGraph): Promise<number> {
-  if (graph.directed) throw new InputError('triangle counting needs an undirected graph', 'triangleCount');
+export async function dynamicTriangleCount(graph: DynamicGraph): Promise<number> {
+  if (graph.directed)
+    throw new InputError('triangle counting needs an undirected graph', 'dynamicTriangleCount');
   const d = graph.device;
   const kernel = await d.kernel(triangleKernel());
   const n = graph.slabCapacity;

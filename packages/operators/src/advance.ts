@@ -15,6 +15,7 @@ import type { DeviceGraph, FrontierBitmap, FrontierSink, FrontierView } from '@w
 import { transformLbs } from '@weft/lbs';
 import { transformScan } from '@weft/scan';
 import { type LoadBalance, resolveLoadBalance, THREAD_MAPPED_MAX_DEGREE } from './load-balance.ts';
+import { isNeighborGraph, type NeighborGraph } from './neighbors.ts';
 
 /**
  * Scratch an advance reuses across calls (the scan of the frontier's degrees and its total), so that many
@@ -123,15 +124,20 @@ export function vertexOfFunctor(input: FrontierView | 'all'): Functor {
  *
  * The input is a frontier (the exclusive scan of its degrees, with the total kept on the GPU, drives a
  * load-balanced search dispatched indirectly) or `'all'` (every vertex: the CSR offsets are the scan).
+ *
+ * `graph` may also be a {@link NeighborGraph} (a `DynamicGraph`, `csrNeighbors(csr)`): its lists offer no
+ * access by rank, so the advance is then thread-mapped whatever `loadBalance` says (one thread per input
+ * vertex walking its out-edges; `direction: 'in'` is not available) and `edge` is what the graph says.
  */
 export async function advancePush(
   target: Target,
-  graph: DeviceGraph,
+  graph: DeviceGraph | NeighborGraph,
   input: FrontierView | 'all',
   functor: Functor,
   options: AdvanceOptions = {},
 ): Promise<void> {
   const who = 'advancePush';
+  if (isNeighborGraph(graph)) return advanceNeighbors(target, graph, input, functor, options);
   const { offsets, neighbors, edgeIds } = edgeView(graph, options.direction ?? 'out', who);
   const { output, visited } = options;
   if (options.idempotent && visited) {
@@ -225,6 +231,40 @@ export async function advancePush(
     await transformLbs(rec, { array: balance, index: 0 }, starts, { array: balance, index: 2 }, visit, {
       maxCount: graph.edgeCount,
     });
+  });
+}
+
+/** `advancePush` on a {@link NeighborGraph}: one thread per input vertex walks its out-edges. */
+async function advanceNeighbors(
+  target: Target,
+  graph: NeighborGraph,
+  input: FrontierView | 'all',
+  functor: Functor,
+  options: AdvanceOptions,
+): Promise<void> {
+  const who = 'advancePush';
+  if ((options.direction ?? 'out') !== 'out') {
+    throw new InputError('a neighbor-iteration graph offers out-edges only', 'options.direction');
+  }
+  const { output, visited } = options;
+  if (options.idempotent && visited) {
+    throw new InputError(
+      'an idempotent advance appends without claiming: cull its duplicates with filter(..., { visited })',
+      'options.visited',
+    );
+  }
+  const append = appendFunctor(output, visited);
+  const walk = graph.forEachNeighbor(
+    wgsl`(src: u32, dst: u32, edge: u32) { if (${functor}(src, dst, edge)) { ${append}(dst); } }`,
+  );
+  await onTarget(target, who, async (rec) => {
+    if (output && !options.append) rec.clear(output.count);
+    await transform(
+      rec,
+      input === 'all' ? graph.vertexCount : input.length,
+      wgsl`(i: u32) { ${walk}(${vertexOfFunctor(input)}(i)); }`,
+      { itemsPerThread: 1 },
+    );
   });
 }
 

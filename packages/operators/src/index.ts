@@ -22,6 +22,7 @@ export { type FilterOptions, filter, splitFrontier } from './filter.ts';
 export { type IntersectionOptions, intersectionCount } from './intersection.ts';
 export { type LoadBalance, resolveLoadBalance, THREAD_MAPPED_MAX_DEGREE } from './load-balance.ts';
 export { type NeighborhoodReduceOptions, neighborhoodReduce } from './neighborhood.ts';
+export { csrNeighbors, isNeighborGraph, type NeighborGraph } from './neighbors.ts';
 export {
   advanceSmallFrontier,
   MAX_LEVELS_PER_DISPATCH,

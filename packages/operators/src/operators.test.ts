@@ -17,6 +17,7 @@ import { enact } from './enactor.ts';
 import { filter } from './filter.ts';
 import { intersectionCount } from './intersection.ts';
 import { neighborhoodReduce } from './neighborhood.ts';
+import { csrNeighbors } from './neighbors.ts';
 
 function randomCsr(n: number, m: number, seed: number, directed = true): HostCsr {
   const r = mulberry32(seed);
@@ -61,9 +62,11 @@ describe('advancePush', () => {
         const out = new FrontierQueue(device, Math.max(1, csr.edgeCount), { label: 'out' });
         const space = new AdvanceWorkspace(device, queue.capacity);
         const hits = device.upload(new Uint32Array(Math.max(1, csr.edgeCount)));
-        for (const round of [0, 1]) {
-          // Round 0 balances by merge path, round 1 maps a thread to each vertex: same visits.
+        for (const round of [0, 1, 2]) {
+          // Round 0 balances by merge path, round 1 maps a thread to each vertex, round 2 walks the CSR
+          // through the neighbor-iteration interface: same visits.
           const loadBalance = round === 0 ? 'merge-path' : 'thread-mapped';
+          const g = round === 2 ? csrNeighbors(graph) : graph;
           queue.set(picks);
           hits.upload(new Uint32Array(hits.length));
           const visit = wgsl`(src: u32, dst: u32, edge: u32) -> bool {
@@ -71,7 +74,7 @@ describe('advancePush', () => {
   atomicAdd(&${atomic(hits)}[edge], 1u);
   return dst % 3u == ${u32(round)};
 }`;
-          await advancePush(device, graph, queue.current, visit, {
+          await advancePush(device, g, queue.current, visit, {
             output: out.next,
             workspace: space,
             loadBalance,
@@ -91,7 +94,7 @@ describe('advancePush', () => {
           // Uniquified: each kept dst once.
           const visited = new FrontierBitmap(device, n);
           const keepAll = wgsl`(src: u32, dst: u32, edge: u32) -> bool { return true; }`;
-          await advancePush(device, graph, queue.current, keepAll, {
+          await advancePush(device, g, queue.current, keepAll, {
             output: out.next,
             visited,
             loadBalance,

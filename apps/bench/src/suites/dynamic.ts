@@ -1,5 +1,5 @@
 import { ssspReference, sssp as staticSssp, triangleCount as staticTriangles } from '@weft/algorithms';
-import { DynamicGraph, DynamicSssp, triangleCount as dynamicTriangles, type Probing } from '@weft/dynamic';
+import { DynamicGraph, DynamicSssp, dynamicTriangleCount, type Probing } from '@weft/dynamic';
 import type { DeviceArray, Recorder, WeftDevice } from '@weft/gpu';
 import { type HostCsr, hostCsrFromEdgeList } from '@weft/graph';
 import { kronecker, randomGeometric } from '@weft/graph/generators';
@@ -638,7 +638,7 @@ function triangleCase(batch: number): BenchCase {
         // The count is read back (two words).
         hostTimed: true,
         async run() {
-          count = await dynamicTriangles(graph);
+          count = await dynamicTriangleCount(graph);
         },
         async validate() {
           const snapshot = await graph.toDeviceGraph();

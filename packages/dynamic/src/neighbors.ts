@@ -1,0 +1,110 @@
+import { type Functor, lit, u32, wgsl } from '@weft/gpu';
+import type { DynamicGraph } from './dynamic-graph.ts';
+import {
+  A_BUMP,
+  ALIVE,
+  COLLISION,
+  KEY_SLOTS,
+  NEXT_WORD,
+  NO_OWNER,
+  NULL_SLAB,
+  OWNER_WORD,
+  SLAB_WORDS,
+  TOMBSTONE,
+  V_BASE,
+  V_BUCKETS,
+  V_DEGREE,
+  V_FLAGS,
+  VERTEX_WORDS,
+} from './layout.ts';
+
+/** A search that finds nothing: `findEdge`'s answer for an absent edge. */
+export const NOT_FOUND = 0xffffffff;
+
+const vertexWord = (graph: DynamicGraph, field: number) =>
+  wgsl`(v: u32) -> u32 { return ${graph.vertices}[v * ${lit(`${VERTEX_WORDS}u`)} + ${lit(`${field}u`)}]; }`;
+
+/**
+ * `(v: u32)`: calls `visit(src, dst, edge)` for each live key of v's table (its buckets and their slab
+ * chains), `edge` being the key's slot in the slab pool (the index of its value). A chain never holds more
+ * slabs than the pool, so the bound turns a corrupted chain into a short walk, not a hang.
+ */
+export function forEachSlabNeighbor(graph: DynamicGraph, visit: Functor): Functor {
+  const slabs = graph.slabs;
+  return wgsl`(v: u32) {
+  let base = ${vertexWord(graph, V_BASE)}(v);
+  let buckets = ${vertexWord(graph, V_BUCKETS)}(v);
+  for (var b = 0u; b < buckets; b++) {
+    var slab = base + b;
+    for (var hop = 0u; hop <= ${u32(graph.slabCapacity)} && slab != ${lit(`${NULL_SLAB}u`)}; hop++) {
+      let at = slab * ${lit(`${SLAB_WORDS}u`)};
+      for (var lane = 0u; lane < ${lit(`${KEY_SLOTS}u`)}; lane++) {
+        let k = ${slabs}[at + lane];
+        if (k < ${lit(`${TOMBSTONE}u`)}) { ${visit}(v, k, at + lane); }
+      }
+      slab = ${slabs}[at + ${lit(`${NEXT_WORD}u`)}];
+    }
+  }
+}`;
+}
+
+/**
+ * `(slab: u32)`: calls `visit(src, dst, edge)` for each live key of one slab of the pool, `src` being the
+ * slab's owner (nothing for free slabs and slabs past the allocator's bump pointer). A dispatch of one
+ * thread per slab visits every edge with at most 30 keys a thread, whatever the degrees.
+ */
+export function forEachSlabEdge(graph: DynamicGraph, visit: Functor): Functor {
+  const slabs = graph.slabs;
+  return wgsl`(slab: u32) {
+  if (slab >= ${graph.alloc}[${lit(`${A_BUMP}u`)}]) { return; }
+  let at = slab * ${lit(`${SLAB_WORDS}u`)};
+  let owner = ${slabs}[at + ${lit(`${OWNER_WORD}u`)}];
+  if (owner == ${lit(`${NO_OWNER}u`)}) { return; }
+  let u = owner & ~${lit(`${COLLISION}u`)};
+  if (u >= ${u32(graph.vertexCount)}) { return; }
+  for (var lane = 0u; lane < ${lit(`${KEY_SLOTS}u`)}; lane++) {
+    let k = ${slabs}[at + lane];
+    if (k < ${lit(`${TOMBSTONE}u`)}) { ${visit}(u, k, at + lane); }
+  }
+}`;
+}
+
+/** `(v: u32) -> u32`: the out-degree of `v` (exact: kept by every batch). */
+export function slabDegree(graph: DynamicGraph): Functor {
+  return vertexWord(graph, V_DEGREE);
+}
+
+/** `(v: u32) -> bool`: whether `v` is a vertex of the graph (inserted and not deleted). */
+export function isAliveFunctor(graph: DynamicGraph): Functor {
+  return wgsl`(v: u32) -> bool {
+  return v < ${u32(graph.vertexCount)} && (${vertexWord(graph, V_FLAGS)}(v) & ${lit(`${ALIVE}u`)}) != 0u;
+}`;
+}
+
+/**
+ * `(u: u32, v: u32) -> u32`: the slot of key `v` in `u`'s table ({@link NOT_FOUND} if absent): a hash
+ * probe of one bucket's chain. `u` must be a vertex of the graph. Read-only (no concurrent batch).
+ */
+export function findEdgeFunctor(graph: DynamicGraph): Functor {
+  const slabs = graph.slabs;
+  // lowbias32 (Wellons), as the tables hash keys into buckets.
+  const hash = wgsl`(k: u32) -> u32 {
+  var x = k;
+  x ^= x >> 16u; x *= 0x7feb352du;
+  x ^= x >> 15u; x *= 0x846ca68bu;
+  x ^= x >> 16u;
+  return x;
+}`;
+  return wgsl`(u: u32, v: u32) -> u32 {
+  var slab = ${vertexWord(graph, V_BASE)}(u) + ${hash}(v) % ${vertexWord(graph, V_BUCKETS)}(u);
+  for (var hop = 0u; hop <= ${u32(graph.slabCapacity)}; hop++) {
+    let at = slab * ${lit(`${SLAB_WORDS}u`)};
+    for (var lane = 0u; lane < ${lit(`${KEY_SLOTS}u`)}; lane++) {
+      if (${slabs}[at + lane] == v) { return at + lane; }
+    }
+    slab = ${slabs}[at + ${lit(`${NEXT_WORD}u`)}];
+    if (slab == ${lit(`${NULL_SLAB}u`)}) { return ${lit(`${NOT_FOUND}u`)}; }
+  }
+  return ${lit(`${NOT_FOUND}u`)};
+}`;
+}
