@@ -16,9 +16,8 @@ fn weft_workgroup_index(wid: vec3<u32>, nwg: vec3<u32>) -> u32 {
   return wid.x + wid.y * nwg.x;
 }
 // countTrailingZeros(x) (32 for 0): isolate the lowest set bit and count the ones below it. SPIR-V has no
-// such instruction, and Tint's stand-in for firstTrailingBit is a 5-step binary search: about 18 instructions
-// in the H100's machine code against 4 here (the radix sort's keys: 5.37 -> 5.09 ms at 2^27,
-// docs/bench/2026-11-25-h100).
+// such instruction, and Tint's stand-in for firstTrailingBit is a 5-step binary search of several times the
+// instructions.
 fn weft_trailing_zeros(x: u32) -> u32 {
   return countOneBits((x & (0u - x)) - 1u);
 }
@@ -86,9 +85,8 @@ fn weft_workgroup_index(wid: vec3<u32>, nwg: vec3<u32>) -> u32 {
   return wid.x + wid.y * nwg.x;
 }
 // countTrailingZeros(x) (32 for 0): isolate the lowest set bit and count the ones below it. SPIR-V has no
-// such instruction, and Tint's stand-in for firstTrailingBit is a 5-step binary search: about 18 instructions
-// in the H100's machine code against 4 here (the radix sort's keys: 5.37 -> 5.09 ms at 2^27,
-// docs/bench/2026-11-25-h100).
+// such instruction, and Tint's stand-in for firstTrailingBit is a 5-step binary search of several times the
+// instructions.
 fn weft_trailing_zeros(x: u32) -> u32 {
   return countOneBits((x & (0u - x)) - 1u);
 }
@@ -159,9 +157,8 @@ fn weft_workgroup_index(wid: vec3<u32>, nwg: vec3<u32>) -> u32 {
   return wid.x + wid.y * nwg.x;
 }
 // countTrailingZeros(x) (32 for 0): isolate the lowest set bit and count the ones below it. SPIR-V has no
-// such instruction, and Tint's stand-in for firstTrailingBit is a 5-step binary search: about 18 instructions
-// in the H100's machine code against 4 here (the radix sort's keys: 5.37 -> 5.09 ms at 2^27,
-// docs/bench/2026-11-25-h100).
+// such instruction, and Tint's stand-in for firstTrailingBit is a 5-step binary search of several times the
+// instructions.
 fn weft_trailing_zeros(x: u32) -> u32 {
   return countOneBits((x & (0u - x)) - 1u);
 }
@@ -233,9 +230,8 @@ fn weft_workgroup_index(wid: vec3<u32>, nwg: vec3<u32>) -> u32 {
   return wid.x + wid.y * nwg.x;
 }
 // countTrailingZeros(x) (32 for 0): isolate the lowest set bit and count the ones below it. SPIR-V has no
-// such instruction, and Tint's stand-in for firstTrailingBit is a 5-step binary search: about 18 instructions
-// in the H100's machine code against 4 here (the radix sort's keys: 5.37 -> 5.09 ms at 2^27,
-// docs/bench/2026-11-25-h100).
+// such instruction, and Tint's stand-in for firstTrailingBit is a 5-step binary search of several times the
+// instructions.
 fn weft_trailing_zeros(x: u32) -> u32 {
   return countOneBits((x & (0u - x)) - 1u);
 }
@@ -315,9 +311,8 @@ fn weft_workgroup_index(wid: vec3<u32>, nwg: vec3<u32>) -> u32 {
   return wid.x + wid.y * nwg.x;
 }
 // countTrailingZeros(x) (32 for 0): isolate the lowest set bit and count the ones below it. SPIR-V has no
-// such instruction, and Tint's stand-in for firstTrailingBit is a 5-step binary search: about 18 instructions
-// in the H100's machine code against 4 here (the radix sort's keys: 5.37 -> 5.09 ms at 2^27,
-// docs/bench/2026-11-25-h100).
+// such instruction, and Tint's stand-in for firstTrailingBit is a 5-step binary search of several times the
+// instructions.
 fn weft_trailing_zeros(x: u32) -> u32 {
   return countOneBits((x & (0u - x)) - 1u);
 }
@@ -575,9 +570,8 @@ fn weft_workgroup_index(wid: vec3<u32>, nwg: vec3<u32>) -> u32 {
   return wid.x + wid.y * nwg.x;
 }
 // countTrailingZeros(x) (32 for 0): isolate the lowest set bit and count the ones below it. SPIR-V has no
-// such instruction, and Tint's stand-in for firstTrailingBit is a 5-step binary search: about 18 instructions
-// in the H100's machine code against 4 here (the radix sort's keys: 5.37 -> 5.09 ms at 2^27,
-// docs/bench/2026-11-25-h100).
+// such instruction, and Tint's stand-in for firstTrailingBit is a 5-step binary search of several times the
+// instructions.
 fn weft_trailing_zeros(x: u32) -> u32 {
   return countOneBits((x & (0u - x)) - 1u);
 }
@@ -619,9 +613,8 @@ fn weft_workgroup_index(wid: vec3<u32>, nwg: vec3<u32>) -> u32 {
   return wid.x + wid.y * nwg.x;
 }
 // countTrailingZeros(x) (32 for 0): isolate the lowest set bit and count the ones below it. SPIR-V has no
-// such instruction, and Tint's stand-in for firstTrailingBit is a 5-step binary search: about 18 instructions
-// in the H100's machine code against 4 here (the radix sort's keys: 5.37 -> 5.09 ms at 2^27,
-// docs/bench/2026-11-25-h100).
+// such instruction, and Tint's stand-in for firstTrailingBit is a 5-step binary search of several times the
+// instructions.
 fn weft_trailing_zeros(x: u32) -> u32 {
   return countOneBits((x & (0u - x)) - 1u);
 }
@@ -669,9 +662,8 @@ fn weft_workgroup_index(wid: vec3<u32>, nwg: vec3<u32>) -> u32 {
   return wid.x + wid.y * nwg.x;
 }
 // countTrailingZeros(x) (32 for 0): isolate the lowest set bit and count the ones below it. SPIR-V has no
-// such instruction, and Tint's stand-in for firstTrailingBit is a 5-step binary search: about 18 instructions
-// in the H100's machine code against 4 here (the radix sort's keys: 5.37 -> 5.09 ms at 2^27,
-// docs/bench/2026-11-25-h100).
+// such instruction, and Tint's stand-in for firstTrailingBit is a 5-step binary search of several times the
+// instructions.
 fn weft_trailing_zeros(x: u32) -> u32 {
   return countOneBits((x & (0u - x)) - 1u);
 }
@@ -942,9 +934,8 @@ fn weft_workgroup_index(wid: vec3<u32>, nwg: vec3<u32>) -> u32 {
   return wid.x + wid.y * nwg.x;
 }
 // countTrailingZeros(x) (32 for 0): isolate the lowest set bit and count the ones below it. SPIR-V has no
-// such instruction, and Tint's stand-in for firstTrailingBit is a 5-step binary search: about 18 instructions
-// in the H100's machine code against 4 here (the radix sort's keys: 5.37 -> 5.09 ms at 2^27,
-// docs/bench/2026-11-25-h100).
+// such instruction, and Tint's stand-in for firstTrailingBit is a 5-step binary search of several times the
+// instructions.
 fn weft_trailing_zeros(x: u32) -> u32 {
   return countOneBits((x & (0u - x)) - 1u);
 }

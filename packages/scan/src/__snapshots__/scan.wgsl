@@ -21,9 +21,8 @@ fn weft_workgroup_index(wid: vec3<u32>, nwg: vec3<u32>) -> u32 {
   return wid.x + wid.y * nwg.x;
 }
 // countTrailingZeros(x) (32 for 0): isolate the lowest set bit and count the ones below it. SPIR-V has no
-// such instruction, and Tint's stand-in for firstTrailingBit is a 5-step binary search: about 18 instructions
-// in the H100's machine code against 4 here (the radix sort's keys: 5.37 -> 5.09 ms at 2^27,
-// docs/bench/2026-11-25-h100).
+// such instruction, and Tint's stand-in for firstTrailingBit is a 5-step binary search of several times the
+// instructions.
 fn weft_trailing_zeros(x: u32) -> u32 {
   return countOneBits((x & (0u - x)) - 1u);
 }
@@ -288,9 +287,8 @@ fn weft_workgroup_index(wid: vec3<u32>, nwg: vec3<u32>) -> u32 {
   return wid.x + wid.y * nwg.x;
 }
 // countTrailingZeros(x) (32 for 0): isolate the lowest set bit and count the ones below it. SPIR-V has no
-// such instruction, and Tint's stand-in for firstTrailingBit is a 5-step binary search: about 18 instructions
-// in the H100's machine code against 4 here (the radix sort's keys: 5.37 -> 5.09 ms at 2^27,
-// docs/bench/2026-11-25-h100).
+// such instruction, and Tint's stand-in for firstTrailingBit is a 5-step binary search of several times the
+// instructions.
 fn weft_trailing_zeros(x: u32) -> u32 {
   return countOneBits((x & (0u - x)) - 1u);
 }
@@ -561,9 +559,8 @@ fn weft_workgroup_index(wid: vec3<u32>, nwg: vec3<u32>) -> u32 {
   return wid.x + wid.y * nwg.x;
 }
 // countTrailingZeros(x) (32 for 0): isolate the lowest set bit and count the ones below it. SPIR-V has no
-// such instruction, and Tint's stand-in for firstTrailingBit is a 5-step binary search: about 18 instructions
-// in the H100's machine code against 4 here (the radix sort's keys: 5.37 -> 5.09 ms at 2^27,
-// docs/bench/2026-11-25-h100).
+// such instruction, and Tint's stand-in for firstTrailingBit is a 5-step binary search of several times the
+// instructions.
 fn weft_trailing_zeros(x: u32) -> u32 {
   return countOneBits((x & (0u - x)) - 1u);
 }
@@ -834,9 +831,8 @@ fn weft_workgroup_index(wid: vec3<u32>, nwg: vec3<u32>) -> u32 {
   return wid.x + wid.y * nwg.x;
 }
 // countTrailingZeros(x) (32 for 0): isolate the lowest set bit and count the ones below it. SPIR-V has no
-// such instruction, and Tint's stand-in for firstTrailingBit is a 5-step binary search: about 18 instructions
-// in the H100's machine code against 4 here (the radix sort's keys: 5.37 -> 5.09 ms at 2^27,
-// docs/bench/2026-11-25-h100).
+// such instruction, and Tint's stand-in for firstTrailingBit is a 5-step binary search of several times the
+// instructions.
 fn weft_trailing_zeros(x: u32) -> u32 {
   return countOneBits((x & (0u - x)) - 1u);
 }
@@ -1101,9 +1097,8 @@ fn weft_workgroup_index(wid: vec3<u32>, nwg: vec3<u32>) -> u32 {
   return wid.x + wid.y * nwg.x;
 }
 // countTrailingZeros(x) (32 for 0): isolate the lowest set bit and count the ones below it. SPIR-V has no
-// such instruction, and Tint's stand-in for firstTrailingBit is a 5-step binary search: about 18 instructions
-// in the H100's machine code against 4 here (the radix sort's keys: 5.37 -> 5.09 ms at 2^27,
-// docs/bench/2026-11-25-h100).
+// such instruction, and Tint's stand-in for firstTrailingBit is a 5-step binary search of several times the
+// instructions.
 fn weft_trailing_zeros(x: u32) -> u32 {
   return countOneBits((x & (0u - x)) - 1u);
 }
@@ -1374,9 +1369,8 @@ fn weft_workgroup_index(wid: vec3<u32>, nwg: vec3<u32>) -> u32 {
   return wid.x + wid.y * nwg.x;
 }
 // countTrailingZeros(x) (32 for 0): isolate the lowest set bit and count the ones below it. SPIR-V has no
-// such instruction, and Tint's stand-in for firstTrailingBit is a 5-step binary search: about 18 instructions
-// in the H100's machine code against 4 here (the radix sort's keys: 5.37 -> 5.09 ms at 2^27,
-// docs/bench/2026-11-25-h100).
+// such instruction, and Tint's stand-in for firstTrailingBit is a 5-step binary search of several times the
+// instructions.
 fn weft_trailing_zeros(x: u32) -> u32 {
   return countOneBits((x & (0u - x)) - 1u);
 }
@@ -1641,9 +1635,8 @@ fn weft_workgroup_index(wid: vec3<u32>, nwg: vec3<u32>) -> u32 {
   return wid.x + wid.y * nwg.x;
 }
 // countTrailingZeros(x) (32 for 0): isolate the lowest set bit and count the ones below it. SPIR-V has no
-// such instruction, and Tint's stand-in for firstTrailingBit is a 5-step binary search: about 18 instructions
-// in the H100's machine code against 4 here (the radix sort's keys: 5.37 -> 5.09 ms at 2^27,
-// docs/bench/2026-11-25-h100).
+// such instruction, and Tint's stand-in for firstTrailingBit is a 5-step binary search of several times the
+// instructions.
 fn weft_trailing_zeros(x: u32) -> u32 {
   return countOneBits((x & (0u - x)) - 1u);
 }
@@ -1914,9 +1907,8 @@ fn weft_workgroup_index(wid: vec3<u32>, nwg: vec3<u32>) -> u32 {
   return wid.x + wid.y * nwg.x;
 }
 // countTrailingZeros(x) (32 for 0): isolate the lowest set bit and count the ones below it. SPIR-V has no
-// such instruction, and Tint's stand-in for firstTrailingBit is a 5-step binary search: about 18 instructions
-// in the H100's machine code against 4 here (the radix sort's keys: 5.37 -> 5.09 ms at 2^27,
-// docs/bench/2026-11-25-h100).
+// such instruction, and Tint's stand-in for firstTrailingBit is a 5-step binary search of several times the
+// instructions.
 fn weft_trailing_zeros(x: u32) -> u32 {
   return countOneBits((x & (0u - x)) - 1u);
 }
@@ -2187,9 +2179,8 @@ fn weft_workgroup_index(wid: vec3<u32>, nwg: vec3<u32>) -> u32 {
   return wid.x + wid.y * nwg.x;
 }
 // countTrailingZeros(x) (32 for 0): isolate the lowest set bit and count the ones below it. SPIR-V has no
-// such instruction, and Tint's stand-in for firstTrailingBit is a 5-step binary search: about 18 instructions
-// in the H100's machine code against 4 here (the radix sort's keys: 5.37 -> 5.09 ms at 2^27,
-// docs/bench/2026-11-25-h100).
+// such instruction, and Tint's stand-in for firstTrailingBit is a 5-step binary search of several times the
+// instructions.
 fn weft_trailing_zeros(x: u32) -> u32 {
   return countOneBits((x & (0u - x)) - 1u);
 }
@@ -2454,9 +2445,8 @@ fn weft_workgroup_index(wid: vec3<u32>, nwg: vec3<u32>) -> u32 {
   return wid.x + wid.y * nwg.x;
 }
 // countTrailingZeros(x) (32 for 0): isolate the lowest set bit and count the ones below it. SPIR-V has no
-// such instruction, and Tint's stand-in for firstTrailingBit is a 5-step binary search: about 18 instructions
-// in the H100's machine code against 4 here (the radix sort's keys: 5.37 -> 5.09 ms at 2^27,
-// docs/bench/2026-11-25-h100).
+// such instruction, and Tint's stand-in for firstTrailingBit is a 5-step binary search of several times the
+// instructions.
 fn weft_trailing_zeros(x: u32) -> u32 {
   return countOneBits((x & (0u - x)) - 1u);
 }
@@ -2727,9 +2717,8 @@ fn weft_workgroup_index(wid: vec3<u32>, nwg: vec3<u32>) -> u32 {
   return wid.x + wid.y * nwg.x;
 }
 // countTrailingZeros(x) (32 for 0): isolate the lowest set bit and count the ones below it. SPIR-V has no
-// such instruction, and Tint's stand-in for firstTrailingBit is a 5-step binary search: about 18 instructions
-// in the H100's machine code against 4 here (the radix sort's keys: 5.37 -> 5.09 ms at 2^27,
-// docs/bench/2026-11-25-h100).
+// such instruction, and Tint's stand-in for firstTrailingBit is a 5-step binary search of several times the
+// instructions.
 fn weft_trailing_zeros(x: u32) -> u32 {
   return countOneBits((x & (0u - x)) - 1u);
 }
@@ -3000,9 +2989,8 @@ fn weft_workgroup_index(wid: vec3<u32>, nwg: vec3<u32>) -> u32 {
   return wid.x + wid.y * nwg.x;
 }
 // countTrailingZeros(x) (32 for 0): isolate the lowest set bit and count the ones below it. SPIR-V has no
-// such instruction, and Tint's stand-in for firstTrailingBit is a 5-step binary search: about 18 instructions
-// in the H100's machine code against 4 here (the radix sort's keys: 5.37 -> 5.09 ms at 2^27,
-// docs/bench/2026-11-25-h100).
+// such instruction, and Tint's stand-in for firstTrailingBit is a 5-step binary search of several times the
+// instructions.
 fn weft_trailing_zeros(x: u32) -> u32 {
   return countOneBits((x & (0u - x)) - 1u);
 }
@@ -3267,9 +3255,8 @@ fn weft_workgroup_index(wid: vec3<u32>, nwg: vec3<u32>) -> u32 {
   return wid.x + wid.y * nwg.x;
 }
 // countTrailingZeros(x) (32 for 0): isolate the lowest set bit and count the ones below it. SPIR-V has no
-// such instruction, and Tint's stand-in for firstTrailingBit is a 5-step binary search: about 18 instructions
-// in the H100's machine code against 4 here (the radix sort's keys: 5.37 -> 5.09 ms at 2^27,
-// docs/bench/2026-11-25-h100).
+// such instruction, and Tint's stand-in for firstTrailingBit is a 5-step binary search of several times the
+// instructions.
 fn weft_trailing_zeros(x: u32) -> u32 {
   return countOneBits((x & (0u - x)) - 1u);
 }
@@ -3540,9 +3527,8 @@ fn weft_workgroup_index(wid: vec3<u32>, nwg: vec3<u32>) -> u32 {
   return wid.x + wid.y * nwg.x;
 }
 // countTrailingZeros(x) (32 for 0): isolate the lowest set bit and count the ones below it. SPIR-V has no
-// such instruction, and Tint's stand-in for firstTrailingBit is a 5-step binary search: about 18 instructions
-// in the H100's machine code against 4 here (the radix sort's keys: 5.37 -> 5.09 ms at 2^27,
-// docs/bench/2026-11-25-h100).
+// such instruction, and Tint's stand-in for firstTrailingBit is a 5-step binary search of several times the
+// instructions.
 fn weft_trailing_zeros(x: u32) -> u32 {
   return countOneBits((x & (0u - x)) - 1u);
 }
@@ -3807,9 +3793,8 @@ fn weft_workgroup_index(wid: vec3<u32>, nwg: vec3<u32>) -> u32 {
   return wid.x + wid.y * nwg.x;
 }
 // countTrailingZeros(x) (32 for 0): isolate the lowest set bit and count the ones below it. SPIR-V has no
-// such instruction, and Tint's stand-in for firstTrailingBit is a 5-step binary search: about 18 instructions
-// in the H100's machine code against 4 here (the radix sort's keys: 5.37 -> 5.09 ms at 2^27,
-// docs/bench/2026-11-25-h100).
+// such instruction, and Tint's stand-in for firstTrailingBit is a 5-step binary search of several times the
+// instructions.
 fn weft_trailing_zeros(x: u32) -> u32 {
   return countOneBits((x & (0u - x)) - 1u);
 }
@@ -4080,9 +4065,8 @@ fn weft_workgroup_index(wid: vec3<u32>, nwg: vec3<u32>) -> u32 {
   return wid.x + wid.y * nwg.x;
 }
 // countTrailingZeros(x) (32 for 0): isolate the lowest set bit and count the ones below it. SPIR-V has no
-// such instruction, and Tint's stand-in for firstTrailingBit is a 5-step binary search: about 18 instructions
-// in the H100's machine code against 4 here (the radix sort's keys: 5.37 -> 5.09 ms at 2^27,
-// docs/bench/2026-11-25-h100).
+// such instruction, and Tint's stand-in for firstTrailingBit is a 5-step binary search of several times the
+// instructions.
 fn weft_trailing_zeros(x: u32) -> u32 {
   return countOneBits((x & (0u - x)) - 1u);
 }
@@ -4350,9 +4334,8 @@ fn weft_workgroup_index(wid: vec3<u32>, nwg: vec3<u32>) -> u32 {
   return wid.x + wid.y * nwg.x;
 }
 // countTrailingZeros(x) (32 for 0): isolate the lowest set bit and count the ones below it. SPIR-V has no
-// such instruction, and Tint's stand-in for firstTrailingBit is a 5-step binary search: about 18 instructions
-// in the H100's machine code against 4 here (the radix sort's keys: 5.37 -> 5.09 ms at 2^27,
-// docs/bench/2026-11-25-h100).
+// such instruction, and Tint's stand-in for firstTrailingBit is a 5-step binary search of several times the
+// instructions.
 fn weft_trailing_zeros(x: u32) -> u32 {
   return countOneBits((x & (0u - x)) - 1u);
 }
@@ -4463,9 +4446,8 @@ fn weft_workgroup_index(wid: vec3<u32>, nwg: vec3<u32>) -> u32 {
   return wid.x + wid.y * nwg.x;
 }
 // countTrailingZeros(x) (32 for 0): isolate the lowest set bit and count the ones below it. SPIR-V has no
-// such instruction, and Tint's stand-in for firstTrailingBit is a 5-step binary search: about 18 instructions
-// in the H100's machine code against 4 here (the radix sort's keys: 5.37 -> 5.09 ms at 2^27,
-// docs/bench/2026-11-25-h100).
+// such instruction, and Tint's stand-in for firstTrailingBit is a 5-step binary search of several times the
+// instructions.
 fn weft_trailing_zeros(x: u32) -> u32 {
   return countOneBits((x & (0u - x)) - 1u);
 }
@@ -4582,9 +4564,8 @@ fn weft_workgroup_index(wid: vec3<u32>, nwg: vec3<u32>) -> u32 {
   return wid.x + wid.y * nwg.x;
 }
 // countTrailingZeros(x) (32 for 0): isolate the lowest set bit and count the ones below it. SPIR-V has no
-// such instruction, and Tint's stand-in for firstTrailingBit is a 5-step binary search: about 18 instructions
-// in the H100's machine code against 4 here (the radix sort's keys: 5.37 -> 5.09 ms at 2^27,
-// docs/bench/2026-11-25-h100).
+// such instruction, and Tint's stand-in for firstTrailingBit is a 5-step binary search of several times the
+// instructions.
 fn weft_trailing_zeros(x: u32) -> u32 {
   return countOneBits((x & (0u - x)) - 1u);
 }
@@ -4700,9 +4681,8 @@ fn weft_workgroup_index(wid: vec3<u32>, nwg: vec3<u32>) -> u32 {
   return wid.x + wid.y * nwg.x;
 }
 // countTrailingZeros(x) (32 for 0): isolate the lowest set bit and count the ones below it. SPIR-V has no
-// such instruction, and Tint's stand-in for firstTrailingBit is a 5-step binary search: about 18 instructions
-// in the H100's machine code against 4 here (the radix sort's keys: 5.37 -> 5.09 ms at 2^27,
-// docs/bench/2026-11-25-h100).
+// such instruction, and Tint's stand-in for firstTrailingBit is a 5-step binary search of several times the
+// instructions.
 fn weft_trailing_zeros(x: u32) -> u32 {
   return countOneBits((x & (0u - x)) - 1u);
 }
@@ -4803,9 +4783,8 @@ fn weft_workgroup_index(wid: vec3<u32>, nwg: vec3<u32>) -> u32 {
   return wid.x + wid.y * nwg.x;
 }
 // countTrailingZeros(x) (32 for 0): isolate the lowest set bit and count the ones below it. SPIR-V has no
-// such instruction, and Tint's stand-in for firstTrailingBit is a 5-step binary search: about 18 instructions
-// in the H100's machine code against 4 here (the radix sort's keys: 5.37 -> 5.09 ms at 2^27,
-// docs/bench/2026-11-25-h100).
+// such instruction, and Tint's stand-in for firstTrailingBit is a 5-step binary search of several times the
+// instructions.
 fn weft_trailing_zeros(x: u32) -> u32 {
   return countOneBits((x & (0u - x)) - 1u);
 }
@@ -4912,9 +4891,8 @@ fn weft_workgroup_index(wid: vec3<u32>, nwg: vec3<u32>) -> u32 {
   return wid.x + wid.y * nwg.x;
 }
 // countTrailingZeros(x) (32 for 0): isolate the lowest set bit and count the ones below it. SPIR-V has no
-// such instruction, and Tint's stand-in for firstTrailingBit is a 5-step binary search: about 18 instructions
-// in the H100's machine code against 4 here (the radix sort's keys: 5.37 -> 5.09 ms at 2^27,
-// docs/bench/2026-11-25-h100).
+// such instruction, and Tint's stand-in for firstTrailingBit is a 5-step binary search of several times the
+// instructions.
 fn weft_trailing_zeros(x: u32) -> u32 {
   return countOneBits((x & (0u - x)) - 1u);
 }
@@ -5015,9 +4993,8 @@ fn weft_workgroup_index(wid: vec3<u32>, nwg: vec3<u32>) -> u32 {
   return wid.x + wid.y * nwg.x;
 }
 // countTrailingZeros(x) (32 for 0): isolate the lowest set bit and count the ones below it. SPIR-V has no
-// such instruction, and Tint's stand-in for firstTrailingBit is a 5-step binary search: about 18 instructions
-// in the H100's machine code against 4 here (the radix sort's keys: 5.37 -> 5.09 ms at 2^27,
-// docs/bench/2026-11-25-h100).
+// such instruction, and Tint's stand-in for firstTrailingBit is a 5-step binary search of several times the
+// instructions.
 fn weft_trailing_zeros(x: u32) -> u32 {
   return countOneBits((x & (0u - x)) - 1u);
 }
@@ -5124,9 +5101,8 @@ fn weft_workgroup_index(wid: vec3<u32>, nwg: vec3<u32>) -> u32 {
   return wid.x + wid.y * nwg.x;
 }
 // countTrailingZeros(x) (32 for 0): isolate the lowest set bit and count the ones below it. SPIR-V has no
-// such instruction, and Tint's stand-in for firstTrailingBit is a 5-step binary search: about 18 instructions
-// in the H100's machine code against 4 here (the radix sort's keys: 5.37 -> 5.09 ms at 2^27,
-// docs/bench/2026-11-25-h100).
+// such instruction, and Tint's stand-in for firstTrailingBit is a 5-step binary search of several times the
+// instructions.
 fn weft_trailing_zeros(x: u32) -> u32 {
   return countOneBits((x & (0u - x)) - 1u);
 }
@@ -5236,9 +5212,8 @@ fn weft_workgroup_index(wid: vec3<u32>, nwg: vec3<u32>) -> u32 {
   return wid.x + wid.y * nwg.x;
 }
 // countTrailingZeros(x) (32 for 0): isolate the lowest set bit and count the ones below it. SPIR-V has no
-// such instruction, and Tint's stand-in for firstTrailingBit is a 5-step binary search: about 18 instructions
-// in the H100's machine code against 4 here (the radix sort's keys: 5.37 -> 5.09 ms at 2^27,
-// docs/bench/2026-11-25-h100).
+// such instruction, and Tint's stand-in for firstTrailingBit is a 5-step binary search of several times the
+// instructions.
 fn weft_trailing_zeros(x: u32) -> u32 {
   return countOneBits((x & (0u - x)) - 1u);
 }
@@ -5509,9 +5484,8 @@ fn weft_workgroup_index(wid: vec3<u32>, nwg: vec3<u32>) -> u32 {
   return wid.x + wid.y * nwg.x;
 }
 // countTrailingZeros(x) (32 for 0): isolate the lowest set bit and count the ones below it. SPIR-V has no
-// such instruction, and Tint's stand-in for firstTrailingBit is a 5-step binary search: about 18 instructions
-// in the H100's machine code against 4 here (the radix sort's keys: 5.37 -> 5.09 ms at 2^27,
-// docs/bench/2026-11-25-h100).
+// such instruction, and Tint's stand-in for firstTrailingBit is a 5-step binary search of several times the
+// instructions.
 fn weft_trailing_zeros(x: u32) -> u32 {
   return countOneBits((x & (0u - x)) - 1u);
 }

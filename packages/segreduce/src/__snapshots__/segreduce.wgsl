@@ -12,9 +12,8 @@ fn weft_workgroup_index(wid: vec3<u32>, nwg: vec3<u32>) -> u32 {
   return wid.x + wid.y * nwg.x;
 }
 // countTrailingZeros(x) (32 for 0): isolate the lowest set bit and count the ones below it. SPIR-V has no
-// such instruction, and Tint's stand-in for firstTrailingBit is a 5-step binary search: about 18 instructions
-// in the H100's machine code against 4 here (the radix sort's keys: 5.37 -> 5.09 ms at 2^27,
-// docs/bench/2026-11-25-h100).
+// such instruction, and Tint's stand-in for firstTrailingBit is a 5-step binary search of several times the
+// instructions.
 fn weft_trailing_zeros(x: u32) -> u32 {
   return countOneBits((x & (0u - x)) - 1u);
 }
@@ -75,9 +74,8 @@ fn weft_workgroup_index(wid: vec3<u32>, nwg: vec3<u32>) -> u32 {
   return wid.x + wid.y * nwg.x;
 }
 // countTrailingZeros(x) (32 for 0): isolate the lowest set bit and count the ones below it. SPIR-V has no
-// such instruction, and Tint's stand-in for firstTrailingBit is a 5-step binary search: about 18 instructions
-// in the H100's machine code against 4 here (the radix sort's keys: 5.37 -> 5.09 ms at 2^27,
-// docs/bench/2026-11-25-h100).
+// such instruction, and Tint's stand-in for firstTrailingBit is a 5-step binary search of several times the
+// instructions.
 fn weft_trailing_zeros(x: u32) -> u32 {
   return countOneBits((x & (0u - x)) - 1u);
 }
@@ -154,9 +152,8 @@ fn weft_workgroup_index(wid: vec3<u32>, nwg: vec3<u32>) -> u32 {
   return wid.x + wid.y * nwg.x;
 }
 // countTrailingZeros(x) (32 for 0): isolate the lowest set bit and count the ones below it. SPIR-V has no
-// such instruction, and Tint's stand-in for firstTrailingBit is a 5-step binary search: about 18 instructions
-// in the H100's machine code against 4 here (the radix sort's keys: 5.37 -> 5.09 ms at 2^27,
-// docs/bench/2026-11-25-h100).
+// such instruction, and Tint's stand-in for firstTrailingBit is a 5-step binary search of several times the
+// instructions.
 fn weft_trailing_zeros(x: u32) -> u32 {
   return countOneBits((x & (0u - x)) - 1u);
 }
@@ -233,9 +230,8 @@ fn weft_workgroup_index(wid: vec3<u32>, nwg: vec3<u32>) -> u32 {
   return wid.x + wid.y * nwg.x;
 }
 // countTrailingZeros(x) (32 for 0): isolate the lowest set bit and count the ones below it. SPIR-V has no
-// such instruction, and Tint's stand-in for firstTrailingBit is a 5-step binary search: about 18 instructions
-// in the H100's machine code against 4 here (the radix sort's keys: 5.37 -> 5.09 ms at 2^27,
-// docs/bench/2026-11-25-h100).
+// such instruction, and Tint's stand-in for firstTrailingBit is a 5-step binary search of several times the
+// instructions.
 fn weft_trailing_zeros(x: u32) -> u32 {
   return countOneBits((x & (0u - x)) - 1u);
 }
@@ -312,9 +308,8 @@ fn weft_workgroup_index(wid: vec3<u32>, nwg: vec3<u32>) -> u32 {
   return wid.x + wid.y * nwg.x;
 }
 // countTrailingZeros(x) (32 for 0): isolate the lowest set bit and count the ones below it. SPIR-V has no
-// such instruction, and Tint's stand-in for firstTrailingBit is a 5-step binary search: about 18 instructions
-// in the H100's machine code against 4 here (the radix sort's keys: 5.37 -> 5.09 ms at 2^27,
-// docs/bench/2026-11-25-h100).
+// such instruction, and Tint's stand-in for firstTrailingBit is a 5-step binary search of several times the
+// instructions.
 fn weft_trailing_zeros(x: u32) -> u32 {
   return countOneBits((x & (0u - x)) - 1u);
 }
@@ -383,9 +378,8 @@ fn weft_workgroup_index(wid: vec3<u32>, nwg: vec3<u32>) -> u32 {
   return wid.x + wid.y * nwg.x;
 }
 // countTrailingZeros(x) (32 for 0): isolate the lowest set bit and count the ones below it. SPIR-V has no
-// such instruction, and Tint's stand-in for firstTrailingBit is a 5-step binary search: about 18 instructions
-// in the H100's machine code against 4 here (the radix sort's keys: 5.37 -> 5.09 ms at 2^27,
-// docs/bench/2026-11-25-h100).
+// such instruction, and Tint's stand-in for firstTrailingBit is a 5-step binary search of several times the
+// instructions.
 fn weft_trailing_zeros(x: u32) -> u32 {
   return countOneBits((x & (0u - x)) - 1u);
 }
@@ -454,9 +448,8 @@ fn weft_workgroup_index(wid: vec3<u32>, nwg: vec3<u32>) -> u32 {
   return wid.x + wid.y * nwg.x;
 }
 // countTrailingZeros(x) (32 for 0): isolate the lowest set bit and count the ones below it. SPIR-V has no
-// such instruction, and Tint's stand-in for firstTrailingBit is a 5-step binary search: about 18 instructions
-// in the H100's machine code against 4 here (the radix sort's keys: 5.37 -> 5.09 ms at 2^27,
-// docs/bench/2026-11-25-h100).
+// such instruction, and Tint's stand-in for firstTrailingBit is a 5-step binary search of several times the
+// instructions.
 fn weft_trailing_zeros(x: u32) -> u32 {
   return countOneBits((x & (0u - x)) - 1u);
 }
@@ -528,9 +521,8 @@ fn weft_workgroup_index(wid: vec3<u32>, nwg: vec3<u32>) -> u32 {
   return wid.x + wid.y * nwg.x;
 }
 // countTrailingZeros(x) (32 for 0): isolate the lowest set bit and count the ones below it. SPIR-V has no
-// such instruction, and Tint's stand-in for firstTrailingBit is a 5-step binary search: about 18 instructions
-// in the H100's machine code against 4 here (the radix sort's keys: 5.37 -> 5.09 ms at 2^27,
-// docs/bench/2026-11-25-h100).
+// such instruction, and Tint's stand-in for firstTrailingBit is a 5-step binary search of several times the
+// instructions.
 fn weft_trailing_zeros(x: u32) -> u32 {
   return countOneBits((x & (0u - x)) - 1u);
 }
@@ -757,9 +749,8 @@ fn weft_workgroup_index(wid: vec3<u32>, nwg: vec3<u32>) -> u32 {
   return wid.x + wid.y * nwg.x;
 }
 // countTrailingZeros(x) (32 for 0): isolate the lowest set bit and count the ones below it. SPIR-V has no
-// such instruction, and Tint's stand-in for firstTrailingBit is a 5-step binary search: about 18 instructions
-// in the H100's machine code against 4 here (the radix sort's keys: 5.37 -> 5.09 ms at 2^27,
-// docs/bench/2026-11-25-h100).
+// such instruction, and Tint's stand-in for firstTrailingBit is a 5-step binary search of several times the
+// instructions.
 fn weft_trailing_zeros(x: u32) -> u32 {
   return countOneBits((x & (0u - x)) - 1u);
 }
@@ -1024,9 +1015,8 @@ fn weft_workgroup_index(wid: vec3<u32>, nwg: vec3<u32>) -> u32 {
   return wid.x + wid.y * nwg.x;
 }
 // countTrailingZeros(x) (32 for 0): isolate the lowest set bit and count the ones below it. SPIR-V has no
-// such instruction, and Tint's stand-in for firstTrailingBit is a 5-step binary search: about 18 instructions
-// in the H100's machine code against 4 here (the radix sort's keys: 5.37 -> 5.09 ms at 2^27,
-// docs/bench/2026-11-25-h100).
+// such instruction, and Tint's stand-in for firstTrailingBit is a 5-step binary search of several times the
+// instructions.
 fn weft_trailing_zeros(x: u32) -> u32 {
   return countOneBits((x & (0u - x)) - 1u);
 }
@@ -1291,9 +1281,8 @@ fn weft_workgroup_index(wid: vec3<u32>, nwg: vec3<u32>) -> u32 {
   return wid.x + wid.y * nwg.x;
 }
 // countTrailingZeros(x) (32 for 0): isolate the lowest set bit and count the ones below it. SPIR-V has no
-// such instruction, and Tint's stand-in for firstTrailingBit is a 5-step binary search: about 18 instructions
-// in the H100's machine code against 4 here (the radix sort's keys: 5.37 -> 5.09 ms at 2^27,
-// docs/bench/2026-11-25-h100).
+// such instruction, and Tint's stand-in for firstTrailingBit is a 5-step binary search of several times the
+// instructions.
 fn weft_trailing_zeros(x: u32) -> u32 {
   return countOneBits((x & (0u - x)) - 1u);
 }
@@ -1558,9 +1547,8 @@ fn weft_workgroup_index(wid: vec3<u32>, nwg: vec3<u32>) -> u32 {
   return wid.x + wid.y * nwg.x;
 }
 // countTrailingZeros(x) (32 for 0): isolate the lowest set bit and count the ones below it. SPIR-V has no
-// such instruction, and Tint's stand-in for firstTrailingBit is a 5-step binary search: about 18 instructions
-// in the H100's machine code against 4 here (the radix sort's keys: 5.37 -> 5.09 ms at 2^27,
-// docs/bench/2026-11-25-h100).
+// such instruction, and Tint's stand-in for firstTrailingBit is a 5-step binary search of several times the
+// instructions.
 fn weft_trailing_zeros(x: u32) -> u32 {
   return countOneBits((x & (0u - x)) - 1u);
 }
@@ -1825,9 +1813,8 @@ fn weft_workgroup_index(wid: vec3<u32>, nwg: vec3<u32>) -> u32 {
   return wid.x + wid.y * nwg.x;
 }
 // countTrailingZeros(x) (32 for 0): isolate the lowest set bit and count the ones below it. SPIR-V has no
-// such instruction, and Tint's stand-in for firstTrailingBit is a 5-step binary search: about 18 instructions
-// in the H100's machine code against 4 here (the radix sort's keys: 5.37 -> 5.09 ms at 2^27,
-// docs/bench/2026-11-25-h100).
+// such instruction, and Tint's stand-in for firstTrailingBit is a 5-step binary search of several times the
+// instructions.
 fn weft_trailing_zeros(x: u32) -> u32 {
   return countOneBits((x & (0u - x)) - 1u);
 }
@@ -2092,9 +2079,8 @@ fn weft_workgroup_index(wid: vec3<u32>, nwg: vec3<u32>) -> u32 {
   return wid.x + wid.y * nwg.x;
 }
 // countTrailingZeros(x) (32 for 0): isolate the lowest set bit and count the ones below it. SPIR-V has no
-// such instruction, and Tint's stand-in for firstTrailingBit is a 5-step binary search: about 18 instructions
-// in the H100's machine code against 4 here (the radix sort's keys: 5.37 -> 5.09 ms at 2^27,
-// docs/bench/2026-11-25-h100).
+// such instruction, and Tint's stand-in for firstTrailingBit is a 5-step binary search of several times the
+// instructions.
 fn weft_trailing_zeros(x: u32) -> u32 {
   return countOneBits((x & (0u - x)) - 1u);
 }
@@ -2359,9 +2345,8 @@ fn weft_workgroup_index(wid: vec3<u32>, nwg: vec3<u32>) -> u32 {
   return wid.x + wid.y * nwg.x;
 }
 // countTrailingZeros(x) (32 for 0): isolate the lowest set bit and count the ones below it. SPIR-V has no
-// such instruction, and Tint's stand-in for firstTrailingBit is a 5-step binary search: about 18 instructions
-// in the H100's machine code against 4 here (the radix sort's keys: 5.37 -> 5.09 ms at 2^27,
-// docs/bench/2026-11-25-h100).
+// such instruction, and Tint's stand-in for firstTrailingBit is a 5-step binary search of several times the
+// instructions.
 fn weft_trailing_zeros(x: u32) -> u32 {
   return countOneBits((x & (0u - x)) - 1u);
 }
@@ -2565,9 +2550,8 @@ fn weft_workgroup_index(wid: vec3<u32>, nwg: vec3<u32>) -> u32 {
   return wid.x + wid.y * nwg.x;
 }
 // countTrailingZeros(x) (32 for 0): isolate the lowest set bit and count the ones below it. SPIR-V has no
-// such instruction, and Tint's stand-in for firstTrailingBit is a 5-step binary search: about 18 instructions
-// in the H100's machine code against 4 here (the radix sort's keys: 5.37 -> 5.09 ms at 2^27,
-// docs/bench/2026-11-25-h100).
+// such instruction, and Tint's stand-in for firstTrailingBit is a 5-step binary search of several times the
+// instructions.
 fn weft_trailing_zeros(x: u32) -> u32 {
   return countOneBits((x & (0u - x)) - 1u);
 }

@@ -15,9 +15,8 @@ fn weft_workgroup_index(wid: vec3<u32>, nwg: vec3<u32>) -> u32 {
   return wid.x + wid.y * nwg.x;
 }
 // countTrailingZeros(x) (32 for 0): isolate the lowest set bit and count the ones below it. SPIR-V has no
-// such instruction, and Tint's stand-in for firstTrailingBit is a 5-step binary search: about 18 instructions
-// in the H100's machine code against 4 here (the radix sort's keys: 5.37 -> 5.09 ms at 2^27,
-// docs/bench/2026-11-25-h100).
+// such instruction, and Tint's stand-in for firstTrailingBit is a 5-step binary search of several times the
+// instructions.
 fn weft_trailing_zeros(x: u32) -> u32 {
   return countOneBits((x & (0u - x)) - 1u);
 }
@@ -70,9 +69,8 @@ fn weft_workgroup_index(wid: vec3<u32>, nwg: vec3<u32>) -> u32 {
   return wid.x + wid.y * nwg.x;
 }
 // countTrailingZeros(x) (32 for 0): isolate the lowest set bit and count the ones below it. SPIR-V has no
-// such instruction, and Tint's stand-in for firstTrailingBit is a 5-step binary search: about 18 instructions
-// in the H100's machine code against 4 here (the radix sort's keys: 5.37 -> 5.09 ms at 2^27,
-// docs/bench/2026-11-25-h100).
+// such instruction, and Tint's stand-in for firstTrailingBit is a 5-step binary search of several times the
+// instructions.
 fn weft_trailing_zeros(x: u32) -> u32 {
   return countOneBits((x & (0u - x)) - 1u);
 }
@@ -157,9 +155,8 @@ fn weft_workgroup_index(wid: vec3<u32>, nwg: vec3<u32>) -> u32 {
   return wid.x + wid.y * nwg.x;
 }
 // countTrailingZeros(x) (32 for 0): isolate the lowest set bit and count the ones below it. SPIR-V has no
-// such instruction, and Tint's stand-in for firstTrailingBit is a 5-step binary search: about 18 instructions
-// in the H100's machine code against 4 here (the radix sort's keys: 5.37 -> 5.09 ms at 2^27,
-// docs/bench/2026-11-25-h100).
+// such instruction, and Tint's stand-in for firstTrailingBit is a 5-step binary search of several times the
+// instructions.
 fn weft_trailing_zeros(x: u32) -> u32 {
   return countOneBits((x & (0u - x)) - 1u);
 }
@@ -342,9 +339,8 @@ fn weft_workgroup_index(wid: vec3<u32>, nwg: vec3<u32>) -> u32 {
   return wid.x + wid.y * nwg.x;
 }
 // countTrailingZeros(x) (32 for 0): isolate the lowest set bit and count the ones below it. SPIR-V has no
-// such instruction, and Tint's stand-in for firstTrailingBit is a 5-step binary search: about 18 instructions
-// in the H100's machine code against 4 here (the radix sort's keys: 5.37 -> 5.09 ms at 2^27,
-// docs/bench/2026-11-25-h100).
+// such instruction, and Tint's stand-in for firstTrailingBit is a 5-step binary search of several times the
+// instructions.
 fn weft_trailing_zeros(x: u32) -> u32 {
   return countOneBits((x & (0u - x)) - 1u);
 }
@@ -530,9 +526,8 @@ fn weft_workgroup_index(wid: vec3<u32>, nwg: vec3<u32>) -> u32 {
   return wid.x + wid.y * nwg.x;
 }
 // countTrailingZeros(x) (32 for 0): isolate the lowest set bit and count the ones below it. SPIR-V has no
-// such instruction, and Tint's stand-in for firstTrailingBit is a 5-step binary search: about 18 instructions
-// in the H100's machine code against 4 here (the radix sort's keys: 5.37 -> 5.09 ms at 2^27,
-// docs/bench/2026-11-25-h100).
+// such instruction, and Tint's stand-in for firstTrailingBit is a 5-step binary search of several times the
+// instructions.
 fn weft_trailing_zeros(x: u32) -> u32 {
   return countOneBits((x & (0u - x)) - 1u);
 }
@@ -713,8 +708,7 @@ fn main(@builtin(local_invocation_index) lid: u32,
     // Lanes holding the same digit: those whose ballot agrees with this lane's bit on all 8 bits (a constant
     // count the compiler unrolls; the bits above a partial last digit are zero in every lane, so their
     // ballots change nothing). One mask collects every disagreement, `ballot ^ (bit ? ~0 : 0)`, in place of
-    // ANDing each ballot or its complement in (H100, 2^27, two processes each: keys 4.55 / 4.56 -> 4.53 /
-    // 4.51 ms, pairs 6.46 / 6.46 -> 6.31 / 6.17; docs/bench/2026-11-29-h100).
+    // ANDing each ballot or its complement in: fewer instructions a round.
     var differ = LaneMask(0u);
     for (var b = 0u; b < 8u; b++) {
       let bit_set = ((d >> b) & 1u) == 1u;
@@ -724,8 +718,7 @@ fn main(@builtin(local_invocation_index) lid: u32,
     let rank = mask_count(peers & below);
     let word = w * 128u + (d & 127u);
     let half = (d >> 7u) * 16u;
-    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic (H100,
-    // 2^27: keys 5.10 -> 4.97 ms, pairs 6.36 -> 6.29; docs/bench/2026-11-25-h100 run 12).
+    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic.
     var before = atomicAdd(&hist[word], select(0u, mask_count(peers) << half, rank == 0u));
     before = subgroupShuffle(before, lowest_lane(peers));
     pos[0u] = ((before >> half) & 0xffffu) + rank;
@@ -735,8 +728,7 @@ fn main(@builtin(local_invocation_index) lid: u32,
     // Lanes holding the same digit: those whose ballot agrees with this lane's bit on all 8 bits (a constant
     // count the compiler unrolls; the bits above a partial last digit are zero in every lane, so their
     // ballots change nothing). One mask collects every disagreement, `ballot ^ (bit ? ~0 : 0)`, in place of
-    // ANDing each ballot or its complement in (H100, 2^27, two processes each: keys 4.55 / 4.56 -> 4.53 /
-    // 4.51 ms, pairs 6.46 / 6.46 -> 6.31 / 6.17; docs/bench/2026-11-29-h100).
+    // ANDing each ballot or its complement in: fewer instructions a round.
     var differ = LaneMask(0u);
     for (var b = 0u; b < 8u; b++) {
       let bit_set = ((d >> b) & 1u) == 1u;
@@ -746,8 +738,7 @@ fn main(@builtin(local_invocation_index) lid: u32,
     let rank = mask_count(peers & below);
     let word = w * 128u + (d & 127u);
     let half = (d >> 7u) * 16u;
-    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic (H100,
-    // 2^27: keys 5.10 -> 4.97 ms, pairs 6.36 -> 6.29; docs/bench/2026-11-25-h100 run 12).
+    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic.
     var before = atomicAdd(&hist[word], select(0u, mask_count(peers) << half, rank == 0u));
     before = subgroupShuffle(before, lowest_lane(peers));
     pos[1u] = ((before >> half) & 0xffffu) + rank;
@@ -757,8 +748,7 @@ fn main(@builtin(local_invocation_index) lid: u32,
     // Lanes holding the same digit: those whose ballot agrees with this lane's bit on all 8 bits (a constant
     // count the compiler unrolls; the bits above a partial last digit are zero in every lane, so their
     // ballots change nothing). One mask collects every disagreement, `ballot ^ (bit ? ~0 : 0)`, in place of
-    // ANDing each ballot or its complement in (H100, 2^27, two processes each: keys 4.55 / 4.56 -> 4.53 /
-    // 4.51 ms, pairs 6.46 / 6.46 -> 6.31 / 6.17; docs/bench/2026-11-29-h100).
+    // ANDing each ballot or its complement in: fewer instructions a round.
     var differ = LaneMask(0u);
     for (var b = 0u; b < 8u; b++) {
       let bit_set = ((d >> b) & 1u) == 1u;
@@ -768,8 +758,7 @@ fn main(@builtin(local_invocation_index) lid: u32,
     let rank = mask_count(peers & below);
     let word = w * 128u + (d & 127u);
     let half = (d >> 7u) * 16u;
-    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic (H100,
-    // 2^27: keys 5.10 -> 4.97 ms, pairs 6.36 -> 6.29; docs/bench/2026-11-25-h100 run 12).
+    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic.
     var before = atomicAdd(&hist[word], select(0u, mask_count(peers) << half, rank == 0u));
     before = subgroupShuffle(before, lowest_lane(peers));
     pos[2u] = ((before >> half) & 0xffffu) + rank;
@@ -779,8 +768,7 @@ fn main(@builtin(local_invocation_index) lid: u32,
     // Lanes holding the same digit: those whose ballot agrees with this lane's bit on all 8 bits (a constant
     // count the compiler unrolls; the bits above a partial last digit are zero in every lane, so their
     // ballots change nothing). One mask collects every disagreement, `ballot ^ (bit ? ~0 : 0)`, in place of
-    // ANDing each ballot or its complement in (H100, 2^27, two processes each: keys 4.55 / 4.56 -> 4.53 /
-    // 4.51 ms, pairs 6.46 / 6.46 -> 6.31 / 6.17; docs/bench/2026-11-29-h100).
+    // ANDing each ballot or its complement in: fewer instructions a round.
     var differ = LaneMask(0u);
     for (var b = 0u; b < 8u; b++) {
       let bit_set = ((d >> b) & 1u) == 1u;
@@ -790,8 +778,7 @@ fn main(@builtin(local_invocation_index) lid: u32,
     let rank = mask_count(peers & below);
     let word = w * 128u + (d & 127u);
     let half = (d >> 7u) * 16u;
-    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic (H100,
-    // 2^27: keys 5.10 -> 4.97 ms, pairs 6.36 -> 6.29; docs/bench/2026-11-25-h100 run 12).
+    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic.
     var before = atomicAdd(&hist[word], select(0u, mask_count(peers) << half, rank == 0u));
     before = subgroupShuffle(before, lowest_lane(peers));
     pos[3u] = ((before >> half) & 0xffffu) + rank;
@@ -801,8 +788,7 @@ fn main(@builtin(local_invocation_index) lid: u32,
     // Lanes holding the same digit: those whose ballot agrees with this lane's bit on all 8 bits (a constant
     // count the compiler unrolls; the bits above a partial last digit are zero in every lane, so their
     // ballots change nothing). One mask collects every disagreement, `ballot ^ (bit ? ~0 : 0)`, in place of
-    // ANDing each ballot or its complement in (H100, 2^27, two processes each: keys 4.55 / 4.56 -> 4.53 /
-    // 4.51 ms, pairs 6.46 / 6.46 -> 6.31 / 6.17; docs/bench/2026-11-29-h100).
+    // ANDing each ballot or its complement in: fewer instructions a round.
     var differ = LaneMask(0u);
     for (var b = 0u; b < 8u; b++) {
       let bit_set = ((d >> b) & 1u) == 1u;
@@ -812,8 +798,7 @@ fn main(@builtin(local_invocation_index) lid: u32,
     let rank = mask_count(peers & below);
     let word = w * 128u + (d & 127u);
     let half = (d >> 7u) * 16u;
-    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic (H100,
-    // 2^27: keys 5.10 -> 4.97 ms, pairs 6.36 -> 6.29; docs/bench/2026-11-25-h100 run 12).
+    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic.
     var before = atomicAdd(&hist[word], select(0u, mask_count(peers) << half, rank == 0u));
     before = subgroupShuffle(before, lowest_lane(peers));
     pos[4u] = ((before >> half) & 0xffffu) + rank;
@@ -823,8 +808,7 @@ fn main(@builtin(local_invocation_index) lid: u32,
     // Lanes holding the same digit: those whose ballot agrees with this lane's bit on all 8 bits (a constant
     // count the compiler unrolls; the bits above a partial last digit are zero in every lane, so their
     // ballots change nothing). One mask collects every disagreement, `ballot ^ (bit ? ~0 : 0)`, in place of
-    // ANDing each ballot or its complement in (H100, 2^27, two processes each: keys 4.55 / 4.56 -> 4.53 /
-    // 4.51 ms, pairs 6.46 / 6.46 -> 6.31 / 6.17; docs/bench/2026-11-29-h100).
+    // ANDing each ballot or its complement in: fewer instructions a round.
     var differ = LaneMask(0u);
     for (var b = 0u; b < 8u; b++) {
       let bit_set = ((d >> b) & 1u) == 1u;
@@ -834,8 +818,7 @@ fn main(@builtin(local_invocation_index) lid: u32,
     let rank = mask_count(peers & below);
     let word = w * 128u + (d & 127u);
     let half = (d >> 7u) * 16u;
-    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic (H100,
-    // 2^27: keys 5.10 -> 4.97 ms, pairs 6.36 -> 6.29; docs/bench/2026-11-25-h100 run 12).
+    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic.
     var before = atomicAdd(&hist[word], select(0u, mask_count(peers) << half, rank == 0u));
     before = subgroupShuffle(before, lowest_lane(peers));
     pos[5u] = ((before >> half) & 0xffffu) + rank;
@@ -845,8 +828,7 @@ fn main(@builtin(local_invocation_index) lid: u32,
     // Lanes holding the same digit: those whose ballot agrees with this lane's bit on all 8 bits (a constant
     // count the compiler unrolls; the bits above a partial last digit are zero in every lane, so their
     // ballots change nothing). One mask collects every disagreement, `ballot ^ (bit ? ~0 : 0)`, in place of
-    // ANDing each ballot or its complement in (H100, 2^27, two processes each: keys 4.55 / 4.56 -> 4.53 /
-    // 4.51 ms, pairs 6.46 / 6.46 -> 6.31 / 6.17; docs/bench/2026-11-29-h100).
+    // ANDing each ballot or its complement in: fewer instructions a round.
     var differ = LaneMask(0u);
     for (var b = 0u; b < 8u; b++) {
       let bit_set = ((d >> b) & 1u) == 1u;
@@ -856,8 +838,7 @@ fn main(@builtin(local_invocation_index) lid: u32,
     let rank = mask_count(peers & below);
     let word = w * 128u + (d & 127u);
     let half = (d >> 7u) * 16u;
-    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic (H100,
-    // 2^27: keys 5.10 -> 4.97 ms, pairs 6.36 -> 6.29; docs/bench/2026-11-25-h100 run 12).
+    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic.
     var before = atomicAdd(&hist[word], select(0u, mask_count(peers) << half, rank == 0u));
     before = subgroupShuffle(before, lowest_lane(peers));
     pos[6u] = ((before >> half) & 0xffffu) + rank;
@@ -867,8 +848,7 @@ fn main(@builtin(local_invocation_index) lid: u32,
     // Lanes holding the same digit: those whose ballot agrees with this lane's bit on all 8 bits (a constant
     // count the compiler unrolls; the bits above a partial last digit are zero in every lane, so their
     // ballots change nothing). One mask collects every disagreement, `ballot ^ (bit ? ~0 : 0)`, in place of
-    // ANDing each ballot or its complement in (H100, 2^27, two processes each: keys 4.55 / 4.56 -> 4.53 /
-    // 4.51 ms, pairs 6.46 / 6.46 -> 6.31 / 6.17; docs/bench/2026-11-29-h100).
+    // ANDing each ballot or its complement in: fewer instructions a round.
     var differ = LaneMask(0u);
     for (var b = 0u; b < 8u; b++) {
       let bit_set = ((d >> b) & 1u) == 1u;
@@ -878,8 +858,7 @@ fn main(@builtin(local_invocation_index) lid: u32,
     let rank = mask_count(peers & below);
     let word = w * 128u + (d & 127u);
     let half = (d >> 7u) * 16u;
-    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic (H100,
-    // 2^27: keys 5.10 -> 4.97 ms, pairs 6.36 -> 6.29; docs/bench/2026-11-25-h100 run 12).
+    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic.
     var before = atomicAdd(&hist[word], select(0u, mask_count(peers) << half, rank == 0u));
     before = subgroupShuffle(before, lowest_lane(peers));
     pos[7u] = ((before >> half) & 0xffffu) + rank;
@@ -889,8 +868,7 @@ fn main(@builtin(local_invocation_index) lid: u32,
     // Lanes holding the same digit: those whose ballot agrees with this lane's bit on all 8 bits (a constant
     // count the compiler unrolls; the bits above a partial last digit are zero in every lane, so their
     // ballots change nothing). One mask collects every disagreement, `ballot ^ (bit ? ~0 : 0)`, in place of
-    // ANDing each ballot or its complement in (H100, 2^27, two processes each: keys 4.55 / 4.56 -> 4.53 /
-    // 4.51 ms, pairs 6.46 / 6.46 -> 6.31 / 6.17; docs/bench/2026-11-29-h100).
+    // ANDing each ballot or its complement in: fewer instructions a round.
     var differ = LaneMask(0u);
     for (var b = 0u; b < 8u; b++) {
       let bit_set = ((d >> b) & 1u) == 1u;
@@ -900,8 +878,7 @@ fn main(@builtin(local_invocation_index) lid: u32,
     let rank = mask_count(peers & below);
     let word = w * 128u + (d & 127u);
     let half = (d >> 7u) * 16u;
-    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic (H100,
-    // 2^27: keys 5.10 -> 4.97 ms, pairs 6.36 -> 6.29; docs/bench/2026-11-25-h100 run 12).
+    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic.
     var before = atomicAdd(&hist[word], select(0u, mask_count(peers) << half, rank == 0u));
     before = subgroupShuffle(before, lowest_lane(peers));
     pos[8u] = ((before >> half) & 0xffffu) + rank;
@@ -911,8 +888,7 @@ fn main(@builtin(local_invocation_index) lid: u32,
     // Lanes holding the same digit: those whose ballot agrees with this lane's bit on all 8 bits (a constant
     // count the compiler unrolls; the bits above a partial last digit are zero in every lane, so their
     // ballots change nothing). One mask collects every disagreement, `ballot ^ (bit ? ~0 : 0)`, in place of
-    // ANDing each ballot or its complement in (H100, 2^27, two processes each: keys 4.55 / 4.56 -> 4.53 /
-    // 4.51 ms, pairs 6.46 / 6.46 -> 6.31 / 6.17; docs/bench/2026-11-29-h100).
+    // ANDing each ballot or its complement in: fewer instructions a round.
     var differ = LaneMask(0u);
     for (var b = 0u; b < 8u; b++) {
       let bit_set = ((d >> b) & 1u) == 1u;
@@ -922,8 +898,7 @@ fn main(@builtin(local_invocation_index) lid: u32,
     let rank = mask_count(peers & below);
     let word = w * 128u + (d & 127u);
     let half = (d >> 7u) * 16u;
-    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic (H100,
-    // 2^27: keys 5.10 -> 4.97 ms, pairs 6.36 -> 6.29; docs/bench/2026-11-25-h100 run 12).
+    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic.
     var before = atomicAdd(&hist[word], select(0u, mask_count(peers) << half, rank == 0u));
     before = subgroupShuffle(before, lowest_lane(peers));
     pos[9u] = ((before >> half) & 0xffffu) + rank;
@@ -933,8 +908,7 @@ fn main(@builtin(local_invocation_index) lid: u32,
     // Lanes holding the same digit: those whose ballot agrees with this lane's bit on all 8 bits (a constant
     // count the compiler unrolls; the bits above a partial last digit are zero in every lane, so their
     // ballots change nothing). One mask collects every disagreement, `ballot ^ (bit ? ~0 : 0)`, in place of
-    // ANDing each ballot or its complement in (H100, 2^27, two processes each: keys 4.55 / 4.56 -> 4.53 /
-    // 4.51 ms, pairs 6.46 / 6.46 -> 6.31 / 6.17; docs/bench/2026-11-29-h100).
+    // ANDing each ballot or its complement in: fewer instructions a round.
     var differ = LaneMask(0u);
     for (var b = 0u; b < 8u; b++) {
       let bit_set = ((d >> b) & 1u) == 1u;
@@ -944,8 +918,7 @@ fn main(@builtin(local_invocation_index) lid: u32,
     let rank = mask_count(peers & below);
     let word = w * 128u + (d & 127u);
     let half = (d >> 7u) * 16u;
-    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic (H100,
-    // 2^27: keys 5.10 -> 4.97 ms, pairs 6.36 -> 6.29; docs/bench/2026-11-25-h100 run 12).
+    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic.
     var before = atomicAdd(&hist[word], select(0u, mask_count(peers) << half, rank == 0u));
     before = subgroupShuffle(before, lowest_lane(peers));
     pos[10u] = ((before >> half) & 0xffffu) + rank;
@@ -955,8 +928,7 @@ fn main(@builtin(local_invocation_index) lid: u32,
     // Lanes holding the same digit: those whose ballot agrees with this lane's bit on all 8 bits (a constant
     // count the compiler unrolls; the bits above a partial last digit are zero in every lane, so their
     // ballots change nothing). One mask collects every disagreement, `ballot ^ (bit ? ~0 : 0)`, in place of
-    // ANDing each ballot or its complement in (H100, 2^27, two processes each: keys 4.55 / 4.56 -> 4.53 /
-    // 4.51 ms, pairs 6.46 / 6.46 -> 6.31 / 6.17; docs/bench/2026-11-29-h100).
+    // ANDing each ballot or its complement in: fewer instructions a round.
     var differ = LaneMask(0u);
     for (var b = 0u; b < 8u; b++) {
       let bit_set = ((d >> b) & 1u) == 1u;
@@ -966,8 +938,7 @@ fn main(@builtin(local_invocation_index) lid: u32,
     let rank = mask_count(peers & below);
     let word = w * 128u + (d & 127u);
     let half = (d >> 7u) * 16u;
-    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic (H100,
-    // 2^27: keys 5.10 -> 4.97 ms, pairs 6.36 -> 6.29; docs/bench/2026-11-25-h100 run 12).
+    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic.
     var before = atomicAdd(&hist[word], select(0u, mask_count(peers) << half, rank == 0u));
     before = subgroupShuffle(before, lowest_lane(peers));
     pos[11u] = ((before >> half) & 0xffffu) + rank;
@@ -1393,9 +1364,8 @@ fn weft_workgroup_index(wid: vec3<u32>, nwg: vec3<u32>) -> u32 {
   return wid.x + wid.y * nwg.x;
 }
 // countTrailingZeros(x) (32 for 0): isolate the lowest set bit and count the ones below it. SPIR-V has no
-// such instruction, and Tint's stand-in for firstTrailingBit is a 5-step binary search: about 18 instructions
-// in the H100's machine code against 4 here (the radix sort's keys: 5.37 -> 5.09 ms at 2^27,
-// docs/bench/2026-11-25-h100).
+// such instruction, and Tint's stand-in for firstTrailingBit is a 5-step binary search of several times the
+// instructions.
 fn weft_trailing_zeros(x: u32) -> u32 {
   return countOneBits((x & (0u - x)) - 1u);
 }
@@ -1576,8 +1546,7 @@ fn main(@builtin(local_invocation_index) lid: u32,
     // Lanes holding the same digit: those whose ballot agrees with this lane's bit on all 8 bits (a constant
     // count the compiler unrolls; the bits above a partial last digit are zero in every lane, so their
     // ballots change nothing). One mask collects every disagreement, `ballot ^ (bit ? ~0 : 0)`, in place of
-    // ANDing each ballot or its complement in (H100, 2^27, two processes each: keys 4.55 / 4.56 -> 4.53 /
-    // 4.51 ms, pairs 6.46 / 6.46 -> 6.31 / 6.17; docs/bench/2026-11-29-h100).
+    // ANDing each ballot or its complement in: fewer instructions a round.
     var differ = LaneMask(0u);
     for (var b = 0u; b < 8u; b++) {
       let bit_set = ((d >> b) & 1u) == 1u;
@@ -1587,8 +1556,7 @@ fn main(@builtin(local_invocation_index) lid: u32,
     let rank = mask_count(peers & below);
     let word = w * 128u + (d & 127u);
     let half = (d >> 7u) * 16u;
-    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic (H100,
-    // 2^27: keys 5.10 -> 4.97 ms, pairs 6.36 -> 6.29; docs/bench/2026-11-25-h100 run 12).
+    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic.
     var before = atomicAdd(&hist[word], select(0u, mask_count(peers) << half, rank == 0u));
     before = subgroupShuffle(before, lowest_lane(peers));
     pos[0u] = ((before >> half) & 0xffffu) + rank;
@@ -1598,8 +1566,7 @@ fn main(@builtin(local_invocation_index) lid: u32,
     // Lanes holding the same digit: those whose ballot agrees with this lane's bit on all 8 bits (a constant
     // count the compiler unrolls; the bits above a partial last digit are zero in every lane, so their
     // ballots change nothing). One mask collects every disagreement, `ballot ^ (bit ? ~0 : 0)`, in place of
-    // ANDing each ballot or its complement in (H100, 2^27, two processes each: keys 4.55 / 4.56 -> 4.53 /
-    // 4.51 ms, pairs 6.46 / 6.46 -> 6.31 / 6.17; docs/bench/2026-11-29-h100).
+    // ANDing each ballot or its complement in: fewer instructions a round.
     var differ = LaneMask(0u);
     for (var b = 0u; b < 8u; b++) {
       let bit_set = ((d >> b) & 1u) == 1u;
@@ -1609,8 +1576,7 @@ fn main(@builtin(local_invocation_index) lid: u32,
     let rank = mask_count(peers & below);
     let word = w * 128u + (d & 127u);
     let half = (d >> 7u) * 16u;
-    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic (H100,
-    // 2^27: keys 5.10 -> 4.97 ms, pairs 6.36 -> 6.29; docs/bench/2026-11-25-h100 run 12).
+    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic.
     var before = atomicAdd(&hist[word], select(0u, mask_count(peers) << half, rank == 0u));
     before = subgroupShuffle(before, lowest_lane(peers));
     pos[1u] = ((before >> half) & 0xffffu) + rank;
@@ -1620,8 +1586,7 @@ fn main(@builtin(local_invocation_index) lid: u32,
     // Lanes holding the same digit: those whose ballot agrees with this lane's bit on all 8 bits (a constant
     // count the compiler unrolls; the bits above a partial last digit are zero in every lane, so their
     // ballots change nothing). One mask collects every disagreement, `ballot ^ (bit ? ~0 : 0)`, in place of
-    // ANDing each ballot or its complement in (H100, 2^27, two processes each: keys 4.55 / 4.56 -> 4.53 /
-    // 4.51 ms, pairs 6.46 / 6.46 -> 6.31 / 6.17; docs/bench/2026-11-29-h100).
+    // ANDing each ballot or its complement in: fewer instructions a round.
     var differ = LaneMask(0u);
     for (var b = 0u; b < 8u; b++) {
       let bit_set = ((d >> b) & 1u) == 1u;
@@ -1631,8 +1596,7 @@ fn main(@builtin(local_invocation_index) lid: u32,
     let rank = mask_count(peers & below);
     let word = w * 128u + (d & 127u);
     let half = (d >> 7u) * 16u;
-    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic (H100,
-    // 2^27: keys 5.10 -> 4.97 ms, pairs 6.36 -> 6.29; docs/bench/2026-11-25-h100 run 12).
+    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic.
     var before = atomicAdd(&hist[word], select(0u, mask_count(peers) << half, rank == 0u));
     before = subgroupShuffle(before, lowest_lane(peers));
     pos[2u] = ((before >> half) & 0xffffu) + rank;
@@ -1642,8 +1606,7 @@ fn main(@builtin(local_invocation_index) lid: u32,
     // Lanes holding the same digit: those whose ballot agrees with this lane's bit on all 8 bits (a constant
     // count the compiler unrolls; the bits above a partial last digit are zero in every lane, so their
     // ballots change nothing). One mask collects every disagreement, `ballot ^ (bit ? ~0 : 0)`, in place of
-    // ANDing each ballot or its complement in (H100, 2^27, two processes each: keys 4.55 / 4.56 -> 4.53 /
-    // 4.51 ms, pairs 6.46 / 6.46 -> 6.31 / 6.17; docs/bench/2026-11-29-h100).
+    // ANDing each ballot or its complement in: fewer instructions a round.
     var differ = LaneMask(0u);
     for (var b = 0u; b < 8u; b++) {
       let bit_set = ((d >> b) & 1u) == 1u;
@@ -1653,8 +1616,7 @@ fn main(@builtin(local_invocation_index) lid: u32,
     let rank = mask_count(peers & below);
     let word = w * 128u + (d & 127u);
     let half = (d >> 7u) * 16u;
-    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic (H100,
-    // 2^27: keys 5.10 -> 4.97 ms, pairs 6.36 -> 6.29; docs/bench/2026-11-25-h100 run 12).
+    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic.
     var before = atomicAdd(&hist[word], select(0u, mask_count(peers) << half, rank == 0u));
     before = subgroupShuffle(before, lowest_lane(peers));
     pos[3u] = ((before >> half) & 0xffffu) + rank;
@@ -1664,8 +1626,7 @@ fn main(@builtin(local_invocation_index) lid: u32,
     // Lanes holding the same digit: those whose ballot agrees with this lane's bit on all 8 bits (a constant
     // count the compiler unrolls; the bits above a partial last digit are zero in every lane, so their
     // ballots change nothing). One mask collects every disagreement, `ballot ^ (bit ? ~0 : 0)`, in place of
-    // ANDing each ballot or its complement in (H100, 2^27, two processes each: keys 4.55 / 4.56 -> 4.53 /
-    // 4.51 ms, pairs 6.46 / 6.46 -> 6.31 / 6.17; docs/bench/2026-11-29-h100).
+    // ANDing each ballot or its complement in: fewer instructions a round.
     var differ = LaneMask(0u);
     for (var b = 0u; b < 8u; b++) {
       let bit_set = ((d >> b) & 1u) == 1u;
@@ -1675,8 +1636,7 @@ fn main(@builtin(local_invocation_index) lid: u32,
     let rank = mask_count(peers & below);
     let word = w * 128u + (d & 127u);
     let half = (d >> 7u) * 16u;
-    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic (H100,
-    // 2^27: keys 5.10 -> 4.97 ms, pairs 6.36 -> 6.29; docs/bench/2026-11-25-h100 run 12).
+    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic.
     var before = atomicAdd(&hist[word], select(0u, mask_count(peers) << half, rank == 0u));
     before = subgroupShuffle(before, lowest_lane(peers));
     pos[4u] = ((before >> half) & 0xffffu) + rank;
@@ -1686,8 +1646,7 @@ fn main(@builtin(local_invocation_index) lid: u32,
     // Lanes holding the same digit: those whose ballot agrees with this lane's bit on all 8 bits (a constant
     // count the compiler unrolls; the bits above a partial last digit are zero in every lane, so their
     // ballots change nothing). One mask collects every disagreement, `ballot ^ (bit ? ~0 : 0)`, in place of
-    // ANDing each ballot or its complement in (H100, 2^27, two processes each: keys 4.55 / 4.56 -> 4.53 /
-    // 4.51 ms, pairs 6.46 / 6.46 -> 6.31 / 6.17; docs/bench/2026-11-29-h100).
+    // ANDing each ballot or its complement in: fewer instructions a round.
     var differ = LaneMask(0u);
     for (var b = 0u; b < 8u; b++) {
       let bit_set = ((d >> b) & 1u) == 1u;
@@ -1697,8 +1656,7 @@ fn main(@builtin(local_invocation_index) lid: u32,
     let rank = mask_count(peers & below);
     let word = w * 128u + (d & 127u);
     let half = (d >> 7u) * 16u;
-    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic (H100,
-    // 2^27: keys 5.10 -> 4.97 ms, pairs 6.36 -> 6.29; docs/bench/2026-11-25-h100 run 12).
+    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic.
     var before = atomicAdd(&hist[word], select(0u, mask_count(peers) << half, rank == 0u));
     before = subgroupShuffle(before, lowest_lane(peers));
     pos[5u] = ((before >> half) & 0xffffu) + rank;
@@ -1708,8 +1666,7 @@ fn main(@builtin(local_invocation_index) lid: u32,
     // Lanes holding the same digit: those whose ballot agrees with this lane's bit on all 8 bits (a constant
     // count the compiler unrolls; the bits above a partial last digit are zero in every lane, so their
     // ballots change nothing). One mask collects every disagreement, `ballot ^ (bit ? ~0 : 0)`, in place of
-    // ANDing each ballot or its complement in (H100, 2^27, two processes each: keys 4.55 / 4.56 -> 4.53 /
-    // 4.51 ms, pairs 6.46 / 6.46 -> 6.31 / 6.17; docs/bench/2026-11-29-h100).
+    // ANDing each ballot or its complement in: fewer instructions a round.
     var differ = LaneMask(0u);
     for (var b = 0u; b < 8u; b++) {
       let bit_set = ((d >> b) & 1u) == 1u;
@@ -1719,8 +1676,7 @@ fn main(@builtin(local_invocation_index) lid: u32,
     let rank = mask_count(peers & below);
     let word = w * 128u + (d & 127u);
     let half = (d >> 7u) * 16u;
-    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic (H100,
-    // 2^27: keys 5.10 -> 4.97 ms, pairs 6.36 -> 6.29; docs/bench/2026-11-25-h100 run 12).
+    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic.
     var before = atomicAdd(&hist[word], select(0u, mask_count(peers) << half, rank == 0u));
     before = subgroupShuffle(before, lowest_lane(peers));
     pos[6u] = ((before >> half) & 0xffffu) + rank;
@@ -1730,8 +1686,7 @@ fn main(@builtin(local_invocation_index) lid: u32,
     // Lanes holding the same digit: those whose ballot agrees with this lane's bit on all 8 bits (a constant
     // count the compiler unrolls; the bits above a partial last digit are zero in every lane, so their
     // ballots change nothing). One mask collects every disagreement, `ballot ^ (bit ? ~0 : 0)`, in place of
-    // ANDing each ballot or its complement in (H100, 2^27, two processes each: keys 4.55 / 4.56 -> 4.53 /
-    // 4.51 ms, pairs 6.46 / 6.46 -> 6.31 / 6.17; docs/bench/2026-11-29-h100).
+    // ANDing each ballot or its complement in: fewer instructions a round.
     var differ = LaneMask(0u);
     for (var b = 0u; b < 8u; b++) {
       let bit_set = ((d >> b) & 1u) == 1u;
@@ -1741,8 +1696,7 @@ fn main(@builtin(local_invocation_index) lid: u32,
     let rank = mask_count(peers & below);
     let word = w * 128u + (d & 127u);
     let half = (d >> 7u) * 16u;
-    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic (H100,
-    // 2^27: keys 5.10 -> 4.97 ms, pairs 6.36 -> 6.29; docs/bench/2026-11-25-h100 run 12).
+    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic.
     var before = atomicAdd(&hist[word], select(0u, mask_count(peers) << half, rank == 0u));
     before = subgroupShuffle(before, lowest_lane(peers));
     pos[7u] = ((before >> half) & 0xffffu) + rank;
@@ -1752,8 +1706,7 @@ fn main(@builtin(local_invocation_index) lid: u32,
     // Lanes holding the same digit: those whose ballot agrees with this lane's bit on all 8 bits (a constant
     // count the compiler unrolls; the bits above a partial last digit are zero in every lane, so their
     // ballots change nothing). One mask collects every disagreement, `ballot ^ (bit ? ~0 : 0)`, in place of
-    // ANDing each ballot or its complement in (H100, 2^27, two processes each: keys 4.55 / 4.56 -> 4.53 /
-    // 4.51 ms, pairs 6.46 / 6.46 -> 6.31 / 6.17; docs/bench/2026-11-29-h100).
+    // ANDing each ballot or its complement in: fewer instructions a round.
     var differ = LaneMask(0u);
     for (var b = 0u; b < 8u; b++) {
       let bit_set = ((d >> b) & 1u) == 1u;
@@ -1763,8 +1716,7 @@ fn main(@builtin(local_invocation_index) lid: u32,
     let rank = mask_count(peers & below);
     let word = w * 128u + (d & 127u);
     let half = (d >> 7u) * 16u;
-    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic (H100,
-    // 2^27: keys 5.10 -> 4.97 ms, pairs 6.36 -> 6.29; docs/bench/2026-11-25-h100 run 12).
+    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic.
     var before = atomicAdd(&hist[word], select(0u, mask_count(peers) << half, rank == 0u));
     before = subgroupShuffle(before, lowest_lane(peers));
     pos[8u] = ((before >> half) & 0xffffu) + rank;
@@ -1774,8 +1726,7 @@ fn main(@builtin(local_invocation_index) lid: u32,
     // Lanes holding the same digit: those whose ballot agrees with this lane's bit on all 8 bits (a constant
     // count the compiler unrolls; the bits above a partial last digit are zero in every lane, so their
     // ballots change nothing). One mask collects every disagreement, `ballot ^ (bit ? ~0 : 0)`, in place of
-    // ANDing each ballot or its complement in (H100, 2^27, two processes each: keys 4.55 / 4.56 -> 4.53 /
-    // 4.51 ms, pairs 6.46 / 6.46 -> 6.31 / 6.17; docs/bench/2026-11-29-h100).
+    // ANDing each ballot or its complement in: fewer instructions a round.
     var differ = LaneMask(0u);
     for (var b = 0u; b < 8u; b++) {
       let bit_set = ((d >> b) & 1u) == 1u;
@@ -1785,8 +1736,7 @@ fn main(@builtin(local_invocation_index) lid: u32,
     let rank = mask_count(peers & below);
     let word = w * 128u + (d & 127u);
     let half = (d >> 7u) * 16u;
-    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic (H100,
-    // 2^27: keys 5.10 -> 4.97 ms, pairs 6.36 -> 6.29; docs/bench/2026-11-25-h100 run 12).
+    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic.
     var before = atomicAdd(&hist[word], select(0u, mask_count(peers) << half, rank == 0u));
     before = subgroupShuffle(before, lowest_lane(peers));
     pos[9u] = ((before >> half) & 0xffffu) + rank;
@@ -1796,8 +1746,7 @@ fn main(@builtin(local_invocation_index) lid: u32,
     // Lanes holding the same digit: those whose ballot agrees with this lane's bit on all 8 bits (a constant
     // count the compiler unrolls; the bits above a partial last digit are zero in every lane, so their
     // ballots change nothing). One mask collects every disagreement, `ballot ^ (bit ? ~0 : 0)`, in place of
-    // ANDing each ballot or its complement in (H100, 2^27, two processes each: keys 4.55 / 4.56 -> 4.53 /
-    // 4.51 ms, pairs 6.46 / 6.46 -> 6.31 / 6.17; docs/bench/2026-11-29-h100).
+    // ANDing each ballot or its complement in: fewer instructions a round.
     var differ = LaneMask(0u);
     for (var b = 0u; b < 8u; b++) {
       let bit_set = ((d >> b) & 1u) == 1u;
@@ -1807,8 +1756,7 @@ fn main(@builtin(local_invocation_index) lid: u32,
     let rank = mask_count(peers & below);
     let word = w * 128u + (d & 127u);
     let half = (d >> 7u) * 16u;
-    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic (H100,
-    // 2^27: keys 5.10 -> 4.97 ms, pairs 6.36 -> 6.29; docs/bench/2026-11-25-h100 run 12).
+    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic.
     var before = atomicAdd(&hist[word], select(0u, mask_count(peers) << half, rank == 0u));
     before = subgroupShuffle(before, lowest_lane(peers));
     pos[10u] = ((before >> half) & 0xffffu) + rank;
@@ -1818,8 +1766,7 @@ fn main(@builtin(local_invocation_index) lid: u32,
     // Lanes holding the same digit: those whose ballot agrees with this lane's bit on all 8 bits (a constant
     // count the compiler unrolls; the bits above a partial last digit are zero in every lane, so their
     // ballots change nothing). One mask collects every disagreement, `ballot ^ (bit ? ~0 : 0)`, in place of
-    // ANDing each ballot or its complement in (H100, 2^27, two processes each: keys 4.55 / 4.56 -> 4.53 /
-    // 4.51 ms, pairs 6.46 / 6.46 -> 6.31 / 6.17; docs/bench/2026-11-29-h100).
+    // ANDing each ballot or its complement in: fewer instructions a round.
     var differ = LaneMask(0u);
     for (var b = 0u; b < 8u; b++) {
       let bit_set = ((d >> b) & 1u) == 1u;
@@ -1829,8 +1776,7 @@ fn main(@builtin(local_invocation_index) lid: u32,
     let rank = mask_count(peers & below);
     let word = w * 128u + (d & 127u);
     let half = (d >> 7u) * 16u;
-    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic (H100,
-    // 2^27: keys 5.10 -> 4.97 ms, pairs 6.36 -> 6.29; docs/bench/2026-11-25-h100 run 12).
+    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic.
     var before = atomicAdd(&hist[word], select(0u, mask_count(peers) << half, rank == 0u));
     before = subgroupShuffle(before, lowest_lane(peers));
     pos[11u] = ((before >> half) & 0xffffu) + rank;
@@ -2258,9 +2204,8 @@ fn weft_workgroup_index(wid: vec3<u32>, nwg: vec3<u32>) -> u32 {
   return wid.x + wid.y * nwg.x;
 }
 // countTrailingZeros(x) (32 for 0): isolate the lowest set bit and count the ones below it. SPIR-V has no
-// such instruction, and Tint's stand-in for firstTrailingBit is a 5-step binary search: about 18 instructions
-// in the H100's machine code against 4 here (the radix sort's keys: 5.37 -> 5.09 ms at 2^27,
-// docs/bench/2026-11-25-h100).
+// such instruction, and Tint's stand-in for firstTrailingBit is a 5-step binary search of several times the
+// instructions.
 fn weft_trailing_zeros(x: u32) -> u32 {
   return countOneBits((x & (0u - x)) - 1u);
 }
@@ -2435,8 +2380,8 @@ fn main(@builtin(local_invocation_index) lid: u32,
     let idx = block + 11u * sg_size + lane;
     if (idx < n) { keys[11u] = keys_in[idx]; } else { keys[11u] = 4294967295u; }
   }
-  // The values too, with the keys, though they hold registers while the keys are ranked (H100, 2^27
-  // pairs: 6.87 ms; loaded after ranking: 7.71; in the scatter: 7.05; docs/bench/2026-11-23-h100 run 9).
+  // The values too, with the keys: their loads then overlap the ranking, which pays for the registers
+  // they hold meanwhile.
   {
     let idx = block + 0u * sg_size + lane;
     if (idx < n) { vals[0u] = values_in[idx]; }
@@ -2491,8 +2436,7 @@ fn main(@builtin(local_invocation_index) lid: u32,
     // Lanes holding the same digit: those whose ballot agrees with this lane's bit on all 8 bits (a constant
     // count the compiler unrolls; the bits above a partial last digit are zero in every lane, so their
     // ballots change nothing). One mask collects every disagreement, `ballot ^ (bit ? ~0 : 0)`, in place of
-    // ANDing each ballot or its complement in (H100, 2^27, two processes each: keys 4.55 / 4.56 -> 4.53 /
-    // 4.51 ms, pairs 6.46 / 6.46 -> 6.31 / 6.17; docs/bench/2026-11-29-h100).
+    // ANDing each ballot or its complement in: fewer instructions a round.
     var differ = LaneMask(0u);
     for (var b = 0u; b < 8u; b++) {
       let bit_set = ((d >> b) & 1u) == 1u;
@@ -2502,8 +2446,7 @@ fn main(@builtin(local_invocation_index) lid: u32,
     let rank = mask_count(peers & below);
     let word = w * 128u + (d & 127u);
     let half = (d >> 7u) * 16u;
-    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic (H100,
-    // 2^27: keys 5.10 -> 4.97 ms, pairs 6.36 -> 6.29; docs/bench/2026-11-25-h100 run 12).
+    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic.
     var before = atomicAdd(&hist[word], select(0u, mask_count(peers) << half, rank == 0u));
     before = subgroupShuffle(before, lowest_lane(peers));
     pos[0u] = ((before >> half) & 0xffffu) + rank;
@@ -2513,8 +2456,7 @@ fn main(@builtin(local_invocation_index) lid: u32,
     // Lanes holding the same digit: those whose ballot agrees with this lane's bit on all 8 bits (a constant
     // count the compiler unrolls; the bits above a partial last digit are zero in every lane, so their
     // ballots change nothing). One mask collects every disagreement, `ballot ^ (bit ? ~0 : 0)`, in place of
-    // ANDing each ballot or its complement in (H100, 2^27, two processes each: keys 4.55 / 4.56 -> 4.53 /
-    // 4.51 ms, pairs 6.46 / 6.46 -> 6.31 / 6.17; docs/bench/2026-11-29-h100).
+    // ANDing each ballot or its complement in: fewer instructions a round.
     var differ = LaneMask(0u);
     for (var b = 0u; b < 8u; b++) {
       let bit_set = ((d >> b) & 1u) == 1u;
@@ -2524,8 +2466,7 @@ fn main(@builtin(local_invocation_index) lid: u32,
     let rank = mask_count(peers & below);
     let word = w * 128u + (d & 127u);
     let half = (d >> 7u) * 16u;
-    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic (H100,
-    // 2^27: keys 5.10 -> 4.97 ms, pairs 6.36 -> 6.29; docs/bench/2026-11-25-h100 run 12).
+    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic.
     var before = atomicAdd(&hist[word], select(0u, mask_count(peers) << half, rank == 0u));
     before = subgroupShuffle(before, lowest_lane(peers));
     pos[1u] = ((before >> half) & 0xffffu) + rank;
@@ -2535,8 +2476,7 @@ fn main(@builtin(local_invocation_index) lid: u32,
     // Lanes holding the same digit: those whose ballot agrees with this lane's bit on all 8 bits (a constant
     // count the compiler unrolls; the bits above a partial last digit are zero in every lane, so their
     // ballots change nothing). One mask collects every disagreement, `ballot ^ (bit ? ~0 : 0)`, in place of
-    // ANDing each ballot or its complement in (H100, 2^27, two processes each: keys 4.55 / 4.56 -> 4.53 /
-    // 4.51 ms, pairs 6.46 / 6.46 -> 6.31 / 6.17; docs/bench/2026-11-29-h100).
+    // ANDing each ballot or its complement in: fewer instructions a round.
     var differ = LaneMask(0u);
     for (var b = 0u; b < 8u; b++) {
       let bit_set = ((d >> b) & 1u) == 1u;
@@ -2546,8 +2486,7 @@ fn main(@builtin(local_invocation_index) lid: u32,
     let rank = mask_count(peers & below);
     let word = w * 128u + (d & 127u);
     let half = (d >> 7u) * 16u;
-    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic (H100,
-    // 2^27: keys 5.10 -> 4.97 ms, pairs 6.36 -> 6.29; docs/bench/2026-11-25-h100 run 12).
+    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic.
     var before = atomicAdd(&hist[word], select(0u, mask_count(peers) << half, rank == 0u));
     before = subgroupShuffle(before, lowest_lane(peers));
     pos[2u] = ((before >> half) & 0xffffu) + rank;
@@ -2557,8 +2496,7 @@ fn main(@builtin(local_invocation_index) lid: u32,
     // Lanes holding the same digit: those whose ballot agrees with this lane's bit on all 8 bits (a constant
     // count the compiler unrolls; the bits above a partial last digit are zero in every lane, so their
     // ballots change nothing). One mask collects every disagreement, `ballot ^ (bit ? ~0 : 0)`, in place of
-    // ANDing each ballot or its complement in (H100, 2^27, two processes each: keys 4.55 / 4.56 -> 4.53 /
-    // 4.51 ms, pairs 6.46 / 6.46 -> 6.31 / 6.17; docs/bench/2026-11-29-h100).
+    // ANDing each ballot or its complement in: fewer instructions a round.
     var differ = LaneMask(0u);
     for (var b = 0u; b < 8u; b++) {
       let bit_set = ((d >> b) & 1u) == 1u;
@@ -2568,8 +2506,7 @@ fn main(@builtin(local_invocation_index) lid: u32,
     let rank = mask_count(peers & below);
     let word = w * 128u + (d & 127u);
     let half = (d >> 7u) * 16u;
-    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic (H100,
-    // 2^27: keys 5.10 -> 4.97 ms, pairs 6.36 -> 6.29; docs/bench/2026-11-25-h100 run 12).
+    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic.
     var before = atomicAdd(&hist[word], select(0u, mask_count(peers) << half, rank == 0u));
     before = subgroupShuffle(before, lowest_lane(peers));
     pos[3u] = ((before >> half) & 0xffffu) + rank;
@@ -2579,8 +2516,7 @@ fn main(@builtin(local_invocation_index) lid: u32,
     // Lanes holding the same digit: those whose ballot agrees with this lane's bit on all 8 bits (a constant
     // count the compiler unrolls; the bits above a partial last digit are zero in every lane, so their
     // ballots change nothing). One mask collects every disagreement, `ballot ^ (bit ? ~0 : 0)`, in place of
-    // ANDing each ballot or its complement in (H100, 2^27, two processes each: keys 4.55 / 4.56 -> 4.53 /
-    // 4.51 ms, pairs 6.46 / 6.46 -> 6.31 / 6.17; docs/bench/2026-11-29-h100).
+    // ANDing each ballot or its complement in: fewer instructions a round.
     var differ = LaneMask(0u);
     for (var b = 0u; b < 8u; b++) {
       let bit_set = ((d >> b) & 1u) == 1u;
@@ -2590,8 +2526,7 @@ fn main(@builtin(local_invocation_index) lid: u32,
     let rank = mask_count(peers & below);
     let word = w * 128u + (d & 127u);
     let half = (d >> 7u) * 16u;
-    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic (H100,
-    // 2^27: keys 5.10 -> 4.97 ms, pairs 6.36 -> 6.29; docs/bench/2026-11-25-h100 run 12).
+    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic.
     var before = atomicAdd(&hist[word], select(0u, mask_count(peers) << half, rank == 0u));
     before = subgroupShuffle(before, lowest_lane(peers));
     pos[4u] = ((before >> half) & 0xffffu) + rank;
@@ -2601,8 +2536,7 @@ fn main(@builtin(local_invocation_index) lid: u32,
     // Lanes holding the same digit: those whose ballot agrees with this lane's bit on all 8 bits (a constant
     // count the compiler unrolls; the bits above a partial last digit are zero in every lane, so their
     // ballots change nothing). One mask collects every disagreement, `ballot ^ (bit ? ~0 : 0)`, in place of
-    // ANDing each ballot or its complement in (H100, 2^27, two processes each: keys 4.55 / 4.56 -> 4.53 /
-    // 4.51 ms, pairs 6.46 / 6.46 -> 6.31 / 6.17; docs/bench/2026-11-29-h100).
+    // ANDing each ballot or its complement in: fewer instructions a round.
     var differ = LaneMask(0u);
     for (var b = 0u; b < 8u; b++) {
       let bit_set = ((d >> b) & 1u) == 1u;
@@ -2612,8 +2546,7 @@ fn main(@builtin(local_invocation_index) lid: u32,
     let rank = mask_count(peers & below);
     let word = w * 128u + (d & 127u);
     let half = (d >> 7u) * 16u;
-    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic (H100,
-    // 2^27: keys 5.10 -> 4.97 ms, pairs 6.36 -> 6.29; docs/bench/2026-11-25-h100 run 12).
+    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic.
     var before = atomicAdd(&hist[word], select(0u, mask_count(peers) << half, rank == 0u));
     before = subgroupShuffle(before, lowest_lane(peers));
     pos[5u] = ((before >> half) & 0xffffu) + rank;
@@ -2623,8 +2556,7 @@ fn main(@builtin(local_invocation_index) lid: u32,
     // Lanes holding the same digit: those whose ballot agrees with this lane's bit on all 8 bits (a constant
     // count the compiler unrolls; the bits above a partial last digit are zero in every lane, so their
     // ballots change nothing). One mask collects every disagreement, `ballot ^ (bit ? ~0 : 0)`, in place of
-    // ANDing each ballot or its complement in (H100, 2^27, two processes each: keys 4.55 / 4.56 -> 4.53 /
-    // 4.51 ms, pairs 6.46 / 6.46 -> 6.31 / 6.17; docs/bench/2026-11-29-h100).
+    // ANDing each ballot or its complement in: fewer instructions a round.
     var differ = LaneMask(0u);
     for (var b = 0u; b < 8u; b++) {
       let bit_set = ((d >> b) & 1u) == 1u;
@@ -2634,8 +2566,7 @@ fn main(@builtin(local_invocation_index) lid: u32,
     let rank = mask_count(peers & below);
     let word = w * 128u + (d & 127u);
     let half = (d >> 7u) * 16u;
-    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic (H100,
-    // 2^27: keys 5.10 -> 4.97 ms, pairs 6.36 -> 6.29; docs/bench/2026-11-25-h100 run 12).
+    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic.
     var before = atomicAdd(&hist[word], select(0u, mask_count(peers) << half, rank == 0u));
     before = subgroupShuffle(before, lowest_lane(peers));
     pos[6u] = ((before >> half) & 0xffffu) + rank;
@@ -2645,8 +2576,7 @@ fn main(@builtin(local_invocation_index) lid: u32,
     // Lanes holding the same digit: those whose ballot agrees with this lane's bit on all 8 bits (a constant
     // count the compiler unrolls; the bits above a partial last digit are zero in every lane, so their
     // ballots change nothing). One mask collects every disagreement, `ballot ^ (bit ? ~0 : 0)`, in place of
-    // ANDing each ballot or its complement in (H100, 2^27, two processes each: keys 4.55 / 4.56 -> 4.53 /
-    // 4.51 ms, pairs 6.46 / 6.46 -> 6.31 / 6.17; docs/bench/2026-11-29-h100).
+    // ANDing each ballot or its complement in: fewer instructions a round.
     var differ = LaneMask(0u);
     for (var b = 0u; b < 8u; b++) {
       let bit_set = ((d >> b) & 1u) == 1u;
@@ -2656,8 +2586,7 @@ fn main(@builtin(local_invocation_index) lid: u32,
     let rank = mask_count(peers & below);
     let word = w * 128u + (d & 127u);
     let half = (d >> 7u) * 16u;
-    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic (H100,
-    // 2^27: keys 5.10 -> 4.97 ms, pairs 6.36 -> 6.29; docs/bench/2026-11-25-h100 run 12).
+    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic.
     var before = atomicAdd(&hist[word], select(0u, mask_count(peers) << half, rank == 0u));
     before = subgroupShuffle(before, lowest_lane(peers));
     pos[7u] = ((before >> half) & 0xffffu) + rank;
@@ -2667,8 +2596,7 @@ fn main(@builtin(local_invocation_index) lid: u32,
     // Lanes holding the same digit: those whose ballot agrees with this lane's bit on all 8 bits (a constant
     // count the compiler unrolls; the bits above a partial last digit are zero in every lane, so their
     // ballots change nothing). One mask collects every disagreement, `ballot ^ (bit ? ~0 : 0)`, in place of
-    // ANDing each ballot or its complement in (H100, 2^27, two processes each: keys 4.55 / 4.56 -> 4.53 /
-    // 4.51 ms, pairs 6.46 / 6.46 -> 6.31 / 6.17; docs/bench/2026-11-29-h100).
+    // ANDing each ballot or its complement in: fewer instructions a round.
     var differ = LaneMask(0u);
     for (var b = 0u; b < 8u; b++) {
       let bit_set = ((d >> b) & 1u) == 1u;
@@ -2678,8 +2606,7 @@ fn main(@builtin(local_invocation_index) lid: u32,
     let rank = mask_count(peers & below);
     let word = w * 128u + (d & 127u);
     let half = (d >> 7u) * 16u;
-    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic (H100,
-    // 2^27: keys 5.10 -> 4.97 ms, pairs 6.36 -> 6.29; docs/bench/2026-11-25-h100 run 12).
+    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic.
     var before = atomicAdd(&hist[word], select(0u, mask_count(peers) << half, rank == 0u));
     before = subgroupShuffle(before, lowest_lane(peers));
     pos[8u] = ((before >> half) & 0xffffu) + rank;
@@ -2689,8 +2616,7 @@ fn main(@builtin(local_invocation_index) lid: u32,
     // Lanes holding the same digit: those whose ballot agrees with this lane's bit on all 8 bits (a constant
     // count the compiler unrolls; the bits above a partial last digit are zero in every lane, so their
     // ballots change nothing). One mask collects every disagreement, `ballot ^ (bit ? ~0 : 0)`, in place of
-    // ANDing each ballot or its complement in (H100, 2^27, two processes each: keys 4.55 / 4.56 -> 4.53 /
-    // 4.51 ms, pairs 6.46 / 6.46 -> 6.31 / 6.17; docs/bench/2026-11-29-h100).
+    // ANDing each ballot or its complement in: fewer instructions a round.
     var differ = LaneMask(0u);
     for (var b = 0u; b < 8u; b++) {
       let bit_set = ((d >> b) & 1u) == 1u;
@@ -2700,8 +2626,7 @@ fn main(@builtin(local_invocation_index) lid: u32,
     let rank = mask_count(peers & below);
     let word = w * 128u + (d & 127u);
     let half = (d >> 7u) * 16u;
-    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic (H100,
-    // 2^27: keys 5.10 -> 4.97 ms, pairs 6.36 -> 6.29; docs/bench/2026-11-25-h100 run 12).
+    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic.
     var before = atomicAdd(&hist[word], select(0u, mask_count(peers) << half, rank == 0u));
     before = subgroupShuffle(before, lowest_lane(peers));
     pos[9u] = ((before >> half) & 0xffffu) + rank;
@@ -2711,8 +2636,7 @@ fn main(@builtin(local_invocation_index) lid: u32,
     // Lanes holding the same digit: those whose ballot agrees with this lane's bit on all 8 bits (a constant
     // count the compiler unrolls; the bits above a partial last digit are zero in every lane, so their
     // ballots change nothing). One mask collects every disagreement, `ballot ^ (bit ? ~0 : 0)`, in place of
-    // ANDing each ballot or its complement in (H100, 2^27, two processes each: keys 4.55 / 4.56 -> 4.53 /
-    // 4.51 ms, pairs 6.46 / 6.46 -> 6.31 / 6.17; docs/bench/2026-11-29-h100).
+    // ANDing each ballot or its complement in: fewer instructions a round.
     var differ = LaneMask(0u);
     for (var b = 0u; b < 8u; b++) {
       let bit_set = ((d >> b) & 1u) == 1u;
@@ -2722,8 +2646,7 @@ fn main(@builtin(local_invocation_index) lid: u32,
     let rank = mask_count(peers & below);
     let word = w * 128u + (d & 127u);
     let half = (d >> 7u) * 16u;
-    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic (H100,
-    // 2^27: keys 5.10 -> 4.97 ms, pairs 6.36 -> 6.29; docs/bench/2026-11-25-h100 run 12).
+    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic.
     var before = atomicAdd(&hist[word], select(0u, mask_count(peers) << half, rank == 0u));
     before = subgroupShuffle(before, lowest_lane(peers));
     pos[10u] = ((before >> half) & 0xffffu) + rank;
@@ -2733,8 +2656,7 @@ fn main(@builtin(local_invocation_index) lid: u32,
     // Lanes holding the same digit: those whose ballot agrees with this lane's bit on all 8 bits (a constant
     // count the compiler unrolls; the bits above a partial last digit are zero in every lane, so their
     // ballots change nothing). One mask collects every disagreement, `ballot ^ (bit ? ~0 : 0)`, in place of
-    // ANDing each ballot or its complement in (H100, 2^27, two processes each: keys 4.55 / 4.56 -> 4.53 /
-    // 4.51 ms, pairs 6.46 / 6.46 -> 6.31 / 6.17; docs/bench/2026-11-29-h100).
+    // ANDing each ballot or its complement in: fewer instructions a round.
     var differ = LaneMask(0u);
     for (var b = 0u; b < 8u; b++) {
       let bit_set = ((d >> b) & 1u) == 1u;
@@ -2744,8 +2666,7 @@ fn main(@builtin(local_invocation_index) lid: u32,
     let rank = mask_count(peers & below);
     let word = w * 128u + (d & 127u);
     let half = (d >> 7u) * 16u;
-    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic (H100,
-    // 2^27: keys 5.10 -> 4.97 ms, pairs 6.36 -> 6.29; docs/bench/2026-11-25-h100 run 12).
+    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic.
     var before = atomicAdd(&hist[word], select(0u, mask_count(peers) << half, rank == 0u));
     before = subgroupShuffle(before, lowest_lane(peers));
     pos[11u] = ((before >> half) & 0xffffu) + rank;
@@ -3248,9 +3169,8 @@ fn weft_workgroup_index(wid: vec3<u32>, nwg: vec3<u32>) -> u32 {
   return wid.x + wid.y * nwg.x;
 }
 // countTrailingZeros(x) (32 for 0): isolate the lowest set bit and count the ones below it. SPIR-V has no
-// such instruction, and Tint's stand-in for firstTrailingBit is a 5-step binary search: about 18 instructions
-// in the H100's machine code against 4 here (the radix sort's keys: 5.37 -> 5.09 ms at 2^27,
-// docs/bench/2026-11-25-h100).
+// such instruction, and Tint's stand-in for firstTrailingBit is a 5-step binary search of several times the
+// instructions.
 fn weft_trailing_zeros(x: u32) -> u32 {
   return countOneBits((x & (0u - x)) - 1u);
 }
@@ -3425,8 +3345,8 @@ fn main(@builtin(local_invocation_index) lid: u32,
     let idx = block + 11u * sg_size + lane;
     if (idx < n) { keys[11u] = keys_in[idx]; }
   }
-  // The values too, with the keys, though they hold registers while the keys are ranked (H100, 2^27
-  // pairs: 6.87 ms; loaded after ranking: 7.71; in the scatter: 7.05; docs/bench/2026-11-23-h100 run 9).
+  // The values too, with the keys: their loads then overlap the ranking, which pays for the registers
+  // they hold meanwhile.
   {
     let idx = block + 0u * sg_size + lane;
     if (idx < n) { vals[0u] = values_in[idx]; }
@@ -3481,8 +3401,7 @@ fn main(@builtin(local_invocation_index) lid: u32,
     // Lanes holding the same digit: those whose ballot agrees with this lane's bit on all 8 bits (a constant
     // count the compiler unrolls; the bits above a partial last digit are zero in every lane, so their
     // ballots change nothing). One mask collects every disagreement, `ballot ^ (bit ? ~0 : 0)`, in place of
-    // ANDing each ballot or its complement in (H100, 2^27, two processes each: keys 4.55 / 4.56 -> 4.53 /
-    // 4.51 ms, pairs 6.46 / 6.46 -> 6.31 / 6.17; docs/bench/2026-11-29-h100).
+    // ANDing each ballot or its complement in: fewer instructions a round.
     var differ = LaneMask(0u);
     for (var b = 0u; b < 8u; b++) {
       let bit_set = ((d >> b) & 1u) == 1u;
@@ -3492,8 +3411,7 @@ fn main(@builtin(local_invocation_index) lid: u32,
     let rank = mask_count(peers & below);
     let word = w * 128u + (d & 127u);
     let half = (d >> 7u) * 16u;
-    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic (H100,
-    // 2^27: keys 5.10 -> 4.97 ms, pairs 6.36 -> 6.29; docs/bench/2026-11-25-h100 run 12).
+    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic.
     var before = atomicAdd(&hist[word], select(0u, mask_count(peers) << half, rank == 0u));
     before = subgroupShuffle(before, lowest_lane(peers));
     pos[0u] = ((before >> half) & 0xffffu) + rank;
@@ -3503,8 +3421,7 @@ fn main(@builtin(local_invocation_index) lid: u32,
     // Lanes holding the same digit: those whose ballot agrees with this lane's bit on all 8 bits (a constant
     // count the compiler unrolls; the bits above a partial last digit are zero in every lane, so their
     // ballots change nothing). One mask collects every disagreement, `ballot ^ (bit ? ~0 : 0)`, in place of
-    // ANDing each ballot or its complement in (H100, 2^27, two processes each: keys 4.55 / 4.56 -> 4.53 /
-    // 4.51 ms, pairs 6.46 / 6.46 -> 6.31 / 6.17; docs/bench/2026-11-29-h100).
+    // ANDing each ballot or its complement in: fewer instructions a round.
     var differ = LaneMask(0u);
     for (var b = 0u; b < 8u; b++) {
       let bit_set = ((d >> b) & 1u) == 1u;
@@ -3514,8 +3431,7 @@ fn main(@builtin(local_invocation_index) lid: u32,
     let rank = mask_count(peers & below);
     let word = w * 128u + (d & 127u);
     let half = (d >> 7u) * 16u;
-    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic (H100,
-    // 2^27: keys 5.10 -> 4.97 ms, pairs 6.36 -> 6.29; docs/bench/2026-11-25-h100 run 12).
+    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic.
     var before = atomicAdd(&hist[word], select(0u, mask_count(peers) << half, rank == 0u));
     before = subgroupShuffle(before, lowest_lane(peers));
     pos[1u] = ((before >> half) & 0xffffu) + rank;
@@ -3525,8 +3441,7 @@ fn main(@builtin(local_invocation_index) lid: u32,
     // Lanes holding the same digit: those whose ballot agrees with this lane's bit on all 8 bits (a constant
     // count the compiler unrolls; the bits above a partial last digit are zero in every lane, so their
     // ballots change nothing). One mask collects every disagreement, `ballot ^ (bit ? ~0 : 0)`, in place of
-    // ANDing each ballot or its complement in (H100, 2^27, two processes each: keys 4.55 / 4.56 -> 4.53 /
-    // 4.51 ms, pairs 6.46 / 6.46 -> 6.31 / 6.17; docs/bench/2026-11-29-h100).
+    // ANDing each ballot or its complement in: fewer instructions a round.
     var differ = LaneMask(0u);
     for (var b = 0u; b < 8u; b++) {
       let bit_set = ((d >> b) & 1u) == 1u;
@@ -3536,8 +3451,7 @@ fn main(@builtin(local_invocation_index) lid: u32,
     let rank = mask_count(peers & below);
     let word = w * 128u + (d & 127u);
     let half = (d >> 7u) * 16u;
-    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic (H100,
-    // 2^27: keys 5.10 -> 4.97 ms, pairs 6.36 -> 6.29; docs/bench/2026-11-25-h100 run 12).
+    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic.
     var before = atomicAdd(&hist[word], select(0u, mask_count(peers) << half, rank == 0u));
     before = subgroupShuffle(before, lowest_lane(peers));
     pos[2u] = ((before >> half) & 0xffffu) + rank;
@@ -3547,8 +3461,7 @@ fn main(@builtin(local_invocation_index) lid: u32,
     // Lanes holding the same digit: those whose ballot agrees with this lane's bit on all 8 bits (a constant
     // count the compiler unrolls; the bits above a partial last digit are zero in every lane, so their
     // ballots change nothing). One mask collects every disagreement, `ballot ^ (bit ? ~0 : 0)`, in place of
-    // ANDing each ballot or its complement in (H100, 2^27, two processes each: keys 4.55 / 4.56 -> 4.53 /
-    // 4.51 ms, pairs 6.46 / 6.46 -> 6.31 / 6.17; docs/bench/2026-11-29-h100).
+    // ANDing each ballot or its complement in: fewer instructions a round.
     var differ = LaneMask(0u);
     for (var b = 0u; b < 8u; b++) {
       let bit_set = ((d >> b) & 1u) == 1u;
@@ -3558,8 +3471,7 @@ fn main(@builtin(local_invocation_index) lid: u32,
     let rank = mask_count(peers & below);
     let word = w * 128u + (d & 127u);
     let half = (d >> 7u) * 16u;
-    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic (H100,
-    // 2^27: keys 5.10 -> 4.97 ms, pairs 6.36 -> 6.29; docs/bench/2026-11-25-h100 run 12).
+    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic.
     var before = atomicAdd(&hist[word], select(0u, mask_count(peers) << half, rank == 0u));
     before = subgroupShuffle(before, lowest_lane(peers));
     pos[3u] = ((before >> half) & 0xffffu) + rank;
@@ -3569,8 +3481,7 @@ fn main(@builtin(local_invocation_index) lid: u32,
     // Lanes holding the same digit: those whose ballot agrees with this lane's bit on all 8 bits (a constant
     // count the compiler unrolls; the bits above a partial last digit are zero in every lane, so their
     // ballots change nothing). One mask collects every disagreement, `ballot ^ (bit ? ~0 : 0)`, in place of
-    // ANDing each ballot or its complement in (H100, 2^27, two processes each: keys 4.55 / 4.56 -> 4.53 /
-    // 4.51 ms, pairs 6.46 / 6.46 -> 6.31 / 6.17; docs/bench/2026-11-29-h100).
+    // ANDing each ballot or its complement in: fewer instructions a round.
     var differ = LaneMask(0u);
     for (var b = 0u; b < 8u; b++) {
       let bit_set = ((d >> b) & 1u) == 1u;
@@ -3580,8 +3491,7 @@ fn main(@builtin(local_invocation_index) lid: u32,
     let rank = mask_count(peers & below);
     let word = w * 128u + (d & 127u);
     let half = (d >> 7u) * 16u;
-    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic (H100,
-    // 2^27: keys 5.10 -> 4.97 ms, pairs 6.36 -> 6.29; docs/bench/2026-11-25-h100 run 12).
+    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic.
     var before = atomicAdd(&hist[word], select(0u, mask_count(peers) << half, rank == 0u));
     before = subgroupShuffle(before, lowest_lane(peers));
     pos[4u] = ((before >> half) & 0xffffu) + rank;
@@ -3591,8 +3501,7 @@ fn main(@builtin(local_invocation_index) lid: u32,
     // Lanes holding the same digit: those whose ballot agrees with this lane's bit on all 8 bits (a constant
     // count the compiler unrolls; the bits above a partial last digit are zero in every lane, so their
     // ballots change nothing). One mask collects every disagreement, `ballot ^ (bit ? ~0 : 0)`, in place of
-    // ANDing each ballot or its complement in (H100, 2^27, two processes each: keys 4.55 / 4.56 -> 4.53 /
-    // 4.51 ms, pairs 6.46 / 6.46 -> 6.31 / 6.17; docs/bench/2026-11-29-h100).
+    // ANDing each ballot or its complement in: fewer instructions a round.
     var differ = LaneMask(0u);
     for (var b = 0u; b < 8u; b++) {
       let bit_set = ((d >> b) & 1u) == 1u;
@@ -3602,8 +3511,7 @@ fn main(@builtin(local_invocation_index) lid: u32,
     let rank = mask_count(peers & below);
     let word = w * 128u + (d & 127u);
     let half = (d >> 7u) * 16u;
-    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic (H100,
-    // 2^27: keys 5.10 -> 4.97 ms, pairs 6.36 -> 6.29; docs/bench/2026-11-25-h100 run 12).
+    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic.
     var before = atomicAdd(&hist[word], select(0u, mask_count(peers) << half, rank == 0u));
     before = subgroupShuffle(before, lowest_lane(peers));
     pos[5u] = ((before >> half) & 0xffffu) + rank;
@@ -3613,8 +3521,7 @@ fn main(@builtin(local_invocation_index) lid: u32,
     // Lanes holding the same digit: those whose ballot agrees with this lane's bit on all 8 bits (a constant
     // count the compiler unrolls; the bits above a partial last digit are zero in every lane, so their
     // ballots change nothing). One mask collects every disagreement, `ballot ^ (bit ? ~0 : 0)`, in place of
-    // ANDing each ballot or its complement in (H100, 2^27, two processes each: keys 4.55 / 4.56 -> 4.53 /
-    // 4.51 ms, pairs 6.46 / 6.46 -> 6.31 / 6.17; docs/bench/2026-11-29-h100).
+    // ANDing each ballot or its complement in: fewer instructions a round.
     var differ = LaneMask(0u);
     for (var b = 0u; b < 8u; b++) {
       let bit_set = ((d >> b) & 1u) == 1u;
@@ -3624,8 +3531,7 @@ fn main(@builtin(local_invocation_index) lid: u32,
     let rank = mask_count(peers & below);
     let word = w * 128u + (d & 127u);
     let half = (d >> 7u) * 16u;
-    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic (H100,
-    // 2^27: keys 5.10 -> 4.97 ms, pairs 6.36 -> 6.29; docs/bench/2026-11-25-h100 run 12).
+    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic.
     var before = atomicAdd(&hist[word], select(0u, mask_count(peers) << half, rank == 0u));
     before = subgroupShuffle(before, lowest_lane(peers));
     pos[6u] = ((before >> half) & 0xffffu) + rank;
@@ -3635,8 +3541,7 @@ fn main(@builtin(local_invocation_index) lid: u32,
     // Lanes holding the same digit: those whose ballot agrees with this lane's bit on all 8 bits (a constant
     // count the compiler unrolls; the bits above a partial last digit are zero in every lane, so their
     // ballots change nothing). One mask collects every disagreement, `ballot ^ (bit ? ~0 : 0)`, in place of
-    // ANDing each ballot or its complement in (H100, 2^27, two processes each: keys 4.55 / 4.56 -> 4.53 /
-    // 4.51 ms, pairs 6.46 / 6.46 -> 6.31 / 6.17; docs/bench/2026-11-29-h100).
+    // ANDing each ballot or its complement in: fewer instructions a round.
     var differ = LaneMask(0u);
     for (var b = 0u; b < 8u; b++) {
       let bit_set = ((d >> b) & 1u) == 1u;
@@ -3646,8 +3551,7 @@ fn main(@builtin(local_invocation_index) lid: u32,
     let rank = mask_count(peers & below);
     let word = w * 128u + (d & 127u);
     let half = (d >> 7u) * 16u;
-    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic (H100,
-    // 2^27: keys 5.10 -> 4.97 ms, pairs 6.36 -> 6.29; docs/bench/2026-11-25-h100 run 12).
+    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic.
     var before = atomicAdd(&hist[word], select(0u, mask_count(peers) << half, rank == 0u));
     before = subgroupShuffle(before, lowest_lane(peers));
     pos[7u] = ((before >> half) & 0xffffu) + rank;
@@ -3657,8 +3561,7 @@ fn main(@builtin(local_invocation_index) lid: u32,
     // Lanes holding the same digit: those whose ballot agrees with this lane's bit on all 8 bits (a constant
     // count the compiler unrolls; the bits above a partial last digit are zero in every lane, so their
     // ballots change nothing). One mask collects every disagreement, `ballot ^ (bit ? ~0 : 0)`, in place of
-    // ANDing each ballot or its complement in (H100, 2^27, two processes each: keys 4.55 / 4.56 -> 4.53 /
-    // 4.51 ms, pairs 6.46 / 6.46 -> 6.31 / 6.17; docs/bench/2026-11-29-h100).
+    // ANDing each ballot or its complement in: fewer instructions a round.
     var differ = LaneMask(0u);
     for (var b = 0u; b < 8u; b++) {
       let bit_set = ((d >> b) & 1u) == 1u;
@@ -3668,8 +3571,7 @@ fn main(@builtin(local_invocation_index) lid: u32,
     let rank = mask_count(peers & below);
     let word = w * 128u + (d & 127u);
     let half = (d >> 7u) * 16u;
-    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic (H100,
-    // 2^27: keys 5.10 -> 4.97 ms, pairs 6.36 -> 6.29; docs/bench/2026-11-25-h100 run 12).
+    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic.
     var before = atomicAdd(&hist[word], select(0u, mask_count(peers) << half, rank == 0u));
     before = subgroupShuffle(before, lowest_lane(peers));
     pos[8u] = ((before >> half) & 0xffffu) + rank;
@@ -3679,8 +3581,7 @@ fn main(@builtin(local_invocation_index) lid: u32,
     // Lanes holding the same digit: those whose ballot agrees with this lane's bit on all 8 bits (a constant
     // count the compiler unrolls; the bits above a partial last digit are zero in every lane, so their
     // ballots change nothing). One mask collects every disagreement, `ballot ^ (bit ? ~0 : 0)`, in place of
-    // ANDing each ballot or its complement in (H100, 2^27, two processes each: keys 4.55 / 4.56 -> 4.53 /
-    // 4.51 ms, pairs 6.46 / 6.46 -> 6.31 / 6.17; docs/bench/2026-11-29-h100).
+    // ANDing each ballot or its complement in: fewer instructions a round.
     var differ = LaneMask(0u);
     for (var b = 0u; b < 8u; b++) {
       let bit_set = ((d >> b) & 1u) == 1u;
@@ -3690,8 +3591,7 @@ fn main(@builtin(local_invocation_index) lid: u32,
     let rank = mask_count(peers & below);
     let word = w * 128u + (d & 127u);
     let half = (d >> 7u) * 16u;
-    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic (H100,
-    // 2^27: keys 5.10 -> 4.97 ms, pairs 6.36 -> 6.29; docs/bench/2026-11-25-h100 run 12).
+    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic.
     var before = atomicAdd(&hist[word], select(0u, mask_count(peers) << half, rank == 0u));
     before = subgroupShuffle(before, lowest_lane(peers));
     pos[9u] = ((before >> half) & 0xffffu) + rank;
@@ -3701,8 +3601,7 @@ fn main(@builtin(local_invocation_index) lid: u32,
     // Lanes holding the same digit: those whose ballot agrees with this lane's bit on all 8 bits (a constant
     // count the compiler unrolls; the bits above a partial last digit are zero in every lane, so their
     // ballots change nothing). One mask collects every disagreement, `ballot ^ (bit ? ~0 : 0)`, in place of
-    // ANDing each ballot or its complement in (H100, 2^27, two processes each: keys 4.55 / 4.56 -> 4.53 /
-    // 4.51 ms, pairs 6.46 / 6.46 -> 6.31 / 6.17; docs/bench/2026-11-29-h100).
+    // ANDing each ballot or its complement in: fewer instructions a round.
     var differ = LaneMask(0u);
     for (var b = 0u; b < 8u; b++) {
       let bit_set = ((d >> b) & 1u) == 1u;
@@ -3712,8 +3611,7 @@ fn main(@builtin(local_invocation_index) lid: u32,
     let rank = mask_count(peers & below);
     let word = w * 128u + (d & 127u);
     let half = (d >> 7u) * 16u;
-    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic (H100,
-    // 2^27: keys 5.10 -> 4.97 ms, pairs 6.36 -> 6.29; docs/bench/2026-11-25-h100 run 12).
+    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic.
     var before = atomicAdd(&hist[word], select(0u, mask_count(peers) << half, rank == 0u));
     before = subgroupShuffle(before, lowest_lane(peers));
     pos[10u] = ((before >> half) & 0xffffu) + rank;
@@ -3723,8 +3621,7 @@ fn main(@builtin(local_invocation_index) lid: u32,
     // Lanes holding the same digit: those whose ballot agrees with this lane's bit on all 8 bits (a constant
     // count the compiler unrolls; the bits above a partial last digit are zero in every lane, so their
     // ballots change nothing). One mask collects every disagreement, `ballot ^ (bit ? ~0 : 0)`, in place of
-    // ANDing each ballot or its complement in (H100, 2^27, two processes each: keys 4.55 / 4.56 -> 4.53 /
-    // 4.51 ms, pairs 6.46 / 6.46 -> 6.31 / 6.17; docs/bench/2026-11-29-h100).
+    // ANDing each ballot or its complement in: fewer instructions a round.
     var differ = LaneMask(0u);
     for (var b = 0u; b < 8u; b++) {
       let bit_set = ((d >> b) & 1u) == 1u;
@@ -3734,8 +3631,7 @@ fn main(@builtin(local_invocation_index) lid: u32,
     let rank = mask_count(peers & below);
     let word = w * 128u + (d & 127u);
     let half = (d >> 7u) * 16u;
-    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic (H100,
-    // 2^27: keys 5.10 -> 4.97 ms, pairs 6.36 -> 6.29; docs/bench/2026-11-25-h100 run 12).
+    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic.
     var before = atomicAdd(&hist[word], select(0u, mask_count(peers) << half, rank == 0u));
     before = subgroupShuffle(before, lowest_lane(peers));
     pos[11u] = ((before >> half) & 0xffffu) + rank;
@@ -4236,9 +4132,8 @@ fn weft_workgroup_index(wid: vec3<u32>, nwg: vec3<u32>) -> u32 {
   return wid.x + wid.y * nwg.x;
 }
 // countTrailingZeros(x) (32 for 0): isolate the lowest set bit and count the ones below it. SPIR-V has no
-// such instruction, and Tint's stand-in for firstTrailingBit is a 5-step binary search: about 18 instructions
-// in the H100's machine code against 4 here (the radix sort's keys: 5.37 -> 5.09 ms at 2^27,
-// docs/bench/2026-11-25-h100).
+// such instruction, and Tint's stand-in for firstTrailingBit is a 5-step binary search of several times the
+// instructions.
 fn weft_trailing_zeros(x: u32) -> u32 {
   return countOneBits((x & (0u - x)) - 1u);
 }
@@ -4827,9 +4722,8 @@ fn weft_workgroup_index(wid: vec3<u32>, nwg: vec3<u32>) -> u32 {
   return wid.x + wid.y * nwg.x;
 }
 // countTrailingZeros(x) (32 for 0): isolate the lowest set bit and count the ones below it. SPIR-V has no
-// such instruction, and Tint's stand-in for firstTrailingBit is a 5-step binary search: about 18 instructions
-// in the H100's machine code against 4 here (the radix sort's keys: 5.37 -> 5.09 ms at 2^27,
-// docs/bench/2026-11-25-h100).
+// such instruction, and Tint's stand-in for firstTrailingBit is a 5-step binary search of several times the
+// instructions.
 fn weft_trailing_zeros(x: u32) -> u32 {
   return countOneBits((x & (0u - x)) - 1u);
 }
@@ -4891,9 +4785,8 @@ fn weft_workgroup_index(wid: vec3<u32>, nwg: vec3<u32>) -> u32 {
   return wid.x + wid.y * nwg.x;
 }
 // countTrailingZeros(x) (32 for 0): isolate the lowest set bit and count the ones below it. SPIR-V has no
-// such instruction, and Tint's stand-in for firstTrailingBit is a 5-step binary search: about 18 instructions
-// in the H100's machine code against 4 here (the radix sort's keys: 5.37 -> 5.09 ms at 2^27,
-// docs/bench/2026-11-25-h100).
+// such instruction, and Tint's stand-in for firstTrailingBit is a 5-step binary search of several times the
+// instructions.
 fn weft_trailing_zeros(x: u32) -> u32 {
   return countOneBits((x & (0u - x)) - 1u);
 }
@@ -4989,9 +4882,8 @@ fn weft_workgroup_index(wid: vec3<u32>, nwg: vec3<u32>) -> u32 {
   return wid.x + wid.y * nwg.x;
 }
 // countTrailingZeros(x) (32 for 0): isolate the lowest set bit and count the ones below it. SPIR-V has no
-// such instruction, and Tint's stand-in for firstTrailingBit is a 5-step binary search: about 18 instructions
-// in the H100's machine code against 4 here (the radix sort's keys: 5.37 -> 5.09 ms at 2^27,
-// docs/bench/2026-11-25-h100).
+// such instruction, and Tint's stand-in for firstTrailingBit is a 5-step binary search of several times the
+// instructions.
 fn weft_trailing_zeros(x: u32) -> u32 {
   return countOneBits((x & (0u - x)) - 1u);
 }
@@ -5156,8 +5048,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     // Lanes holding the same digit: those whose ballot agrees with this lane's bit on all 8 bits (a constant
     // count the compiler unrolls; the bits above a partial last digit are zero in every lane, so their
     // ballots change nothing). One mask collects every disagreement, `ballot ^ (bit ? ~0 : 0)`, in place of
-    // ANDing each ballot or its complement in (H100, 2^27, two processes each: keys 4.55 / 4.56 -> 4.53 /
-    // 4.51 ms, pairs 6.46 / 6.46 -> 6.31 / 6.17; docs/bench/2026-11-29-h100).
+    // ANDing each ballot or its complement in: fewer instructions a round.
     var differ = LaneMask(0u);
     for (var b = 0u; b < 8u; b++) {
       let bit_set = ((d >> b) & 1u) == 1u;
@@ -5167,8 +5058,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     let rank = mask_count(peers & below);
     let word = w * 128u + (d & 127u);
     let half = (d >> 7u) * 16u;
-    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic (H100,
-    // 2^27: keys 5.10 -> 4.97 ms, pairs 6.36 -> 6.29; docs/bench/2026-11-25-h100 run 12).
+    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic.
     var before = atomicAdd(&hist[word], select(0u, mask_count(peers) << half, rank == 0u));
     before = subgroupShuffle(before, lowest_lane(peers));
     pos[0u] = ((before >> half) & 0xffffu) + rank;
@@ -5178,8 +5068,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     // Lanes holding the same digit: those whose ballot agrees with this lane's bit on all 8 bits (a constant
     // count the compiler unrolls; the bits above a partial last digit are zero in every lane, so their
     // ballots change nothing). One mask collects every disagreement, `ballot ^ (bit ? ~0 : 0)`, in place of
-    // ANDing each ballot or its complement in (H100, 2^27, two processes each: keys 4.55 / 4.56 -> 4.53 /
-    // 4.51 ms, pairs 6.46 / 6.46 -> 6.31 / 6.17; docs/bench/2026-11-29-h100).
+    // ANDing each ballot or its complement in: fewer instructions a round.
     var differ = LaneMask(0u);
     for (var b = 0u; b < 8u; b++) {
       let bit_set = ((d >> b) & 1u) == 1u;
@@ -5189,8 +5078,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     let rank = mask_count(peers & below);
     let word = w * 128u + (d & 127u);
     let half = (d >> 7u) * 16u;
-    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic (H100,
-    // 2^27: keys 5.10 -> 4.97 ms, pairs 6.36 -> 6.29; docs/bench/2026-11-25-h100 run 12).
+    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic.
     var before = atomicAdd(&hist[word], select(0u, mask_count(peers) << half, rank == 0u));
     before = subgroupShuffle(before, lowest_lane(peers));
     pos[1u] = ((before >> half) & 0xffffu) + rank;
@@ -5200,8 +5088,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     // Lanes holding the same digit: those whose ballot agrees with this lane's bit on all 8 bits (a constant
     // count the compiler unrolls; the bits above a partial last digit are zero in every lane, so their
     // ballots change nothing). One mask collects every disagreement, `ballot ^ (bit ? ~0 : 0)`, in place of
-    // ANDing each ballot or its complement in (H100, 2^27, two processes each: keys 4.55 / 4.56 -> 4.53 /
-    // 4.51 ms, pairs 6.46 / 6.46 -> 6.31 / 6.17; docs/bench/2026-11-29-h100).
+    // ANDing each ballot or its complement in: fewer instructions a round.
     var differ = LaneMask(0u);
     for (var b = 0u; b < 8u; b++) {
       let bit_set = ((d >> b) & 1u) == 1u;
@@ -5211,8 +5098,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     let rank = mask_count(peers & below);
     let word = w * 128u + (d & 127u);
     let half = (d >> 7u) * 16u;
-    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic (H100,
-    // 2^27: keys 5.10 -> 4.97 ms, pairs 6.36 -> 6.29; docs/bench/2026-11-25-h100 run 12).
+    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic.
     var before = atomicAdd(&hist[word], select(0u, mask_count(peers) << half, rank == 0u));
     before = subgroupShuffle(before, lowest_lane(peers));
     pos[2u] = ((before >> half) & 0xffffu) + rank;
@@ -5222,8 +5108,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     // Lanes holding the same digit: those whose ballot agrees with this lane's bit on all 8 bits (a constant
     // count the compiler unrolls; the bits above a partial last digit are zero in every lane, so their
     // ballots change nothing). One mask collects every disagreement, `ballot ^ (bit ? ~0 : 0)`, in place of
-    // ANDing each ballot or its complement in (H100, 2^27, two processes each: keys 4.55 / 4.56 -> 4.53 /
-    // 4.51 ms, pairs 6.46 / 6.46 -> 6.31 / 6.17; docs/bench/2026-11-29-h100).
+    // ANDing each ballot or its complement in: fewer instructions a round.
     var differ = LaneMask(0u);
     for (var b = 0u; b < 8u; b++) {
       let bit_set = ((d >> b) & 1u) == 1u;
@@ -5233,8 +5118,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     let rank = mask_count(peers & below);
     let word = w * 128u + (d & 127u);
     let half = (d >> 7u) * 16u;
-    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic (H100,
-    // 2^27: keys 5.10 -> 4.97 ms, pairs 6.36 -> 6.29; docs/bench/2026-11-25-h100 run 12).
+    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic.
     var before = atomicAdd(&hist[word], select(0u, mask_count(peers) << half, rank == 0u));
     before = subgroupShuffle(before, lowest_lane(peers));
     pos[3u] = ((before >> half) & 0xffffu) + rank;
@@ -5244,8 +5128,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     // Lanes holding the same digit: those whose ballot agrees with this lane's bit on all 8 bits (a constant
     // count the compiler unrolls; the bits above a partial last digit are zero in every lane, so their
     // ballots change nothing). One mask collects every disagreement, `ballot ^ (bit ? ~0 : 0)`, in place of
-    // ANDing each ballot or its complement in (H100, 2^27, two processes each: keys 4.55 / 4.56 -> 4.53 /
-    // 4.51 ms, pairs 6.46 / 6.46 -> 6.31 / 6.17; docs/bench/2026-11-29-h100).
+    // ANDing each ballot or its complement in: fewer instructions a round.
     var differ = LaneMask(0u);
     for (var b = 0u; b < 8u; b++) {
       let bit_set = ((d >> b) & 1u) == 1u;
@@ -5255,8 +5138,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     let rank = mask_count(peers & below);
     let word = w * 128u + (d & 127u);
     let half = (d >> 7u) * 16u;
-    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic (H100,
-    // 2^27: keys 5.10 -> 4.97 ms, pairs 6.36 -> 6.29; docs/bench/2026-11-25-h100 run 12).
+    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic.
     var before = atomicAdd(&hist[word], select(0u, mask_count(peers) << half, rank == 0u));
     before = subgroupShuffle(before, lowest_lane(peers));
     pos[4u] = ((before >> half) & 0xffffu) + rank;
@@ -5266,8 +5148,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     // Lanes holding the same digit: those whose ballot agrees with this lane's bit on all 8 bits (a constant
     // count the compiler unrolls; the bits above a partial last digit are zero in every lane, so their
     // ballots change nothing). One mask collects every disagreement, `ballot ^ (bit ? ~0 : 0)`, in place of
-    // ANDing each ballot or its complement in (H100, 2^27, two processes each: keys 4.55 / 4.56 -> 4.53 /
-    // 4.51 ms, pairs 6.46 / 6.46 -> 6.31 / 6.17; docs/bench/2026-11-29-h100).
+    // ANDing each ballot or its complement in: fewer instructions a round.
     var differ = LaneMask(0u);
     for (var b = 0u; b < 8u; b++) {
       let bit_set = ((d >> b) & 1u) == 1u;
@@ -5277,8 +5158,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     let rank = mask_count(peers & below);
     let word = w * 128u + (d & 127u);
     let half = (d >> 7u) * 16u;
-    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic (H100,
-    // 2^27: keys 5.10 -> 4.97 ms, pairs 6.36 -> 6.29; docs/bench/2026-11-25-h100 run 12).
+    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic.
     var before = atomicAdd(&hist[word], select(0u, mask_count(peers) << half, rank == 0u));
     before = subgroupShuffle(before, lowest_lane(peers));
     pos[5u] = ((before >> half) & 0xffffu) + rank;
@@ -5288,8 +5168,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     // Lanes holding the same digit: those whose ballot agrees with this lane's bit on all 8 bits (a constant
     // count the compiler unrolls; the bits above a partial last digit are zero in every lane, so their
     // ballots change nothing). One mask collects every disagreement, `ballot ^ (bit ? ~0 : 0)`, in place of
-    // ANDing each ballot or its complement in (H100, 2^27, two processes each: keys 4.55 / 4.56 -> 4.53 /
-    // 4.51 ms, pairs 6.46 / 6.46 -> 6.31 / 6.17; docs/bench/2026-11-29-h100).
+    // ANDing each ballot or its complement in: fewer instructions a round.
     var differ = LaneMask(0u);
     for (var b = 0u; b < 8u; b++) {
       let bit_set = ((d >> b) & 1u) == 1u;
@@ -5299,8 +5178,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     let rank = mask_count(peers & below);
     let word = w * 128u + (d & 127u);
     let half = (d >> 7u) * 16u;
-    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic (H100,
-    // 2^27: keys 5.10 -> 4.97 ms, pairs 6.36 -> 6.29; docs/bench/2026-11-25-h100 run 12).
+    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic.
     var before = atomicAdd(&hist[word], select(0u, mask_count(peers) << half, rank == 0u));
     before = subgroupShuffle(before, lowest_lane(peers));
     pos[6u] = ((before >> half) & 0xffffu) + rank;
@@ -5310,8 +5188,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     // Lanes holding the same digit: those whose ballot agrees with this lane's bit on all 8 bits (a constant
     // count the compiler unrolls; the bits above a partial last digit are zero in every lane, so their
     // ballots change nothing). One mask collects every disagreement, `ballot ^ (bit ? ~0 : 0)`, in place of
-    // ANDing each ballot or its complement in (H100, 2^27, two processes each: keys 4.55 / 4.56 -> 4.53 /
-    // 4.51 ms, pairs 6.46 / 6.46 -> 6.31 / 6.17; docs/bench/2026-11-29-h100).
+    // ANDing each ballot or its complement in: fewer instructions a round.
     var differ = LaneMask(0u);
     for (var b = 0u; b < 8u; b++) {
       let bit_set = ((d >> b) & 1u) == 1u;
@@ -5321,8 +5198,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     let rank = mask_count(peers & below);
     let word = w * 128u + (d & 127u);
     let half = (d >> 7u) * 16u;
-    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic (H100,
-    // 2^27: keys 5.10 -> 4.97 ms, pairs 6.36 -> 6.29; docs/bench/2026-11-25-h100 run 12).
+    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic.
     var before = atomicAdd(&hist[word], select(0u, mask_count(peers) << half, rank == 0u));
     before = subgroupShuffle(before, lowest_lane(peers));
     pos[7u] = ((before >> half) & 0xffffu) + rank;
@@ -5332,8 +5208,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     // Lanes holding the same digit: those whose ballot agrees with this lane's bit on all 8 bits (a constant
     // count the compiler unrolls; the bits above a partial last digit are zero in every lane, so their
     // ballots change nothing). One mask collects every disagreement, `ballot ^ (bit ? ~0 : 0)`, in place of
-    // ANDing each ballot or its complement in (H100, 2^27, two processes each: keys 4.55 / 4.56 -> 4.53 /
-    // 4.51 ms, pairs 6.46 / 6.46 -> 6.31 / 6.17; docs/bench/2026-11-29-h100).
+    // ANDing each ballot or its complement in: fewer instructions a round.
     var differ = LaneMask(0u);
     for (var b = 0u; b < 8u; b++) {
       let bit_set = ((d >> b) & 1u) == 1u;
@@ -5343,8 +5218,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     let rank = mask_count(peers & below);
     let word = w * 128u + (d & 127u);
     let half = (d >> 7u) * 16u;
-    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic (H100,
-    // 2^27: keys 5.10 -> 4.97 ms, pairs 6.36 -> 6.29; docs/bench/2026-11-25-h100 run 12).
+    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic.
     var before = atomicAdd(&hist[word], select(0u, mask_count(peers) << half, rank == 0u));
     before = subgroupShuffle(before, lowest_lane(peers));
     pos[8u] = ((before >> half) & 0xffffu) + rank;
@@ -5354,8 +5228,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     // Lanes holding the same digit: those whose ballot agrees with this lane's bit on all 8 bits (a constant
     // count the compiler unrolls; the bits above a partial last digit are zero in every lane, so their
     // ballots change nothing). One mask collects every disagreement, `ballot ^ (bit ? ~0 : 0)`, in place of
-    // ANDing each ballot or its complement in (H100, 2^27, two processes each: keys 4.55 / 4.56 -> 4.53 /
-    // 4.51 ms, pairs 6.46 / 6.46 -> 6.31 / 6.17; docs/bench/2026-11-29-h100).
+    // ANDing each ballot or its complement in: fewer instructions a round.
     var differ = LaneMask(0u);
     for (var b = 0u; b < 8u; b++) {
       let bit_set = ((d >> b) & 1u) == 1u;
@@ -5365,8 +5238,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     let rank = mask_count(peers & below);
     let word = w * 128u + (d & 127u);
     let half = (d >> 7u) * 16u;
-    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic (H100,
-    // 2^27: keys 5.10 -> 4.97 ms, pairs 6.36 -> 6.29; docs/bench/2026-11-25-h100 run 12).
+    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic.
     var before = atomicAdd(&hist[word], select(0u, mask_count(peers) << half, rank == 0u));
     before = subgroupShuffle(before, lowest_lane(peers));
     pos[9u] = ((before >> half) & 0xffffu) + rank;
@@ -5376,8 +5248,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     // Lanes holding the same digit: those whose ballot agrees with this lane's bit on all 8 bits (a constant
     // count the compiler unrolls; the bits above a partial last digit are zero in every lane, so their
     // ballots change nothing). One mask collects every disagreement, `ballot ^ (bit ? ~0 : 0)`, in place of
-    // ANDing each ballot or its complement in (H100, 2^27, two processes each: keys 4.55 / 4.56 -> 4.53 /
-    // 4.51 ms, pairs 6.46 / 6.46 -> 6.31 / 6.17; docs/bench/2026-11-29-h100).
+    // ANDing each ballot or its complement in: fewer instructions a round.
     var differ = LaneMask(0u);
     for (var b = 0u; b < 8u; b++) {
       let bit_set = ((d >> b) & 1u) == 1u;
@@ -5387,8 +5258,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     let rank = mask_count(peers & below);
     let word = w * 128u + (d & 127u);
     let half = (d >> 7u) * 16u;
-    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic (H100,
-    // 2^27: keys 5.10 -> 4.97 ms, pairs 6.36 -> 6.29; docs/bench/2026-11-25-h100 run 12).
+    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic.
     var before = atomicAdd(&hist[word], select(0u, mask_count(peers) << half, rank == 0u));
     before = subgroupShuffle(before, lowest_lane(peers));
     pos[10u] = ((before >> half) & 0xffffu) + rank;
@@ -5398,8 +5268,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     // Lanes holding the same digit: those whose ballot agrees with this lane's bit on all 8 bits (a constant
     // count the compiler unrolls; the bits above a partial last digit are zero in every lane, so their
     // ballots change nothing). One mask collects every disagreement, `ballot ^ (bit ? ~0 : 0)`, in place of
-    // ANDing each ballot or its complement in (H100, 2^27, two processes each: keys 4.55 / 4.56 -> 4.53 /
-    // 4.51 ms, pairs 6.46 / 6.46 -> 6.31 / 6.17; docs/bench/2026-11-29-h100).
+    // ANDing each ballot or its complement in: fewer instructions a round.
     var differ = LaneMask(0u);
     for (var b = 0u; b < 8u; b++) {
       let bit_set = ((d >> b) & 1u) == 1u;
@@ -5409,8 +5278,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     let rank = mask_count(peers & below);
     let word = w * 128u + (d & 127u);
     let half = (d >> 7u) * 16u;
-    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic (H100,
-    // 2^27: keys 5.10 -> 4.97 ms, pairs 6.36 -> 6.29; docs/bench/2026-11-25-h100 run 12).
+    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic.
     var before = atomicAdd(&hist[word], select(0u, mask_count(peers) << half, rank == 0u));
     before = subgroupShuffle(before, lowest_lane(peers));
     pos[11u] = ((before >> half) & 0xffffu) + rank;
@@ -5542,8 +5410,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
   }
   { staged[pos[11u]] = keys[11u];
   }
-  // Loaded after ranking (H100, 2^27 pairs, docs/bench/2026-11-26-h100: 6.21 ms in run 5; loaded before it
-  // into registers 6.69 in run 3, into workgroup memory 6.43 in run 5).
+  // Loaded after ranking: loading them before it, into registers or workgroup memory, was slower.
   
   for (var q = 0u; q < 1u; q++) {
     let d = slot * 1u + q;
@@ -5691,9 +5558,8 @@ fn weft_workgroup_index(wid: vec3<u32>, nwg: vec3<u32>) -> u32 {
   return wid.x + wid.y * nwg.x;
 }
 // countTrailingZeros(x) (32 for 0): isolate the lowest set bit and count the ones below it. SPIR-V has no
-// such instruction, and Tint's stand-in for firstTrailingBit is a 5-step binary search: about 18 instructions
-// in the H100's machine code against 4 here (the radix sort's keys: 5.37 -> 5.09 ms at 2^27,
-// docs/bench/2026-11-25-h100).
+// such instruction, and Tint's stand-in for firstTrailingBit is a 5-step binary search of several times the
+// instructions.
 fn weft_trailing_zeros(x: u32) -> u32 {
   return countOneBits((x & (0u - x)) - 1u);
 }
@@ -5860,8 +5726,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     // Lanes holding the same digit: those whose ballot agrees with this lane's bit on all 8 bits (a constant
     // count the compiler unrolls; the bits above a partial last digit are zero in every lane, so their
     // ballots change nothing). One mask collects every disagreement, `ballot ^ (bit ? ~0 : 0)`, in place of
-    // ANDing each ballot or its complement in (H100, 2^27, two processes each: keys 4.55 / 4.56 -> 4.53 /
-    // 4.51 ms, pairs 6.46 / 6.46 -> 6.31 / 6.17; docs/bench/2026-11-29-h100).
+    // ANDing each ballot or its complement in: fewer instructions a round.
     var differ = LaneMask(0u);
     for (var b = 0u; b < 8u; b++) {
       let bit_set = ((d >> b) & 1u) == 1u;
@@ -5871,8 +5736,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     let rank = mask_count(peers & below);
     let word = w * 128u + (d & 127u);
     let half = (d >> 7u) * 16u;
-    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic (H100,
-    // 2^27: keys 5.10 -> 4.97 ms, pairs 6.36 -> 6.29; docs/bench/2026-11-25-h100 run 12).
+    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic.
     var before = atomicAdd(&hist[word], select(0u, mask_count(peers) << half, rank == 0u));
     before = subgroupShuffle(before, lowest_lane(peers));
     pos[0u] = ((before >> half) & 0xffffu) + rank;
@@ -5882,8 +5746,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     // Lanes holding the same digit: those whose ballot agrees with this lane's bit on all 8 bits (a constant
     // count the compiler unrolls; the bits above a partial last digit are zero in every lane, so their
     // ballots change nothing). One mask collects every disagreement, `ballot ^ (bit ? ~0 : 0)`, in place of
-    // ANDing each ballot or its complement in (H100, 2^27, two processes each: keys 4.55 / 4.56 -> 4.53 /
-    // 4.51 ms, pairs 6.46 / 6.46 -> 6.31 / 6.17; docs/bench/2026-11-29-h100).
+    // ANDing each ballot or its complement in: fewer instructions a round.
     var differ = LaneMask(0u);
     for (var b = 0u; b < 8u; b++) {
       let bit_set = ((d >> b) & 1u) == 1u;
@@ -5893,8 +5756,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     let rank = mask_count(peers & below);
     let word = w * 128u + (d & 127u);
     let half = (d >> 7u) * 16u;
-    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic (H100,
-    // 2^27: keys 5.10 -> 4.97 ms, pairs 6.36 -> 6.29; docs/bench/2026-11-25-h100 run 12).
+    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic.
     var before = atomicAdd(&hist[word], select(0u, mask_count(peers) << half, rank == 0u));
     before = subgroupShuffle(before, lowest_lane(peers));
     pos[1u] = ((before >> half) & 0xffffu) + rank;
@@ -5904,8 +5766,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     // Lanes holding the same digit: those whose ballot agrees with this lane's bit on all 8 bits (a constant
     // count the compiler unrolls; the bits above a partial last digit are zero in every lane, so their
     // ballots change nothing). One mask collects every disagreement, `ballot ^ (bit ? ~0 : 0)`, in place of
-    // ANDing each ballot or its complement in (H100, 2^27, two processes each: keys 4.55 / 4.56 -> 4.53 /
-    // 4.51 ms, pairs 6.46 / 6.46 -> 6.31 / 6.17; docs/bench/2026-11-29-h100).
+    // ANDing each ballot or its complement in: fewer instructions a round.
     var differ = LaneMask(0u);
     for (var b = 0u; b < 8u; b++) {
       let bit_set = ((d >> b) & 1u) == 1u;
@@ -5915,8 +5776,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     let rank = mask_count(peers & below);
     let word = w * 128u + (d & 127u);
     let half = (d >> 7u) * 16u;
-    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic (H100,
-    // 2^27: keys 5.10 -> 4.97 ms, pairs 6.36 -> 6.29; docs/bench/2026-11-25-h100 run 12).
+    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic.
     var before = atomicAdd(&hist[word], select(0u, mask_count(peers) << half, rank == 0u));
     before = subgroupShuffle(before, lowest_lane(peers));
     pos[2u] = ((before >> half) & 0xffffu) + rank;
@@ -5926,8 +5786,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     // Lanes holding the same digit: those whose ballot agrees with this lane's bit on all 8 bits (a constant
     // count the compiler unrolls; the bits above a partial last digit are zero in every lane, so their
     // ballots change nothing). One mask collects every disagreement, `ballot ^ (bit ? ~0 : 0)`, in place of
-    // ANDing each ballot or its complement in (H100, 2^27, two processes each: keys 4.55 / 4.56 -> 4.53 /
-    // 4.51 ms, pairs 6.46 / 6.46 -> 6.31 / 6.17; docs/bench/2026-11-29-h100).
+    // ANDing each ballot or its complement in: fewer instructions a round.
     var differ = LaneMask(0u);
     for (var b = 0u; b < 8u; b++) {
       let bit_set = ((d >> b) & 1u) == 1u;
@@ -5937,8 +5796,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     let rank = mask_count(peers & below);
     let word = w * 128u + (d & 127u);
     let half = (d >> 7u) * 16u;
-    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic (H100,
-    // 2^27: keys 5.10 -> 4.97 ms, pairs 6.36 -> 6.29; docs/bench/2026-11-25-h100 run 12).
+    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic.
     var before = atomicAdd(&hist[word], select(0u, mask_count(peers) << half, rank == 0u));
     before = subgroupShuffle(before, lowest_lane(peers));
     pos[3u] = ((before >> half) & 0xffffu) + rank;
@@ -5948,8 +5806,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     // Lanes holding the same digit: those whose ballot agrees with this lane's bit on all 8 bits (a constant
     // count the compiler unrolls; the bits above a partial last digit are zero in every lane, so their
     // ballots change nothing). One mask collects every disagreement, `ballot ^ (bit ? ~0 : 0)`, in place of
-    // ANDing each ballot or its complement in (H100, 2^27, two processes each: keys 4.55 / 4.56 -> 4.53 /
-    // 4.51 ms, pairs 6.46 / 6.46 -> 6.31 / 6.17; docs/bench/2026-11-29-h100).
+    // ANDing each ballot or its complement in: fewer instructions a round.
     var differ = LaneMask(0u);
     for (var b = 0u; b < 8u; b++) {
       let bit_set = ((d >> b) & 1u) == 1u;
@@ -5959,8 +5816,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     let rank = mask_count(peers & below);
     let word = w * 128u + (d & 127u);
     let half = (d >> 7u) * 16u;
-    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic (H100,
-    // 2^27: keys 5.10 -> 4.97 ms, pairs 6.36 -> 6.29; docs/bench/2026-11-25-h100 run 12).
+    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic.
     var before = atomicAdd(&hist[word], select(0u, mask_count(peers) << half, rank == 0u));
     before = subgroupShuffle(before, lowest_lane(peers));
     pos[4u] = ((before >> half) & 0xffffu) + rank;
@@ -5970,8 +5826,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     // Lanes holding the same digit: those whose ballot agrees with this lane's bit on all 8 bits (a constant
     // count the compiler unrolls; the bits above a partial last digit are zero in every lane, so their
     // ballots change nothing). One mask collects every disagreement, `ballot ^ (bit ? ~0 : 0)`, in place of
-    // ANDing each ballot or its complement in (H100, 2^27, two processes each: keys 4.55 / 4.56 -> 4.53 /
-    // 4.51 ms, pairs 6.46 / 6.46 -> 6.31 / 6.17; docs/bench/2026-11-29-h100).
+    // ANDing each ballot or its complement in: fewer instructions a round.
     var differ = LaneMask(0u);
     for (var b = 0u; b < 8u; b++) {
       let bit_set = ((d >> b) & 1u) == 1u;
@@ -5981,8 +5836,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     let rank = mask_count(peers & below);
     let word = w * 128u + (d & 127u);
     let half = (d >> 7u) * 16u;
-    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic (H100,
-    // 2^27: keys 5.10 -> 4.97 ms, pairs 6.36 -> 6.29; docs/bench/2026-11-25-h100 run 12).
+    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic.
     var before = atomicAdd(&hist[word], select(0u, mask_count(peers) << half, rank == 0u));
     before = subgroupShuffle(before, lowest_lane(peers));
     pos[5u] = ((before >> half) & 0xffffu) + rank;
@@ -5992,8 +5846,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     // Lanes holding the same digit: those whose ballot agrees with this lane's bit on all 8 bits (a constant
     // count the compiler unrolls; the bits above a partial last digit are zero in every lane, so their
     // ballots change nothing). One mask collects every disagreement, `ballot ^ (bit ? ~0 : 0)`, in place of
-    // ANDing each ballot or its complement in (H100, 2^27, two processes each: keys 4.55 / 4.56 -> 4.53 /
-    // 4.51 ms, pairs 6.46 / 6.46 -> 6.31 / 6.17; docs/bench/2026-11-29-h100).
+    // ANDing each ballot or its complement in: fewer instructions a round.
     var differ = LaneMask(0u);
     for (var b = 0u; b < 8u; b++) {
       let bit_set = ((d >> b) & 1u) == 1u;
@@ -6003,8 +5856,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     let rank = mask_count(peers & below);
     let word = w * 128u + (d & 127u);
     let half = (d >> 7u) * 16u;
-    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic (H100,
-    // 2^27: keys 5.10 -> 4.97 ms, pairs 6.36 -> 6.29; docs/bench/2026-11-25-h100 run 12).
+    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic.
     var before = atomicAdd(&hist[word], select(0u, mask_count(peers) << half, rank == 0u));
     before = subgroupShuffle(before, lowest_lane(peers));
     pos[6u] = ((before >> half) & 0xffffu) + rank;
@@ -6014,8 +5866,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     // Lanes holding the same digit: those whose ballot agrees with this lane's bit on all 8 bits (a constant
     // count the compiler unrolls; the bits above a partial last digit are zero in every lane, so their
     // ballots change nothing). One mask collects every disagreement, `ballot ^ (bit ? ~0 : 0)`, in place of
-    // ANDing each ballot or its complement in (H100, 2^27, two processes each: keys 4.55 / 4.56 -> 4.53 /
-    // 4.51 ms, pairs 6.46 / 6.46 -> 6.31 / 6.17; docs/bench/2026-11-29-h100).
+    // ANDing each ballot or its complement in: fewer instructions a round.
     var differ = LaneMask(0u);
     for (var b = 0u; b < 8u; b++) {
       let bit_set = ((d >> b) & 1u) == 1u;
@@ -6025,8 +5876,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     let rank = mask_count(peers & below);
     let word = w * 128u + (d & 127u);
     let half = (d >> 7u) * 16u;
-    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic (H100,
-    // 2^27: keys 5.10 -> 4.97 ms, pairs 6.36 -> 6.29; docs/bench/2026-11-25-h100 run 12).
+    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic.
     var before = atomicAdd(&hist[word], select(0u, mask_count(peers) << half, rank == 0u));
     before = subgroupShuffle(before, lowest_lane(peers));
     pos[7u] = ((before >> half) & 0xffffu) + rank;
@@ -6036,8 +5886,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     // Lanes holding the same digit: those whose ballot agrees with this lane's bit on all 8 bits (a constant
     // count the compiler unrolls; the bits above a partial last digit are zero in every lane, so their
     // ballots change nothing). One mask collects every disagreement, `ballot ^ (bit ? ~0 : 0)`, in place of
-    // ANDing each ballot or its complement in (H100, 2^27, two processes each: keys 4.55 / 4.56 -> 4.53 /
-    // 4.51 ms, pairs 6.46 / 6.46 -> 6.31 / 6.17; docs/bench/2026-11-29-h100).
+    // ANDing each ballot or its complement in: fewer instructions a round.
     var differ = LaneMask(0u);
     for (var b = 0u; b < 8u; b++) {
       let bit_set = ((d >> b) & 1u) == 1u;
@@ -6047,8 +5896,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     let rank = mask_count(peers & below);
     let word = w * 128u + (d & 127u);
     let half = (d >> 7u) * 16u;
-    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic (H100,
-    // 2^27: keys 5.10 -> 4.97 ms, pairs 6.36 -> 6.29; docs/bench/2026-11-25-h100 run 12).
+    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic.
     var before = atomicAdd(&hist[word], select(0u, mask_count(peers) << half, rank == 0u));
     before = subgroupShuffle(before, lowest_lane(peers));
     pos[8u] = ((before >> half) & 0xffffu) + rank;
@@ -6058,8 +5906,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     // Lanes holding the same digit: those whose ballot agrees with this lane's bit on all 8 bits (a constant
     // count the compiler unrolls; the bits above a partial last digit are zero in every lane, so their
     // ballots change nothing). One mask collects every disagreement, `ballot ^ (bit ? ~0 : 0)`, in place of
-    // ANDing each ballot or its complement in (H100, 2^27, two processes each: keys 4.55 / 4.56 -> 4.53 /
-    // 4.51 ms, pairs 6.46 / 6.46 -> 6.31 / 6.17; docs/bench/2026-11-29-h100).
+    // ANDing each ballot or its complement in: fewer instructions a round.
     var differ = LaneMask(0u);
     for (var b = 0u; b < 8u; b++) {
       let bit_set = ((d >> b) & 1u) == 1u;
@@ -6069,8 +5916,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     let rank = mask_count(peers & below);
     let word = w * 128u + (d & 127u);
     let half = (d >> 7u) * 16u;
-    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic (H100,
-    // 2^27: keys 5.10 -> 4.97 ms, pairs 6.36 -> 6.29; docs/bench/2026-11-25-h100 run 12).
+    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic.
     var before = atomicAdd(&hist[word], select(0u, mask_count(peers) << half, rank == 0u));
     before = subgroupShuffle(before, lowest_lane(peers));
     pos[9u] = ((before >> half) & 0xffffu) + rank;
@@ -6080,8 +5926,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     // Lanes holding the same digit: those whose ballot agrees with this lane's bit on all 8 bits (a constant
     // count the compiler unrolls; the bits above a partial last digit are zero in every lane, so their
     // ballots change nothing). One mask collects every disagreement, `ballot ^ (bit ? ~0 : 0)`, in place of
-    // ANDing each ballot or its complement in (H100, 2^27, two processes each: keys 4.55 / 4.56 -> 4.53 /
-    // 4.51 ms, pairs 6.46 / 6.46 -> 6.31 / 6.17; docs/bench/2026-11-29-h100).
+    // ANDing each ballot or its complement in: fewer instructions a round.
     var differ = LaneMask(0u);
     for (var b = 0u; b < 8u; b++) {
       let bit_set = ((d >> b) & 1u) == 1u;
@@ -6091,8 +5936,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     let rank = mask_count(peers & below);
     let word = w * 128u + (d & 127u);
     let half = (d >> 7u) * 16u;
-    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic (H100,
-    // 2^27: keys 5.10 -> 4.97 ms, pairs 6.36 -> 6.29; docs/bench/2026-11-25-h100 run 12).
+    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic.
     var before = atomicAdd(&hist[word], select(0u, mask_count(peers) << half, rank == 0u));
     before = subgroupShuffle(before, lowest_lane(peers));
     pos[10u] = ((before >> half) & 0xffffu) + rank;
@@ -6102,8 +5946,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     // Lanes holding the same digit: those whose ballot agrees with this lane's bit on all 8 bits (a constant
     // count the compiler unrolls; the bits above a partial last digit are zero in every lane, so their
     // ballots change nothing). One mask collects every disagreement, `ballot ^ (bit ? ~0 : 0)`, in place of
-    // ANDing each ballot or its complement in (H100, 2^27, two processes each: keys 4.55 / 4.56 -> 4.53 /
-    // 4.51 ms, pairs 6.46 / 6.46 -> 6.31 / 6.17; docs/bench/2026-11-29-h100).
+    // ANDing each ballot or its complement in: fewer instructions a round.
     var differ = LaneMask(0u);
     for (var b = 0u; b < 8u; b++) {
       let bit_set = ((d >> b) & 1u) == 1u;
@@ -6113,8 +5956,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     let rank = mask_count(peers & below);
     let word = w * 128u + (d & 127u);
     let half = (d >> 7u) * 16u;
-    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic (H100,
-    // 2^27: keys 5.10 -> 4.97 ms, pairs 6.36 -> 6.29; docs/bench/2026-11-25-h100 run 12).
+    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic.
     var before = atomicAdd(&hist[word], select(0u, mask_count(peers) << half, rank == 0u));
     before = subgroupShuffle(before, lowest_lane(peers));
     pos[11u] = ((before >> half) & 0xffffu) + rank;
@@ -6246,8 +6088,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
   }
   { staged[pos[11u]] = keys[11u];
   }
-  // Loaded after ranking (H100, 2^27 pairs, docs/bench/2026-11-26-h100: 6.21 ms in run 5; loaded before it
-  // into registers 6.69 in run 3, into workgroup memory 6.43 in run 5).
+  // Loaded after ranking: loading them before it, into registers or workgroup memory, was slower.
   
   for (var q = 0u; q < 1u; q++) {
     let d = slot * 1u + q;
@@ -6395,9 +6236,8 @@ fn weft_workgroup_index(wid: vec3<u32>, nwg: vec3<u32>) -> u32 {
   return wid.x + wid.y * nwg.x;
 }
 // countTrailingZeros(x) (32 for 0): isolate the lowest set bit and count the ones below it. SPIR-V has no
-// such instruction, and Tint's stand-in for firstTrailingBit is a 5-step binary search: about 18 instructions
-// in the H100's machine code against 4 here (the radix sort's keys: 5.37 -> 5.09 ms at 2^27,
-// docs/bench/2026-11-25-h100).
+// such instruction, and Tint's stand-in for firstTrailingBit is a 5-step binary search of several times the
+// instructions.
 fn weft_trailing_zeros(x: u32) -> u32 {
   return countOneBits((x & (0u - x)) - 1u);
 }
@@ -6682,8 +6522,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
   }
   { staged[pos[11u]] = keys[11u];
   }
-  // Loaded after ranking (H100, 2^27 pairs, docs/bench/2026-11-26-h100: 6.21 ms in run 5; loaded before it
-  // into registers 6.69 in run 3, into workgroup memory 6.43 in run 5).
+  // Loaded after ranking: loading them before it, into registers or workgroup memory, was slower.
   
   for (var q = 0u; q < 1u; q++) {
     let d = slot * 1u + q;
@@ -6831,9 +6670,8 @@ fn weft_workgroup_index(wid: vec3<u32>, nwg: vec3<u32>) -> u32 {
   return wid.x + wid.y * nwg.x;
 }
 // countTrailingZeros(x) (32 for 0): isolate the lowest set bit and count the ones below it. SPIR-V has no
-// such instruction, and Tint's stand-in for firstTrailingBit is a 5-step binary search: about 18 instructions
-// in the H100's machine code against 4 here (the radix sort's keys: 5.37 -> 5.09 ms at 2^27,
-// docs/bench/2026-11-25-h100).
+// such instruction, and Tint's stand-in for firstTrailingBit is a 5-step binary search of several times the
+// instructions.
 fn weft_trailing_zeros(x: u32) -> u32 {
   return countOneBits((x & (0u - x)) - 1u);
 }
@@ -7003,8 +6841,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     // Lanes holding the same digit: those whose ballot agrees with this lane's bit on all 8 bits (a constant
     // count the compiler unrolls; the bits above a partial last digit are zero in every lane, so their
     // ballots change nothing). One mask collects every disagreement, `ballot ^ (bit ? ~0 : 0)`, in place of
-    // ANDing each ballot or its complement in (H100, 2^27, two processes each: keys 4.55 / 4.56 -> 4.53 /
-    // 4.51 ms, pairs 6.46 / 6.46 -> 6.31 / 6.17; docs/bench/2026-11-29-h100).
+    // ANDing each ballot or its complement in: fewer instructions a round.
     var differ = LaneMask(0u);
     for (var b = 0u; b < 8u; b++) {
       let bit_set = ((d >> b) & 1u) == 1u;
@@ -7014,8 +6851,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     let rank = mask_count(peers & below);
     let word = w * 128u + (d & 127u);
     let half = (d >> 7u) * 16u;
-    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic (H100,
-    // 2^27: keys 5.10 -> 4.97 ms, pairs 6.36 -> 6.29; docs/bench/2026-11-25-h100 run 12).
+    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic.
     var before = atomicAdd(&hist[word], select(0u, mask_count(peers) << half, rank == 0u));
     before = subgroupShuffle(before, lowest_lane(peers));
     pos[0u] = ((before >> half) & 0xffffu) + rank;
@@ -7025,8 +6861,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     // Lanes holding the same digit: those whose ballot agrees with this lane's bit on all 8 bits (a constant
     // count the compiler unrolls; the bits above a partial last digit are zero in every lane, so their
     // ballots change nothing). One mask collects every disagreement, `ballot ^ (bit ? ~0 : 0)`, in place of
-    // ANDing each ballot or its complement in (H100, 2^27, two processes each: keys 4.55 / 4.56 -> 4.53 /
-    // 4.51 ms, pairs 6.46 / 6.46 -> 6.31 / 6.17; docs/bench/2026-11-29-h100).
+    // ANDing each ballot or its complement in: fewer instructions a round.
     var differ = LaneMask(0u);
     for (var b = 0u; b < 8u; b++) {
       let bit_set = ((d >> b) & 1u) == 1u;
@@ -7036,8 +6871,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     let rank = mask_count(peers & below);
     let word = w * 128u + (d & 127u);
     let half = (d >> 7u) * 16u;
-    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic (H100,
-    // 2^27: keys 5.10 -> 4.97 ms, pairs 6.36 -> 6.29; docs/bench/2026-11-25-h100 run 12).
+    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic.
     var before = atomicAdd(&hist[word], select(0u, mask_count(peers) << half, rank == 0u));
     before = subgroupShuffle(before, lowest_lane(peers));
     pos[1u] = ((before >> half) & 0xffffu) + rank;
@@ -7047,8 +6881,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     // Lanes holding the same digit: those whose ballot agrees with this lane's bit on all 8 bits (a constant
     // count the compiler unrolls; the bits above a partial last digit are zero in every lane, so their
     // ballots change nothing). One mask collects every disagreement, `ballot ^ (bit ? ~0 : 0)`, in place of
-    // ANDing each ballot or its complement in (H100, 2^27, two processes each: keys 4.55 / 4.56 -> 4.53 /
-    // 4.51 ms, pairs 6.46 / 6.46 -> 6.31 / 6.17; docs/bench/2026-11-29-h100).
+    // ANDing each ballot or its complement in: fewer instructions a round.
     var differ = LaneMask(0u);
     for (var b = 0u; b < 8u; b++) {
       let bit_set = ((d >> b) & 1u) == 1u;
@@ -7058,8 +6891,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     let rank = mask_count(peers & below);
     let word = w * 128u + (d & 127u);
     let half = (d >> 7u) * 16u;
-    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic (H100,
-    // 2^27: keys 5.10 -> 4.97 ms, pairs 6.36 -> 6.29; docs/bench/2026-11-25-h100 run 12).
+    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic.
     var before = atomicAdd(&hist[word], select(0u, mask_count(peers) << half, rank == 0u));
     before = subgroupShuffle(before, lowest_lane(peers));
     pos[2u] = ((before >> half) & 0xffffu) + rank;
@@ -7069,8 +6901,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     // Lanes holding the same digit: those whose ballot agrees with this lane's bit on all 8 bits (a constant
     // count the compiler unrolls; the bits above a partial last digit are zero in every lane, so their
     // ballots change nothing). One mask collects every disagreement, `ballot ^ (bit ? ~0 : 0)`, in place of
-    // ANDing each ballot or its complement in (H100, 2^27, two processes each: keys 4.55 / 4.56 -> 4.53 /
-    // 4.51 ms, pairs 6.46 / 6.46 -> 6.31 / 6.17; docs/bench/2026-11-29-h100).
+    // ANDing each ballot or its complement in: fewer instructions a round.
     var differ = LaneMask(0u);
     for (var b = 0u; b < 8u; b++) {
       let bit_set = ((d >> b) & 1u) == 1u;
@@ -7080,8 +6911,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     let rank = mask_count(peers & below);
     let word = w * 128u + (d & 127u);
     let half = (d >> 7u) * 16u;
-    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic (H100,
-    // 2^27: keys 5.10 -> 4.97 ms, pairs 6.36 -> 6.29; docs/bench/2026-11-25-h100 run 12).
+    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic.
     var before = atomicAdd(&hist[word], select(0u, mask_count(peers) << half, rank == 0u));
     before = subgroupShuffle(before, lowest_lane(peers));
     pos[3u] = ((before >> half) & 0xffffu) + rank;
@@ -7091,8 +6921,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     // Lanes holding the same digit: those whose ballot agrees with this lane's bit on all 8 bits (a constant
     // count the compiler unrolls; the bits above a partial last digit are zero in every lane, so their
     // ballots change nothing). One mask collects every disagreement, `ballot ^ (bit ? ~0 : 0)`, in place of
-    // ANDing each ballot or its complement in (H100, 2^27, two processes each: keys 4.55 / 4.56 -> 4.53 /
-    // 4.51 ms, pairs 6.46 / 6.46 -> 6.31 / 6.17; docs/bench/2026-11-29-h100).
+    // ANDing each ballot or its complement in: fewer instructions a round.
     var differ = LaneMask(0u);
     for (var b = 0u; b < 8u; b++) {
       let bit_set = ((d >> b) & 1u) == 1u;
@@ -7102,8 +6931,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     let rank = mask_count(peers & below);
     let word = w * 128u + (d & 127u);
     let half = (d >> 7u) * 16u;
-    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic (H100,
-    // 2^27: keys 5.10 -> 4.97 ms, pairs 6.36 -> 6.29; docs/bench/2026-11-25-h100 run 12).
+    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic.
     var before = atomicAdd(&hist[word], select(0u, mask_count(peers) << half, rank == 0u));
     before = subgroupShuffle(before, lowest_lane(peers));
     pos[4u] = ((before >> half) & 0xffffu) + rank;
@@ -7113,8 +6941,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     // Lanes holding the same digit: those whose ballot agrees with this lane's bit on all 8 bits (a constant
     // count the compiler unrolls; the bits above a partial last digit are zero in every lane, so their
     // ballots change nothing). One mask collects every disagreement, `ballot ^ (bit ? ~0 : 0)`, in place of
-    // ANDing each ballot or its complement in (H100, 2^27, two processes each: keys 4.55 / 4.56 -> 4.53 /
-    // 4.51 ms, pairs 6.46 / 6.46 -> 6.31 / 6.17; docs/bench/2026-11-29-h100).
+    // ANDing each ballot or its complement in: fewer instructions a round.
     var differ = LaneMask(0u);
     for (var b = 0u; b < 8u; b++) {
       let bit_set = ((d >> b) & 1u) == 1u;
@@ -7124,8 +6951,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     let rank = mask_count(peers & below);
     let word = w * 128u + (d & 127u);
     let half = (d >> 7u) * 16u;
-    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic (H100,
-    // 2^27: keys 5.10 -> 4.97 ms, pairs 6.36 -> 6.29; docs/bench/2026-11-25-h100 run 12).
+    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic.
     var before = atomicAdd(&hist[word], select(0u, mask_count(peers) << half, rank == 0u));
     before = subgroupShuffle(before, lowest_lane(peers));
     pos[5u] = ((before >> half) & 0xffffu) + rank;
@@ -7135,8 +6961,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     // Lanes holding the same digit: those whose ballot agrees with this lane's bit on all 8 bits (a constant
     // count the compiler unrolls; the bits above a partial last digit are zero in every lane, so their
     // ballots change nothing). One mask collects every disagreement, `ballot ^ (bit ? ~0 : 0)`, in place of
-    // ANDing each ballot or its complement in (H100, 2^27, two processes each: keys 4.55 / 4.56 -> 4.53 /
-    // 4.51 ms, pairs 6.46 / 6.46 -> 6.31 / 6.17; docs/bench/2026-11-29-h100).
+    // ANDing each ballot or its complement in: fewer instructions a round.
     var differ = LaneMask(0u);
     for (var b = 0u; b < 8u; b++) {
       let bit_set = ((d >> b) & 1u) == 1u;
@@ -7146,8 +6971,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     let rank = mask_count(peers & below);
     let word = w * 128u + (d & 127u);
     let half = (d >> 7u) * 16u;
-    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic (H100,
-    // 2^27: keys 5.10 -> 4.97 ms, pairs 6.36 -> 6.29; docs/bench/2026-11-25-h100 run 12).
+    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic.
     var before = atomicAdd(&hist[word], select(0u, mask_count(peers) << half, rank == 0u));
     before = subgroupShuffle(before, lowest_lane(peers));
     pos[6u] = ((before >> half) & 0xffffu) + rank;
@@ -7157,8 +6981,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     // Lanes holding the same digit: those whose ballot agrees with this lane's bit on all 8 bits (a constant
     // count the compiler unrolls; the bits above a partial last digit are zero in every lane, so their
     // ballots change nothing). One mask collects every disagreement, `ballot ^ (bit ? ~0 : 0)`, in place of
-    // ANDing each ballot or its complement in (H100, 2^27, two processes each: keys 4.55 / 4.56 -> 4.53 /
-    // 4.51 ms, pairs 6.46 / 6.46 -> 6.31 / 6.17; docs/bench/2026-11-29-h100).
+    // ANDing each ballot or its complement in: fewer instructions a round.
     var differ = LaneMask(0u);
     for (var b = 0u; b < 8u; b++) {
       let bit_set = ((d >> b) & 1u) == 1u;
@@ -7168,8 +6991,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     let rank = mask_count(peers & below);
     let word = w * 128u + (d & 127u);
     let half = (d >> 7u) * 16u;
-    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic (H100,
-    // 2^27: keys 5.10 -> 4.97 ms, pairs 6.36 -> 6.29; docs/bench/2026-11-25-h100 run 12).
+    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic.
     var before = atomicAdd(&hist[word], select(0u, mask_count(peers) << half, rank == 0u));
     before = subgroupShuffle(before, lowest_lane(peers));
     pos[7u] = ((before >> half) & 0xffffu) + rank;
@@ -7179,8 +7001,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     // Lanes holding the same digit: those whose ballot agrees with this lane's bit on all 8 bits (a constant
     // count the compiler unrolls; the bits above a partial last digit are zero in every lane, so their
     // ballots change nothing). One mask collects every disagreement, `ballot ^ (bit ? ~0 : 0)`, in place of
-    // ANDing each ballot or its complement in (H100, 2^27, two processes each: keys 4.55 / 4.56 -> 4.53 /
-    // 4.51 ms, pairs 6.46 / 6.46 -> 6.31 / 6.17; docs/bench/2026-11-29-h100).
+    // ANDing each ballot or its complement in: fewer instructions a round.
     var differ = LaneMask(0u);
     for (var b = 0u; b < 8u; b++) {
       let bit_set = ((d >> b) & 1u) == 1u;
@@ -7190,8 +7011,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     let rank = mask_count(peers & below);
     let word = w * 128u + (d & 127u);
     let half = (d >> 7u) * 16u;
-    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic (H100,
-    // 2^27: keys 5.10 -> 4.97 ms, pairs 6.36 -> 6.29; docs/bench/2026-11-25-h100 run 12).
+    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic.
     var before = atomicAdd(&hist[word], select(0u, mask_count(peers) << half, rank == 0u));
     before = subgroupShuffle(before, lowest_lane(peers));
     pos[8u] = ((before >> half) & 0xffffu) + rank;
@@ -7201,8 +7021,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     // Lanes holding the same digit: those whose ballot agrees with this lane's bit on all 8 bits (a constant
     // count the compiler unrolls; the bits above a partial last digit are zero in every lane, so their
     // ballots change nothing). One mask collects every disagreement, `ballot ^ (bit ? ~0 : 0)`, in place of
-    // ANDing each ballot or its complement in (H100, 2^27, two processes each: keys 4.55 / 4.56 -> 4.53 /
-    // 4.51 ms, pairs 6.46 / 6.46 -> 6.31 / 6.17; docs/bench/2026-11-29-h100).
+    // ANDing each ballot or its complement in: fewer instructions a round.
     var differ = LaneMask(0u);
     for (var b = 0u; b < 8u; b++) {
       let bit_set = ((d >> b) & 1u) == 1u;
@@ -7212,8 +7031,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     let rank = mask_count(peers & below);
     let word = w * 128u + (d & 127u);
     let half = (d >> 7u) * 16u;
-    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic (H100,
-    // 2^27: keys 5.10 -> 4.97 ms, pairs 6.36 -> 6.29; docs/bench/2026-11-25-h100 run 12).
+    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic.
     var before = atomicAdd(&hist[word], select(0u, mask_count(peers) << half, rank == 0u));
     before = subgroupShuffle(before, lowest_lane(peers));
     pos[9u] = ((before >> half) & 0xffffu) + rank;
@@ -7223,8 +7041,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     // Lanes holding the same digit: those whose ballot agrees with this lane's bit on all 8 bits (a constant
     // count the compiler unrolls; the bits above a partial last digit are zero in every lane, so their
     // ballots change nothing). One mask collects every disagreement, `ballot ^ (bit ? ~0 : 0)`, in place of
-    // ANDing each ballot or its complement in (H100, 2^27, two processes each: keys 4.55 / 4.56 -> 4.53 /
-    // 4.51 ms, pairs 6.46 / 6.46 -> 6.31 / 6.17; docs/bench/2026-11-29-h100).
+    // ANDing each ballot or its complement in: fewer instructions a round.
     var differ = LaneMask(0u);
     for (var b = 0u; b < 8u; b++) {
       let bit_set = ((d >> b) & 1u) == 1u;
@@ -7234,8 +7051,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     let rank = mask_count(peers & below);
     let word = w * 128u + (d & 127u);
     let half = (d >> 7u) * 16u;
-    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic (H100,
-    // 2^27: keys 5.10 -> 4.97 ms, pairs 6.36 -> 6.29; docs/bench/2026-11-25-h100 run 12).
+    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic.
     var before = atomicAdd(&hist[word], select(0u, mask_count(peers) << half, rank == 0u));
     before = subgroupShuffle(before, lowest_lane(peers));
     pos[10u] = ((before >> half) & 0xffffu) + rank;
@@ -7245,8 +7061,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     // Lanes holding the same digit: those whose ballot agrees with this lane's bit on all 8 bits (a constant
     // count the compiler unrolls; the bits above a partial last digit are zero in every lane, so their
     // ballots change nothing). One mask collects every disagreement, `ballot ^ (bit ? ~0 : 0)`, in place of
-    // ANDing each ballot or its complement in (H100, 2^27, two processes each: keys 4.55 / 4.56 -> 4.53 /
-    // 4.51 ms, pairs 6.46 / 6.46 -> 6.31 / 6.17; docs/bench/2026-11-29-h100).
+    // ANDing each ballot or its complement in: fewer instructions a round.
     var differ = LaneMask(0u);
     for (var b = 0u; b < 8u; b++) {
       let bit_set = ((d >> b) & 1u) == 1u;
@@ -7256,8 +7071,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     let rank = mask_count(peers & below);
     let word = w * 128u + (d & 127u);
     let half = (d >> 7u) * 16u;
-    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic (H100,
-    // 2^27: keys 5.10 -> 4.97 ms, pairs 6.36 -> 6.29; docs/bench/2026-11-25-h100 run 12).
+    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic.
     var before = atomicAdd(&hist[word], select(0u, mask_count(peers) << half, rank == 0u));
     before = subgroupShuffle(before, lowest_lane(peers));
     pos[11u] = ((before >> half) & 0xffffu) + rank;
@@ -7389,8 +7203,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
   }
   { staged[pos[11u]] = keys[11u];
   }
-  // Loaded after ranking (H100, 2^27 pairs, docs/bench/2026-11-26-h100: 6.21 ms in run 5; loaded before it
-  // into registers 6.69 in run 3, into workgroup memory 6.43 in run 5).
+  // Loaded after ranking: loading them before it, into registers or workgroup memory, was slower.
   
   for (var q = 0u; q < 1u; q++) {
     let d = slot * 1u + q;
@@ -7538,9 +7351,8 @@ fn weft_workgroup_index(wid: vec3<u32>, nwg: vec3<u32>) -> u32 {
   return wid.x + wid.y * nwg.x;
 }
 // countTrailingZeros(x) (32 for 0): isolate the lowest set bit and count the ones below it. SPIR-V has no
-// such instruction, and Tint's stand-in for firstTrailingBit is a 5-step binary search: about 18 instructions
-// in the H100's machine code against 4 here (the radix sort's keys: 5.37 -> 5.09 ms at 2^27,
-// docs/bench/2026-11-25-h100).
+// such instruction, and Tint's stand-in for firstTrailingBit is a 5-step binary search of several times the
+// instructions.
 fn weft_trailing_zeros(x: u32) -> u32 {
   return countOneBits((x & (0u - x)) - 1u);
 }
@@ -7699,8 +7511,8 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     let idx = block + 11u * sg_size + lane;
     if (idx < n) { keys[11u] = keys_in[idx]; } else { keys[11u] = 4294967295u; }
   }
-  // The values too, with the keys, though they hold registers while the keys are ranked (H100, 2^27
-  // pairs: 6.87 ms; loaded after ranking: 7.71; in the scatter: 7.05; docs/bench/2026-11-23-h100 run 9).
+  // The values too, with the keys: their loads then overlap the ranking, which pays for the registers
+  // they hold meanwhile.
   {
     let idx = block + 0u * sg_size + lane;
     if (idx < n) { vals[0u] = values_in[idx]; }
@@ -7755,8 +7567,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     // Lanes holding the same digit: those whose ballot agrees with this lane's bit on all 8 bits (a constant
     // count the compiler unrolls; the bits above a partial last digit are zero in every lane, so their
     // ballots change nothing). One mask collects every disagreement, `ballot ^ (bit ? ~0 : 0)`, in place of
-    // ANDing each ballot or its complement in (H100, 2^27, two processes each: keys 4.55 / 4.56 -> 4.53 /
-    // 4.51 ms, pairs 6.46 / 6.46 -> 6.31 / 6.17; docs/bench/2026-11-29-h100).
+    // ANDing each ballot or its complement in: fewer instructions a round.
     var differ = LaneMask(0u);
     for (var b = 0u; b < 8u; b++) {
       let bit_set = ((d >> b) & 1u) == 1u;
@@ -7766,8 +7577,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     let rank = mask_count(peers & below);
     let word = w * 128u + (d & 127u);
     let half = (d >> 7u) * 16u;
-    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic (H100,
-    // 2^27: keys 5.10 -> 4.97 ms, pairs 6.36 -> 6.29; docs/bench/2026-11-25-h100 run 12).
+    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic.
     var before = atomicAdd(&hist[word], select(0u, mask_count(peers) << half, rank == 0u));
     before = subgroupShuffle(before, lowest_lane(peers));
     pos[0u] = ((before >> half) & 0xffffu) + rank;
@@ -7777,8 +7587,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     // Lanes holding the same digit: those whose ballot agrees with this lane's bit on all 8 bits (a constant
     // count the compiler unrolls; the bits above a partial last digit are zero in every lane, so their
     // ballots change nothing). One mask collects every disagreement, `ballot ^ (bit ? ~0 : 0)`, in place of
-    // ANDing each ballot or its complement in (H100, 2^27, two processes each: keys 4.55 / 4.56 -> 4.53 /
-    // 4.51 ms, pairs 6.46 / 6.46 -> 6.31 / 6.17; docs/bench/2026-11-29-h100).
+    // ANDing each ballot or its complement in: fewer instructions a round.
     var differ = LaneMask(0u);
     for (var b = 0u; b < 8u; b++) {
       let bit_set = ((d >> b) & 1u) == 1u;
@@ -7788,8 +7597,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     let rank = mask_count(peers & below);
     let word = w * 128u + (d & 127u);
     let half = (d >> 7u) * 16u;
-    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic (H100,
-    // 2^27: keys 5.10 -> 4.97 ms, pairs 6.36 -> 6.29; docs/bench/2026-11-25-h100 run 12).
+    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic.
     var before = atomicAdd(&hist[word], select(0u, mask_count(peers) << half, rank == 0u));
     before = subgroupShuffle(before, lowest_lane(peers));
     pos[1u] = ((before >> half) & 0xffffu) + rank;
@@ -7799,8 +7607,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     // Lanes holding the same digit: those whose ballot agrees with this lane's bit on all 8 bits (a constant
     // count the compiler unrolls; the bits above a partial last digit are zero in every lane, so their
     // ballots change nothing). One mask collects every disagreement, `ballot ^ (bit ? ~0 : 0)`, in place of
-    // ANDing each ballot or its complement in (H100, 2^27, two processes each: keys 4.55 / 4.56 -> 4.53 /
-    // 4.51 ms, pairs 6.46 / 6.46 -> 6.31 / 6.17; docs/bench/2026-11-29-h100).
+    // ANDing each ballot or its complement in: fewer instructions a round.
     var differ = LaneMask(0u);
     for (var b = 0u; b < 8u; b++) {
       let bit_set = ((d >> b) & 1u) == 1u;
@@ -7810,8 +7617,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     let rank = mask_count(peers & below);
     let word = w * 128u + (d & 127u);
     let half = (d >> 7u) * 16u;
-    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic (H100,
-    // 2^27: keys 5.10 -> 4.97 ms, pairs 6.36 -> 6.29; docs/bench/2026-11-25-h100 run 12).
+    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic.
     var before = atomicAdd(&hist[word], select(0u, mask_count(peers) << half, rank == 0u));
     before = subgroupShuffle(before, lowest_lane(peers));
     pos[2u] = ((before >> half) & 0xffffu) + rank;
@@ -7821,8 +7627,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     // Lanes holding the same digit: those whose ballot agrees with this lane's bit on all 8 bits (a constant
     // count the compiler unrolls; the bits above a partial last digit are zero in every lane, so their
     // ballots change nothing). One mask collects every disagreement, `ballot ^ (bit ? ~0 : 0)`, in place of
-    // ANDing each ballot or its complement in (H100, 2^27, two processes each: keys 4.55 / 4.56 -> 4.53 /
-    // 4.51 ms, pairs 6.46 / 6.46 -> 6.31 / 6.17; docs/bench/2026-11-29-h100).
+    // ANDing each ballot or its complement in: fewer instructions a round.
     var differ = LaneMask(0u);
     for (var b = 0u; b < 8u; b++) {
       let bit_set = ((d >> b) & 1u) == 1u;
@@ -7832,8 +7637,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     let rank = mask_count(peers & below);
     let word = w * 128u + (d & 127u);
     let half = (d >> 7u) * 16u;
-    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic (H100,
-    // 2^27: keys 5.10 -> 4.97 ms, pairs 6.36 -> 6.29; docs/bench/2026-11-25-h100 run 12).
+    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic.
     var before = atomicAdd(&hist[word], select(0u, mask_count(peers) << half, rank == 0u));
     before = subgroupShuffle(before, lowest_lane(peers));
     pos[3u] = ((before >> half) & 0xffffu) + rank;
@@ -7843,8 +7647,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     // Lanes holding the same digit: those whose ballot agrees with this lane's bit on all 8 bits (a constant
     // count the compiler unrolls; the bits above a partial last digit are zero in every lane, so their
     // ballots change nothing). One mask collects every disagreement, `ballot ^ (bit ? ~0 : 0)`, in place of
-    // ANDing each ballot or its complement in (H100, 2^27, two processes each: keys 4.55 / 4.56 -> 4.53 /
-    // 4.51 ms, pairs 6.46 / 6.46 -> 6.31 / 6.17; docs/bench/2026-11-29-h100).
+    // ANDing each ballot or its complement in: fewer instructions a round.
     var differ = LaneMask(0u);
     for (var b = 0u; b < 8u; b++) {
       let bit_set = ((d >> b) & 1u) == 1u;
@@ -7854,8 +7657,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     let rank = mask_count(peers & below);
     let word = w * 128u + (d & 127u);
     let half = (d >> 7u) * 16u;
-    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic (H100,
-    // 2^27: keys 5.10 -> 4.97 ms, pairs 6.36 -> 6.29; docs/bench/2026-11-25-h100 run 12).
+    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic.
     var before = atomicAdd(&hist[word], select(0u, mask_count(peers) << half, rank == 0u));
     before = subgroupShuffle(before, lowest_lane(peers));
     pos[4u] = ((before >> half) & 0xffffu) + rank;
@@ -7865,8 +7667,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     // Lanes holding the same digit: those whose ballot agrees with this lane's bit on all 8 bits (a constant
     // count the compiler unrolls; the bits above a partial last digit are zero in every lane, so their
     // ballots change nothing). One mask collects every disagreement, `ballot ^ (bit ? ~0 : 0)`, in place of
-    // ANDing each ballot or its complement in (H100, 2^27, two processes each: keys 4.55 / 4.56 -> 4.53 /
-    // 4.51 ms, pairs 6.46 / 6.46 -> 6.31 / 6.17; docs/bench/2026-11-29-h100).
+    // ANDing each ballot or its complement in: fewer instructions a round.
     var differ = LaneMask(0u);
     for (var b = 0u; b < 8u; b++) {
       let bit_set = ((d >> b) & 1u) == 1u;
@@ -7876,8 +7677,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     let rank = mask_count(peers & below);
     let word = w * 128u + (d & 127u);
     let half = (d >> 7u) * 16u;
-    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic (H100,
-    // 2^27: keys 5.10 -> 4.97 ms, pairs 6.36 -> 6.29; docs/bench/2026-11-25-h100 run 12).
+    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic.
     var before = atomicAdd(&hist[word], select(0u, mask_count(peers) << half, rank == 0u));
     before = subgroupShuffle(before, lowest_lane(peers));
     pos[5u] = ((before >> half) & 0xffffu) + rank;
@@ -7887,8 +7687,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     // Lanes holding the same digit: those whose ballot agrees with this lane's bit on all 8 bits (a constant
     // count the compiler unrolls; the bits above a partial last digit are zero in every lane, so their
     // ballots change nothing). One mask collects every disagreement, `ballot ^ (bit ? ~0 : 0)`, in place of
-    // ANDing each ballot or its complement in (H100, 2^27, two processes each: keys 4.55 / 4.56 -> 4.53 /
-    // 4.51 ms, pairs 6.46 / 6.46 -> 6.31 / 6.17; docs/bench/2026-11-29-h100).
+    // ANDing each ballot or its complement in: fewer instructions a round.
     var differ = LaneMask(0u);
     for (var b = 0u; b < 8u; b++) {
       let bit_set = ((d >> b) & 1u) == 1u;
@@ -7898,8 +7697,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     let rank = mask_count(peers & below);
     let word = w * 128u + (d & 127u);
     let half = (d >> 7u) * 16u;
-    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic (H100,
-    // 2^27: keys 5.10 -> 4.97 ms, pairs 6.36 -> 6.29; docs/bench/2026-11-25-h100 run 12).
+    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic.
     var before = atomicAdd(&hist[word], select(0u, mask_count(peers) << half, rank == 0u));
     before = subgroupShuffle(before, lowest_lane(peers));
     pos[6u] = ((before >> half) & 0xffffu) + rank;
@@ -7909,8 +7707,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     // Lanes holding the same digit: those whose ballot agrees with this lane's bit on all 8 bits (a constant
     // count the compiler unrolls; the bits above a partial last digit are zero in every lane, so their
     // ballots change nothing). One mask collects every disagreement, `ballot ^ (bit ? ~0 : 0)`, in place of
-    // ANDing each ballot or its complement in (H100, 2^27, two processes each: keys 4.55 / 4.56 -> 4.53 /
-    // 4.51 ms, pairs 6.46 / 6.46 -> 6.31 / 6.17; docs/bench/2026-11-29-h100).
+    // ANDing each ballot or its complement in: fewer instructions a round.
     var differ = LaneMask(0u);
     for (var b = 0u; b < 8u; b++) {
       let bit_set = ((d >> b) & 1u) == 1u;
@@ -7920,8 +7717,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     let rank = mask_count(peers & below);
     let word = w * 128u + (d & 127u);
     let half = (d >> 7u) * 16u;
-    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic (H100,
-    // 2^27: keys 5.10 -> 4.97 ms, pairs 6.36 -> 6.29; docs/bench/2026-11-25-h100 run 12).
+    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic.
     var before = atomicAdd(&hist[word], select(0u, mask_count(peers) << half, rank == 0u));
     before = subgroupShuffle(before, lowest_lane(peers));
     pos[7u] = ((before >> half) & 0xffffu) + rank;
@@ -7931,8 +7727,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     // Lanes holding the same digit: those whose ballot agrees with this lane's bit on all 8 bits (a constant
     // count the compiler unrolls; the bits above a partial last digit are zero in every lane, so their
     // ballots change nothing). One mask collects every disagreement, `ballot ^ (bit ? ~0 : 0)`, in place of
-    // ANDing each ballot or its complement in (H100, 2^27, two processes each: keys 4.55 / 4.56 -> 4.53 /
-    // 4.51 ms, pairs 6.46 / 6.46 -> 6.31 / 6.17; docs/bench/2026-11-29-h100).
+    // ANDing each ballot or its complement in: fewer instructions a round.
     var differ = LaneMask(0u);
     for (var b = 0u; b < 8u; b++) {
       let bit_set = ((d >> b) & 1u) == 1u;
@@ -7942,8 +7737,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     let rank = mask_count(peers & below);
     let word = w * 128u + (d & 127u);
     let half = (d >> 7u) * 16u;
-    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic (H100,
-    // 2^27: keys 5.10 -> 4.97 ms, pairs 6.36 -> 6.29; docs/bench/2026-11-25-h100 run 12).
+    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic.
     var before = atomicAdd(&hist[word], select(0u, mask_count(peers) << half, rank == 0u));
     before = subgroupShuffle(before, lowest_lane(peers));
     pos[8u] = ((before >> half) & 0xffffu) + rank;
@@ -7953,8 +7747,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     // Lanes holding the same digit: those whose ballot agrees with this lane's bit on all 8 bits (a constant
     // count the compiler unrolls; the bits above a partial last digit are zero in every lane, so their
     // ballots change nothing). One mask collects every disagreement, `ballot ^ (bit ? ~0 : 0)`, in place of
-    // ANDing each ballot or its complement in (H100, 2^27, two processes each: keys 4.55 / 4.56 -> 4.53 /
-    // 4.51 ms, pairs 6.46 / 6.46 -> 6.31 / 6.17; docs/bench/2026-11-29-h100).
+    // ANDing each ballot or its complement in: fewer instructions a round.
     var differ = LaneMask(0u);
     for (var b = 0u; b < 8u; b++) {
       let bit_set = ((d >> b) & 1u) == 1u;
@@ -7964,8 +7757,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     let rank = mask_count(peers & below);
     let word = w * 128u + (d & 127u);
     let half = (d >> 7u) * 16u;
-    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic (H100,
-    // 2^27: keys 5.10 -> 4.97 ms, pairs 6.36 -> 6.29; docs/bench/2026-11-25-h100 run 12).
+    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic.
     var before = atomicAdd(&hist[word], select(0u, mask_count(peers) << half, rank == 0u));
     before = subgroupShuffle(before, lowest_lane(peers));
     pos[9u] = ((before >> half) & 0xffffu) + rank;
@@ -7975,8 +7767,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     // Lanes holding the same digit: those whose ballot agrees with this lane's bit on all 8 bits (a constant
     // count the compiler unrolls; the bits above a partial last digit are zero in every lane, so their
     // ballots change nothing). One mask collects every disagreement, `ballot ^ (bit ? ~0 : 0)`, in place of
-    // ANDing each ballot or its complement in (H100, 2^27, two processes each: keys 4.55 / 4.56 -> 4.53 /
-    // 4.51 ms, pairs 6.46 / 6.46 -> 6.31 / 6.17; docs/bench/2026-11-29-h100).
+    // ANDing each ballot or its complement in: fewer instructions a round.
     var differ = LaneMask(0u);
     for (var b = 0u; b < 8u; b++) {
       let bit_set = ((d >> b) & 1u) == 1u;
@@ -7986,8 +7777,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     let rank = mask_count(peers & below);
     let word = w * 128u + (d & 127u);
     let half = (d >> 7u) * 16u;
-    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic (H100,
-    // 2^27: keys 5.10 -> 4.97 ms, pairs 6.36 -> 6.29; docs/bench/2026-11-25-h100 run 12).
+    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic.
     var before = atomicAdd(&hist[word], select(0u, mask_count(peers) << half, rank == 0u));
     before = subgroupShuffle(before, lowest_lane(peers));
     pos[10u] = ((before >> half) & 0xffffu) + rank;
@@ -7997,8 +7787,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     // Lanes holding the same digit: those whose ballot agrees with this lane's bit on all 8 bits (a constant
     // count the compiler unrolls; the bits above a partial last digit are zero in every lane, so their
     // ballots change nothing). One mask collects every disagreement, `ballot ^ (bit ? ~0 : 0)`, in place of
-    // ANDing each ballot or its complement in (H100, 2^27, two processes each: keys 4.55 / 4.56 -> 4.53 /
-    // 4.51 ms, pairs 6.46 / 6.46 -> 6.31 / 6.17; docs/bench/2026-11-29-h100).
+    // ANDing each ballot or its complement in: fewer instructions a round.
     var differ = LaneMask(0u);
     for (var b = 0u; b < 8u; b++) {
       let bit_set = ((d >> b) & 1u) == 1u;
@@ -8008,8 +7797,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     let rank = mask_count(peers & below);
     let word = w * 128u + (d & 127u);
     let half = (d >> 7u) * 16u;
-    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic (H100,
-    // 2^27: keys 5.10 -> 4.97 ms, pairs 6.36 -> 6.29; docs/bench/2026-11-25-h100 run 12).
+    // Every lane adds: the leader its peers' count, the others zero, so no branch surrounds the atomic.
     var before = atomicAdd(&hist[word], select(0u, mask_count(peers) << half, rank == 0u));
     before = subgroupShuffle(before, lowest_lane(peers));
     pos[11u] = ((before >> half) & 0xffffu) + rank;
@@ -8141,8 +7929,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
   }
   { staged[pos[11u]] = keys[11u];
   }
-  // Loaded after ranking (H100, 2^27 pairs, docs/bench/2026-11-26-h100: 6.21 ms in run 5; loaded before it
-  // into registers 6.69 in run 3, into workgroup memory 6.43 in run 5).
+  // Loaded after ranking: loading them before it, into registers or workgroup memory, was slower.
   
   for (var q = 0u; q < 1u; q++) {
     let d = slot * 1u + q;
@@ -8363,9 +8150,8 @@ fn weft_workgroup_index(wid: vec3<u32>, nwg: vec3<u32>) -> u32 {
   return wid.x + wid.y * nwg.x;
 }
 // countTrailingZeros(x) (32 for 0): isolate the lowest set bit and count the ones below it. SPIR-V has no
-// such instruction, and Tint's stand-in for firstTrailingBit is a 5-step binary search: about 18 instructions
-// in the H100's machine code against 4 here (the radix sort's keys: 5.37 -> 5.09 ms at 2^27,
-// docs/bench/2026-11-25-h100).
+// such instruction, and Tint's stand-in for firstTrailingBit is a 5-step binary search of several times the
+// instructions.
 fn weft_trailing_zeros(x: u32) -> u32 {
   return countOneBits((x & (0u - x)) - 1u);
 }
@@ -8648,8 +8434,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
   }
   { staged[pos[11u]] = keys[11u];
   }
-  // Loaded after ranking (H100, 2^27 pairs, docs/bench/2026-11-26-h100: 6.21 ms in run 5; loaded before it
-  // into registers 6.69 in run 3, into workgroup memory 6.43 in run 5).
+  // Loaded after ranking: loading them before it, into registers or workgroup memory, was slower.
   
   for (var q = 0u; q < 1u; q++) {
     let d = slot * 1u + q;
@@ -8795,9 +8580,8 @@ fn weft_workgroup_index(wid: vec3<u32>, nwg: vec3<u32>) -> u32 {
   return wid.x + wid.y * nwg.x;
 }
 // countTrailingZeros(x) (32 for 0): isolate the lowest set bit and count the ones below it. SPIR-V has no
-// such instruction, and Tint's stand-in for firstTrailingBit is a 5-step binary search: about 18 instructions
-// in the H100's machine code against 4 here (the radix sort's keys: 5.37 -> 5.09 ms at 2^27,
-// docs/bench/2026-11-25-h100).
+// such instruction, and Tint's stand-in for firstTrailingBit is a 5-step binary search of several times the
+// instructions.
 fn weft_trailing_zeros(x: u32) -> u32 {
   return countOneBits((x & (0u - x)) - 1u);
 }
@@ -9080,8 +8864,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
   }
   { staged[pos[11u]] = keys[11u];
   }
-  // Loaded after ranking (H100, 2^27 pairs, docs/bench/2026-11-26-h100: 6.21 ms in run 5; loaded before it
-  // into registers 6.69 in run 3, into workgroup memory 6.43 in run 5).
+  // Loaded after ranking: loading them before it, into registers or workgroup memory, was slower.
   
   for (var q = 0u; q < 1u; q++) {
     let d = slot * 1u + q;
@@ -9224,9 +9007,8 @@ fn weft_workgroup_index(wid: vec3<u32>, nwg: vec3<u32>) -> u32 {
   return wid.x + wid.y * nwg.x;
 }
 // countTrailingZeros(x) (32 for 0): isolate the lowest set bit and count the ones below it. SPIR-V has no
-// such instruction, and Tint's stand-in for firstTrailingBit is a 5-step binary search: about 18 instructions
-// in the H100's machine code against 4 here (the radix sort's keys: 5.37 -> 5.09 ms at 2^27,
-// docs/bench/2026-11-25-h100).
+// such instruction, and Tint's stand-in for firstTrailingBit is a 5-step binary search of several times the
+// instructions.
 fn weft_trailing_zeros(x: u32) -> u32 {
   return countOneBits((x & (0u - x)) - 1u);
 }
@@ -9332,9 +9114,8 @@ fn weft_workgroup_index(wid: vec3<u32>, nwg: vec3<u32>) -> u32 {
   return wid.x + wid.y * nwg.x;
 }
 // countTrailingZeros(x) (32 for 0): isolate the lowest set bit and count the ones below it. SPIR-V has no
-// such instruction, and Tint's stand-in for firstTrailingBit is a 5-step binary search: about 18 instructions
-// in the H100's machine code against 4 here (the radix sort's keys: 5.37 -> 5.09 ms at 2^27,
-// docs/bench/2026-11-25-h100).
+// such instruction, and Tint's stand-in for firstTrailingBit is a 5-step binary search of several times the
+// instructions.
 fn weft_trailing_zeros(x: u32) -> u32 {
   return countOneBits((x & (0u - x)) - 1u);
 }
@@ -9483,9 +9264,8 @@ fn weft_workgroup_index(wid: vec3<u32>, nwg: vec3<u32>) -> u32 {
   return wid.x + wid.y * nwg.x;
 }
 // countTrailingZeros(x) (32 for 0): isolate the lowest set bit and count the ones below it. SPIR-V has no
-// such instruction, and Tint's stand-in for firstTrailingBit is a 5-step binary search: about 18 instructions
-// in the H100's machine code against 4 here (the radix sort's keys: 5.37 -> 5.09 ms at 2^27,
-// docs/bench/2026-11-25-h100).
+// such instruction, and Tint's stand-in for firstTrailingBit is a 5-step binary search of several times the
+// instructions.
 fn weft_trailing_zeros(x: u32) -> u32 {
   return countOneBits((x & (0u - x)) - 1u);
 }
@@ -9522,9 +9302,8 @@ fn weft_workgroup_index(wid: vec3<u32>, nwg: vec3<u32>) -> u32 {
   return wid.x + wid.y * nwg.x;
 }
 // countTrailingZeros(x) (32 for 0): isolate the lowest set bit and count the ones below it. SPIR-V has no
-// such instruction, and Tint's stand-in for firstTrailingBit is a 5-step binary search: about 18 instructions
-// in the H100's machine code against 4 here (the radix sort's keys: 5.37 -> 5.09 ms at 2^27,
-// docs/bench/2026-11-25-h100).
+// such instruction, and Tint's stand-in for firstTrailingBit is a 5-step binary search of several times the
+// instructions.
 fn weft_trailing_zeros(x: u32) -> u32 {
   return countOneBits((x & (0u - x)) - 1u);
 }
