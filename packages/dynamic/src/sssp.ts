@@ -6,8 +6,10 @@ import {
   lit,
   type Recorder,
   rw,
+  transformItemsPerWorkgroup,
   u32,
   wgsl,
+  writeDispatchArgs,
 } from '@weft/gpu';
 import { FrontierQueue, type FrontierSink } from '@weft/graph';
 import { advancePush, compute, enact } from '@weft/operators';
@@ -84,7 +86,8 @@ export class DynamicSssp {
     this.#stamp = d.array('u32', this.#capacity, { label: 'dynamic sssp stamps' });
     this.#parent = d.array('u32', this.#capacity, { label: 'dynamic sssp parents' });
     this.#queue = new FrontierQueue(d, this.#capacity, { label: 'dynamic sssp frontier' });
-    this.#gates = d.array('u32', 3, { label: 'dynamic sssp gates' });
+    // [walk count, slab count, tight zero-weight edge seen, walk dispatch arguments (3), slab arguments (3)].
+    this.#gates = d.array('u32', 9, { label: 'dynamic sssp gates', indirect: true });
   }
 
   /** Distances from `source` computed from scratch. */
@@ -338,21 +341,30 @@ export class DynamicSssp {
     }
     const gates = this.#gates;
     const length = queue.length;
+    // The gate sizes both relaxations' dispatches itself: advancePush on a dynamic graph runs a thread per
+    // vertex, `compute` over the slabs at the transform's default.
+    const walk = writeDispatchArgs(gates, 3, transformItemsPerWorkgroup(0, { itemsPerThread: 1 }));
+    const sweepCount = { array: gates, index: 1 };
+    const slabs = writeDispatchArgs(gates, 6, transformItemsPerWorkgroup(sweepCount));
     await compute(
       rec,
       { all: 1 },
       wgsl`(i: u32) {
   let n = ${length.array}[${u32(length.index)}];
   let sweep = n >= ${u32(sweepMin)};
-  ${rw(gates)}[0] = select(n, 0u, sweep);
-  ${rw(gates)}[1] = select(0u, min(${graph.alloc}[0], ${u32(graph.slabCapacity)}), sweep && n > 0u);
+  let walked = select(n, 0u, sweep);
+  let swept = select(0u, min(${graph.alloc}[0], ${u32(graph.slabCapacity)}), sweep && n > 0u);
+  ${rw(gates)}[0] = walked;
+  ${rw(gates)}[1] = swept;
+  ${walk.write}(walked);
+  ${slabs.write}(swept);
 }`,
     );
-    const current = { items: queue.current.items, length: { array: gates, index: 0 } };
+    const current = { items: queue.current.items, length: { array: gates, index: 0, args: walk.args } };
     await advancePush(rec, graph, current, this.#relax(stamp), { output: queue.next });
     await compute(
       rec,
-      { all: { array: gates, index: 1 } },
+      { all: { ...sweepCount, args: slabs.args } },
       forEachSlabEdge(graph, this.#relaxInto(curStamp, stamp, queue.next)),
     );
   }

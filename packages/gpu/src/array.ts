@@ -152,6 +152,19 @@ function toHost<T extends ElementType>(type: T, data: ArrayLike<number>): HostAr
 export interface GpuCount {
   readonly array: DeviceArray<'u32'>;
   readonly index: number;
+  /**
+   * Indirect dispatch arguments for this count at `perWorkgroup` items a workgroup, written by the kernel
+   * that wrote the count (`writeDispatchArgs`): a dispatch over the count at that size uses them as they
+   * are, with no one-thread kernel to derive them (one dispatch less per use).
+   */
+  readonly args?: DispatchArgs;
+}
+
+/** 3 u32 of indirect dispatch arguments at `array[index]`, sized for `perWorkgroup` items a workgroup. */
+export interface DispatchArgs {
+  readonly array: DeviceArray<'u32'>;
+  readonly index: number;
+  readonly perWorkgroup: number;
 }
 
 /** A length known on the host, or one that lives on the GPU and is never read back. */

@@ -2,6 +2,7 @@ export {
   type Count,
   DeviceArray,
   type DeviceArrayOptions,
+  type DispatchArgs,
   type ElementType,
   elementTypeOf,
   type GpuCount,
@@ -16,6 +17,7 @@ export {
   WeftDevice,
   wrapDevice,
 } from './device.ts';
+export { writeDispatchArgs } from './dispatch-args.ts';
 export {
   DeviceLimitError,
   DeviceLostError,
@@ -62,5 +64,6 @@ export {
   type Target,
   type TransformOptions,
   transform,
+  transformItemsPerWorkgroup,
 } from './transform.ts';
 export { unrolled } from './unroll.ts';

@@ -178,7 +178,8 @@ export class Recorder {
 
   /**
    * Dispatches enough workgroups for `count` items at `perWorkgroup` items each. A GPU-resident count is
-   * turned into indirect arguments by a one-thread kernel, so the size is never read back.
+   * turned into indirect arguments by a one-thread kernel, so the size is never read back, unless it
+   * carries ready arguments of that size (`GpuCount.args`).
    */
   async dispatchOver(
     kernel: Kernel,
@@ -188,6 +189,10 @@ export class Recorder {
   ) {
     if (!isGpuCount(count)) {
       return this.dispatch(kernel, { ...options, workgroups: Math.ceil(count / perWorkgroup) });
+    }
+    const ready = count.args;
+    if (ready && ready.perWorkgroup === perWorkgroup) {
+      return this.dispatch(kernel, { ...options, workgroups: { indirect: ready.array, index: ready.index } });
     }
     const args = await this.indirectArgs(count, perWorkgroup);
     return this.dispatch(kernel, { ...options, workgroups: { indirect: args } });

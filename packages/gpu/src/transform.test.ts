@@ -1,6 +1,19 @@
 import { adversarialSizes, expectArrayEqual, gpuTest, randomU32 } from '@weft/testing';
 import { describe, expect, it } from 'vitest';
-import { atomic, copy, f32, InputError, map, rw, transform, u32, unrolled, wgsl } from './index.ts';
+import {
+  atomic,
+  copy,
+  f32,
+  InputError,
+  map,
+  rw,
+  transform,
+  transformItemsPerWorkgroup,
+  u32,
+  unrolled,
+  wgsl,
+  writeDispatchArgs,
+} from './index.ts';
 
 describe('transform', () => {
   it('calls the functor once per index, across workgroup boundaries', async () => {
@@ -205,5 +218,43 @@ describe('unrolled', () => {
       '  { a[0u] = 0u;\n  }\n  { a[1u] = 1u;\n  }\n  { a[2u] = 2u;\n  }',
     );
     expect(unrolled(0, () => 'x')).toBe('');
+  });
+});
+
+describe('transform over a GPU count with ready dispatch arguments', () => {
+  it('uses arguments written beside the count (no sizing kernel) and covers exactly n items', async () => {
+    await gpuTest(async (device) => {
+      for (const n of [0, 1, 255, 256, 257, 4097, 100_003]) {
+        const words = device.array('u32', 4, { label: 'count and args', indirect: true });
+        const hits = device.array('u32', 100_004, { label: 'hits' });
+        for (const [itemsPerThread, sized] of [
+          [1, true],
+          [4, true],
+          [1, false],
+        ] as const) {
+          const options = { itemsPerThread };
+          // Sized for another item count, the arguments must be ignored (and derived by a kernel).
+          const per = transformItemsPerWorkgroup(n, { itemsPerThread: sized ? itemsPerThread : 2 });
+          const { write, args } = writeDispatchArgs(words, 1, per);
+          const rec = device.recorder();
+          rec.clear(hits);
+          await transform(rec, 1, wgsl`(i: u32) { ${rw(words)}[0] = ${u32(n)}; ${write}(${u32(n)}); }`);
+          await transform(
+            rec,
+            { array: words, index: 0, args },
+            wgsl`(i: u32) { atomicAdd(&${atomic(hits)}[i], 1u); }`,
+            options,
+          );
+          const { dispatches } = await rec.submit();
+          expect(dispatches, `n ${n}, ${itemsPerThread} a thread, sized ${sized}`).toBe(sized ? 2 : 3);
+          const got = await hits.download();
+          const want = new Uint32Array(hits.length);
+          want.fill(1, 0, n);
+          expectArrayEqual(got, want, `n ${n}`);
+        }
+        words.destroy();
+        hits.destroy();
+      }
+    });
   });
 });

@@ -25,6 +25,14 @@ function transformItemsPerThread(n: Count): number {
   return typeof n === 'number' && n >= MANY_ITEMS_FROM ? 16 : DEFAULT_ITEMS_PER_THREAD;
 }
 
+/**
+ * Items one workgroup of `transform(target, n, f, options)` covers: the size to give `writeDispatchArgs`
+ * so that a transform over a GPU count uses the arguments written beside it.
+ */
+export function transformItemsPerWorkgroup(n: Count, options: TransformOptions = {}): number {
+  return WORKGROUP * (options.itemsPerThread ?? transformItemsPerThread(n));
+}
+
 /** Where a primitive's work goes: a recorder (recorded, submitted by the caller) or a device (submitted now). */
 export type Target = WeftDevice | Recorder;
 
@@ -72,7 +80,7 @@ export async function transform(
   options: TransformOptions = {},
 ): Promise<void> {
   const items = options.itemsPerThread ?? transformItemsPerThread(n);
-  const perGroup = WORKGROUP * items;
+  const perGroup = transformItemsPerWorkgroup(n, options);
   if (!isGpuCount(n) && (!Number.isInteger(n) || n < 0 || n > 0xffffffff)) {
     throw new InputError(`n must be an integer in [0, 2^32), got ${n}`, 'transform');
   }
