@@ -37,6 +37,8 @@ const MAX_CAPACITY = 4096;
  * graphs never reach it; a hub would otherwise serialise a level on one thread).
  */
 const COOPERATIVE_DEGREE = 64;
+/** Most threads that walk one frontier vertex's edges together (at most a warp). */
+const MAX_LANES = 32;
 
 /** Threads of the engine's workgroup on `device`: its limits, at most `wanted` (default 1024). */
 export function smallFrontierWorkgroupSize(device: WeftDevice, wanted = 1024): number {
@@ -251,20 +253,24 @@ const WG = ${wg}u;
 const CAP = ${cap}u;
 const BIG = ${BIG_LIST}u;
 const COOPERATIVE_DEGREE = ${COOPERATIVE_DEGREE}u;
+const MAX_LANES = ${MAX_LANES}u;
 const LEVELS_TOTAL = ${base}u;
 const LEVELS_LAST = ${base + 1}u;
 const EXIT = ${base + 2}u;
 const FRONTIER_LENGTH = ${base + 3}u;
 
 var<workgroup> wf: array<u32, ${2 * cap}>;
-var<workgroup> counts: array<atomic<u32>, 2>;
+// Level l appends to counts[l % 3] and lists its hubs in big_counts[l % 2]; thread 0 zeroes the next
+// level's counters during level l, after every thread has read their previous use (two levels back).
+var<workgroup> counts: array<atomic<u32>, 3>;
 var<workgroup> big: array<u32, BIG>;
-var<workgroup> big_count: atomic<u32>;
+var<workgroup> big_counts: array<atomic<u32>, 2>;
 var<workgroup> entry_len: u32;
 
-// Appends v to side s: the first CAP in workgroup memory, the rest at their own slot of the global buffer.
-fn push(v: u32, s: u32) {
-  let slot = atomicAdd(&counts[s], 1u);
+// Appends v to the output counted by counts[c] into side s: the first CAP in workgroup memory, the rest at
+// their own slot of the global buffer.
+fn push(v: u32, c: u32, s: u32) {
+  let slot = atomicAdd(&counts[c], 1u);
   if (slot < CAP) {
     wf[s * CAP + slot] = v;
   } else if (slot < params.capacity) {
@@ -272,9 +278,9 @@ fn push(v: u32, s: u32) {
   }
 }
 
-fn visit(src: u32, k: u32, s: u32) {
+fn visit(src: u32, k: u32, c: u32, s: u32) {
   let dst = neighbors[k];
-  if (weft_edge(src, dst, weft_edge_id(k))) { push(dst, s); }
+  if (weft_edge(src, dst, weft_edge_id(k))) { push(dst, c, s); }
 }
 
 // The indirect arguments of Recorder.indirectArgs: x * y >= ceil(n / per_group) workgroups.
@@ -294,7 +300,9 @@ fn main(@builtin(local_invocation_index) lid: u32) {
     entry_len = count[params.count_index];
     atomicStore(&counts[0], 0u);
     atomicStore(&counts[1], 0u);
-    atomicStore(&big_count, 0u);
+    atomicStore(&counts[2], 0u);
+    atomicStore(&big_counts[0], 0u);
+    atomicStore(&big_counts[1], 0u);
   }
   var len = workgroupUniformLoad(&entry_len);
   var exit = ${SMALL_FRONTIER_EXIT.empty}u;
@@ -311,37 +319,45 @@ fn main(@builtin(local_invocation_index) lid: u32) {
       if (len > CAP) { exit = ${SMALL_FRONTIER_EXIT.overflow}u; break; }
       if (levels >= params.max_levels) { exit = ${SMALL_FRONTIER_EXIT.levelBound}u; break; }
       let next = 1u - side;
-      // One thread per frontier vertex (low degrees); a high-degree one goes to the cooperative list.
-      for (var i = lid; i < len; i += WG) {
+      let c = levels % 3u;
+      let hubs = levels & 1u;
+      if (lid == 0u) {
+        atomicStore(&counts[(levels + 1u) % 3u], 0u);
+        atomicStore(&big_counts[1u - hubs], 0u);
+      }
+      // Lanes per frontier vertex: as many as the workgroup has to spare, so a level's edges are walked
+      // side by side rather than one after another by one thread.
+      let lanes = clamp(WG / len, 1u, MAX_LANES);
+      let group = lid / lanes;
+      let lane = lid % lanes;
+      for (var i = group; i < len; i += WG / lanes) {
         let src = wf[side * CAP + i];
         let first = offsets[src];
         let end = offsets[src + 1u];
-        var walk = true;
         if (end - first > COOPERATIVE_DEGREE) {
-          let b = atomicAdd(&big_count, 1u);
-          if (b < BIG) {
-            big[b] = src;
-            walk = false;
+          // A hub goes to the list the whole workgroup walks; lane 0 walks it alone if the list is full.
+          if (lane == 0u) {
+            let b = atomicAdd(&big_counts[hubs], 1u);
+            if (b < BIG) {
+              big[b] = src;
+            } else {
+              for (var k = first; k < end; k++) { visit(src, k, c, next); }
+            }
           }
-        }
-        if (walk) {
-          for (var k = first; k < end; k++) { visit(src, k, next); }
+        } else {
+          for (var k = first + lane; k < end; k += lanes) { visit(src, k, c, next); }
         }
       }
-      let nb = min(workgroupUniformLoad(&big_count), BIG);
+      workgroupBarrier();
+      let nb = min(atomicLoad(&big_counts[hubs]), BIG);
       for (var b = 0u; b < nb; b++) {
         let src = big[b];
         let end = offsets[src + 1u];
-        for (var k = offsets[src] + lid; k < end; k += WG) { visit(src, k, next); }
+        for (var k = offsets[src] + lid; k < end; k += WG) { visit(src, k, c, next); }
       }
-      // The functor's global writes of this level are visible to the next, and every thread has read
-      // big_count and counts[side] (the last time at the previous level's end) before they are reset.
+      // The functor's global writes of this level are visible to the next.
       storageBarrier();
-      if (lid == 0u) {
-        atomicStore(&big_count, 0u);
-        atomicStore(&counts[side], 0u);
-      }
-      len = workgroupUniformLoad(&counts[next]);
+      len = workgroupUniformLoad(&counts[c]);
       side = next;
       levels++;
     }
