@@ -38,6 +38,7 @@ const UNREACHED_U32 = 0xffffffff;
 const UNREACHED_F32 = 0x7f800000;
 
 export interface SsspOptions extends RunOptions, LoadBalanceOption, TraceOption {
+  /** Most enactor steps to run (see {@link SsspResult.steps}: with the engine a step runs many levels). */
   maxIterations?: number;
   /** Also record a shortest-path tree (see {@link SsspResult.parents}). */
   parents?: boolean;
