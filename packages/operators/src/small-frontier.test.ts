@@ -364,4 +364,39 @@ describe('advanceSmallFrontier', () => {
       expect((await state.read()).levelsTotal).toBe(0);
       for (const a of [graph, queue, state]) a.destroy();
     }));
+
+  it('withLevel: the functor sees every level index, counted on across calls until a reset', () =>
+    gpuTest(async (device) => {
+      const n = 700;
+      const csr = path(n);
+      const graph = uploadGraph(device, csr);
+      const queue = new FrontierQueue(device, n);
+      const state = new SmallFrontierState(device);
+      // seen[v]: the index of the level that reached v, plus one (0: not reached).
+      const seen = device.upload(new Uint32Array(n));
+      const mark = wgsl`(src: u32, dst: u32, edge: u32, level: u32) -> bool {
+  if (dst == 0u || atomicLoad(&${atomic(seen)}[dst]) != 0u) { return false; }
+  return atomicMax(&${atomic(seen)}[dst], level + 1u) == 0u;
+}`;
+      for (let round = 0; round < 2; round++) {
+        queue.set([0]);
+        let calls = 0;
+        while ((await queue.readLength()) > 0) {
+          await advanceSmallFrontier(device, graph, queue.current, mark, {
+            state,
+            maxLevels: 50,
+            withLevel: true,
+          });
+          calls++;
+        }
+        expect(calls).toBe(Math.ceil(n / 50));
+        // Vertex v of the path is reached by level v - 1, whatever call ran it.
+        const want = Uint32Array.from({ length: n }, (_, v) => v);
+        expectArrayEqual(await seen.download(), want, `round ${round}`);
+        expect((await state.read()).levelsTotal).toBe(n);
+        await state.recordReset(device);
+        seen.upload(new Uint32Array(n));
+      }
+      for (const a of [graph, queue, state, seen]) a.destroy();
+    }));
 });

@@ -159,6 +159,12 @@ export interface SmallFrontierOptions {
   capacity?: number;
   /** Walk in-edges (the graph's CSC; an undirected graph's CSR) instead of out-edges. */
   direction?: 'out' | 'in';
+  /**
+   * The functor takes a fourth argument, `(src, dst, edge, level) -> bool`: the running level's index
+   * counted over every call since the state's last reset (the state's `levelsTotal` plus the levels of
+   * this call before it), so a functor can stamp `dst` with `level + 1` to add it to a level once.
+   */
+  withLevel?: boolean;
 }
 
 /**
@@ -179,7 +185,8 @@ export interface SmallFrontierOptions {
  * Every level's output is complete when the next level starts (the levels are separated by storage and
  * workgroup barriers), so work alternates with bulk levels (`advancePush` from the buffer into the queue's
  * `next`, then `swap()`) with no vertex lost and no read-back: a call on a large frontier does nothing.
- * `options.state` receives the levels run and the bulk path's indirect dispatch arguments.
+ * `options.state` receives the levels run and the bulk path's indirect dispatch arguments. With
+ * `withLevel` the functor also receives the level's index, which grows from call to call (see the option).
  */
 export async function advanceSmallFrontier(
   target: Target,
@@ -228,7 +235,7 @@ export async function advanceSmallFrontier(
         neighbors: { type: 'array<u32>', access: 'read' },
       },
       functors: { weft_edge: functor, weft_edge_id: edgeIdFunctor(edgeIds) },
-      code: smallFrontierWgsl(wg, cap, base, argsWgsl),
+      code: smallFrontierWgsl(wg, cap, base, argsWgsl, options.withLevel ?? false),
     });
     rec.dispatch(kernel, {
       bindings: { items, count: length.array, state: state.words, offsets, neighbors },
@@ -247,7 +254,23 @@ export async function advanceSmallFrontier(
  * The kernel: `wf` holds the current and next frontier (CAP each); `counts[s]` counts appends to side `s`,
  * past CAP straight into the global buffer at the same slot, so a level that overflows loses nothing.
  */
-function smallFrontierWgsl(wg: number, cap: number, base: number, argsWgsl: string): string {
+function smallFrontierWgsl(
+  wg: number,
+  cap: number,
+  base: number,
+  argsWgsl: string,
+  withLevel: boolean,
+): string {
+  // Without withLevel the text is the engine's original, so its pipelines and snapshots do not change.
+  const level = withLevel
+    ? {
+        decl: '\nvar<private> level_index: u32;\nvar<workgroup> entry_level: u32;',
+        arg: ', level_index',
+        load: '\n    entry_level = state[LEVELS_TOTAL];',
+        first: '\n  let first_level = workgroupUniformLoad(&entry_level);',
+        set: '\n      level_index = first_level + levels;',
+      }
+    : { decl: '', arg: '', load: '', first: '', set: '' };
   return /* wgsl */ `
 const WG = ${wg}u;
 const CAP = ${cap}u;
@@ -265,7 +288,7 @@ var<workgroup> wf: array<u32, ${2 * cap}>;
 var<workgroup> counts: array<atomic<u32>, 3>;
 var<workgroup> big: array<u32, BIG>;
 var<workgroup> big_counts: array<atomic<u32>, 2>;
-var<workgroup> entry_len: u32;
+var<workgroup> entry_len: u32;${level.decl}
 
 // Appends v to the output counted by counts[c] into side s: the first CAP in workgroup memory, the rest at
 // their own slot of the global buffer.
@@ -280,7 +303,7 @@ fn push(v: u32, c: u32, s: u32) {
 
 fn visit(src: u32, k: u32, c: u32, s: u32) {
   let dst = neighbors[k];
-  if (weft_edge(src, dst, weft_edge_id(k))) { push(dst, c, s); }
+  if (weft_edge(src, dst, weft_edge_id(k)${level.arg})) { push(dst, c, s); }
 }
 
 // The indirect arguments of Recorder.indirectArgs: x * y >= ceil(n / per_group) workgroups.
@@ -302,9 +325,9 @@ fn main(@builtin(local_invocation_index) lid: u32) {
     atomicStore(&counts[1], 0u);
     atomicStore(&counts[2], 0u);
     atomicStore(&big_counts[0], 0u);
-    atomicStore(&big_counts[1], 0u);
+    atomicStore(&big_counts[1], 0u);${level.load}
   }
-  var len = workgroupUniformLoad(&entry_len);
+  var len = workgroupUniformLoad(&entry_len);${level.first}
   var exit = ${SMALL_FRONTIER_EXIT.empty}u;
   var levels = 0u;
   var side = 0u;
@@ -318,7 +341,7 @@ fn main(@builtin(local_invocation_index) lid: u32) {
       if (len == 0u) { exit = ${SMALL_FRONTIER_EXIT.empty}u; break; }
       if (len > CAP) { exit = ${SMALL_FRONTIER_EXIT.overflow}u; break; }
       if (levels >= params.max_levels) { exit = ${SMALL_FRONTIER_EXIT.levelBound}u; break; }
-      let next = 1u - side;
+      let next = 1u - side;${level.set}
       let c = levels % 3u;
       let hubs = levels & 1u;
       if (lid == 0u) {

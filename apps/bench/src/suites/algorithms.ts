@@ -319,9 +319,14 @@ function bfsCase(
   };
 }
 
-function ssspCase(input: GraphInput, loadBalance: LoadBalance = 'merge-path', delta?: number): BenchCase {
-  const variant = `${loadBalance === 'thread-mapped' ? ' thread-mapped' : ''}${delta ? ` near-far delta ${delta}` : ''}`;
-  const nearFar = delta === undefined ? {} : { delta };
+function ssspCase(
+  input: GraphInput,
+  loadBalance: LoadBalance = 'merge-path',
+  delta?: number,
+  smallFrontier: 'auto' | 'off' = 'auto',
+): BenchCase {
+  const variant = `${loadBalance === 'thread-mapped' ? ' thread-mapped' : ''}${delta ? ` near-far delta ${delta}` : ''}${smallFrontier === 'off' ? ' no small-frontier engine' : ''}`;
+  const options = { loadBalance, smallFrontier, ...(delta === undefined ? {} : { delta }) };
   return {
     name: `sssp ${input.label} (u32 weights 1-255)${variant}`,
     family: 'algorithms',
@@ -330,13 +335,17 @@ function ssspCase(input: GraphInput, loadBalance: LoadBalance = 'merge-path', de
       const csr = input.get(n, seed);
       const graph = uploaded(device, csr);
       const vertices = pickSources(csr, seed, sourceCount(device));
-      const problem = new SsspProblem(graph, { loadBalance, ...nearFar });
+      const problem = new SsspProblem(graph, options);
       let source = vertices[0]!;
       let iterations = 0;
+      let steps = 0;
+      // Untimed: a first run gives the level and step counts (the replays record its steps, with a margin
+      // for the order of atomics: fewer than its levels where the small-frontier engine ran several a step).
       const select = once(async (i: number) => {
         source = vertices[i]!;
-        const r = await sssp(graph, source, { loadBalance, ...nearFar });
+        const r = await sssp(graph, source, options);
         iterations = r.iterations;
+        steps = r.steps;
         return { edges: traversedEdges(csr, (v) => Number.isFinite(r.distances[v]!)), iterations };
       });
       const { edges: items } = await select(0);
@@ -347,12 +356,22 @@ function ssspCase(input: GraphInput, loadBalance: LoadBalance = 'merge-path', de
         sources: { vertices, select, validateEvery: csr.edgeCount > VALIDATE_ALL_MAX_ARCS ? 8 : 1 },
         async run(rec) {
           await problem.reset(rec, source);
-          await recordSteps(rec, problem, withMargin(iterations));
+          await recordSteps(rec, problem, withMargin(steps));
         },
         validate: async () => verifySssp(csr, source, (await problem.result()).distances),
-        // The near-far variant's queue holds only the near part: its trace would undercount.
+        // The near-far variant's queue holds only the near part: its trace would undercount. A replay logs
+        // a frontier a step: where the engine runs, the library's trace (which runs without it).
         ...(delta === undefined && loadBalance === 'merge-path'
-          ? { trace: () => traceRun(device, csr, problem, vertices[0]!, withMargin(iterations), 'sssp') }
+          ? problem.smallFrontier === undefined
+            ? { trace: () => traceRun(device, csr, problem, vertices[0]!, withMargin(iterations), 'sssp') }
+            : {
+                trace: async () =>
+                  fromLibrary(
+                    'sssp',
+                    vertices[0]!,
+                    (await sssp(graph, vertices[0]!, { ...options, trace: true })).trace,
+                  ),
+              }
           : {}),
         destroy() {
           problem.destroy();
@@ -548,6 +567,7 @@ export const cases: BenchCase[] = [
   bfsCase(roads, 'push', 'thread-mapped', false, 'auto', 'off'),
   ssspCase(roads),
   ssspCase(roads, 'thread-mapped'),
+  ssspCase(roads, 'thread-mapped', undefined, 'off'),
   // Davidson's delta on the road graph's mean degree of about 2.6.
   ssspCase(roads, 'thread-mapped', 1536),
   pageRankCase(kron),
@@ -582,7 +602,9 @@ export function casesForGraph(g: BenchGraph): BenchCase[] {
         ]
       : []),
     ssspCase(input),
-    ...(lowDegree ? [ssspCase(input, 'thread-mapped')] : []),
+    ...(lowDegree
+      ? [ssspCase(input, 'thread-mapped'), ssspCase(input, 'thread-mapped', undefined, 'off')]
+      : []),
     pageRankCase(input),
     ...(undirected ? [componentsCase(input), trianglesCase(input)] : []),
   ];

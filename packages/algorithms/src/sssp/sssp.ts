@@ -1,12 +1,26 @@
-import { atomic, type DeviceArray, type Functor, InputError, type Recorder, u32, wgsl } from '@weft/gpu';
+import {
+  atomic,
+  type DeviceArray,
+  type Functor,
+  InputError,
+  type Recorder,
+  rw,
+  transform,
+  u32,
+  wgsl,
+} from '@weft/gpu';
 import { type DeviceGraph, FrontierBitmap, FrontierQueue } from '@weft/graph';
 import {
   AdvanceWorkspace,
   advancePush,
+  advanceSmallFrontier,
   type IterationLog,
   type IterationTrace,
   resolveLoadBalance,
+  SmallFrontierState,
 } from '@weft/operators';
+import { prefersBitmapClaims } from '../bfs/bitmap-claims.ts';
+import type { SmallFrontierTuning } from '../bfs/options.ts';
 import {
   checkSource,
   type LoadBalanceOption,
@@ -24,14 +38,25 @@ const UNREACHED_U32 = 0xffffffff;
 const UNREACHED_F32 = 0x7f800000;
 
 export interface SsspOptions extends RunOptions, LoadBalanceOption, TraceOption {
+  /** Most enactor steps to run (see {@link SsspResult.steps}: with the engine a step runs many levels). */
   maxIterations?: number;
   /** Also record a shortest-path tree (see {@link SsspResult.parents}). */
   parents?: boolean;
   /** Near-far with this bucket width (in weight units) instead of plain Bellman-Ford. */
   delta?: number;
+  /**
+   * The small-frontier engine (`advanceSmallFrontier`), as BFS's option: each step first relaxes as many
+   * levels as fit in one workgroup, then runs a bulk level on the frontier it leaves. `'auto'` (default): on
+   * for Bellman-Ford on sparse graphs (fewer than 8 out-edges a vertex, where BFS's `claim: 'auto'` takes
+   * depth claims and runs the engine) unless `trace` is set. `'on'` forces it, `'off'` never runs it; an
+   * object is `'on'` with the engine's `capacity` (a multiple of 256) and `maxLevels` per dispatch. Never
+   * with `delta`: the engine relaxes every improved vertex whatever its distance, which is plain
+   * Bellman-Ford, so near-far runs without it (`'auto'`) or refuses it (`'on'`, an object).
+   */
+  smallFrontier?: 'auto' | 'on' | 'off' | SmallFrontierTuning;
 }
 
-export type SsspProblemOptions = Pick<SsspOptions, 'loadBalance' | 'delta' | 'parents'>;
+export type SsspProblemOptions = Pick<SsspOptions, 'loadBalance' | 'delta' | 'parents' | 'smallFrontier'>;
 
 export interface SsspResult {
   /** Distances from the source; `Infinity` where unreachable. */
@@ -41,7 +66,17 @@ export interface SsspResult {
    * source and unreachable vertices). With zero-weight edges, equal-distance vertices may point at each other.
    */
   parents?: Int32Array;
+  /**
+   * Relaxation levels: rounds in which a frontier's out-edges were relaxed and the improved vertices formed
+   * the next frontier (the last one improving nothing). Without the small-frontier engine one per step;
+   * with it, the engine's levels plus the bulk levels that had a frontier.
+   */
   iterations: number;
+  /**
+   * Enactor steps the run took: `iterations`, or fewer where the small-frontier engine ran several levels
+   * in one step. A replay of `SsspProblem.step` needs about this many (the order of atomics may vary it).
+   */
+  steps: number;
   /**
    * With `trace: true`: per iteration, the input frontier length and the edges relaxed (the out-degree sum
    * of the frontier; near-far: of its near part, the vertices below the threshold).
@@ -60,9 +95,15 @@ export interface SsspResult {
  *
  * Distances are u32 words: integer sums (saturating below u32 max) or f32 bits, whose order as u32 is the
  * order of non-negative floats. Weights must be non-negative; without weights every edge weighs 1. With
- * `delta`, each iteration relaxes only the near part of the frontier (`./near-far.ts`).
+ * `delta`, each iteration relaxes only the near part of the frontier (`./near-far.ts`). With the
+ * small-frontier engine a step runs many levels in one workgroup while the frontier is small (where a vertex
+ * joins a level once by a per-vertex level stamp, not the bitmap), then one bulk level on what it leaves.
  */
-export class SsspProblem implements SsspState, Problem<Omit<SsspResult, 'iterations' | 'trace'>, [number]> {
+export class SsspProblem
+  implements
+    SsspState,
+    Problem<Omit<SsspResult, 'iterations' | 'steps' | 'trace'> & { levels?: number }, [number]>
+{
   readonly distances: DeviceArray<'u32'>;
   readonly parents: DeviceArray<'u32'> | undefined;
   readonly queue: FrontierQueue;
@@ -71,6 +112,18 @@ export class SsspProblem implements SsspState, Problem<Omit<SsspResult, 'iterati
   readonly loadBalance;
   readonly float: boolean;
   readonly #nearFar: NearFarStep | undefined;
+  /**
+   * The small-frontier engine, when it runs: its settings, its state, `[bulk levels, all levels]`, and per
+   * vertex the index of the last engine level it was added to plus one.
+   */
+  readonly smallFrontier:
+    | {
+        tuning: SmallFrontierTuning;
+        state: SmallFrontierState;
+        levels: DeviceArray<'u32'>;
+        stamps: DeviceArray<'u32'>;
+      }
+    | undefined;
   #source = 0;
   log: IterationLog | undefined;
 
@@ -98,6 +151,13 @@ export class SsspProblem implements SsspState, Problem<Omit<SsspResult, 'iterati
     this.improved = new FrontierBitmap(device, graph.vertexCount, 'sssp improved');
     this.workspace = new AdvanceWorkspace(device, this.queue.capacity);
     this.#nearFar = delta === undefined ? undefined : new NearFarStep(this, delta);
+    const tuning = smallFrontierOf(graph, options);
+    this.smallFrontier = tuning && {
+      tuning,
+      state: new SmallFrontierState(device, { label: 'sssp small frontier' }),
+      levels: device.array('u32', 2, { label: 'sssp levels' }),
+      stamps: device.array('u32', n, { label: 'sssp level stamps' }),
+    };
   }
 
   get unreached(): number {
@@ -111,6 +171,11 @@ export class SsspProblem implements SsspState, Problem<Omit<SsspResult, 'iterati
     await recordSet(rec, this.distances, source, 0);
     await this.queue.recordSingle(rec, source);
     await this.#nearFar?.reset(rec);
+    if (this.smallFrontier) {
+      await this.smallFrontier.state.recordReset(rec);
+      rec.clear(this.smallFrontier.levels);
+      rec.clear(this.smallFrontier.stamps);
+    }
   }
 
   /** `(d: u32, e: u32) -> u32`: distance word `d` plus edge `e`'s weight, in the distances' encoding. */
@@ -136,6 +201,8 @@ export class SsspProblem implements SsspState, Problem<Omit<SsspResult, 'iterati
     this.improved.recordClear(rec);
     if (this.#nearFar) {
       await this.#nearFar.step(rec, iteration, relax);
+    } else if (this.smallFrontier) {
+      await this.#smallStep(rec, add, relax);
     } else {
       await this.log?.recordFrontier(rec, iteration, this.queue.current, this.graph.offsets);
       await advancePush(rec, this.graph, this.queue.current, relax, {
@@ -146,6 +213,44 @@ export class SsspProblem implements SsspState, Problem<Omit<SsspResult, 'iterati
       });
     }
     this.queue.swap();
+  }
+
+  /**
+   * The engine's levels on `queue.current` in place, then one bulk level on the frontier it left (an
+   * overflowing level's output, a level bound's frontier, or one too large to start with), then a count of
+   * that bulk level if it had any vertex.
+   */
+  async #smallStep(rec: Recorder, add: Functor, relax: Functor): Promise<void> {
+    const { tuning, state, levels, stamps } = this.smallFrontier!;
+    const dist = atomic(this.distances);
+    // An improved vertex joins level `level + 1` once: the first improver to raise its stamp adds it, and
+    // every later improvement in the level is read when that level relaxes it (levels are separated by
+    // barriers). This keeps a level's output within the queue's `vertexCount` entries.
+    const stamped = wgsl`(src: u32, dst: u32, edge: u32, level: u32) -> bool {
+  let nd = ${add}(atomicLoad(&${dist}[src]), edge);
+  if (nd >= atomicLoad(&${dist}[dst])) { return false; }
+  if (nd >= atomicMin(&${dist}[dst], nd)) { return false; }
+  return atomicMax(&${atomic(stamps)}[dst], level + 1u) <= level;
+}`;
+    await advanceSmallFrontier(rec, this.graph, this.queue.current, stamped, {
+      state,
+      withLevel: true,
+      ...tuning,
+    });
+    await advancePush(rec, this.graph, this.queue.current, relax, {
+      output: this.queue.next,
+      visited: this.improved,
+      workspace: this.workspace,
+      loadBalance: this.loadBalance,
+    });
+    await transform(
+      rec,
+      1,
+      wgsl`(i: u32) {
+  if (${state.words}[${u32(state.frontierLength)}] > 0u) { ${rw(levels)}[0] += 1u; }
+  ${rw(levels)}[1] = ${rw(levels)}[0] + ${state.words}[${u32(state.levelsTotal)}];
+}`,
+    );
   }
 
   active() {
@@ -181,19 +286,21 @@ export class SsspProblem implements SsspState, Problem<Omit<SsspResult, 'iterati
   }
 
   /** The distances (and, with `parents`, the tree: one more advance over all edges, then its read-back). */
-  async result(): Promise<{ distances: Float64Array; parents?: Int32Array }> {
+  async result(): Promise<{ distances: Float64Array; parents?: Int32Array; levels?: number }> {
     const n = this.graph.vertexCount;
     const raw = await this.distances.download(0, n);
     const values = this.float ? new Float32Array(raw.buffer) : raw;
     const distances = new Float64Array(n);
     for (let v = 0; v < n; v++)
       distances[v] = raw[v] === this.unreached ? Number.POSITIVE_INFINITY : values[v]!;
-    if (!this.parents) return { distances };
+    const levels = this.smallFrontier && (await this.smallFrontier.levels.download(1, 1))[0]!;
+    const counted = levels === undefined ? {} : { levels };
+    if (!this.parents) return { distances, ...counted };
     const rec = this.graph.device.recorder({ label: 'sssp parents' });
     await this.recordParents(rec, this.parents, this.#source);
     await rec.submit();
     const tree = await this.parents.download(0, n);
-    return { distances, parents: new Int32Array(tree.buffer, tree.byteOffset, tree.length) };
+    return { distances, parents: new Int32Array(tree.buffer, tree.byteOffset, tree.length), ...counted };
   }
 
   destroy(): void {
@@ -203,7 +310,27 @@ export class SsspProblem implements SsspState, Problem<Omit<SsspResult, 'iterati
     this.improved.destroy();
     this.workspace.destroy();
     this.#nearFar?.destroy();
+    this.smallFrontier?.state.destroy();
+    this.smallFrontier?.levels.destroy();
+    this.smallFrontier?.stamps.destroy();
   }
+}
+
+/** The small-frontier engine's settings when the run uses it (undefined: it does not); checks the mode. */
+function smallFrontierOf(graph: DeviceGraph, options: SsspProblemOptions): SmallFrontierTuning | undefined {
+  const mode = options.smallFrontier ?? 'auto';
+  if (mode === 'off') return undefined;
+  if (mode === 'auto') {
+    // The graphs where BFS's 'auto' runs the engine: sparse ones, whose frontiers stay small.
+    return options.delta === undefined && !prefersBitmapClaims(graph) ? {} : undefined;
+  }
+  if (options.delta !== undefined) {
+    throw new InputError(
+      'the small-frontier engine relaxes every improved vertex, so near-far (delta) cannot run it: leave smallFrontier off',
+      'smallFrontier',
+    );
+  }
+  return typeof mode === 'object' ? mode : {};
 }
 
 /** Single-source shortest paths over non-negative weights (u32, i32 >= 0 or f32; none = 1 per edge). */
@@ -217,7 +344,18 @@ export async function sssp(
     throw new InputError(`unsupported weight type ${graph.weights.type}`, 'graph.weights');
   }
   await prepareLoadBalance(graph, options.loadBalance);
-  const problem = new SsspProblem(graph, options);
+  // A trace logs one frontier a step: the engine, which runs many levels a step, stays off for it.
+  const mode = options.smallFrontier ?? 'auto';
+  if (options.trace && mode !== 'auto' && mode !== 'off') {
+    throw new InputError('a traced SSSP logs every level: leave smallFrontier off', 'smallFrontier');
+  }
+  const problem = new SsspProblem(graph, options.trace ? { ...options, smallFrontier: 'off' } : options);
   const run = await runProblem(graph, problem, (rec) => problem.reset(rec, source), options);
-  return { ...run.result, iterations: run.iterations, ...(run.trace ? { trace: run.trace } : {}) };
+  const { levels, ...result } = run.result;
+  return {
+    ...result,
+    iterations: levels ?? run.iterations,
+    steps: run.iterations,
+    ...(run.trace ? { trace: run.trace } : {}),
+  };
 }
