@@ -17,11 +17,13 @@ export { type PageRankOptions, PageRankProblem, type PageRankResult, pageRank } 
 export { type PageRankReferenceOptions, pageRankReference } from './pagerank-reference.ts';
 export { ssspReference } from './sssp/reference.ts';
 export {
+  resolveSsspOptions,
   type SsspOptions,
   SsspProblem,
   type SsspProblemOptions,
   type SsspResult,
   sssp,
+  ssspDelta,
 } from './sssp/sssp.ts';
 export { TrianglesProblem, type TrianglesResult, triangleCount } from './triangles.ts';
 export { trianglesReference } from './triangles-reference.ts';

@@ -211,3 +211,36 @@ export function disjointUnion(
   if (weighted === 'f32') edges.weights = Float32Array.from({ length: m }, () => r() * 10);
   return { edges, firsts };
 }
+
+/** An undirected graph of `pairs`, each edge weighing `weight(i)` both ways. */
+export function undirected(
+  vertexCount: number,
+  pairs: [number, number][],
+  weight: (i: number) => number,
+): HostCsr {
+  return hostCsrFromEdgeList({
+    vertexCount,
+    src: Uint32Array.from(pairs, (p) => p[0]),
+    dst: Uint32Array.from(pairs, (p) => p[1]),
+    weights: Uint32Array.from(pairs, (_, i) => weight(i)),
+    directed: false,
+  }).csr;
+}
+
+/**
+ * A path of `handle` vertices ending in a hub with `bristles` neighbours, each with a twig, all twigs joined
+ * to a knot, then a path of `tail`, with random weights in [1, 16]: from 0 the frontier is one vertex a
+ * level, more than `bristles` for a few levels, then one again.
+ */
+export function broom(handle: number, bristles: number, tail: number, seed: number): HostCsr {
+  const pairs: [number, number][] = [];
+  for (let i = 0; i + 1 < handle; i++) pairs.push([i, i + 1]);
+  const hub = handle - 1;
+  const knot = handle + 2 * bristles;
+  for (let j = 0; j < bristles; j++) {
+    pairs.push([hub, handle + j], [handle + j, handle + bristles + j], [handle + bristles + j, knot]);
+  }
+  for (let t = 0; t < tail; t++) pairs.push([knot + t, knot + t + 1]);
+  const r = mulberry32(seed);
+  return undirected(knot + tail + 1, pairs, () => 1 + Math.floor(r() * 16));
+}

@@ -33,6 +33,22 @@ export interface SsspState {
   readonly float: boolean;
 }
 
+/** The distance word of `d + delta` (a first threshold), computed on the host. */
+export function deltaWord(float: boolean, delta: number, d: number): number {
+  if (!float) return Math.min(d + delta, 0xfffffffe);
+  return new Uint32Array(Float32Array.of(d + delta).buffer)[0]!;
+}
+
+/** `(d: u32) -> u32`: distance word `d` plus `delta`, in the distances' encoding. */
+export function addDeltaFunctor(float: boolean, delta: number): Functor {
+  return float
+    ? wgsl`(d: u32) -> u32 { return bitcast<u32>(bitcast<f32>(d) + ${f32(delta)}); }`
+    : wgsl`(d: u32) -> u32 {
+  let s = d + ${u32(delta)};
+  return select(s, 0xfffffffeu, s < d || s == 0xffffffffu);
+}`;
+}
+
 /**
  * Near-far (Davidson et al.'s two-level queue, with the far pile carried in the frontier): vertices of the
  * frontier below the threshold form the near list and are relaxed; the others are deferred into the next
@@ -54,23 +70,7 @@ export class NearFarStep {
   }
 
   async reset(rec: Recorder): Promise<void> {
-    await recordSet(rec, this.#bounds, 0, this.#deltaWord(0));
-  }
-
-  /** The distance word of `d + delta` (the first threshold), computed on the host. */
-  #deltaWord(d: number): number {
-    if (!this.sssp.float) return Math.min(d + this.delta, 0xfffffffe);
-    return new Uint32Array(Float32Array.of(d + this.delta).buffer)[0]!;
-  }
-
-  /** `(d: u32) -> u32`: distance word `d` plus delta, in the distances' encoding. */
-  #addDeltaFunctor(): Functor {
-    return this.sssp.float
-      ? wgsl`(d: u32) -> u32 { return bitcast<u32>(bitcast<f32>(d) + ${f32(this.delta)}); }`
-      : wgsl`(d: u32) -> u32 {
-  let s = d + ${u32(this.delta)};
-  return select(s, 0xfffffffeu, s < d || s == 0xffffffffu);
-}`;
+    await recordSet(rec, this.#bounds, 0, deltaWord(this.sssp.float, this.delta, 0));
   }
 
   /** One iteration: split the frontier, relax the near part with `relax`, move the threshold if need be. */
@@ -118,7 +118,7 @@ export class NearFarStep {
       1,
       wgsl`(i: u32) {
   if (${nearLength.array}[0] == 0u && ${rw(bounds)}[1] != 0xffffffffu) {
-    ${rw(bounds)}[0] = ${this.#addDeltaFunctor()}(${rw(bounds)}[1]);
+    ${rw(bounds)}[0] = ${addDeltaFunctor(this.sssp.float, this.delta)}(${rw(bounds)}[1]);
   }
 }`,
     );

@@ -3,6 +3,7 @@ import {
   type DeviceArray,
   type Functor,
   InputError,
+  plus,
   type Recorder,
   rw,
   transform,
@@ -19,6 +20,7 @@ import {
   resolveLoadBalance,
   SmallFrontierState,
 } from '@weft/operators';
+import { reduce } from '@weft/scan';
 import { prefersBitmapClaims } from '../bfs/bitmap-claims.ts';
 import type { SmallFrontierTuning } from '../bfs/options.ts';
 import {
@@ -31,7 +33,8 @@ import {
   runProblem,
   type TraceOption,
 } from '../common.ts';
-import { NearFarStep, type SsspState } from './near-far.ts';
+import { addDeltaFunctor, deltaWord, NearFarStep, type SsspState } from './near-far.ts';
+import { NearFarEngineStep } from './near-far-engine.ts';
 
 /** Unreached distance as stored: u32 max for integer weights, the bits of +Infinity for f32 weights. */
 const UNREACHED_U32 = 0xffffffff;
@@ -42,21 +45,27 @@ export interface SsspOptions extends RunOptions, LoadBalanceOption, TraceOption 
   maxIterations?: number;
   /** Also record a shortest-path tree (see {@link SsspResult.parents}). */
   parents?: boolean;
-  /** Near-far with this bucket width (in weight units) instead of plain Bellman-Ford. */
-  delta?: number;
+  /**
+   * Near-far with this bucket width (in weight units) instead of plain Bellman-Ford. `'auto'` (default):
+   * {@link ssspDelta}'s width where the small-frontier engine runs on a weighted graph, else Bellman-Ford;
+   * `'off'`: always Bellman-Ford.
+   */
+  delta?: number | 'auto' | 'off';
   /**
    * The small-frontier engine (`advanceSmallFrontier`), as BFS's option: each step first relaxes as many
    * levels as fit in one workgroup, then runs a bulk level on the frontier it leaves. `'auto'` (default): on
-   * for Bellman-Ford on sparse graphs (fewer than 8 out-edges a vertex, where BFS's `claim: 'auto'` takes
-   * depth claims and runs the engine) unless `trace` is set. `'on'` forces it, `'off'` never runs it; an
-   * object is `'on'` with the engine's `capacity` (a multiple of 256) and `maxLevels` per dispatch. Never
-   * with `delta`: the engine relaxes every improved vertex whatever its distance, which is plain
-   * Bellman-Ford, so near-far runs without it (`'auto'`) or refuses it (`'on'`, an object).
+   * for sparse graphs (fewer than 8 out-edges a vertex, where BFS's `claim: 'auto'` takes depth claims and
+   * runs the engine) unless `trace` is set. `'on'` forces it, `'off'` never runs it; an object is `'on'`
+   * with the engine's `capacity` (a multiple of 256) and `maxLevels` per dispatch. With near-far the engine
+   * relaxes the near levels and a functor sends farther improvements to the far queue.
    */
   smallFrontier?: 'auto' | 'on' | 'off' | SmallFrontierTuning;
 }
 
-export type SsspProblemOptions = Pick<SsspOptions, 'loadBalance' | 'delta' | 'parents' | 'smallFrontier'>;
+/** The problem's options: `delta` is a width or absent (Bellman-Ford); see {@link resolveSsspOptions}. */
+export type SsspProblemOptions = Pick<SsspOptions, 'loadBalance' | 'parents' | 'smallFrontier'> & {
+  delta?: number;
+};
 
 export interface SsspResult {
   /** Distances from the source; `Infinity` where unreachable. */
@@ -111,7 +120,7 @@ export class SsspProblem
   readonly workspace: AdvanceWorkspace;
   readonly loadBalance;
   readonly float: boolean;
-  readonly #nearFar: NearFarStep | undefined;
+  readonly #nearFar: NearFarStep | NearFarEngineStep | undefined;
   /**
    * The small-frontier engine, when it runs: its settings, its state, `[bulk levels, all levels]`, and per
    * vertex the index of the last engine level it was added to plus one.
@@ -150,7 +159,6 @@ export class SsspProblem
     this.queue = new FrontierQueue(device, graph.vertexCount, { label: 'sssp frontier' });
     this.improved = new FrontierBitmap(device, graph.vertexCount, 'sssp improved');
     this.workspace = new AdvanceWorkspace(device, this.queue.capacity);
-    this.#nearFar = delta === undefined ? undefined : new NearFarStep(this, delta);
     const tuning = smallFrontierOf(graph, options);
     this.smallFrontier = tuning && {
       tuning,
@@ -158,6 +166,19 @@ export class SsspProblem
       levels: device.array('u32', 2, { label: 'sssp levels' }),
       stamps: device.array('u32', n, { label: 'sssp level stamps' }),
     };
+    if (delta === undefined) {
+      this.#nearFar = undefined;
+    } else if (this.smallFrontier) {
+      this.#nearFar = new NearFarEngineStep(
+        this,
+        this.smallFrontier,
+        this.#addFunctor(),
+        addDeltaFunctor(this.float, delta),
+        deltaWord(this.float, delta, 0),
+      );
+    } else {
+      this.#nearFar = new NearFarStep(this, delta);
+    }
   }
 
   get unreached(): number {
@@ -199,7 +220,9 @@ export class SsspProblem
   return nd < atomicMin(&${dist}[dst], nd);
 }`;
     this.improved.recordClear(rec);
-    if (this.#nearFar) {
+    if (this.#nearFar instanceof NearFarEngineStep) {
+      await this.#nearFar.step(rec);
+    } else if (this.#nearFar) {
       await this.#nearFar.step(rec, iteration, relax);
     } else if (this.smallFrontier) {
       await this.#smallStep(rec, add, relax);
@@ -254,7 +277,7 @@ export class SsspProblem
   }
 
   active() {
-    return this.queue.length;
+    return this.#nearFar instanceof NearFarEngineStep ? this.#nearFar.active() : this.queue.length;
   }
 
   /** The frontier's capacity, so the enactor can report an overflow (none is expected: appends are unique). */
@@ -320,17 +343,63 @@ export class SsspProblem
 function smallFrontierOf(graph: DeviceGraph, options: SsspProblemOptions): SmallFrontierTuning | undefined {
   const mode = options.smallFrontier ?? 'auto';
   if (mode === 'off') return undefined;
-  if (mode === 'auto') {
-    // The graphs where BFS's 'auto' runs the engine: sparse ones, whose frontiers stay small.
-    return options.delta === undefined && !prefersBitmapClaims(graph) ? {} : undefined;
-  }
-  if (options.delta !== undefined) {
-    throw new InputError(
-      'the small-frontier engine relaxes every improved vertex, so near-far (delta) cannot run it: leave smallFrontier off',
-      'smallFrontier',
-    );
-  }
+  // 'auto': the graphs where BFS's 'auto' runs the engine, sparse ones, whose frontiers stay small.
+  if (mode === 'auto') return prefersBitmapClaims(graph) ? undefined : {};
   return typeof mode === 'object' ? mode : {};
+}
+
+/**
+ * Davidson et al.'s bucket width for near-far: warp width (32) times the mean edge weight over the mean
+ * out-degree, so a near level holds about a warp's worth of edges per vertex. Integer weights round it up
+ * to an integer; with no edge or all weights zero it is 1. Measured on the GPU once per graph (one
+ * read-back) and kept.
+ */
+export async function ssspDelta(graph: DeviceGraph): Promise<number> {
+  const known = deltas.get(graph);
+  if (known !== undefined) return known;
+  const m = graph.edgeCount;
+  const w = graph.weights;
+  let mean = 1;
+  if (w && m > 0) {
+    const device = graph.device;
+    const values = device.array('f32', m, { label: 'sssp weights as f32' });
+    const total = device.array('f32', 1, { label: 'sssp weight sum' });
+    try {
+      const rec = device.recorder({ label: 'sssp mean weight' });
+      await transform(rec, m, wgsl`(e: u32) { ${rw(values)}[e] = f32(${w}[e]); }`);
+      await reduce(rec, values, total, { monoid: plus('f32') });
+      await rec.submit();
+      mean = (await total.download())[0]! / m;
+    } finally {
+      values.destroy();
+      total.destroy();
+    }
+  }
+  const degree = m / Math.max(1, graph.vertexCount);
+  let delta = degree > 0 ? (32 * mean) / degree : 1;
+  if (!(delta > 0) || !Number.isFinite(delta)) delta = 1;
+  if (w?.type !== 'f32') delta = Math.min(Math.ceil(delta), 0x7fffffff);
+  deltas.set(graph, delta);
+  return delta;
+}
+
+const deltas = new WeakMap<DeviceGraph, number>();
+
+/**
+ * `options` with `delta` resolved as `sssp` resolves it: `'auto'` becomes {@link ssspDelta}'s width where
+ * the engine runs on a weighted graph (else Bellman-Ford), `'off'` Bellman-Ford. Measures the graph's
+ * largest out-degree and mean weight when they are needed and unknown.
+ */
+export async function resolveSsspOptions(
+  graph: DeviceGraph,
+  options: SsspOptions,
+): Promise<SsspProblemOptions> {
+  await prepareLoadBalance(graph, options.loadBalance);
+  const { delta, ...rest } = options;
+  if (delta === 'off') return rest;
+  if (delta !== undefined && delta !== 'auto') return { ...rest, delta };
+  if (!graph.weights || smallFrontierOf(graph, rest) === undefined) return rest;
+  return { ...rest, delta: await ssspDelta(graph) };
 }
 
 /** Single-source shortest paths over non-negative weights (u32, i32 >= 0 or f32; none = 1 per edge). */
@@ -343,13 +412,16 @@ export async function sssp(
   if (graph.weights && !['u32', 'i32', 'f32'].includes(graph.weights.type)) {
     throw new InputError(`unsupported weight type ${graph.weights.type}`, 'graph.weights');
   }
-  await prepareLoadBalance(graph, options.loadBalance);
   // A trace logs one frontier a step: the engine, which runs many levels a step, stays off for it.
   const mode = options.smallFrontier ?? 'auto';
   if (options.trace && mode !== 'auto' && mode !== 'off') {
     throw new InputError('a traced SSSP logs every level: leave smallFrontier off', 'smallFrontier');
   }
-  const problem = new SsspProblem(graph, options.trace ? { ...options, smallFrontier: 'off' } : options);
+  const resolved = await resolveSsspOptions(
+    graph,
+    options.trace ? { ...options, smallFrontier: 'off' } : options,
+  );
+  const problem = new SsspProblem(graph, resolved);
   const run = await runProblem(graph, problem, (rec) => problem.reset(rec, source), options);
   const { levels, ...result } = run.result;
   return {
