@@ -65,14 +65,26 @@ export interface RequestDeviceOptions {
 // the process inside ProcessEvents); they are released when the device is destroyed.
 const liveInstances = new Set<unknown>();
 
+/**
+ * How to install `pkg` with the package manager running this process, read from `npm_config_user_agent`
+ * (set by npm, pnpm, yarn and bun when they run a script); npm's command, marked as one choice, otherwise.
+ */
+export function installHint(pkg: string, userAgent: string | undefined): string {
+  const manager = userAgent?.match(/^(npm|pnpm|yarn|bun)\//)?.[1];
+  if (manager === 'npm') return `install it with 'npm install ${pkg}'`;
+  if (manager !== undefined) return `install it with '${manager} add ${pkg}'`;
+  return `install it with 'npm install ${pkg}' (or your package manager's equivalent)`;
+}
+
 async function nodeGpu(options: readonly string[]): Promise<{ gpu: GPU; instance: unknown }> {
   const specifier = 'webgpu';
   let mod: { create: (opts: string[]) => GPU; globals: Record<string, unknown> };
   try {
     mod = await import(/* @vite-ignore */ specifier);
   } catch (e) {
+    const env = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env;
     throw new NoAdapterError(
-      `navigator.gpu is not available and the 'webgpu' package (Dawn for Node) could not be loaded: ${(e as Error).message}; install it with 'pnpm add webgpu', or pass your own GPUDevice`,
+      `navigator.gpu is not available and the 'webgpu' package (Dawn for Node) could not be loaded: ${(e as Error).message}; ${installHint('webgpu', env?.['npm_config_user_agent'])}, or pass your own GPUDevice`,
     );
   }
   for (const [k, v] of Object.entries(mod.globals)) {

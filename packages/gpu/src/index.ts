@@ -1,3 +1,12 @@
+/// <reference types="@webgpu/types" preserve="true" />
+// The published declarations name WebGPU's globals (GPUDevice, GPUBuffer) and `Symbol.dispose`: the reference
+// and the declaration below let them resolve in a consumer's project without extra `types` or `lib` entries.
+declare global {
+  interface SymbolConstructor {
+    readonly dispose: unique symbol;
+  }
+}
+
 export {
   type Count,
   DeviceArray,
