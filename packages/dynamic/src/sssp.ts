@@ -336,7 +336,8 @@ export class DynamicSssp {
     const queue = this.#queue;
     const sweepMin = this.#sweepMin();
     if (sweepMin === 0xffffffff) {
-      await advancePush(rec, graph, queue.current, this.#relax(stamp), { output: queue.next });
+      await zeroCount(rec, queue.next);
+      await advancePush(rec, graph, queue.current, this.#relax(stamp), { output: queue.next, append: true });
       return;
     }
     const gates = this.#gates;
@@ -356,12 +357,13 @@ export class DynamicSssp {
   let swept = select(0u, min(${graph.alloc}[0], ${u32(graph.slabCapacity)}), sweep && n > 0u);
   ${rw(gates)}[0] = walked;
   ${rw(gates)}[1] = swept;
+  ${rw(queue.next.count)}[0] = 0u;
   ${walk.write}(walked);
   ${slabs.write}(swept);
 }`,
     );
     const current = { items: queue.current.items, length: { array: gates, index: 0, args: walk.args } };
-    await advancePush(rec, graph, current, this.#relax(stamp), { output: queue.next });
+    await advancePush(rec, graph, current, this.#relax(stamp), { output: queue.next, append: true });
     await compute(
       rec,
       { all: { ...sweepCount, args: slabs.args } },
@@ -391,7 +393,11 @@ export class DynamicSssp {
             rec.clear(queue.next.count);
             await seed(rec, queue.next, stamp);
           } else if (mode === 'invalidate') {
-            await advancePush(rec, graph, queue.current, this.#unlink(), { output: queue.next });
+            await zeroCount(rec, queue.next);
+            await advancePush(rec, graph, queue.current, this.#unlink(), {
+              output: queue.next,
+              append: true,
+            });
           } else {
             await this.#relaxStep(rec, curStamp, stamp);
           }
@@ -411,6 +417,14 @@ export class DynamicSssp {
     };
     return this.lastRun;
   }
+}
+
+/**
+ * Records `sink.count = 0` as a one-thread dispatch: a buffer clear would end the compute pass that the
+ * loop's dispatches otherwise share.
+ */
+async function zeroCount(rec: Recorder, sink: FrontierSink): Promise<void> {
+  await compute(rec, { all: 1 }, wgsl`(i: u32) { ${rw(sink.count)}[0] = 0u; }`);
 }
 
 /** `(v: u32)`: appends `v` to `sink` (a vertex joins once per frontier, so it cannot overflow). */
