@@ -5,6 +5,7 @@ import { requestDevice, type WeftDevice, WeftError } from '@weft/gpu';
 import gpuPackage from '@weft/gpu/package.json' with { type: 'json' };
 import { loadGraph } from '@weft/graph/node';
 import type { AnchorFile } from './anchors.ts';
+import { userErrorLine } from './cli-errors.ts';
 import { fmtItems, fmtMs } from './format.ts';
 import { type BenchGraph, type GraphSelection, hasSelection, selectGraphs } from './graphs.ts';
 import { GRAPHS_USAGE, graphsCommand, provideWrittenGraphs } from './graphs-command.ts';
@@ -352,7 +353,13 @@ main().then(
     process.exitCode = code;
   },
   (e: unknown) => {
-    // Bad input gets its message only; anything else its stack, for a bug report.
+    // A user's mistake gets one line and exit code 2; anything else its stack, for a bug report.
+    const line = userErrorLine(e);
+    if (line !== undefined) {
+      process.stderr.write(`weft: ${line}\n`);
+      process.exitCode = 2;
+      return;
+    }
     const err = e as Error;
     process.stderr.write(
       `weft: ${err instanceof WeftError ? `${err.name}: ${err.message}` : (err.stack ?? String(e))}\n`,

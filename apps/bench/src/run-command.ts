@@ -12,7 +12,8 @@ import {
 } from '@weft/algorithms';
 import { InputError, requestDevice } from '@weft/gpu';
 import { type HostCsr, uploadGraph } from '@weft/graph';
-import { loadGraph } from '@weft/graph/node';
+import { detectGraphFormat, loadGraph } from '@weft/graph/node';
+import { vertexIdOption } from './cli-errors.ts';
 import { traversedEdges } from './suites/algorithms.ts';
 
 const ALGORITHMS = ['bfs', 'sssp', 'pagerank', 'cc', 'triangles', 'coloring', 'mis'] as const;
@@ -60,10 +61,9 @@ export async function runCommand(args: string[]): Promise<number> {
   if (!(ALGORITHMS as readonly string[]).includes(algorithm)) {
     throw new InputError(`unknown algorithm '${algorithm}' (known: ${ALGORITHMS.join(', ')})`, 'weft run');
   }
-  const source = Number(values.source);
-  if (!Number.isInteger(source) || source < 0) {
-    throw new InputError(`'${values.source}' is not a vertex id`, '--source');
-  }
+  const source = vertexIdOption(values.source, '--source');
+  // A missing file or a directory is reported before a device starts.
+  await detectGraphFormat(file);
 
   process.env['XDG_RUNTIME_DIR'] ??= '/tmp';
   const device = await requestDevice();

@@ -48,4 +48,15 @@ describe('pageRank', () => {
       expect(verifyPageRank(csr, damped.ranks, { alpha: 0.5 })).toBeNull();
       graph.destroy();
     }));
+
+  it('refuses tolerance 0 without a finite maxIterations (it may never stop)', () =>
+    gpuTest(async (device) => {
+      const [, , , clusters] = testGraphs(false, 0);
+      const graph = uploadGraph(device, clusters!.csr);
+      await expect(
+        pageRank(graph, { tolerance: 0, maxIterations: Number.POSITIVE_INFINITY }),
+      ).rejects.toThrow(/maxIterations: tolerance 0 with maxIterations Infinity may never stop/);
+      expect(await pageRank(graph, { tolerance: 0, maxIterations: 5 })).toMatchObject({ iterations: 5 });
+      graph.destroy();
+    }));
 });

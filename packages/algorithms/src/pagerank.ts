@@ -30,7 +30,7 @@ export interface PageRankOptions extends RunOptions, TraceOption {
    * (L1 change below `N * tol`) loosens as graphs grow; this one does not.
    */
   tolerance?: number;
-  /** Default 100. */
+  /** Default 100. Must be finite when `tolerance` is 0, which f32 ranks may never reach. */
   maxIterations?: number;
   /**
    * `'pull'` (default): each vertex sums over its in-neighbors (segmented reduction, no atomics; a
@@ -210,6 +210,13 @@ export class PageRankProblem implements Problem<Float32Array> {
 
 /** PageRank with networkx's definition and option names. */
 export async function pageRank(graph: DeviceGraph, options: PageRankOptions = {}): Promise<PageRankResult> {
+  if (options.tolerance === 0 && !Number.isFinite(options.maxIterations ?? 100)) {
+    throw new InputError(
+      `tolerance 0 with maxIterations ${options.maxIterations} may never stop: f32 ranks can keep changing ` +
+        'in their last bit; give a finite maxIterations or a positive tolerance',
+      'maxIterations',
+    );
+  }
   const problem = new PageRankProblem(graph, options);
   if (graph.vertexCount === 0) {
     problem.destroy();

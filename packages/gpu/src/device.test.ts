@@ -5,6 +5,7 @@ import {
   type DeviceArray,
   DeviceLimitError,
   DeviceLostError,
+  DeviceMismatchError,
   GpuValidationError,
   InputError,
   MAX_TIMED_DISPATCHES,
@@ -246,6 +247,26 @@ describe('device', () => {
     });
     for (let i = 0; i <= MAX_TIMED_DISPATCHES; i++) rec.dispatch(k, { bindings: { out }, workgroups: 1 });
     await expect(rec.submit()).rejects.toThrow(DeviceLimitError);
+  });
+
+  it('names an array of another device instead of passing on a WebGPU validation error', async () => {
+    const home = await testDevice();
+    const other = await requestDevice();
+    const foreign = other.upload(new Uint32Array([1, 2, 3]));
+    const out = home.array('u32', 3);
+    try {
+      await expect(transform(home, 3, wgsl`(i: u32) { ${rw(out)}[i] = ${foreign}[i]; }`)).rejects.toThrow(
+        DeviceMismatchError,
+      );
+      await expect(home.recorder().clear(foreign).submit()).rejects.toThrow(
+        /array 'u32\[3\]' belongs to another device/,
+      );
+      await expect(other.recorder().copy(out, foreign).submit()).rejects.toThrow(DeviceMismatchError);
+    } finally {
+      out.destroy();
+      foreign.destroy();
+      other.destroy();
+    }
   });
 
   it('rejects pending work when the device is lost, instead of hanging', async () => {

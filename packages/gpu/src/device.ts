@@ -200,7 +200,8 @@ export class WeftDevice {
     { gen: ReturnType<typeof generateKernel>; compiled: Promise<CompiledEntry> }
   >();
   #lost: DeviceLostError | undefined;
-  readonly #lostPromise: Promise<never>;
+  /** The rejecters of guarded calls still pending: each leaves the set when its promise settles. */
+  readonly #pending = new Set<(error: DeviceLostError) => void>();
   #instance: unknown;
   #destroyed = false;
 
@@ -214,12 +215,12 @@ export class WeftDevice {
   ) {
     this.#instance = instance;
     this.pool = new BufferPool(device, device.limits.maxBufferSize, poolBytes);
-    this.#lostPromise = device.lost.then((info) => {
-      this.#lost = new DeviceLostError(info.reason, info.message);
-      throw this.#lost;
+    void device.lost.then((info) => {
+      const lost = new DeviceLostError(info.reason, info.message);
+      this.#lost = lost;
+      for (const reject of this.#pending) reject(lost);
+      this.#pending.clear();
     });
-    // Keep the rejection from being reported as unhandled when nobody is waiting.
-    this.#lostPromise.catch(() => {});
   }
 
   get limits(): GPUSupportedLimits {
@@ -242,7 +243,20 @@ export class WeftDevice {
   /** Rejects with {@link DeviceLostError} if the device is lost before `promise` settles. */
   guard<T>(promise: Promise<T>): Promise<T> {
     if (this.#lost) return Promise.reject(this.#lost);
-    return Promise.race([promise, this.#lostPromise]);
+    // Not `Promise.race` with a never-settling lost promise: that keeps a reaction per call alive forever.
+    return new Promise<T>((resolve, reject) => {
+      this.#pending.add(reject);
+      promise.then(
+        (value) => {
+          this.#pending.delete(reject);
+          resolve(value);
+        },
+        (error: unknown) => {
+          this.#pending.delete(reject);
+          reject(error);
+        },
+      );
+    });
   }
 
   checkAlive(): void {

@@ -80,6 +80,22 @@ export class InputError extends WeftError {
   }
 }
 
+/** An array (a graph's, often) made on one device was given to work recorded on another. */
+export class DeviceMismatchError extends WeftError {
+  override name = 'DeviceMismatchError';
+  constructor(
+    /** The foreign array's label. */
+    readonly array: string,
+    /** What used it: a kernel, a clear or a copy. */
+    readonly use: string,
+  ) {
+    super(
+      `array '${array}' belongs to another device than ${use} runs on: ` +
+        'upload the graph (or array) on the device that runs the work',
+    );
+  }
+}
+
 /** No WebGPU adapter could be found. */
 export class NoAdapterError extends WeftError {
   override name = 'NoAdapterError';

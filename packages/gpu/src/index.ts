@@ -30,6 +30,7 @@ export { writeDispatchArgs } from './dispatch-args.ts';
 export {
   DeviceLimitError,
   DeviceLostError,
+  DeviceMismatchError,
   GpuOutOfMemoryError,
   GpuValidationError,
   InputError,

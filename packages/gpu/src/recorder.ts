@@ -1,7 +1,7 @@
 import type { Count, DeviceArray, GpuCount } from './array.ts';
 import { isGpuCount } from './array.ts';
 import type { WeftDevice } from './device.ts';
-import { DeviceLimitError, InputError } from './errors.ts';
+import { DeviceLimitError, DeviceMismatchError, InputError } from './errors.ts';
 import type { Kernel } from './kernel.ts';
 
 export interface RecorderOptions {
@@ -393,6 +393,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
               const arr = slot.array ?? op.bindings[slot.name]!;
               if (arr.destroyed)
                 throw new InputError(`array '${arr.label}' was destroyed`, `kernel '${k.label}'`);
+              if (arr.device !== this.device) throw new DeviceMismatchError(arr.label, `kernel '${k.label}'`);
               entries.push({
                 binding: slot.binding,
                 resource: { buffer: arr.buffer, offset: 0, size: arr.bindingSize },
@@ -420,10 +421,16 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
               if (x > 0 && y > 0 && z > 0) pass.dispatchWorkgroups(x, y, z);
             } else {
               const ind = wg as { indirect: DeviceArray<'u32'>; index?: number };
+              if (ind.indirect.device !== this.device) {
+                throw new DeviceMismatchError(ind.indirect.label, `kernel '${k.label}'`);
+              }
               pass.dispatchWorkgroupsIndirect(ind.indirect.buffer, (ind.index ?? 0) * 4);
             }
           } else {
             endPass();
+            for (const arr of op.kind === 'clear' ? [op.array] : [op.src, op.dst]) {
+              if (arr.device !== this.device) throw new DeviceMismatchError(arr.label, `a ${op.kind}`);
+            }
             if (op.kind === 'clear') {
               if (op.array.length > 0) encoder.clearBuffer(op.array.buffer, 0, op.array.bindingSize);
             } else if (op.count > 0) {

@@ -1,5 +1,6 @@
 import { DeviceLimitError, InputError } from '@weft/gpu';
 import {
+  checkWeights,
   type HostCsc,
   type HostCsr,
   type HostEdgeList,
@@ -64,6 +65,7 @@ export function hostCsrFromEdgeList(edges: HostEdgeList, options: BuildOptions =
     );
   }
   validateEdgeList(edges);
+  const inputWeights = edges.weights && checkWeights(edges.weights, 'edges.weights');
   const dedupe = options.dedupe ?? 'min';
   const keepSelfLoops = options.keepSelfLoops ?? false;
   const symmetrize = options.symmetrize ?? !edges.directed;
@@ -91,7 +93,7 @@ export function hostCsrFromEdgeList(edges: HostEdgeList, options: BuildOptions =
 
   const n = edges.vertexCount;
   if (symmetrize && dedupe === 'none') codes = withMissingReverses(codes, src, dst, n);
-  const sorted = sortEntries(codes, src, dst, edges.weights, n);
+  const sorted = sortEntries(codes, src, dst, inputWeights, n);
 
   const { offsets, targets, weights, inputDistinct } =
     dedupe === 'none' ? rowsKeepingAll(sorted, n) : rowsMergingDuplicates(sorted, n, dedupe);

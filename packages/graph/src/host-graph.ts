@@ -51,14 +51,45 @@ export function checkVertexCount(n: number, where: string): void {
 
 /** Throws {@link InputError} naming the array and index of the first id that is not below `vertexCount`. */
 function checkIds(ids: Uint32Array, vertexCount: number, arrayName: string): void {
+  // Other typed arrays (an Int32Array holding -1, floats) reach here from JavaScript callers.
+  const exact = ids instanceof Uint32Array;
   for (let i = 0; i < ids.length; i++) {
-    if (ids[i]! >= vertexCount) {
+    const id = ids[i]!;
+    if (id >= vertexCount || (!exact && !(Number.isInteger(id) && id >= 0))) {
+      const why = id < 0 ? 'is negative' : Number.isInteger(id) ? 'is not a vertex id' : 'is not an integer';
       throw new InputError(
-        `${arrayName}[${i}] = ${ids[i]} is not a vertex id (vertexCount is ${vertexCount})`,
+        `${arrayName}[${i}] = ${id} ${why} (ids are in [0, ${vertexCount}); pass a Uint32Array)`,
         arrayName,
       );
     }
   }
+}
+
+/**
+ * `weights` as a {@link HostWeights} array: a Float64Array is narrowed to f32; NaN, infinite values and
+ * values f32 cannot hold are an {@link InputError} naming the index, as is any other array type.
+ */
+export function checkWeights(given: HostWeights, arrayName: string): HostWeights {
+  // JavaScript callers pass other arrays too: check what actually came.
+  const weights = given as Float32Array | Float64Array | Uint32Array | Int32Array | number[];
+  if (weights instanceof Uint32Array || weights instanceof Int32Array) return weights;
+  if (!(weights instanceof Float32Array) && !(weights instanceof Float64Array)) {
+    throw new InputError(
+      'weights must be a Float32Array, Uint32Array or Int32Array (or Float64Array, narrowed to f32)',
+      arrayName,
+    );
+  }
+  const out = weights instanceof Float64Array ? new Float32Array(weights.length) : weights;
+  for (let i = 0; i < weights.length; i++) {
+    const w = weights[i]!;
+    const narrowed = Math.fround(w);
+    if (!Number.isFinite(narrowed)) {
+      const why = Number.isFinite(w) ? 'does not fit f32' : 'is not a finite number';
+      throw new InputError(`${arrayName}[${i}] = ${w} ${why}`, arrayName);
+    }
+    if (out !== weights) out[i] = narrowed;
+  }
+  return out;
 }
 
 /** Checks lengths and ids of an edge list; throws {@link InputError} naming the array and index. */

@@ -58,9 +58,56 @@ export type GraphFile =
   | { kind: 'edges'; format: Exclude<GraphFileFormat, 'wcsr'>; edges: HostEdgeList }
   | { kind: 'csr'; format: 'wcsr'; csr: HostCsr };
 
-/** Reads a graph file as it is stored; errors name the file (by its base name) and line or byte. */
+const BANNER = '%%matrixmarket';
+
+/**
+ * The format of the file at `path`: a `%%MatrixMarket` banner makes it Matrix Market whatever the extension
+ * (one whose extension names another format is an {@link InputError} naming both, since parsing it as the
+ * extension says would misread the banner and the size line as edges), else the extension decides.
+ * A missing path or a directory is an {@link InputError}.
+ */
+export async function detectGraphFormat(path: string): Promise<GraphFileFormat> {
+  await checkRegularFile(path);
+  const handle = await open(path, 'r');
+  let head: string;
+  try {
+    const bytes = new Uint8Array(3 + BANNER.length);
+    const { bytesRead } = await handle.read(bytes, 0, bytes.length, 0);
+    const start = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0;
+    head = new TextDecoder().decode(bytes.subarray(start, bytesRead)).toLowerCase();
+  } finally {
+    await handle.close();
+  }
+  const byExtension = EXTENSIONS[extname(path).toLowerCase()];
+  if (!head.startsWith(BANNER)) return graphFormatOf(path);
+  if (byExtension !== undefined && byExtension !== 'mtx') {
+    throw new InputError(
+      `the file starts with a %%MatrixMarket banner but its extension '${extname(path)}' names ${byExtension}: ` +
+        "rename it to .mtx or pass format 'mtx'",
+      path,
+    );
+  }
+  return 'mtx';
+}
+
+async function checkRegularFile(path: string): Promise<void> {
+  let info: Awaited<ReturnType<typeof stat>>;
+  try {
+    info = await stat(path);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') throw new InputError('no such file', path);
+    throw e;
+  }
+  if (info.isDirectory()) throw new InputError('is a directory, not a graph file', path);
+}
+
+/**
+ * Reads a graph file as it is stored; errors name the file (by its base name) and line or byte. Without
+ * `options.format` the format is {@link detectGraphFormat}'s.
+ */
 export async function readGraphFile(path: string, options: ReadGraphOptions = {}): Promise<GraphFile> {
-  const format = options.format ?? graphFormatOf(path);
+  const format = options.format ?? (await detectGraphFormat(path));
+  if (options.format !== undefined) await checkRegularFile(path);
   const name = basename(path);
   const { format: _, ...rest } = options;
   switch (format) {

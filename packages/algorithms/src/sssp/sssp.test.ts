@@ -47,7 +47,7 @@ describe('sssp', () => {
       graph.destroy();
     }));
 
-  it('large u32 weights saturate below the unreached marker; bad sources are rejected', () =>
+  it('a distance past 2^32 - 2 is reported, not returned saturated; bad sources are rejected', () =>
     gpuTest(async (device) => {
       const csr = {
         vertexCount: 4,
@@ -58,9 +58,53 @@ describe('sssp', () => {
         directed: true,
       };
       const graph = uploadGraph(device, csr);
-      const { distances } = await sssp(graph, 0);
-      expect(Array.from(distances)).toEqual([0, 2 ** 31, 2 ** 32 - 2, 2 ** 32 - 2]);
+      // Issue #28: these saturated at 2^32 - 2 and were returned as distances.
+      for (const delta of ['off', 'auto'] as const) {
+        await expect(sssp(graph, 0, { delta })).rejects.toThrow(/vertex 2 reached 2\^32 - 2/);
+      }
+      // Below the bound the same arcs give exact distances.
+      expect(Array.from((await sssp(graph, 1)).distances)).toEqual([
+        Number.POSITIVE_INFINITY,
+        0,
+        2 ** 31 + 5,
+        2 ** 31 + 12,
+      ]);
       await expect(sssp(graph, 4)).rejects.toThrow(/not a vertex/);
+      graph.destroy();
+    }));
+
+  const path = (weights: Int32Array | Float32Array) => ({
+    vertexCount: 4,
+    edgeCount: 3,
+    offsets: Uint32Array.of(0, 1, 2, 3, 3),
+    targets: Uint32Array.of(1, 2, 3),
+    weights,
+    directed: true,
+  });
+
+  it('refuses negative, NaN and infinite weights naming the edge', () =>
+    gpuTest(async (device) => {
+      const cases = [
+        [Int32Array.of(5, -8, 1), /weight -8 of edge 1 -> 2 \(edge 1\) is negative/],
+        [Float32Array.of(1, 2, -0.5), /weight -0.5 of edge 2 -> 3 \(edge 2\) is negative/],
+        [Float32Array.of(Number.NaN, 2, 3), /weight NaN of edge 0 -> 1 \(edge 0\) is NaN/],
+        [Float32Array.of(1, Number.POSITIVE_INFINITY, 3), /weight Infinity of edge 1 -> 2.*infinite/],
+      ] as const;
+      for (const [weights, message] of cases) {
+        const graph = uploadGraph(device, path(weights));
+        await expect(sssp(graph, 0)).rejects.toThrow(message);
+        graph.destroy();
+      }
+      // -0 and zero weights are fine.
+      const graph = uploadGraph(device, path(Float32Array.of(-0, 0, 1.5)));
+      expect(Array.from((await sssp(graph, 0)).distances)).toEqual([0, 0, 0, 1.5]);
+      graph.destroy();
+    }));
+
+  it('reports f32 distances that overflow instead of calling them unreachable', () =>
+    gpuTest(async (device) => {
+      const graph = uploadGraph(device, path(Float32Array.of(3e38, 3e38, 1)));
+      await expect(sssp(graph, 0)).rejects.toThrow(/vertex 2 reached the largest finite f32/);
       graph.destroy();
     }));
 });

@@ -39,6 +39,9 @@ import { NearFarEngineStep } from './near-far-engine.ts';
 /** Unreached distance as stored: u32 max for integer weights, the bits of +Infinity for f32 weights. */
 const UNREACHED_U32 = 0xffffffff;
 const UNREACHED_F32 = 0x7f800000;
+/** Where sums stop: the largest reachable distance word, below the unreached one (2^32 - 2; the largest f32). */
+const SATURATED_U32 = 0xfffffffe;
+const SATURATED_F32 = 0x7f7fffff;
 
 export interface SsspOptions extends RunOptions, LoadBalanceOption, TraceOption {
   /** Most enactor steps to run (see {@link SsspResult.steps}: with the engine a step runs many levels). */
@@ -203,8 +206,12 @@ export class SsspProblem
   #addFunctor(): Functor {
     const w = this.graph.weights;
     const weight = w ? wgsl`(e: u32) -> u32 { return u32(${w}[e]); }` : wgsl`(e: u32) -> u32 { return 1u; }`;
+    // Sums saturate one below the unreached word, so an overflow reads as reached and `result` reports it.
     return this.float
-      ? wgsl`(d: u32, e: u32) -> u32 { return bitcast<u32>(bitcast<f32>(d) + ${w!}[e]); }`
+      ? wgsl`(d: u32, e: u32) -> u32 {
+  let s = bitcast<u32>(bitcast<f32>(d) + ${w!}[e]);
+  return select(s, ${u32(SATURATED_F32)}, s >= ${u32(UNREACHED_F32)});
+}`
       : wgsl`(d: u32, e: u32) -> u32 {
   let s = d + ${weight}(e);
   return select(s, 0xfffffffeu, s < d || s == 0xffffffffu);
@@ -314,8 +321,11 @@ export class SsspProblem
     const raw = await this.distances.download(0, n);
     const values = this.float ? new Float32Array(raw.buffer) : raw;
     const distances = new Float64Array(n);
-    for (let v = 0; v < n; v++)
+    const saturated = this.float ? SATURATED_F32 : SATURATED_U32;
+    for (let v = 0; v < n; v++) {
+      if (raw[v] === saturated) throw overflowError(this.float, v);
       distances[v] = raw[v] === this.unreached ? Number.POSITIVE_INFINITY : values[v]!;
+    }
     const levels = this.smallFrontier && (await this.smallFrontier.levels.download(1, 1))[0]!;
     const counted = levels === undefined ? {} : { levels };
     if (!this.parents) return { distances, ...counted };
@@ -337,6 +347,69 @@ export class SsspProblem
     this.smallFrontier?.levels.destroy();
     this.smallFrontier?.stamps.destroy();
   }
+}
+
+/** A distance reached the bound of its encoding: the sums saturated there, so no distance can be trusted. */
+function overflowError(float: boolean, vertex: number): InputError {
+  const bound = float ? 'the largest finite f32 (about 3.4e38)' : '2^32 - 2 (4294967294)';
+  return new InputError(
+    `the distance of vertex ${vertex} reached ${bound}, the bound of ${float ? 'f32' : 'u32'} distances: ` +
+      'scale the weights down',
+    'graph.weights',
+  );
+}
+
+/**
+ * Throws an {@link InputError} naming the first edge whose weight SSSP cannot take: negative, NaN or
+ * infinite (u32 weights cannot be). One kernel folds the first bad edge index with an atomic, then one
+ * word is read back; the edge's endpoints are looked up only on failure.
+ */
+async function checkSsspWeights(graph: DeviceGraph): Promise<void> {
+  const w = graph.weights;
+  if (w === undefined || w.type === 'u32' || graph.edgeCount === 0) return;
+  const device = graph.device;
+  const first = device.array('u32', 1, { label: 'sssp first bad weight' });
+  let edge: number;
+  try {
+    const rec = device.recorder({ label: 'sssp weight check' });
+    await rec.fill(first, 0xffffffff);
+    // f32 by its bits (WGSL may assume no NaN or infinity): sign set (but -0) or exponent all ones.
+    const bad =
+      w.type === 'i32'
+        ? wgsl`(e: u32) -> bool { return ${w}[e] < 0i; }`
+        : wgsl`(e: u32) -> bool {
+  let b = bitcast<u32>(${w}[e]);
+  return b >= ${u32(UNREACHED_F32)} && b != 0x80000000u;
+}`;
+    await transform(
+      rec,
+      graph.edgeCount,
+      wgsl`(e: u32) { if (${bad}(e)) { atomicMin(&${atomic(first)}[0], e); } }`,
+    );
+    await rec.submit();
+    edge = (await first.download())[0]!;
+  } finally {
+    first.destroy();
+  }
+  if (edge === 0xffffffff) return;
+  const [weight, offsets, target] = await Promise.all([
+    w.download(edge, 1),
+    graph.offsets.download(),
+    graph.targets.download(edge, 1),
+  ]);
+  let lo = 0;
+  let hi = graph.vertexCount - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >>> 1;
+    if (offsets[mid]! <= edge) lo = mid;
+    else hi = mid - 1;
+  }
+  const value = weight[0]!;
+  const what = Number.isNaN(value) ? 'is NaN' : value < 0 ? 'is negative' : 'is infinite';
+  throw new InputError(
+    `weight ${value} of edge ${lo} -> ${target[0]} (edge ${edge}) ${what}: SSSP needs finite non-negative weights`,
+    'graph.weights',
+  );
 }
 
 /** The small-frontier engine's settings when the run uses it (undefined: it does not); checks the mode. */
@@ -412,6 +485,7 @@ export async function sssp(
   if (graph.weights && !['u32', 'i32', 'f32'].includes(graph.weights.type)) {
     throw new InputError(`unsupported weight type ${graph.weights.type}`, 'graph.weights');
   }
+  await checkSsspWeights(graph);
   // A trace logs one frontier a step: the engine, which runs many levels a step, stays off for it.
   const mode = options.smallFrontier ?? 'auto';
   if (options.trace && mode !== 'auto' && mode !== 'off') {

@@ -52,7 +52,16 @@ export async function forEachLine(source: ByteSource, onLine: LineHandler): Prom
   const emit = (bytes: Uint8Array, start: number, end: number) => {
     line++;
     const stop = end > start && bytes[end - 1] === CR ? end - 1 : end;
-    onLine(bytes, start, stop, line);
+    // A UTF-8 byte order mark is no part of the first token.
+    const first =
+      line === 1 &&
+      stop - start >= 3 &&
+      bytes[start] === 0xef &&
+      bytes[start + 1] === 0xbb &&
+      bytes[start + 2] === 0xbf
+        ? start + 3
+        : start;
+    onLine(bytes, first, stop, line);
   };
   for await (const chunk of source) {
     let start = 0;
@@ -93,13 +102,14 @@ function appendBytes(
 }
 
 const SPACE = 32;
+const COMMA = 44;
 const TAB = 9;
 
 /** Separator bytes: space, tab, CR, vertical tab, form feed; commas only where a format allows them. */
 const SEPARATORS = new Uint8Array(256);
 for (const b of [SPACE, TAB, CR, 11, 12]) SEPARATORS[b] = 1;
 const SEPARATORS_AND_COMMA = SEPARATORS.slice();
-SEPARATORS_AND_COMMA[44] = 1;
+SEPARATORS_AND_COMMA[COMMA] = 1;
 
 /** Splits a line into tokens (separated by spaces, tabs and, when allowed, commas) and parses them. */
 export class LineTokens {
@@ -122,7 +132,16 @@ export class LineTokens {
     let count = 0;
     let i = start;
     while (i < end) {
-      while (i < end && sep[bytes[i]!] === 1) i++;
+      let commas = 0;
+      while (i < end && sep[bytes[i]!] === 1) {
+        if (bytes[i] === COMMA) commas++;
+        i++;
+      }
+      // Commas separate fields: two before a token, or one before the first, leave a field empty (a trailing
+      // comma, as some exporters write, and a line of commas only are not).
+      if (i < end && (commas > 1 || (commas === 1 && count === 0))) {
+        throw new InputError('empty field: two commas in a row, or a comma before the first value', where);
+      }
       if (i >= end) break;
       const s = i;
       while (i < end && sep[bytes[i]!] !== 1) i++;

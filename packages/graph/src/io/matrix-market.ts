@@ -18,8 +18,9 @@ type Symmetry = 'general' | 'symmetric' | 'skew-symmetric';
 /**
  * Reads a Matrix Market coordinate file as a graph: entry (i, j) is the edge i-1 -> j-1 with the entry's value
  * as weight (`pattern` files have no weights). `vertexCount = max(rows, cols)`; isolated vertices are kept.
- * Symmetric files are mirrored (diagonal entries once) and marked undirected; skew-symmetric mirrors with the
- * negated value. Complex, hermitian and dense (`array`) files are rejected. Explicit zeros are kept as edges.
+ * Symmetric files are mirrored (diagonal entries once) and marked undirected; skew-symmetric files are mirrored
+ * with the negated value and stay directed (a_ji = -a_ij: the two arcs differ, so building them as undirected
+ * would merge both into -|w|). Complex, hermitian and dense (`array`) files are rejected. Explicit zeros are kept as edges.
  */
 export async function parseMatrixMarket(
   source: ByteSource,
@@ -101,7 +102,7 @@ export async function parseMatrixMarket(
     vertexCount: Math.max(rows, cols),
     src: src.finish(),
     dst: dst.finish(),
-    directed: symmetry === 'general',
+    directed: (symmetry as Symmetry) !== 'symmetric',
   };
   if (field === 'real') edges.weights = values.finish('f32', name);
   else if (field === 'integer') edges.weights = values.finish(options.weightType ?? 'auto', name);

@@ -176,6 +176,8 @@ export function referenceEdgeList(
       const line = k + 1;
       const t = tokensOf(text, true);
       if (t.length === 0 || leadOf(text) === '#' || leadOf(text) === '%') return;
+      // An empty field: two commas before a token, or one before the first token.
+      if (/(^|,)[ \t\r\v\f]*,[ \t\r\v\f,]*[^ \t\r\v\f,]/.test(text)) throw new Reject(line);
       if (columns === 0 && t.length !== 2 && t.length !== 3) throw new Reject(line);
       if (columns !== 0 && t.length !== columns) throw new Reject(line);
       columns = t.length;

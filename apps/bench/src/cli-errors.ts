@@ -1,0 +1,33 @@
+import { DeviceLimitError, InputError } from '@weft/gpu';
+
+/** Codes of `node:util` `parseArgs` errors: an unknown flag, a missing or ambiguous value, a stray argument. */
+const PARSE_ARGS_CODES = new Set([
+  'ERR_PARSE_ARGS_UNKNOWN_OPTION',
+  'ERR_PARSE_ARGS_INVALID_OPTION_VALUE',
+  'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL',
+]);
+
+/** Codes of file-system errors a mistyped path gives. */
+const FILE_CODES = new Set(['ENOENT', 'EISDIR', 'ENOTDIR', 'EACCES']);
+
+/**
+ * The one line `weft` prints for an error the user made (bad input, bad flags, a missing file), or
+ * undefined for anything else, which keeps its stack for a bug report.
+ */
+export function userErrorLine(e: unknown): string | undefined {
+  if (!(e instanceof Error)) return undefined;
+  const code = (e as NodeJS.ErrnoException).code;
+  const user =
+    e instanceof InputError ||
+    e instanceof DeviceLimitError ||
+    (code !== undefined && (PARSE_ARGS_CODES.has(code) || FILE_CODES.has(code)));
+  return user ? e.message.replace(/\s*\n\s*/g, ' ') : undefined;
+}
+
+/** A CLI option's value as a vertex id: decimal digits only (no blank, sign, fraction or exponent). */
+export function vertexIdOption(text: string, option: string): number {
+  if (!/^[0-9]+$/.test(text) || !Number.isSafeInteger(Number(text))) {
+    throw new InputError(`'${text}' is not a vertex id (a non-negative integer)`, option);
+  }
+  return Number(text);
+}
