@@ -192,10 +192,11 @@ export class NearFarEngineStep {
         ${rw(far.current.items)}[atomicAdd(&weft_hook_words[2], 1u)] = v;
       }
     }
-    storageBarrier();
   }
+  // Kept entries land below the next slice's first index, so slices need no barrier after their writes.
+  let kept = workgroupUniformLoad(&weft_hook_words[2]);
   if (lid == 0u) {
-    atomicStore(&${atomic(farCount)}[0], atomicLoad(&weft_hook_words[2]));
+    atomicStore(&${atomic(farCount)}[0], kept);
     ${rw(bounds)}[0] = t;
   }
 }`;
