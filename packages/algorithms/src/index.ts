@@ -15,6 +15,7 @@ export { componentsReference } from './components-reference.ts';
 export { MisProblem, type MisResult, maximalIndependentSet } from './mis.ts';
 export { type PageRankOptions, PageRankProblem, type PageRankResult, pageRank } from './pagerank.ts';
 export { type PageRankReferenceOptions, pageRankReference } from './pagerank-reference.ts';
+export type { SsspEngineTuning } from './sssp/near-far-engine.ts';
 export { ssspReference } from './sssp/reference.ts';
 export {
   resolveSsspOptions,

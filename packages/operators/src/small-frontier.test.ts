@@ -1,4 +1,4 @@
-import { atomic, rw, type WeftDevice, wgsl } from '@weft/gpu';
+import { atomic, rw, u32, type WeftDevice, wgsl } from '@weft/gpu';
 import {
   FrontierQueue,
   type HostCsr,
@@ -398,5 +398,85 @@ describe('advanceSmallFrontier', () => {
         seen.upload(new Uint32Array(n));
       }
       for (const a of [graph, queue, state, seen]) a.destroy();
+    }));
+
+  it('onEmpty: one dispatch labels every component, seeding each from its smallest vertex', () =>
+    gpuTest(async (device) => {
+      // A path, isolated vertices, a star wider than 256, a longer path and a sparse random part.
+      const pairs: [number, number][] = [];
+      for (let v = 0; v < 9; v++) pairs.push([v, v + 1]);
+      for (let j = 0; j < 300; j++) pairs.push([11, 12 + j]);
+      for (let v = 312; v < 411; v++) pairs.push([v, v + 1]);
+      const r = mulberry32(9);
+      for (let k = 0; k < 150; k++) pairs.push([414 + Math.floor(r() * 200), 414 + Math.floor(r() * 200)]);
+      const n = 614;
+      const csr = undirected(n, pairs);
+      // The host: BFS from each vertex not reached yet, in index order.
+      const wantDepth = new Uint32Array(n).fill(UNREACHED);
+      const wantComp = new Uint32Array(n).fill(UNREACHED);
+      for (let s = 0; s < n; s++) {
+        if (wantDepth[s] !== UNREACHED) continue;
+        const depth = hostBfs(csr, [s]);
+        for (let v = 0; v < n; v++) {
+          if (depth[v] !== UNREACHED) {
+            wantDepth[v] = depth[v]!;
+            wantComp[v] = s;
+          }
+        }
+      }
+      const graph = uploadGraph(device, csr);
+      for (const options of [{}, { capacity: 256 }, { capacity: 256, maxLevels: 1 }]) {
+        const depth = device.upload(new Uint32Array(n).fill(UNREACHED));
+        const comp = device.upload(new Uint32Array(n).fill(UNREACHED));
+        const queue = new FrontierQueue(device, n);
+        const state = new SmallFrontierState(device);
+        const claim = wgsl`(src: u32, dst: u32, edge: u32) -> bool {
+  let d = atomicLoad(&${atomic(depth)}[src]) + 1u;
+  if (atomicMin(&${atomic(depth)}[dst], d) > d) {
+    ${rw(comp)}[dst] = ${rw(comp)}[src];
+    return true;
+  }
+  return false;
+}`;
+        // Thread 0 seeds the first vertex not reached yet (a cursor in the hook's scratch word 3).
+        const seed = wgsl`(lid: u32, threads: u32, calls: u32) {
+  if (lid != 0u) { return; }
+  var v = atomicLoad(&weft_hook_words[3]);
+  for (; v < ${u32(n)}; v++) {
+    if (atomicLoad(&${atomic(depth)}[v]) == ${u32(UNREACHED)}) { break; }
+  }
+  atomicStore(&weft_hook_words[3], v);
+  if (v < ${u32(n)}) {
+    atomicStore(&${atomic(depth)}[v], 0u);
+    ${rw(comp)}[v] = v;
+    weft_frontier_append(v);
+  }
+}`;
+        const exits: number[] = [];
+        for (let round = 0; ; round++) {
+          if (round > n + 2) throw new Error('did not converge');
+          const rec = device.recorder();
+          await advanceSmallFrontier(rec, graph, queue.current, claim, { state, onEmpty: seed, ...options });
+          await advancePush(rec, graph, queue.current, claim, { output: queue.next, loadBalance: 'auto' });
+          queue.swap();
+          await rec.submit();
+          exits.push((await state.read()).exit);
+          if (exits.at(-1) === SMALL_FRONTIER_EXIT.empty) break;
+        }
+        const where = JSON.stringify(options);
+        expectArrayEqual(await depth.download(), wantDepth, `${where}: depths`);
+        expectArrayEqual(await comp.download(), wantComp, `${where}: components`);
+        if (!('capacity' in options)) expect(exits, where).toEqual([SMALL_FRONTIER_EXIT.empty]);
+        else {
+          // The star's leaves do not fit: a level (or, past a level bound, the next call's input) goes bulk.
+          const bulk = [SMALL_FRONTIER_EXIT.overflow, SMALL_FRONTIER_EXIT.tooLarge] as number[];
+          expect(
+            exits.some((e) => bulk.includes(e)),
+            `${where}: ${exits}`,
+          ).toBe(true);
+        }
+        for (const a of [depth, comp, queue, state]) a.destroy();
+      }
+      graph.destroy();
     }));
 });

@@ -165,6 +165,18 @@ export interface SmallFrontierOptions {
    * this call before it), so a functor can stamp `dst` with `level + 1` to add it to a level once.
    */
   withLevel?: boolean;
+  /**
+   * Called by every thread of the workgroup, in uniform control flow, whenever the frontier is empty
+   * (before the first level too): `(lid: u32, threads: u32, calls: u32)`, where `lid` is the thread's index
+   * in the workgroup, `threads` the workgroup's size and `calls` how many times this dispatch called it
+   * before. It may refill the frontier by `weft_frontier_append(v: u32)` (any thread, once per vertex),
+   * use `weft_hook_words: array<atomic<u32>, 4>` of workgroup memory as scratch and call barriers in
+   * uniform control flow (read values that decide loops or returns with `workgroupUniformLoad`). After it
+   * returns the workgroup continues with the appended vertices as the next frontier (more than the capacity
+   * ends the dispatch as an overflowing level does), or stops with `exit` empty if it appended none: a
+   * phase change of a multi-phase traversal without leaving the kernel.
+   */
+  onEmpty?: Functor;
 }
 
 /**
@@ -234,8 +246,12 @@ export async function advanceSmallFrontier(
         offsets: { type: 'array<u32>', access: 'read' },
         neighbors: { type: 'array<u32>', access: 'read' },
       },
-      functors: { weft_edge: functor, weft_edge_id: edgeIdFunctor(edgeIds) },
-      code: smallFrontierWgsl(wg, cap, base, argsWgsl, options.withLevel ?? false),
+      functors: {
+        weft_edge: functor,
+        weft_edge_id: edgeIdFunctor(edgeIds),
+        ...(options.onEmpty ? { weft_on_empty: options.onEmpty } : {}),
+      },
+      code: smallFrontierWgsl(wg, cap, base, argsWgsl, options.withLevel ?? false, !!options.onEmpty),
     });
     rec.dispatch(kernel, {
       bindings: { items, count: length.array, state: state.words, offsets, neighbors },
@@ -260,6 +276,7 @@ function smallFrontierWgsl(
   base: number,
   argsWgsl: string,
   withLevel: boolean,
+  onEmpty: boolean,
 ): string {
   // Without withLevel the text is the engine's original, so its pipelines and snapshots do not change.
   const level = withLevel
@@ -271,6 +288,30 @@ function smallFrontierWgsl(
         set: '\n      level_index = first_level + levels;',
       }
     : { decl: '', arg: '', load: '', first: '', set: '' };
+  // Without onEmpty likewise: an empty frontier ends the dispatch. With it, the hook appends the next
+  // frontier through the input counter of the level about to run, which is zero when the frontier is empty.
+  const hook = onEmpty
+    ? {
+        decl: `
+var<workgroup> weft_hook_words: array<atomic<u32>, 4>;
+var<private> append_counter: u32;
+var<private> append_side: u32;
+
+fn weft_frontier_append(v: u32) { push(v, append_counter, append_side); }`,
+        vars: '\n  var hook_calls = 0u;',
+        call: `
+      if (len == 0u) {
+        let hc = (levels + 2u) % 3u;
+        append_counter = hc;
+        append_side = side;
+        weft_on_empty(lid, WG, hook_calls);
+        hook_calls++;
+        // The hook's global writes are visible to the levels after it.
+        storageBarrier();
+        len = workgroupUniformLoad(&counts[hc]);
+      }`,
+      }
+    : { decl: '', vars: '', call: '' };
   return /* wgsl */ `
 const WG = ${wg}u;
 const CAP = ${cap}u;
@@ -288,7 +329,7 @@ var<workgroup> wf: array<u32, ${2 * cap}>;
 var<workgroup> counts: array<atomic<u32>, 3>;
 var<workgroup> big: array<u32, BIG>;
 var<workgroup> big_counts: array<atomic<u32>, 2>;
-var<workgroup> entry_len: u32;${level.decl}
+var<workgroup> entry_len: u32;${level.decl}${hook.decl}
 
 // Appends v to the output counted by counts[c] into side s: the first CAP in workgroup memory, the rest at
 // their own slot of the global buffer.
@@ -330,14 +371,14 @@ fn main(@builtin(local_invocation_index) lid: u32) {
   var len = workgroupUniformLoad(&entry_len);${level.first}
   var exit = ${SMALL_FRONTIER_EXIT.empty}u;
   var levels = 0u;
-  var side = 0u;
+  var side = 0u;${hook.vars}
   if (len > CAP) {
     exit = ${SMALL_FRONTIER_EXIT.tooLarge}u;
   } else {
     for (var i = lid; i < len; i += WG) { wf[i] = items[i]; }
     workgroupBarrier();
     // Every exit condition is read through workgroupUniformLoad: the loop's barriers stay in uniform flow.
-    loop {
+    loop {${hook.call}
       if (len == 0u) { exit = ${SMALL_FRONTIER_EXIT.empty}u; break; }
       if (len > CAP) { exit = ${SMALL_FRONTIER_EXIT.overflow}u; break; }
       if (levels >= params.max_levels) { exit = ${SMALL_FRONTIER_EXIT.levelBound}u; break; }

@@ -13,6 +13,9 @@ const MODES: [string, Mode][] = [
   ['off', 'off'],
   ['capacity 256, 5 levels a dispatch', { capacity: 256, maxLevels: 5 }],
   ['capacity 256, 1 level a dispatch', { capacity: 256, maxLevels: 1 }],
+  ['1 level and 1 phase a dispatch', { capacity: 256, maxLevels: 1, maxPhases: 1 }],
+  ['far scans of 16 at most', { capacity: 256, farScan: 16 }],
+  ['every phase change in bulk', { maxPhases: 0 }],
 ];
 
 describe('sssp near-far with the small-frontier engine', () => {
@@ -119,5 +122,58 @@ describe('sssp near-far with the small-frontier engine', () => {
         }
         graph.destroy();
       }
+    }));
+
+  it('phase changes inside the engine: many phases a dispatch, fewer steps than the bulk phase step', () =>
+    gpuTest(async (device) => {
+      const csr = hostCsrFromEdgeList(road({ width: 40, height: 40, seed: 8, weights: true })).csr;
+      const graph = uploadGraph(device, csr);
+      const source = 5;
+      for (const delta of [1, 16]) {
+        const inKernel = await sssp(graph, source, { parents: true, smallFrontier: 'on', delta });
+        const bulk = await sssp(graph, source, { parents: true, smallFrontier: { maxPhases: 0 }, delta });
+        for (const [label, r] of [
+          ['in kernel', inKernel],
+          ['bulk', bulk],
+        ] as const) {
+          const where = `delta ${delta}, ${label}`;
+          expect(verifySssp(csr, source, r.distances, 0, r.parents), where).toBeNull();
+        }
+        // Every phase change in bulk takes a step of its own; in the kernel a step runs many phases.
+        expect(inKernel.steps * 4, `delta ${delta}: steps`).toBeLessThan(bulk.steps);
+        // The far queue outgrows a scan of 8: phases alternate between the engine and the bulk step.
+        const mixed = await sssp(graph, source, {
+          parents: true,
+          smallFrontier: { farScan: 8, maxLevels: 3 },
+          delta,
+        });
+        expect(
+          verifySssp(csr, source, mixed.distances, 0, mixed.parents),
+          `delta ${delta}, mixed`,
+        ).toBeNull();
+      }
+      graph.destroy();
+    }));
+
+  it('a phase change that releases more far vertices than the capacity hands the level to the bulk path', () =>
+    gpuTest(async (device) => {
+      // A star whose 600 leaves sit past the first threshold at equal distance, each with a tail of two.
+      const leaves = 600;
+      const pairs: [number, number][] = [];
+      for (let j = 0; j < leaves; j++) {
+        pairs.push([0, 1 + j]);
+        pairs.push([1 + j, 1 + leaves + j]);
+        pairs.push([1 + leaves + j, 1 + 2 * leaves + j]);
+      }
+      const csr = undirected(1 + 3 * leaves, pairs, (i) => (i % 3 === 0 ? 50 : 1 + (i % 2)));
+      const graph = uploadGraph(device, csr);
+      for (const smallFrontier of [{ capacity: 256 }, { capacity: 256, maxLevels: 1, maxPhases: 1 }]) {
+        for (const delta of [1, 3, 60]) {
+          const result = await sssp(graph, 0, { parents: true, smallFrontier, delta });
+          const where = `${JSON.stringify(smallFrontier)}, delta ${delta}`;
+          expect(verifySssp(csr, 0, result.distances, 0, result.parents), where).toBeNull();
+        }
+      }
+      graph.destroy();
     }));
 });

@@ -3,6 +3,7 @@ import {
   type DeviceArray,
   type Functor,
   type GpuCount,
+  InputError,
   type Recorder,
   rw,
   transform,
@@ -10,14 +11,31 @@ import {
   wgsl,
 } from '@weft/gpu';
 import { FrontierQueue } from '@weft/graph';
-import { advancePush, advanceSmallFrontier, compute, type SmallFrontierState } from '@weft/operators';
+import {
+  advancePush,
+  advanceSmallFrontier,
+  compute,
+  type SmallFrontierState,
+  smallFrontierCapacity,
+} from '@weft/operators';
 import type { SmallFrontierTuning } from '../bfs/options.ts';
 import { recordSet } from '../common.ts';
 import type { SsspState } from './near-far.ts';
 
+/** The small-frontier engine's settings for SSSP: BFS's, and bounds on the threshold moves inside it. */
+export interface SsspEngineTuning extends SmallFrontierTuning {
+  /** Most threshold moves one engine dispatch makes itself (default 65536; 0: the bulk step makes all). */
+  maxPhases?: number;
+  /**
+   * The longest far queue the engine scans to move the threshold itself (default: 4 times its capacity);
+   * a longer one is left to the bulk step, whose dispatches spread over the whole GPU.
+   */
+  farScan?: number;
+}
+
 /** The small-frontier engine's parts the SSSP problem owns (see `SsspProblem.smallFrontier`). */
 export interface SsspEngine {
-  tuning: SmallFrontierTuning;
+  tuning: SsspEngineTuning;
   state: SmallFrontierState;
   levels: DeviceArray<'u32'>;
   stamps: DeviceArray<'u32'>;
@@ -33,6 +51,9 @@ const NONE = 0xffffffff;
  *       relax near level after level (engine; a bulk level when one outgrows it):
  *         an improved v with dist[v] < threshold joins the next level, else joins far (once)
  *       if near is empty: threshold = min dist over far + delta; near = far below it
+ *
+ * While the far queue is short the engine's workgroup moves the threshold itself when its near frontier
+ * empties (`onEmpty`), so many phases run in one dispatch; the bulk step below moves it otherwise.
  *
  * The far queue holds a vertex at most once (a per-vertex flag, cleared when it leaves), so it fits in
  * `vertexCount`. A far entry whose distance is now below the threshold is stale: the improvement that put it
@@ -121,7 +142,70 @@ export class NearFarEngineStep {
   ${toFar}(dst);
   return false;
 }`;
-    await advanceSmallFrontier(rec, graph, queue.current, stamped, { state, withLevel: true, ...tuning });
+    const { maxPhases, farScan, ...engineTuning } = tuning;
+    const phases = maxPhases ?? 1 << 16;
+    const scan = farScan ?? 4 * (engineTuning.capacity ?? smallFrontierCapacity(graph.device));
+    for (const [name, value] of [
+      ['maxPhases', phases],
+      ['farScan', scan],
+    ] as const) {
+      if (!Number.isInteger(value) || value < 0 || value > 0xffffffff) {
+        throw new InputError(
+          `${name} must be an integer in [0, 2^32), got ${value}`,
+          `smallFrontier.${name}`,
+        );
+      }
+    }
+    const words = atomic(queued);
+    // The bulk step's phase change below, by the engine's one workgroup: the smallest far distance at or
+    // above the threshold, the threshold past it, the far entries below it into the frontier (stale ones,
+    // below the old threshold, dropped) and the rest compacted in place, a workgroup's worth at a time.
+    const onEmpty = wgsl`(lid: u32, threads: u32, calls: u32) {
+  if (lid == 0u) {
+    atomicStore(&weft_hook_words[0], atomicLoad(&${atomic(farCount)}[0]));
+    atomicStore(&weft_hook_words[1], ${u32(NONE)});
+    atomicStore(&weft_hook_words[2], 0u);
+  }
+  let n = workgroupUniformLoad(&weft_hook_words[0]);
+  if (n == 0u || n > ${u32(scan)} || calls >= ${u32(phases)}) { return; }
+  let old = ${rw(bounds)}[0];
+  for (var i = lid; i < n; i += threads) {
+    let d = atomicLoad(&${dist}[${rw(far.current.items)}[i]]);
+    if (d >= old) { atomicMin(&weft_hook_words[1], d); }
+  }
+  let t = ${this.#nextThreshold()}(workgroupUniformLoad(&weft_hook_words[1]), old);
+  for (var start = 0u; start < n; start += threads) {
+    let i = start + lid;
+    var v = ${u32(NONE)};
+    var d = 0u;
+    if (i < n) {
+      v = ${rw(far.current.items)}[i];
+      d = atomicLoad(&${dist}[v]);
+    }
+    // Every entry of this slice is read before any is overwritten by the compaction.
+    storageBarrier();
+    if (i < n) {
+      if (d < t) {
+        atomicStore(&${words}[v], 0u);
+        if (d >= old) { weft_frontier_append(v); }
+      } else {
+        ${rw(far.current.items)}[atomicAdd(&weft_hook_words[2], 1u)] = v;
+      }
+    }
+  }
+  // Kept entries land below the next slice's first index, so slices need no barrier after their writes.
+  let kept = workgroupUniformLoad(&weft_hook_words[2]);
+  if (lid == 0u) {
+    atomicStore(&${atomic(farCount)}[0], kept);
+    ${rw(bounds)}[0] = t;
+  }
+}`;
+    await advanceSmallFrontier(rec, graph, queue.current, stamped, {
+      state,
+      withLevel: true,
+      ...(phases > 0 ? { onEmpty } : {}),
+      ...engineTuning,
+    });
     await advancePush(rec, graph, queue.current, relax, {
       output: queue.next,
       visited: improved,

@@ -22,7 +22,6 @@ import {
 } from '@weft/operators';
 import { reduce } from '@weft/scan';
 import { prefersBitmapClaims } from '../bfs/bitmap-claims.ts';
-import type { SmallFrontierTuning } from '../bfs/options.ts';
 import {
   checkSource,
   type LoadBalanceOption,
@@ -34,6 +33,7 @@ import {
   type TraceOption,
 } from '../common.ts';
 import { addDeltaFunctor, deltaWord, NearFarStep, type SsspState } from './near-far.ts';
+import type { SsspEngineTuning } from './near-far-engine.ts';
 import { NearFarEngineStep } from './near-far-engine.ts';
 
 /** Unreached distance as stored: u32 max for integer weights, the bits of +Infinity for f32 weights. */
@@ -60,9 +60,10 @@ export interface SsspOptions extends RunOptions, LoadBalanceOption, TraceOption 
    * for sparse graphs (fewer than 8 out-edges a vertex, where BFS's `claim: 'auto'` takes depth claims and
    * runs the engine) unless `trace` is set. `'on'` forces it, `'off'` never runs it; an object is `'on'`
    * with the engine's `capacity` (a multiple of 256) and `maxLevels` per dispatch. With near-far the engine
-   * relaxes the near levels and a functor sends farther improvements to the far queue.
+   * relaxes the near levels and a functor sends farther improvements to the far queue; while the far queue
+   * is small the engine also moves the threshold itself (see {@link SsspEngineTuning}).
    */
-  smallFrontier?: 'auto' | 'on' | 'off' | SmallFrontierTuning;
+  smallFrontier?: 'auto' | 'on' | 'off' | SsspEngineTuning;
 }
 
 /** The problem's options: `delta` is a width or absent (Bellman-Ford); see {@link resolveSsspOptions}. */
@@ -130,7 +131,7 @@ export class SsspProblem
    */
   readonly smallFrontier:
     | {
-        tuning: SmallFrontierTuning;
+        tuning: SsspEngineTuning;
         state: SmallFrontierState;
         levels: DeviceArray<'u32'>;
         stamps: DeviceArray<'u32'>;
@@ -413,7 +414,7 @@ async function checkSsspWeights(graph: DeviceGraph): Promise<void> {
 }
 
 /** The small-frontier engine's settings when the run uses it (undefined: it does not); checks the mode. */
-function smallFrontierOf(graph: DeviceGraph, options: SsspProblemOptions): SmallFrontierTuning | undefined {
+function smallFrontierOf(graph: DeviceGraph, options: SsspProblemOptions): SsspEngineTuning | undefined {
   const mode = options.smallFrontier ?? 'auto';
   if (mode === 'off') return undefined;
   // 'auto': the graphs where BFS's 'auto' runs the engine, sparse ones, whose frontiers stay small.
