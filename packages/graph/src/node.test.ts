@@ -66,11 +66,51 @@ describe('@weft/graph/node', () => {
     // A size line claiming more vertices than the target holds: refused at once, naming the file.
     const huge = join(dir, 'huge.mtx');
     await writeFile(huge, '%%MatrixMarket matrix coordinate pattern general\n4294967295 4294967295 1\n1 2\n');
-    const limited = await loadGraph(huge, { build: { maxVertexCount: 2 ** 25 - 1 } }).catch(
-      (e: unknown) => e,
-    );
+    const limited = await loadGraph(huge, {
+      maxBytes: 2 ** 40,
+      build: { maxVertexCount: 2 ** 25 - 1 },
+    }).catch((e: unknown) => e);
     expect(limited).toBeInstanceOf(DeviceLimitError);
     expect((limited as Error).message).toMatch(/^huge\.mtx: a CSR of 4294967295 vertices/);
+  });
+
+  it('refuses declared sizes, ids and lines beyond the budget before allocating (#28)', async () => {
+    const refused = async (file: string, text: string, message: RegExp, options = {}) => {
+      const path = join(dir, file);
+      await writeFile(path, text);
+      const err = await loadGraph(path, options).catch((e: unknown) => e);
+      expect(err, file).toBeInstanceOf(InputError);
+      expect((err as Error).message).toMatch(message);
+    };
+    const mtx = '%%MatrixMarket matrix coordinate pattern general\n';
+    await refused(
+      'rows.mtx',
+      `${mtx}4000000000 4000000000 1\n1 2\n`,
+      /^rows\.mtx:2: a 4000000000 x 4000000000 matrix with 1 entries needs about 32000000020 bytes, over the budget of 1000000 \(maxBytes\)$/,
+      { maxBytes: 1e6 },
+    );
+    await refused(
+      'entries.mtx',
+      `${mtx}3 3 1000\n1 2\n`,
+      /^entries\.mtx:2: 1000 entries cannot fit in the file's/,
+    );
+    await refused(
+      'far.el',
+      '0 1\n4294967294 1\n',
+      /^far\.el:2: a graph of 4294967295 vertices and 2 edges needs/,
+      {
+        maxBytes: 2 ** 31,
+      },
+    );
+    await refused('arcs.gr', 'p sp 3 100\na 1 2 1\n', /^arcs\.gr:1: 100 arcs cannot fit/);
+    await refused(
+      'long.el',
+      `0 1\n${'0'.repeat(100)} 1\n`,
+      /^long\.el:2: line is longer than 64 bytes \(maxLineBytes\)$/,
+      {
+        maxLineBytes: 64,
+      },
+    );
   });
 
   it('writes and reads .wcsr files and rejects a truncated one before allocating', async () => {

@@ -4,6 +4,7 @@
  */
 import { createReadStream } from 'node:fs';
 import { open, stat } from 'node:fs/promises';
+import { totalmem } from 'node:os';
 import { basename, extname } from 'node:path';
 import { DeviceLimitError, InputError } from '@weft/gpu';
 import { type BuildOptions, type BuildReport, hostCsrFromEdgeList } from './host-build.ts';
@@ -46,7 +47,16 @@ export function fileChunks(path: string, chunkSize = 1 << 20): AsyncIterable<Uin
   return createReadStream(path, { highWaterMark: chunkSize }) as AsyncIterable<Uint8Array>;
 }
 
-export interface ReadGraphOptions extends Omit<EdgeListOptions, 'name'> {
+/** `maxBytes` of {@link readGraphFile} and {@link loadGraph} by default: a quarter of the machine's memory. */
+export function defaultMaxBytes(): number {
+  return Math.floor(totalmem() / 4);
+}
+
+/**
+ * Options of the text parsers and their budget (`maxBytes` defaults to {@link defaultMaxBytes},
+ * the file's size bounds declared entry counts).
+ */
+export interface ReadGraphOptions extends Omit<EdgeListOptions, 'name' | 'byteLength'> {
   /** Overrides the format the extension implies. */
   format?: GraphFileFormat;
   /** For Matrix Market integer values and edge-list weights. */
@@ -110,19 +120,25 @@ export async function readGraphFile(path: string, options: ReadGraphOptions = {}
   if (options.format !== undefined) await checkRegularFile(path);
   const name = basename(path);
   const { format: _, ...rest } = options;
+  const { size } = await stat(path);
+  const budget = {
+    name,
+    byteLength: size,
+    maxBytes: options.maxBytes ?? defaultMaxBytes(),
+    ...(options.maxLineBytes === undefined ? {} : { maxLineBytes: options.maxLineBytes }),
+  };
   switch (format) {
     case 'wcsr': {
-      const { size } = await stat(path);
       return { kind: 'csr', format, csr: await readBinaryCsr(fileChunks(path), { name, byteLength: size }) };
     }
     case 'mtx': {
-      const mm = options.weightType === undefined ? { name } : { name, weightType: options.weightType };
+      const mm = options.weightType === undefined ? budget : { ...budget, weightType: options.weightType };
       return { kind: 'edges', format, edges: await parseMatrixMarket(fileChunks(path), mm) };
     }
     case 'dimacs':
-      return { kind: 'edges', format, edges: await parseDimacs(fileChunks(path), { name }) };
+      return { kind: 'edges', format, edges: await parseDimacs(fileChunks(path), budget) };
     case 'edgelist':
-      return { kind: 'edges', format, edges: await parseEdgeList(fileChunks(path), { ...rest, name }) };
+      return { kind: 'edges', format, edges: await parseEdgeList(fileChunks(path), { ...rest, ...budget }) };
     default:
       throw new InputError(`unknown format '${format as string}'`, 'options.format');
   }

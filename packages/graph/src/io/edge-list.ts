@@ -1,11 +1,18 @@
 import { InputError } from '@weft/gpu';
 import type { HostEdgeList } from '../host-graph.ts';
 import { checkVertexCount, MAX_VERTEX_COUNT } from '../host-graph.ts';
+import {
+  budgetOption,
+  checkGraphBytes,
+  DEFAULT_MAX_BYTES,
+  DEFAULT_MAX_LINE_BYTES,
+  type LoadBudget,
+} from './budget.ts';
 import { Growable } from './growable.ts';
 import { type ByteSource, firstNonBlank, forEachLine, LineTokens } from './lines.ts';
 import { WeightColumn, type WeightType } from './weights.ts';
 
-export interface EdgeListOptions {
+export interface EdgeListOptions extends LoadBudget {
   /** Names the source in errors. */
   name?: string;
   /** Ids in the file start at 1 (default false: ids are used as given). */
@@ -30,6 +37,11 @@ export async function parseEdgeList(
   const base = options.oneBased ? 1 : 0;
   const limit = options.vertexCount;
   if (limit !== undefined) checkVertexCount(limit, 'options.vertexCount');
+  const maxBytes = budgetOption(options.maxBytes, DEFAULT_MAX_BYTES, 'maxBytes');
+  const maxLineBytes = budgetOption(options.maxLineBytes, DEFAULT_MAX_LINE_BYTES, 'maxLineBytes');
+  if (limit !== undefined) {
+    checkGraphBytes(limit, 0, false, maxBytes, `a graph of ${limit} vertices`, 'options.vertexCount');
+  }
   const src = new Growable((n) => new Uint32Array(n), 1 << 16);
   const dst = new Growable((n) => new Uint32Array(n), 1 << 16);
   const weights = new WeightColumn();
@@ -52,27 +64,42 @@ export async function parseEdgeList(
     return v;
   };
 
-  await forEachLine(source, (bytes, start, end, line) => {
-    const first = firstNonBlank(bytes, start, end);
-    if (first === -1 || first === 35 /* # */ || first === 37 /* % */) return;
-    const where = `${name}:${line}`;
-    tokens.split(bytes, start, end, where);
-    if (tokens.count === 0) return;
-    if (columns === 0) {
-      if (tokens.count !== 2 && tokens.count !== 3) {
-        throw new InputError(`an edge needs 'source target [weight]', found ${tokens.count} values`, where);
+  await forEachLine(
+    source,
+    (bytes, start, end, line) => {
+      const first = firstNonBlank(bytes, start, end);
+      if (first === -1 || first === 35 /* # */ || first === 37 /* % */) return;
+      const where = `${name}:${line}`;
+      tokens.split(bytes, start, end, where);
+      if (tokens.count === 0) return;
+      if (columns === 0) {
+        if (tokens.count !== 2 && tokens.count !== 3) {
+          throw new InputError(`an edge needs 'source target [weight]', found ${tokens.count} values`, where);
+        }
+        columns = tokens.count;
+      } else if (tokens.count !== columns) {
+        throw new InputError(
+          `found ${tokens.count} values but earlier edges have ${columns} (${columns === 3 ? 'weighted' : 'unweighted'})`,
+          where,
+        );
       }
-      columns = tokens.count;
-    } else if (tokens.count !== columns) {
-      throw new InputError(
-        `found ${tokens.count} values but earlier edges have ${columns} (${columns === 3 ? 'weighted' : 'unweighted'})`,
+      src.push(id(0, 'source id', where));
+      dst.push(id(1, 'target id', where));
+      if (columns === 3) weights.push(tokens.real(2, 'weight'), line);
+      // Checked per edge, so an id near 2^32 is refused before the CSR builder allocates for it.
+      const vertices = limit ?? maxId + 1;
+      checkGraphBytes(
+        vertices,
+        src.length,
+        columns === 3,
+        maxBytes,
+        `a graph of ${vertices} vertices and ${src.length} edges`,
         where,
       );
-    }
-    src.push(id(0, 'source id', where));
-    dst.push(id(1, 'target id', where));
-    if (columns === 3) weights.push(tokens.real(2, 'weight'), line);
-  });
+    },
+    maxLineBytes,
+    name,
+  );
 
   const edges: HostEdgeList = {
     vertexCount: limit ?? maxId + 1,

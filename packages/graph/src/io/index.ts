@@ -3,6 +3,7 @@
  * they run in Node and in browsers (`@weft/graph/node` opens files by path).
  */
 export { BINARY_CSR_VERSION, type BinaryCsrOptions, readBinaryCsr, writeBinaryCsr } from './binary-csr.ts';
+export { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINE_BYTES, type LoadBudget } from './budget.ts';
 export { type DimacsOptions, parseDimacs } from './dimacs.ts';
 export { type EdgeListOptions, parseEdgeList } from './edge-list.ts';
 export { type ByteSource, bytesSource, readableChunks } from './lines.ts';

@@ -1,3 +1,4 @@
+import { InputError } from '@weft/gpu';
 import { mulberry32 } from '@weft/testing';
 import { describe, expect, it } from 'vitest';
 import { crc32 } from './crc32.ts';
@@ -80,5 +81,21 @@ describe('readableChunks', () => {
       out.push(new TextDecoder().decode(b.subarray(s, e))),
     );
     expect(out).toEqual(['ab', 'cd', 'e']);
+  });
+});
+
+describe('maxLineBytes', () => {
+  it('refuses a line without an ending before its carry grows past the bound', async () => {
+    const zeros = {
+      *[Symbol.iterator]() {
+        // An endless stream of NUL bytes, as /dev/zero gives: refused after the first chunks past the bound.
+        for (;;) yield new Uint8Array(4096);
+      },
+    };
+    const err = await forEachLine(zeros, () => {}, 1 << 16, 'zero.mtx').catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(InputError);
+    expect((err as Error).message).toBe('zero.mtx:1: line is longer than 65536 bytes (maxLineBytes)');
+    // The bound is inclusive: a line of exactly maxLineBytes (CR counted, LF not) passes.
+    expect(await forEachLine(bytesSource('ab\r\nabc\n'), () => {}, 3)).toBe(2);
   });
 });

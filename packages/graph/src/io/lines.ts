@@ -1,4 +1,5 @@
 import { InputError } from '@weft/gpu';
+import { DEFAULT_MAX_LINE_BYTES } from './budget.ts';
 
 /** Bytes of a file arriving in chunks: a Node stream, `response.body`, or {@link bytesSource}. */
 export type ByteSource = AsyncIterable<Uint8Array> | Iterable<Uint8Array>;
@@ -43,13 +44,25 @@ const CR = 13;
 /**
  * Calls `onLine` for every line (LF or CRLF endings; a last line without an ending counts), reading the source
  * chunk by chunk. Lines that straddle chunks are joined in a carry buffer; nothing holds the whole file.
- * Returns the number of lines.
+ * A line longer than `maxLineBytes` (its LF excluded) is an {@link InputError} at `name:line`, raised before the
+ * carry buffer grows past the bound. Returns the number of lines.
  */
-export async function forEachLine(source: ByteSource, onLine: LineHandler): Promise<number> {
+export async function forEachLine(
+  source: ByteSource,
+  onLine: LineHandler,
+  maxLineBytes = DEFAULT_MAX_LINE_BYTES,
+  name = 'input',
+): Promise<number> {
   let carry: Uint8Array = new Uint8Array(256);
   let carryLength = 0;
   let line = 0;
+  const tooLong = (length: number) => {
+    if (length > maxLineBytes) {
+      throw new InputError(`line is longer than ${maxLineBytes} bytes (maxLineBytes)`, `${name}:${line + 1}`);
+    }
+  };
   const emit = (bytes: Uint8Array, start: number, end: number) => {
+    tooLong(end - start);
     line++;
     const stop = end > start && bytes[end - 1] === CR ? end - 1 : end;
     // A UTF-8 byte order mark is no part of the first token.
@@ -67,6 +80,7 @@ export async function forEachLine(source: ByteSource, onLine: LineHandler): Prom
     let start = 0;
     for (let i = chunk.indexOf(LF); i !== -1; i = chunk.indexOf(LF, start)) {
       if (carryLength > 0) {
+        tooLong(carryLength + i - start);
         carry = appendBytes(carry, carryLength, chunk, start, i);
         carryLength += i - start;
         emit(carry, 0, carryLength);
@@ -77,6 +91,7 @@ export async function forEachLine(source: ByteSource, onLine: LineHandler): Prom
       start = i + 1;
     }
     if (start < chunk.length) {
+      tooLong(carryLength + chunk.length - start);
       carry = appendBytes(carry, carryLength, chunk, start, chunk.length);
       carryLength += chunk.length - start;
     }

@@ -12,11 +12,41 @@ import type { WeightType } from './weights.ts';
 export type ReferenceResult = { graph: HostEdgeList } | { errorLine: number };
 
 class Reject {
-  constructor(readonly line: number) {}
+  /** `atEnd`: found once the whole file is read (weight types), so any earlier-stopping problem wins. */
+  constructor(
+    readonly line: number,
+    readonly atEnd = false,
+  ) {}
 }
 
 const U32_MAX = 2 ** 32 - 1;
 const MAX_VERTEX_COUNT = 2 ** 32 - 1;
+
+/** The loaders' bounds: a memory budget for the graph and a longest line (LF excluded). */
+export interface ReferenceBudget {
+  maxBytes?: number;
+  maxLineBytes?: number;
+}
+
+/** Rejects `line` when a graph this large passes the budget: 8 bytes a vertex (+1), 12 an edge, 24 weighted. */
+function budget(b: ReferenceBudget, vertices: number, edges: number, weighted: boolean, line: number) {
+  if (8 * (vertices + 1) + edges * (weighted ? 24 : 12) > (b.maxBytes ?? 2 ** 31)) throw new Reject(line);
+}
+
+/** The first line longer than the bound (its CR and a BOM count, its LF does not), or Infinity. */
+function firstLongLine(bytes: Uint8Array, b: ReferenceBudget): number {
+  const max = b.maxLineBytes ?? 2 ** 20;
+  let line = 1;
+  let start = 0;
+  for (let i = 0; i <= bytes.length; i++) {
+    if (i === bytes.length || bytes[i] === 10) {
+      if (i - start > max) return line;
+      line++;
+      start = i + 1;
+    }
+  }
+  return Number.POSITIVE_INFINITY;
+}
 
 /** Lines as the loaders see them: LF ends a line, one CR before it is dropped, a last unterminated line counts. */
 function linesOf(bytes: Uint8Array): string[] {
@@ -68,7 +98,7 @@ function typedWeights(values: Valued[], type: WeightType): HostWeights {
         ? Number.isInteger(v) && v >= 0 && v <= U32_MAX
         : Number.isInteger(v) && v >= -(2 ** 31) && v < 2 ** 31;
   const bad = values.find((x) => !fits(x.v));
-  if (bad !== undefined) throw new Reject(bad.line);
+  if (bad !== undefined) throw new Reject(bad.line, true);
   const raw = values.map((x) => x.v);
   return chosen === 'f32'
     ? Float32Array.from(raw)
@@ -77,77 +107,91 @@ function typedWeights(values: Valued[], type: WeightType): HostWeights {
       : Int32Array.from(raw);
 }
 
-function run(read: () => HostEdgeList): ReferenceResult {
+/** The graph `read` makes, or the first problem line: a too-long line stops the read wherever it is. */
+function run(read: () => HostEdgeList, longLine: number): ReferenceResult {
+  let graph: HostEdgeList;
   try {
-    return { graph: read() };
+    graph = read();
   } catch (e) {
-    if (e instanceof Reject) return { errorLine: e.line };
-    throw e;
-  }
-}
-
-export function referenceMatrixMarket(bytes: Uint8Array, weightType: WeightType = 'auto'): ReferenceResult {
-  return run(() => {
-    const lines = linesOf(bytes);
-    if (lines.length === 0) throw new Reject(1);
-    const banner = tokensOf(lines[0]!, false).map((t) => t.toLowerCase());
-    const [magic, object, format, field = '', symmetry = ''] = banner;
-    if (
-      banner.length !== 5 ||
-      magic !== '%%matrixmarket' ||
-      object !== 'matrix' ||
-      format !== 'coordinate' ||
-      !['real', 'integer', 'pattern'].includes(field) ||
-      !['general', 'symmetric', 'skew-symmetric'].includes(symmetry) ||
-      (field === 'pattern' && symmetry === 'skew-symmetric')
-    ) {
-      throw new Reject(1);
-    }
-    let size: number[] | undefined;
-    let entries = 0;
-    const src: number[] = [];
-    const dst: number[] = [];
-    const values: Valued[] = [];
-    for (let k = 1; k < lines.length; k++) {
-      const line = k + 1;
-      const t = tokensOf(lines[k]!, false);
-      if (t.length === 0 || leadOf(lines[k]!) === '%') continue;
-      if (size === undefined) {
-        if (t.length !== 3) throw new Reject(line);
-        size = t.map((x) => unsigned(x, line));
-        if (Math.max(size[0]!, size[1]!) > MAX_VERTEX_COUNT) throw new Reject(line);
-        continue;
-      }
-      const [rows, cols, nnz] = size as [number, number, number];
-      if (t.length !== (field === 'pattern' ? 2 : 3) || entries === nnz) throw new Reject(line);
-      entries++;
-      const i = unsigned(t[0]!, line);
-      const j = unsigned(t[1]!, line);
-      if (i < 1 || i > rows || j < 1 || j > cols) throw new Reject(line);
-      const v = field === 'pattern' ? 0 : field === 'integer' ? integer(t[2]!, line) : real(t[2]!, line);
-      if (symmetry === 'skew-symmetric' && i === j) throw new Reject(line);
-      src.push(i - 1);
-      dst.push(j - 1);
-      values.push({ v, line });
-      if (symmetry !== 'general' && i !== j) {
-        src.push(j - 1);
-        dst.push(i - 1);
-        values.push({ v: symmetry === 'skew-symmetric' ? -v : v, line });
-      }
-    }
-    if (size === undefined || entries < size[2]!) throw new Reject(lines.length);
-    const graph: HostEdgeList = {
-      vertexCount: Math.max(size[0]!, size[1]!),
-      src: Uint32Array.from(src),
-      dst: Uint32Array.from(dst),
-      directed: symmetry === 'general',
+    if (!(e instanceof Reject)) throw e;
+    return {
+      errorLine: e.atEnd && longLine < Number.POSITIVE_INFINITY ? longLine : Math.min(e.line, longLine),
     };
-    if (field !== 'pattern') graph.weights = typedWeights(values, field === 'real' ? 'f32' : weightType);
-    return graph;
-  });
+  }
+  return longLine < Number.POSITIVE_INFINITY ? { errorLine: longLine } : { graph };
 }
 
-export interface ReferenceEdgeListOptions {
+export function referenceMatrixMarket(
+  bytes: Uint8Array,
+  weightType: WeightType = 'auto',
+  limits: ReferenceBudget = {},
+): ReferenceResult {
+  return run(
+    () => {
+      const lines = linesOf(bytes);
+      if (lines.length === 0) throw new Reject(1);
+      const banner = tokensOf(lines[0]!, false).map((t) => t.toLowerCase());
+      const [magic, object, format, field = '', symmetry = ''] = banner;
+      if (
+        banner.length !== 5 ||
+        magic !== '%%matrixmarket' ||
+        object !== 'matrix' ||
+        format !== 'coordinate' ||
+        !['real', 'integer', 'pattern'].includes(field) ||
+        !['general', 'symmetric', 'skew-symmetric'].includes(symmetry) ||
+        (field === 'pattern' && symmetry === 'skew-symmetric')
+      ) {
+        throw new Reject(1);
+      }
+      let size: number[] | undefined;
+      let entries = 0;
+      const src: number[] = [];
+      const dst: number[] = [];
+      const values: Valued[] = [];
+      for (let k = 1; k < lines.length; k++) {
+        const line = k + 1;
+        const t = tokensOf(lines[k]!, false);
+        if (t.length === 0 || leadOf(lines[k]!) === '%') continue;
+        if (size === undefined) {
+          if (t.length !== 3) throw new Reject(line);
+          size = t.map((x) => unsigned(x, line));
+          if (Math.max(size[0]!, size[1]!) > MAX_VERTEX_COUNT) throw new Reject(line);
+          const mirrored = symmetry === 'general' ? 1 : 2;
+          budget(limits, Math.max(size[0]!, size[1]!), size[2]! * mirrored, field !== 'pattern', line);
+          continue;
+        }
+        const [rows, cols, nnz] = size as [number, number, number];
+        if (t.length !== (field === 'pattern' ? 2 : 3) || entries === nnz) throw new Reject(line);
+        entries++;
+        const i = unsigned(t[0]!, line);
+        const j = unsigned(t[1]!, line);
+        if (i < 1 || i > rows || j < 1 || j > cols) throw new Reject(line);
+        const v = field === 'pattern' ? 0 : field === 'integer' ? integer(t[2]!, line) : real(t[2]!, line);
+        if (symmetry === 'skew-symmetric' && i === j) throw new Reject(line);
+        src.push(i - 1);
+        dst.push(j - 1);
+        values.push({ v, line });
+        if (symmetry !== 'general' && i !== j) {
+          src.push(j - 1);
+          dst.push(i - 1);
+          values.push({ v: symmetry === 'skew-symmetric' ? -v : v, line });
+        }
+      }
+      if (size === undefined || entries < size[2]!) throw new Reject(lines.length);
+      const graph: HostEdgeList = {
+        vertexCount: Math.max(size[0]!, size[1]!),
+        src: Uint32Array.from(src),
+        dst: Uint32Array.from(dst),
+        directed: symmetry === 'general',
+      };
+      if (field !== 'pattern') graph.weights = typedWeights(values, field === 'real' ? 'f32' : weightType);
+      return graph;
+    },
+    firstLongLine(bytes, limits),
+  );
+}
+
+export interface ReferenceEdgeListOptions extends ReferenceBudget {
   oneBased?: boolean;
   vertexCount?: number;
   weightType?: WeightType;
@@ -157,80 +201,88 @@ export function referenceEdgeList(
   bytes: Uint8Array,
   options: ReferenceEdgeListOptions = {},
 ): ReferenceResult {
-  return run(() => {
-    const lines = linesOf(bytes);
-    const base = options.oneBased ? 1 : 0;
-    const bound = options.vertexCount ?? MAX_VERTEX_COUNT;
-    let columns = 0;
-    let maxId = -1;
-    const src: number[] = [];
-    const dst: number[] = [];
-    const values: Valued[] = [];
-    const id = (t: string, line: number) => {
-      const v = unsigned(t, line) - base;
-      if (v < 0 || v >= bound) throw new Reject(line);
-      maxId = Math.max(maxId, v);
-      return v;
-    };
-    lines.forEach((text, k) => {
-      const line = k + 1;
-      const t = tokensOf(text, true);
-      if (t.length === 0 || leadOf(text) === '#' || leadOf(text) === '%') return;
-      // An empty field: two commas before a token, or one before the first token.
-      if (/(^|,)[ \t\r\v\f]*,[ \t\r\v\f,]*[^ \t\r\v\f,]/.test(text)) throw new Reject(line);
-      if (columns === 0 && t.length !== 2 && t.length !== 3) throw new Reject(line);
-      if (columns !== 0 && t.length !== columns) throw new Reject(line);
-      columns = t.length;
-      src.push(id(t[0]!, line));
-      dst.push(id(t[1]!, line));
-      if (columns === 3) values.push({ v: real(t[2]!, line), line });
-    });
-    const graph: HostEdgeList = {
-      vertexCount: options.vertexCount ?? maxId + 1,
-      src: Uint32Array.from(src),
-      dst: Uint32Array.from(dst),
-      directed: true,
-    };
-    if (columns === 3) graph.weights = typedWeights(values, options.weightType ?? 'auto');
-    return graph;
-  });
+  return run(
+    () => {
+      const lines = linesOf(bytes);
+      const base = options.oneBased ? 1 : 0;
+      const bound = options.vertexCount ?? MAX_VERTEX_COUNT;
+      let columns = 0;
+      let maxId = -1;
+      const src: number[] = [];
+      const dst: number[] = [];
+      const values: Valued[] = [];
+      const id = (t: string, line: number) => {
+        const v = unsigned(t, line) - base;
+        if (v < 0 || v >= bound) throw new Reject(line);
+        maxId = Math.max(maxId, v);
+        return v;
+      };
+      lines.forEach((text, k) => {
+        const line = k + 1;
+        const t = tokensOf(text, true);
+        if (t.length === 0 || leadOf(text) === '#' || leadOf(text) === '%') return;
+        // An empty field: two commas before a token, or one before the first token.
+        if (/(^|,)[ \t\r\v\f]*,[ \t\r\v\f,]*[^ \t\r\v\f,]/.test(text)) throw new Reject(line);
+        if (columns === 0 && t.length !== 2 && t.length !== 3) throw new Reject(line);
+        if (columns !== 0 && t.length !== columns) throw new Reject(line);
+        columns = t.length;
+        src.push(id(t[0]!, line));
+        dst.push(id(t[1]!, line));
+        if (columns === 3) values.push({ v: real(t[2]!, line), line });
+        budget(options, options.vertexCount ?? maxId + 1, src.length, columns === 3, line);
+      });
+      const graph: HostEdgeList = {
+        vertexCount: options.vertexCount ?? maxId + 1,
+        src: Uint32Array.from(src),
+        dst: Uint32Array.from(dst),
+        directed: true,
+      };
+      if (columns === 3) graph.weights = typedWeights(values, options.weightType ?? 'auto');
+      return graph;
+    },
+    firstLongLine(bytes, options),
+  );
 }
 
-export function referenceDimacs(bytes: Uint8Array): ReferenceResult {
-  return run(() => {
-    const lines = linesOf(bytes);
-    let problem: [number, number] | undefined;
-    const src: number[] = [];
-    const dst: number[] = [];
-    const weights: number[] = [];
-    lines.forEach((text, k) => {
-      const line = k + 1;
-      const t = tokensOf(text, false);
-      if (t.length === 0 || leadOf(text) === 'c') return;
-      if (t[0] === 'p') {
-        if (problem !== undefined || t.length !== 4 || t[1] !== 'sp') throw new Reject(line);
-        problem = [unsigned(t[2]!, line), unsigned(t[3]!, line)];
-        if (problem[0] > MAX_VERTEX_COUNT) throw new Reject(line);
-        return;
-      }
-      if (t[0] !== 'a' || problem === undefined || t.length !== 4) throw new Reject(line);
-      const [n, m] = problem;
-      if (src.length === m) throw new Reject(line);
-      const [u, v, w] = [unsigned(t[1]!, line), unsigned(t[2]!, line), unsigned(t[3]!, line)];
-      if (u < 1 || u > n || v < 1 || v > n || w > U32_MAX) throw new Reject(line);
-      src.push(u - 1);
-      dst.push(v - 1);
-      weights.push(w);
-    });
-    if (problem === undefined || src.length < problem[1]) throw new Reject(Math.max(lines.length, 1));
-    return {
-      vertexCount: problem[0],
-      src: Uint32Array.from(src),
-      dst: Uint32Array.from(dst),
-      weights: Uint32Array.from(weights),
-      directed: true,
-    };
-  });
+export function referenceDimacs(bytes: Uint8Array, limits: ReferenceBudget = {}): ReferenceResult {
+  return run(
+    () => {
+      const lines = linesOf(bytes);
+      let problem: [number, number] | undefined;
+      const src: number[] = [];
+      const dst: number[] = [];
+      const weights: number[] = [];
+      lines.forEach((text, k) => {
+        const line = k + 1;
+        const t = tokensOf(text, false);
+        if (t.length === 0 || leadOf(text) === 'c') return;
+        if (t[0] === 'p') {
+          if (problem !== undefined || t.length !== 4 || t[1] !== 'sp') throw new Reject(line);
+          problem = [unsigned(t[2]!, line), unsigned(t[3]!, line)];
+          if (problem[0] > MAX_VERTEX_COUNT) throw new Reject(line);
+          budget(limits, problem[0], problem[1], true, line);
+          return;
+        }
+        if (t[0] !== 'a' || problem === undefined || t.length !== 4) throw new Reject(line);
+        const [n, m] = problem;
+        if (src.length === m) throw new Reject(line);
+        const [u, v, w] = [unsigned(t[1]!, line), unsigned(t[2]!, line), unsigned(t[3]!, line)];
+        if (u < 1 || u > n || v < 1 || v > n || w > U32_MAX) throw new Reject(line);
+        src.push(u - 1);
+        dst.push(v - 1);
+        weights.push(w);
+      });
+      if (problem === undefined || src.length < problem[1]) throw new Reject(Math.max(lines.length, 1));
+      return {
+        vertexCount: problem[0],
+        src: Uint32Array.from(src),
+        dst: Uint32Array.from(dst),
+        weights: Uint32Array.from(weights),
+        directed: true,
+      };
+    },
+    firstLongLine(bytes, limits),
+  );
 }
 
 /**
