@@ -48,13 +48,19 @@ function firstLongLine(bytes: Uint8Array, b: ReferenceBudget): number {
   return Number.POSITIVE_INFINITY;
 }
 
-/** Lines as the loaders see them: LF ends a line, one CR before it is dropped, a last unterminated line counts. */
+/**
+ * Lines as the loaders see them: LF ends a line, one CR before it is dropped, a last unterminated line counts, a
+ * byte order mark opening the file is dropped.
+ */
 function linesOf(bytes: Uint8Array): string[] {
   const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1');
   if (text === '') return [];
   const parts = text.split('\n');
   if (parts[parts.length - 1] === '') parts.pop();
-  return parts.map((l) => (l.endsWith('\r') ? l.slice(0, -1) : l));
+  const lines = parts.map((l) => (l.endsWith('\r') ? l.slice(0, -1) : l));
+  // A UTF-8 byte order mark (three latin1 characters here) is no part of the first line's text.
+  if (lines[0]!.startsWith('\u00ef\u00bb\u00bf')) lines[0] = lines[0]!.slice(3);
+  return lines;
 }
 
 const tokensOf = (line: string, commas: boolean) =>
