@@ -22,7 +22,7 @@ export interface LoadBudget {
  * Bytes a graph of `vertices` and `edges` costs while it is read and built into a CSR: 8 per vertex (offsets and
  * counts) and 12 per edge (ids and targets), 24 with weights (read as f64, stored as 4 bytes).
  */
-export function graphBytes(vertices: number, edges: number, weighted: boolean): number {
+function graphBytes(vertices: number, edges: number, weighted: boolean): number {
   return 8 * (vertices + 1) + edges * (weighted ? 24 : 12);
 }
 
