@@ -179,6 +179,34 @@ const smoke = sh('plain-Node examples', 'node', ['smoke.js'], app, {
 });
 console.log(`pack-check: node: ${smoke.trim().split('\n').at(-1)}`);
 
+// 4b. The `weft` bin, as `npx` runs it: bfs on a small .mtx to a streamed JSON, and info on the same file.
+writeFileSync(
+  join(app, 'path.mtx'),
+  '%%MatrixMarket matrix coordinate pattern general\n4 4 3\n1 2\n2 3\n3 4\n',
+);
+sh(
+  'weft run',
+  'npx',
+  ['--no-install', 'weft', 'run', 'bfs', 'path.mtx', '--source', '0', '--out', 'out.json'],
+  app,
+  {
+    XDG_RUNTIME_DIR: '/tmp',
+  },
+);
+const result = readJson(join(app, 'out.json'));
+if (result.algorithm !== 'bfs' || JSON.stringify(result.values) !== '[0,1,2,3]') {
+  fail(`weft run bfs wrote ${JSON.stringify(result)}, want values [0,1,2,3]`);
+}
+const info = JSON.parse(
+  sh('weft info', 'npx', ['--no-install', 'weft', 'info', 'path.mtx', '--json'], app, {
+    XDG_RUNTIME_DIR: '/tmp',
+  }),
+);
+if (info.vertices !== 4 || info.arcs !== 3 || info.components !== 1) {
+  fail(`weft info printed ${JSON.stringify(info)}, want 4 vertices, 3 arcs, 1 component`);
+}
+console.log('pack-check: npx weft run bfs and weft info correct');
+
 // 5. The declarations stand alone: no `types`, no esnext.disposable, skipLibCheck off.
 writeFileSync(
   join(app, 'consumer.ts'),

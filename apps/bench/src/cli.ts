@@ -1,11 +1,11 @@
 import { writeFileSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
+import { RUN_USAGE, userErrorLine, main as weftCli } from '@weft/cli';
 import { requestDevice, type WeftDevice, WeftError } from '@weft/gpu';
 import gpuPackage from '@weft/gpu/package.json' with { type: 'json' };
 import { loadGraph } from '@weft/graph/node';
 import type { AnchorFile } from './anchors.ts';
-import { userErrorLine } from './cli-errors.ts';
 import { fmtItems, fmtMs } from './format.ts';
 import { type BenchGraph, type GraphSelection, hasSelection, selectGraphs } from './graphs.ts';
 import { GRAPHS_USAGE, graphsCommand, provideWrittenGraphs } from './graphs-command.ts';
@@ -18,7 +18,6 @@ import {
   traversalTable,
   withComparisons,
 } from './report.ts';
-import { RUN_USAGE, runCommand } from './run-command.ts';
 import { parseSizes } from './sizes.ts';
 import { setSourceCount, VALIDATE_ALL_MAX_ARCS } from './suites/algorithms.ts';
 import { MAX_ARCS_GRAPHOLOGY } from './suites/cpu-baselines.ts';
@@ -333,7 +332,10 @@ async function main(): Promise<number> {
     case 'bench':
       return bench(rest);
     case 'run':
-      return runCommand(rest);
+    case 'convert':
+    case 'info':
+      // The user commands live in @weft/cli (what `npx @weft/cli` runs); the bench only adds its own.
+      return weftCli([command, ...rest]);
     case 'graphs':
       return graphsCommand(rest);
     case 'help':

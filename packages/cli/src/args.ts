@@ -31,3 +31,24 @@ export function vertexIdOption(text: string, option: string): number {
   }
   return Number(text);
 }
+
+/** A CLI option's value as a count of at least 1 (decimal digits only). */
+export function countOption(text: string, option: string): number {
+  if (!/^[0-9]+$/.test(text) || !Number.isSafeInteger(Number(text)) || Number(text) < 1) {
+    throw new InputError(`'${text}' is not a count (a positive integer)`, option);
+  }
+  return Number(text);
+}
+
+/** Options every command that reads a graph file takes. */
+export const GRAPH_OPTIONS = {
+  undirected: { type: 'boolean', default: false },
+  'one-based': { type: 'boolean', default: false },
+  help: { type: 'boolean', short: 'h', default: false },
+} as const;
+
+export const GRAPH_FILE_HELP = `.mtx, .gr (DIMACS), .el/.txt/.wel/.tsv/.csv/.edges (edge lists), .wcsr (Weft binary CSR)`;
+
+export const GRAPH_OPTIONS_HELP = `  --undirected      read the graph as undirected (each edge both ways), whatever the format says
+  --one-based       edge-list ids start at 1
+`;

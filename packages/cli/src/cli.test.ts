@@ -1,0 +1,206 @@
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { InputError } from '@weft/gpu';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { userErrorLine, vertexIdOption } from './args.ts';
+import { main } from './cli.ts';
+
+/** Runs `weft args` in this process: its exit code, stdout and stderr. */
+async function weft(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  let stdout = '';
+  let stderr = '';
+  const code = await main(args, { out: (t) => (stdout += t), err: (t) => (stderr += t) });
+  return { code, stdout, stderr };
+}
+
+/** Plain BFS depths over directed arcs (or both ways when `undirected`). */
+function referenceBfs(n: number, arcs: [number, number][], source: number, undirected = false): number[] {
+  const adj: number[][] = Array.from({ length: n }, () => []);
+  for (const [u, v] of arcs) {
+    adj[u]!.push(v);
+    if (undirected) adj[v]!.push(u);
+  }
+  const depth = new Array<number>(n).fill(-1);
+  depth[source] = 0;
+  const queue = [source];
+  for (let head = 0; head < queue.length; head++) {
+    const u = queue[head]!;
+    for (const v of adj[u]!) {
+      if (depth[v] === -1) {
+        depth[v] = depth[u]! + 1;
+        queue.push(v);
+      }
+    }
+  }
+  return depth;
+}
+
+// A directed graph: 0 -> 1 -> 2 -> 0 is a directed triangle, 2 -> 3 -> 4, and 5 alone.
+const ARCS: [number, number][] = [
+  [0, 1],
+  [1, 2],
+  [2, 0],
+  [2, 3],
+  [3, 4],
+];
+const N = 6;
+const MTX = `%%MatrixMarket matrix coordinate integer general\n${N} ${N} ${ARCS.length}\n${ARCS.map(([u, v]) => `${u + 1} ${v + 1} ${u + v + 1}`).join('\n')}\n`;
+
+let dir = '';
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'weft-cli-'));
+  await writeFile(join(dir, 'g.mtx'), MTX);
+  await writeFile(join(dir, 'g.el'), ARCS.map(([u, v]) => `${u} ${v}`).join('\n'));
+  await writeFile(join(dir, 'bad.el'), '0 1 5\n0 2 2\n2 1 -10\n1 3 1\n');
+  await writeFile(join(dir, 'big.el'), '0 1 3000000000\n1 2 3000000000\n2 3 1\n');
+  await writeFile(join(dir, 'plain.el'), '0 1\n1 2\n');
+  await writeFile(join(dir, 'm.txt'), '%%MatrixMarket matrix coordinate pattern general\n2 2 1\n1 2\n');
+  await mkdir(join(dir, 'dir.mtx'));
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+const readJson = async (path: string) => JSON.parse(await readFile(path, 'utf8'));
+
+describe('weft option parsing', () => {
+  it('takes only decimal digits as a vertex id', () => {
+    expect(vertexIdOption('12', '--source')).toBe(12);
+    for (const bad of ['', ' ', '-1', '1.5', '1e3', '0x10', '+1', '1 ', '99999999999999999999']) {
+      expect(() => vertexIdOption(bad, '--source'), JSON.stringify(bad)).toThrow(InputError);
+    }
+  });
+
+  it('reports user errors in one line and keeps stacks for bugs', () => {
+    expect(userErrorLine(new InputError('bad\nthing', 'x'))).toBe('x: bad thing');
+    expect(userErrorLine(Object.assign(new Error('nope'), { code: 'ERR_PARSE_ARGS_UNKNOWN_OPTION' }))).toBe(
+      'nope',
+    );
+    expect(userErrorLine(new TypeError('a bug'))).toBeUndefined();
+  });
+});
+
+describe('weft run, convert, info', () => {
+  it('runs bfs on .mtx, .gr, edge list and .wcsr conversions with the same values', async () => {
+    const want = referenceBfs(N, ARCS, 0);
+    const first = await weft([
+      'run',
+      'bfs',
+      join(dir, 'g.mtx'),
+      '--source',
+      '0',
+      '--out',
+      join(dir, 'g.json'),
+    ]);
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stdout).toMatch(/compile \d+ ms \(first run [\d.]+ ms\), run [\d.]+ ms/);
+    const json = await readJson(join(dir, 'g.json'));
+    expect(json).toMatchObject({ algorithm: 'bfs', graph: 'g.mtx', source: 0, values: want });
+    expect(json.parents).toHaveLength(N);
+    for (const ext of ['gr', 'wel', 'wcsr']) {
+      const to = join(dir, `c.${ext}`);
+      const converted = await weft(['convert', join(dir, 'g.mtx'), to]);
+      expect(converted.code, converted.stderr).toBe(0);
+      const run = await weft(['run', 'bfs', to, '--out', join(dir, `c-${ext}.json`), '--repeat', '3']);
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stdout, ext).toMatch(/median of 3 warm runs, min/);
+      // An edge list has no vertex count: the isolated last vertex is lost.
+      const expected = ext === 'wel' ? want.slice(0, N - 1) : want;
+      expect((await readJson(join(dir, `c-${ext}.json`))).values, ext).toEqual(expected);
+    }
+    // sssp weights survive the round trip through DIMACS.
+    await weft(['run', 'sssp', join(dir, 'g.mtx'), '--out', join(dir, 's1.json')]);
+    await weft(['run', 'sssp', join(dir, 'c.gr'), '--out', join(dir, 's2.json')]);
+    const s1 = await readJson(join(dir, 's1.json'));
+    expect(s1.values).toEqual([0, 2, 6, 12, 20, null]);
+    expect((await readJson(join(dir, 's2.json'))).values).toEqual(s1.values);
+  }, 300_000);
+
+  it('reads every format as undirected with --undirected', async () => {
+    const want = referenceBfs(N, ARCS, 4, true);
+    await weft(['convert', join(dir, 'g.el'), join(dir, 'u.wcsr')]);
+    for (const file of ['g.el', 'g.mtx', 'u.wcsr']) {
+      const out = join(dir, `u-${file}.json`);
+      const run = await weft(['run', 'bfs', join(dir, file), '--undirected', '--source', '4', '--out', out]);
+      expect(run.code, run.stderr).toBe(0);
+      expect((await readJson(out)).values, file).toEqual(file === 'g.mtx' ? want : want.slice(0, N - 1));
+    }
+    // An undirected conversion is a symmetric Matrix Market file, read back as undirected.
+    await weft(['convert', join(dir, 'g.el'), join(dir, 'u.mtx'), '--undirected']);
+    expect(await readFile(join(dir, 'u.mtx'), 'utf8')).toMatch(/symmetric/);
+    await weft(['run', 'bfs', join(dir, 'u.mtx'), '--source', '4', '--out', join(dir, 'u2.json')]);
+    expect((await readJson(join(dir, 'u2.json'))).values).toEqual(want.slice(0, N - 1));
+  }, 300_000);
+
+  it('runs triangles on the undirected graph of a directed file and says so', async () => {
+    const run = await weft(['run', 'triangles', join(dir, 'g.mtx'), '--out', join(dir, 't.json')]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toMatch(
+      /run on its undirected graph \(10 arcs\): triangles needs an undirected graph/,
+    );
+    expect(await readJson(join(dir, 't.json'))).toMatchObject({
+      algorithm: 'triangles',
+      value: 1,
+      undirected: true,
+    });
+  }, 120_000);
+
+  it('prints the statistics of a graph file', async () => {
+    const info = await weft(['info', join(dir, 'g.mtx'), '--json']);
+    expect(info.code, info.stderr).toBe(0);
+    expect(JSON.parse(info.stdout)).toEqual({
+      graph: 'g.mtx',
+      vertices: 6,
+      arcs: 5,
+      directed: true,
+      weighted: true,
+      degree: { min: 0, mean: 5 / 6, max: 2 },
+      components: 2,
+    });
+    const text = await weft(['info', join(dir, 'g.el'), '--undirected']);
+    expect(text.stdout).toMatch(/5 vertices, 10 arcs, undirected/);
+    expect(text.stdout).toMatch(/connected components: 1\n/);
+  }, 120_000);
+});
+
+// Issue #28's probes through the real command: exit code 2 and one line, never a stack or a wrong answer.
+describe('weft hostile probes', () => {
+  it('exits 2 with one line for each misuse', async () => {
+    const plain = join(dir, 'plain.el');
+    const probes: [string[], RegExp][] = [
+      [['run', 'bfs', plain, '--bogus'], /Unknown option '--bogus'/],
+      [['run', 'bfs', plain, '--source'], /--source/],
+      [['run', 'bfs', plain, '--source', ''], /--source: '' is not a vertex id/],
+      [['run', 'bfs', plain, '--source', ' '], /--source: ' ' is not a vertex id/],
+      [['run', 'bfs', plain, '--source', '-1'], /--source/],
+      [['run', 'bfs', plain, '--source=-1'], /--source: '-1' is not a vertex id/],
+      [['run', 'bfs', plain, '--source', '1.5'], /'1\.5' is not a vertex id/],
+      [['run', 'bfs', plain, '--source', '1e3'], /'1e3' is not a vertex id/],
+      [['run', 'bfs', plain, '--repeat', '0'], /--repeat: '0' is not a count/],
+      [['run', 'bfs', join(dir, 'none.el')], /none\.el: no such file/],
+      [['run', 'bfs', join(dir, 'dir.mtx')], /dir\.mtx: is a directory/],
+      [['run', 'bfs', join(dir, 'm.txt')], /%%MatrixMarket banner but its extension '\.txt' names edgelist/],
+      [
+        ['run', 'bfs', plain, '--out', join(dir, 'nowhere', 'x.json')],
+        /--out: directory .*nowhere does not exist/,
+      ],
+      [['run', 'bfs', plain, '--out', dir], /--out: .* is a directory/],
+      [['run', 'sssp', join(dir, 'bad.el')], /weight -10 of edge 2 -> 1 \(edge \d\) is negative/],
+      [['run', 'sssp', join(dir, 'big.el')], /reached 2\^32 - 2/],
+      [['run', 'pagerankk', plain], /unknown algorithm 'pagerankk'/],
+      [['convert', plain, join(dir, 'x.png')], /unknown graph file extension '\.png'/],
+      [['info', join(dir, 'none.mtx')], /none\.mtx: no such file/],
+      [['frobnicate'], /unknown command 'frobnicate'/],
+    ];
+    for (const [args, pattern] of probes) {
+      const { code, stderr } = await weft(args);
+      const what = args.join(' ');
+      expect(code, `${what}: ${stderr}`).toBe(2);
+      expect(stderr.trimEnd().split('\n'), what).toHaveLength(1);
+      expect(stderr, what).toMatch(/^weft: /);
+      expect(stderr, what).toMatch(pattern);
+      expect(stderr, what).not.toMatch(/\n\s+at /);
+    }
+  }, 300_000);
+});

@@ -1,0 +1,60 @@
+import { constants } from 'node:fs';
+import { access, open, stat } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
+import { InputError } from '@weft/gpu';
+
+/**
+ * Checks, before any computation, that `path` can be written: its directory exists and is writable, and
+ * the path is not a directory (nor a read-only file).
+ */
+export async function checkOutputPath(path: string, option = '--out'): Promise<void> {
+  const full = resolve(path);
+  const existing = await stat(full).catch(() => undefined);
+  if (existing?.isDirectory()) throw new InputError(`${path} is a directory`, option);
+  const dir = dirname(full);
+  const parent = await stat(dir).catch(() => undefined);
+  if (parent === undefined) throw new InputError(`directory ${dirname(path)} does not exist`, option);
+  if (!parent.isDirectory()) throw new InputError(`${dirname(path)} is not a directory`, option);
+  try {
+    await access(existing ? full : dir, constants.W_OK);
+  } catch {
+    throw new InputError(`${existing ? path : `directory ${dirname(path)}`} is not writable`, option);
+  }
+}
+
+/** Values per write: a few hundred kilobytes of text, whatever the vertex count. */
+const CHUNK = 1 << 16;
+
+/**
+ * Writes `{...scalars, name: [values], ...}` to `path`, each array streamed in chunks so that a result of tens
+ * of millions of vertices never becomes one string. Non-finite numbers are written as `null`.
+ */
+export async function writeResultJson(
+  path: string,
+  scalars: Record<string, unknown>,
+  arrays: Record<string, ArrayLike<number>>,
+): Promise<void> {
+  const file = await open(path, 'w');
+  try {
+    const head = JSON.stringify(scalars).slice(0, -1);
+    let separator = head.length > 1 ? ',' : '';
+    await file.write(head);
+    for (const [name, values] of Object.entries(arrays)) {
+      await file.write(`${separator}${JSON.stringify(name)}:[`);
+      separator = ',';
+      for (let start = 0; start < values.length; start += CHUNK) {
+        const end = Math.min(values.length, start + CHUNK);
+        let text = start === 0 ? '' : ',';
+        for (let i = start; i < end; i++) {
+          const x = values[i]!;
+          text += `${i === start ? '' : ','}${Number.isFinite(x) ? String(x) : 'null'}`;
+        }
+        await file.write(text);
+      }
+      await file.write(']');
+    }
+    await file.write('}\n');
+  } finally {
+    await file.close();
+  }
+}
