@@ -125,13 +125,12 @@ describe('fromGraphology', () => {
     expect(arcs(csr, keys)).toEqual(['a>b:1', 'b>a:1', 'b>c:2', 'c>b:2']);
   });
 
-  it("coerces weights as graphology's getEdgeWeight does: not a number or NaN weighs 1, Infinity stays", () => {
+  it("coerces weights as graphology's getEdgeWeight does: not a number or NaN weighs 1", () => {
     const g = new DirectedGraph();
     for (const [key, w] of [
       ['undef', undefined],
       ['nan', Number.NaN],
       ['text', '7'],
-      ['inf', Number.POSITIVE_INFINITY],
       ['neg', -2],
     ] as const) {
       g.mergeEdgeWithKey(key, `${key}-s`, `${key}-t`, { w });
@@ -143,10 +142,21 @@ describe('fromGraphology', () => {
         'undef-s>undef-t:1',
         'nan-s>nan-t:1',
         'text-s>text-t:1',
-        'inf-s>inf-t:Infinity',
         'neg-s>neg-t:-2',
       ]);
     }
+  });
+
+  it('refuses an infinite weight, naming the graphology edge', () => {
+    const g = new DirectedGraph();
+    g.mergeEdgeWithKey('ok', 'a', 'b', { w: 2 });
+    g.mergeEdgeWithKey('inf', 'b', 'c', { w: Number.POSITIVE_INFINITY });
+    for (const weight of ['w', (_edge: string, attrs: Record<string, unknown>) => attrs.w as number]) {
+      expect(() => fromGraphology(g, { weight })).toThrow(/edge 'inf' \(b -> c\) weighs Infinity/);
+    }
+    g.dropEdge('inf');
+    g.mergeEdgeWithKey('huge', 'b', 'c', { w: 1e300 });
+    expect(() => fromGraphology(g, { weight: 'w' })).toThrow(/edge 'huge' \(b -> c\) weighs 1e\+300/);
   });
 
   it('calls a weight function with the whole graphology edge entry', () => {

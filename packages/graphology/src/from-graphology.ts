@@ -29,9 +29,9 @@ export type EdgeWeightGetter =
 export interface FromGraphologyOptions {
   /**
    * Where edge weights come from. As in graphology, a weight that is not a number, or is NaN (a missing
-   * attribute, a function returning `undefined`), counts as 1; other numbers are kept (stored as f32, so
-   * they round to the nearest f32 and beyond its range become ±Infinity). Left out or `null`: the CSR has no
-   * weights (graphology's unweighted).
+   * attribute, a function returning `undefined`), counts as 1; other numbers are kept, stored as f32 (rounded
+   * to the nearest f32). An infinite weight, or one beyond f32's range, is an `InputError` naming the edge.
+   * Left out or `null`: the CSR has no weights (graphology's unweighted).
    */
   weight?: EdgeWeightGetter | null;
   /**
@@ -82,6 +82,12 @@ export function fromGraphology(graph: AbstractGraph, options: FromGraphologyOpti
     const t = indexOf.get(target)!;
     const w =
       weightOf?.(edge, attributes, source, target, sourceAttributes, targetAttributes, undirected) ?? 0;
+    if (!Number.isFinite(Math.fround(w))) {
+      throw new InputError(
+        `edge '${edge}' (${source} -> ${target}) weighs ${w}: Weft's graphs take finite f32 weights`,
+        'options.weight',
+      );
+    }
     src[arcs] = s;
     dst[arcs] = t;
     if (weights !== undefined) weights[arcs] = w;
