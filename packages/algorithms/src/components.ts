@@ -6,12 +6,14 @@ import {
   type Recorder,
   rw,
   transform,
+  WeftError,
   wgsl,
 } from '@weft/gpu';
 import { type DeviceGraph, FrontierBitmap, FrontierQueue } from '@weft/graph';
 import {
   AdvanceWorkspace,
   advancePush,
+  DisjointSets,
   type IterationLog,
   type IterationTrace,
   type LoadBalance,
@@ -88,6 +90,8 @@ export class ComponentsProblem implements Problem<{ labels: Uint32Array; count: 
   /** Union-find's `active` word: always 0, since its first step finishes the run. */
   readonly #done: DeviceArray<'u32'> | undefined;
   readonly #loadBalance: Exclude<LoadBalance, 'auto'>;
+  /** Union-find's sets over `labels` (undefined for label propagation). */
+  readonly #sets: DisjointSets | undefined;
   /** When set, each step logs its input frontier length and the edges it walks here. */
   log: IterationLog | undefined;
 
@@ -106,6 +110,7 @@ export class ComponentsProblem implements Problem<{ labels: Uint32Array; count: 
     if (this.algorithm === 'union-find') {
       this.#done = device.array('u32', 1, { label: 'cc done' });
       this.#done.upload([0]);
+      this.#sets = new DisjointSets(device, graph.vertexCount, { parents: this.labels, label: 'cc' });
     } else {
       this.queue = new FrontierQueue(device, graph.vertexCount, { label: 'cc frontier' });
       this.#changed = new FrontierBitmap(device, graph.vertexCount, 'cc changed');
@@ -160,48 +165,19 @@ export class ComponentsProblem implements Problem<{ labels: Uint32Array; count: 
 
   /** Links every edge's ends, then points every vertex at its root. */
   async #unionFind(rec: Recorder): Promise<void> {
-    const comp = atomic(this.labels);
-    // Parents always have smaller ids than their children and labels only decrease, so halving the path
-    // (pointing x at its grandparent) keeps every vertex in its tree while others link concurrently.
-    const find = wgsl`(v: u32) -> u32 {
-  var x = v;
-  loop {
-    let p = atomicLoad(&${comp}[x]);
-    if (p == x) { break; }
-    let g = atomicLoad(&${comp}[p]);
-    if (g < p) { atomicMin(&${comp}[x], g); }
-    x = g;
-  }
-  return x;
-}`;
+    const sets = this.#sets!;
     // Both arcs of an undirected edge are stored: link it once.
     const keep = this.graph.directed
       ? wgsl`(src: u32, dst: u32) -> bool { return src != dst; }`
       : wgsl`(src: u32, dst: u32) -> bool { return src < dst; }`;
     const link = wgsl`(src: u32, dst: u32, edge: u32) -> bool {
-  if (!${keep}(src, dst)) { return false; }
-  var a = ${find}(src);
-  var b = ${find}(dst);
-  loop {
-    if (a == b) { break; }
-    if (a > b) {
-      let t = a;
-      a = b;
-      b = t;
-    }
-    // Hook the larger root under the smaller, so every root stays its tree's smallest vertex.
-    let r = atomicCompareExchangeWeak(&${comp}[b], b, a);
-    if (r.exchanged) { break; }
-    // Another invocation hooked b (or the exchange failed spuriously): find both roots again.
-    b = ${find}(r.old_value);
-    a = ${find}(a);
-  }
+  if (${keep}(src, dst)) { ${sets.union()}(src, dst); }
   return false;
 }`;
     // No output frontier: the functor's side effects are the result. 'all' takes merge path over the CSR
     // offsets, so hub vertices are spread over many threads.
     await advancePush(rec, this.graph, 'all', link);
-    await transform(rec, this.graph.vertexCount, wgsl`(v: u32) { atomicStore(&${comp}[v], ${find}(v)); }`);
+    await sets.recordCompress(rec);
   }
 
   active(): GpuCount {
@@ -219,6 +195,9 @@ export class ComponentsProblem implements Problem<{ labels: Uint32Array; count: 
   async result(): Promise<{ labels: Uint32Array; count: number }> {
     const n = this.graph.vertexCount;
     const labels = n === 0 ? new Uint32Array(0) : await this.labels.download(0, n);
+    if (this.#sets && !(await this.#sets.finished())) {
+      throw new WeftError('union-find gave up on a link after too many failed compare-exchanges');
+    }
     let count = 0;
     for (let v = 0; v < n; v++) if (labels[v] === v) count++;
     return { labels, count };
@@ -230,6 +209,7 @@ export class ComponentsProblem implements Problem<{ labels: Uint32Array; count: 
     this.#changed?.destroy();
     this.#space?.destroy();
     this.#done?.destroy();
+    this.#sets?.destroy();
   }
 }
 

@@ -11,6 +11,7 @@ export {
   type DirectionOptions,
 } from './advance-optimized.ts';
 export { compute } from './compute.ts';
+export { DisjointSets, type DisjointSetsOptions, UNION_MAX_RETRIES } from './disjoint-sets.ts';
 export {
   type EnactorLoop,
   type EnactorOptions,
