@@ -13,6 +13,8 @@ export {
 } from './components.ts';
 export { componentsReference } from './components-reference.ts';
 export { MisProblem, type MisResult, maximalIndependentSet } from './mis.ts';
+export { minimumSpanningForest, type SpanningForestResult } from './mst.ts';
+export { mstReference } from './mst-reference.ts';
 export { type PageRankOptions, PageRankProblem, type PageRankResult, pageRank } from './pagerank.ts';
 export { type PageRankReferenceOptions, pageRankReference } from './pagerank-reference.ts';
 export type { SsspEngineTuning } from './sssp/near-far-engine.ts';

@@ -1,0 +1,98 @@
+import { type HostCsr, type HostWeights, hostCsrFromEdgeList, uploadGraph } from '@weft/graph';
+import { grid, road } from '@weft/graph/generators';
+import { expectArrayEqual, gpuTest, mulberry32 } from '@weft/testing';
+import { describe, expect, it } from 'vitest';
+import { componentsReference } from './components-reference.ts';
+import { minimumSpanningForest } from './mst.ts';
+import { mstReference } from './mst-reference.ts';
+
+type Weights = 'distinct' | 'few' | 'f32' | 'i32' | 'none';
+
+function randomGraph(n: number, m: number, seed: number, kind: Weights, directed = false): HostCsr {
+  const r = mulberry32(seed);
+  const src = Uint32Array.from({ length: m }, () => Math.floor(r() * n));
+  const dst = Uint32Array.from({ length: m }, () => Math.floor(r() * n));
+  const w: Record<Weights, () => HostWeights | undefined> = {
+    distinct: () => Uint32Array.from({ length: m }, (_, i) => i * 7919 + 13).sort(() => r() - 0.5),
+    few: () => Uint32Array.from({ length: m }, () => Math.floor(r() * 3)),
+    f32: () => Float32Array.from({ length: m }, () => Math.fround(r() * 100)),
+    i32: () => Int32Array.from({ length: m }, () => Math.floor(r() * 50)),
+    none: () => undefined,
+  };
+  const weights = w[kind]();
+  return hostCsrFromEdgeList(
+    { vertexCount: n, src, dst, ...(weights ? { weights } : {}), directed },
+    { dedupe: 'none', keepSelfLoops: true },
+  ).csr;
+}
+
+/** Null when `edges` is an acyclic edge set of `csr` that spans each component, else what is wrong. */
+function verifyForest(csr: HostCsr, edges: Uint32Array, trees: number): string | null {
+  const n = csr.vertexCount;
+  const src = new Uint32Array(csr.edgeCount);
+  for (let v = 0; v < n; v++) for (let e = csr.offsets[v]!; e < csr.offsets[v + 1]!; e++) src[e] = v;
+  const parent = Uint32Array.from({ length: n }, (_, i) => i);
+  const find = (v: number): number => {
+    while (parent[v] !== v) v = parent[v]!;
+    return v;
+  };
+  for (const e of edges) {
+    const a = find(src[e]!);
+    const b = find(csr.targets[e]!);
+    if (a === b) return `edge ${e} closes a cycle`;
+    parent[Math.max(a, b)] = Math.min(a, b);
+  }
+  const components = componentsReference(csr).count;
+  if (n - edges.length !== components) return `${n - edges.length} trees for ${components} components`;
+  if (trees !== components) return `reported ${trees} trees for ${components} components`;
+  return null;
+}
+
+function cases(): [string, HostCsr][] {
+  const withWeights = (edges: ReturnType<typeof grid>, seed: number) => {
+    const r = mulberry32(seed);
+    return { ...edges, weights: Uint32Array.from(edges.src, () => 1 + Math.floor(r() * 20)) };
+  };
+  return [
+    ['random, distinct weights', randomGraph(2000, 6000, 1, 'distinct')],
+    ['random, three weights', randomGraph(1500, 5000, 2, 'few')],
+    ['random, f32 weights', randomGraph(1000, 4000, 3, 'f32')],
+    ['random, i32 weights', randomGraph(700, 2000, 4, 'i32')],
+    ['unweighted (all equal)', randomGraph(1000, 2500, 5, 'none')],
+    ['disconnected, sparse', randomGraph(3000, 1200, 6, 'distinct')],
+    ['self-loops and duplicates', randomGraph(40, 400, 7, 'few')],
+    ['directed, read as undirected', randomGraph(800, 2400, 8, 'f32', true)],
+    ['grid 40 x 30', hostCsrFromEdgeList(withWeights(grid({ width: 40, height: 30 }), 9)).csr],
+    ['grid, equal weights', hostCsrFromEdgeList(grid({ width: 33, height: 17 })).csr],
+    ['road 60 x 50', hostCsrFromEdgeList(road({ width: 60, height: 50, weights: true, seed: 10 })).csr],
+    ['one vertex', randomGraph(1, 0, 11, 'distinct')],
+    ['no edges', randomGraph(65, 0, 12, 'distinct')],
+    ['empty', randomGraph(0, 0, 13, 'distinct')],
+  ];
+}
+
+describe('minimumSpanningForest', () => {
+  it('finds a spanning forest of minimum weight, the one Kruskal finds with ties by edge id', () =>
+    gpuTest(async (device) => {
+      for (const [name, csr] of cases()) {
+        const graph = uploadGraph(device, csr);
+        const result = await minimumSpanningForest(graph);
+        const want = mstReference(csr);
+        expect(verifyForest(csr, result.edges, result.trees), name).toBeNull();
+        expect(result.weight, name).toBeCloseTo(want.weight, 2);
+        expect(result.trees, name).toBe(want.trees);
+        expectArrayEqual(result.edges, want.edges, `${name} edges`);
+        expect(result.undirected, name).toBe(csr.directed);
+        graph.destroy();
+      }
+    }));
+
+  it('refuses negative weights', () =>
+    gpuTest(async (device) => {
+      const csr = randomGraph(50, 200, 14, 'f32');
+      const weights = Float32Array.from(csr.weights!, (w, e) => (e % 5 === 0 ? -1 : w));
+      const graph = uploadGraph(device, { ...csr, weights });
+      await expect(minimumSpanningForest(graph)).rejects.toThrow(/non-negative/);
+      graph.destroy();
+    }));
+});

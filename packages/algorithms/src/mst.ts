@@ -1,0 +1,155 @@
+import {
+  type ArrayCapture,
+  atomic,
+  type Functor,
+  InputError,
+  lit,
+  rw,
+  transform,
+  WeftError,
+  wgsl,
+} from '@weft/gpu';
+import type { DeviceGraph } from '@weft/graph';
+import { advancePush, DisjointSets } from '@weft/operators';
+
+export interface SpanningForestResult {
+  /** Sum of the forest's edge weights (its edge count on an unweighted graph). */
+  weight: number;
+  /** CSR edge ids of the forest in increasing order; each undirected edge once, by its arc with source < target. */
+  edges: Uint32Array;
+  /** Number of trees: one per connected component, isolated vertices included. */
+  trees: number;
+  /** True when `graph` was directed and its arcs were read as undirected edges. */
+  undirected: boolean;
+}
+
+/** A component's best weight and edge before any outgoing edge is seen. */
+const NO_EDGE = 0xffffffff;
+
+/**
+ * `(edge: u32) -> u32`: the edge's weight as a u32 that orders like the weight. Non-negative f32 bits order
+ * like u32; a negative or NaN weight raises `status[1]`.
+ */
+function weightKey(graph: DeviceGraph, status: ArrayCapture): Functor {
+  const w = graph.weights;
+  if (!w) return wgsl`(edge: u32) -> u32 { return 1u; }`;
+  if (w.type === 'u32') return wgsl`(edge: u32) -> u32 { return ${w}[edge]; }`;
+  if (w.type === 'i32') {
+    return wgsl`(edge: u32) -> u32 {
+  let x = ${w}[edge];
+  if (x < 0) { atomicStore(&${status}[1], 1u); }
+  return u32(max(x, 0));
+}`;
+  }
+  return wgsl`(edge: u32) -> u32 {
+  var bits = bitcast<u32>(${w}[edge]);
+  if (bits == 0x80000000u) { bits = 0u; }
+  if (bits > 0x7f800000u) { atomicStore(&${status}[1], 1u); bits = 0x7f800000u; }
+  return bits;
+}`;
+}
+
+/**
+ * Minimum spanning forest by Borůvka's rounds on a GPU union-find: each round every component takes its
+ * lightest outgoing edge, ties broken by edge id so the forest is deterministic (the one Kruskal finds with
+ * the same order), and the chosen edges are united; rounds stop when no component has an outgoing edge (about
+ * log2 of the vertex count). Weights must be non-negative; a directed graph is read as undirected.
+ */
+export async function minimumSpanningForest(graph: DeviceGraph): Promise<SpanningForestResult> {
+  const device = graph.device;
+  const n = graph.vertexCount;
+  const m = graph.edgeCount;
+  const sets = new DisjointSets(device, n, { label: 'mst' });
+  const comp = device.array('u32', Math.max(1, n), { label: 'mst component' });
+  const bestWeight = device.array('u32', Math.max(1, n), { label: 'mst best weight' });
+  const bestEdge = device.array('u32', Math.max(1, n), { label: 'mst best edge' });
+  const chosen = device.array('u32', Math.max(1, m), { label: 'mst chosen' });
+  // Word 0: a round linked two trees; word 1: a weight cannot be ordered.
+  const status = device.array('u32', 2, { label: 'mst status' });
+  try {
+    await chosen.fill(0);
+    status.upload([0, 0]);
+    await sets.recordReset(device);
+    const st = atomic(status);
+    const key = weightKey(graph, st);
+    const c = rw(comp);
+    const bw = atomic(bestWeight);
+    const be = atomic(bestEdge);
+    // Both arcs of an undirected edge are stored: consider the one with source < target.
+    const keep = graph.directed
+      ? wgsl`(src: u32, dst: u32) -> bool { return src != dst; }`
+      : wgsl`(src: u32, dst: u32) -> bool { return src < dst; }`;
+    // Components are fixed for the round's first two passes: every vertex points at its root.
+    const start = wgsl`(v: u32) {
+  let r = ${sets.find()}(v);
+  atomicStore(&${atomic(sets.parents)}[v], r);
+  ${c}[v] = r;
+  atomicStore(&${bw}[v], ${lit(`${NO_EDGE}u`)});
+  atomicStore(&${be}[v], ${lit(`${NO_EDGE}u`)});
+  if (v == 0u) { atomicStore(&${st}[0], 0u); }
+}`;
+    const lightest = wgsl`(src: u32, dst: u32, edge: u32) -> bool {
+  if (!${keep}(src, dst)) { return false; }
+  let a = ${c}[src];
+  let b = ${c}[dst];
+  if (a == b) { return false; }
+  let k = ${key}(edge);
+  atomicMin(&${bw}[a], k);
+  atomicMin(&${bw}[b], k);
+  return false;
+}`;
+    const firstOfLightest = wgsl`(src: u32, dst: u32, edge: u32) -> bool {
+  if (!${keep}(src, dst)) { return false; }
+  let a = ${c}[src];
+  let b = ${c}[dst];
+  if (a == b) { return false; }
+  let k = ${key}(edge);
+  if (k == atomicLoad(&${bw}[a])) { atomicMin(&${be}[a], edge); }
+  if (k == atomicLoad(&${bw}[b])) { atomicMin(&${be}[b], edge); }
+  return false;
+}`;
+    // Both ends' components may choose the same edge: the union links it once.
+    const link = wgsl`(src: u32, dst: u32, edge: u32) -> bool {
+  if (!${keep}(src, dst)) { return false; }
+  let a = ${c}[src];
+  let b = ${c}[dst];
+  if (a == b) { return false; }
+  if (atomicLoad(&${be}[a]) != edge && atomicLoad(&${be}[b]) != edge) { return false; }
+  if (${sets.union()}(src, dst)) {
+    ${rw(chosen)}[edge] = 1u;
+    atomicStore(&${st}[0], 1u);
+  }
+  return false;
+}`;
+    if (n > 0 && m > 0) {
+      for (;;) {
+        await transform(device, n, start);
+        await advancePush(device, graph, 'all', lightest);
+        await advancePush(device, graph, 'all', firstOfLightest);
+        await advancePush(device, graph, 'all', link);
+        const [linked, bad] = await status.download();
+        if (bad) throw new InputError('minimumSpanningForest needs non-negative weights', 'graph');
+        if (!linked) break;
+      }
+    }
+    if (!(await sets.finished())) {
+      throw new WeftError('union-find gave up on a link after too many failed compare-exchanges');
+    }
+    const marks = m === 0 ? new Uint32Array(0) : await chosen.download(0, m);
+    const edges = Uint32Array.from(marks.keys()).filter((e) => marks[e] === 1);
+    let weight = edges.length;
+    if (graph.weights && edges.length > 0) {
+      const w = await graph.weights.download(0, m);
+      weight = 0;
+      for (const e of edges) weight += w[e]!;
+    }
+    return { weight, edges, trees: n - edges.length, undirected: graph.directed };
+  } finally {
+    sets.destroy();
+    comp.destroy();
+    bestWeight.destroy();
+    bestEdge.destroy();
+    chosen.destroy();
+    status.destroy();
+  }
+}
