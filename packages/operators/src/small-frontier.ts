@@ -4,9 +4,13 @@ import {
   type GpuCount,
   InputError,
   onTarget,
+  rw,
   type Target,
+  transform,
+  u32,
   type WeftDevice,
   type Workgroups,
+  wgsl,
 } from '@weft/gpu';
 import type { DeviceGraph, FrontierView } from '@weft/graph';
 import { edgeIdFunctor, edgeView } from './advance.ts';
@@ -127,6 +131,21 @@ export class SmallFrontierState {
     return onTarget(target, 'small frontier reset', async (rec) => {
       rec.clear(this.words);
     });
+  }
+
+  /**
+   * Records, after the bulk level that follows a call: `levels[0]` counts that bulk level if the call left
+   * it a frontier, and `levels[1]` becomes the traversal's levels so far (bulk and engine), on the GPU.
+   */
+  recordLevelCount(target: Target, levels: DeviceArray<'u32'>): Promise<void> {
+    return transform(
+      target,
+      1,
+      wgsl`(i: u32) {
+  if (${this.words}[${u32(this.frontierLength)}] > 0u) { ${rw(levels)}[0] += 1u; }
+  ${rw(levels)}[1] = ${rw(levels)}[0] + ${this.words}[${u32(this.levelsTotal)}];
+}`,
+    );
   }
 
   /** Reads the state back (one round trip; not for inner loops). */

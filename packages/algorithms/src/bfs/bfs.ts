@@ -1,14 +1,4 @@
-import {
-  atomic,
-  type DeviceArray,
-  type Functor,
-  InputError,
-  type Recorder,
-  rw,
-  transform,
-  u32,
-  wgsl,
-} from '@weft/gpu';
+import { atomic, type DeviceArray, type Functor, InputError, type Recorder, rw, u32, wgsl } from '@weft/gpu';
 import { type DeviceGraph, FrontierQueue } from '@weft/graph';
 import {
   AdvanceWorkspace,
@@ -144,14 +134,7 @@ export class BfsProblem
       workspace: this.workspace,
       loadBalance: this.loadBalance,
     });
-    await transform(
-      rec,
-      1,
-      wgsl`(i: u32) {
-  if (${state.words}[${u32(state.frontierLength)}] > 0u) { ${rw(levels)}[0] += 1u; }
-  ${rw(levels)}[1] = ${rw(levels)}[0] + ${state.words}[${u32(state.levelsTotal)}];
-}`,
-    );
+    await state.recordLevelCount(rec, levels);
   }
 
   active() {

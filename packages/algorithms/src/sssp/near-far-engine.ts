@@ -212,14 +212,7 @@ export class NearFarEngineStep {
       workspace,
       loadBalance,
     });
-    await transform(
-      rec,
-      1,
-      wgsl`(i: u32) {
-  if (${state.words}[${u32(state.frontierLength)}] > 0u) { ${rw(levels)}[0] += 1u; }
-  ${rw(levels)}[1] = ${rw(levels)}[0] + ${state.words}[${u32(state.levelsTotal)}];
-}`,
-    );
+    await state.recordLevelCount(rec, levels);
     // The threshold moves when the near frontier came out empty and far vertices wait.
     const nearCount = queue.next.count;
     await transform(

@@ -274,14 +274,7 @@ export class SsspProblem
       workspace: this.workspace,
       loadBalance: this.loadBalance,
     });
-    await transform(
-      rec,
-      1,
-      wgsl`(i: u32) {
-  if (${state.words}[${u32(state.frontierLength)}] > 0u) { ${rw(levels)}[0] += 1u; }
-  ${rw(levels)}[1] = ${rw(levels)}[0] + ${state.words}[${u32(state.levelsTotal)}];
-}`,
-    );
+    await state.recordLevelCount(rec, levels);
   }
 
   active() {
