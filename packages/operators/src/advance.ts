@@ -137,8 +137,6 @@ export async function advancePush(
   options: AdvanceOptions = {},
 ): Promise<void> {
   const who = 'advancePush';
-  if (isNeighborGraph(graph)) return advanceNeighbors(target, graph, input, functor, options);
-  const { offsets, neighbors, edgeIds } = edgeView(graph, options.direction ?? 'out', who);
   const { output, visited } = options;
   if (options.idempotent && visited) {
     throw new InputError(
@@ -146,6 +144,8 @@ export async function advancePush(
       'options.visited',
     );
   }
+  if (isNeighborGraph(graph)) return advanceNeighbors(target, graph, input, functor, options);
+  const { offsets, neighbors, edgeIds } = edgeView(graph, options.direction ?? 'out', who);
   const append = appendFunctor(output, visited);
   const visit = wgsl`(index: u32, seg: u32, rank: u32) {
   let src = ${vertexOfFunctor(input)}(seg);
@@ -247,12 +247,6 @@ async function advanceNeighbors(
     throw new InputError('a neighbor-iteration graph offers out-edges only', 'options.direction');
   }
   const { output, visited } = options;
-  if (options.idempotent && visited) {
-    throw new InputError(
-      'an idempotent advance appends without claiming: cull its duplicates with filter(..., { visited })',
-      'options.visited',
-    );
-  }
   const append = appendFunctor(output, visited);
   const walk = graph.forEachNeighbor(
     wgsl`(src: u32, dst: u32, edge: u32) { if (${functor}(src, dst, edge)) { ${append}(dst); } }`,
