@@ -1,6 +1,6 @@
 import { InputError } from '@weft/gpu';
 import type { HostEdgeList } from '../host-graph.ts';
-import { checkSeed, uniformWeights, weightRange } from './random.ts';
+import { checkDimensions, checkSeed, uniformWeights, weightRange } from './random.ts';
 
 export interface GridOptions {
   width: number;
@@ -17,13 +17,7 @@ export interface GridOptions {
  */
 export function grid(options: GridOptions): HostEdgeList {
   const { width, height } = options;
-  for (const [k, v] of [
-    ['width', width],
-    ['height', height],
-  ] as const) {
-    if (!Number.isInteger(v) || v < 0)
-      throw new InputError(`${k} must be a non-negative integer, got ${v}`, k);
-  }
+  checkDimensions(width, height);
   const n = width * height;
   if (n > 2 ** 31) throw new InputError(`${n} vertices exceed the generators' 2^31 limit`, 'width');
   const m = width === 0 || height === 0 ? 0 : (width - 1) * height + width * (height - 1);

@@ -53,6 +53,17 @@ function rotl(x: number, k: number): number {
   return (x << k) | (x >>> (32 - k));
 }
 
+/** A grid-shaped generator's sides: non-negative integers. */
+export function checkDimensions(width: number, height: number): void {
+  for (const [k, v] of [
+    ['width', width],
+    ['height', height],
+  ] as const) {
+    if (!Number.isInteger(v) || v < 0)
+      throw new InputError(`${k} must be a non-negative integer, got ${v}`, k);
+  }
+}
+
 export function checkSeed(seed: number): void {
   if (!Number.isInteger(seed)) throw new InputError(`seed must be an integer, got ${seed}`, 'seed');
 }

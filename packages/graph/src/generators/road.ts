@@ -1,6 +1,6 @@
 import { InputError } from '@weft/gpu';
 import type { HostEdgeList } from '../host-graph.ts';
-import { checkSeed, uniformWeights, weightRange, Xoshiro128 } from './random.ts';
+import { checkDimensions, checkSeed, uniformWeights, weightRange, Xoshiro128 } from './random.ts';
 
 export interface RoadOptions {
   width: number;
@@ -31,13 +31,7 @@ const DIAGONAL_STREAM = 3;
  */
 export function road(options: RoadOptions): HostEdgeList {
   const { width, height, seed } = options;
-  for (const [k, v] of [
-    ['width', width],
-    ['height', height],
-  ] as const) {
-    if (!Number.isInteger(v) || v < 0)
-      throw new InputError(`${k} must be a non-negative integer, got ${v}`, k);
-  }
+  checkDimensions(width, height);
   checkSeed(seed);
   const keep = options.keep ?? 0.3;
   const diagonals = options.diagonals ?? 0.02;
