@@ -44,6 +44,7 @@ export function countOption(text: string, option: string): number {
 export const GRAPH_OPTIONS = {
   undirected: { type: 'boolean', default: false },
   'one-based': { type: 'boolean', default: false },
+  renumber: { type: 'boolean', default: false },
   help: { type: 'boolean', short: 'h', default: false },
 } as const;
 
@@ -51,4 +52,6 @@ export const GRAPH_FILE_HELP = `.mtx, .gr (DIMACS), .el/.txt/.wel/.tsv/.csv/.edg
 
 export const GRAPH_OPTIONS_HELP = `  --undirected      read the graph as undirected (each edge both ways), whatever the format says
   --one-based       edge-list ids start at 1
+  --renumber        edge-list ids are names (any token, 64-bit numbers too): vertices are numbered in order
+                    of first appearance, --source takes a name and the JSON gets "ids" (the name per index)
 `;

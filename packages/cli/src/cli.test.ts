@@ -55,6 +55,7 @@ beforeAll(async () => {
   await writeFile(join(dir, 'bad.el'), '0 1 5\n0 2 2\n2 1 -10\n1 3 1\n');
   await writeFile(join(dir, 'big.el'), '0 1 3000000000\n1 2 3000000000\n2 3 1\n');
   await writeFile(join(dir, 'plain.el'), '0 1\n1 2\n');
+  await writeFile(join(dir, 'names.el'), 'paris lyon\nlyon marseille\n9007199254740993 paris\n');
   await writeFile(join(dir, 'm.txt'), '%%MatrixMarket matrix coordinate pattern general\n2 2 1\n1 2\n');
   await mkdir(join(dir, 'dir.mtx'));
 });
@@ -146,6 +147,37 @@ describe('weft run, convert, info', () => {
     });
   }, 120_000);
 
+  it('renumbers named ids with --renumber and writes the names beside the values', async () => {
+    const out = join(dir, 'names.json');
+    const run = await weft([
+      'run',
+      'bfs',
+      join(dir, 'names.el'),
+      '--renumber',
+      '--source',
+      'lyon',
+      '--out',
+      out,
+    ]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(await readJson(out)).toEqual({
+      algorithm: 'bfs',
+      graph: 'names.el',
+      source: 'lyon',
+      ids: ['paris', 'lyon', 'marseille', '9007199254740993'],
+      values: [-1, 0, 1, -1],
+      parents: [-1, -1, 1, -1],
+    });
+    const converted = join(dir, 'names-out.el');
+    const convert = await weft(['convert', join(dir, 'names.el'), converted, '--renumber']);
+    expect(convert.code, convert.stderr).toBe(0);
+    expect((await readFile(converted, 'utf8')).split('\n').filter(Boolean).sort()).toEqual([
+      '9007199254740993\tparis',
+      'lyon\tmarseille',
+      'paris\tlyon',
+    ]);
+  }, 120_000);
+
   it('prints the statistics of a graph file', async () => {
     const info = await weft(['info', join(dir, 'g.mtx'), '--json']);
     expect(info.code, info.stderr).toBe(0);
@@ -189,6 +221,13 @@ describe('weft hostile probes', () => {
       [['run', 'sssp', join(dir, 'bad.el')], /weight -10 of edge 2 -> 1 \(edge \d\) is negative/],
       [['run', 'sssp', join(dir, 'big.el')], /reached 2\^32 - 2/],
       [['run', 'pagerankk', plain], /unknown algorithm 'pagerankk'/],
+      [
+        ['run', 'bfs', plain, '--source', '7'],
+        /--source: source 7 is not a vertex of plain\.el \(it has 3\)/,
+      ],
+      [['run', 'bfs', join(dir, 'names.el'), '--renumber', '--source', 'nice'], /no vertex named 'nice'/],
+      [['run', 'bfs', join(dir, 'g.mtx'), '--renumber'], /renumber is for edge lists/],
+      [['convert', join(dir, 'names.el'), join(dir, 'n.mtx'), '--renumber'], /mtx cannot store/],
       [['convert', plain, join(dir, 'x.png')], /unknown graph file extension '\.png'/],
       [['info', join(dir, 'none.mtx')], /none\.mtx: no such file/],
       [['frobnicate'], /unknown command 'frobnicate'/],

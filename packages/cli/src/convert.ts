@@ -37,6 +37,7 @@ export async function convertCommand(args: string[], io: Io = processIo): Promis
   const { csr, loadMs } = await loadCsr(input, {
     undirected: values.undirected,
     oneBased: values['one-based'],
+    renumber: values.renumber,
   });
   const start = performance.now();
   await writeGraphFile(output, csr, {

@@ -45,6 +45,7 @@ export async function infoCommand(args: string[], io: Io = processIo): Promise<n
     const { csr } = await loadCsr(file, {
       undirected: values.undirected,
       oneBased: values['one-based'],
+      renumber: values.renumber,
       maxVertexCount: Math.floor(device.limits.maxStorageBufferBindingSize / 4) - 1,
     });
     let min = csr.vertexCount > 0 ? Number.POSITIVE_INFINITY : 0;

@@ -27,12 +27,13 @@ const CHUNK = 1 << 16;
 
 /**
  * Writes `{...scalars, name: [values], ...}` to `path`, each array streamed in chunks so that a result of tens
- * of millions of vertices never becomes one string. Non-finite numbers are written as `null`.
+ * of millions of vertices never becomes one string. Non-finite numbers are written as `null`; strings (vertex
+ * names) as JSON strings.
  */
 export async function writeResultJson(
   path: string,
   scalars: Record<string, unknown>,
-  arrays: Record<string, ArrayLike<number>>,
+  arrays: Record<string, ArrayLike<number> | readonly string[]>,
 ): Promise<void> {
   const file = await open(path, 'w');
   try {
@@ -47,7 +48,8 @@ export async function writeResultJson(
         let text = start === 0 ? '' : ',';
         for (let i = start; i < end; i++) {
           const x = values[i]!;
-          text += `${i === start ? '' : ','}${Number.isFinite(x) ? String(x) : 'null'}`;
+          const json = typeof x === 'string' ? JSON.stringify(x) : Number.isFinite(x) ? String(x) : 'null';
+          text += `${i === start ? '' : ','}${json}`;
         }
         await file.write(text);
       }

@@ -14,7 +14,7 @@ import { type DeviceGraph, type HostCsr, uploadGraph } from '@weft/graph';
 import { detectGraphFormat } from '@weft/graph/node';
 import { countOption, GRAPH_FILE_HELP, GRAPH_OPTIONS, GRAPH_OPTIONS_HELP, vertexIdOption } from './args.ts';
 import { type Io, processIo } from './io.ts';
-import { fileName, loadCsr, undirectedCsr } from './load.ts';
+import { fileName, loadCsr, sourceVertex, undirectedCsr } from './load.ts';
 import { checkOutputPath, writeResultJson } from './output.ts';
 
 const ALGORITHMS = ['bfs', 'sssp', 'pagerank', 'cc', 'triangles', 'coloring', 'mis'] as const;
@@ -67,7 +67,8 @@ export async function runCommand(args: string[], io: Io = processIo): Promise<nu
   if (!(ALGORITHMS as readonly string[]).includes(algorithm)) {
     throw new InputError(`unknown algorithm '${algorithm}' (known: ${ALGORITHMS.join(', ')})`, 'weft run');
   }
-  const source = vertexIdOption(values.source, '--source');
+  // With --renumber the source is a name, resolved once the file is read.
+  if (!values.renumber) vertexIdOption(values.source, '--source');
   const repeat = countOption(values.repeat, '--repeat');
   // A missing file, a directory or an unwritable --out is reported before a device starts.
   await detectGraphFormat(file);
@@ -79,6 +80,7 @@ export async function runCommand(args: string[], io: Io = processIo): Promise<nu
     const loaded = await loadCsr(file, {
       undirected: values.undirected,
       oneBased: values['one-based'],
+      renumber: values.renumber,
       // A graph the device cannot hold is refused before the host builds per-vertex arrays for it.
       maxVertexCount: Math.floor(device.limits.maxStorageBufferBindingSize / 4) - 1,
     });
@@ -88,12 +90,7 @@ export async function runCommand(args: string[], io: Io = processIo): Promise<nu
       csr = undirectedCsr(csr);
       notice = `, run on its undirected graph (${csr.edgeCount} arcs): ${algorithm} needs an undirected graph`;
     }
-    if ((algorithm === 'bfs' || algorithm === 'sssp') && source >= csr.vertexCount) {
-      throw new InputError(
-        `source ${source} is not a vertex of ${fileName(file)} (it has ${csr.vertexCount})`,
-        '--source',
-      );
-    }
+    const source = algorithm === 'bfs' || algorithm === 'sssp' ? sourceVertex(csr, values.source, file) : 0;
     const graph = uploadGraph(device, csr, { csc: csr.directed });
     try {
       let start = performance.now();
@@ -128,8 +125,10 @@ export async function runCommand(args: string[], io: Io = processIo): Promise<nu
             graph: fileName(file),
             ...(notice ? { undirected: true } : {}),
             ...result.scalars,
+            ...(csr.ids !== undefined && 'source' in result.scalars ? { source: csr.ids[source] } : {}),
           },
-          result.arrays,
+          // Values are indexed like ids: the names come first so a reader can zip them.
+          csr.ids === undefined ? result.arrays : { ids: csr.ids, ...result.arrays },
         );
         io.out(`result: ${values.out}\n`);
       }

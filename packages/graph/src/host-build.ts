@@ -105,6 +105,7 @@ export function hostCsrFromEdgeList(edges: HostEdgeList, options: BuildOptions =
     directed: symmetrize ? false : edges.directed,
   };
   if (weights !== undefined) csr.weights = weights;
+  if (edges.ids !== undefined) csr.ids = edges.ids;
   return {
     csr,
     report: {

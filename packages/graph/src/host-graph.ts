@@ -16,6 +16,8 @@ export interface HostCsr {
   targets: Uint32Array;
   weights?: HostWeights;
   directed: boolean;
+  /** The file's own id of every vertex (`ids[v]` for vertex `v`), where its ids were renumbered on load. */
+  ids?: readonly string[];
 }
 
 /**
@@ -29,6 +31,8 @@ export interface HostEdgeList {
   dst: Uint32Array;
   weights?: HostWeights;
   directed: boolean;
+  /** The file's own id of every vertex (`ids[v]` for vertex `v`), where its ids were renumbered on load. */
+  ids?: readonly string[];
 }
 
 /** In-edges of a {@link HostCsr}: the in-edges of `v` come from `sources[inOffsets[v] .. inOffsets[v + 1])`. */
@@ -106,6 +110,13 @@ export function validateEdgeList(edges: HostEdgeList): void {
   }
   checkIds(edges.src, edges.vertexCount, 'edges.src');
   checkIds(edges.dst, edges.vertexCount, 'edges.dst');
+  checkOriginalIds(edges.ids, edges.vertexCount, 'edges.ids');
+}
+
+function checkOriginalIds(ids: readonly string[] | undefined, vertexCount: number, where: string): void {
+  if (ids !== undefined && ids.length !== vertexCount) {
+    throw new InputError(`ids has ${ids.length} entries but there are ${vertexCount} vertices`, where);
+  }
 }
 
 /** Checks a CSR's shape: offset count, monotone offsets, ids in range, weight count. */
@@ -139,6 +150,7 @@ export function validateCsr(csr: HostCsr): void {
     }
   }
   checkIds(csr.targets, n, 'csr.targets');
+  checkOriginalIds(csr.ids, n, 'csr.ids');
   if (csr.weights !== undefined && csr.weights.length !== csr.edgeCount) {
     throw new InputError(
       `weights has ${csr.weights.length} entries but edgeCount is ${csr.edgeCount}`,

@@ -44,6 +44,37 @@ describe('@weft/graph/node', () => {
     expect(loaded.report).toEqual(built.report);
   });
 
+  it('renumbers named ids on load, keeps them through the CSR and writes them back', async () => {
+    const path = join(dir, 'names.el');
+    await writeFile(path, 'paris lyon 465\nlyon marseille 315\nparis lille 225\nlyon paris 465\n');
+    const { csr } = await loadGraph(path, { renumber: true, weightType: 'u32' });
+    expect(csr.ids).toEqual(['paris', 'lyon', 'marseille', 'lille']);
+    expect([...csr.offsets]).toEqual([0, 2, 4, 4, 4]);
+    expect([...csr.targets]).toEqual([1, 3, 0, 2]);
+    const out = join(dir, 'names-out.el');
+    await writeGraphFile(out, csr);
+    const again = await loadGraph(out, { renumber: true, weightType: 'u32' });
+    // Numbering follows first appearance, so compare the named edges.
+    const named = (g: typeof csr) => {
+      const edges: string[] = [];
+      for (let v = 0; v < g.vertexCount; v++) {
+        for (let e = g.offsets[v]!; e < g.offsets[v + 1]!; e++) {
+          edges.push(`${g.ids![v]} ${g.ids![g.targets[e]!]} ${g.weights![e]}`);
+        }
+      }
+      return edges.sort();
+    };
+    expect(named(again.csr)).toEqual(named(csr));
+    expect(named(csr)).toContain('lyon marseille 315');
+    const refused = await writeGraphFile(join(dir, 'names.mtx'), csr).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(InputError);
+    expect((refused as Error).message).toMatch(/names\.mtx: .*cannot store: write an edge list/);
+    const mtx = join(dir, 'numbered.mtx');
+    await writeFile(mtx, '%%MatrixMarket matrix coordinate pattern general\n2 2 1\n1 2\n');
+    const wrong = await loadGraph(mtx, { renumber: true }).catch((e: unknown) => e);
+    expect((wrong as Error).message).toMatch(/renumber is for edge lists/);
+  });
+
   it('loads Matrix Market and DIMACS files into CSR and names the file in errors', async () => {
     const mtx = join(dir, 'tiny.mtx');
     await writeFile(mtx, '%%MatrixMarket matrix coordinate pattern symmetric\n3 3 2\n2 1\n3 3\n');

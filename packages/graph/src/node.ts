@@ -118,6 +118,9 @@ async function checkRegularFile(path: string): Promise<void> {
 export async function readGraphFile(path: string, options: ReadGraphOptions = {}): Promise<GraphFile> {
   const format = options.format ?? (await detectGraphFormat(path));
   if (options.format !== undefined) await checkRegularFile(path);
+  if (options.renumber && format !== 'edgelist') {
+    throw new InputError(`renumber is for edge lists; a ${format} file numbers its vertices itself`, path);
+  }
   const name = basename(path);
   const { format: _, ...rest } = options;
   const { size } = await stat(path);
@@ -193,6 +196,12 @@ export async function writeGraphFile(
   options: WriteGraphOptions = {},
 ): Promise<void> {
   const format = options.format ?? graphFormatOf(path);
+  if (graph.ids !== undefined && format !== 'edgelist') {
+    throw new InputError(
+      `the graph's vertices have names (renumbered on load), which ${format} cannot store: write an edge list`,
+      path,
+    );
+  }
   let parts: Iterable<Uint8Array>;
   if (format === 'wcsr') {
     if (!('offsets' in graph))

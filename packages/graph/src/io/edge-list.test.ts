@@ -21,6 +21,31 @@ describe('parseEdgeList', () => {
     }
   });
 
+  it('renumbers named and 64-bit ids in order of first appearance, for any chunking', async () => {
+    const text = 'alice bob 2\n9007199254740993 alice 1\n# comment\nbob -4 3\nzoë\t9007199254740993,5\n';
+    for (const chunk of [1, 3, 1 << 20]) {
+      const g = await parse(text, chunk, { renumber: true });
+      expect(g.ids).toEqual(['alice', 'bob', '9007199254740993', '-4', 'zoë']);
+      expect(g.vertexCount).toBe(5);
+      expect([...g.src]).toEqual([0, 2, 1, 4]);
+      expect([...g.dst]).toEqual([1, 0, 3, 2]);
+      expect([...g.weights!]).toEqual([2, 1, 3, 5]);
+    }
+    const empty = await parse('# none\n', 1, { renumber: true });
+    expect(empty.vertexCount).toBe(0);
+    expect(empty.ids).toEqual([]);
+    await expectRejected((c) => parse('a b\n', c, { renumber: true, oneBased: true }), /leave out oneBased/);
+    await expectRejected(
+      (c) => parse('a b\n', c, { renumber: true, vertexCount: 3 }),
+      /leave out vertexCount/,
+    );
+    const bad = new Uint8Array([0x61, 0x20, 0xc3, 0x28, 0x0a]);
+    await expectRejected(
+      () => parseEdgeList([bad], { name: 'g.txt', renumber: true }),
+      /target id is not valid UTF-8.*g\.txt:1|g\.txt:1.*UTF-8/,
+    );
+  });
+
   it('reads a weight column, one-based ids and a given vertex count', async () => {
     const ints = await parse('1 2 7\n2 3 255\n', 1, { oneBased: true, vertexCount: 5, directed: false });
     expect(ints.vertexCount).toBe(5);

@@ -23,6 +23,12 @@ export interface EdgeListOptions extends LoadBudget {
   directed?: boolean;
   /** Storage of the optional third column (default `'auto'`). */
   weightType?: WeightType;
+  /**
+   * Ids are names (any token: `alice`, `9007199254740993`, `-4`), numbered `0..n-1` in order of first
+   * appearance; the result's `ids[v]` is vertex `v`'s name (cuGraph's renumbering). Not with `oneBased` or
+   * `vertexCount`.
+   */
+  renumber?: boolean;
 }
 
 /**
@@ -34,6 +40,12 @@ export async function parseEdgeList(
   options: EdgeListOptions = {},
 ): Promise<HostEdgeList> {
   const name = options.name ?? 'edge list input';
+  if (options.renumber && (options.oneBased || options.vertexCount !== undefined)) {
+    throw new InputError(
+      `renumber numbers the ids itself: leave out ${options.oneBased ? 'oneBased' : 'vertexCount'}`,
+      'options.renumber',
+    );
+  }
   const base = options.oneBased ? 1 : 0;
   const limit = options.vertexCount;
   if (limit !== undefined) checkVertexCount(limit, 'options.vertexCount');
@@ -48,8 +60,23 @@ export async function parseEdgeList(
   const tokens = new LineTokens(true);
   let columns = 0;
   let maxId = -1;
+  const numbers = new Map<string, number>();
+  const names: string[] = [];
+
+  const named = (i: number, what: string) => {
+    const key = tokens.utf8(i, what);
+    let v = numbers.get(key);
+    if (v === undefined) {
+      v = names.length;
+      numbers.set(key, v);
+      names.push(key);
+      maxId = v;
+    }
+    return v;
+  };
 
   const id = (i: number, what: string, where: string) => {
+    if (options.renumber) return named(i, what);
     const raw = tokens.unsigned(i, what);
     if (raw < base) throw new InputError(`${what} ${raw} is below 1 in a one-based file`, where);
     const v = raw - base;
@@ -108,5 +135,6 @@ export async function parseEdgeList(
     directed: options.directed ?? true,
   };
   if (columns === 3) edges.weights = weights.finish(options.weightType ?? 'auto', name);
+  if (options.renumber) edges.ids = names;
   return edges;
 }

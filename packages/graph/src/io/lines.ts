@@ -126,6 +126,8 @@ for (const b of [SPACE, TAB, CR, 11, 12]) SEPARATORS[b] = 1;
 const SEPARATORS_AND_COMMA = SEPARATORS.slice();
 SEPARATORS_AND_COMMA[COMMA] = 1;
 
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
+
 /** Splits a line into tokens (separated by spaces, tabs and, when allowed, commas) and parses them. */
 export class LineTokens {
   bytes: Uint8Array = new Uint8Array(0);
@@ -172,6 +174,20 @@ export class LineTokens {
     let s = '';
     for (let k = this.starts[i]!; k < this.ends[i]!; k++) s += String.fromCharCode(this.bytes[k]!);
     return s;
+  }
+
+  /** Token `i` decoded as UTF-8 (names in files); invalid UTF-8 is an error naming the line. */
+  utf8(i: number, what: string): string {
+    const s = this.starts[i]!;
+    const e = this.ends[i]!;
+    let ascii = true;
+    for (let k = s; k < e; k++) if (this.bytes[k]! >= 0x80) ascii = false;
+    if (ascii) return this.text(i);
+    try {
+      return UTF8.decode(this.bytes.subarray(s, e));
+    } catch {
+      throw new InputError(`${what} is not valid UTF-8`, this.where);
+    }
   }
 
   /** Digits `[s, e)` as a number, or -1 if any byte is not a digit or there are none. */

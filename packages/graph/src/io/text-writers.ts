@@ -63,6 +63,15 @@ export function edgeListChunks(
   const { src, dst } = edgesOf(graph);
   const base = options.oneBased ? 1 : 0;
   const w = options.weights === false ? undefined : graph.weights;
+  const ids = graph.ids;
+  if (ids !== undefined) {
+    // Renumbered on load: the file gets its names back.
+    return chunks('', src.length, (i) =>
+      w === undefined
+        ? `${ids[src[i]!]}\t${ids[dst[i]!]}`
+        : `${ids[src[i]!]}\t${ids[dst[i]!]}\t${formatWeight(w, i)}`,
+    );
+  }
   return chunks('', src.length, (i) =>
     w === undefined
       ? `${src[i]! + base}\t${dst[i]! + base}`
