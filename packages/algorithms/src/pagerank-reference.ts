@@ -6,11 +6,14 @@ export interface PageRankReferenceOptions {
   alpha?: number;
   tolerance?: number;
   maxIterations?: number;
+  /** `null` ignores the graph's weights; by default they weight each vertex's out-edges (networkx's default). */
+  weight?: 'weights' | null;
 }
 
 /**
- * PageRank as networkx computes it (power iteration in f64): uniform teleport, a dangling vertex's rank
- * spread evenly over all vertices, ranks summing to 1; stops when no rank changes by more than
+ * PageRank as networkx computes it (power iteration in f64): uniform teleport, a vertex's rank shared over
+ * its out-edges in proportion to their weights (equally without weights), a dangling vertex's (no out-edges,
+ * or out-weights summing to 0) spread evenly over all vertices, ranks summing to 1; stops when no rank changes by more than
  * `tolerance` relative to itself (as the GPU version; networkx uses the L1 change below `N * tol`) or
  * after `maxIterations`.
  */
@@ -22,19 +25,25 @@ export function pageRankReference(
   const alpha = options.alpha ?? 0.85;
   const tolerance = options.tolerance ?? 1e-5;
   const maxIterations = options.maxIterations ?? 100;
+  const w = options.weight === null ? undefined : csr.weights;
+  const outWeight = new Float64Array(n);
+  for (let u = 0; u < n; u++) {
+    for (let e = csr.offsets[u]!; e < csr.offsets[u + 1]!; e++) outWeight[u]! += w === undefined ? 1 : w[e]!;
+  }
   let ranks = new Float64Array(n).fill(1 / n);
   let next = new Float64Array(n);
   for (let it = 1; it <= maxIterations; it++) {
     let dangling = 0;
     next.fill(0);
     for (let u = 0; u < n; u++) {
-      const deg = csr.offsets[u + 1]! - csr.offsets[u]!;
-      if (deg === 0) {
+      if (outWeight[u] === 0) {
         dangling += ranks[u]!;
         continue;
       }
-      const share = ranks[u]! / deg;
-      for (let e = csr.offsets[u]!; e < csr.offsets[u + 1]!; e++) next[csr.targets[e]!]! += share;
+      const share = ranks[u]! / outWeight[u]!;
+      for (let e = csr.offsets[u]!; e < csr.offsets[u + 1]!; e++) {
+        next[csr.targets[e]!]! += w === undefined ? share : share * w[e]!;
+      }
     }
     let change = 0;
     for (let v = 0; v < n; v++) {

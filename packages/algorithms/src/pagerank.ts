@@ -1,6 +1,7 @@
 import {
   atomic,
   type DeviceArray,
+  type Functor,
   f32,
   type GpuCount,
   InputError,
@@ -19,6 +20,7 @@ import {
 } from '@weft/operators';
 import { reduce } from '@weft/scan';
 import { type Problem, type RunOptions, runProblem, type TraceOption } from './common.ts';
+import { checkNonNegativeWeights } from './weights.ts';
 
 export interface PageRankOptions extends RunOptions, TraceOption {
   /** Damping factor (default 0.85). */
@@ -39,6 +41,12 @@ export interface PageRankOptions extends RunOptions, TraceOption {
    * varying order, so ranks may differ from pull's in the last f32 bits.
    */
   direction?: 'pull' | 'push';
+  /**
+   * Edge weights share each vertex's rank over its out-edges in proportion (networkx's default,
+   * `weight='weight'`): by default whenever the graph has weights; `null` ignores them. Weights must be
+   * finite and non-negative; a vertex whose out-weights sum to 0 is dangling.
+   */
+  weight?: 'weights' | null;
 }
 
 export interface PageRankResult {
@@ -68,6 +76,8 @@ export class PageRankProblem implements Problem<Float32Array> {
   /** [0]: dangling rank sum, [1]: largest relative change. */
   readonly #totals: DeviceArray<'f32'>;
   readonly #active: DeviceArray<'u32'>;
+  /** Weighted: each vertex's out-weight sum, the denominator of its edges' shares. */
+  readonly #outWeight: DeviceArray<'f32'> | undefined;
   readonly alpha: number;
   readonly tolerance: number;
   /** When set, each step logs its frontier (all vertices) and edges (all of them) here. */
@@ -75,7 +85,7 @@ export class PageRankProblem implements Problem<Float32Array> {
 
   constructor(
     readonly graph: DeviceGraph,
-    options: Pick<PageRankOptions, 'alpha' | 'tolerance' | 'direction'> = {},
+    options: Pick<PageRankOptions, 'alpha' | 'tolerance' | 'direction' | 'weight'> = {},
   ) {
     const device = graph.device;
     this.alpha = options.alpha ?? 0.85;
@@ -94,8 +104,15 @@ export class PageRankProblem implements Problem<Float32Array> {
         'graph',
       );
     }
+    if (options.weight !== undefined && options.weight !== null && options.weight !== 'weights') {
+      throw new InputError(`weight must be 'weights' or null, got '${options.weight}'`, 'weight');
+    }
+    if (options.weight === 'weights' && graph.weights === undefined) {
+      throw new InputError("weight 'weights' but the graph has no weights", 'weight');
+    }
     const n = Math.max(1, graph.vertexCount);
     const arr = (label: string) => device.array('f32', n, { label: `pagerank ${label}` });
+    this.#outWeight = options.weight !== null && graph.weights !== undefined ? arr('out-weights') : undefined;
     this.ranks = arr('ranks');
     this.#contrib = arr('contributions');
     this.#dangling = arr('dangling');
@@ -111,6 +128,24 @@ export class PageRankProblem implements Problem<Float32Array> {
     const n = this.graph.vertexCount;
     await rec.fill(this.ranks, n === 0 ? 0 : 1 / n);
     await rec.fill(this.#active, n === 0 ? 0 : 1);
+    const w = this.graph.weights;
+    if (this.#outWeight && w && n > 0) {
+      await neighborhoodReduce(
+        rec,
+        this.graph,
+        'all',
+        wgsl`(v: u32, u: u32, edge: u32) -> f32 { return f32(${w}[edge]); }`,
+        this.#outWeight,
+      );
+    }
+  }
+
+  /** `(u: u32, edge: u32) -> f32`: what edge `edge` out of `u` carries of `u`'s rank. */
+  #share(): Functor {
+    const w = this.graph.weights;
+    return this.#outWeight && w
+      ? wgsl`(u: u32, edge: u32) -> f32 { return ${this.#contrib}[u] * f32(${w}[edge]); }`
+      : wgsl`(u: u32, edge: u32) -> f32 { return ${this.#contrib}[u]; }`;
   }
 
   async step(rec: Recorder, iteration: number): Promise<void> {
@@ -119,16 +154,25 @@ export class PageRankProblem implements Problem<Float32Array> {
     await this.log?.recordCounts(rec, iteration, n, this.graph.edgeCount);
     const { offsets } = this.graph;
     const all = { all: n };
+    const out = this.#outWeight;
     await compute(
       rec,
       all,
-      wgsl`(v: u32) {
+      out
+        ? wgsl`(v: u32) {
+  let total = ${out}[v];
+  let r = ${this.ranks}[v];
+  ${rw(this.#contrib)}[v] = select(0.0, r / total, total > 0.0);
+  ${rw(this.#dangling)}[v] = select(r, 0.0, total > 0.0);
+}`
+        : wgsl`(v: u32) {
   let deg = ${offsets}[v + 1u] - ${offsets}[v];
   let r = ${this.ranks}[v];
   ${rw(this.#contrib)}[v] = select(0.0, r / f32(deg), deg > 0u);
   ${rw(this.#dangling)}[v] = select(r, 0.0, deg > 0u);
 }`,
     );
+    const share = this.#share();
     await reduce(rec, this.#dangling, { array: this.#totals, index: 0 });
     const pushed = this.#pushed;
     if (pushed) {
@@ -139,7 +183,7 @@ export class PageRankProblem implements Problem<Float32Array> {
         this.graph,
         'all',
         wgsl`(src: u32, dst: u32, edge: u32) -> bool {
-  let add = ${this.#contrib}[src];
+  let add = ${share}(src, edge);
   var old = atomicLoad(&${atomic(pushed)}[dst]);
   loop {
     let r = atomicCompareExchangeWeak(&${atomic(pushed)}[dst], old, bitcast<u32>(bitcast<f32>(old) + add));
@@ -154,7 +198,7 @@ export class PageRankProblem implements Problem<Float32Array> {
         rec,
         this.graph,
         'all',
-        wgsl`(v: u32, u: u32, edge: u32) -> f32 { return ${this.#contrib}[u]; }`,
+        wgsl`(v: u32, u: u32, edge: u32) -> f32 { return ${share}(u, edge); }`,
         this.#sums,
         { direction: 'in' },
       );
@@ -205,10 +249,11 @@ export class PageRankProblem implements Problem<Float32Array> {
       a.destroy();
     }
     this.#pushed?.destroy();
+    this.#outWeight?.destroy();
   }
 }
 
-/** PageRank with networkx's definition and option names. */
+/** PageRank with networkx's definition, option names and default weighting (by the graph's weights). */
 export async function pageRank(graph: DeviceGraph, options: PageRankOptions = {}): Promise<PageRankResult> {
   if (options.tolerance === 0 && !Number.isFinite(options.maxIterations ?? 100)) {
     throw new InputError(
@@ -217,6 +262,8 @@ export async function pageRank(graph: DeviceGraph, options: PageRankOptions = {}
       'maxIterations',
     );
   }
+  if (options.weight !== null && graph.weights !== undefined)
+    await checkNonNegativeWeights(graph, 'PageRank');
   const problem = new PageRankProblem(graph, options);
   if (graph.vertexCount === 0) {
     problem.destroy();

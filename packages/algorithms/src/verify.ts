@@ -87,14 +87,15 @@ export function verifySssp(
 export function verifyPageRank(
   csr: HostCsr,
   ranks: Float32Array | Float64Array,
-  options: { alpha?: number; relTolerance?: number } = {},
+  options: { alpha?: number; relTolerance?: number; weight?: 'weights' | null } = {},
 ): string | null {
   const n = csr.vertexCount;
   if (ranks.length !== n) return `${ranks.length} ranks for ${n} vertices`;
   if (n === 0) return null;
   const alpha = options.alpha ?? 0.85;
   const tol = options.relTolerance ?? 1e-4;
-  const want = pageRankReference(csr, { alpha, tolerance: 1e-9, maxIterations: 10_000 }).ranks;
+  const weight = options.weight === null ? { weight: null } : {};
+  const want = pageRankReference(csr, { alpha, tolerance: 1e-9, maxIterations: 10_000, ...weight }).ranks;
   let sum = 0;
   for (let v = 0; v < n; v++) {
     sum += ranks[v]!;

@@ -480,17 +480,20 @@ function wholeGraphCase(
 const edgesOf = (csr: HostCsr) => (csr.directed ? csr.edgeCount : csr.edgeCount / 2);
 
 function pageRankCase(input: GraphInput): BenchCase {
+  // Unweighted, as the anchors (gapbs, PyTorch's SpMV) compute it, whether or not the graph has weights.
+  const unweighted = { weight: null };
   return wholeGraphCase('pagerank', input, async (_device, csr, graph) => {
-    const { iterations } = await pageRank(graph);
-    const problem = new PageRankProblem(graph);
+    const { iterations } = await pageRank(graph, unweighted);
+    const problem = new PageRankProblem(graph, unweighted);
     return {
-      trace: async () => fromLibrary('pagerank', undefined, (await pageRank(graph, { trace: true })).trace),
+      trace: async () =>
+        fromLibrary('pagerank', undefined, (await pageRank(graph, { ...unweighted, trace: true })).trace),
       items: csr.edgeCount * iterations,
       async run(rec) {
         await problem.reset(rec);
         await recordSteps(rec, problem, iterations);
       },
-      validate: async () => verifyPageRank(csr, await problem.result()),
+      validate: async () => verifyPageRank(csr, await problem.result(), unweighted),
       destroy: () => problem.destroy(),
     };
   });

@@ -97,7 +97,7 @@ const bfsItems = (csr: HostCsr, source: number) => {
   const { depths } = bfsReference(csr, source);
   return traversedEdges(csr, (v) => depths[v]! >= 0);
 };
-const pageRankItems = (csr: HostCsr) => csr.edgeCount * pageRankReference(csr).iterations;
+const pageRankItems = (csr: HostCsr) => csr.edgeCount * pageRankReference(csr, { weight: null }).iterations;
 const ccItems = (csr: HostCsr) => (csr.directed ? csr.edgeCount : csr.edgeCount / 2);
 
 const reference: Record<Algo, Runner> = {
@@ -110,8 +110,8 @@ const reference: Record<Algo, Runner> = {
   },
   pagerank: {
     run(csr) {
-      const { ranks } = pageRankReference(csr);
-      return () => verifyPageRank(csr, ranks);
+      const { ranks } = pageRankReference(csr, { weight: null });
+      return () => verifyPageRank(csr, ranks, { weight: null });
     },
     items: pageRankItems,
   },
@@ -161,7 +161,7 @@ const graphology: Record<Algo, Runner> = {
       const byKey = pagerank(g as Graph, { getEdgeWeight: null, tolerance: 1e-12, maxIterations: 1000 });
       const ranks = new Float64Array(csr.vertexCount);
       for (const key in byKey) ranks[Number(key)] = byKey[key]!;
-      return () => verifyPageRank(csr, ranks);
+      return () => verifyPageRank(csr, ranks, { weight: null });
     },
     items: pageRankItems,
   },

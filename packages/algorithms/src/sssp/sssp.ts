@@ -32,6 +32,7 @@ import {
   runProblem,
   type TraceOption,
 } from '../common.ts';
+import { checkNonNegativeWeights } from '../weights.ts';
 import { addDeltaFunctor, deltaWord, NearFarStep, type SsspState } from './near-far.ts';
 import type { SsspEngineTuning } from './near-far-engine.ts';
 import { NearFarEngineStep } from './near-far-engine.ts';
@@ -353,59 +354,6 @@ function overflowError(float: boolean, vertex: number): InputError {
   );
 }
 
-/**
- * Throws an {@link InputError} naming the first edge whose weight SSSP cannot take: negative, NaN or
- * infinite (u32 weights cannot be). One kernel folds the first bad edge index with an atomic, then one
- * word is read back; the edge's endpoints are looked up only on failure.
- */
-async function checkSsspWeights(graph: DeviceGraph): Promise<void> {
-  const w = graph.weights;
-  if (w === undefined || w.type === 'u32' || graph.edgeCount === 0) return;
-  const device = graph.device;
-  const first = device.array('u32', 1, { label: 'sssp first bad weight' });
-  let edge: number;
-  try {
-    const rec = device.recorder({ label: 'sssp weight check' });
-    await rec.fill(first, 0xffffffff);
-    // f32 by its bits (WGSL may assume no NaN or infinity): sign set (but -0) or exponent all ones.
-    const bad =
-      w.type === 'i32'
-        ? wgsl`(e: u32) -> bool { return ${w}[e] < 0i; }`
-        : wgsl`(e: u32) -> bool {
-  let b = bitcast<u32>(${w}[e]);
-  return b >= ${u32(UNREACHED_F32)} && b != 0x80000000u;
-}`;
-    await transform(
-      rec,
-      graph.edgeCount,
-      wgsl`(e: u32) { if (${bad}(e)) { atomicMin(&${atomic(first)}[0], e); } }`,
-    );
-    await rec.submit();
-    edge = (await first.download())[0]!;
-  } finally {
-    first.destroy();
-  }
-  if (edge === 0xffffffff) return;
-  const [weight, offsets, target] = await Promise.all([
-    w.download(edge, 1),
-    graph.offsets.download(),
-    graph.targets.download(edge, 1),
-  ]);
-  let lo = 0;
-  let hi = graph.vertexCount - 1;
-  while (lo < hi) {
-    const mid = (lo + hi + 1) >>> 1;
-    if (offsets[mid]! <= edge) lo = mid;
-    else hi = mid - 1;
-  }
-  const value = weight[0]!;
-  const what = Number.isNaN(value) ? 'is NaN' : value < 0 ? 'is negative' : 'is infinite';
-  throw new InputError(
-    `weight ${value} of edge ${lo} -> ${target[0]} (edge ${edge}) ${what}: SSSP needs finite non-negative weights`,
-    'graph.weights',
-  );
-}
-
 /** The small-frontier engine's settings when the run uses it (undefined: it does not); checks the mode. */
 function smallFrontierOf(graph: DeviceGraph, options: SsspProblemOptions): SsspEngineTuning | undefined {
   const mode = options.smallFrontier ?? 'auto';
@@ -479,7 +427,7 @@ export async function sssp(
   if (graph.weights && !['u32', 'i32', 'f32'].includes(graph.weights.type)) {
     throw new InputError(`unsupported weight type ${graph.weights.type}`, 'graph.weights');
   }
-  await checkSsspWeights(graph);
+  await checkNonNegativeWeights(graph, 'SSSP');
   // A trace logs one frontier a step: the engine, which runs many levels a step, stays off for it.
   const mode = options.smallFrontier ?? 'auto';
   if (options.trace && mode !== 'auto' && mode !== 'off') {
