@@ -1,4 +1,10 @@
 export {
+  type ComponentsUpdateOptions,
+  DynamicComponents,
+  type DynamicComponentsOptions,
+  dynamicConnectedComponents,
+} from './components.ts';
+export {
   type BatchOptions,
   DynamicGraph,
   type DynamicGraphOptions,
