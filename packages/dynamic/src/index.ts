@@ -1,4 +1,10 @@
 export {
+  type ComponentsUpdateOptions,
+  DynamicComponents,
+  type DynamicComponentsOptions,
+  dynamicConnectedComponents,
+} from './components.ts';
+export {
   type BatchOptions,
   DynamicGraph,
   type DynamicGraphOptions,
@@ -13,6 +19,12 @@ export type { TableSnapshot } from './export.ts';
 export { forEachEdge } from './for-each-edge.ts';
 export { EMPTY, KEY_SLOTS, SLAB_WORDS, TOMBSTONE } from './layout.ts';
 export { NOT_FOUND } from './neighbors.ts';
+export {
+  DynamicPageRank,
+  type DynamicPageRankOptions,
+  type DynamicPageRankRun,
+  dynamicPageRank,
+} from './pagerank.ts';
 export { HostDynamicGraph } from './reference.ts';
 export { DynamicSssp, type DynamicSsspOptions, type DynamicSsspRun, dynamicSssp } from './sssp.ts';
 export { dynamicTriangleCount } from './triangle-count.ts';

@@ -1,5 +1,20 @@
-import { ssspReference, sssp as staticSssp, triangleCount as staticTriangles } from '@weft/algorithms';
-import { DynamicGraph, DynamicSssp, dynamicTriangleCount, type Probing } from '@weft/dynamic';
+import {
+  componentsReference,
+  ssspReference,
+  connectedComponents as staticComponents,
+  pageRank as staticPageRank,
+  sssp as staticSssp,
+  triangleCount as staticTriangles,
+  verifyPageRank,
+} from '@weft/algorithms';
+import {
+  DynamicComponents,
+  DynamicGraph,
+  DynamicPageRank,
+  DynamicSssp,
+  dynamicTriangleCount,
+  type Probing,
+} from '@weft/dynamic';
 import type { DeviceArray, Recorder, WeftDevice } from '@weft/gpu';
 import { type HostCsr, hostCsrFromEdgeList } from '@weft/graph';
 import { kronecker, randomGeometric } from '@weft/graph/generators';
@@ -16,7 +31,9 @@ import { firstMismatch } from '../validate.ts';
  * - bulk build time and incremental build rate (tables sized from the final degrees, as in the paper) for
  *   a Kronecker and a road-like random geometric graph;
  * - triangle counting, static and after each of five insertion batches;
- * - incremental SSSP after an insertion batch, against recomputation from scratch.
+ * - incremental SSSP after an insertion batch, against recomputation from scratch;
+ * - incremental connected components after an insertion or a deletion batch, against recomputation;
+ * - PageRank warm-started from the ranks before an insertion batch, against a cold start.
  *
  * On a GPU the graphs are soc-LiveJournal1-sized (Kronecker scale 22, edge factor 10: 4.2 M vertices, about
  * 80 M arcs; a random geometric graph of 5 M points, average degree 17: about 85 M arcs); on software
@@ -119,7 +136,7 @@ interface Edges {
  * `count` distinct undirected edges absent from `csr` (no self-loops), in random order: every batch cut
  * from them inserts only new edges, and the expected graph after any set of batches is known exactly.
  */
-function newEdges(csr: HostCsr, count: number, seed: number): Edges {
+function newEdges(csr: HostCsr, count: number, seed: number, connectedOnly = false): Edges {
   const rand = mulberry32(seed);
   const n = csr.vertexCount;
   let size = 1;
@@ -134,6 +151,9 @@ function newEdges(csr: HostCsr, count: number, seed: number): Edges {
     const u = Math.floor(rand() * n);
     const v = Math.floor(rand() * n);
     if (u === v || hasArc(csr, u, v)) continue;
+    if (connectedOnly && (csr.offsets[u] === csr.offsets[u + 1] || csr.offsets[v] === csr.offsets[v + 1])) {
+      continue;
+    }
     const a = Math.min(u, v);
     const b = Math.max(u, v);
     let h = (Math.imul(a, 0x9e3779b1) ^ Math.imul(b + 0x632be5ab, 0x85ebca77)) & mask;
@@ -732,6 +752,179 @@ function ssspCase(mode: 'incremental' | 'recompute'): BenchCase {
   };
 }
 
+// ---- incremental connected components ----
+
+/** `count` distinct existing undirected edges of `csr` (u < v), in random order. */
+function existingEdges(csr: HostCsr, count: number, seed: number): Edges {
+  const rand = mulberry32(seed);
+  const src = new Uint32Array(count);
+  const dst = new Uint32Array(count);
+  const seen = new Set<number>();
+  for (let i = 0; i < count && seen.size < csr.edgeCount >> 1; ) {
+    const e = Math.floor(rand() * csr.edgeCount);
+    let u = 0;
+    let hi = csr.vertexCount;
+    while (u + 1 < hi) {
+      const mid = (u + hi) >>> 1;
+      if (csr.offsets[mid]! <= e) u = mid;
+      else hi = mid;
+    }
+    const v = csr.targets[e]!;
+    const key = Math.min(u, v) * csr.vertexCount + Math.max(u, v);
+    if (u === v || seen.has(key)) continue;
+    seen.add(key);
+    src[i] = u;
+    dst[i] = v;
+    i++;
+  }
+  return { src: src.subarray(0, seen.size), dst: dst.subarray(0, seen.size) };
+}
+
+/** Labels equal (both name a component by its smallest vertex) to a from-scratch CC of the graph. */
+async function expectComponents(graph: DynamicGraph, c: DynamicComponents): Promise<string | null> {
+  const got = await c.result();
+  if (graph.vertexCount <= 2 ** 16)
+    return firstMismatch(got, componentsReference(await graph.toHostCsr()).labels);
+  const snapshot = await graph.toDeviceGraph();
+  try {
+    return firstMismatch(got, (await staticComponents(snapshot)).labels);
+  } finally {
+    snapshot.destroy();
+  }
+}
+
+/**
+ * Connected components of the Kronecker graph after a batch of n edges: inserted (new edges; incremental:
+ * the labels before the batch copied back, then one union per batch edge and a compression) or deleted
+ * (existing edges; each run first re-inserts the batch, which needs no new slabs, and copies the labels of
+ * the whole graph back, then deletes it: incrementally, resetting and re-linking only the touched
+ * components, or by `graph.deleteEdges` and a recomputation). Recomputation unions every edge over all
+ * slabs. GPU-timed: every step is recorded into the timed submit.
+ */
+function componentsCase(op: 'insert' | 'delete', mode: 'incremental' | 'recompute'): BenchCase {
+  return {
+    name: `dynamic cc ${mode} after ${op === 'insert' ? 'an insertion' : 'a deletion'} batch`,
+    family: 'dynamic',
+    maxItems: (device) => scaleOf(device).poolEdges,
+    async setup(device, n, seed): Promise<BenchInstance> {
+      const scale = scaleOf(device);
+      const csr = unweighted(hostGraph(scale, 'kronecker'));
+      const graph = await DynamicGraph.fromCsr(device, csr);
+      const b =
+        op === 'insert'
+          ? edgePool(scale, csr, 'kronecker', seed, n)
+          : cached(`existing/${scale.kronScale}/${seed}/${n}`, () => existingEdges(csr, n, seed));
+      const c = await DynamicComponents.create(graph);
+      const before = device.array('u32', c.labels.length, { label: 'labels before the batch' });
+      const copy = device.recorder({ label: 'save labels' });
+      copy.copy(c.labels, before);
+      await copy.submit();
+      const src = device.upload(b.src);
+      const dst = device.upload(b.dst);
+      if (op === 'insert') await graph.insertEdges(src, dst);
+      return {
+        items: b.src.length,
+        bytes: 0,
+        async run(rec) {
+          if (op === 'delete') {
+            await graph.insertEdges(src, dst, undefined, { recorder: rec, maxNewSlabs: 0 });
+          }
+          if (mode === 'recompute') {
+            if (op === 'delete') await graph.deleteEdges(src, dst, { recorder: rec });
+            await c.recompute({ recorder: rec });
+            return;
+          }
+          rec.copy(before, c.labels);
+          if (op === 'insert') await c.afterInsert(src, dst, { recorder: rec });
+          else await c.deleteEdges(src, dst, { recorder: rec });
+        },
+        async validate() {
+          await graph.check();
+          return firstProblem([
+            () => expectEdges(graph, b, op === 'insert', 'batch edges'),
+            () => expectComponents(graph, c),
+          ]);
+        },
+        destroy() {
+          for (const a of [before, src, dst]) a.destroy();
+          c.destroy();
+          graph.destroy();
+        },
+      };
+    },
+  };
+}
+
+// ---- warm-started PageRank ----
+
+/**
+ * PageRank of the Kronecker graph after inserting a batch of n new edges: warm (the ranks before the batch
+ * copied back, then `update()`) or cold (`recompute()` from the uniform vector). The batch joins random
+ * vertices, or (`connected`) only vertices that had edges: an edge between two isolated vertices makes a
+ * new two-vertex component whose error fades by alpha an iteration, which a warm start cannot skip.
+ * Validated against the f64 reference on small graphs, against `@weft/algorithms`' PageRank on a CSR
+ * snapshot on large ones (both within 1e-4 of the fixed point).
+ */
+function pageRankCase(mode: 'warm' | 'cold', among: 'random' | 'connected'): BenchCase {
+  return {
+    name: `dynamic pagerank ${mode} after a batch${among === 'connected' ? ' among connected vertices' : ''}`,
+    family: 'dynamic',
+    maxItems: (device) => scaleOf(device).poolEdges,
+    async setup(device, n, seed): Promise<BenchInstance> {
+      const scale = scaleOf(device);
+      const csr = unweighted(hostGraph(scale, 'kronecker'));
+      const graph = await DynamicGraph.fromCsr(device, csr);
+      const b = cached(`pagerank/${among}/${scale.kronScale}/${seed}/${n}`, () =>
+        newEdges(csr, n, seed, among === 'connected'),
+      );
+      const p = await DynamicPageRank.create(graph);
+      const before = device.array('f32', p.ranks.length, { label: 'ranks before the batch' });
+      const copy = device.recorder({ label: 'save ranks' });
+      copy.copy(p.ranks, before);
+      await copy.submit();
+      await graph.insertEdges(b.src, b.dst);
+      return {
+        items: n,
+        bytes: 0,
+        // A loop with a status read-back per submit: wall time.
+        hostTimed: true,
+        async run() {
+          if (mode === 'cold') {
+            await p.recompute();
+            return;
+          }
+          const rec = device.recorder({ label: 'restore ranks' });
+          rec.copy(before, p.ranks);
+          await rec.submit();
+          await p.update();
+        },
+        async validate() {
+          if (!p.lastRun.converged) return 'did not converge';
+          const got = await p.result();
+          if (csr.edgeCount + 2 * n <= 2 ** 22) return verifyPageRank(await graph.toHostCsr(), got);
+          const snapshot = await graph.toDeviceGraph();
+          try {
+            const want = (await staticPageRank(snapshot)).ranks;
+            for (let v = 0; v < want.length; v++) {
+              if (!(Math.abs(got[v]! - want[v]!) <= 3e-4 * want[v]!)) {
+                return `rank of vertex ${v} is ${got[v]}, the snapshot's ${want[v]} (relative tolerance 3e-4)`;
+              }
+            }
+            return null;
+          } finally {
+            snapshot.destroy();
+          }
+        },
+        destroy() {
+          before.destroy();
+          p.destroy();
+          graph.destroy();
+        },
+      };
+    },
+  };
+}
+
 const PROBINGS: Probing[] = ['thread', 'subgroup'];
 
 export const cases: BenchCase[] = [
@@ -744,4 +937,12 @@ export const cases: BenchCase[] = [
   ...[0, 1, 2, 3, 4, 5].map(triangleCase),
   ssspCase('incremental'),
   ssspCase('recompute'),
+  componentsCase('insert', 'incremental'),
+  componentsCase('insert', 'recompute'),
+  componentsCase('delete', 'incremental'),
+  componentsCase('delete', 'recompute'),
+  pageRankCase('warm', 'random'),
+  pageRankCase('cold', 'random'),
+  pageRankCase('warm', 'connected'),
+  pageRankCase('cold', 'connected'),
 ];

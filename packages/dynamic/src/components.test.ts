@@ -1,0 +1,187 @@
+import { componentsReference } from '@weft/algorithms';
+import { InputError } from '@weft/gpu';
+import type { HostCsr } from '@weft/graph';
+import { expectArrayEqual, gpuTest, mulberry32 } from '@weft/testing';
+import { describe, expect, it } from 'vitest';
+import {
+  DynamicComponents,
+  type DynamicComponentsOptions,
+  dynamicConnectedComponents,
+} from './components.ts';
+import { DynamicGraph } from './dynamic-graph.ts';
+import { HostDynamicGraph } from './reference.ts';
+import { modelCsr } from './test-support.ts';
+
+function snapshot(model: HostDynamicGraph): HostCsr {
+  const { offsets, targets } = modelCsr(model, undefined);
+  return {
+    vertexCount: model.vertexCount,
+    edgeCount: targets.length,
+    offsets,
+    targets,
+    directed: model.directed,
+  };
+}
+
+async function expectLabels(c: DynamicComponents, model: HostDynamicGraph, what: string) {
+  expectArrayEqual(await c.result(), componentsReference(snapshot(model)).labels, what);
+}
+
+/** The model's edges (each undirected edge once), for picking deletions. */
+function edgesOf(model: HostDynamicGraph): [number, number][] {
+  const out: [number, number][] = [];
+  model.adjacency.forEach((adj, u) => {
+    for (const v of adj.keys()) if (model.directed || u < v) out.push([u, v]);
+  });
+  return out;
+}
+
+function pick<T>(items: T[], count: number, rand: () => number): T[] {
+  return Array.from(
+    { length: Math.min(count, items.length) },
+    () => items[Math.floor(rand() * items.length)]!,
+  );
+}
+
+const N = 160;
+/** A path (every edge a bridge) over the last vertices, so deleting its edges splits components. */
+const PATH_FROM = 120;
+/** Vertex 0 is a hub with one base bucket: its neighbours fill a long slab chain. */
+const HUB_DEGREE = 100;
+
+const MODES: DynamicComponentsOptions[] = [{ relink: 'vertex' }, { relink: 'slab' }, {}];
+
+describe('DynamicComponents', () => {
+  for (const directed of [false, true]) {
+    for (const options of MODES) {
+      it(`matches a from-scratch CC after every random batch (${directed ? 'directed' : 'undirected'}, relink ${options.relink ?? 'auto'})`, async () => {
+        await gpuTest(async (device) => {
+          const rand = mulberry32(directed ? 7 : 8);
+          const g = await DynamicGraph.create(device, { vertexCount: N, directed });
+          const model = new HostDynamicGraph(N, directed);
+          const insert = async (src: number[], dst: number[]) => {
+            const s = Uint32Array.from(src);
+            const t = Uint32Array.from(dst);
+            await g.insertEdges(s, t);
+            model.insertEdges(s, t);
+            await c.afterInsert(s, t);
+          };
+          const remove = async (pairs: [number, number][]) => {
+            const s = Uint32Array.from(pairs, (p) => p[0]);
+            const t = Uint32Array.from(pairs, (p) => p[1]);
+            await c.deleteEdges(s, t);
+            model.deleteEdges(s, t);
+          };
+          const c = await DynamicComponents.create(g, options);
+          await expectLabels(c, model, 'empty graph');
+          // The hub, the path, and sparse random edges (many small components).
+          const hub = Array.from({ length: HUB_DEGREE }, (_, k) => 1 + ((k * 37) % (N - 1)));
+          await insert(new Array(HUB_DEGREE).fill(0), hub);
+          const path = Array.from({ length: N - PATH_FROM - 1 }, (_, k) => PATH_FROM + k);
+          await insert(
+            path,
+            path.map((v) => v + 1),
+          );
+          await expectLabels(c, model, 'hub and path');
+          await remove([[0, hub[5]!]]);
+          await expectLabels(c, model, 'one hub edge deleted');
+          for (let batch = 0; batch < 10; batch++) {
+            if (batch % 2 === 0) {
+              // Random edges with self-loops and duplicates (the same edge twice, or reversed).
+              const src: number[] = [];
+              const dst: number[] = [];
+              for (let i = 0; i < 12 + batch * 3; i++) {
+                const r = rand();
+                if (r < 0.1) {
+                  const v = Math.floor(rand() * N);
+                  src.push(v);
+                  dst.push(v);
+                } else if (r < 0.25 && i > 0) {
+                  const j = Math.floor(rand() * i);
+                  src.push(dst[j]!);
+                  dst.push(src[j]!);
+                } else {
+                  src.push(Math.floor(rand() * PATH_FROM));
+                  dst.push(Math.floor(rand() * PATH_FROM));
+                }
+              }
+              await insert(src, dst);
+            } else {
+              // Existing edges (hub edges, bridges of the path, random ones), absent edges, self-loops.
+              const pairs = pick(edgesOf(model), 6 + batch, rand);
+              const p = PATH_FROM + Math.floor(rand() * (N - PATH_FROM - 1));
+              pairs.push([p, p + 1], [p, p + 1], [3, 3], [Math.floor(rand() * N), Math.floor(rand() * N)]);
+              pairs.push([0, hub[Math.floor(rand() * HUB_DEGREE)]!]);
+              await remove(pairs);
+            }
+            await expectLabels(c, model, `batch ${batch}`);
+          }
+          await c.afterInsert(new Uint32Array(0), new Uint32Array(0));
+          await c.deleteEdges(new Uint32Array(0), new Uint32Array(0));
+          expect(await c.touched()).toBe(0);
+          await expectLabels(c, model, 'empty batches');
+          // A deletion of absent edges and self-loops touches nothing.
+          await remove([
+            [5, 5],
+            [N - 1, 0],
+          ]);
+          if (!model.adjacency[N - 1]!.has(0)) expect(await c.touched()).toBe(0);
+          // Vertex deletion (the hub: its component splits), then new vertices beyond the capacity.
+          await c.deleteVertices([0, PATH_FROM + 5]);
+          model.deleteVertices([0, PATH_FROM + 5]);
+          await expectLabels(c, model, 'vertices deleted');
+          const ids = Array.from({ length: 40 }, (_, k) => N + k);
+          await g.insertVertices(ids);
+          model.insertVertices(ids);
+          await insert([N, N + 1, N + 2, 0, 7], [N + 1, 9, N + 39, N + 3, 8]);
+          await expectLabels(c, model, 'new vertices');
+          // Every edge deleted: every vertex alone.
+          await remove(edgesOf(model));
+          await expectLabels(c, model, 'all edges deleted');
+          expect(model.edgeCount()).toBe(0);
+          await c.recompute();
+          await expectLabels(c, model, 'recomputed');
+          c.destroy();
+          g.destroy();
+        });
+      });
+    }
+  }
+
+  it('keeps up on a larger graph with mixed batches; from scratch on the set variant; bad input', async () => {
+    await gpuTest(async (device) => {
+      const rand = mulberry32(21);
+      const n = 600;
+      const g = await DynamicGraph.create(device, { vertexCount: n, directed: false, values: 'u32' });
+      const model = new HostDynamicGraph(n, false);
+      const c = await DynamicComponents.create(g);
+      for (let round = 0; round < 6; round++) {
+        const m = 250;
+        const s = Uint32Array.from({ length: m }, () => Math.floor(rand() * n));
+        const t = Uint32Array.from({ length: m }, () => Math.floor(rand() * n));
+        const w = Uint32Array.from({ length: m }, () => 1);
+        await g.insertEdges(s, t, w);
+        model.insertEdges(s, t, w);
+        await c.afterInsert(s, t);
+        await expectLabels(c, model, `round ${round} insertions`);
+        const del = pick(edgesOf(model), 120, rand);
+        const ds = Uint32Array.from(del, (p) => p[0]);
+        const dt = Uint32Array.from(del, (p) => p[1]);
+        await c.deleteEdges(ds, dt);
+        model.deleteEdges(ds, dt);
+        expect(await c.touched()).toBeGreaterThan(0);
+        await expectLabels(c, model, `round ${round} deletions`);
+      }
+      const scratch = await dynamicConnectedComponents(g);
+      const want = componentsReference(snapshot(model));
+      expectArrayEqual(scratch.labels, want.labels, 'from scratch');
+      expect(scratch.count).toBe(want.count);
+      await expect(c.deleteEdges(Uint32Array.of(1), Uint32Array.of(n))).rejects.toThrow(InputError);
+      await expect(c.afterInsert(Uint32Array.of(1), new Uint32Array(0))).rejects.toThrow(InputError);
+      c.destroy();
+      await expect(c.result()).rejects.toThrow(InputError);
+      await expect(DynamicComponents.create(g, { relink: 'sideways' as 'slab' })).rejects.toThrow(InputError);
+      g.destroy();
+    });
+  });
+});

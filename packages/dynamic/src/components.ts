@@ -1,0 +1,371 @@
+import {
+  atomic,
+  type DeviceArray,
+  type Functor,
+  InputError,
+  lit,
+  onTarget,
+  type Recorder,
+  rw,
+  type Target,
+  transformItemsPerWorkgroup,
+  u32,
+  WeftError,
+  wgsl,
+  writeDispatchArgs,
+} from '@weft/gpu';
+import { compute, DisjointSets } from '@weft/operators';
+import type { DynamicGraph, IdArray } from './dynamic-graph.ts';
+import { findEdgeFunctor, forEachSlabEdge, isAliveFunctor, NOT_FOUND } from './neighbors.ts';
+
+export interface DynamicComponentsOptions {
+  /**
+   * How a deletion re-links the touched vertices' remaining edges: `'vertex'`, a thread per touched vertex
+   * walking its table; `'slab'`, a thread per slab of the pool whose owner was touched; `'auto'` (default)
+   * picks on the GPU: slabs once `sweepMin` vertices or more were touched.
+   */
+  relink?: 'auto' | 'vertex' | 'slab';
+  /** Touched vertices from which `'auto'` sweeps the slabs (default: a 32nd of the vertices, at least 1). */
+  sweepMin?: number;
+}
+
+/** Where an update records its work: a recorder (submitted by the caller), else one submit of its own. */
+export interface ComponentsUpdateOptions {
+  recorder?: Recorder;
+}
+
+/**
+ * Weakly connected components of a {@link DynamicGraph}, kept up to date under batches of updates (Falcon's
+ * morph style): an insertion batch unions its edges' ends in `@weft/operators`' `DisjointSets`
+ * ({@link afterInsert}, nothing recomputed); a deletion batch ({@link deleteEdges}, {@link deleteVertices})
+ * resets the touched components (those holding an end of a deleted edge or a deleted vertex) to
+ * singletons and unions their remaining edges again, walking only their tables, so splits come out right.
+ *
+ * `labels[v]` is the smallest vertex id of `v`'s component (a union-find root: every parent is smaller than
+ * its child), for every id below the graph's `vertexCount`; deleted and never-inserted ids are singletons.
+ * A graph changed without telling this object (e.g. `graph.deleteEdges` called directly) needs
+ * {@link recompute}.
+ */
+export class DynamicComponents {
+  /** One label per vertex slot of the graph: the smallest vertex id of its component. */
+  labels: DeviceArray<'u32'>;
+  #sets: DisjointSets;
+  /**
+   * The epoch of the last deletion that touched each root (marked before the deletion) and each vertex it
+   * reset: epochs only grow, so this is never cleared.
+   */
+  #stamp: DeviceArray<'u32'>;
+  /** The vertices the last deletion reset. */
+  #touched: DeviceArray<'u32'>;
+  /** [touched, walked, swept, walk dispatch arguments (3), sweep dispatch arguments (3)]. */
+  readonly #gates: DeviceArray<'u32'>;
+  #capacity: number;
+  #epoch = 0;
+  #destroyed = false;
+
+  private constructor(
+    readonly graph: DynamicGraph,
+    readonly options: DynamicComponentsOptions,
+  ) {
+    const d = graph.device;
+    this.#capacity = graph.vertexCapacity;
+    this.labels = d.array('u32', this.#capacity, { label: 'dynamic cc labels' });
+    this.#stamp = d.array('u32', this.#capacity, { label: 'dynamic cc stamps' });
+    this.#touched = d.array('u32', this.#capacity, { label: 'dynamic cc touched' });
+    this.#sets = new DisjointSets(d, this.#capacity, { parents: this.labels, label: 'dynamic cc' });
+    this.#gates = d.array('u32', 9, { label: 'dynamic cc gates', indirect: true });
+  }
+
+  /** Components of `graph` computed from scratch. */
+  static async create(
+    graph: DynamicGraph,
+    options: DynamicComponentsOptions = {},
+  ): Promise<DynamicComponents> {
+    if (graph.destroyed) throw new InputError('the graph was destroyed', 'DynamicComponents');
+    const relink = options.relink ?? 'auto';
+    if (relink !== 'auto' && relink !== 'vertex' && relink !== 'slab') {
+      throw new InputError(`relink must be 'auto', 'vertex' or 'slab', got '${String(relink)}'`, 'relink');
+    }
+    const c = new DynamicComponents(graph, options);
+    await c.#stamp.fill(0);
+    await c.recompute();
+    return c;
+  }
+
+  /** Recomputes every label from scratch: one union per edge over all slabs, then a compression. */
+  async recompute(options: ComponentsUpdateOptions = {}): Promise<void> {
+    this.#checkOpen();
+    await this.#fit();
+    const graph = this.graph;
+    await onTarget(this.#target(options), 'dynamic cc recompute', async (rec) => {
+      await this.#sets.recordReset(rec);
+      await compute(rec, { all: graph.slabCapacity }, forEachSlabEdge(graph, this.#link(false)));
+      await this.#sets.recordCompress(rec);
+    });
+  }
+
+  /**
+   * Updates the labels after `src[i] -> dst[i]` were inserted into the graph: one union per batch edge
+   * whose ends are vertices (self-loops and edges the graph ignored change nothing), then every vertex
+   * points at its root again. Pass the batch given to `insertEdges`.
+   */
+  async afterInsert(src: IdArray, dst: IdArray, options: ComponentsUpdateOptions = {}): Promise<void> {
+    this.#checkOpen();
+    this.#checkBatch(src, dst, 'afterInsert');
+    await this.#fit();
+    if (src.length === 0) return;
+    const alive = isAliveFunctor(this.graph);
+    await onTarget(this.#target(options), 'dynamic cc after insert', async (rec) => {
+      const { s, t } = onDevice(rec, src, dst);
+      await compute(
+        rec,
+        { all: src.length },
+        wgsl`(i: u32) {
+  let u = ${s}[i];
+  let v = ${t}[i];
+  if (u != v && ${alive}(u) && ${alive}(v)) { ${this.#sets.union()}(u, v); }
+}`,
+      );
+      await this.#sets.recordCompress(rec);
+    });
+  }
+
+  /**
+   * Deletes edges `src[i] -> dst[i]` from the graph (both directions when undirected) and repairs the
+   * labels: the components holding an edge that existed are reset and re-linked; absent edges and
+   * self-loops touch nothing.
+   */
+  async deleteEdges(src: IdArray, dst: IdArray, options: ComponentsUpdateOptions = {}): Promise<void> {
+    this.#checkOpen();
+    this.#checkBatch(src, dst, 'deleteEdges');
+    await this.#fit();
+    const graph = this.graph;
+    const epoch = ++this.#epoch;
+    await onTarget(this.#target(options), 'dynamic cc delete edges', async (rec) => {
+      rec.clear(this.#gates);
+      if (src.length > 0) {
+        const { s, t } = onDevice(rec, src, dst);
+        // Both ends of an existing edge share a root, so marking one end's root marks the component.
+        await compute(
+          rec,
+          { all: src.length },
+          wgsl`(i: u32) {
+  let u = ${s}[i];
+  let v = ${t}[i];
+  if (u == v || !${isAliveFunctor(graph)}(u) || v >= ${u32(graph.vertexCount)}) { return; }
+  if (${findEdgeFunctor(graph)}(u, v) != ${lit(`${NOT_FOUND}u`)}) {
+    atomicStore(&${atomic(this.#stamp)}[${this.labels}[u]], ${u32(epoch)});
+  }
+}`,
+        );
+        await graph.deleteEdges(s, t, { recorder: rec });
+      }
+      await this.#repair(rec, epoch);
+    });
+  }
+
+  /** Deletes vertices (and every edge touching them) from the graph and repairs the labels. */
+  async deleteVertices(ids: ArrayLike<number>, options: ComponentsUpdateOptions = {}): Promise<void> {
+    this.#checkOpen();
+    await this.#fit();
+    const graph = this.graph;
+    const list = [...new Set(Array.from(ids))].filter((v) => graph.hasVertex(v));
+    const epoch = ++this.#epoch;
+    await onTarget(this.#target(options), 'dynamic cc delete vertices', async (rec) => {
+      rec.clear(this.#gates);
+      if (list.length > 0) {
+        const idArr = rec.scratch('u32', list.length, 'cc deleted vertices').upload(list);
+        await compute(
+          rec,
+          { all: list.length },
+          wgsl`(i: u32) { atomicStore(&${atomic(this.#stamp)}[${this.labels}[${idArr}[i]]], ${u32(epoch)}); }`,
+        );
+        await graph.deleteVertices(list, { recorder: rec });
+      }
+      await this.#repair(rec, epoch);
+    });
+  }
+
+  /** Labels on the host, one per vertex id of the graph (the smallest id of each component). */
+  async result(): Promise<Uint32Array> {
+    this.#checkOpen();
+    if (!(await this.#sets.finished())) {
+      throw new WeftError('union-find gave up on a link after too many failed compare-exchanges');
+    }
+    const n = this.graph.vertexCount;
+    return n === 0 ? new Uint32Array(0) : this.labels.download(0, n);
+  }
+
+  /** How many vertices the last deletion reset and re-linked (read back from the GPU). */
+  async touched(): Promise<number> {
+    this.#checkOpen();
+    return (await this.#gates.download(0, 1))[0]!;
+  }
+
+  destroy() {
+    if (this.#destroyed) return;
+    this.#destroyed = true;
+    this.#sets.destroy();
+    for (const a of [this.labels, this.#stamp, this.#touched, this.#gates]) a.destroy();
+  }
+
+  [Symbol.dispose]() {
+    this.destroy();
+  }
+
+  #target(options: ComponentsUpdateOptions): Target {
+    return options.recorder ?? this.graph.device;
+  }
+
+  #checkOpen() {
+    if (this.#destroyed) throw new InputError('this DynamicComponents was destroyed', 'DynamicComponents');
+    if (this.graph.destroyed) throw new InputError('the graph was destroyed', 'DynamicComponents');
+  }
+
+  #checkBatch(src: IdArray, dst: IdArray, where: string) {
+    if (src.length !== dst.length) {
+      throw new InputError(`src has ${src.length} entries but dst has ${dst.length}`, where);
+    }
+    const n = this.graph.vertexCount;
+    for (const [name, ids] of [
+      ['src', src],
+      ['dst', dst],
+    ] as const) {
+      if (!(ids instanceof Uint32Array)) continue;
+      for (let i = 0; i < ids.length; i++) {
+        if (ids[i]! >= n) {
+          throw new InputError(`${name}[${i}] = ${ids[i]} is not a vertex id (vertexCount is ${n})`, where);
+        }
+      }
+    }
+  }
+
+  /** Follows the graph's vertex dictionary when it grew: new vertex slots are singletons. */
+  async #fit() {
+    const capacity = this.graph.vertexCapacity;
+    if (capacity <= this.#capacity) return;
+    const d = this.graph.device;
+    const old = this.#capacity;
+    const labels = d.array('u32', capacity, { label: 'dynamic cc labels' });
+    const stamp = d.array('u32', capacity, { label: 'dynamic cc stamps' });
+    const rec = d.recorder({ label: 'dynamic cc grow' });
+    rec.clear(stamp);
+    rec.copy(this.labels, labels, old);
+    rec.copy(this.#stamp, stamp, old);
+    await compute(
+      rec,
+      { all: capacity - old },
+      wgsl`(i: u32) { ${rw(labels)}[i + ${u32(old)}] = i + ${u32(old)}; }`,
+    );
+    await rec.submit();
+    this.#sets.destroy();
+    for (const a of [this.labels, this.#stamp, this.#touched]) a.destroy();
+    this.labels = labels;
+    this.#stamp = stamp;
+    this.#touched = d.array('u32', capacity, { label: 'dynamic cc touched' });
+    this.#sets = new DisjointSets(d, capacity, { parents: labels, label: 'dynamic cc' });
+    this.#capacity = capacity;
+  }
+
+  /**
+   * `(src, dst, edge)`: unions the edge's ends, each undirected edge once (from its smaller end); with
+   * `touchedOnly`, only edges whose tail the current deletion reset (their heads were reset too).
+   */
+  #link(touchedOnly: boolean, epoch = 0): Functor {
+    const keep = this.graph.directed
+      ? wgsl`(u: u32, v: u32) -> bool { return u != v; }`
+      : wgsl`(u: u32, v: u32) -> bool { return u < v; }`;
+    const gate = touchedOnly
+      ? wgsl`(u: u32) -> bool { return atomicLoad(&${atomic(this.#stamp)}[u]) == ${u32(epoch)}; }`
+      : wgsl`(u: u32) -> bool { return true; }`;
+    return wgsl`(src: u32, dst: u32, edge: u32) {
+  if (${keep}(src, dst) && ${gate}(src)) { ${this.#sets.union()}(src, dst); }
+}`;
+  }
+
+  /**
+   * After a deletion recorded into `rec` whose touched roots carry `epoch`: resets every vertex of those
+   * roots' components to a singleton (listing it), re-links the edges of the listed vertices (by vertex
+   * or by slab, chosen on the GPU from their count), and compresses the listed vertices' paths.
+   */
+  async #repair(rec: Recorder, epoch: number) {
+    const graph = this.graph;
+    const gates = this.#gates;
+    const stamp = atomic(this.#stamp);
+    await compute(
+      rec,
+      { all: graph.vertexCount },
+      wgsl`(v: u32) {
+  if (atomicLoad(&${stamp}[${this.labels}[v]]) != ${u32(epoch)}) { return; }
+  ${rw(this.labels)}[v] = v;
+  atomicStore(&${stamp}[v], ${u32(epoch)});
+  let slot = atomicAdd(&${atomic(gates)}[0], 1u);
+  ${rw(this.#touched)}[slot] = v;
+}`,
+    );
+    const sweepMin = this.#sweepMin();
+    const touched = { array: gates, index: 0 };
+    const walkCount = { array: gates, index: 1 };
+    const sweepCount = { array: gates, index: 2 };
+    const walk = writeDispatchArgs(gates, 3, transformItemsPerWorkgroup(walkCount));
+    const sweep = writeDispatchArgs(gates, 6, transformItemsPerWorkgroup(sweepCount));
+    await compute(
+      rec,
+      { all: 1 },
+      wgsl`(i: u32) {
+  let n = ${rw(gates)}[0];
+  let swept = n >= ${u32(sweepMin)};
+  let walked = select(n, 0u, swept);
+  let slabs = select(0u, min(${graph.alloc}[0], ${u32(graph.slabCapacity)}), swept && n > 0u);
+  ${rw(gates)}[1] = walked;
+  ${rw(gates)}[2] = slabs;
+  ${walk.write}(walked);
+  ${sweep.write}(slabs);
+}`,
+    );
+    const link = this.#link(true, epoch);
+    await compute(
+      rec,
+      { items: this.#touched, length: { ...walkCount, args: walk.args } },
+      graph.forEachNeighbor(link),
+    );
+    await compute(rec, { all: { ...sweepCount, args: sweep.args } }, forEachSlabEdge(graph, link));
+    await compute(
+      rec,
+      { items: this.#touched, length: touched },
+      wgsl`(v: u32) { atomicStore(&${atomic(this.labels)}[v], ${this.#sets.find()}(v)); }`,
+    );
+  }
+
+  #sweepMin(): number {
+    const mode = this.options.relink ?? 'auto';
+    if (mode === 'vertex') return 0xffffffff;
+    if (mode === 'slab') return 0;
+    return this.options.sweepMin ?? Math.max(1, Math.ceil(this.graph.vertexCount / 32));
+  }
+}
+
+function onDevice(rec: Recorder, src: IdArray, dst: IdArray) {
+  const up = (a: IdArray, label: string) =>
+    ArrayBuffer.isView(a) ? rec.scratch('u32', Math.max(1, a.length), label).upload(a) : a;
+  return { s: up(src, 'cc batch sources'), t: up(dst, 'cc batch targets') };
+}
+
+/**
+ * Connected components of a dynamic graph from scratch (weakly connected when directed): labels (the
+ * smallest vertex id of each component) and their count. Keep a {@link DynamicComponents} instead to
+ * update them after batches.
+ */
+export async function dynamicConnectedComponents(
+  graph: DynamicGraph,
+): Promise<{ labels: Uint32Array; count: number }> {
+  const c = await DynamicComponents.create(graph);
+  try {
+    const labels = await c.result();
+    let count = 0;
+    for (let v = 0; v < labels.length; v++) if (labels[v] === v) count++;
+    return { labels, count };
+  } finally {
+    c.destroy();
+  }
+}
