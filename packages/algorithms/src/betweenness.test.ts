@@ -95,10 +95,10 @@ describe('betweennessCentrality', () => {
         ['one vertex', csrOf(1, [], false)],
         ['one vertex with a loop', csrOf(1, [[0, 0]], true, true)],
         ['two isolated', csrOf(2, [], true)],
-        ['path 40', path(40)],
-        ['directed path 30', path(30, true)],
-        ['star 70', star(70)],
-        ['grid 6 x 5', hostCsrFromEdgeList(grid({ width: 6, height: 5 })).csr],
+        ['path 16', path(16)],
+        ['directed path 12', path(12, true)],
+        ['star 24', star(24)],
+        ['grid 4 x 3', hostCsrFromEdgeList(grid({ width: 4, height: 3 })).csr],
         ['duplicates and loops, directed', csrOf(5, loops, true, true)],
         ['duplicates and loops, undirected', csrOf(5, loops, false, true)],
         [
@@ -135,13 +135,13 @@ describe('betweennessCentrality', () => {
   it('matches the reference over sampled sources of random families (directed and undirected)', () =>
     gpuTest(async (device) => {
       for (const directed of [false, true]) {
-        const { edges } = disjointUnion(randomFamilies(30, directed ? 7 : 8, directed), false, 3);
+        const { edges } = disjointUnion(randomFamilies(24, directed ? 7 : 8, directed), false, 3);
         const csr = csrFrom(edges, true);
         const graph = uploadGraph(device, csr, { csc: csr.directed });
         for (const [i, options] of [
-          { k: 48, seed: 1 },
-          { k: 24, seed: 2, normalized: false, endpoints: true },
-          { k: 16, seed: 3, endpoints: true, loadBalance: 'thread-mapped' as const },
+          { k: 24, seed: 1 },
+          { k: 12, seed: 2, normalized: false, endpoints: true },
+          { k: 8, seed: 3, endpoints: true, loadBalance: 'thread-mapped' as const },
         ].entries()) {
           const r = await betweennessCentrality(graph, options);
           expect(r.sources.length).toBe(options.k);
@@ -153,7 +153,7 @@ describe('betweennessCentrality', () => {
 
   it('samples k distinct sources by seed; k = n and every vertex as sources equal the full run', () =>
     gpuTest(async (device) => {
-      const csr = hostCsrFromEdgeList(grid({ width: 5, height: 4 })).csr;
+      const csr = hostCsrFromEdgeList(grid({ width: 4, height: 3 })).csr;
       const graph = uploadGraph(device, csr);
       const a = await betweennessCentrality(graph, { k: 6, seed: 11 });
       const b = await betweennessCentrality(graph, { k: 6, seed: 11 });
@@ -163,8 +163,8 @@ describe('betweennessCentrality', () => {
       expect(a.sources).not.toEqual(c.sources);
       expect(verifyBetweenness(csr, a.centrality, { sources: a.sources })).toBeNull();
       const full = betweennessReference(csr);
-      expectClose((await betweennessCentrality(graph, { k: 20 })).centrality, [...full], 'k = n');
-      const all = Array.from({ length: 20 }, (_, i) => 19 - i);
+      expectClose((await betweennessCentrality(graph, { k: 12 })).centrality, [...full], 'k = n');
+      const all = Array.from({ length: 12 }, (_, i) => 11 - i);
       expectClose((await betweennessCentrality(graph, { sources: all })).centrality, [...full], 'all');
       graph.destroy();
     }));

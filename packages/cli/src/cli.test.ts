@@ -146,6 +146,35 @@ describe('weft run, convert, info', () => {
     });
   }, 120_000);
 
+  it("runs bc with networkx's normalized values, and a seeded sample", async () => {
+    const run = await weft(['run', 'bc', join(dir, 'g.mtx'), '--out', join(dir, 'bc.json')]);
+    expect(run.code, run.stderr).toBe(0);
+    const json = await readJson(join(dir, 'bc.json'));
+    expect(json.algorithm).toBe('bc');
+    // Pairs through each vertex of 0 -> 1 -> 2 -> 0, 2 -> 3 -> 4 over (n - 1)(n - 2) = 20 ordered pairs.
+    for (const [v, want] of [0.05, 0.15, 0.25, 0.15, 0, 0].entries()) {
+      expect(json.values[v]).toBeCloseTo(want, 6);
+    }
+    const sampled: unknown[] = [];
+    for (const out of ['bc1.json', 'bc2.json']) {
+      const r = await weft([
+        'run',
+        'bc',
+        join(dir, 'g.mtx'),
+        '--samples',
+        '3',
+        '--seed',
+        '7',
+        '--out',
+        join(dir, out),
+      ]);
+      expect(r.code, r.stderr).toBe(0);
+      sampled.push(await readJson(join(dir, out)));
+    }
+    expect(sampled[0]).toMatchObject({ samples: 3, seed: 7 });
+    expect(sampled[0]).toEqual(sampled[1]);
+  }, 120_000);
+
   it('prints the statistics of a graph file', async () => {
     const info = await weft(['info', join(dir, 'g.mtx'), '--json']);
     expect(info.code, info.stderr).toBe(0);
@@ -189,6 +218,9 @@ describe('weft hostile probes', () => {
       [['run', 'sssp', join(dir, 'bad.el')], /weight -10 of edge 2 -> 1 \(edge \d\) is negative/],
       [['run', 'sssp', join(dir, 'big.el')], /reached 2\^32 - 2/],
       [['run', 'pagerankk', plain], /unknown algorithm 'pagerankk'/],
+      [['run', 'bc', plain, '--samples', '0'], /--samples: '0' is not a count/],
+      [['run', 'bc', plain, '--samples', '4'], /--samples: 4 sources, but plain\.el has 3 vertices/],
+      [['run', 'bc', plain, '--samples', '2', '--seed=-1'], /--seed: '-1' is not a seed/],
       [['convert', plain, join(dir, 'x.png')], /unknown graph file extension '\.png'/],
       [['info', join(dir, 'none.mtx')], /none\.mtx: no such file/],
       [['frobnicate'], /unknown command 'frobnicate'/],
