@@ -388,7 +388,7 @@ function ssspCase(
 }
 
 /** Sources a betweenness run is timed from: gapbs's anchor runs `bc -r SOURCE -i 1` from the same first 8. */
-export const BC_SOURCES = 8;
+const BC_SOURCES = 8;
 
 /**
  * Betweenness centrality from one source per run (gapbs `bc -i 1`): clear, the forward levels, the backward
