@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """CPU anchors from gapbs (the GAP Benchmark Suite's OpenMP kernels) on the graphs Weft runs on, in the same
-command: BFS, SSSP (delta-stepping, the best of several deltas) and CC.
+command: BFS, SSSP (delta-stepping, the best of several deltas), CC and BC (Brandes).
 
 Usage: python3 gapbs_anchors.py --manifest graphs/manifest.json --gapbs ../shared/anchors/gapbs --out gapbs.json
        [--max-sources 8] [--trials 8] [--deltas 1,2,4,...]
@@ -9,6 +9,8 @@ CSR: no text parsing, the same arcs and weights; undirected graphs stay undirect
 g++ -fopenmp (the Makefile's flags) and run with `-r SOURCE -n TRIALS`; gapbs's "Average Time" excludes its graph
 build. Items are counted as the bench counts them (TEPS: undirected edges of the reached vertices), so the
 report's ratios are ours / gapbs. Results are named `gapbs <algo> <graph>`, which the bench's --anchors matches.
+BC runs `bc -r SOURCE -i 1` (one source an iteration, as the bench's `bc` case times a run) from the first
+--bc-sources of the same sources: its time is per source, its items the TEPS edges of that source's traversal.
 """
 import argparse, json, os, re, statistics, subprocess, sys
 
@@ -17,7 +19,7 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from scipy_anchors import read_wcsr  # noqa: E402
 
-KERNELS = ("bfs", "sssp", "cc")
+KERNELS = ("bfs", "sssp", "cc", "bc")
 
 
 def build(gapbs):
@@ -87,6 +89,7 @@ def main():
     p.add_argument("--out", required=True)
     p.add_argument("--max-sources", type=int, default=8)
     p.add_argument("--trials", type=int, default=8)
+    p.add_argument("--bc-sources", type=int, default=8, help="the bench's BC_SOURCES")
     p.add_argument("--deltas", default="1,2,4,8,16,32,64,128,256,512,1024,2048,4096,16384,65536")
     a = p.parse_args()
     build(a.gapbs)
@@ -127,6 +130,12 @@ def main():
                      for s in sources]
             add(f"gapbs sssp {entry['graph']}", entry, statistics.median(times), statistics.median(edges),
                 dict(delta=best))
+            bc_sources = entry["sources"][: a.bc_sources]
+            times = [average_seconds([exe["bc"], "-f", stem + ".sg", "-n", trials, "-r", str(s), "-i", "1"])
+                     for s in bc_sources]
+            bc_edges = [reached_edges(offsets, targets, n, s, directed) for s in bc_sources]
+            add(f"gapbs bc {entry['graph']}", entry, statistics.median(times), statistics.median(bc_edges),
+                dict(sources=len(bc_sources)))
         seconds = average_seconds([exe["cc"], "-f", stem + ".sg", "-n", trials])
         add(f"gapbs cc {entry['graph']}", entry, seconds, m if directed else m / 2)
 

@@ -1,5 +1,12 @@
 export type { IterationTrace, LoadBalance } from '@weft/operators';
 export { THREAD_MAPPED_MAX_DEGREE } from '@weft/operators';
+export {
+  type BetweennessOptions,
+  BetweennessProblem,
+  type BetweennessResult,
+  betweennessCentrality,
+} from './betweenness.ts';
+export { type BetweennessSampling, betweennessReference } from './betweenness-reference.ts';
 export { type BfsOptions, BfsProblem, type BfsProblemOptions, type BfsResult, bfs } from './bfs/bfs.ts';
 export { bfsReference } from './bfs/reference.ts';
 export { ColoringProblem, type ColoringResult, graphColoring } from './coloring.ts';
@@ -32,6 +39,7 @@ export { TrianglesProblem, type TrianglesResult, triangleCount } from './triangl
 export { trianglesReference } from './triangles-reference.ts';
 export {
   edgesFrom,
+  verifyBetweenness,
   verifyBfs,
   verifyColoring,
   verifyComponents,

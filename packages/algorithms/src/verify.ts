@@ -1,4 +1,5 @@
 import type { HostCsr } from '@weft/graph';
+import { type BetweennessSampling, betweennessReference } from './betweenness-reference.ts';
 import { bfsReference } from './bfs/reference.ts';
 import { componentsReference } from './components-reference.ts';
 import { pageRankReference } from './pagerank-reference.ts';
@@ -161,4 +162,25 @@ export function edgesFrom(csr: HostCsr, reached: (v: number) => boolean): number
   let m = 0;
   for (let v = 0; v < csr.vertexCount; v++) if (reached(v)) m += csr.offsets[v + 1]! - csr.offsets[v]!;
   return m;
+}
+
+/**
+ * Betweenness values within `relTolerance` (default 1e-4) relative of the f64 reference run with the same
+ * options (the same sampled sources); NaN where the reference has NaN (networkx's k = 1 sources).
+ */
+export function verifyBetweenness(
+  csr: HostCsr,
+  values: Float32Array | Float64Array,
+  options: BetweennessSampling & { relTolerance?: number } = {},
+): string | null {
+  const want = betweennessReference(csr, options);
+  if (values.length !== want.length) return `${values.length} values for ${want.length} vertices`;
+  const tol = options.relTolerance ?? 1e-4;
+  for (let v = 0; v < want.length; v++) {
+    const [got, w] = [values[v]!, want[v]!];
+    if (Number.isNaN(w) ? !Number.isNaN(got) : !(Math.abs(got - w) <= tol * Math.abs(w))) {
+      return `betweenness of vertex ${v} is ${got}, expected ${w} (relative tolerance ${tol})`;
+    }
+  }
+  return null;
 }

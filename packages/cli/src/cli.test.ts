@@ -176,6 +176,33 @@ describe('weft run, convert, info', () => {
       'lyon\tmarseille',
       'paris\tlyon',
     ]);
+  it("runs bc with networkx's normalized values, and a seeded sample", async () => {
+    const run = await weft(['run', 'bc', join(dir, 'g.mtx'), '--out', join(dir, 'bc.json')]);
+    expect(run.code, run.stderr).toBe(0);
+    const json = await readJson(join(dir, 'bc.json'));
+    expect(json.algorithm).toBe('bc');
+    // Pairs through each vertex of 0 -> 1 -> 2 -> 0, 2 -> 3 -> 4 over (n - 1)(n - 2) = 20 ordered pairs.
+    for (const [v, want] of [0.05, 0.15, 0.25, 0.15, 0, 0].entries()) {
+      expect(json.values[v]).toBeCloseTo(want, 6);
+    }
+    const sampled: unknown[] = [];
+    for (const out of ['bc1.json', 'bc2.json']) {
+      const r = await weft([
+        'run',
+        'bc',
+        join(dir, 'g.mtx'),
+        '--samples',
+        '3',
+        '--seed',
+        '7',
+        '--out',
+        join(dir, out),
+      ]);
+      expect(r.code, r.stderr).toBe(0);
+      sampled.push(await readJson(join(dir, out)));
+    }
+    expect(sampled[0]).toMatchObject({ samples: 3, seed: 7 });
+    expect(sampled[0]).toEqual(sampled[1]);
   }, 120_000);
 
   it('prints the statistics of a graph file', async () => {
@@ -228,6 +255,9 @@ describe('weft hostile probes', () => {
       [['run', 'bfs', join(dir, 'names.el'), '--renumber', '--source', 'nice'], /no vertex named 'nice'/],
       [['run', 'bfs', join(dir, 'g.mtx'), '--renumber'], /renumber is for edge lists/],
       [['convert', join(dir, 'names.el'), join(dir, 'n.mtx'), '--renumber'], /mtx cannot store/],
+      [['run', 'bc', plain, '--samples', '0'], /--samples: '0' is not a count/],
+      [['run', 'bc', plain, '--samples', '4'], /--samples: 4 sources, but plain\.el has 3 vertices/],
+      [['run', 'bc', plain, '--samples', '2', '--seed=-1'], /--seed: '-1' is not a seed/],
       [['convert', plain, join(dir, 'x.png')], /unknown graph file extension '\.png'/],
       [['info', join(dir, 'none.mtx')], /none\.mtx: no such file/],
       [['frobnicate'], /unknown command 'frobnicate'/],

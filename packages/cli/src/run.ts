@@ -1,5 +1,7 @@
 import { parseArgs } from 'node:util';
 import {
+  type BetweennessOptions,
+  betweennessCentrality,
   bfs,
   connectedComponents,
   edgesFrom,
@@ -17,7 +19,7 @@ import { type Io, processIo } from './io.ts';
 import { fileName, loadCsr, sourceVertex, undirectedCsr } from './load.ts';
 import { checkOutputPath, writeResultJson } from './output.ts';
 
-const ALGORITHMS = ['bfs', 'sssp', 'pagerank', 'cc', 'triangles', 'coloring', 'mis'] as const;
+const ALGORITHMS = ['bfs', 'sssp', 'pagerank', 'cc', 'triangles', 'coloring', 'mis', 'bc'] as const;
 type Algorithm = (typeof ALGORITHMS)[number];
 
 /** Algorithms defined on undirected graphs only: a directed file runs on its undirected graph. */
@@ -30,6 +32,8 @@ export const RUN_USAGE = `usage: weft run <algorithm> <graph-file> [options]
   --source N        source vertex for bfs and sssp (0-based; default 0)
   --out FILE        write the result as JSON (values indexed by 0-based vertex id)
   --repeat N        warm runs timed after the first (cold) run; prints their median and min (default 1)
+  --samples K       bc: sample K source vertices (default: every vertex)
+  --seed S          bc: the sampling's seed (default 0)
 ${GRAPH_OPTIONS_HELP}`;
 
 /** One run's result: scalars and per-vertex arrays for the JSON, and what the summary prints. */
@@ -53,6 +57,8 @@ export async function runCommand(args: string[], io: Io = processIo): Promise<nu
       source: { type: 'string', default: '0' },
       out: { type: 'string' },
       repeat: { type: 'string', default: '1' },
+      samples: { type: 'string' },
+      seed: { type: 'string', default: '0' },
       ...GRAPH_OPTIONS,
     },
   });
@@ -70,6 +76,12 @@ export async function runCommand(args: string[], io: Io = processIo): Promise<nu
   // With --renumber the source is a name, resolved once the file is read.
   if (!values.renumber) vertexIdOption(values.source, '--source');
   const repeat = countOption(values.repeat, '--repeat');
+  const samples = values.samples === undefined ? undefined : countOption(values.samples, '--samples');
+  if (!/^[0-9]+$/.test(values.seed) || !Number.isSafeInteger(Number(values.seed))) {
+    throw new InputError(`'${values.seed}' is not a seed (a non-negative integer)`, '--seed');
+  }
+  const bcOptions: BetweennessOptions =
+    samples === undefined ? {} : { k: samples, seed: Number(values.seed) };
   // A missing file, a directory or an unwritable --out is reported before a device starts.
   await detectGraphFormat(file);
   if (values.out !== undefined) await checkOutputPath(values.out);
@@ -91,15 +103,21 @@ export async function runCommand(args: string[], io: Io = processIo): Promise<nu
       notice = `, run on its undirected graph (${csr.edgeCount} arcs): ${algorithm} needs an undirected graph`;
     }
     const source = algorithm === 'bfs' || algorithm === 'sssp' ? sourceVertex(csr, values.source, file) : 0;
+    if (samples !== undefined && samples > csr.vertexCount) {
+      throw new InputError(
+        `${samples} sources, but ${fileName(file)} has ${csr.vertexCount} vertices`,
+        '--samples',
+      );
+    }
     const graph = uploadGraph(device, csr, { csc: csr.directed });
     try {
       let start = performance.now();
-      let result = await runAlgorithm(algorithm as Algorithm, graph, csr, source);
+      let result = await runAlgorithm(algorithm as Algorithm, graph, csr, source, bcOptions);
       const coldMs = performance.now() - start;
       const warm: number[] = [];
       for (let k = 0; k < repeat; k++) {
         start = performance.now();
-        result = await runAlgorithm(algorithm as Algorithm, graph, csr, source);
+        result = await runAlgorithm(algorithm as Algorithm, graph, csr, source, bcOptions);
         warm.push(performance.now() - start);
       }
       warm.sort((a, b) => a - b);
@@ -157,6 +175,7 @@ async function runAlgorithm(
   graph: DeviceGraph,
   csr: HostCsr,
   source: number,
+  bcOptions: BetweennessOptions,
 ): Promise<RunResult> {
   switch (algorithm) {
     case 'bfs': {
@@ -192,6 +211,11 @@ async function runAlgorithm(
     case 'coloring': {
       const r = await graphColoring(graph);
       return { scalars: { colors: r.colorCount }, arrays: { values: r.colors }, iterations: r.iterations };
+    }
+    case 'bc': {
+      const r = await betweennessCentrality(graph, bcOptions);
+      const sampled = bcOptions.k === undefined ? {} : { samples: bcOptions.k, seed: bcOptions.seed };
+      return { scalars: sampled, arrays: { values: r.centrality }, iterations: r.iterations };
     }
     case 'mis': {
       const r = await maximalIndependentSet(graph);

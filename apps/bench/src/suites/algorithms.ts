@@ -1,4 +1,5 @@
 import {
+  BetweennessProblem,
   BfsProblem,
   bfs,
   type ComponentsAlgorithm,
@@ -12,6 +13,7 @@ import {
   sssp,
   TrianglesProblem,
   trianglesReference,
+  verifyBetweenness,
   verifyBfs,
   verifyComponents,
   verifyPageRank,
@@ -385,6 +387,55 @@ function ssspCase(
   };
 }
 
+/** Sources a betweenness run is timed from: gapbs's anchor runs `bc -r SOURCE -i 1` from the same first 8. */
+const BC_SOURCES = 8;
+
+/**
+ * Betweenness centrality from one source per run (gapbs `bc -i 1`): clear, the forward levels, the backward
+ * sweep; items are the traversal's TEPS edges, the time is per source.
+ */
+function betweennessCase(input: GraphInput): BenchCase {
+  return {
+    name: `bc ${input.label}`,
+    family: 'algorithms',
+    maxItems: () => input.maxItems,
+    async setup(device, n, seed) {
+      const csr = input.get(n, seed);
+      const graph = uploaded(device, csr);
+      const vertices = pickSources(csr, seed, Math.min(BC_SOURCES, sourceCount(device)));
+      await graph.maxOutDegree();
+      const problem = new BetweennessProblem(graph);
+      let source = vertices[0]!;
+      let levels = 0;
+      // Untimed: a BFS gives the source's level count (the forward steps a replay records) and TEPS edges.
+      const select = once(async (i: number) => {
+        source = vertices[i]!;
+        const { iterations, depths } = await bfs(graph, source);
+        levels = iterations;
+        return { edges: traversedEdges(csr, (v) => depths[v]! >= 0), iterations };
+      });
+      const { edges: items } = await select(0);
+      return {
+        items,
+        bytes: 0,
+        ...(input.stats ? { graph: input.stats } : {}),
+        sources: { vertices, select, validateEvery: csr.edgeCount > VALIDATE_ALL_MAX_ARCS ? 8 : 1 },
+        async run(rec) {
+          problem.clear(rec);
+          await problem.reset(rec, source);
+          await recordSteps(rec, problem, levels);
+          await problem.accumulate(rec, source, levels);
+        },
+        validate: async () => verifyBetweenness(csr, await problem.result([source]), { sources: [source] }),
+        destroy() {
+          problem.destroy();
+          graph.destroy();
+        },
+      };
+    },
+  };
+}
+
 /** A trace from @weft/algorithms' `trace: true` run in the report's form (absent when the library gave none). */
 function fromLibrary(
   algorithm: string,
@@ -592,6 +643,8 @@ export const cases: BenchCase[] = [
   trianglesCase(kron),
   trianglesCase(mesh),
   trianglesCase(geometric),
+  betweennessCase(kron),
+  betweennessCase(roads),
 ];
 
 /**
@@ -617,6 +670,7 @@ export function casesForGraph(g: BenchGraph): BenchCase[] {
       ? [ssspCase(input, 'thread-mapped'), ssspCase(input, 'thread-mapped', undefined, 'off')]
       : []),
     pageRankCase(input),
+    betweennessCase(input),
     ...(undirected ? [componentsCase(input), trianglesCase(input)] : []),
   ];
 }

@@ -1,4 +1,5 @@
 import {
+  betweennessReference,
   bfsReference,
   componentsReference,
   pageRankReference,
@@ -49,7 +50,7 @@ export const MAX_ARCS_GRAPHOLOGY = 2 ** 22;
 /** CPU BFS runs from the first sources of the GPU cases' list, at most this many (host time). */
 const MAX_CPU_SOURCES = 8;
 
-type Algo = 'bfs' | 'pagerank' | 'cc';
+type Algo = 'bfs' | 'pagerank' | 'cc' | 'bc';
 
 interface Runner {
   /** Untimed preparation (graphology: building its graph object). */
@@ -82,7 +83,7 @@ function baseline(algo: Algo, tool: string, input: GraphInput, runner: Runner, m
         bytes: 0,
         hostTimed: true,
         ...(input.stats ? { graph: input.stats } : {}),
-        ...(algo === 'bfs' ? { sources: { vertices, select } } : {}),
+        ...(algo === 'bfs' || algo === 'bc' ? { sources: { vertices, select } } : {}),
         async run() {
           check = runner.run(csr, source, prepared);
         },
@@ -122,6 +123,17 @@ const reference: Record<Algo, Runner> = {
     },
     items: ccItems,
   },
+  // Brandes from one source (the GPU case's run); the reference is the oracle, so the check is a sanity one.
+  bc: {
+    run(csr, source) {
+      const values = betweennessReference(csr, { sources: [source] });
+      return () => {
+        const v = values.findIndex((x, i) => i !== source && !(x >= 0 && Number.isFinite(x)));
+        return v < 0 ? null : `betweenness of vertex ${v} is ${values[v]}`;
+      };
+    },
+    items: bfsItems,
+  },
 };
 
 /** A graphology graph with nodes '0'..'n-1' and the CSR's edges (an undirected edge added once). */
@@ -141,7 +153,7 @@ function toGraphology(csr: HostCsr): Graph {
   return g;
 }
 
-const graphology: Record<Algo, Runner> = {
+const graphology: Record<Exclude<Algo, 'bc'>, Runner> = {
   bfs: {
     prepare: toGraphology,
     run(csr, source, g) {
@@ -182,11 +194,14 @@ const graphology: Record<Algo, Runner> = {
 };
 
 function baselinesFor(input: GraphInput, directed: boolean): BenchCase[] {
-  const algos: Algo[] = directed ? ['bfs', 'pagerank'] : ['bfs', 'pagerank', 'cc'];
-  return algos.flatMap((a) => [
-    baseline(a, 'TypeScript reference', input, reference[a], MAX_ARCS_REFERENCE),
-    baseline(a, 'graphology', input, graphology[a], MAX_ARCS_GRAPHOLOGY),
-  ]);
+  const algos: Exclude<Algo, 'bc'>[] = directed ? ['bfs', 'pagerank'] : ['bfs', 'pagerank', 'cc'];
+  return [
+    ...algos.flatMap((a) => [
+      baseline(a, 'TypeScript reference', input, reference[a], MAX_ARCS_REFERENCE),
+      baseline(a, 'graphology', input, graphology[a], MAX_ARCS_GRAPHOLOGY),
+    ]),
+    baseline('bc', 'TypeScript reference', input, reference.bc, MAX_ARCS_REFERENCE),
+  ];
 }
 
 const kron: GraphInput = {
@@ -205,6 +220,7 @@ const roads: GraphInput = {
 export const cases: BenchCase[] = [
   ...baselinesFor(kron, false),
   baseline('bfs', 'TypeScript reference', roads, reference.bfs, MAX_ARCS_REFERENCE),
+  baseline('bc', 'TypeScript reference', roads, reference.bc, MAX_ARCS_REFERENCE),
 ];
 
 /** The baselines on a chosen graph (skipped above their arc limits, as the harness skips any size). */
