@@ -176,6 +176,8 @@ describe('weft run, convert, info', () => {
       'lyon\tmarseille',
       'paris\tlyon',
     ]);
+  }, 120_000);
+
   it("runs bc with networkx's normalized values, and a seeded sample", async () => {
     const run = await weft(['run', 'bc', join(dir, 'g.mtx'), '--out', join(dir, 'bc.json')]);
     expect(run.code, run.stderr).toBe(0);
