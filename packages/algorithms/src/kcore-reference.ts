@@ -1,17 +1,49 @@
-import { type HostCsr, hostCsrFromEdgeList } from '@weft/graph';
+import type { HostCsr } from '@weft/graph';
 
 // A plain TypeScript reference on a host CSR: the test oracle and the bench's CPU baseline.
 
-/** The simple undirected graph of `csr`'s arcs: both directions, self-loops dropped, duplicates merged. */
-function simpleUndirected(csr: HostCsr): HostCsr {
-  const src = new Uint32Array(csr.edgeCount);
-  for (let v = 0; v < csr.vertexCount; v++) src.fill(v, csr.offsets[v]!, csr.offsets[v + 1]!);
-  return hostCsrFromEdgeList({
-    vertexCount: csr.vertexCount,
-    src,
-    dst: csr.targets.subarray(0, csr.edgeCount),
-    directed: false,
-  }).csr;
+/**
+ * The simple undirected graph of `csr`'s arcs (both directions, self-loops dropped, duplicates merged) as
+ * rows of neighbors, in O(n + m): every arc listed both ways, then each row deduplicated with a stamp array.
+ */
+function simpleUndirected(csr: HostCsr): { offsets: Uint32Array; targets: Uint32Array } {
+  const n = csr.vertexCount;
+  const start = new Uint32Array(n + 1);
+  for (let u = 0; u < n; u++) {
+    for (let e = csr.offsets[u]!; e < csr.offsets[u + 1]!; e++) {
+      const v = csr.targets[e]!;
+      if (u !== v) {
+        start[u + 1]!++;
+        start[v + 1]!++;
+      }
+    }
+  }
+  for (let v = 0; v < n; v++) start[v + 1]! += start[v]!;
+  const adj = new Uint32Array(start[n]!);
+  const fill = start.slice(0, n);
+  for (let u = 0; u < n; u++) {
+    for (let e = csr.offsets[u]!; e < csr.offsets[u + 1]!; e++) {
+      const v = csr.targets[e]!;
+      if (u !== v) {
+        adj[fill[u]!++] = v;
+        adj[fill[v]!++] = u;
+      }
+    }
+  }
+  // Rows shrink in place: a row's kept neighbors never pass its own start.
+  const offsets = new Uint32Array(n + 1);
+  const stamp = new Int32Array(n).fill(-1);
+  let kept = 0;
+  for (let v = 0; v < n; v++) {
+    for (let k = start[v]!; k < start[v + 1]!; k++) {
+      const w = adj[k]!;
+      if (stamp[w] === v) continue;
+      stamp[w] = v;
+      adj[kept++] = w;
+    }
+    offsets[v + 1] = kept;
+  }
+  return { offsets, targets: adj.subarray(0, kept) };
 }
 
 /**
@@ -21,7 +53,7 @@ function simpleUndirected(csr: HostCsr): HostCsr {
  */
 export function coreNumberReference(csr: HostCsr): { core: Uint32Array; maxCore: number } {
   const g = simpleUndirected(csr);
-  const n = g.vertexCount;
+  const n = csr.vertexCount;
   const deg = new Uint32Array(n);
   let most = 0;
   for (let v = 0; v < n; v++) {
