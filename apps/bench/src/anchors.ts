@@ -79,6 +79,7 @@ const CPU_ANCHORS: Record<string, readonly string[]> = {
   sssp: ['gapbs sssp', 'scipy dijkstra'],
   pagerank: ['numpy pagerank'],
   cc: ['gapbs cc', 'scipy cc'],
+  scc: ['scipy scc'],
   triangles: ['scipy triangles'],
 };
 
