@@ -1,4 +1,6 @@
+import { readdir, readFile } from 'node:fs/promises';
 import { type HostCsr, hostCsrFromEdgeList, uploadGraph } from '@weft/graph';
+import { bytesSource, parseMatrixMarket } from '@weft/graph/io';
 import { expectArrayEqual, gpuTest } from '@weft/testing';
 import { describe, expect, it } from 'vitest';
 import { coreNumber } from './kcore.ts';
@@ -75,6 +77,19 @@ describe('coreNumber', () => {
       }
     }));
 
+  it('matches the reference on the small real graphs of test-data', () =>
+    gpuTest(async (device) => {
+      const dir = new URL('../test-data/', import.meta.url);
+      for (const file of (await readdir(dir)).filter((f) => f.endsWith('.mtx'))) {
+        const bytes = new Uint8Array(await readFile(new URL(file, dir)));
+        const { csr } = hostCsrFromEdgeList(await parseMatrixMarket(bytesSource(bytes), { name: file }));
+        const graph = uploadGraph(device, csr, { csc: csr.directed });
+        const r = await coreNumber(graph);
+        expect(verifyCoreNumbers(csr, r.core, r.maxCore), file).toBeNull();
+        if (file === 'karate.mtx') expect(r.maxCore).toBe(4);
+        graph.destroy();
+      }
+    }));
   it('matches the reference on the corpus and random graphs, directed ones read as undirected', () =>
     gpuTest(async (device) => {
       for (const { name, csr } of testGraphs(false, 20)) {

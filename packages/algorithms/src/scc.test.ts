@@ -1,4 +1,6 @@
+import { readdir, readFile } from 'node:fs/promises';
 import { type HostCsr, hostCsrFromEdgeList, uploadGraph } from '@weft/graph';
+import { bytesSource, parseMatrixMarket } from '@weft/graph/io';
 import { expectArrayEqual, gpuTest, mulberry32 } from '@weft/testing';
 import { describe, expect, it } from 'vitest';
 import { stronglyConnectedComponents } from './scc.ts';
@@ -138,6 +140,18 @@ describe('stronglyConnectedComponents', () => {
       }
     }));
 
+  it('matches the reference on the small real graphs of test-data', () =>
+    gpuTest(async (device) => {
+      const dir = new URL('../test-data/', import.meta.url);
+      for (const file of (await readdir(dir)).filter((f) => f.endsWith('.mtx'))) {
+        const bytes = new Uint8Array(await readFile(new URL(file, dir)));
+        const { csr } = hostCsrFromEdgeList(await parseMatrixMarket(bytesSource(bytes), { name: file }));
+        const graph = uploadGraph(device, csr, { csc: csr.directed });
+        const r = await stronglyConnectedComponents(graph);
+        expect(verifyScc(csr, r.labels, r.count), file).toBeNull();
+        graph.destroy();
+      }
+    }));
   it('matches Tarjan on 240 seeded graphs of five families, batched as one union per direction', () =>
     gpuTest(async (device) => {
       for (const directed of [true, false]) {
