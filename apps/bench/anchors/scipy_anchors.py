@@ -5,9 +5,9 @@ and NumPy, on the GPU machine's host.
 Usage: python3 scipy_anchors.py --manifest graphs/manifest.json --out scipy.json [--max-sources 8] [--triangles]
 The manifest is written by `weft graphs --out DIR`: [{"graph": name, "n": items key, "file": "x.wcsr",
 "sources": [...]}]. Graphs are read from Weft's .wcsr files (see packages/graph/src/io/binary-csr.ts).
-Per graph: BFS and Dijkstra from each source (median), connected components, PageRank by power iteration,
-and with --triangles, triangles of undirected graphs (SciPy sparse products over the degree-oriented graph:
-72 s at Kronecker scale 20 on a build machine core, so opt-in).
+Per graph: BFS and Dijkstra from each source (median), connected and strongly connected components, PageRank
+by power iteration, and with --triangles, triangles of undirected graphs (SciPy sparse products over the
+degree-oriented graph: 72 s at Kronecker scale 20 on a build machine core, so opt-in).
 """
 import argparse, json, os, statistics, sys, time
 
@@ -108,6 +108,11 @@ def main():
         t = time.perf_counter()
         connected_components(g, directed=False)
         add(f"scipy cc {entry['graph']}", entry, (time.perf_counter() - t) * 1e3, m / 2)
+        # Strongly connected components (Pearce's algorithm in csgraph); items as the bench counts scc.
+        t = time.perf_counter()
+        connected_components(g, directed=True, connection="strong")
+        add(f"scipy scc {entry['graph']}", entry, (time.perf_counter() - t) * 1e3,
+            m if entry.get("directed") else m / 2)
         if a.triangles and is_symmetric(offsets, targets, n):
             t = time.perf_counter()
             triangles = count_triangles(n, offsets, targets, degree)

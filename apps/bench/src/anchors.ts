@@ -80,6 +80,7 @@ const CPU_ANCHORS: Record<string, readonly string[]> = {
   pagerank: ['numpy pagerank'],
   cc: ['gapbs cc', 'scipy cc'],
   bc: ['gapbs bc'],
+  scc: ['scipy scc'],
   triangles: ['scipy triangles'],
 };
 

@@ -19,11 +19,15 @@ export {
   connectedComponents,
 } from './components.ts';
 export { componentsReference } from './components-reference.ts';
+export { type CoreNumberOptions, CoreNumberProblem, type CoreNumberResult, coreNumber } from './kcore.ts';
+export { coreNumberReference } from './kcore-reference.ts';
 export { MisProblem, type MisResult, maximalIndependentSet } from './mis.ts';
 export { minimumSpanningForest, type SpanningForestResult } from './mst.ts';
 export { mstReference } from './mst-reference.ts';
 export { type PageRankOptions, PageRankProblem, type PageRankResult, pageRank } from './pagerank.ts';
 export { type PageRankReferenceOptions, pageRankReference } from './pagerank-reference.ts';
+export { type SccOptions, type SccResult, stronglyConnectedComponents } from './scc.ts';
+export { sccReference } from './scc-reference.ts';
 export type { SsspEngineTuning } from './sssp/near-far-engine.ts';
 export { ssspReference } from './sssp/reference.ts';
 export {
@@ -43,7 +47,9 @@ export {
   verifyBfs,
   verifyColoring,
   verifyComponents,
+  verifyCoreNumbers,
   verifyIndependentSet,
   verifyPageRank,
+  verifyScc,
   verifySssp,
 } from './verify.ts';

@@ -2,7 +2,9 @@ import type { HostCsr } from '@weft/graph';
 import { type BetweennessSampling, betweennessReference } from './betweenness-reference.ts';
 import { bfsReference } from './bfs/reference.ts';
 import { componentsReference } from './components-reference.ts';
+import { coreNumberReference } from './kcore-reference.ts';
 import { pageRankReference } from './pagerank-reference.ts';
+import { sccReference } from './scc-reference.ts';
 import { ssspReference } from './sssp/reference.ts';
 
 /*
@@ -125,6 +127,35 @@ export function verifyComponents(csr: HostCsr, labels: Uint32Array, count?: numb
     mine.set(b, a);
     theirs.set(a, b);
   }
+  return null;
+}
+
+/**
+ * Strongly connected components: the same partition as Tarjan's, each labelled by its smallest vertex (the
+ * labels are unique, so they must equal the reference's).
+ */
+export function verifyScc(csr: HostCsr, labels: Uint32Array, count?: number): string | null {
+  const want = sccReference(csr);
+  if (labels.length !== want.labels.length)
+    return `${labels.length} labels for ${want.labels.length} vertices`;
+  if (count !== undefined && count !== want.count) return `${count} components, expected ${want.count}`;
+  for (let v = 0; v < labels.length; v++) {
+    if (labels[v] !== want.labels[v]) {
+      return `vertex ${v} has label ${labels[v]}, expected ${want.labels[v]} (the smallest vertex of its component)`;
+    }
+  }
+  return null;
+}
+
+/** Core numbers equal Batagelj-Zaversnik's on the simple undirected graph of the arcs (they are unique). */
+export function verifyCoreNumbers(csr: HostCsr, core: Uint32Array, maxCore?: number): string | null {
+  const want = coreNumberReference(csr);
+  if (core.length !== want.core.length) return `${core.length} core numbers for ${want.core.length} vertices`;
+  for (let v = 0; v < core.length; v++) {
+    if (core[v] !== want.core[v]) return `core number of vertex ${v} is ${core[v]}, expected ${want.core[v]}`;
+  }
+  if (maxCore !== undefined && maxCore !== want.maxCore)
+    return `max core ${maxCore}, expected ${want.maxCore}`;
   return null;
 }
 

@@ -207,6 +207,27 @@ describe('weft run, convert, info', () => {
     expect(sampled[0]).toEqual(sampled[1]);
   }, 120_000);
 
+  it('runs scc and kcore (on the undirected graph) with their counts', async () => {
+    const scc = await weft(['run', 'scc', join(dir, 'g.mtx'), '--out', join(dir, 'scc.json')]);
+    expect(scc.code, scc.stderr).toBe(0);
+    expect(scc.stdout).toMatch(/, 4 strongly connected components\n/);
+    // The directed triangle is one component named by 0; 3, 4 and 5 are alone.
+    expect(await readJson(join(dir, 'scc.json'))).toMatchObject({
+      algorithm: 'scc',
+      components: 4,
+      values: [0, 0, 0, 3, 4, 5],
+    });
+    const kcore = await weft(['run', 'kcore', join(dir, 'g.mtx'), '--out', join(dir, 'kcore.json')]);
+    expect(kcore.code, kcore.stderr).toBe(0);
+    expect(kcore.stdout).toMatch(/kcore needs an undirected graph.*, max core 2\n/);
+    expect(await readJson(join(dir, 'kcore.json'))).toMatchObject({
+      algorithm: 'kcore',
+      undirected: true,
+      maxCore: 2,
+      values: [2, 2, 2, 1, 1, 0],
+    });
+  }, 120_000);
+
   it('prints the statistics of a graph file', async () => {
     const info = await weft(['info', join(dir, 'g.mtx'), '--json']);
     expect(info.code, info.stderr).toBe(0);

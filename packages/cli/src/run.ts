@@ -4,11 +4,13 @@ import {
   betweennessCentrality,
   bfs,
   connectedComponents,
+  coreNumber,
   edgesFrom,
   graphColoring,
   maximalIndependentSet,
   pageRank,
   sssp,
+  stronglyConnectedComponents,
   triangleCount,
 } from '@weft/algorithms';
 import { InputError, requestDevice } from '@weft/gpu';
@@ -19,11 +21,22 @@ import { type Io, processIo } from './io.ts';
 import { fileName, loadCsr, sourceVertex, undirectedCsr } from './load.ts';
 import { checkOutputPath, writeResultJson } from './output.ts';
 
-const ALGORITHMS = ['bfs', 'sssp', 'pagerank', 'cc', 'triangles', 'coloring', 'mis', 'bc'] as const;
+const ALGORITHMS = [
+  'bfs',
+  'sssp',
+  'pagerank',
+  'cc',
+  'triangles',
+  'coloring',
+  'mis',
+  'bc',
+  'scc',
+  'kcore',
+] as const;
 type Algorithm = (typeof ALGORITHMS)[number];
 
 /** Algorithms defined on undirected graphs only: a directed file runs on its undirected graph. */
-const UNDIRECTED_ONLY: readonly Algorithm[] = ['triangles', 'coloring', 'mis'];
+const UNDIRECTED_ONLY: readonly Algorithm[] = ['triangles', 'coloring', 'mis', 'kcore'];
 
 export const RUN_USAGE = `usage: weft run <algorithm> <graph-file> [options]
 
@@ -43,6 +56,8 @@ interface RunResult {
   iterations?: number;
   /** Graph500 TEPS edges traversed, for traversals. */
   edges?: number;
+  /** What the summary line adds after the iterations (e.g. a count). */
+  summary?: string;
 }
 
 /**
@@ -122,7 +137,7 @@ export async function runCommand(args: string[], io: Io = processIo): Promise<nu
       }
       warm.sort((a, b) => a - b);
       const ms = median(warm);
-      const { iterations, edges } = result;
+      const { iterations, edges, summary } = result;
       const teps =
         edges !== undefined
           ? `, ${(edges / (ms / 1e3) / 1e6).toFixed(1)} MTEPS (Graph500: ${csr.directed ? 'arcs' : 'undirected edges'} traversed)`
@@ -133,7 +148,8 @@ export async function runCommand(args: string[], io: Io = processIo): Promise<nu
           `on ${device.adapter.vendor} ${device.adapter.architecture}${device.adapter.software ? ' [software adapter]' : ''}: ` +
           `compile ${Math.max(0, coldMs - ms).toFixed(0)} ms (first run ${coldMs.toFixed(2)} ms), ` +
           `run ${ms.toFixed(2)} ms (${runs})` +
-          `${iterations !== undefined ? `, ${iterations} iteration${iterations === 1 ? '' : 's'}` : ''}${teps}\n`,
+          `${iterations !== undefined ? `, ${iterations} iteration${iterations === 1 ? '' : 's'}` : ''}` +
+          `${summary ? `, ${summary}` : ''}${teps}\n`,
       );
       if (values.out !== undefined) {
         await writeResultJson(
@@ -220,6 +236,26 @@ async function runAlgorithm(
     case 'mis': {
       const r = await maximalIndependentSet(graph);
       return { scalars: { size: r.size }, arrays: { values: r.inSet }, iterations: r.iterations };
+    }
+    case 'scc': {
+      const r = await stronglyConnectedComponents(graph);
+      const summary = `${r.count} strongly connected component${r.count === 1 ? '' : 's'}`;
+      return {
+        scalars: { components: r.count },
+        arrays: { values: r.labels },
+        iterations: r.iterations,
+        summary,
+      };
+    }
+    case 'kcore': {
+      const r = await coreNumber(graph);
+      const summary = `max core ${r.maxCore}`;
+      return {
+        scalars: { maxCore: r.maxCore },
+        arrays: { values: r.core },
+        iterations: r.iterations,
+        summary,
+      };
     }
   }
 }

@@ -4,19 +4,24 @@ import {
   bfs,
   type ComponentsAlgorithm,
   ComponentsProblem,
+  CoreNumberProblem,
   connectedComponents,
+  coreNumber,
   edgesFrom,
   PageRankProblem,
   pageRank,
   resolveSsspOptions,
   SsspProblem,
   sssp,
+  stronglyConnectedComponents,
   TrianglesProblem,
   trianglesReference,
   verifyBetweenness,
   verifyBfs,
   verifyComponents,
+  verifyCoreNumbers,
   verifyPageRank,
+  verifyScc,
   verifySssp,
 } from '@weft/algorithms';
 import type { Recorder, WeftDevice } from '@weft/gpu';
@@ -600,6 +605,63 @@ function trianglesCase(input: GraphInput): BenchCase {
   });
 }
 
+/**
+ * Strongly connected components: rounds of trimming, colouring and backward search with read-backs between
+ * them, so the whole call is timed by the wall clock (host-timed, as CPU baselines are).
+ */
+function sccCase(input: GraphInput): BenchCase {
+  return wholeGraphCase('scc', input, async (_device, csr, graph) => {
+    let last = await stronglyConnectedComponents(graph);
+    return {
+      items: edgesOf(csr),
+      hostTimed: true,
+      async run() {
+        last = await stronglyConnectedComponents(graph);
+      },
+      validate: async () => verifyScc(csr, last.labels, last.count),
+      destroy() {},
+    };
+  });
+}
+
+/** Core numbers on an undirected simple graph (the suite's shapes): replays of the first run's peeling steps. */
+function kcoreCase(input: GraphInput): BenchCase {
+  return wholeGraphCase('kcore', input, async (_device, csr, graph) => {
+    // Peeling removes the same vertices each step whatever order its atomics land in: the count is exact.
+    const { iterations } = await coreNumber(graph);
+    const problem = new CoreNumberProblem(graph);
+    return {
+      items: edgesOf(csr),
+      async run(rec) {
+        await problem.reset(rec);
+        await recordSteps(rec, problem, iterations);
+      },
+      validate: async () => {
+        const { core, maxCore } = await problem.result();
+        return verifyCoreNumbers(csr, core, maxCore);
+      },
+      destroy: () => problem.destroy(),
+    };
+  });
+}
+
+// Directed Kronecker graphs (arcs as generated, duplicates merged): a giant SCC and many small ones.
+const directedCache = new Map<string, HostCsr>();
+export const kronDirected: GraphInput = {
+  label: 'kronecker-directed',
+  get(n, seed) {
+    const key = `${n}:${seed}`;
+    if (!directedCache.has(key)) {
+      directedCache.clear();
+      const scale = Math.max(4, Math.round(Math.log2(n / 16)));
+      const edges = kronecker({ scale, edgeFactor: 16, seed });
+      directedCache.set(key, hostCsrFromEdgeList({ ...edges, directed: true }).csr);
+    }
+    return directedCache.get(key)!;
+  },
+  maxItems: 2 ** 27,
+};
+
 const kron = shapeInput('kronecker');
 const mesh = shapeInput('grid');
 const geometric = shapeInput('geometric');
@@ -645,6 +707,12 @@ export const cases: BenchCase[] = [
   trianglesCase(geometric),
   betweennessCase(kron),
   betweennessCase(roads),
+  sccCase(kron),
+  sccCase(kronDirected),
+  sccCase(mesh),
+  kcoreCase(kron),
+  kcoreCase(mesh),
+  kcoreCase(geometric),
 ];
 
 /**
@@ -672,5 +740,7 @@ export function casesForGraph(g: BenchGraph): BenchCase[] {
     pageRankCase(input),
     betweennessCase(input),
     ...(undirected ? [componentsCase(input), trianglesCase(input)] : []),
+    sccCase(input),
+    ...(undirected ? [kcoreCase(input)] : []),
   ];
 }

@@ -2,10 +2,14 @@ import {
   betweennessReference,
   bfsReference,
   componentsReference,
+  coreNumberReference,
   pageRankReference,
+  sccReference,
   verifyBfs,
   verifyComponents,
+  verifyCoreNumbers,
   verifyPageRank,
+  verifyScc,
 } from '@weft/algorithms';
 import type { WeftDevice } from '@weft/gpu';
 import type { HostCsr } from '@weft/graph';
@@ -17,6 +21,7 @@ import type { BenchGraph } from '../graphs.ts';
 import type { BenchCase, BenchInstance } from '../types.ts';
 import {
   type GraphInput,
+  kronDirected,
   makeGraph,
   pickSources,
   type Shape,
@@ -50,7 +55,7 @@ export const MAX_ARCS_GRAPHOLOGY = 2 ** 22;
 /** CPU BFS runs from the first sources of the GPU cases' list, at most this many (host time). */
 const MAX_CPU_SOURCES = 8;
 
-type Algo = 'bfs' | 'pagerank' | 'cc' | 'bc';
+type Algo = 'bfs' | 'pagerank' | 'cc' | 'bc' | 'scc' | 'kcore';
 
 interface Runner {
   /** Untimed preparation (graphology: building its graph object). */
@@ -134,6 +139,20 @@ const reference: Record<Algo, Runner> = {
     },
     items: bfsItems,
   },
+  scc: {
+    run(csr) {
+      const { labels, count } = sccReference(csr);
+      return () => verifyScc(csr, labels, count);
+    },
+    items: ccItems,
+  },
+  kcore: {
+    run(csr) {
+      const { core, maxCore } = coreNumberReference(csr);
+      return () => verifyCoreNumbers(csr, core, maxCore);
+    },
+    items: ccItems,
+  },
 };
 
 /** A graphology graph with nodes '0'..'n-1' and the CSR's edges (an undirected edge added once). */
@@ -153,7 +172,7 @@ function toGraphology(csr: HostCsr): Graph {
   return g;
 }
 
-const graphology: Record<Exclude<Algo, 'bc'>, Runner> = {
+const graphology: Record<'bfs' | 'pagerank' | 'cc', Runner> = {
   bfs: {
     prepare: toGraphology,
     run(csr, source, g) {
@@ -194,13 +213,15 @@ const graphology: Record<Exclude<Algo, 'bc'>, Runner> = {
 };
 
 function baselinesFor(input: GraphInput, directed: boolean): BenchCase[] {
-  const algos: Exclude<Algo, 'bc'>[] = directed ? ['bfs', 'pagerank'] : ['bfs', 'pagerank', 'cc'];
+  const algos = directed ? (['bfs', 'pagerank'] as const) : (['bfs', 'pagerank', 'cc'] as const);
+  const referenceOnly = directed ? (['scc'] as const) : (['scc', 'kcore'] as const);
   return [
     ...algos.flatMap((a) => [
       baseline(a, 'TypeScript reference', input, reference[a], MAX_ARCS_REFERENCE),
       baseline(a, 'graphology', input, graphology[a], MAX_ARCS_GRAPHOLOGY),
     ]),
     baseline('bc', 'TypeScript reference', input, reference.bc, MAX_ARCS_REFERENCE),
+    ...referenceOnly.map((a) => baseline(a, 'TypeScript reference', input, reference[a], MAX_ARCS_REFERENCE)),
   ];
 }
 
@@ -221,6 +242,7 @@ export const cases: BenchCase[] = [
   ...baselinesFor(kron, false),
   baseline('bfs', 'TypeScript reference', roads, reference.bfs, MAX_ARCS_REFERENCE),
   baseline('bc', 'TypeScript reference', roads, reference.bc, MAX_ARCS_REFERENCE),
+  baseline('scc', 'TypeScript reference', kronDirected, reference.scc, MAX_ARCS_REFERENCE),
 ];
 
 /** The baselines on a chosen graph (skipped above their arc limits, as the harness skips any size). */
