@@ -4,6 +4,7 @@ import {
   connectedComponents,
   edgesFrom,
   graphColoring,
+  louvain,
   maximalIndependentSet,
   pageRank,
   sssp,
@@ -17,11 +18,11 @@ import { type Io, processIo } from './io.ts';
 import { fileName, loadCsr, undirectedCsr } from './load.ts';
 import { checkOutputPath, writeResultJson } from './output.ts';
 
-const ALGORITHMS = ['bfs', 'sssp', 'pagerank', 'cc', 'triangles', 'coloring', 'mis'] as const;
+const ALGORITHMS = ['bfs', 'sssp', 'pagerank', 'cc', 'triangles', 'coloring', 'mis', 'louvain'] as const;
 type Algorithm = (typeof ALGORITHMS)[number];
 
 /** Algorithms defined on undirected graphs only: a directed file runs on its undirected graph. */
-const UNDIRECTED_ONLY: readonly Algorithm[] = ['triangles', 'coloring', 'mis'];
+const UNDIRECTED_ONLY: readonly Algorithm[] = ['triangles', 'coloring', 'mis', 'louvain'];
 
 export const RUN_USAGE = `usage: weft run <algorithm> <graph-file> [options]
 
@@ -197,6 +198,13 @@ async function runAlgorithm(
     case 'mis': {
       const r = await maximalIndependentSet(graph);
       return { scalars: { size: r.size }, arrays: { values: r.inSet }, iterations: r.iterations };
+    }
+    case 'louvain': {
+      const r = await louvain(graph);
+      return {
+        scalars: { modularity: r.modularity, communities: r.count },
+        arrays: { values: r.communities },
+      };
     }
   }
 }
