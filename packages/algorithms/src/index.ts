@@ -11,6 +11,17 @@ export { type BfsOptions, BfsProblem, type BfsProblemOptions, type BfsResult, bf
 export { bfsReference } from './bfs/reference.ts';
 export { ColoringProblem, type ColoringResult, graphColoring } from './coloring.ts';
 export type { LoadBalanceOption, Problem, RunOptions, TraceOption } from './common.ts';
+export { modularity } from './community-gpu.ts';
+export {
+  type LabelPropagationOptions,
+  type LabelPropagationResult,
+  type LouvainOptions,
+  type LouvainResult,
+  labelPropagationReference,
+  louvainReference,
+  type ModularityOptions,
+  modularityReference,
+} from './community-reference.ts';
 export {
   type ComponentsAlgorithm,
   type ComponentsOptions,
@@ -21,6 +32,7 @@ export {
 export { componentsReference } from './components-reference.ts';
 export { type CoreNumberOptions, CoreNumberProblem, type CoreNumberResult, coreNumber } from './kcore.ts';
 export { coreNumberReference } from './kcore-reference.ts';
+export { louvain } from './louvain.ts';
 export { MisProblem, type MisResult, maximalIndependentSet } from './mis.ts';
 export { minimumSpanningForest, type SpanningForestResult } from './mst.ts';
 export { mstReference } from './mst-reference.ts';

@@ -228,6 +228,19 @@ describe('weft run, convert, info', () => {
     });
   }, 120_000);
 
+  it('runs louvain and writes communities with their modularity', async () => {
+    const run = await weft(['run', 'louvain', join(dir, 'g.mtx'), '--out', join(dir, 'l.json')]);
+    expect(run.code, run.stderr).toBe(0);
+    const json = (await readJson(join(dir, 'l.json'))) as {
+      values: number[];
+      modularity: number;
+      communities: number;
+    };
+    expect(json).toMatchObject({ algorithm: 'louvain', undirected: true });
+    expect(new Set(json.values).size).toBe(json.communities);
+    expect(json.modularity).toBeGreaterThan(0);
+  }, 120_000);
+
   it('prints the statistics of a graph file', async () => {
     const info = await weft(['info', join(dir, 'g.mtx'), '--json']);
     expect(info.code, info.stderr).toBe(0);

@@ -7,6 +7,7 @@ import {
   coreNumber,
   edgesFrom,
   graphColoring,
+  louvain,
   maximalIndependentSet,
   pageRank,
   sssp,
@@ -32,11 +33,12 @@ const ALGORITHMS = [
   'bc',
   'scc',
   'kcore',
+  'louvain',
 ] as const;
 type Algorithm = (typeof ALGORITHMS)[number];
 
 /** Algorithms defined on undirected graphs only: a directed file runs on its undirected graph. */
-const UNDIRECTED_ONLY: readonly Algorithm[] = ['triangles', 'coloring', 'mis', 'kcore'];
+const UNDIRECTED_ONLY: readonly Algorithm[] = ['triangles', 'coloring', 'mis', 'kcore', 'louvain'];
 
 export const RUN_USAGE = `usage: weft run <algorithm> <graph-file> [options]
 
@@ -255,6 +257,13 @@ async function runAlgorithm(
         arrays: { values: r.core },
         iterations: r.iterations,
         summary,
+      };
+    }
+    case 'louvain': {
+      const r = await louvain(graph);
+      return {
+        scalars: { modularity: r.modularity, communities: r.count },
+        arrays: { values: r.communities },
       };
     }
   }

@@ -8,6 +8,9 @@ import {
   connectedComponents,
   coreNumber,
   edgesFrom,
+  louvain,
+  louvainReference,
+  modularity,
   PageRankProblem,
   pageRank,
   resolveSsspOptions,
@@ -555,6 +558,61 @@ function pageRankCase(input: GraphInput): BenchCase {
   });
 }
 
+/** Louvain reference runs above this many arcs take minutes: validation then checks modularity() only. */
+const LOUVAIN_REFERENCE_MAX_ARCS = 2 ** 22;
+
+/**
+ * Louvain (GPU), host-timed: it reads a modularity back after each sweep, so a run is not one recording.
+ * Valid when its modularity is that of its partition and, up to 2^22 arcs, at least 0.99 x the reference's.
+ */
+function louvainCase(input: GraphInput): BenchCase {
+  return wholeGraphCase('louvain', input, async (_device, csr, graph) => {
+    let last = await louvain(graph);
+    let want: number | undefined;
+    return {
+      items: edgesOf(csr),
+      hostTimed: true,
+      async run() {
+        last = await louvain(graph);
+      },
+      async validate() {
+        const q = await modularity(graph, last.communities);
+        if (Math.abs(q - last.modularity) > 1e-4)
+          return `reported modularity ${last.modularity}, partition's ${q}`;
+        if (csr.edgeCount > LOUVAIN_REFERENCE_MAX_ARCS) return null;
+        want ??= louvainReference(csr).modularity;
+        return last.modularity >= 0.99 * want - 1e-4
+          ? null
+          : `modularity ${last.modularity} < 0.99 x ${want}`;
+      },
+      destroy() {},
+    };
+  });
+}
+
+/** The sequential TypeScript Louvain (`louvainReference`) as the CPU baseline, on the same graphs. */
+function louvainReferenceCase(input: GraphInput): BenchCase {
+  return {
+    name: `louvain ${input.label} (reference, CPU)`,
+    family: 'algorithms',
+    maxItems: () => Math.min(LOUVAIN_REFERENCE_MAX_ARCS, input.maxItems),
+    async setup(_device, n, seed) {
+      const csr = input.get(n, seed);
+      let q = 0;
+      return {
+        items: edgesOf(csr),
+        bytes: 0,
+        hostTimed: true,
+        async run() {
+          q = louvainReference(csr).modularity;
+        },
+        validate: async () => (q > 0 || csr.edgeCount === 0 ? null : `modularity ${q}`),
+        destroy() {},
+      };
+    },
+  };
+}
+
 /** Connected components: union-find (the default), or label propagation, the iterative variant. */
 function componentsCase(input: GraphInput, algorithm: ComponentsAlgorithm = 'union-find'): BenchCase {
   const variant = algorithm === 'label-propagation' ? ' (label propagation)' : '';
@@ -713,6 +771,10 @@ export const cases: BenchCase[] = [
   kcoreCase(kron),
   kcoreCase(mesh),
   kcoreCase(geometric),
+  louvainCase(mesh),
+  louvainCase(geometric),
+  louvainReferenceCase(mesh),
+  louvainReferenceCase(geometric),
 ];
 
 /**

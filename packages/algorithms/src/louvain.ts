@@ -1,0 +1,375 @@
+import {
+  atomic,
+  type DeviceArray,
+  f32,
+  InputError,
+  map,
+  type Recorder,
+  rw,
+  transform,
+  u32,
+  wgsl,
+} from '@weft/gpu';
+import type { DeviceGraph } from '@weft/graph';
+import { exclusiveScan, reduce } from '@weft/scan';
+import { segmentedReduce, transformSegreduce } from '@weft/segreduce';
+import { sortPairs } from '@weft/sort';
+import {
+  CommunitySums,
+  edgeSource,
+  edgeWeight,
+  idBits,
+  modularityFromParts,
+  orderKey,
+  recordModularityParts,
+  recordRows,
+  recordRuns,
+} from './community-gpu.ts';
+import { checkLouvainOptions, type LouvainOptions, type LouvainResult } from './community-reference.ts';
+
+/** Sweeps of local moving a level may take at most. */
+const MAX_SWEEPS = 64;
+/** A level stops after this many sweeps in a row gain no more than `threshold` (each moves a random half). */
+const IDLE_SWEEPS = 3;
+const NONE = 0xffffffff;
+
+/** One level's graph: `count` arcs grouped by source, each loop's weight doubled. */
+interface Arcs {
+  count: number;
+  src: DeviceArray<'u32'>;
+  dst: DeviceArray<'u32'>;
+  share: DeviceArray<'f32'>;
+}
+
+/**
+ * Louvain community detection on the GPU. Each sweep of local moving sorts the level's arcs by the
+ * community of their target (stable, so runs of equal (vertex, community) are contiguous), sums each run's
+ * weight with a segmented reduction, and gives every vertex the neighbouring community of the largest
+ * modularity gain (atomic max of the gain, then atomic min of the community id among equal gains). Only a
+ * seeded random half of the vertices may move in a sweep, so two neighbours rarely swap communities forever;
+ * a sweep that lowers modularity is undone. A level ends when sweeps stop gaining; its communities are
+ * renumbered with a scan and become the vertices of the next level's graph, whose arcs are the level's arcs
+ * sorted by (community of source, community of target) with each run's weights summed. Weighted,
+ * undirected; a directed graph runs as its undirected graph (`undirected: true` in the result).
+ */
+export async function louvain(graph: DeviceGraph, options: LouvainOptions = {}): Promise<LouvainResult> {
+  const { resolution, maxLevels, threshold, seed } = checkLouvainOptions(options);
+  const device = graph.device;
+  const n0 = graph.vertexCount;
+  const m = graph.edgeCount;
+  const directed = graph.directed;
+  const undirected = directed;
+  if (n0 === 0 || m === 0) {
+    return {
+      communities: Uint32Array.from({ length: n0 }, (_, i) => i),
+      levels: [],
+      modularity: 0,
+      count: n0,
+      undirected,
+    };
+  }
+  const arcCount0 = directed ? 2 * m : m;
+  const made: { destroy(): void }[] = [];
+  const arr = <T extends 'u32' | 'f32'>(type: T, length: number, label: string) => {
+    const a = device.array(type, Math.max(1, length), { label: `louvain ${label}` });
+    made.push(a);
+    return a;
+  };
+  const arcSet = (name: string): Omit<Arcs, 'count'> => ({
+    src: arr('u32', arcCount0, `${name} sources`),
+    dst: arr('u32', arcCount0, `${name} targets`),
+    share: arr('f32', arcCount0, `${name} shares`),
+  });
+  try {
+    const sets = [arcSet('level 0'), arcSet('odd levels'), arcSet('even levels')];
+    const keys = arr('u32', arcCount0, 'keys');
+    const keys2 = arr('u32', arcCount0, 'keys 2');
+    const vals = arr('u32', arcCount0, 'values');
+    const starts = arr('u32', arcCount0, 'run starts');
+    const runSum = arr('f32', Math.max(arcCount0, n0), 'run sums');
+    const runScore = arr('u32', arcCount0, 'run scores');
+    const comm = arr('u32', n0, 'community');
+    const prevComm = arr('u32', n0, 'previous community');
+    const used = arr('u32', n0, 'used');
+    const newId = arr('u32', n0, 'new id');
+    const part = arr('u32', n0, 'partition');
+    const k0 = arr('f32', n0, 'level 0 degrees');
+    const kl = arr('f32', n0, 'degrees');
+    const stot = arr('f32', n0, 'community degrees');
+    const best = arr('u32', n0, 'best gain');
+    const stay = arr('u32', n0, 'stay gain');
+    const bestComm = arr('u32', n0, 'best community');
+    const rows = arr('u32', n0 + 1, 'rows');
+    const counts = arr('u32', 4, 'counts');
+    const parts = arr('f32', 2, 'modularity parts');
+    const totalArr = arr('f32', 1, 'total');
+    const status = arr('u32', 1, 'status');
+    const sums = new CommunitySums(device, n0);
+    made.push(sums);
+
+    // Level 0: the graph's arcs (a directed arc and its reverse), sorted by source, each loop's weight doubled.
+    status.upload([0]);
+    let rec = device.recorder({ label: 'louvain level 0' });
+    const weightOf = edgeWeight(graph, options.weight, atomic(status));
+    const sourceOf = edgeSource(graph);
+    const first = directed ? sets[1]! : sets[0]!;
+    await transform(
+      rec,
+      m,
+      wgsl`(e: u32) {
+  let u = ${sourceOf}(e);
+  let v = ${graph.targets}[e];
+  let x = ${weightOf}(e);
+  ${rw(first.src)}[e] = u;
+  ${rw(first.dst)}[e] = v;
+  if (${u32(directed ? 1 : 0)} == 1u) {
+    let r = e + ${u32(m)};
+    ${rw(first.src)}[r] = v;
+    ${rw(first.dst)}[r] = u;
+    ${rw(first.share)}[e] = x;
+    ${rw(first.share)}[r] = x;
+  } else {
+    ${rw(first.share)}[e] = select(x, 2.0 * x, u == v);
+  }
+}`,
+    );
+    const a0: Arcs = { count: arcCount0, ...sets[0]! };
+    if (directed) {
+      await transform(
+        rec,
+        arcCount0,
+        wgsl`(p: u32) { ${rw(keys)}[p] = ${first.src}[p]; ${rw(vals)}[p] = p; }`,
+      );
+      await sortPairs(rec, keys, vals, { count: arcCount0, bits: idBits(n0) });
+      await transform(
+        rec,
+        arcCount0,
+        wgsl`(p: u32) {
+  let e = ${vals}[p];
+  ${rw(a0.src)}[p] = ${keys}[p];
+  ${rw(a0.dst)}[p] = ${first.dst}[e];
+  ${rw(a0.share)}[p] = ${first.share}[e];
+}`,
+      );
+    }
+    await recordRows(rec, a0.src, arcCount0, n0, rows);
+    await segmentedReduce(rec, a0.share, rows, n0, k0, { count: arcCount0 });
+    await reduce(rec, k0, totalArr);
+    await rec.submit();
+    if ((await status.download())[0]) {
+      throw new InputError('louvain needs finite non-negative weights', 'graph');
+    }
+    const total = (await totalArr.download())[0]!;
+    const levels: Uint32Array[] = [];
+    let count = n0;
+    if (total > 0) {
+      rec = device.recorder({ label: 'louvain start' });
+      await map(rec, n0, wgsl`(v: u32) -> u32 { return v; }`, part);
+      await rec.submit();
+      const score = wgsl`(sum: f32, others: f32, k: f32) -> f32 { return sum - ${f32(resolution)} * others * k / ${f32(total)}; }`;
+      let arcs = a0;
+      let n = n0;
+      let k = k0;
+      let nextSet = 1;
+      let levelQ = Number.NaN;
+      while (levels.length < maxLevels) {
+        const level = levels.length;
+        const { src, dst, share } = arcs;
+        const arcCount = arcs.count;
+        const qOf = async () => modularityFromParts(await parts.download(), total, resolution);
+        rec = device.recorder({ label: 'louvain level start' });
+        await map(rec, n, wgsl`(v: u32) -> u32 { return v; }`, comm);
+        rec.copy(k, stot, n);
+        await recordModularityParts(rec, arcs, comm, stot, stot, n, runSum, parts);
+        await rec.submit();
+        let q = await qOf();
+        if (level === 0) levelQ = q;
+        let idle = 0;
+        const runsTotal = { array: counts, index: 0 };
+        for (let sweep = 0; sweep < MAX_SWEEPS && idle < IDLE_SWEEPS; sweep++) {
+          rec = device.recorder({ label: 'louvain sweep' });
+          await recordSweep(rec, sweepSalt(seed, level, sweep));
+          await rec.submit();
+          const next = await qOf();
+          if (next < q) {
+            rec = device.recorder({ label: 'louvain undo' });
+            rec.copy(prevComm, comm, n);
+            await rec.submit();
+            idle++;
+            continue;
+          }
+          idle = next - q <= threshold ? idle + 1 : 0;
+          q = next;
+        }
+        // Renumber the communities densely and build the community graph.
+        const other = sets[nextSet]!;
+        rec = device.recorder({ label: 'louvain aggregate' });
+        rec.clear(used);
+        await transform(rec, n, wgsl`(v: u32) { ${rw(used)}[${comm}[v]] = 1u; }`);
+        await exclusiveScan(rec, used, newId, { count: n, total: { array: counts, index: 1 } });
+        const commRw = rw(comm);
+        await transform(rec, n, wgsl`(v: u32) { ${commRw}[v] = ${newId}[${commRw}[v]]; }`);
+        await transform(
+          rec,
+          arcCount,
+          wgsl`(p: u32) { ${rw(keys)}[p] = ${comm}[${dst}[p]]; ${rw(vals)}[p] = p; }`,
+        );
+        await sortPairs(rec, keys, vals, { count: arcCount, bits: idBits(n) });
+        await transform(rec, arcCount, wgsl`(p: u32) { ${rw(keys2)}[p] = ${comm}[${src}[${vals}[p]]]; }`);
+        await sortPairs(rec, keys2, vals, { count: arcCount, bits: idBits(n) });
+        const targetComm = wgsl`(p: u32) -> u32 { return ${comm}[${dst}[${vals}[p]]]; }`;
+        await recordRuns(
+          rec,
+          arcCount,
+          wgsl`(p: u32) -> bool { return ${keys2}[p] != ${keys2}[p - 1u] || ${targetComm}(p) != ${targetComm}(p - 1u); }`,
+          starts,
+          { array: counts, index: 2 },
+        );
+        const runs = { array: counts, index: 2 };
+        await transform(
+          rec,
+          runs,
+          wgsl`(s: u32) {
+  let p = ${starts}[s];
+  ${rw(other.src)}[s] = ${keys2}[p];
+  ${rw(other.dst)}[s] = ${targetComm}(p);
+}`,
+        );
+        await transformSegreduce(
+          rec,
+          arcCount,
+          starts,
+          runs,
+          wgsl`(index: u32, seg: u32, rank: u32) -> f32 { return ${share}[${vals}[index]]; }`,
+          other.share,
+        );
+        await rec.submit();
+        const [, nNew, mNew] = await counts.download(0, 3);
+        if (nNew! >= n) break;
+        rec = device.recorder({ label: 'louvain level' });
+        const partRw = rw(part);
+        await transform(rec, n0, wgsl`(v: u32) { ${partRw}[v] = ${comm}[${partRw}[v]]; }`);
+        await rec.submit();
+        levels.push(await part.download());
+        count = nNew!;
+        if (q - levelQ <= threshold) break;
+        levelQ = q;
+        arcs = { count: mNew!, ...other };
+        n = nNew!;
+        k = kl;
+        nextSet = 3 - nextSet;
+        rec = device.recorder({ label: 'louvain next level' });
+        await recordRows(rec, arcs.src, arcs.count, n, rows);
+        await segmentedReduce(rec, arcs.share, rows, n, kl, { count: arcs.count });
+        await rec.submit();
+
+        /** One sweep of local moving over the level's arcs, recorded. */
+        async function recordSweep(r: Recorder, salt: number): Promise<void> {
+          await transform(
+            r,
+            arcCount,
+            wgsl`(p: u32) { ${rw(keys)}[p] = ${comm}[${dst}[p]]; ${rw(vals)}[p] = p; }`,
+          );
+          await sortPairs(r, keys, vals, { count: arcCount, bits: idBits(n) });
+          await recordRuns(
+            r,
+            arcCount,
+            wgsl`(p: u32) -> bool { return ${keys}[p] != ${keys}[p - 1u] || ${src}[${vals}[p]] != ${src}[${vals}[p - 1u]]; }`,
+            starts,
+            runsTotal,
+          );
+          const bestA = atomic(best);
+          await transform(
+            r,
+            n,
+            wgsl`(v: u32) {
+  let kv = ${k}[v];
+  let g = ${orderKey}(${score}(0.0, ${stot}[${comm}[v]] - kv, kv));
+  atomicStore(&${bestA}[v], g);
+  ${rw(stay)}[v] = g;
+  ${rw(bestComm)}[v] = ${u32(NONE)};
+}`,
+          );
+          await transformSegreduce(
+            r,
+            arcCount,
+            starts,
+            runsTotal,
+            wgsl`(index: u32, seg: u32, rank: u32) -> f32 {
+  let e = ${vals}[index];
+  return select(${share}[e], 0.0, ${src}[e] == ${dst}[e]);
+}`,
+            runSum,
+          );
+          await transform(
+            r,
+            runsTotal,
+            wgsl`(s: u32) {
+  let p = ${starts}[s];
+  let v = ${src}[${vals}[p]];
+  let c = ${keys}[p];
+  let kv = ${k}[v];
+  let own = c == ${comm}[v];
+  let g = ${orderKey}(${score}(${runSum}[s], ${stot}[c] - select(0.0, kv, own), kv));
+  ${rw(runScore)}[s] = g;
+  if (own) { ${rw(stay)}[v] = g; }
+  atomicMax(&${bestA}[v], g);
+}`,
+          );
+          await transform(
+            r,
+            runsTotal,
+            wgsl`(s: u32) {
+  let p = ${starts}[s];
+  let v = ${src}[${vals}[p]];
+  let c = ${keys}[p];
+  if (c != ${comm}[v] && ${runScore}[s] == atomicLoad(&${bestA}[v])) { atomicMin(&${atomic(bestComm)}[v], c); }
+}`,
+          );
+          await transform(
+            r,
+            n,
+            wgsl`(v: u32) {
+  let c = ${rw(comm)}[v];
+  ${rw(prevComm)}[v] = c;
+  var h = (v ^ ${u32(salt)}) * 0x9e3779b1u;
+  h = (h ^ (h >> 16u)) * 0x85ebca6bu;
+  h = h ^ (h >> 13u);
+  let to = ${bestComm}[v];
+  if ((h & 1u) == 1u && to != ${u32(NONE)} && atomicLoad(&${bestA}[v]) > ${stay}[v]) { ${rw(comm)}[v] = to; }
+}`,
+          );
+          await sums.group(r, comm, n, n);
+          await sums.sum(r, k, n, n, stot);
+          await recordModularityParts(r, arcs, comm, stot, stot, n, runSum, parts);
+        }
+      }
+      if (levels.length > 0) {
+        rec = device.recorder({ label: 'louvain modularity' });
+        await sums.group(rec, part, n0, count);
+        await sums.sum(rec, k0, n0, count, stot);
+        await recordModularityParts(rec, a0, part, stot, stot, count, runSum, parts);
+        await rec.submit();
+      }
+    }
+    const communities =
+      levels.length > 0 ? levels[levels.length - 1]!.slice() : Uint32Array.from({ length: n0 }, (_, i) => i);
+    if (levels.length === 0) {
+      rec = device.recorder({ label: 'louvain modularity' });
+      await map(rec, n0, wgsl`(v: u32) -> u32 { return v; }`, part);
+      await recordModularityParts(rec, a0, part, k0, k0, n0, runSum, parts);
+      await rec.submit();
+    }
+    const q = total > 0 ? modularityFromParts(await parts.download(), total, resolution) : 0;
+    return { communities, levels, modularity: q, count, undirected };
+  } finally {
+    for (const a of made) a.destroy();
+  }
+}
+
+/** A per-sweep word that picks which half of the vertices may move. */
+function sweepSalt(seed: number, level: number, sweep: number): number {
+  return (
+    (Math.imul(seed, 0x9e3779b1) ^ Math.imul(level + 1, 0x85ebca6b) ^ Math.imul(sweep + 1, 0xc2b2ae35)) >>> 0
+  );
+}
