@@ -2,6 +2,25 @@ export type { IterationTrace, LoadBalance } from '@weft/operators';
 export { THREAD_MAPPED_MAX_DEGREE } from '@weft/operators';
 export { type BfsOptions, BfsProblem, type BfsProblemOptions, type BfsResult, bfs } from './bfs/bfs.ts';
 export { bfsReference } from './bfs/reference.ts';
+export {
+  eigenvectorCentrality,
+  hits,
+  type KatzCentralityOptions,
+  katzCentrality,
+  type PersonalizedPageRankOptions,
+  type PowerIterationRunOptions,
+  personalizedPageRank,
+} from './centrality.ts';
+export {
+  eigenvectorCentralityReference,
+  hitsReference,
+  type KatzReferenceOptions,
+  katzCentralityReference,
+  type Personalization,
+  type PersonalizedPageRankReferenceOptions,
+  type PowerIterationOptions,
+  personalizedPageRankReference,
+} from './centrality-reference.ts';
 export { ColoringProblem, type ColoringResult, graphColoring } from './coloring.ts';
 export type { LoadBalanceOption, Problem, RunOptions, TraceOption } from './common.ts';
 export {
