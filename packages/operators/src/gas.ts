@@ -51,7 +51,7 @@ export interface GasProgram<T extends ElementType = ElementType> {
 }
 
 export interface GasOptions extends EnactorOptions {
-  /** Converged once every phase's residual is below this (default 0: only when no vertex changes). */
+  /** Converged once every phase's residual is below this, or 0 (default 0: only when no term is left). */
   tolerance?: number;
   /** How the per-vertex terms combine into a residual: default `plus('f32')` (an L1 change); `max('f32')`. */
   residual?: Monoid<'f32'>;
@@ -219,7 +219,7 @@ export class GasLoop implements EnactorLoop {
   let rest = ${below}(tol);
   let r = ${reduced}[${lit(2 * p + 1)}];
   ${rw(report)}[${lit(p)}] = r;
-  return rest && r < tol;
+  return rest && (r < tol || r == 0.0);
 }`;
     }
     const none = activated
