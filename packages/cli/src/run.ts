@@ -3,9 +3,13 @@ import {
   bfs,
   connectedComponents,
   edgesFrom,
+  eigenvectorCentrality,
   graphColoring,
+  hits,
+  katzCentrality,
   maximalIndependentSet,
   pageRank,
+  personalizedPageRank,
   sssp,
   triangleCount,
 } from '@weft/algorithms';
@@ -17,7 +21,19 @@ import { type Io, processIo } from './io.ts';
 import { fileName, loadCsr, undirectedCsr } from './load.ts';
 import { checkOutputPath, writeResultJson } from './output.ts';
 
-const ALGORITHMS = ['bfs', 'sssp', 'pagerank', 'cc', 'triangles', 'coloring', 'mis'] as const;
+const ALGORITHMS = [
+  'bfs',
+  'sssp',
+  'pagerank',
+  'cc',
+  'triangles',
+  'coloring',
+  'mis',
+  'ppr',
+  'hits',
+  'katz',
+  'eigenvector',
+] as const;
 type Algorithm = (typeof ALGORITHMS)[number];
 
 /** Algorithms defined on undirected graphs only: a directed file runs on its undirected graph. */
@@ -27,7 +43,8 @@ export const RUN_USAGE = `usage: weft run <algorithm> <graph-file> [options]
 
   algorithm         ${ALGORITHMS.join(', ')}
   graph-file        ${GRAPH_FILE_HELP}
-  --source N        source vertex for bfs and sssp (0-based; default 0)
+  --source N        source vertex for bfs, sssp and ppr (0-based; default 0)
+  --sources A,B,..  ppr: personalize to these vertices (instead of --source)
   --out FILE        write the result as JSON (values indexed by 0-based vertex id)
   --repeat N        warm runs timed after the first (cold) run; prints their median and min (default 1)
 ${GRAPH_OPTIONS_HELP}`;
@@ -51,6 +68,7 @@ export async function runCommand(args: string[], io: Io = processIo): Promise<nu
     allowPositionals: true,
     options: {
       source: { type: 'string', default: '0' },
+      sources: { type: 'string' },
       out: { type: 'string' },
       repeat: { type: 'string', default: '1' },
       ...GRAPH_OPTIONS,
@@ -68,6 +86,10 @@ export async function runCommand(args: string[], io: Io = processIo): Promise<nu
     throw new InputError(`unknown algorithm '${algorithm}' (known: ${ALGORITHMS.join(', ')})`, 'weft run');
   }
   const source = vertexIdOption(values.source, '--source');
+  const sources =
+    values.sources === undefined
+      ? [source]
+      : values.sources.split(',').map((t) => vertexIdOption(t.trim(), '--sources'));
   const repeat = countOption(values.repeat, '--repeat');
   // A missing file, a directory or an unwritable --out is reported before a device starts.
   await detectGraphFormat(file);
@@ -94,15 +116,22 @@ export async function runCommand(args: string[], io: Io = processIo): Promise<nu
         '--source',
       );
     }
+    const outside = algorithm === 'ppr' ? sources.find((s) => s >= csr.vertexCount) : undefined;
+    if (outside !== undefined) {
+      throw new InputError(
+        `source ${outside} is not a vertex of ${fileName(file)} (it has ${csr.vertexCount})`,
+        values.sources === undefined ? '--source' : '--sources',
+      );
+    }
     const graph = uploadGraph(device, csr, { csc: csr.directed });
     try {
       let start = performance.now();
-      let result = await runAlgorithm(algorithm as Algorithm, graph, csr, source);
+      let result = await runAlgorithm(algorithm as Algorithm, graph, csr, sources);
       const coldMs = performance.now() - start;
       const warm: number[] = [];
       for (let k = 0; k < repeat; k++) {
         start = performance.now();
-        result = await runAlgorithm(algorithm as Algorithm, graph, csr, source);
+        result = await runAlgorithm(algorithm as Algorithm, graph, csr, sources);
         warm.push(performance.now() - start);
       }
       warm.sort((a, b) => a - b);
@@ -157,8 +186,9 @@ async function runAlgorithm(
   algorithm: Algorithm,
   graph: DeviceGraph,
   csr: HostCsr,
-  source: number,
+  sources: number[],
 ): Promise<RunResult> {
+  const source = sources[0]!;
   switch (algorithm) {
     case 'bfs': {
       const r = await bfs(graph, source, { parents: true });
@@ -193,6 +223,19 @@ async function runAlgorithm(
     case 'coloring': {
       const r = await graphColoring(graph);
       return { scalars: { colors: r.colorCount }, arrays: { values: r.colors }, iterations: r.iterations };
+    }
+    case 'ppr': {
+      const r = await personalizedPageRank(graph, { sources });
+      return { scalars: { sources }, arrays: { values: r.ranks }, iterations: r.iterations };
+    }
+    case 'hits': {
+      const r = await hits(graph);
+      return { scalars: {}, arrays: { hubs: r.hubs, authorities: r.authorities }, iterations: r.iterations };
+    }
+    case 'katz':
+    case 'eigenvector': {
+      const r = await (algorithm === 'katz' ? katzCentrality(graph) : eigenvectorCentrality(graph));
+      return { scalars: {}, arrays: { values: r.centrality }, iterations: r.iterations };
     }
     case 'mis': {
       const r = await maximalIndependentSet(graph);
