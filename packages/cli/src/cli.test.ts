@@ -7,7 +7,7 @@ import {
   katzCentralityReference,
   personalizedPageRankReference,
 } from '@weft/algorithms';
-import { InputError } from '@weft/gpu';
+import { ConvergenceError, InputError } from '@weft/gpu';
 import { hostCsrFromEdgeList } from '@weft/graph';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { userErrorLine, vertexIdOption } from './args.ts';
@@ -84,6 +84,7 @@ describe('weft option parsing', () => {
     expect(userErrorLine(Object.assign(new Error('nope'), { code: 'ERR_PARSE_ARGS_UNKNOWN_OPTION' }))).toBe(
       'nope',
     );
+    expect(userErrorLine(new ConvergenceError('hits', 100, 0.5, 1e-6))).toMatch(/^hits did not converge/);
     expect(userErrorLine(new TypeError('a bug'))).toBeUndefined();
   });
 });
