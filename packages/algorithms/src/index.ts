@@ -9,6 +9,25 @@ export {
 export { type BetweennessSampling, betweennessReference } from './betweenness-reference.ts';
 export { type BfsOptions, BfsProblem, type BfsProblemOptions, type BfsResult, bfs } from './bfs/bfs.ts';
 export { bfsReference } from './bfs/reference.ts';
+export {
+  eigenvectorCentrality,
+  hits,
+  type KatzCentralityOptions,
+  katzCentrality,
+  type PersonalizedPageRankOptions,
+  type PowerIterationRunOptions,
+  personalizedPageRank,
+} from './centrality.ts';
+export {
+  eigenvectorCentralityReference,
+  hitsReference,
+  type KatzReferenceOptions,
+  katzCentralityReference,
+  type Personalization,
+  type PersonalizedPageRankReferenceOptions,
+  type PowerIterationOptions,
+  personalizedPageRankReference,
+} from './centrality-reference.ts';
 export { ColoringProblem, type ColoringResult, graphColoring } from './coloring.ts';
 export type { LoadBalanceOption, Problem, RunOptions, TraceOption } from './common.ts';
 export { modularity } from './community-gpu.ts';

@@ -1,4 +1,4 @@
-import { DeviceLimitError, InputError } from '@weft/gpu';
+import { ConvergenceError, DeviceLimitError, InputError } from '@weft/gpu';
 
 /** Codes of `node:util` `parseArgs` errors: an unknown flag, a missing or ambiguous value, a stray argument. */
 const PARSE_ARGS_CODES = new Set([
@@ -20,6 +20,7 @@ export function userErrorLine(e: unknown): string | undefined {
   const user =
     e instanceof InputError ||
     e instanceof DeviceLimitError ||
+    e instanceof ConvergenceError ||
     (code !== undefined && (PARSE_ARGS_CODES.has(code) || FILE_CODES.has(code)));
   return user ? e.message.replace(/\s*\n\s*/g, ' ') : undefined;
 }

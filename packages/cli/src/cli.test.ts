@@ -1,7 +1,14 @@
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { InputError } from '@weft/gpu';
+import {
+  eigenvectorCentralityReference,
+  hitsReference,
+  katzCentralityReference,
+  personalizedPageRankReference,
+} from '@weft/algorithms';
+import { ConvergenceError, InputError } from '@weft/gpu';
+import { hostCsrFromEdgeList } from '@weft/graph';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { userErrorLine, vertexIdOption } from './args.ts';
 import { main } from './cli.ts';
@@ -78,6 +85,7 @@ describe('weft option parsing', () => {
     expect(userErrorLine(Object.assign(new Error('nope'), { code: 'ERR_PARSE_ARGS_UNKNOWN_OPTION' }))).toBe(
       'nope',
     );
+    expect(userErrorLine(new ConvergenceError('hits', 100, 0.5, 1e-6))).toMatch(/^hits did not converge/);
     expect(userErrorLine(new TypeError('a bug'))).toBeUndefined();
   });
 });
@@ -241,6 +249,40 @@ describe('weft run, convert, info', () => {
     expect(json.modularity).toBeGreaterThan(0);
   }, 120_000);
 
+  it('runs ppr, hits, katz and eigenvector with values per vertex', async () => {
+    const csr = hostCsrFromEdgeList({
+      vertexCount: N,
+      src: Uint32Array.from(ARCS, (a) => a[0]),
+      dst: Uint32Array.from(ARCS, (a) => a[1]),
+      directed: true,
+    }).csr;
+    // f32 sums may stop one iteration from the f64 reference, whose last L1 change is below 6 x 1e-6.
+    const close = (got: number[], want: ArrayLike<number>, what: string) => {
+      expect(got, what).toHaveLength(want.length);
+      for (const [v, g] of got.entries()) expect(Math.abs(g - want[v]!), `${what} ${v}`).toBeLessThan(6e-6);
+    };
+    const run = async (args: string[]) => {
+      const out = join(dir, `${args[0]}.json`);
+      const r = await weft(['run', args[0]!, join(dir, 'g.mtx'), ...args.slice(1), '--out', out]);
+      expect(r.code, r.stderr).toBe(0);
+      return readJson(out);
+    };
+    const ppr = await run(['ppr', '--sources', '0,3']);
+    expect(ppr).toMatchObject({ algorithm: 'ppr', sources: [0, 3] });
+    close(ppr.values, personalizedPageRankReference(csr, { sources: [0, 3] }).ranks, 'ppr');
+    const single = await run(['ppr', '--source', '4']);
+    close(single.values, personalizedPageRankReference(csr, { sources: [4] }).ranks, 'ppr --source');
+    const h = await run(['hits']);
+    const hWant = hitsReference(csr);
+    close(h.hubs, hWant.hubs, 'hubs');
+    close(h.authorities, hWant.authorities, 'authorities');
+    close((await run(['katz'])).values, katzCentralityReference(csr).centrality, 'katz');
+    close((await run(['eigenvector'])).values, eigenvectorCentralityReference(csr).centrality, 'eigenvector');
+    const bad = await weft(['run', 'ppr', join(dir, 'g.mtx'), '--sources', '1,9']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/--sources: source 9 is not a vertex of g\.mtx \(it has 6\)/);
+  }, 300_000);
+
   it('prints the statistics of a graph file', async () => {
     const info = await weft(['info', join(dir, 'g.mtx'), '--json']);
     expect(info.code, info.stderr).toBe(0);
@@ -294,6 +336,7 @@ describe('weft hostile probes', () => {
       [['run', 'bc', plain, '--samples', '0'], /--samples: '0' is not a count/],
       [['run', 'bc', plain, '--samples', '4'], /--samples: 4 sources, but plain\.el has 3 vertices/],
       [['run', 'bc', plain, '--samples', '2', '--seed=-1'], /--seed: '-1' is not a seed/],
+      [['run', 'ppr', plain, '--sources', '1,x'], /--sources: 'x' is not a vertex id/],
       [['convert', plain, join(dir, 'x.png')], /unknown graph file extension '\.png'/],
       [['info', join(dir, 'none.mtx')], /none\.mtx: no such file/],
       [['frobnicate'], /unknown command 'frobnicate'/],

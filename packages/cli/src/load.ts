@@ -54,17 +54,17 @@ export function undirectedCsr(csr: HostCsr): HostCsr {
  * `--source`'s vertex: a 0-based id, or with `--renumber` a name from the file (`csr.ids`); either must be a
  * vertex of the graph.
  */
-export function sourceVertex(csr: HostCsr, text: string, file: string): number {
+export function sourceVertex(csr: HostCsr, text: string, file: string, option = '--source'): number {
   if (csr.ids !== undefined) {
     const v = csr.ids.indexOf(text);
-    if (v < 0) throw new InputError(`no vertex named '${text}' in ${fileName(file)}`, '--source');
+    if (v < 0) throw new InputError(`no vertex named '${text}' in ${fileName(file)}`, option);
     return v;
   }
-  const v = vertexIdOption(text, '--source');
+  const v = vertexIdOption(text, option);
   if (v >= csr.vertexCount) {
     throw new InputError(
       `source ${v} is not a vertex of ${fileName(file)} (it has ${csr.vertexCount})`,
-      '--source',
+      option,
     );
   }
   return v;

@@ -6,10 +6,14 @@ import {
   connectedComponents,
   coreNumber,
   edgesFrom,
+  eigenvectorCentrality,
   graphColoring,
+  hits,
+  katzCentrality,
   louvain,
   maximalIndependentSet,
   pageRank,
+  personalizedPageRank,
   sssp,
   stronglyConnectedComponents,
   triangleCount,
@@ -34,6 +38,10 @@ const ALGORITHMS = [
   'scc',
   'kcore',
   'louvain',
+  'ppr',
+  'hits',
+  'katz',
+  'eigenvector',
 ] as const;
 type Algorithm = (typeof ALGORITHMS)[number];
 
@@ -44,7 +52,8 @@ export const RUN_USAGE = `usage: weft run <algorithm> <graph-file> [options]
 
   algorithm         ${ALGORITHMS.join(', ')}
   graph-file        ${GRAPH_FILE_HELP}
-  --source N        source vertex for bfs and sssp (0-based; default 0)
+  --source N        source vertex for bfs, sssp and ppr (0-based; default 0)
+  --sources A,B,..  ppr: personalize to these vertices (instead of --source)
   --out FILE        write the result as JSON (values indexed by 0-based vertex id)
   --repeat N        warm runs timed after the first (cold) run; prints their median and min (default 1)
   --samples K       bc: sample K source vertices (default: every vertex)
@@ -72,6 +81,7 @@ export async function runCommand(args: string[], io: Io = processIo): Promise<nu
     allowPositionals: true,
     options: {
       source: { type: 'string', default: '0' },
+      sources: { type: 'string' },
       out: { type: 'string' },
       repeat: { type: 'string', default: '1' },
       samples: { type: 'string' },
@@ -90,8 +100,11 @@ export async function runCommand(args: string[], io: Io = processIo): Promise<nu
   if (!(ALGORITHMS as readonly string[]).includes(algorithm)) {
     throw new InputError(`unknown algorithm '${algorithm}' (known: ${ALGORITHMS.join(', ')})`, 'weft run');
   }
-  // With --renumber the source is a name, resolved once the file is read.
-  if (!values.renumber) vertexIdOption(values.source, '--source');
+  // With --renumber sources are names, resolved once the file is read.
+  if (!values.renumber) {
+    vertexIdOption(values.source, '--source');
+    for (const t of values.sources?.split(',') ?? []) vertexIdOption(t.trim(), '--sources');
+  }
   const repeat = countOption(values.repeat, '--repeat');
   const samples = values.samples === undefined ? undefined : countOption(values.samples, '--samples');
   if (!/^[0-9]+$/.test(values.seed) || !Number.isSafeInteger(Number(values.seed))) {
@@ -119,7 +132,14 @@ export async function runCommand(args: string[], io: Io = processIo): Promise<nu
       csr = undirectedCsr(csr);
       notice = `, run on its undirected graph (${csr.edgeCount} arcs): ${algorithm} needs an undirected graph`;
     }
-    const source = algorithm === 'bfs' || algorithm === 'sssp' ? sourceVertex(csr, values.source, file) : 0;
+    const sources =
+      algorithm === 'ppr' && values.sources !== undefined
+        ? values.sources.split(',').map((t) => sourceVertex(csr, t.trim(), file, '--sources'))
+        : [
+            algorithm === 'bfs' || algorithm === 'sssp' || algorithm === 'ppr'
+              ? sourceVertex(csr, values.source, file)
+              : 0,
+          ];
     if (samples !== undefined && samples > csr.vertexCount) {
       throw new InputError(
         `${samples} sources, but ${fileName(file)} has ${csr.vertexCount} vertices`,
@@ -129,12 +149,12 @@ export async function runCommand(args: string[], io: Io = processIo): Promise<nu
     const graph = uploadGraph(device, csr, { csc: csr.directed });
     try {
       let start = performance.now();
-      let result = await runAlgorithm(algorithm as Algorithm, graph, csr, source, bcOptions);
+      let result = await runAlgorithm(algorithm as Algorithm, graph, csr, sources, bcOptions);
       const coldMs = performance.now() - start;
       const warm: number[] = [];
       for (let k = 0; k < repeat; k++) {
         start = performance.now();
-        result = await runAlgorithm(algorithm as Algorithm, graph, csr, source, bcOptions);
+        result = await runAlgorithm(algorithm as Algorithm, graph, csr, sources, bcOptions);
         warm.push(performance.now() - start);
       }
       warm.sort((a, b) => a - b);
@@ -161,7 +181,10 @@ export async function runCommand(args: string[], io: Io = processIo): Promise<nu
             graph: fileName(file),
             ...(notice ? { undirected: true } : {}),
             ...result.scalars,
-            ...(csr.ids !== undefined && 'source' in result.scalars ? { source: csr.ids[source] } : {}),
+            ...(csr.ids !== undefined && 'source' in result.scalars ? { source: csr.ids[sources[0]!] } : {}),
+            ...(csr.ids !== undefined && 'sources' in result.scalars
+              ? { sources: sources.map((v) => csr.ids![v]) }
+              : {}),
           },
           // Values are indexed like ids: the names come first so a reader can zip them.
           csr.ids === undefined ? result.arrays : { ids: csr.ids, ...result.arrays },
@@ -192,9 +215,10 @@ async function runAlgorithm(
   algorithm: Algorithm,
   graph: DeviceGraph,
   csr: HostCsr,
-  source: number,
+  sources: number[],
   bcOptions: BetweennessOptions,
 ): Promise<RunResult> {
+  const source = sources[0]!;
   switch (algorithm) {
     case 'bfs': {
       const r = await bfs(graph, source, { parents: true });
@@ -234,6 +258,19 @@ async function runAlgorithm(
       const r = await betweennessCentrality(graph, bcOptions);
       const sampled = bcOptions.k === undefined ? {} : { samples: bcOptions.k, seed: bcOptions.seed };
       return { scalars: sampled, arrays: { values: r.centrality }, iterations: r.iterations };
+    }
+    case 'ppr': {
+      const r = await personalizedPageRank(graph, { sources });
+      return { scalars: { sources }, arrays: { values: r.ranks }, iterations: r.iterations };
+    }
+    case 'hits': {
+      const r = await hits(graph);
+      return { scalars: {}, arrays: { hubs: r.hubs, authorities: r.authorities }, iterations: r.iterations };
+    }
+    case 'katz':
+    case 'eigenvector': {
+      const r = await (algorithm === 'katz' ? katzCentrality(graph) : eigenvectorCentrality(graph));
+      return { scalars: {}, arrays: { values: r.centrality }, iterations: r.iterations };
     }
     case 'mis': {
       const r = await maximalIndependentSet(graph);

@@ -80,6 +80,24 @@ export class InputError extends WeftError {
   }
 }
 
+/** An iterative method did not meet its tolerance within its iteration limit (networkx's PowerIterationFailedConvergence). */
+export class ConvergenceError extends WeftError {
+  override name = 'ConvergenceError';
+  constructor(
+    /** The method, e.g. `"katzCentrality"`. */
+    readonly what: string,
+    readonly iterations: number,
+    /** Its residual after the last iteration. */
+    readonly residual: number,
+    readonly tolerance: number,
+  ) {
+    super(
+      `${what} did not converge in ${iterations} iterations (residual ${residual} >= ${tolerance}): ` +
+        'raise maxIterations or tolerance',
+    );
+  }
+}
+
 /** An array (a graph's, often) made on one device was given to work recorded on another. */
 export class DeviceMismatchError extends WeftError {
   override name = 'DeviceMismatchError';

@@ -28,6 +28,7 @@ export {
 } from './device.ts';
 export { writeDispatchArgs } from './dispatch-args.ts';
 export {
+  ConvergenceError,
   DeviceLimitError,
   DeviceLostError,
   DeviceMismatchError,

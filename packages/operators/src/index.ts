@@ -20,6 +20,14 @@ export {
   enact,
 } from './enactor.ts';
 export { type FilterOptions, filter, splitFrontier } from './filter.ts';
+export {
+  GasLoop,
+  type GasOptions,
+  type GasProgram,
+  type GasResult,
+  type GatherEdges,
+  gas,
+} from './gas.ts';
 export { type IntersectionOptions, intersectionCount } from './intersection.ts';
 export { type LoadBalance, resolveLoadBalance, THREAD_MAPPED_MAX_DEGREE } from './load-balance.ts';
 export { type NeighborhoodReduceOptions, neighborhoodReduce } from './neighborhood.ts';

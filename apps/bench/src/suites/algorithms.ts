@@ -8,11 +8,19 @@ import {
   connectedComponents,
   coreNumber,
   edgesFrom,
+  eigenvectorCentrality,
+  eigenvectorCentralityReference,
+  hits,
+  hitsReference,
+  katzCentrality,
+  katzCentralityReference,
   louvain,
   louvainReference,
   modularity,
   PageRankProblem,
   pageRank,
+  personalizedPageRank,
+  personalizedPageRankReference,
   resolveSsspOptions,
   SsspProblem,
   sssp,
@@ -29,6 +37,7 @@ import {
 } from '@weft/algorithms';
 import type { Recorder, WeftDevice } from '@weft/gpu';
 import {
+  type DeviceGraph,
   type FrontierQueue,
   type HostCsr,
   hostCscFromCsr,
@@ -613,6 +622,107 @@ function louvainReferenceCase(input: GraphInput): BenchCase {
   };
 }
 
+/** The gas power iterations: a GPU result and its plain TypeScript reference (f64), per vertex, flattened. */
+const POWER_ITERATIONS = {
+  ppr: {
+    gpu: async (g: DeviceGraph) => {
+      const r = await personalizedPageRank(g, { sources: [0] });
+      return { values: [r.ranks], iterations: r.iterations };
+    },
+    cpu: (csr: HostCsr) => {
+      const r = personalizedPageRankReference(csr, { sources: [0] });
+      return { values: [r.ranks], iterations: r.iterations };
+    },
+  },
+  hits: {
+    gpu: async (g: DeviceGraph) => {
+      const r = await hits(g);
+      return { values: [r.hubs, r.authorities], iterations: r.iterations };
+    },
+    cpu: (csr: HostCsr) => {
+      const r = hitsReference(csr);
+      return { values: [r.hubs, r.authorities], iterations: r.iterations };
+    },
+  },
+  katz: {
+    // Kronecker hubs need alpha below 1 / the largest eigenvalue.
+    gpu: async (g: DeviceGraph) => {
+      const r = await katzCentrality(g, { alpha: 1e-3 });
+      return { values: [r.centrality], iterations: r.iterations };
+    },
+    cpu: (csr: HostCsr) => {
+      const r = katzCentralityReference(csr, { alpha: 1e-3 });
+      return { values: [r.centrality], iterations: r.iterations };
+    },
+  },
+  eigenvector: {
+    gpu: async (g: DeviceGraph) => {
+      const r = await eigenvectorCentrality(g, { maxIterations: 1000 });
+      return { values: [r.centrality], iterations: r.iterations };
+    },
+    cpu: (csr: HostCsr) => {
+      const r = eigenvectorCentralityReference(csr, { maxIterations: 1000 });
+      return { values: [r.centrality], iterations: r.iterations };
+    },
+  },
+} as const;
+
+/** Every value within 1e-4 of the largest (f32 sums; the stopping iteration may differ by one). */
+function comparePower(got: ArrayLike<number>[], want: ArrayLike<number>[]): string | null {
+  for (const [k, w] of want.entries()) {
+    let largest = 0;
+    for (let v = 0; v < w.length; v++) largest = Math.max(largest, Math.abs(w[v]!));
+    for (let v = 0; v < w.length; v++) {
+      if (!(Math.abs(got[k]![v]! - w[v]!) <= 1e-4 * largest))
+        return `vertex ${v}: ${got[k]![v]}, expected ${w[v]}`;
+    }
+  }
+  return null;
+}
+
+/**
+ * A gas power iteration end to end (setup, the enactor's batches with their status words, the result's
+ * download: wall-clock timed), and its TypeScript reference as the CPU baseline; items are arcs x iterations
+ * (HITS walks each arc twice an iteration).
+ */
+function powerIterationCases(algo: keyof typeof POWER_ITERATIONS, input: GraphInput): BenchCase[] {
+  const { gpu, cpu } = POWER_ITERATIONS[algo];
+  const perIteration = (csr: HostCsr) => (algo === 'hits' ? 2 : 1) * csr.edgeCount;
+  const gpuCase = wholeGraphCase(algo, input, async (_device, csr, graph) => {
+    let last = await gpu(graph);
+    return {
+      items: perIteration(csr) * last.iterations,
+      hostTimed: true,
+      async run() {
+        last = await gpu(graph);
+      },
+      validate: async () => comparePower(last.values, cpu(csr).values),
+      destroy() {},
+    };
+  });
+  const cpuCase: BenchCase = {
+    name: `${algo} ${input.label} (TypeScript reference, CPU)`,
+    family: 'algorithms',
+    maxItems: () => Math.min(input.maxItems, 1 << 24),
+    async setup(_device, n, seed) {
+      const csr = input.get(n, seed);
+      let last = cpu(csr);
+      return {
+        items: perIteration(csr) * last.iterations,
+        bytes: 0,
+        hostTimed: true,
+        ...(input.stats ? { graph: input.stats } : {}),
+        async run() {
+          last = cpu(csr);
+        },
+        validate: async () => (last.values[0]!.length === csr.vertexCount ? null : 'wrong length'),
+        destroy() {},
+      };
+    },
+  };
+  return [gpuCase, cpuCase];
+}
+
 /** Connected components: union-find (the default), or label propagation, the iterative variant. */
 function componentsCase(input: GraphInput, algorithm: ComponentsAlgorithm = 'union-find'): BenchCase {
   const variant = algorithm === 'label-propagation' ? ' (label propagation)' : '';
@@ -775,6 +885,7 @@ export const cases: BenchCase[] = [
   louvainCase(geometric),
   louvainReferenceCase(mesh),
   louvainReferenceCase(geometric),
+  ...(['ppr', 'hits', 'katz', 'eigenvector'] as const).flatMap((a) => powerIterationCases(a, kron)),
 ];
 
 /**

@@ -1,0 +1,242 @@
+import { ConvergenceError, InputError } from '@weft/gpu';
+import type { HostCsr } from '@weft/graph';
+
+// Plain TypeScript references on a host CSR (f64, networkx's loops): the test oracles and the CPU baselines.
+
+/** A source vertex set (uniform over its distinct vertices) or a non-negative weight per vertex. */
+export type Personalization = { sources: readonly number[] } | { weights: ArrayLike<number> };
+
+export interface PowerIterationOptions {
+  /** networkx's `tol`: converged once the L1 change of an iteration is below `vertexCount * tolerance`. */
+  tolerance?: number;
+  maxIterations?: number;
+}
+
+export interface PersonalizedPageRankReferenceOptions extends PowerIterationOptions {
+  alpha?: number;
+}
+
+export interface KatzReferenceOptions extends PowerIterationOptions {
+  alpha?: number;
+  beta?: number;
+  normalized?: boolean;
+}
+
+/** The personalization as a vector summing to 1 (networkx normalizes it); an `InputError` if it cannot. */
+export function personalizationVector(vertexCount: number, personalization: Personalization): Float64Array {
+  const p = new Float64Array(vertexCount);
+  if ('sources' in personalization) {
+    for (const s of personalization.sources) {
+      if (!Number.isInteger(s) || s < 0 || s >= vertexCount) {
+        throw new InputError(`source ${s} is not a vertex (the graph has ${vertexCount})`, 'personalization');
+      }
+      p[s] = 1;
+    }
+  } else {
+    const w = personalization.weights;
+    if (w.length !== vertexCount) {
+      throw new InputError(
+        `${w.length} weights for ${vertexCount} vertices: give one per vertex`,
+        'personalization',
+      );
+    }
+    for (let v = 0; v < vertexCount; v++) {
+      const x = w[v]!;
+      if (!(x >= 0 && Number.isFinite(x))) {
+        throw new InputError(
+          `weight ${x} of vertex ${v} is not a finite non-negative number`,
+          'personalization',
+        );
+      }
+      p[v] = x;
+    }
+  }
+  let sum = 0;
+  for (const x of p) sum += x;
+  if (vertexCount > 0 && !(sum > 0)) {
+    throw new InputError(
+      'the personalization is empty or all zero: give a source or a positive weight',
+      'personalization',
+    );
+  }
+  for (let v = 0; v < vertexCount; v++) p[v]! /= sum;
+  return p;
+}
+
+/** Throws unless `tolerance` and `maxIterations` let a power iteration stop. */
+export function checkPowerIteration(tolerance: number, maxIterations: number): void {
+  if (!(tolerance >= 0 && Number.isFinite(tolerance))) {
+    throw new InputError(`tolerance must be a finite number >= 0, got ${tolerance}`, 'tolerance');
+  }
+  if (!(Number.isInteger(maxIterations) && maxIterations >= 1)) {
+    throw new InputError(`maxIterations must be a positive integer, got ${maxIterations}`, 'maxIterations');
+  }
+}
+
+/** `next[v] = sum of x[u] over in-edges u -> v` (networkx's `x[nbr] += xlast[n]`). */
+function pullSums(csr: HostCsr, x: Float64Array, next: Float64Array): void {
+  next.fill(0);
+  for (let u = 0; u < csr.vertexCount; u++) {
+    for (let e = csr.offsets[u]!; e < csr.offsets[u + 1]!; e++) next[csr.targets[e]!]! += x[u]!;
+  }
+}
+
+function l1(a: Float64Array, b: Float64Array): number {
+  let s = 0;
+  for (let i = 0; i < a.length; i++) s += Math.abs(a[i]! - b[i]!);
+  return s;
+}
+
+/**
+ * networkx `pagerank(G, alpha, personalization)`: teleport to the personalization, and dangling vertices'
+ * rank to it too (networkx's default `dangling`); starts uniform; L1 change below `n * tolerance`.
+ */
+export function personalizedPageRankReference(
+  csr: HostCsr,
+  personalization: Personalization,
+  options: PersonalizedPageRankReferenceOptions = {},
+): { ranks: Float64Array; iterations: number } {
+  const n = csr.vertexCount;
+  const alpha = options.alpha ?? 0.85;
+  const tolerance = options.tolerance ?? 1e-6;
+  const maxIterations = options.maxIterations ?? 100;
+  checkPowerIteration(tolerance, maxIterations);
+  const p = personalizationVector(n, personalization);
+  if (n === 0) return { ranks: new Float64Array(0), iterations: 0 };
+  let x = new Float64Array(n).fill(1 / n);
+  let next = new Float64Array(n);
+  let err = 0;
+  for (let it = 1; it <= maxIterations; it++) {
+    next.fill(0);
+    let dangling = 0;
+    for (let u = 0; u < n; u++) {
+      const deg = csr.offsets[u + 1]! - csr.offsets[u]!;
+      if (deg === 0) dangling += x[u]!;
+      for (let e = csr.offsets[u]!; e < csr.offsets[u + 1]!; e++)
+        next[csr.targets[e]!]! += (alpha * x[u]!) / deg;
+    }
+    for (let v = 0; v < n; v++) next[v]! += (alpha * dangling + 1 - alpha) * p[v]!;
+    err = l1(next, x);
+    [x, next] = [next, x];
+    if (err < n * tolerance) return { ranks: x, iterations: it };
+  }
+  throw new ConvergenceError('personalizedPageRank', maxIterations, err, n * tolerance);
+}
+
+/**
+ * networkx `katz_centrality`: `x = alpha A^T x + beta` from 0 until the L1 change is below `n * tolerance`,
+ * then (normalized) divided by its L2 norm.
+ */
+export function katzCentralityReference(
+  csr: HostCsr,
+  options: KatzReferenceOptions = {},
+): { centrality: Float64Array; iterations: number } {
+  const n = csr.vertexCount;
+  const alpha = options.alpha ?? 0.1;
+  const beta = options.beta ?? 1;
+  const tolerance = options.tolerance ?? 1e-6;
+  const maxIterations = options.maxIterations ?? 1000;
+  checkPowerIteration(tolerance, maxIterations);
+  if (n === 0) return { centrality: new Float64Array(0), iterations: 0 };
+  let x = new Float64Array(n);
+  let next = new Float64Array(n);
+  let err = 0;
+  for (let it = 1; it <= maxIterations; it++) {
+    pullSums(csr, x, next);
+    for (let v = 0; v < n; v++) next[v] = alpha * next[v]! + beta;
+    err = l1(next, x);
+    [x, next] = [next, x];
+    if (err < n * tolerance) {
+      if (options.normalized ?? true) scale(x, 1 / (norm2(x) || 1));
+      return { centrality: x, iterations: it };
+    }
+  }
+  throw new ConvergenceError('katzCentrality', maxIterations, err, n * tolerance);
+}
+
+/**
+ * networkx `eigenvector_centrality`: `x = (x + A^T x) / ||x + A^T x||_2` from the uniform vector until the
+ * L1 change is below `n * tolerance`.
+ */
+export function eigenvectorCentralityReference(
+  csr: HostCsr,
+  options: PowerIterationOptions = {},
+): { centrality: Float64Array; iterations: number } {
+  const n = csr.vertexCount;
+  const tolerance = options.tolerance ?? 1e-6;
+  const maxIterations = options.maxIterations ?? 100;
+  checkPowerIteration(tolerance, maxIterations);
+  if (n === 0) throw new InputError('cannot compute centrality for the null graph', 'graph');
+  let x = new Float64Array(n).fill(1 / n);
+  let next = new Float64Array(n);
+  let err = 0;
+  for (let it = 1; it <= maxIterations; it++) {
+    pullSums(csr, x, next);
+    for (let v = 0; v < n; v++) next[v]! += x[v]!;
+    scale(next, 1 / (norm2(next) || 1));
+    err = l1(next, x);
+    [x, next] = [next, x];
+    if (err < n * tolerance) return { centrality: x, iterations: it };
+  }
+  throw new ConvergenceError('eigenvectorCentrality', maxIterations, err, n * tolerance);
+}
+
+/**
+ * networkx's power-iteration HITS: `a = A^T h`, `h = A a`, each scaled to a largest entry of 1, until the L1
+ * change of `h` is below `n * tolerance` (networkx: below `tol`); both then scaled to sum 1.
+ */
+export function hitsReference(
+  csr: HostCsr,
+  options: PowerIterationOptions = {},
+): { hubs: Float64Array; authorities: Float64Array; iterations: number } {
+  const n = csr.vertexCount;
+  const tolerance = options.tolerance ?? 1e-8;
+  const maxIterations = options.maxIterations ?? 100;
+  checkPowerIteration(tolerance, maxIterations);
+  if (n === 0) return { hubs: new Float64Array(0), authorities: new Float64Array(0), iterations: 0 };
+  if (csr.offsets[n] === 0) throw new InputError('HITS needs at least one edge', 'graph');
+  let h = new Float64Array(n).fill(1 / n);
+  let next = new Float64Array(n);
+  const a = new Float64Array(n);
+  let err = 0;
+  for (let it = 1; it <= maxIterations; it++) {
+    pullSums(csr, h, a);
+    next.fill(0);
+    for (let u = 0; u < n; u++) {
+      for (let e = csr.offsets[u]!; e < csr.offsets[u + 1]!; e++) next[u]! += a[csr.targets[e]!]!;
+    }
+    scale(next, 1 / maxOf(next));
+    scale(a, 1 / maxOf(a));
+    err = l1(next, h);
+    [h, next] = [next, h];
+    if (err < n * tolerance) {
+      scale(a, 1 / sumOf(a));
+      scale(h, 1 / sumOf(h));
+      return { hubs: h, authorities: a, iterations: it };
+    }
+  }
+  throw new ConvergenceError('hits', maxIterations, err, n * tolerance);
+}
+
+function scale(x: Float64Array, s: number): void {
+  for (let i = 0; i < x.length; i++) x[i]! *= s;
+}
+
+/** The L2 norm (a loop: spreading a large array into `Math.hypot` overflows the stack). */
+export function norm2(x: ArrayLike<number>): number {
+  let s = 0;
+  for (let i = 0; i < x.length; i++) s += x[i]! * x[i]!;
+  return Math.sqrt(s);
+}
+
+function maxOf(x: Float64Array): number {
+  let m = Number.NEGATIVE_INFINITY;
+  for (const y of x) m = Math.max(m, y);
+  return m;
+}
+
+export function sumOf(x: ArrayLike<number>): number {
+  let s = 0;
+  for (let i = 0; i < x.length; i++) s += x[i]!;
+  return s;
+}

@@ -1,0 +1,234 @@
+import { ConvergenceError, InputError } from '@weft/gpu';
+import { type HostCsr, hostCsrFromEdgeList, uploadGraph } from '@weft/graph';
+import { gpuTest } from '@weft/testing';
+import { describe, expect, it } from 'vitest';
+import { eigenvectorCentrality, hits, katzCentrality, personalizedPageRank } from './centrality.ts';
+import {
+  eigenvectorCentralityReference,
+  hitsReference,
+  katzCentralityReference,
+  personalizedPageRankReference,
+} from './centrality-reference.ts';
+import { disjointUnion, randomFamilies, testGraphs } from './test-graphs.ts';
+
+/**
+ * The kernels sum in f32: against the f64 reference after the same iterations, every value lies within
+ * `bound` of the largest (tiny values, such as PPR ranks far from the sources, carry the same absolute
+ * error, so a per-value relative bound would not hold).
+ */
+function expectNear(got: ArrayLike<number>, want: ArrayLike<number>, what: string, bound = 2e-6): void {
+  expect(got.length, what).toBe(want.length);
+  let largest = 0;
+  for (let i = 0; i < want.length; i++) largest = Math.max(largest, Math.abs(want[i]!));
+  for (let i = 0; i < want.length; i++) {
+    if (!(Math.abs(got[i]! - want[i]!) <= bound * largest)) {
+      expect.fail(`${what}: value ${i} is ${got[i]}, want ${want[i]} (within ${bound} x ${largest})`);
+    }
+  }
+}
+
+/** Both converge and agree, or both raise `ConvergenceError` (a path's power iterations converge slowly). */
+async function agree<G, R>(gpu: () => Promise<G>, reference: () => R, check: (g: G, r: R) => void) {
+  let want: R;
+  try {
+    want = reference();
+  } catch (e) {
+    expect(e).toBeInstanceOf(ConvergenceError);
+    await expect(gpu()).rejects.toThrow(ConvergenceError);
+    return;
+  }
+  check(await gpu(), want);
+}
+
+function csrOf(n: number, pairs: [number, number][], directed: boolean): HostCsr {
+  return hostCsrFromEdgeList({
+    vertexCount: n,
+    src: Uint32Array.from(pairs, (p) => p[0]),
+    dst: Uint32Array.from(pairs, (p) => p[1]),
+    directed,
+  }).csr;
+}
+
+// networkx 3.6 on a directed graph with a dangling vertex (4) and one without in-edges (3), and on star_graph(4).
+const D = csrOf(
+  5,
+  [
+    [0, 1],
+    [0, 2],
+    [1, 2],
+    [2, 0],
+    [3, 2],
+    [2, 4],
+  ],
+  true,
+);
+const STAR = csrOf(
+  5,
+  [
+    [0, 1],
+    [0, 2],
+    [0, 3],
+    [0, 4],
+  ],
+  false,
+);
+
+describe('power-iteration centralities on gas', () => {
+  it('match networkx on hand-checked tiny graphs', () =>
+    gpuTest(async (device) => {
+      const d = uploadGraph(device, D, { csc: true });
+      const star = uploadGraph(device, STAR);
+      const ppr = await personalizedPageRank(d, { sources: [0, 3] });
+      expectNear(ppr.ranks, [0.2757084036, 0.1171764434, 0.3314067493, 0.1348608822, 0.1408475215], 'ppr');
+      const weighted = await personalizedPageRank(d, { weights: [2, 1, 0, 0, 1] }, { alpha: 0.9 });
+      expectNear(weighted.ranks, [0.2828664653, 0.1996525354, 0.3069775583, 0, 0.210503441], 'weighted ppr');
+      const h = await hits(d);
+      expectNear(h.hubs, [0.4142135606, 0.2928932175, 4.4e-9, 0.2928932175, 0], 'hubs', 1e-6);
+      expectNear(h.authorities, [5.3e-9, 0.2928932157, 0.7071067738, 0, 5.3e-9], 'authorities', 1e-6);
+      const katz = await katzCentrality(d);
+      expectNear(
+        katz.centrality,
+        [0.442193313, 0.4346918281, 0.5172082407, 0.3904725319, 0.442193313],
+        'katz',
+      );
+      const eig = await eigenvectorCentrality(d);
+      expectNear(eig.centrality, [0.4808629409, 0.3629914031, 0.637007775, 1.2898e-6, 0.4808629409], 'eig');
+      const starKatz = await katzCentrality(star);
+      expectNear(
+        starKatz.centrality,
+        [0.5368754922, 0.4218307439, 0.4218307439, 0.4218307439, 0.4218307439],
+        'star katz',
+      );
+      const starEig = await eigenvectorCentrality(star);
+      expectNear(
+        starEig.centrality,
+        [0.707106929, 0.3535533167, 0.3535533167, 0.3535533167, 0.3535533167],
+        'star eig',
+      );
+      const starPpr = await personalizedPageRank(star, { sources: [1] });
+      expectNear(
+        starPpr.ranks,
+        [0.4594583377, 0.2476354156, 0.0976354156, 0.0976354156, 0.0976354156],
+        'star ppr',
+      );
+      d.destroy();
+      star.destroy();
+    }));
+
+  it('match the f64 references on 60 random graphs (unions of families: hubs, blobs, paths, Kronecker)', () =>
+    gpuTest(async (device) => {
+      for (const directed of [true, false]) {
+        const union = disjointUnion(randomFamilies(30, directed ? 7 : 8, directed), false, 1);
+        const csr = hostCsrFromEdgeList(union.edges).csr;
+        const graph = uploadGraph(device, csr, { csc: directed });
+        const name = directed ? 'directed' : 'undirected';
+        const sources = { sources: [0, 5, union.firsts[7]!] };
+        const ppr = await personalizedPageRank(graph, sources);
+        const pprWant = personalizedPageRankReference(csr, sources);
+        expect(ppr.iterations, name).toBe(pprWant.iterations);
+        expectNear(ppr.ranks, pprWant.ranks, `${name} ppr`);
+        const weights = Float64Array.from({ length: csr.vertexCount }, (_, v) => (v % 3 === 0 ? v % 7 : 0));
+        const wppr = await personalizedPageRank(graph, { weights }, { alpha: 0.7, tolerance: 1e-8 });
+        const wpprWant = personalizedPageRankReference(csr, { weights }, { alpha: 0.7, tolerance: 1e-8 });
+        expect(wppr.iterations, name).toBe(wpprWant.iterations);
+        expectNear(wppr.ranks, wpprWant.ranks, `${name} weighted ppr`);
+        // Hubs of up to 130 leaves: alpha below 1 / the largest eigenvalue.
+        const katz = await katzCentrality(graph, { alpha: 0.02 });
+        const katzWant = katzCentralityReference(csr, { alpha: 0.02 });
+        expect(katz.iterations, name).toBe(katzWant.iterations);
+        expectNear(katz.centrality, katzWant.centrality, `${name} katz`);
+        const raw = await katzCentrality(graph, { alpha: 0.01, beta: 2, normalized: false });
+        expectNear(
+          raw.centrality,
+          katzCentralityReference(csr, { alpha: 0.01, beta: 2, normalized: false }).centrality,
+          `${name} raw katz`,
+        );
+        const eig = await eigenvectorCentrality(graph, { maxIterations: 300 });
+        const eigWant = eigenvectorCentralityReference(csr, { maxIterations: 300 });
+        expect(eig.iterations, name).toBe(eigWant.iterations);
+        expectNear(eig.centrality, eigWant.centrality, `${name} eigenvector`);
+        const h = await hits(graph, { maxIterations: 300 });
+        const hWant = hitsReference(csr, { maxIterations: 300 });
+        expect(h.iterations, name).toBe(hWant.iterations);
+        expectNear(h.hubs, hWant.hubs, `${name} hubs`);
+        expectNear(h.authorities, hWant.authorities, `${name} authorities`);
+        graph.destroy();
+      }
+    }));
+
+  it('handle single vertices, isolated vertices, a long path and dangling vertices', () =>
+    gpuTest(async (device) => {
+      const pick = /single|isolated|self-loops|path|directed/;
+      for (const { name, csr } of testGraphs(false, 0).filter((g) => pick.test(g.name))) {
+        const graph = uploadGraph(device, csr, { csc: csr.directed });
+        const n = csr.vertexCount;
+        const sources = { sources: [n - 1] };
+        await agree(
+          () => personalizedPageRank(graph, sources),
+          () => personalizedPageRankReference(csr, sources),
+          (g, r) => expectNear(g.ranks, r.ranks, `${name} ppr`),
+        );
+        await agree(
+          () => katzCentrality(graph),
+          () => katzCentralityReference(csr),
+          (g, r) => expectNear(g.centrality, r.centrality, `${name} katz`),
+        );
+        await agree(
+          () => eigenvectorCentrality(graph),
+          () => eigenvectorCentralityReference(csr),
+          (g, r) => expectNear(g.centrality, r.centrality, `${name} eigenvector`),
+        );
+        if (csr.offsets[n]! > 0) {
+          await agree(
+            () => hits(graph),
+            () => hitsReference(csr),
+            (g, r) => expectNear(g.hubs, r.hubs, `${name} hubs`),
+          );
+        } else await expect(hits(graph)).rejects.toThrow(/HITS needs at least one edge/);
+        graph.destroy();
+      }
+    }));
+
+  it('refuse bad input and non-convergence with typed errors', () =>
+    gpuTest(async (device) => {
+      const d = uploadGraph(device, D, { csc: true });
+      await expect(personalizedPageRank(d, { sources: [5] })).rejects.toThrow(InputError);
+      await expect(personalizedPageRank(d, { weights: [1, 2] })).rejects.toThrow(/2 weights for 5 vertices/);
+      await expect(personalizedPageRank(d, { weights: [0, 0, 0, 0, 0] })).rejects.toThrow(/all zero/);
+      await expect(personalizedPageRank(d, { weights: [0, -1, 0, 0, 1] })).rejects.toThrow(
+        /weight -1 of vertex 1/,
+      );
+      await expect(personalizedPageRank(d, { sources: [0] }, { alpha: 2 })).rejects.toThrow(/alpha/);
+      await expect(katzCentrality(d, { maxIterations: 0 })).rejects.toThrow(/maxIterations/);
+      const clique = uploadGraph(
+        device,
+        csrOf(
+          4,
+          [
+            [0, 1],
+            [0, 2],
+            [0, 3],
+            [1, 2],
+            [1, 3],
+            [2, 3],
+          ],
+          false,
+        ),
+      );
+      const diverging = await katzCentrality(clique, { alpha: 0.5, maxIterations: 200 }).catch((e) => e);
+      expect(diverging).toBeInstanceOf(ConvergenceError);
+      expect(String(diverging)).toMatch(/katzCentrality did not converge in 200 iterations/);
+      expect(() => katzCentralityReference(STAR, { alpha: 0.5 })).toThrow(ConvergenceError);
+      await expect(eigenvectorCentrality(clique, { maxIterations: 1 })).rejects.toThrow(
+        /eigenvectorCentrality did not converge in 1 iterations/,
+      );
+      const empty = uploadGraph(device, csrOf(0, [], true), { csc: true });
+      await expect(eigenvectorCentrality(empty)).rejects.toThrow(/null graph/);
+      expect((await hits(empty)).hubs).toHaveLength(0);
+      expect((await katzCentrality(empty)).centrality).toHaveLength(0);
+      expect((await personalizedPageRank(empty, { sources: [] })).ranks).toHaveLength(0);
+      const noCsc = uploadGraph(device, D);
+      await expect(katzCentrality(noCsc)).rejects.toThrow(/csc: true/);
+      for (const g of [d, clique, empty, noCsc]) g.destroy();
+    }));
+});

@@ -1,0 +1,300 @@
+import { ConvergenceError, type DeviceArray, f32, InputError, max, plus, rw, wgsl } from '@weft/gpu';
+import type { DeviceGraph } from '@weft/graph';
+import { compute, type GasProgram, type GasResult, gas } from '@weft/operators';
+import {
+  checkPowerIteration,
+  norm2,
+  type Personalization,
+  type PowerIterationOptions,
+  personalizationVector,
+  sumOf,
+} from './centrality-reference.ts';
+import type { RunOptions } from './common.ts';
+
+export interface PowerIterationRunOptions extends PowerIterationOptions, RunOptions {}
+
+export interface PersonalizedPageRankOptions extends PowerIterationRunOptions {
+  /** Damping factor (default 0.85). */
+  alpha?: number;
+}
+
+export interface KatzCentralityOptions extends PowerIterationRunOptions {
+  /** Attenuation (default 0.1); must be below 1 / the largest eigenvalue of the adjacency matrix to converge. */
+  alpha?: number;
+  /** The constant every vertex starts each iteration with (default 1). */
+  beta?: number;
+  /** Divide the result by its L2 norm (default true). */
+  normalized?: boolean;
+}
+
+/** Runs the program with networkx's stopping rule (L1 change below `n * tolerance`) or throws. */
+async function powerIterate(
+  graph: DeviceGraph,
+  what: string,
+  program: GasProgram | readonly GasProgram[],
+  tolerance: number,
+  maxIterations: number,
+  options: RunOptions,
+): Promise<GasResult> {
+  checkPowerIteration(tolerance, maxIterations);
+  const bound = graph.vertexCount * tolerance;
+  const run = await gas(graph, program, {
+    batch: 8,
+    maxBatch: 16,
+    ...options,
+    tolerance: bound,
+    maxIterations,
+  });
+  if (!run.converged) throw new ConvergenceError(what, run.iterations, Math.max(...run.residuals), bound);
+  return run;
+}
+
+/** f32 arrays of one vertex each, freed together. */
+function vertexArrays(graph: DeviceGraph, label: string, count: number): DeviceArray<'f32'>[] {
+  const n = Math.max(1, graph.vertexCount);
+  return Array.from({ length: count }, (_, i) => graph.device.array('f32', n, { label: `${label} ${i}` }));
+}
+
+async function fillAll(graph: DeviceGraph, arrays: DeviceArray<'f32'>[], value: number): Promise<void> {
+  const rec = graph.device.recorder({ label: 'power iteration start' });
+  for (const a of arrays) await rec.fill(a, value);
+  await rec.submit();
+}
+
+function checkAlpha(alpha: number, low: number, high: number): void {
+  if (!(alpha >= low && alpha <= high)) {
+    throw new InputError(`alpha must be in [${low}, ${high}], got ${alpha}`, 'alpha');
+  }
+}
+
+/**
+ * Personalized PageRank (networkx `pagerank(G, alpha, personalization)`): teleports, and dangling vertices'
+ * rank, go to the personalization; ranks start uniform and sum to 1. On `gas`: gather `rank[u] / outdeg(u)`
+ * over in-edges; apply `alpha * sum + (1 - alpha) p[v]`; normalize adds what the dangling vertices leaked,
+ * `(1 - total) p[v]`, which is networkx's dangling term while ranks sum to 1.
+ */
+export async function personalizedPageRank(
+  graph: DeviceGraph,
+  personalization: Personalization,
+  options: PersonalizedPageRankOptions = {},
+): Promise<{ ranks: Float32Array; iterations: number }> {
+  const alpha = options.alpha ?? 0.85;
+  checkAlpha(alpha, 0, 1);
+  const p = personalizationVector(graph.vertexCount, personalization);
+  const n = graph.vertexCount;
+  checkPowerIteration(options.tolerance ?? 1e-6, options.maxIterations ?? 100);
+  if (n === 0) return { ranks: new Float32Array(0), iterations: 0 };
+  const arrays = vertexArrays(graph, 'personalized pagerank', 4);
+  const [teleport, ranks, contrib, next] = arrays as [
+    DeviceArray<'f32'>,
+    DeviceArray<'f32'>,
+    DeviceArray<'f32'>,
+    DeviceArray<'f32'>,
+  ];
+  try {
+    teleport.upload(Float32Array.from(p));
+    const { offsets } = graph;
+    const degree = wgsl`(v: u32) -> u32 { return ${offsets}[v + 1u] - ${offsets}[v]; }`;
+    const rec = graph.device.recorder({ label: 'personalized pagerank start' });
+    await compute(
+      rec,
+      { all: n },
+      wgsl`(v: u32) {
+  let d = ${degree}(v);
+  ${rw(ranks)}[v] = ${f32(1 / n)};
+  ${rw(contrib)}[v] = select(0.0, ${f32(1 / n)} / f32(d), d > 0u);
+}`,
+    );
+    await rec.submit();
+    const run = await powerIterate(
+      graph,
+      'personalizedPageRank',
+      {
+        gatherEdges: 'in',
+        gather: wgsl`(v: u32, u: u32, edge: u32) -> f32 { return ${contrib}[u]; }`,
+        sum: plus('f32'),
+        apply: wgsl`(v: u32, total: f32) -> f32 {
+  let y = ${f32(alpha)} * total + ${f32(1 - alpha)} * ${teleport}[v];
+  ${rw(next)}[v] = y;
+  return y;
+}`,
+        normalize: {
+          monoid: plus('f32'),
+          apply: wgsl`(v: u32, kept: f32) -> f32 {
+  let r = ${next}[v] + (1.0 - kept) * ${teleport}[v];
+  let d = ${degree}(v);
+  let old = ${ranks}[v];
+  ${rw(ranks)}[v] = r;
+  ${rw(contrib)}[v] = select(0.0, r / f32(d), d > 0u);
+  return abs(r - old);
+}`,
+        },
+      },
+      options.tolerance ?? 1e-6,
+      options.maxIterations ?? 100,
+      options,
+    );
+    return { ranks: await ranks.download(0, n), iterations: run.iterations };
+  } finally {
+    for (const a of arrays) a.destroy();
+  }
+}
+
+/**
+ * Katz centrality (networkx `katz_centrality`): `x = alpha A^T x + beta` from 0 (in-edges) until the L1
+ * change is below `n * tolerance`, then divided by its L2 norm when `normalized`.
+ */
+export async function katzCentrality(
+  graph: DeviceGraph,
+  options: KatzCentralityOptions = {},
+): Promise<{ centrality: Float32Array; iterations: number }> {
+  const alpha = options.alpha ?? 0.1;
+  const beta = options.beta ?? 1;
+  if (!Number.isFinite(alpha)) throw new InputError(`alpha must be finite, got ${alpha}`, 'alpha');
+  if (!Number.isFinite(beta)) throw new InputError(`beta must be finite, got ${beta}`, 'beta');
+  const n = graph.vertexCount;
+  checkPowerIteration(options.tolerance ?? 1e-6, options.maxIterations ?? 1000);
+  if (n === 0) return { centrality: new Float32Array(0), iterations: 0 };
+  const arrays = vertexArrays(graph, 'katz', 1);
+  const x = arrays[0]!;
+  try {
+    await fillAll(graph, arrays, 0);
+    const run = await powerIterate(
+      graph,
+      'katzCentrality',
+      {
+        gatherEdges: 'in',
+        gather: wgsl`(v: u32, u: u32, edge: u32) -> f32 { return ${x}[u]; }`,
+        sum: plus('f32'),
+        apply: wgsl`(v: u32, total: f32) -> f32 {
+  let next = ${f32(alpha)} * total + ${f32(beta)};
+  let change = abs(next - ${x}[v]);
+  ${rw(x)}[v] = next;
+  return change;
+}`,
+      },
+      options.tolerance ?? 1e-6,
+      options.maxIterations ?? 1000,
+      options,
+    );
+    const centrality = await x.download(0, n);
+    if (options.normalized ?? true) scaleBy(centrality, 1 / (norm2(centrality) || 1));
+    return { centrality, iterations: run.iterations };
+  } finally {
+    x.destroy();
+  }
+}
+
+/**
+ * Eigenvector centrality (networkx `eigenvector_centrality`): `x = (x + A^T x) / ||x + A^T x||_2` (in-edges)
+ * from the uniform vector until the L1 change is below `n * tolerance`.
+ */
+export async function eigenvectorCentrality(
+  graph: DeviceGraph,
+  options: PowerIterationRunOptions = {},
+): Promise<{ centrality: Float32Array; iterations: number }> {
+  const n = graph.vertexCount;
+  checkPowerIteration(options.tolerance ?? 1e-6, options.maxIterations ?? 100);
+  if (n === 0) throw new InputError('cannot compute centrality for the null graph', 'graph');
+  const arrays = vertexArrays(graph, 'eigenvector', 2);
+  const [x, y] = arrays as [DeviceArray<'f32'>, DeviceArray<'f32'>];
+  try {
+    await fillAll(graph, [x], 1 / n);
+    const run = await powerIterate(
+      graph,
+      'eigenvectorCentrality',
+      {
+        gatherEdges: 'in',
+        gather: wgsl`(v: u32, u: u32, edge: u32) -> f32 { return ${x}[u]; }`,
+        sum: plus('f32'),
+        apply: wgsl`(v: u32, total: f32) -> f32 {
+  let s = ${x}[v] + total;
+  ${rw(y)}[v] = s;
+  return s * s;
+}`,
+        normalize: {
+          monoid: plus('f32'),
+          apply: wgsl`(v: u32, squares: f32) -> f32 {
+  let norm = select(sqrt(squares), 1.0, squares == 0.0);
+  let next = ${y}[v] / norm;
+  let change = abs(next - ${x}[v]);
+  ${rw(x)}[v] = next;
+  return change;
+}`,
+        },
+      },
+      options.tolerance ?? 1e-6,
+      options.maxIterations ?? 100,
+      options,
+    );
+    return { centrality: await x.download(0, n), iterations: run.iterations };
+  } finally {
+    for (const a of arrays) a.destroy();
+  }
+}
+
+/**
+ * HITS (networkx's power iteration): `a = A^T h` (a gather over in-edges), `h = A a` (over out-edges), each
+ * scaled to a largest entry of 1, until the L1 change of `h` is below `n * tolerance`; both then scaled to
+ * sum 1. networkx stops at an L1 change below `tol` (1e-8), finer than n f32 hubs resolve.
+ */
+export async function hits(
+  graph: DeviceGraph,
+  options: PowerIterationRunOptions = {},
+): Promise<{ hubs: Float32Array; authorities: Float32Array; iterations: number }> {
+  const n = graph.vertexCount;
+  checkPowerIteration(options.tolerance ?? 1e-8, options.maxIterations ?? 100);
+  if (n === 0) return { hubs: new Float32Array(0), authorities: new Float32Array(0), iterations: 0 };
+  if (graph.edgeCount === 0) throw new InputError('HITS needs at least one edge', 'graph');
+  const arrays = vertexArrays(graph, 'hits', 3);
+  const [h, a, next] = arrays as [DeviceArray<'f32'>, DeviceArray<'f32'>, DeviceArray<'f32'>];
+  try {
+    await fillAll(graph, [h], 1 / n);
+    const run = await powerIterate(
+      graph,
+      'hits',
+      [
+        {
+          gatherEdges: 'in',
+          gather: wgsl`(v: u32, u: u32, edge: u32) -> f32 { return ${h}[u]; }`,
+          sum: plus('f32'),
+          apply: wgsl`(v: u32, total: f32) -> f32 { ${rw(a)}[v] = total; return total; }`,
+          normalize: {
+            monoid: max('f32'),
+            apply: wgsl`(v: u32, largest: f32) -> f32 { ${rw(a)}[v] = ${a}[v] / largest; return 0.0; }`,
+          },
+        },
+        {
+          gatherEdges: 'out',
+          gather: wgsl`(v: u32, u: u32, edge: u32) -> f32 { return ${a}[u]; }`,
+          sum: plus('f32'),
+          apply: wgsl`(v: u32, total: f32) -> f32 { ${rw(next)}[v] = total; return total; }`,
+          normalize: {
+            monoid: max('f32'),
+            apply: wgsl`(v: u32, largest: f32) -> f32 {
+  let hub = ${next}[v] / largest;
+  let change = abs(hub - ${h}[v]);
+  ${rw(h)}[v] = hub;
+  return change;
+}`,
+          },
+        },
+      ],
+      options.tolerance ?? 1e-8,
+      options.maxIterations ?? 100,
+      options,
+    );
+    const hubs = await h.download(0, n);
+    const authorities = await a.download(0, n);
+    scaleBy(hubs, 1 / sumOf(hubs));
+    scaleBy(authorities, 1 / sumOf(authorities));
+    return { hubs, authorities, iterations: run.iterations };
+  } finally {
+    for (const array of arrays) array.destroy();
+  }
+}
+
+/** Scales in f64 before rounding to f32. */
+function scaleBy(x: Float32Array, s: number): void {
+  for (let i = 0; i < x.length; i++) x[i] = x[i]! * s;
+}
