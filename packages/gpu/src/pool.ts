@@ -46,6 +46,8 @@ export class BufferPool {
   readonly #keyOf = new WeakMap<GPUBuffer, string>();
   #freeBytes = 0;
   #liveBytes = 0;
+  #freeBuffers = 0;
+  #liveBuffers = 0;
 
   constructor(
     device: GPUDevice,
@@ -65,12 +67,15 @@ export class BufferPool {
     if (reused) {
       this.#freeBytes -= size;
       this.#liveBytes += size;
+      this.#freeBuffers--;
+      this.#liveBuffers++;
       reused.label = label;
       return reused;
     }
     const buffer = this.#device.createBuffer({ size, usage: usageOf(kind), label });
     this.#keyOf.set(buffer, key);
     this.#liveBytes += size;
+    this.#liveBuffers++;
     return buffer;
   }
 
@@ -81,6 +86,7 @@ export class BufferPool {
       return;
     }
     this.#liveBytes -= buffer.size;
+    this.#liveBuffers--;
     if (this.#freeBytes + buffer.size > this.maxFreeBytes) {
       buffer.destroy();
       return;
@@ -92,6 +98,7 @@ export class BufferPool {
     }
     list.push(buffer);
     this.#freeBytes += buffer.size;
+    this.#freeBuffers++;
   }
 
   /** Destroys every free buffer. */
@@ -99,9 +106,16 @@ export class BufferPool {
     for (const list of this.#free.values()) for (const b of list) b.destroy();
     this.#free.clear();
     this.#freeBytes = 0;
+    this.#freeBuffers = 0;
   }
 
-  get stats(): { liveBytes: number; freeBytes: number } {
-    return { liveBytes: this.#liveBytes, freeBytes: this.#freeBytes };
+  /** Bytes and buffers handed out and not released (live), and kept for reuse (free). */
+  get stats(): { liveBytes: number; freeBytes: number; liveBuffers: number; freeBuffers: number } {
+    return {
+      liveBytes: this.#liveBytes,
+      freeBytes: this.#freeBytes,
+      liveBuffers: this.#liveBuffers,
+      freeBuffers: this.#freeBuffers,
+    };
   }
 }

@@ -107,21 +107,24 @@ export async function recordBuild(
   const loopEntries = lit(shape.keepSelfLoops ? '1u' : '0u');
   let edgeEntries: Functor;
   if (shape.mirror === 'missing') {
-    // 'none' keeps multi-edges, so only reverses the input lacks are added: sort the input as given first,
-    // look each reverse up in it, then build again with the reverses that were missing.
+    // 'none' keeps multi-edges, so only reverses the input lacks are added: sort the input as given first; the
+    // k-th (s, t) of a group (the sort is stable: input order) needs a reverse when fewer than k + 1 (t, s)
+    // exist; then build again with those reverses.
     const needsReverse = a.needsReverse!;
     rec.clear(needsReverse);
     const originals = { array: a.originalCount, index: 0 };
     const once = wgsl`(i: u32) -> u32 { return 1u; }`;
     const sorted = await expandAndSort(rec, shape, input, a, loopEntries, once, originals);
-    const contains = containsPair(sorted, a.originalCount);
+    const before = pairLowerBound(sorted, a.originalCount);
     await transform(
       rec,
       originals,
       wgsl`(k: u32) {
   let s = ${sorted.sourceAt}(k);
   let t = ${sorted.targetAt}(k);
-  if (s != t && !${contains}(t, s)) { ${rw(needsReverse)}[${a.codes}[k] >> 1u] = 1u; }
+  if (s != t && k - ${before}(s, t) >= ${before}(t, s + 1u) - ${before}(t, s)) {
+    ${rw(needsReverse)}[${a.codes}[k] >> 1u] = 1u;
+  }
 }`,
     );
     edgeEntries = wgsl`(i: u32) -> u32 { return 1u + ${needsReverse}[i]; }`;
@@ -263,9 +266,9 @@ async function expandAndSort(
   };
 }
 
-/** `(s: u32, t: u32) -> bool`: whether the sorted entries `[0, count[0])` hold the pair (s, t). */
-function containsPair(sorted: SortedEntries, count: DeviceArray<'u32'>): Functor {
-  return wgsl`(s: u32, t: u32) -> bool {
+/** `(s: u32, t: u32) -> u32`: the first of the sorted entries `[0, count[0])` not below the pair (s, t). */
+function pairLowerBound(sorted: SortedEntries, count: DeviceArray<'u32'>): Functor {
+  return wgsl`(s: u32, t: u32) -> u32 {
   var lo = 0u;
   var hi = ${count}[0];
   while (lo < hi) {
@@ -273,7 +276,7 @@ function containsPair(sorted: SortedEntries, count: DeviceArray<'u32'>): Functor
     let ms = ${sorted.sourceAt}(mid);
     if (ms < s || (ms == s && ${sorted.targetAt}(mid) < t)) { lo = mid + 1u; } else { hi = mid; }
   }
-  return lo < ${count}[0] && ${sorted.sourceAt}(lo) == s && ${sorted.targetAt}(lo) == t;
+  return lo;
 }`;
 }
 

@@ -122,4 +122,40 @@ describe('uploadGraph', () => {
       );
     });
   });
+
+  it('uploads a CSR of other arrays as u32 ids and typed weights, or refuses it in one line', async () => {
+    await gpuTest(async (device) => {
+      // JavaScript callers pass these: before, a plain-array CSR went up with the wrong element type.
+      const loose = {
+        vertexCount: 3,
+        edgeCount: 3,
+        offsets: [0, 1, 2, 3],
+        targets: Int32Array.of(1, 2, 0),
+        weights: Float64Array.of(0.5, 1, 2),
+        directed: true,
+      } as unknown as HostCsr;
+      const graph = uploadGraph(device, loose, { csc: true });
+      expect(graph.targets.type).toBe('u32');
+      expect(graph.weights?.type).toBe('f32');
+      const back = await graph.toHost();
+      expect([...back.offsets]).toEqual([0, 1, 2, 3]);
+      expect([...back.targets]).toEqual([1, 2, 0]);
+      expect([...back.weights!]).toEqual([0.5, 1, 2]);
+      graph.destroy();
+      const bad: [Partial<Record<keyof HostCsr, unknown>>, RegExp][] = [
+        [{ offsets: [0, 1.5, 2, 3] }, /^csr\.offsets: offsets\[1\] = 1\.5 is not an integer$/],
+        [{ targets: Int32Array.of(1, -1, 0) }, /^csr\.targets: csr\.targets\[1\] = -1 is negative/],
+        [{ weights: [1, 2, 3] }, /^csr\.weights: weights must be a Float32Array/],
+        [
+          { weights: Float64Array.of(1, 1e39, 3) },
+          /^csr\.weights: csr\.weights\[1\] = 1e\+39 does not fit f32$/,
+        ],
+      ];
+      for (const [change, message] of bad) {
+        const csr = { ...loose, ...change } as HostCsr;
+        expect(() => uploadGraph(device, csr)).toThrow(InputError);
+        expect(() => uploadGraph(device, csr)).toThrow(message);
+      }
+    });
+  });
 });

@@ -11,7 +11,7 @@ import {
 import { reduce } from '@weft/scan';
 import { hostCscFromCsr } from './host-build.ts';
 import type { HostCsr } from './host-graph.ts';
-import { validateCsr } from './host-graph.ts';
+import { checkWeights, validateCsr } from './host-graph.ts';
 
 /**
  * Named arrays of user data, one element per vertex (or per edge): structure of arrays, so a kernel binds
@@ -230,12 +230,29 @@ function hostMaxOutDegree(offsets: ArrayLike<number>, vertexCount: number): numb
 }
 
 /**
+ * `csr` with Uint32Array offsets and targets and typed weights (a Float64Array narrowed to f32): JavaScript
+ * callers pass other arrays too, whose upload would give kernels the wrong element type.
+ */
+function typedCsr(csr: HostCsr): HostCsr {
+  const u32 = (a: Uint32Array) => (a instanceof Uint32Array ? a : Uint32Array.from(a));
+  const w = csr.weights;
+  // f32 weights go up as given: NaN and negative ones are each algorithm's to refuse, naming the edge.
+  const weights = w === undefined || w instanceof Float32Array ? w : checkWeights(w, 'csr.weights');
+  return { ...csr, offsets: u32(csr.offsets), targets: u32(csr.targets), ...(weights ? { weights } : {}) };
+}
+
+/**
  * Copies a host CSR to the GPU (and its in-edge view when `csc` is set). Each array must fit one storage
  * binding: a larger one throws `DeviceLimitError` naming it (e.g. 'graph column indices'), and nothing
  * stays allocated.
  */
-export function uploadGraph(device: WeftDevice, csr: HostCsr, options: UploadGraphOptions = {}): DeviceGraph {
-  validateCsr(csr);
+export function uploadGraph(
+  device: WeftDevice,
+  given: HostCsr,
+  options: UploadGraphOptions = {},
+): DeviceGraph {
+  validateCsr(given);
+  const csr = typedCsr(given);
   const made: DeviceArray[] = [];
   const up = <A extends Uint32Array | Int32Array | Float32Array>(data: A, label: string) => {
     const arr = device.upload(data, { label });

@@ -18,9 +18,14 @@ function naiveCsr(edges: HostEdgeList, dedupe: DedupeRule, keepSelfLoops: boolea
     if (symmetrize && dedupe !== 'none' && s !== t) list.push({ s: t, t: s, w: w(i), order: 2 * i + 1 });
   }
   if (symmetrize && dedupe === 'none') {
-    const present = new Set(list.map((e) => `${e.s},${e.t}`));
+    // The k-th (s, t) in input order gets a reverse when the input holds at most k arcs (t, s).
+    const count = new Map<string, number>();
+    for (const e of list) count.set(`${e.s},${e.t}`, (count.get(`${e.s},${e.t}`) ?? 0) + 1);
+    const seen = new Map<string, number>();
     for (const e of [...list]) {
-      if (e.s !== e.t && !present.has(`${e.t},${e.s}`))
+      const k = seen.get(`${e.s},${e.t}`) ?? 0;
+      seen.set(`${e.s},${e.t}`, k + 1);
+      if (e.s !== e.t && k >= (count.get(`${e.t},${e.s}`) ?? 0))
         list.push({ s: e.t, t: e.s, w: e.w, order: e.order + 1 });
     }
   }
@@ -312,9 +317,11 @@ describe('hostCsrFromEdgeList', () => {
     expect([...sym.csr.weights!]).toEqual([9, 9, 7, 7]);
     expect(sym.report).toEqual({ selfLoopsDropped: 1, duplicatesDropped: 1, edgesAdded: 1 });
 
+    // Two arcs 0->1 but one 1->0: the second 0->1 gets a reverse too, so the multigraph stays symmetric.
     const multi = hostCsrFromEdgeList(edges, { dedupe: 'none', keepSelfLoops: true, symmetrize: true });
-    expect([...multi.csr.targets]).toEqual([1, 1, 0, 2, 1, 2]);
-    expect(multi.report).toEqual({ selfLoopsDropped: 0, duplicatesDropped: 0, edgesAdded: 1 });
+    expect([...multi.csr.targets]).toEqual([1, 1, 0, 0, 2, 1, 2]);
+    expect([...multi.csr.weights!]).toEqual([5, 3, 3, 9, 7, 7, 1]);
+    expect(multi.report).toEqual({ selfLoopsDropped: 0, duplicatesDropped: 0, edgesAdded: 2 });
   });
 
   it('sorts a sparse graph over a million vertex ids and keeps isolated vertices', () => {

@@ -474,7 +474,12 @@ function rowsMergingDuplicates(sorted: SortedEntries, n: number, rule: Exclude<D
   return { offsets, targets, weights, inputDistinct };
 }
 
-/** Appends the reverse of every non-loop edge (u, v) for which the input has no (v, u). */
+/**
+ * Appends reverses until every pair has as many arcs one way as the other: the k-th (u, v) of the input (in input
+ * order, k from 0) gets a reverse when the input has at most k arcs (v, u). A symmetric list gets none, a list
+ * of one direction gets all, and a multigraph stays symmetric (PageRank pulls an undirected graph's in-edges
+ * from its out-edges).
+ */
 function withMissingReverses(codes: Uint32Array, src: Uint32Array, dst: Uint32Array, n: number): Uint32Array {
   const { data, stride, count, targetShift } = sortEntries(codes, src, dst, undefined, n);
   const targets = new Uint32Array(count);
@@ -484,20 +489,36 @@ function withMissingReverses(codes: Uint32Array, src: Uint32Array, dst: Uint32Ar
     targets[k] = data[stride * k + 1]! >>> targetShift;
   }
   for (let v = 0; v < n; v++) rowStart[v + 1]! += rowStart[v]!;
-  const added: number[] = [];
+  // seen[g]: input edges met so far of the group starting at sorted position g (codes ascend: input order).
+  const seen = new Uint32Array(count);
+  const reverse = new Uint8Array(codes.length);
+  let added = 0;
   for (let j = 0; j < codes.length; j++) {
     const code = codes[j]!;
     const u = src[code >>> 1]!;
     const v = dst[code >>> 1]!;
-    if (u !== v && !sortedContains(targets, rowStart[v]!, rowStart[v + 1]!, u)) added.push(code | 1);
+    if (u === v) continue;
+    const rank = seen[lowerBound(targets, rowStart[u]!, rowStart[u + 1]!, v)]!++;
+    const reverses =
+      lowerBound(targets, rowStart[v]!, rowStart[v + 1]!, u + 1) -
+      lowerBound(targets, rowStart[v]!, rowStart[v + 1]!, u);
+    if (rank >= reverses) {
+      reverse[j] = 1;
+      added++;
+    }
   }
-  const out = new Uint32Array(codes.length + added.length);
-  out.set(codes);
-  out.set(added, codes.length);
+  // Each reverse right after its edge, as the device builder orders them, so both pick the same weights.
+  const out = new Uint32Array(codes.length + added);
+  let k = 0;
+  for (let j = 0; j < codes.length; j++) {
+    out[k++] = codes[j]!;
+    if (reverse[j]) out[k++] = codes[j]! | 1;
+  }
   return out;
 }
 
-function sortedContains(a: Uint32Array, begin: number, end: number, x: number): boolean {
+/** The first position in the sorted `a[begin .. end)` whose element is >= x (`end` if none). */
+function lowerBound(a: Uint32Array, begin: number, end: number, x: number): number {
   let lo = begin;
   let hi = end;
   while (lo < hi) {
@@ -505,7 +526,7 @@ function sortedContains(a: Uint32Array, begin: number, end: number, x: number): 
     if (a[mid]! < x) lo = mid + 1;
     else hi = mid;
   }
-  return lo < end && a[lo] === x;
+  return lo;
 }
 
 /**

@@ -141,7 +141,11 @@ export function validateCsr(csr: HostCsr): void {
       'csr.offsets',
     );
   }
+  const exact = csr.offsets instanceof Uint32Array;
   for (let v = 0; v < n; v++) {
+    if (!exact && !Number.isInteger(csr.offsets[v + 1])) {
+      throw new InputError(`offsets[${v + 1}] = ${csr.offsets[v + 1]} is not an integer`, 'csr.offsets');
+    }
     if (csr.offsets[v + 1]! < csr.offsets[v]!) {
       throw new InputError(
         `offsets[${v + 1}] = ${csr.offsets[v + 1]} is below offsets[${v}] = ${csr.offsets[v]}`,
