@@ -101,6 +101,21 @@ describe('pageRank', () => {
           graph.destroy();
         }
       }
+      // Out-weights near f32's largest would overflow their sum: shares are ratios, computed without overflow.
+      const huge = weightedCsr(
+        [
+          [0, 1, 3e38],
+          [0, 2, 3e38],
+          [1, 0, 1e-30],
+          [2, 0, 2],
+          [2, 1, 3e38],
+        ],
+        3,
+        'f32',
+      );
+      const hugeGraph = uploadGraph(device, huge, { csc: true });
+      expect(verifyPageRank(huge, (await pageRank(hugeGraph)).ranks), 'huge weights').toBeNull();
+      hugeGraph.destroy();
       const doubled = WEIGHTED_ARCS.map(([u, v, x]): [number, number, number] => [u, v, 2 * x]);
       const ints = uploadGraph(device, weightedCsr(doubled, 9, 'i32'), { csc: true });
       // Doubling every weight leaves the shares as they were: networkx's ranks.

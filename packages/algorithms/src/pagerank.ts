@@ -76,8 +76,17 @@ export class PageRankProblem implements Problem<Float32Array> {
   /** [0]: dangling rank sum, [1]: largest relative change. */
   readonly #totals: DeviceArray<'f32'>;
   readonly #active: DeviceArray<'u32'>;
-  /** Weighted: each vertex's out-weight sum, the denominator of its edges' shares. */
+  /**
+   * Weighted: each vertex's out-weights over its largest (1 at the largest, so 0 only for a dangling vertex),
+   * then its largest out-weight; each sum stays within f32 whatever the weights' range.
+   */
   readonly #outWeight: DeviceArray<'f32'> | undefined;
+  readonly #largest: DeviceArray<'f32'> | undefined;
+  /**
+   * Weighted: per edge, the share of its source's rank it carries (the stochastic matrix, as networkx's);
+   * per arc of the edge view the step reads, so an undirected graph pulled stores the reverse arc's share.
+   */
+  readonly #share: DeviceArray<'f32'> | undefined;
   readonly alpha: number;
   readonly tolerance: number;
   /** When set, each step logs its frontier (all vertices) and edges (all of them) here. */
@@ -112,7 +121,12 @@ export class PageRankProblem implements Problem<Float32Array> {
     }
     const n = Math.max(1, graph.vertexCount);
     const arr = (label: string) => device.array('f32', n, { label: `pagerank ${label}` });
-    this.#outWeight = options.weight !== null && graph.weights !== undefined ? arr('out-weights') : undefined;
+    const weighted = options.weight !== null && graph.weights !== undefined;
+    this.#outWeight = weighted ? arr('out-weights') : undefined;
+    this.#largest = weighted ? arr('largest out-weight') : undefined;
+    this.#share = weighted
+      ? device.array('f32', Math.max(1, graph.edgeCount), { label: 'pagerank edge shares' })
+      : undefined;
     this.ranks = arr('ranks');
     this.#contrib = arr('contributions');
     this.#dangling = arr('dangling');
@@ -129,22 +143,41 @@ export class PageRankProblem implements Problem<Float32Array> {
     await rec.fill(this.ranks, n === 0 ? 0 : 1 / n);
     await rec.fill(this.#active, n === 0 ? 0 : 1);
     const w = this.graph.weights;
-    if (this.#outWeight && w && n > 0) {
-      await neighborhoodReduce(
-        rec,
-        this.graph,
-        'all',
-        wgsl`(v: u32, u: u32, edge: u32) -> f32 { return f32(${w}[edge]); }`,
-        this.#outWeight,
-      );
+    const [out, largest, share] = [this.#outWeight, this.#largest, this.#share];
+    if (out && largest && share && w && n > 0) {
+      const weight = wgsl`(v: u32, u: u32, edge: u32) -> f32 { return f32(${w}[edge]); }`;
+      await neighborhoodReduce(rec, this.graph, 'all', weight, largest, { monoid: max('f32') });
+      const scaled = wgsl`(v: u32, u: u32, edge: u32) -> f32 {
+  let top = ${largest}[v];
+  return select(0.0, f32(${w}[edge]) / top, top > 0.0);
+}`;
+      await neighborhoodReduce(rec, this.graph, 'all', scaled, out);
+      if (this.graph.edgeCount > 0) {
+        await advancePush(
+          rec,
+          this.graph,
+          'all',
+          // Pulling over an undirected graph reads arc v -> u for u's share (its weight is u -> v's).
+          this.direction === 'pull' && !this.graph.directed
+            ? wgsl`(src: u32, dst: u32, edge: u32) -> bool {
+  let total = ${out}[dst];
+  ${rw(share)}[edge] = select(0.0, f32(${w}[edge]) / ${largest}[dst] / total, total > 0.0);
+  return false;
+}`
+            : wgsl`(src: u32, dst: u32, edge: u32) -> bool {
+  let total = ${out}[src];
+  ${rw(share)}[edge] = select(0.0, f32(${w}[edge]) / ${largest}[src] / total, total > 0.0);
+  return false;
+}`,
+        );
+      }
     }
   }
 
   /** `(u: u32, edge: u32) -> f32`: what edge `edge` out of `u` carries of `u`'s rank. */
-  #share(): Functor {
-    const w = this.graph.weights;
-    return this.#outWeight && w
-      ? wgsl`(u: u32, edge: u32) -> f32 { return ${this.#contrib}[u] * f32(${w}[edge]); }`
+  #shareOf(): Functor {
+    return this.#share
+      ? wgsl`(u: u32, edge: u32) -> f32 { return ${this.#contrib}[u] * ${this.#share}[edge]; }`
       : wgsl`(u: u32, edge: u32) -> f32 { return ${this.#contrib}[u]; }`;
   }
 
@@ -160,10 +193,10 @@ export class PageRankProblem implements Problem<Float32Array> {
       all,
       out
         ? wgsl`(v: u32) {
-  let total = ${out}[v];
   let r = ${this.ranks}[v];
-  ${rw(this.#contrib)}[v] = select(0.0, r / total, total > 0.0);
-  ${rw(this.#dangling)}[v] = select(r, 0.0, total > 0.0);
+  let sharing = ${out}[v] > 0.0;
+  ${rw(this.#contrib)}[v] = select(0.0, r, sharing);
+  ${rw(this.#dangling)}[v] = select(r, 0.0, sharing);
 }`
         : wgsl`(v: u32) {
   let deg = ${offsets}[v + 1u] - ${offsets}[v];
@@ -172,7 +205,7 @@ export class PageRankProblem implements Problem<Float32Array> {
   ${rw(this.#dangling)}[v] = select(r, 0.0, deg > 0u);
 }`,
     );
-    const share = this.#share();
+    const share = this.#shareOf();
     await reduce(rec, this.#dangling, { array: this.#totals, index: 0 });
     const pushed = this.#pushed;
     if (pushed) {
@@ -250,6 +283,8 @@ export class PageRankProblem implements Problem<Float32Array> {
     }
     this.#pushed?.destroy();
     this.#outWeight?.destroy();
+    this.#largest?.destroy();
+    this.#share?.destroy();
   }
 }
 
