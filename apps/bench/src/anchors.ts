@@ -81,6 +81,7 @@ const CPU_ANCHORS: Record<string, readonly string[]> = {
   cc: ['gapbs cc', 'scipy cc'],
   bc: ['gapbs bc'],
   scc: ['scipy scc'],
+  mst: ['scipy mst'],
   triangles: ['scipy triangles'],
 };
 

@@ -82,5 +82,6 @@ export {
   verifyIndependentSet,
   verifyPageRank,
   verifyScc,
+  verifySpanningForest,
   verifySssp,
 } from './verify.ts';

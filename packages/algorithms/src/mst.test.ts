@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { componentsReference } from './components-reference.ts';
 import { minimumSpanningForest } from './mst.ts';
 import { mstReference } from './mst-reference.ts';
+import { verifySpanningForest } from './verify.ts';
 
 type Weights = 'distinct' | 'few' | 'f32' | 'i32' | 'none';
 
@@ -79,6 +80,7 @@ describe('minimumSpanningForest', () => {
         const result = await minimumSpanningForest(graph);
         const want = mstReference(csr);
         expect(verifyForest(csr, result.edges, result.trees), name).toBeNull();
+        expect(verifySpanningForest(csr, result.edges, result.weight, result.trees), name).toBeNull();
         expect(result.weight, name).toBeCloseTo(want.weight, 2);
         expect(result.trees, name).toBe(want.trees);
         expectArrayEqual(result.edges, want.edges, `${name} edges`);
@@ -95,4 +97,42 @@ describe('minimumSpanningForest', () => {
       await expect(minimumSpanningForest(graph)).rejects.toThrow(/non-negative/);
       graph.destroy();
     }));
+});
+
+describe('verifySpanningForest', () => {
+  it("accepts Kruskal's forest and refuses broken ones", () => {
+    for (const [name, csr] of cases()) {
+      const want = mstReference(csr);
+      expect(verifySpanningForest(csr, want.edges, want.weight, want.trees), name).toBeNull();
+    }
+    const csr = randomGraph(300, 1200, 21, 'distinct');
+    const { edges, weight, trees } = mstReference(csr);
+    const w = (e: number) => csr.weights![e]!;
+    expect(verifySpanningForest(csr, edges, weight, trees + 1)).toMatch(/trees/);
+    expect(verifySpanningForest(csr, edges.subarray(1), weight - w(edges[0]!))).toMatch(/forest edges/);
+    expect(verifySpanningForest(csr, edges, weight * 1.01)).toMatch(/weigh/);
+    const repeated = edges.slice();
+    repeated[1] = repeated[0]!;
+    expect(verifySpanningForest(csr, repeated, weight)).toMatch(/twice/);
+    const outside = edges.slice();
+    outside[0] = csr.edgeCount;
+    expect(verifySpanningForest(csr, outside, weight)).toMatch(/not an edge/);
+    // The reverse arc of a forest edge: not a candidate (the arc with source > target).
+    const src = new Uint32Array(csr.edgeCount);
+    for (let v = 0; v < csr.vertexCount; v++) src.fill(v, csr.offsets[v]!, csr.offsets[v + 1]!);
+    const reverse = [...Array(csr.edgeCount).keys()].find(
+      (e) => src[e] === csr.targets[edges[0]!] && csr.targets[e] === src[edges[0]!],
+    )!;
+    const swapped = edges.slice();
+    swapped[0] = reverse;
+    expect(verifySpanningForest(csr, swapped, weight)).toMatch(/not a candidate/);
+    // A forest edge swapped for another edge: that one closes a cycle, or the forest is heavier than Kruskal's.
+    const inForest = new Set(edges);
+    const cands = [...Array(csr.edgeCount).keys()].filter(
+      (e) => src[e]! < csr.targets[e]! && !inForest.has(e),
+    );
+    const extra = Uint32Array.from([...edges.subarray(0, edges.length - 1), cands[0]!]);
+    const r = verifySpanningForest(csr, extra, weight - w(edges[edges.length - 1]!) + w(cands[0]!));
+    expect(r).toMatch(/cycle|Kruskal/);
+  });
 });

@@ -3,6 +3,7 @@ import { type BetweennessSampling, betweennessReference } from './betweenness-re
 import { bfsReference } from './bfs/reference.ts';
 import { componentsReference } from './components-reference.ts';
 import { coreNumberReference } from './kcore-reference.ts';
+import { mstReference } from './mst-reference.ts';
 import { pageRankReference } from './pagerank-reference.ts';
 import { sccReference } from './scc-reference.ts';
 import { ssspReference } from './sssp/reference.ts';
@@ -213,5 +214,54 @@ export function verifyBetweenness(
       return `betweenness of vertex ${v} is ${got}, expected ${w} (relative tolerance ${tol})`;
     }
   }
+  return null;
+}
+
+/**
+ * A minimum spanning forest: `edges` are distinct CSR edge ids of candidate arcs (source < target on an
+ * undirected graph, any non-loop arc of a directed one), they close no cycle, and they number the vertex
+ * count less the reference's tree count, so they span every component; their weights add up to `weight` and
+ * to Kruskal's total (within `relTolerance`, default 1e-6, for f32 sums taken in another order), so the forest
+ * is minimum. `trees`, when given, must equal the reference's.
+ */
+export function verifySpanningForest(
+  csr: HostCsr,
+  edges: Uint32Array,
+  weight: number,
+  trees?: number,
+  relTolerance = 1e-6,
+): string | null {
+  const n = csr.vertexCount;
+  const want = mstReference(csr);
+  if (trees !== undefined && trees !== want.trees) return `${trees} trees, expected ${want.trees}`;
+  if (edges.length !== n - want.trees) {
+    return `${edges.length} forest edges, expected ${n - want.trees} (${want.trees} trees)`;
+  }
+  const src = new Uint32Array(csr.edgeCount);
+  for (let v = 0; v < n; v++) src.fill(v, csr.offsets[v]!, csr.offsets[v + 1]!);
+  const parent = Uint32Array.from({ length: n }, (_, i) => i);
+  const find = (v: number): number => {
+    while (parent[v] !== v) {
+      parent[v] = parent[parent[v]!]!;
+      v = parent[v]!;
+    }
+    return v;
+  };
+  const used = new Uint8Array(csr.edgeCount);
+  let sum = 0;
+  for (const e of edges) {
+    if (e >= csr.edgeCount) return `edge id ${e} is not an edge (the graph has ${csr.edgeCount})`;
+    if (used[e]) return `edge ${e} appears twice`;
+    used[e] = 1;
+    const [u, v] = [src[e]!, csr.targets[e]!];
+    if (csr.directed ? u === v : u >= v) return `edge ${e} (${u} -> ${v}) is not a candidate edge`;
+    const [a, b] = [find(u), find(v)];
+    if (a === b) return `edge ${e} (${u} -> ${v}) closes a cycle`;
+    parent[Math.max(a, b)] = Math.min(a, b);
+    sum += csr.weights ? csr.weights[e]! : 1;
+  }
+  const close = (x: number, y: number) => Math.abs(x - y) <= relTolerance * Math.max(1, Math.abs(y));
+  if (!close(sum, weight)) return `weight ${weight}, but the forest's edges weigh ${sum}`;
+  if (!close(weight, want.weight)) return `weight ${weight}, expected ${want.weight} (Kruskal)`;
   return null;
 }

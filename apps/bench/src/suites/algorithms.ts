@@ -16,6 +16,7 @@ import {
   katzCentralityReference,
   louvain,
   louvainReference,
+  minimumSpanningForest,
   modularity,
   PageRankProblem,
   pageRank,
@@ -33,6 +34,7 @@ import {
   verifyCoreNumbers,
   verifyPageRank,
   verifyScc,
+  verifySpanningForest,
   verifySssp,
 } from '@weft/algorithms';
 import type { Recorder, WeftDevice } from '@weft/gpu';
@@ -813,6 +815,25 @@ function kcoreCase(input: GraphInput): BenchCase {
   });
 }
 
+/**
+ * Minimum spanning forest (Borůvka): one status word is read back per round, so the whole call is timed by
+ * the wall clock (host-timed, as CPU baselines are). Items: edges; a directed graph's arcs are read as edges.
+ */
+function mstCase(input: GraphInput): BenchCase {
+  return wholeGraphCase('mst', input, async (_device, csr, graph) => {
+    let last = await minimumSpanningForest(graph);
+    return {
+      items: edgesOf(csr),
+      hostTimed: true,
+      async run() {
+        last = await minimumSpanningForest(graph);
+      },
+      validate: async () => verifySpanningForest(csr, last.edges, last.weight, last.trees),
+      destroy() {},
+    };
+  });
+}
+
 // Directed Kronecker graphs (arcs as generated, duplicates merged): a giant SCC and many small ones.
 const directedCache = new Map<string, HostCsr>();
 export const kronDirected: GraphInput = {
@@ -881,6 +902,9 @@ export const cases: BenchCase[] = [
   kcoreCase(kron),
   kcoreCase(mesh),
   kcoreCase(geometric),
+  mstCase(kron),
+  mstCase(roads),
+  mstCase(mesh),
   louvainCase(mesh),
   louvainCase(geometric),
   louvainReferenceCase(mesh),
@@ -915,5 +939,6 @@ export function casesForGraph(g: BenchGraph): BenchCase[] {
     ...(undirected ? [componentsCase(input), trianglesCase(input)] : []),
     sccCase(input),
     ...(undirected ? [kcoreCase(input)] : []),
+    mstCase(input),
   ];
 }

@@ -3,6 +3,7 @@ import {
   bfsReference,
   componentsReference,
   coreNumberReference,
+  mstReference,
   pageRankReference,
   sccReference,
   verifyBfs,
@@ -10,6 +11,7 @@ import {
   verifyCoreNumbers,
   verifyPageRank,
   verifyScc,
+  verifySpanningForest,
 } from '@weft/algorithms';
 import type { WeftDevice } from '@weft/gpu';
 import type { HostCsr } from '@weft/graph';
@@ -55,7 +57,7 @@ export const MAX_ARCS_GRAPHOLOGY = 2 ** 22;
 /** CPU BFS runs from the first sources of the GPU cases' list, at most this many (host time). */
 const MAX_CPU_SOURCES = 8;
 
-type Algo = 'bfs' | 'pagerank' | 'cc' | 'bc' | 'scc' | 'kcore';
+type Algo = 'bfs' | 'pagerank' | 'cc' | 'bc' | 'scc' | 'kcore' | 'mst';
 
 interface Runner {
   /** Untimed preparation (graphology: building its graph object). */
@@ -153,6 +155,14 @@ const reference: Record<Algo, Runner> = {
     },
     items: ccItems,
   },
+  // Kruskal; the verifier runs Kruskal again, so the check is a sanity one (the forest spans and is acyclic).
+  mst: {
+    run(csr) {
+      const { edges, weight, trees } = mstReference(csr);
+      return () => verifySpanningForest(csr, edges, weight, trees);
+    },
+    items: ccItems,
+  },
 };
 
 /** A graphology graph with nodes '0'..'n-1' and the CSR's edges (an undirected edge added once). */
@@ -214,7 +224,7 @@ const graphology: Record<'bfs' | 'pagerank' | 'cc', Runner> = {
 
 function baselinesFor(input: GraphInput, directed: boolean): BenchCase[] {
   const algos = directed ? (['bfs', 'pagerank'] as const) : (['bfs', 'pagerank', 'cc'] as const);
-  const referenceOnly = directed ? (['scc'] as const) : (['scc', 'kcore'] as const);
+  const referenceOnly = directed ? (['scc', 'mst'] as const) : (['scc', 'kcore', 'mst'] as const);
   return [
     ...algos.flatMap((a) => [
       baseline(a, 'TypeScript reference', input, reference[a], MAX_ARCS_REFERENCE),
@@ -242,6 +252,7 @@ export const cases: BenchCase[] = [
   ...baselinesFor(kron, false),
   baseline('bfs', 'TypeScript reference', roads, reference.bfs, MAX_ARCS_REFERENCE),
   baseline('bc', 'TypeScript reference', roads, reference.bc, MAX_ARCS_REFERENCE),
+  baseline('mst', 'TypeScript reference', roads, reference.mst, MAX_ARCS_REFERENCE),
   baseline('scc', 'TypeScript reference', kronDirected, reference.scc, MAX_ARCS_REFERENCE),
 ];
 
