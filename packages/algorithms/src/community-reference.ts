@@ -37,7 +37,7 @@ export interface LouvainResult {
 }
 
 /** A weighted undirected graph as arcs grouped by source, each loop's weight doubled (its degree share). */
-interface ArcGraph {
+export interface ArcGraph {
   n: number;
   offsets: Uint32Array;
   targets: Uint32Array;
@@ -58,7 +58,7 @@ function edgeWeights(csr: HostCsr, weight: boolean | undefined, who: string): Ar
 }
 
 /** The undirected view of `csr` as an {@link ArcGraph}: a directed arc counts as an undirected edge. */
-function arcGraph(csr: HostCsr, weight: boolean | undefined, who: string): ArcGraph {
+export function arcGraph(csr: HostCsr, weight: boolean | undefined, who: string): ArcGraph {
   const n = csr.vertexCount;
   const w = edgeWeights(csr, weight, who);
   const src: number[] = [];
@@ -156,7 +156,7 @@ export function modularityReference(
 }
 
 /** A deterministic generator of 32-bit words (mulberry32). */
-function rng(seed: number): () => number {
+export function rng(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;
@@ -167,11 +167,15 @@ function rng(seed: number): () => number {
   };
 }
 
-/** One level of sequential local moving (networkx `_one_level`): the community of each vertex, and if any moved. */
-function oneLevel(
+/**
+ * One level of sequential local moving (networkx `_one_level`) from singletons or from `initial`: the community
+ * of each vertex, and if any moved.
+ */
+export function oneLevel(
   g: ArcGraph,
   resolution: number,
   next: () => number,
+  initial?: Uint32Array,
 ): { comm: Uint32Array; moved: boolean } {
   const n = g.n;
   const k = new Float64Array(n);
@@ -180,8 +184,9 @@ function oneLevel(
     for (let e = g.offsets[u]!; e < g.offsets[u + 1]!; e++) k[u]! += g.share[e]!;
     m2 += k[u]!;
   }
-  const comm = Uint32Array.from({ length: n }, (_, i) => i);
-  const stot = Float64Array.from(k);
+  const comm = initial ? initial.slice() : Uint32Array.from({ length: n }, (_, i) => i);
+  const stot = new Float64Array(n);
+  for (let u = 0; u < n; u++) stot[comm[u]!]! += k[u]!;
   const order = Uint32Array.from({ length: n }, (_, i) => i);
   for (let i = n - 1; i > 0; i--) {
     const j = next() % (i + 1);
@@ -224,7 +229,7 @@ function oneLevel(
 }
 
 /** Renumbers `comm` to 0 .. count - 1 in order of first appearance; returns the count. */
-function renumber(comm: Uint32Array): number {
+export function renumber(comm: Uint32Array): number {
   const ids = new Map<number, number>();
   for (let i = 0; i < comm.length; i++) {
     let id = ids.get(comm[i]!);
@@ -238,7 +243,7 @@ function renumber(comm: Uint32Array): number {
 }
 
 /** The community graph: one vertex per community, arcs between communities summed, inner arcs as loops. */
-function aggregate(g: ArcGraph, comm: Uint32Array, count: number): ArcGraph {
+export function aggregate(g: ArcGraph, comm: Uint32Array, count: number): ArcGraph {
   const sums = new Map<number, number>();
   for (let u = 0; u < g.n; u++) {
     for (let e = g.offsets[u]!; e < g.offsets[u + 1]!; e++) {
@@ -258,7 +263,7 @@ function aggregate(g: ArcGraph, comm: Uint32Array, count: number): ArcGraph {
 }
 
 /** Modularity of `comm` on an {@link ArcGraph}. */
-function arcModularity(g: ArcGraph, comm: ArrayLike<number>, resolution: number): number {
+export function arcModularity(g: ArcGraph, comm: ArrayLike<number>, resolution: number): number {
   const d = new Map<number, number>();
   let intra = 0;
   let m2 = 0;
@@ -354,7 +359,7 @@ export function denseLabels(raw: ArrayLike<number>): { labels: Uint32Array; coun
  * The simple undirected graph of `csr` as networkx's `Graph` sees it: each vertex's distinct neighbours in
  * increasing order, a vertex with a self-loop among its own neighbours, arcs of a directed graph both ways.
  */
-export function simpleNeighbors(csr: HostCsr): Uint32Array[] {
+function simpleNeighbors(csr: HostCsr): Uint32Array[] {
   const sets = Array.from({ length: csr.vertexCount }, () => new Set<number>());
   for (let u = 0; u < csr.vertexCount; u++) {
     for (let e = csr.offsets[u]!; e < csr.offsets[u + 1]!; e++) {
