@@ -37,7 +37,7 @@ export interface LouvainResult {
 }
 
 /** A weighted undirected graph as arcs grouped by source, each loop's weight doubled (its degree share). */
-interface ArcGraph {
+export interface ArcGraph {
   n: number;
   offsets: Uint32Array;
   targets: Uint32Array;
@@ -58,7 +58,7 @@ function edgeWeights(csr: HostCsr, weight: boolean | undefined, who: string): Ar
 }
 
 /** The undirected view of `csr` as an {@link ArcGraph}: a directed arc counts as an undirected edge. */
-function arcGraph(csr: HostCsr, weight: boolean | undefined, who: string): ArcGraph {
+export function arcGraph(csr: HostCsr, weight: boolean | undefined, who: string): ArcGraph {
   const n = csr.vertexCount;
   const w = edgeWeights(csr, weight, who);
   const src: number[] = [];
@@ -156,7 +156,7 @@ export function modularityReference(
 }
 
 /** A deterministic generator of 32-bit words (mulberry32). */
-function rng(seed: number): () => number {
+export function rng(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;
@@ -167,11 +167,15 @@ function rng(seed: number): () => number {
   };
 }
 
-/** One level of sequential local moving (networkx `_one_level`): the community of each vertex, and if any moved. */
-function oneLevel(
+/**
+ * One level of sequential local moving (networkx `_one_level`) from singletons or from `initial`: the community
+ * of each vertex, and if any moved.
+ */
+export function oneLevel(
   g: ArcGraph,
   resolution: number,
   next: () => number,
+  initial?: Uint32Array,
 ): { comm: Uint32Array; moved: boolean } {
   const n = g.n;
   const k = new Float64Array(n);
@@ -180,8 +184,9 @@ function oneLevel(
     for (let e = g.offsets[u]!; e < g.offsets[u + 1]!; e++) k[u]! += g.share[e]!;
     m2 += k[u]!;
   }
-  const comm = Uint32Array.from({ length: n }, (_, i) => i);
-  const stot = Float64Array.from(k);
+  const comm = initial ? initial.slice() : Uint32Array.from({ length: n }, (_, i) => i);
+  const stot = new Float64Array(n);
+  for (let u = 0; u < n; u++) stot[comm[u]!]! += k[u]!;
   const order = Uint32Array.from({ length: n }, (_, i) => i);
   for (let i = n - 1; i > 0; i--) {
     const j = next() % (i + 1);
@@ -224,7 +229,7 @@ function oneLevel(
 }
 
 /** Renumbers `comm` to 0 .. count - 1 in order of first appearance; returns the count. */
-function renumber(comm: Uint32Array): number {
+export function renumber(comm: Uint32Array): number {
   const ids = new Map<number, number>();
   for (let i = 0; i < comm.length; i++) {
     let id = ids.get(comm[i]!);
@@ -238,7 +243,7 @@ function renumber(comm: Uint32Array): number {
 }
 
 /** The community graph: one vertex per community, arcs between communities summed, inner arcs as loops. */
-function aggregate(g: ArcGraph, comm: Uint32Array, count: number): ArcGraph {
+export function aggregate(g: ArcGraph, comm: Uint32Array, count: number): ArcGraph {
   const sums = new Map<number, number>();
   for (let u = 0; u < g.n; u++) {
     for (let e = g.offsets[u]!; e < g.offsets[u + 1]!; e++) {
@@ -258,7 +263,7 @@ function aggregate(g: ArcGraph, comm: Uint32Array, count: number): ArcGraph {
 }
 
 /** Modularity of `comm` on an {@link ArcGraph}. */
-function arcModularity(g: ArcGraph, comm: ArrayLike<number>, resolution: number): number {
+export function arcModularity(g: ArcGraph, comm: ArrayLike<number>, resolution: number): number {
   const d = new Map<number, number>();
   let intra = 0;
   let m2 = 0;
@@ -337,22 +342,44 @@ export interface LabelPropagationResult {
   labels: Uint32Array;
   /** Number of communities. */
   count: number;
-  /** Sweeps run (the last one changed no label unless `converged` is false). */
+  /** Sweeps run, the last one changing no label when `converged`. */
   iterations: number;
   converged: boolean;
+  /** True when `graph` was directed and ran as its undirected graph. */
+  undirected: boolean;
 }
 
 /** Renumbers labels densely in order of first appearance by vertex id. */
-function denseLabels(raw: ArrayLike<number>): { labels: Uint32Array; count: number } {
+export function denseLabels(raw: ArrayLike<number>): { labels: Uint32Array; count: number } {
   const labels = Uint32Array.from(raw);
   return { labels, count: renumber(labels) };
 }
 
 /**
- * Semi-synchronous label propagation (Cordasco–Gargano, networkx `label_propagation_communities`) over the
- * colour classes of `colors` in increasing colour order: a vertex keeps its label if it is among the most
- * frequent labels of its neighbours (self-loops ignored, parallel edges counted), else takes the smallest of
- * them. Stops after a sweep that changes no label. `colors` must be a proper colouring (default: greedy).
+ * The simple undirected graph of `csr` as networkx's `Graph` sees it: each vertex's distinct neighbours in
+ * increasing order, a vertex with a self-loop among its own neighbours, arcs of a directed graph both ways.
+ */
+function simpleNeighbors(csr: HostCsr): Uint32Array[] {
+  const sets = Array.from({ length: csr.vertexCount }, () => new Set<number>());
+  for (let u = 0; u < csr.vertexCount; u++) {
+    for (let e = csr.offsets[u]!; e < csr.offsets[u + 1]!; e++) {
+      const v = csr.targets[e]!;
+      sets[u]!.add(v);
+      sets[v]!.add(u);
+    }
+  }
+  return sets.map((s) => Uint32Array.from(s).sort());
+}
+
+/**
+ * Semi-synchronous label propagation as networkx `label_propagation_communities` (Cordasco–Gargano): labels
+ * start as vertex ids; the colour classes of a proper colouring update in increasing colour order, each
+ * vertex of a class from its neighbours' labels before the class: it keeps its label if that is among the
+ * most frequent, else takes the largest of the most frequent ("Prec-Max"). Neighbours are those of the
+ * simple undirected graph ({@link simpleNeighbors}: parallel edges count once, a self-loop votes for the
+ * vertex's own label), so a directed graph runs as its undirected graph. Stops after a sweep that changes no
+ * label. `colors` defaults to networkx's `greedy_color` (largest degree first, ties by id), which makes the
+ * partition equal networkx's on a graph whose nodes were added in id order.
  */
 export function labelPropagationReference(
   csr: HostCsr,
@@ -360,7 +387,11 @@ export function labelPropagationReference(
 ): LabelPropagationResult {
   const n = csr.vertexCount;
   const maxIterations = checkMaxIterations(options.maxIterations);
-  const colors = options.colors ?? greedyColors(csr);
+  const nbrs = simpleNeighbors(csr);
+  const colors = options.colors ?? largestFirstColors(nbrs);
+  if (colors.length !== n) {
+    throw new InputError(`colors has ${colors.length} entries for ${n} vertices`, 'colors');
+  }
   const classes = new Map<number, number[]>();
   for (let v = 0; v < n; v++) {
     const list = classes.get(colors[v]!) ?? [];
@@ -379,19 +410,16 @@ export function labelPropagationReference(
       const updates: [number, number][] = [];
       for (const v of members) {
         freq.clear();
-        for (let e = csr.offsets[v]!; e < csr.offsets[v + 1]!; e++) {
-          const w = csr.targets[e]!;
-          if (w !== v) freq.set(label[w]!, (freq.get(label[w]!) ?? 0) + 1);
-        }
+        for (const w of nbrs[v]!) freq.set(label[w]!, (freq.get(label[w]!) ?? 0) + 1);
         let most = 0;
-        let smallest = 0;
+        let largest = 0;
         for (const [l, f] of freq) {
-          if (f > most || (f === most && l < smallest)) {
+          if (f > most || (f === most && l > largest)) {
             most = f;
-            smallest = l;
+            largest = l;
           }
         }
-        if (most > 0 && freq.get(label[v]!) !== most) updates.push([v, smallest]);
+        if (most > 0 && freq.get(label[v]!) !== most) updates.push([v, largest]);
       }
       for (const [v, l] of updates) label[v] = l;
       changed += updates.length;
@@ -401,7 +429,7 @@ export function labelPropagationReference(
       break;
     }
   }
-  return { ...denseLabels(label), iterations, converged };
+  return { ...denseLabels(label), iterations, converged, undirected: csr.directed };
 }
 
 function checkMaxIterations(maxIterations: number | undefined): number {
@@ -412,13 +440,29 @@ function checkMaxIterations(maxIterations: number | undefined): number {
   return value;
 }
 
-/** Greedy colouring in vertex order: each vertex takes the smallest colour no earlier neighbour has. */
-function greedyColors(csr: HostCsr): Uint32Array {
-  const colors = new Uint32Array(csr.vertexCount).fill(0xffffffff);
+/** Checks label propagation's options; returns `maxIterations` and `seed` with their defaults. */
+export function checkLabelPropagationOptions(options: LabelPropagationOptions): {
+  maxIterations: number;
+  seed: number;
+} {
+  const seed = options.seed ?? 1;
+  if (!Number.isInteger(seed)) throw new InputError(`seed must be an integer, got ${seed}`, 'seed');
+  return { maxIterations: checkMaxIterations(options.maxIterations), seed };
+}
+
+/**
+ * networkx `greedy_color` with its default strategy: vertices by decreasing degree (a self-loop counting
+ * twice, ties in id order), each taking the smallest colour no coloured neighbour has.
+ */
+function largestFirstColors(nbrs: Uint32Array[]): Uint32Array {
+  const n = nbrs.length;
+  const degree = (v: number) => nbrs[v]!.length + (nbrs[v]!.includes(v) ? 1 : 0);
+  const order = Array.from({ length: n }, (_, i) => i).sort((a, b) => degree(b) - degree(a) || a - b);
+  const colors = new Uint32Array(n).fill(0xffffffff);
   const seen = new Set<number>();
-  for (let v = 0; v < csr.vertexCount; v++) {
+  for (const v of order) {
     seen.clear();
-    for (let e = csr.offsets[v]!; e < csr.offsets[v + 1]!; e++) seen.add(colors[csr.targets[e]!]!);
+    for (const w of nbrs[v]!) seen.add(colors[w]!);
     let c = 0;
     while (seen.has(c)) c++;
     colors[v] = c;

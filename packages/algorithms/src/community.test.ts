@@ -190,7 +190,7 @@ describe('labelPropagationReference', () => {
       expect(freq.get(got.labels[v]!)).toBe(Math.max(...freq.values()));
       expect(got.labels[v]).toBe(got.labels[v - (v % 5) + 2]);
     }
-    // A path's ends tie between two labels: the smallest wins, then nothing changes.
+    // An edge: the first coloured end takes the other's label, then nothing changes.
     expect(labelPropagationReference(csrOf(2, [[0, 1]])).labels).toEqual(Uint32Array.from([0, 0]));
     expect(() => labelPropagationReference(csrOf(2, []), { maxIterations: 0 })).toThrow(/maxIterations/);
   });

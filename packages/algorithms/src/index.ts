@@ -51,6 +51,8 @@ export {
 export { componentsReference } from './components-reference.ts';
 export { type CoreNumberOptions, CoreNumberProblem, type CoreNumberResult, coreNumber } from './kcore.ts';
 export { coreNumberReference } from './kcore-reference.ts';
+export { labelPropagation } from './label-propagation.ts';
+export { type LeidenOptions, type LeidenResult, leidenReference } from './leiden-reference.ts';
 export { louvain } from './louvain.ts';
 export { MisProblem, type MisResult, maximalIndependentSet } from './mis.ts';
 export { minimumSpanningForest, type SpanningForestResult } from './mst.ts';

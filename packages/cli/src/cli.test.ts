@@ -249,6 +249,25 @@ describe('weft run, convert, info', () => {
     expect(json.modularity).toBeGreaterThan(0);
   }, 120_000);
 
+  it('runs lpa and writes converged labels with their count', async () => {
+    const run = await weft(['run', 'lpa', join(dir, 'g.mtx'), '--out', join(dir, 'lpa.json')]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/lpa needs an undirected graph.*iterations?, \d+ communit/);
+    const json = (await readJson(join(dir, 'lpa.json'))) as { values: number[]; communities: number };
+    expect(json).toMatchObject({ algorithm: 'lpa', undirected: true, converged: true });
+    expect(new Set(json.values).size).toBe(json.communities);
+    // Converged: every vertex's label is among the most frequent of its neighbours' in the undirected graph.
+    for (let v = 0; v < N; v++) {
+      const freq = new Map<number, number>();
+      for (const [a, b] of ARCS) {
+        const w = a === v ? b : b === v ? a : -1;
+        if (w >= 0) freq.set(json.values[w]!, (freq.get(json.values[w]!) ?? 0) + 1);
+      }
+      if (freq.size > 0) expect(freq.get(json.values[v]!)).toBe(Math.max(...freq.values()));
+      else expect(json.values.filter((l) => l === json.values[v]).length).toBe(1);
+    }
+  }, 120_000);
+
   it('runs ppr, hits, katz and eigenvector with values per vertex', async () => {
     const csr = hostCsrFromEdgeList({
       vertexCount: N,

@@ -10,6 +10,7 @@ import {
   graphColoring,
   hits,
   katzCentrality,
+  labelPropagation,
   louvain,
   maximalIndependentSet,
   pageRank,
@@ -42,11 +43,12 @@ const ALGORITHMS = [
   'hits',
   'katz',
   'eigenvector',
+  'lpa',
 ] as const;
 type Algorithm = (typeof ALGORITHMS)[number];
 
 /** Algorithms defined on undirected graphs only: a directed file runs on its undirected graph. */
-const UNDIRECTED_ONLY: readonly Algorithm[] = ['triangles', 'coloring', 'mis', 'kcore', 'louvain'];
+const UNDIRECTED_ONLY: readonly Algorithm[] = ['triangles', 'coloring', 'mis', 'kcore', 'louvain', 'lpa'];
 
 export const RUN_USAGE = `usage: weft run <algorithm> <graph-file> [options]
 
@@ -301,6 +303,15 @@ async function runAlgorithm(
       return {
         scalars: { modularity: r.modularity, communities: r.count },
         arrays: { values: r.communities },
+      };
+    }
+    case 'lpa': {
+      const r = await labelPropagation(graph);
+      return {
+        scalars: { communities: r.count, converged: r.converged },
+        arrays: { values: r.labels },
+        iterations: r.iterations,
+        summary: `${r.count} communit${r.count === 1 ? 'y' : 'ies'}`,
       };
     }
   }

@@ -10,10 +10,13 @@ import {
   edgesFrom,
   eigenvectorCentrality,
   eigenvectorCentralityReference,
+  graphColoring,
   hits,
   hitsReference,
   katzCentrality,
   katzCentralityReference,
+  labelPropagation,
+  labelPropagationReference,
   louvain,
   louvainReference,
   minimumSpanningForest,
@@ -624,6 +627,69 @@ function louvainReferenceCase(input: GraphInput): BenchCase {
   };
 }
 
+/**
+ * Label propagation (GPU), host-timed (a changed count read back per sweep). Valid when its labels equal
+ * `labelPropagationReference` on the same colouring (`graphColoring`, seed 1, of the simple undirected
+ * graph: the bench graphs are simple); above the reference limit, when every vertex's label is among its
+ * neighbours' most frequent.
+ */
+function lpaCase(input: GraphInput): BenchCase {
+  return wholeGraphCase('lpa', input, async (_device, csr, graph) => {
+    let last = await labelPropagation(graph);
+    return {
+      items: edgesOf(csr),
+      hostTimed: true,
+      async run() {
+        last = await labelPropagation(graph);
+      },
+      async validate() {
+        if (!last.converged) return `not converged after ${last.iterations} sweeps`;
+        if (csr.edgeCount <= LOUVAIN_REFERENCE_MAX_ARCS) {
+          const { colors } = await graphColoring(graph, { seed: 1 });
+          const want = labelPropagationReference(csr, { colors }).labels;
+          const v = want.findIndex((l, i) => l !== last.labels[i]);
+          return v < 0 ? null : `vertex ${v}: label ${last.labels[v]}, reference ${want[v]}`;
+        }
+        const freq = new Map<number, number>();
+        for (let v = 0; v < csr.vertexCount; v++) {
+          freq.clear();
+          for (let e = csr.offsets[v]!; e < csr.offsets[v + 1]!; e++) {
+            const l = last.labels[csr.targets[e]!]!;
+            freq.set(l, (freq.get(l) ?? 0) + 1);
+          }
+          const own = freq.get(last.labels[v]!) ?? 0;
+          for (const f of freq.values()) if (f > own) return `vertex ${v}: its label is not a most frequent`;
+        }
+        return null;
+      },
+      destroy() {},
+    };
+  });
+}
+
+/** The TypeScript `labelPropagationReference` (networkx's colouring) as the CPU baseline. */
+function lpaReferenceCase(input: GraphInput): BenchCase {
+  return {
+    name: `lpa ${input.label} (reference, CPU)`,
+    family: 'algorithms',
+    maxItems: () => Math.min(LOUVAIN_REFERENCE_MAX_ARCS, input.maxItems),
+    async setup(_device, n, seed) {
+      const csr = input.get(n, seed);
+      let converged = false;
+      return {
+        items: edgesOf(csr),
+        bytes: 0,
+        hostTimed: true,
+        async run() {
+          converged = labelPropagationReference(csr).converged;
+        },
+        validate: async () => (converged ? null : 'not converged'),
+        destroy() {},
+      };
+    },
+  };
+}
+
 /** The gas power iterations: a GPU result and its plain TypeScript reference (f64), per vertex, flattened. */
 const POWER_ITERATIONS = {
   ppr: {
@@ -909,6 +975,10 @@ export const cases: BenchCase[] = [
   louvainCase(geometric),
   louvainReferenceCase(mesh),
   louvainReferenceCase(geometric),
+  lpaCase(kron),
+  lpaCase(mesh),
+  lpaReferenceCase(kron),
+  lpaReferenceCase(mesh),
   ...(['ppr', 'hits', 'katz', 'eigenvector'] as const).flatMap((a) => powerIterationCases(a, kron)),
 ];
 

@@ -1,0 +1,218 @@
+import { atomic, type Recorder, rw, transform, u32, wgsl } from '@weft/gpu';
+import { type DeviceGraph, deviceGraphFromEdgeList } from '@weft/graph';
+import { enact } from '@weft/operators';
+import { sortPairs } from '@weft/sort';
+import { graphColoring } from './coloring.ts';
+import type { RunOptions } from './common.ts';
+import { edgeSource, idBits, recordRuns } from './community-gpu.ts';
+import {
+  checkLabelPropagationOptions,
+  denseLabels,
+  type LabelPropagationOptions,
+  type LabelPropagationResult,
+} from './community-reference.ts';
+
+/** One colour class: its arcs `[arcStart, arcEnd)` in colour order and its vertices `[vertexStart, vertexEnd)`. */
+interface ColourClass {
+  arcStart: number;
+  arcEnd: number;
+  vertexStart: number;
+  vertexEnd: number;
+}
+
+/**
+ * Semi-synchronous label propagation on the GPU, with `labelPropagationReference`'s (networkx's) semantics
+ * on the colour classes of {@link graphColoring}. The simple undirected graph (parallel edges merged, loops
+ * kept, directed arcs both ways) is built once on the GPU and its arcs sorted by the colour of their source,
+ * so each class's arcs are one range. Per class, a stable sort of the range's arcs by their target's label
+ * leaves every (vertex, label) run contiguous; a run's length is the label's frequency, an atomic max per
+ * vertex finds the highest, a second the largest label reaching it, and the class's vertices then update.
+ * One read-back of the changed count per sweep (the enactor's status).
+ */
+export async function labelPropagation(
+  graph: DeviceGraph,
+  options: LabelPropagationOptions & RunOptions = {},
+): Promise<LabelPropagationResult> {
+  const { maxIterations, seed } = checkLabelPropagationOptions(options);
+  const device = graph.device;
+  const n = graph.vertexCount;
+  const m = graph.edgeCount;
+  const undirected = graph.directed;
+  if (m === 0) {
+    return {
+      ...denseLabels(Uint32Array.from({ length: n }, (_, i) => i)),
+      iterations: 1,
+      converged: true,
+      undirected,
+    };
+  }
+  const made: { destroy(): void }[] = [];
+  const arr = (length: number, label: string) => {
+    const a = device.array('u32', Math.max(1, length), { label: `label propagation ${label}` });
+    made.push(a);
+    return a;
+  };
+  try {
+    const inSrc = arr(m, 'input sources');
+    const inDst = arr(m, 'input targets');
+    let rec = device.recorder({ label: 'label propagation edges' });
+    const sourceOf = edgeSource(graph);
+    await transform(
+      rec,
+      m,
+      wgsl`(e: u32) { ${rw(inSrc)}[e] = ${sourceOf}(e); ${rw(inDst)}[e] = ${graph.targets}[e]; }`,
+    );
+    await rec.submit();
+    const { graph: simple } = await deviceGraphFromEdgeList(
+      device,
+      { src: inSrc, dst: inDst, vertexCount: n, directed: false },
+      { keepSelfLoops: true, dedupe: 'first' },
+    );
+    made.push(simple);
+    const arcs = simple.edgeCount;
+    const { colors } = await graphColoring(simple, { seed });
+    const offsets = await simple.offsets.download(0, n + 1);
+    const classes = colourClasses(colors, offsets);
+    const classVerts = arr(n, 'class vertices').upload(classes.vertices);
+    const colourArr = arr(n, 'colours').upload(colors);
+    const csrc = arr(arcs, 'class sources');
+    const cdst = arr(arcs, 'class targets');
+    const keys = arr(arcs, 'keys');
+    const vals = arr(arcs, 'values');
+    const starts = arr(arcs, 'run starts');
+    const label = arr(n, 'labels');
+    const bestCount = arr(n, 'best count');
+    const bestLabel = arr(n, 'best label');
+    const own = arr(n, 'own label is best');
+    const counts = arr(2, 'counts');
+
+    // Arcs of the simple graph grouped by the colour of their source (stable: by source within a class).
+    rec = device.recorder({ label: 'label propagation classes' });
+    const simpleSource = edgeSource(simple);
+    await transform(
+      rec,
+      arcs,
+      wgsl`(e: u32) { ${rw(keys)}[e] = ${colourArr}[${simpleSource}(e)]; ${rw(vals)}[e] = e; }`,
+    );
+    await sortPairs(rec, keys, vals, { count: arcs, bits: idBits(classes.colourBound) });
+    await transform(
+      rec,
+      arcs,
+      wgsl`(p: u32) {
+  let e = ${vals}[p];
+  ${rw(csrc)}[p] = ${simpleSource}(e);
+  ${rw(cdst)}[p] = ${simple.targets}[e];
+}`,
+    );
+    await rec.submit();
+
+    const runs = { array: counts, index: 1 };
+    const changed = { array: counts, index: 0 };
+    const recordClass = async (r: Recorder, c: ColourClass) => {
+      const count = c.arcEnd - c.arcStart;
+      await transform(
+        r,
+        count,
+        wgsl`(p: u32) { let a = p + ${u32(c.arcStart)}; ${rw(keys)}[p] = ${label}[${cdst}[a]]; ${rw(vals)}[p] = a; }`,
+      );
+      await sortPairs(r, keys, vals, { count, bits: idBits(n) });
+      await recordRuns(
+        r,
+        count,
+        wgsl`(p: u32) -> bool { return ${keys}[p] != ${keys}[p - 1u] || ${csrc}[${vals}[p]] != ${csrc}[${vals}[p - 1u]]; }`,
+        starts,
+        runs,
+      );
+      const run = wgsl`(s: u32) -> vec3<u32> {
+  let p = ${starts}[s];
+  let end = select(${u32(count)}, ${starts}[s + 1u], s + 1u < ${counts}[1]);
+  return vec3<u32>(${csrc}[${vals}[p]], ${keys}[p], end - p);
+}`;
+      await transform(
+        r,
+        runs,
+        wgsl`(s: u32) { let x = ${run}(s); atomicMax(&${atomic(bestCount)}[x.x], x.z); }`,
+      );
+      await transform(
+        r,
+        runs,
+        wgsl`(s: u32) {
+  let x = ${run}(s);
+  if (x.z == atomicLoad(&${atomic(bestCount)}[x.x])) {
+    atomicMax(&${atomic(bestLabel)}[x.x], x.y);
+    if (x.y == ${label}[x.x]) { ${rw(own)}[x.x] = 1u; }
+  }
+}`,
+      );
+      await transform(
+        r,
+        c.vertexEnd - c.vertexStart,
+        wgsl`(i: u32) {
+  let v = ${classVerts}[i + ${u32(c.vertexStart)}];
+  if (${bestCount}[v] > 0u && ${own}[v] == 0u) {
+    ${rw(label)}[v] = ${bestLabel}[v];
+    atomicAdd(&${atomic(counts)}[0], 1u);
+  }
+  ${rw(bestCount)}[v] = 0u;
+  ${rw(bestLabel)}[v] = 0u;
+  ${rw(own)}[v] = 0u;
+}`,
+      );
+    };
+
+    rec = device.recorder({ label: 'label propagation reset' });
+    await transform(rec, n, wgsl`(v: u32) { ${rw(label)}[v] = v; }`);
+    rec.clear(bestCount).clear(bestLabel).clear(own);
+    await rec.submit();
+    const run = await enact(
+      device,
+      {
+        step: async (r: Recorder) => {
+          r.clear(counts);
+          for (const c of classes.list) await recordClass(r, c);
+        },
+        active: () => changed,
+      },
+      { batch: 1, maxBatch: 1, ...options, maxIterations },
+    );
+    const raw = await label.download(0, n);
+    return { ...denseLabels(raw), iterations: run.iterations, converged: run.converged, undirected };
+  } finally {
+    for (const a of made) a.destroy();
+  }
+}
+
+/**
+ * The colour classes in increasing colour order (those with arcs), their vertices in id order, from the
+ * colours and the simple graph's offsets; `colourBound` exceeds every colour.
+ */
+function colourClasses(colors: Uint32Array, offsets: Uint32Array) {
+  const n = colors.length;
+  let colourBound = 1;
+  for (const c of colors) colourBound = Math.max(colourBound, c + 1);
+  const vertexCount = new Uint32Array(colourBound + 1);
+  const arcCount = new Float64Array(colourBound + 1);
+  for (let v = 0; v < n; v++) {
+    vertexCount[colors[v]! + 1]!++;
+    arcCount[colors[v]! + 1]! += offsets[v + 1]! - offsets[v]!;
+  }
+  for (let c = 0; c < colourBound; c++) {
+    vertexCount[c + 1]! += vertexCount[c]!;
+    arcCount[c + 1]! += arcCount[c]!;
+  }
+  const at = vertexCount.slice(0, colourBound);
+  const vertices = new Uint32Array(n);
+  for (let v = 0; v < n; v++) vertices[at[colors[v]!]!++] = v;
+  const list: ColourClass[] = [];
+  for (let c = 0; c < colourBound; c++) {
+    if (arcCount[c + 1]! > arcCount[c]!) {
+      list.push({
+        arcStart: arcCount[c]!,
+        arcEnd: arcCount[c + 1]!,
+        vertexStart: vertexCount[c]!,
+        vertexEnd: vertexCount[c + 1]!,
+      });
+    }
+  }
+  return { list, vertices, colourBound };
+}

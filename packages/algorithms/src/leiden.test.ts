@@ -1,0 +1,147 @@
+import { type HostCsr, hostCsrFromEdgeList } from '@weft/graph';
+import { kronecker, randomGeometric } from '@weft/graph/generators';
+import { mulberry32 } from '@weft/testing';
+import { describe, expect, it } from 'vitest';
+import { louvainReference, modularityReference } from './community-reference.ts';
+import { leidenReference } from './leiden-reference.ts';
+
+/** Communities that are not connected in their induced subgraph. */
+function disconnected(csr: HostCsr, comm: ArrayLike<number>): number[] {
+  const seen = new Uint8Array(csr.vertexCount);
+  const done = new Set<number>();
+  const bad: number[] = [];
+  for (let r = 0; r < csr.vertexCount; r++) {
+    if (seen[r]) continue;
+    if (done.has(comm[r]!)) bad.push(comm[r]!);
+    done.add(comm[r]!);
+    const stack = [r];
+    seen[r] = 1;
+    while (stack.length > 0) {
+      const u = stack.pop()!;
+      for (let e = csr.offsets[u]!; e < csr.offsets[u + 1]!; e++) {
+        const w = csr.targets[e]!;
+        if (!seen[w] && comm[w] === comm[u]) {
+          seen[w] = 1;
+          stack.push(w);
+        }
+      }
+    }
+  }
+  return bad;
+}
+
+/** A stochastic block model: `blocks` groups of `size`, edge chance `pIn` inside a group and `pOut` across. */
+function blockModel(blocks: number, size: number, pIn: number, pOut: number, seed: number): HostCsr {
+  const random = mulberry32(seed);
+  const n = blocks * size;
+  const src: number[] = [];
+  const dst: number[] = [];
+  for (let u = 0; u < n; u++) {
+    for (let v = u + 1; v < n; v++) {
+      if (random() < (Math.floor(u / size) === Math.floor(v / size) ? pIn : pOut)) {
+        src.push(u);
+        dst.push(v);
+      }
+    }
+  }
+  return hostCsrFromEdgeList({
+    vertexCount: n,
+    src: Uint32Array.from(src),
+    dst: Uint32Array.from(dst),
+    directed: false,
+  }).csr;
+}
+
+describe('leidenReference', () => {
+  it('leaves no community disconnected where Louvain does', () => {
+    // Found by search: louvainReference (seed 1) leaves a community of this graph disconnected.
+    const csr = hostCsrFromEdgeList(kronecker({ scale: 9, edgeFactor: 3, seed: 19 })).csr;
+    const louvain = louvainReference(csr, { seed: 1 });
+    expect(disconnected(csr, louvain.communities).length).toBeGreaterThan(0);
+    const leiden = leidenReference(csr, { seed: 1 });
+    expect(disconnected(csr, leiden.communities)).toEqual([]);
+    // Connected before the final split of early stops too: the refinement did it.
+    expect(disconnected(csr, leiden.levels.at(-1)!)).toEqual([]);
+    expect(leiden.modularity).toBeGreaterThanOrEqual(0.99 * louvain.modularity - 1e-9);
+  });
+
+  it('keeps communities and refined sub-communities connected on random graphs, any theta', () => {
+    for (let t = 0; t < 24; t++) {
+      const edges =
+        t % 2
+          ? kronecker({ scale: 6 + (t % 4), edgeFactor: 2 + (t % 3), seed: t })
+          : randomGeometric({ n: 60 + 10 * t, avgDegree: 3 + (t % 4), seed: t });
+      const csr = hostCsrFromEdgeList(edges).csr;
+      const theta = [0, 0.01, 0.5][t % 3]!;
+      const got = leidenReference(csr, { seed: t, theta });
+      expect(disconnected(csr, got.communities), `graph ${t}`).toEqual([]);
+      expect(disconnected(csr, got.levels.at(-1)!), `graph ${t}`).toEqual([]);
+      expect(got.refined.length).toBe(got.levels.length);
+      for (const [i, refined] of got.refined.entries()) {
+        expect(disconnected(csr, refined), `graph ${t} level ${i}`).toEqual([]);
+        // A refinement: each refined sub-community lies inside one community of its level.
+        const of = new Map<number, number>();
+        for (let v = 0; v < csr.vertexCount; v++) {
+          expect(of.get(refined[v]!) ?? got.levels[i]![v]).toBe(got.levels[i]![v]);
+          of.set(refined[v]!, got.levels[i]![v]!);
+        }
+      }
+      expect(got.count).toBe(new Set(got.communities).size);
+      expect(got.modularity).toBeCloseTo(modularityReference(csr, got.communities), 9);
+    }
+  });
+
+  it('reaches the Louvain reference modularity on planted communities', () => {
+    const graphs = [
+      blockModel(4, 24, 0.35, 0.02, 1),
+      blockModel(6, 16, 0.5, 0.03, 2),
+      blockModel(8, 12, 0.6, 0.05, 3),
+    ];
+    for (const [i, csr] of graphs.entries()) {
+      for (const theta of [0, 0.01]) {
+        const want = louvainReference(csr, { seed: i }).modularity;
+        const got = leidenReference(csr, { seed: i, theta });
+        expect(got.modularity, `graph ${i}`).toBeGreaterThanOrEqual(0.99 * want - 1e-9);
+        expect(disconnected(csr, got.communities)).toEqual([]);
+      }
+    }
+  });
+
+  it('handles empty, edgeless, looped and directed graphs; checks theta', () => {
+    const csr = (n: number, pairs: number[][], directed = false) =>
+      hostCsrFromEdgeList(
+        {
+          vertexCount: n,
+          src: Uint32Array.from(pairs, (p) => p[0]!),
+          dst: Uint32Array.from(pairs, (p) => p[1]!),
+          directed,
+        },
+        { keepSelfLoops: true },
+      ).csr;
+    expect(leidenReference(csr(0, [])).count).toBe(0);
+    expect(leidenReference(csr(3, [])).communities).toEqual(Uint32Array.of(0, 1, 2));
+    expect(
+      leidenReference(
+        csr(3, [
+          [0, 0],
+          [2, 2],
+        ]),
+      ).count,
+    ).toBe(3);
+    const triangles = [
+      [0, 1],
+      [1, 2],
+      [2, 0],
+      [3, 4],
+      [4, 5],
+      [5, 3],
+      [2, 3],
+    ];
+    const directed = leidenReference(csr(6, triangles, true));
+    expect(directed.undirected).toBe(true);
+    expect(directed.communities).toEqual(Uint32Array.of(0, 0, 0, 1, 1, 1));
+    expect(directed.modularity).toBeCloseTo(5 / 14, 9);
+    expect(() => leidenReference(csr(2, []), { theta: -1 })).toThrow(/theta/);
+    expect(() => leidenReference(csr(2, []), { maxLevels: 0 })).toThrow(/maxLevels/);
+  });
+});
