@@ -236,6 +236,25 @@ describe('weft run, convert, info', () => {
     });
   }, 120_000);
 
+  it('runs mst on the undirected graph and writes its edges as [u, v, w]', async () => {
+    const run = await weft(['run', 'mst', join(dir, 'g.mtx'), '--out', join(dir, 'mst.json')]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/mst needs an undirected graph.*, total weight 19, 2 trees\n/);
+    expect(await readJson(join(dir, 'mst.json'))).toEqual({
+      algorithm: 'mst',
+      graph: 'g.mtx',
+      undirected: true,
+      value: 19,
+      trees: 2,
+      edges: [
+        [0, 1, 2],
+        [0, 2, 3],
+        [2, 3, 6],
+        [3, 4, 8],
+      ],
+    });
+  }, 120_000);
+
   it('runs louvain and writes communities with their modularity', async () => {
     const run = await weft(['run', 'louvain', join(dir, 'g.mtx'), '--out', join(dir, 'l.json')]);
     expect(run.code, run.stderr).toBe(0);

@@ -25,6 +25,11 @@ export async function checkOutputPath(path: string, option = '--out'): Promise<v
 /** Values per write: a few hundred kilobytes of text, whatever the vertex count. */
 const CHUNK = 1 << 16;
 
+/** Rows of equal-length columns, written as `[[c0[i], c1[i], ...], ...]` (an MST's `[u, v, w]` edges). */
+export interface Rows {
+  readonly columns: readonly ArrayLike<number>[];
+}
+
 /**
  * Writes `{...scalars, name: [values], ...}` to `path`, each array streamed in chunks so that a result of tens
  * of millions of vertices never becomes one string. Non-finite numbers are written as `null`; strings (vertex
@@ -33,7 +38,7 @@ const CHUNK = 1 << 16;
 export async function writeResultJson(
   path: string,
   scalars: Record<string, unknown>,
-  arrays: Record<string, ArrayLike<number> | readonly string[]>,
+  arrays: Record<string, ArrayLike<number> | readonly string[] | Rows>,
 ): Promise<void> {
   const file = await open(path, 'w');
   try {
@@ -43,12 +48,14 @@ export async function writeResultJson(
     for (const [name, values] of Object.entries(arrays)) {
       await file.write(`${separator}${JSON.stringify(name)}:[`);
       separator = ',';
-      for (let start = 0; start < values.length; start += CHUNK) {
-        const end = Math.min(values.length, start + CHUNK);
+      const rows = 'columns' in values ? values.columns : undefined;
+      const flat = rows ? undefined : (values as ArrayLike<number | string>);
+      const length = rows ? (rows[0]?.length ?? 0) : flat!.length;
+      for (let start = 0; start < length; start += CHUNK) {
+        const end = Math.min(length, start + CHUNK);
         let text = start === 0 ? '' : ',';
         for (let i = start; i < end; i++) {
-          const x = values[i]!;
-          const json = typeof x === 'string' ? JSON.stringify(x) : Number.isFinite(x) ? String(x) : 'null';
+          const json = rows ? `[${rows.map((c) => jsonValue(c[i]!)).join(',')}]` : jsonValue(flat![i]!);
           text += `${i === start ? '' : ','}${json}`;
         }
         await file.write(text);
@@ -59,4 +66,8 @@ export async function writeResultJson(
   } finally {
     await file.close();
   }
+}
+
+function jsonValue(x: number | string): string {
+  return typeof x === 'string' ? JSON.stringify(x) : Number.isFinite(x) ? String(x) : 'null';
 }

@@ -13,6 +13,7 @@ import {
   labelPropagation,
   louvain,
   maximalIndependentSet,
+  minimumSpanningForest,
   pageRank,
   personalizedPageRank,
   sssp,
@@ -25,7 +26,7 @@ import { detectGraphFormat } from '@weft/graph/node';
 import { countOption, GRAPH_FILE_HELP, GRAPH_OPTIONS, GRAPH_OPTIONS_HELP, vertexIdOption } from './args.ts';
 import { type Io, processIo } from './io.ts';
 import { fileName, loadCsr, sourceVertex, undirectedCsr } from './load.ts';
-import { checkOutputPath, writeResultJson } from './output.ts';
+import { checkOutputPath, type Rows, writeResultJson } from './output.ts';
 
 const ALGORITHMS = [
   'bfs',
@@ -44,11 +45,20 @@ const ALGORITHMS = [
   'katz',
   'eigenvector',
   'lpa',
+  'mst',
 ] as const;
 type Algorithm = (typeof ALGORITHMS)[number];
 
 /** Algorithms defined on undirected graphs only: a directed file runs on its undirected graph. */
-const UNDIRECTED_ONLY: readonly Algorithm[] = ['triangles', 'coloring', 'mis', 'kcore', 'louvain', 'lpa'];
+const UNDIRECTED_ONLY: readonly Algorithm[] = [
+  'triangles',
+  'coloring',
+  'mis',
+  'kcore',
+  'louvain',
+  'lpa',
+  'mst',
+];
 
 export const RUN_USAGE = `usage: weft run <algorithm> <graph-file> [options]
 
@@ -65,7 +75,7 @@ ${GRAPH_OPTIONS_HELP}`;
 /** One run's result: scalars and per-vertex arrays for the JSON, and what the summary prints. */
 interface RunResult {
   scalars: Record<string, unknown>;
-  arrays: Record<string, ArrayLike<number>>;
+  arrays: Record<string, ArrayLike<number> | Rows>;
   iterations?: number;
   /** Graph500 TEPS edges traversed, for traversals. */
   edges?: number;
@@ -312,6 +322,24 @@ async function runAlgorithm(
         arrays: { values: r.labels },
         iterations: r.iterations,
         summary: `${r.count} communit${r.count === 1 ? 'y' : 'ies'}`,
+      };
+    }
+    case 'mst': {
+      const r = await minimumSpanningForest(graph);
+      const u = new Uint32Array(r.edges.length);
+      const w = new Float64Array(r.edges.length);
+      // Forest edges come in increasing CSR order, so one walk over the rows finds their sources.
+      let row = 0;
+      for (const [i, e] of r.edges.entries()) {
+        while (csr.offsets[row + 1]! <= e) row++;
+        u[i] = row;
+        w[i] = csr.weights === undefined ? 1 : csr.weights[e]!;
+      }
+      const v = r.edges.map((e) => csr.targets[e]!);
+      return {
+        scalars: { value: r.weight, trees: r.trees },
+        arrays: { edges: { columns: [u, v, w] } },
+        summary: `total weight ${r.weight}, ${r.trees} tree${r.trees === 1 ? '' : 's'}`,
       };
     }
   }
