@@ -102,7 +102,12 @@ export function checkWeights(given: HostWeights, arrayName: string): HostWeights
  */
 export function rejectGraphology(value: unknown, where: string): void {
   const v = value as { order?: unknown; forEachEdge?: unknown } | null | undefined;
-  if (typeof v === 'object' && v !== null && typeof v.order === 'number' && typeof v.forEachEdge === 'function') {
+  if (
+    typeof v === 'object' &&
+    v !== null &&
+    typeof v.order === 'number' &&
+    typeof v.forEachEdge === 'function'
+  ) {
     throw new InputError(
       "this is a graphology graph: convert it with toDevice(device, graph) from '@weft/graphology', or call " +
         "@weft/graphology's own pagerank, connectedComponents, ... on it",
