@@ -396,7 +396,7 @@ describe('hostCsrFromEdgeList', () => {
   it('points a graphology graph at @weft/graphology', () => {
     const graphologyLike = { order: 2, size: 1, forEachEdge: () => {}, forEachNode: () => {} };
     expect(() => hostCsrFromEdgeList(graphologyLike as unknown as HostEdgeList)).toThrow(
-      /^edges: this is a graphology graph: convert it with toDevice\(device, graph\) from '@weft\/graphology'/,
+      /^edges: this is a graphology graph: convert it with @weft\/graphology's toDevice\(device, graph\)/,
     );
   });
 });

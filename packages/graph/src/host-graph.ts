@@ -109,8 +109,8 @@ export function rejectGraphology(value: unknown, where: string): void {
     typeof v.forEachEdge === 'function'
   ) {
     throw new InputError(
-      "this is a graphology graph: convert it with toDevice(device, graph) from '@weft/graphology', or call " +
-        "@weft/graphology's own pagerank, connectedComponents, ... on it",
+      "this is a graphology graph: convert it with @weft/graphology's toDevice(device, graph), or call " +
+        "that package's pagerank, connectedComponents, ... on it",
       where,
     );
   }
