@@ -277,7 +277,7 @@ describe('a graphology graph given to the core API', () => {
   it('gets an InputError pointing at @weft/graphology', async () => {
     await gpuTest(async (device) => {
       const g = randomGraph(5, { type: 'directed', multi: false }, 5, 8);
-      const pointer = /graphology graph: convert it with toDevice\(device, graph\) from '@weft\/graphology'/;
+      const pointer = /graphology graph: convert it with @weft\/graphology's toDevice\(device, graph\)/;
       expect(() => uploadGraph(device, g as never)).toThrow(InputError);
       expect(() => uploadGraph(device, g as never)).toThrow(pointer);
       await expect(pageRank(g as never)).rejects.toThrow(pointer);
