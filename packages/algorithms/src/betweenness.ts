@@ -9,7 +9,7 @@ import {
   u32,
   wgsl,
 } from '@weft/gpu';
-import { type DeviceGraph, FrontierQueue } from '@weft/graph';
+import { checkDeviceGraph, type DeviceGraph, FrontierQueue } from '@weft/graph';
 import {
   AdvanceWorkspace,
   advancePush,
@@ -255,6 +255,7 @@ export async function betweennessCentrality(
   graph: DeviceGraph,
   options: BetweennessOptions = {},
 ): Promise<BetweennessResult> {
+  checkDeviceGraph(graph);
   const n = graph.vertexCount;
   const sampled = betweennessSources(n, options);
   const sources = sampled ?? Array.from({ length: n }, (_, i) => i);

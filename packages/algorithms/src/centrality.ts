@@ -1,5 +1,5 @@
 import { ConvergenceError, type DeviceArray, f32, InputError, max, plus, rw, wgsl } from '@weft/gpu';
-import type { DeviceGraph } from '@weft/graph';
+import { checkDeviceGraph, type DeviceGraph } from '@weft/graph';
 import { compute, type GasProgram, type GasResult, gas } from '@weft/operators';
 import {
   checkPowerIteration,
@@ -78,6 +78,7 @@ export async function personalizedPageRank(
   personalization: Personalization,
   options: PersonalizedPageRankOptions = {},
 ): Promise<{ ranks: Float32Array; iterations: number }> {
+  checkDeviceGraph(graph);
   const alpha = options.alpha ?? 0.85;
   checkAlpha(alpha, 0, 1);
   const p = personalizationVector(graph.vertexCount, personalization);
@@ -148,6 +149,7 @@ export async function katzCentrality(
   graph: DeviceGraph,
   options: KatzCentralityOptions = {},
 ): Promise<{ centrality: Float32Array; iterations: number }> {
+  checkDeviceGraph(graph);
   const alpha = options.alpha ?? 0.1;
   const beta = options.beta ?? 1;
   if (!Number.isFinite(alpha)) throw new InputError(`alpha must be finite, got ${alpha}`, 'alpha');
@@ -193,6 +195,7 @@ export async function eigenvectorCentrality(
   graph: DeviceGraph,
   options: PowerIterationRunOptions = {},
 ): Promise<{ centrality: Float32Array; iterations: number }> {
+  checkDeviceGraph(graph);
   const n = graph.vertexCount;
   checkPowerIteration(options.tolerance ?? 1e-6, options.maxIterations ?? 100);
   if (n === 0) throw new InputError('cannot compute centrality for the null graph', 'graph');
@@ -242,6 +245,7 @@ export async function hits(
   graph: DeviceGraph,
   options: PowerIterationRunOptions = {},
 ): Promise<{ hubs: Float32Array; authorities: Float32Array; iterations: number }> {
+  checkDeviceGraph(graph);
   const n = graph.vertexCount;
   checkPowerIteration(options.tolerance ?? 1e-8, options.maxIterations ?? 100);
   if (n === 0) return { hubs: new Float32Array(0), authorities: new Float32Array(0), iterations: 0 };

@@ -1,9 +1,12 @@
+import { InputError } from '@weft/gpu';
 import { DeviceGraph, hostCsrFromEdgeList, uploadGraph } from '@weft/graph';
 import { grid, kronecker } from '@weft/graph/generators';
 import { gpuTest } from '@weft/testing';
 import { describe, expect, it } from 'vitest';
 import { BfsProblem, bfs } from './bfs/bfs.ts';
 import { bfsReference } from './bfs/reference.ts';
+import { pageRank } from './pagerank.ts';
+import { sssp } from './sssp/sssp.ts';
 import { testGraphs } from './test-graphs.ts';
 
 describe("loadBalance 'auto' (the algorithms' default)", () => {
@@ -64,4 +67,27 @@ describe("loadBalance 'auto' (the algorithms' default)", () => {
       expect(bare.knownMaxOutDegree).toBe(4);
       uploaded.destroy();
     }));
+});
+
+describe('a graph that is not a DeviceGraph', () => {
+  it('gets a one-line InputError saying how to convert it', async () => {
+    const graphologyLike = { order: 3, size: 2, forEachEdge: () => {}, forEachNode: () => {} };
+    const toGraphology =
+      /^graph: this is a graphology graph: convert it with @weft\/graphology's toDevice\(device, graph\)/;
+    await expect(pageRank(graphologyLike as never)).rejects.toThrow(toGraphology);
+    await expect(bfs(graphologyLike as never, 0)).rejects.toThrow(toGraphology);
+    await expect(sssp(graphologyLike as never, 0)).rejects.toThrow(InputError);
+    const host = hostCsrFromEdgeList({
+      vertexCount: 2,
+      src: Uint32Array.of(0),
+      dst: Uint32Array.of(1),
+      directed: true,
+    }).csr;
+    await expect(pageRank(host as never)).rejects.toThrow(
+      /^graph: this is a host graph: put it on the GPU with uploadGraph/,
+    );
+    await expect(bfs(undefined as never, 0)).rejects.toThrow(
+      /^graph: expected a DeviceGraph \(from uploadGraph\), got undefined$/,
+    );
+  });
 });

@@ -14,7 +14,7 @@ import {
   type WeftDevice,
   wgsl,
 } from '@weft/gpu';
-import type { DeviceGraph } from '@weft/graph';
+import { checkDeviceGraph, type DeviceGraph } from '@weft/graph';
 import { reduce, transformScanTo } from '@weft/scan';
 import { segmentedReduce, transformSegreduce } from '@weft/segreduce';
 import { sortPairs } from '@weft/sort';
@@ -192,6 +192,7 @@ export async function modularity(
   partition: ArrayLike<number>,
   options: ModularityOptions = {},
 ): Promise<number> {
+  checkDeviceGraph(graph);
   const resolution = options.resolution ?? 1;
   checkResolution(resolution);
   const n = graph.vertexCount;

@@ -9,7 +9,7 @@ import {
   WeftError,
   wgsl,
 } from '@weft/gpu';
-import { type DeviceGraph, FrontierBitmap, FrontierQueue } from '@weft/graph';
+import { checkDeviceGraph, type DeviceGraph, FrontierBitmap, FrontierQueue } from '@weft/graph';
 import {
   AdvanceWorkspace,
   advancePush,
@@ -221,6 +221,7 @@ export async function connectedComponents(
   graph: DeviceGraph,
   options: ComponentsOptions = {},
 ): Promise<ComponentsResult> {
+  checkDeviceGraph(graph);
   if (options.algorithm === 'label-propagation') {
     await prepareLoadBalance(graph, options.loadBalance);
   }

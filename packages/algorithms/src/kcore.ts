@@ -1,5 +1,5 @@
 import { atomic, type DeviceArray, type GpuCount, type Recorder, rw, transform, u32, wgsl } from '@weft/gpu';
-import { type DeviceGraph, deviceGraphFromEdgeList, FrontierQueue } from '@weft/graph';
+import { checkDeviceGraph, type DeviceGraph, deviceGraphFromEdgeList, FrontierQueue } from '@weft/graph';
 import {
   AdvanceWorkspace,
   advancePush,
@@ -201,6 +201,7 @@ export async function coreNumber(
   graph: DeviceGraph,
   options: CoreNumberOptions = {},
 ): Promise<CoreNumberResult> {
+  checkDeviceGraph(graph);
   const simple = await simpleUndirectedGraph(graph);
   try {
     await prepareLoadBalance(simple, options.loadBalance);

@@ -10,7 +10,7 @@ import {
   u32,
   wgsl,
 } from '@weft/gpu';
-import type { DeviceGraph } from '@weft/graph';
+import { checkDeviceGraph, type DeviceGraph } from '@weft/graph';
 import { exclusiveScan, reduce } from '@weft/scan';
 import { segmentedReduce, transformSegreduce } from '@weft/segreduce';
 import { sortPairs } from '@weft/sort';
@@ -53,6 +53,7 @@ interface Arcs {
  * undirected; a directed graph runs as its undirected graph (`undirected: true` in the result).
  */
 export async function louvain(graph: DeviceGraph, options: LouvainOptions = {}): Promise<LouvainResult> {
+  checkDeviceGraph(graph);
   const { resolution, maxLevels, threshold, seed } = checkLouvainOptions(options);
   const device = graph.device;
   const n0 = graph.vertexCount;

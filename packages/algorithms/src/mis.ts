@@ -1,5 +1,5 @@
 import { type DeviceArray, type Functor, type Recorder, rw, u32, wgsl } from '@weft/gpu';
-import type { DeviceGraph } from '@weft/graph';
+import { checkDeviceGraph, type DeviceGraph } from '@weft/graph';
 import type { RunOptions } from './common.ts';
 import { PriorityRounds, runPriorityRounds } from './priority.ts';
 
@@ -66,5 +66,6 @@ export async function maximalIndependentSet(
   graph: DeviceGraph,
   options: RunOptions & { seed?: number } = {},
 ): Promise<MisResult> {
+  checkDeviceGraph(graph);
   return runPriorityRounds(new MisProblem(graph, options.seed ?? 1), options);
 }

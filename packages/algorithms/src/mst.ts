@@ -9,7 +9,7 @@ import {
   WeftError,
   wgsl,
 } from '@weft/gpu';
-import type { DeviceGraph } from '@weft/graph';
+import { checkDeviceGraph, type DeviceGraph } from '@weft/graph';
 import { advancePush, DisjointSets } from '@weft/operators';
 
 export interface SpanningForestResult {
@@ -56,6 +56,7 @@ function weightKey(graph: DeviceGraph, status: ArrayCapture): Functor {
  * log2 of the vertex count). Weights must be non-negative; a directed graph is read as undirected.
  */
 export async function minimumSpanningForest(graph: DeviceGraph): Promise<SpanningForestResult> {
+  checkDeviceGraph(graph);
   const device = graph.device;
   const n = graph.vertexCount;
   const m = graph.edgeCount;

@@ -3,6 +3,7 @@ import { type HostCsr, hostCsrFromEdgeList, uploadGraph } from '@weft/graph';
 import { bytesSource, parseMatrixMarket } from '@weft/graph/io';
 import { gpuTest } from '@weft/testing';
 import { describe, expect, it } from 'vitest';
+import { personalizedPageRankReference } from './centrality-reference.ts';
 import { pageRank } from './pagerank.ts';
 import { pageRankReference } from './pagerank-reference.ts';
 import { testGraphs } from './test-graphs.ts';
@@ -188,6 +189,37 @@ describe('pageRank', () => {
       expect(capped).toMatchObject({ iterations: 3, converged: false });
       const damped = await pageRank(graph, { alpha: 0.5, tolerance: 1e-7 });
       expect(verifyPageRank(csr, damped.ranks, { alpha: 0.5 })).toBeNull();
+      graph.destroy();
+    }));
+
+  it("convergence 'l1' stops by networkx's rule (L1 change below n * tolerance) and reports the residual", () =>
+    gpuTest(async (device) => {
+      let capped = 0;
+      for (const { name, csr } of testGraphs(false, 0).slice(0, 4)) {
+        if (csr.vertexCount === 0) continue;
+        const graph = uploadGraph(device, csr, { csc: csr.directed });
+        // Uniform personalization is plain PageRank; the reference stops by the same rule, in f64.
+        const uniform = { weights: new Float64Array(csr.vertexCount).fill(1) };
+        const want = personalizedPageRankReference(csr, uniform, { tolerance: 1e-6 });
+        const got = await pageRank(graph, { convergence: 'l1', tolerance: 1e-6, weight: null });
+        expect(got.converged, name).toBe(true);
+        expect(Math.abs(got.iterations - want.iterations), name).toBeLessThanOrEqual(1);
+        const bound = csr.vertexCount * 1e-6;
+        for (let v = 0; v < csr.vertexCount; v++) {
+          expect(Math.abs(got.ranks[v]! - want.ranks[v]!), `${name} vertex ${v}`).toBeLessThan(bound + 1e-6);
+        }
+        if (want.iterations > 2) {
+          const short = await pageRank(graph, { convergence: 'l1', maxIterations: 2 });
+          expect(short.converged, name).toBe(false);
+          expect(short.residual, name).toBeGreaterThanOrEqual(bound);
+          capped++;
+        }
+        graph.destroy();
+      }
+      expect(capped).toBeGreaterThan(0);
+      const [first] = testGraphs(false, 0);
+      const graph = uploadGraph(device, first!.csr, { csc: first!.csr.directed });
+      await expect(pageRank(graph, { convergence: 'l2' as 'l1' })).rejects.toThrow(/convergence must be/);
       graph.destroy();
     }));
 

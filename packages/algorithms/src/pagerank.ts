@@ -6,11 +6,12 @@ import {
   type GpuCount,
   InputError,
   max,
+  plus,
   type Recorder,
   rw,
   wgsl,
 } from '@weft/gpu';
-import type { DeviceGraph } from '@weft/graph';
+import { checkDeviceGraph, type DeviceGraph } from '@weft/graph';
 import {
   advancePush,
   compute,
@@ -32,6 +33,11 @@ export interface PageRankOptions extends RunOptions, TraceOption {
    * (L1 change below `N * tol`) loosens as graphs grow; this one does not.
    */
   tolerance?: number;
+  /**
+   * `'relative'` (default): the rule above. `'l1'`: networkx's and graphology's rule, stop once the summed
+   * absolute change of an iteration is below `vertexCount * tolerance` (give their default `tolerance`, 1e-6).
+   */
+  convergence?: 'relative' | 'l1';
   /** Default 100. Must be finite when `tolerance` is 0, which f32 ranks may never reach. */
   maxIterations?: number;
   /**
@@ -53,6 +59,8 @@ export interface PageRankResult {
   ranks: Float32Array;
   iterations: number;
   converged: boolean;
+  /** With `convergence: 'l1'` and not converged: the last iteration's summed absolute change. */
+  residual?: number;
   /** With `trace: true`: per iteration, every vertex (the frontier is the whole graph) and every edge (pulled). */
   trace?: IterationTrace;
 }
@@ -89,12 +97,13 @@ export class PageRankProblem implements Problem<Float32Array> {
   readonly #share: DeviceArray<'f32'> | undefined;
   readonly alpha: number;
   readonly tolerance: number;
+  readonly convergence: 'relative' | 'l1';
   /** When set, each step logs its frontier (all vertices) and edges (all of them) here. */
   log: IterationLog | undefined;
 
   constructor(
     readonly graph: DeviceGraph,
-    options: Pick<PageRankOptions, 'alpha' | 'tolerance' | 'direction' | 'weight'> = {},
+    options: Pick<PageRankOptions, 'alpha' | 'tolerance' | 'direction' | 'weight' | 'convergence'> = {},
   ) {
     const device = graph.device;
     this.alpha = options.alpha ?? 0.85;
@@ -103,6 +112,13 @@ export class PageRankProblem implements Problem<Float32Array> {
       throw new InputError(`alpha must be in [0, 1], got ${this.alpha}`, 'alpha');
     if (!(this.tolerance >= 0))
       throw new InputError(`tolerance must be >= 0, got ${this.tolerance}`, 'tolerance');
+    this.convergence = options.convergence ?? 'relative';
+    if (this.convergence !== 'relative' && this.convergence !== 'l1') {
+      throw new InputError(
+        `convergence must be 'relative' or 'l1', got '${this.convergence}'`,
+        'convergence',
+      );
+    }
     this.direction = options.direction ?? 'pull';
     if (this.direction !== 'pull' && this.direction !== 'push') {
       throw new InputError(`direction must be 'pull' or 'push', got '${this.direction}'`, 'direction');
@@ -239,6 +255,10 @@ export class PageRankProblem implements Problem<Float32Array> {
     const sum = pushed
       ? wgsl`(v: u32) -> f32 { return bitcast<f32>(${pushed}[v]); }`
       : wgsl`(v: u32) -> f32 { return ${this.#sums}[v]; }`;
+    const l1 = this.convergence === 'l1';
+    const change = l1
+      ? wgsl`(next: f32, old: f32) -> f32 { return abs(next - old); }`
+      : wgsl`(next: f32, old: f32) -> f32 { return abs(next - old) / max(next, 1e-30); }`;
     await compute(
       rec,
       all,
@@ -248,15 +268,21 @@ export class PageRankProblem implements Problem<Float32Array> {
   // Once converged, later iterations of a batch keep the converged ranks.
   let on = ${this.#active}[0] != 0u;
   // Ranks are at least (1 - alpha) / n > 0, except alpha = 1 where an unreached vertex may keep 0.
-  ${rw(this.#change)}[v] = select(0.0, abs(next - old) / max(next, 1e-30), on);
+  ${rw(this.#change)}[v] = select(0.0, ${change}(next, old), on);
   ${rw(this.ranks)}[v] = select(old, next, on);
 }`,
     );
-    await reduce(rec, this.#change, { array: this.#totals, index: 1 }, { monoid: max('f32') });
+    await reduce(
+      rec,
+      this.#change,
+      { array: this.#totals, index: 1 },
+      { monoid: l1 ? plus('f32') : max('f32') },
+    );
+    const bound = l1 ? n * this.tolerance : this.tolerance;
     await compute(
       rec,
       { all: 1 },
-      wgsl`(i: u32) { if (${this.#totals}[1] < ${f32(this.tolerance)}) { ${rw(this.#active)}[0] = 0u; } }`,
+      wgsl`(i: u32) { if (${this.#totals}[1] < ${f32(bound)}) { ${rw(this.#active)}[0] = 0u; } }`,
     );
   }
 
@@ -264,8 +290,12 @@ export class PageRankProblem implements Problem<Float32Array> {
     return { array: this.#active, index: 0 };
   }
 
+  /** With `convergence: 'l1'`, the last iteration's L1 change, read by {@link result}. */
+  residual: number | undefined;
+
   async result(): Promise<Float32Array> {
     const n = this.graph.vertexCount;
+    if (n > 0 && this.convergence === 'l1') this.residual = (await this.#totals.download(1, 1))[0];
     return n === 0 ? new Float32Array(0) : this.ranks.download(0, n);
   }
 
@@ -290,6 +320,7 @@ export class PageRankProblem implements Problem<Float32Array> {
 
 /** PageRank with networkx's definition, option names and default weighting (by the graph's weights). */
 export async function pageRank(graph: DeviceGraph, options: PageRankOptions = {}): Promise<PageRankResult> {
+  checkDeviceGraph(graph);
   if (options.tolerance === 0 && !Number.isFinite(options.maxIterations ?? 100)) {
     throw new InputError(
       `tolerance 0 with maxIterations ${options.maxIterations} may never stop: f32 ranks can keep changing ` +
@@ -311,5 +342,12 @@ export async function pageRank(graph: DeviceGraph, options: PageRankOptions = {}
     maxIterations: options.maxIterations ?? 100,
   });
   const { iterations, converged, trace } = run;
-  return { ranks: run.result, iterations, converged, ...(trace ? { trace } : {}) };
+  const { residual } = problem;
+  return {
+    ranks: run.result,
+    iterations,
+    converged,
+    ...(residual === undefined ? {} : { residual }),
+    ...(trace ? { trace } : {}),
+  };
 }

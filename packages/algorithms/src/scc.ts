@@ -9,7 +9,7 @@ import {
   type WeftDevice,
   wgsl,
 } from '@weft/gpu';
-import { type DeviceGraph, FrontierBitmap, FrontierQueue } from '@weft/graph';
+import { checkDeviceGraph, type DeviceGraph, FrontierBitmap, FrontierQueue } from '@weft/graph';
 import {
   AdvanceWorkspace,
   advancePush,
@@ -246,6 +246,7 @@ export async function stronglyConnectedComponents(
   graph: DeviceGraph,
   options: SccOptions = {},
 ): Promise<SccResult> {
+  checkDeviceGraph(graph);
   if (graph.directed && !graph.csc) {
     throw new InputError(
       'strongly connected components of a directed graph need its in-edges: uploadGraph(..., { csc: true })',

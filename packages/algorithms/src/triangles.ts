@@ -1,5 +1,5 @@
 import { type DeviceArray, type GpuCount, InputError, type Recorder, wgsl } from '@weft/gpu';
-import { type DeviceGraph, hasNeighbor } from '@weft/graph';
+import { checkDeviceGraph, type DeviceGraph, hasNeighbor } from '@weft/graph';
 import { neighborhoodReduce } from '@weft/operators';
 import type { Problem } from './common.ts';
 
@@ -80,6 +80,7 @@ export class TrianglesProblem implements Problem<TrianglesResult> {
 
 /** Counts the triangles of an undirected simple graph (each once): one step, no enactor loop. */
 export async function triangleCount(graph: DeviceGraph): Promise<TrianglesResult> {
+  checkDeviceGraph(graph);
   const problem = new TrianglesProblem(graph);
   try {
     const rec = graph.device.recorder({ label: 'triangles' });

@@ -4,7 +4,13 @@ import { recordCsc } from './device-build-csc.ts';
 import { type BuildArrays, type BuildShape, idBitsFor, recordBuild } from './device-build-passes.ts';
 import { type DeviceCsc, DeviceGraph, uploadGraph, type WeightElementType } from './device-graph.ts';
 import type { BuildOptions, BuildReport } from './host-build.ts';
-import { checkVertexCount, type HostCsr, type HostWeights } from './host-graph.ts';
+import {
+  checkDirected,
+  checkVertexCount,
+  type HostCsr,
+  type HostWeights,
+  rejectGraphology,
+} from './host-graph.ts';
 
 /** An edge list for {@link deviceGraphFromEdgeList}: host typed arrays or arrays already on the GPU. */
 export interface DeviceBuildInput {
@@ -323,6 +329,8 @@ export async function deviceGraphFromEdgeList(
   edges: DeviceBuildInput,
   options: DeviceBuildOptions = {},
 ): Promise<DeviceBuildResult> {
+  rejectGraphology(edges, 'edges');
+  checkDirected(edges.directed, 'edges.directed');
   const m = edges.src.length;
   if (edges.dst.length !== m) {
     throw new InputError(`src has ${m} entries but dst has ${edges.dst.length}`, 'edges.dst');

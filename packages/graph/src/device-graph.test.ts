@@ -150,6 +150,8 @@ describe('uploadGraph', () => {
           { weights: Float64Array.of(1, 1e39, 3) },
           /^csr\.weights: csr\.weights\[1\] = 1e\+39 does not fit f32$/,
         ],
+        [{ directed: undefined }, /^csr\.directed: directed must be true or false, got nothing/],
+        [{ directed: 'yes' }, /^csr\.directed: directed must be true or false, got yes/],
       ];
       for (const [change, message] of bad) {
         const csr = { ...loose, ...change } as HostCsr;

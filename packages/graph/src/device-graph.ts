@@ -11,7 +11,7 @@ import {
 import { reduce } from '@weft/scan';
 import { hostCscFromCsr } from './host-build.ts';
 import type { HostCsr } from './host-graph.ts';
-import { checkWeights, validateCsr } from './host-graph.ts';
+import { checkWeights, rejectGraphology, validateCsr } from './host-graph.ts';
 
 /**
  * Named arrays of user data, one element per vertex (or per edge): structure of arrays, so a kernel binds
@@ -97,6 +97,25 @@ export interface UploadGraphOptions {
 
 /** Element types of device edge weights: those of `HostWeights`. */
 export type WeightElementType = 'u32' | 'i32' | 'f32';
+
+/**
+ * Throws a one-line {@link InputError} unless `graph` is a {@link DeviceGraph}: a graphology graph or a host
+ * CSR given to an algorithm gets told how to convert it. Checked by shape, so a second copy of this package
+ * still passes.
+ */
+export function checkDeviceGraph(graph: unknown, where = 'graph'): void {
+  rejectGraphology(graph, where);
+  const g = graph as Partial<DeviceGraph> | null | undefined;
+  if (typeof g !== 'object' || g === null || typeof g.vertexCount !== 'number' || g.device === undefined) {
+    const host = typeof g === 'object' && g !== null && ArrayBuffer.isView(g.offsets);
+    throw new InputError(
+      host
+        ? 'this is a host graph: put it on the GPU with uploadGraph(device, csr) from @weft/graph'
+        : `expected a DeviceGraph (from uploadGraph), got ${g === null ? 'null' : typeof g}`,
+      where,
+    );
+  }
+}
 
 /**
  * A graph in GPU memory: CSR out-edges (`offsets`, `targets`, optional `weights`), optional CSC in-edges,

@@ -375,6 +375,30 @@ describe('hostCsrFromEdgeList', () => {
     ).toThrow(/weights has 2 entries/);
     expect(() => hostCsrFromEdgeList({ ...bad, vertexCount: -1 })).toThrow(/vertexCount/);
   });
+
+  it('requires directed: a missing one is an InputError, not an undirected graph', () => {
+    const { directed: _, ...unsaid } = {
+      vertexCount: 2,
+      src: new Uint32Array([0]),
+      dst: new Uint32Array([1]),
+      directed: true,
+    };
+    const edges = unsaid as HostEdgeList;
+    expect(() => hostCsrFromEdgeList(edges)).toThrow(InputError);
+    expect(() => hostCsrFromEdgeList(edges)).toThrow(
+      /^edges\.directed: directed must be true or false, got nothing/,
+    );
+    expect(() => hostCsrFromEdgeList({ ...edges, directed: 1 as unknown as boolean })).toThrow(/got 1/);
+    // Stated either way, it builds.
+    expect(hostCsrFromEdgeList({ ...edges, directed: false }).csr.edgeCount).toBe(2);
+  });
+
+  it('points a graphology graph at @weft/graphology', () => {
+    const graphologyLike = { order: 2, size: 1, forEachEdge: () => {}, forEachNode: () => {} };
+    expect(() => hostCsrFromEdgeList(graphologyLike as unknown as HostEdgeList)).toThrow(
+      /^edges: this is a graphology graph: convert it with @weft\/graphology's toDevice\(device, graph\)/,
+    );
+  });
 });
 
 describe('hostCscFromCsr', () => {

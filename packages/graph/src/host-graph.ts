@@ -96,9 +96,41 @@ export function checkWeights(given: HostWeights, arrayName: string): HostWeights
   return out;
 }
 
+/**
+ * Throws a one-line {@link InputError} when `value` is a graphology graph (found by shape, so any graphology
+ * version counts): Weft's functions take its own graphs, and `@weft/graphology` converts.
+ */
+export function rejectGraphology(value: unknown, where: string): void {
+  const v = value as { order?: unknown; forEachEdge?: unknown } | null | undefined;
+  if (
+    typeof v === 'object' &&
+    v !== null &&
+    typeof v.order === 'number' &&
+    typeof v.forEachEdge === 'function'
+  ) {
+    throw new InputError(
+      "this is a graphology graph: convert it with @weft/graphology's toDevice(device, graph), or call " +
+        "that package's pagerank, connectedComponents, ... on it",
+      where,
+    );
+  }
+}
+
+/** `directed` must be stated: guessing either way silently changes every answer. */
+export function checkDirected(directed: unknown, where: string): void {
+  if (typeof directed !== 'boolean') {
+    throw new InputError(
+      `directed must be true or false, got ${directed === undefined ? 'nothing' : String(directed)}: say whether edges go one way`,
+      where,
+    );
+  }
+}
+
 /** Checks lengths and ids of an edge list; throws {@link InputError} naming the array and index. */
 export function validateEdgeList(edges: HostEdgeList): void {
+  rejectGraphology(edges, 'edges');
   checkVertexCount(edges.vertexCount, 'edges.vertexCount');
+  checkDirected(edges.directed, 'edges.directed');
   if (edges.src.length !== edges.dst.length) {
     throw new InputError(`src has ${edges.src.length} entries but dst has ${edges.dst.length}`, 'edges.dst');
   }
@@ -121,8 +153,10 @@ function checkOriginalIds(ids: readonly string[] | undefined, vertexCount: numbe
 
 /** Checks a CSR's shape: offset count, monotone offsets, ids in range, weight count. */
 export function validateCsr(csr: HostCsr): void {
+  rejectGraphology(csr, 'csr');
   const n = csr.vertexCount;
   checkVertexCount(n, 'csr.vertexCount');
+  checkDirected(csr.directed, 'csr.directed');
   if (csr.offsets.length !== n + 1) {
     throw new InputError(
       `offsets has ${csr.offsets.length} entries, expected vertexCount + 1 = ${n + 1}`,

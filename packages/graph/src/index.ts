@@ -15,6 +15,7 @@ export {
   type EdgeListShape,
 } from './device-build.ts';
 export {
+  checkDeviceGraph,
   type DeviceCsc,
   DeviceGraph,
   EdgeData,

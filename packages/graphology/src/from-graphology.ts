@@ -2,6 +2,7 @@ import type { WeftDevice } from '@weft/gpu';
 import { InputError } from '@weft/gpu';
 import {
   type BuildReport,
+  type DedupeRule,
   type DeviceGraph,
   type HostCsr,
   hostCsrFromEdgeList,
@@ -39,6 +40,13 @@ export interface FromGraphologyOptions {
    * arc (undirected edges are still two). Default: `'undirected'` for an undirected graph, else `'directed'`.
    */
   mode?: 'directed' | 'undirected';
+  /**
+   * How parallel arcs merge (`hostCsrFromEdgeList`'s rule): default `'min'` keeps the smallest weight;
+   * `'none'` keeps every parallel arc, as graphology's multi-graphs count them.
+   */
+  dedupe?: DedupeRule;
+  /** Keep self-loops (an undirected one as a single arc, as graphology lists it); default false. */
+  keepSelfLoops?: boolean;
 }
 
 export interface GraphologyCsr {
@@ -55,7 +63,8 @@ export interface GraphologyCsr {
  * Converts a graphology graph to a host CSR: nodes become vertices 0..order-1 in graphology's iteration order,
  * undirected edges become two arcs, directed edges one (two in `'undirected'` mode). Parallel arcs (multi
  * graphs, or a mixed graph's directed edge beside an undirected one) merge into one keeping the smallest
- * weight, and self-loops are dropped, as `hostCsrFromEdgeList` does by default.
+ * weight, and self-loops are dropped, as `hostCsrFromEdgeList` does by default (`dedupe` and `keepSelfLoops`
+ * change both).
  */
 export function fromGraphology(graph: AbstractGraph, options: FromGraphologyOptions = {}): GraphologyCsr {
   const mode = options.mode ?? (graph.type === 'undirected' ? 'undirected' : 'directed');
@@ -92,7 +101,7 @@ export function fromGraphology(graph: AbstractGraph, options: FromGraphologyOpti
     dst[arcs] = t;
     if (weights !== undefined) weights[arcs] = w;
     arcs++;
-    if (undirected || mode === 'undirected') {
+    if ((undirected || mode === 'undirected') && s !== t) {
       src[arcs] = t;
       dst[arcs] = s;
       if (weights !== undefined) weights[arcs] = w;
@@ -109,7 +118,7 @@ export function fromGraphology(graph: AbstractGraph, options: FromGraphologyOpti
       ...(weights === undefined ? {} : { weights: weights.subarray(0, arcs) }),
       directed: true,
     },
-    { symmetrize: false, dedupe: 'min' },
+    { symmetrize: false, dedupe: options.dedupe ?? 'min', keepSelfLoops: options.keepSelfLoops ?? false },
   );
   csr.directed = mode === 'directed';
   return { csr, keys, indexOf, report };

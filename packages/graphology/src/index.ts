@@ -1,4 +1,18 @@
 export {
+  type BetweennessCentralityAssignOptions,
+  type BetweennessCentralityOptions,
+  betweennessCentrality,
+  connectedComponents,
+  type DeviceOption,
+  type DijkstraOptions,
+  dijkstra,
+  dijkstraSingleSourceLength,
+  type PagerankAssignOptions,
+  type PagerankOptions,
+  pagerank,
+  singleSourceLength,
+} from './algorithms.ts';
+export {
   type EdgeWeightGetter,
   type FromGraphologyOptions,
   fromGraphology,

@@ -1,5 +1,5 @@
 import { atomic, type DeviceArray, type Functor, InputError, type Recorder, rw, u32, wgsl } from '@weft/gpu';
-import { type DeviceGraph, FrontierQueue } from '@weft/graph';
+import { checkDeviceGraph, type DeviceGraph, FrontierQueue } from '@weft/graph';
 import {
   AdvanceWorkspace,
   advancePush,
@@ -180,6 +180,7 @@ export class BfsProblem
 
 /** Breadth-first search from `source`: depths (and parents), with the enactor's batched submits. */
 export async function bfs(graph: DeviceGraph, source: number, options: BfsOptions = {}): Promise<BfsResult> {
+  checkDeviceGraph(graph);
   checkSource(graph, source);
   await prepareLoadBalance(graph, options.loadBalance);
   // A trace logs one frontier a level: the engine, which runs many levels a step, stays off for it.

@@ -10,7 +10,7 @@ import {
   u32,
   wgsl,
 } from '@weft/gpu';
-import { type DeviceGraph, FrontierBitmap, FrontierQueue } from '@weft/graph';
+import { checkDeviceGraph, type DeviceGraph, FrontierBitmap, FrontierQueue } from '@weft/graph';
 import {
   AdvanceWorkspace,
   advancePush,
@@ -370,6 +370,7 @@ function smallFrontierOf(graph: DeviceGraph, options: SsspProblemOptions): SsspE
  * read-back) and kept.
  */
 export async function ssspDelta(graph: DeviceGraph): Promise<number> {
+  checkDeviceGraph(graph);
   const known = deltas.get(graph);
   if (known !== undefined) return known;
   const m = graph.edgeCount;
@@ -423,6 +424,7 @@ export async function sssp(
   source: number,
   options: SsspOptions = {},
 ): Promise<SsspResult> {
+  checkDeviceGraph(graph);
   checkSource(graph, source);
   if (graph.weights && !['u32', 'i32', 'f32'].includes(graph.weights.type)) {
     throw new InputError(`unsupported weight type ${graph.weights.type}`, 'graph.weights');
