@@ -2,6 +2,7 @@ import {
   atomic,
   type DeviceArray,
   type Functor,
+  InputError,
   map,
   type Recorder,
   rw,
@@ -161,6 +162,36 @@ export function overlap(graph: DeviceGraph, pairs: VertexPairs): Promise<Similar
 }
 
 /**
+ * Records the exclusive scan of `length(i)` for i < count into `starts`, its total into `counts[0]`, and
+ * 1 into `counts[1]` if the u32 sum wraps (it then holds no answer).
+ */
+async function recordScanChecked(
+  rec: Recorder,
+  count: number,
+  length: Functor,
+  starts: DeviceArray<'u32'>,
+  counts: DeviceArray<'u32'>,
+): Promise<void> {
+  rec.clear(counts);
+  await transformScan(rec, count, length, starts, { total: { array: counts, index: 0 } });
+  await transform(
+    rec,
+    count,
+    wgsl`(i: u32) {
+  let s = ${starts}[i];
+  if (s + ${length}(i) < s) { atomicStore(&${atomic(counts)}[1], 1u); }
+}`,
+  );
+}
+
+/** The total {@link recordScanChecked} left, or an error when it wrapped. */
+async function checkedTotal(counts: DeviceArray<'u32'>, what: string): Promise<number> {
+  const [total, wrapped] = await counts.download(0, 2);
+  if (wrapped) throw new InputError(`the ${what} number 2^32 or more: give fewer vertices`, 'vertices');
+  return total!;
+}
+
+/**
  * Jaccard similarity of each given vertex with its 2-hop neighbours (cuGraph's `jaccard` without pairs):
  * the paths u - w - v are expanded on the GPU and sorted into distinct (u, v) pairs, which are scored by
  * the segmented intersection, sorted by score and cut to the `topK` best per vertex. The result groups
@@ -199,12 +230,11 @@ export async function jaccardAll(
     const counts = arr('u32', 2, 'counts');
     // Hops u - w: the neighbours of each given vertex, then the paths w - v from each hop.
     const hopStart = arr('u32', k, 'hop starts');
+    const hopLength = wgsl`(i: u32) -> u32 { return ${degree}(${vs}[i]); }`;
     let rec = device.recorder({ label: 'jaccardAll hops' });
-    await transformScan(rec, k, wgsl`(i: u32) -> u32 { return ${degree}(${vs}[i]); }`, hopStart, {
-      total: { array: counts, index: 0 },
-    });
+    await recordScanChecked(rec, k, hopLength, hopStart, counts);
     await rec.submit();
-    const hops = (await counts.download(0, 1))[0]!;
+    const hops = await checkedTotal(counts, 'hops from the given vertices');
     if (hops === 0) return empty;
     const segment = (starts: DeviceArray<'u32'>, length: number) => wgsl`(p: u32) -> u32 {
   var lo = 0u;
@@ -221,12 +251,11 @@ export async function jaccardAll(
   return ${targets}[${offsets}[${vs}[i]] + h - ${hopStart}[i]];
 }`;
     const pathStart = arr('u32', hops, 'path starts');
+    const pathLength = wgsl`(h: u32) -> u32 { return ${degree}(${hopVertex}(h)); }`;
     rec = device.recorder({ label: 'jaccardAll paths' });
-    await transformScan(rec, hops, wgsl`(h: u32) -> u32 { return ${degree}(${hopVertex}(h)); }`, pathStart, {
-      total: { array: counts, index: 0 },
-    });
+    await recordScanChecked(rec, hops, pathLength, pathStart, counts);
     await rec.submit();
-    const paths = (await counts.download(0, 1))[0]!;
+    const paths = await checkedTotal(counts, '2-hop paths from the given vertices');
     // Each path's (given vertex index, end vertex), sorted by end then (stably) by index: distinct pairs are runs.
     const pathOf = segment(pathStart, hops);
     const keys = arr('u32', paths, 'keys');
