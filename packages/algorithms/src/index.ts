@@ -61,6 +61,15 @@ export { type PageRankOptions, PageRankProblem, type PageRankResult, pageRank } 
 export { type PageRankReferenceOptions, pageRankReference } from './pagerank-reference.ts';
 export { type SccOptions, type SccResult, stronglyConnectedComponents } from './scc.ts';
 export { sccReference } from './scc-reference.ts';
+export { jaccard, jaccardAll, overlap } from './similarity.ts';
+export {
+  type JaccardAllOptions,
+  jaccardAllReference,
+  jaccardReference,
+  overlapReference,
+  type SimilarityResult,
+  type VertexPairs,
+} from './similarity-reference.ts';
 export type { SsspEngineTuning } from './sssp/near-far-engine.ts';
 export { ssspReference } from './sssp/reference.ts';
 export {

@@ -31,6 +31,11 @@ import { checkLouvainOptions, type LouvainOptions, type LouvainResult } from './
 const MAX_SWEEPS = 64;
 /** A level stops after this many sweeps in a row gain no more than `threshold` (each moves a random half). */
 const IDLE_SWEEPS = 3;
+/**
+ * A sweep that lowers modularity is undone and the next lets half as many vertices move, down to one in
+ * this mask + 1: simultaneous moves of neighbours conflict, fewer movers conflict less.
+ */
+const MAX_MASK = 15;
 const NONE = 0xffffffff;
 
 /** One level's graph: `count` arcs grouped by source, each loop's weight doubled. */
@@ -168,6 +173,144 @@ export async function louvain(graph: DeviceGraph, options: LouvainOptions = {}):
       await map(rec, n0, wgsl`(v: u32) -> u32 { return v; }`, part);
       await rec.submit();
       const score = wgsl`(sum: f32, others: f32, k: f32) -> f32 { return sum - ${f32(resolution)} * others * k / ${f32(total)}; }`;
+      const runsTotal = { array: counts, index: 0 };
+      const qOf = async () => modularityFromParts(await parts.download(), total, resolution);
+      let qStart = Number.NaN;
+      /**
+       * Sweeps of local moving over `arcs` from `start` (default: every vertex alone) until they stop
+       * gaining; leaves the partition in `comm` and returns its modularity (the start's in `qStart`).
+       */
+      async function localMoving(
+        arcs: Arcs,
+        n: number,
+        k: DeviceArray<'f32'>,
+        level: number,
+        start?: DeviceArray<'u32'>,
+      ): Promise<number> {
+        rec = device.recorder({ label: 'louvain level start' });
+        if (start) {
+          rec.copy(start, comm, n);
+          await sums.group(rec, comm, n, n);
+          await sums.sum(rec, k, n, n, stot);
+        } else {
+          await map(rec, n, wgsl`(v: u32) -> u32 { return v; }`, comm);
+          rec.copy(k, stot, n);
+        }
+        await recordModularityParts(rec, arcs, comm, stot, stot, n, runSum, parts);
+        await rec.submit();
+        let q = await qOf();
+        qStart = q;
+        let idle = 0;
+        let mask = 1;
+        for (let sweep = 0; sweep < MAX_SWEEPS && idle < IDLE_SWEEPS; sweep++) {
+          rec = device.recorder({ label: 'louvain sweep' });
+          await recordSweep(rec, sweepSalt(seed, level, sweep), mask, arcs, n, k);
+          await rec.submit();
+          const next = await qOf();
+          if (next < q) {
+            rec = device.recorder({ label: 'louvain undo' });
+            rec.copy(prevComm, comm, n);
+            await rec.submit();
+            if (mask < MAX_MASK) mask = 2 * mask + 1;
+            else idle++;
+            continue;
+          }
+          idle = next - q <= threshold ? idle + 1 : 0;
+          q = next;
+        }
+        return q;
+      }
+
+      /** One sweep of local moving over the level's arcs, recorded. */
+      async function recordSweep(
+        r: Recorder,
+        salt: number,
+        mask: number,
+        arcs: Arcs,
+        n: number,
+        k: DeviceArray<'f32'>,
+      ): Promise<void> {
+        const { src, dst, share } = arcs;
+        const arcCount = arcs.count;
+        await transform(
+          r,
+          arcCount,
+          wgsl`(p: u32) { ${rw(keys)}[p] = ${comm}[${dst}[p]]; ${rw(vals)}[p] = p; }`,
+        );
+        await sortPairs(r, keys, vals, { count: arcCount, bits: idBits(n) });
+        await recordRuns(
+          r,
+          arcCount,
+          wgsl`(p: u32) -> bool { return ${keys}[p] != ${keys}[p - 1u] || ${src}[${vals}[p]] != ${src}[${vals}[p - 1u]]; }`,
+          starts,
+          runsTotal,
+        );
+        const bestA = atomic(best);
+        await transform(
+          r,
+          n,
+          wgsl`(v: u32) {
+  let kv = ${k}[v];
+  let g = ${orderKey}(${score}(0.0, ${stot}[${comm}[v]] - kv, kv));
+  atomicStore(&${bestA}[v], g);
+  ${rw(stay)}[v] = g;
+  ${rw(bestComm)}[v] = ${u32(NONE)};
+}`,
+        );
+        await transformSegreduce(
+          r,
+          arcCount,
+          starts,
+          runsTotal,
+          wgsl`(index: u32, seg: u32, rank: u32) -> f32 {
+  let e = ${vals}[index];
+  return select(${share}[e], 0.0, ${src}[e] == ${dst}[e]);
+}`,
+          runSum,
+        );
+        await transform(
+          r,
+          runsTotal,
+          wgsl`(s: u32) {
+  let p = ${starts}[s];
+  let v = ${src}[${vals}[p]];
+  let c = ${keys}[p];
+  let kv = ${k}[v];
+  let own = c == ${comm}[v];
+  let g = ${orderKey}(${score}(${runSum}[s], ${stot}[c] - select(0.0, kv, own), kv));
+  ${rw(runScore)}[s] = g;
+  if (own) { ${rw(stay)}[v] = g; }
+  atomicMax(&${bestA}[v], g);
+}`,
+        );
+        await transform(
+          r,
+          runsTotal,
+          wgsl`(s: u32) {
+  let p = ${starts}[s];
+  let v = ${src}[${vals}[p]];
+  let c = ${keys}[p];
+  if (c != ${comm}[v] && ${runScore}[s] == atomicLoad(&${bestA}[v])) { atomicMin(&${atomic(bestComm)}[v], c); }
+}`,
+        );
+        await transform(
+          r,
+          n,
+          wgsl`(v: u32) {
+  let c = ${rw(comm)}[v];
+  ${rw(prevComm)}[v] = c;
+  var h = (v ^ ${u32(salt)}) * 0x9e3779b1u;
+  h = (h ^ (h >> 16u)) * 0x85ebca6bu;
+  h = h ^ (h >> 13u);
+  let to = ${bestComm}[v];
+  if ((h & ${u32(mask)}) == 1u && to != ${u32(NONE)} && atomicLoad(&${bestA}[v]) > ${stay}[v]) { ${rw(comm)}[v] = to; }
+}`,
+        );
+        await sums.group(r, comm, n, n);
+        await sums.sum(r, k, n, n, stot);
+        await recordModularityParts(r, arcs, comm, stot, stot, n, runSum, parts);
+      }
+
       let arcs = a0;
       let n = n0;
       let k = k0;
@@ -177,31 +320,8 @@ export async function louvain(graph: DeviceGraph, options: LouvainOptions = {}):
         const level = levels.length;
         const { src, dst, share } = arcs;
         const arcCount = arcs.count;
-        const qOf = async () => modularityFromParts(await parts.download(), total, resolution);
-        rec = device.recorder({ label: 'louvain level start' });
-        await map(rec, n, wgsl`(v: u32) -> u32 { return v; }`, comm);
-        rec.copy(k, stot, n);
-        await recordModularityParts(rec, arcs, comm, stot, stot, n, runSum, parts);
-        await rec.submit();
-        let q = await qOf();
-        if (level === 0) levelQ = q;
-        let idle = 0;
-        const runsTotal = { array: counts, index: 0 };
-        for (let sweep = 0; sweep < MAX_SWEEPS && idle < IDLE_SWEEPS; sweep++) {
-          rec = device.recorder({ label: 'louvain sweep' });
-          await recordSweep(rec, sweepSalt(seed, level, sweep));
-          await rec.submit();
-          const next = await qOf();
-          if (next < q) {
-            rec = device.recorder({ label: 'louvain undo' });
-            rec.copy(prevComm, comm, n);
-            await rec.submit();
-            idle++;
-            continue;
-          }
-          idle = next - q <= threshold ? idle + 1 : 0;
-          q = next;
-        }
+        const q = await localMoving(arcs, n, k, level);
+        if (level === 0) levelQ = qStart;
         // Renumber the communities densely and build the community graph.
         const other = sets[nextSet]!;
         rec = device.recorder({ label: 'louvain aggregate' });
@@ -263,87 +383,19 @@ export async function louvain(graph: DeviceGraph, options: LouvainOptions = {}):
         await recordRows(rec, arcs.src, arcs.count, n, rows);
         await segmentedReduce(rec, arcs.share, rows, n, kl, { count: arcs.count });
         await rec.submit();
-
-        /** One sweep of local moving over the level's arcs, recorded. */
-        async function recordSweep(r: Recorder, salt: number): Promise<void> {
-          await transform(
-            r,
-            arcCount,
-            wgsl`(p: u32) { ${rw(keys)}[p] = ${comm}[${dst}[p]]; ${rw(vals)}[p] = p; }`,
-          );
-          await sortPairs(r, keys, vals, { count: arcCount, bits: idBits(n) });
-          await recordRuns(
-            r,
-            arcCount,
-            wgsl`(p: u32) -> bool { return ${keys}[p] != ${keys}[p - 1u] || ${src}[${vals}[p]] != ${src}[${vals}[p - 1u]]; }`,
-            starts,
-            runsTotal,
-          );
-          const bestA = atomic(best);
-          await transform(
-            r,
-            n,
-            wgsl`(v: u32) {
-  let kv = ${k}[v];
-  let g = ${orderKey}(${score}(0.0, ${stot}[${comm}[v]] - kv, kv));
-  atomicStore(&${bestA}[v], g);
-  ${rw(stay)}[v] = g;
-  ${rw(bestComm)}[v] = ${u32(NONE)};
-}`,
-          );
-          await transformSegreduce(
-            r,
-            arcCount,
-            starts,
-            runsTotal,
-            wgsl`(index: u32, seg: u32, rank: u32) -> f32 {
-  let e = ${vals}[index];
-  return select(${share}[e], 0.0, ${src}[e] == ${dst}[e]);
-}`,
-            runSum,
-          );
-          await transform(
-            r,
-            runsTotal,
-            wgsl`(s: u32) {
-  let p = ${starts}[s];
-  let v = ${src}[${vals}[p]];
-  let c = ${keys}[p];
-  let kv = ${k}[v];
-  let own = c == ${comm}[v];
-  let g = ${orderKey}(${score}(${runSum}[s], ${stot}[c] - select(0.0, kv, own), kv));
-  ${rw(runScore)}[s] = g;
-  if (own) { ${rw(stay)}[v] = g; }
-  atomicMax(&${bestA}[v], g);
-}`,
-          );
-          await transform(
-            r,
-            runsTotal,
-            wgsl`(s: u32) {
-  let p = ${starts}[s];
-  let v = ${src}[${vals}[p]];
-  let c = ${keys}[p];
-  if (c != ${comm}[v] && ${runScore}[s] == atomicLoad(&${bestA}[v])) { atomicMin(&${atomic(bestComm)}[v], c); }
-}`,
-          );
-          await transform(
-            r,
-            n,
-            wgsl`(v: u32) {
-  let c = ${rw(comm)}[v];
-  ${rw(prevComm)}[v] = c;
-  var h = (v ^ ${u32(salt)}) * 0x9e3779b1u;
-  h = (h ^ (h >> 16u)) * 0x85ebca6bu;
-  h = h ^ (h >> 13u);
-  let to = ${bestComm}[v];
-  if ((h & 1u) == 1u && to != ${u32(NONE)} && atomicLoad(&${bestA}[v]) > ${stay}[v]) { ${rw(comm)}[v] = to; }
-}`,
-          );
-          await sums.group(r, comm, n, n);
-          await sums.sum(r, k, n, n, stot);
-          await recordModularityParts(r, arcs, comm, stot, stot, n, runSum, parts);
-        }
+      }
+      if (levels.length > 1) {
+        // Refinement: vertices of the original graph move between the final communities, which repairs
+        // moves that aggregation made final while the communities were still forming.
+        await localMoving(a0, n0, k0, levels.length, part);
+        rec = device.recorder({ label: 'louvain refine' });
+        rec.clear(used);
+        await transform(rec, n0, wgsl`(v: u32) { ${rw(used)}[${comm}[v]] = 1u; }`);
+        await exclusiveScan(rec, used, newId, { count: n0, total: { array: counts, index: 1 } });
+        await transform(rec, n0, wgsl`(v: u32) { ${rw(part)}[v] = ${newId}[${comm}[v]]; }`);
+        await rec.submit();
+        count = (await counts.download(1, 1))[0]!;
+        levels[levels.length - 1] = await part.download();
       }
       if (levels.length > 0) {
         rec = device.recorder({ label: 'louvain modularity' });

@@ -4,6 +4,8 @@ import { join } from 'node:path';
 import {
   eigenvectorCentralityReference,
   hitsReference,
+  jaccardAllReference,
+  jaccardReference,
   katzCentralityReference,
   personalizedPageRankReference,
 } from '@weft/algorithms';
@@ -284,6 +286,46 @@ describe('weft run, convert, info', () => {
       }
       if (freq.size > 0) expect(freq.get(json.values[v]!)).toBe(Math.max(...freq.values()));
       else expect(json.values.filter((l) => l === json.values[v]).length).toBe(1);
+    }
+  }, 120_000);
+
+  it('runs jaccard on pairs from a file and on 2-hop neighbours of given vertices', async () => {
+    const csr = hostCsrFromEdgeList({
+      vertexCount: N,
+      src: Uint32Array.from(ARCS, (a) => a[0]),
+      dst: Uint32Array.from(ARCS, (a) => a[1]),
+      directed: false,
+    }).csr;
+    await writeFile(join(dir, 'pairs.txt'), '# u v\n0 1\n2,4\n3 5\n1 1\n');
+    const run = async (args: string[]) => {
+      const r = await weft(['run', 'jaccard', join(dir, 'g.mtx'), ...args, '--out', join(dir, 'j.json')]);
+      expect(r.code, r.stderr).toBe(0);
+      return (await readJson(join(dir, 'j.json'))) as Record<string, number[]>;
+    };
+    const pairs = await run(['--pairs', join(dir, 'pairs.txt')]);
+    const want = jaccardReference(csr, { src: [0, 2, 3, 1], dst: [1, 4, 5, 1] });
+    expect(pairs).toMatchObject({
+      algorithm: 'jaccard',
+      undirected: true,
+      first: [0, 2, 3, 1],
+      second: [1, 4, 5, 1],
+    });
+    expect(pairs['common']).toEqual([...want.common]);
+    for (const [i, s] of want.score.entries()) expect(pairs['score']![i]).toBeCloseTo(s, 6);
+    const top = await run(['--vertices', '2,4', '--top', '2']);
+    const wantTop = jaccardAllReference(csr, [2, 4], { topK: 2 });
+    expect(top['first']).toEqual([...wantTop.first]);
+    expect(top['second']).toEqual([...wantTop.second]);
+    for (const [i, s] of wantTop.score.entries()) expect(top['score']![i]).toBeCloseTo(s, 6);
+    for (const [args, pattern] of [
+      [[], /jaccard needs either --pairs FILE or --vertices/],
+      [['--pairs', join(dir, 'none.txt')], /--pairs: cannot read/],
+      [['--vertices', '1', '--top', '0'], /--top/],
+      [['--pairs', join(dir, 'pairs.txt'), '--top', '2'], /--top needs --vertices/],
+    ] as [string[], RegExp][]) {
+      const bad = await weft(['run', 'jaccard', join(dir, 'g.mtx'), ...args]);
+      expect(bad.code).toBe(2);
+      expect(bad.stderr).toMatch(pattern);
     }
   }, 120_000);
 

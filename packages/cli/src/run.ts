@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import {
   type BetweennessOptions,
@@ -9,6 +10,8 @@ import {
   eigenvectorCentrality,
   graphColoring,
   hits,
+  jaccard,
+  jaccardAll,
   katzCentrality,
   labelPropagation,
   louvain,
@@ -46,6 +49,7 @@ const ALGORITHMS = [
   'eigenvector',
   'lpa',
   'mst',
+  'jaccard',
 ] as const;
 type Algorithm = (typeof ALGORITHMS)[number];
 
@@ -58,6 +62,7 @@ const UNDIRECTED_ONLY: readonly Algorithm[] = [
   'louvain',
   'lpa',
   'mst',
+  'jaccard',
 ];
 
 export const RUN_USAGE = `usage: weft run <algorithm> <graph-file> [options]
@@ -66,6 +71,9 @@ export const RUN_USAGE = `usage: weft run <algorithm> <graph-file> [options]
   graph-file        ${GRAPH_FILE_HELP}
   --source N        source vertex for bfs, sssp and ppr (0-based; default 0)
   --sources A,B,..  ppr: personalize to these vertices (instead of --source)
+  --pairs FILE      jaccard: score the vertex pairs of FILE (two ids a line)
+  --vertices A,B,.. jaccard: score these vertices against their 2-hop neighbours
+  --top K           jaccard --vertices: keep the K best per vertex (default all)
   --out FILE        write the result as JSON (values indexed by 0-based vertex id)
   --repeat N        warm runs timed after the first (cold) run; prints their median and min (default 1)
   --samples K       bc: sample K source vertices (default: every vertex)
@@ -98,6 +106,9 @@ export async function runCommand(args: string[], io: Io = processIo): Promise<nu
       repeat: { type: 'string', default: '1' },
       samples: { type: 'string' },
       seed: { type: 'string', default: '0' },
+      pairs: { type: 'string' },
+      vertices: { type: 'string' },
+      top: { type: 'string' },
       ...GRAPH_OPTIONS,
     },
   });
@@ -116,12 +127,21 @@ export async function runCommand(args: string[], io: Io = processIo): Promise<nu
   if (!values.renumber) {
     vertexIdOption(values.source, '--source');
     for (const t of values.sources?.split(',') ?? []) vertexIdOption(t.trim(), '--sources');
+    for (const t of values.vertices?.split(',') ?? []) vertexIdOption(t.trim(), '--vertices');
   }
   const repeat = countOption(values.repeat, '--repeat');
   const samples = values.samples === undefined ? undefined : countOption(values.samples, '--samples');
   if (!/^[0-9]+$/.test(values.seed) || !Number.isSafeInteger(Number(values.seed))) {
     throw new InputError(`'${values.seed}' is not a seed (a non-negative integer)`, '--seed');
   }
+  const top = values.top === undefined ? undefined : countOption(values.top, '--top');
+  if (algorithm === 'jaccard' && (values.pairs === undefined) === (values.vertices === undefined)) {
+    throw new InputError('jaccard needs either --pairs FILE or --vertices A,B,..', 'weft run jaccard');
+  }
+  if (top !== undefined && values.vertices === undefined) {
+    throw new InputError('--top needs --vertices', '--top');
+  }
+  const pairIds = values.pairs === undefined ? undefined : await pairTokens(values.pairs);
   const bcOptions: BetweennessOptions =
     samples === undefined ? {} : { k: samples, seed: Number(values.seed) };
   // A missing file, a directory or an unwritable --out is reported before a device starts.
@@ -144,6 +164,7 @@ export async function runCommand(args: string[], io: Io = processIo): Promise<nu
       csr = undirectedCsr(csr);
       notice = `, run on its undirected graph (${csr.edgeCount} arcs): ${algorithm} needs an undirected graph`;
     }
+    let similarity: SimilarityInput = {};
     const sources =
       algorithm === 'ppr' && values.sources !== undefined
         ? values.sources.split(',').map((t) => sourceVertex(csr, t.trim(), file, '--sources'))
@@ -152,6 +173,19 @@ export async function runCommand(args: string[], io: Io = processIo): Promise<nu
               ? sourceVertex(csr, values.source, file)
               : 0,
           ];
+    if (algorithm === 'jaccard') {
+      const ids = (tokens: string[], option: string) => tokens.map((t) => sourceVertex(csr, t, file, option));
+      similarity =
+        pairIds !== undefined
+          ? { pairs: ids(pairIds, '--pairs') }
+          : {
+              vertices: ids(
+                values.vertices!.split(',').map((t) => t.trim()),
+                '--vertices',
+              ),
+              top,
+            };
+    }
     if (samples !== undefined && samples > csr.vertexCount) {
       throw new InputError(
         `${samples} sources, but ${fileName(file)} has ${csr.vertexCount} vertices`,
@@ -161,12 +195,12 @@ export async function runCommand(args: string[], io: Io = processIo): Promise<nu
     const graph = uploadGraph(device, csr, { csc: csr.directed });
     try {
       let start = performance.now();
-      let result = await runAlgorithm(algorithm as Algorithm, graph, csr, sources, bcOptions);
+      let result = await runAlgorithm(algorithm as Algorithm, graph, csr, sources, bcOptions, similarity);
       const coldMs = performance.now() - start;
       const warm: number[] = [];
       for (let k = 0; k < repeat; k++) {
         start = performance.now();
-        result = await runAlgorithm(algorithm as Algorithm, graph, csr, sources, bcOptions);
+        result = await runAlgorithm(algorithm as Algorithm, graph, csr, sources, bcOptions, similarity);
         warm.push(performance.now() - start);
       }
       warm.sort((a, b) => a - b);
@@ -212,6 +246,34 @@ export async function runCommand(args: string[], io: Io = processIo): Promise<nu
   }
 }
 
+/** `weft run jaccard`'s input: vertex pairs (flat) or vertices to score against their 2-hop neighbours. */
+interface SimilarityInput {
+  pairs?: number[];
+  vertices?: number[];
+  top?: number | undefined;
+}
+
+/** The ids of a pair file: two a line, split by spaces, tabs or commas; `#` and `%` lines are comments. */
+async function pairTokens(path: string): Promise<string[]> {
+  const tokens: string[] = [];
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch {
+    throw new InputError(`cannot read ${path}`, '--pairs');
+  }
+  for (const [i, line] of text.split('\n').entries()) {
+    const row = line.trim();
+    if (row === '' || row.startsWith('#') || row.startsWith('%')) continue;
+    const pair = row.split(/[\s,]+/);
+    if (pair.length !== 2) {
+      throw new InputError(`line ${i + 1} of ${fileName(path)} is not a pair of vertex ids`, '--pairs');
+    }
+    tokens.push(...pair);
+  }
+  return tokens;
+}
+
 function median(sorted: number[]): number {
   const mid = sorted.length >> 1;
   return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
@@ -229,6 +291,7 @@ async function runAlgorithm(
   csr: HostCsr,
   sources: number[],
   bcOptions: BetweennessOptions,
+  similarity: SimilarityInput,
 ): Promise<RunResult> {
   const source = sources[0]!;
   switch (algorithm) {
@@ -306,6 +369,17 @@ async function runAlgorithm(
         arrays: { values: r.core },
         iterations: r.iterations,
         summary,
+      };
+    }
+    case 'jaccard': {
+      const r =
+        similarity.pairs !== undefined
+          ? await jaccard(graph, Uint32Array.from(similarity.pairs))
+          : await jaccardAll(graph, similarity.vertices!, { topK: similarity.top });
+      return {
+        scalars: {},
+        arrays: { first: r.first, second: r.second, score: r.score, common: r.common },
+        summary: `${r.first.length} pair${r.first.length === 1 ? '' : 's'}`,
       };
     }
     case 'louvain': {

@@ -13,6 +13,8 @@ import {
   graphColoring,
   hits,
   hitsReference,
+  jaccard,
+  jaccardReference,
   katzCentrality,
   katzCentralityReference,
   labelPropagation,
@@ -690,6 +692,75 @@ function lpaReferenceCase(input: GraphInput): BenchCase {
   };
 }
 
+/** Each undirected edge once (u < v) as a pair: Jaccard over every edge, cuGraph's default pair set. */
+function edgePairs(csr: HostCsr): Uint32Array {
+  const flat: number[] = [];
+  for (let u = 0; u < csr.vertexCount; u++) {
+    for (let e = csr.offsets[u]!; e < csr.offsets[u + 1]!; e++) {
+      const v = csr.targets[e]!;
+      if (u < v || csr.directed) flat.push(u, v);
+    }
+  }
+  return Uint32Array.from(flat);
+}
+
+/**
+ * Jaccard of every edge's endpoints (GPU), host-timed: it checks the graph and reads the scores back. Valid
+ * when every common-neighbour count equals the reference's and every score is within 1e-6 (up to 2^22 arcs).
+ */
+function jaccardCase(input: GraphInput): BenchCase {
+  return wholeGraphCase('jaccard', input, async (_device, csr, graph) => {
+    const pairs = edgePairs(csr);
+    let last = await jaccard(graph, pairs);
+    return {
+      items: pairs.length / 2,
+      hostTimed: true,
+      async run() {
+        last = await jaccard(graph, pairs);
+      },
+      async validate() {
+        if (csr.edgeCount > LOUVAIN_REFERENCE_MAX_ARCS) return null;
+        const want = jaccardReference(csr, pairs);
+        for (let i = 0; i < want.score.length; i++) {
+          if (last.common[i] !== want.common[i] || Math.abs(last.score[i]! - want.score[i]!) > 1e-6) {
+            return `pair ${i}: ${last.common[i]} common, score ${last.score[i]}; expected ${want.common[i]}, ${want.score[i]}`;
+          }
+        }
+        return null;
+      },
+      destroy() {},
+    };
+  });
+}
+
+/** `jaccardReference` over the same pairs as the CPU baseline; checked against the triangle count. */
+function jaccardReferenceCase(input: GraphInput): BenchCase {
+  return {
+    name: `jaccard ${input.label} (reference, CPU)`,
+    family: 'algorithms',
+    maxItems: () => Math.min(LOUVAIN_REFERENCE_MAX_ARCS, input.maxItems),
+    async setup(_device, n, seed) {
+      const csr = input.get(n, seed);
+      const pairs = edgePairs(csr);
+      let total = 0;
+      return {
+        items: pairs.length / 2,
+        bytes: 0,
+        hostTimed: true,
+        async run() {
+          total = jaccardReference(csr, pairs).common.reduce((a, b) => a + b, 0);
+        },
+        // Over every edge, the common neighbours add up to three per triangle.
+        async validate() {
+          const want = csr.directed ? total : 3 * trianglesReference(csr);
+          return total === want ? null : `${total} common neighbours over the edges, expected ${want}`;
+        },
+        destroy() {},
+      };
+    },
+  };
+}
+
 /** The gas power iterations: a GPU result and its plain TypeScript reference (f64), per vertex, flattened. */
 const POWER_ITERATIONS = {
   ppr: {
@@ -986,6 +1057,10 @@ export const cases: BenchCase[] = [
   lpaCase(mesh),
   lpaReferenceCase(kron),
   lpaReferenceCase(mesh),
+  jaccardCase(kron),
+  jaccardCase(mesh),
+  jaccardReferenceCase(kron),
+  jaccardReferenceCase(mesh),
   ...(['ppr', 'hits', 'katz', 'eigenvector'] as const).flatMap((a) => powerIterationCases(a, kron)),
   ...(['ppr', 'katz'] as const).flatMap((a) => powerIterationCases(a, roads)),
 ];
