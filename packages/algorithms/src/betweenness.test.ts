@@ -151,6 +151,22 @@ describe('betweennessCentrality', () => {
       }
     }));
 
+  it('refuses, never returns NaN, when path counts pass f32 range (a 150 x 150 mesh from a corner)', () =>
+    gpuTest(async (device) => {
+      // From a corner, the far corner has C(298, 149) > 1e88 shortest paths; from the centre far fewer.
+      const csr = hostCsrFromEdgeList(grid({ width: 150, height: 150 })).csr;
+      const graph = uploadGraph(device, csr);
+      await expect(betweennessCentrality(graph, { sources: [0] })).rejects.toThrow(
+        /graph: shortest-path counts passed f32's range/,
+      );
+      const small = hostCsrFromEdgeList(grid({ width: 40, height: 40 })).csr;
+      const fits = uploadGraph(device, small);
+      const r = await betweennessCentrality(fits, { sources: [0, 40 * 40 - 1] });
+      expect(verifyBetweenness(small, r.centrality, { sources: [0, 40 * 40 - 1] })).toBeNull();
+      fits.destroy();
+      graph.destroy();
+    }));
+
   it('samples k distinct sources by seed; k = n and every vertex as sources equal the full run', () =>
     gpuTest(async (device) => {
       const csr = hostCsrFromEdgeList(grid({ width: 4, height: 3 })).csr;

@@ -3,6 +3,7 @@ import {
   type DeviceArray,
   f32,
   type GpuCount,
+  InputError,
   type Recorder,
   rw,
   transform,
@@ -52,6 +53,11 @@ export class BetweennessProblem {
   readonly depths: DeviceArray<'u32'>;
   /** Path counts as f32 bits (WGSL has no f32 atomics: they add by compare-exchange). */
   readonly sigma: DeviceArray<'u32'>;
+  /**
+   * Nonzero once a path count passed f32's range: meshes and roads hundreds of levels deep have more
+   * shortest paths than f32 holds (networkx counts in f64), and an infinite count would make scores NaN.
+   */
+  readonly overflow: DeviceArray<'u32'>;
   readonly delta: DeviceArray<'f32'>;
   readonly scores: DeviceArray<'f32'>;
   /** Reached vertices in BFS order; level d is `order[levelStart[d] .. levelStart[d] + levelCount[d])`. */
@@ -81,6 +87,7 @@ export class BetweennessProblem {
     const f32s = (label: string) => device.array('f32', n, { label: `bc ${label}` });
     this.depths = u32s('depths');
     this.sigma = u32s('path counts');
+    this.overflow = u32s('path count overflow', 1);
     this.delta = f32s('dependencies');
     this.scores = f32s('scores');
     this.order = u32s('order');
@@ -95,6 +102,7 @@ export class BetweennessProblem {
   /** Records: every score 0 (before the first source). */
   clear(rec: Recorder): void {
     rec.clear(this.scores);
+    rec.clear(this.overflow);
   }
 
   /** Records the forward search's start from `source` (a vertex: the caller checks). */
@@ -133,8 +141,12 @@ export class BetweennessProblem {
   let add = bitcast<f32>(atomicLoad(&${sigma}[src]));
   var seen = atomicLoad(&${sigma}[dst]);
   loop {
-    let r = atomicCompareExchangeWeak(&${sigma}[dst], seen, bitcast<u32>(bitcast<f32>(seen) + add));
-    if (r.exchanged) { break; }
+    let sum = bitcast<u32>(bitcast<f32>(seen) + add);
+    let r = atomicCompareExchangeWeak(&${sigma}[dst], seen, sum);
+    if (r.exchanged) {
+      if (sum >= ${u32(F32_INFINITY_BITS)}) { ${rw(this.overflow)}[0] = 1u; }
+      break;
+    }
     seen = r.old_value;
   }
   return old == ${u32(UNREACHED)};
@@ -223,6 +235,13 @@ export class BetweennessProblem {
   async result(sampled?: readonly number[]): Promise<Float32Array> {
     const n = this.graph.vertexCount;
     if (n === 0) return new Float32Array(0);
+    if ((await this.overflow.download())[0] !== 0) {
+      throw new InputError(
+        "shortest-path counts passed f32's range (3.4e38): betweenness on this graph (meshes and roads " +
+          'hundreds of levels deep) needs wider counts than Weft keeps; no scores are returned',
+        'graph',
+      );
+    }
     const values = await this.scores.download(0, n);
     rescaleBetweenness(values, this.graph.directed, this, sampled);
     return values;
@@ -232,6 +251,7 @@ export class BetweennessProblem {
     for (const a of [
       this.depths,
       this.sigma,
+      this.overflow,
       this.delta,
       this.scores,
       this.order,
@@ -246,6 +266,9 @@ export class BetweennessProblem {
     this.workspace.destroy();
   }
 }
+
+/** f32 infinity's bits: a count at or past them (sign clear) overflowed. */
+const F32_INFINITY_BITS = 0x7f800000;
 
 /**
  * Betweenness centrality with networkx's definition and options: from every vertex, `k` sampled ones or the
