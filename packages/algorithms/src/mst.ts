@@ -64,12 +64,14 @@ export async function minimumSpanningForest(graph: DeviceGraph): Promise<Spannin
   const comp = device.array('u32', Math.max(1, n), { label: 'mst component' });
   const bestWeight = device.array('u32', Math.max(1, n), { label: 'mst best weight' });
   const bestEdge = device.array('u32', Math.max(1, n), { label: 'mst best edge' });
-  const chosen = device.array('u32', Math.max(1, m), { label: 'mst chosen' });
-  // Word 0: a round linked two trees; word 1: a weight cannot be ordered.
-  const status = device.array('u32', 2, { label: 'mst status' });
+  // The forest's edges as they are linked (at most n - 1), so only they come back to the host.
+  const chosen = device.array('u32', Math.max(1, n), { label: 'mst chosen edges' });
+  const w = graph.weights;
+  const chosenWeights = w ? device.array(w.type, Math.max(1, n), { label: 'mst chosen weights' }) : undefined;
+  // Word 0: a round linked two trees; word 1: a weight cannot be ordered; word 2: edges chosen.
+  const status = device.array('u32', 3, { label: 'mst status' });
   try {
-    await chosen.fill(0);
-    status.upload([0, 0]);
+    status.upload([0, 0, 0]);
     await sets.recordReset(device);
     const st = atomic(status);
     const key = weightKey(graph, st);
@@ -109,6 +111,13 @@ export async function minimumSpanningForest(graph: DeviceGraph): Promise<Spannin
   if (k == atomicLoad(&${bw}[b])) { atomicMin(&${be}[b], edge); }
   return false;
 }`;
+    const record =
+      w && chosenWeights
+        ? wgsl`(at: u32, edge: u32) {
+  ${rw(chosen)}[at] = edge;
+  ${rw(chosenWeights)}[at] = ${w}[edge];
+}`
+        : wgsl`(at: u32, edge: u32) { ${rw(chosen)}[at] = edge; }`;
     // Both ends' components may choose the same edge: the union links it once.
     const link = wgsl`(src: u32, dst: u32, edge: u32) -> bool {
   if (!${keep}(src, dst)) { return false; }
@@ -117,18 +126,20 @@ export async function minimumSpanningForest(graph: DeviceGraph): Promise<Spannin
   if (a == b) { return false; }
   if (atomicLoad(&${be}[a]) != edge && atomicLoad(&${be}[b]) != edge) { return false; }
   if (${sets.union()}(src, dst)) {
-    ${rw(chosen)}[edge] = 1u;
+    ${record}(atomicAdd(&${st}[2], 1u), edge);
     atomicStore(&${st}[0], 1u);
   }
   return false;
 }`;
     if (n > 0 && m > 0) {
       for (;;) {
-        await transform(device, n, start);
-        await advancePush(device, graph, 'all', lightest);
-        await advancePush(device, graph, 'all', firstOfLightest);
-        await advancePush(device, graph, 'all', link);
-        const [linked, bad] = await status.download();
+        const rec = device.recorder({ label: 'mst round' });
+        await transform(rec, n, start);
+        await advancePush(rec, graph, 'all', lightest);
+        await advancePush(rec, graph, 'all', firstOfLightest);
+        await advancePush(rec, graph, 'all', link);
+        await rec.submit();
+        const [linked, bad] = await status.download(0, 2);
         if (bad) throw new InputError('minimumSpanningForest needs non-negative weights', 'graph');
         if (!linked) break;
       }
@@ -136,13 +147,12 @@ export async function minimumSpanningForest(graph: DeviceGraph): Promise<Spannin
     if (!(await sets.finished())) {
       throw new WeftError('union-find gave up on a link after too many failed compare-exchanges');
     }
-    const marks = m === 0 ? new Uint32Array(0) : await chosen.download(0, m);
-    const edges = Uint32Array.from(marks.keys()).filter((e) => marks[e] === 1);
+    const count = (await status.download(2, 1))[0]!;
+    const edges = count === 0 ? new Uint32Array(0) : (await chosen.download(0, count)).sort();
     let weight = edges.length;
-    if (graph.weights && edges.length > 0) {
-      const w = await graph.weights.download(0, m);
+    if (chosenWeights && count > 0) {
       weight = 0;
-      for (const e of edges) weight += w[e]!;
+      for (const x of await chosenWeights.download(0, count)) weight += x;
     }
     return { weight, edges, trees: n - edges.length, undirected: graph.directed };
   } finally {
@@ -151,6 +161,7 @@ export async function minimumSpanningForest(graph: DeviceGraph): Promise<Spannin
     bestWeight.destroy();
     bestEdge.destroy();
     chosen.destroy();
+    chosenWeights?.destroy();
     status.destroy();
   }
 }

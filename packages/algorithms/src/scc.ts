@@ -21,6 +21,7 @@ import {
 } from '@weft/operators';
 import { reduce } from '@weft/scan';
 import { type LoadBalanceOption, prepareLoadBalance, type RunOptions } from './common.ts';
+import { connectedComponents } from './components.ts';
 
 const NONE = 0xffffffff;
 
@@ -252,6 +253,12 @@ export async function stronglyConnectedComponents(
       'strongly connected components of a directed graph need its in-edges: uploadGraph(..., { csc: true })',
       'graph',
     );
+  }
+  if (!graph.directed) {
+    // An undirected graph's strongly connected components are its connected components: union-find takes
+    // a few passes where colouring would take as many iterations as the diameter.
+    const cc = await connectedComponents(graph, options.signal ? { signal: options.signal } : {});
+    return { labels: cc.labels, count: cc.count, rounds: 1, iterations: cc.iterations };
   }
   await prepareLoadBalance(graph, options.loadBalance);
   const run = new SccRun(graph, options);
