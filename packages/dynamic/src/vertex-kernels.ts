@@ -2,7 +2,7 @@ import type { KernelDefinition } from '@weft/gpu';
 import { A_BUMP, A_FREE, tableWgsl, V_BASE, V_BUCKETS, V_DEGREE, V_FLAGS, WORKGROUP } from './layout.ts';
 
 /** Threads of the workgroup that `unlink` and `clear` give each deleted vertex. */
-export const VERTEX_WORKGROUP = 64;
+const VERTEX_WORKGROUP = 64;
 
 /**
  * Vertex operations. `ids` (and `buckets`) list distinct vertices, checked on the host.
