@@ -1,3 +1,4 @@
+import awad2020 from '../anchors/awad2020.json' with { type: 'json' };
 import type { Measurement } from './harness.ts';
 
 /** A figure measured by another tool (PyTorch, SciPy) in the same command, read from its JSON. */
@@ -7,6 +8,9 @@ export interface ExternalAnchor {
   ms: number;
   itemsPerSec: number;
   bytesPerSec: number;
+  /** A paper's figure: the evaluation row it belongs to (cases name it in `paperRow`) and its setup. */
+  row?: string;
+  setup?: string;
 }
 
 export interface AnchorFile {
@@ -48,11 +52,36 @@ const RULES: readonly Rule[] = [
   { family: 'segreduce', anchor: 'copy kernel u32', metric: 'bytesPerSec', target: 0.5, internal: true },
 ];
 
+/**
+ * The published figures the dynamic suite reproduces (anchors/awad2020.json), always loaded: a case naming a
+ * row is compared with the row's figure at the paper's batch size (`n` 0: any size), against the issue's 3x.
+ */
+export const PAPER_ANCHORS: AnchorFile = awad2020;
+const PAPER_TARGET = 3;
+
+/** The paper's figure for a measurement of a case that names a paper row, if the row has one at its size. */
+export function paperAnchor(m: Pick<Measurement, 'paperRow' | 'n'>): ExternalAnchor | undefined {
+  if (!m.paperRow) return undefined;
+  return PAPER_ANCHORS.results.find((a) => a.row === m.paperRow && (a.n === 0 || a.n === m.n));
+}
+
 export function compare(
   m: Measurement,
   ours: readonly Measurement[],
   external: readonly ExternalAnchor[],
 ): Comparison | undefined {
+  if (m.paperRow) {
+    const a = paperAnchor(m);
+    if (!a || !m.valid) return undefined;
+    const metric = 'itemsPerSec';
+    return {
+      anchor: a.name,
+      metric,
+      anchorValue: a[metric],
+      ratio: m[metric] / a[metric],
+      target: PAPER_TARGET,
+    };
+  }
   if (m.family === 'algorithms') return compareAlgorithm(m, external);
   const rule = RULES.find((r) => r.family === m.family);
   if (!rule || !m.valid || m.name === rule.anchor) return undefined;

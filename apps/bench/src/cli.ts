@@ -13,6 +13,7 @@ import { type Measurement, measureCases } from './harness.ts';
 import { htmlReport } from './html.ts';
 import {
   type BenchReport,
+  paperTable,
   summaryHtmlTable,
   summaryTable,
   traversalTable,
@@ -231,6 +232,9 @@ async function runBench(
   if (notes.length > 0) report.notes = notes;
   for (const n of notes) console.log(`note: ${n}`);
   console.log(`\n${summaryTable(report)}`);
+  const paper = paperTable(report);
+  if (paper)
+    console.log(`\nThe paper's evaluation matrix (ratio: ours / the paper's figure; target 3x):\n${paper}`);
   const traversals = traversalTable(report);
   if (traversals)
     console.log(`\nTraversals (Graph500/GAP: per-source times, harmonic-mean TEPS):\n${traversals}`);

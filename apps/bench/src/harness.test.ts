@@ -1,6 +1,7 @@
 import type { WeftDevice } from '@weft/gpu';
 import { expect, test } from 'vitest';
 import { measureCases } from './harness.ts';
+import { withComparisons } from './report.ts';
 import type { BenchCase } from './types.ts';
 
 /** A device whose submits report the GPU time the case set for the current source. */
@@ -104,4 +105,55 @@ test('sources: validateEvery samples every k-th source and the last', async () =
   expect(m!.sources!.validated).toBe(4);
   expect(m!.valid).toBe(true);
   expect(m!.sources!.iterations).toBeUndefined();
+});
+
+test('once: a case independent of n runs at the smallest size it supports; paper rows are compared', async () => {
+  const sizes: number[] = [];
+  const make = (name: string, extra: Partial<BenchCase>): BenchCase => ({
+    name,
+    family: 'dynamic',
+    async setup(_device, n) {
+      sizes.push(n);
+      return {
+        items: 2 ** 20,
+        bytes: 0,
+        setup: `setup at ${n}`,
+        run: async () => {},
+        validate: async () => null,
+        destroy() {},
+      };
+    },
+    ...extra,
+  });
+  const cases = [
+    make('dynamic bulk build fake', { once: true, paperRow: 'bulk build', maxItems: () => 2 ** 18 }),
+    make('dynamic insert edges fake', { paperRow: 'edge insertion' }),
+  ];
+  // 1 ms per run: 2^20 items a millisecond.
+  const ms = await measureCases(
+    fakeDevice(() => 1),
+    'dynamic',
+    cases,
+    [2 ** 20, 2 ** 16, 2 ** 18],
+    options,
+  );
+  expect(sizes).toEqual([2 ** 16, 2 ** 20, 2 ** 16, 2 ** 18]);
+  expect(ms.map((m) => m.paperRow)).toEqual([
+    'bulk build',
+    'edge insertion',
+    'edge insertion',
+    'edge insertion',
+  ]);
+  expect(ms[0]!.setup).toBe(`setup at ${2 ** 16}`);
+  const report = withComparisons(ms, undefined);
+  // The bulk build row has a figure at any size; edge insertion only at the paper's 2^20 batches.
+  expect(report.map((m) => m.comparison?.anchor)).toEqual([
+    'Awad 2020 bulk build',
+    'Awad 2020 edge insertion',
+    undefined,
+    undefined,
+  ]);
+  const insertion = report[1]!.comparison!;
+  expect(insertion.target).toBe(3);
+  expect(insertion.ratio).toBeCloseTo(2 ** 20 / 1e-3 / 665e6, 6);
 });

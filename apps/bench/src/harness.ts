@@ -60,6 +60,9 @@ export interface Measurement {
   runsPerBatch: number;
   valid: boolean;
   error?: string;
+  /** The paper row the case reproduces, and its setup as run (see `BenchCase.paperRow`). */
+  paperRow?: string;
+  setup?: string;
   graph?: GraphStats;
   sources?: SourceStats;
   trace?: IterationTrace;
@@ -100,9 +103,11 @@ export async function measureCases(
   options: MeasureOptions,
 ): Promise<Measurement[]> {
   const out: Measurement[] = [];
-  const plan = cases.flatMap((c) =>
-    sizes.filter((n) => n <= (c.maxItems?.(device) ?? Infinity)).map((n) => ({ c, n })),
-  );
+  const plan = cases.flatMap((c) => {
+    const fit = sizes.filter((n) => n <= (c.maxItems?.(device) ?? Infinity));
+    const at = c.once && fit.length > 0 ? [Math.min(...fit)] : fit;
+    return at.map((n) => ({ c, n }));
+  });
   // One traced run per case, at its largest size (traces submit per iteration: slow on software adapters).
   const largest = new Map<BenchCase, number>();
   for (const { c, n } of plan) largest.set(c, Math.max(n, largest.get(c) ?? 0));
@@ -125,7 +130,14 @@ async function measureOne(
   n: number,
   options: MeasureOptions,
 ): Promise<Measurement> {
-  const base = { suite, family: c.family, name: c.name, n, repeat: options.repeat };
+  const base = {
+    suite,
+    family: c.family,
+    name: c.name,
+    n,
+    repeat: options.repeat,
+    ...(c.paperRow ? { paperRow: c.paperRow } : {}),
+  };
   let inst: Awaited<ReturnType<BenchCase['setup']>> | undefined;
   try {
     inst = await c.setup(device, n, options.seed);
@@ -177,6 +189,7 @@ async function measureOne(
     };
     if (gpu) m.gpuMs = timeMs;
     if (error !== null) m.error = error;
+    if (inst.setup) m.setup = inst.setup;
     return await withExtras(m, inst, options.traced ?? true);
   } catch (e) {
     return {

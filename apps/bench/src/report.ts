@@ -1,5 +1,5 @@
 import type { AdapterReport } from '@weft/gpu';
-import { type AnchorFile, type Comparison, compare } from './anchors.ts';
+import { type AnchorFile, type Comparison, compare, PAPER_ANCHORS, paperAnchor } from './anchors.ts';
 import { fmtBytes, fmtItems, fmtMs, fmtN, textTable } from './format.ts';
 import type { GraphStats } from './graphs.ts';
 import type { Measurement } from './harness.ts';
@@ -135,4 +135,34 @@ export function traversalHtmlTable(report: BenchReport): string {
   return `<table><tr>${TRAVERSAL_HEADER.map((h) => `<th>${h}</th>`).join('')}</tr>\n${rows
     .map((r) => `<tr>${r.map((c) => `<td>${e(c)}</td>`).join('')}</tr>`)
     .join('\n')}</table>`;
+}
+
+const PAPER_HEADER = ['paper row', "paper's setup and figure", 'case', 'n', 'ours', 'ratio'];
+
+/**
+ * The dynamic suite's measurements beside the paper's figures (PAPER_ANCHORS): one line per measurement of a
+ * case naming a paper row, the row's figure where the paper has one at that batch size; then each
+ * measurement's setup as run.
+ */
+export function paperTable(report: BenchReport): string {
+  const ms = report.measurements.filter((m) => m.paperRow);
+  if (ms.length === 0) return '';
+  const rows = ms.map((m) => {
+    const a = paperAnchor(m);
+    const c = m.comparison;
+    const ratio = c
+      ? `${c.ratio.toFixed(2)}x${c.target !== undefined ? (c.ratio >= c.target ? ' ok' : ` <${c.target}`) : ''}`
+      : '';
+    return [
+      m.paperRow!,
+      a ? `${a.setup ?? ''} (${fmtItems(a.itemsPerSec)})` : 'no figure at this batch size',
+      m.name,
+      fmtN(m.n),
+      m.valid ? `${fmtMs(m.timeMs)} ms, ${fmtItems(m.itemsPerSec)}` : `FAILED: ${m.error ?? ''}`,
+      ratio,
+    ];
+  });
+  const setups = ms.filter((m) => m.setup).map((m) => `  ${m.name} n=${fmtN(m.n)}: ${m.setup}`);
+  const source = `${PAPER_ANCHORS.tool}: ${PAPER_ANCHORS.version}, ${PAPER_ANCHORS.device}`;
+  return [source, textTable(PAPER_HEADER, rows), 'Setups as run:', ...setups].join('\n');
 }

@@ -12,6 +12,10 @@ export interface BenchCase {
   readonly family: string;
   /** Largest n this case supports on `device` (e.g. limited by binding size or key-value memory). */
   maxItems?(device: WeftDevice): number;
+  /** `n` does not change the case: it runs once, at the smallest requested size it supports. */
+  readonly once?: boolean;
+  /** The row of a paper's evaluation this case reproduces (an anchor's `row`), compared with its figure. */
+  readonly paperRow?: string;
   setup(device: WeftDevice, n: number, seed: number): Promise<BenchInstance>;
 }
 
@@ -38,6 +42,8 @@ export interface BenchInstance {
   destroy(): void;
   /** Traversals under Graph500/GAP rules: timed and validated from each of several sources. */
   readonly sources?: BenchSources;
+  /** The setup as run (graph and size, batch, table parameters, what is timed), printed with paper rows. */
+  readonly setup?: string;
   /** The graph the case runs on, recorded in the JSON. */
   readonly graph?: GraphStats;
   /** One untimed traced run (frontier and time per iteration) for the report's charts; after the timing. */

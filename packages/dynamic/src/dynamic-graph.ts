@@ -418,15 +418,21 @@ export class DynamicGraph implements NeighborGraph {
   }
 
   /**
-   * Deletes vertices and all their edges, in-edges included (every table is swept once), and frees their
-   * collision slabs. Ids that do not exist are ignored. A deleted id keeps its base buckets for re-insertion.
-   * With `recorder`, the work is recorded there (the graph treats the vertices as deleted from then on).
+   * Deletes vertices and all their edges, in-edges included, and frees their collision slabs. Undirected
+   * graphs remove each reverse key from the neighbour's table found through the vertex's own adjacency (work
+   * in proportion to the deleted vertices' degrees); directed graphs keep no in-edges, so every table is
+   * swept once for keys naming a deleted vertex. Ids that do not exist are ignored. A deleted id keeps its
+   * base buckets for re-insertion. With `recorder`, the work is recorded there (the graph treats the
+   * vertices as deleted from then on).
    */
   async deleteVertices(ids: ArrayLike<number>, options: { recorder?: Recorder } = {}) {
     this.#check();
     const list = [...new Set(Array.from(ids))].filter((v) => this.hasVertex(v));
     if (list.length === 0) return;
-    await this.#vertexOps(['mark', 'sweep', 'finish'], list, undefined, options.recorder);
+    const steps = this.directed
+      ? (['mark', 'sweep', 'finish'] as const)
+      : (['mark', 'unlink', 'clear', 'finish'] as const);
+    await this.#vertexOps(steps, list, undefined, options.recorder);
     for (const v of list) this.#alive[v] = 0;
   }
 
@@ -654,9 +660,12 @@ export class DynamicGraph implements NeighborGraph {
     this.#hasBuckets = has;
   }
 
-  /** Vertex kernels over `ids`, in order, in one submit (`sweep` runs over every slab instead). */
+  /**
+   * Vertex kernels over `ids`, in order, in one submit (`sweep` runs over every slab instead; `unlink` and
+   * `clear` take a workgroup per vertex).
+   */
   async #vertexOps(
-    entries: readonly ('insert_vertices' | 'mark' | 'sweep' | 'finish')[],
+    entries: readonly ('insert_vertices' | 'mark' | 'sweep' | 'unlink' | 'clear' | 'finish')[],
     ids: ArrayLike<number>,
     buckets?: ArrayLike<number>,
     recorder?: Recorder,
@@ -680,7 +689,7 @@ export class DynamicGraph implements NeighborGraph {
             buckets: bucketArr,
           },
           params: { n, ...this.#tableParams() },
-          workgroups: Math.ceil(n / WORKGROUP),
+          workgroups: entry === 'unlink' || entry === 'clear' ? n : Math.ceil(n / WORKGROUP),
         });
       }
     });
