@@ -4,13 +4,25 @@ import { afterAll } from 'vitest';
 let shared: Promise<WeftDevice> | undefined;
 
 /**
+ * `WEFT_TEST_SUBGROUPS=0` creates test devices without the `subgroups` feature, so the whole suite runs the
+ * paths browsers without it take; unset or `1`, devices take it where the adapter offers it.
+ */
+export function testSubgroups(): boolean {
+  const v = process.env['WEFT_TEST_SUBGROUPS'];
+  if (v === undefined || v === '' || v === '1') return true;
+  if (v === '0') return false;
+  throw new Error(`WEFT_TEST_SUBGROUPS must be 0 or 1, got '${v}'`);
+}
+
+/**
  * The test file's WebGPU device (created once per file, destroyed after it). A missing adapter fails the
  * test run: tests never skip silently because no GPU was found.
  */
 export function testDevice(): Promise<WeftDevice> {
   if (!shared) {
     process.env['XDG_RUNTIME_DIR'] ??= '/tmp';
-    shared = requestDevice({ label: 'weft test' }).catch((e: unknown) => {
+    const features = testSubgroups() ? {} : { subgroups: false };
+    shared = requestDevice({ label: 'weft test', features }).catch((e: unknown) => {
       throw new Error(
         `no WebGPU adapter for the tests (${(e as Error).message}). Run 'bash tooling/setup.sh' to install the software Vulkan driver.`,
       );
