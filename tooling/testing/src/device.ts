@@ -36,11 +36,33 @@ export function testDevice(): Promise<WeftDevice> {
   return shared;
 }
 
+let sharedWithSubgroups: Promise<WeftDevice> | undefined;
+
 /**
- * Runs `fn` with the test device inside validation and out-of-memory error scopes, so a WebGPU error that
- * nobody awaited still fails the test.
+ * A device with the `subgroups` feature, for tests of subgroup code itself: the test device, or under
+ * `WEFT_TEST_SUBGROUPS=0` a second one of the file's (the adapter must offer subgroups).
  */
-export async function gpuTest<T>(fn: (device: WeftDevice) => Promise<T>): Promise<T> {
-  const device = await testDevice();
+export function subgroupTestDevice(): Promise<WeftDevice> {
+  if (testSubgroups()) return testDevice();
+  if (!sharedWithSubgroups) {
+    sharedWithSubgroups = requestDevice({ label: 'weft test (subgroups)', features: { subgroups: true } });
+    afterAll(async () => {
+      const d = await sharedWithSubgroups?.catch(() => undefined);
+      d?.destroy();
+      sharedWithSubgroups = undefined;
+    });
+  }
+  return sharedWithSubgroups;
+}
+
+/**
+ * Runs `fn` with the test device (with `subgroups`: {@link subgroupTestDevice}) inside validation and
+ * out-of-memory error scopes, so a WebGPU error that nobody awaited still fails the test.
+ */
+export async function gpuTest<T>(
+  fn: (device: WeftDevice) => Promise<T>,
+  { subgroups = false }: { subgroups?: boolean } = {},
+): Promise<T> {
+  const device = await (subgroups ? subgroupTestDevice() : testDevice());
   return device.scoped('test', () => fn(device));
 }
