@@ -7,7 +7,6 @@ import {
   RADIX,
   RADIX_PARAMS,
   TILE_OUT_WGSL,
-  tileKernelCode,
   tileSize,
 } from './radix-wgsl.ts';
 import {
@@ -62,11 +61,8 @@ export async function prepareBucketed(
         ...(bucketed === 'top' ? {} : bucketBindings),
       },
       params: RADIX_PARAMS,
-      code: tileKernelCode(
-        config,
-        downsweepWgsl(config, false, ctx.order, { stable, tilesPerWorkgroup: perWorkgroup, bucketed }),
-      ),
-      subgroups: config.subgroups,
+      code: downsweepWgsl(config, false, ctx.order, { stable, tilesPerWorkgroup: perWorkgroup, bucketed }),
+      subgroups: true,
     });
   const [[upsweep, rowScan], top, firstInner, inner, last, table, base] = await Promise.all([
     countingKernels(rec, config, ctx.order),

@@ -1,6 +1,5 @@
 import { SUBGROUP_INDEX_WGSL, unrolled } from '@weft/gpu';
 import { type KeyOrder, orderKeyWgsl, padKeyOf } from './order-key.ts';
-import { withVirtualSubgroups } from './virtual-subgroups.ts';
 
 /**
  * WGSL of the LSD radix sort's three kernels per 8-bit digit pass (reduce-then-scan):
@@ -40,16 +39,6 @@ export interface RadixTileConfig {
    * lavapipe: a quarter of the mask arithmetic per key), else 4 (`vec4<u32>` masks, up to 128 lanes).
    */
   readonly maskWords: 1 | 4;
-  /**
-   * Whether the device has subgroups; without them the tile kernels run on virtual subgroups in workgroup
-   * memory ({@link tileKernelCode}).
-   */
-  readonly subgroups: boolean;
-}
-
-/** A tile kernel's WGSL as the device runs it: as generated, or on virtual subgroups without subgroups. */
-export function tileKernelCode(config: RadixTileConfig, code: string): string {
-  return config.subgroups ? code : withVirtualSubgroups(code, config.threads);
 }
 
 export function tileSize(config: RadixTileConfig): number {

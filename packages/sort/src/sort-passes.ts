@@ -15,7 +15,6 @@ import {
   type RadixTileConfig,
   rowScanWgsl,
   THREADS,
-  tileKernelCode,
   unorderedFirstPass,
   upsweepWgsl,
 } from './radix-wgsl.ts';
@@ -150,8 +149,8 @@ export function countingKernels(rec: Recorder, config: RadixTileConfig, order: K
       label: 'radix row scan',
       bindings: { row_prefix: write, digit_total: write, count: read },
       params: RADIX_PARAMS,
-      code: tileKernelCode(config, rowScanWgsl(config)),
-      subgroups: config.subgroups,
+      code: rowScanWgsl(config),
+      subgroups: true,
     }),
   ]);
 }
@@ -201,11 +200,8 @@ export async function prepareReduceThenScan(ctx: PassContext): Promise<RecordPas
         count: read,
       },
       params: RADIX_PARAMS,
-      code: tileKernelCode(
-        config,
-        downsweepWgsl(config, ctx.pairs, ctx.order, { stable, tilesPerWorkgroup: perWorkgroup }),
-      ),
-      subgroups: config.subgroups,
+      code: downsweepWgsl(config, ctx.pairs, ctx.order, { stable, tilesPerWorkgroup: perWorkgroup }),
+      subgroups: true,
     });
   const firstUnordered = unstableFirstPass(ctx);
   const [[upsweep, rowScan], downsweep, firstDownsweep] = await Promise.all([
@@ -293,8 +289,8 @@ export async function prepareOneSweep(ctx: PassContext, keys: DeviceArray): Prom
         count: read,
       },
       params: ONESWEEP_PARAMS,
-      code: tileKernelCode(config, onesweepWgsl(config, ctx.pairs, ctx.order, stable)),
-      subgroups: config.subgroups,
+      code: onesweepWgsl(config, ctx.pairs, ctx.order, stable),
+      subgroups: true,
     });
   const firstUnstable = unstableFirstPass(ctx);
   const [hist, pass, firstPass] = await Promise.all([
