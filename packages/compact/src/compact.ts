@@ -11,7 +11,6 @@ import {
   Recorder,
   rw,
   type Target,
-  WeftError,
   wgsl,
 } from '@weft/gpu';
 import { exclusiveScan, transformScanTo } from '@weft/scan';
@@ -198,7 +197,7 @@ async function recordUpsweep(
   allocate: Allocate,
   owned: DeviceArray[],
 ): Promise<CompactPlan> {
-  if (!rec.device.hasSubgroups) throw new WeftError("compaction needs the WebGPU 'subgroups' feature");
+  const subgroups = rec.device.hasSubgroups;
   const gpuCount = isGpuCount(count);
   const maxTiles = Math.max(1, Math.ceil(capacity / TILE));
   const bits = allocate(maxTiles * WORKGROUP, 'compact bits');
@@ -207,7 +206,7 @@ async function recordUpsweep(
   const keptCount = keptCountIn ?? { array: allocate(1, 'compact kept count'), index: 0 };
   const kernel = await rec.device.kernel({
     label: 'compact upsweep',
-    subgroups: true,
+    subgroups,
     bindings: {
       bits: { type: 'array<u32>', access: 'read_write' },
       tile_counts: { type: 'array<u32>', access: 'read_write' },
@@ -220,7 +219,7 @@ async function recordUpsweep(
     },
     params: gpuCount ? { count_index: 'u32', capacity: 'u32' } : { n: 'u32' },
     functors: { weft_keep: keep },
-    code: compactWgsl(gpuCount, 'upsweep'),
+    code: compactWgsl(gpuCount, 'upsweep', subgroups),
   });
   if (isGpuCount(count)) {
     const tileTotal = allocate(1, 'compact tile total');
@@ -250,7 +249,7 @@ async function recordDownsweep(rec: Recorder, plan: CompactPlan, scatter: Functo
   const gpuCount = isGpuCount(count);
   const kernel = await rec.device.kernel({
     label: 'compact downsweep',
-    subgroups: true,
+    subgroups: rec.device.hasSubgroups,
     bindings: {
       bits: { type: 'array<u32>', access: 'read' },
       tile_offsets: { type: 'array<u32>', access: 'read' },
@@ -258,7 +257,7 @@ async function recordDownsweep(rec: Recorder, plan: CompactPlan, scatter: Functo
     },
     params: gpuCount ? { count_index: 'u32', capacity: 'u32' } : { n: 'u32' },
     functors: { weft_scatter: scatter },
-    code: compactWgsl(gpuCount, 'downsweep'),
+    code: compactWgsl(gpuCount, 'downsweep', rec.device.hasSubgroups),
   });
   if (isGpuCount(count)) {
     await rec.dispatchOver(kernel, count, TILE, {

@@ -1,5 +1,5 @@
 import { rw, wgsl } from '@weft/gpu';
-import { expectArrayEqual, randomU32, recordShaders, testDevice } from '@weft/testing';
+import { expectArrayEqual, randomU32, recordShaders, testDevice, wgslSnapshotFile } from '@weft/testing';
 import { expect, it } from 'vitest';
 import { compactArray, compactDownsweep, compactFused, compactUpsweep } from './index.ts';
 
@@ -43,5 +43,5 @@ it('generates the committed WGSL for compaction', async () => {
       `compactArray fused=${fused}`,
     );
   }
-  await expect(shaders.text()).toMatchFileSnapshot('./__snapshots__/compact.wgsl');
+  await expect(shaders.text()).toMatchFileSnapshot(wgslSnapshotFile('compact'));
 });

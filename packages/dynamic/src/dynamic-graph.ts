@@ -515,9 +515,7 @@ export class DynamicGraph implements NeighborGraph {
       return preferred === 'subgroup' && this.device.hasSubgroups ? subgroup : thread;
     if (this.probing !== 'subgroup') return thread;
     if (!this.device.hasSubgroups) {
-      throw new WeftError(
-        "probing: 'subgroup' needs the WebGPU 'subgroups' feature, which this device lacks",
-      );
+      throw new WeftError(`probing: 'subgroup' needs subgroups: ${this.device.missingFeature('subgroups')}`);
     }
     return subgroup;
   }

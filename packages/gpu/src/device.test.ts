@@ -286,6 +286,29 @@ describe('device', () => {
     await expect(own.idle()).rejects.toThrow(DeviceLostError);
   });
 
+  it('creates a device without an optional feature, and says why it lacks one', async () => {
+    const plain = await requestDevice({ features: { subgroups: false, 'timestamp-query': false } });
+    try {
+      expect(plain.hasSubgroups).toBe(false);
+      expect(plain.hasTimestamps).toBe(false);
+      const offered = plain.adapter.adapterFeatures ?? [];
+      expect(plain.missingFeature('subgroups')).toMatch(
+        offered.includes('subgroups')
+          ? /created without .*'subgroups'.*which its adapter offers/
+          : /does not offer/,
+      );
+      expect(wrapDevice(plain.device).missingFeature('subgroups')).toMatch(/created without/);
+    } finally {
+      plain.destroy();
+    }
+    const home = await testDevice();
+    if (!home.adapter.adapterFeatures?.includes('shader-f16')) {
+      await expect(requestDevice({ features: { 'shader-f16': true } })).rejects.toThrow(
+        /does not offer the 'shader-f16' feature/,
+      );
+    }
+  });
+
   it('leaves a caller-owned device alone and reports loss of an owned one', async () => {
     const owned = await requestDevice();
     const borrowed = wrapDevice(owned.device);

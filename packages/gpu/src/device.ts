@@ -32,6 +32,9 @@ const WANTED_LIMITS = [
 
 const WANTED_FEATURES = ['subgroups', 'timestamp-query', 'shader-f16'] as const;
 
+/** The optional WebGPU features Weft uses where the device has them. */
+export type WeftFeature = (typeof WANTED_FEATURES)[number];
+
 /** What benchmarks record about the adapter. */
 export interface AdapterReport {
   vendor: string;
@@ -42,7 +45,10 @@ export interface AdapterReport {
   software: boolean;
   subgroupMinSize?: number;
   subgroupMaxSize?: number;
+  /** The device's features. */
   features: string[];
+  /** The adapter's features, where Weft requested the device (a device may have fewer). */
+  adapterFeatures?: string[];
   limits: Record<string, number>;
   /** Dawn toggles passed at creation (Node only). */
   toggles: string[];
@@ -59,6 +65,11 @@ export interface RequestDeviceOptions {
   label?: string;
   /** Bytes of released buffers the pool keeps for reuse (default 2 GiB; 0 destroys on release). */
   poolBytes?: number;
+  /**
+   * Per optional feature: `true` requires it (an error if the adapter lacks it), `false` leaves it off (to run
+   * the paths without it, as on browsers that lack it), absent takes it where the adapter offers it.
+   */
+  features?: { readonly [F in WeftFeature]?: boolean };
 }
 
 // dawn.node instances must stay strongly referenced while their devices live (a collected instance crashes
@@ -126,13 +137,22 @@ export async function requestDevice(options: RequestDeviceOptions = {}): Promise
       if (typeof v === 'number') requiredLimits[name] = v;
     }
     Object.assign(requiredLimits, options.requiredLimits);
-    const requiredFeatures = WANTED_FEATURES.filter((f) => adapter.features.has(f)) as GPUFeatureName[];
+    const wanted = options.features ?? {};
+    for (const f of WANTED_FEATURES) {
+      if (wanted[f] === true && !adapter.features.has(f)) {
+        throw new NoAdapterError(`the WebGPU adapter does not offer the '${f}' feature the device requires`);
+      }
+    }
+    const requiredFeatures = WANTED_FEATURES.filter(
+      (f) => wanted[f] !== false && adapter.features.has(f),
+    ) as GPUFeatureName[];
     const device = await adapter.requestDevice({
       requiredLimits,
       requiredFeatures,
       label: options.label ?? 'weft',
     });
     const report = describeAdapter(adapter.info, device, source, options.dawnOptions ?? []);
+    report.adapterFeatures = [...adapter.features].sort();
     return new WeftDevice(device, report, true, instance, options.poolBytes);
   } catch (e) {
     liveInstances.delete(instance);
@@ -229,6 +249,18 @@ export class WeftDevice {
 
   get hasSubgroups(): boolean {
     return this.device.features.has('subgroups');
+  }
+
+  /**
+   * Why this device lacks `feature`, for errors: the device was created without it although its adapter
+   * offers it, or the adapter does not offer it.
+   */
+  missingFeature(feature: WeftFeature): string {
+    const offered = this.adapter.adapterFeatures;
+    if (offered === undefined) return `this device was created without the WebGPU '${feature}' feature`;
+    return offered.includes(feature)
+      ? `this device was created without the WebGPU '${feature}' feature, which its adapter offers`
+      : `this device's adapter does not offer the WebGPU '${feature}' feature`;
   }
 
   get hasTimestamps(): boolean {

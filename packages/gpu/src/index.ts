@@ -24,6 +24,7 @@ export {
   type RequestDeviceOptions,
   requestDevice,
   WeftDevice,
+  type WeftFeature,
   wrapDevice,
 } from './device.ts';
 export { writeDispatchArgs } from './dispatch-args.ts';

@@ -50,17 +50,18 @@ describe('transform', () => {
 
 describe('functors with subgroup built-ins', () => {
   it('compile without the kernel asking, and act on the active lanes under its bounds check', async () => {
-    await gpuTest(async (device) => {
-      expect(device.hasSubgroups).toBe(true);
-      for (const n of adversarialSizes([256], [100_003])) {
-        const count = device.array('u32', 2);
-        await count.fill(0);
-        const out = device.array('u32', Math.max(1, n));
-        // Only odd indices append: each subgroup's odd lanes reserve their slots with one atomicAdd.
-        await transform(
-          device,
-          n,
-          wgsl`(i: u32) {
+    await gpuTest(
+      async (device) => {
+        expect(device.hasSubgroups).toBe(true);
+        for (const n of adversarialSizes([256], [100_003])) {
+          const count = device.array('u32', 2);
+          await count.fill(0);
+          const out = device.array('u32', Math.max(1, n));
+          // Only odd indices append: each subgroup's odd lanes reserve their slots with one atomicAdd.
+          await transform(
+            device,
+            n,
+            wgsl`(i: u32) {
   if ((i & 1u) == 0u) { return; }
   let lanes = subgroupAdd(1u);
   let rank = subgroupExclusiveAdd(1u);
@@ -68,21 +69,23 @@ describe('functors with subgroup built-ins', () => {
   if (rank == 0u) { first = atomicAdd(&${atomic(count)}[0], lanes); atomicAdd(&${atomic(count)}[1], 1u); }
   ${rw(out)}[subgroupBroadcastFirst(first) + rank] = i;
 }`,
-        );
-        const [total, atomics] = await count.download();
-        const odd = Math.floor(n / 2);
-        expect(total, `n=${n}`).toBe(odd);
-        if (odd > 1) expect(atomics!, `n=${n}: fewer atomics than appends`).toBeLessThan(odd);
-        const got = Array.from((await out.download()).subarray(0, odd)).sort((a, b) => a - b);
-        expectArrayEqual(
-          Uint32Array.from(got),
-          Uint32Array.from({ length: odd }, (_, k) => 2 * k + 1),
-          `n=${n}`,
-        );
-        count.destroy();
-        out.destroy();
-      }
-    });
+          );
+          const [total, atomics] = await count.download();
+          const odd = Math.floor(n / 2);
+          expect(total, `n=${n}`).toBe(odd);
+          if (odd > 1) expect(atomics!, `n=${n}: fewer atomics than appends`).toBeLessThan(odd);
+          const got = Array.from((await out.download()).subarray(0, odd)).sort((a, b) => a - b);
+          expectArrayEqual(
+            Uint32Array.from(got),
+            Uint32Array.from({ length: odd }, (_, k) => 2 * k + 1),
+            `n=${n}`,
+          );
+          count.destroy();
+          out.destroy();
+        }
+      },
+      { subgroups: true },
+    );
   });
 });
 

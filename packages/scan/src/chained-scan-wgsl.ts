@@ -15,6 +15,11 @@ export interface ChainedScanVariant {
   readonly source: 'array' | 'functor';
   /** 'output': store the scan in `output`; 'emit': call `weft_emit(index, prefix, value)` for each item. */
   readonly sink: 'output' | 'emit';
+  /**
+   * Scan tiles with subgroup built-ins and look back with a subgroup, or (devices without subgroups) scan
+   * tiles in workgroup memory as one subgroup of the whole workgroup and look back with one invocation.
+   */
+  readonly subgroups: boolean;
 }
 
 /** Spine layout: word 0 is the tile ticket; tile t's state is words 1 + 2t (low half) and 2 + 2t (high half). */
@@ -41,6 +46,10 @@ export function spineWords(tiles: number): number {
  */
 export function chainedScanWgsl(v: ChainedScanVariant): string {
   const { workgroupSize: wg, vectorsPerThread: vpt } = v.shape;
+  const sg = v.subgroups;
+  const valsStore = v.inclusive
+    ? '(*vals)[k] = vec4<Elem>(weft_combine(before, x.x), weft_combine(before, s1), weft_combine(before, s2), weft_combine(before, s3));'
+    : '(*vals)[k] = vec4<Elem>(before, weft_combine(before, x.x), weft_combine(before, s1), weft_combine(before, s2));';
   const load =
     v.source === 'array'
       ? LOAD4
@@ -56,7 +65,7 @@ fn load4(vi: u32, n: u32) -> vec4<Elem> {
 }`;
 
   return /* wgsl */ `
-${monoidWgsl(v.monoid)}
+${monoidWgsl(v.monoid, sg)}
 override SPIN_LIMIT: u32 = 16u;
 
 const WG = ${wg}u;
@@ -78,7 +87,7 @@ var<workgroup> wg_look_tile: u32;
 var<workgroup> wg_prefix: Elem;
 
 ${load}
-
+${sg ? '' : SINGLE_LANE}
 fn load_tile(tile: u32, n: u32, lane: u32, sid: u32, sg_size: u32) -> array<vec4<Elem>, VPT> {
   // Subgroup sid owns a contiguous run of sg_size * VPT vectors; its lanes load sg_size consecutive vectors at a time.
   let base = tile * (TILE / 4u) + sid * sg_size * VPT + lane;
@@ -94,7 +103,9 @@ struct TileScan {
   before: Elem,
 }
 
-// Scans a tile in place: within each vector, then across the subgroup per block of vectors (each subgroup
+${
+  sg
+    ? `// Scans a tile in place: within each vector, then across the subgroup per block of vectors (each subgroup
 // owns a contiguous run), then across subgroups through workgroup memory. The owner and the fallback both
 // compute a tile's reduction here, in the same order, so their published halves agree bit for bit.
 fn scan_tile(vals: ptr<function, array<vec4<Elem>, VPT>>, lane: u32, sid: u32, sg_size: u32) -> TileScan {
@@ -105,11 +116,7 @@ fn scan_tile(vals: ptr<function, array<vec4<Elem>, VPT>>, lane: u32, sid: u32, s
     let s2 = weft_combine(s1, x.z);
     let s3 = weft_combine(s2, x.w);
     let before = weft_combine(carry, sg_exclusive(s3, lane, sg_size));
-    ${
-      v.inclusive
-        ? '(*vals)[k] = vec4<Elem>(weft_combine(before, x.x), weft_combine(before, s1), weft_combine(before, s2), weft_combine(before, s3));'
-        : '(*vals)[k] = vec4<Elem>(before, weft_combine(before, x.x), weft_combine(before, s1), weft_combine(before, s2));'
-    }
+    ${valsStore}
     // The last lane's running total already includes carry.
     carry = subgroupShuffle(weft_combine(before, s3), sg_size - 1u);
   }
@@ -125,7 +132,9 @@ fn scan_tile(vals: ptr<function, array<vec4<Elem>, VPT>>, lane: u32, sid: u32, s
   return r;
 }
 
-fn pack(value: Elem, flag: u32) -> vec2<u32> {
+`
+    : workgroupScanTile(valsStore)
+}fn pack(value: Elem, flag: u32) -> vec2<u32> {
   let bits = bitcast<u32>(value);
   return vec2<u32>((flag << 16u) | (bits & 0xffffu), (flag << 16u) | (bits >> 16u));
 }
@@ -162,16 +171,16 @@ fn look_back(look_in: u32, prefix_in: Elem, forced: bool, lane: u32, sg_size: u3
     let ok = has && flag != NOT_READY && flag == (hi >> 16u) && !(forced && lane == 0u);
     // Tile 0's reduction is its inclusive prefix, whichever flag it carries.
     let inclusive = ok && (flag == INCLUSIVE || lane == look);
-    let first_bad = min(weft_trailing_zeros4(subgroupBallot(!ok)), sg_size);
-    let first_inclusive = weft_trailing_zeros4(subgroupBallot(inclusive));
+    let first_bad = min(weft_trailing_zeros4(${sg ? 'subgroupBallot' : 'lane_ballot'}(!ok)), sg_size);
+    let first_inclusive = weft_trailing_zeros4(${sg ? 'subgroupBallot' : 'lane_ballot'}(inclusive));
     let value = bitcast<Elem>((hi << 16u) | (lo & 0xffffu));
     if (first_inclusive < first_bad) {
-      prefix = weft_combine(sg_reduce(select(weft_identity(), value, lane <= first_inclusive), sg_size), prefix);
+      prefix = weft_combine(${sg ? 'sg_reduce' : 'lane_reduce'}(select(weft_identity(), value, lane <= first_inclusive), sg_size), prefix);
       return LookBack(LOOK_DONE, look, prefix);
     }
     if (first_bad > 0u) {
       // Lanes before the first unpublished one are READY: fold them and move the window.
-      prefix = weft_combine(sg_reduce(select(weft_identity(), value, lane < first_bad), sg_size), prefix);
+      prefix = weft_combine(${sg ? 'sg_reduce' : 'lane_reduce'}(select(weft_identity(), value, lane < first_bad), sg_size), prefix);
       look -= first_bad;
       spins = 0u;
       continue;
@@ -183,9 +192,15 @@ fn look_back(look_in: u32, prefix_in: Elem, forced: bool, lane: u32, sg_size: u3
 
 @compute @workgroup_size(WG)
 @diagnostic(off, subgroup_uniformity)
-fn main(@builtin(local_invocation_index) lid: u32,
+${
+  sg
+    ? `fn main(@builtin(local_invocation_index) lid: u32,
         @builtin(subgroup_invocation_id) lane: u32,
-        @builtin(subgroup_size) sg_size: u32) {
+        @builtin(subgroup_size) sg_size: u32) {`
+    : `fn main(@builtin(local_invocation_index) lid: u32) {
+  let lane = lid;
+  let sg_size = WG;`
+}
   // Read through workgroup memory so that n, and all control flow that depends on it, is uniform.
   // The count comes from params.n or, when params.use_count is set, from the GPU.
   if (lid == 0u) { wg_n = min(select(params.n, count[params.count_index], params.use_count != 0u), params.max_n); }
@@ -220,8 +235,7 @@ ${v.sink === 'emit' ? '      items = loaded;\n' : ''}      scanned = sc;
     if (work == 0u) { break; }
     look = work - 1u;
     // Look back: subgroup 0 polls a window of predecessors.
-    if (sid == 0u) {
-      let r = look_back(look, prefix, forced, lane, sg_size);
+    ${sg ? 'if (sid == 0u) {\n      let r = look_back(look, prefix, forced, lane, sg_size);' : 'if (lid == 0u) {\n      let r = look_back(look, prefix, forced, 0u, 1u);'}
       if (lane == 0u) {
         wg_look = r.decision;
         wg_look_tile = r.look;
@@ -280,3 +294,31 @@ const EMIT = /* wgsl */ `
     if (i + 2u < n) { weft_emit(i + 2u, out.z, item.z); }
     if (i + 3u < n) { weft_emit(i + 3u, out.w, item.w); }
   }`;
+
+// Without subgroups the look-back runs in one invocation (lane 0 of a one-lane window).
+const SINGLE_LANE = /* wgsl */ `
+fn lane_ballot(p: bool) -> vec4<u32> { return vec4<u32>(select(0u, 1u, p), 0u, 0u, 0u); }
+fn lane_reduce(x: Elem, sg_size: u32) -> Elem { return x; }
+`;
+
+// Without subgroups the whole workgroup is one subgroup (lane = lid, sid = 0): each round of vectors is
+// scanned across the workgroup in workgroup memory, and the carry takes the round's total.
+function workgroupScanTile(valsStore: string): string {
+  return /* wgsl */ `
+fn scan_tile(vals: ptr<function, array<vec4<Elem>, VPT>>, lane: u32, sid: u32, sg_size: u32) -> TileScan {
+  var carry = weft_identity();
+  for (var k = 0u; k < VPT; k++) {
+    let x = (*vals)[k];
+    let s1 = weft_combine(x.x, x.y);
+    let s2 = weft_combine(s1, x.z);
+    let s3 = weft_combine(s2, x.w);
+    let round = wg_scan_exclusive(s3, lane);
+    let before = weft_combine(carry, round.exclusive);
+    ${valsStore}
+    carry = weft_combine(carry, round.total);
+  }
+  return TileScan(carry, weft_identity());
+}
+
+`;
+}

@@ -6,7 +6,6 @@ import {
   isGpuCount,
   type Monoid,
   type WeftDevice,
-  WeftError,
 } from '@weft/gpu';
 
 /** One element of a device array, written on the GPU (a total for the next kernel: no read-back). */
@@ -60,11 +59,8 @@ export function resolveTuning(t: ScanTuning | undefined, who: string): ResolvedT
   return r;
 }
 
-/** Checks the subgroups feature, and that a workgroup holds whole subgroups (shuffles read the last lane). */
-export function requireSubgroups(device: WeftDevice, tuning: ResolvedTuning, who: string): void {
-  if (!device.hasSubgroups) {
-    throw new WeftError(`${who} needs the WebGPU 'subgroups' feature, which this adapter does not offer`);
-  }
+/** On a device with subgroups: checks that a workgroup holds whole subgroups (shuffles read the last lane). */
+export function requireWholeSubgroups(device: WeftDevice, tuning: ResolvedTuning, who: string): void {
   const widest = device.adapter.subgroupMaxSize ?? 128;
   if (tuning.workgroupSize < widest) {
     throw new InputError(

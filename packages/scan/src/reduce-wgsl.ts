@@ -7,6 +7,8 @@ export interface ReduceVariant {
   readonly vectorsPerThread: number;
   /** 'atomic': each workgroup folds its partial into `result` with the monoid's atomic; 'partials': two passes. */
   readonly path: 'atomic' | 'partials';
+  /** Reduce across the workgroup with subgroup built-ins, or in workgroup memory (devices without them). */
+  readonly subgroups: boolean;
 }
 
 /**
@@ -16,6 +18,7 @@ export interface ReduceVariant {
  * write per-tile partials that one workgroup folds (`finish`).
  */
 export function reduceWgsl(v: ReduceVariant): string {
+  if (!v.subgroups) return workgroupReduceWgsl(v);
   const fold =
     v.path === 'atomic' ? `${v.monoid.atomic}(&result[params.result_index], r);` : 'partials[tile] = r;';
   const entries =
@@ -74,6 +77,56 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
   var t = weft_identity();
   for (var k = 0u; k < VPT; k++) { t = weft_combine(t, reduce4(load4(base + k * WG, n))); }
   let r = reduce_workgroup(t, lid, lane, sg_size);
+  if (lid == 0u) { ${fold} }
+}
+${entries}
+`;
+}
+
+/** {@link reduceWgsl} for devices without subgroups: the workgroup reduces its partials in workgroup memory. */
+function workgroupReduceWgsl(v: ReduceVariant): string {
+  const fold =
+    v.path === 'atomic' ? `${v.monoid.atomic}(&result[params.result_index], r);` : 'partials[tile] = r;';
+  const entries =
+    v.path === 'atomic'
+      ? `
+@compute @workgroup_size(1)
+fn init() { atomicStore(&result[params.result_index], weft_identity()); }`
+      : `
+@compute @workgroup_size(WG)
+fn finish(@builtin(local_invocation_index) lid: u32) {
+  let n = uniform_n(lid);
+  let tiles = (n + TILE - 1u) / TILE;
+  var t = weft_identity();
+  for (var i = lid; i < tiles; i += WG) { t = weft_combine(t, partials[i]); }
+  let r = wg_reduce(t, lid);
+  if (lid == 0u) { result[params.result_index] = r; }
+}`;
+  return /* wgsl */ `
+${monoidWgsl(v.monoid, false)}
+const WG = ${v.workgroupSize}u;
+const VPT = ${v.vectorsPerThread}u;
+const TILE = WG * VPT * 4u;
+
+var<workgroup> wg_n: u32;
+
+fn uniform_n(lid: u32) -> u32 {
+  if (lid == 0u) { wg_n = min(select(params.n, count[params.count_index], params.use_count != 0u), params.max_n); }
+  return workgroupUniformLoad(&wg_n);
+}
+
+${LOAD4}
+
+@compute @workgroup_size(WG)
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+        @builtin(local_invocation_index) lid: u32) {
+  let n = uniform_n(lid);
+  let tile = weft_workgroup_index(wid, nwg);
+  if (tile * TILE >= n) { return; }
+  let base = tile * (TILE / 4u) + lid;
+  var t = weft_identity();
+  for (var k = 0u; k < VPT; k++) { t = weft_combine(t, reduce4(load4(base + k * WG, n))); }
+  let r = wg_reduce(t, lid);
   if (lid == 0u) { ${fold} }
 }
 ${entries}

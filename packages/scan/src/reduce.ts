@@ -15,7 +15,7 @@ import {
   checkElementRef,
   checkMonoidType,
   type ElementRef,
-  requireSubgroups,
+  requireWholeSubgroups,
   resolveTuning,
   type ScanTuning,
 } from './options.ts';
@@ -57,12 +57,13 @@ export async function reduce<T extends ElementType>(
   const tuning = resolveTuning({ vectorsPerThread: 8, ...options.tuning }, who);
   if (tuning.forceFallback) throw new InputError('reduce has no look-back to force a fallback on', who);
   await onTargetReusingScratch(target, who, async (rec) => {
-    requireSubgroups(rec.device, tuning, who);
+    const subgroups = rec.device.hasSubgroups;
+    if (subgroups) requireWholeSubgroups(rec.device, tuning, who);
     const path = monoid.atomic && monoid.type !== 'f32' ? 'atomic' : 'partials';
     const tile = tuning.workgroupSize * tuning.vectorsPerThread * 4;
     const kernel = await rec.device.kernel({
       label: `reduce ${monoid.type} (${path})`,
-      subgroups: true,
+      subgroups,
       bindings: {
         input: { type: `array<vec4<${monoid.type}>>`, access: 'read' },
         result: {
@@ -82,6 +83,7 @@ export async function reduce<T extends ElementType>(
         workgroupSize: tuning.workgroupSize,
         vectorsPerThread: tuning.vectorsPerThread,
         path,
+        subgroups,
       }),
       entryPoints: path === 'atomic' ? ['init', 'main'] : ['main', 'finish'],
     });

@@ -18,7 +18,7 @@ import {
   checkElementRef,
   checkMonoidType,
   type ElementRef,
-  requireSubgroups,
+  requireWholeSubgroups,
   resolveTuning,
   type ScanTuning,
 } from './options.ts';
@@ -194,7 +194,8 @@ interface ScanJob {
 
 async function recordScan(rec: Recorder, who: string, job: ScanJob): Promise<void> {
   const tuning = resolveTuning(job.tuning, who);
-  requireSubgroups(rec.device, tuning, who);
+  const subgroups = rec.device.hasSubgroups;
+  if (subgroups) requireWholeSubgroups(rec.device, tuning, who);
   if (job.total) checkElementRef(job.total, job.monoid.type, 'total', who);
   checkDistinct(who, {
     input: job.input,
@@ -208,7 +209,7 @@ async function recordScan(rec: Recorder, who: string, job: ScanJob): Promise<voi
   // the variants share one pipeline.
   const kernel = await rec.device.kernel({
     label: `${who} ${job.monoid.type}`,
-    subgroups: true,
+    subgroups,
     bindings: {
       ...(job.input ? { input: { type: `array<vec4<${job.monoid.type}>>`, access: 'read' as const } } : {}),
       ...(job.output
@@ -238,6 +239,7 @@ async function recordScan(rec: Recorder, who: string, job: ScanJob): Promise<voi
       inclusive: job.inclusive,
       source: job.input ? 'array' : 'functor',
       sink: job.output ? 'output' : 'emit',
+      subgroups,
     }),
     constants: { SPIN_LIMIT: tuning.spinLimit },
   });

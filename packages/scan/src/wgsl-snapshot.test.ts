@@ -1,5 +1,12 @@
 import { bitOr, type DeviceArray, max, min, plus, rw, wgsl } from '@weft/gpu';
-import { expectArrayEqual, randomI32, randomU32, recordShaders, testDevice } from '@weft/testing';
+import {
+  expectArrayEqual,
+  randomI32,
+  randomU32,
+  recordShaders,
+  testDevice,
+  wgslSnapshotFile,
+} from '@weft/testing';
 import { expect, it } from 'vitest';
 import {
   exclusiveScan,
@@ -66,5 +73,5 @@ it('generates the committed WGSL for scans and reductions', async () => {
   );
   const thirds = Uint32Array.from({ length: Math.ceil(n / 3) }, (_, i) => 3 * i);
   expectArrayEqual((await kept.download()).subarray(0, thirds.length), thirds);
-  await expect(shaders.text()).toMatchFileSnapshot('./__snapshots__/scan.wgsl');
+  await expect(shaders.text()).toMatchFileSnapshot(wgslSnapshotFile('scan'));
 });

@@ -106,26 +106,29 @@ describe('segmentedReduce', () => {
   });
 
   it('gives the same answers with the workgroup-memory scan (adapters without subgroups)', async () => {
-    await gpuTest(async (device) => {
-      expect(device.hasSubgroups).toBe(true); // so the default runs above took the subgroup scan
-      for (const count of adversarialSizes([TILE], [3 * TILE + 5])) {
-        const lengths = new Uint32Array(Math.max(1, Math.ceil(count / 3))).fill(3);
-        lengths[lengths.length - 1] = count - 3 * (lengths.length - 1);
-        await check(device, lengths, ...sumU32, `no subgroups count=${count}`, count, { subgroups: false });
-      }
-      await check(device, skewedLengths(20_000, 400_000, 5), ...sumU32, 'no subgroups skewed', 1, {
-        subgroups: false,
-      });
-      const sparse = new Uint32Array(200_000);
-      sparse[3] = 9 * TILE;
-      await check(device, sparse, ...sumU32, 'no subgroups sparse', 1, { subgroups: false });
-      for (const type of ['i32', 'f32'] as const) {
-        const key = `max ${type}` as const;
-        await check(device, skewedLengths(5_000, 80_000, 6), max(type), hostMonoids[key], key, 2, {
+    await gpuTest(
+      async (device) => {
+        expect(device.hasSubgroups).toBe(true); // so the default runs above took the subgroup scan
+        for (const count of adversarialSizes([TILE], [3 * TILE + 5])) {
+          const lengths = new Uint32Array(Math.max(1, Math.ceil(count / 3))).fill(3);
+          lengths[lengths.length - 1] = count - 3 * (lengths.length - 1);
+          await check(device, lengths, ...sumU32, `no subgroups count=${count}`, count, { subgroups: false });
+        }
+        await check(device, skewedLengths(20_000, 400_000, 5), ...sumU32, 'no subgroups skewed', 1, {
           subgroups: false,
         });
-      }
-    });
+        const sparse = new Uint32Array(200_000);
+        sparse[3] = 9 * TILE;
+        await check(device, sparse, ...sumU32, 'no subgroups sparse', 1, { subgroups: false });
+        for (const type of ['i32', 'f32'] as const) {
+          const key = `max ${type}` as const;
+          await check(device, skewedLengths(5_000, 80_000, 6), max(type), hostMonoids[key], key, 2, {
+            subgroups: false,
+          });
+        }
+      },
+      { subgroups: true },
+    );
   });
 
   it('sums integers the same on the serial-walk path as by prefix differences (the default)', async () => {

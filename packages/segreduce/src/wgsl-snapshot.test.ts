@@ -1,5 +1,12 @@
 import { bitOr, type DeviceArray, type Monoid, max, min, plus, wgsl } from '@weft/gpu';
-import { expectArrayEqual, randomU32, recordShaders, skewedLengths, testDevice } from '@weft/testing';
+import {
+  expectArrayEqual,
+  randomU32,
+  recordShaders,
+  skewedLengths,
+  testDevice,
+  wgslSnapshotFile,
+} from '@weft/testing';
 import { expect, it } from 'vitest';
 import { segmentedReduce, transformSegreduce } from './index.ts';
 import { type HostMonoid, hostMonoids, offsetsOf, segreduceReference } from './reference.ts';
@@ -55,5 +62,5 @@ it('generates the committed WGSL for segmented reductions', async () => {
   );
   const want = segreduceReference(count, offsets, segments, (i, _s, r) => u[i]! + r, hostMonoids['plus u32']);
   expectArrayEqual(await out.download(), want);
-  await expect(shaders.text()).toMatchFileSnapshot('./__snapshots__/segreduce.wgsl');
+  await expect(shaders.text()).toMatchFileSnapshot(wgslSnapshotFile('segreduce'));
 });

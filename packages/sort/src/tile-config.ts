@@ -38,7 +38,7 @@ function sharedBytes(threads: number, keysPerThread: number, maxSubgroups: numbe
 export function radixTileConfig(device: WeftDevice, tuning: TileTuning = {}): RadixTileConfig {
   if (!device.hasSubgroups) {
     throw new WeftError(
-      "@weft/sort needs the WebGPU 'subgroups' feature, which this adapter does not offer; use an adapter with subgroups",
+      `@weft/sort needs the WebGPU 'subgroups' feature: ${device.missingFeature('subgroups')}`,
     );
   }
   const { keysPerThread, workgroupSize } = tuning;

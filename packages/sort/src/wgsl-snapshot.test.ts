@@ -1,5 +1,5 @@
 import type { DeviceArray, ElementType, WeftDevice } from '@weft/gpu';
-import { expectArrayEqual, randomU32, recordShaders, testDevice } from '@weft/testing';
+import { expectArrayEqual, randomU32, recordShaders, testDevice, wgslSnapshotFile } from '@weft/testing';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { type SortOptions, sortedSearch, sortKeys, sortPairs } from './index.ts';
 import { permute, referencePermutation } from './reference.ts';
@@ -66,6 +66,6 @@ describe('WGSL snapshot of sorts and sorted search', () => {
   });
 
   it('generated the committed WGSL', async () => {
-    await expect(shaders?.text()).toMatchFileSnapshot('./__snapshots__/sort.wgsl');
+    await expect(shaders?.text()).toMatchFileSnapshot(wgslSnapshotFile('sort'));
   });
 });

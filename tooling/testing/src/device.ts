@@ -4,13 +4,25 @@ import { afterAll } from 'vitest';
 let shared: Promise<WeftDevice> | undefined;
 
 /**
+ * `WEFT_TEST_SUBGROUPS=0` creates test devices without the `subgroups` feature, so the whole suite runs the
+ * paths browsers without it take; unset or `1`, devices take it where the adapter offers it.
+ */
+export function testSubgroups(): boolean {
+  const v = process.env['WEFT_TEST_SUBGROUPS'];
+  if (v === undefined || v === '' || v === '1') return true;
+  if (v === '0') return false;
+  throw new Error(`WEFT_TEST_SUBGROUPS must be 0 or 1, got '${v}'`);
+}
+
+/**
  * The test file's WebGPU device (created once per file, destroyed after it). A missing adapter fails the
  * test run: tests never skip silently because no GPU was found.
  */
 export function testDevice(): Promise<WeftDevice> {
   if (!shared) {
     process.env['XDG_RUNTIME_DIR'] ??= '/tmp';
-    shared = requestDevice({ label: 'weft test' }).catch((e: unknown) => {
+    const features = testSubgroups() ? {} : { subgroups: false };
+    shared = requestDevice({ label: 'weft test', features }).catch((e: unknown) => {
       throw new Error(
         `no WebGPU adapter for the tests (${(e as Error).message}). Run 'bash tooling/setup.sh' to install the software Vulkan driver.`,
       );
@@ -24,11 +36,33 @@ export function testDevice(): Promise<WeftDevice> {
   return shared;
 }
 
+let sharedWithSubgroups: Promise<WeftDevice> | undefined;
+
 /**
- * Runs `fn` with the test device inside validation and out-of-memory error scopes, so a WebGPU error that
- * nobody awaited still fails the test.
+ * A device with the `subgroups` feature, for tests of subgroup code itself: the test device, or under
+ * `WEFT_TEST_SUBGROUPS=0` a second one of the file's (the adapter must offer subgroups).
  */
-export async function gpuTest<T>(fn: (device: WeftDevice) => Promise<T>): Promise<T> {
-  const device = await testDevice();
+export function subgroupTestDevice(): Promise<WeftDevice> {
+  if (testSubgroups()) return testDevice();
+  if (!sharedWithSubgroups) {
+    sharedWithSubgroups = requestDevice({ label: 'weft test (subgroups)', features: { subgroups: true } });
+    afterAll(async () => {
+      const d = await sharedWithSubgroups?.catch(() => undefined);
+      d?.destroy();
+      sharedWithSubgroups = undefined;
+    });
+  }
+  return sharedWithSubgroups;
+}
+
+/**
+ * Runs `fn` with the test device (with `subgroups`: {@link subgroupTestDevice}) inside validation and
+ * out-of-memory error scopes, so a WebGPU error that nobody awaited still fails the test.
+ */
+export async function gpuTest<T>(
+  fn: (device: WeftDevice) => Promise<T>,
+  { subgroups = false }: { subgroups?: boolean } = {},
+): Promise<T> {
+  const device = await (subgroups ? subgroupTestDevice() : testDevice());
   return device.scoped('test', () => fn(device));
 }

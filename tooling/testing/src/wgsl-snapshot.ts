@@ -1,4 +1,13 @@
 import type { WeftDevice } from '@weft/gpu';
+import { testSubgroups } from './device.ts';
+
+/**
+ * The snapshot file (relative to a test in `src/`) of `name`'s WGSL on the test device: the paths without
+ * subgroups (`WEFT_TEST_SUBGROUPS=0`) generate other kernels, kept in their own `NAME.no-subgroups.wgsl`.
+ */
+export function wgslSnapshotFile(name: string): string {
+  return `./__snapshots__/${name}${testSubgroups() ? '' : '.no-subgroups'}.wgsl`;
+}
 
 /**
  * Records the WGSL of every shader module `device` creates from now on, for snapshot tests: a change to a
