@@ -1,4 +1,4 @@
-import { ConvergenceError, DeviceLimitError, InputError } from '@weft/gpu';
+import { ConvergenceError, DeviceLimitError, InputError, NoAdapterError } from '@weft/gpu';
 
 /** Codes of `node:util` `parseArgs` errors: an unknown flag, a missing or ambiguous value, a stray argument. */
 const PARSE_ARGS_CODES = new Set([
@@ -20,7 +20,11 @@ export function userErrorLine(e: unknown): string | undefined {
   const user =
     e instanceof InputError ||
     e instanceof DeviceLimitError ||
+    // No GPU or no 'webgpu' package: the message says what to install; a stack would not help.
+    e instanceof NoAdapterError ||
     e instanceof ConvergenceError ||
+    // No GPU, or no 'webgpu' package: the message says what to install; a stack would not help.
+    e instanceof NoAdapterError ||
     (code !== undefined && (PARSE_ARGS_CODES.has(code) || FILE_CODES.has(code)));
   return user ? e.message.replace(/\s*\n\s*/g, ' ') : undefined;
 }

@@ -9,7 +9,7 @@ import {
   katzCentralityReference,
   personalizedPageRankReference,
 } from '@weft/algorithms';
-import { ConvergenceError, InputError } from '@weft/gpu';
+import { ConvergenceError, InputError, NoAdapterError } from '@weft/gpu';
 import { hostCsrFromEdgeList } from '@weft/graph';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { userErrorLine, vertexIdOption } from './args.ts';
@@ -88,6 +88,9 @@ describe('weft option parsing', () => {
       'nope',
     );
     expect(userErrorLine(new ConvergenceError('hits', 100, 0.5, 1e-6))).toMatch(/^hits did not converge/);
+    expect(userErrorLine(new NoAdapterError("no 'webgpu' package: install it"))).toBe(
+      "no 'webgpu' package: install it",
+    );
     expect(userErrorLine(new TypeError('a bug'))).toBeUndefined();
   });
 });
