@@ -23,7 +23,16 @@ import { type LoadBalanceOption, prepareLoadBalance, type RunOptions, recordSet 
 
 const UNREACHED = 0xffffffff;
 
-export interface BetweennessOptions extends BetweennessSampling, RunOptions, LoadBalanceOption {}
+/**
+ * How shortest-path counts are kept: `'f32'` (to 2^120), `'wide'` (to 2^2046, a 32-bit float with an 11-bit
+ * exponent), or `'auto'`: f32, and wide from the first source whose counts pass f32's range on.
+ */
+export type BetweennessCounts = 'auto' | 'f32' | 'wide';
+
+export interface BetweennessOptions extends BetweennessSampling, RunOptions, LoadBalanceOption {
+  /** Default `'auto'`. */
+  counts?: BetweennessCounts;
+}
 
 export interface BetweennessResult {
   /** networkx's `betweenness_centrality` values (f32), indexed by vertex. */
@@ -38,26 +47,34 @@ export interface BetweennessResult {
  * Betweenness centrality (Brandes), one source at a time:
  *
  *     forward: BFS from s; for each edge (u, w) of the frontier with depth[w] = depth[u] + 1:
- *       sigma[w] += sigma[u]                       advancePush; sigma as f32 (counts overflow u32)
+ *       sigma[w] += sigma[u]                       advancePush; sigma as f32 or wide (counts overflow u32)
  *       each level is appended to `order`, its start and length kept on the GPU
  *     backward, for each level d from the deepest to 1:
  *       delta[v] = sigma[v] * sum over successors w of (1 + delta[w]) / sigma[w]    neighborhoodReduce
+ *       (wide counts: the sum over w of (1 + delta[w]) * (sigma[v] / sigma[w]), the ratio from mantissas and
+ *       exponents, since 1 / sigma[w] leaves f32's range)
  *       bc[v] += delta[v]
  *
  * The forward levels run in the enactor (one status read-back per batch of levels); the enactor's level
  * count then sizes the backward levels, recorded into one submit with the next source's reset.
  * Rows are sorted, so a duplicate edge is the one before it with the same target: it counts once, as the
  * single edge networkx sees.
+ *
+ * Meshes and roads hundreds of levels deep have more shortest paths than f32 holds (networkx counts in f64),
+ * and within one level the counts span more than f32's exponents, so no per-level scale fits them. Wide
+ * counts keep 32 bits per vertex and the same kernels: an 11-bit biased exponent over a 21-bit fraction
+ * (value `1.fraction * 2^(exponent - 1)`, 0 for none), added by compare-exchange with one rounding per add.
  */
 export class BetweennessProblem {
   readonly depths: DeviceArray<'u32'>;
-  /** Path counts as f32 bits (WGSL has no f32 atomics: they add by compare-exchange). */
+  /** Path counts as f32 or wide bits (WGSL has no f32 atomics: they add by compare-exchange). */
   readonly sigma: DeviceArray<'u32'>;
-  /**
-   * Nonzero once a path count passed f32's range: meshes and roads hundreds of levels deep have more
-   * shortest paths than f32 holds (networkx counts in f64), and an infinite count would make scores NaN.
-   */
+  /** Nonzero once the current source's path counts passed their format's range (cleared by `reset`). */
   readonly overflow: DeviceArray<'u32'>;
+  /** Nonzero once a backward sweep ran on overflowed counts: its source was left out, so `result` refuses. */
+  readonly lost: DeviceArray<'u32'>;
+  /** The format of the path counts from the next `reset` on; change it between sources. */
+  counts: 'f32' | 'wide';
   readonly delta: DeviceArray<'f32'>;
   readonly scores: DeviceArray<'f32'>;
   /** Reached vertices in BFS order; level d is `order[levelStart[d] .. levelStart[d] + levelCount[d])`. */
@@ -76,18 +93,22 @@ export class BetweennessProblem {
   /** `options.loadBalance` `'auto'` (default) needs the graph's largest out-degree known. */
   constructor(
     readonly graph: DeviceGraph,
-    options: Pick<BetweennessOptions, 'normalized' | 'endpoints' | 'loadBalance'> = {},
+    options: Pick<BetweennessOptions, 'normalized' | 'endpoints' | 'loadBalance'> & {
+      counts?: 'f32' | 'wide';
+    } = {},
   ) {
     const device = graph.device;
     this.loadBalance = resolveLoadBalance(graph, options.loadBalance ?? 'auto');
     this.endpoints = options.endpoints ?? false;
     this.normalized = options.normalized ?? true;
+    this.counts = options.counts ?? 'f32';
     const n = Math.max(1, graph.vertexCount);
     const u32s = (label: string, size = n) => device.array('u32', size, { label: `bc ${label}` });
     const f32s = (label: string) => device.array('f32', n, { label: `bc ${label}` });
     this.depths = u32s('depths');
     this.sigma = u32s('path counts');
     this.overflow = u32s('path count overflow', 1);
+    this.lost = u32s('sources lost to overflow', 1);
     this.delta = f32s('dependencies');
     this.scores = f32s('scores');
     this.order = u32s('order');
@@ -102,15 +123,16 @@ export class BetweennessProblem {
   /** Records: every score 0 (before the first source). */
   clear(rec: Recorder): void {
     rec.clear(this.scores);
-    rec.clear(this.overflow);
+    rec.clear(this.lost);
   }
 
   /** Records the forward search's start from `source` (a vertex: the caller checks). */
   async reset(rec: Recorder, source: number): Promise<void> {
     await rec.fill(this.depths, UNREACHED);
     rec.clear(this.sigma);
+    rec.clear(this.overflow);
     await recordSet(rec, this.depths, source, 0);
-    await recordSet(rec, this.sigma, source, new Uint32Array(new Float32Array([1]).buffer)[0]!);
+    await recordSet(rec, this.sigma, source, COUNTS[this.counts].one);
     await this.queue.recordSingle(rec, source);
     await transform(
       rec,
@@ -132,19 +154,20 @@ export class BetweennessProblem {
     const depth = atomic(this.depths);
     const sigma = atomic(this.sigma);
     const next = u32(iteration + 1);
-    // An f32 atomic add by compare-exchange: each failed exchange means another thread's add landed.
+    const { add, limit } = COUNTS[this.counts];
+    // An atomic add by compare-exchange: each failed exchange means another thread's add landed.
     const visit = wgsl`(src: u32, dst: u32, edge: u32) -> bool {
   if (edge > ${offsets}[src] && ${targets}[edge - 1u] == dst) { return false; }
   var old = atomicLoad(&${depth}[dst]);
   if (old == ${u32(UNREACHED)}) { old = atomicMin(&${depth}[dst], ${next}); }
   if (old != ${u32(UNREACHED)} && old != ${next}) { return false; }
-  let add = bitcast<f32>(atomicLoad(&${sigma}[src]));
+  let paths = atomicLoad(&${sigma}[src]);
   var seen = atomicLoad(&${sigma}[dst]);
   loop {
-    let sum = bitcast<u32>(bitcast<f32>(seen) + add);
+    let sum = ${add}(seen, paths);
     let r = atomicCompareExchangeWeak(&${sigma}[dst], seen, sum);
     if (r.exchanged) {
-      if (sum >= ${u32(F32_INFINITY_BITS)}) { ${rw(this.overflow)}[0] = 1u; }
+      if (sum >= ${u32(limit)}) { ${rw(this.overflow)}[0] = 1u; }
       break;
     }
     seen = r.old_value;
@@ -188,8 +211,16 @@ export class BetweennessProblem {
    */
   async accumulate(rec: Recorder, source: number, levels: number): Promise<void> {
     const { offsets, targets } = this.graph;
+    const wide = this.counts === 'wide';
+    const { ratio } = COUNTS.wide;
     const sigma = wgsl`(v: u32) -> f32 { return bitcast<f32>(${this.sigma}[v]); }`;
     const extra = f32(this.endpoints ? 1 : 0);
+    // A sweep over overflowed counts adds nothing and marks the run lost, so `result` refuses it.
+    const skip = wgsl`() -> bool {
+  if (${this.overflow}[0] == 0u) { return false; }
+  ${rw(this.lost)}[0] = 1u;
+  return true;
+}`;
     for (let d = levels - 1; d >= 1; d--) {
       const count = { array: this.levelCount, index: d };
       await transform(
@@ -197,24 +228,34 @@ export class BetweennessProblem {
         count,
         wgsl`(i: u32) { ${rw(this.levelItems)}[i] = ${this.order}[${this.levelStart}[${u32(d)}] + i]; }`,
       );
+      const dependency = wide
+        ? wgsl`(v: u32, w: u32, edge: u32) -> f32 {
+  if (edge > ${offsets}[v] && ${targets}[edge - 1u] == w) { return 0.0; }
+  if (${this.depths}[w] != ${u32(d + 1)}) { return 0.0; }
+  return (1.0 + ${this.delta}[w]) * ${ratio}(${this.sigma}[v], ${this.sigma}[w]);
+}`
+        : wgsl`(v: u32, w: u32, edge: u32) -> f32 {
+  if (edge > ${offsets}[v] && ${targets}[edge - 1u] == w) { return 0.0; }
+  if (${this.depths}[w] != ${u32(d + 1)}) { return 0.0; }
+  return (1.0 + ${this.delta}[w]) / ${sigma}(w);
+}`;
       await neighborhoodReduce(
         rec,
         this.graph,
         { items: this.levelItems, length: count },
-        wgsl`(v: u32, w: u32, edge: u32) -> f32 {
-  if (edge > ${offsets}[v] && ${targets}[edge - 1u] == w) { return 0.0; }
-  if (${this.depths}[w] != ${u32(d + 1)}) { return 0.0; }
-  return (1.0 + ${this.delta}[w]) / ${sigma}(w);
-}`,
+        dependency,
         this.sums,
         { workspace: this.workspace },
       );
+      // Wide sums already hold sigma[v]'s factor.
+      const factor = wide ? wgsl`(v: u32) -> f32 { return 1.0; }` : sigma;
       await transform(
         rec,
         count,
         wgsl`(i: u32) {
+  if (${skip}()) { return; }
   let v = ${this.levelItems}[i];
-  let dv = ${sigma}(v) * ${this.sums}[i];
+  let dv = ${factor}(v) * ${this.sums}[i];
   ${rw(this.delta)}[v] = dv;
   ${rw(this.scores)}[v] = ${rw(this.scores)}[v] + dv + ${extra};
 }`,
@@ -225,23 +266,23 @@ export class BetweennessProblem {
         rec,
         1,
         wgsl`(i: u32) {
+  if (${skip}()) { return; }
   ${rw(this.scores)}[${u32(source)}] = ${rw(this.scores)}[${u32(source)}] + f32(${this.levelStart}[${u32(levels)}] - 1u);
 }`,
       );
     }
   }
 
+  /** Whether the current source's path counts passed their format's range (one read-back). */
+  async overflowed(): Promise<boolean> {
+    return (await this.overflow.download())[0] !== 0;
+  }
+
   /** The scores rescaled as networkx does, for a run over `sampled` sources (undefined: every vertex). */
   async result(sampled?: readonly number[]): Promise<Float32Array> {
     const n = this.graph.vertexCount;
     if (n === 0) return new Float32Array(0);
-    if ((await this.overflow.download())[0] !== 0) {
-      throw new InputError(
-        "shortest-path counts passed f32's range (3.4e38): betweenness on this graph (meshes and roads " +
-          'hundreds of levels deep) needs wider counts than Weft keeps; no scores are returned',
-        'graph',
-      );
-    }
+    if ((await this.lost.download())[0] !== 0) throw overflowError(this.counts);
     const values = await this.scores.download(0, n);
     rescaleBetweenness(values, this.graph.directed, this, sampled);
     return values;
@@ -252,6 +293,7 @@ export class BetweennessProblem {
       this.depths,
       this.sigma,
       this.overflow,
+      this.lost,
       this.delta,
       this.scores,
       this.order,
@@ -267,8 +309,67 @@ export class BetweennessProblem {
   }
 }
 
-/** f32 infinity's bits: a count at or past them (sign clear) overflowed. */
-const F32_INFINITY_BITS = 0x7f800000;
+/**
+ * Wide counts: 21 fraction bits below an 11-bit exponent; exponent 2047 is out of range, so counts stay below
+ * 2^2046 (the WGSL below spells these numbers out).
+ */
+const WIDE_FRACTION_BITS = 21;
+const WIDE_LIMIT = 2047 * 2 ** WIDE_FRACTION_BITS;
+/** Largest base-2 logarithm a format's counts may reach. */
+const LOG2_RANGE = { f32: 120, wide: 2046 } as const;
+
+// A wide count's mantissa in [1, 2) as f32: its fraction bits moved to the top of f32's.
+const wideMantissa = wgsl`(x: u32) -> f32 { return bitcast<f32>(0x3f800000u | ((x & 0x1fffffu) << 2u)); }`;
+
+/**
+ * The formats' constants and WGSL: `one` (a source's count), `limit` (the first bits out of range), `add`
+ * (two counts' sum, bits) and, for wide counts, `ratio` (a / b as f32, for a at most b).
+ *
+ * f32 stops at 2^120 because WGSL bounds the error of x / y only for |y| below 2^126. Wide counts are
+ * ordered as their bits, so max / min pick the larger; the sum in f32 is rounded to the nearest 21-bit
+ * fraction (a carry out of the fraction moves into the exponent) and saturates at the limit.
+ */
+const COUNTS = {
+  f32: {
+    one: 0x3f800000,
+    limit: (127 + LOG2_RANGE.f32) << 23,
+    add: wgsl`(a: u32, b: u32) -> u32 { return bitcast<u32>(bitcast<f32>(a) + bitcast<f32>(b)); }`,
+  },
+  wide: {
+    one: 1 << WIDE_FRACTION_BITS,
+    limit: WIDE_LIMIT,
+    add: wgsl`(a: u32, b: u32) -> u32 {
+  if (a == 0u) { return b; }
+  let hi = max(a, b);
+  let lo = min(a, b);
+  let e = hi >> 21u;
+  let bits = bitcast<u32>(${wideMantissa}(hi) + ldexp(${wideMantissa}(lo), i32(lo >> 21u) - i32(e)));
+  let exponent = e + (bits >> 23u) - 127u;
+  if (exponent >= 2047u) { return 0xffe00000u; }
+  return (exponent << 21u) + (((bits & 0x7fffffu) + 2u) >> 2u);
+}`,
+    ratio: wgsl`(a: u32, b: u32) -> f32 {
+  return ldexp(${wideMantissa}(a) / ${wideMantissa}(b), i32(a >> 21u) - i32(b >> 21u));
+}`,
+  },
+} as const;
+
+function overflowError(counts: 'f32' | 'wide'): InputError {
+  return new InputError(
+    counts === 'f32'
+      ? `shortest-path counts passed f32's range (2^${LOG2_RANGE.f32}) from some source: run with counts 'wide' or 'auto'`
+      : `shortest-path counts passed the wide range (2^${LOG2_RANGE.wide}, about 1e616) from some source: no scores are returned`,
+    'graph',
+  );
+}
+
+/**
+ * Whether counts `levels` levels deep may pass `counts`' range: a level's counts add up to at most its
+ * predecessors' times the largest out-degree, so depth d holds at most maxOutDegree^d paths to a vertex.
+ */
+function mayOverflow(counts: 'f32' | 'wide', levels: number, maxOutDegree: number): boolean {
+  return (levels - 1) * Math.log2(Math.max(1, maxOutDegree)) >= LOG2_RANGE[counts];
+}
 
 /**
  * Betweenness centrality with networkx's definition and options: from every vertex, `k` sampled ones or the
@@ -283,8 +384,13 @@ export async function betweennessCentrality(
   const sampled = betweennessSources(n, options);
   const sources = sampled ?? Array.from({ length: n }, (_, i) => i);
   if (n === 0) return { centrality: new Float32Array(0), sources: [], iterations: 0 };
+  const counts = options.counts ?? 'auto';
+  if (!['auto', 'f32', 'wide'].includes(counts)) {
+    throw new InputError(`counts must be 'auto', 'f32' or 'wide', got ${String(counts)}`, 'counts');
+  }
   await prepareLoadBalance(graph, options.loadBalance);
-  const problem = new BetweennessProblem(graph, options);
+  const maxOutDegree = await graph.maxOutDegree();
+  const problem = new BetweennessProblem(graph, { ...options, counts: counts === 'wide' ? 'wide' : 'f32' });
   const device = graph.device;
   let iterations = 0;
   try {
@@ -293,7 +399,17 @@ export async function betweennessCentrality(
     for (const [i, source] of sources.entries()) {
       await problem.reset(rec, source);
       await rec.submit();
-      const run = await enact(device, problem, { ...options, maxIterations: n });
+      let run = await enact(device, problem, { ...options, maxIterations: n });
+      // Only a search deep enough to pass the range pays a read-back; the first f32 one that did turns
+      // an 'auto' run to wide counts for this and every later source.
+      while (mayOverflow(problem.counts, run.iterations, maxOutDegree) && (await problem.overflowed())) {
+        if (counts !== 'auto' || problem.counts === 'wide') throw overflowError(problem.counts);
+        problem.counts = 'wide';
+        rec = device.recorder({ label: 'bc reset, wide counts' });
+        await problem.reset(rec, source);
+        await rec.submit();
+        run = await enact(device, problem, { ...options, maxIterations: n });
+      }
       iterations += run.iterations;
       rec = device.recorder({ label: i + 1 < sources.length ? 'bc backward, next reset' : 'bc backward' });
       await problem.accumulate(rec, source, run.iterations);

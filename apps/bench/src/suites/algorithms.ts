@@ -416,7 +416,8 @@ const BC_SOURCES = 8;
 
 /**
  * Betweenness centrality from one source per run (gapbs `bc -i 1`): clear, the forward levels, the backward
- * sweep; items are the traversal's TEPS edges, the time is per source.
+ * sweep, with the path counts the library takes from that source (wide where they pass f32's range); items
+ * are the traversal's TEPS edges, the time is per source.
  */
 function betweennessCase(input: GraphInput): BenchCase {
   return {
@@ -431,11 +432,18 @@ function betweennessCase(input: GraphInput): BenchCase {
       const problem = new BetweennessProblem(graph);
       let source = vertices[0]!;
       let levels = 0;
-      // Untimed: a BFS gives the source's level count (the forward steps a replay records) and TEPS edges.
+      // Untimed: a BFS gives the source's level count (the forward steps a replay records) and TEPS edges;
+      // an f32 forward search then picks the counts the library takes from this source (wide past f32's range).
       const select = once(async (i: number) => {
         source = vertices[i]!;
         const { iterations, depths } = await bfs(graph, source);
         levels = iterations;
+        problem.counts = 'f32';
+        const rec = device.recorder({ label: 'bc counts probe' });
+        await problem.reset(rec, source);
+        await recordSteps(rec, problem, levels);
+        await rec.submit();
+        problem.counts = (await problem.overflowed()) ? 'wide' : 'f32';
         return { edges: traversedEdges(csr, (v) => depths[v]! >= 0), iterations };
       });
       const { edges: items } = await select(0);
