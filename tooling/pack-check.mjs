@@ -1,12 +1,26 @@
 // Installs the packages as a user would and checks they work: packs every publishable package, installs the
-// tarballs with npm into a scratch app outside the workspace, runs the root README's examples in plain Node
-// and type-checks a consumer under NodeNext and bundler resolution with skipLibCheck off.
+// tarballs with npm into a scratch app outside the workspace, runs the root README's examples in plain Node and,
+// bundled with esbuild, in headless Chromium on WebGPU, and type-checks a consumer under NodeNext and bundler
+// resolution with skipLibCheck off.
 // Usage: node tooling/pack-check.mjs [--keep]   (--keep leaves the scratch directory for a look)
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import { createServer } from 'node:http';
 import { builtinModules } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { build as esbuild } from 'esbuild';
+import { chromium } from 'playwright-core';
 
 const root = new URL('..', import.meta.url).pathname;
 const readJson = (path) => JSON.parse(readFileSync(path, 'utf8'));
@@ -126,58 +140,118 @@ for (const p of packages) {
   }
 }
 
-// 4. Plain Node, no tsx: every entry point loads, and the root README's examples give the right results.
+// 4. The root README's examples as one module, run in plain Node (no tsx) and, bundled, in Chromium. It checks
+//    its own results (the Kronecker BFS against a host BFS) and returns what both runs must print.
+writeFileSync(
+  join(app, 'examples.js'),
+  `import { bfs } from '@weft/algorithms';
+import { requestDevice, rw, transform, u32, wgsl } from '@weft/gpu';
+import { hostCsrFromEdgeList, uploadGraph } from '@weft/graph';
+import { kronecker } from '@weft/graph/generators';
+import { exclusiveScan } from '@weft/scan';
+
+function hostBfs(csr, source) {
+  const depths = new Int32Array(csr.vertexCount).fill(-1);
+  const queue = [source];
+  depths[source] = 0;
+  for (let head = 0; head < queue.length; head++) {
+    const u = queue[head];
+    for (let e = csr.offsets[u]; e < csr.offsets[u + 1]; e++) {
+      const v = csr.targets[e];
+      if (depths[v] === -1) {
+        depths[v] = depths[u] + 1;
+        queue.push(v);
+      }
+    }
+  }
+  return depths;
+}
+
+export async function examples({ kronecker: withKronecker = true } = {}) {
+  const device = await requestDevice();
+  try {
+    const input = device.upload(new Uint32Array([1, 2, 3]));
+    const output = device.array('u32', 3);
+    await transform(device, 3, wgsl\`(i: u32) { \${rw(output)}[i] = \${input}[i] * \${u32(10)}; }\`);
+    const transformed = [...(await output.download())];
+
+    await exclusiveScan(device, input, output);
+    const scan = [...(await output.download())];
+
+    const path = hostCsrFromEdgeList({
+      vertexCount: 4,
+      src: Uint32Array.of(0, 1, 2),
+      dst: Uint32Array.of(1, 2, 3),
+      directed: true,
+    }).csr;
+    const pathDepths = [...(await bfs(uploadGraph(device, path, { csc: true }), 0)).depths];
+
+    let bfsKronecker;
+    if (withKronecker) {
+      const { csr } = hostCsrFromEdgeList(kronecker({ scale: 10, seed: 1 }));
+      // From the vertex of largest degree, so the search reaches most of the graph.
+      let source = 0;
+      const degree = (v) => csr.offsets[v + 1] - csr.offsets[v];
+      for (let v = 1; v < csr.vertexCount; v++) if (degree(v) > degree(source)) source = v;
+      const { depths } = await bfs(uploadGraph(device, csr, { csc: true }), source);
+      const want = hostBfs(csr, source);
+      const wrong = want.findIndex((d, v) => depths[v] !== d);
+      if (wrong !== -1) throw new Error(\`bfs on kronecker: vertex \${wrong} at depth \${depths[wrong]}, want \${want[wrong]}\`);
+      bfsKronecker = \`\${csr.vertexCount} vertices (\${want.filter((d) => d >= 0).length} reached)\`;
+    }
+
+    const { source, software, description, device: name, vendor, architecture } = device.adapter;
+    return {
+      transform: transformed,
+      exclusiveScan: scan,
+      bfsPath: pathDepths,
+      bfsKronecker,
+      adapter: \`\${description || name || \`\${vendor} \${architecture}\`} (\${software ? 'software' : 'GPU'}, \${source})\`,
+      source,
+    };
+  } finally {
+    device.destroy();
+  }
+}
+`,
+);
+function checkExamples(where, printed, source) {
+  let got;
+  try {
+    got = JSON.parse(printed);
+  } catch {
+    fail(`${where}: the examples printed ${JSON.stringify(printed.slice(0, 2000))}, not their results`);
+  }
+  const want = {
+    transform: [10, 20, 30],
+    exclusiveScan: [0, 1, 3],
+    bfsPath: [0, 1, 2, 3],
+    source,
+  };
+  for (const [key, value] of Object.entries(want)) {
+    if (JSON.stringify(got[key]) !== JSON.stringify(value)) {
+      fail(`${where}: ${key} is ${JSON.stringify(got[key])}, want ${JSON.stringify(value)}`);
+    }
+  }
+  const graphs = got.bfsKronecker ? `a path and a Kronecker graph of ${got.bfsKronecker}` : 'a path';
+  return `${got.entryPoints} entry points loaded; transform, exclusiveScan, bfs on ${graphs} correct on ${got.adapter}`;
+}
+
+// 4a. Plain Node: every entry point loads, then the examples.
 writeFileSync(
   join(app, 'smoke.js'),
   `const entryPoints = ${JSON.stringify(entryPoints)};
 for (const name of entryPoints) await import(name);
-
-const { requestDevice, rw, transform, u32, wgsl } = await import('@weft/gpu');
-const { exclusiveScan } = await import('@weft/scan');
-const { hostCsrFromEdgeList, uploadGraph } = await import('@weft/graph');
-const { kronecker } = await import('@weft/graph/generators');
-const { bfs } = await import('@weft/algorithms');
-
-const same = (what, got, want) => {
-  if (got.length !== want.length || got.some((x, i) => x !== want[i])) {
-    throw new Error(\`\${what}: got [\${got.slice(0, 8)}...], want [\${want.slice(0, 8)}...]\`);
-  }
-};
-const device = await requestDevice();
-const input = device.upload(new Uint32Array([1, 2, 3]));
-const output = device.array('u32', 3);
-await transform(device, 3, wgsl\`(i: u32) { \${rw(output)}[i] = \${input}[i] * \${u32(10)}; }\`);
-same('transform', [...(await output.download())], [10, 20, 30]);
-
-await exclusiveScan(device, input, output);
-same('exclusiveScan', [...(await output.download())], [0, 1, 3]);
-
-const { csr } = hostCsrFromEdgeList(kronecker({ scale: 10, seed: 1 }));
-const graph = uploadGraph(device, csr, { csc: true });
-const { depths } = await bfs(graph, 0);
-const want = new Int32Array(csr.vertexCount).fill(-1);
-const queue = [0];
-want[0] = 0;
-for (let head = 0; head < queue.length; head++) {
-  const u = queue[head];
-  for (let e = csr.offsets[u]; e < csr.offsets[u + 1]; e++) {
-    const v = csr.targets[e];
-    if (want[v] === -1) {
-      want[v] = want[u] + 1;
-      queue.push(v);
-    }
-  }
-}
-same('bfs depths', [...depths], [...want]);
-device.destroy();
-console.log(\`\${entryPoints.length} entry points loaded; transform, exclusiveScan, bfs on \${csr.vertexCount} vertices correct on \${device.adapter.description || device.adapter.device} (\${device.adapter.software ? 'software' : 'GPU'})\`);
+const { examples } = await import('./examples.js');
+console.log(JSON.stringify({ entryPoints: entryPoints.length, ...(await examples()) }));
 process.exit(0);
 `,
 );
 const smoke = sh('plain-Node examples', 'node', ['smoke.js'], app, {
   XDG_RUNTIME_DIR: '/tmp',
 });
-console.log(`pack-check: node: ${smoke.trim().split('\n').at(-1)}`);
+console.log(`pack-check: node: ${checkExamples('node', smoke.trim().split('\n').at(-1), 'node-webgpu')}`);
+await runInChromium();
 
 // 4b. The `weft` bin, as `npx` runs it: bfs on a small .mtx to a streamed JSON, and info on the same file.
 writeFileSync(
@@ -249,6 +323,105 @@ for (const [name, compilerOptions] of Object.entries(configs)) {
   sh(`type-check (${name})`, 'npx', ['--no-install', 'tsc', '-p', `tsconfig.${name}.json`], app);
 }
 console.log('pack-check: consumer type-checks under NodeNext and Bundler, skipLibCheck off');
+
+// 4c. Chromium: the examples and every entry point that runs in browsers, bundled by esbuild from the installed
+//     tarballs (browser platform: `webgpu` stays out), served on localhost, run headless with WebGPU on
+//     SwiftShader (flags from shared/WEBGPU-NOTES.md); the page prints the results, read back by playwright.
+async function runInChromium() {
+  // Debian's chromium (tooling/setup.sh installs it); WEFT_CHROMIUM points elsewhere on other machines.
+  const executablePath = process.env.WEFT_CHROMIUM ?? '/usr/bin/chromium';
+  if (!existsSync(executablePath)) {
+    fail(`${executablePath} not found: the browser step needs Debian's chromium; run tooling/setup.sh`);
+  }
+  // Node-only entry points: the CLI and the file helpers open files.
+  const browserEntries = entryPoints.filter((name) => !['@weft/cli', '@weft/graph/node'].includes(name));
+  const web = join(app, 'web');
+  mkdirSync(web);
+  writeFileSync(
+    join(app, 'browser.js'),
+    `${browserEntries.map((name, i) => `import * as entry${i} from '${name}';`).join('\n')}
+import { examples } from './examples.js';
+
+const out = document.getElementById('out');
+try {
+  const loaded = [${browserEntries.map((_, i) => `entry${i}`).join(', ')}].filter((m) => Object.keys(m).length > 0);
+  // No Kronecker BFS yet: its advance kernel binds 13 storage buffers, and Chromium grants 10 a stage.
+  out.textContent = JSON.stringify({ entryPoints: loaded.length, ...(await examples({ kronecker: false })) });
+  document.body.dataset.state = 'done';
+} catch (e) {
+  out.textContent = String(e?.stack ?? e);
+  document.body.dataset.state = 'error';
+}
+`,
+  );
+  writeFileSync(
+    join(web, 'index.html'),
+    '<!doctype html><meta charset="utf-8"><title>weft pack-check</title><link rel="icon" href="data:,"><pre id="out"></pre><script type="module" src="bundle.js"></script>\n',
+  );
+  try {
+    await esbuild({
+      entryPoints: [join(app, 'browser.js')],
+      outfile: join(web, 'bundle.js'),
+      bundle: true,
+      format: 'esm',
+      platform: 'browser',
+      target: 'es2022',
+      minify: true,
+      logLevel: 'silent',
+    });
+  } catch (e) {
+    fail(`esbuild bundle for the browser: ${e.message}`);
+  }
+  const bundle = readFileSync(join(web, 'bundle.js'));
+  const server = createServer((req, res) => {
+    const name = req.url === '/' ? 'index.html' : req.url.slice(1);
+    if (!['index.html', 'bundle.js'].includes(name)) {
+      res.writeHead(404).end();
+      return;
+    }
+    res.writeHead(200, { 'content-type': name.endsWith('.js') ? 'text/javascript' : 'text/html' });
+    res.end(readFileSync(join(web, name)));
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const browser = await chromium.launch({
+    executablePath,
+    headless: true,
+    args: [
+      '--no-sandbox',
+      '--enable-unsafe-webgpu',
+      '--enable-features=Vulkan',
+      '--use-webgpu-adapter=swiftshader',
+      // The machines have no network: without these Chromium keeps trying (and failing) to reach Google.
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+      '--disable-quic',
+    ],
+    env: { XDG_RUNTIME_DIR: '/tmp', ...process.env },
+  });
+  try {
+    const page = await browser.newPage();
+    const logs = [];
+    page.on('console', (m) => logs.push(`${m.type()}: ${m.text()}`));
+    page.on('pageerror', (e) => logs.push(`pageerror: ${e.message}`));
+    await page.goto(`http://127.0.0.1:${server.address().port}/`);
+    await page
+      .locator('body[data-state]')
+      .waitFor({ state: 'attached', timeout: 300_000 })
+      .catch(() => fail(`chromium: the page never finished; console:\n${logs.join('\n')}`));
+    const state = await page.evaluate(() => document.body.dataset.state);
+    const printed = (await page.locator('#out').textContent()) ?? '';
+    if (state !== 'done') fail(`chromium: ${printed}\nconsole:\n${logs.join('\n')}`);
+    const summary = checkExamples('chromium', printed, 'navigator.gpu');
+    console.log(
+      `pack-check: chromium ${browser.version()}: ${summary} (bundle ${(gzipSync(bundle).length / 1024).toFixed(1)} kB gzip)`,
+    );
+  } finally {
+    await browser.close();
+    server.close();
+  }
+}
 
 if (!process.argv.includes('--keep')) rmSync(scratch, { recursive: true, force: true });
 console.log(`pack-check: ok in ${((Date.now() - started) / 1000).toFixed(0)} s`);

@@ -376,7 +376,7 @@ function simpleNeighbors(csr: HostCsr): Uint32Array[] {
  * start as vertex ids; the colour classes of a proper colouring update in increasing colour order, each
  * vertex of a class from its neighbours' labels before the class: it keeps its label if that is among the
  * most frequent, else takes the largest of the most frequent ("Prec-Max"). Neighbours are those of the
- * simple undirected graph ({@link simpleNeighbors}: parallel edges count once, a self-loop votes for the
+ * simple undirected graph (parallel edges count once, a self-loop votes for the
  * vertex's own label), so a directed graph runs as its undirected graph. Stops after a sweep that changes no
  * label. `colors` defaults to networkx's `greedy_color` (largest degree first, ties by id), which makes the
  * partition equal networkx's on a graph whose nodes were added in id order.

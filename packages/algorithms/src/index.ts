@@ -1,3 +1,9 @@
+/**
+ * Graph algorithms on WebGPU (BFS, SSSP, PageRank, connected components and more), each with a plain
+ * TypeScript reference and, where one makes sense, a verifier.
+ *
+ * @module @weft/algorithms
+ */
 export type { IterationTrace, LoadBalance } from '@weft/operators';
 export { THREAD_MAPPED_MAX_DEGREE } from '@weft/operators';
 export {
@@ -8,7 +14,14 @@ export {
   betweennessCentrality,
 } from './betweenness.ts';
 export { type BetweennessSampling, betweennessReference } from './betweenness-reference.ts';
-export { type BfsOptions, BfsProblem, type BfsProblemOptions, type BfsResult, bfs } from './bfs/bfs.ts';
+export {
+  type BfsOptions,
+  BfsProblem,
+  type BfsProblemOptions,
+  type BfsResult,
+  bfs,
+  type SmallFrontierTuning,
+} from './bfs/bfs.ts';
 export { bfsReference } from './bfs/reference.ts';
 export {
   eigenvectorCentrality,

@@ -83,7 +83,7 @@ async function simpleUndirectedGraph(graph: DeviceGraph): Promise<DeviceGraph> {
  * level. When a level's frontier is empty, k grows and a compute over the remaining vertices refills it,
  * dispatched indirectly so that it costs nothing while the frontier is not empty. Nothing is read back per
  * iteration: the enactor watches the count of vertices not yet peeled. `graph` must be undirected and
- * simple (see {@link simpleUndirectedGraph}).
+ * simple (`coreNumber` builds that graph from any input).
  */
 export class CoreNumberProblem implements Problem<{ core: Uint32Array; maxCore: number }> {
   /** Per vertex: its core number, 0xffffffff until peeled. */

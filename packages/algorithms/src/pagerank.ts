@@ -81,7 +81,7 @@ export class PageRankProblem implements Problem<Float32Array> {
   readonly #pushed: DeviceArray<'u32'> | undefined;
   readonly direction: 'pull' | 'push';
   readonly #change: DeviceArray<'f32'>;
-  /** [0]: dangling rank sum, [1]: largest relative change. */
+  /** Element 0: the dangling rank sum; element 1: the largest relative change. */
   readonly #totals: DeviceArray<'f32'>;
   readonly #active: DeviceArray<'u32'>;
   /**

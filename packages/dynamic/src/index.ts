@@ -1,3 +1,9 @@
+/**
+ * Dynamic graphs on WebGPU: per-vertex slab hash tables with batched edge and vertex insertion and deletion,
+ * and algorithms that update incrementally.
+ *
+ * @module @weft/dynamic
+ */
 export {
   type ComponentsUpdateOptions,
   DynamicComponents,

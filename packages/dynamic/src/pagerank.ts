@@ -59,7 +59,7 @@ export class DynamicPageRank {
   #change: DeviceArray<'f32'>;
   /** The sums of shares as f32 bits, for the compare-exchange add (WGSL has no f32 atomics). */
   #sums: DeviceArray<'u32'>;
-  /** [0]: dangling rank sum, [1]: largest relative change. */
+  /** Element 0: the dangling rank sum; element 1: the largest relative change. */
   readonly #totals: DeviceArray<'f32'>;
   /**
    * [active, vertices this iteration, slabs this iteration, vertex dispatch arguments (3), slab dispatch

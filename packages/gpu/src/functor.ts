@@ -25,7 +25,8 @@ export interface Literal {
 }
 
 export type Capture = ArrayCapture | ScalarCapture;
-type Interpolation = DeviceArray | Capture | Literal | Functor | string;
+/** What a `wgsl` template interpolates: an array, a captured scalar, a literal, another functor or WGSL text. */
+export type Interpolation = DeviceArray | Capture | Literal | Functor | string;
 
 /** Captures `array` for reading and writing. */
 export function rw(array: DeviceArray): ArrayCapture {

@@ -1,3 +1,9 @@
+/**
+ * Weft's WebGPU runtime: devices, typed device arrays, WGSL functor templates, command recording, timing and
+ * typed errors.
+ *
+ * @module @weft/gpu
+ */
 /// <reference types="@webgpu/types" preserve="true" />
 // The published declarations name WebGPU's globals (GPUDevice, GPUBuffer) and `Symbol.dispose`: the reference
 // and the declaration below let them resolve in a consumer's project without extra `types` or `lib` entries.
@@ -47,6 +53,7 @@ export {
   type Capture,
   Functor,
   f32,
+  type Interpolation,
   i32,
   type Literal,
   lit,

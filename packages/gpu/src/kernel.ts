@@ -67,10 +67,13 @@ fn weft_trailing_zeros4(m: vec4<u32>) -> u32 {
  * that its functors captured. Make one with `device.kernel(definition)`.
  */
 export class Kernel {
+  /** @internal */
   constructor(
     readonly label: string,
     readonly wgsl: string,
+    /** @internal */
     readonly compiled: CompiledKernel,
+    /** @internal */
     readonly slots: readonly BindingSlot[],
     /** Uniform fields in order: the template's params, then captured scalars (with their values). */
     readonly paramFields: readonly { name: string; type: ElementType; value?: number }[],

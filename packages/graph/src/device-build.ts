@@ -66,6 +66,7 @@ const RULES = ['min', 'max', 'first', 'last', 'none'];
  * call.
  */
 export class DeviceBuildPlan {
+  /** @internal */
   readonly shape: BuildShape;
   readonly directed: boolean;
   readonly #arrays: BuildArrays;

@@ -2,6 +2,8 @@
  * Graph storage on the host and the device: host graphs and their validation, the host and device builders,
  * `DeviceGraph` with its vertex and edge data, frontiers. Parsers and writers are in `@weft/graph/io`,
  * generators in `@weft/graph/generators`, Node file helpers in `@weft/graph/node`.
+ *
+ * @module @weft/graph
  */
 export { hasNeighbor } from './adjacency.ts';
 export {

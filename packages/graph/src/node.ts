@@ -1,6 +1,8 @@
 /**
  * Node.js file helpers, the file side of `@weft/graph/io`: open a path as a chunk stream, pick the parser or writer
  * from the extension.
+ *
+ * @module @weft/graph/node
  */
 import { createReadStream } from 'node:fs';
 import { open, stat } from 'node:fs/promises';

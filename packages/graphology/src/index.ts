@@ -1,3 +1,9 @@
+/**
+ * graphology interop: graphology graphs to GPU graphs and back, and graphology-shaped algorithms that run on
+ * the GPU.
+ *
+ * @module @weft/graphology
+ */
 export {
   type BetweennessCentralityAssignOptions,
   type BetweennessCentralityOptions,

@@ -1,3 +1,8 @@
+/**
+ * Merge-path partitioning: the WGSL search that splits work items and segments evenly across workgroups.
+ *
+ * @module @weft/lbs/merge-path
+ */
 import {
   type BindingDecl,
   type Count,

@@ -74,7 +74,7 @@ export class GasLoop implements EnactorLoop {
   readonly #totals: DeviceArray[];
   readonly #inTotals: (DeviceArray | undefined)[];
   readonly #terms: DeviceArray<'f32'>;
-  /** [2p]: phase p's normalize aggregate, [2p + 1]: its residual. */
+  /** Element 2p: phase p's normalize aggregate; element 2p + 1: its residual. */
   readonly #reduced: DeviceArray<'f32'>;
   /** The residuals of the last iteration that ran. */
   readonly #report: DeviceArray<'f32'>;

@@ -1,3 +1,9 @@
+/**
+ * Graph operators on WebGPU in Gunrock's data-centric model: advance (push and pull), filter, neighborhood
+ * reduction, compute, segmented intersection and the enactor that runs them to convergence.
+ *
+ * @module @weft/operators
+ */
 export {
   type AdvanceOptions,
   type AdvancePullOptions,

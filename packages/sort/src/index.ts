@@ -1,4 +1,9 @@
-export { orderKeyOf } from './order-key.ts';
+/**
+ * Radix sort on WebGPU (keys and key-value pairs; u32, i32 and f32) and sorted search.
+ *
+ * @module @weft/sort
+ */
+export { type KeyOrder, orderKeyOf } from './order-key.ts';
 export {
   AUTO_REDUCE_THEN_SCAN_FROM,
   AUTO_TOP_DIGIT_FIRST_FROM,
@@ -10,6 +15,7 @@ export {
   sortPairs,
   topDigitFirstFor,
 } from './radix-sort.ts';
+export type { RadixTileConfig } from './radix-wgsl.ts';
 export type { SortTuning } from './sort-passes.ts';
 export {
   type IntersectCountOptions,
@@ -17,4 +23,4 @@ export {
   type SortedSearchOptions,
   sortedSearch,
 } from './sorted-search.ts';
-export { radixTileConfig } from './tile-config.ts';
+export { radixTileConfig, type TileTuning } from './tile-config.ts';

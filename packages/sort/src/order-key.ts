@@ -40,7 +40,7 @@ export function padKeyOf(order: KeyOrder): number | undefined {
   return descending ? undefined : 0x7fc00000; // a NaN: every NaN maps to 0xffffffff
 }
 
-/** The TypeScript twin of {@link orderKeyWgsl} for one key given as raw bits (used by tests and references). */
+/** The TypeScript twin of the kernels' WGSL `order_key` for one key given as raw bits (used by tests and references). */
 export function orderKeyOf(type: ElementType, raw: number, descending = false): number {
   let k: number;
   if (type === 'u32') k = raw >>> 0;

@@ -37,8 +37,8 @@ export interface SortTuning {
    */
   wideMasks?: boolean;
   /**
-   * Reduce-then-scan: consecutive tiles the upsweep counts in one workgroup (default
-   * {@link defaultTilesPerChunk}). More tiles a chunk shorten the rows the row scan walks.
+   * Reduce-then-scan: consecutive tiles the upsweep counts in one workgroup (default: as many as keep at
+   * least 2048 chunks, 1 to 8). More tiles a chunk shorten the rows the row scan walks.
    */
   tilesPerChunk?: number;
   /**
@@ -49,7 +49,8 @@ export interface SortTuning {
   stableFirstPass?: boolean;
   /**
    * Reduce-then-scan: tiles each downsweep workgroup ranks in turn, loading the next tile's keys while the
-   * current one scatters (default {@link defaultTilesPerWorkgroup}). Workgroups launched = tiles / this.
+   * current one scatters (default: up to 4 for keys-only sorts while at least 2048 workgroups remain, 1 for
+   * pairs). Workgroups launched = tiles / this.
    */
   tilesPerWorkgroup?: number;
   /**

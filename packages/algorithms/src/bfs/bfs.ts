@@ -9,7 +9,7 @@ import {
   SmallFrontierState,
 } from '@weft/operators';
 import { checkSource, type Problem, prepareLoadBalance, recordSet, runProblem } from '../common.ts';
-import { type BfsLevel, type BfsState, UNREACHED } from './level.ts';
+import { type BfsLevel, UNREACHED } from './level.ts';
 import {
   type BfsOptions,
   type BfsProblemOptions,
@@ -19,7 +19,7 @@ import {
   variantOf,
 } from './options.ts';
 
-export type { BfsOptions, BfsProblemOptions, BfsResult } from './options.ts';
+export type { BfsOptions, BfsProblemOptions, BfsResult, SmallFrontierTuning } from './options.ts';
 
 /**
  * Breadth-first search (Gunrock's problem, Ligra's edgeMap):
@@ -35,16 +35,14 @@ export type { BfsOptions, BfsProblemOptions, BfsResult } from './options.ts';
  * one bulk level on what it leaves; both claim with depth[u] + 1, so no level number comes from the host.
  */
 export class BfsProblem
-  implements
-    BfsState,
-    Problem<Omit<BfsResult, 'iterations' | 'steps' | 'trace'> & { levels?: number }, [number]>
+  implements Problem<Omit<BfsResult, 'iterations' | 'steps' | 'trace'> & { levels?: number }, [number]>
 {
   readonly depths: DeviceArray<'u32'>;
   readonly parents: DeviceArray<'u32'> | undefined;
   readonly queue: FrontierQueue;
   readonly workspace: AdvanceWorkspace;
   readonly loadBalance;
-  /** The variant applying each level's claim; undefined for the plain push BFS. */
+  /** @internal The variant applying each level's claim; undefined for the plain push BFS. */
   readonly variant: BfsLevel | undefined;
   /** The small-frontier engine, when it runs: its settings, its state and `[bulk levels, all levels]`. */
   readonly smallFrontier:

@@ -33,7 +33,7 @@ import {
   type TraceOption,
 } from '../common.ts';
 import { checkNonNegativeWeights } from '../weights.ts';
-import { addDeltaFunctor, deltaWord, NearFarStep, type SsspState } from './near-far.ts';
+import { addDeltaFunctor, deltaWord, NearFarStep } from './near-far.ts';
 import type { SsspEngineTuning } from './near-far-engine.ts';
 import { NearFarEngineStep } from './near-far-engine.ts';
 
@@ -114,9 +114,7 @@ export interface SsspResult {
  * joins a level once by a per-vertex level stamp, not the bitmap), then one bulk level on what it leaves.
  */
 export class SsspProblem
-  implements
-    SsspState,
-    Problem<Omit<SsspResult, 'iterations' | 'steps' | 'trace'> & { levels?: number }, [number]>
+  implements Problem<Omit<SsspResult, 'iterations' | 'steps' | 'trace'> & { levels?: number }, [number]>
 {
   readonly distances: DeviceArray<'u32'>;
   readonly parents: DeviceArray<'u32'> | undefined;

@@ -1,6 +1,8 @@
 /**
  * Host edge lists, deterministic for a seed: Kronecker, uniform random, random geometric, grid, road-like;
  * and counter-based generators that run on the GPU, with host twins that make the same edge lists.
+ *
+ * @module @weft/graph/generators
  */
 export {
   type KroneckerOnDeviceOptions,

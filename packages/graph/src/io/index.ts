@@ -1,6 +1,8 @@
 /**
  * Streaming parsers (Matrix Market, edge lists, DIMACS), text writers, the binary CSR format and byte sources;
  * they run in Node and in browsers (`@weft/graph/node` opens files by path).
+ *
+ * @module @weft/graph/io
  */
 export { BINARY_CSR_VERSION, type BinaryCsrOptions, readBinaryCsr, writeBinaryCsr } from './binary-csr.ts';
 export { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINE_BYTES, type LoadBudget } from './budget.ts';
