@@ -2,6 +2,7 @@ import { type DeviceArray, type Functor, type Recorder, rw, u32, wgsl } from '@w
 import { checkDeviceGraph, type DeviceGraph } from '@weft/graph';
 import type { RunOptions } from './common.ts';
 import { PriorityRounds, runPriorityRounds } from './priority.ts';
+import { undirectedGraphOf } from './undirected.ts';
 
 const NONE = 0xffffffff;
 
@@ -11,6 +12,8 @@ export interface ColoringResult {
   /** Distinct colors used. */
   colorCount: number;
   iterations: number;
+  /** True when `graph` was directed and its arcs were read as undirected edges. */
+  undirected: boolean;
 }
 
 /**
@@ -60,11 +63,20 @@ export class ColoringProblem extends PriorityRounds<{ colors: Uint32Array; color
   }
 }
 
-/** A proper vertex coloring of an undirected graph; `seed` picks the random priorities. */
+/**
+ * A proper vertex coloring of an undirected graph (a directed one is read as the simple undirected graph of its arcs, and
+ * the result says so); `seed` picks the random priorities.
+ */
 export async function graphColoring(
   graph: DeviceGraph,
   options: RunOptions & { seed?: number } = {},
 ): Promise<ColoringResult> {
   checkDeviceGraph(graph);
-  return runPriorityRounds(new ColoringProblem(graph, options.seed ?? 1), options);
+  const simple = await undirectedGraphOf(graph);
+  try {
+    const result = await runPriorityRounds(new ColoringProblem(simple, options.seed ?? 1), options);
+    return { ...result, undirected: graph.directed };
+  } finally {
+    if (simple !== graph) simple.destroy();
+  }
 }

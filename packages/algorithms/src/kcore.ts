@@ -14,6 +14,7 @@ import {
   type RunOptions,
   runProblem,
 } from './common.ts';
+import { simpleUndirectedGraph } from './undirected.ts';
 
 const NONE = 0xffffffff;
 
@@ -29,52 +30,6 @@ export interface CoreNumberResult {
 }
 
 export type CoreNumberOptions = RunOptions & LoadBalanceOption;
-
-/**
- * `graph` itself when it is undirected and simple (rows strictly increasing, no self-loops), else the
- * simple undirected graph of its arcs built on the GPU, which the caller destroys. One read-back.
- */
-async function simpleUndirectedGraph(graph: DeviceGraph): Promise<DeviceGraph> {
-  const device = graph.device;
-  const m = graph.edgeCount;
-  if (m === 0) return graph;
-  const { offsets, targets } = graph;
-  if (!graph.directed) {
-    const bad = device.array('u32', 1, { label: 'simple graph check' });
-    try {
-      bad.upload([0]);
-      const check = wgsl`(src: u32, dst: u32, edge: u32) -> bool {
-  if (dst == src || (edge > ${offsets}[src] && ${targets}[edge - 1u] >= dst)) { atomicStore(&${atomic(bad)}[0], 1u); }
-  return false;
-}`;
-      await advancePush(device, graph, 'all', check);
-      if ((await bad.download())[0] === 0) return graph;
-    } finally {
-      bad.destroy();
-    }
-  }
-  const src = device.array('u32', m, { label: 'arc sources' });
-  try {
-    await advancePush(
-      device,
-      graph,
-      'all',
-      wgsl`(s: u32, d: u32, edge: u32) -> bool {
-  ${rw(src)}[edge] = s;
-  return false;
-}`,
-    );
-    const built = await deviceGraphFromEdgeList(device, {
-      src,
-      dst: targets,
-      vertexCount: graph.vertexCount,
-      directed: false,
-    });
-    return built.graph;
-  } finally {
-    src.destroy();
-  }
-}
 
 /**
  * Core numbers by parallel peeling: at level k, every remaining vertex of degree below k gets core k - 1

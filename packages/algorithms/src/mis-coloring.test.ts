@@ -1,4 +1,4 @@
-import { uploadGraph } from '@weft/graph';
+import { hostCsrFromEdgeList, uploadGraph } from '@weft/graph';
 import { gpuTest } from '@weft/testing';
 import { describe, expect, it } from 'vitest';
 import { graphColoring } from './coloring.ts';
@@ -26,6 +26,29 @@ describe('maximal independent set and coloring', () => {
           expect(coloring.colorCount, name).toBeLessThanOrEqual(2 * csr.vertexCount);
         }
         if (csr.edgeCount > 100) expect(sets[0], `${name}: seeds change the set`).not.toBe(sets[1]);
+        graph.destroy();
+      }
+    }));
+
+  it('read a directed graph as the simple undirected graph of its arcs, and say so', () =>
+    gpuTest(async (device) => {
+      for (const { name, csr } of testGraphs(false, 20)) {
+        if (!csr.directed) continue;
+        const src = new Uint32Array(csr.edgeCount);
+        for (let v = 0; v < csr.vertexCount; v++) src.fill(v, csr.offsets[v]!, csr.offsets[v + 1]!);
+        const ug = hostCsrFromEdgeList({
+          vertexCount: csr.vertexCount,
+          src,
+          dst: csr.targets,
+          directed: false,
+        }).csr;
+        const graph = uploadGraph(device, csr);
+        const mis = await maximalIndependentSet(graph);
+        expect(mis.undirected, name).toBe(true);
+        expect(verifyIndependentSet(ug, mis.inSet), `${name} mis`).toBeNull();
+        const coloring = await graphColoring(graph);
+        expect(coloring.undirected, name).toBe(true);
+        expect(verifyColoring(ug, coloring.colors), `${name} coloring`).toBeNull();
         graph.destroy();
       }
     }));

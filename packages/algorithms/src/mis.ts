@@ -2,6 +2,7 @@ import { type DeviceArray, type Functor, type Recorder, rw, u32, wgsl } from '@w
 import { checkDeviceGraph, type DeviceGraph } from '@weft/graph';
 import type { RunOptions } from './common.ts';
 import { PriorityRounds, runPriorityRounds } from './priority.ts';
+import { undirectedGraphOf } from './undirected.ts';
 
 const UNDECIDED = 0;
 const IN = 1;
@@ -12,6 +13,8 @@ export interface MisResult {
   inSet: Uint8Array;
   size: number;
   iterations: number;
+  /** True when `graph` was directed and its arcs were read as undirected edges. */
+  undirected: boolean;
 }
 
 /**
@@ -61,11 +64,20 @@ export class MisProblem extends PriorityRounds<{ inSet: Uint8Array; size: number
   }
 }
 
-/** A maximal independent set of an undirected graph; `seed` picks the random priorities. */
+/**
+ * A maximal independent set of an undirected graph (a directed one is read as the simple undirected graph of its arcs, and
+ * the result says so); `seed` picks the random priorities.
+ */
 export async function maximalIndependentSet(
   graph: DeviceGraph,
   options: RunOptions & { seed?: number } = {},
 ): Promise<MisResult> {
   checkDeviceGraph(graph);
-  return runPriorityRounds(new MisProblem(graph, options.seed ?? 1), options);
+  const simple = await undirectedGraphOf(graph);
+  try {
+    const result = await runPriorityRounds(new MisProblem(simple, options.seed ?? 1), options);
+    return { ...result, undirected: graph.directed };
+  } finally {
+    if (simple !== graph) simple.destroy();
+  }
 }

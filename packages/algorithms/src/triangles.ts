@@ -2,12 +2,15 @@ import { type DeviceArray, type GpuCount, InputError, type Recorder, wgsl } from
 import { checkDeviceGraph, type DeviceGraph, hasNeighbor } from '@weft/graph';
 import { neighborhoodReduce } from '@weft/operators';
 import type { Problem } from './common.ts';
+import { undirectedGraphOf } from './undirected.ts';
 
 export interface TrianglesResult {
   /** Triangles of the undirected simple graph, each counted once. */
   count: number;
   /** Triangles counted at each vertex: the one that comes first in degree order (they sum to `count`). */
   perVertex: Uint32Array;
+  /** True when `graph` was directed and its arcs were read as undirected edges. */
+  undirected: boolean;
 }
 
 /**
@@ -69,7 +72,7 @@ export class TrianglesProblem implements Problem<TrianglesResult> {
     const perVertex = n === 0 ? new Uint32Array(0) : await this.perVertex.download(0, n);
     let count = 0;
     for (let v = 0; v < n; v++) count += perVertex[v]!;
-    return { count, perVertex };
+    return { count, perVertex, undirected: false };
   }
 
   destroy(): void {
@@ -78,16 +81,21 @@ export class TrianglesProblem implements Problem<TrianglesResult> {
   }
 }
 
-/** Counts the triangles of an undirected simple graph (each once): one step, no enactor loop. */
+/**
+ * Counts the triangles of an undirected simple graph (each once): one step, no enactor loop. A directed graph
+ * is read as the simple undirected graph of its arcs (built on the GPU), and the result says so.
+ */
 export async function triangleCount(graph: DeviceGraph): Promise<TrianglesResult> {
   checkDeviceGraph(graph);
-  const problem = new TrianglesProblem(graph);
+  const simple = await undirectedGraphOf(graph);
+  const problem = new TrianglesProblem(simple);
   try {
     const rec = graph.device.recorder({ label: 'triangles' });
     await problem.step(rec, 0);
     await rec.submit();
-    return await problem.result();
+    return { ...(await problem.result()), undirected: graph.directed };
   } finally {
     problem.destroy();
+    if (simple !== graph) simple.destroy();
   }
 }
