@@ -1,5 +1,5 @@
 import { atomic, type DeviceArray, type GpuCount, type Recorder, rw, transform, u32, wgsl } from '@weft/gpu';
-import { checkDeviceGraph, type DeviceGraph, deviceGraphFromEdgeList, FrontierQueue } from '@weft/graph';
+import { checkDeviceGraph, type DeviceGraph, FrontierQueue } from '@weft/graph';
 import {
   AdvanceWorkspace,
   advancePush,
