@@ -31,6 +31,28 @@ describe('device', () => {
     if (process.env['CI']) expect(r.software).toBe(true);
   });
 
+  it('caps limits on request and names a kernel that binds more storage buffers than the device allows', async () => {
+    const device = await requestDevice({ label: 'capped', limits: { maxStorageBuffersPerShaderStage: 8 } });
+    try {
+      expect(device.limits.maxStorageBuffersPerShaderStage).toBe(8);
+      const arrays = Array.from({ length: 9 }, () => device.array('u32', 4));
+      const sum = arrays.slice(1).map((a) => wgsl`${a}[i]`);
+      const body = sum.reduce((acc, term) => wgsl`${acc} + ${term}`);
+      const nine = wgsl`(i: u32) { ${rw(arrays[0]!)}[i] = ${body}; }`;
+      await expect(transform(device, 4, nine)).rejects.toThrow(
+        /kernel 'transform' \(storage buffers\) needs 9 but maxStorageBuffersPerShaderStage is 8/,
+      );
+      await expect(transform(device, 4, nine)).rejects.toThrow(DeviceLimitError);
+      const eight = wgsl`(i: u32) { ${rw(arrays[0]!)}[i] = ${arrays[1]!}[i]; }`;
+      await arrays[1]!.upload([1, 2, 3, 4]);
+      await transform(device, 4, eight);
+      expect([...(await arrays[0]!.download())]).toEqual([1, 2, 3, 4]);
+      await expect(requestDevice({ limits: { noSuchLimit: 1 } })).rejects.toThrow(InputError);
+    } finally {
+      device.destroy();
+    }
+  });
+
   it('round-trips typed arrays and rejects out-of-range uploads', async () => {
     await gpuTest(async (device) => {
       const i = device.upload(new Int32Array([-5, 0, 2 ** 31 - 1]));

@@ -6,9 +6,11 @@ import {
   type HostArray,
 } from './array.ts';
 import {
+  DeviceLimitError,
   DeviceLostError,
   GpuOutOfMemoryError,
   GpuValidationError,
+  InputError,
   NoAdapterError,
   ShaderCompileError,
   WeftError,
@@ -62,6 +64,11 @@ export interface RequestDeviceOptions {
   dawnOptions?: readonly string[];
   /** Extra required limits, on top of the maxima Weft asks for. */
   requiredLimits?: Record<string, number>;
+  /**
+   * Caps on the limits Weft requests, applied after `requiredLimits`: the device gets the smaller of the cap and
+   * the adapter's value, e.g. `{ maxStorageBuffersPerShaderStage: 10 }` to run as on a browser that grants 10.
+   */
+  limits?: Record<string, number>;
   label?: string;
   /** Bytes of released buffers the pool keeps for reuse (default 2 GiB; 0 destroys on release). */
   poolBytes?: number;
@@ -137,6 +144,11 @@ export async function requestDevice(options: RequestDeviceOptions = {}): Promise
       if (typeof v === 'number') requiredLimits[name] = v;
     }
     Object.assign(requiredLimits, options.requiredLimits);
+    for (const [name, cap] of Object.entries(options.limits ?? {})) {
+      const v = requiredLimits[name] ?? (adapter.limits as unknown as Record<string, number>)[name];
+      if (typeof v !== 'number') throw new InputError(`the adapter has no limit named '${name}'`, 'limits');
+      requiredLimits[name] = Math.min(v, cap);
+    }
     const wanted = options.features ?? {};
     for (const f of WANTED_FEATURES) {
       if (wanted[f] === true && !adapter.features.has(f)) {
@@ -340,6 +352,17 @@ export class WeftDevice {
     let cached = this.#generated.get(shapeKey);
     if (!cached) {
       const gen = generateKernel(def);
+      const storage = gen.layoutEntries.filter((e) => e.kind !== 'uniform').length;
+      const limit = this.device.limits.maxStorageBuffersPerShaderStage;
+      if (storage > limit) {
+        throw new DeviceLimitError(
+          `kernel '${def.label}' (storage buffers)`,
+          storage,
+          'maxStorageBuffersPerShaderStage',
+          limit,
+          'this kernel has no variant with fewer bindings; use an adapter with a larger limit',
+        );
+      }
       const key = `${gen.wgsl}\n//constants ${JSON.stringify(def.constants ?? {})} entries ${entries.join(',')}`;
       let compiled = this.#pipelineCache.get(key);
       if (!compiled) {

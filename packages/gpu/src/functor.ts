@@ -253,3 +253,11 @@ export function linkFunctors(
   const bindings = [...arrays].map(([array, { name, access }]) => ({ name, array, access }));
   return { code: decls.join('\n\n'), bindings, scalars };
 }
+
+/**
+ * How many storage bindings the arrays that `functor` captures take (each distinct array once), so an operator
+ * can pick a kernel variant that fits the device's `maxStorageBuffersPerShaderStage` before generating it.
+ */
+export function functorBindingCount(functor: Functor): number {
+  return linkFunctors({ f: functor }).bindings.length;
+}

@@ -53,6 +53,7 @@ export {
   type Capture,
   Functor,
   f32,
+  functorBindingCount,
   type Interpolation,
   i32,
   type Literal,

@@ -2,6 +2,7 @@ import {
   atomic,
   type DeviceArray,
   type Functor,
+  functorBindingCount,
   InputError,
   onTarget,
   rw,
@@ -16,6 +17,9 @@ import { transformLbs } from '@weft/lbs';
 import { transformScan } from '@weft/scan';
 import { type LoadBalance, resolveLoadBalance, THREAD_MAPPED_MAX_DEGREE } from './load-balance.ts';
 import { isNeighborGraph, type NeighborGraph } from './neighbors.ts';
+
+/** Storage buffers a `transformLbs` tile binds beside its functor's: offsets, partitions, up to two counts. */
+const LBS_TILE_BINDINGS = 4;
 
 /**
  * Scratch an advance reuses across calls (the scan of the frontier's degrees and its total), so that many
@@ -166,7 +170,12 @@ export async function advancePush(
   if (!(maxDegree >= 0)) {
     throw new InputError(`threadMappedMaxDegree must be >= 0, got ${maxDegree}`, 'options');
   }
-  const loadBalance = resolveLoadBalance(graph, options.loadBalance ?? 'merge-path', maxDegree);
+  const chosen = resolveLoadBalance(graph, options.loadBalance ?? 'merge-path', maxDegree);
+  // The merge-path tile binds its offsets, partitions and counts beside the functor's arrays: on a device
+  // that allows fewer storage buffers a stage (browsers grant 8 or 10), a thread per vertex walks instead.
+  const lbsBindings = LBS_TILE_BINDINGS + functorBindingCount(visit);
+  const loadBalance =
+    lbsBindings > graph.device.limits.maxStorageBuffersPerShaderStage ? 'thread-mapped' : chosen;
   await onTarget(target, who, async (rec) => {
     if (output && !options.append) rec.clear(output.count);
     if (graph.edgeCount === 0) return;

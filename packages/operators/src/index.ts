@@ -42,10 +42,12 @@ export {
   advanceSmallFrontier,
   MAX_LEVELS_PER_DISPATCH,
   SMALL_FRONTIER_EXIT,
+  SMALL_FRONTIER_MIN_STORAGE_BUFFERS,
   type SmallFrontierOptions,
   SmallFrontierState,
   type SmallFrontierStateOptions,
   smallFrontierCapacity,
+  smallFrontierFits,
   smallFrontierWorkgroupSize,
 } from './small-frontier.ts';
 export { IterationLog, type IterationTrace } from './trace.ts';

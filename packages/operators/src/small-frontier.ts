@@ -27,6 +27,17 @@ export const SMALL_FRONTIER_EXIT = {
   tooLarge: 3,
 } as const;
 
+/**
+ * Storage buffers a stage must allow for the engine's kernels (its own state plus the graph's arrays and
+ * the caller's functors); browsers that grant fewer (8 or 10) run the bulk path alone.
+ */
+export const SMALL_FRONTIER_MIN_STORAGE_BUFFERS = 16;
+
+/** Whether `'auto'` may run the small-frontier engine on `device` (see {@link SMALL_FRONTIER_MIN_STORAGE_BUFFERS}). */
+export function smallFrontierFits(device: WeftDevice): boolean {
+  return device.limits.maxStorageBuffersPerShaderStage >= SMALL_FRONTIER_MIN_STORAGE_BUFFERS;
+}
+
 /** Most levels one dispatch may run, so every dispatch ends in bounded time. */
 export const MAX_LEVELS_PER_DISPATCH = 1 << 20;
 

@@ -4,6 +4,20 @@ import { afterAll } from 'vitest';
 let shared: Promise<WeftDevice> | undefined;
 
 /**
+ * `WEFT_TEST_MAX_STORAGE_BUFFERS=N` caps the test devices' `maxStorageBuffersPerShaderStage` at N (browsers
+ * grant 8 or 10), so the whole suite runs the paths such devices take; unset, devices get the adapter's.
+ */
+export function testLimits(): Record<string, number> {
+  const v = process.env['WEFT_TEST_MAX_STORAGE_BUFFERS'];
+  if (v === undefined || v === '') return {};
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 1) {
+    throw new Error(`WEFT_TEST_MAX_STORAGE_BUFFERS must be a positive integer, got '${v}'`);
+  }
+  return { maxStorageBuffersPerShaderStage: n };
+}
+
+/**
  * `WEFT_TEST_SUBGROUPS=0` creates test devices without the `subgroups` feature, so the whole suite runs the
  * paths browsers without it take; unset or `1`, devices take it where the adapter offers it.
  */
@@ -22,7 +36,7 @@ export function testDevice(): Promise<WeftDevice> {
   if (!shared) {
     process.env['XDG_RUNTIME_DIR'] ??= '/tmp';
     const features = testSubgroups() ? {} : { subgroups: false };
-    shared = requestDevice({ label: 'weft test', features }).catch((e: unknown) => {
+    shared = requestDevice({ label: 'weft test', features, limits: testLimits() }).catch((e: unknown) => {
       throw new Error(
         `no WebGPU adapter for the tests (${(e as Error).message}). Run 'bash tooling/setup.sh' to install the software Vulkan driver.`,
       );
@@ -45,7 +59,11 @@ let sharedWithSubgroups: Promise<WeftDevice> | undefined;
 export function subgroupTestDevice(): Promise<WeftDevice> {
   if (testSubgroups()) return testDevice();
   if (!sharedWithSubgroups) {
-    sharedWithSubgroups = requestDevice({ label: 'weft test (subgroups)', features: { subgroups: true } });
+    sharedWithSubgroups = requestDevice({
+      label: 'weft test (subgroups)',
+      features: { subgroups: true },
+      limits: testLimits(),
+    });
     afterAll(async () => {
       const d = await sharedWithSubgroups?.catch(() => undefined);
       d?.destroy();

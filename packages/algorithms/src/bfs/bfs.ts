@@ -64,7 +64,7 @@ export class BfsProblem
     this.queue = new FrontierQueue(device, graph.vertexCount, { label: 'bfs frontier' });
     this.workspace = new AdvanceWorkspace(device, this.queue.capacity);
     this.variant = variant?.(this);
-    const tuning = smallFrontierOf(options, variant !== undefined);
+    const tuning = smallFrontierOf(options, variant !== undefined, graph.device);
     this.smallFrontier = tuning && {
       tuning,
       state: new SmallFrontierState(device, { label: 'bfs small frontier' }),

@@ -1,6 +1,6 @@
-import { InputError } from '@weft/gpu';
+import { InputError, type WeftDevice } from '@weft/gpu';
 import type { DeviceGraph } from '@weft/graph';
-import type { IterationTrace } from '@weft/operators';
+import { type IterationTrace, smallFrontierFits } from '@weft/operators';
 import type { LoadBalanceOption, RunOptions, TraceOption } from '../common.ts';
 import { BitmapClaimLevel, prefersBitmapClaims } from './bitmap-claims.ts';
 import { DirectionOptimizedLevel } from './direction-optimized.ts';
@@ -121,8 +121,10 @@ const forcesSmallFrontier = (options: BfsProblemOptions) =>
 export function smallFrontierOf(
   options: BfsProblemOptions,
   hasVariant: boolean,
+  device: WeftDevice,
 ): SmallFrontierTuning | undefined {
   const mode = options.smallFrontier ?? 'auto';
   if (mode === 'off' || hasVariant) return undefined;
+  if (mode === 'auto' && !smallFrontierFits(device)) return undefined;
   return typeof mode === 'object' ? mode : {};
 }

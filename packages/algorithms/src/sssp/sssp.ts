@@ -19,6 +19,7 @@ import {
   type IterationTrace,
   resolveLoadBalance,
   SmallFrontierState,
+  smallFrontierFits,
 } from '@weft/operators';
 import { reduce } from '@weft/scan';
 import { prefersBitmapClaims } from '../bfs/bitmap-claims.ts';
@@ -357,7 +358,7 @@ function smallFrontierOf(graph: DeviceGraph, options: SsspProblemOptions): SsspE
   const mode = options.smallFrontier ?? 'auto';
   if (mode === 'off') return undefined;
   // 'auto': the graphs where BFS's 'auto' runs the engine, sparse ones, whose frontiers stay small.
-  if (mode === 'auto') return prefersBitmapClaims(graph) ? undefined : {};
+  if (mode === 'auto') return prefersBitmapClaims(graph) || !smallFrontierFits(graph.device) ? undefined : {};
   return typeof mode === 'object' ? mode : {};
 }
 
