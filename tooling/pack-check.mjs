@@ -345,8 +345,7 @@ import { examples } from './examples.js';
 const out = document.getElementById('out');
 try {
   const loaded = [${browserEntries.map((_, i) => `entry${i}`).join(', ')}].filter((m) => Object.keys(m).length > 0);
-  // No Kronecker BFS yet: its advance kernel binds 13 storage buffers, and Chromium grants 10 a stage.
-  out.textContent = JSON.stringify({ entryPoints: loaded.length, ...(await examples({ kronecker: false })) });
+  out.textContent = JSON.stringify({ entryPoints: loaded.length, ...(await examples()) });
   document.body.dataset.state = 'done';
 } catch (e) {
   out.textContent = String(e?.stack ?? e);

@@ -7,7 +7,7 @@ let shared: Promise<WeftDevice> | undefined;
  * `WEFT_TEST_MAX_STORAGE_BUFFERS=N` caps the test devices' `maxStorageBuffersPerShaderStage` at N (browsers
  * grant 8 or 10), so the whole suite runs the paths such devices take; unset, devices get the adapter's.
  */
-export function testLimits(): Record<string, number> {
+function testLimits(): Record<string, number> {
   const v = process.env['WEFT_TEST_MAX_STORAGE_BUFFERS'];
   if (v === undefined || v === '') return {};
   const n = Number(v);
