@@ -32,10 +32,10 @@ const WANTED_LIMITS = [
   'maxBindingsPerBindGroup',
 ] as const;
 
-const WANTED_FEATURES = ['subgroups', 'timestamp-query', 'shader-f16'] as const;
+const WANTED_FEATURES: readonly WeftFeature[] = ['subgroups', 'timestamp-query', 'shader-f16'];
 
 /** The optional WebGPU features Weft uses where the device has them. */
-export type WeftFeature = (typeof WANTED_FEATURES)[number];
+export type WeftFeature = 'subgroups' | 'timestamp-query' | 'shader-f16';
 
 /** What benchmarks record about the adapter. */
 export interface AdapterReport {
