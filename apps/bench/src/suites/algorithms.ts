@@ -19,6 +19,8 @@ import {
   katzCentralityReference,
   labelPropagation,
   labelPropagationReference,
+  leiden,
+  leidenReference,
   louvain,
   louvainReference,
   minimumSpanningForest,
@@ -614,6 +616,62 @@ function louvainCase(input: GraphInput): BenchCase {
   });
 }
 
+/** The first community whose induced subgraph is disconnected, or -1 (host breadth-first search). */
+function disconnectedCommunity(csr: HostCsr, comm: Uint32Array): number {
+  const seen = new Uint8Array(csr.vertexCount);
+  const done = new Set<number>();
+  const stack: number[] = [];
+  for (let r = 0; r < csr.vertexCount; r++) {
+    if (seen[r]) continue;
+    if (done.has(comm[r]!)) return comm[r]!;
+    done.add(comm[r]!);
+    seen[r] = 1;
+    stack.push(r);
+    while (stack.length > 0) {
+      const u = stack.pop()!;
+      for (let e = csr.offsets[u]!; e < csr.offsets[u + 1]!; e++) {
+        const w = csr.targets[e]!;
+        if (!seen[w] && comm[w] === comm[u]) {
+          seen[w] = 1;
+          stack.push(w);
+        }
+      }
+    }
+  }
+  return -1;
+}
+
+/**
+ * Leiden (GPU), host-timed as Louvain. Valid when every community is connected, its modularity is that of
+ * its partition and, up to 2^22 arcs, at least 0.99 x `leidenReference`'s.
+ */
+function leidenCase(input: GraphInput): BenchCase {
+  return wholeGraphCase('leiden', input, async (_device, csr, graph) => {
+    let last = await leiden(graph);
+    let want: number | undefined;
+    return {
+      items: edgesOf(csr),
+      hostTimed: true,
+      async run() {
+        last = await leiden(graph);
+      },
+      async validate() {
+        const bad = disconnectedCommunity(csr, last.communities);
+        if (bad >= 0) return `community ${bad} is disconnected`;
+        const q = await modularity(graph, last.communities);
+        if (Math.abs(q - last.modularity) > 1e-4)
+          return `reported modularity ${last.modularity}, partition's ${q}`;
+        if (csr.edgeCount > LOUVAIN_REFERENCE_MAX_ARCS) return null;
+        want ??= leidenReference(csr).modularity;
+        return last.modularity >= 0.99 * want - 1e-4
+          ? null
+          : `modularity ${last.modularity} < 0.99 x ${want}`;
+      },
+      destroy() {},
+    };
+  });
+}
+
 /** The sequential TypeScript Louvain (`louvainReference`) as the CPU baseline, on the same graphs. */
 function louvainReferenceCase(input: GraphInput): BenchCase {
   return {
@@ -1056,6 +1114,8 @@ export const cases: BenchCase[] = [
   louvainCase(roads),
   louvainCase(mesh),
   louvainCase(geometric),
+  leidenCase(kron),
+  leidenCase(mesh),
   louvainReferenceCase(kron),
   louvainReferenceCase(roads),
   louvainReferenceCase(mesh),
