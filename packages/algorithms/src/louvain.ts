@@ -512,6 +512,17 @@ export async function communityLevels(
         );
         await rec.submit();
         const [, nNew, mNew, nRef] = await counts.download(0, 4);
+        // The aggregated graph (of `vertices` communities) becomes the next level's input.
+        const nextLevel = async (vertices: number) => {
+          arcs = { count: mNew!, ...other };
+          n = vertices;
+          k = kl;
+          nextSet = 3 - nextSet;
+          rec = device.recorder({ label: `${leiden ? 'leiden' : 'louvain'} next level` });
+          await recordRows(rec, arcs.src, arcs.count, n, rows);
+          await segmentedReduce(rec, arcs.share, rows, n, kl, { count: arcs.count });
+          await rec.submit();
+        };
         if (leiden) {
           if (level === 0 && nNew! >= n) break;
           rec = device.recorder({ label: 'leiden level' });
@@ -528,14 +539,7 @@ export async function communityLevels(
           count = nNew!;
           if (nRef! >= n || (q - levelQ <= threshold && nRef === nNew)) break;
           levelQ = Math.max(levelQ, q);
-          arcs = { count: mNew!, ...other };
-          n = nRef!;
-          k = kl;
-          nextSet = 3 - nextSet;
-          rec = device.recorder({ label: 'leiden next level' });
-          await recordRows(rec, arcs.src, arcs.count, n, rows);
-          await segmentedReduce(rec, arcs.share, rows, n, kl, { count: arcs.count });
-          await rec.submit();
+          await nextLevel(nRef!);
           continue;
         }
         if (nNew! >= n) break;
@@ -547,14 +551,7 @@ export async function communityLevels(
         count = nNew!;
         if (q - levelQ <= threshold) break;
         levelQ = q;
-        arcs = { count: mNew!, ...other };
-        n = nNew!;
-        k = kl;
-        nextSet = 3 - nextSet;
-        rec = device.recorder({ label: 'louvain next level' });
-        await recordRows(rec, arcs.src, arcs.count, n, rows);
-        await segmentedReduce(rec, arcs.share, rows, n, kl, { count: arcs.count });
-        await rec.submit();
+        await nextLevel(nNew!);
       }
       if (leiden && levels.length > 0) {
         // A community the last level left disconnected is split into its connected parts (never lowers
