@@ -16,6 +16,7 @@ import {
   WeftError,
 } from './errors.ts';
 import { functorShape } from './functor.ts';
+import { normalizePciBusId, pinnedTo } from './gpu-placement.ts';
 import { generateKernel, Kernel, type KernelDefinition } from './kernel.ts';
 import { BufferPool } from './pool.ts';
 import { Recorder, type RecorderOptions } from './recorder.ts';
@@ -56,6 +57,8 @@ export interface AdapterReport {
   toggles: string[];
   /** Where the device came from. */
   source: 'node-webgpu' | 'navigator.gpu' | 'caller';
+  /** The GPU's PCI address, where the device was pinned to one (`requestDevice({ pciBusId })`). */
+  pciBusId?: string;
 }
 
 export interface RequestDeviceOptions {
@@ -77,6 +80,12 @@ export interface RequestDeviceOptions {
    * the paths without it, as on browsers that lack it), absent takes it where the adapter offers it.
    */
   features?: { readonly [F in WeftFeature]?: boolean };
+  /**
+   * Node on Linux: the GPU at this PCI address (`'0000:00:07.0'`, as `nvidia-smi` and `lspci -D` print it),
+   * for hosts with several GPUs of one name, which Dawn cannot tell apart. Needs Mesa's device-select Vulkan
+   * layer (see {@link requestDevices}); an `InputError` where it is missing or the address is malformed.
+   */
+  pciBusId?: string;
 }
 
 // dawn.node instances must stay strongly referenced while their devices live (a collected instance crashes
@@ -118,6 +127,9 @@ async function nodeGpu(options: readonly string[]): Promise<{ gpu: GPU; instance
  */
 export async function requestDevice(options: RequestDeviceOptions = {}): Promise<WeftDevice> {
   const nav = (globalThis as { navigator?: { gpu?: GPU } }).navigator;
+  if (options.pciBusId !== undefined && nav?.gpu) {
+    throw new InputError('pciBusId picks a GPU only in Node (the webgpu package)', 'pciBusId');
+  }
   let gpu: GPU;
   let instance: unknown;
   let source: AdapterReport['source'];
@@ -130,9 +142,9 @@ export async function requestDevice(options: RequestDeviceOptions = {}): Promise
     liveInstances.add(instance);
   }
   try {
-    const adapter = await gpu.requestAdapter({
-      powerPreference: options.powerPreference ?? 'high-performance',
-    });
+    const adapter = await pinnedTo(options.pciBusId, () =>
+      gpu.requestAdapter({ powerPreference: options.powerPreference ?? 'high-performance' }),
+    );
     if (!adapter) {
       throw new NoAdapterError(
         'no WebGPU adapter found: on Linux without a GPU install a software Vulkan driver (Mesa lavapipe, see tooling/setup.sh)',
@@ -165,6 +177,7 @@ export async function requestDevice(options: RequestDeviceOptions = {}): Promise
     });
     const report = describeAdapter(adapter.info, device, source, options.dawnOptions ?? []);
     report.adapterFeatures = [...adapter.features].sort();
+    if (options.pciBusId !== undefined) report.pciBusId = normalizePciBusId(options.pciBusId);
     return new WeftDevice(device, report, true, instance, options.poolBytes);
   } catch (e) {
     liveInstances.delete(instance);

@@ -33,6 +33,7 @@ export {
   type WeftFeature,
   wrapDevice,
 } from './device.ts';
+export { type RequestDevicesOptions, requestDevices } from './devices.ts';
 export { writeDispatchArgs } from './dispatch-args.ts';
 export {
   ConvergenceError,
@@ -63,6 +64,7 @@ export {
   u32,
   wgsl,
 } from './functor.ts';
+export { listGpus } from './gpu-placement.ts';
 export { type BindingDecl, Kernel, type KernelDefinition } from './kernel.ts';
 export { type AtomicFold, bitOr, type Monoid, max, min, monoid, plus } from './monoid.ts';
 export { type BufferKind, BufferPool, sizeClass } from './pool.ts';
