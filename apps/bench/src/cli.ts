@@ -11,6 +11,7 @@ import { type BenchGraph, type GraphSelection, hasSelection, selectGraphs } from
 import { GRAPHS_USAGE, graphsCommand, provideWrittenGraphs } from './graphs-command.ts';
 import { type Measurement, measureCases } from './harness.ts';
 import { htmlReport } from './html.ts';
+import { PARTITIONED_USAGE, partitionedCommand } from './partitioned-command.ts';
 import {
   type BenchReport,
   paperTable,
@@ -342,10 +343,12 @@ async function main(): Promise<number> {
       return weftCli([command, ...rest]);
     case 'graphs':
       return graphsCommand(rest);
+    case 'partitioned':
+      return partitionedCommand(rest);
     case 'help':
     case '--help':
     case '-h':
-      process.stdout.write(`${USAGE}\n${RUN_USAGE}\n${GRAPHS_USAGE}`);
+      process.stdout.write(`${USAGE}\n${RUN_USAGE}\n${GRAPHS_USAGE}\n${PARTITIONED_USAGE}`);
       return 0;
     default:
       if (command.startsWith('-')) return bench([command, ...rest]);

@@ -74,6 +74,12 @@ export { minimumSpanningForest, type SpanningForestResult } from './mst.ts';
 export { mstReference } from './mst-reference.ts';
 export { type PageRankOptions, PageRankProblem, type PageRankResult, pageRank } from './pagerank.ts';
 export { type PageRankReferenceOptions, pageRankReference } from './pagerank-reference.ts';
+export {
+  bfsPartitioned,
+  PartitionedBfs,
+  type PartitionedBfsOptions,
+  type PartitionedBfsResult,
+} from './partitioned.ts';
 export { type SccOptions, type SccResult, stronglyConnectedComponents } from './scc.ts';
 export { sccReference } from './scc-reference.ts';
 export { jaccard, jaccardAll, overlap } from './similarity.ts';

@@ -55,3 +55,4 @@ export {
   validateCsr,
   validateEdgeList,
 } from './host-graph.ts';
+export { type CsrPart, PartitionedGraph, partitionCsr } from './partition.ts';

@@ -1,0 +1,163 @@
+import { writeFile } from 'node:fs/promises';
+import { parseArgs } from 'node:util';
+import { BfsProblem, bfs, PartitionedBfs, verifyBfs } from '@weft/algorithms';
+import { requestDevices } from '@weft/gpu';
+import { type HostCsr, PartitionedGraph, uploadGraph } from '@weft/graph';
+import { kroneckerOnDevice } from '@weft/graph/generators';
+import { readGraphFile } from '@weft/graph/node';
+import { enact } from '@weft/operators';
+import { pickSources } from './suites/algorithms.ts';
+
+export const PARTITIONED_USAGE = `usage: weft partitioned (--graph FILE.wcsr | --kron SCALE) [--devices 2] [--sources 4] [--repeat 3] [--json OUT]
+
+  BFS on one GPU against BFS on a graph partitioned across --devices GPUs (one device per GPU through
+  requestDevices; --share opens them on one adapter), from the same sources: wall-clock per source of the
+  search, each with its own read-backs (the enactor's status, the partitioned levels' exchange) and without
+  the depths' read-back; the speed-up is over the one-GPU BFS whose problem is kept across sources, as the
+  partitioned one keeps its state. bfs() (a new problem and the depths read back) is shown beside it. --kron generates a Graph500 Kronecker graph (edge factor 16) on the first GPU. Every partitioned result is checked against the one-GPU BFS, the first against the
+  graph itself.
+`;
+
+/** `weft partitioned`: one GPU against several on one graph file. */
+export async function partitionedCommand(args: string[]): Promise<number> {
+  const { values } = parseArgs({
+    args,
+    options: {
+      graph: { type: 'string' },
+      kron: { type: 'string' },
+      devices: { type: 'string', default: '2' },
+      sources: { type: 'string', default: '4' },
+      repeat: { type: 'string', default: '3' },
+      json: { type: 'string' },
+      share: { type: 'boolean', default: false },
+    },
+  });
+  if (!values.graph === !values.kron) {
+    process.stderr.write(PARTITIONED_USAGE);
+    return 2;
+  }
+  const count = Number(values.devices);
+  const devices = await requestDevices({ count, shareAdapter: values.share });
+  let csr: HostCsr;
+  if (values.graph) {
+    const file = await readGraphFile(values.graph);
+    if (file.kind !== 'csr') throw new Error(`${values.graph}: not a .wcsr file`);
+    csr = file.csr;
+  } else {
+    const t = performance.now();
+    const g = await kroneckerOnDevice(devices[0]!, { scale: Number(values.kron), seed: 1 });
+    csr = {
+      vertexCount: g.vertexCount,
+      edgeCount: g.edgeCount,
+      offsets: await g.offsets.download(0, g.vertexCount + 1),
+      targets: await g.targets.download(0, g.edgeCount),
+      directed: false,
+    };
+    g.destroy();
+    console.log(
+      `kronecker ${values.kron}: ${csr.vertexCount} vertices, ${csr.edgeCount} arcs, ${(performance.now() - t).toFixed(0)} ms on the GPU and back`,
+    );
+  }
+  const repeat = Number(values.repeat);
+  const sources = pickSources(csr, 1, Number(values.sources));
+  const rows: Record<string, unknown>[] = [];
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+  const time = async (run: () => Promise<unknown>) => {
+    await run();
+    const ms: number[] = [];
+    for (let r = 0; r < repeat; r++) {
+      const t = performance.now();
+      await run();
+      ms.push(performance.now() - t);
+    }
+    return median(ms);
+  };
+  const single = uploadGraph(devices[0]!, csr, {});
+  const onOne: Record<string, number[]> = { push: [], auto: [] };
+  // The same BFS with its problem kept across sources, as the partitioned one keeps its state.
+  const reused: Record<string, number[]> = { push: [], auto: [] };
+  const problems = {
+    push: new BfsProblem(single, { direction: 'push' }),
+    auto: new BfsProblem(single, { direction: 'auto' }),
+  };
+  const runReused = async (problem: BfsProblem, source: number) => {
+    const rec = single.device.recorder({ label: 'bfs reset' });
+    await problem.reset(rec, source);
+    await rec.submit();
+    return enact(single.device, problem, {});
+  };
+  const want: Uint32Array[] = [];
+  for (const [i, source] of sources.entries()) {
+    const r = await bfs(single, source, { direction: 'auto' });
+    const depths = Int32Array.from(r.depths, (d) => (d === 0xffffffff ? -1 : d));
+    if (i === 0) {
+      const bad = verifyBfs(csr, source, depths);
+      if (bad) throw new Error(`one-GPU BFS from ${source}: ${bad}`);
+    }
+    want.push(Uint32Array.from(r.depths));
+    for (const direction of ['push', 'auto'] as const) {
+      onOne[direction]!.push(await time(() => bfs(single, source, { direction })));
+      reused[direction]!.push(await time(() => runReused(problems[direction], source)));
+    }
+  }
+  problems.push.destroy();
+  problems.auto.destroy();
+  single.destroy();
+  for (const k of [...new Set([1, count])]) {
+    const graph = PartitionedGraph.upload(devices.slice(0, k), csr);
+    for (const direction of ['push', 'auto'] as const) {
+      const problem = new PartitionedBfs(graph, { direction });
+      const ms: number[] = [];
+      const levelCount: number[] = [];
+      let exchanged = 0;
+      for (const [i, source] of sources.entries()) {
+        const got = await problem.run(source);
+        exchanged = got.exchangedBytes;
+        levelCount.push(got.iterations);
+        if (!got.depths.every((d, v) => d === want[i]![v])) {
+          throw new Error(
+            `partitioned BFS (${k} devices, ${direction}) from ${source} differs from one GPU's`,
+          );
+        }
+        ms.push(await time(() => problem.search(source)));
+      }
+      problem.destroy();
+      const one = median(onOne[direction]!);
+      const kept = median(reused[direction]!);
+      const row = {
+        devices: k,
+        direction,
+        medianMs: median(ms),
+        oneGpuMs: one,
+        oneGpuReusedMs: kept,
+        speedup: kept / median(ms),
+        exchangedBytesLastSource: exchanged,
+        levels: levelCount,
+        pinned: devices.slice(0, k).map((d) => d.adapter.pciBusId ?? 'default'),
+      };
+      rows.push(row);
+      console.log(
+        `bfs ${direction} on ${k} device(s): ${row.medianMs.toFixed(2)} ms; one GPU ${kept.toFixed(2)} ms with its problem kept (${row.speedup.toFixed(2)}x), bfs() ${one.toFixed(2)} ms`,
+      );
+    }
+    graph.destroy();
+  }
+  if (values.json) {
+    await writeFile(
+      values.json,
+      JSON.stringify(
+        {
+          command: `weft partitioned ${args.join(' ')}`,
+          graph: { vertices: csr.vertexCount, arcs: csr.edgeCount },
+          adapter: devices[0]!.adapter,
+          sources,
+          rows,
+        },
+        null,
+        1,
+      ),
+    );
+  }
+  for (const d of devices) d.destroy();
+  return 0;
+}

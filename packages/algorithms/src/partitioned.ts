@@ -1,0 +1,301 @@
+import {
+  atomic,
+  type DeviceArray,
+  InputError,
+  onTarget,
+  type Recorder,
+  rw,
+  transform,
+  u32,
+  type WeftDevice,
+  wgsl,
+} from '@weft/gpu';
+import {
+  bitmapToQueue,
+  type DeviceGraph,
+  FrontierBitmap,
+  FrontierQueue,
+  type PartitionedGraph,
+} from '@weft/graph';
+import { AdvanceWorkspace, advancePush } from '@weft/operators';
+import { UNREACHED } from './bfs/level.ts';
+
+export interface PartitionedBfsOptions {
+  /**
+   * How each level expands: `'push'` from the frontier's owned vertices, `'pull'` into each part's unvisited
+   * vertices, `'auto'` (default) pulls on undirected graphs while the frontier is large. Directed graphs push
+   * (a part holds its vertices' out-edges only).
+   */
+  direction?: 'auto' | 'push' | 'pull';
+}
+
+export interface PartitionedBfsResult {
+  /** Levels from the source (`0xffffffff` where unreached). */
+  depths: Uint32Array;
+  /** Levels run (the last one finds nothing). */
+  iterations: number;
+  /** Levels that pulled. */
+  pulls: number;
+  /** Bytes each device sent to the others through the host, over the run. */
+  exchangedBytes: number;
+}
+
+/** One part's state for {@link PartitionedBfs}. */
+class PartState {
+  readonly visited: FrontierBitmap;
+  readonly frontier: FrontierBitmap;
+  readonly found: FrontierBitmap;
+  /** The other parts' `found` words, one block each. */
+  readonly incoming: DeviceArray<'u32'>;
+  readonly depths: DeviceArray<'u32'>;
+  readonly queue: FrontierQueue;
+  readonly workspace: AdvanceWorkspace;
+
+  constructor(
+    readonly graph: DeviceGraph,
+    readonly lo: number,
+    readonly hi: number,
+    others: number,
+  ) {
+    const { device, vertexCount: n } = graph;
+    this.visited = new FrontierBitmap(device, n, 'partitioned bfs visited');
+    this.frontier = new FrontierBitmap(device, n, 'partitioned bfs frontier');
+    this.found = new FrontierBitmap(device, n, 'partitioned bfs found');
+    const words = this.found.words.length;
+    this.incoming = device.array('u32', Math.max(1, others * words), { label: 'partitioned bfs incoming' });
+    this.depths = device.array('u32', Math.max(1, n), { label: 'partitioned bfs depths' });
+    this.queue = new FrontierQueue(device, n, { label: 'partitioned bfs queue' });
+    this.workspace = new AdvanceWorkspace(device, this.queue.capacity);
+  }
+
+  get device(): WeftDevice {
+    return this.graph.device;
+  }
+
+  destroy(): void {
+    for (const b of [this.visited, this.frontier, this.found, this.queue, this.workspace]) b.destroy();
+    for (const a of [this.incoming, this.depths]) a.destroy();
+  }
+}
+
+/**
+ * Breadth-first search over a graph partitioned across devices ({@link PartitionedGraph}): every device
+ * keeps the whole visited set and frontier as bitmaps, expands the edges of the vertices it owns (pushing
+ * from its frontier vertices, or pulling into its unvisited ones), and the bitmaps of vertices found are
+ * exchanged through the host once a level:
+ *
+ *     found_d = vertices reached by part d's edges this level         advancePush / a pull per owned vertex
+ *     on every device: new = (OR of all found) & ~visited; visited |= new; frontier = new; depth[new] = level
+ *
+ * A level costs each device one submit, one download of `n / 8` bytes and an upload of the others'; the
+ * host ORs the downloads to count the new vertices (its own copy of the visited set).
+ */
+export class PartitionedBfs {
+  readonly #parts: PartState[];
+  readonly direction: 'auto' | 'push' | 'pull';
+
+  constructor(
+    readonly graph: PartitionedGraph,
+    options: PartitionedBfsOptions = {},
+  ) {
+    const direction = options.direction ?? 'auto';
+    if (direction !== 'auto' && direction !== 'push' && direction !== 'pull') {
+      throw new InputError(`direction must be 'auto', 'push' or 'pull', got '${direction}'`, 'direction');
+    }
+    if (direction === 'pull' && graph.directed) {
+      throw new InputError('a partitioned BFS pulls only on undirected graphs', 'direction');
+    }
+    this.direction = graph.directed ? 'push' : direction;
+    const k = graph.parts.length;
+    this.#parts = [];
+    try {
+      for (const p of graph.parts) this.#parts.push(new PartState(p.graph, p.lo, p.hi, k - 1));
+    } catch (e) {
+      for (const s of this.#parts) s.destroy();
+      throw e;
+    }
+  }
+
+  /** Searches from `source` and reads the depths back. */
+  async run(source: number): Promise<PartitionedBfsResult> {
+    const searched = await this.search(source);
+    return { depths: await this.#parts[0]!.depths.download(0, this.graph.vertexCount), ...searched };
+  }
+
+  /** Searches from `source`, leaving the depths on every device (`depthsOn(i)`); no read-back of them. */
+  async search(source: number): Promise<Omit<PartitionedBfsResult, 'depths'>> {
+    const n = this.graph.vertexCount;
+    if (!Number.isInteger(source) || source < 0 || source >= n) {
+      throw new InputError(`source ${source} is not a vertex of a graph of ${n} vertices`, 'source');
+    }
+    const parts = this.#parts;
+    await Promise.all(
+      parts.map((s) =>
+        onTarget(s.device, 'partitioned bfs reset', async (rec) => {
+          await rec.fill(s.depths, UNREACHED);
+          rec.clear(s.visited.words);
+          rec.clear(s.frontier.words);
+          await transform(
+            rec,
+            1,
+            wgsl`(i: u32) {
+  ${rw(s.depths)}[${u32(source)}] = 0u;
+  ${rw(s.visited.words)}[${u32(source >>> 5)}] = ${u32((1 << (source & 31)) >>> 0)};
+  ${rw(s.frontier.words)}[${u32(source >>> 5)}] = ${u32((1 << (source & 31)) >>> 0)};
+}`,
+          );
+        }),
+      ),
+    );
+    const words = parts[0]!.found.words.length;
+    // The host keeps the visited set too, so the count of new vertices needs no read-back of its own.
+    const visited = new Uint32Array(words);
+    visited[source >>> 5] = (1 << (source & 31)) >>> 0;
+    let frontierSize = 1;
+    let visitedSize = 1;
+    let level = 0;
+    let pulls = 0;
+    let exchanged = 0;
+    for (;;) {
+      level++;
+      // Beamer's rule, on vertex counts: pull while the frontier is a large share of what is left.
+      const pull =
+        this.direction === 'pull' ||
+        (this.direction === 'auto' && frontierSize * 20 > n - visitedSize + frontierSize);
+      if (pull) pulls++;
+      // One submit a level on each device: merge what the last level found, then expand the new frontier.
+      const found = await Promise.all(
+        parts.map(async (s) => {
+          await onTarget(s.device, 'partitioned bfs level', async (rec) => {
+            if (level > 1) await this.#merge(rec, s, level - 1, parts.length - 1, words);
+            await (pull ? this.#pull(rec, s) : this.#push(rec, s));
+          });
+          return s.found.words.download();
+        }),
+      );
+      frontierSize = 0;
+      for (let w = 0; w < words; w++) {
+        let all = 0;
+        for (const f of found) all |= f[w]!;
+        const fresh = all & ~visited[w]!;
+        if (fresh !== 0) {
+          visited[w] = visited[w]! | fresh;
+          frontierSize += popcount(fresh);
+        }
+      }
+      visitedSize += frontierSize;
+      if (frontierSize === 0) break;
+      parts.forEach((s, d) => {
+        let block = 0;
+        found.forEach((f, from) => {
+          if (from === d) return;
+          s.incoming.upload(f, block * f.length);
+          block++;
+        });
+      });
+      exchanged += words * 4;
+    }
+    return {
+      iterations: level,
+      pulls,
+      exchangedBytes: exchanged * (parts.length - 1),
+    };
+  }
+
+  /** found = the unvisited ends of the owned frontier vertices' edges. */
+  async #push(rec: Recorder, s: PartState): Promise<void> {
+    rec.clear(s.found.words);
+    // The queue holds every frontier vertex; the part's rows outside its range are empty, so only owned
+    // vertices have edges to walk.
+    await bitmapToQueue(rec, s.frontier, s.queue.next);
+    s.queue.swap();
+    await advancePush(
+      rec,
+      s.graph,
+      s.queue.current,
+      wgsl`(src: u32, dst: u32, edge: u32) -> bool {
+  let bit = 1u << (dst & 31u);
+  if ((${s.visited.words}[dst >> 5u] & bit) == 0u) { atomicOr(&${atomic(s.found.words)}[dst >> 5u], bit); }
+  return false;
+}`,
+      { workspace: s.workspace },
+    );
+  }
+
+  /** found = the owned unvisited vertices with a neighbour in the frontier (undirected graphs). */
+  async #pull(rec: Recorder, s: PartState): Promise<void> {
+    rec.clear(s.found.words);
+    const count = s.hi - s.lo;
+    if (count === 0) return;
+    const { offsets, targets } = s.graph;
+    await transform(
+      rec,
+      count,
+      wgsl`(i: u32) {
+  let v = ${u32(s.lo)} + i;
+  let bit = 1u << (v & 31u);
+  if ((${s.visited.words}[v >> 5u] & bit) != 0u) { return; }
+  let end = ${offsets}[v + 1u];
+  for (var k = ${offsets}[v]; k < end; k++) {
+    let u = ${targets}[k];
+    if ((${s.frontier.words}[u >> 5u] & (1u << (u & 31u))) != 0u) {
+      atomicOr(&${atomic(s.found.words)}[v >> 5u], bit);
+      break;
+    }
+  }
+}`,
+    );
+  }
+
+  /** new = (found | incoming) & ~visited: visited, frontier and depths updated alike everywhere. */
+  async #merge(rec: Recorder, s: PartState, level: number, others: number, words: number): Promise<void> {
+    await transform(
+      rec,
+      words,
+      wgsl`(w: u32) {
+  var all = ${s.found.words}[w];
+  for (var b = 0u; b < ${u32(others)}; b++) { all |= ${s.incoming}[b * ${u32(words)} + w]; }
+  let seen = ${s.visited.words}[w];
+  let fresh = all & ~seen;
+  ${rw(s.visited.words)}[w] = seen | fresh;
+  ${rw(s.frontier.words)}[w] = fresh;
+  var bits = fresh;
+  while (bits != 0u) {
+    ${rw(s.depths)}[w * 32u + weft_trailing_zeros(bits)] = ${u32(level)};
+    bits &= bits - 1u;
+  }
+}`,
+    );
+  }
+
+  /** Part `i`'s copy of the depths (every device holds them all after a search). */
+  depthsOn(i: number): DeviceArray<'u32'> {
+    const part = this.#parts[i];
+    if (!part) throw new InputError(`no part ${i} of ${this.#parts.length}`, 'part');
+    return part.depths;
+  }
+
+  destroy(): void {
+    for (const s of this.#parts) s.destroy();
+  }
+}
+
+function popcount(x: number): number {
+  let v = x - ((x >>> 1) & 0x55555555);
+  v = (v & 0x33333333) + ((v >>> 2) & 0x33333333);
+  return (Math.imul((v + (v >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24) & 0xff;
+}
+
+/** BFS from `source` over a partitioned graph; see {@link PartitionedBfs}. */
+export async function bfsPartitioned(
+  graph: PartitionedGraph,
+  source: number,
+  options: PartitionedBfsOptions = {},
+): Promise<PartitionedBfsResult> {
+  const problem = new PartitionedBfs(graph, options);
+  try {
+    return await problem.run(source);
+  } finally {
+    problem.destroy();
+  }
+}
