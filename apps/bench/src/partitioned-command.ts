@@ -8,14 +8,17 @@ import { readGraphFile } from '@weft/graph/node';
 import { enact } from '@weft/operators';
 import { pickSources } from './suites/algorithms.ts';
 
-export const PARTITIONED_USAGE = `usage: weft partitioned (--graph FILE.wcsr | --kron SCALE) [--devices 2] [--sources 4] [--repeat 3] [--json OUT]
+export const PARTITIONED_USAGE = `usage: weft partitioned (--graph FILE.wcsr | --kron SCALE) [--devices 2] [--sources 4] [--repeat 3]
+  [--share] [--no-validation] [--json OUT]
 
   BFS on one GPU against BFS on a graph partitioned across --devices GPUs (one device per GPU through
   requestDevices; --share opens them on one adapter), from the same sources: wall-clock per source of the
   search, each with its own read-backs (the enactor's status, the partitioned levels' exchange) and without
   the depths' read-back; the speed-up is over the one-GPU BFS whose problem is kept across sources, as the
-  partitioned one keeps its state. bfs() (a new problem and the depths read back) is shown beside it. --kron generates a Graph500 Kronecker graph (edge factor 16) on the first GPU. Every partitioned result is checked against the one-GPU BFS, the first against the
-  graph itself.
+  partitioned one keeps its state. bfs() (a new problem and the depths read back) is shown beside it.
+  Every partitioned result is checked against the one-GPU BFS, the first against the graph itself.
+  --kron generates a Graph500 Kronecker graph (edge factor 16) on the first GPU; --no-validation opens the
+  devices without Dawn's validation (requestDevice's validation: false).
 `;
 
 /** `weft partitioned`: one GPU against several on one graph file. */
@@ -30,6 +33,7 @@ export async function partitionedCommand(args: string[]): Promise<number> {
       repeat: { type: 'string', default: '3' },
       json: { type: 'string' },
       share: { type: 'boolean', default: false },
+      'no-validation': { type: 'boolean', default: false },
     },
   });
   if (!values.graph === !values.kron) {
@@ -37,7 +41,11 @@ export async function partitionedCommand(args: string[]): Promise<number> {
     return 2;
   }
   const count = Number(values.devices);
-  const devices = await requestDevices({ count, shareAdapter: values.share });
+  const devices = await requestDevices({
+    count,
+    shareAdapter: values.share,
+    ...(values['no-validation'] ? { validation: false } : {}),
+  });
   let csr: HostCsr;
   if (values.graph) {
     const file = await readGraphFile(values.graph);

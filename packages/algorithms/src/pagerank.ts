@@ -94,6 +94,10 @@ export class PageRankProblem implements Problem<Float32Array> {
    * Weighted: per edge, the share of its source's rank it carries (the stochastic matrix, as networkx's).
    */
   readonly #share: DeviceArray<'f32'> | undefined;
+  /** Weighted undirected pull: per arc v -> u, the id of its paired arc u -> v (whose share flows into v). */
+  readonly #reverse: DeviceArray<'u32'> | undefined;
+  /** [0]: one plus the id of an arc found without a reverse (0: every arc has one). */
+  readonly #unpaired: DeviceArray<'u32'> | undefined;
   readonly alpha: number;
   readonly tolerance: number;
   readonly convergence: 'relative' | 'l1';
@@ -122,11 +126,9 @@ export class PageRankProblem implements Problem<Float32Array> {
     if (requested !== 'pull' && requested !== 'push') {
       throw new InputError(`direction must be 'pull' or 'push', got '${requested}'`, 'direction');
     }
-    // Pulling reads an undirected graph's in-edges from its out-edges, so each arc would carry its reverse's
-    // share: exact only where paired arcs weigh the same, which a multigraph need not. Weighted undirected
-    // graphs push, along each arc with its own share.
-    const weightedUndirected = options.weight !== null && graph.weights !== undefined && !graph.directed;
-    this.direction = weightedUndirected ? 'push' : requested;
+    // Pulling reads an undirected graph's in-edges from its out-edges, and a multigraph's paired arcs need
+    // not weigh the same: weighted undirected graphs pull each arc's reverse's share (`#reverse`).
+    this.direction = requested;
     if (this.direction === 'pull' && graph.directed && !graph.csc) {
       throw new InputError(
         'pull PageRank on a directed graph needs its in-edges: uploadGraph(..., { csc: true })',
@@ -147,6 +149,11 @@ export class PageRankProblem implements Problem<Float32Array> {
     this.#share = weighted
       ? device.array('f32', Math.max(1, graph.edgeCount), { label: 'pagerank edge shares' })
       : undefined;
+    this.#reverse =
+      weighted && !graph.directed && this.direction === 'pull'
+        ? device.array('u32', Math.max(1, graph.edgeCount), { label: 'pagerank reverse arcs' })
+        : undefined;
+    this.#unpaired = this.#reverse ? device.array('u32', 1, { label: 'pagerank unpaired arc' }) : undefined;
     this.ranks = arr('ranks');
     this.#contrib = arr('contributions');
     this.#dangling = arr('dangling');
@@ -183,12 +190,58 @@ export class PageRankProblem implements Problem<Float32Array> {
   return false;
 }`,
         );
+        if (this.#reverse) await this.#recordReverse(rec, this.#reverse, this.#unpaired!);
       }
     }
   }
 
+  /**
+   * reverse[k] for arc k = v -> u: the arc u -> v of the same rank among v's and u's parallel arcs (rows are
+   * sorted, so parallel arcs are adjacent and row u's arcs to v start at a lower bound).
+   */
+  async #recordReverse(
+    rec: Recorder,
+    reverse: DeviceArray<'u32'>,
+    unpaired: DeviceArray<'u32'>,
+  ): Promise<void> {
+    const { offsets, targets } = this.graph;
+    rec.clear(unpaired);
+    await advancePush(
+      rec,
+      this.graph,
+      'all',
+      wgsl`(src: u32, dst: u32, edge: u32) -> bool {
+  var rank = 0u;
+  var j = edge;
+  let first = ${offsets}[src];
+  while (j > first && ${targets}[j - 1u] == dst) {
+    rank++;
+    j--;
+  }
+  let end = ${offsets}[dst + 1u];
+  var lo = ${offsets}[dst];
+  var hi = end;
+  while (lo < hi) {
+    let mid = lo + (hi - lo) / 2u;
+    if (${targets}[mid] < src) { lo = mid + 1u; } else { hi = mid; }
+  }
+  let at = lo + rank;
+  if (at >= end || ${targets}[at] != src) {
+    atomicMax(&${atomic(unpaired)}[0], edge + 1u);
+    ${rw(reverse)}[edge] = edge;
+  } else {
+    ${rw(reverse)}[edge] = at;
+  }
+  return false;
+}`,
+    );
+  }
+
   /** `(u: u32, edge: u32) -> f32`: what edge `edge` out of `u` carries of `u`'s rank. */
   #shareOf(): Functor {
+    if (this.#share && this.#reverse) {
+      return wgsl`(u: u32, edge: u32) -> f32 { return ${this.#contrib}[u] * ${this.#share}[${this.#reverse}[edge]]; }`;
+    }
     return this.#share
       ? wgsl`(u: u32, edge: u32) -> f32 { return ${this.#contrib}[u] * ${this.#share}[edge]; }`
       : wgsl`(u: u32, edge: u32) -> f32 { return ${this.#contrib}[u]; }`;
@@ -292,6 +345,14 @@ export class PageRankProblem implements Problem<Float32Array> {
 
   async result(): Promise<Float32Array> {
     const n = this.graph.vertexCount;
+    const unpaired = this.#unpaired ? (await this.#unpaired.download())[0]! : 0;
+    if (unpaired !== 0) {
+      const edge = unpaired - 1;
+      throw new InputError(
+        `the undirected graph's arc ${edge} has no reverse arc: an undirected CSR lists each edge both ways, rows sorted`,
+        'graph',
+      );
+    }
     if (n > 0 && this.convergence === 'l1') this.residual = (await this.#totals.download(1, 1))[0];
     return n === 0 ? new Float32Array(0) : this.ranks.download(0, n);
   }
@@ -311,6 +372,8 @@ export class PageRankProblem implements Problem<Float32Array> {
     this.#pushed?.destroy();
     this.#outWeight?.destroy();
     this.#largest?.destroy();
+    this.#reverse?.destroy();
+    this.#unpaired?.destroy();
     this.#share?.destroy();
   }
 }

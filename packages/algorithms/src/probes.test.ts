@@ -227,3 +227,31 @@ describe('what the algorithms fuzzer found', () => {
       graph.destroy();
     }));
 });
+
+describe('weighted undirected PageRank pairs each arc with its reverse', () => {
+  it('refuses an undirected CSR whose arc has no reverse, in one line', () =>
+    gpuTest(async (device) => {
+      // 0 -> 1 and 0 -> 2 listed, only 1 -> 0 back: arc 0 -> 2 has no reverse.
+      const csr = {
+        vertexCount: 3,
+        edgeCount: 3,
+        offsets: Uint32Array.of(0, 2, 3, 3),
+        targets: Uint32Array.of(1, 2, 0),
+        weights: Float32Array.of(1, 2, 1),
+        directed: false,
+      };
+      const graph = uploadGraph(device, csr);
+      try {
+        const error = await pageRank(graph).then(
+          () => undefined,
+          (e: unknown) => e,
+        );
+        expect(error).toBeInstanceOf(InputError);
+        expect(String((error as Error).message)).toMatch(/arc 1 has no reverse arc/);
+        // Unweighted it needs no pairing.
+        await expect(pageRank(graph, { weight: null })).resolves.toBeDefined();
+      } finally {
+        graph.destroy();
+      }
+    }));
+});

@@ -65,6 +65,15 @@ export interface RequestDeviceOptions {
   powerPreference?: GPUPowerPreference;
   /** Node only: options for the `webgpu` package's `create()`, e.g. `enable-dawn-features=disable_robustness`. */
   dawnOptions?: readonly string[];
+  /**
+   * Node only: `false` turns Dawn's API validation off (its `skip_validation` toggle). Dawn validates every
+   * indirect dispatch with an extra dispatch of its own, which costs more than many of Weft's kernels: a
+   * traversal that sizes its levels on the GPU runs several times faster in wall-clock time without it.
+   * Weft's kernels write their indirect arguments within the device's limits and its tests run with
+   * validation on; leave it on while writing your own functors, since a mistake then goes unreported.
+   * Default `true`; `false` in a browser is an `InputError` (browsers always validate).
+   */
+  validation?: boolean;
   /** Extra required limits, on top of the maxima Weft asks for. */
   requiredLimits?: Record<string, number>;
   /**
@@ -121,6 +130,19 @@ async function nodeGpu(options: readonly string[]): Promise<{ gpu: GPU; instance
   return { gpu, instance: gpu };
 }
 
+/** `options` with `feature` added to its `enable-dawn-features=` list (dawn.node keeps the last of a key). */
+function withDawnFeature(options: readonly string[], feature: string): string[] {
+  const key = 'enable-dawn-features=';
+  const at = options.findIndex((o) => o.startsWith(key));
+  if (at < 0) return [...options, `${key}${feature}`];
+  const features = options[at]!.slice(key.length)
+    .split(',')
+    .filter((f) => f !== '');
+  const out = [...options];
+  out[at] = `${key}${[...new Set([...features, feature])].join(',')}`;
+  return out;
+}
+
 /**
  * Gets a WebGPU device with the limits and features Weft's primitives need: `navigator.gpu` in browsers,
  * the `webgpu` package (Dawn) in Node. The device is owned by Weft and destroyed by `destroy()`.
@@ -130,6 +152,16 @@ export async function requestDevice(options: RequestDeviceOptions = {}): Promise
   if (options.pciBusId !== undefined && nav?.gpu) {
     throw new InputError('pciBusId picks a GPU only in Node (the webgpu package)', 'pciBusId');
   }
+  if (options.validation === false && nav?.gpu) {
+    throw new InputError(
+      'validation: false is for Node (the webgpu package); browsers always validate',
+      'validation',
+    );
+  }
+  const dawnOptions =
+    options.validation === false
+      ? withDawnFeature(options.dawnOptions ?? [], 'skip_validation')
+      : [...(options.dawnOptions ?? [])];
   let gpu: GPU;
   let instance: unknown;
   let source: AdapterReport['source'];
@@ -137,7 +169,7 @@ export async function requestDevice(options: RequestDeviceOptions = {}): Promise
     gpu = nav.gpu;
     source = 'navigator.gpu';
   } else {
-    ({ gpu, instance } = await nodeGpu(options.dawnOptions ?? []));
+    ({ gpu, instance } = await nodeGpu(dawnOptions));
     source = 'node-webgpu';
     liveInstances.add(instance);
   }
@@ -175,7 +207,7 @@ export async function requestDevice(options: RequestDeviceOptions = {}): Promise
       requiredFeatures,
       label: options.label ?? 'weft',
     });
-    const report = describeAdapter(adapter.info, device, source, options.dawnOptions ?? []);
+    const report = describeAdapter(adapter.info, device, source, dawnOptions);
     report.adapterFeatures = [...adapter.features].sort();
     if (options.pciBusId !== undefined) report.pciBusId = normalizePciBusId(options.pciBusId);
     return new WeftDevice(device, report, true, instance, options.poolBytes);

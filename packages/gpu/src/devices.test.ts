@@ -88,3 +88,26 @@ describe('PCI addresses', () => {
     expect(await pinnedTo(undefined, async () => 7)).toBe(7);
   });
 });
+
+describe('validation: false', () => {
+  it("adds Dawn's skip_validation to the options it was given and still runs kernels", async () => {
+    const device = await requestDevice({
+      validation: false,
+      dawnOptions: ['enable-dawn-features=disable_workgroup_init'],
+    });
+    try {
+      expect(device.adapter.toggles).toEqual(['enable-dawn-features=disable_workgroup_init,skip_validation']);
+      const out = device.array('u32', 300);
+      await transform(device, 300, wgsl`(k: u32) { ${rw(out)}[k] = k * 3u; }`);
+      expect(await out.download()).toEqual(Uint32Array.from({ length: 300 }, (_, k) => k * 3));
+    } finally {
+      device.destroy();
+    }
+    const plain = await requestDevice({ validation: false });
+    try {
+      expect(plain.adapter.toggles).toEqual(['enable-dawn-features=skip_validation']);
+    } finally {
+      plain.destroy();
+    }
+  });
+});
