@@ -4,15 +4,27 @@ import { parseArgs } from 'node:util';
 import type { HostCsr } from '@weft/graph';
 import { readGraphFile, writeGraphFile } from '@weft/graph/node';
 import { parseSizes } from './sizes.ts';
-import { makeGraph, pickSources, provideGraph, type Shape } from './suites/algorithms.ts';
+import {
+  kronDirected,
+  makeGraph,
+  pickSources,
+  provideDirectedKronecker,
+  provideGraph,
+  type Shape,
+} from './suites/algorithms.ts';
 
-export const GRAPHS_USAGE = `usage: weft graphs --out DIR [--sizes 22,24] [--shapes kronecker,grid,geometric,road] [--seed 1] [--gr]
+export const GRAPHS_USAGE = `usage: weft graphs --out DIR [--sizes 22,24] [--shapes kronecker,grid,geometric,road,kronecker-directed] [--seed 1] [--gr]
 
   Writes the algorithms suite's generated graphs (same sizes, seed and the 64 BFS/SSSP sources) as .wcsr files and a
   manifest.json, so CPU anchors (anchors/scipy_anchors.py) run on exactly the graphs Weft runs on, and
   \`weft bench --graphs-dir DIR\` reads them instead of generating them again. Road graphs, and with --gr every
   graph, are also written as DIMACS .gr (the manifest's "gr"), which gapbs reads (anchors/gapbs_anchors.sh).
+  kronecker-directed is the directed Kronecker graph of the scc kronecker-directed case (SciPy's strong
+  components anchor).
 `;
+
+/** The directed Kronecker graphs of the `scc kronecker-directed` case (not a shape of the other cases). */
+const DIRECTED = 'kronecker-directed';
 
 /** One graph of `manifest.json`: the suite's shape and size, the seed it was generated with, its file. */
 interface GraphManifestEntry {
@@ -47,9 +59,9 @@ export async function graphsCommand(args: string[]): Promise<number> {
   await mkdir(values.out, { recursive: true });
   const seed = Number(values.seed);
   const manifest: GraphManifestEntry[] = [];
-  for (const shape of values.shapes.split(',') as Shape[]) {
+  for (const shape of values.shapes.split(',') as (Shape | typeof DIRECTED)[]) {
     for (const n of parseSizes(values.sizes)) {
-      const csr = makeGraph(shape, n, seed, true);
+      const csr = shape === DIRECTED ? kronDirected.get(n, seed) : makeGraph(shape, n, seed, true);
       const file = `${shape}-${n}.wcsr`;
       await writeGraphFile(join(values.out, file), csr);
       const entry: GraphManifestEntry = { graph: shape, n, seed, file, directed: csr.directed, sources: [] };
@@ -86,9 +98,13 @@ export async function provideWrittenGraphs(
     const start = performance.now();
     const file = await readGraphFile(join(dir, entry.file));
     if (file.kind !== 'csr') throw new Error(`${entry.file}: not a .wcsr file`);
-    const shape = entry.graph as Shape;
-    provideGraph(shape, entry.n, seed, file.csr);
-    provided.push({ shape, n: entry.n, csr: file.csr });
+    if (entry.graph === DIRECTED) {
+      provideDirectedKronecker(entry.n, seed, file.csr);
+    } else {
+      const shape = entry.graph as Shape;
+      provideGraph(shape, entry.n, seed, file.csr);
+      provided.push({ shape, n: entry.n, csr: file.csr });
+    }
     console.log(
       `graph ${entry.graph} n=${entry.n}: read ${entry.file} in ${(performance.now() - start).toFixed(0)} ms`,
     );

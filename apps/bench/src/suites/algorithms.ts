@@ -1056,6 +1056,12 @@ export const kronDirected: GraphInput = {
   maxItems: 2 ** 27,
 };
 
+/** Hands `kronDirected` the graph of (n, seed) that `weft graphs --shapes kronecker-directed` wrote. */
+export function provideDirectedKronecker(n: number, seed: number, csr: HostCsr): void {
+  directedCache.clear();
+  directedCache.set(`${n}:${seed}`, csr);
+}
+
 const kron = shapeInput('kronecker');
 const mesh = shapeInput('grid');
 const geometric = shapeInput('geometric');
