@@ -97,6 +97,9 @@ export interface RequestDeviceOptions {
   pciBusId?: string;
 }
 
+/** Bind groups a device keeps for reuse (least recently used dropped first). */
+const BIND_GROUPS_KEPT = 4096;
+
 // dawn.node instances must stay strongly referenced while their devices live (a collected instance crashes
 // the process inside ProcessEvents); they are released when the device is destroyed.
 const liveInstances = new Set<unknown>();
@@ -298,6 +301,53 @@ export class WeftDevice {
       for (const reject of this.#pending) reject(lost);
       this.#pending.clear();
     });
+  }
+
+  /** Bind groups by layout and bound buffer ranges, most recently used last (see {@link bindGroup}). */
+  readonly #bindGroups = new Map<string, GPUBindGroup>();
+  readonly #objectIds = new WeakMap<object, number>();
+  #nextObjectId = 1;
+
+  #idOf(o: object): number {
+    let id = this.#objectIds.get(o);
+    if (id === undefined) {
+      id = this.#nextObjectId++;
+      this.#objectIds.set(o, id);
+    }
+    return id;
+  }
+
+  /**
+   * A bind group of `layout` over these buffer ranges, made once and kept: a traversal binds the same pooled
+   * buffers level after level and call after call, and creating a bind group costs more host time than
+   * many of the dispatches it serves. A kept group can only be met again by binding the same buffer objects,
+   * which a destroyed buffer may not be, so keeping one past its buffers' lives is never wrong.
+   */
+  bindGroup(
+    layout: GPUBindGroupLayout,
+    entries: readonly { binding: number; buffer: GPUBuffer; offset: number; size: number }[],
+    label: string,
+  ): GPUBindGroup {
+    let key = `${this.#idOf(layout)}`;
+    for (const e of entries) key += `|${e.binding}:${this.#idOf(e.buffer)}:${e.offset}:${e.size}`;
+    const kept = this.#bindGroups.get(key);
+    if (kept) {
+      this.#bindGroups.delete(key);
+      this.#bindGroups.set(key, kept);
+      return kept;
+    }
+    const group = this.device.createBindGroup({
+      layout,
+      entries: entries.map((e) => ({
+        binding: e.binding,
+        resource: { buffer: e.buffer, offset: e.offset, size: e.size },
+      })),
+      label,
+    });
+    this.#bindGroups.set(key, group);
+    if (this.#bindGroups.size > BIND_GROUPS_KEPT)
+      this.#bindGroups.delete(this.#bindGroups.keys().next().value!);
+    return group;
   }
 
   get limits(): GPUSupportedLimits {
@@ -552,6 +602,7 @@ export class WeftDevice {
     if (this.#destroyed) return;
     this.#destroyed = true;
     this.pool.trim();
+    this.#bindGroups.clear();
     this.#pipelineCache.clear();
     this.#generated.clear();
     if (this.owned) this.device.destroy();

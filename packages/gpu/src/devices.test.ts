@@ -111,3 +111,27 @@ describe('validation: false', () => {
     }
   });
 });
+
+describe('WeftDevice.bindGroup', () => {
+  it('keeps one bind group per layout and buffer ranges, and drops the least recently used past its bound', async () => {
+    const device = await requestDevice({ label: 'bind groups' });
+    try {
+      const layout = device.device.createBindGroupLayout({
+        entries: [{ binding: 0, visibility: GPUShaderStage.COMPUTE, buffer: { type: 'storage' } }],
+      });
+      const [a, b] = [device.array('u32', 64), device.array('u32', 64)];
+      const bind = (x: typeof a, size = x.bindingSize) =>
+        device.bindGroup(layout, [{ binding: 0, buffer: x.buffer, offset: 0, size }], 'test');
+      const first = bind(a);
+      expect(bind(a)).toBe(first);
+      expect(bind(b)).not.toBe(first);
+      expect(bind(a, 128)).not.toBe(first);
+      // Past the bound the oldest goes: `first` was used last before the flood, so it is made again.
+      const others = Array.from({ length: 4100 }, () => device.array('u32', 4));
+      for (const o of others) bind(o);
+      expect(bind(a)).not.toBe(first);
+    } finally {
+      device.destroy();
+    }
+  });
+});

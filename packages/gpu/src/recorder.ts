@@ -386,20 +386,16 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
               passes++;
             }
             const k = op.kernel;
-            const entries: GPUBindGroupEntry[] = [];
-            if (k.hasParams)
-              entries.push({ binding: 0, resource: { buffer: arena!, offset: 0, size: k.paramsSize } });
+            const entries: { binding: number; buffer: GPUBuffer; offset: number; size: number }[] = [];
+            if (k.hasParams) entries.push({ binding: 0, buffer: arena!, offset: 0, size: k.paramsSize });
             for (const slot of k.slots) {
               const arr = slot.array ?? op.bindings[slot.name]!;
               if (arr.destroyed)
                 throw new InputError(`array '${arr.label}' was destroyed`, `kernel '${k.label}'`);
               if (arr.device !== this.device) throw new DeviceMismatchError(arr.label, `kernel '${k.label}'`);
-              entries.push({
-                binding: slot.binding,
-                resource: { buffer: arr.buffer, offset: 0, size: arr.bindingSize },
-              });
+              entries.push({ binding: slot.binding, buffer: arr.buffer, offset: 0, size: arr.bindingSize });
             }
-            const group = device.createBindGroup({ layout: k.compiled.layout, entries, label: k.label });
+            const group = weft.bindGroup(k.compiled.layout, entries, k.label);
             pass.setPipeline(k.pipeline(op.entry));
             pass.setBindGroup(0, group, k.hasParams ? [slotOf.get(op)!] : []);
             const wg = op.workgroups;
