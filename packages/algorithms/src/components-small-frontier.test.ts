@@ -37,7 +37,7 @@ const pathThrough = (ids: readonly number[]) => ids.slice(1).map((v, i): [number
  * level on and drops again only when label 0 reaches the hub: a frontier of `leaves` in one level, between
  * levels of a few vertices.
  */
-function lateFan(handle: number, leaves: number, tail: number): HostCsr {
+function lateFan(handle: number, leaves: number, tail: number, directed = false): HostCsr {
   const hub = leaves + 1;
   const handleIds = Array.from({ length: handle }, (_, i) => hub + 1 + i);
   const tailIds = Array.from({ length: tail }, (_, i) => hub + 1 + handle + i);
@@ -45,7 +45,7 @@ function lateFan(handle: number, leaves: number, tail: number): HostCsr {
     ...pathThrough([0, ...handleIds, hub, ...tailIds]),
     ...Array.from({ length: leaves }, (_, i): [number, number] => [hub, 1 + i]),
   ];
-  return csrOf(hub + 1 + handle + tail, pairs);
+  return csrOf(hub + 1 + handle + tail, pairs, directed);
 }
 
 async function expectComponents(
@@ -71,10 +71,9 @@ const MODES: [string, NonNullable<ComponentsOptions['smallFrontier']>][] = [
 
 describe('connectedComponents: label propagation on the small-frontier engine', () => {
   for (const [label, smallFrontier] of MODES) {
-    it(`engine ${label}: the corpus and random graphs match the reference`, () =>
+    it(`engine ${label}: the corpus and random graphs, directed ones too, match the reference`, () =>
       gpuTest(async (device) => {
-        for (const [i, { name, csr }] of testGraphs(false, 24).entries()) {
-          if (csr.directed) continue;
+        for (const [i, { name, csr }] of testGraphs(false, 16).entries()) {
           const loadBalance = i % 2 === 0 ? 'merge-path' : 'thread-mapped';
           await expectComponents(device, csr, `${name}, ${loadBalance}`, { smallFrontier, loadBalance });
         }
@@ -90,16 +89,32 @@ describe('connectedComponents: label propagation on the small-frontier engine', 
       for (let c = 0; c < 300; c++) many.push(...pathThrough(order.slice(7 * c, 7 * c + 7)));
       const graphs: [string, HostCsr, boolean][] = [
         ['path', csrOf(n, pathThrough(ids)), true],
+        // Weak components: label 0 flows against every arc.
+        ['directed path, arcs into 0', csrOf(n, pathThrough([...ids].reverse()), true), true],
         ['path, ids falling', csrOf(n, pathThrough([...ids].reverse())), true],
         ['path through shuffled ids', csrOf(n, pathThrough(shuffled(n, 1))), true],
         ['grid 64 x 40', hostCsrFromEdgeList(grid({ width: 64, height: 40 })).csr, true],
         ['road 70 x 50', hostCsrFromEdgeList(road({ width: 70, height: 50, seed: 3 })).csr, true],
+        [
+          'directed road 70 x 50',
+          hostCsrFromEdgeList({ ...road({ width: 70, height: 50, seed: 4 }), directed: true }).csr,
+          true,
+        ],
         ['300 paths of 7, shuffled ids', csrOf(2100, many), false],
         [
           'star, hub last',
           csrOf(
             n,
             ids.slice(0, -1).map((v): [number, number] => [n - 1, v]),
+          ),
+          false,
+        ],
+        [
+          'directed star, arcs into the hub',
+          csrOf(
+            n,
+            ids.filter((v) => v !== 600).map((v): [number, number] => [v, 600]),
+            true,
           ),
           false,
         ],
@@ -126,12 +141,16 @@ describe('connectedComponents: label propagation on the small-frontier engine', 
     it(`a frontier that outgrows the capacity (${capacity ?? 'default'}) mid-run and shrinks again`, () =>
       gpuTest(async (device) => {
         const leaves = (capacity ?? smallFrontierCapacity(device)) + 37;
-        const csr = lateFan(150, leaves, 120);
         const smallFrontier = capacity === undefined ? 'on' : { capacity };
-        const result = await expectComponents(device, csr, 'late fan', { smallFrontier });
-        // The engine to the hub, a bulk level for the leaves, the engine again down the tail.
-        expect(result.steps).toBeGreaterThanOrEqual(2);
-        expect(result.steps * 10).toBeLessThan(result.iterations);
+        for (const directed of [false, true]) {
+          const csr = lateFan(150, leaves, 120, directed);
+          const result = await expectComponents(device, csr, `late fan, directed ${directed}`, {
+            smallFrontier,
+          });
+          // The engine to the hub, a bulk level for the leaves, the engine again down the tail.
+          expect(result.steps).toBeGreaterThanOrEqual(2);
+          expect(result.steps * 10).toBeLessThan(result.iterations);
+        }
       }));
   }
 

@@ -68,10 +68,10 @@ export interface ComponentsOptions extends RunOptions, LoadBalanceOption, TraceO
   /**
    * Label propagation's small-frontier engine (`advanceSmallFrontier`), as BFS's option: each step first
    * runs as many levels as fit in one workgroup, then a bulk level on the frontier it leaves. `'auto'`
-   * (default): on for undirected graphs of fewer than 8 out-edges a vertex (road networks, meshes) unless
-   * `trace` is set. `'on'` forces it, `'off'` never runs it; an object is `'on'` with the engine's
-   * `capacity` (a multiple of 256) and `maxLevels` per dispatch, for tests of the hand-off. Forcing it for
-   * union-find, on a directed graph or with `trace` is an `InputError`.
+   * (default): on for graphs of fewer than 8 out-edges a vertex (road networks, meshes) unless `trace` is
+   * set; a directed graph's engine walks each vertex's out- and in-edges. `'on'` forces it, `'off'` never
+   * runs it; an object is `'on'` with the engine's `capacity` (a multiple of 256) and `maxLevels` per
+   * dispatch, for tests of the hand-off. Forcing it for union-find or with `trace` is an `InputError`.
    */
   smallFrontier?: 'auto' | 'on' | 'off' | SmallFrontierTuning;
 }
@@ -102,17 +102,14 @@ function smallFrontierOf(
   const mode = options.smallFrontier ?? 'auto';
   if (mode === 'off') return undefined;
   if (mode === 'auto') {
-    // The graphs where BFS's 'auto' runs the engine, sparse ones; it walks one edge direction only.
+    // The graphs where BFS's 'auto' runs the engine: sparse ones, whose frontiers stay small.
     const runs =
-      algorithm === 'label-propagation' &&
-      !graph.directed &&
-      !prefersBitmapClaims(graph) &&
-      smallFrontierFits(graph.device);
+      algorithm === 'label-propagation' && !prefersBitmapClaims(graph) && smallFrontierFits(graph.device);
     return runs ? {} : undefined;
   }
-  if (algorithm !== 'label-propagation' || graph.directed) {
+  if (algorithm !== 'label-propagation') {
     throw new InputError(
-      `the small-frontier engine runs label propagation on undirected graphs; ${algorithm === 'label-propagation' ? 'a directed graph' : algorithm} was asked`,
+      `the small-frontier engine runs label propagation; ${algorithm} was asked`,
       'smallFrontier',
     );
   }
@@ -259,6 +256,8 @@ export class ComponentsProblem implements Problem<{ labels: Uint32Array; count: 
     await advanceSmallFrontier(rec, this.graph, this.queue!.current, lower, {
       state,
       withLevel: true,
+      // Weak components: a directed graph's labels also flow against its arcs.
+      direction: 'both',
       ...tuning,
     });
   }
