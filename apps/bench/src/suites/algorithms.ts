@@ -947,10 +947,10 @@ function componentsCase(
     'cc',
     input,
     async (_device, csr, graph) => {
-      const options = { algorithm, smallFrontier };
+      // The replays balance by merge path on every graph; so does the run that counts their steps.
+      const options = { algorithm, smallFrontier, loadBalance: 'merge-path' } as const;
       const { iterations, steps: taken } = await connectedComponents(graph, options);
-      // The replays balance by merge path on every graph (the run above only counts iterations).
-      const problem = new ComponentsProblem(graph, { ...options, loadBalance: 'merge-path' });
+      const problem = new ComponentsProblem(graph, options);
       const validate = async () => {
         const { labels, count } = await problem.result();
         return verifyComponents(csr, labels, count);
@@ -967,7 +967,11 @@ function componentsCase(
             : bound;
       return {
         trace: async () =>
-          fromLibrary('cc', undefined, (await connectedComponents(graph, { ...options, trace: true })).trace),
+          fromLibrary(
+            'cc',
+            undefined,
+            (await connectedComponents(graph, { algorithm, smallFrontier, trace: true })).trace,
+          ),
         items: edgesOf(csr),
         async run(rec) {
           await problem.reset(rec);
