@@ -13,12 +13,17 @@ import { checkDeviceGraph, type DeviceGraph, FrontierBitmap, FrontierQueue } fro
 import {
   AdvanceWorkspace,
   advancePush,
+  advanceSmallFrontier,
   DisjointSets,
   type IterationLog,
   type IterationTrace,
   type LoadBalance,
   resolveLoadBalance,
+  SmallFrontierState,
+  smallFrontierFits,
 } from '@weft/operators';
+import { prefersBitmapClaims } from './bfs/bitmap-claims.ts';
+import type { SmallFrontierTuning } from './bfs/options.ts';
 import {
   type LoadBalanceOption,
   type Problem,
@@ -32,8 +37,16 @@ export interface ComponentsResult {
   /** Each vertex's component, named by its smallest vertex id. */
   labels: Uint32Array;
   count: number;
-  /** Label propagation's iterations; 1 for union-find (one link pass and one compression). */
+  /**
+   * Label propagation's iterations (levels: rounds in which the vertices whose label dropped pushed it on);
+   * 1 for union-find (one link pass and one compression).
+   */
   iterations: number;
+  /**
+   * Enactor steps the run took: `iterations`, or fewer where the small-frontier engine ran several levels
+   * in one step. A replay of `ComponentsProblem.step` needs about this many (the order of atomics may vary it).
+   */
+  steps: number;
   /**
    * With `trace: true`: per iteration, the vertices whose label changed and their out- (and in-) degrees;
    * union-find's one iteration counts every vertex and every CSR arc.
@@ -52,7 +65,18 @@ export interface ComponentsOptions extends RunOptions, LoadBalanceOption, TraceO
   algorithm?: ComponentsAlgorithm;
   /** Label propagation's push advances (union-find always balances over all edges); default `'auto'`. */
   loadBalance?: LoadBalance;
+  /**
+   * Label propagation's small-frontier engine (`advanceSmallFrontier`), as BFS's option: each step first
+   * runs as many levels as fit in one workgroup, then a bulk level on the frontier it leaves. `'auto'`
+   * (default): on for graphs of fewer than 8 out-edges a vertex (road networks, meshes) unless `trace` is
+   * set; a directed graph's engine walks each vertex's out- and in-edges. `'on'` forces it, `'off'` never
+   * runs it; an object is `'on'` with the engine's `capacity` (a multiple of 256) and `maxLevels` per
+   * dispatch, for tests of the hand-off. Forcing it for union-find or with `trace` is an `InputError`.
+   */
+  smallFrontier?: 'auto' | 'on' | 'off' | SmallFrontierTuning;
 }
+
+type ComponentsProblemOptions = Pick<ComponentsOptions, 'algorithm' | 'loadBalance' | 'smallFrontier'>;
 
 /** The algorithm asked for (default union-find), if it can run on `graph`. */
 function checkAlgorithm(graph: DeviceGraph, algorithm: ComponentsAlgorithm | undefined): ComponentsAlgorithm {
@@ -69,6 +93,29 @@ function checkAlgorithm(graph: DeviceGraph, algorithm: ComponentsAlgorithm | und
   return a;
 }
 
+/** The small-frontier engine's settings when label propagation runs it (undefined: it does not). */
+function smallFrontierOf(
+  graph: DeviceGraph,
+  algorithm: ComponentsAlgorithm,
+  options: ComponentsProblemOptions,
+): SmallFrontierTuning | undefined {
+  const mode = options.smallFrontier ?? 'auto';
+  if (mode === 'off') return undefined;
+  if (mode === 'auto') {
+    // The graphs where BFS's 'auto' runs the engine: sparse ones, whose frontiers stay small.
+    const runs =
+      algorithm === 'label-propagation' && !prefersBitmapClaims(graph) && smallFrontierFits(graph.device);
+    return runs ? {} : undefined;
+  }
+  if (algorithm !== 'label-propagation') {
+    throw new InputError(
+      `the small-frontier engine runs label propagation; ${algorithm} was asked`,
+      'smallFrontier',
+    );
+  }
+  return typeof mode === 'object' ? mode : {};
+}
+
 /**
  * Weakly connected components. Union-find (ECL-CC, Afforest): every vertex starts as its own root; one
  * advance over all edges links the roots of each edge's ends, always hooking the larger root under the
@@ -78,9 +125,11 @@ function checkAlgorithm(graph: DeviceGraph, algorithm: ComponentsAlgorithm | und
  *
  * Label propagation: every vertex starts with its own id; each iteration pushes the labels of the vertices
  * that changed to their neighbors with `atomicMin` (both edge directions of a directed graph, which needs its
- * CSC), until no label changes. Converges in about the diameter.
+ * CSC), until no label changes. Converges in about the diameter. With the small-frontier engine the first
+ * steps stay bulk (every vertex starts active), and once the vertices whose label dropped fit one workgroup
+ * a step runs the remaining levels in one dispatch, returning to a bulk level whenever a level outgrows it.
  */
-export class ComponentsProblem implements Problem<{ labels: Uint32Array; count: number }> {
+export class ComponentsProblem implements Problem<{ labels: Uint32Array; count: number; levels?: number }> {
   readonly labels: DeviceArray<'u32'>;
   readonly algorithm: ComponentsAlgorithm;
   /** Label propagation's frontier (undefined for union-find). */
@@ -92,16 +141,29 @@ export class ComponentsProblem implements Problem<{ labels: Uint32Array; count: 
   readonly #loadBalance: Exclude<LoadBalance, 'auto'>;
   /** Union-find's sets over `labels` (undefined for label propagation). */
   readonly #sets: DisjointSets | undefined;
+  /**
+   * The small-frontier engine, when label propagation runs it: its settings, its state, `[bulk levels, all
+   * levels]`, and per vertex the index of the last engine level it was added to plus one.
+   */
+  readonly smallFrontier:
+    | {
+        tuning: SmallFrontierTuning;
+        state: SmallFrontierState;
+        levels: DeviceArray<'u32'>;
+        stamps: DeviceArray<'u32'>;
+      }
+    | undefined;
   /** When set, each step logs its input frontier length and the edges it walks here. */
   log: IterationLog | undefined;
 
   /** Label propagation with `options.loadBalance` `'auto'` (default) needs the largest out-degree known. */
   constructor(
     readonly graph: DeviceGraph,
-    options: Pick<ComponentsOptions, 'algorithm' | 'loadBalance'> = {},
+    options: ComponentsProblemOptions = {},
   ) {
     const device = graph.device;
     this.algorithm = checkAlgorithm(graph, options.algorithm);
+    const tuning = smallFrontierOf(graph, this.algorithm, options);
     this.#loadBalance =
       this.algorithm === 'label-propagation'
         ? resolveLoadBalance(graph, options.loadBalance ?? 'auto')
@@ -116,11 +178,22 @@ export class ComponentsProblem implements Problem<{ labels: Uint32Array; count: 
       this.#changed = new FrontierBitmap(device, graph.vertexCount, 'cc changed');
       this.#space = new AdvanceWorkspace(device, this.queue.capacity);
     }
+    this.smallFrontier = tuning && {
+      tuning,
+      state: new SmallFrontierState(device, { label: 'cc small frontier' }),
+      levels: device.array('u32', 2, { label: 'cc levels' }),
+      stamps: device.array('u32', Math.max(1, graph.vertexCount), { label: 'cc level stamps' }),
+    };
   }
 
   async reset(rec: Recorder): Promise<void> {
     await transform(rec, this.graph.vertexCount, wgsl`(v: u32) { ${rw(this.labels)}[v] = v; }`);
     await this.queue?.recordAll(rec);
+    if (this.smallFrontier) {
+      await this.smallFrontier.state.recordReset(rec);
+      rec.clear(this.smallFrontier.levels);
+      rec.clear(this.smallFrontier.stamps);
+    }
   }
 
   /** Records one iteration; union-find does all its work in iteration 0 and records nothing later. */
@@ -146,6 +219,7 @@ export class ComponentsProblem implements Problem<{ labels: Uint32Array; count: 
   return l < atomicMin(&${label}[dst], l);
 }`;
     this.#changed!.recordClear(rec);
+    if (this.smallFrontier) await this.#smallLevels(rec);
     const common = {
       output: queue.next,
       visited: this.#changed!,
@@ -160,7 +234,32 @@ export class ComponentsProblem implements Problem<{ labels: Uint32Array; count: 
         append: true,
       });
     }
+    if (this.smallFrontier) await this.smallFrontier.state.recordLevelCount(rec, this.smallFrontier.levels);
     queue.swap();
+  }
+
+  /**
+   * The engine's levels on `queue.current` in place (nothing where the frontier is too large for it); the
+   * bulk level of `step` then runs on the frontier it leaves.
+   */
+  async #smallLevels(rec: Recorder): Promise<void> {
+    const { tuning, state, stamps } = this.smallFrontier!;
+    const label = atomic(this.labels);
+    // A lowered vertex joins level `level + 1` once: the first to raise its stamp adds it, and later
+    // lowerings in the level are read when that level pushes it. One atomic on `dst`, no plain load first:
+    // the load would add a round trip to each level's critical path.
+    const lower = wgsl`(src: u32, dst: u32, edge: u32, level: u32) -> bool {
+  let l = atomicLoad(&${label}[src]);
+  if (l >= atomicMin(&${label}[dst], l)) { return false; }
+  return atomicMax(&${atomic(stamps)}[dst], level + 1u) <= level;
+}`;
+    await advanceSmallFrontier(rec, this.graph, this.queue!.current, lower, {
+      state,
+      withLevel: true,
+      // Weak components: a directed graph's labels also flow against its arcs.
+      direction: 'both',
+      ...tuning,
+    });
   }
 
   /** Links every edge's ends, then points every vertex at its root. */
@@ -192,7 +291,8 @@ export class ComponentsProblem implements Problem<{ labels: Uint32Array; count: 
     return this.queue?.capacity ?? 0xffffffff;
   }
 
-  async result(): Promise<{ labels: Uint32Array; count: number }> {
+  /** The labels and their count; `levels`, counted on the GPU, with the engine only (else a step is a level). */
+  async result(): Promise<{ labels: Uint32Array; count: number; levels?: number }> {
     const n = this.graph.vertexCount;
     const labels = n === 0 ? new Uint32Array(0) : await this.labels.download(0, n);
     if (this.#sets && !(await this.#sets.finished())) {
@@ -200,7 +300,8 @@ export class ComponentsProblem implements Problem<{ labels: Uint32Array; count: 
     }
     let count = 0;
     for (let v = 0; v < n; v++) if (labels[v] === v) count++;
-    return { labels, count };
+    const levels = this.smallFrontier && (await this.smallFrontier.levels.download(1, 1))[0]!;
+    return { labels, count, ...(levels === undefined ? {} : { levels }) };
   }
 
   destroy(): void {
@@ -210,6 +311,9 @@ export class ComponentsProblem implements Problem<{ labels: Uint32Array; count: 
     this.#space?.destroy();
     this.#done?.destroy();
     this.#sets?.destroy();
+    this.smallFrontier?.state.destroy();
+    this.smallFrontier?.levels.destroy();
+    this.smallFrontier?.stamps.destroy();
   }
 }
 
@@ -225,7 +329,24 @@ export async function connectedComponents(
   if (options.algorithm === 'label-propagation') {
     await prepareLoadBalance(graph, options.loadBalance);
   }
-  const problem = new ComponentsProblem(graph, options);
+  // A trace logs one frontier a level: the engine, which runs many levels a step, stays off for it.
+  const mode = options.smallFrontier ?? 'auto';
+  if (options.trace && mode !== 'auto' && mode !== 'off') {
+    throw new InputError(
+      'a traced label propagation logs every level: leave smallFrontier off',
+      'smallFrontier',
+    );
+  }
+  const problem = new ComponentsProblem(
+    graph,
+    options.trace ? { ...options, smallFrontier: 'off' } : options,
+  );
   const run = await runProblem(graph, problem, (rec) => problem.reset(rec), options);
-  return { ...run.result, iterations: run.iterations, ...(run.trace ? { trace: run.trace } : {}) };
+  const { levels, ...result } = run.result;
+  return {
+    ...result,
+    iterations: levels ?? run.iterations,
+    steps: run.iterations,
+    ...(run.trace ? { trace: run.trace } : {}),
+  };
 }

@@ -109,10 +109,16 @@ async function bfs(
   device: WeftDevice,
   csr: HostCsr,
   sources: readonly number[],
-  options: { maxLevels?: number; capacity?: number; workgroupSize?: number; bulk?: boolean } = {},
+  options: {
+    maxLevels?: number;
+    capacity?: number;
+    workgroupSize?: number;
+    bulk?: boolean;
+    direction?: 'out' | 'both';
+  } = {},
 ): Promise<BfsRun> {
   const n = csr.vertexCount;
-  const graph = uploadGraph(device, csr);
+  const graph = uploadGraph(device, csr, { csc: csr.directed && options.direction === 'both' });
   const init = new Uint32Array(n).fill(UNREACHED);
   for (const s of sources) init[s] = 0;
   const depth = device.upload(init);
@@ -136,6 +142,14 @@ async function bfs(
     await advanceSmallFrontier(rec, graph, queue.current, claim, { state, ...engine });
     if (options.bulk !== false) {
       await advancePush(rec, graph, queue.current, claim, { output: queue.next, loadBalance: 'auto' });
+      if (options.direction === 'both' && csr.directed) {
+        await advancePush(rec, graph, queue.current, claim, {
+          output: queue.next,
+          loadBalance: 'auto',
+          direction: 'in',
+          append: true,
+        });
+      }
       queue.swap();
     }
     await rec.submit();
@@ -293,6 +307,58 @@ describe('advanceSmallFrontier', () => {
         const run = await bfs(device, csr, sources, { capacity: 256 });
         expectBfs(csr, sources, run);
       }
+    }));
+
+  it("direction 'both': a directed graph's weak BFS, hubs of in-edges included, with and without bulk levels", () =>
+    gpuTest(async (device) => {
+      const r = mulberry32(11);
+      const n = 1500;
+      const src: number[] = [];
+      const dst: number[] = [];
+      const arc = (a: number, b: number) => {
+        src.push(a);
+        dst.push(b);
+      };
+      for (let i = 0; i < 2 * n; i++) arc(Math.floor(r() * n), Math.floor(r() * n));
+      // A hub reached only against its 300 in-arcs, another only along its 90 out-arcs; a directed path.
+      for (let j = 0; j < 300; j++) arc(20 + j, 7);
+      for (let j = 0; j < 90; j++) arc(9, 700 + j);
+      for (let j = 1000; j < 1400; j++) arc(j + 1, j);
+      const edges = (a: number[], b: number[]) => ({
+        vertexCount: n,
+        src: Uint32Array.from(a),
+        dst: Uint32Array.from(b),
+        directed: true,
+      });
+      const csr = csrOf(edges(src, dst));
+      const weak = csrOf(edges([...src, ...dst], [...dst, ...src]));
+      const sourceOf = (e: number) => {
+        let u = 0;
+        while (csr.offsets[u + 1]! <= e) u++;
+        return u;
+      };
+      for (const [sources, options] of [
+        [[7], { bulk: false }],
+        [[1400, 9], { bulk: false, workgroupSize: 256 }],
+        [[0], { capacity: 256 }],
+      ] as const) {
+        const run = await bfs(device, csr, sources, { ...options, direction: 'both' });
+        const want = hostBfs(weak, sources);
+        expectArrayEqual(run.depth, want, `depths from ${sources}`);
+        expect(run.engineLevels + run.bulkLevels, 'levels').toBe(levelCount(want));
+        for (let v = 0; v < n; v++) {
+          const e = run.parentEdge[v]!;
+          if (e === UNREACHED) continue;
+          // The claiming arc joins v to a vertex one level up, either way round.
+          const u = sourceOf(e);
+          expect(u === v || csr.targets[e] === v, `arc ${e} touches ${v}`).toBe(true);
+          const other = csr.targets[e] === v ? u : csr.targets[e]!;
+          expect(want[other]! + 1, `parent of ${v}`).toBe(want[v]);
+        }
+      }
+      // An undirected graph's 'both' walks each edge once, as 'out'.
+      const roads = csrOf(road({ width: 30, height: 20, seed: 2 }));
+      expectBfs(roads, [0], await bfs(device, roads, [0], { direction: 'both' }));
     }));
 
   it('empty frontier, a single vertex, an isolated source', () =>

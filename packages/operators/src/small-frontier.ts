@@ -187,8 +187,12 @@ export interface SmallFrontierOptions {
    * `smallFrontierCapacity(device)`). Smaller values only serve tests of the hand-off.
    */
   capacity?: number;
-  /** Walk in-edges (the graph's CSC; an undirected graph's CSR) instead of out-edges. */
-  direction?: 'out' | 'in';
+  /**
+   * Walk in-edges (the graph's CSC; an undirected graph's CSR) instead of out-edges, or `'both'`: each
+   * frontier vertex's out-edges, then its in-edges (`src` is the frontier vertex either way, `edge` the
+   * arc's CSR edge id); on an undirected graph `'both'` walks the CSR once, as `'out'`.
+   */
+  direction?: 'out' | 'in' | 'both';
   /**
    * The functor takes a fourth argument, `(src, dst, edge, level) -> bool`: the running level's index
    * counted over every call since the state's last reset (the state's `levelsTotal` plus the levels of
@@ -240,7 +244,9 @@ export async function advanceSmallFrontier(
   const who = 'advanceSmallFrontier';
   const { state } = options;
   const device = graph.device;
-  const { offsets, neighbors, edgeIds } = edgeView(graph, options.direction ?? 'out', who);
+  const direction = options.direction ?? 'out';
+  const { offsets, neighbors, edgeIds } = edgeView(graph, direction === 'in' ? 'in' : 'out', who);
+  const inEdges = direction === 'both' && graph.directed ? edgeView(graph, 'in', who) : undefined;
   const maxLevels = options.maxLevels ?? 4096;
   if (!Number.isInteger(maxLevels) || maxLevels < 0 || maxLevels > MAX_LEVELS_PER_DISPATCH) {
     throw new InputError(
@@ -275,16 +281,32 @@ export async function advanceSmallFrontier(
         state: { type: 'array<u32>', access: 'read_write' },
         offsets: { type: 'array<u32>', access: 'read' },
         neighbors: { type: 'array<u32>', access: 'read' },
+        ...(inEdges
+          ? {
+              in_offsets: { type: 'array<u32>', access: 'read' },
+              in_neighbors: { type: 'array<u32>', access: 'read' },
+            }
+          : {}),
       },
       functors: {
         weft_edge: functor,
         weft_edge_id: edgeIdFunctor(edgeIds),
+        ...(inEdges ? { weft_in_edge_id: edgeIdFunctor(inEdges.edgeIds) } : {}),
         ...(options.onEmpty ? { weft_on_empty: options.onEmpty } : {}),
       },
-      code: smallFrontierWgsl(wg, cap, base, argsWgsl, options.withLevel ?? false, !!options.onEmpty),
+      code: smallFrontierWgsl(
+        wg,
+        cap,
+        base,
+        argsWgsl,
+        options.withLevel ?? false,
+        !!options.onEmpty,
+        inEdges !== undefined,
+      ),
     });
+    const inBindings = inEdges ? { in_offsets: inEdges.offsets, in_neighbors: inEdges.neighbors } : {};
     rec.dispatch(kernel, {
-      bindings: { items, count: length.array, state: state.words, offsets, neighbors },
+      bindings: { items, count: length.array, state: state.words, offsets, neighbors, ...inBindings },
       params: {
         count_index: length.index,
         capacity: items.length,
@@ -307,6 +329,7 @@ function smallFrontierWgsl(
   argsWgsl: string,
   withLevel: boolean,
   onEmpty: boolean,
+  both: boolean,
 ): string {
   // Without withLevel the text is the engine's original, so its pipelines and snapshots do not change.
   const level = withLevel
@@ -342,6 +365,25 @@ fn weft_frontier_append(v: u32) { push(v, append_counter, append_side); }`,
       }`,
       }
     : { decl: '', vars: '', call: '' };
+  // With both directions each vertex walks its in-edges after its out-edges; without, the text is unchanged.
+  const inEdges = both
+    ? {
+        visit: `
+
+fn visit_in(src: u32, k: u32, c: u32, s: u32) {
+  let dst = in_neighbors[k];
+  if (weft_edge(src, dst, weft_in_edge_id(k)${level.arg})) { push(dst, c, s); }
+}`,
+        range: '\n        let in_first = in_offsets[src];\n        let in_end = in_offsets[src + 1u];',
+        degree: 'end - first + in_end - in_first',
+        alone: '\n              for (var k = in_first; k < in_end; k++) { visit_in(src, k, c, next); }',
+        lanes:
+          '\n          for (var k = in_first + lane; k < in_end; k += lanes) { visit_in(src, k, c, next); }',
+        hub: `
+        let hub_in_end = in_offsets[src + 1u];
+        for (var k = in_offsets[src] + lid; k < hub_in_end; k += WG) { visit_in(src, k, c, next); }`,
+      }
+    : { visit: '', range: '', degree: 'end - first', alone: '', lanes: '', hub: '' };
   return /* wgsl */ `
 const WG = ${wg}u;
 const CAP = ${cap}u;
@@ -375,7 +417,7 @@ fn push(v: u32, c: u32, s: u32) {
 fn visit(src: u32, k: u32, c: u32, s: u32) {
   let dst = neighbors[k];
   if (weft_edge(src, dst, weft_edge_id(k)${level.arg})) { push(dst, c, s); }
-}
+}${inEdges.visit}
 
 // The indirect arguments of Recorder.indirectArgs: x * y >= ceil(n / per_group) workgroups.
 fn write_args(at: u32, n: u32, per_group: u32) {
@@ -427,19 +469,19 @@ fn main(@builtin(local_invocation_index) lid: u32) {
       for (var i = group; i < len; i += WG / lanes) {
         let src = wf[side * CAP + i];
         let first = offsets[src];
-        let end = offsets[src + 1u];
-        if (end - first > COOPERATIVE_DEGREE) {
+        let end = offsets[src + 1u];${inEdges.range}
+        if (${inEdges.degree} > COOPERATIVE_DEGREE) {
           // A hub goes to the list the whole workgroup walks; lane 0 walks it alone if the list is full.
           if (lane == 0u) {
             let b = atomicAdd(&big_counts[hubs], 1u);
             if (b < BIG) {
               big[b] = src;
             } else {
-              for (var k = first; k < end; k++) { visit(src, k, c, next); }
+              for (var k = first; k < end; k++) { visit(src, k, c, next); }${inEdges.alone}
             }
           }
         } else {
-          for (var k = first + lane; k < end; k += lanes) { visit(src, k, c, next); }
+          for (var k = first + lane; k < end; k += lanes) { visit(src, k, c, next); }${inEdges.lanes}
         }
       }
       workgroupBarrier();
@@ -447,7 +489,7 @@ fn main(@builtin(local_invocation_index) lid: u32) {
       for (var b = 0u; b < nb; b++) {
         let src = big[b];
         let end = offsets[src + 1u];
-        for (var k = offsets[src] + lid; k < end; k += WG) { visit(src, k, c, next); }
+        for (var k = offsets[src] + lid; k < end; k += WG) { visit(src, k, c, next); }${inEdges.hub}
       }
       // The functor's global writes of this level are visible to the next.
       storageBarrier();

@@ -930,27 +930,48 @@ function powerIterationCases(algo: keyof typeof POWER_ITERATIONS, input: GraphIn
   return [gpuCase, cpuCase];
 }
 
-/** Connected components: union-find (the default), or label propagation, the iterative variant. */
-function componentsCase(input: GraphInput, algorithm: ComponentsAlgorithm = 'union-find'): BenchCase {
-  const variant = algorithm === 'label-propagation' ? ' (label propagation)' : '';
+/**
+ * Connected components: union-find (the default), or label propagation, the iterative variant (with the
+ * small-frontier engine where `'auto'` runs it, or without it).
+ */
+function componentsCase(
+  input: GraphInput,
+  algorithm: ComponentsAlgorithm = 'union-find',
+  smallFrontier: 'auto' | 'off' = 'auto',
+): BenchCase {
+  const variant =
+    algorithm === 'label-propagation'
+      ? ` (label propagation${smallFrontier === 'off' ? ', no small-frontier engine' : ''})`
+      : '';
   return wholeGraphCase(
     'cc',
     input,
     async (_device, csr, graph) => {
-      const options = { algorithm };
-      const { iterations } = await connectedComponents(graph, options);
-      // The replays balance by merge path on every graph (the run above only counts iterations).
-      const problem = new ComponentsProblem(graph, { ...options, loadBalance: 'merge-path' });
+      // The replays balance by merge path on every graph; so does the run that counts their steps.
+      const options = { algorithm, smallFrontier, loadBalance: 'merge-path' } as const;
+      const { iterations, steps: taken } = await connectedComponents(graph, options);
+      const problem = new ComponentsProblem(graph, options);
       const validate = async () => {
         const { labels, count } = await problem.result();
         return verifyComponents(csr, labels, count);
       };
-      // Union-find finishes in its one step whatever order its atomics land in: no calibration.
+      // Union-find finishes in its one step whatever order its atomics land in: no calibration. Bulk label
+      // propagation replays a count bounded from the graph. With the engine a step runs many levels, so
+      // that bound would replay hundreds of idle steps: the first run's steps with a margin, as SSSP's.
+      const bound = algorithm === 'label-propagation' ? Math.max(iterations, labelPropagationSteps(csr)) : 1;
       const steps =
-        algorithm === 'label-propagation' ? Math.max(iterations, labelPropagationSteps(csr)) : iterations;
+        algorithm === 'union-find'
+          ? iterations
+          : problem.smallFrontier
+            ? Math.min(withMargin(taken), bound)
+            : bound;
       return {
         trace: async () =>
-          fromLibrary('cc', undefined, (await connectedComponents(graph, { ...options, trace: true })).trace),
+          fromLibrary(
+            'cc',
+            undefined,
+            (await connectedComponents(graph, { algorithm, smallFrontier, trace: true })).trace,
+          ),
         items: edgesOf(csr),
         async run(rec) {
           await problem.reset(rec);
@@ -1102,6 +1123,9 @@ export const cases: BenchCase[] = [
   componentsCase(geometric),
   componentsCase(kron, 'label-propagation'),
   componentsCase(mesh, 'label-propagation'),
+  componentsCase(mesh, 'label-propagation', 'off'),
+  componentsCase(roads, 'label-propagation'),
+  componentsCase(roads, 'label-propagation', 'off'),
   trianglesCase(kron),
   trianglesCase(mesh),
   trianglesCase(geometric),
