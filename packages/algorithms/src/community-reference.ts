@@ -21,6 +21,12 @@ export interface LouvainOptions {
   seed?: number;
   /** Read the graph's edge weights (default true). */
   weight?: boolean;
+  /**
+   * How a GPU sweep finds each vertex's weight to each neighbouring community (default `'hash'`): per-vertex
+   * hash tables filled by one pass over the arcs, or `'sort'`, a sort of the arcs by target community and a
+   * segmented reduction of the runs. Both choose the same moves; the reference ignores it.
+   */
+  localMoving?: 'hash' | 'sort';
 }
 
 export interface LouvainResult {
@@ -292,7 +298,11 @@ export function checkLouvainOptions(options: LouvainOptions): Required<Omit<Louv
     throw new InputError(`threshold must be finite, got ${threshold}`, 'threshold');
   const seed = options.seed ?? 1;
   if (!Number.isInteger(seed)) throw new InputError(`seed must be an integer, got ${seed}`, 'seed');
-  return { resolution, maxLevels, threshold, seed };
+  const localMoving = options.localMoving ?? 'hash';
+  if (localMoving !== 'hash' && localMoving !== 'sort') {
+    throw new InputError(`localMoving must be 'hash' or 'sort', got ${String(localMoving)}`, 'localMoving');
+  }
+  return { resolution, maxLevels, threshold, seed, localMoving };
 }
 
 /**

@@ -26,6 +26,7 @@ import {
   recordRows,
   recordRuns,
 } from './community-gpu.ts';
+import { CommunityWeights } from './community-hash.ts';
 import { checkLouvainOptions, type LouvainOptions, type LouvainResult } from './community-reference.ts';
 import type { LeidenResult } from './leiden-reference.ts';
 
@@ -77,7 +78,7 @@ export async function communityLevels(
   leiden: boolean,
 ): Promise<LeidenResult> {
   checkDeviceGraph(graph);
-  const { resolution, maxLevels, threshold, seed } = checkLouvainOptions(options);
+  const { resolution, maxLevels, threshold, seed, localMoving: moveBy } = checkLouvainOptions(options);
   const device = graph.device;
   const n0 = graph.vertexCount;
   const m = graph.edgeCount;
@@ -137,6 +138,12 @@ export async function communityLevels(
     const status = arr('u32', 1, 'status');
     const sums = new CommunitySums(device, n0);
     made.push(sums);
+    const rows0 = arr('u32', n0 + 1, 'level 0 rows');
+    // Unweighted levels have whole-number shares and degrees: their sums are exact in u32 atomics.
+    const integral = !graph.weights || options.weight === false;
+    const table = moveBy === 'hash' ? new CommunityWeights(device, arcCount0, integral) : undefined;
+    if (table) made.push(table);
+    const stotSum = integral ? arr('u32', n0, 'community degree sums') : undefined;
 
     // Level 0: the graph's arcs (a directed arc and its reverse), sorted by source, each loop's weight doubled.
     status.upload([0]);
@@ -184,6 +191,7 @@ export async function communityLevels(
       );
     }
     await recordRows(rec, a0.src, arcCount0, n0, rows);
+    rec.copy(rows, rows0, n0 + 1);
     await segmentedReduce(rec, a0.share, rows, n0, k0, { count: arcCount0 });
     await reduce(rec, k0, totalArr);
     await rec.submit();
@@ -200,6 +208,17 @@ export async function communityLevels(
       await rec.submit();
       const score = wgsl`(sum: f32, others: f32, k: f32) -> f32 { return sum - ${f32(resolution)} * others * k / ${f32(total)}; }`;
       const runsTotal = { array: counts, index: 0 };
+      /** Records `stot[c]` = Σ k[v] over the vertices v of community `comm[v]` = c, for c < n. */
+      async function recordCommunityDegrees(r: Recorder, k: DeviceArray<'f32'>, n: number): Promise<void> {
+        if (!stotSum) {
+          await sums.group(r, comm, n, n);
+          await sums.sum(r, k, n, n, stot);
+          return;
+        }
+        r.clear(stotSum);
+        await transform(r, n, wgsl`(v: u32) { atomicAdd(&${atomic(stotSum)}[${comm}[v]], u32(${k}[v])); }`);
+        await map(r, n, wgsl`(c: u32) -> f32 { return f32(${stotSum}[c]); }`, stot);
+      }
       const qOf = async () => modularityFromParts(await parts.download(), total, resolution);
       let qStart = Number.NaN;
       /**
@@ -211,13 +230,13 @@ export async function communityLevels(
         n: number,
         k: DeviceArray<'f32'>,
         level: number,
+        arcRows: DeviceArray<'u32'>,
         start?: DeviceArray<'u32'>,
       ): Promise<number> {
         rec = device.recorder({ label: 'louvain level start' });
         if (start) {
           rec.copy(start, comm, n);
-          await sums.group(rec, comm, n, n);
-          await sums.sum(rec, k, n, n, stot);
+          await recordCommunityDegrees(rec, k, n);
         } else {
           await map(rec, n, wgsl`(v: u32) -> u32 { return v; }`, comm);
           rec.copy(k, stot, n);
@@ -230,7 +249,7 @@ export async function communityLevels(
         let mask = 1;
         for (let sweep = 0; sweep < MAX_SWEEPS && idle < IDLE_SWEEPS; sweep++) {
           rec = device.recorder({ label: 'louvain sweep' });
-          await recordSweep(rec, sweepSalt(seed, level, sweep), mask, arcs, n, k);
+          await recordSweep(rec, sweepSalt(seed, level, sweep), mask, arcs, n, k, arcRows);
           await rec.submit();
           const next = await qOf();
           if (next < q) {
@@ -247,11 +266,76 @@ export async function communityLevels(
         return q;
       }
 
-      /** One sweep of local moving over the level's arcs, recorded. */
+      /**
+       * One sweep of local moving over the level's arcs, recorded: the weight from each vertex to each
+       * neighbouring community by the hash tables (or by sorting the arcs by target community), each vertex's
+       * best gain, then the seeded half's moves.
+       */
       async function recordSweep(
         r: Recorder,
         salt: number,
         mask: number,
+        arcs: Arcs,
+        n: number,
+        k: DeviceArray<'f32'>,
+        arcRows: DeviceArray<'u32'>,
+      ): Promise<void> {
+        const bestA = atomic(best);
+        await transform(
+          r,
+          n,
+          wgsl`(v: u32) {
+  let kv = ${k}[v];
+  let g = ${orderKey}(${score}(0.0, ${stot}[${comm}[v]] - kv, kv));
+  atomicStore(&${bestA}[v], g);
+  ${rw(stay)}[v] = g;
+  ${rw(bestComm)}[v] = ${u32(NONE)};
+}`,
+        );
+        if (table) {
+          await table.recordSums(r, arcs, arcRows, comm);
+          await table.recordScore(
+            r,
+            arcs,
+            wgsl`(sum: f32, v: u32, c: u32) -> u32 {
+  let kv = ${k}[v];
+  let own = c == ${comm}[v];
+  let g = ${orderKey}(${score}(sum, ${stot}[c] - select(0.0, kv, own), kv));
+  if (own) { ${rw(stay)}[v] = g; }
+  atomicMax(&${bestA}[v], g);
+  return g;
+}`,
+          );
+          await table.recordPick(
+            r,
+            arcs,
+            wgsl`(g: u32, v: u32, c: u32) {
+  if (c != ${comm}[v] && g == atomicLoad(&${bestA}[v])) { atomicMin(&${atomic(bestComm)}[v], c); }
+}`,
+          );
+        } else {
+          await recordSortedGains(r, arcs, n, k);
+        }
+        await transform(
+          r,
+          n,
+          wgsl`(v: u32) {
+  let c = ${rw(comm)}[v];
+  ${rw(prevComm)}[v] = c;
+  var h = (v ^ ${u32(salt)}) * 0x9e3779b1u;
+  h = (h ^ (h >> 16u)) * 0x85ebca6bu;
+  h = h ^ (h >> 13u);
+  let to = ${bestComm}[v];
+  if ((h & ${u32(mask)}) == 1u && to != ${u32(NONE)} && atomicLoad(&${bestA}[v]) > ${stay}[v]) { ${rw(comm)}[v] = to; }
+}`,
+        );
+        await recordCommunityDegrees(r, k, n);
+        await recordModularityParts(r, arcs, comm, stot, stot, n, runSum, parts);
+      }
+
+      /** The sort path of {@link recordSweep}: best gains and communities from runs of arcs sorted by target community. */
+      async function recordSortedGains(
+        r: Recorder,
         arcs: Arcs,
         n: number,
         k: DeviceArray<'f32'>,
@@ -272,17 +356,6 @@ export async function communityLevels(
           runsTotal,
         );
         const bestA = atomic(best);
-        await transform(
-          r,
-          n,
-          wgsl`(v: u32) {
-  let kv = ${k}[v];
-  let g = ${orderKey}(${score}(0.0, ${stot}[${comm}[v]] - kv, kv));
-  atomicStore(&${bestA}[v], g);
-  ${rw(stay)}[v] = g;
-  ${rw(bestComm)}[v] = ${u32(NONE)};
-}`,
-        );
         await transformSegreduce(
           r,
           arcCount,
@@ -319,22 +392,6 @@ export async function communityLevels(
   if (c != ${comm}[v] && ${runScore}[s] == atomicLoad(&${bestA}[v])) { atomicMin(&${atomic(bestComm)}[v], c); }
 }`,
         );
-        await transform(
-          r,
-          n,
-          wgsl`(v: u32) {
-  let c = ${rw(comm)}[v];
-  ${rw(prevComm)}[v] = c;
-  var h = (v ^ ${u32(salt)}) * 0x9e3779b1u;
-  h = (h ^ (h >> 16u)) * 0x85ebca6bu;
-  h = h ^ (h >> 13u);
-  let to = ${bestComm}[v];
-  if ((h & ${u32(mask)}) == 1u && to != ${u32(NONE)} && atomicLoad(&${bestA}[v]) > ${stay}[v]) { ${rw(comm)}[v] = to; }
-}`,
-        );
-        await sums.group(r, comm, n, n);
-        await sums.sum(r, k, n, n, stot);
-        await recordModularityParts(r, arcs, comm, stot, stot, n, runSum, parts);
       }
 
       /**
@@ -459,7 +516,7 @@ export async function communityLevels(
         const level = levels.length;
         const { src, dst, share } = arcs;
         const arcCount = arcs.count;
-        const q = await localMoving(arcs, n, k, level, leiden && level > 0 ? startComm : undefined);
+        const q = await localMoving(arcs, n, k, level, rows, leiden && level > 0 ? startComm : undefined);
         if (level === 0) levelQ = qStart;
         // Renumber the communities densely and build the community graph.
         const other = sets[nextSet]!;
@@ -580,7 +637,7 @@ export async function communityLevels(
       } else if (levels.length > 1) {
         // Refinement: vertices of the original graph move between the final communities, which repairs
         // moves that aggregation made final while the communities were still forming.
-        await localMoving(a0, n0, k0, levels.length, part);
+        await localMoving(a0, n0, k0, levels.length, rows0, part);
         rec = device.recorder({ label: 'louvain refine' });
         rec.clear(used);
         await transform(rec, n0, wgsl`(v: u32) { ${rw(used)}[${comm}[v]] = 1u; }`);
@@ -611,6 +668,9 @@ export async function communityLevels(
       await rec.submit();
     }
     const q = total > 0 ? modularityFromParts(await parts.download(), total, resolution) : 0;
+    if (table && (await table.status.download())[0]) {
+      throw new Error('louvain: a community hash table probe ran past its bound');
+    }
     return { communities, levels, refined: refinedLevels, modularity: q, count, undirected };
   } finally {
     for (const a of made) a.destroy();
