@@ -3,6 +3,7 @@ import {
   atomic,
   type DeviceArray,
   type Functor,
+  f32,
   lit,
   type Recorder,
   rw,
@@ -26,32 +27,78 @@ const NO_SLOT = 0xffffffff;
 const OWNER = 0x80000000;
 
 /**
+ * Sums of non-negative f32 values as 64-bit fixed-point numbers in pairs of u32 words (low, high), scaled so
+ * that `total` (the largest sum) stays below 2^62. Integer adds commute, so a sum is the same whatever
+ * order the atomics land in (deterministic results for a seed), and concurrent adds to one word never retry,
+ * unlike a compare-exchange loop on f32 bits, which hubs would serialise.
+ */
+export class FixedPointSums {
+  /** 2^-S, 2^(S-32) and 2^(32-S) for the scale 2^S. */
+  readonly #down: number;
+  readonly #up: number;
+  readonly #inv: number;
+
+  constructor(total: number) {
+    const scale = Math.min(120, Math.max(-90, 62 - Math.ceil(Math.log2(Math.max(total, 2 ** -126)))));
+    this.#down = 2 ** -scale;
+    this.#up = 2 ** (scale - 32);
+    this.#inv = 2 ** (32 - scale);
+  }
+
+  /** `(i: u32, x: f32)`: adds x to the sum in `words[i]` (low) and `words[i + 1]` (high), `words` atomic. */
+  add(words: ArrayCapture): Functor {
+    return wgsl`(i: u32, x: f32) {
+  let y = x * ${f32(this.#up)};
+  let high = floor(y);
+  let low = u32((y - high) * 4294967296.0);
+  let old = atomicAdd(&${words}[i], low);
+  let carry = select(0u, 1u, old + low < old);
+  let h = u32(high) + carry;
+  if (h != 0u) { atomicAdd(&${words}[i + 1u], h); }
+}`;
+  }
+
+  /** `(low: u32, high: u32) -> f32`: the value of a sum's two words. */
+  get value(): Functor {
+    return wgsl`(low: u32, high: u32) -> f32 { return f32(high) * ${f32(this.#inv)} + f32(low) * ${f32(this.#down)}; }`;
+  }
+}
+
+/**
  * Per-vertex open-addressing hash tables of the weight from each vertex to each neighbouring community,
  * without a sort: vertex v's table is `keys`/`sums[2 rows[v] .. 2 rows[v + 1])`, twice its degree, so it is
  * at most half full and linear probing always ends. Keys are community + 1 (0 is empty), set with a
- * compare-exchange; sums are u32 atomic adds when `integral` (unweighted levels: every share is a whole
- * number, so sums are exact and independent of order) and a compare-exchange loop on f32 bits otherwise.
+ * compare-exchange; sums are u32 atomic adds when `total` is not given (unweighted levels: every share is a
+ * whole number, so sums are exact), else {@link FixedPointSums} of two words a slot, so sums never depend on
+ * the order of the atomics.
  * One thread per arc, so hubs are balanced like any other vertex. Tables start cleared and
  * {@link recordPick} clears every slot it used, so no sweep pays for a clear.
  */
 export class CommunityWeights {
   /** Community + 1 per slot, 0 when empty. */
   readonly keys: DeviceArray<'u32'>;
-  /** Per slot: the weight sum (u32 when integral, else f32 bits), then the move's gain key after {@link recordScore}. */
+  /**
+   * Per slot, `stride` words: the weight sum (u32, or a fixed-point pair), then the move's gain key in the
+   * first word after {@link recordScore}.
+   */
   readonly sums: DeviceArray<'u32'>;
   /** Per arc: its slot, with {@link OWNER} on the arc that inserted the key; {@link NO_SLOT} for loops. */
   readonly slots: DeviceArray<'u32'>;
-  /** [0] set when a probe or an add ran past its bound (never expected: tables are at most half full). */
+  /** [0] set when a probe ran past its bound (never expected: tables are at most half full). */
   readonly status: DeviceArray<'u32'>;
+  /** Words of `sums` per slot: 1 for u32 sums, 2 for fixed-point ones. */
+  readonly stride: number;
+  readonly #fixed: FixedPointSums | undefined;
   #cleared = false;
 
-  constructor(
-    device: WeftDevice,
-    arcCapacity: number,
-    readonly integral: boolean,
-  ) {
+  /** Tables for up to `arcCapacity` arcs; `total` (the sum of all shares) for fixed-point sums of f32 shares. */
+  constructor(device: WeftDevice, arcCapacity: number, total?: number) {
+    this.#fixed = total === undefined ? undefined : new FixedPointSums(total);
+    this.stride = this.#fixed ? 2 : 1;
     this.keys = device.array('u32', Math.max(1, 2 * arcCapacity), { label: 'community table keys' });
-    this.sums = device.array('u32', Math.max(1, 2 * arcCapacity), { label: 'community table sums' });
+    this.sums = device.array('u32', Math.max(1, 2 * this.stride * arcCapacity), {
+      label: 'community table sums',
+    });
     this.slots = device.array('u32', Math.max(1, arcCapacity), { label: 'community table slots' });
     this.status = device.array('u32', 1, { label: 'community table status' });
   }
@@ -120,35 +167,21 @@ export class CommunityWeights {
     return;
   }
   ${rw(this.slots)}[p] = at | owner;
-  ${this.#add(sums, status, arcs.share)}(at, p, size);
+  ${this.#add(sums, arcs.share)}(at, p);
 }`,
     );
   }
 
-  /** `(at: u32, p: u32, size: u32)`: adds arc p's share to slot `at`. */
-  #add(sums: ArrayCapture, status: ArrayCapture, share: DeviceArray<'f32'>): Functor {
-    if (this.integral) {
-      return wgsl`(at: u32, p: u32, size: u32) { atomicAdd(&${sums}[at], u32(${share}[p])); }`;
-    }
-    return wgsl`(at: u32, p: u32, size: u32) {
-  let x = ${share}[p];
-  var old = atomicLoad(&${sums}[at]);
-  var done = false;
-  for (var i = 0u; i < size + 16u; i++) {
-    let r = atomicCompareExchangeWeak(&${sums}[at], old, bitcast<u32>(bitcast<f32>(old) + x));
-    if (r.exchanged) {
-      done = true;
-      break;
-    }
-    old = r.old_value;
-  }
-  if (!done) { atomicStore(&${status}[0], 1u); }
-}`;
+  /** `(at: u32, p: u32)`: adds arc p's share to slot `at`. */
+  #add(sums: ArrayCapture, share: DeviceArray<'f32'>): Functor {
+    if (!this.#fixed) return wgsl`(at: u32, p: u32) { atomicAdd(&${sums}[at], u32(${share}[p])); }`;
+    return wgsl`(at: u32, p: u32) { ${this.#fixed.add(sums)}(2u * at, ${share}[p]); }`;
   }
 
-  /** `(bits: u32) -> f32`: a slot's weight sum from its word after {@link recordSums}. */
-  get sumOf(): Functor {
-    return wgsl`(bits: u32) -> f32 { return ${lit(this.integral ? 'f32' : 'bitcast<f32>')}(bits); }`;
+  /** `(s: u32) -> f32` over the captured `sums`: slot s's weight sum after {@link recordSums}. */
+  #sumAt(sums: ArrayCapture): Functor {
+    if (!this.#fixed) return wgsl`(s: u32) -> f32 { return f32(${sums}[s]); }`;
+    return wgsl`(s: u32) -> f32 { return ${this.#fixed.value}(${sums}[2u * s], ${sums}[2u * s + 1u]); }`;
   }
 
   /**
@@ -164,7 +197,7 @@ export class CommunityWeights {
   let t = ${this.slots}[p];
   if (t == ${u32(NO_SLOT)} || (t & ${u32(OWNER)}) == 0u) { return; }
   let s = t & ${u32(~OWNER >>> 0)};
-  ${sums}[s] = ${score}(${this.sumOf}(${sums}[s]), ${arcs.src}[p], ${this.keys}[s] - 1u);
+  ${sums}[${lit(this.stride)}u * s] = ${score}(${this.#sumAt(sums)}(s), ${arcs.src}[p], ${this.keys}[s] - 1u);
 }`,
     );
   }
@@ -183,9 +216,11 @@ export class CommunityWeights {
   let t = ${this.slots}[p];
   if (t == ${u32(NO_SLOT)} || (t & ${u32(OWNER)}) == 0u) { return; }
   let s = t & ${u32(~OWNER >>> 0)};
-  ${pick}(${sums}[s], ${arcs.src}[p], ${keys}[s] - 1u);
+  let w = ${lit(this.stride)}u * s;
+  ${pick}(${sums}[w], ${arcs.src}[p], ${keys}[s] - 1u);
   ${keys}[s] = 0u;
-  ${sums}[s] = 0u;
+  ${sums}[w] = 0u;
+  ${sums}[w + ${lit(this.stride - 1)}u] = 0u;
 }`,
     );
   }

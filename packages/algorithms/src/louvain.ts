@@ -26,7 +26,7 @@ import {
   recordRows,
   recordRuns,
 } from './community-gpu.ts';
-import { CommunityWeights } from './community-hash.ts';
+import { CommunityWeights, FixedPointSums } from './community-hash.ts';
 import { checkLouvainOptions, type LouvainOptions, type LouvainResult } from './community-reference.ts';
 import type { LeidenResult } from './leiden-reference.ts';
 
@@ -141,9 +141,8 @@ export async function communityLevels(
     const rows0 = arr('u32', n0 + 1, 'level 0 rows');
     // Unweighted levels have whole-number shares and degrees: their sums are exact in u32 atomics.
     const integral = !graph.weights || options.weight === false;
-    const table = moveBy === 'hash' ? new CommunityWeights(device, arcCount0, integral) : undefined;
-    if (table) made.push(table);
-    const stotSum = integral ? arr('u32', n0, 'community degree sums') : undefined;
+    const stotSum = arr('u32', integral ? n0 : 2 * n0, 'community degree sums');
+    let table: CommunityWeights | undefined;
 
     // Level 0: the graph's arcs (a directed arc and its reverse), sorted by source, each loop's weight doubled.
     status.upload([0]);
@@ -203,20 +202,35 @@ export async function communityLevels(
     const refinedLevels: Uint32Array[] = [];
     let count = n0;
     if (total > 0) {
+      // Weighted sums are fixed-point, scaled by the total, so they never depend on the order of atomics.
+      const fixed = integral ? undefined : new FixedPointSums(total);
+      if (moveBy === 'hash') {
+        table = new CommunityWeights(device, arcCount0, integral ? undefined : total);
+        made.push(table);
+      }
       rec = device.recorder({ label: 'louvain start' });
       await map(rec, n0, wgsl`(v: u32) -> u32 { return v; }`, part);
       await rec.submit();
       const score = wgsl`(sum: f32, others: f32, k: f32) -> f32 { return sum - ${f32(resolution)} * others * k / ${f32(total)}; }`;
       const runsTotal = { array: counts, index: 0 };
-      /** Records `stot[c]` = Σ k[v] over the vertices v of community `comm[v]` = c, for c < n. */
+      /**
+       * Records `stot[c]` = Σ k[v] over the vertices v of community `comm[v]` = c, for c < n, by atomics:
+       * u32 when degrees are whole numbers, else fixed-point.
+       */
       async function recordCommunityDegrees(r: Recorder, k: DeviceArray<'f32'>, n: number): Promise<void> {
-        if (!stotSum) {
-          await sums.group(r, comm, n, n);
-          await sums.sum(r, k, n, n, stot);
+        r.clear(stotSum);
+        const words = atomic(stotSum);
+        if (fixed) {
+          await transform(r, n, wgsl`(v: u32) { ${fixed.add(words)}(2u * ${comm}[v], ${k}[v]); }`);
+          await map(
+            r,
+            n,
+            wgsl`(c: u32) -> f32 { return ${fixed.value}(${stotSum}[2u * c], ${stotSum}[2u * c + 1u]); }`,
+            stot,
+          );
           return;
         }
-        r.clear(stotSum);
-        await transform(r, n, wgsl`(v: u32) { atomicAdd(&${atomic(stotSum)}[${comm}[v]], u32(${k}[v])); }`);
+        await transform(r, n, wgsl`(v: u32) { atomicAdd(&${words}[${comm}[v]], u32(${k}[v])); }`);
         await map(r, n, wgsl`(c: u32) -> f32 { return f32(${stotSum}[c]); }`, stot);
       }
       const qOf = async () => modularityFromParts(await parts.download(), total, resolution);
