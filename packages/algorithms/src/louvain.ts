@@ -214,24 +214,30 @@ export async function communityLevels(
       const score = wgsl`(sum: f32, others: f32, k: f32) -> f32 { return sum - ${f32(resolution)} * others * k / ${f32(total)}; }`;
       const runsTotal = { array: counts, index: 0 };
       /**
-       * Records `stot[c]` = Σ k[v] over the vertices v of community `comm[v]` = c, for c < n, by atomics:
-       * u32 when degrees are whole numbers, else fixed-point.
+       * Records `out[c]` = Σ k[v] over the vertices v with `part[v]` = c, for c < n, by atomics: u32 when
+       * degrees are whole numbers, else fixed-point.
        */
-      async function recordCommunityDegrees(r: Recorder, k: DeviceArray<'f32'>, n: number): Promise<void> {
+      async function recordCommunityDegrees(
+        r: Recorder,
+        k: DeviceArray<'f32'>,
+        n: number,
+        part: DeviceArray<'u32'> = comm,
+        out: DeviceArray<'f32'> = stot,
+      ): Promise<void> {
         r.clear(stotSum);
         const words = atomic(stotSum);
         if (fixed) {
-          await transform(r, n, wgsl`(v: u32) { ${fixed.add(words)}(2u * ${comm}[v], ${k}[v]); }`);
+          await transform(r, n, wgsl`(v: u32) { ${fixed.add(words)}(2u * ${part}[v], ${k}[v]); }`);
           await map(
             r,
             n,
             wgsl`(c: u32) -> f32 { return ${fixed.value}(${stotSum}[2u * c], ${stotSum}[2u * c + 1u]); }`,
-            stot,
+            out,
           );
           return;
         }
-        await transform(r, n, wgsl`(v: u32) { atomicAdd(&${words}[${comm}[v]], u32(${k}[v])); }`);
-        await map(r, n, wgsl`(c: u32) -> f32 { return f32(${stotSum}[c]); }`, stot);
+        await transform(r, n, wgsl`(v: u32) { atomicAdd(&${words}[${part}[v]], u32(${k}[v])); }`);
+        await map(r, n, wgsl`(c: u32) -> f32 { return f32(${stotSum}[c]); }`, out);
       }
       const qOf = async () => modularityFromParts(await parts.download(), total, resolution);
       let qStart = Number.NaN;
@@ -415,7 +421,13 @@ export async function communityLevels(
        * merged (so never one that moves in the same round), the smallest id on ties. A joiner has an arc into
        * the sub-community it joins and its members never leave, so every sub-community stays connected.
        */
-      async function refineLevel(arcs: Arcs, n: number, k: DeviceArray<'f32'>, level: number): Promise<void> {
+      async function refineLevel(
+        arcs: Arcs,
+        n: number,
+        k: DeviceArray<'f32'>,
+        level: number,
+        arcRows: DeviceArray<'u32'>,
+      ): Promise<void> {
         const { src, dst } = arcs;
         const arcCount = arcs.count;
         rec = device.recorder({ label: 'leiden refine start' });
@@ -434,63 +446,76 @@ export async function communityLevels(
           rec = device.recorder({ label: 'leiden refine round' });
           rec.clear(targeted);
           counts.upload([0], 4);
-          await sums.group(rec, ref, n, n);
-          await sums.sum(rec, k, n, n, kc);
-          await transform(
-            rec,
-            arcCount,
-            wgsl`(p: u32) { ${rw(keys)}[p] = ${ref}[${dst}[p]]; ${rw(vals)}[p] = p; }`,
-          );
-          await sortPairs(rec, keys, vals, { count: arcCount, bits: idBits(n) });
-          await recordRuns(
-            rec,
-            arcCount,
-            wgsl`(p: u32) -> bool { return ${keys}[p] != ${keys}[p - 1u] || ${src}[${vals}[p]] != ${src}[${vals}[p - 1u]]; }`,
-            starts,
-            runsTotal,
-          );
-          await transform(
-            rec,
-            n,
-            wgsl`(v: u32) { atomicStore(&${atomic(best)}[v], 0u); ${rw(bestComm)}[v] = ${u32(NONE)}; }`,
-          );
-          await transformSegreduce(
-            rec,
-            arcCount,
-            starts,
-            runsTotal,
-            wgsl`(index: u32, seg: u32, rank: u32) -> f32 { return ${arcs.share}[${vals}[index]]; }`,
-            runSum,
-          );
+          await recordCommunityDegrees(rec, k, n, ref, kc);
           const bestA = atomic(best);
           await transform(
             rec,
-            runsTotal,
-            wgsl`(s: u32) {
-  let p = ${starts}[s];
-  let v = ${src}[${vals}[p]];
-  let c = ${keys}[p];
+            n,
+            wgsl`(v: u32) { atomicStore(&${bestA}[v], 0u); ${rw(bestComm)}[v] = ${u32(NONE)}; }`,
+          );
+          /** A joiner's gain key for sub-community c (0 when it may not join c), its atomic max taken. */
+          const joinScore = wgsl`(sum: f32, v: u32, c: u32) -> u32 {
   var g = 0u;
   if (${locked}[v] == 0u && !${coin}(v) && c != v && ${comm}[c] == ${comm}[v] && (${locked}[c] == 1u || ${coin}(c))) {
-    let gain = ${runSum}[s] - ${f32(resolution)} * ${kc}[c] * ${k}[v] / ${f32(total)};
+    let gain = sum - ${f32(resolution)} * ${kc}[c] * ${k}[v] / ${f32(total)};
     if (gain > 0.0) {
       g = ${orderKey}(gain);
       atomicMax(&${bestA}[v], g);
     }
   }
-  ${rw(runScore)}[s] = g;
+  return g;
+}`;
+          if (table) {
+            await table.recordSums(rec, arcs, arcRows, ref);
+            await table.recordScore(rec, arcs, joinScore);
+            await table.recordPick(
+              rec,
+              arcs,
+              wgsl`(g: u32, v: u32, c: u32) {
+  if (g != 0u && g == atomicLoad(&${bestA}[v])) { atomicMin(&${atomic(bestComm)}[v], c); }
 }`,
-          );
-          await transform(
-            rec,
-            runsTotal,
-            wgsl`(s: u32) {
+            );
+          } else {
+            await transform(
+              rec,
+              arcCount,
+              wgsl`(p: u32) { ${rw(keys)}[p] = ${ref}[${dst}[p]]; ${rw(vals)}[p] = p; }`,
+            );
+            await sortPairs(rec, keys, vals, { count: arcCount, bits: idBits(n) });
+            await recordRuns(
+              rec,
+              arcCount,
+              wgsl`(p: u32) -> bool { return ${keys}[p] != ${keys}[p - 1u] || ${src}[${vals}[p]] != ${src}[${vals}[p - 1u]]; }`,
+              starts,
+              runsTotal,
+            );
+            await transformSegreduce(
+              rec,
+              arcCount,
+              starts,
+              runsTotal,
+              wgsl`(index: u32, seg: u32, rank: u32) -> f32 { return ${arcs.share}[${vals}[index]]; }`,
+              runSum,
+            );
+            await transform(
+              rec,
+              runsTotal,
+              wgsl`(s: u32) {
+  let p = ${starts}[s];
+  ${rw(runScore)}[s] = ${joinScore}(${runSum}[s], ${src}[${vals}[p]], ${keys}[p]);
+}`,
+            );
+            await transform(
+              rec,
+              runsTotal,
+              wgsl`(s: u32) {
   let p = ${starts}[s];
   let v = ${src}[${vals}[p]];
   let g = ${runScore}[s];
   if (g != 0u && g == atomicLoad(&${bestA}[v])) { atomicMin(&${atomic(bestComm)}[v], ${keys}[p]); }
 }`,
-          );
+            );
+          }
           await transform(
             rec,
             n,
@@ -542,7 +567,7 @@ export async function communityLevels(
         await transform(rec, n, wgsl`(v: u32) { ${commRw}[v] = ${newId}[${commRw}[v]]; }`);
         if (leiden) {
           await rec.submit();
-          await refineLevel(arcs, n, k, level);
+          await refineLevel(arcs, n, k, level, rows);
           rec = device.recorder({ label: 'leiden aggregate' });
         }
         // Leiden aggregates the refined partition; Louvain the communities.
