@@ -105,15 +105,16 @@ async function tableSums(device: WeftDevice, csr: HostCsr, comm: Uint32Array, we
   const rec = device.recorder();
   await table.recordSums(rec, arcs, graph.offsets, commArr);
   await rec.submit();
-  const [keys, bits, slots, status] = await Promise.all([
+  const [keys, bits, high, slots, status] = await Promise.all([
     table.keys.download(),
     table.sums.download(),
+    table.high ? table.high.download() : new Uint32Array(0),
     table.slots.download(),
     table.status.download(),
   ]);
-  // Fixed-point pairs (low, high) scaled by 2^S, S as FixedPointSums picks it from the total.
+  // Fixed-point words (low, high) scaled by 2^S, S as FixedPointSums picks it from the total.
   const scale = 2 ** (62 - Math.ceil(Math.log2(Math.max(total, 2 ** -126))));
-  const sumAt = (s: number) => (weighted ? (bits[2 * s]! + bits[2 * s + 1]! * 2 ** 32) / scale : bits[s]!);
+  const sumAt = (s: number) => (weighted ? (bits[s]! + high[s]! * 2 ** 32) / scale : bits[s]!);
   const got = Array.from({ length: n }, (_, v) => {
     const out = new Map<number, number>();
     for (let s = 2 * csr.offsets[v]!; s < 2 * csr.offsets[v + 1]!; s++) {
@@ -130,13 +131,14 @@ async function tableSums(device: WeftDevice, csr: HostCsr, comm: Uint32Array, we
   await table.recordScore(rec2, arcs, wgsl`(sum: f32, v: u32, c: u32) -> u32 { return 7u; }`);
   await table.recordPick(rec2, arcs, wgsl`(g: u32, v: u32, c: u32) { atomicAdd(&${atomic(marks)}[v], g); }`);
   await rec2.submit();
-  const [keysAfter, sumsAfter, marked] = await Promise.all([
+  const [keysAfter, sumsAfter, highAfter, marked] = await Promise.all([
     table.keys.download(),
     table.sums.download(),
+    table.high ? table.high.download() : new Uint32Array(0),
     marks.download(),
   ]);
   for (const a of [arcs.src, arcs.share, commArr, table, marks, graph]) a.destroy();
-  return { got, slots, status: status[0]!, keysAfter, sumsAfter, marked };
+  return { got, slots, status: status[0]!, keysAfter, sumsAfter: [...sumsAfter, ...highAfter], marked };
 }
 
 describe('community hash tables', () => {

@@ -4,7 +4,6 @@ import {
   type DeviceArray,
   type Functor,
   f32,
-  lit,
   type Recorder,
   rw,
   transform,
@@ -27,7 +26,7 @@ const NO_SLOT = 0xffffffff;
 const OWNER = 0x80000000;
 
 /**
- * Sums of non-negative f32 values as 64-bit fixed-point numbers in pairs of u32 words (low, high), scaled so
+ * Sums of non-negative f32 values as 64-bit fixed-point numbers in two u32 arrays (low, high words), scaled so
  * that `total` (the largest sum) stays below 2^62. Integer adds commute, so a sum is the same whatever
  * order the atomics land in (deterministic results for a seed), and concurrent adds to one word never retry,
  * unlike a compare-exchange loop on f32 bits, which hubs would serialise.
@@ -45,16 +44,15 @@ export class FixedPointSums {
     this.#inv = 2 ** (32 - scale);
   }
 
-  /** `(i: u32, x: f32)`: adds x to the sum in `words[i]` (low) and `words[i + 1]` (high), `words` atomic. */
-  add(words: ArrayCapture): Functor {
+  /** `(i: u32, x: f32)`: adds x to sum i, held in `low[i]` and `high[i]` (both captured atomic). */
+  add(low: ArrayCapture, high: ArrayCapture): Functor {
     return wgsl`(i: u32, x: f32) {
   let y = x * ${f32(this.#up)};
-  let high = floor(y);
-  let low = u32((y - high) * 4294967296.0);
-  let old = atomicAdd(&${words}[i], low);
-  let carry = select(0u, 1u, old + low < old);
-  let h = u32(high) + carry;
-  if (h != 0u) { atomicAdd(&${words}[i + 1u], h); }
+  let top = floor(y);
+  let bottom = u32((y - top) * 4294967296.0);
+  let old = atomicAdd(&${low}[i], bottom);
+  let h = u32(top) + select(0u, 1u, old + bottom < old);
+  if (h != 0u) { atomicAdd(&${high}[i], h); }
 }`;
   }
 
@@ -69,36 +67,32 @@ export class FixedPointSums {
  * without a sort: vertex v's table is `keys`/`sums[2 rows[v] .. 2 rows[v + 1])`, twice its degree, so it is
  * at most half full and linear probing always ends. Keys are community + 1 (0 is empty), set with a
  * compare-exchange; sums are u32 atomic adds when `total` is not given (unweighted levels: every share is a
- * whole number, so sums are exact), else {@link FixedPointSums} of two words a slot, so sums never depend on
- * the order of the atomics.
+ * whole number, so sums are exact), else {@link FixedPointSums} (`sums` the low words, `high` the high
+ * ones), so sums never depend on the order of the atomics.
  * One thread per arc, so hubs are balanced like any other vertex. Tables start cleared and
  * {@link recordPick} clears every slot it used, so no sweep pays for a clear.
  */
 export class CommunityWeights {
   /** Community + 1 per slot, 0 when empty. */
   readonly keys: DeviceArray<'u32'>;
-  /**
-   * Per slot, `stride` words: the weight sum (u32, or a fixed-point pair), then the move's gain key in the
-   * first word after {@link recordScore}.
-   */
+  /** Per slot: the weight sum (u32, or a fixed-point sum's low word), then the move's gain key after {@link recordScore}. */
   readonly sums: DeviceArray<'u32'>;
+  /** Per slot, the fixed-point sum's high word (weighted levels only). */
+  readonly high: DeviceArray<'u32'> | undefined;
   /** Per arc: its slot, with {@link OWNER} on the arc that inserted the key; {@link NO_SLOT} for loops. */
   readonly slots: DeviceArray<'u32'>;
   /** [0] set when a probe ran past its bound (never expected: tables are at most half full). */
   readonly status: DeviceArray<'u32'>;
-  /** Words of `sums` per slot: 1 for u32 sums, 2 for fixed-point ones. */
-  readonly stride: number;
   readonly #fixed: FixedPointSums | undefined;
   #cleared = false;
 
   /** Tables for up to `arcCapacity` arcs; `total` (the sum of all shares) for fixed-point sums of f32 shares. */
   constructor(device: WeftDevice, arcCapacity: number, total?: number) {
     this.#fixed = total === undefined ? undefined : new FixedPointSums(total);
-    this.stride = this.#fixed ? 2 : 1;
-    this.keys = device.array('u32', Math.max(1, 2 * arcCapacity), { label: 'community table keys' });
-    this.sums = device.array('u32', Math.max(1, 2 * this.stride * arcCapacity), {
-      label: 'community table sums',
-    });
+    const slots = Math.max(1, 2 * arcCapacity);
+    this.keys = device.array('u32', slots, { label: 'community table keys' });
+    this.sums = device.array('u32', slots, { label: 'community table sums' });
+    this.high = this.#fixed ? device.array('u32', slots, { label: 'community table high sums' }) : undefined;
     this.slots = device.array('u32', Math.max(1, arcCapacity), { label: 'community table slots' });
     this.status = device.array('u32', 1, { label: 'community table status' });
   }
@@ -116,6 +110,7 @@ export class CommunityWeights {
     if (!this.#cleared) {
       rec.clear(this.keys);
       rec.clear(this.sums);
+      if (this.high) rec.clear(this.high);
       rec.clear(this.status);
       this.#cleared = true;
     }
@@ -174,14 +169,15 @@ export class CommunityWeights {
 
   /** `(at: u32, p: u32)`: adds arc p's share to slot `at`. */
   #add(sums: ArrayCapture, share: DeviceArray<'f32'>): Functor {
-    if (!this.#fixed) return wgsl`(at: u32, p: u32) { atomicAdd(&${sums}[at], u32(${share}[p])); }`;
-    return wgsl`(at: u32, p: u32) { ${this.#fixed.add(sums)}(2u * at, ${share}[p]); }`;
+    if (!this.#fixed || !this.high)
+      return wgsl`(at: u32, p: u32) { atomicAdd(&${sums}[at], u32(${share}[p])); }`;
+    return wgsl`(at: u32, p: u32) { ${this.#fixed.add(sums, atomic(this.high))}(at, ${share}[p]); }`;
   }
 
   /** `(s: u32) -> f32` over the captured `sums`: slot s's weight sum after {@link recordSums}. */
   #sumAt(sums: ArrayCapture): Functor {
-    if (!this.#fixed) return wgsl`(s: u32) -> f32 { return f32(${sums}[s]); }`;
-    return wgsl`(s: u32) -> f32 { return ${this.#fixed.value}(${sums}[2u * s], ${sums}[2u * s + 1u]); }`;
+    if (!this.#fixed || !this.high) return wgsl`(s: u32) -> f32 { return f32(${sums}[s]); }`;
+    return wgsl`(s: u32) -> f32 { return ${this.#fixed.value}(${sums}[s], ${this.high}[s]); }`;
   }
 
   /**
@@ -197,7 +193,7 @@ export class CommunityWeights {
   let t = ${this.slots}[p];
   if (t == ${u32(NO_SLOT)} || (t & ${u32(OWNER)}) == 0u) { return; }
   let s = t & ${u32(~OWNER >>> 0)};
-  ${sums}[${lit(this.stride)}u * s] = ${score}(${this.#sumAt(sums)}(s), ${arcs.src}[p], ${this.keys}[s] - 1u);
+  ${sums}[s] = ${score}(${this.#sumAt(sums)}(s), ${arcs.src}[p], ${this.keys}[s] - 1u);
 }`,
     );
   }
@@ -209,6 +205,7 @@ export class CommunityWeights {
   async recordPick(rec: Recorder, arcs: HashArcs, pick: Functor): Promise<void> {
     const keys = rw(this.keys);
     const sums = rw(this.sums);
+    const clearHigh = this.high ? wgsl`(s: u32) { ${rw(this.high)}[s] = 0u; }` : wgsl`(s: u32) {}`;
     await transform(
       rec,
       arcs.count,
@@ -216,11 +213,10 @@ export class CommunityWeights {
   let t = ${this.slots}[p];
   if (t == ${u32(NO_SLOT)} || (t & ${u32(OWNER)}) == 0u) { return; }
   let s = t & ${u32(~OWNER >>> 0)};
-  let w = ${lit(this.stride)}u * s;
-  ${pick}(${sums}[w], ${arcs.src}[p], ${keys}[s] - 1u);
+  ${pick}(${sums}[s], ${arcs.src}[p], ${keys}[s] - 1u);
   ${keys}[s] = 0u;
-  ${sums}[w] = 0u;
-  ${sums}[w + ${lit(this.stride - 1)}u] = 0u;
+  ${sums}[s] = 0u;
+  ${clearHigh}(s);
 }`,
     );
   }
@@ -228,6 +224,7 @@ export class CommunityWeights {
   destroy(): void {
     this.keys.destroy();
     this.sums.destroy();
+    this.high?.destroy();
     this.slots.destroy();
     this.status.destroy();
   }

@@ -141,7 +141,8 @@ export async function communityLevels(
     const rows0 = arr('u32', n0 + 1, 'level 0 rows');
     // Unweighted levels have whole-number shares and degrees: their sums are exact in u32 atomics.
     const integral = !graph.weights || options.weight === false;
-    const stotSum = arr('u32', integral ? n0 : 2 * n0, 'community degree sums');
+    const stotSum = arr('u32', n0, 'community degree sums');
+    const stotHigh = integral ? undefined : arr('u32', n0, 'community degree high sums');
     let table: CommunityWeights | undefined;
 
     // Level 0: the graph's arcs (a directed arc and its reverse), sorted by source, each loop's weight doubled.
@@ -204,7 +205,9 @@ export async function communityLevels(
     if (total > 0) {
       // Weighted sums are fixed-point, scaled by the total, so they never depend on the order of atomics.
       const fixed = integral ? undefined : new FixedPointSums(total);
-      if (moveBy === 'hash') {
+      // The tables need twice the arcs in one binding: beyond that, unless asked for, the sort path runs.
+      const tablesFit = 2 * arcCount0 * 4 <= device.limits.maxStorageBufferBindingSize!;
+      if (moveBy === 'hash' || (moveBy === undefined && tablesFit)) {
         table = new CommunityWeights(device, arcCount0, integral ? undefined : total);
         made.push(table);
       }
@@ -225,18 +228,19 @@ export async function communityLevels(
         out: DeviceArray<'f32'> = stot,
       ): Promise<void> {
         r.clear(stotSum);
-        const words = atomic(stotSum);
-        if (fixed) {
-          await transform(r, n, wgsl`(v: u32) { ${fixed.add(words)}(2u * ${part}[v], ${k}[v]); }`);
+        if (fixed && stotHigh) {
+          r.clear(stotHigh);
+          const add = fixed.add(atomic(stotSum), atomic(stotHigh));
+          await transform(r, n, wgsl`(v: u32) { ${add}(${part}[v], ${k}[v]); }`);
           await map(
             r,
             n,
-            wgsl`(c: u32) -> f32 { return ${fixed.value}(${stotSum}[2u * c], ${stotSum}[2u * c + 1u]); }`,
+            wgsl`(c: u32) -> f32 { return ${fixed.value}(${stotSum}[c], ${stotHigh}[c]); }`,
             out,
           );
           return;
         }
-        await transform(r, n, wgsl`(v: u32) { atomicAdd(&${words}[${part}[v]], u32(${k}[v])); }`);
+        await transform(r, n, wgsl`(v: u32) { atomicAdd(&${atomic(stotSum)}[${part}[v]], u32(${k}[v])); }`);
         await map(r, n, wgsl`(c: u32) -> f32 { return f32(${stotSum}[c]); }`, out);
       }
       const qOf = async () => modularityFromParts(await parts.download(), total, resolution);
