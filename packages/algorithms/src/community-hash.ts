@@ -20,7 +20,7 @@ export interface HashArcs {
   share: DeviceArray<'f32'>;
 }
 
-/** `slots[p]` of an arc that adds nothing (a loop). */
+/** `slots[p]` of an arc that adds nothing (a loop, or a vertex not active in the sweep). */
 const NO_SLOT = 0xffffffff;
 /** Set in `slots[p]` on the one arc per (vertex, community) that inserted the key: it scores and clears the slot. */
 const OWNER = 0x80000000;
@@ -79,7 +79,7 @@ export class CommunityWeights {
   readonly sums: DeviceArray<'u32'>;
   /** Per slot, the fixed-point sum's high word (weighted levels only). */
   readonly high: DeviceArray<'u32'> | undefined;
-  /** Per arc: its slot, with {@link OWNER} on the arc that inserted the key; {@link NO_SLOT} for loops. */
+  /** Per arc: its slot, with {@link OWNER} on the arc that inserted the key; {@link NO_SLOT} for loops and inactive vertices. */
   readonly slots: DeviceArray<'u32'>;
   /** [0] set when a probe ran past its bound (never expected: tables are at most half full). */
   readonly status: DeviceArray<'u32'>;
@@ -98,14 +98,16 @@ export class CommunityWeights {
   }
 
   /**
-   * Records the insert pass: every arc (u, v) with u != v adds its share to u's slot of community
-   * `comm[v]`. `rows[v]` is the first arc of v (arcs grouped by source, `rows` of n + 1 entries).
+   * Records the insert pass: every arc (u, v) with u != v and `active(u)` adds its share to u's slot of
+   * community `comm[v]`. `rows[v]` is the first arc of v (arcs grouped by source, `rows` of n + 1 entries).
+   * `active` (default: every vertex) skips vertices whose gains the sweep will not use.
    */
   async recordSums(
     rec: Recorder,
     arcs: HashArcs,
     rows: DeviceArray<'u32'>,
     comm: DeviceArray<'u32'>,
+    active: Functor = wgsl`(v: u32) -> bool { return true; }`,
   ): Promise<void> {
     if (!this.#cleared) {
       rec.clear(this.keys);
@@ -123,7 +125,7 @@ export class CommunityWeights {
       wgsl`(p: u32) {
   let v = ${arcs.src}[p];
   let u = ${arcs.dst}[p];
-  if (u == v) {
+  if (u == v || !${active}(v)) {
     ${rw(this.slots)}[p] = ${u32(NO_SLOT)};
     return;
   }

@@ -304,6 +304,13 @@ export async function communityLevels(
         k: DeviceArray<'f32'>,
         arcRows: DeviceArray<'u32'>,
       ): Promise<void> {
+        /** The seeded vertices that may move in this sweep. */
+        const movable = wgsl`(v: u32) -> bool {
+  var h = (v ^ ${u32(salt)}) * 0x9e3779b1u;
+  h = (h ^ (h >> 16u)) * 0x85ebca6bu;
+  h = h ^ (h >> 13u);
+  return (h & ${u32(mask)}) == 1u;
+}`;
         const bestA = atomic(best);
         await transform(
           r,
@@ -317,7 +324,8 @@ export async function communityLevels(
 }`,
         );
         if (table) {
-          await table.recordSums(r, arcs, arcRows, comm);
+          // Only the vertices that may move need their communities' weights.
+          await table.recordSums(r, arcs, arcRows, comm, movable);
           await table.recordScore(
             r,
             arcs,
@@ -346,11 +354,8 @@ export async function communityLevels(
           wgsl`(v: u32) {
   let c = ${rw(comm)}[v];
   ${rw(prevComm)}[v] = c;
-  var h = (v ^ ${u32(salt)}) * 0x9e3779b1u;
-  h = (h ^ (h >> 16u)) * 0x85ebca6bu;
-  h = h ^ (h >> 13u);
   let to = ${bestComm}[v];
-  if ((h & ${u32(mask)}) == 1u && to != ${u32(NONE)} && atomicLoad(&${bestA}[v]) > ${stay}[v]) { ${rw(comm)}[v] = to; }
+  if (${movable}(v) && to != ${u32(NONE)} && atomicLoad(&${bestA}[v]) > ${stay}[v]) { ${rw(comm)}[v] = to; }
 }`,
         );
         await recordCommunityDegrees(r, k, n);
@@ -470,7 +475,8 @@ export async function communityLevels(
   return g;
 }`;
           if (table) {
-            await table.recordSums(rec, arcs, arcRows, ref);
+            // Only joiners join: the others' sums would score 0.
+            await table.recordSums(rec, arcs, arcRows, ref, wgsl`(v: u32) -> bool { return !${coin}(v); }`);
             await table.recordScore(rec, arcs, joinScore);
             await table.recordPick(
               rec,
