@@ -21,6 +21,13 @@ export interface LouvainOptions {
   seed?: number;
   /** Read the graph's edge weights (default true). */
   weight?: boolean;
+  /**
+   * How a GPU sweep finds each vertex's weight to each neighbouring community: `'hash'`, per-vertex hash
+   * tables filled by one pass over the arcs (the default when twice the arcs fit one storage binding), or
+   * `'sort'`, a sort of the arcs by target community and a segmented reduction of the runs (the default
+   * beyond). Both choose the same moves on unweighted graphs; the reference ignores it.
+   */
+  localMoving?: 'hash' | 'sort';
 }
 
 export interface LouvainResult {
@@ -280,7 +287,9 @@ export function arcModularity(g: ArcGraph, comm: ArrayLike<number>, resolution: 
   return intra / m2 - (resolution * expected) / (m2 * m2);
 }
 
-export function checkLouvainOptions(options: LouvainOptions): Required<Omit<LouvainOptions, 'weight'>> {
+export function checkLouvainOptions(
+  options: LouvainOptions,
+): Required<Omit<LouvainOptions, 'weight' | 'localMoving'>> & { localMoving: 'hash' | 'sort' | undefined } {
   const resolution = options.resolution ?? 1;
   checkResolution(resolution);
   const maxLevels = options.maxLevels ?? Number.POSITIVE_INFINITY;
@@ -292,7 +301,11 @@ export function checkLouvainOptions(options: LouvainOptions): Required<Omit<Louv
     throw new InputError(`threshold must be finite, got ${threshold}`, 'threshold');
   const seed = options.seed ?? 1;
   if (!Number.isInteger(seed)) throw new InputError(`seed must be an integer, got ${seed}`, 'seed');
-  return { resolution, maxLevels, threshold, seed };
+  const localMoving = options.localMoving;
+  if (localMoving !== undefined && localMoving !== 'hash' && localMoving !== 'sort') {
+    throw new InputError(`localMoving must be 'hash' or 'sort', got ${String(localMoving)}`, 'localMoving');
+  }
+  return { resolution, maxLevels, threshold, seed, localMoving };
 }
 
 /**

@@ -26,6 +26,7 @@ import {
   recordRows,
   recordRuns,
 } from './community-gpu.ts';
+import { CommunityWeights, FixedPointSums } from './community-hash.ts';
 import { checkLouvainOptions, type LouvainOptions, type LouvainResult } from './community-reference.ts';
 import type { LeidenResult } from './leiden-reference.ts';
 
@@ -77,7 +78,7 @@ export async function communityLevels(
   leiden: boolean,
 ): Promise<LeidenResult> {
   checkDeviceGraph(graph);
-  const { resolution, maxLevels, threshold, seed } = checkLouvainOptions(options);
+  const { resolution, maxLevels, threshold, seed, localMoving: moveBy } = checkLouvainOptions(options);
   const device = graph.device;
   const n0 = graph.vertexCount;
   const m = graph.edgeCount;
@@ -137,6 +138,12 @@ export async function communityLevels(
     const status = arr('u32', 1, 'status');
     const sums = new CommunitySums(device, n0);
     made.push(sums);
+    const rows0 = arr('u32', n0 + 1, 'level 0 rows');
+    // Unweighted levels have whole-number shares and degrees: their sums are exact in u32 atomics.
+    const integral = !graph.weights || options.weight === false;
+    const stotSum = arr('u32', n0, 'community degree sums');
+    const stotHigh = integral ? undefined : arr('u32', n0, 'community degree high sums');
+    let table: CommunityWeights | undefined;
 
     // Level 0: the graph's arcs (a directed arc and its reverse), sorted by source, each loop's weight doubled.
     status.upload([0]);
@@ -184,6 +191,7 @@ export async function communityLevels(
       );
     }
     await recordRows(rec, a0.src, arcCount0, n0, rows);
+    rec.copy(rows, rows0, n0 + 1);
     await segmentedReduce(rec, a0.share, rows, n0, k0, { count: arcCount0 });
     await reduce(rec, k0, totalArr);
     await rec.submit();
@@ -195,11 +203,46 @@ export async function communityLevels(
     const refinedLevels: Uint32Array[] = [];
     let count = n0;
     if (total > 0) {
+      // Weighted sums are fixed-point, scaled by the total, so they never depend on the order of atomics.
+      const fixed = integral ? undefined : new FixedPointSums(total);
+      // The tables need twice the arcs in one binding: beyond that, unless asked for, the sort path runs.
+      const tablesFit = 2 * arcCount0 * 4 <= device.limits.maxStorageBufferBindingSize!;
+      if (moveBy === 'hash' || (moveBy === undefined && tablesFit)) {
+        table = new CommunityWeights(device, arcCount0, integral ? undefined : total);
+        made.push(table);
+      }
       rec = device.recorder({ label: 'louvain start' });
       await map(rec, n0, wgsl`(v: u32) -> u32 { return v; }`, part);
       await rec.submit();
       const score = wgsl`(sum: f32, others: f32, k: f32) -> f32 { return sum - ${f32(resolution)} * others * k / ${f32(total)}; }`;
       const runsTotal = { array: counts, index: 0 };
+      /**
+       * Records `out[c]` = Σ k[v] over the vertices v with `part[v]` = c, for c < n, by atomics: u32 when
+       * degrees are whole numbers, else fixed-point.
+       */
+      async function recordCommunityDegrees(
+        r: Recorder,
+        k: DeviceArray<'f32'>,
+        n: number,
+        part: DeviceArray<'u32'> = comm,
+        out: DeviceArray<'f32'> = stot,
+      ): Promise<void> {
+        r.clear(stotSum);
+        if (fixed && stotHigh) {
+          r.clear(stotHigh);
+          const add = fixed.add(atomic(stotSum), atomic(stotHigh));
+          await transform(r, n, wgsl`(v: u32) { ${add}(${part}[v], ${k}[v]); }`);
+          await map(
+            r,
+            n,
+            wgsl`(c: u32) -> f32 { return ${fixed.value}(${stotSum}[c], ${stotHigh}[c]); }`,
+            out,
+          );
+          return;
+        }
+        await transform(r, n, wgsl`(v: u32) { atomicAdd(&${atomic(stotSum)}[${part}[v]], u32(${k}[v])); }`);
+        await map(r, n, wgsl`(c: u32) -> f32 { return f32(${stotSum}[c]); }`, out);
+      }
       const qOf = async () => modularityFromParts(await parts.download(), total, resolution);
       let qStart = Number.NaN;
       /**
@@ -211,13 +254,13 @@ export async function communityLevels(
         n: number,
         k: DeviceArray<'f32'>,
         level: number,
+        arcRows: DeviceArray<'u32'>,
         start?: DeviceArray<'u32'>,
       ): Promise<number> {
         rec = device.recorder({ label: 'louvain level start' });
         if (start) {
           rec.copy(start, comm, n);
-          await sums.group(rec, comm, n, n);
-          await sums.sum(rec, k, n, n, stot);
+          await recordCommunityDegrees(rec, k, n);
         } else {
           await map(rec, n, wgsl`(v: u32) -> u32 { return v; }`, comm);
           rec.copy(k, stot, n);
@@ -230,7 +273,7 @@ export async function communityLevels(
         let mask = 1;
         for (let sweep = 0; sweep < MAX_SWEEPS && idle < IDLE_SWEEPS; sweep++) {
           rec = device.recorder({ label: 'louvain sweep' });
-          await recordSweep(rec, sweepSalt(seed, level, sweep), mask, arcs, n, k);
+          await recordSweep(rec, sweepSalt(seed, level, sweep), mask, arcs, n, k, arcRows);
           await rec.submit();
           const next = await qOf();
           if (next < q) {
@@ -247,11 +290,81 @@ export async function communityLevels(
         return q;
       }
 
-      /** One sweep of local moving over the level's arcs, recorded. */
+      /**
+       * One sweep of local moving over the level's arcs, recorded: the weight from each vertex to each
+       * neighbouring community by the hash tables (or by sorting the arcs by target community), each vertex's
+       * best gain, then the seeded half's moves.
+       */
       async function recordSweep(
         r: Recorder,
         salt: number,
         mask: number,
+        arcs: Arcs,
+        n: number,
+        k: DeviceArray<'f32'>,
+        arcRows: DeviceArray<'u32'>,
+      ): Promise<void> {
+        /** The seeded vertices that may move in this sweep. */
+        const movable = wgsl`(v: u32) -> bool {
+  var h = (v ^ ${u32(salt)}) * 0x9e3779b1u;
+  h = (h ^ (h >> 16u)) * 0x85ebca6bu;
+  h = h ^ (h >> 13u);
+  return (h & ${u32(mask)}) == 1u;
+}`;
+        const bestA = atomic(best);
+        await transform(
+          r,
+          n,
+          wgsl`(v: u32) {
+  let kv = ${k}[v];
+  let g = ${orderKey}(${score}(0.0, ${stot}[${comm}[v]] - kv, kv));
+  atomicStore(&${bestA}[v], g);
+  ${rw(stay)}[v] = g;
+  ${rw(bestComm)}[v] = ${u32(NONE)};
+}`,
+        );
+        if (table) {
+          // Only the vertices that may move need their communities' weights.
+          await table.recordSums(r, arcs, arcRows, comm, movable);
+          await table.recordScore(
+            r,
+            arcs,
+            wgsl`(sum: f32, v: u32, c: u32) -> u32 {
+  let kv = ${k}[v];
+  let own = c == ${comm}[v];
+  let g = ${orderKey}(${score}(sum, ${stot}[c] - select(0.0, kv, own), kv));
+  if (own) { ${rw(stay)}[v] = g; }
+  atomicMax(&${bestA}[v], g);
+  return g;
+}`,
+          );
+          await table.recordPick(
+            r,
+            arcs,
+            wgsl`(g: u32, v: u32, c: u32) {
+  if (c != ${comm}[v] && g == atomicLoad(&${bestA}[v])) { atomicMin(&${atomic(bestComm)}[v], c); }
+}`,
+          );
+        } else {
+          await recordSortedGains(r, arcs, n, k);
+        }
+        await transform(
+          r,
+          n,
+          wgsl`(v: u32) {
+  let c = ${rw(comm)}[v];
+  ${rw(prevComm)}[v] = c;
+  let to = ${bestComm}[v];
+  if (${movable}(v) && to != ${u32(NONE)} && atomicLoad(&${bestA}[v]) > ${stay}[v]) { ${rw(comm)}[v] = to; }
+}`,
+        );
+        await recordCommunityDegrees(r, k, n);
+        await recordModularityParts(r, arcs, comm, stot, stot, n, runSum, parts);
+      }
+
+      /** The sort path of {@link recordSweep}: best gains and communities from runs of arcs sorted by target community. */
+      async function recordSortedGains(
+        r: Recorder,
         arcs: Arcs,
         n: number,
         k: DeviceArray<'f32'>,
@@ -272,17 +385,6 @@ export async function communityLevels(
           runsTotal,
         );
         const bestA = atomic(best);
-        await transform(
-          r,
-          n,
-          wgsl`(v: u32) {
-  let kv = ${k}[v];
-  let g = ${orderKey}(${score}(0.0, ${stot}[${comm}[v]] - kv, kv));
-  atomicStore(&${bestA}[v], g);
-  ${rw(stay)}[v] = g;
-  ${rw(bestComm)}[v] = ${u32(NONE)};
-}`,
-        );
         await transformSegreduce(
           r,
           arcCount,
@@ -319,22 +421,6 @@ export async function communityLevels(
   if (c != ${comm}[v] && ${runScore}[s] == atomicLoad(&${bestA}[v])) { atomicMin(&${atomic(bestComm)}[v], c); }
 }`,
         );
-        await transform(
-          r,
-          n,
-          wgsl`(v: u32) {
-  let c = ${rw(comm)}[v];
-  ${rw(prevComm)}[v] = c;
-  var h = (v ^ ${u32(salt)}) * 0x9e3779b1u;
-  h = (h ^ (h >> 16u)) * 0x85ebca6bu;
-  h = h ^ (h >> 13u);
-  let to = ${bestComm}[v];
-  if ((h & ${u32(mask)}) == 1u && to != ${u32(NONE)} && atomicLoad(&${bestA}[v]) > ${stay}[v]) { ${rw(comm)}[v] = to; }
-}`,
-        );
-        await sums.group(r, comm, n, n);
-        await sums.sum(r, k, n, n, stot);
-        await recordModularityParts(r, arcs, comm, stot, stot, n, runSum, parts);
       }
 
       /**
@@ -344,7 +430,13 @@ export async function communityLevels(
        * merged (so never one that moves in the same round), the smallest id on ties. A joiner has an arc into
        * the sub-community it joins and its members never leave, so every sub-community stays connected.
        */
-      async function refineLevel(arcs: Arcs, n: number, k: DeviceArray<'f32'>, level: number): Promise<void> {
+      async function refineLevel(
+        arcs: Arcs,
+        n: number,
+        k: DeviceArray<'f32'>,
+        level: number,
+        arcRows: DeviceArray<'u32'>,
+      ): Promise<void> {
         const { src, dst } = arcs;
         const arcCount = arcs.count;
         rec = device.recorder({ label: 'leiden refine start' });
@@ -363,63 +455,77 @@ export async function communityLevels(
           rec = device.recorder({ label: 'leiden refine round' });
           rec.clear(targeted);
           counts.upload([0], 4);
-          await sums.group(rec, ref, n, n);
-          await sums.sum(rec, k, n, n, kc);
-          await transform(
-            rec,
-            arcCount,
-            wgsl`(p: u32) { ${rw(keys)}[p] = ${ref}[${dst}[p]]; ${rw(vals)}[p] = p; }`,
-          );
-          await sortPairs(rec, keys, vals, { count: arcCount, bits: idBits(n) });
-          await recordRuns(
-            rec,
-            arcCount,
-            wgsl`(p: u32) -> bool { return ${keys}[p] != ${keys}[p - 1u] || ${src}[${vals}[p]] != ${src}[${vals}[p - 1u]]; }`,
-            starts,
-            runsTotal,
-          );
-          await transform(
-            rec,
-            n,
-            wgsl`(v: u32) { atomicStore(&${atomic(best)}[v], 0u); ${rw(bestComm)}[v] = ${u32(NONE)}; }`,
-          );
-          await transformSegreduce(
-            rec,
-            arcCount,
-            starts,
-            runsTotal,
-            wgsl`(index: u32, seg: u32, rank: u32) -> f32 { return ${arcs.share}[${vals}[index]]; }`,
-            runSum,
-          );
+          await recordCommunityDegrees(rec, k, n, ref, kc);
           const bestA = atomic(best);
           await transform(
             rec,
-            runsTotal,
-            wgsl`(s: u32) {
-  let p = ${starts}[s];
-  let v = ${src}[${vals}[p]];
-  let c = ${keys}[p];
+            n,
+            wgsl`(v: u32) { atomicStore(&${bestA}[v], 0u); ${rw(bestComm)}[v] = ${u32(NONE)}; }`,
+          );
+          /** A joiner's gain key for sub-community c (0 when it may not join c), its atomic max taken. */
+          const joinScore = wgsl`(sum: f32, v: u32, c: u32) -> u32 {
   var g = 0u;
   if (${locked}[v] == 0u && !${coin}(v) && c != v && ${comm}[c] == ${comm}[v] && (${locked}[c] == 1u || ${coin}(c))) {
-    let gain = ${runSum}[s] - ${f32(resolution)} * ${kc}[c] * ${k}[v] / ${f32(total)};
+    let gain = sum - ${f32(resolution)} * ${kc}[c] * ${k}[v] / ${f32(total)};
     if (gain > 0.0) {
       g = ${orderKey}(gain);
       atomicMax(&${bestA}[v], g);
     }
   }
-  ${rw(runScore)}[s] = g;
+  return g;
+}`;
+          if (table) {
+            // Only joiners join: the others' sums would score 0.
+            await table.recordSums(rec, arcs, arcRows, ref, wgsl`(v: u32) -> bool { return !${coin}(v); }`);
+            await table.recordScore(rec, arcs, joinScore);
+            await table.recordPick(
+              rec,
+              arcs,
+              wgsl`(g: u32, v: u32, c: u32) {
+  if (g != 0u && g == atomicLoad(&${bestA}[v])) { atomicMin(&${atomic(bestComm)}[v], c); }
 }`,
-          );
-          await transform(
-            rec,
-            runsTotal,
-            wgsl`(s: u32) {
+            );
+          } else {
+            await transform(
+              rec,
+              arcCount,
+              wgsl`(p: u32) { ${rw(keys)}[p] = ${ref}[${dst}[p]]; ${rw(vals)}[p] = p; }`,
+            );
+            await sortPairs(rec, keys, vals, { count: arcCount, bits: idBits(n) });
+            await recordRuns(
+              rec,
+              arcCount,
+              wgsl`(p: u32) -> bool { return ${keys}[p] != ${keys}[p - 1u] || ${src}[${vals}[p]] != ${src}[${vals}[p - 1u]]; }`,
+              starts,
+              runsTotal,
+            );
+            await transformSegreduce(
+              rec,
+              arcCount,
+              starts,
+              runsTotal,
+              wgsl`(index: u32, seg: u32, rank: u32) -> f32 { return ${arcs.share}[${vals}[index]]; }`,
+              runSum,
+            );
+            await transform(
+              rec,
+              runsTotal,
+              wgsl`(s: u32) {
+  let p = ${starts}[s];
+  ${rw(runScore)}[s] = ${joinScore}(${runSum}[s], ${src}[${vals}[p]], ${keys}[p]);
+}`,
+            );
+            await transform(
+              rec,
+              runsTotal,
+              wgsl`(s: u32) {
   let p = ${starts}[s];
   let v = ${src}[${vals}[p]];
   let g = ${runScore}[s];
   if (g != 0u && g == atomicLoad(&${bestA}[v])) { atomicMin(&${atomic(bestComm)}[v], ${keys}[p]); }
 }`,
-          );
+            );
+          }
           await transform(
             rec,
             n,
@@ -459,7 +565,7 @@ export async function communityLevels(
         const level = levels.length;
         const { src, dst, share } = arcs;
         const arcCount = arcs.count;
-        const q = await localMoving(arcs, n, k, level, leiden && level > 0 ? startComm : undefined);
+        const q = await localMoving(arcs, n, k, level, rows, leiden && level > 0 ? startComm : undefined);
         if (level === 0) levelQ = qStart;
         // Renumber the communities densely and build the community graph.
         const other = sets[nextSet]!;
@@ -471,7 +577,7 @@ export async function communityLevels(
         await transform(rec, n, wgsl`(v: u32) { ${commRw}[v] = ${newId}[${commRw}[v]]; }`);
         if (leiden) {
           await rec.submit();
-          await refineLevel(arcs, n, k, level);
+          await refineLevel(arcs, n, k, level, rows);
           rec = device.recorder({ label: 'leiden aggregate' });
         }
         // Leiden aggregates the refined partition; Louvain the communities.
@@ -580,7 +686,7 @@ export async function communityLevels(
       } else if (levels.length > 1) {
         // Refinement: vertices of the original graph move between the final communities, which repairs
         // moves that aggregation made final while the communities were still forming.
-        await localMoving(a0, n0, k0, levels.length, part);
+        await localMoving(a0, n0, k0, levels.length, rows0, part);
         rec = device.recorder({ label: 'louvain refine' });
         rec.clear(used);
         await transform(rec, n0, wgsl`(v: u32) { ${rw(used)}[${comm}[v]] = 1u; }`);
@@ -611,6 +717,9 @@ export async function communityLevels(
       await rec.submit();
     }
     const q = total > 0 ? modularityFromParts(await parts.download(), total, resolution) : 0;
+    if (table && (await table.status.download())[0]) {
+      throw new Error('louvain: a community hash table probe ran past its bound');
+    }
     return { communities, levels, refined: refinedLevels, modularity: q, count, undirected };
   } finally {
     for (const a of made) a.destroy();

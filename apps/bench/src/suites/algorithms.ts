@@ -590,30 +590,38 @@ const LOUVAIN_REFERENCE_MAX_ARCS = 2 ** 22;
 /**
  * Louvain (GPU), host-timed: it reads a modularity back after each sweep, so a run is not one recording.
  * Valid when its modularity is that of its partition and, up to 2^22 arcs, at least 0.99 x the reference's.
+ * `localMoving: 'sort'` (the ` (sort sweep)` case) times the sweep that sorts the arcs, beside the default
+ * hash tables.
  */
-function louvainCase(input: GraphInput): BenchCase {
-  return wholeGraphCase('louvain', input, async (_device, csr, graph) => {
-    let last = await louvain(graph);
-    let want: number | undefined;
-    return {
-      items: edgesOf(csr),
-      hostTimed: true,
-      async run() {
-        last = await louvain(graph);
-      },
-      async validate() {
-        const q = await modularity(graph, last.communities);
-        if (Math.abs(q - last.modularity) > 1e-4)
-          return `reported modularity ${last.modularity}, partition's ${q}`;
-        if (csr.edgeCount > LOUVAIN_REFERENCE_MAX_ARCS) return null;
-        want ??= louvainReference(csr).modularity;
-        return last.modularity >= 0.99 * want - 1e-4
-          ? null
-          : `modularity ${last.modularity} < 0.99 x ${want}`;
-      },
-      destroy() {},
-    };
-  });
+function louvainCase(input: GraphInput, localMoving: 'hash' | 'sort' = 'hash'): BenchCase {
+  const options = { localMoving };
+  return wholeGraphCase(
+    'louvain',
+    input,
+    async (_device, csr, graph) => {
+      let last = await louvain(graph, options);
+      let want: number | undefined;
+      return {
+        items: edgesOf(csr),
+        hostTimed: true,
+        async run() {
+          last = await louvain(graph, options);
+        },
+        async validate() {
+          const q = await modularity(graph, last.communities);
+          if (Math.abs(q - last.modularity) > 1e-4)
+            return `reported modularity ${last.modularity}, partition's ${q}`;
+          if (csr.edgeCount > LOUVAIN_REFERENCE_MAX_ARCS) return null;
+          want ??= louvainReference(csr).modularity;
+          return last.modularity >= 0.99 * want - 1e-4
+            ? null
+            : `modularity ${last.modularity} < 0.99 x ${want}`;
+        },
+        destroy() {},
+      };
+    },
+    localMoving === 'sort' ? ' (sort sweep)' : '',
+  );
 }
 
 /** The first community whose induced subgraph is disconnected, or -1 (host breadth-first search). */
@@ -645,32 +653,39 @@ function disconnectedCommunity(csr: HostCsr, comm: Uint32Array): number {
  * Leiden (GPU), host-timed as Louvain. Valid when every community is connected, its modularity is that of
  * its partition and, up to 2^22 arcs, at least 0.97 x `leidenReference`'s: the GPU refinement is a greedy
  * variant of the reference's random one, and lands a little below it on small Kronecker graphs.
+ * `localMoving: 'sort'` as in {@link louvainCase}.
  */
-function leidenCase(input: GraphInput): BenchCase {
-  return wholeGraphCase('leiden', input, async (_device, csr, graph) => {
-    let last = await leiden(graph);
-    let want: number | undefined;
-    return {
-      items: edgesOf(csr),
-      hostTimed: true,
-      async run() {
-        last = await leiden(graph);
-      },
-      async validate() {
-        const bad = disconnectedCommunity(csr, last.communities);
-        if (bad >= 0) return `community ${bad} is disconnected`;
-        const q = await modularity(graph, last.communities);
-        if (Math.abs(q - last.modularity) > 1e-4)
-          return `reported modularity ${last.modularity}, partition's ${q}`;
-        if (csr.edgeCount > LOUVAIN_REFERENCE_MAX_ARCS) return null;
-        want ??= leidenReference(csr).modularity;
-        return last.modularity >= 0.97 * want - 1e-4
-          ? null
-          : `modularity ${last.modularity} < 0.97 x ${want}`;
-      },
-      destroy() {},
-    };
-  });
+function leidenCase(input: GraphInput, localMoving: 'hash' | 'sort' = 'hash'): BenchCase {
+  const options = { localMoving };
+  return wholeGraphCase(
+    'leiden',
+    input,
+    async (_device, csr, graph) => {
+      let last = await leiden(graph, options);
+      let want: number | undefined;
+      return {
+        items: edgesOf(csr),
+        hostTimed: true,
+        async run() {
+          last = await leiden(graph, options);
+        },
+        async validate() {
+          const bad = disconnectedCommunity(csr, last.communities);
+          if (bad >= 0) return `community ${bad} is disconnected`;
+          const q = await modularity(graph, last.communities);
+          if (Math.abs(q - last.modularity) > 1e-4)
+            return `reported modularity ${last.modularity}, partition's ${q}`;
+          if (csr.edgeCount > LOUVAIN_REFERENCE_MAX_ARCS) return null;
+          want ??= leidenReference(csr).modularity;
+          return last.modularity >= 0.97 * want - 1e-4
+            ? null
+            : `modularity ${last.modularity} < 0.97 x ${want}`;
+        },
+        destroy() {},
+      };
+    },
+    localMoving === 'sort' ? ' (sort sweep)' : '',
+  );
 }
 
 /** The sequential TypeScript Louvain (`louvainReference`) as the CPU baseline, on the same graphs. */
@@ -1143,10 +1158,12 @@ export const cases: BenchCase[] = [
   mstCase(roads),
   mstCase(mesh),
   louvainCase(kron),
+  louvainCase(kron, 'sort'),
   louvainCase(roads),
   louvainCase(mesh),
   louvainCase(geometric),
   leidenCase(kron),
+  leidenCase(kron, 'sort'),
   leidenCase(mesh),
   louvainReferenceCase(kron),
   louvainReferenceCase(roads),
