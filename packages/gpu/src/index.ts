@@ -26,6 +26,13 @@ export {
   isGpuCount,
 } from './array.ts';
 export {
+  atomicAt,
+  ChunkedArray,
+  type ChunkedArrayOptions,
+  load,
+  store,
+} from './chunked.ts';
+export {
   type AdapterReport,
   type RequestDeviceOptions,
   requestDevice,
@@ -54,8 +61,10 @@ export {
   Functor,
   f32,
   functorBindingCount,
+  type Inline,
   type Interpolation,
   i32,
+  inline,
   type Literal,
   lit,
   rw,
