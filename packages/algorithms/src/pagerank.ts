@@ -5,6 +5,7 @@ import {
   f32,
   type GpuCount,
   InputError,
+  load,
   max,
   plus,
   type Recorder,
@@ -125,7 +126,8 @@ export class PageRankProblem implements Problem<Float32Array> {
     // Pulling reads an undirected graph's in-edges from its out-edges, so each arc would carry its reverse's
     // share: exact only where paired arcs weigh the same, which a multigraph need not. Weighted undirected
     // graphs push, along each arc with its own share.
-    const weightedUndirected = options.weight !== null && graph.weights !== undefined && !graph.directed;
+    const weightedUndirected =
+      options.weight !== null && graph.chunkedWeights !== undefined && !graph.directed;
     this.direction = weightedUndirected ? 'push' : requested;
     if (this.direction === 'pull' && graph.directed && !graph.csc) {
       throw new InputError(
@@ -136,12 +138,12 @@ export class PageRankProblem implements Problem<Float32Array> {
     if (options.weight !== undefined && options.weight !== null && options.weight !== 'weights') {
       throw new InputError(`weight must be 'weights' or null, got '${options.weight}'`, 'weight');
     }
-    if (options.weight === 'weights' && graph.weights === undefined) {
+    if (options.weight === 'weights' && graph.chunkedWeights === undefined) {
       throw new InputError("weight 'weights' but the graph has no weights", 'weight');
     }
     const n = Math.max(1, graph.vertexCount);
     const arr = (label: string) => device.array('f32', n, { label: `pagerank ${label}` });
-    const weighted = options.weight !== null && graph.weights !== undefined;
+    const weighted = options.weight !== null && graph.chunkedWeights !== undefined;
     this.#outWeight = weighted ? arr('out-weights') : undefined;
     this.#largest = weighted ? arr('largest out-weight') : undefined;
     this.#share = weighted
@@ -162,14 +164,14 @@ export class PageRankProblem implements Problem<Float32Array> {
     const n = this.graph.vertexCount;
     await rec.fill(this.ranks, n === 0 ? 0 : 1 / n);
     await rec.fill(this.#active, n === 0 ? 0 : 1);
-    const w = this.graph.weights;
+    const w = this.graph.chunkedWeights;
     const [out, largest, share] = [this.#outWeight, this.#largest, this.#share];
     if (out && largest && share && w && n > 0) {
-      const weight = wgsl`(v: u32, u: u32, edge: u32) -> f32 { return f32(${w}[edge]); }`;
+      const weight = wgsl`(v: u32, u: u32, edge: u32) -> f32 { return f32(${load(w, 'edge')}); }`;
       await neighborhoodReduce(rec, this.graph, 'all', weight, largest, { monoid: max('f32') });
       const scaled = wgsl`(v: u32, u: u32, edge: u32) -> f32 {
   let top = ${largest}[v];
-  return select(0.0, f32(${w}[edge]) / top, top > 0.0);
+  return select(0.0, f32(${load(w, 'edge')}) / top, top > 0.0);
 }`;
       await neighborhoodReduce(rec, this.graph, 'all', scaled, out);
       if (this.graph.edgeCount > 0) {
@@ -179,7 +181,7 @@ export class PageRankProblem implements Problem<Float32Array> {
           'all',
           wgsl`(src: u32, dst: u32, edge: u32) -> bool {
   let total = ${out}[src];
-  ${rw(share)}[edge] = select(0.0, f32(${w}[edge]) / ${largest}[src] / total, total > 0.0);
+  ${rw(share)}[edge] = select(0.0, f32(${load(w, 'edge')}) / ${largest}[src] / total, total > 0.0);
   return false;
 }`,
         );
@@ -325,7 +327,7 @@ export async function pageRank(graph: DeviceGraph, options: PageRankOptions = {}
       'maxIterations',
     );
   }
-  if (options.weight !== null && graph.weights !== undefined)
+  if (options.weight !== null && graph.chunkedWeights !== undefined)
     await checkNonNegativeWeights(graph, 'PageRank');
   const problem = new PageRankProblem(graph, options);
   if (graph.vertexCount === 0) {
