@@ -8,7 +8,7 @@ const BYTES_PER_ELEMENT = 4;
 const MAX_LENGTH = 2 ** 32 - 1;
 
 /** The largest `shift` with 2^shift elements within `bytes` of one binding (at most 2^31). */
-export function chunkShift(bytes: number): number {
+function chunkShift(bytes: number): number {
   return Math.min(31, Math.floor(Math.log2(Math.max(BYTES_PER_ELEMENT, bytes) / BYTES_PER_ELEMENT)));
 }
 
@@ -182,7 +182,8 @@ export function allocateChunked<T extends ElementType>(
   return new ChunkedArray(chunks, shift);
 }
 
-type AtomicName = 'atomicAdd' | 'atomicSub' | 'atomicMin' | 'atomicMax' | 'atomicOr' | 'atomicAnd';
+/** The WGSL atomic read-modify-write built-ins `atomicAt` can call. */
+export type AtomicName = 'atomicAdd' | 'atomicSub' | 'atomicMin' | 'atomicMax' | 'atomicOr' | 'atomicAnd';
 
 // One helper per array and access, so a kernel that reads an array in several places declares it once.
 const helpers = new WeakMap<ChunkedArray, Map<string, Functor>>();

@@ -26,6 +26,7 @@ export {
   isGpuCount,
 } from './array.ts';
 export {
+  type AtomicName,
   atomicAt,
   ChunkedArray,
   type ChunkedArrayOptions,
