@@ -7,11 +7,15 @@ import { bfs } from './bfs/bfs.ts';
 import { bfsReference } from './bfs/reference.ts';
 import { connectedComponents } from './components.ts';
 import { componentsReference } from './components-reference.ts';
+import { labelPropagation } from './label-propagation.ts';
+import { louvain } from './louvain.ts';
+import { minimumSpanningForest } from './mst.ts';
 import { pageRank } from './pagerank.ts';
+import { jaccard } from './similarity.ts';
 import { sssp } from './sssp/sssp.ts';
 import { randomEdges } from './test-graphs.ts';
 import { triangleCount } from './triangles.ts';
-import { verifyPageRank } from './verify.ts';
+import { verifyPageRank, verifySssp } from './verify.ts';
 
 // 32 edges a chunk: graphs of 33 to 160 arcs span 2 to 5 chunks, with boundaries inside vertices' edge
 // lists. One chunk size keeps the distinct kernels (one per chunk count) few.
@@ -144,17 +148,62 @@ describe('algorithms on graphs stored in chunks', () => {
     }
   });
 
+  it('sssp (Bellman-Ford and near-far, u32 and f32 weights) matches the reference', async () => {
+    const d = await device();
+    d.bindingBudget = 4 * 2 ** SHIFT;
+    const r = mulberry32(9);
+    let refused = 0;
+    for (const [i, { name, csr }] of graphs.entries()) {
+      const weights =
+        i % 2 === 0
+          ? Uint32Array.from({ length: csr.edgeCount }, () => 1 + Math.floor(r() * 20))
+          : Float32Array.from({ length: csr.edgeCount }, () => r() * 10);
+      const weighted = { ...csr, weights };
+      const graph = uploadGraph(d, weighted, { csc: csr.directed });
+      expect(graph.chunkedWeights!.chunks.length, name).toBe(graph.chunkedTargets.chunks.length);
+      const s = Math.floor(csr.vertexCount / 2);
+      for (const options of [{}, { delta: i % 2 === 0 ? 16 : 5 }] as const) {
+        const where = `${name} ${JSON.stringify(options)}`;
+        const got = await sssp(graph, s, options).catch((e: unknown) => e);
+        // Targets and weights take a binding a chunk each: past the stage's storage buffers, a refusal.
+        if (got instanceof DeviceLimitError) {
+          expect(graph.chunkedTargets.chunks.length, where).toBeGreaterThanOrEqual(5);
+          refused++;
+          continue;
+        }
+        expect(
+          verifySssp(weighted, s, (got as Awaited<ReturnType<typeof sssp>>).distances),
+          where,
+        ).toBeNull();
+      }
+      graph.destroy();
+    }
+    // Only the 5-chunk star's two runs exceed the 16 storage buffers of lavapipe.
+    expect(refused).toBeLessThanOrEqual(2);
+  });
+
   it('paths that read the targets as one array refuse with a DeviceLimitError naming them', async () => {
     const d = await device();
     d.bindingBudget = 4 * 2 ** SHIFT;
     const graph = uploadGraph(d, graphs[1]!.csr);
     expect(graph.chunked).toBe(true);
     await expect(bfs(graph, 0, { smallFrontier: 'on' })).rejects.toThrow(/advanceSmallFrontier/);
-    await expect(triangleCount(graph)).rejects.toThrow(DeviceLimitError);
+    const live = d.pool.stats.liveBytes;
+    for (const run of [
+      () => triangleCount(graph),
+      () => minimumSpanningForest(graph),
+      () => louvain(graph),
+      () => jaccard(graph, Uint32Array.of(0, 1)),
+      () => labelPropagation(graph),
+    ]) {
+      await expect(run()).rejects.toThrow(DeviceLimitError);
+    }
+    // Refused before allocating anything.
+    expect(d.pool.stats.liveBytes).toBe(live);
     graph.destroy();
     const csr = graphs[1]!.csr;
-    const weighted = uploadGraph(d, { ...csr, weights: new Float32Array(csr.edgeCount).fill(1) });
-    await expect(sssp(weighted, 0)).rejects.toThrow(DeviceLimitError);
+    const weighted = uploadGraph(d, { ...csr, weights: new Uint32Array(csr.edgeCount).fill(1) });
+    await expect(sssp(weighted, 0, { smallFrontier: 'on' })).rejects.toThrow(/advanceSmallFrontier/);
     weighted.destroy();
   });
 

@@ -77,6 +77,7 @@ export async function communityLevels(
   leiden: boolean,
 ): Promise<LeidenResult> {
   checkDeviceGraph(graph);
+  graph.requireUnchunked(leiden ? 'leiden' : 'louvain');
   const { resolution, maxLevels, threshold, seed } = checkLouvainOptions(options);
   const device = graph.device;
   const n0 = graph.vertexCount;
