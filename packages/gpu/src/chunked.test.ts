@@ -1,4 +1,4 @@
-import { expectArrayEqual, randomU32 } from '@weft/testing';
+import { expectArrayEqual, randomU32, recordShaders } from '@weft/testing';
 import { afterAll, describe, expect, it } from 'vitest';
 import { linkFunctors } from './functor.ts';
 import {
@@ -117,5 +117,37 @@ describe('ChunkedArray', () => {
       transform(d, 1, wgsl`(i: u32) { ${store(many, 'i', inline(wgsl`${load(many, 'i')} + 1u`))}; }`),
     ).rejects.toThrow(DeviceLimitError);
     for (const a of [one, five, many]) a.destroy();
+  });
+
+  // The generated chunk helpers, so a change to them shows in review (lavapipe; `pnpm exec vitest run -u`).
+  it('generates the committed WGSL for chunked load, store and atomicAt', async () => {
+    const d = await requestDevice({ label: 'chunked snapshot', bindingBudget: BUDGET });
+    try {
+      const shaders = recordShaders(d);
+      const n = 3 * CHUNK;
+      const input = d.uploadChunked(Uint32Array.from({ length: n }, (_, i) => i));
+      const out = d.chunkedArray('u32', n);
+      const counts = d.chunkedArray('i32', n);
+      await counts.fill(0);
+      await transform(
+        d,
+        n,
+        wgsl`(i: u32) {
+  ${store(out, 'i', inline(wgsl`${load(input, 'i')} + 1u`))};
+  ${atomicAt('atomicMax', counts, 'i', 'i32(i)')};
+}`,
+      );
+      expectArrayEqual(
+        await out.download(),
+        Uint32Array.from({ length: n }, (_, i) => i + 1),
+      );
+      expectArrayEqual(
+        await counts.download(),
+        Int32Array.from({ length: n }, (_, i) => i),
+      );
+      await expect(shaders.text()).toMatchFileSnapshot('./__snapshots__/chunked.wgsl');
+    } finally {
+      d.destroy();
+    }
   });
 });
