@@ -7,7 +7,7 @@ const BYTES_PER_ELEMENT = 4;
 /** Element indices are u32 in WGSL. */
 const MAX_LENGTH = 2 ** 32 - 1;
 
-/** The largest `shift` with 2^shift elements within `bytes` of one binding (at most 2^31). */
+/** The largest `shift` (at most 31) with 2^shift elements within `bytes` of one binding. */
 function chunkShift(bytes: number): number {
   return Math.min(31, Math.floor(Math.log2(Math.max(BYTES_PER_ELEMENT, bytes) / BYTES_PER_ELEMENT)));
 }
