@@ -193,6 +193,7 @@ export async function modularity(
   options: ModularityOptions = {},
 ): Promise<number> {
   checkDeviceGraph(graph);
+  graph.requireUnchunked('modularity');
   const resolution = options.resolution ?? 1;
   checkResolution(resolution);
   const n = graph.vertexCount;

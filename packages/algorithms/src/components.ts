@@ -104,7 +104,10 @@ function smallFrontierOf(
   if (mode === 'auto') {
     // The graphs where BFS's 'auto' runs the engine: sparse ones, whose frontiers stay small.
     const runs =
-      algorithm === 'label-propagation' && !prefersBitmapClaims(graph) && smallFrontierFits(graph.device);
+      algorithm === 'label-propagation' &&
+      !prefersBitmapClaims(graph) &&
+      smallFrontierFits(graph.device) &&
+      !graph.chunked;
     return runs ? {} : undefined;
   }
   if (algorithm !== 'label-propagation') {

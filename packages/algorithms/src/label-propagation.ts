@@ -1,5 +1,5 @@
 import { atomic, type Recorder, rw, transform, u32, wgsl } from '@weft/gpu';
-import { type DeviceGraph, deviceGraphFromEdgeList } from '@weft/graph';
+import { checkDeviceGraph, type DeviceGraph, deviceGraphFromEdgeList } from '@weft/graph';
 import { enact } from '@weft/operators';
 import { sortPairs } from '@weft/sort';
 import { graphColoring } from './coloring.ts';
@@ -33,6 +33,8 @@ export async function labelPropagation(
   graph: DeviceGraph,
   options: LabelPropagationOptions & RunOptions = {},
 ): Promise<LabelPropagationResult> {
+  checkDeviceGraph(graph);
+  graph.requireUnchunked('labelPropagation');
   const { maxIterations, seed } = checkLabelPropagationOptions(options);
   const device = graph.device;
   const n = graph.vertexCount;

@@ -78,6 +78,7 @@ export async function communityLevels(
   leiden: boolean,
 ): Promise<LeidenResult> {
   checkDeviceGraph(graph);
+  graph.requireUnchunked(leiden ? 'leiden' : 'louvain');
   const { resolution, maxLevels, threshold, seed, localMoving: moveBy } = checkLouvainOptions(options);
   const device = graph.device;
   const n0 = graph.vertexCount;

@@ -57,6 +57,7 @@ function weightKey(graph: DeviceGraph, status: ArrayCapture): Functor {
  */
 export async function minimumSpanningForest(graph: DeviceGraph): Promise<SpanningForestResult> {
   checkDeviceGraph(graph);
+  graph.requireUnchunked('minimumSpanningForest');
   const device = graph.device;
   const n = graph.vertexCount;
   const m = graph.edgeCount;

@@ -5,6 +5,7 @@ import {
   f32,
   type GpuCount,
   InputError,
+  load,
   max,
   plus,
   type Recorder,
@@ -138,12 +139,12 @@ export class PageRankProblem implements Problem<Float32Array> {
     if (options.weight !== undefined && options.weight !== null && options.weight !== 'weights') {
       throw new InputError(`weight must be 'weights' or null, got '${options.weight}'`, 'weight');
     }
-    if (options.weight === 'weights' && graph.weights === undefined) {
+    if (options.weight === 'weights' && graph.chunkedWeights === undefined) {
       throw new InputError("weight 'weights' but the graph has no weights", 'weight');
     }
     const n = Math.max(1, graph.vertexCount);
     const arr = (label: string) => device.array('f32', n, { label: `pagerank ${label}` });
-    const weighted = options.weight !== null && graph.weights !== undefined;
+    const weighted = options.weight !== null && graph.chunkedWeights !== undefined;
     this.#outWeight = weighted ? arr('out-weights') : undefined;
     this.#largest = weighted ? arr('largest out-weight') : undefined;
     this.#share = weighted
@@ -169,14 +170,14 @@ export class PageRankProblem implements Problem<Float32Array> {
     const n = this.graph.vertexCount;
     await rec.fill(this.ranks, n === 0 ? 0 : 1 / n);
     await rec.fill(this.#active, n === 0 ? 0 : 1);
-    const w = this.graph.weights;
+    const w = this.graph.chunkedWeights;
     const [out, largest, share] = [this.#outWeight, this.#largest, this.#share];
     if (out && largest && share && w && n > 0) {
-      const weight = wgsl`(v: u32, u: u32, edge: u32) -> f32 { return f32(${w}[edge]); }`;
+      const weight = wgsl`(v: u32, u: u32, edge: u32) -> f32 { return f32(${load(w, 'edge')}); }`;
       await neighborhoodReduce(rec, this.graph, 'all', weight, largest, { monoid: max('f32') });
       const scaled = wgsl`(v: u32, u: u32, edge: u32) -> f32 {
   let top = ${largest}[v];
-  return select(0.0, f32(${w}[edge]) / top, top > 0.0);
+  return select(0.0, f32(${load(w, 'edge')}) / top, top > 0.0);
 }`;
       await neighborhoodReduce(rec, this.graph, 'all', scaled, out);
       if (this.graph.edgeCount > 0) {
@@ -186,7 +187,7 @@ export class PageRankProblem implements Problem<Float32Array> {
           'all',
           wgsl`(src: u32, dst: u32, edge: u32) -> bool {
   let total = ${out}[src];
-  ${rw(share)}[edge] = select(0.0, f32(${w}[edge]) / ${largest}[src] / total, total > 0.0);
+  ${rw(share)}[edge] = select(0.0, f32(${load(w, 'edge')}) / ${largest}[src] / total, total > 0.0);
   return false;
 }`,
         );
@@ -204,7 +205,7 @@ export class PageRankProblem implements Problem<Float32Array> {
     reverse: DeviceArray<'u32'>,
     unpaired: DeviceArray<'u32'>,
   ): Promise<void> {
-    const { offsets, targets } = this.graph;
+    const { offsets, chunkedTargets: targets } = this.graph;
     rec.clear(unpaired);
     await advancePush(
       rec,
@@ -214,7 +215,7 @@ export class PageRankProblem implements Problem<Float32Array> {
   var rank = 0u;
   var j = edge;
   let first = ${offsets}[src];
-  while (j > first && ${targets}[j - 1u] == dst) {
+  while (j > first && ${load(targets, 'j - 1u')} == dst) {
     rank++;
     j--;
   }
@@ -223,10 +224,10 @@ export class PageRankProblem implements Problem<Float32Array> {
   var hi = end;
   while (lo < hi) {
     let mid = lo + (hi - lo) / 2u;
-    if (${targets}[mid] < src) { lo = mid + 1u; } else { hi = mid; }
+    if (${load(targets, 'mid')} < src) { lo = mid + 1u; } else { hi = mid; }
   }
   let at = lo + rank;
-  if (at >= end || ${targets}[at] != src) {
+  if (at >= end || ${load(targets, 'at')} != src) {
     atomicMax(&${atomic(unpaired)}[0], edge + 1u);
     ${rw(reverse)}[edge] = edge;
   } else {
@@ -388,7 +389,7 @@ export async function pageRank(graph: DeviceGraph, options: PageRankOptions = {}
       'maxIterations',
     );
   }
-  if (options.weight !== null && graph.weights !== undefined)
+  if (options.weight !== null && graph.chunkedWeights !== undefined)
     await checkNonNegativeWeights(graph, 'PageRank');
   const problem = new PageRankProblem(graph, options);
   if (graph.vertexCount === 0) {

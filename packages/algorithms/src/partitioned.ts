@@ -2,6 +2,7 @@ import {
   atomic,
   type DeviceArray,
   InputError,
+  load,
   onTarget,
   type Recorder,
   rw,
@@ -227,7 +228,7 @@ export class PartitionedBfs {
     rec.clear(s.found.words);
     const count = s.hi - s.lo;
     if (count === 0) return;
-    const { offsets, targets } = s.graph;
+    const { offsets, chunkedTargets: targets } = s.graph;
     await transform(
       rec,
       count,
@@ -237,7 +238,7 @@ export class PartitionedBfs {
   if ((${s.visited.words}[v >> 5u] & bit) != 0u) { return; }
   let end = ${offsets}[v + 1u];
   for (var k = ${offsets}[v]; k < end; k++) {
-    let u = ${targets}[k];
+    let u = ${load(targets, 'k')};
     if ((${s.frontier.words}[u >> 5u] & (1u << (u & 31u))) != 0u) {
       atomicOr(&${atomic(s.found.words)}[v >> 5u], bit);
       break;

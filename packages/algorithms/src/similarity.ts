@@ -10,7 +10,7 @@ import {
   u32,
   wgsl,
 } from '@weft/gpu';
-import { type DeviceGraph, deviceGraphFromEdgeList } from '@weft/graph';
+import { checkDeviceGraph, type DeviceGraph, deviceGraphFromEdgeList } from '@weft/graph';
 import { intersectionCount } from '@weft/operators';
 import { transformScan } from '@weft/scan';
 import { sortPairs } from '@weft/sort';
@@ -123,6 +123,8 @@ async function similarity(
   pairs: VertexPairs,
   metric: SimilarityMetric,
 ): Promise<SimilarityResult> {
+  checkDeviceGraph(graph);
+  graph.requireUnchunked(metric);
   const { first, second } = pairColumns(pairs, graph.vertexCount);
   const count = first.length;
   const undirected = graph.directed;
@@ -202,6 +204,8 @@ export async function jaccardAll(
   vertices: ArrayLike<number>,
   options: JaccardAllOptions = {},
 ): Promise<SimilarityResult> {
+  checkDeviceGraph(graph);
+  graph.requireUnchunked('jaccardAll');
   const sources = checkVertices(vertices, graph.vertexCount, 'vertices');
   const topK = checkTopK(options.topK);
   const k = sources.length;

@@ -87,6 +87,7 @@ export class TrianglesProblem implements Problem<TrianglesResult> {
  */
 export async function triangleCount(graph: DeviceGraph): Promise<TrianglesResult> {
   checkDeviceGraph(graph);
+  graph.requireUnchunked('triangleCount');
   const simple = await undirectedGraphOf(graph);
   const problem = new TrianglesProblem(simple);
   try {

@@ -1,4 +1,4 @@
-import { atomic, InputError, transform, u32, wgsl } from '@weft/gpu';
+import { atomic, InputError, load, transform, u32, wgsl } from '@weft/gpu';
 import type { DeviceGraph } from '@weft/graph';
 
 /** f32 infinity's bits: at or above them (sign clear) an f32 is infinite or NaN. */
@@ -10,7 +10,7 @@ const INFINITY_F32 = 0x7f800000;
  * word is read back; the edge's endpoints are looked up only on failure.
  */
 export async function checkNonNegativeWeights(graph: DeviceGraph, who: string): Promise<void> {
-  const w = graph.weights;
+  const w = graph.chunkedWeights;
   if (w === undefined || w.type === 'u32' || graph.edgeCount === 0) return;
   const device = graph.device;
   const first = device.array('u32', 1, { label: 'first bad weight' });
@@ -21,9 +21,9 @@ export async function checkNonNegativeWeights(graph: DeviceGraph, who: string): 
     // f32 by its bits (WGSL may assume no NaN or infinity): sign set (but -0) or exponent all ones.
     const bad =
       w.type === 'i32'
-        ? wgsl`(e: u32) -> bool { return ${w}[e] < 0i; }`
+        ? wgsl`(e: u32) -> bool { return ${load(w, 'e')} < 0i; }`
         : wgsl`(e: u32) -> bool {
-  let b = bitcast<u32>(${w}[e]);
+  let b = bitcast<u32>(${load(w, 'e')});
   return b >= ${u32(INFINITY_F32)} && b != 0x80000000u;
 }`;
     await transform(
@@ -40,7 +40,7 @@ export async function checkNonNegativeWeights(graph: DeviceGraph, who: string): 
   const [weight, offsets, target] = await Promise.all([
     w.download(edge, 1),
     graph.offsets.download(),
-    graph.targets.download(edge, 1),
+    graph.chunkedTargets.download(edge, 1),
   ]);
   let lo = 0;
   let hi = graph.vertexCount - 1;

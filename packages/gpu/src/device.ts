@@ -5,6 +5,7 @@ import {
   elementTypeOf,
   type HostArray,
 } from './array.ts';
+import { allocateChunked, type ChunkedArray, type ChunkedArrayOptions } from './chunked.ts';
 import {
   DeviceLimitError,
   DeviceLostError,
@@ -95,6 +96,12 @@ export interface RequestDeviceOptions {
    * layer (see {@link requestDevices}); an `InputError` where it is missing or the address is malformed.
    */
   pciBusId?: string;
+  /**
+   * Bytes of one storage binding that chunked arrays fill before they start a new chunk (default and cap: the
+   * device's `maxStorageBufferBindingSize`). Tests lower it (e.g. 4096) to split small arrays into several
+   * chunks, since WebGPU grants no `maxStorageBufferBindingSize` below 128 MiB; plain arrays keep the limit.
+   */
+  bindingBudget?: number;
 }
 
 /** Bind groups a device keeps for reuse (least recently used dropped first). */
@@ -213,7 +220,9 @@ export async function requestDevice(options: RequestDeviceOptions = {}): Promise
     const report = describeAdapter(adapter.info, device, source, dawnOptions);
     report.adapterFeatures = [...adapter.features].sort();
     if (options.pciBusId !== undefined) report.pciBusId = normalizePciBusId(options.pciBusId);
-    return new WeftDevice(device, report, true, instance, options.poolBytes);
+    const weft = new WeftDevice(device, report, true, instance, options.poolBytes);
+    if (options.bindingBudget !== undefined) weft.bindingBudget = options.bindingBudget;
+    return weft;
   } catch (e) {
     liveInstances.delete(instance);
     throw e;
@@ -284,6 +293,7 @@ export class WeftDevice {
   readonly #pending = new Set<(error: DeviceLostError) => void>();
   #instance: unknown;
   #destroyed = false;
+  #bindingBudget: number | undefined;
 
   constructor(
     readonly device: GPUDevice,
@@ -354,6 +364,24 @@ export class WeftDevice {
     return this.device.limits;
   }
 
+  /**
+   * Bytes of one binding that a chunked array's chunk may take: `maxStorageBufferBindingSize`, or less where
+   * set (`requestDevice({ bindingBudget })`, or assigned here before arrays are made) to test chunking.
+   */
+  get bindingBudget(): number {
+    return Math.min(this.#bindingBudget ?? Infinity, this.device.limits.maxStorageBufferBindingSize);
+  }
+
+  set bindingBudget(bytes: number) {
+    if (!Number.isInteger(bytes) || bytes < 16) {
+      throw new InputError(
+        `the binding budget must be an integer of at least 16 bytes, got ${bytes}`,
+        'bindingBudget',
+      );
+    }
+    this.#bindingBudget = bytes;
+  }
+
   get hasSubgroups(): boolean {
     return this.device.features.has('subgroups');
   }
@@ -416,6 +444,30 @@ export class WeftDevice {
   ): DeviceArray<A extends Uint32Array ? 'u32' : A extends Int32Array ? 'i32' : 'f32'> {
     const type = elementTypeOf(data);
     const arr = this.array(type, data.length, options);
+    arr.upload(data as HostArray<typeof type>);
+    return arr as never;
+  }
+
+  /**
+   * A new {@link ChunkedArray} of `length` elements (up to 2^32 − 1; contents undefined): one chunk when it
+   * fits {@link bindingBudget}, else as many chunks of a power of two of elements as it takes.
+   */
+  chunkedArray<T extends ElementType>(
+    type: T,
+    length: number,
+    options: ChunkedArrayOptions = {},
+  ): ChunkedArray<T> {
+    this.checkAlive();
+    return allocateChunked(this, type, length, options);
+  }
+
+  /** A new {@link ChunkedArray} holding a copy of `data`. */
+  uploadChunked<A extends Uint32Array | Int32Array | Float32Array>(
+    data: A,
+    options: ChunkedArrayOptions = {},
+  ): ChunkedArray<A extends Uint32Array ? 'u32' : A extends Int32Array ? 'i32' : 'f32'> {
+    const type = elementTypeOf(data);
+    const arr = this.chunkedArray(type, data.length, options);
     arr.upload(data as HostArray<typeof type>);
     return arr as never;
   }

@@ -24,9 +24,23 @@ export interface Literal {
   readonly text: string;
 }
 
+/** A functor's text spliced in place (not declared as a helper): what `load`/`store` of a chunked array give. */
+export interface Inline {
+  readonly kind: 'inline';
+  readonly functor: Functor;
+}
+
 export type Capture = ArrayCapture | ScalarCapture;
-/** What a `wgsl` template interpolates: an array, a captured scalar, a literal, another functor or WGSL text. */
-export type Interpolation = DeviceArray | Capture | Literal | Functor | string;
+/**
+ * What a `wgsl` template interpolates: an array, a captured scalar, a literal, another functor, an inline
+ * functor or WGSL text.
+ */
+export type Interpolation = DeviceArray | Capture | Literal | Inline | Functor | string;
+
+/** Splices `functor`'s text where it is interpolated, with its captures named as the template's own. */
+export function inline(functor: Functor): Inline {
+  return { kind: 'inline', functor };
+}
 
 /** Captures `array` for reading and writing. */
 export function rw(array: DeviceArray): ArrayCapture {
@@ -151,7 +165,10 @@ export function functorShape(functors: Readonly<Record<string, Functor>>): Funct
           visit(v);
         }
       } else if (v.kind === 'literal') parts.push(`l${JSON.stringify(v.text)}`);
-      else if (v.kind === 'array') array(v.array, v.access);
+      else if (v.kind === 'inline') {
+        parts.push('I');
+        visit(v.functor);
+      } else if (v.kind === 'array') array(v.array, v.access);
       else {
         scalars.push(v.value);
         parts.push(`c${v.type}`);
@@ -223,6 +240,8 @@ export function linkFunctors(
     switch (v.kind) {
       case 'literal':
         return v.text;
+      case 'inline':
+        return render(v.functor);
       case 'array':
         return arrayName(v.array, v.access);
       case 'scalar': {

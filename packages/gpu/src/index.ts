@@ -26,6 +26,14 @@ export {
   isGpuCount,
 } from './array.ts';
 export {
+  type AtomicName,
+  atomicAt,
+  ChunkedArray,
+  type ChunkedArrayOptions,
+  load,
+  store,
+} from './chunked.ts';
+export {
   type AdapterReport,
   type RequestDeviceOptions,
   requestDevice,
@@ -55,8 +63,10 @@ export {
   Functor,
   f32,
   functorBindingCount,
+  type Inline,
   type Interpolation,
   i32,
+  inline,
   type Literal,
   lit,
   rw,

@@ -93,21 +93,36 @@ describe('uploadGraph', () => {
     });
   });
 
-  it('throws DeviceLimitError naming the array, its size and the limit, leaving nothing allocated', async () => {
+  it('chunks targets beyond one binding; other arrays beyond it throw DeviceLimitError, leaving nothing allocated', async () => {
     await gpuTest(async (device) => {
       const limit = device.limits.maxStorageBufferBindingSize;
       const m = Math.floor(limit / 4) + 1;
+      const targets = new Uint32Array(m);
+      targets[m - 2] = 1;
       const csr: HostCsr = {
-        vertexCount: 1,
+        vertexCount: 2,
         edgeCount: m,
-        offsets: new Uint32Array([0, m]),
-        targets: new Uint32Array(m),
+        offsets: new Uint32Array([0, m, m]),
+        targets,
+        directed: true,
+      };
+      const graph = uploadGraph(device, csr);
+      expect(graph.chunkedTargets.chunks.length).toBe(2);
+      expectArrayEqual(await graph.chunkedTargets.download(m - 3, 3), [0, 1, 0], 'last targets');
+      graph.destroy();
+
+      const n = Math.floor(limit / 4);
+      const wide: HostCsr = {
+        vertexCount: n,
+        edgeCount: 0,
+        offsets: new Uint32Array(n + 1),
+        targets: new Uint32Array(0),
         directed: true,
       };
       const live = device.pool.stats.liveBytes;
       const err = (() => {
         try {
-          uploadGraph(device, csr);
+          uploadGraph(device, wide);
         } catch (e) {
           return e;
         }
@@ -115,10 +130,10 @@ describe('uploadGraph', () => {
       expect(err).toBeInstanceOf(DeviceLimitError);
       expect(device.pool.stats.liveBytes).toBe(live);
       const message = (err as Error).message;
-      expect(message).toContain(`array 'graph column indices' (u32 x ${m})`);
-      expect(message).toContain(`needs ${4 * m} but maxStorageBufferBindingSize is ${limit}`);
-      expect(() => uploadGraph(device, { ...csr, offsets: new Uint32Array([0, 5]) })).toThrow(
-        /offsets must start at 0 and end at edgeCount/,
+      expect(message).toContain(`array 'graph row offsets' (u32 x ${n + 1})`);
+      expect(message).toContain(`needs ${4 * (n + 1)} but maxStorageBufferBindingSize is ${limit}`);
+      expect(() => uploadGraph(device, { ...csr, offsets: new Uint32Array([0, 5, 5]) })).toThrow(
+        /offsets must .*end at edgeCount/,
       );
     });
   });

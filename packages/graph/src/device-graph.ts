@@ -1,5 +1,7 @@
 import {
-  type DeviceArray,
+  ChunkedArray,
+  DeviceArray,
+  DeviceLimitError,
   type ElementType,
   InputError,
   max,
@@ -124,6 +126,10 @@ export function checkDeviceGraph(graph: unknown, where = 'graph'): void {
 export class DeviceGraph {
   readonly vertexData: VertexData;
   readonly edgeData: EdgeData;
+  /** The CSR column indices as a {@link ChunkedArray}: one chunk unless they exceed one binding. */
+  readonly chunkedTargets: ChunkedArray<'u32'>;
+  /** The edge weights as a {@link ChunkedArray}, chunked as {@link chunkedTargets}. */
+  readonly chunkedWeights: ChunkedArray<WeightElementType> | undefined;
   #destroyed = false;
   #maxOutDegree: number | undefined;
 
@@ -133,15 +139,54 @@ export class DeviceGraph {
     readonly edgeCount: number,
     readonly directed: boolean,
     readonly offsets: DeviceArray<'u32'>,
-    readonly targets: DeviceArray<'u32'>,
-    readonly weights: DeviceArray<WeightElementType> | undefined,
+    targets: DeviceArray<'u32'> | ChunkedArray<'u32'>,
+    weights: DeviceArray<WeightElementType> | ChunkedArray<WeightElementType> | undefined,
     readonly csc: DeviceCsc | undefined,
     /** The largest out-degree, when the builder knows it (else measured on first request). */
     maxOutDegree?: number,
   ) {
+    const chunked = <T extends ElementType>(a: DeviceArray<T> | ChunkedArray<T>) =>
+      a instanceof DeviceArray ? new ChunkedArray([a], 31) : a;
+    this.chunkedTargets = chunked(targets);
+    this.chunkedWeights = weights === undefined ? undefined : chunked(weights);
     this.vertexData = new VertexData(device, vertexCount);
     this.edgeData = new EdgeData(device, edgeCount);
     this.#maxOutDegree = maxOutDegree;
+  }
+
+  /** Whether the targets (and weights) are stored in more than one chunk. */
+  get chunked(): boolean {
+    return this.chunkedTargets.single === undefined;
+  }
+
+  /**
+   * The CSR column indices as one array. A graph stored in chunks has none: kernels that read it this way
+   * throw a {@link DeviceLimitError} naming `what`; those that read {@link chunkedTargets} run.
+   */
+  get targets(): DeviceArray<'u32'> {
+    return this.#single(this.chunkedTargets, 'targets');
+  }
+
+  /** The edge weights as one array (see {@link targets}), or undefined for an unweighted graph. */
+  get weights(): DeviceArray<WeightElementType> | undefined {
+    return this.chunkedWeights && this.#single(this.chunkedWeights, 'weights');
+  }
+
+  /** Throws a {@link DeviceLimitError} naming `what` (the path that needs it) unless the graph is unchunked. */
+  requireUnchunked(what: string): void {
+    if (this.chunked) this.#single(this.chunkedTargets, 'targets', what);
+  }
+
+  #single<T extends ElementType>(a: ChunkedArray<T>, name: string, what?: string): DeviceArray<T> {
+    if (a.single) return a.single;
+    const budget = this.device.bindingBudget;
+    throw new DeviceLimitError(
+      `${what ?? `graph.${name}`} (${this.edgeCount} edges in ${a.chunks.length} chunks)`,
+      a.byteLength,
+      'bindingBudget',
+      budget,
+      `${what ?? 'this path'} reads graph.${name} as one array and cannot run on a chunked graph yet`,
+    );
   }
 
   /** The largest out-degree if known without GPU work (`uploadGraph` knows it; see {@link maxOutDegree}). */
@@ -201,7 +246,7 @@ export class DeviceGraph {
   /** Reads the CSR back to the host. */
   async toHost(): Promise<HostCsr> {
     this.#check();
-    const [offsets, targets] = await Promise.all([this.offsets.download(), this.targets.download()]);
+    const [offsets, targets] = await Promise.all([this.offsets.download(), this.chunkedTargets.download()]);
     const csr: HostCsr = {
       vertexCount: this.vertexCount,
       edgeCount: this.edgeCount,
@@ -209,7 +254,7 @@ export class DeviceGraph {
       targets,
       directed: this.directed,
     };
-    if (this.weights !== undefined) csr.weights = await this.weights.download();
+    if (this.chunkedWeights !== undefined) csr.weights = await this.chunkedWeights.download();
     return csr;
   }
 
@@ -231,8 +276,8 @@ export class DeviceGraph {
   }
 
   #arrays(): DeviceArray[] {
-    const out: DeviceArray[] = [this.offsets, this.targets];
-    if (this.weights !== undefined) out.push(this.weights);
+    const out: DeviceArray[] = [this.offsets, ...this.chunkedTargets.chunks];
+    if (this.chunkedWeights !== undefined) out.push(...this.chunkedWeights.chunks);
     if (this.csc !== undefined) out.push(this.csc.inOffsets, this.csc.sources, this.csc.inEdgeIds);
     return out;
   }
@@ -261,9 +306,10 @@ function typedCsr(csr: HostCsr): HostCsr {
 }
 
 /**
- * Copies a host CSR to the GPU (and its in-edge view when `csc` is set). Each array must fit one storage
- * binding: a larger one throws `DeviceLimitError` naming it (e.g. 'graph column indices'), and nothing
- * stays allocated.
+ * Copies a host CSR to the GPU (and its in-edge view when `csc` is set). Targets and weights beyond the
+ * device's binding budget are stored in chunks ({@link DeviceGraph.chunkedTargets}); every other array must
+ * fit one storage binding: a larger one throws `DeviceLimitError` naming it (e.g. 'graph row offsets'), and
+ * nothing stays allocated.
  */
 export function uploadGraph(
   device: WeftDevice,
@@ -272,19 +318,24 @@ export function uploadGraph(
 ): DeviceGraph {
   validateCsr(given);
   const csr = typedCsr(given);
-  const made: DeviceArray[] = [];
+  const made: (DeviceArray | ChunkedArray)[] = [];
   const up = <A extends Uint32Array | Int32Array | Float32Array>(data: A, label: string) => {
     const arr = device.upload(data, { label });
     made.push(arr);
     return arr;
   };
+  const upChunked = <A extends Uint32Array | Int32Array | Float32Array>(data: A, label: string) => {
+    const arr = device.uploadChunked(data, { label });
+    made.push(arr);
+    return arr;
+  };
   try {
     const offsets = up(csr.offsets, 'graph row offsets');
-    const targets = up(csr.targets, 'graph column indices');
+    const targets = upChunked(csr.targets, 'graph column indices');
     const weights =
       csr.weights === undefined
         ? undefined
-        : (up(csr.weights, 'graph edge weights') as DeviceArray<WeightElementType>);
+        : (upChunked(csr.weights, 'graph edge weights') as ChunkedArray<WeightElementType>);
     let csc: DeviceCsc | undefined;
     if (options.csc) {
       const host = hostCscFromCsr(csr);
@@ -300,7 +351,7 @@ export function uploadGraph(
       csr.edgeCount,
       csr.directed,
       offsets as DeviceArray<'u32'>,
-      targets as DeviceArray<'u32'>,
+      targets as ChunkedArray<'u32'>,
       weights,
       csc,
       hostMaxOutDegree(csr.offsets, csr.vertexCount),

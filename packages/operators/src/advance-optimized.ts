@@ -1,4 +1,4 @@
-import { type Functor, InputError, onTarget, rw, type Target, transform, u32, wgsl } from '@weft/gpu';
+import { type Functor, InputError, load, onTarget, rw, type Target, transform, u32, wgsl } from '@weft/gpu';
 import {
   type DeviceGraph,
   type FrontierBitmap,
@@ -104,7 +104,7 @@ export async function advanceDirectionOptimized(
     const pushVisit = wgsl`(index: u32, seg: u32, rank: u32) {
   let src = ${items}[seg];
   let k = ${out.offsets}[src] + rank;
-  let dst = ${out.neighbors}[k];
+  let dst = ${load(out.column, 'k')};
   if (${functors.push}(src, dst, k)) { ${append}(dst); }
 }`;
     await transformLbs(
@@ -122,7 +122,7 @@ export async function advanceDirectionOptimized(
   if (!${functors.candidate}(dst)) { return; }
   let end = ${inn.offsets}[dst + 1u];
   for (var k = ${inn.offsets}[dst]; k < end; k++) {
-    let src = ${inn.neighbors}[k];
+    let src = ${load(inn.column, 'k')};
     if ((${bitmap.words}[src >> 5u] & (1u << (src & 31u))) != 0u) {
       if (${functors.pull}(src, dst, ${edgeIdFunctor(inn.edgeIds)}(k))) {
         ${append}(dst);

@@ -1,9 +1,11 @@
 import {
   atomic,
+  ChunkedArray,
   type DeviceArray,
   type Functor,
   functorBindingCount,
   InputError,
+  load,
   onTarget,
   rw,
   type Target,
@@ -79,15 +81,33 @@ export interface AdvanceOptions {
   idempotent?: boolean;
 }
 
-/** The edge arrays of one direction: for in-edges, `edge` ids map back to CSR order (shared edge data). */
+/**
+ * The edge arrays of one direction: for in-edges, `edge` ids map back to CSR order (shared edge data).
+ * `column` is the neighbor ids as a `ChunkedArray` (read with `load(column, 'k')`); `neighbors` is the same
+ * as one array, and on a chunked graph throws a `DeviceLimitError` naming `who`.
+ */
 export function edgeView(graph: DeviceGraph, direction: 'out' | 'in', who: string) {
   if (direction === 'out' || !graph.directed) {
-    return { offsets: graph.offsets, neighbors: graph.targets, edgeIds: undefined };
+    return {
+      offsets: graph.offsets,
+      column: graph.chunkedTargets,
+      get neighbors() {
+        graph.requireUnchunked(who);
+        return graph.targets;
+      },
+      edgeIds: undefined,
+    };
   }
   if (!graph.csc) {
     throw new InputError('in-edges of a directed graph need uploadGraph(..., { csc: true })', who);
   }
-  return { offsets: graph.csc.inOffsets, neighbors: graph.csc.sources, edgeIds: graph.csc.inEdgeIds };
+  const { inOffsets, sources, inEdgeIds } = graph.csc;
+  return {
+    offsets: inOffsets,
+    column: new ChunkedArray([sources], 31),
+    neighbors: sources,
+    edgeIds: inEdgeIds,
+  };
 }
 
 /** `(v: u32)`: appends `v` to the sink unless its visited bit was already set; dropped past capacity. */
@@ -149,12 +169,12 @@ export async function advancePush(
     );
   }
   if (isNeighborGraph(graph)) return advanceNeighbors(target, graph, input, functor, options);
-  const { offsets, neighbors, edgeIds } = edgeView(graph, options.direction ?? 'out', who);
+  const { offsets, column, edgeIds } = edgeView(graph, options.direction ?? 'out', who);
   const append = appendFunctor(output, visited);
   const visit = wgsl`(index: u32, seg: u32, rank: u32) {
   let src = ${vertexOfFunctor(input)}(seg);
   let k = ${offsets}[src] + rank;
-  let dst = ${neighbors}[k];
+  let dst = ${load(column, 'k')};
   if (${functor}(src, dst, ${edgeIdFunctor(edgeIds)}(k))) { ${append}(dst); }
 }`;
   const walk = wgsl`(i: u32) {
@@ -162,7 +182,7 @@ export async function advancePush(
   let first = ${offsets}[src];
   let end = ${offsets}[src + 1u];
   for (var k = first; k < end; k++) {
-    let dst = ${neighbors}[k];
+    let dst = ${load(column, 'k')};
     if (${functor}(src, dst, ${edgeIdFunctor(edgeIds)}(k))) { ${append}(dst); }
   }
 }`;
@@ -293,14 +313,14 @@ export async function advancePull(
   options: AdvancePullOptions = {},
 ): Promise<void> {
   const who = 'advancePull';
-  const { offsets, neighbors, edgeIds } = edgeView(graph, 'in', who);
+  const { offsets, column, edgeIds } = edgeView(graph, 'in', who);
   const candidate = options.candidate ?? wgsl`(v: u32) -> bool { return true; }`;
   const append = appendFunctor(options.output, undefined);
   const visit = wgsl`(dst: u32) {
   if (!${candidate}(dst)) { return; }
   let end = ${offsets}[dst + 1u];
   for (var k = ${offsets}[dst]; k < end; k++) {
-    let src = ${neighbors}[k];
+    let src = ${load(column, 'k')};
     if ((${frontier.words}[src >> 5u] & (1u << (src & 31u))) != 0u) {
       if (${functor}(src, dst, ${edgeIdFunctor(edgeIds)}(k))) {
         ${append}(dst);

@@ -3,6 +3,7 @@ import {
   type DeviceArray,
   type ElementType,
   type Functor,
+  load,
   type Monoid,
   onTarget,
   type Recorder,
@@ -42,11 +43,11 @@ export async function neighborhoodReduce<T extends ElementType>(
   output: DeviceArray<T>,
   options: NeighborhoodReduceOptions<T> = {},
 ): Promise<void> {
-  const { offsets, neighbors, edgeIds } = edgeView(graph, options.direction ?? 'out', 'neighborhoodReduce');
+  const { offsets, column, edgeIds } = edgeView(graph, options.direction ?? 'out', 'neighborhoodReduce');
   const item = wgsl`(index: u32, seg: u32, rank: u32) -> ${output.type} {
   let v = ${vertexOfFunctor(input)}(seg);
   let k = ${offsets}[v] + rank;
-  return ${f}(v, ${neighbors}[k], ${edgeIdFunctor(edgeIds)}(k));
+  return ${f}(v, ${load(column, 'k')}, ${edgeIdFunctor(edgeIds)}(k));
 }`;
   const monoid = options.monoid ? { monoid: options.monoid } : {};
   const maxCount = Math.max(1, graph.edgeCount);

@@ -1,4 +1,4 @@
-import { type Functor, type WeftDevice, wgsl } from '@weft/gpu';
+import { type Functor, load, type WeftDevice, wgsl } from '@weft/gpu';
 import type { DeviceGraph } from '@weft/graph';
 
 /**
@@ -30,13 +30,13 @@ export function isNeighborGraph(graph: DeviceGraph | NeighborGraph): graph is Ne
  * is the CSR edge id. Operators given the `DeviceGraph` itself keep their load-balanced paths.
  */
 export function csrNeighbors(graph: DeviceGraph): NeighborGraph {
-  const { offsets, targets } = graph;
+  const { offsets, chunkedTargets } = graph;
   return {
     device: graph.device,
     vertexCount: graph.vertexCount,
     forEachNeighbor: (visit) => wgsl`(v: u32) {
   let end = ${offsets}[v + 1u];
-  for (var k = ${offsets}[v]; k < end; k++) { ${visit}(v, ${targets}[k], k); }
+  for (var k = ${offsets}[v]; k < end; k++) { ${visit}(v, ${load(chunkedTargets, 'k')}, k); }
 }`,
     degree: () => wgsl`(v: u32) -> u32 { return ${offsets}[v + 1u] - ${offsets}[v]; }`,
   };

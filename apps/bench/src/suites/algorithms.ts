@@ -1104,6 +1104,26 @@ const geometric = shapeInput('geometric');
 const roads = shapeInput('road');
 
 /** The default run: each algorithm on the shapes that show its behaviour, at the suite's sizes. */
+/**
+ * `inner` on a graph whose targets are stored in 2 to 4 chunks (`ChunkedArray`): the device's binding
+ * budget is lowered while the case uploads its graph, so the chunked kernels can be compared with the
+ * one-binding ones on graphs that fit one binding.
+ */
+function chunkedCase(inner: BenchCase): BenchCase {
+  return {
+    ...inner,
+    name: `${inner.name} (targets in chunks)`,
+    async setup(device, n, seed) {
+      device.bindingBudget = 4 * 2 ** Math.max(2, Math.ceil(Math.log2(Math.max(1, n))) - 2);
+      try {
+        return await inner.setup(device, n, seed);
+      } finally {
+        device.bindingBudget = device.limits.maxStorageBufferBindingSize;
+      }
+    },
+  };
+}
+
 export const cases: BenchCase[] = [
   bfsCase(kron),
   bfsCase(kron, 'auto'),
@@ -1180,6 +1200,11 @@ export const cases: BenchCase[] = [
   jaccardReferenceCase(mesh),
   ...(['ppr', 'hits', 'katz', 'eigenvector'] as const).flatMap((a) => powerIterationCases(a, kron)),
   ...(['ppr', 'katz'] as const).flatMap((a) => powerIterationCases(a, roads)),
+  chunkedCase(bfsCase(kron)),
+  chunkedCase(bfsCase(kron, 'push', 'merge-path', false, 'depth')),
+  chunkedCase(bfsCase(mesh, 'push', 'thread-mapped')),
+  chunkedCase(pageRankCase(kron)),
+  chunkedCase(componentsCase(kron)),
 ];
 
 /**

@@ -64,7 +64,9 @@ export class BfsProblem
     this.queue = new FrontierQueue(device, graph.vertexCount, { label: 'bfs frontier' });
     this.workspace = new AdvanceWorkspace(device, this.queue.capacity);
     this.variant = variant?.(this);
-    const tuning = smallFrontierOf(options, variant !== undefined, graph.device);
+    // The engine binds the targets as one array: on a chunked graph 'auto' leaves it off ('on' refuses).
+    const chunkedAuto = graph.chunked && (options.smallFrontier ?? 'auto') === 'auto';
+    const tuning = chunkedAuto ? undefined : smallFrontierOf(options, variant !== undefined, graph.device);
     this.smallFrontier = tuning && {
       tuning,
       state: new SmallFrontierState(device, { label: 'bfs small frontier' }),

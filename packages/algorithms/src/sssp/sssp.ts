@@ -3,6 +3,7 @@ import {
   type DeviceArray,
   type Functor,
   InputError,
+  load,
   plus,
   type Recorder,
   rw,
@@ -146,7 +147,7 @@ export class SsspProblem
     options: SsspProblemOptions = {},
   ) {
     const device = graph.device;
-    this.float = graph.weights?.type === 'f32';
+    this.float = graph.chunkedWeights?.type === 'f32';
     const delta = options.delta;
     if (delta !== undefined) {
       if (!(delta > 0) || !Number.isFinite(delta) || (!this.float && !Number.isInteger(delta))) {
@@ -205,12 +206,14 @@ export class SsspProblem
 
   /** `(d: u32, e: u32) -> u32`: distance word `d` plus edge `e`'s weight, in the distances' encoding. */
   #addFunctor(): Functor {
-    const w = this.graph.weights;
-    const weight = w ? wgsl`(e: u32) -> u32 { return u32(${w}[e]); }` : wgsl`(e: u32) -> u32 { return 1u; }`;
+    const w = this.graph.chunkedWeights;
+    const weight = w
+      ? wgsl`(e: u32) -> u32 { return u32(${load(w, 'e')}); }`
+      : wgsl`(e: u32) -> u32 { return 1u; }`;
     // Sums saturate one below the unreached word, so an overflow reads as reached and `result` reports it.
     return this.float
       ? wgsl`(d: u32, e: u32) -> u32 {
-  let s = bitcast<u32>(bitcast<f32>(d) + ${w!}[e]);
+  let s = bitcast<u32>(bitcast<f32>(d) + ${load(w!, 'e')});
   return select(s, ${u32(SATURATED_F32)}, s >= ${u32(UNREACHED_F32)});
 }`
       : wgsl`(d: u32, e: u32) -> u32 {
@@ -357,8 +360,12 @@ function overflowError(float: boolean, vertex: number): InputError {
 function smallFrontierOf(graph: DeviceGraph, options: SsspProblemOptions): SsspEngineTuning | undefined {
   const mode = options.smallFrontier ?? 'auto';
   if (mode === 'off') return undefined;
-  // 'auto': the graphs where BFS's 'auto' runs the engine, sparse ones, whose frontiers stay small.
-  if (mode === 'auto') return prefersBitmapClaims(graph) || !smallFrontierFits(graph.device) ? undefined : {};
+  // 'auto': the graphs where BFS's 'auto' runs the engine, sparse ones, whose frontiers stay small; not a
+  // graph stored in chunks, whose targets the engine cannot bind ('on' refuses there).
+  if (mode === 'auto') {
+    const fits = smallFrontierFits(graph.device) && !graph.chunked;
+    return prefersBitmapClaims(graph) || !fits ? undefined : {};
+  }
   return typeof mode === 'object' ? mode : {};
 }
 
@@ -373,7 +380,7 @@ export async function ssspDelta(graph: DeviceGraph): Promise<number> {
   const known = deltas.get(graph);
   if (known !== undefined) return known;
   const m = graph.edgeCount;
-  const w = graph.weights;
+  const w = graph.chunkedWeights;
   let mean = 1;
   if (w && m > 0) {
     const device = graph.device;
@@ -381,7 +388,7 @@ export async function ssspDelta(graph: DeviceGraph): Promise<number> {
     const total = device.array('f32', 1, { label: 'sssp weight sum' });
     try {
       const rec = device.recorder({ label: 'sssp mean weight' });
-      await transform(rec, m, wgsl`(e: u32) { ${rw(values)}[e] = f32(${w}[e]); }`);
+      await transform(rec, m, wgsl`(e: u32) { ${rw(values)}[e] = f32(${load(w, 'e')}); }`);
       await reduce(rec, values, total, { monoid: plus('f32') });
       await rec.submit();
       mean = (await total.download())[0]! / m;
@@ -413,7 +420,7 @@ export async function resolveSsspOptions(
   const { delta, ...rest } = options;
   if (delta === 'off') return rest;
   if (delta !== undefined && delta !== 'auto') return { ...rest, delta };
-  if (!graph.weights || smallFrontierOf(graph, rest) === undefined) return rest;
+  if (!graph.chunkedWeights || smallFrontierOf(graph, rest) === undefined) return rest;
   return { ...rest, delta: await ssspDelta(graph) };
 }
 
@@ -425,8 +432,9 @@ export async function sssp(
 ): Promise<SsspResult> {
   checkDeviceGraph(graph);
   checkSource(graph, source);
-  if (graph.weights && !['u32', 'i32', 'f32'].includes(graph.weights.type)) {
-    throw new InputError(`unsupported weight type ${graph.weights.type}`, 'graph.weights');
+  const weights = graph.chunkedWeights;
+  if (weights && !['u32', 'i32', 'f32'].includes(weights.type)) {
+    throw new InputError(`unsupported weight type ${weights.type}`, 'graph.weights');
   }
   await checkNonNegativeWeights(graph, 'SSSP');
   // A trace logs one frontier a step: the engine, which runs many levels a step, stays off for it.
