@@ -207,6 +207,14 @@ export interface SmallFrontierOptions {
    * phase change of a multi-phase traversal without leaving the kernel.
    */
   onEmpty?: Functor;
+  /**
+   * Called by every thread of the workgroup, in uniform control flow, after each level whose output is not
+   * empty (an overflowing one included): `(lid: u32, threads: u32, len: u32)`, with `weft_frontier_item(i: u32)
+   * -> u32` reading the output's vertex `i < len`. A traversal that keeps its levels (betweenness' BFS
+   * order) records them here. Its global writes are visible to the following calls, not to the next level's
+   * functor calls.
+   */
+  onLevel?: Functor;
 }
 
 /**
@@ -280,8 +288,17 @@ export async function advanceSmallFrontier(
         weft_edge: functor,
         weft_edge_id: edgeIdFunctor(edgeIds),
         ...(options.onEmpty ? { weft_on_empty: options.onEmpty } : {}),
+        ...(options.onLevel ? { weft_on_level: options.onLevel } : {}),
       },
-      code: smallFrontierWgsl(wg, cap, base, argsWgsl, options.withLevel ?? false, !!options.onEmpty),
+      code: smallFrontierWgsl(
+        wg,
+        cap,
+        base,
+        argsWgsl,
+        options.withLevel ?? false,
+        !!options.onEmpty,
+        !!options.onLevel,
+      ),
     });
     rec.dispatch(kernel, {
       bindings: { items, count: length.array, state: state.words, offsets, neighbors },
@@ -307,6 +324,7 @@ function smallFrontierWgsl(
   argsWgsl: string,
   withLevel: boolean,
   onEmpty: boolean,
+  onLevel: boolean,
 ): string {
   // Without withLevel the text is the engine's original, so its pipelines and snapshots do not change.
   const level = withLevel
@@ -342,6 +360,23 @@ fn weft_frontier_append(v: u32) { push(v, append_counter, append_side); }`,
       }`,
       }
     : { decl: '', vars: '', call: '' };
+  // Without onLevel likewise. An overflowing level's vertices past CAP are already in the global buffer.
+  const after = onLevel
+    ? {
+        decl: `
+var<private> level_side: u32;
+
+fn weft_frontier_item(i: u32) -> u32 {
+  if (i < CAP) { return wf[level_side * CAP + i]; }
+  return items[i];
+}`,
+        call: `
+      if (len > 0u) {
+        level_side = next;
+        weft_on_level(lid, WG, min(len, params.capacity));
+      }`,
+      }
+    : { decl: '', call: '' };
   return /* wgsl */ `
 const WG = ${wg}u;
 const CAP = ${cap}u;
@@ -359,7 +394,7 @@ var<workgroup> wf: array<u32, ${2 * cap}>;
 var<workgroup> counts: array<atomic<u32>, 3>;
 var<workgroup> big: array<u32, BIG>;
 var<workgroup> big_counts: array<atomic<u32>, 2>;
-var<workgroup> entry_len: u32;${level.decl}${hook.decl}
+var<workgroup> entry_len: u32;${level.decl}${hook.decl}${after.decl}
 
 // Appends v to the output counted by counts[c] into side s: the first CAP in workgroup memory, the rest at
 // their own slot of the global buffer.
@@ -451,7 +486,7 @@ fn main(@builtin(local_invocation_index) lid: u32) {
       }
       // The functor's global writes of this level are visible to the next.
       storageBarrier();
-      len = workgroupUniformLoad(&counts[c]);
+      len = workgroupUniformLoad(&counts[c]);${after.call}
       side = next;
       levels++;
     }
