@@ -169,11 +169,19 @@ export class BetweennessProblem {
     const on =
       mode !== 'off' && (mode !== 'auto' || (smallFrontierFits(device) && !prefersBitmapClaims(graph)));
     const tuning = typeof mode === 'object' ? mode : {};
+    const most = smallFrontierCapacity(device);
+    const cap = tuning.capacity ?? most;
+    if (!Number.isInteger(cap) || cap < 256 || cap > most || cap % 256 !== 0) {
+      throw new InputError(
+        `smallFrontier.capacity must be a multiple of 256 in [256, ${most}], got ${cap}`,
+        'smallFrontier.capacity',
+      );
+    }
     this.smallLevels = on
       ? {
           state: new SmallFrontierState(device, { label: 'bc small frontier' }),
           tuning,
-          capacity: tuning.capacity ?? smallFrontierCapacity(device),
+          capacity: cap,
           workgroupSize: smallFrontierWorkgroupSize(device),
           cursor: u32s('backward cursor', 3),
         }
