@@ -4,7 +4,7 @@ import { grid, road } from '@weft/graph/generators';
 import { enact } from '@weft/operators';
 import { gpuTest, mulberry32 } from '@weft/testing';
 import { describe, expect, it } from 'vitest';
-import { BetweennessProblem, betweennessCentrality } from './betweenness.ts';
+import { type BetweennessOptions, BetweennessProblem, betweennessCentrality } from './betweenness.ts';
 import { broom, disjointUnion, randomFamilies } from './test-graphs.ts';
 import { verifyBetweenness } from './verify.ts';
 
@@ -56,7 +56,7 @@ const MODES = [
   'on',
   { capacity: 256 },
   { capacity: 256, maxLevels: 2 },
-] as const satisfies readonly Parameters<typeof betweennessCentrality>[1]['smallFrontier'][];
+] as const satisfies readonly BetweennessOptions['smallFrontier'][];
 
 describe('betweennessCentrality with small levels in one workgroup', () => {
   it('matches the reference on paths, cycles, trees, grids, roads, brooms, stars and disconnected sources', () =>
