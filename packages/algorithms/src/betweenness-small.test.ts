@@ -71,6 +71,8 @@ describe('betweennessCentrality with small levels in one workgroup', () => {
         ['road 24 x 20', hostCsrFromEdgeList(road({ width: 24, height: 20, seed: 4 })).csr, [0, 123, 479]],
         // Levels of one vertex, then 300 and 300 (past a capacity of 256), then one again.
         ['broom 30, 300, 40', broom(30, 300, 40, 1), [0, 29, 660, 669]],
+        // Levels of 700: past the default capacity's bound of two lanes a vertex, a thread a vertex.
+        ['broom 5, 700, 5', broom(5, 700, 5, 2), [0, 1405]],
         [
           'star 300',
           csrOf(

@@ -418,18 +418,15 @@ export class BetweennessProblem {
   ${rw(this.delta)}[v] = dv;
   ${rw(this.scores)}[v] = ${rw(this.scores)}[v] + dv + ${f32(this.endpoints ? 1 : 0)};
 }`;
-    const vertex = wgsl`(v: u32) {
+    // The term of v's out-edge `edge` to a successor w; a duplicate edge is the one before it with w.
+    const edgeTerm = wgsl`(v: u32, edge: u32) -> f32 {
+  let w = ${targets}[edge];
+  if (edge > ${offsets}[v] && ${targets}[edge - 1u] == w) { return 0.0; }
+  if (${this.depths}[w] != ${this.depths}[v] + 1u) { return 0.0; }
+  return ${term}(v, w);
+}`;
+    const finish = wgsl`(v: u32, sum: f32) {
   if (${skip}()) { return; }
-  let first = ${offsets}[v];
-  let end = ${offsets}[v + 1u];
-  let below = ${this.depths}[v] + 1u;
-  var sum = 0.0;
-  for (var k = first; k < end; k++) {
-    let w = ${targets}[k];
-    if (k > first && ${targets}[k - 1u] == w) { continue; }
-    if (${this.depths}[w] != below) { continue; }
-    sum += ${term}(v, w);
-  }
   ${update}(v, sum);
 }`;
     const dependency = wgsl`(v: u32, w: u32, edge: u32) -> f32 {
@@ -438,7 +435,9 @@ export class BetweennessProblem {
   return ${term}(v, w);
 }`;
     const at = { array: cursor, index: 0 };
-    const down = () => recordLevelsDown(rec, this, at, vertex, { threshold: capacity, workgroupSize });
+    const sweep = { term: edgeTerm, finish };
+    const down = () =>
+      recordLevelsDown(rec, offsets, this, at, sweep, { threshold: capacity, workgroupSize });
     await recordSet(rec, cursor, 0, Math.max(0, levels - 1));
     for (let r = 0; r < bigLevels; r++) {
       await down();
