@@ -337,6 +337,11 @@ export class BetweennessProblem {
     return this.queue.capacity;
   }
 
+  /** On the small-level path, the enactor reads `forward`'s words with its status (no read-back of its own). */
+  get report(): DeviceArray<'u32'> | undefined {
+    return this.smallLevels ? this.overflow : undefined;
+  }
+
   /**
    * Records the backward sweep of the source `source` whose forward search found `levels` levels (its
    * eccentricity plus one): dependencies level by level from the deepest, added to the scores.
@@ -512,9 +517,14 @@ export class BetweennessProblem {
    * the bulk path a step is a level, and every level counts as big.
    */
   async forward(steps: number): Promise<BetweennessForward> {
-    const [flag, levels, big] = await this.overflow.download();
-    if (!this.smallLevels) return { overflowed: flag !== 0, levels: steps, bigLevels: steps };
-    return { overflowed: flag !== 0, levels: levels!, bigLevels: big! };
+    return this.forwardOf(await this.overflow.download(), steps);
+  }
+
+  /** `forward`'s answer from the words of `overflow` (e.g. the enactor's `report`). */
+  forwardOf(words: ArrayLike<number>, steps: number): BetweennessForward {
+    const overflowed = words[0] !== 0;
+    if (!this.smallLevels) return { overflowed, levels: steps, bigLevels: steps };
+    return { overflowed, levels: words[1]!, bigLevels: words[2]! };
   }
 
   /** Whether the current source's path counts passed their format's range (one read-back). */
@@ -647,11 +657,10 @@ export async function betweennessCentrality(
       await rec.submit();
       const search = async () => {
         const run = await enact(device, problem, { ...options, maxIterations: n });
-        // The small-level path learns its level count by a read-back; the bulk path reads back only where
-        // a search is deep enough to pass the range.
-        if (problem.smallLevels || mayOverflow(problem.counts, run.iterations, maxOutDegree)) {
-          return problem.forward(run.iterations);
-        }
+        // The small-level path's words come with the enactor's status; the bulk path reads the flag back
+        // only where a search is deep enough to pass the range.
+        if (run.report) return problem.forwardOf(run.report, run.iterations);
+        if (mayOverflow(problem.counts, run.iterations, maxOutDegree)) return problem.forward(run.iterations);
         return { overflowed: false, levels: run.iterations, bigLevels: run.iterations };
       };
       let forward = await search();
