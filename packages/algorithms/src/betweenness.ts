@@ -212,7 +212,10 @@ export class BetweennessProblem {
   ${rw(this.levelCount)}[0] = 1u;
 }`,
     );
-    if (this.smallLevels) await recordSet(rec, this.overflow, 1, 1);
+    if (this.smallLevels) {
+      await recordSet(rec, this.overflow, 1, 1);
+      await this.smallLevels.state.recordReset(rec);
+    }
   }
 
   /** Forward level `iteration + 1`: path counts pushed from level `iteration`, the new level kept in order. */
@@ -269,8 +272,9 @@ export class BetweennessProblem {
 
   /**
    * The small-level path's step: as many levels as fit in one workgroup (each recorded in `order` by the
-   * engine's `onLevel` hook), then one bulk level on the frontier the engine left. Both take the level from
-   * depth[src] + 1, so no level number comes from the host and a step may run many levels.
+   * engine's `onLevel` hook), then one bulk level on the frontier the engine left. The engine's level index
+   * counts the bulk levels too (each adds one to the state's level total), so it is the frontier's depth, and
+   * the bulk level reads depth[src]: no level number comes from the host and a step may run many levels.
    */
   private async smallStep(rec: Recorder): Promise<void> {
     const { state, tuning, capacity } = this.smallLevels!;
@@ -278,13 +282,10 @@ export class BetweennessProblem {
     const depth = atomic(this.depths);
     const sigma = atomic(this.sigma);
     const { add, limit } = COUNTS[this.counts];
-    const visit = wgsl`(src: u32, dst: u32, edge: u32) -> bool {
-  if (edge > ${offsets}[src] && ${targets}[edge - 1u] == dst) { return false; }
-  let next = atomicLoad(&${depth}[src]) + 1u;
-  let old = atomicMin(&${depth}[dst], next);
-  if (old != ${u32(UNREACHED)} && old != next) { return false; }
-  let paths = atomicLoad(&${sigma}[src]);
-  var seen = atomicLoad(&${sigma}[dst]);
+    // An atomic add by compare-exchange from a first guess `seen`: each failed exchange means another
+    // thread's add landed.
+    const addPaths = wgsl`(dst: u32, paths: u32, first: u32) {
+  var seen = first;
   loop {
     let sum = ${add}(seen, paths);
     let r = atomicCompareExchangeWeak(&${sigma}[dst], seen, sum);
@@ -294,6 +295,26 @@ export class BetweennessProblem {
     }
     seen = r.old_value;
   }
+}`;
+    // In the engine every load and the claim issue at once, since a level's time is its chain of dependent
+    // round trips: a duplicate edge (the one before it has the same target) may claim dst, appending it
+    // once, but adds no paths; a stale first guess costs one more exchange.
+    const visitLevel = wgsl`(src: u32, dst: u32, edge: u32, level: u32) -> bool {
+  let dup = select(false, ${targets}[max(edge, 1u) - 1u] == dst, edge > ${offsets}[src]);
+  let paths = atomicLoad(&${sigma}[src]);
+  let seen = atomicLoad(&${sigma}[dst]);
+  let next = level + 1u;
+  let old = atomicMin(&${depth}[dst], next);
+  let claimed = old == ${u32(UNREACHED)};
+  if (!dup && (claimed || old == next)) { ${addPaths}(dst, paths, seen); }
+  return claimed;
+}`;
+    const visit = wgsl`(src: u32, dst: u32, edge: u32) -> bool {
+  if (edge > ${offsets}[src] && ${targets}[edge - 1u] == dst) { return false; }
+  let next = atomicLoad(&${depth}[src]) + 1u;
+  let old = atomicMin(&${depth}[dst], next);
+  if (old != ${u32(UNREACHED)} && old != next) { return false; }
+  ${addPaths}(dst, atomicLoad(&${sigma}[src]), atomicLoad(&${sigma}[dst]));
   return old == ${u32(UNREACHED)};
 }`;
     // Level d's size and end; the levels so far, and how many outgrew the small-level bound.
@@ -303,13 +324,18 @@ export class BetweennessProblem {
   ${rw(this.overflow)}[1] = d + 1u;
   if (len > ${u32(capacity)}) { ${rw(this.overflow)}[2] += 1u; }
 }`;
-    const onLevel = wgsl`(lid: u32, threads: u32, len: u32) {
-  let d = atomicLoad(&${depth}[weft_frontier_item(0u)]);
+    const onLevel = wgsl`(lid: u32, threads: u32, len: u32, level: u32) {
+  let d = level + 1u;
   let start = ${rw(this.levelStart)}[d];
   for (var i = lid; i < len; i += threads) { ${rw(this.order)}[start + i] = weft_frontier_item(i); }
   if (lid == 0u) { ${keep}(d, start, len); }
 }`;
-    await advanceSmallFrontier(rec, this.graph, this.queue.current, visit, { state, onLevel, ...tuning });
+    await advanceSmallFrontier(rec, this.graph, this.queue.current, visitLevel, {
+      state,
+      withLevel: true,
+      onLevel,
+      ...tuning,
+    });
     const out = this.queue.next;
     await advancePush(rec, this.graph, this.queue.current, visit, {
       output: out,
@@ -323,7 +349,10 @@ export class BetweennessProblem {
   let d = ${this.depths}[${out.items}[0]];
   let start = ${rw(this.levelStart)}[d];
   ${rw(this.order)}[start + i] = ${out.items}[i];
-  if (i == 0u) { ${keep}(d, start, ${out.count}[0]); }
+  if (i == 0u) {
+    ${keep}(d, start, ${out.count}[0]);
+    ${rw(state.words)}[${u32(state.levelsTotal)}] += 1u;
+  }
 }`,
     );
     this.queue.swap();

@@ -492,17 +492,21 @@ describe('advanceSmallFrontier', () => {
         const where = JSON.stringify(options);
         const depth = device.upload(new Uint32Array(n).fill(UNREACHED)).upload([0]);
         const seen = device.upload(new Uint32Array(n).fill(UNREACHED));
-        const counts = device.array('u32', n + 1);
+        const counts = device.upload(new Uint32Array(n + 1));
         const queue = new FrontierQueue(device, n);
         queue.set([0]);
         const state = new SmallFrontierState(device);
         const claim = wgsl`(src: u32, dst: u32, edge: u32) -> bool {
   return atomicMin(&${atomic(depth)}[dst], atomicLoad(&${atomic(depth)}[src]) + 1u) == ${u32(UNREACHED)};
 }`;
-        const onLevel = wgsl`(lid: u32, threads: u32, len: u32) {
+        // Without bulk levels the engine's level index is the frontier's depth: level + 1 the output's.
+        const onLevel = wgsl`(lid: u32, threads: u32, len: u32, level: u32) {
   let d = atomicLoad(&${atomic(depth)}[weft_frontier_item(0u)]);
   for (var i = lid; i < len; i += threads) { ${rw(seen)}[weft_frontier_item(i)] = d; }
-  if (lid == 0u) { ${rw(counts)}[d] = len; }
+  if (lid == 0u) {
+    ${rw(counts)}[d] = len;
+    if (level + 1u != d) { ${rw(counts)}[${u32(n)}] = 1u; }
+  }
 }`;
         for (let round = 0; ; round++) {
           if (round > n) throw new Error('did not converge');
@@ -527,12 +531,13 @@ describe('advanceSmallFrontier', () => {
         // Every level but the source's with the default capacity; the bristles overflow whole at 256, and
         // the twigs (the bulk level after the overflow) and the knot (after a frontier too large) are missed.
         const all = [...sizes.keys()].filter((d) => d > 0).sort((a, b) => a - b);
-        if (!('capacity' in options))
+        if (!('capacity' in options)) {
           expect(
             [...hooked].sort((a, b) => a - b),
             where,
           ).toEqual(all);
-        else {
+          expect(levels[n], `${where}: a level index off its depth`).toBe(0);
+        } else {
           expect(hooked.has(10), `${where}: the overflowing level`).toBe(true);
           expect(hooked.has(11) || hooked.has(12), `${where}: bulk levels`).toBe(false);
         }

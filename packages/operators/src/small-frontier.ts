@@ -209,8 +209,9 @@ export interface SmallFrontierOptions {
   onEmpty?: Functor;
   /**
    * Called by every thread of the workgroup, in uniform control flow, after each level whose output is not
-   * empty (an overflowing one included): `(lid: u32, threads: u32, len: u32)`, with `weft_frontier_item(i: u32)
-   * -> u32` reading the output's vertex `i < len`. A traversal that keeps its levels (betweenness' BFS
+   * empty (an overflowing one included): `(lid: u32, threads: u32, len: u32, level: u32)`, with
+   * `weft_frontier_item(i: u32) -> u32` reading the output's vertex `i < len`; `level` is the index of the
+   * level that ran, counted as `withLevel` counts it. A traversal that keeps its levels (betweenness' BFS
    * order) records them here. Its global writes are visible to the following calls, not to the next level's
    * functor calls.
    */
@@ -326,16 +327,18 @@ function smallFrontierWgsl(
   onEmpty: boolean,
   onLevel: boolean,
 ): string {
-  // Without withLevel the text is the engine's original, so its pipelines and snapshots do not change.
-  const level = withLevel
-    ? {
-        decl: '\nvar<private> level_index: u32;\nvar<workgroup> entry_level: u32;',
-        arg: ', level_index',
-        load: '\n    entry_level = state[LEVELS_TOTAL];',
-        first: '\n  let first_level = workgroupUniformLoad(&entry_level);',
-        set: '\n      level_index = first_level + levels;',
-      }
-    : { decl: '', arg: '', load: '', first: '', set: '' };
+  // Without withLevel (or onLevel, which is told the level's index too) the text is the engine's original,
+  // so its pipelines and snapshots do not change.
+  const level =
+    withLevel || onLevel
+      ? {
+          decl: `${withLevel ? '\nvar<private> level_index: u32;' : ''}\nvar<workgroup> entry_level: u32;`,
+          arg: withLevel ? ', level_index' : '',
+          load: '\n    entry_level = state[LEVELS_TOTAL];',
+          first: '\n  let first_level = workgroupUniformLoad(&entry_level);',
+          set: withLevel ? '\n      level_index = first_level + levels;' : '',
+        }
+      : { decl: '', arg: '', load: '', first: '', set: '' };
   // Without onEmpty likewise: an empty frontier ends the dispatch. With it, the hook appends the next
   // frontier through the input counter of the level about to run, which is zero when the frontier is empty.
   const hook = onEmpty
@@ -373,7 +376,7 @@ fn weft_frontier_item(i: u32) -> u32 {
         call: `
       if (len > 0u) {
         level_side = next;
-        weft_on_level(lid, WG, min(len, params.capacity));
+        weft_on_level(lid, WG, min(len, params.capacity), first_level + levels);
       }`,
       }
     : { decl: '', call: '' };
