@@ -324,11 +324,15 @@ export class BetweennessProblem {
   ${rw(this.overflow)}[1] = d + 1u;
   if (len > ${u32(capacity)}) { ${rw(this.overflow)}[2] += 1u; }
 }`;
+    // Each thread keeps the next level's (depth, start) in its private word, so only a dispatch's first
+    // level loads its start (written by the step before).
     const onLevel = wgsl`(lid: u32, threads: u32, len: u32, level: u32) {
   let d = level + 1u;
-  let start = ${rw(this.levelStart)}[d];
+  var start = weft_level_private.y;
+  if (weft_level_private.x != d) { start = ${rw(this.levelStart)}[d]; }
   for (var i = lid; i < len; i += threads) { ${rw(this.order)}[start + i] = weft_frontier_item(i); }
   if (lid == 0u) { ${keep}(d, start, len); }
+  weft_level_private = vec4<u32>(d + 1u, start + len, 0u, 0u);
 }`;
     await advanceSmallFrontier(rec, this.graph, this.queue.current, visitLevel, {
       state,

@@ -213,7 +213,8 @@ export interface SmallFrontierOptions {
    * `weft_frontier_item(i: u32) -> u32` reading the output's vertex `i < len`; `level` is the index of the
    * level that ran, counted as `withLevel` counts it. A traversal that keeps its levels (betweenness' BFS
    * order) records them here. Its global writes are visible to the following calls, not to the next level's
-   * functor calls.
+   * functor calls. Each thread's `weft_level_private: vec4<u32>` is zero when the dispatch starts and keeps
+   * what the hook leaves there from call to call (a running offset without a global load a level).
    */
   onLevel?: Functor;
 }
@@ -368,6 +369,7 @@ fn weft_frontier_append(v: u32) { push(v, append_counter, append_side); }`,
     ? {
         decl: `
 var<private> level_side: u32;
+var<private> weft_level_private: vec4<u32>;
 
 fn weft_frontier_item(i: u32) -> u32 {
   if (i < CAP) { return wf[level_side * CAP + i]; }
