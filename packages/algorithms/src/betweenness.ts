@@ -450,22 +450,27 @@ export class BetweennessProblem {
       ? wgsl`(v: u32, w: u32) -> f32 { return (1.0 + ${this.delta}[w]) * ${ratio}(${this.sigma}[v], ${this.sigma}[w]); }`
       : wgsl`(v: u32, w: u32) -> f32 { return (1.0 + ${this.delta}[w]) / ${sigma}(w); }`;
     const factor = wide ? wgsl`(v: u32) -> f32 { return 1.0; }` : sigma;
-    const skip = this.skipFunctor();
-    const update = wgsl`(v: u32, sum: f32) {
-  let dv = ${factor}(v) * sum;
-  ${rw(this.delta)}[v] = dv;
-  ${rw(this.scores)}[v] = ${rw(this.scores)}[v] + dv + ${f32(this.endpoints ? 1 : 0)};
-}`;
-    // The term of v's out-edge `edge` to a successor w; a duplicate edge is the one before it with w.
+    // The term of v's out-edge `edge` to a successor w (a duplicate edge is the one before it with w). In
+    // one workgroup a level's time is its chain of dependent loads, so every load issues once w is known
+    // and the term is computed even where it is then dropped.
     const edgeTerm = wgsl`(v: u32, edge: u32) -> f32 {
   let w = ${targets}[edge];
-  if (edge > ${offsets}[v] && ${targets}[edge - 1u] == w) { return 0.0; }
-  if (${this.depths}[w] != ${this.depths}[v] + 1u) { return 0.0; }
-  return ${term}(v, w);
+  let dup = select(false, ${targets}[max(edge, 1u) - 1u] == w, edge > ${offsets}[v]);
+  let t = ${term}(v, w);
+  return select(0.0, t, !dup && ${this.depths}[w] == ${this.depths}[v] + 1u);
 }`;
+    // Likewise the flag, the count and the score load together; a sweep over overflowed counts adds nothing
+    // and marks the run lost, as `skip` does.
     const finish = wgsl`(v: u32, sum: f32) {
-  if (${skip}()) { return; }
-  ${update}(v, sum);
+  let overflowed = ${this.overflow}[0] != 0u;
+  let dv = ${factor}(v) * sum;
+  let score = ${rw(this.scores)}[v];
+  if (overflowed) {
+    ${rw(this.lost)}[0] = 1u;
+    return;
+  }
+  ${rw(this.delta)}[v] = dv;
+  ${rw(this.scores)}[v] = score + dv + ${f32(this.endpoints ? 1 : 0)};
 }`;
     const dependency = wgsl`(v: u32, w: u32, edge: u32) -> f32 {
   if (edge > ${offsets}[v] && ${targets}[edge - 1u] == w) { return 0.0; }
@@ -509,14 +514,7 @@ export class BetweennessProblem {
         this.sums,
         { workspace: this.workspace },
       );
-      await transform(
-        rec,
-        count,
-        wgsl`(i: u32) {
-  if (${skip}()) { return; }
-  ${update}(${this.levelItems}[i], ${this.sums}[i]);
-}`,
-      );
+      await transform(rec, count, wgsl`(i: u32) { ${finish}(${this.levelItems}[i], ${this.sums}[i]); }`);
     }
     await down();
   }
