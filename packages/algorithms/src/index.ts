@@ -8,6 +8,7 @@ export type { IterationTrace, LoadBalance } from '@weft/operators';
 export { THREAD_MAPPED_MAX_DEGREE } from '@weft/operators';
 export {
   type BetweennessCounts,
+  type BetweennessForward,
   type BetweennessOptions,
   BetweennessProblem,
   type BetweennessResult,

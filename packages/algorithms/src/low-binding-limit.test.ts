@@ -3,6 +3,7 @@ import { hostCsrFromEdgeList, uploadGraph } from '@weft/graph';
 import { kronecker } from '@weft/graph/generators';
 import { expectArrayEqual } from '@weft/testing';
 import { afterAll, describe, expect, it } from 'vitest';
+import { betweennessCentrality } from './betweenness.ts';
 import { bfs } from './bfs/bfs.ts';
 import { bfsReference } from './bfs/reference.ts';
 import { connectedComponents } from './components.ts';
@@ -10,7 +11,7 @@ import { componentsReference } from './components-reference.ts';
 import { pageRank } from './pagerank.ts';
 import { sssp } from './sssp/sssp.ts';
 import { testGraphs } from './test-graphs.ts';
-import { verifyPageRank, verifySssp } from './verify.ts';
+import { verifyBetweenness, verifyPageRank, verifySssp } from './verify.ts';
 
 // Browsers grant 10 (Chromium) or 8 (WebGPU's default) storage buffers a stage: the default paths must fit.
 for (const limit of [10, 8]) {
@@ -52,6 +53,24 @@ for (const limit of [10, 8]) {
       // Chromium's 10 fits every search; at 8 the Kronecker graph's does not.
       if (limit >= 10) expect(refused).toBe(0);
       else expect(refused).toBeGreaterThan(0);
+    });
+
+    // 'auto' leaves the small-level path (16 storage buffers) to devices that grant them; the bulk path's
+    // backward reduction needs 12 today, so a run that needs it must refuse, never answer wrongly.
+    it('betweenness matches the reference or refuses in the bulk path, never in the small-level path', async () => {
+      const d = await device();
+      for (const { name, csr } of graphs()) {
+        const graph = uploadGraph(d, csr);
+        const options = { k: Math.min(2, csr.vertexCount), seed: 1 };
+        const got = await betweennessCentrality(graph, options).catch((e: unknown) => e);
+        graph.destroy();
+        if (got instanceof DeviceLimitError) {
+          expect(got.message, name).not.toMatch(/small frontier|levels down/);
+          continue;
+        }
+        const { centrality } = got as Awaited<ReturnType<typeof betweennessCentrality>>;
+        expect(verifyBetweenness(csr, centrality, options), name).toBeNull();
+      }
     });
 
     it('sssp, connected components and pagerank match the references', async () => {

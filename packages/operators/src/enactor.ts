@@ -1,4 +1,5 @@
 import {
+  type DeviceArray,
   DeviceLimitError,
   type GpuCount,
   InputError,
@@ -22,6 +23,11 @@ export interface EnactorLoop {
    * frontier that lost vertices.
    */
   readonly capacity?: number;
+  /**
+   * Words the loop keeps on the GPU that the caller needs after the run (a level count, a flag): read back
+   * with the status after every submit, in the same download, and returned as `EnactorResult.report`.
+   */
+  readonly report?: DeviceArray<'u32'> | undefined;
 }
 
 export interface EnactorProgress {
@@ -57,6 +63,8 @@ export interface EnactorResult {
   submits: number;
   /** With `timing` on a device with timestamps: the GPU time of each submit, in ms. */
   timesMs?: number[];
+  /** With the loop's `report`: its words after the last submit. */
+  report?: number[];
 }
 
 const NOT_DONE = 0xffffffff;
@@ -79,8 +87,10 @@ export async function enact(
   let batch = Math.max(1, Math.min(options.batch ?? 4, maxBatch));
   // status[0]: iterations until active was first 0 (NOT_DONE before); status[1]: the last active value;
   // status[2]: the first iteration whose frontier overflowed, plus one (0: none); status[3]: its length.
-  const status = device.array('u32', 4, { label: 'enactor status' });
+  const report = loop.report;
+  const status = device.array('u32', 4 + (report?.length ?? 0), { label: 'enactor status' });
   status.upload([NOT_DONE, 0, 0, 0]);
+  let reported: number[] | undefined;
   const capacity = Math.min(loop.capacity ?? 0xffffffff, 0xffffffff);
   let iteration = 0;
   let submits = 0;
@@ -90,6 +100,7 @@ export async function enact(
     converged,
     submits,
     ...(timesMs ? { timesMs } : {}),
+    ...(reported ? { report: reported } : {}),
   });
   try {
     for (;;) {
@@ -121,11 +132,15 @@ export async function enact(
 }`,
         );
       }
+      // After the status kernels: the report lands beside the status, so one download reads both.
+      if (report) rec.copy(report, status, report.length, 0, 4);
       const submitted = await rec.submit();
       submits++;
       // A submit without a compute pass (nothing recorded) has no timestamps: it took no GPU time.
       timesMs?.push((submitted.gpuNs ?? 0) / 1e6);
-      const [doneAt, active, overflowAt, overflowLength] = await status.download();
+      const words = await status.download();
+      const [doneAt, active, overflowAt, overflowLength] = words;
+      if (report) reported = [...words.subarray(4)];
       if (overflowAt !== 0) {
         throw new DeviceLimitError(
           `the frontier after iteration ${overflowAt! - 1}`,

@@ -1,4 +1,4 @@
-import { atomic, min, rw, u32, wgsl } from '@weft/gpu';
+import { atomic, min, rw, transform, u32, wgsl } from '@weft/gpu';
 import {
   FrontierBitmap,
   FrontierQueue,
@@ -346,6 +346,28 @@ describe('enact', () => {
           signal: abort.signal,
         }),
       ).rejects.toThrow('stop');
+      // A report read with the status: here a copy of the frontier length and a count of steps.
+      const report = device.upload(new Uint32Array(2));
+      const counted = {
+        ...loop,
+        report,
+        step: async (rec: Parameters<Parameters<typeof enact>[1]['step']>[0]) => {
+          await transform(
+            rec,
+            1,
+            wgsl`(i: u32) { ${rw(report)}[0] = ${q.length.array}[${u32(q.length.index)}]; ${rw(report)}[1] += 1u; }`,
+          );
+          await loop.step(rec);
+        },
+      };
+      q.set([0]);
+      expect(await enact(device, counted, { maxIterations: 7, batch: 3 })).toEqual({
+        iterations: 7,
+        converged: false,
+        submits: 2,
+        report: [1, 7],
+      });
+      report.destroy();
       // Keeping every edge of a dense graph without uniquifying overflows a one-vertex-per-slot queue.
       const dense = uploadGraph(device, randomCsr(50, 1500, 3));
       const small = new FrontierQueue(device, 50);

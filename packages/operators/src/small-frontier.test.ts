@@ -545,4 +545,70 @@ describe('advanceSmallFrontier', () => {
       }
       graph.destroy();
     }));
+  it('onLevel: sees every level the engine runs, an overflowing one whole, and none of the bulk levels', () =>
+    gpuTest(async (device) => {
+      // Levels of one vertex, then 300 bristles (past a capacity of 256), 300 twigs, the knot and a tail.
+      const csr = broom(10, 300, 20);
+      const n = csr.vertexCount;
+      const want = hostBfs(csr, [0]);
+      const sizes = new Map<number, number>();
+      for (const d of want) sizes.set(d, (sizes.get(d) ?? 0) + 1);
+      const graph = uploadGraph(device, csr);
+      for (const options of [{}, { capacity: 256 }, { capacity: 256, maxLevels: 3 }]) {
+        const where = JSON.stringify(options);
+        const depth = device.upload(new Uint32Array(n).fill(UNREACHED)).upload([0]);
+        const seen = device.upload(new Uint32Array(n).fill(UNREACHED));
+        const counts = device.upload(new Uint32Array(n + 1));
+        const queue = new FrontierQueue(device, n);
+        queue.set([0]);
+        const state = new SmallFrontierState(device);
+        const claim = wgsl`(src: u32, dst: u32, edge: u32) -> bool {
+  return atomicMin(&${atomic(depth)}[dst], atomicLoad(&${atomic(depth)}[src]) + 1u) == ${u32(UNREACHED)};
+}`;
+        // Without bulk levels the engine's level index is the frontier's depth: level + 1 the output's.
+        const onLevel = wgsl`(lid: u32, threads: u32, len: u32, level: u32) {
+  let d = atomicLoad(&${atomic(depth)}[weft_frontier_item(0u)]);
+  for (var i = lid; i < len; i += threads) { ${rw(seen)}[weft_frontier_item(i)] = d; }
+  if (lid == 0u) {
+    ${rw(counts)}[d] = len;
+    if (level + 1u != d) { ${rw(counts)}[${u32(n)}] = 1u; }
+  }
+}`;
+        for (let round = 0; ; round++) {
+          if (round > n) throw new Error('did not converge');
+          const rec = device.recorder();
+          await advanceSmallFrontier(rec, graph, queue.current, claim, { state, onLevel, ...options });
+          await advancePush(rec, graph, queue.current, claim, { output: queue.next, loadBalance: 'auto' });
+          queue.swap();
+          await rec.submit();
+          const { array, index } = queue.length;
+          if ((await array.download(index, 1))[0] === 0) break;
+        }
+        expectArrayEqual(await depth.download(), want, `${where}: depths`);
+        const got = await seen.download();
+        const levels = await counts.download();
+        const hooked = new Set<number>();
+        for (let v = 0; v < n; v++) {
+          if (got[v] === UNREACHED) continue;
+          expect(got[v], `${where}: vertex ${v}`).toBe(want[v]);
+          hooked.add(want[v]!);
+        }
+        for (const d of hooked) expect(levels[d], `${where}: level ${d}`).toBe(sizes.get(d));
+        // Every level but the source's with the default capacity; the bristles overflow whole at 256, and
+        // the twigs (the bulk level after the overflow) and the knot (after a frontier too large) are missed.
+        const all = [...sizes.keys()].filter((d) => d > 0).sort((a, b) => a - b);
+        if (!('capacity' in options)) {
+          expect(
+            [...hooked].sort((a, b) => a - b),
+            where,
+          ).toEqual(all);
+          expect(levels[n], `${where}: a level index off its depth`).toBe(0);
+        } else {
+          expect(hooked.has(10), `${where}: the overflowing level`).toBe(true);
+          expect(hooked.has(11) || hooked.has(12), `${where}: bulk levels`).toBe(false);
+        }
+        for (const a of [depth, seen, counts, queue, state]) a.destroy();
+      }
+      graph.destroy();
+    }));
 });

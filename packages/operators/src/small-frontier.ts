@@ -211,6 +211,16 @@ export interface SmallFrontierOptions {
    * phase change of a multi-phase traversal without leaving the kernel.
    */
   onEmpty?: Functor;
+  /**
+   * Called by every thread of the workgroup, in uniform control flow, after each level whose output is not
+   * empty (an overflowing one included): `(lid: u32, threads: u32, len: u32, level: u32)`, with
+   * `weft_frontier_item(i: u32) -> u32` reading the output's vertex `i < len`; `level` is the index of the
+   * level that ran, counted as `withLevel` counts it. A traversal that keeps its levels (betweenness' BFS
+   * order) records them here. Its global writes are visible to the following calls, not to the next level's
+   * functor calls. Each thread's `weft_level_private: vec4<u32>` is zero when the dispatch starts and keeps
+   * what the hook leaves there from call to call (a running offset without a global load a level).
+   */
+  onLevel?: Functor;
 }
 
 /**
@@ -293,6 +303,7 @@ export async function advanceSmallFrontier(
         weft_edge_id: edgeIdFunctor(edgeIds),
         ...(inEdges ? { weft_in_edge_id: edgeIdFunctor(inEdges.edgeIds) } : {}),
         ...(options.onEmpty ? { weft_on_empty: options.onEmpty } : {}),
+        ...(options.onLevel ? { weft_on_level: options.onLevel } : {}),
       },
       code: smallFrontierWgsl(
         wg,
@@ -302,6 +313,7 @@ export async function advanceSmallFrontier(
         options.withLevel ?? false,
         !!options.onEmpty,
         inEdges !== undefined,
+        !!options.onLevel,
       ),
     });
     const inBindings = inEdges ? { in_offsets: inEdges.offsets, in_neighbors: inEdges.neighbors } : {};
@@ -330,17 +342,20 @@ function smallFrontierWgsl(
   withLevel: boolean,
   onEmpty: boolean,
   both: boolean,
+  onLevel: boolean,
 ): string {
-  // Without withLevel the text is the engine's original, so its pipelines and snapshots do not change.
-  const level = withLevel
-    ? {
-        decl: '\nvar<private> level_index: u32;\nvar<workgroup> entry_level: u32;',
-        arg: ', level_index',
-        load: '\n    entry_level = state[LEVELS_TOTAL];',
-        first: '\n  let first_level = workgroupUniformLoad(&entry_level);',
-        set: '\n      level_index = first_level + levels;',
-      }
-    : { decl: '', arg: '', load: '', first: '', set: '' };
+  // Without withLevel (or onLevel, which is told the level's index too) the text is the engine's original,
+  // so its pipelines and snapshots do not change.
+  const level =
+    withLevel || onLevel
+      ? {
+          decl: `${withLevel ? '\nvar<private> level_index: u32;' : ''}\nvar<workgroup> entry_level: u32;`,
+          arg: withLevel ? ', level_index' : '',
+          load: '\n    entry_level = state[LEVELS_TOTAL];',
+          first: '\n  let first_level = workgroupUniformLoad(&entry_level);',
+          set: withLevel ? '\n      level_index = first_level + levels;' : '',
+        }
+      : { decl: '', arg: '', load: '', first: '', set: '' };
   // Without onEmpty likewise: an empty frontier ends the dispatch. With it, the hook appends the next
   // frontier through the input counter of the level about to run, which is zero when the frontier is empty.
   const hook = onEmpty
@@ -384,6 +399,24 @@ fn visit_in(src: u32, k: u32, c: u32, s: u32) {
         for (var k = in_offsets[src] + lid; k < hub_in_end; k += WG) { visit_in(src, k, c, next); }`,
       }
     : { visit: '', range: '', degree: 'end - first', alone: '', lanes: '', hub: '' };
+  // Without onLevel likewise. An overflowing level's vertices past CAP are already in the global buffer.
+  const after = onLevel
+    ? {
+        decl: `
+var<private> level_side: u32;
+var<private> weft_level_private: vec4<u32>;
+
+fn weft_frontier_item(i: u32) -> u32 {
+  if (i < CAP) { return wf[level_side * CAP + i]; }
+  return items[i];
+}`,
+        call: `
+      if (len > 0u) {
+        level_side = next;
+        weft_on_level(lid, WG, min(len, params.capacity), first_level + levels);
+      }`,
+      }
+    : { decl: '', call: '' };
   return /* wgsl */ `
 const WG = ${wg}u;
 const CAP = ${cap}u;
@@ -401,7 +434,7 @@ var<workgroup> wf: array<u32, ${2 * cap}>;
 var<workgroup> counts: array<atomic<u32>, 3>;
 var<workgroup> big: array<u32, BIG>;
 var<workgroup> big_counts: array<atomic<u32>, 2>;
-var<workgroup> entry_len: u32;${level.decl}${hook.decl}
+var<workgroup> entry_len: u32;${level.decl}${hook.decl}${after.decl}
 
 // Appends v to the output counted by counts[c] into side s: the first CAP in workgroup memory, the rest at
 // their own slot of the global buffer.
@@ -493,7 +526,7 @@ fn main(@builtin(local_invocation_index) lid: u32) {
       }
       // The functor's global writes of this level are visible to the next.
       storageBarrier();
-      len = workgroupUniformLoad(&counts[c]);
+      len = workgroupUniformLoad(&counts[c]);${after.call}
       side = next;
       levels++;
     }

@@ -54,6 +54,7 @@ import {
   uploadGraph,
 } from '@weft/graph';
 import { grid, kronecker, randomGeometric, road } from '@weft/graph/generators';
+import { enact } from '@weft/operators';
 import type { BenchGraph, GraphStats } from '../graphs.ts';
 import type { BenchCase, BenchInstance, IterationTrace } from '../types.ts';
 
@@ -417,13 +418,14 @@ function ssspCase(
 const BC_SOURCES = 8;
 
 /**
- * Betweenness centrality from one source per run (gapbs `bc -i 1`): clear, the forward levels, the backward
+ * Betweenness centrality from one source per run (gapbs `bc -i 1`): clear, the forward steps, the backward
  * sweep, with the path counts the library takes from that source (wide where they pass f32's range); items
- * are the traversal's TEPS edges, the time is per source.
+ * are the traversal's TEPS edges, the time is per source. `smallFrontier: 'off'` keeps the bulk path on
+ * graphs where the library runs small levels in one workgroup, to compare the two in one command.
  */
-function betweennessCase(input: GraphInput): BenchCase {
+function betweennessCase(input: GraphInput, smallFrontier: 'auto' | 'off' = 'auto'): BenchCase {
   return {
-    name: `bc ${input.label}`,
+    name: `bc ${input.label}${smallFrontier === 'off' ? ' no small-frontier engine' : ''}`,
     family: 'algorithms',
     maxItems: () => input.maxItems,
     async setup(device, n, seed) {
@@ -431,22 +433,24 @@ function betweennessCase(input: GraphInput): BenchCase {
       const graph = uploaded(device, csr);
       const vertices = pickSources(csr, seed, Math.min(BC_SOURCES, sourceCount(device)));
       await graph.maxOutDegree();
-      const problem = new BetweennessProblem(graph);
+      const problem = new BetweennessProblem(graph, { smallFrontier });
       let source = vertices[0]!;
-      let levels = 0;
-      // Untimed: a BFS gives the source's level count (the forward steps a replay records) and TEPS edges;
-      // an f32 forward search then picks the counts the library takes from this source (wide past f32's range).
+      let forward = { steps: 0, levels: 0, bigLevels: 0 };
+      // Untimed: a BFS gives the TEPS edges; an f32 forward search gives the steps a replay records, the
+      // levels and big levels its backward sweep takes, and the counts the library takes from this source
+      // (wide past f32's range).
       const select = once(async (i: number) => {
         source = vertices[i]!;
-        const { iterations, depths } = await bfs(graph, source);
-        levels = iterations;
+        const { depths } = await bfs(graph, source);
         problem.counts = 'f32';
         const rec = device.recorder({ label: 'bc counts probe' });
         await problem.reset(rec, source);
-        await recordSteps(rec, problem, levels);
         await rec.submit();
-        problem.counts = (await problem.overflowed()) ? 'wide' : 'f32';
-        return { edges: traversedEdges(csr, (v) => depths[v]! >= 0), iterations };
+        const run = await enact(device, problem, { maxIterations: csr.vertexCount });
+        const { overflowed, levels, bigLevels } = await problem.forward(run.iterations);
+        forward = { steps: run.iterations, levels, bigLevels };
+        problem.counts = overflowed ? 'wide' : 'f32';
+        return { edges: traversedEdges(csr, (v) => depths[v]! >= 0), iterations: levels };
       });
       const { edges: items } = await select(0);
       return {
@@ -457,8 +461,8 @@ function betweennessCase(input: GraphInput): BenchCase {
         async run(rec) {
           problem.clear(rec);
           await problem.reset(rec, source);
-          await recordSteps(rec, problem, levels);
-          await problem.accumulate(rec, source, levels);
+          await recordSteps(rec, problem, forward.steps);
+          await problem.accumulate(rec, source, forward.levels, forward.bigLevels);
         },
         validate: async () => verifyBetweenness(csr, await problem.result([source]), { sources: [source] }),
         destroy() {
@@ -1166,6 +1170,7 @@ export const cases: BenchCase[] = [
   trianglesCase(geometric),
   betweennessCase(kron),
   betweennessCase(roads),
+  betweennessCase(roads, 'off'),
   sccCase(kron),
   sccCase(kronDirected),
   sccCase(mesh),
