@@ -20,9 +20,7 @@ import {
   type LoadBalance,
   resolveLoadBalance,
   SmallFrontierState,
-  smallFrontierFits,
 } from '@weft/operators';
-import { prefersBitmapClaims } from './bfs/bitmap-claims.ts';
 import type { SmallFrontierTuning } from './bfs/options.ts';
 import {
   type LoadBalanceOption,
@@ -95,21 +93,14 @@ function checkAlgorithm(graph: DeviceGraph, algorithm: ComponentsAlgorithm | und
 
 /** The small-frontier engine's settings when label propagation runs it (undefined: it does not). */
 function smallFrontierOf(
-  graph: DeviceGraph,
   algorithm: ComponentsAlgorithm,
   options: ComponentsProblemOptions,
 ): SmallFrontierTuning | undefined {
   const mode = options.smallFrontier ?? 'auto';
   if (mode === 'off') return undefined;
-  if (mode === 'auto') {
-    // The graphs where BFS's 'auto' runs the engine: sparse ones, whose frontiers stay small.
-    const runs =
-      algorithm === 'label-propagation' &&
-      !prefersBitmapClaims(graph) &&
-      smallFrontierFits(graph.device) &&
-      !graph.chunked;
-    return runs ? {} : undefined;
-  }
+  // 'auto' leaves the engine off: labels start as vertex ids, so most of a road network stays active for most
+  // levels and the engine's extra dispatches a step cost more than its small levels save (measured on GPUs).
+  if (mode === 'auto') return undefined;
   if (algorithm !== 'label-propagation') {
     throw new InputError(
       `the small-frontier engine runs label propagation; ${algorithm} was asked`,
@@ -166,7 +157,7 @@ export class ComponentsProblem implements Problem<{ labels: Uint32Array; count: 
   ) {
     const device = graph.device;
     this.algorithm = checkAlgorithm(graph, options.algorithm);
-    const tuning = smallFrontierOf(graph, this.algorithm, options);
+    const tuning = smallFrontierOf(this.algorithm, options);
     this.#loadBalance =
       this.algorithm === 'label-propagation'
         ? resolveLoadBalance(graph, options.loadBalance ?? 'auto')

@@ -956,11 +956,11 @@ function powerIterationCases(algo: keyof typeof POWER_ITERATIONS, input: GraphIn
 function componentsCase(
   input: GraphInput,
   algorithm: ComponentsAlgorithm = 'union-find',
-  smallFrontier: 'auto' | 'off' = 'auto',
+  smallFrontier: 'auto' | 'on' = 'auto',
 ): BenchCase {
   const variant =
     algorithm === 'label-propagation'
-      ? ` (label propagation${smallFrontier === 'off' ? ', no small-frontier engine' : ''})`
+      ? ` (label propagation${smallFrontier === 'on' ? ', small-frontier engine' : ''})`
       : '';
   return wholeGraphCase(
     'cc',
@@ -1162,9 +1162,9 @@ export const cases: BenchCase[] = [
   componentsCase(geometric),
   componentsCase(kron, 'label-propagation'),
   componentsCase(mesh, 'label-propagation'),
-  componentsCase(mesh, 'label-propagation', 'off'),
+  componentsCase(mesh, 'label-propagation', 'on'),
   componentsCase(roads, 'label-propagation'),
-  componentsCase(roads, 'label-propagation', 'off'),
+  componentsCase(roads, 'label-propagation', 'on'),
   trianglesCase(kron),
   trianglesCase(mesh),
   trianglesCase(geometric),
