@@ -653,6 +653,25 @@ describe('radixTileConfig', () => {
     expect(radixTileConfig(fakeDevice(128, 65536)).threads).toBe(256);
   });
 
+  it('takes virtual 32-lane subgroups without the feature: 256 x 16 in 32 KB, 128 x 16 in 16 KB', () => {
+    const without = (workgroupStorage: number) =>
+      ({
+        hasSubgroups: false,
+        adapter: {},
+        limits: { maxComputeWorkgroupStorageSize: workgroupStorage },
+      }) as unknown as WeftDevice;
+    const c = radixTileConfig(without(32768));
+    expect([c.threads, c.keysPerThread, c.maxSubgroups, c.maskWords, c.subgroups]).toEqual([
+      256,
+      16,
+      8,
+      1,
+      false,
+    ]);
+    const d = radixTileConfig(without(16384));
+    expect([d.threads, d.keysPerThread, d.maxSubgroups]).toEqual([128, 16, 4]);
+  });
+
   it('ranks with one-word ballots up to 32 lanes, four words beyond or when told', () => {
     expect(radixTileConfig(fakeDevice(32, 32768)).maskWords).toBe(1);
     expect(radixTileConfig(fakeDevice(8, 32768)).maskWords).toBe(1);

@@ -1,5 +1,6 @@
 import { SUBGROUP_INDEX_WGSL, unrolled } from '@weft/gpu';
 import { type KeyOrder, orderKeyWgsl, padKeyOf } from './order-key.ts';
+import { withVirtualSubgroups } from './virtual-subgroups.ts';
 
 /**
  * WGSL of the LSD radix sort's three kernels per 8-bit digit pass (reduce-then-scan):
@@ -39,6 +40,16 @@ export interface RadixTileConfig {
    * lavapipe: a quarter of the mask arithmetic per key), else 4 (`vec4<u32>` masks, up to 128 lanes).
    */
   readonly maskWords: 1 | 4;
+  /**
+   * Whether the device has subgroups; without them the tile kernels run on virtual subgroups in workgroup
+   * memory ({@link tileKernelCode}).
+   */
+  readonly subgroups: boolean;
+}
+
+/** A tile kernel's WGSL as the device runs it: as generated, or on virtual subgroups without subgroups. */
+export function tileKernelCode(config: RadixTileConfig, code: string): string {
+  return config.subgroups ? code : withVirtualSubgroups(code, config.threads);
 }
 
 export function tileSize(config: RadixTileConfig): number {
@@ -402,10 +413,29 @@ export function rankTileWgsl(
   const kpt = config.keysPerThread;
   const tile = tileSize(config);
   const dpt = digitsPerThread(config);
+  // Without subgroups a lane finds its peers by reading its virtual subgroup's digits from workgroup memory,
+  // in a loop rather than unrolled: a barrier per ballot in unrolled code made lavapipe compile for minutes.
+  const sharedRanks = /* wgsl */ `
+  for (var k = 0u; k < ${kpt}u; k++) {
+    let d = ${digitOf('keys[k]', 'k')};
+    vsg_values[lid] = d;
+    workgroupBarrier();
+    let first = lid - lane;
+    var peers = 0u;
+    for (var j = 0u; j < sg_size; j++) { peers |= select(0u, 1u << j, vsg_values[first + j] == d); }
+    let rank = mask_count(peers & below);
+    let word = w * 128u + (d & 127u);
+    let half = (d >> 7u) * 16u;
+    vsg_before[lid] = atomicAdd(&hist[word], select(0u, mask_count(peers) << half, rank == 0u));
+    workgroupBarrier();
+    pos[k] = ((vsg_before[first + lowest_lane(peers)] >> half) & 0xffffu) + rank;
+  }`;
   const ballotRanks = /* wgsl */ `
-${unrolled(
-  kpt,
-  (k) => `
+${
+  config.subgroups
+    ? unrolled(
+        kpt,
+        (k) => `
     let d = ${digitOf(`keys[${k}]`, k)};
     // Lanes holding the same digit: those whose ballot agrees with this lane's bit on all 8 bits (a constant
     // count the compiler unrolls; the bits above a partial last digit are zero in every lane, so their
@@ -424,7 +454,9 @@ ${unrolled(
     var before = atomicAdd(&hist[word], select(0u, mask_count(peers) << half, rank == 0u));
     before = subgroupShuffle(before, lowest_lane(peers));
     pos[${k}] = ((before >> half) & 0xffffu) + rank;`,
-)}
+      )
+    : sharedRanks
+}
   workgroupBarrier();
   let num_sg = atomicLoad(&subgroup_ticket);
 
