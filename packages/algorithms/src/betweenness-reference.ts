@@ -1,5 +1,6 @@
 import { InputError } from '@weft/gpu';
 import type { HostCsr } from '@weft/graph';
+import { rng } from './community-reference.ts';
 
 // A plain TypeScript reference on a host CSR: the test oracle and the bench's CPU baseline.
 
@@ -45,7 +46,8 @@ export function betweennessSources(n: number, options: BetweennessSampling): num
   if (k === n) return undefined;
   const seed = options.seed ?? 0;
   if (!Number.isInteger(seed)) throw new InputError(`seed must be an integer, got ${seed}`, 'seed');
-  const random = mulberry32(seed);
+  const words = rng(seed);
+  const random = () => words() / 4294967296;
   const ids = Uint32Array.from({ length: n }, (_, i) => i);
   for (let i = 0; i < k; i++) {
     const j = i + Math.floor(random() * (n - i));
@@ -54,17 +56,6 @@ export function betweennessSources(n: number, options: BetweennessSampling): num
     ids[j] = t;
   }
   return Array.from(ids.subarray(0, k));
-}
-
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 /**

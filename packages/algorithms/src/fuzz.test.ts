@@ -20,6 +20,7 @@ import { mstReference } from './mst-reference.ts';
 import { pageRank } from './pagerank.ts';
 import { ssspReference } from './sssp/reference.ts';
 import { sssp } from './sssp/sssp.ts';
+import { undirectedSimple } from './test-graphs.ts';
 import { triangleCount } from './triangles.ts';
 import { trianglesReference } from './triangles-reference.ts';
 import {
@@ -342,13 +343,6 @@ async function runCase(device: WeftDevice, c: Case): Promise<void> {
   } finally {
     graph.destroy();
   }
-}
-
-/** The simple undirected graph of a CSR's arcs (each arc an edge, loops dropped, parallel edges merged). */
-function undirectedSimple(g: HostCsr): HostCsr {
-  const src = new Uint32Array(g.edgeCount);
-  for (let v = 0; v < g.vertexCount; v++) src.fill(v, g.offsets[v]!, g.offsets[v + 1]!);
-  return hostCsrFromEdgeList({ vertexCount: g.vertexCount, src, dst: g.targets, directed: false }).csr;
 }
 
 describe('algorithms under property-based random graphs', () => {

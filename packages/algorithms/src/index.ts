@@ -66,6 +66,7 @@ export { componentsReference } from './components-reference.ts';
 export { type CoreNumberOptions, CoreNumberProblem, type CoreNumberResult, coreNumber } from './kcore.ts';
 export { coreNumberReference } from './kcore-reference.ts';
 export { labelPropagation } from './label-propagation.ts';
+export { leiden } from './leiden.ts';
 export { type LeidenOptions, type LeidenResult, leidenReference } from './leiden-reference.ts';
 export { louvain } from './louvain.ts';
 export { MisProblem, type MisResult, maximalIndependentSet } from './mis.ts';

@@ -1,9 +1,10 @@
-import { type HostCsr, hostCsrFromEdgeList } from '@weft/graph';
+import { type HostCsr, hostCsrFromEdgeList, uploadGraph } from '@weft/graph';
 import { kronecker, randomGeometric } from '@weft/graph/generators';
-import { mulberry32 } from '@weft/testing';
+import { gpuTest, mulberry32 } from '@weft/testing';
 import { describe, expect, it } from 'vitest';
 import { louvainReference, modularityReference } from './community-reference.ts';
-import { leidenReference } from './leiden-reference.ts';
+import { leiden } from './leiden.ts';
+import { type LeidenResult, leidenReference } from './leiden-reference.ts';
 
 /** Communities that are not connected in their induced subgraph. */
 function disconnected(csr: HostCsr, comm: ArrayLike<number>): number[] {
@@ -144,4 +145,125 @@ describe('leidenReference', () => {
     expect(() => leidenReference(csr(2, []), { theta: -1 })).toThrow(/theta/);
     expect(() => leidenReference(csr(2, []), { maxLevels: 0 })).toThrow(/maxLevels/);
   });
+});
+
+/** Every refined partition lies inside its level's communities and has connected parts. */
+function checkRefined(csr: HostCsr, got: LeidenResult, what: string): void {
+  expect(got.refined.length, what).toBe(got.levels.length);
+  for (const [i, refined] of got.refined.entries()) {
+    expect(disconnected(csr, refined), `${what} level ${i}`).toEqual([]);
+    const of = new Map<number, number>();
+    for (let v = 0; v < csr.vertexCount; v++) {
+      expect(of.get(refined[v]!) ?? got.levels[i]![v], `${what} level ${i}`).toBe(got.levels[i]![v]);
+      of.set(refined[v]!, got.levels[i]![v]!);
+    }
+  }
+}
+
+describe('leiden', () => {
+  it('leaves no community disconnected on the Kronecker graph where Louvain does', () =>
+    gpuTest(async (device) => {
+      const csr = hostCsrFromEdgeList(kronecker({ scale: 9, edgeFactor: 3, seed: 19 })).csr;
+      const graph = uploadGraph(device, csr);
+      const got = await leiden(graph, { seed: 1 });
+      expect(disconnected(csr, got.communities)).toEqual([]);
+      checkRefined(csr, got, 'kronecker');
+      expect(got.count).toBe(new Set(got.communities).size);
+      expect(got.modularity).toBeCloseTo(modularityReference(csr, got.communities), 4);
+      const want = leidenReference(csr, { seed: 1 }).modularity;
+      expect(got.modularity).toBeGreaterThanOrEqual(0.97 * want - 1e-4);
+      graph.destroy();
+    }));
+
+  it('keeps communities and refined sub-communities connected on random graphs', () =>
+    gpuTest(async (device) => {
+      for (let t = 0; t < 16; t++) {
+        const edges =
+          t % 2
+            ? kronecker({ scale: 5 + (t % 4), edgeFactor: 2 + (t % 3), seed: t })
+            : randomGeometric({ n: 40 + 12 * t, avgDegree: 2 + (t % 4), seed: t });
+        const csr = hostCsrFromEdgeList(edges).csr;
+        const graph = uploadGraph(device, csr);
+        const got = await leiden(graph, { seed: t, maxLevels: t % 5 === 4 ? 1 : 32 });
+        expect(disconnected(csr, got.communities), `graph ${t}`).toEqual([]);
+        checkRefined(csr, got, `graph ${t}`);
+        expect(got.count, `graph ${t}`).toBe(new Set(got.communities).size);
+        expect(Math.max(-1, ...got.communities), `graph ${t}`).toBe(got.count - 1);
+        expect(got.modularity, `graph ${t}`).toBeCloseTo(modularityReference(csr, got.communities), 4);
+        graph.destroy();
+      }
+    }));
+
+  it('reaches the reference modularity on planted communities', () =>
+    gpuTest(async (device) => {
+      const graphs = [
+        blockModel(4, 24, 0.35, 0.02, 1),
+        blockModel(6, 16, 0.5, 0.03, 2),
+        blockModel(8, 12, 0.6, 0.05, 3),
+      ];
+      for (const [i, csr] of graphs.entries()) {
+        const graph = uploadGraph(device, csr);
+        const want = leidenReference(csr, { seed: i }).modularity;
+        const got = await leiden(graph, { seed: i });
+        expect(got.modularity, `graph ${i}`).toBeGreaterThanOrEqual(0.99 * want - 1e-4);
+        expect(disconnected(csr, got.communities)).toEqual([]);
+        graph.destroy();
+      }
+    }));
+
+  it('handles empty, edgeless, looped, star and directed graphs; checks options', () =>
+    gpuTest(async (device) => {
+      const csr = (n: number, pairs: number[][], directed = false) =>
+        hostCsrFromEdgeList(
+          {
+            vertexCount: n,
+            src: Uint32Array.from(pairs, (p) => p[0]!),
+            dst: Uint32Array.from(pairs, (p) => p[1]!),
+            directed,
+          },
+          { keepSelfLoops: true, dedupe: 'none' },
+        ).csr;
+      const run = async (c: HostCsr) => {
+        const graph = uploadGraph(device, c);
+        try {
+          return await leiden(graph);
+        } finally {
+          graph.destroy();
+        }
+      };
+      expect((await run(csr(0, []))).count).toBe(0);
+      expect((await run(csr(1, []))).communities).toEqual(Uint32Array.of(0));
+      expect((await run(csr(3, []))).communities).toEqual(Uint32Array.of(0, 1, 2));
+      const loops = await run(
+        csr(3, [
+          [0, 0],
+          [2, 2],
+          [0, 1],
+          [0, 1],
+        ]),
+      );
+      expect(disconnected(csr(3, [[0, 1]]), loops.communities)).toEqual([]);
+      const star = csr(
+        65,
+        Array.from({ length: 64 }, (_, i) => [0, i + 1]),
+      );
+      const s = await run(star);
+      expect(disconnected(star, s.communities)).toEqual([]);
+      const triangles = [
+        [0, 1],
+        [1, 2],
+        [2, 0],
+        [3, 4],
+        [4, 5],
+        [5, 3],
+        [2, 3],
+      ];
+      const directed = await run(csr(6, triangles, true));
+      expect(directed.undirected).toBe(true);
+      expect(directed.communities).toEqual(Uint32Array.of(0, 0, 0, 1, 1, 1));
+      expect(directed.modularity).toBeCloseTo(5 / 14, 5);
+      const graph = uploadGraph(device, csr(2, [[0, 1]]));
+      await expect(leiden(graph, { maxLevels: 0 })).rejects.toThrow(/maxLevels/);
+      graph.destroy();
+    }));
 });

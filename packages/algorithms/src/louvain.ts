@@ -11,6 +11,7 @@ import {
   wgsl,
 } from '@weft/gpu';
 import { checkDeviceGraph, type DeviceGraph } from '@weft/graph';
+import { DisjointSets } from '@weft/operators';
 import { exclusiveScan, reduce } from '@weft/scan';
 import { segmentedReduce, transformSegreduce } from '@weft/segreduce';
 import { sortPairs } from '@weft/sort';
@@ -26,6 +27,7 @@ import {
   recordRuns,
 } from './community-gpu.ts';
 import { checkLouvainOptions, type LouvainOptions, type LouvainResult } from './community-reference.ts';
+import type { LeidenResult } from './leiden-reference.ts';
 
 /** Sweeps of local moving a level may take at most. */
 const MAX_SWEEPS = 64;
@@ -37,6 +39,8 @@ const IDLE_SWEEPS = 3;
  */
 const MAX_MASK = 15;
 const NONE = 0xffffffff;
+/** Rounds of Leiden's refinement a level may take at most; it ends sooner after `IDLE_SWEEPS` rounds without a merge. */
+const MAX_REFINE_ROUNDS = 32;
 
 /** One level's graph: `count` arcs grouped by source, each loop's weight doubled. */
 interface Arcs {
@@ -58,6 +62,20 @@ interface Arcs {
  * undirected; a directed graph runs as its undirected graph (`undirected: true` in the result).
  */
 export async function louvain(graph: DeviceGraph, options: LouvainOptions = {}): Promise<LouvainResult> {
+  const { refined: _, ...result } = await communityLevels(graph, options, false);
+  return result;
+}
+
+/**
+ * Louvain's levels, or Leiden's with `leiden`: then each level's communities are refined on the GPU (see
+ * `leiden`), the level graph aggregates the refined partition and the next level starts from the unrefined
+ * one, and a final union-find over intra-community arcs splits any community left disconnected.
+ */
+export async function communityLevels(
+  graph: DeviceGraph,
+  options: LouvainOptions,
+  leiden: boolean,
+): Promise<LeidenResult> {
   checkDeviceGraph(graph);
   const { resolution, maxLevels, threshold, seed } = checkLouvainOptions(options);
   const device = graph.device;
@@ -72,6 +90,7 @@ export async function louvain(graph: DeviceGraph, options: LouvainOptions = {}):
       modularity: 0,
       count: n0,
       undirected,
+      refined: [],
     };
   }
   const arcCount0 = directed ? 2 * m : m;
@@ -106,7 +125,13 @@ export async function louvain(graph: DeviceGraph, options: LouvainOptions = {}):
     const stay = arr('u32', n0, 'stay gain');
     const bestComm = arr('u32', n0, 'best community');
     const rows = arr('u32', n0 + 1, 'rows');
-    const counts = arr('u32', 4, 'counts');
+    const counts = arr('u32', 8, 'counts');
+    const ref = arr('u32', n0, 'refined');
+    const startComm = arr('u32', n0, 'start');
+    const locked = arr('u32', n0, 'locked');
+    const targeted = arr('u32', n0, 'targeted');
+    const out = arr('u32', n0, 'level communities');
+    const kc = arr('f32', n0, 'sub-community degrees');
     const parts = arr('f32', 2, 'modularity parts');
     const totalArr = arr('f32', 1, 'total');
     const status = arr('u32', 1, 'status');
@@ -167,6 +192,7 @@ export async function louvain(graph: DeviceGraph, options: LouvainOptions = {}):
     }
     const total = (await totalArr.download())[0]!;
     const levels: Uint32Array[] = [];
+    const refinedLevels: Uint32Array[] = [];
     let count = n0;
     if (total > 0) {
       rec = device.recorder({ label: 'louvain start' });
@@ -311,6 +337,119 @@ export async function louvain(graph: DeviceGraph, options: LouvainOptions = {}):
         await recordModularityParts(r, arcs, comm, stot, stot, n, runSum, parts);
       }
 
+      /**
+       * Leiden's refinement of `comm` (dense) into `ref` (dense, its count in counts[3]): every vertex starts
+       * alone; per round a seeded coin makes each unmerged singleton a joiner or a host, and a joiner joins the
+       * sub-community of its own community with the largest positive gain whose founder is a host or already
+       * merged (so never one that moves in the same round), the smallest id on ties. A joiner has an arc into
+       * the sub-community it joins and its members never leave, so every sub-community stays connected.
+       */
+      async function refineLevel(arcs: Arcs, n: number, k: DeviceArray<'f32'>, level: number): Promise<void> {
+        const { src, dst } = arcs;
+        const arcCount = arcs.count;
+        rec = device.recorder({ label: 'leiden refine start' });
+        await map(rec, n, wgsl`(v: u32) -> u32 { return v; }`, ref);
+        rec.clear(locked);
+        await rec.submit();
+        let idle = 0;
+        for (let round = 0; round < MAX_REFINE_ROUNDS && idle < IDLE_SWEEPS; round++) {
+          const salt = sweepSalt(seed ^ 0x5bd1e995, level, round);
+          const coin = wgsl`(v: u32) -> bool {
+  var h = (v ^ ${u32(salt)}) * 0x9e3779b1u;
+  h = (h ^ (h >> 16u)) * 0x85ebca6bu;
+  h = h ^ (h >> 13u);
+  return (h & 1u) == 1u;
+}`;
+          rec = device.recorder({ label: 'leiden refine round' });
+          rec.clear(targeted);
+          counts.upload([0], 4);
+          await sums.group(rec, ref, n, n);
+          await sums.sum(rec, k, n, n, kc);
+          await transform(
+            rec,
+            arcCount,
+            wgsl`(p: u32) { ${rw(keys)}[p] = ${ref}[${dst}[p]]; ${rw(vals)}[p] = p; }`,
+          );
+          await sortPairs(rec, keys, vals, { count: arcCount, bits: idBits(n) });
+          await recordRuns(
+            rec,
+            arcCount,
+            wgsl`(p: u32) -> bool { return ${keys}[p] != ${keys}[p - 1u] || ${src}[${vals}[p]] != ${src}[${vals}[p - 1u]]; }`,
+            starts,
+            runsTotal,
+          );
+          await transform(
+            rec,
+            n,
+            wgsl`(v: u32) { atomicStore(&${atomic(best)}[v], 0u); ${rw(bestComm)}[v] = ${u32(NONE)}; }`,
+          );
+          await transformSegreduce(
+            rec,
+            arcCount,
+            starts,
+            runsTotal,
+            wgsl`(index: u32, seg: u32, rank: u32) -> f32 { return ${arcs.share}[${vals}[index]]; }`,
+            runSum,
+          );
+          const bestA = atomic(best);
+          await transform(
+            rec,
+            runsTotal,
+            wgsl`(s: u32) {
+  let p = ${starts}[s];
+  let v = ${src}[${vals}[p]];
+  let c = ${keys}[p];
+  var g = 0u;
+  if (${locked}[v] == 0u && !${coin}(v) && c != v && ${comm}[c] == ${comm}[v] && (${locked}[c] == 1u || ${coin}(c))) {
+    let gain = ${runSum}[s] - ${f32(resolution)} * ${kc}[c] * ${k}[v] / ${f32(total)};
+    if (gain > 0.0) {
+      g = ${orderKey}(gain);
+      atomicMax(&${bestA}[v], g);
+    }
+  }
+  ${rw(runScore)}[s] = g;
+}`,
+          );
+          await transform(
+            rec,
+            runsTotal,
+            wgsl`(s: u32) {
+  let p = ${starts}[s];
+  let v = ${src}[${vals}[p]];
+  let g = ${runScore}[s];
+  if (g != 0u && g == atomicLoad(&${bestA}[v])) { atomicMin(&${atomic(bestComm)}[v], ${keys}[p]); }
+}`,
+          );
+          await transform(
+            rec,
+            n,
+            wgsl`(v: u32) { let t = ${bestComm}[v]; if (t != ${u32(NONE)}) { ${rw(targeted)}[t] = 1u; } }`,
+          );
+          await transform(
+            rec,
+            n,
+            wgsl`(v: u32) {
+  let t = ${bestComm}[v];
+  if (t != ${u32(NONE)}) {
+    ${rw(ref)}[v] = t;
+    ${rw(locked)}[v] = 1u;
+    atomicAdd(&${atomic(counts)}[4], 1u);
+  }
+  if (${targeted}[v] == 1u) { ${rw(locked)}[v] = 1u; }
+}`,
+          );
+          await rec.submit();
+          idle = (await counts.download(4, 1))[0] === 0 ? idle + 1 : 0;
+        }
+        rec = device.recorder({ label: 'leiden refine renumber' });
+        rec.clear(used);
+        await transform(rec, n, wgsl`(v: u32) { ${rw(used)}[${ref}[v]] = 1u; }`);
+        await exclusiveScan(rec, used, newId, { count: n, total: { array: counts, index: 3 } });
+        const refRw = rw(ref);
+        await transform(rec, n, wgsl`(v: u32) { ${refRw}[v] = ${newId}[${refRw}[v]]; }`);
+        await rec.submit();
+      }
+
       let arcs = a0;
       let n = n0;
       let k = k0;
@@ -320,7 +459,7 @@ export async function louvain(graph: DeviceGraph, options: LouvainOptions = {}):
         const level = levels.length;
         const { src, dst, share } = arcs;
         const arcCount = arcs.count;
-        const q = await localMoving(arcs, n, k, level);
+        const q = await localMoving(arcs, n, k, level, leiden && level > 0 ? startComm : undefined);
         if (level === 0) levelQ = qStart;
         // Renumber the communities densely and build the community graph.
         const other = sets[nextSet]!;
@@ -330,15 +469,22 @@ export async function louvain(graph: DeviceGraph, options: LouvainOptions = {}):
         await exclusiveScan(rec, used, newId, { count: n, total: { array: counts, index: 1 } });
         const commRw = rw(comm);
         await transform(rec, n, wgsl`(v: u32) { ${commRw}[v] = ${newId}[${commRw}[v]]; }`);
+        if (leiden) {
+          await rec.submit();
+          await refineLevel(arcs, n, k, level);
+          rec = device.recorder({ label: 'leiden aggregate' });
+        }
+        // Leiden aggregates the refined partition; Louvain the communities.
+        const by = leiden ? ref : comm;
         await transform(
           rec,
           arcCount,
-          wgsl`(p: u32) { ${rw(keys)}[p] = ${comm}[${dst}[p]]; ${rw(vals)}[p] = p; }`,
+          wgsl`(p: u32) { ${rw(keys)}[p] = ${by}[${dst}[p]]; ${rw(vals)}[p] = p; }`,
         );
         await sortPairs(rec, keys, vals, { count: arcCount, bits: idBits(n) });
-        await transform(rec, arcCount, wgsl`(p: u32) { ${rw(keys2)}[p] = ${comm}[${src}[${vals}[p]]]; }`);
+        await transform(rec, arcCount, wgsl`(p: u32) { ${rw(keys2)}[p] = ${by}[${src}[${vals}[p]]]; }`);
         await sortPairs(rec, keys2, vals, { count: arcCount, bits: idBits(n) });
-        const targetComm = wgsl`(p: u32) -> u32 { return ${comm}[${dst}[${vals}[p]]]; }`;
+        const targetComm = wgsl`(p: u32) -> u32 { return ${by}[${dst}[${vals}[p]]]; }`;
         await recordRuns(
           rec,
           arcCount,
@@ -365,7 +511,37 @@ export async function louvain(graph: DeviceGraph, options: LouvainOptions = {}):
           other.share,
         );
         await rec.submit();
-        const [, nNew, mNew] = await counts.download(0, 3);
+        const [, nNew, mNew, nRef] = await counts.download(0, 4);
+        // The aggregated graph (of `vertices` communities) becomes the next level's input.
+        const nextLevel = async (vertices: number) => {
+          arcs = { count: mNew!, ...other };
+          n = vertices;
+          k = kl;
+          nextSet = 3 - nextSet;
+          rec = device.recorder({ label: `${leiden ? 'leiden' : 'louvain'} next level` });
+          await recordRows(rec, arcs.src, arcs.count, n, rows);
+          await segmentedReduce(rec, arcs.share, rows, n, kl, { count: arcs.count });
+          await rec.submit();
+        };
+        if (leiden) {
+          if (level === 0 && nNew! >= n) break;
+          rec = device.recorder({ label: 'leiden level' });
+          const partRw = rw(part);
+          await transform(
+            rec,
+            n0,
+            wgsl`(v: u32) { let p = ${partRw}[v]; ${rw(out)}[v] = ${comm}[p]; ${partRw}[v] = ${ref}[p]; }`,
+          );
+          await transform(rec, n, wgsl`(v: u32) { ${rw(startComm)}[${ref}[v]] = ${comm}[v]; }`);
+          await rec.submit();
+          levels.push(await out.download());
+          refinedLevels.push(await part.download());
+          count = nNew!;
+          if (nRef! >= n || (q - levelQ <= threshold && nRef === nNew)) break;
+          levelQ = Math.max(levelQ, q);
+          await nextLevel(nRef!);
+          continue;
+        }
         if (nNew! >= n) break;
         rec = device.recorder({ label: 'louvain level' });
         const partRw = rw(part);
@@ -375,16 +551,33 @@ export async function louvain(graph: DeviceGraph, options: LouvainOptions = {}):
         count = nNew!;
         if (q - levelQ <= threshold) break;
         levelQ = q;
-        arcs = { count: mNew!, ...other };
-        n = nNew!;
-        k = kl;
-        nextSet = 3 - nextSet;
-        rec = device.recorder({ label: 'louvain next level' });
-        await recordRows(rec, arcs.src, arcs.count, n, rows);
-        await segmentedReduce(rec, arcs.share, rows, n, kl, { count: arcs.count });
-        await rec.submit();
+        await nextLevel(nNew!);
       }
-      if (levels.length > 1) {
+      if (leiden && levels.length > 0) {
+        // A community the last level left disconnected is split into its connected parts (never lowers
+        // modularity): union-find over the arcs inside communities, roots renumbered densely.
+        const sets = new DisjointSets(device, n0, { label: 'leiden split' });
+        made.push(sets);
+        rec = device.recorder({ label: 'leiden split' });
+        await sets.recordReset(rec);
+        await sets.recordUnion(
+          rec,
+          arcCount0,
+          wgsl`(p: u32) -> vec2<u32> {
+  let u = ${a0.src}[p];
+  let v = ${a0.dst}[p];
+  return select(vec2<u32>(u, u), vec2<u32>(u, v), ${out}[u] == ${out}[v]);
+}`,
+        );
+        await sets.recordCompress(rec);
+        rec.clear(used);
+        await transform(rec, n0, wgsl`(v: u32) { ${rw(used)}[${sets.parents}[v]] = 1u; }`);
+        await exclusiveScan(rec, used, newId, { count: n0, total: { array: counts, index: 1 } });
+        await transform(rec, n0, wgsl`(v: u32) { ${rw(part)}[v] = ${newId}[${sets.parents}[v]]; }`);
+        await rec.submit();
+        if (!(await sets.finished())) throw new Error('leiden: union-find did not finish');
+        count = (await counts.download(1, 1))[0]!;
+      } else if (levels.length > 1) {
         // Refinement: vertices of the original graph move between the final communities, which repairs
         // moves that aggregation made final while the communities were still forming.
         await localMoving(a0, n0, k0, levels.length, part);
@@ -406,7 +599,11 @@ export async function louvain(graph: DeviceGraph, options: LouvainOptions = {}):
       }
     }
     const communities =
-      levels.length > 0 ? levels[levels.length - 1]!.slice() : Uint32Array.from({ length: n0 }, (_, i) => i);
+      levels.length === 0
+        ? Uint32Array.from({ length: n0 }, (_, i) => i)
+        : leiden
+          ? await part.download()
+          : levels[levels.length - 1]!.slice();
     if (levels.length === 0) {
       rec = device.recorder({ label: 'louvain modularity' });
       await map(rec, n0, wgsl`(v: u32) -> u32 { return v; }`, part);
@@ -414,7 +611,7 @@ export async function louvain(graph: DeviceGraph, options: LouvainOptions = {}):
       await rec.submit();
     }
     const q = total > 0 ? modularityFromParts(await parts.download(), total, resolution) : 0;
-    return { communities, levels, modularity: q, count, undirected };
+    return { communities, levels, refined: refinedLevels, modularity: q, count, undirected };
   } finally {
     for (const a of made) a.destroy();
   }

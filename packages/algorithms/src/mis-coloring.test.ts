@@ -1,9 +1,9 @@
-import { hostCsrFromEdgeList, uploadGraph } from '@weft/graph';
+import { uploadGraph } from '@weft/graph';
 import { gpuTest } from '@weft/testing';
 import { describe, expect, it } from 'vitest';
 import { graphColoring } from './coloring.ts';
 import { maximalIndependentSet } from './mis.ts';
-import { testGraphs } from './test-graphs.ts';
+import { testGraphs, undirectedSimple } from './test-graphs.ts';
 import { verifyColoring, verifyIndependentSet } from './verify.ts';
 
 describe('maximal independent set and coloring', () => {
@@ -34,14 +34,7 @@ describe('maximal independent set and coloring', () => {
     gpuTest(async (device) => {
       for (const { name, csr } of testGraphs(false, 20)) {
         if (!csr.directed) continue;
-        const src = new Uint32Array(csr.edgeCount);
-        for (let v = 0; v < csr.vertexCount; v++) src.fill(v, csr.offsets[v]!, csr.offsets[v + 1]!);
-        const ug = hostCsrFromEdgeList({
-          vertexCount: csr.vertexCount,
-          src,
-          dst: csr.targets,
-          directed: false,
-        }).csr;
+        const ug = undirectedSimple(csr);
         const graph = uploadGraph(device, csr);
         const mis = await maximalIndependentSet(graph);
         expect(mis.undirected, name).toBe(true);

@@ -91,8 +91,7 @@ export class PageRankProblem implements Problem<Float32Array> {
   readonly #outWeight: DeviceArray<'f32'> | undefined;
   readonly #largest: DeviceArray<'f32'> | undefined;
   /**
-   * Weighted: per edge, the share of its source's rank it carries (the stochastic matrix, as networkx's);
-   * per arc of the edge view the step reads, so an undirected graph pulled stores the reverse arc's share.
+   * Weighted: per edge, the share of its source's rank it carries (the stochastic matrix, as networkx's).
    */
   readonly #share: DeviceArray<'f32'> | undefined;
   readonly alpha: number;
@@ -119,10 +118,15 @@ export class PageRankProblem implements Problem<Float32Array> {
         'convergence',
       );
     }
-    this.direction = options.direction ?? 'pull';
-    if (this.direction !== 'pull' && this.direction !== 'push') {
-      throw new InputError(`direction must be 'pull' or 'push', got '${this.direction}'`, 'direction');
+    const requested = options.direction ?? 'pull';
+    if (requested !== 'pull' && requested !== 'push') {
+      throw new InputError(`direction must be 'pull' or 'push', got '${requested}'`, 'direction');
     }
+    // Pulling reads an undirected graph's in-edges from its out-edges, so each arc would carry its reverse's
+    // share: exact only where paired arcs weigh the same, which a multigraph need not. Weighted undirected
+    // graphs push, along each arc with its own share.
+    const weightedUndirected = options.weight !== null && graph.weights !== undefined && !graph.directed;
+    this.direction = weightedUndirected ? 'push' : requested;
     if (this.direction === 'pull' && graph.directed && !graph.csc) {
       throw new InputError(
         'pull PageRank on a directed graph needs its in-edges: uploadGraph(..., { csc: true })',
@@ -173,14 +177,7 @@ export class PageRankProblem implements Problem<Float32Array> {
           rec,
           this.graph,
           'all',
-          // Pulling over an undirected graph reads arc v -> u for u's share (its weight is u -> v's).
-          this.direction === 'pull' && !this.graph.directed
-            ? wgsl`(src: u32, dst: u32, edge: u32) -> bool {
-  let total = ${out}[dst];
-  ${rw(share)}[edge] = select(0.0, f32(${w}[edge]) / ${largest}[dst] / total, total > 0.0);
-  return false;
-}`
-            : wgsl`(src: u32, dst: u32, edge: u32) -> bool {
+          wgsl`(src: u32, dst: u32, edge: u32) -> bool {
   let total = ${out}[src];
   ${rw(share)}[edge] = select(0.0, f32(${w}[edge]) / ${largest}[src] / total, total > 0.0);
   return false;

@@ -216,11 +216,13 @@ describe('what the algorithms fuzzer found', () => {
       const { csr } = hostCsrFromEdgeList(edges, { dedupe: 'none' });
       expect([...csr.offsets]).toEqual([0, 2, 4]);
       const graph = uploadGraph(device, csr);
-      // Unweighted: the probe is about the arcs; weights of a multigraph listing both directions with
-      // different weights do not pair up (which (0, 1) is the reverse of which (1, 0) is arbitrary).
       for (const direction of ['pull', 'push'] as const) {
         const { ranks } = await pageRank(graph, { direction, weight: null });
         expect(verifyPageRank(csr, ranks, { weight: null }), direction).toBeNull();
+        // Weighted: the arcs listed (1, 0) and (0, 1) weigh differently, so each arc carries its own share
+        // (the fuzzer's counterexample: pulled, one arc carried the other's).
+        const weighted = await pageRank(graph, { direction });
+        expect(verifyPageRank(csr, weighted.ranks), `${direction}, weighted`).toBeNull();
       }
       graph.destroy();
     }));

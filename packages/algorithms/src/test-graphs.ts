@@ -244,3 +244,10 @@ export function broom(handle: number, bristles: number, tail: number, seed: numb
   const r = mulberry32(seed);
   return undirected(knot + tail + 1, pairs, () => 1 + Math.floor(r() * 16));
 }
+
+/** The simple undirected graph of a CSR's arcs (each arc an edge, loops dropped, parallel edges merged). */
+export function undirectedSimple(g: HostCsr): HostCsr {
+  const src = new Uint32Array(g.edgeCount);
+  for (let v = 0; v < g.vertexCount; v++) src.fill(v, g.offsets[v]!, g.offsets[v + 1]!);
+  return hostCsrFromEdgeList({ vertexCount: g.vertexCount, src, dst: g.targets, directed: false }).csr;
+}

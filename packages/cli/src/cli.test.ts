@@ -273,6 +273,19 @@ describe('weft run, convert, info', () => {
     expect(json.modularity).toBeGreaterThan(0);
   }, 120_000);
 
+  it('runs leiden and writes connected communities with their modularity', async () => {
+    const run = await weft(['run', 'leiden', join(dir, 'g.mtx'), '--out', join(dir, 'leiden.json')]);
+    expect(run.code, run.stderr).toBe(0);
+    const json = (await readJson(join(dir, 'leiden.json'))) as {
+      values: number[];
+      modularity: number;
+      communities: number;
+    };
+    expect(json).toMatchObject({ algorithm: 'leiden', undirected: true });
+    expect(new Set(json.values).size).toBe(json.communities);
+    expect(json.modularity).toBeGreaterThan(0);
+  }, 120_000);
+
   it('runs lpa and writes converged labels with their count', async () => {
     const run = await weft(['run', 'lpa', join(dir, 'g.mtx'), '--out', join(dir, 'lpa.json')]);
     expect(run.code, run.stderr).toBe(0);

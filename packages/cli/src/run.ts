@@ -14,6 +14,7 @@ import {
   jaccardAll,
   katzCentrality,
   labelPropagation,
+  leiden,
   louvain,
   maximalIndependentSet,
   minimumSpanningForest,
@@ -43,6 +44,7 @@ const ALGORITHMS = [
   'scc',
   'kcore',
   'louvain',
+  'leiden',
   'ppr',
   'hits',
   'katz',
@@ -60,6 +62,7 @@ const UNDIRECTED_ONLY: readonly Algorithm[] = [
   'mis',
   'kcore',
   'louvain',
+  'leiden',
   'lpa',
   'mst',
   'jaccard',
@@ -384,6 +387,13 @@ async function runAlgorithm(
     }
     case 'louvain': {
       const r = await louvain(graph);
+      return {
+        scalars: { modularity: r.modularity, communities: r.count },
+        arrays: { values: r.communities },
+      };
+    }
+    case 'leiden': {
+      const r = await leiden(graph);
       return {
         scalars: { modularity: r.modularity, communities: r.count },
         arrays: { values: r.communities },

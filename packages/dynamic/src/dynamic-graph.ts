@@ -21,7 +21,7 @@ import {
   queryKernel,
 } from './edge-kernels.ts';
 import { exportSnapshot, readTables, type TableSnapshot } from './export.ts';
-import { bucketsFor, MAX_VERTICES, VERTEX_WORDS, WORKGROUP } from './layout.ts';
+import { bucketsFor, MAX_VERTICES, SLAB_WORDS, VERTEX_WORDS, WORKGROUP } from './layout.ts';
 import { forEachSlabNeighbor, slabDegree } from './neighbors.ts';
 import { TableStorage } from './storage.ts';
 import { vertexKernel } from './vertex-kernels.ts';
@@ -93,9 +93,9 @@ export class DynamicGraph implements NeighborGraph {
   probing: Probing = 'auto';
   #vertexCount = 0;
   #store!: TableStorage;
-  /** Host copies of the ALIVE flag and of "has base buckets" (only vertex operations change them). */
+  /** Host copies of the ALIVE flag and of the base bucket counts (only vertex operations change them). */
   #alive: Uint8Array = new Uint8Array(0);
-  #hasBuckets: Uint8Array = new Uint8Array(0);
+  #buckets: Uint32Array = new Uint32Array(0);
   #destroyed = false;
 
   private constructor(
@@ -150,7 +150,7 @@ export class DynamicGraph implements NeighborGraph {
     const vertexCapacity = Math.max(vertexCount, 16);
     g.#store = new TableStorage(device, options.values !== undefined, vertexCapacity, slabs);
     g.#alive = new Uint8Array(vertexCapacity);
-    g.#hasBuckets = new Uint8Array(vertexCapacity);
+    g.#buckets = new Uint32Array(vertexCapacity);
     await g.#store.initialize();
     if (vertexCount > 0) {
       // Vertices 0 .. n - 1 are new and distinct: no host checks (insertVertices' would cost seconds at
@@ -161,7 +161,7 @@ export class DynamicGraph implements NeighborGraph {
       await g.#store.reserve(baseSlabs, undefined, true);
       await g.#vertexOps(['insert_vertices'], ids, buckets);
       g.#alive.fill(1, 0, vertexCount);
-      g.#hasBuckets.fill(1, 0, vertexCount);
+      g.#buckets.set(buckets);
     }
     return g;
   }
@@ -403,7 +403,7 @@ export class DynamicGraph implements NeighborGraph {
       if (seen.has(v) || this.hasVertex(v)) continue;
       seen.add(v);
       list.push(v);
-      const b = this.#hasBuckets[v] ? 0 : bucketsFor(degreeHints?.[i] ?? 0, this.loadFactor);
+      const b = this.#buckets[v] ? 0 : bucketsFor(degreeHints?.[i] ?? 0, this.loadFactor);
       buckets.push(b);
       baseSlabs += b;
     }
@@ -411,9 +411,10 @@ export class DynamicGraph implements NeighborGraph {
     if (list.length === 0) return;
     await this.#store.reserve(baseSlabs, undefined, true);
     await this.#vertexOps(['insert_vertices'], list, buckets);
-    for (const v of list) {
+    for (let i = 0; i < list.length; i++) {
+      const v = list[i]!;
       this.#alive[v] = 1;
-      this.#hasBuckets[v] = 1;
+      if (buckets[i]! > 0) this.#buckets[v] = buckets[i]!;
     }
   }
 
@@ -429,10 +430,14 @@ export class DynamicGraph implements NeighborGraph {
     this.#check();
     const list = [...new Set(Array.from(ids))].filter((v) => this.hasVertex(v));
     if (list.length === 0) return;
-    const steps = this.directed
-      ? (['mark', 'sweep', 'finish'] as const)
-      : (['mark', 'unlink', 'clear', 'finish'] as const);
-    await this.#vertexOps(steps, list, undefined, options.recorder);
+    if (this.directed) {
+      await this.#vertexOps(['mark', 'sweep', 'finish'], list, undefined, options.recorder);
+    } else {
+      // The batch's base slabs end to end: unlink and clear take one thread per word of them.
+      const offsets = new Uint32Array(list.length + 1);
+      for (let i = 0; i < list.length; i++) offsets[i + 1] = offsets[i]! + this.#buckets[list[i]!]!;
+      await this.#vertexOps(['mark', 'unlink', 'clear'], list, offsets, options.recorder);
+    }
     for (const v of list) this.#alive[v] = 0;
   }
 
@@ -652,15 +657,15 @@ export class DynamicGraph implements NeighborGraph {
     await this.#store.growVertices(capacity);
     const alive = new Uint8Array(capacity);
     alive.set(this.#alive);
-    const has = new Uint8Array(capacity);
-    has.set(this.#hasBuckets);
+    const buckets = new Uint32Array(capacity);
+    buckets.set(this.#buckets);
     this.#alive = alive;
-    this.#hasBuckets = has;
+    this.#buckets = buckets;
   }
 
   /**
    * Vertex kernels over `ids`, in order, in one submit (`sweep` runs over every slab instead; `unlink` and
-   * `clear` take a workgroup per vertex).
+   * `clear` over every word of the vertices' base slabs, `buckets` then being the scan of their counts).
    */
   async #vertexOps(
     entries: readonly ('insert_vertices' | 'mark' | 'sweep' | 'unlink' | 'clear' | 'finish')[],
@@ -675,7 +680,12 @@ export class DynamicGraph implements NeighborGraph {
         ? rec.scratch('u32', buckets.length, 'vertex buckets').upload(buckets)
         : idArr;
       for (const entry of entries) {
-        const n = entry === 'sweep' ? this.#store.slabCapacity : ids.length;
+        const n =
+          entry === 'sweep'
+            ? this.#store.slabCapacity
+            : entry === 'unlink' || entry === 'clear'
+              ? buckets![ids.length]! * SLAB_WORDS
+              : ids.length;
         rec.dispatch(kernel, {
           entry,
           bindings: {
@@ -686,8 +696,8 @@ export class DynamicGraph implements NeighborGraph {
             ids: idArr,
             buckets: bucketArr,
           },
-          params: { n, ...this.#tableParams() },
-          workgroups: entry === 'unlink' || entry === 'clear' ? n : Math.ceil(n / WORKGROUP),
+          params: { n, batch: ids.length, ...this.#tableParams() },
+          workgroups: Math.ceil(n / WORKGROUP),
         });
       }
     });

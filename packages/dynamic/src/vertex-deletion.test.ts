@@ -92,6 +92,62 @@ describe('DynamicGraph vertex deletion', () => {
     }
   }
 
+  for (const hinted of [false, true]) {
+    it(`hubs deleted with leaves and with all their neighbours (undirected, ${hinted ? 'degree hints' : 'no hints'})`, async () => {
+      await gpuTest(async (device) => {
+        // Hub 0 joins every other vertex, hub 1 every third (thousands of keys: many base buckets with
+        // hints, a long collision chain without), plus a path and random edges between the leaves.
+        const n = 3000;
+        const rand = mulberry32(hinted ? 41 : 43);
+        const src: number[] = [];
+        const dst: number[] = [];
+        for (let v = 1; v < n; v++) {
+          src.push(0);
+          dst.push(v);
+          if (v % 3 === 0) {
+            src.push(v);
+            dst.push(1);
+          }
+          if (v + 1 < n) {
+            src.push(v);
+            dst.push(v + 1);
+          }
+        }
+        for (let i = 0; i < n; i++) {
+          src.push(1 + Math.floor(rand() * (n - 1)));
+          dst.push(1 + Math.floor(rand() * (n - 1)));
+        }
+        const e = { src: Uint32Array.from(src), dst: Uint32Array.from(dst) };
+        const g = await DynamicGraph.create(device, {
+          vertexCount: n,
+          directed: false,
+          ...(hinted ? { degreeHints: hintsOf(n, e.src, e.dst, false) } : {}),
+        });
+        const model = new HostDynamicGraph(n, false);
+        await g.insertEdges(e.src, e.dst);
+        model.insertEdges(e.src, e.dst);
+        // Both hubs in a batch of random leaves.
+        const leaves = Array.from({ length: 200 }, () => 2 + Math.floor(rand() * (n - 2)));
+        const first = [...leaves.slice(0, 100), 0, ...leaves.slice(100), 1];
+        await g.deleteVertices(first);
+        model.deleteVertices(first);
+        await expectTablesMatch(g, model, 'hubs with leaves');
+        await g.insertVertices(first);
+        model.insertVertices(first);
+        await g.insertEdges(e.src, e.dst);
+        model.insertEdges(e.src, e.dst);
+        await expectTablesMatch(g, model, 'hubs back');
+        // Hub 0 and every neighbour of it (all vertices but hub 1, whose table loses a third of its keys).
+        const star = Array.from({ length: n }, (_, v) => v).filter((v) => v !== 1);
+        await g.deleteVertices(star);
+        model.deleteVertices(star);
+        const after = await expectTablesMatch(g, model, 'hub and its neighbours');
+        expect(after.degrees[1], 'hub 1 keeps no edges').toBe(0);
+        g.destroy();
+      });
+    });
+  }
+
   it('recorded batches, every vertex, and the empty graph (undirected)', async () => {
     await gpuTest(async (device) => {
       const n = 70;

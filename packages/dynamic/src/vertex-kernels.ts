@@ -1,9 +1,6 @@
 import type { KernelDefinition } from '@weft/gpu';
 import { A_BUMP, A_FREE, tableWgsl, V_BASE, V_BUCKETS, V_DEGREE, V_FLAGS, WORKGROUP } from './layout.ts';
 
-/** Threads of the workgroup that `unlink` and `clear` give each deleted vertex. */
-const VERTEX_WORKGROUP = 64;
-
 /**
  * Vertex operations. `ids` (and `buckets`) list distinct vertices, checked on the host.
  * - `insert_vertices`: a vertex with `buckets[i] > 0` gets that many contiguous base slabs from the bump
@@ -12,13 +9,15 @@ const VERTEX_WORKGROUP = 64;
  * - `sweep` (one thread per slab): a slab of a vertex being deleted is reset to EMPTY, and a collision slab
  *   goes onto the free list; in every other slab, keys naming a deleted vertex become TOMBSTONE. That removes
  *   in-edges too, in directed and undirected graphs alike, at the cost of reading every slab once.
- * - `unlink` (undirected graphs; one workgroup per deleted vertex, its threads over the words of its base
- *   slabs, the thread of a bucket's next word walking the bucket's collision chain): each key k of the vertex
- *   names a neighbour whose table holds the reverse key; that key becomes TOMBSTONE (found by k's hash probe)
- *   and k's degree drops. Neighbours being deleted too are skipped: their tables are cleared whole. The work
- *   is the deleted vertices' adjacency, not the pool (Awad et al.'s vertex deletion).
- * - `clear` (after `unlink`, same grid): the vertex's base slabs are reset to EMPTY and its collision slabs
- *   go onto the free list.
+ * - `unlink` (undirected graphs): one thread per word of the deleted vertices' base slabs, all of the batch's
+ *   slabs laid end to end (`buckets` holds the exclusive scan of their bucket counts, `params.batch + 1`
+ *   entries; a thread finds its vertex by binary search), so a hub spreads over as many threads as its table
+ *   has words. A key lane's thread handles that lane in the base slab and in each slab of its collision
+ *   chain: each key k names a neighbour whose table holds the reverse key; that key becomes TOMBSTONE (found
+ *   by k's hash probe) and k's degree drops. Neighbours being deleted too are skipped: their tables are
+ *   cleared whole. The work is the deleted vertices' adjacency, not the pool (Awad et al.'s vertex deletion).
+ * - `clear` (after `unlink`, same grid): the base slabs are reset to EMPTY, a bucket's next word's thread
+ *   puts its collision slabs onto the free list, and the thread of a vertex's first word finishes it.
  * - `finish`: degree 0, flags cleared.
  */
 export function vertexKernel(): KernelDefinition {
@@ -30,35 +29,24 @@ fn ${name}(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: 
   if (i >= params.n) { return; }
 ${body}
 }`;
-  // One workgroup per vertex ids[g]: threads stride over the words of its base slabs; a key word runs
-  // \`key\` (with s, lane), a bucket's next word walks the collision chain, running \`chain\` on each slab c
-  // (its next read first), then \`after\` (with s).
-  const perVertex = (name: string, key: string, chain: string, after = '') => /* wgsl */ `
-@compute @workgroup_size(${VERTEX_WORKGROUP})
-fn ${name}(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
-  @builtin(local_invocation_index) lid: u32) {
-  let g = weft_workgroup_index(wid, nwg);
-  if (g >= params.n) { return; }
-  let v = ids[g];
-  let base = vertex_word(v, ${V_BASE}u);
-  let words = vertex_word(v, ${V_BUCKETS}u) * 32u;
-  for (var w = lid; w < words; w += ${VERTEX_WORKGROUP}u) {
-    let s = base + w / 32u;
-    let lane = w % 32u;
-    if (lane < KEY_SLOTS) {
-${key}
-      continue;
-    }
-    if (lane != NEXT_WORD) { continue; }
-    var c = slab_word(s * 32u + NEXT_WORD);
-    for (var hop = 0u; hop < chain_bound() && c != NULL_SLAB; hop++) {
-      let next = slab_word(c * 32u + NEXT_WORD);
-${chain}
-      c = next;
-    }
-${after}
+  // One thread per word i of the batch's base slabs: g, v, s (the slab), j (v's slab index), lane.
+  const perWord = (name: string, body: string) =>
+    entry(
+      name,
+      /* wgsl */ `
+  let t = i / 32u;
+  var g = 0u;
+  var hi = params.batch;
+  while (g + 1u < hi) {
+    let mid = (g + hi) / 2u;
+    if (buckets[mid] <= t) { g = mid; } else { hi = mid; }
   }
-}`;
+  let v = ids[g];
+  let j = t - buckets[g];
+  let s = vertex_word(v, ${V_BASE}u) + j;
+  let lane = i % 32u;
+${body}`,
+    );
   return {
     label: 'dynamic vertex operations',
     bindings: {
@@ -69,7 +57,7 @@ ${after}
       ids: { type: 'array<u32>', access: 'read' },
       buckets: { type: 'array<u32>', access: 'read' },
     },
-    params: { n: 'u32', vertex_count: 'u32', slab_capacity: 'u32' },
+    params: { n: 'u32', batch: 'u32', vertex_count: 'u32', slab_capacity: 'u32' },
     entryPoints: ['insert_vertices', 'mark', 'sweep', 'unlink', 'clear', 'finish'],
     code: /* wgsl */ `
 ${tableWgsl(true, true)}
@@ -130,31 +118,40 @@ ${entry(
   }`,
 )}
 
-${perVertex(
+${perWord(
   'unlink',
   /* wgsl */ `
-    let k = slab_word(s * 32u + lane);
-    if (k < params.vertex_count && is_alive(k)) { untie(k, v); }`,
-  /* wgsl */ `
-      for (var l = 0u; l < KEY_SLOTS; l++) {
-        let k = slab_word(c * 32u + l);
-        if (k < params.vertex_count && is_alive(k)) { untie(k, v); }
-      }`,
+  if (lane >= KEY_SLOTS) { return; }
+  var c = s;
+  for (var hop = 0u; hop <= chain_bound() && c != NULL_SLAB; hop++) {
+    let k = slab_word(c * 32u + lane);
+    if (k < params.vertex_count && is_alive(k)) { untie(k, v); }
+    c = slab_word(c * 32u + NEXT_WORD);
+  }`,
 )}
 
-${perVertex(
+${perWord(
   'clear',
   /* wgsl */ `
-    atomicStore(&slabs[s * 32u + lane], EMPTY);`,
-  /* wgsl */ `
+  if (lane < KEY_SLOTS) { atomicStore(&slabs[s * 32u + lane], EMPTY); }
+  if (lane == NEXT_WORD) {
+    var c = slab_word(s * 32u + NEXT_WORD);
+    for (var hop = 0u; hop < chain_bound() && c != NULL_SLAB; hop++) {
+      let next = slab_word(c * 32u + NEXT_WORD);
       for (var l = 0u; l < 32u; l++) {
         if (l != OWNER_WORD) { atomicStore(&slabs[c * 32u + l], EMPTY); }
       }
       atomicStore(&slabs[c * 32u + OWNER_WORD], NO_OWNER);
       let f = atomicAdd(&alloc[${A_FREE}u], 1u);
-      free_list[f] = c;`,
-  /* wgsl */ `
-    atomicStore(&slabs[s * 32u + NEXT_WORD], NULL_SLAB);`,
+      free_list[f] = c;
+      c = next;
+    }
+    atomicStore(&slabs[s * 32u + NEXT_WORD], NULL_SLAB);
+  }
+  if (j == 0u && lane == 0u) {
+    set_vertex(v, ${V_DEGREE}u, 0u);
+    set_vertex(v, ${V_FLAGS}u, 0u);
+  }`,
 )}
 
 ${entry(

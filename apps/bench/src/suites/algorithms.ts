@@ -19,6 +19,8 @@ import {
   katzCentralityReference,
   labelPropagation,
   labelPropagationReference,
+  leiden,
+  leidenReference,
   louvain,
   louvainReference,
   minimumSpanningForest,
@@ -614,6 +616,63 @@ function louvainCase(input: GraphInput): BenchCase {
   });
 }
 
+/** The first community whose induced subgraph is disconnected, or -1 (host breadth-first search). */
+function disconnectedCommunity(csr: HostCsr, comm: Uint32Array): number {
+  const seen = new Uint8Array(csr.vertexCount);
+  const done = new Set<number>();
+  const stack: number[] = [];
+  for (let r = 0; r < csr.vertexCount; r++) {
+    if (seen[r]) continue;
+    if (done.has(comm[r]!)) return comm[r]!;
+    done.add(comm[r]!);
+    seen[r] = 1;
+    stack.push(r);
+    while (stack.length > 0) {
+      const u = stack.pop()!;
+      for (let e = csr.offsets[u]!; e < csr.offsets[u + 1]!; e++) {
+        const w = csr.targets[e]!;
+        if (!seen[w] && comm[w] === comm[u]) {
+          seen[w] = 1;
+          stack.push(w);
+        }
+      }
+    }
+  }
+  return -1;
+}
+
+/**
+ * Leiden (GPU), host-timed as Louvain. Valid when every community is connected, its modularity is that of
+ * its partition and, up to 2^22 arcs, at least 0.97 x `leidenReference`'s: the GPU refinement is a greedy
+ * variant of the reference's random one, and lands a little below it on small Kronecker graphs.
+ */
+function leidenCase(input: GraphInput): BenchCase {
+  return wholeGraphCase('leiden', input, async (_device, csr, graph) => {
+    let last = await leiden(graph);
+    let want: number | undefined;
+    return {
+      items: edgesOf(csr),
+      hostTimed: true,
+      async run() {
+        last = await leiden(graph);
+      },
+      async validate() {
+        const bad = disconnectedCommunity(csr, last.communities);
+        if (bad >= 0) return `community ${bad} is disconnected`;
+        const q = await modularity(graph, last.communities);
+        if (Math.abs(q - last.modularity) > 1e-4)
+          return `reported modularity ${last.modularity}, partition's ${q}`;
+        if (csr.edgeCount > LOUVAIN_REFERENCE_MAX_ARCS) return null;
+        want ??= leidenReference(csr).modularity;
+        return last.modularity >= 0.97 * want - 1e-4
+          ? null
+          : `modularity ${last.modularity} < 0.97 x ${want}`;
+      },
+      destroy() {},
+    };
+  });
+}
+
 /** The sequential TypeScript Louvain (`louvainReference`) as the CPU baseline, on the same graphs. */
 function louvainReferenceCase(input: GraphInput): BenchCase {
   return {
@@ -690,8 +749,9 @@ function lpaReferenceCase(input: GraphInput): BenchCase {
         items: edgesOf(csr),
         bytes: 0,
         hostTimed: true,
+        // networkx runs until no label changes; meshes take more than the default 100 sweeps.
         async run() {
-          converged = labelPropagationReference(csr).converged;
+          converged = labelPropagationReference(csr, { maxIterations: 10_000 }).converged;
         },
         validate: async () => (converged ? null : 'not converged'),
         destroy() {},
@@ -1056,6 +1116,8 @@ export const cases: BenchCase[] = [
   louvainCase(roads),
   louvainCase(mesh),
   louvainCase(geometric),
+  leidenCase(kron),
+  leidenCase(mesh),
   louvainReferenceCase(kron),
   louvainReferenceCase(roads),
   louvainReferenceCase(mesh),

@@ -1,5 +1,6 @@
 import { InputError } from '@weft/gpu';
 import type { HostEdgeList } from '../host-graph.ts';
+import type { KroneckerOptions } from './kronecker.ts';
 import { mulhi32, philox2x32 } from './philox.ts';
 import { checkSeed, edgeCountFor, weightRange } from './random.ts';
 
@@ -15,22 +16,8 @@ export const STREAM_EDGES = 0;
 export const STREAM_WEIGHTS = 1;
 const STREAM_PERMUTATION = 2;
 
-export interface KroneckerOnDeviceOptions {
-  /** 2^scale vertices. */
-  scale: number;
-  /** Edges per vertex (default 16): `edgeFactor * 2^scale` edges before symmetrization. */
-  edgeFactor?: number;
-  /** Key of the generator (taken mod 2^32). */
-  seed: number;
-  /** Initiator probabilities (Graph500: 0.57, 0.19, 0.19; d = 1 - a - b - c). */
-  a?: number;
-  b?: number;
-  c?: number;
-  /** Integer weights drawn uniformly from [min, max]; `true` is Graph500's [1, 255]. */
-  weights?: boolean | readonly [number, number];
-  /** Relabel vertices with a seeded bijection of [0, 2^scale) (default true). */
-  permute?: boolean;
-}
+/** `kronecker()`'s options; `permute` relabels by a seeded bijection of [0, 2^scale) (default true). */
+export type KroneckerOnDeviceOptions = KroneckerOptions;
 
 export interface UniformOnDeviceOptions {
   /** 2^scale vertices. */
