@@ -8,6 +8,11 @@ import { VIRTUAL_SUBGROUP, virtualSubgroupBytes } from './virtual-subgroups.ts';
  */
 const PREFERRED_KEYS_PER_THREAD = [16, 12, 8];
 /**
+ * Without subgroups: 8 keys per thread (2048-key tiles), else 4. Mesa's software drivers compile the
+ * unrolled per-key code of larger tiles several times slower.
+ */
+const PREFERRED_KEYS_PER_THREAD_WITHOUT_SUBGROUPS = [8, 4];
+/**
  * Workgroup sizes tried in order: 256 wherever it fits. Each subgroup keeps its own 256-digit histogram
  * (128 words), so 256 threads in 4-lane subgroups (SwiftShader) need 64 x 512 bytes, all of a 32 KB limit;
  * 128 threads halve that. Every size is a multiple of 64 so a thread owns a whole number of digits.
@@ -33,7 +38,7 @@ function sharedBytes(
 ): number {
   // staged + hist + local_start, global_base, fallback_hist + sg_totals + flags and counters (+ slack)
   return (
-    4 * (sharedWords(threads, keysPerThread) + histWords(maxSubgroups)) +
+    4 * (sharedWords(threads, keysPerThread) + (subgroups ? histWords(maxSubgroups) : RADIX)) +
     12 * RADIX +
     8 * maxSubgroups +
     96 +
@@ -84,7 +89,12 @@ export function radixTileConfig(device: WeftDevice, tuning: TileTuning = {}): Ra
   const sizes =
     workgroupSize !== undefined ? [workgroupSize] : WORKGROUP_SIZES.filter((t) => t >= maxSubgroupSize);
   const limit = device.limits.maxComputeWorkgroupStorageSize;
-  const candidates = keysPerThread === undefined ? PREFERRED_KEYS_PER_THREAD : [keysPerThread];
+  const candidates =
+    keysPerThread !== undefined
+      ? [keysPerThread]
+      : subgroups
+        ? PREFERRED_KEYS_PER_THREAD
+        : PREFERRED_KEYS_PER_THREAD_WITHOUT_SUBGROUPS;
   let smallest = { threads: 0, kpt: 0, maxSubgroups: 0 };
   for (const threads of sizes) {
     const maxSubgroups = Math.max(1, Math.floor(threads / minSubgroup));
