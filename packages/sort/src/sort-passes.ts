@@ -24,7 +24,7 @@ import {
 export interface SortTuning {
   /**
    * Keys per thread of a tile (tile = workgroup size x this; default the largest of 16, 12, 8 that fits
-   * in workgroup memory).
+   * in workgroup memory, or without subgroups of 8, 4).
    */
   keysPerThread?: number;
   /**
