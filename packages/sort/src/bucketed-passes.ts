@@ -7,6 +7,7 @@ import {
   RADIX,
   RADIX_PARAMS,
   TILE_OUT_WGSL,
+  tileKernelCode,
   tileSize,
 } from './radix-wgsl.ts';
 import {
@@ -61,8 +62,11 @@ export async function prepareBucketed(
         ...(bucketed === 'top' ? {} : bucketBindings),
       },
       params: RADIX_PARAMS,
-      code: downsweepWgsl(config, false, ctx.order, { stable, tilesPerWorkgroup: perWorkgroup, bucketed }),
-      subgroups: true,
+      code: tileKernelCode(
+        config,
+        downsweepWgsl(config, false, ctx.order, { stable, tilesPerWorkgroup: perWorkgroup, bucketed }),
+      ),
+      subgroups: config.subgroups,
     });
   const [[upsweep, rowScan], top, firstInner, inner, last, table, base] = await Promise.all([
     countingKernels(rec, config, ctx.order),

@@ -653,6 +653,27 @@ describe('radixTileConfig', () => {
     expect(radixTileConfig(fakeDevice(128, 65536)).threads).toBe(256);
   });
 
+  it('takes virtual 32-lane subgroups without the feature: 256 x 8 in 32 KB, 256 x 4 in 12 KB, 128 x 4 in 8 KB', () => {
+    const without = (workgroupStorage: number) =>
+      ({
+        hasSubgroups: false,
+        adapter: {},
+        limits: { maxComputeWorkgroupStorageSize: workgroupStorage },
+      }) as unknown as WeftDevice;
+    const c = radixTileConfig(without(32768));
+    expect([c.threads, c.keysPerThread, c.maxSubgroups, c.maskWords, c.subgroups]).toEqual([
+      256,
+      8,
+      8,
+      1,
+      false,
+    ]);
+    const d = radixTileConfig(without(12288));
+    expect([d.threads, d.keysPerThread]).toEqual([256, 4]);
+    const e = radixTileConfig(without(8192));
+    expect([e.threads, e.keysPerThread, e.maxSubgroups]).toEqual([128, 4, 4]);
+  });
+
   it('ranks with one-word ballots up to 32 lanes, four words beyond or when told', () => {
     expect(radixTileConfig(fakeDevice(32, 32768)).maskWords).toBe(1);
     expect(radixTileConfig(fakeDevice(8, 32768)).maskWords).toBe(1);

@@ -1,5 +1,6 @@
 import { SUBGROUP_INDEX_WGSL, unrolled } from '@weft/gpu';
 import { type KeyOrder, orderKeyWgsl, padKeyOf } from './order-key.ts';
+import { withVirtualSubgroups, workgroupScanWgsl } from './virtual-subgroups.ts';
 
 /**
  * WGSL of the LSD radix sort's three kernels per 8-bit digit pass (reduce-then-scan):
@@ -39,6 +40,16 @@ export interface RadixTileConfig {
    * lavapipe: a quarter of the mask arithmetic per key), else 4 (`vec4<u32>` masks, up to 128 lanes).
    */
   readonly maskWords: 1 | 4;
+  /**
+   * Whether the device has subgroups; without them the tile kernels scan and rank in workgroup memory, on
+   * virtual subgroups of 32 invocations ({@link tileKernelCode}).
+   */
+  readonly subgroups: boolean;
+}
+
+/** A tile kernel's WGSL as the device runs it: as generated, or on virtual subgroups without subgroups. */
+export function tileKernelCode(config: RadixTileConfig, code: string): string {
+  return config.subgroups ? code : withVirtualSubgroups(code, config.threads);
 }
 
 export function tileSize(config: RadixTileConfig): number {
@@ -57,6 +68,11 @@ export function digitsPerThread(config: RadixTileConfig): number {
  */
 export function histWords(maxSubgroups: number): number {
   return Math.max(maxSubgroups * 128, RADIX);
+}
+
+/** Words of a tile kernel's `hist`: without subgroups only the 256 counters of the split ranking. */
+function tileHistWords(config: RadixTileConfig): number {
+  return config.subgroups ? histWords(config.maxSubgroups) : RADIX;
 }
 
 const PARAMS = {
@@ -147,7 +163,16 @@ function boundedLoopHead(variable: string, count: string, max: number): string {
  * order without assuming how the hardware lays subgroups over `local_invocation_index`. Needs full subgroups.
  * Returns (exclusive prefix, workgroup total) for both components.
  */
-function slotScanWgsl(maxSubgroups: number): string {
+function slotScanWgsl(config: RadixTileConfig): string {
+  const maxSubgroups = config.maxSubgroups;
+  if (!config.subgroups) {
+    // Virtual subgroups lie in invocation order, so slot order is invocation order.
+    return /* wgsl */ `${workgroupScanWgsl(config.threads)}
+fn slot_scan(v: vec2<u32>, w: u32, lane: u32, sg_size: u32, num_sg: u32) -> vec4<u32> {
+  return wg_scan(v, w * sg_size + lane);
+}
+`;
+  }
   return /* wgsl */ `
 var<workgroup> sg_totals: array<vec2<u32>, ${maxSubgroups}>;
 ${SUBGROUP_INDEX_WGSL}
@@ -233,7 +258,7 @@ export function rowScanWgsl(config: RadixTileConfig): string {
   const t = config.threads;
   return /* wgsl */ `
 ${ITEM_COUNT}
-${slotScanWgsl(config.maxSubgroups)}
+${slotScanWgsl(config)}
 var<workgroup> n_shared: u32;
 
 @compute @workgroup_size(${t})
@@ -274,11 +299,11 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
 export function tileSharedWgsl(config: RadixTileConfig): string {
   const tile = tileSize(config);
   return /* wgsl */ `
-${slotScanWgsl(config.maxSubgroups)}
+${slotScanWgsl(config)}
 // Per-subgroup digit histograms (two 16-bit counters per word: a subgroup ranks at most one tile,
 // 2^16 > ${tile} keys). Atomic, because leaders of digits d and d + 128 share a word. The unstable
 // ranking uses the first 256 words as one 32-bit counter a digit.
-var<workgroup> hist: array<atomic<u32>, ${histWords(config.maxSubgroups)}>;
+var<workgroup> hist: array<atomic<u32>, ${tileHistWords(config)}>;
 // The tile's keys (then values) staged in sorted order: a plain array, so staging and the scatter's reads
 // are ordinary loads and stores (a separate array costs memory, but atomics are slow even uncontended).
 var<workgroup> staged: array<u32, ${config.sharedWords}>;
@@ -287,7 +312,7 @@ var<workgroup> local_start: array<u32, ${RADIX}>;
 var<workgroup> scatter_base: array<u32, ${RADIX}>;
 var<workgroup> n_shared: u32;
 
-${laneMaskWgsl(config.maskWords)}
+${config.subgroups ? laneMaskWgsl(config.maskWords) : ''}
 `;
 }
 
@@ -326,7 +351,7 @@ fn lowest_lane(m: vec4<u32>) -> u32 { return weft_trailing_zeros4(m); }`;
 /** Zeroes the per-subgroup histograms and `subgroup_ticket` (before the barrier that reads `n`). */
 export function tileInitWgsl(config: RadixTileConfig): string {
   return /* wgsl */ `
-  ${stridedLoop('i', 'lid', histWords(config.maxSubgroups), config.threads, 'atomicStore(&hist[i], 0u);')}
+  ${stridedLoop('i', 'lid', tileHistWords(config), config.threads, 'atomicStore(&hist[i], 0u);')}
   if (lid == 0u) { atomicStore(&subgroup_ticket, 0u); }`;
 }
 
@@ -334,7 +359,7 @@ export function tileInitWgsl(config: RadixTileConfig): string {
  * The ranking's per-thread constants: `w` (subgroup index), `slot`, `max_digit`, and for the ballots
  * `all_lanes` and `below`.
  */
-function tileLanesWgsl(stable: boolean): string {
+function tileLanesWgsl(ballots: boolean): string {
   return /* wgsl */ `
   // Subgroup w loads (and ranks) the contiguous block [w * sg_size * KPT, +sg_size * KPT) of the tile, KPT
   // rounds of sg_size consecutive keys, so (w, round, lane) order is input order: the ballots rank in that
@@ -342,7 +367,7 @@ function tileLanesWgsl(stable: boolean): string {
   let w = subgroup_index();
   let slot = w * sg_size + lane;
   let max_digit = params.digit_mask;
-  ${stable ? 'let all_lanes = ballot(true);\n  let below = lanes_below(lane);' : ''}`;
+  ${ballots ? 'let all_lanes = ballot(true);\n  let below = lanes_below(lane);' : ''}`;
 }
 
 /**
@@ -402,6 +427,45 @@ export function rankTileWgsl(
   const kpt = config.keysPerThread;
   const tile = tileSize(config);
   const dpt = digitsPerThread(config);
+  // Without subgroups: sort the tile's (digit, tile index) pairs in workgroup memory by two digit bits a
+  // pass, each thread moving ${kpt} consecutive pairs (a split keeps their order, so the sort is stable), then
+  // each key reads where its index ended up. Few barriers, in loops: Mesa's software drivers compile every
+  // barrier site slowly.
+  const splitRanks = /* wgsl */ `
+${unrolled(
+  kpt,
+  (k) => `
+    let d = ${digitOf(`keys[${k}]`, k)};
+    let at = block - tile_start + ${k} * sg_size + lane;
+    staged[at] = (d << 16u) | at;
+    atomicAdd(&hist[d], 1u);`,
+)}
+  workgroupBarrier();
+  var entry: array<u32, ${kpt}>;
+  for (var j = 0u; j < ${kpt}u; j++) { entry[j] = staged[lid * ${kpt}u + j]; }
+  for (var b = 0u; b < ${RADIX_BITS}u; b += 2u) {
+    if ((max_digit >> b) == 0u) { break; }
+    var c = vec4<u32>(0u);
+    for (var j = 0u; j < ${kpt}u; j++) { c[(entry[j] >> (16u + b)) & 3u] += 1u; }
+    let s = wg_scan(vec2<u32>(c.x | (c.y << 16u), c.z | (c.w << 16u)), lid);
+    let total = vec4<u32>(s.z & 0xffffu, s.z >> 16u, s.w & 0xffffu, s.w >> 16u);
+    var next = vec4<u32>(s.x & 0xffffu, s.x >> 16u, s.y & 0xffffu, s.y >> 16u) +
+      vec4<u32>(0u, total.x, total.x + total.y, total.x + total.y + total.z);
+    for (var j = 0u; j < ${kpt}u; j++) {
+      let bucket = (entry[j] >> (16u + b)) & 3u;
+      staged[next[bucket]] = entry[j];
+      next[bucket] += 1u;
+    }
+    workgroupBarrier();
+    for (var j = 0u; j < ${kpt}u; j++) { entry[j] = staged[lid * ${kpt}u + j]; }
+  }
+  workgroupBarrier();
+  for (var j = 0u; j < ${kpt}u; j++) { staged[entry[j] & 0xffffu] = lid * ${kpt}u + j; }
+  workgroupBarrier();
+${unrolled(kpt, (k) => `   pos[${k}] = staged[block - tile_start + ${k} * sg_size + lane];`)}
+  ${stridedLoop('d', 'slot', RADIX, config.threads, 'local_start[d] = atomicLoad(&hist[d]);')}
+  workgroupBarrier();
+  let num_sg = atomicLoad(&subgroup_ticket);`;
   const ballotRanks = /* wgsl */ `
 ${unrolled(
   kpt,
@@ -453,7 +517,7 @@ ${unrolled(kpt, (k) => `   pos[${k}] = atomicAdd(&hist[digit_of(keys[${k}])], se
   workgroupBarrier();
   let num_sg = atomicLoad(&subgroup_ticket);`;
   return /* wgsl */ `
-  ${preloaded ? '' : tileLanesWgsl(stable)}
+  ${preloaded ? '' : tileLanesWgsl(stable && config.subgroups)}
   let block = tile_start + w * sg_size * ${kpt}u;
   ${preloaded ? '' : `var keys: array<u32, ${kpt}>;\n  var pos: array<u32, ${kpt}>;${pairs ? `\n  var vals: array<u32, ${kpt}>;` : ''}`}
   ${
@@ -469,7 +533,7 @@ ${loadTileWgsl(config, order, 'vals', 'values_in', 'block')}`
     : ''
 }`
   }
-${stable ? ballotRanks : atomicRanks}
+${stable ? (config.subgroups ? ballotRanks : splitRanks) : atomicRanks}
   let valid_in_tile = min(${tile}u, n - tile_start);
   // This slot's digits: counts with the padding keys (for tile-local starts) and without (to publish); the
   // unstable ranking never counts padding keys, so its two are the same.
@@ -503,13 +567,16 @@ ${stable ? ballotRanks : atomicRanks}
   workgroupBarrier();
 ${
   stable
-    ? unrolled(
-        kpt,
-        (k) => `
+    ? // The split ranking leaves final positions.
+      !config.subgroups
+      ? ''
+      : unrolled(
+          kpt,
+          (k) => `
     let d = ${digitOf(`keys[${k}]`, k)};
     let sub = (atomicLoad(&hist[w * 128u + (d & 127u)]) >> ((d >> 7u) * 16u)) & 0xffffu;
     pos[${k}] += local_start[d] + sub;`,
-      )
+        )
     : unrolled(
         kpt,
         (k) => `
@@ -697,7 +764,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
   let stride = nwg.x * nwg.y;
   let first_tile = weft_workgroup_index(wid, nwg);
   if (first_tile >= active_tiles) { return; }
-  ${tileLanesWgsl(stable)}
+  ${tileLanesWgsl(stable && config.subgroups)}
   var keys: array<u32, ${kpt}>;
   var pos: array<u32, ${kpt}>;
   ${pairs ? `var vals: array<u32, ${kpt}>;` : ''}
@@ -728,7 +795,7 @@ ${loadTileWgsl(config, order, 'vals', 'values_in', nextBlock)}
     })}
     // The next tile counts into cleared histograms (every read of them came before the scatter's barrier)
     // and stages only once this tile's scatter has read \`staged\` and \`scatter_base\`.
-    ${stridedLoop('i', 'lid', histWords(config.maxSubgroups), config.threads, 'atomicStore(&hist[i], 0u);')}
+    ${stridedLoop('i', 'lid', tileHistWords(config), config.threads, 'atomicStore(&hist[i], 0u);')}
     workgroupBarrier();
   }
 }

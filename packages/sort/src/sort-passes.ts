@@ -15,6 +15,7 @@ import {
   type RadixTileConfig,
   rowScanWgsl,
   THREADS,
+  tileKernelCode,
   unorderedFirstPass,
   upsweepWgsl,
 } from './radix-wgsl.ts';
@@ -23,7 +24,7 @@ import {
 export interface SortTuning {
   /**
    * Keys per thread of a tile (tile = workgroup size x this; default the largest of 16, 12, 8 that fits
-   * in workgroup memory).
+   * in workgroup memory, or without subgroups of 8, 4).
    */
   keysPerThread?: number;
   /**
@@ -150,8 +151,8 @@ export function countingKernels(rec: Recorder, config: RadixTileConfig, order: K
       label: 'radix row scan',
       bindings: { row_prefix: write, digit_total: write, count: read },
       params: RADIX_PARAMS,
-      code: rowScanWgsl(config),
-      subgroups: true,
+      code: tileKernelCode(config, rowScanWgsl(config)),
+      subgroups: config.subgroups,
     }),
   ]);
 }
@@ -201,8 +202,11 @@ export async function prepareReduceThenScan(ctx: PassContext): Promise<RecordPas
         count: read,
       },
       params: RADIX_PARAMS,
-      code: downsweepWgsl(config, ctx.pairs, ctx.order, { stable, tilesPerWorkgroup: perWorkgroup }),
-      subgroups: true,
+      code: tileKernelCode(
+        config,
+        downsweepWgsl(config, ctx.pairs, ctx.order, { stable, tilesPerWorkgroup: perWorkgroup }),
+      ),
+      subgroups: config.subgroups,
     });
   const firstUnordered = unstableFirstPass(ctx);
   const [[upsweep, rowScan], downsweep, firstDownsweep] = await Promise.all([
@@ -290,8 +294,8 @@ export async function prepareOneSweep(ctx: PassContext, keys: DeviceArray): Prom
         count: read,
       },
       params: ONESWEEP_PARAMS,
-      code: onesweepWgsl(config, ctx.pairs, ctx.order, stable),
-      subgroups: true,
+      code: tileKernelCode(config, onesweepWgsl(config, ctx.pairs, ctx.order, stable)),
+      subgroups: config.subgroups,
     });
   const firstUnstable = unstableFirstPass(ctx);
   const [hist, pass, firstPass] = await Promise.all([
