@@ -97,7 +97,7 @@ export class PageRankProblem implements Problem<Float32Array> {
   readonly #share: DeviceArray<'f32'> | undefined;
   /** Weighted undirected pull: per arc v -> u, the id of its paired arc u -> v (whose share flows into v). */
   readonly #reverse: DeviceArray<'u32'> | undefined;
-  /** [0]: one plus the id of an arc found without a reverse (0: every arc has one). */
+  /** Word 0: one plus the id of an arc found without a reverse, or 0 when every arc has one. */
   readonly #unpaired: DeviceArray<'u32'> | undefined;
   readonly alpha: number;
   readonly tolerance: number;
