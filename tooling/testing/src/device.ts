@@ -1,5 +1,5 @@
 import { requestDevice, type WeftDevice } from '@weft/gpu';
-import { afterAll } from 'vitest';
+import { afterAll, type TestContext } from 'vitest';
 
 let shared: Promise<WeftDevice> | undefined;
 
@@ -74,13 +74,31 @@ export function subgroupTestDevice(): Promise<WeftDevice> {
 }
 
 /**
+ * Whether the test adapter offers the `subgroups` feature (Dawn on lavapipe does; wgpu in Deno, Firefox and
+ * Safari do not), read from the test device's adapter.
+ */
+async function adapterOffersSubgroups(): Promise<boolean> {
+  const device = await testDevice();
+  return device.adapter.adapterFeatures?.includes('subgroups') ?? device.hasSubgroups;
+}
+
+/**
  * Runs `fn` with the test device (with `subgroups`: {@link subgroupTestDevice}) inside validation and
- * out-of-memory error scopes, so a WebGPU error that nobody awaited still fails the test.
+ * out-of-memory error scopes, so a WebGPU error that nobody awaited still fails the test. With `subgroups`
+ * and the test's `context`, an adapter without the feature skips the test with a printed line (the only
+ * way a test skips for want of a feature); without `context` it fails the test.
  */
 export async function gpuTest<T>(
   fn: (device: WeftDevice) => Promise<T>,
-  { subgroups = false }: { subgroups?: boolean } = {},
-): Promise<T> {
+  { subgroups = false, context }: { subgroups?: boolean; context?: TestContext } = {},
+): Promise<T | undefined> {
+  if (subgroups && context && !(await adapterOffersSubgroups())) {
+    const d = (await testDevice()).adapter;
+    const note = `the WebGPU adapter (${d.description || d.device || d.vendor}, ${d.source}) does not offer 'subgroups'`;
+    console.warn(`skipped '${context.task.name}': ${note}`);
+    context.skip(note);
+    return undefined;
+  }
   const device = await (subgroups ? subgroupTestDevice() : testDevice());
   return device.scoped('test', () => fn(device));
 }
