@@ -11,6 +11,7 @@ import {
 } from '@weft/algorithms';
 import { ConvergenceError, InputError, NoAdapterError } from '@weft/gpu';
 import { hostCsrFromEdgeList } from '@weft/graph';
+import { skipWithoutSubgroups } from '@weft/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { userErrorLine, vertexIdOption } from './args.ts';
 import { main } from './cli.ts';
@@ -260,7 +261,8 @@ describe('weft run, convert, info', () => {
     });
   }, 120_000);
 
-  it('runs louvain and writes communities with their modularity', async () => {
+  it('runs louvain and writes communities with their modularity', async (context) => {
+    await skipWithoutSubgroups(context, 'needs @weft/sort');
     const run = await weft(['run', 'louvain', join(dir, 'g.mtx'), '--out', join(dir, 'l.json')]);
     expect(run.code, run.stderr).toBe(0);
     const json = (await readJson(join(dir, 'l.json'))) as {
@@ -273,7 +275,8 @@ describe('weft run, convert, info', () => {
     expect(json.modularity).toBeGreaterThan(0);
   }, 120_000);
 
-  it('runs leiden and writes connected communities with their modularity', async () => {
+  it('runs leiden and writes connected communities with their modularity', async (context) => {
+    await skipWithoutSubgroups(context, 'needs @weft/sort');
     const run = await weft(['run', 'leiden', join(dir, 'g.mtx'), '--out', join(dir, 'leiden.json')]);
     expect(run.code, run.stderr).toBe(0);
     const json = (await readJson(join(dir, 'leiden.json'))) as {
@@ -286,7 +289,8 @@ describe('weft run, convert, info', () => {
     expect(json.modularity).toBeGreaterThan(0);
   }, 120_000);
 
-  it('runs lpa and writes converged labels with their count', async () => {
+  it('runs lpa and writes converged labels with their count', async (context) => {
+    await skipWithoutSubgroups(context, 'needs @weft/sort');
     const run = await weft(['run', 'lpa', join(dir, 'g.mtx'), '--out', join(dir, 'lpa.json')]);
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toMatch(/lpa needs an undirected graph.*iterations?, \d+ communit/);
@@ -305,7 +309,8 @@ describe('weft run, convert, info', () => {
     }
   }, 120_000);
 
-  it('runs jaccard on pairs from a file and on 2-hop neighbours of given vertices', async () => {
+  it('runs jaccard on pairs from a file and on 2-hop neighbours of given vertices', async (context) => {
+    await skipWithoutSubgroups(context, 'needs @weft/sort');
     const csr = hostCsrFromEdgeList({
       vertexCount: N,
       src: Uint32Array.from(ARCS, (a) => a[0]),

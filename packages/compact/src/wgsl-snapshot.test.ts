@@ -43,5 +43,5 @@ it('generates the committed WGSL for compaction', async () => {
       `compactArray fused=${fused}`,
     );
   }
-  await expect(shaders.text()).toMatchFileSnapshot(wgslSnapshotFile('compact'));
+  await expect(shaders.text()).toMatchFileSnapshot(wgslSnapshotFile('compact', device));
 });

@@ -547,7 +547,7 @@ describe('pairTableSize', () => {
 });
 
 describe('DynamicGraph probing', () => {
-  it('mixes thread and subgroup probing on one graph, batch by batch', async () => {
+  it('mixes thread and subgroup probing on one graph, batch by batch', async (context) => {
     await gpuTest(
       async (device) => {
         const rand = mulberry32(31);
@@ -589,7 +589,7 @@ describe('DynamicGraph probing', () => {
           DynamicGraph.create(device, { vertexCount: 2, directed: true, probing: 'warp' as Probing }),
         ).rejects.toThrow(/probing/);
       },
-      { subgroups: true },
+      { subgroups: true, context },
     );
   });
 });

@@ -23,7 +23,9 @@ describe('device', () => {
   it('requests the adapter maxima and reports the adapter', async () => {
     const device = await testDevice();
     const r = device.adapter;
-    expect(r.source).toBe('node-webgpu');
+    // Deno (wgpu) and browsers have navigator.gpu; Node takes Dawn from the webgpu package.
+    const engine = (globalThis as { navigator?: { gpu?: unknown } }).navigator?.gpu;
+    expect(r.source).toBe(engine ? 'navigator.gpu' : 'node-webgpu');
     expect(r.limits['maxStorageBufferBindingSize']).toBeGreaterThanOrEqual(128 * 2 ** 20);
     expect(r.limits['maxStorageBuffersPerShaderStage']).toBeGreaterThanOrEqual(8);
     expect(r.vendor.length + r.architecture.length).toBeGreaterThan(0);
@@ -111,6 +113,29 @@ describe('device', () => {
     });
     rec.dispatch(k, { bindings: { x: a, y: a }, workgroups: 1 });
     await expect(rec.submit()).rejects.toThrow(GpuValidationError);
+  });
+
+  it('rejects an array bound read-only beside a writable binding of itself, and allows two read-only ones', async () => {
+    const device = await testDevice();
+    const a = device.upload(new Uint32Array([5, 6]));
+    const out = device.array('u32', 1);
+    const k = await device.kernel({
+      label: 'alias read',
+      bindings: {
+        x: { type: 'array<u32>', access: 'read' },
+        y: { type: 'array<u32>', access: 'read' },
+        z: { type: 'array<u32>', access: 'read_write' },
+      },
+      code: '@compute @workgroup_size(1) fn main() { z[0] = x[0] + y[1]; }',
+    });
+    // Dawn and wgpu must agree: the spec forbids it, Dawn checks it, wgpu does not.
+    const bad = device.recorder({ label: 'read beside write' });
+    bad.dispatch(k, { bindings: { x: a, y: out, z: out }, workgroups: 1 });
+    await expect(bad.submit()).rejects.toThrow(/bound to both 'y' and 'z'/);
+    const ok = device.recorder({ label: 'two reads' });
+    ok.dispatch(k, { bindings: { x: a, y: a, z: out }, workgroups: 1 });
+    await ok.submit();
+    expect(await out.download()).toEqual(new Uint32Array([11]));
   });
 
   it('rejects numbers interpolated into functors and conflicting captures', async () => {

@@ -90,7 +90,12 @@ describe('PCI addresses', () => {
 });
 
 describe('validation: false', () => {
-  it("adds Dawn's skip_validation to the options it was given and still runs kernels", async () => {
+  it("adds Dawn's skip_validation to the options it was given (Node), and is refused on navigator.gpu", async () => {
+    // Deno (wgpu) and browsers have navigator.gpu, which always validates: there the option is refused.
+    if ((globalThis as { navigator?: { gpu?: unknown } }).navigator?.gpu) {
+      await expect(requestDevice({ validation: false })).rejects.toThrow(InputError);
+      return;
+    }
     const device = await requestDevice({
       validation: false,
       dawnOptions: ['enable-dawn-features=disable_workgroup_init'],

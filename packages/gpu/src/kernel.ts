@@ -30,6 +30,8 @@ export interface KernelDefinition {
 interface BindingSlot {
   readonly name: string;
   readonly binding: number;
+  /** A `read_write` binding: WebGPU lets no other binding of one dispatch alias its buffer. */
+  readonly writable: boolean;
   /** Set for functor captures: the array bound on every dispatch. */
   readonly array?: DeviceArray;
 }
@@ -125,7 +127,7 @@ export function generateKernel(def: KernelDefinition): {
   }
   for (const [name, decl] of Object.entries(def.bindings ?? {})) {
     lines.push(`@group(0) @binding(${binding}) var<storage, ${decl.access}> ${name}: ${decl.type};`);
-    slots.push({ name, binding });
+    slots.push({ name, binding, writable: decl.access === 'read_write' });
     layoutEntries.push({ binding, kind: decl.access });
     binding++;
   }
@@ -134,7 +136,7 @@ export function generateKernel(def: KernelDefinition): {
     const type = cap.access === 'atomic' ? `array<atomic<${elem}>>` : `array<${elem}>`;
     const access = cap.access === 'read' ? 'read' : 'read_write';
     lines.push(`@group(0) @binding(${binding}) var<storage, ${access}> ${cap.name}: ${type};`);
-    slots.push({ name: cap.name, binding, array: cap.array });
+    slots.push({ name: cap.name, binding, writable: access === 'read_write', array: cap.array });
     layoutEntries.push({ binding, kind: access });
     binding++;
   }

@@ -1,7 +1,7 @@
 import type { Count, DeviceArray, GpuCount } from './array.ts';
 import { isGpuCount } from './array.ts';
 import type { WeftDevice } from './device.ts';
-import { DeviceLimitError, DeviceMismatchError, InputError } from './errors.ts';
+import { DeviceLimitError, DeviceMismatchError, GpuValidationError, InputError } from './errors.ts';
 import type { Kernel } from './kernel.ts';
 
 export interface RecorderOptions {
@@ -388,11 +388,22 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
             const k = op.kernel;
             const entries: { binding: number; buffer: GPUBuffer; offset: number; size: number }[] = [];
             if (k.hasParams) entries.push({ binding: 0, buffer: arena!, offset: 0, size: k.paramsSize });
+            const bound = new Map<GPUBuffer, { name: string; writable: boolean }>();
             for (const slot of k.slots) {
               const arr = slot.array ?? op.bindings[slot.name]!;
               if (arr.destroyed)
                 throw new InputError(`array '${arr.label}' was destroyed`, `kernel '${k.label}'`);
               if (arr.device !== this.device) throw new DeviceMismatchError(arr.label, `kernel '${k.label}'`);
+              // The spec forbids writable aliasing within a dispatch; Dawn checks it and wgpu does not, so
+              // Weft checks it itself and both engines give the same error.
+              const other = bound.get(arr.buffer);
+              if (other && (other.writable || slot.writable)) {
+                throw new GpuValidationError(
+                  k.label,
+                  `array '${arr.label}' is bound to both '${other.name}' and '${slot.name}', and one of them is writable`,
+                );
+              }
+              bound.set(arr.buffer, { name: slot.name, writable: slot.writable });
               entries.push({ binding: slot.binding, buffer: arr.buffer, offset: 0, size: arr.bindingSize });
             }
             const group = weft.bindGroup(k.compiled.layout, entries, k.label);

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { SUBGROUP_INDEX_WGSL } from './index.ts';
 
 describe('SUBGROUP_INDEX_WGSL', () => {
-  it('gives each subgroup its own dense index, the same in all its lanes, and counts the subgroups', async () => {
+  it('gives each subgroup its own dense index, the same in all its lanes, and counts the subgroups', async (context) => {
     await gpuTest(
       async (device) => {
         expect(device.hasSubgroups).toBe(true);
@@ -51,7 +51,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
         }
         out.destroy();
       },
-      { subgroups: true },
+      { subgroups: true, context },
     );
   });
 });

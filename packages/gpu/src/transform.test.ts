@@ -49,7 +49,7 @@ describe('transform', () => {
 });
 
 describe('functors with subgroup built-ins', () => {
-  it('compile without the kernel asking, and act on the active lanes under its bounds check', async () => {
+  it('compile without the kernel asking, and act on the active lanes under its bounds check', async (context) => {
     await gpuTest(
       async (device) => {
         expect(device.hasSubgroups).toBe(true);
@@ -84,7 +84,7 @@ describe('functors with subgroup built-ins', () => {
           out.destroy();
         }
       },
-      { subgroups: true },
+      { subgroups: true, context },
     );
   });
 });

@@ -154,8 +154,7 @@ struct LookBack {
 // Run by one whole subgroup: lane j reads tile look - j, so one round trip covers sg_size predecessors.
 // Folds published states into prefix until an INCLUSIVE one; gives up (FALLBACK at look) after
 // SPIN_LIMIT polls that find the nearest unread predecessor NOT_READY.
-@diagnostic(off, subgroup_uniformity)
-fn look_back(look_in: u32, prefix_in: Elem, forced: bool, lane: u32, sg_size: u32) -> LookBack {
+${sg ? '@diagnostic(off, subgroup_uniformity)\n' : ''}fn look_back(look_in: u32, prefix_in: Elem, forced: bool, lane: u32, sg_size: u32) -> LookBack {
   var look = look_in;
   var prefix = prefix_in;
   var spins = 0u;
@@ -186,13 +185,13 @@ fn look_back(look_in: u32, prefix_in: Elem, forced: bool, lane: u32, sg_size: u3
       continue;
     }
     spins += 1u;
-    if (spins > SPIN_LIMIT || forced) { return LookBack(LOOK_FALLBACK, look, prefix); }
+    if (spins > SPIN_LIMIT || forced) { break; }
   }
+  return LookBack(LOOK_FALLBACK, look, prefix);
 }
 
 @compute @workgroup_size(WG)
-@diagnostic(off, subgroup_uniformity)
-${
+${sg ? '@diagnostic(off, subgroup_uniformity)\n' : ''}${
   sg
     ? `fn main(@builtin(local_invocation_index) lid: u32,
         @builtin(subgroup_invocation_id) lane: u32,

@@ -73,5 +73,5 @@ it('generates the committed WGSL for scans and reductions', async () => {
   );
   const thirds = Uint32Array.from({ length: Math.ceil(n / 3) }, (_, i) => 3 * i);
   expectArrayEqual((await kept.download()).subarray(0, thirds.length), thirds);
-  await expect(shaders.text()).toMatchFileSnapshot(wgslSnapshotFile('scan'));
+  await expect(shaders.text()).toMatchFileSnapshot(wgslSnapshotFile('scan', device));
 });

@@ -105,7 +105,7 @@ describe('segmentedReduce', () => {
     });
   });
 
-  it('gives the same answers with the workgroup-memory scan (adapters without subgroups)', async () => {
+  it('gives the same answers with the workgroup-memory scan (adapters without subgroups)', async (context) => {
     await gpuTest(
       async (device) => {
         expect(device.hasSubgroups).toBe(true); // so the default runs above took the subgroup scan
@@ -127,7 +127,7 @@ describe('segmentedReduce', () => {
           });
         }
       },
-      { subgroups: true },
+      { subgroups: true, context },
     );
   });
 

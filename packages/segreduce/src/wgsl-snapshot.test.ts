@@ -62,5 +62,5 @@ it('generates the committed WGSL for segmented reductions', async () => {
   );
   const want = segreduceReference(count, offsets, segments, (i, _s, r) => u[i]! + r, hostMonoids['plus u32']);
   expectArrayEqual(await out.download(), want);
-  await expect(shaders.text()).toMatchFileSnapshot(wgslSnapshotFile('segreduce'));
+  await expect(shaders.text()).toMatchFileSnapshot(wgslSnapshotFile('segreduce', device));
 });

@@ -1,5 +1,5 @@
 import { requestDevice, type WeftDevice } from '@weft/gpu';
-import { afterAll } from 'vitest';
+import { afterAll, type TestContext } from 'vitest';
 
 let shared: Promise<WeftDevice> | undefined;
 
@@ -74,13 +74,38 @@ export function subgroupTestDevice(): Promise<WeftDevice> {
 }
 
 /**
+ * Whether the test adapter offers the `subgroups` feature (Dawn on lavapipe does; wgpu in Deno, Firefox and
+ * Safari do not), read from the test device's adapter.
+ */
+async function adapterOffersSubgroups(): Promise<boolean> {
+  const device = await testDevice();
+  return device.adapter.adapterFeatures?.includes('subgroups') ?? device.hasSubgroups;
+}
+
+/**
+ * For a test that needs the `subgroups` feature (directly, or through `@weft/sort`): skips it with a printed
+ * line where the adapter does not offer the feature (wgpu in Deno), the only way a test skips for want of one.
+ * Where the adapter offers it, the test runs.
+ */
+export async function skipWithoutSubgroups(context: TestContext, why = "needs 'subgroups'"): Promise<void> {
+  if (await adapterOffersSubgroups()) return;
+  const d = (await testDevice()).adapter;
+  const note = `${why}; the WebGPU adapter (${d.description || d.device || d.vendor}, ${d.source}) does not offer 'subgroups'`;
+  console.warn(`skipped '${context.task.name}': ${note}`);
+  context.skip(note);
+}
+
+/**
  * Runs `fn` with the test device (with `subgroups`: {@link subgroupTestDevice}) inside validation and
- * out-of-memory error scopes, so a WebGPU error that nobody awaited still fails the test.
+ * out-of-memory error scopes, so a WebGPU error that nobody awaited still fails the test. With `subgroups`
+ * and the test's `context`, an adapter without the feature skips the test ({@link skipWithoutSubgroups});
+ * without `context` it fails the test.
  */
 export async function gpuTest<T>(
   fn: (device: WeftDevice) => Promise<T>,
-  { subgroups = false }: { subgroups?: boolean } = {},
+  { subgroups = false, context }: { subgroups?: boolean; context?: TestContext } = {},
 ): Promise<T> {
+  if (subgroups && context) await skipWithoutSubgroups(context);
   const device = await (subgroups ? subgroupTestDevice() : testDevice());
   return device.scoped('test', () => fn(device));
 }

@@ -1,4 +1,4 @@
 export { expectArrayEqual, expectClose, ulpTolerance } from './compare.ts';
-export { gpuTest, subgroupTestDevice, testDevice, testSubgroups } from './device.ts';
+export { gpuTest, skipWithoutSubgroups, subgroupTestDevice, testDevice, testSubgroups } from './device.ts';
 export { adversarialSizes, mulberry32, randomF32, randomI32, randomU32, skewedLengths } from './random.ts';
 export { recordShaders, wgslSnapshotFile } from './wgsl-snapshot.ts';

@@ -3,10 +3,12 @@ import { testSubgroups } from './device.ts';
 
 /**
  * The snapshot file (relative to a test in `src/`) of `name`'s WGSL on the test device: the paths without
- * subgroups (`WEFT_TEST_SUBGROUPS=0`) generate other kernels, kept in their own `NAME.no-subgroups.wgsl`.
+ * subgroups (`WEFT_TEST_SUBGROUPS=0`, or a `device` without the feature, as on wgpu) generate other kernels,
+ * kept in their own `NAME.no-subgroups.wgsl`.
  */
-export function wgslSnapshotFile(name: string): string {
-  return `./__snapshots__/${name}${testSubgroups() ? '' : '.no-subgroups'}.wgsl`;
+export function wgslSnapshotFile(name: string, device?: WeftDevice): string {
+  const subgroups = device ? device.hasSubgroups : testSubgroups();
+  return `./__snapshots__/${name}${subgroups ? '' : '.no-subgroups'}.wgsl`;
 }
 
 /**

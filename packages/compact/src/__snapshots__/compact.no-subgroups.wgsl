@@ -456,7 +456,6 @@ struct LookBack {
 // Run by one whole subgroup: lane j reads tile look - j, so one round trip covers sg_size predecessors.
 // Folds published states into prefix until an INCLUSIVE one; gives up (FALLBACK at look) after
 // SPIN_LIMIT polls that find the nearest unread predecessor NOT_READY.
-@diagnostic(off, subgroup_uniformity)
 fn look_back(look_in: u32, prefix_in: Elem, forced: bool, lane: u32, sg_size: u32) -> LookBack {
   var look = look_in;
   var prefix = prefix_in;
@@ -488,12 +487,12 @@ fn look_back(look_in: u32, prefix_in: Elem, forced: bool, lane: u32, sg_size: u3
       continue;
     }
     spins += 1u;
-    if (spins > SPIN_LIMIT || forced) { return LookBack(LOOK_FALLBACK, look, prefix); }
+    if (spins > SPIN_LIMIT || forced) { break; }
   }
+  return LookBack(LOOK_FALLBACK, look, prefix);
 }
 
 @compute @workgroup_size(WG)
-@diagnostic(off, subgroup_uniformity)
 fn main(@builtin(local_invocation_index) lid: u32) {
   let lane = lid;
   let sg_size = WG;
@@ -829,7 +828,6 @@ struct LookBack {
 // Run by one whole subgroup: lane j reads tile look - j, so one round trip covers sg_size predecessors.
 // Folds published states into prefix until an INCLUSIVE one; gives up (FALLBACK at look) after
 // SPIN_LIMIT polls that find the nearest unread predecessor NOT_READY.
-@diagnostic(off, subgroup_uniformity)
 fn look_back(look_in: u32, prefix_in: Elem, forced: bool, lane: u32, sg_size: u32) -> LookBack {
   var look = look_in;
   var prefix = prefix_in;
@@ -861,12 +859,12 @@ fn look_back(look_in: u32, prefix_in: Elem, forced: bool, lane: u32, sg_size: u3
       continue;
     }
     spins += 1u;
-    if (spins > SPIN_LIMIT || forced) { return LookBack(LOOK_FALLBACK, look, prefix); }
+    if (spins > SPIN_LIMIT || forced) { break; }
   }
+  return LookBack(LOOK_FALLBACK, look, prefix);
 }
 
 @compute @workgroup_size(WG)
-@diagnostic(off, subgroup_uniformity)
 fn main(@builtin(local_invocation_index) lid: u32) {
   let lane = lid;
   let sg_size = WG;
@@ -1110,7 +1108,6 @@ struct LookBack {
 // Run by one whole subgroup: lane j reads tile look - j, so one round trip covers sg_size predecessors.
 // Folds published states into prefix until an INCLUSIVE one; gives up (FALLBACK at look) after
 // SPIN_LIMIT polls that find the nearest unread predecessor NOT_READY.
-@diagnostic(off, subgroup_uniformity)
 fn look_back(look_in: u32, prefix_in: Elem, forced: bool, lane: u32, sg_size: u32) -> LookBack {
   var look = look_in;
   var prefix = prefix_in;
@@ -1142,12 +1139,12 @@ fn look_back(look_in: u32, prefix_in: Elem, forced: bool, lane: u32, sg_size: u3
       continue;
     }
     spins += 1u;
-    if (spins > SPIN_LIMIT || forced) { return LookBack(LOOK_FALLBACK, look, prefix); }
+    if (spins > SPIN_LIMIT || forced) { break; }
   }
+  return LookBack(LOOK_FALLBACK, look, prefix);
 }
 
 @compute @workgroup_size(WG)
-@diagnostic(off, subgroup_uniformity)
 fn main(@builtin(local_invocation_index) lid: u32) {
   let lane = lid;
   let sg_size = WG;

@@ -467,8 +467,9 @@ fn look_back(look_in: u32, prefix_in: Elem, forced: bool, lane: u32, sg_size: u3
       continue;
     }
     spins += 1u;
-    if (spins > SPIN_LIMIT || forced) { return LookBack(LOOK_FALLBACK, look, prefix); }
+    if (spins > SPIN_LIMIT || forced) { break; }
   }
+  return LookBack(LOOK_FALLBACK, look, prefix);
 }
 
 @compute @workgroup_size(WG)
@@ -831,8 +832,9 @@ fn look_back(look_in: u32, prefix_in: Elem, forced: bool, lane: u32, sg_size: u3
       continue;
     }
     spins += 1u;
-    if (spins > SPIN_LIMIT || forced) { return LookBack(LOOK_FALLBACK, look, prefix); }
+    if (spins > SPIN_LIMIT || forced) { break; }
   }
+  return LookBack(LOOK_FALLBACK, look, prefix);
 }
 
 @compute @workgroup_size(WG)
@@ -1103,8 +1105,9 @@ fn look_back(look_in: u32, prefix_in: Elem, forced: bool, lane: u32, sg_size: u3
       continue;
     }
     spins += 1u;
-    if (spins > SPIN_LIMIT || forced) { return LookBack(LOOK_FALLBACK, look, prefix); }
+    if (spins > SPIN_LIMIT || forced) { break; }
   }
+  return LookBack(LOOK_FALLBACK, look, prefix);
 }
 
 @compute @workgroup_size(WG)

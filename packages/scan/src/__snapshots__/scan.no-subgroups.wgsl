@@ -154,7 +154,6 @@ struct LookBack {
 // Run by one whole subgroup: lane j reads tile look - j, so one round trip covers sg_size predecessors.
 // Folds published states into prefix until an INCLUSIVE one; gives up (FALLBACK at look) after
 // SPIN_LIMIT polls that find the nearest unread predecessor NOT_READY.
-@diagnostic(off, subgroup_uniformity)
 fn look_back(look_in: u32, prefix_in: Elem, forced: bool, lane: u32, sg_size: u32) -> LookBack {
   var look = look_in;
   var prefix = prefix_in;
@@ -186,12 +185,12 @@ fn look_back(look_in: u32, prefix_in: Elem, forced: bool, lane: u32, sg_size: u3
       continue;
     }
     spins += 1u;
-    if (spins > SPIN_LIMIT || forced) { return LookBack(LOOK_FALLBACK, look, prefix); }
+    if (spins > SPIN_LIMIT || forced) { break; }
   }
+  return LookBack(LOOK_FALLBACK, look, prefix);
 }
 
 @compute @workgroup_size(WG)
-@diagnostic(off, subgroup_uniformity)
 fn main(@builtin(local_invocation_index) lid: u32) {
   let lane = lid;
   let sg_size = WG;
@@ -429,7 +428,6 @@ struct LookBack {
 // Run by one whole subgroup: lane j reads tile look - j, so one round trip covers sg_size predecessors.
 // Folds published states into prefix until an INCLUSIVE one; gives up (FALLBACK at look) after
 // SPIN_LIMIT polls that find the nearest unread predecessor NOT_READY.
-@diagnostic(off, subgroup_uniformity)
 fn look_back(look_in: u32, prefix_in: Elem, forced: bool, lane: u32, sg_size: u32) -> LookBack {
   var look = look_in;
   var prefix = prefix_in;
@@ -461,12 +459,12 @@ fn look_back(look_in: u32, prefix_in: Elem, forced: bool, lane: u32, sg_size: u3
       continue;
     }
     spins += 1u;
-    if (spins > SPIN_LIMIT || forced) { return LookBack(LOOK_FALLBACK, look, prefix); }
+    if (spins > SPIN_LIMIT || forced) { break; }
   }
+  return LookBack(LOOK_FALLBACK, look, prefix);
 }
 
 @compute @workgroup_size(WG)
-@diagnostic(off, subgroup_uniformity)
 fn main(@builtin(local_invocation_index) lid: u32) {
   let lane = lid;
   let sg_size = WG;
@@ -704,7 +702,6 @@ struct LookBack {
 // Run by one whole subgroup: lane j reads tile look - j, so one round trip covers sg_size predecessors.
 // Folds published states into prefix until an INCLUSIVE one; gives up (FALLBACK at look) after
 // SPIN_LIMIT polls that find the nearest unread predecessor NOT_READY.
-@diagnostic(off, subgroup_uniformity)
 fn look_back(look_in: u32, prefix_in: Elem, forced: bool, lane: u32, sg_size: u32) -> LookBack {
   var look = look_in;
   var prefix = prefix_in;
@@ -736,12 +733,12 @@ fn look_back(look_in: u32, prefix_in: Elem, forced: bool, lane: u32, sg_size: u3
       continue;
     }
     spins += 1u;
-    if (spins > SPIN_LIMIT || forced) { return LookBack(LOOK_FALLBACK, look, prefix); }
+    if (spins > SPIN_LIMIT || forced) { break; }
   }
+  return LookBack(LOOK_FALLBACK, look, prefix);
 }
 
 @compute @workgroup_size(WG)
-@diagnostic(off, subgroup_uniformity)
 fn main(@builtin(local_invocation_index) lid: u32) {
   let lane = lid;
   let sg_size = WG;
@@ -979,7 +976,6 @@ struct LookBack {
 // Run by one whole subgroup: lane j reads tile look - j, so one round trip covers sg_size predecessors.
 // Folds published states into prefix until an INCLUSIVE one; gives up (FALLBACK at look) after
 // SPIN_LIMIT polls that find the nearest unread predecessor NOT_READY.
-@diagnostic(off, subgroup_uniformity)
 fn look_back(look_in: u32, prefix_in: Elem, forced: bool, lane: u32, sg_size: u32) -> LookBack {
   var look = look_in;
   var prefix = prefix_in;
@@ -1011,12 +1007,12 @@ fn look_back(look_in: u32, prefix_in: Elem, forced: bool, lane: u32, sg_size: u3
       continue;
     }
     spins += 1u;
-    if (spins > SPIN_LIMIT || forced) { return LookBack(LOOK_FALLBACK, look, prefix); }
+    if (spins > SPIN_LIMIT || forced) { break; }
   }
+  return LookBack(LOOK_FALLBACK, look, prefix);
 }
 
 @compute @workgroup_size(WG)
-@diagnostic(off, subgroup_uniformity)
 fn main(@builtin(local_invocation_index) lid: u32) {
   let lane = lid;
   let sg_size = WG;
@@ -1254,7 +1250,6 @@ struct LookBack {
 // Run by one whole subgroup: lane j reads tile look - j, so one round trip covers sg_size predecessors.
 // Folds published states into prefix until an INCLUSIVE one; gives up (FALLBACK at look) after
 // SPIN_LIMIT polls that find the nearest unread predecessor NOT_READY.
-@diagnostic(off, subgroup_uniformity)
 fn look_back(look_in: u32, prefix_in: Elem, forced: bool, lane: u32, sg_size: u32) -> LookBack {
   var look = look_in;
   var prefix = prefix_in;
@@ -1286,12 +1281,12 @@ fn look_back(look_in: u32, prefix_in: Elem, forced: bool, lane: u32, sg_size: u3
       continue;
     }
     spins += 1u;
-    if (spins > SPIN_LIMIT || forced) { return LookBack(LOOK_FALLBACK, look, prefix); }
+    if (spins > SPIN_LIMIT || forced) { break; }
   }
+  return LookBack(LOOK_FALLBACK, look, prefix);
 }
 
 @compute @workgroup_size(WG)
-@diagnostic(off, subgroup_uniformity)
 fn main(@builtin(local_invocation_index) lid: u32) {
   let lane = lid;
   let sg_size = WG;
@@ -1529,7 +1524,6 @@ struct LookBack {
 // Run by one whole subgroup: lane j reads tile look - j, so one round trip covers sg_size predecessors.
 // Folds published states into prefix until an INCLUSIVE one; gives up (FALLBACK at look) after
 // SPIN_LIMIT polls that find the nearest unread predecessor NOT_READY.
-@diagnostic(off, subgroup_uniformity)
 fn look_back(look_in: u32, prefix_in: Elem, forced: bool, lane: u32, sg_size: u32) -> LookBack {
   var look = look_in;
   var prefix = prefix_in;
@@ -1561,12 +1555,12 @@ fn look_back(look_in: u32, prefix_in: Elem, forced: bool, lane: u32, sg_size: u3
       continue;
     }
     spins += 1u;
-    if (spins > SPIN_LIMIT || forced) { return LookBack(LOOK_FALLBACK, look, prefix); }
+    if (spins > SPIN_LIMIT || forced) { break; }
   }
+  return LookBack(LOOK_FALLBACK, look, prefix);
 }
 
 @compute @workgroup_size(WG)
-@diagnostic(off, subgroup_uniformity)
 fn main(@builtin(local_invocation_index) lid: u32) {
   let lane = lid;
   let sg_size = WG;
@@ -1804,7 +1798,6 @@ struct LookBack {
 // Run by one whole subgroup: lane j reads tile look - j, so one round trip covers sg_size predecessors.
 // Folds published states into prefix until an INCLUSIVE one; gives up (FALLBACK at look) after
 // SPIN_LIMIT polls that find the nearest unread predecessor NOT_READY.
-@diagnostic(off, subgroup_uniformity)
 fn look_back(look_in: u32, prefix_in: Elem, forced: bool, lane: u32, sg_size: u32) -> LookBack {
   var look = look_in;
   var prefix = prefix_in;
@@ -1836,12 +1829,12 @@ fn look_back(look_in: u32, prefix_in: Elem, forced: bool, lane: u32, sg_size: u3
       continue;
     }
     spins += 1u;
-    if (spins > SPIN_LIMIT || forced) { return LookBack(LOOK_FALLBACK, look, prefix); }
+    if (spins > SPIN_LIMIT || forced) { break; }
   }
+  return LookBack(LOOK_FALLBACK, look, prefix);
 }
 
 @compute @workgroup_size(WG)
-@diagnostic(off, subgroup_uniformity)
 fn main(@builtin(local_invocation_index) lid: u32) {
   let lane = lid;
   let sg_size = WG;
@@ -2079,7 +2072,6 @@ struct LookBack {
 // Run by one whole subgroup: lane j reads tile look - j, so one round trip covers sg_size predecessors.
 // Folds published states into prefix until an INCLUSIVE one; gives up (FALLBACK at look) after
 // SPIN_LIMIT polls that find the nearest unread predecessor NOT_READY.
-@diagnostic(off, subgroup_uniformity)
 fn look_back(look_in: u32, prefix_in: Elem, forced: bool, lane: u32, sg_size: u32) -> LookBack {
   var look = look_in;
   var prefix = prefix_in;
@@ -2111,12 +2103,12 @@ fn look_back(look_in: u32, prefix_in: Elem, forced: bool, lane: u32, sg_size: u3
       continue;
     }
     spins += 1u;
-    if (spins > SPIN_LIMIT || forced) { return LookBack(LOOK_FALLBACK, look, prefix); }
+    if (spins > SPIN_LIMIT || forced) { break; }
   }
+  return LookBack(LOOK_FALLBACK, look, prefix);
 }
 
 @compute @workgroup_size(WG)
-@diagnostic(off, subgroup_uniformity)
 fn main(@builtin(local_invocation_index) lid: u32) {
   let lane = lid;
   let sg_size = WG;
@@ -2354,7 +2346,6 @@ struct LookBack {
 // Run by one whole subgroup: lane j reads tile look - j, so one round trip covers sg_size predecessors.
 // Folds published states into prefix until an INCLUSIVE one; gives up (FALLBACK at look) after
 // SPIN_LIMIT polls that find the nearest unread predecessor NOT_READY.
-@diagnostic(off, subgroup_uniformity)
 fn look_back(look_in: u32, prefix_in: Elem, forced: bool, lane: u32, sg_size: u32) -> LookBack {
   var look = look_in;
   var prefix = prefix_in;
@@ -2386,12 +2377,12 @@ fn look_back(look_in: u32, prefix_in: Elem, forced: bool, lane: u32, sg_size: u3
       continue;
     }
     spins += 1u;
-    if (spins > SPIN_LIMIT || forced) { return LookBack(LOOK_FALLBACK, look, prefix); }
+    if (spins > SPIN_LIMIT || forced) { break; }
   }
+  return LookBack(LOOK_FALLBACK, look, prefix);
 }
 
 @compute @workgroup_size(WG)
-@diagnostic(off, subgroup_uniformity)
 fn main(@builtin(local_invocation_index) lid: u32) {
   let lane = lid;
   let sg_size = WG;
@@ -2629,7 +2620,6 @@ struct LookBack {
 // Run by one whole subgroup: lane j reads tile look - j, so one round trip covers sg_size predecessors.
 // Folds published states into prefix until an INCLUSIVE one; gives up (FALLBACK at look) after
 // SPIN_LIMIT polls that find the nearest unread predecessor NOT_READY.
-@diagnostic(off, subgroup_uniformity)
 fn look_back(look_in: u32, prefix_in: Elem, forced: bool, lane: u32, sg_size: u32) -> LookBack {
   var look = look_in;
   var prefix = prefix_in;
@@ -2661,12 +2651,12 @@ fn look_back(look_in: u32, prefix_in: Elem, forced: bool, lane: u32, sg_size: u3
       continue;
     }
     spins += 1u;
-    if (spins > SPIN_LIMIT || forced) { return LookBack(LOOK_FALLBACK, look, prefix); }
+    if (spins > SPIN_LIMIT || forced) { break; }
   }
+  return LookBack(LOOK_FALLBACK, look, prefix);
 }
 
 @compute @workgroup_size(WG)
-@diagnostic(off, subgroup_uniformity)
 fn main(@builtin(local_invocation_index) lid: u32) {
   let lane = lid;
   let sg_size = WG;
@@ -2904,7 +2894,6 @@ struct LookBack {
 // Run by one whole subgroup: lane j reads tile look - j, so one round trip covers sg_size predecessors.
 // Folds published states into prefix until an INCLUSIVE one; gives up (FALLBACK at look) after
 // SPIN_LIMIT polls that find the nearest unread predecessor NOT_READY.
-@diagnostic(off, subgroup_uniformity)
 fn look_back(look_in: u32, prefix_in: Elem, forced: bool, lane: u32, sg_size: u32) -> LookBack {
   var look = look_in;
   var prefix = prefix_in;
@@ -2936,12 +2925,12 @@ fn look_back(look_in: u32, prefix_in: Elem, forced: bool, lane: u32, sg_size: u3
       continue;
     }
     spins += 1u;
-    if (spins > SPIN_LIMIT || forced) { return LookBack(LOOK_FALLBACK, look, prefix); }
+    if (spins > SPIN_LIMIT || forced) { break; }
   }
+  return LookBack(LOOK_FALLBACK, look, prefix);
 }
 
 @compute @workgroup_size(WG)
-@diagnostic(off, subgroup_uniformity)
 fn main(@builtin(local_invocation_index) lid: u32) {
   let lane = lid;
   let sg_size = WG;
@@ -3179,7 +3168,6 @@ struct LookBack {
 // Run by one whole subgroup: lane j reads tile look - j, so one round trip covers sg_size predecessors.
 // Folds published states into prefix until an INCLUSIVE one; gives up (FALLBACK at look) after
 // SPIN_LIMIT polls that find the nearest unread predecessor NOT_READY.
-@diagnostic(off, subgroup_uniformity)
 fn look_back(look_in: u32, prefix_in: Elem, forced: bool, lane: u32, sg_size: u32) -> LookBack {
   var look = look_in;
   var prefix = prefix_in;
@@ -3211,12 +3199,12 @@ fn look_back(look_in: u32, prefix_in: Elem, forced: bool, lane: u32, sg_size: u3
       continue;
     }
     spins += 1u;
-    if (spins > SPIN_LIMIT || forced) { return LookBack(LOOK_FALLBACK, look, prefix); }
+    if (spins > SPIN_LIMIT || forced) { break; }
   }
+  return LookBack(LOOK_FALLBACK, look, prefix);
 }
 
 @compute @workgroup_size(WG)
-@diagnostic(off, subgroup_uniformity)
 fn main(@builtin(local_invocation_index) lid: u32) {
   let lane = lid;
   let sg_size = WG;
@@ -3454,7 +3442,6 @@ struct LookBack {
 // Run by one whole subgroup: lane j reads tile look - j, so one round trip covers sg_size predecessors.
 // Folds published states into prefix until an INCLUSIVE one; gives up (FALLBACK at look) after
 // SPIN_LIMIT polls that find the nearest unread predecessor NOT_READY.
-@diagnostic(off, subgroup_uniformity)
 fn look_back(look_in: u32, prefix_in: Elem, forced: bool, lane: u32, sg_size: u32) -> LookBack {
   var look = look_in;
   var prefix = prefix_in;
@@ -3486,12 +3473,12 @@ fn look_back(look_in: u32, prefix_in: Elem, forced: bool, lane: u32, sg_size: u3
       continue;
     }
     spins += 1u;
-    if (spins > SPIN_LIMIT || forced) { return LookBack(LOOK_FALLBACK, look, prefix); }
+    if (spins > SPIN_LIMIT || forced) { break; }
   }
+  return LookBack(LOOK_FALLBACK, look, prefix);
 }
 
 @compute @workgroup_size(WG)
-@diagnostic(off, subgroup_uniformity)
 fn main(@builtin(local_invocation_index) lid: u32) {
   let lane = lid;
   let sg_size = WG;
@@ -3729,7 +3716,6 @@ struct LookBack {
 // Run by one whole subgroup: lane j reads tile look - j, so one round trip covers sg_size predecessors.
 // Folds published states into prefix until an INCLUSIVE one; gives up (FALLBACK at look) after
 // SPIN_LIMIT polls that find the nearest unread predecessor NOT_READY.
-@diagnostic(off, subgroup_uniformity)
 fn look_back(look_in: u32, prefix_in: Elem, forced: bool, lane: u32, sg_size: u32) -> LookBack {
   var look = look_in;
   var prefix = prefix_in;
@@ -3761,12 +3747,12 @@ fn look_back(look_in: u32, prefix_in: Elem, forced: bool, lane: u32, sg_size: u3
       continue;
     }
     spins += 1u;
-    if (spins > SPIN_LIMIT || forced) { return LookBack(LOOK_FALLBACK, look, prefix); }
+    if (spins > SPIN_LIMIT || forced) { break; }
   }
+  return LookBack(LOOK_FALLBACK, look, prefix);
 }
 
 @compute @workgroup_size(WG)
-@diagnostic(off, subgroup_uniformity)
 fn main(@builtin(local_invocation_index) lid: u32) {
   let lane = lid;
   let sg_size = WG;
@@ -4004,7 +3990,6 @@ struct LookBack {
 // Run by one whole subgroup: lane j reads tile look - j, so one round trip covers sg_size predecessors.
 // Folds published states into prefix until an INCLUSIVE one; gives up (FALLBACK at look) after
 // SPIN_LIMIT polls that find the nearest unread predecessor NOT_READY.
-@diagnostic(off, subgroup_uniformity)
 fn look_back(look_in: u32, prefix_in: Elem, forced: bool, lane: u32, sg_size: u32) -> LookBack {
   var look = look_in;
   var prefix = prefix_in;
@@ -4036,12 +4021,12 @@ fn look_back(look_in: u32, prefix_in: Elem, forced: bool, lane: u32, sg_size: u3
       continue;
     }
     spins += 1u;
-    if (spins > SPIN_LIMIT || forced) { return LookBack(LOOK_FALLBACK, look, prefix); }
+    if (spins > SPIN_LIMIT || forced) { break; }
   }
+  return LookBack(LOOK_FALLBACK, look, prefix);
 }
 
 @compute @workgroup_size(WG)
-@diagnostic(off, subgroup_uniformity)
 fn main(@builtin(local_invocation_index) lid: u32) {
   let lane = lid;
   let sg_size = WG;
@@ -4279,7 +4264,6 @@ struct LookBack {
 // Run by one whole subgroup: lane j reads tile look - j, so one round trip covers sg_size predecessors.
 // Folds published states into prefix until an INCLUSIVE one; gives up (FALLBACK at look) after
 // SPIN_LIMIT polls that find the nearest unread predecessor NOT_READY.
-@diagnostic(off, subgroup_uniformity)
 fn look_back(look_in: u32, prefix_in: Elem, forced: bool, lane: u32, sg_size: u32) -> LookBack {
   var look = look_in;
   var prefix = prefix_in;
@@ -4311,12 +4295,12 @@ fn look_back(look_in: u32, prefix_in: Elem, forced: bool, lane: u32, sg_size: u3
       continue;
     }
     spins += 1u;
-    if (spins > SPIN_LIMIT || forced) { return LookBack(LOOK_FALLBACK, look, prefix); }
+    if (spins > SPIN_LIMIT || forced) { break; }
   }
+  return LookBack(LOOK_FALLBACK, look, prefix);
 }
 
 @compute @workgroup_size(WG)
-@diagnostic(off, subgroup_uniformity)
 fn main(@builtin(local_invocation_index) lid: u32) {
   let lane = lid;
   let sg_size = WG;
@@ -5424,7 +5408,6 @@ struct LookBack {
 // Run by one whole subgroup: lane j reads tile look - j, so one round trip covers sg_size predecessors.
 // Folds published states into prefix until an INCLUSIVE one; gives up (FALLBACK at look) after
 // SPIN_LIMIT polls that find the nearest unread predecessor NOT_READY.
-@diagnostic(off, subgroup_uniformity)
 fn look_back(look_in: u32, prefix_in: Elem, forced: bool, lane: u32, sg_size: u32) -> LookBack {
   var look = look_in;
   var prefix = prefix_in;
@@ -5456,12 +5439,12 @@ fn look_back(look_in: u32, prefix_in: Elem, forced: bool, lane: u32, sg_size: u3
       continue;
     }
     spins += 1u;
-    if (spins > SPIN_LIMIT || forced) { return LookBack(LOOK_FALLBACK, look, prefix); }
+    if (spins > SPIN_LIMIT || forced) { break; }
   }
+  return LookBack(LOOK_FALLBACK, look, prefix);
 }
 
 @compute @workgroup_size(WG)
-@diagnostic(off, subgroup_uniformity)
 fn main(@builtin(local_invocation_index) lid: u32) {
   let lane = lid;
   let sg_size = WG;
@@ -5707,7 +5690,6 @@ struct LookBack {
 // Run by one whole subgroup: lane j reads tile look - j, so one round trip covers sg_size predecessors.
 // Folds published states into prefix until an INCLUSIVE one; gives up (FALLBACK at look) after
 // SPIN_LIMIT polls that find the nearest unread predecessor NOT_READY.
-@diagnostic(off, subgroup_uniformity)
 fn look_back(look_in: u32, prefix_in: Elem, forced: bool, lane: u32, sg_size: u32) -> LookBack {
   var look = look_in;
   var prefix = prefix_in;
@@ -5739,12 +5721,12 @@ fn look_back(look_in: u32, prefix_in: Elem, forced: bool, lane: u32, sg_size: u3
       continue;
     }
     spins += 1u;
-    if (spins > SPIN_LIMIT || forced) { return LookBack(LOOK_FALLBACK, look, prefix); }
+    if (spins > SPIN_LIMIT || forced) { break; }
   }
+  return LookBack(LOOK_FALLBACK, look, prefix);
 }
 
 @compute @workgroup_size(WG)
-@diagnostic(off, subgroup_uniformity)
 fn main(@builtin(local_invocation_index) lid: u32) {
   let lane = lid;
   let sg_size = WG;

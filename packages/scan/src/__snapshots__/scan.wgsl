@@ -177,8 +177,9 @@ fn look_back(look_in: u32, prefix_in: Elem, forced: bool, lane: u32, sg_size: u3
       continue;
     }
     spins += 1u;
-    if (spins > SPIN_LIMIT || forced) { return LookBack(LOOK_FALLBACK, look, prefix); }
+    if (spins > SPIN_LIMIT || forced) { break; }
   }
+  return LookBack(LOOK_FALLBACK, look, prefix);
 }
 
 @compute @workgroup_size(WG)
@@ -449,8 +450,9 @@ fn look_back(look_in: u32, prefix_in: Elem, forced: bool, lane: u32, sg_size: u3
       continue;
     }
     spins += 1u;
-    if (spins > SPIN_LIMIT || forced) { return LookBack(LOOK_FALLBACK, look, prefix); }
+    if (spins > SPIN_LIMIT || forced) { break; }
   }
+  return LookBack(LOOK_FALLBACK, look, prefix);
 }
 
 @compute @workgroup_size(WG)
@@ -721,8 +723,9 @@ fn look_back(look_in: u32, prefix_in: Elem, forced: bool, lane: u32, sg_size: u3
       continue;
     }
     spins += 1u;
-    if (spins > SPIN_LIMIT || forced) { return LookBack(LOOK_FALLBACK, look, prefix); }
+    if (spins > SPIN_LIMIT || forced) { break; }
   }
+  return LookBack(LOOK_FALLBACK, look, prefix);
 }
 
 @compute @workgroup_size(WG)
@@ -987,8 +990,9 @@ fn look_back(look_in: u32, prefix_in: Elem, forced: bool, lane: u32, sg_size: u3
       continue;
     }
     spins += 1u;
-    if (spins > SPIN_LIMIT || forced) { return LookBack(LOOK_FALLBACK, look, prefix); }
+    if (spins > SPIN_LIMIT || forced) { break; }
   }
+  return LookBack(LOOK_FALLBACK, look, prefix);
 }
 
 @compute @workgroup_size(WG)
@@ -1259,8 +1263,9 @@ fn look_back(look_in: u32, prefix_in: Elem, forced: bool, lane: u32, sg_size: u3
       continue;
     }
     spins += 1u;
-    if (spins > SPIN_LIMIT || forced) { return LookBack(LOOK_FALLBACK, look, prefix); }
+    if (spins > SPIN_LIMIT || forced) { break; }
   }
+  return LookBack(LOOK_FALLBACK, look, prefix);
 }
 
 @compute @workgroup_size(WG)
@@ -1525,8 +1530,9 @@ fn look_back(look_in: u32, prefix_in: Elem, forced: bool, lane: u32, sg_size: u3
       continue;
     }
     spins += 1u;
-    if (spins > SPIN_LIMIT || forced) { return LookBack(LOOK_FALLBACK, look, prefix); }
+    if (spins > SPIN_LIMIT || forced) { break; }
   }
+  return LookBack(LOOK_FALLBACK, look, prefix);
 }
 
 @compute @workgroup_size(WG)
@@ -1797,8 +1803,9 @@ fn look_back(look_in: u32, prefix_in: Elem, forced: bool, lane: u32, sg_size: u3
       continue;
     }
     spins += 1u;
-    if (spins > SPIN_LIMIT || forced) { return LookBack(LOOK_FALLBACK, look, prefix); }
+    if (spins > SPIN_LIMIT || forced) { break; }
   }
+  return LookBack(LOOK_FALLBACK, look, prefix);
 }
 
 @compute @workgroup_size(WG)
@@ -2069,8 +2076,9 @@ fn look_back(look_in: u32, prefix_in: Elem, forced: bool, lane: u32, sg_size: u3
       continue;
     }
     spins += 1u;
-    if (spins > SPIN_LIMIT || forced) { return LookBack(LOOK_FALLBACK, look, prefix); }
+    if (spins > SPIN_LIMIT || forced) { break; }
   }
+  return LookBack(LOOK_FALLBACK, look, prefix);
 }
 
 @compute @workgroup_size(WG)
@@ -2335,8 +2343,9 @@ fn look_back(look_in: u32, prefix_in: Elem, forced: bool, lane: u32, sg_size: u3
       continue;
     }
     spins += 1u;
-    if (spins > SPIN_LIMIT || forced) { return LookBack(LOOK_FALLBACK, look, prefix); }
+    if (spins > SPIN_LIMIT || forced) { break; }
   }
+  return LookBack(LOOK_FALLBACK, look, prefix);
 }
 
 @compute @workgroup_size(WG)
@@ -2607,8 +2616,9 @@ fn look_back(look_in: u32, prefix_in: Elem, forced: bool, lane: u32, sg_size: u3
       continue;
     }
     spins += 1u;
-    if (spins > SPIN_LIMIT || forced) { return LookBack(LOOK_FALLBACK, look, prefix); }
+    if (spins > SPIN_LIMIT || forced) { break; }
   }
+  return LookBack(LOOK_FALLBACK, look, prefix);
 }
 
 @compute @workgroup_size(WG)
@@ -2879,8 +2889,9 @@ fn look_back(look_in: u32, prefix_in: Elem, forced: bool, lane: u32, sg_size: u3
       continue;
     }
     spins += 1u;
-    if (spins > SPIN_LIMIT || forced) { return LookBack(LOOK_FALLBACK, look, prefix); }
+    if (spins > SPIN_LIMIT || forced) { break; }
   }
+  return LookBack(LOOK_FALLBACK, look, prefix);
 }
 
 @compute @workgroup_size(WG)
@@ -3145,8 +3156,9 @@ fn look_back(look_in: u32, prefix_in: Elem, forced: bool, lane: u32, sg_size: u3
       continue;
     }
     spins += 1u;
-    if (spins > SPIN_LIMIT || forced) { return LookBack(LOOK_FALLBACK, look, prefix); }
+    if (spins > SPIN_LIMIT || forced) { break; }
   }
+  return LookBack(LOOK_FALLBACK, look, prefix);
 }
 
 @compute @workgroup_size(WG)
@@ -3417,8 +3429,9 @@ fn look_back(look_in: u32, prefix_in: Elem, forced: bool, lane: u32, sg_size: u3
       continue;
     }
     spins += 1u;
-    if (spins > SPIN_LIMIT || forced) { return LookBack(LOOK_FALLBACK, look, prefix); }
+    if (spins > SPIN_LIMIT || forced) { break; }
   }
+  return LookBack(LOOK_FALLBACK, look, prefix);
 }
 
 @compute @workgroup_size(WG)
@@ -3683,8 +3696,9 @@ fn look_back(look_in: u32, prefix_in: Elem, forced: bool, lane: u32, sg_size: u3
       continue;
     }
     spins += 1u;
-    if (spins > SPIN_LIMIT || forced) { return LookBack(LOOK_FALLBACK, look, prefix); }
+    if (spins > SPIN_LIMIT || forced) { break; }
   }
+  return LookBack(LOOK_FALLBACK, look, prefix);
 }
 
 @compute @workgroup_size(WG)
@@ -3955,8 +3969,9 @@ fn look_back(look_in: u32, prefix_in: Elem, forced: bool, lane: u32, sg_size: u3
       continue;
     }
     spins += 1u;
-    if (spins > SPIN_LIMIT || forced) { return LookBack(LOOK_FALLBACK, look, prefix); }
+    if (spins > SPIN_LIMIT || forced) { break; }
   }
+  return LookBack(LOOK_FALLBACK, look, prefix);
 }
 
 @compute @workgroup_size(WG)
@@ -4227,8 +4242,9 @@ fn look_back(look_in: u32, prefix_in: Elem, forced: bool, lane: u32, sg_size: u3
       continue;
     }
     spins += 1u;
-    if (spins > SPIN_LIMIT || forced) { return LookBack(LOOK_FALLBACK, look, prefix); }
+    if (spins > SPIN_LIMIT || forced) { break; }
   }
+  return LookBack(LOOK_FALLBACK, look, prefix);
 }
 
 @compute @workgroup_size(WG)
@@ -5375,8 +5391,9 @@ fn look_back(look_in: u32, prefix_in: Elem, forced: bool, lane: u32, sg_size: u3
       continue;
     }
     spins += 1u;
-    if (spins > SPIN_LIMIT || forced) { return LookBack(LOOK_FALLBACK, look, prefix); }
+    if (spins > SPIN_LIMIT || forced) { break; }
   }
+  return LookBack(LOOK_FALLBACK, look, prefix);
 }
 
 @compute @workgroup_size(WG)
@@ -5649,8 +5666,9 @@ fn look_back(look_in: u32, prefix_in: Elem, forced: bool, lane: u32, sg_size: u3
       continue;
     }
     spins += 1u;
-    if (spins > SPIN_LIMIT || forced) { return LookBack(LOOK_FALLBACK, look, prefix); }
+    if (spins > SPIN_LIMIT || forced) { break; }
   }
+  return LookBack(LOOK_FALLBACK, look, prefix);
 }
 
 @compute @workgroup_size(WG)
