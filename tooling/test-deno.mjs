@@ -31,9 +31,12 @@ const SUITES = [
   {
     name: 'graph',
     exclude: {
-      'src/device-build.test.ts': { why: 'builds graphs on the device with @weft/sort', needs: 'subgroups' },
+      'src/device-build.test.ts': {
+        why: 'builds graphs on the device with @weft/sort, not yet run on wgpu since the sort runs without subgroups',
+        needs: 'subgroups',
+      },
       'src/generators/device-generators.test.ts': {
-        why: 'generates graphs on the device with @weft/sort',
+        why: 'generates graphs on the device with @weft/sort, not yet run on wgpu since the sort runs without subgroups',
         needs: 'subgroups',
       },
     },
@@ -42,8 +45,9 @@ const SUITES = [
   { name: 'graphology' },
   { name: 'cli' },
 ];
-// Not yet here: sort and dynamic need subgroups throughout; algorithms takes over ten minutes on wgpu, and
-// its sssp small-frontier files crash Deno's worker (a segfault in native code) after several tests.
+// Not yet here: sort and dynamic (not yet run on wgpu since the sort gained its path without subgroups);
+// algorithms takes over ten minutes on wgpu, and its sssp small-frontier files crash Deno's worker (a
+// segfault in native code) after several tests.
 
 if (!existsSync(deno)) {
   console.error(`test:deno: ${deno} is missing; run 'pnpm install' (the deno package is a dev dependency)`);

@@ -11,7 +11,6 @@ import {
 } from '@weft/algorithms';
 import { ConvergenceError, InputError, NoAdapterError } from '@weft/gpu';
 import { hostCsrFromEdgeList } from '@weft/graph';
-import { skipWithoutSubgroups } from '@weft/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { userErrorLine, vertexIdOption } from './args.ts';
 import { main } from './cli.ts';
@@ -261,8 +260,7 @@ describe('weft run, convert, info', () => {
     });
   }, 120_000);
 
-  it('runs louvain and writes communities with their modularity', async (context) => {
-    await skipWithoutSubgroups(context, 'needs @weft/sort');
+  it('runs louvain and writes communities with their modularity', async () => {
     const run = await weft(['run', 'louvain', join(dir, 'g.mtx'), '--out', join(dir, 'l.json')]);
     expect(run.code, run.stderr).toBe(0);
     const json = (await readJson(join(dir, 'l.json'))) as {
@@ -275,8 +273,7 @@ describe('weft run, convert, info', () => {
     expect(json.modularity).toBeGreaterThan(0);
   }, 120_000);
 
-  it('runs leiden and writes connected communities with their modularity', async (context) => {
-    await skipWithoutSubgroups(context, 'needs @weft/sort');
+  it('runs leiden and writes connected communities with their modularity', async () => {
     const run = await weft(['run', 'leiden', join(dir, 'g.mtx'), '--out', join(dir, 'leiden.json')]);
     expect(run.code, run.stderr).toBe(0);
     const json = (await readJson(join(dir, 'leiden.json'))) as {
@@ -289,8 +286,7 @@ describe('weft run, convert, info', () => {
     expect(json.modularity).toBeGreaterThan(0);
   }, 120_000);
 
-  it('runs lpa and writes converged labels with their count', async (context) => {
-    await skipWithoutSubgroups(context, 'needs @weft/sort');
+  it('runs lpa and writes converged labels with their count', async () => {
     const run = await weft(['run', 'lpa', join(dir, 'g.mtx'), '--out', join(dir, 'lpa.json')]);
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toMatch(/lpa needs an undirected graph.*iterations?, \d+ communit/);
@@ -309,8 +305,7 @@ describe('weft run, convert, info', () => {
     }
   }, 120_000);
 
-  it('runs jaccard on pairs from a file and on 2-hop neighbours of given vertices', async (context) => {
-    await skipWithoutSubgroups(context, 'needs @weft/sort');
+  it('runs jaccard on pairs from a file and on 2-hop neighbours of given vertices', async () => {
     const csr = hostCsrFromEdgeList({
       vertexCount: N,
       src: Uint32Array.from(ARCS, (a) => a[0]),
