@@ -74,7 +74,8 @@ export interface ComponentsOptions extends RunOptions, LoadBalanceOption, TraceO
   smallFrontier?: 'auto' | 'on' | 'off' | SmallFrontierTuning;
 }
 
-type ComponentsProblemOptions = Pick<ComponentsOptions, 'algorithm' | 'loadBalance' | 'smallFrontier'>;
+/** The options a {@link ComponentsProblem} is built with (the rest of {@link ComponentsOptions} are per run). */
+export type ComponentsProblemOptions = Pick<ComponentsOptions, 'algorithm' | 'loadBalance' | 'smallFrontier'>;
 
 /** The algorithm asked for (default union-find), if it can run on `graph`. */
 function checkAlgorithm(graph: DeviceGraph, algorithm: ComponentsAlgorithm | undefined): ComponentsAlgorithm {

@@ -60,6 +60,7 @@ export {
   type ComponentsAlgorithm,
   type ComponentsOptions,
   ComponentsProblem,
+  type ComponentsProblemOptions,
   type ComponentsResult,
   connectedComponents,
 } from './components.ts';

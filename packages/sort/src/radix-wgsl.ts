@@ -42,7 +42,7 @@ export interface RadixTileConfig {
   readonly maskWords: 1 | 4;
   /**
    * Whether the device has subgroups; without them the tile kernels scan and rank in workgroup memory, on
-   * virtual subgroups of 32 invocations ({@link tileKernelCode}).
+   * virtual subgroups of 32 invocations (`tileKernelCode`).
    */
   readonly subgroups: boolean;
 }
