@@ -220,24 +220,16 @@ export class BetweennessProblem {
     }
   }
 
-  /** Forward level `iteration + 1`: path counts pushed from level `iteration`, the new level kept in order. */
-  async step(rec: Recorder, iteration: number): Promise<void> {
-    // Level n cannot hold a vertex: the frontier is empty from there on (and the level arrays end).
-    if (iteration >= this.graph.vertexCount) return;
-    if (this.smallLevels) return this.smallStep(rec);
-    const { offsets, targets } = this.graph;
-    const depth = atomic(this.depths);
+  /**
+   * `(dst, paths, first)`: sigma[dst] += paths in the current count format, an atomic add by compare-exchange
+   * from a first guess `first` (each failed exchange means another thread's add landed); a sum past the
+   * format's range raises `overflow`.
+   */
+  #addPaths(): Functor {
     const sigma = atomic(this.sigma);
-    const next = u32(iteration + 1);
     const { add, limit } = COUNTS[this.counts];
-    // An atomic add by compare-exchange: each failed exchange means another thread's add landed.
-    const visit = wgsl`(src: u32, dst: u32, edge: u32) -> bool {
-  if (edge > ${offsets}[src] && ${targets}[edge - 1u] == dst) { return false; }
-  var old = atomicLoad(&${depth}[dst]);
-  if (old == ${u32(UNREACHED)}) { old = atomicMin(&${depth}[dst], ${next}); }
-  if (old != ${u32(UNREACHED)} && old != ${next}) { return false; }
-  let paths = atomicLoad(&${sigma}[src]);
-  var seen = atomicLoad(&${sigma}[dst]);
+    return wgsl`(dst: u32, paths: u32, first: u32) {
+  var seen = first;
   loop {
     let sum = ${add}(seen, paths);
     let r = atomicCompareExchangeWeak(&${sigma}[dst], seen, sum);
@@ -247,6 +239,25 @@ export class BetweennessProblem {
     }
     seen = r.old_value;
   }
+}`;
+  }
+
+  /** Forward level `iteration + 1`: path counts pushed from level `iteration`, the new level kept in order. */
+  async step(rec: Recorder, iteration: number): Promise<void> {
+    // Level n cannot hold a vertex: the frontier is empty from there on (and the level arrays end).
+    if (iteration >= this.graph.vertexCount) return;
+    if (this.smallLevels) return this.smallStep(rec);
+    const { offsets, targets } = this.graph;
+    const depth = atomic(this.depths);
+    const sigma = atomic(this.sigma);
+    const next = u32(iteration + 1);
+    const addPaths = this.#addPaths();
+    const visit = wgsl`(src: u32, dst: u32, edge: u32) -> bool {
+  if (edge > ${offsets}[src] && ${targets}[edge - 1u] == dst) { return false; }
+  var old = atomicLoad(&${depth}[dst]);
+  if (old == ${u32(UNREACHED)}) { old = atomicMin(&${depth}[dst], ${next}); }
+  if (old != ${u32(UNREACHED)} && old != ${next}) { return false; }
+  ${addPaths}(dst, atomicLoad(&${sigma}[src]), atomicLoad(&${sigma}[dst]));
   return old == ${u32(UNREACHED)};
 }`;
     const out = this.queue.next;
@@ -283,21 +294,7 @@ export class BetweennessProblem {
     const { offsets, targets } = this.graph;
     const depth = atomic(this.depths);
     const sigma = atomic(this.sigma);
-    const { add, limit } = COUNTS[this.counts];
-    // An atomic add by compare-exchange from a first guess `seen`: each failed exchange means another
-    // thread's add landed.
-    const addPaths = wgsl`(dst: u32, paths: u32, first: u32) {
-  var seen = first;
-  loop {
-    let sum = ${add}(seen, paths);
-    let r = atomicCompareExchangeWeak(&${sigma}[dst], seen, sum);
-    if (r.exchanged) {
-      if (sum >= ${u32(limit)}) { ${rw(this.overflow)}[0] = 1u; }
-      break;
-    }
-    seen = r.old_value;
-  }
-}`;
+    const addPaths = this.#addPaths();
     // In the engine every load and the claim issue at once, since a level's time is its chain of dependent
     // round trips: a duplicate edge (the one before it has the same target) may claim dst, appending it
     // once, but adds no paths; a stale first guess costs one more exchange.
