@@ -65,7 +65,13 @@ export {
   connectedComponents,
 } from './components.ts';
 export { componentsReference } from './components-reference.ts';
-export { type CoreNumberOptions, CoreNumberProblem, type CoreNumberResult, coreNumber } from './kcore.ts';
+export {
+  type CoreNumberOptions,
+  CoreNumberProblem,
+  type CoreNumberResult,
+  coreNumber,
+  LocalCoreNumberProblem,
+} from './kcore.ts';
 export { coreNumberReference } from './kcore-reference.ts';
 export { labelPropagation } from './label-propagation.ts';
 export { leiden } from './leiden.ts';

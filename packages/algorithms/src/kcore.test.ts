@@ -3,9 +3,11 @@ import { type HostCsr, hostCsrFromEdgeList, uploadGraph } from '@weft/graph';
 import { bytesSource, parseMatrixMarket } from '@weft/graph/io';
 import { expectArrayEqual, gpuTest } from '@weft/testing';
 import { describe, expect, it } from 'vitest';
-import { coreNumber } from './kcore.ts';
+import { runProblem } from './common.ts';
+import { coreNumber, LocalCoreNumberProblem } from './kcore.ts';
 import { coreNumberReference } from './kcore-reference.ts';
 import { disjointUnion, randomEdges, randomFamilies, testGraphs } from './test-graphs.ts';
+import { simpleUndirectedGraph } from './undirected.ts';
 import { verifyCoreNumbers } from './verify.ts';
 
 const BALANCES = ['merge-path', 'thread-mapped', 'per-advance'] as const;
@@ -70,9 +72,11 @@ describe('coreNumber', () => {
       for (const [i, [name, csr, maxCore]] of shapes().entries()) {
         expect(coreNumberReference(csr).maxCore, `${name}: reference`).toBe(maxCore);
         const graph = uploadGraph(device, csr);
-        const result = await coreNumber(graph, { loadBalance: BALANCES[i % 3]! });
-        expect(verifyCoreNumbers(csr, result.core, result.maxCore), name).toBeNull();
-        expect(result.undirected, name).toBe(csr.directed);
+        for (const peel of ['local', 'advance'] as const) {
+          const result = await coreNumber(graph, { peel, loadBalance: BALANCES[i % 3]! });
+          expect(verifyCoreNumbers(csr, result.core, result.maxCore), `${name}, ${peel}`).toBeNull();
+          expect(result.undirected, name).toBe(csr.directed);
+        }
         graph.destroy();
       }
     }));
@@ -100,17 +104,45 @@ describe('coreNumber', () => {
       }
     }));
 
+  it('finishes levels whose cascades overflow a workgroup queue of 1 or 5 vertices', () =>
+    gpuTest(async (device) => {
+      const graphs = [
+        ...shapes().map(([name, csr]) => ({ name, csr })),
+        ...testGraphs(false, 3),
+        {
+          name: 'families',
+          csr: hostCsrFromEdgeList(disjointUnion(randomFamilies(24, 93, false), false, 1).edges).csr,
+        },
+      ];
+      for (const { name, csr } of graphs) {
+        const graph = uploadGraph(device, csr);
+        const simple = await simpleUndirectedGraph(graph);
+        for (const queue of [1, 5]) {
+          const problem = new LocalCoreNumberProblem(simple, { queue });
+          const run = await runProblem(simple, problem, (rec) => problem.reset(rec), {});
+          expect(
+            verifyCoreNumbers(csr, run.result.core, run.result.maxCore),
+            `${name}, queue ${queue}`,
+          ).toBeNull();
+        }
+        if (simple !== graph) simple.destroy();
+        graph.destroy();
+      }
+    }));
+
   it('matches the reference on 240 seeded graphs of five families with loops and duplicates, batched', () =>
     gpuTest(async (device) => {
       for (const directed of [true, false]) {
         const union = disjointUnion(randomFamilies(120, directed ? 91 : 92, directed), false, 1);
         const { csr } = hostCsrFromEdgeList(union.edges, { dedupe: 'none', keepSelfLoops: true });
         const graph = uploadGraph(device, csr);
-        const result = await coreNumber(graph, { loadBalance: 'per-advance' });
-        expect(
-          verifyCoreNumbers(csr, result.core, result.maxCore),
-          directed ? 'directed' : 'undirected',
-        ).toBeNull();
+        for (const peel of ['local', 'advance'] as const) {
+          const result = await coreNumber(graph, { peel, loadBalance: 'per-advance' });
+          expect(
+            verifyCoreNumbers(csr, result.core, result.maxCore),
+            `${directed ? 'directed' : 'undirected'}, ${peel}`,
+          ).toBeNull();
+        }
         graph.destroy();
       }
     }));

@@ -1,4 +1,15 @@
-import { atomic, type DeviceArray, type GpuCount, type Recorder, rw, transform, u32, wgsl } from '@weft/gpu';
+import {
+  atomic,
+  type DeviceArray,
+  type GpuCount,
+  type Kernel,
+  type Recorder,
+  rw,
+  transform,
+  u32,
+  type WeftDevice,
+  wgsl,
+} from '@weft/gpu';
 import { checkDeviceGraph, type DeviceGraph, FrontierQueue } from '@weft/graph';
 import {
   AdvanceWorkspace,
@@ -25,11 +36,276 @@ export interface CoreNumberResult {
   maxCore: number;
   /** True when `graph` was directed and its arcs were read as undirected edges. */
   undirected: boolean;
-  /** Peeling iterations: at least one per core value. */
+  /** Steps: with `peel: 'local'` a dispatch a level (levels without vertices to peel are mostly skipped). */
   iterations: number;
 }
 
-export type CoreNumberOptions = RunOptions & LoadBalanceOption;
+export interface CoreNumberOptions extends RunOptions, LoadBalanceOption {
+  /**
+   * How a level's peeling spreads. `'local'` (default): one dispatch a level; each workgroup takes the
+   * remaining vertices of its share whose degree fell below k and peels the cascade they start itself, so
+   * a level costs one dispatch however long its cascades. `'advance'`: a frontier step a cascade round
+   * (advance from the leaving vertices with `loadBalance`, then a refill when the frontier is empty); the
+   * path for graphs whose arcs are stored in chunks.
+   */
+  peel?: 'local' | 'advance';
+}
+
+/** Threads of a local-peeling workgroup, and the vertices one drain of its queue holds. */
+const PEEL_WORKGROUP = 256;
+const PEEL_QUEUE = 2048;
+/** Out-degree above which all of a workgroup's threads walk a queued vertex's edges together. */
+const PEEL_HUB_DEGREE = 32;
+/** Core values of vertices claimed but not yet walked (their workgroup's queue was full). */
+const PENDING = 0x80000000;
+
+/**
+ * Core numbers with one dispatch a level: at level k each workgroup scans its share of the vertices, claims
+ * (compare-exchange on `core`) each remaining one of degree below k, and walks the claimed vertices' edges
+ * from a queue in workgroup memory, decrementing neighbors' degrees; a neighbor whose degree falls from k to
+ * k - 1 is claimed and queued by the same workgroup, so cascades finish inside the dispatch without any
+ * workgroup waiting on another. A vertex that finds its workgroup's queue full keeps a pending mark and the
+ * level runs again. Levels with no vertex to peel are skipped: each dispatch also takes the smallest degree
+ * it saw among the vertices left (never above the true smallest) and the next level starts just above it.
+ * `graph` must be undirected and simple, its targets in one array.
+ */
+export class LocalCoreNumberProblem implements Problem<{ core: Uint32Array; maxCore: number }> {
+  /** Per vertex: its core number, 0xffffffff until peeled. */
+  readonly core: DeviceArray<'u32'>;
+  /** Per vertex: its degree among the vertices not yet peeled (peeled ones may lag). */
+  readonly degree: DeviceArray<'u32'>;
+  /** [level k, vertices not yet walked, smallest degree seen left, a queue overflowed]. */
+  readonly #state: DeviceArray<'u32'>;
+  readonly #workgroups: number;
+  readonly #queue: number;
+  #kernel: Kernel | undefined;
+
+  /** `queue`: the vertices a workgroup's queue holds (tests shrink it to make levels overflow). */
+  constructor(
+    readonly graph: DeviceGraph,
+    options: { queue?: number } = {},
+  ) {
+    const device = graph.device;
+    const n = Math.max(1, graph.vertexCount);
+    this.core = device.array('u32', n, { label: 'kcore core' });
+    this.degree = device.array('u32', n, { label: 'kcore degree' });
+    this.#state = device.array('u32', 4, { label: 'kcore state' });
+    // About a few workgroups per multiprocessor on large GPUs; each scans its chunks strided over the grid.
+    this.#workgroups = Math.max(1, Math.min(1024, Math.ceil(graph.vertexCount / PEEL_WORKGROUP)));
+    this.#queue = options.queue ?? PEEL_QUEUE;
+  }
+
+  async reset(rec: Recorder): Promise<void> {
+    const { offsets } = this.graph;
+    await transform(
+      rec,
+      this.graph.vertexCount,
+      wgsl`(v: u32) {
+  ${rw(this.degree)}[v] = ${offsets}[v + 1u] - ${offsets}[v];
+  ${rw(this.core)}[v] = ${u32(NONE)};
+}`,
+    );
+    await transform(
+      rec,
+      1,
+      wgsl`(i: u32) {
+  ${rw(this.#state)}[0] = 0u;
+  ${rw(this.#state)}[1] = ${u32(this.graph.vertexCount)};
+  ${rw(this.#state)}[2] = 0u;
+  ${rw(this.#state)}[3] = 0u;
+}`,
+    );
+  }
+
+  async step(rec: Recorder): Promise<void> {
+    const n = this.graph.vertexCount;
+    if (n === 0) return;
+    const state = rw(this.#state);
+    // The next level: the same one again after an overflow, else just above the smallest degree left.
+    await transform(
+      rec,
+      1,
+      wgsl`(i: u32) {
+  if (${state}[3] != 0u) {
+    ${state}[3] = 0u;
+  } else {
+    let k = ${state}[0];
+    let low = ${state}[2];
+    ${state}[0] = select(max(k + 1u, low + 1u), k + 1u, low == ${u32(NONE)});
+  }
+  ${state}[2] = ${u32(NONE)};
+}`,
+    );
+    this.#kernel ??= await localPeelKernel(rec.device, this.#queue);
+    rec.dispatch(this.#kernel, {
+      bindings: {
+        offsets: this.graph.offsets,
+        targets: this.graph.targets,
+        core: this.core,
+        degree: this.degree,
+        state: this.#state,
+      },
+      params: { n },
+      workgroups: this.#workgroups,
+    });
+  }
+
+  active(): GpuCount {
+    return { array: this.#state, index: 1 };
+  }
+
+  async result(): Promise<{ core: Uint32Array; maxCore: number }> {
+    return coreResult(this.core, this.graph.vertexCount);
+  }
+
+  destroy(): void {
+    for (const a of [this.core, this.degree, this.#state]) a.destroy();
+  }
+}
+
+function localPeelKernel(device: WeftDevice, queue: number): Promise<Kernel> {
+  return device.kernel({
+    label: 'kcore local peel',
+    params: { n: 'u32' },
+    bindings: {
+      offsets: { type: 'array<u32>', access: 'read' },
+      targets: { type: 'array<u32>', access: 'read' },
+      core: { type: 'array<atomic<u32>>', access: 'read_write' },
+      degree: { type: 'array<atomic<u32>>', access: 'read_write' },
+      state: { type: 'array<atomic<u32>>', access: 'read_write' },
+    },
+    code: localPeelWgsl(queue),
+  });
+}
+
+/**
+ * The queue is drained after each scanned chunk and then starts again at 0, so it only has to hold one
+ * chunk's cascades. A round takes up to a workgroup of queued vertices: each thread walks a small one alone,
+ * and vertices of more than `HUB` edges are walked by all threads together after a barrier. Claimed vertices
+ * are counted off `state[1]` once they are sure to be walked in this dispatch (or have no edges).
+ */
+function localPeelWgsl(queue: number): string {
+  return /* wgsl */ `
+const WG = ${PEEL_WORKGROUP}u;
+const CAP = ${queue}u;
+const HUB = ${PEEL_HUB_DEGREE}u;
+const NONE = ${NONE}u;
+const PENDING = ${PENDING}u;
+
+var<workgroup> queue: array<u32, CAP>;
+var<workgroup> tail: atomic<u32>;
+var<workgroup> hubs: array<u32, WG>;
+var<workgroup> hub_count: atomic<u32>;
+var<workgroup> tail_seen: u32;
+var<workgroup> hubs_seen: u32;
+var<workgroup> low: atomic<u32>;
+var<workgroup> walked: atomic<u32>;
+
+fn claim(v: u32, k: u32) -> bool {
+  loop {
+    let r = atomicCompareExchangeWeak(&core[v], NONE, k - 1u);
+    if (r.exchanged) { return true; }
+    if (r.old_value != NONE) { return false; }
+  }
+}
+
+fn enqueue(v: u32, k: u32) {
+  if (offsets[v + 1u] == offsets[v]) {
+    atomicAdd(&walked, 1u);
+    return;
+  }
+  let slot = atomicAdd(&tail, 1u);
+  if (slot < CAP) {
+    queue[slot] = v;
+    atomicAdd(&walked, 1u);
+  } else {
+    atomicStore(&core[v], (k - 1u) | PENDING);
+    atomicStore(&state[3], 1u);
+  }
+}
+
+fn relax(e: u32, k: u32) {
+  let dst = targets[e];
+  if (atomicLoad(&core[dst]) != NONE) { return; }
+  let old = atomicSub(&degree[dst], 1u);
+  if (old == k) {
+    if (claim(dst, k)) { enqueue(dst, k); }
+  } else if (old > k) {
+    atomicMin(&low, old - 1u);
+  }
+}
+
+@compute @workgroup_size(WG)
+fn main(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: vec3<u32>,
+        @builtin(num_workgroups) nwg: vec3<u32>) {
+  if (lid == 0u) { atomicStore(&low, NONE); }
+  let k = atomicLoad(&state[0]);
+  let chunks = (params.n + WG - 1u) / WG;
+  for (var chunk = wid.x; chunk < chunks; chunk += nwg.x) {
+    let v = chunk * WG + lid;
+    if (v < params.n) {
+      let c = atomicLoad(&core[v]);
+      if (c == NONE) {
+        let d = atomicLoad(&degree[v]);
+        if (d < k) {
+          if (claim(v, k)) { enqueue(v, k); }
+        } else {
+          atomicMin(&low, d);
+        }
+      } else if (c == ((k - 1u) | PENDING)) {
+        atomicStore(&core[v], k - 1u);
+        enqueue(v, k);
+      }
+    }
+    var head = 0u;
+    loop {
+      workgroupBarrier();
+      if (lid == 0u) {
+        tail_seen = min(atomicLoad(&tail), CAP);
+        atomicStore(&hub_count, 0u);
+      }
+      let end = workgroupUniformLoad(&tail_seen);
+      if (end == head) { break; }
+      let take = min(end - head, WG);
+      if (lid < take) {
+        let u = queue[head + lid];
+        let first = offsets[u];
+        let last = offsets[u + 1u];
+        if (last - first > HUB) {
+          hubs[atomicAdd(&hub_count, 1u)] = u;
+        } else {
+          for (var e = first; e < last; e++) { relax(e, k); }
+        }
+      }
+      workgroupBarrier();
+      if (lid == 0u) { hubs_seen = atomicLoad(&hub_count); }
+      let hub_total = workgroupUniformLoad(&hubs_seen);
+      for (var h = 0u; h < hub_total; h++) {
+        let u = hubs[h];
+        let last = offsets[u + 1u];
+        for (var e = offsets[u] + lid; e < last; e += WG) { relax(e, k); }
+      }
+      head += take;
+    }
+    if (lid == 0u) { atomicStore(&tail, 0u); }
+  }
+  workgroupBarrier();
+  if (lid == 0u) {
+    atomicMin(&state[2], atomicLoad(&low));
+    atomicSub(&state[1], atomicLoad(&walked));
+  }
+}`;
+}
+
+async function coreResult(
+  core: DeviceArray<'u32'>,
+  n: number,
+): Promise<{ core: Uint32Array; maxCore: number }> {
+  const values = n === 0 ? new Uint32Array(0) : await core.download(0, n);
+  let maxCore = 0;
+  for (let v = 0; v < n; v++) maxCore = Math.max(maxCore, values[v]!);
+  return { core: values, maxCore };
+}
 
 /**
  * Core numbers by parallel peeling: at level k, every remaining vertex of degree below k gets core k - 1
@@ -134,11 +410,7 @@ export class CoreNumberProblem implements Problem<{ core: Uint32Array; maxCore: 
   }
 
   async result(): Promise<{ core: Uint32Array; maxCore: number }> {
-    const n = this.graph.vertexCount;
-    const core = n === 0 ? new Uint32Array(0) : await this.core.download(0, n);
-    let maxCore = 0;
-    for (let v = 0; v < n; v++) maxCore = Math.max(maxCore, core[v]!);
-    return { core, maxCore };
+    return coreResult(this.core, this.graph.vertexCount);
   }
 
   destroy(): void {
@@ -159,8 +431,9 @@ export async function coreNumber(
   checkDeviceGraph(graph);
   const simple = await simpleUndirectedGraph(graph);
   try {
-    await prepareLoadBalance(simple, options.loadBalance);
-    const problem = new CoreNumberProblem(simple, options);
+    const local = (options.peel ?? 'local') === 'local' && !simple.chunked;
+    if (!local) await prepareLoadBalance(simple, options.loadBalance);
+    const problem = local ? new LocalCoreNumberProblem(simple) : new CoreNumberProblem(simple, options);
     const run = await runProblem(simple, problem, (rec) => problem.reset(rec), options);
     return { ...run.result, undirected: graph.directed, iterations: run.iterations };
   } finally {
