@@ -60,22 +60,28 @@ const PEEL_HUB_DEGREE = 32;
 const PENDING = 0x80000000;
 
 /**
- * Core numbers with one dispatch a level: at level k each workgroup scans its share of the vertices, claims
- * (compare-exchange on `core`) each remaining one of degree below k, and walks the claimed vertices' edges
+ * Core numbers with one dispatch a level: at level k each workgroup scans its share of the vertices left,
+ * claims (compare-exchange on `core`) each one of degree below k, and walks the claimed vertices' edges
  * from a queue in workgroup memory, decrementing neighbors' degrees; a neighbor whose degree falls from k to
  * k - 1 is claimed and queued by the same workgroup, so cascades finish inside the dispatch without any
- * workgroup waiting on another. A vertex that finds its workgroup's queue full keeps a pending mark and the
- * level runs again. Levels with no vertex to peel are skipped: each dispatch also takes the smallest degree
- * it saw among the vertices left (never above the true smallest) and the next level starts just above it.
- * `graph` must be undirected and simple, its targets in one array.
+ * workgroup waiting on another. The vertices that stay are written to the next level's list, so a level
+ * scans only what is left. A vertex that finds its workgroup's queue full keeps a pending mark, joins the
+ * next list and the level runs again. Levels with no vertex to peel are skipped: each dispatch also takes
+ * the smallest degree it saw among the vertices left (never above the true smallest) and the next level
+ * starts just above it. `graph` must be undirected and simple, its targets in one array.
  */
 export class LocalCoreNumberProblem implements Problem<{ core: Uint32Array; maxCore: number }> {
   /** Per vertex: its core number, 0xffffffff until peeled. */
   readonly core: DeviceArray<'u32'>;
   /** Per vertex: its degree among the vertices not yet peeled (peeled ones may lag). */
   readonly degree: DeviceArray<'u32'>;
-  /** [level k, vertices not yet walked, smallest degree seen left, a queue overflowed]. */
+  /**
+   * [level k, vertices not yet walked, smallest degree seen left, a queue overflowed, length of list 0,
+   * length of list 1].
+   */
   readonly #state: DeviceArray<'u32'>;
+  /** The vertices left, read by even steps and written by odd ones (list 0), and the other way round. */
+  readonly #lists: [DeviceArray<'u32'>, DeviceArray<'u32'>];
   readonly #workgroups: number;
   readonly #queue: number;
   #kernel: Kernel | undefined;
@@ -89,7 +95,12 @@ export class LocalCoreNumberProblem implements Problem<{ core: Uint32Array; maxC
     const n = Math.max(1, graph.vertexCount);
     this.core = device.array('u32', n, { label: 'kcore core' });
     this.degree = device.array('u32', n, { label: 'kcore degree' });
-    this.#state = device.array('u32', 4, { label: 'kcore state' });
+    this.#state = device.array('u32', 6, { label: 'kcore state' });
+    // A vertex is listed once as left and at most once more as pending: 2n entries suffice.
+    this.#lists = [
+      device.array('u32', 2 * n, { label: 'kcore vertices left 0' }),
+      device.array('u32', 2 * n, { label: 'kcore vertices left 1' }),
+    ];
     // About a few workgroups per multiprocessor on large GPUs; each scans its chunks strided over the grid.
     this.#workgroups = Math.max(1, Math.min(1024, Math.ceil(graph.vertexCount / PEEL_WORKGROUP)));
     this.#queue = options.queue ?? PEEL_QUEUE;
@@ -103,23 +114,28 @@ export class LocalCoreNumberProblem implements Problem<{ core: Uint32Array; maxC
       wgsl`(v: u32) {
   ${rw(this.degree)}[v] = ${offsets}[v + 1u] - ${offsets}[v];
   ${rw(this.core)}[v] = ${u32(NONE)};
+  ${rw(this.#lists[0])}[v] = v;
 }`,
     );
+    const n = u32(this.graph.vertexCount);
     await transform(
       rec,
       1,
       wgsl`(i: u32) {
   ${rw(this.#state)}[0] = 0u;
-  ${rw(this.#state)}[1] = ${u32(this.graph.vertexCount)};
+  ${rw(this.#state)}[1] = ${n};
   ${rw(this.#state)}[2] = 0u;
   ${rw(this.#state)}[3] = 0u;
+  ${rw(this.#state)}[4] = ${n};
+  ${rw(this.#state)}[5] = 0u;
 }`,
     );
   }
 
-  async step(rec: Recorder): Promise<void> {
+  async step(rec: Recorder, iteration: number): Promise<void> {
     const n = this.graph.vertexCount;
     if (n === 0) return;
+    const parity = iteration % 2;
     const state = rw(this.#state);
     // The next level: the same one again after an overflow, else just above the smallest degree left.
     await transform(
@@ -134,6 +150,7 @@ export class LocalCoreNumberProblem implements Problem<{ core: Uint32Array; maxC
     ${state}[0] = select(max(k + 1u, low + 1u), k + 1u, low == ${u32(NONE)});
   }
   ${state}[2] = ${u32(NONE)};
+  ${state}[${u32(5 - parity)}] = 0u;
 }`,
     );
     this.#kernel ??= await localPeelKernel(rec.device, this.#queue);
@@ -144,8 +161,10 @@ export class LocalCoreNumberProblem implements Problem<{ core: Uint32Array; maxC
         core: this.core,
         degree: this.degree,
         state: this.#state,
+        list_in: this.#lists[parity]!,
+        list_out: this.#lists[1 - parity]!,
       },
-      params: { n },
+      params: { in_count: 4 + parity, out_count: 5 - parity },
       workgroups: this.#workgroups,
     });
   }
@@ -159,20 +178,22 @@ export class LocalCoreNumberProblem implements Problem<{ core: Uint32Array; maxC
   }
 
   destroy(): void {
-    for (const a of [this.core, this.degree, this.#state]) a.destroy();
+    for (const a of [this.core, this.degree, this.#state, ...this.#lists]) a.destroy();
   }
 }
 
 function localPeelKernel(device: WeftDevice, queue: number): Promise<Kernel> {
   return device.kernel({
     label: 'kcore local peel',
-    params: { n: 'u32' },
+    params: { in_count: 'u32', out_count: 'u32' },
     bindings: {
       offsets: { type: 'array<u32>', access: 'read' },
       targets: { type: 'array<u32>', access: 'read' },
       core: { type: 'array<atomic<u32>>', access: 'read_write' },
       degree: { type: 'array<atomic<u32>>', access: 'read_write' },
       state: { type: 'array<atomic<u32>>', access: 'read_write' },
+      list_in: { type: 'array<u32>', access: 'read' },
+      list_out: { type: 'array<u32>', access: 'read_write' },
     },
     code: localPeelWgsl(queue),
   });
@@ -182,7 +203,9 @@ function localPeelKernel(device: WeftDevice, queue: number): Promise<Kernel> {
  * The queue is drained after each scanned chunk and then starts again at 0, so it only has to hold one
  * chunk's cascades. A round takes up to a workgroup of queued vertices: each thread walks a small one alone,
  * and vertices of more than `HUB` edges are walked by all threads together after a barrier. Claimed vertices
- * are counted off `state[1]` once they are sure to be walked in this dispatch (or have no edges).
+ * are counted off `state[1]` once they are sure to be walked in this dispatch (or have no edges). A chunk's
+ * vertices that stay are appended to the next list with one atomic per chunk; a pending vertex is appended
+ * by the thread that marked it, and a compare-exchange takes it, so a second listing of it is harmless.
  */
 function localPeelWgsl(queue: number): string {
   return /* wgsl */ `
@@ -200,12 +223,23 @@ var<workgroup> tail_seen: u32;
 var<workgroup> hubs_seen: u32;
 var<workgroup> low: atomic<u32>;
 var<workgroup> walked: atomic<u32>;
+var<workgroup> list_length: u32;
+var<workgroup> kept: atomic<u32>;
+var<workgroup> kept_base: u32;
 
 fn claim(v: u32, k: u32) -> bool {
   loop {
     let r = atomicCompareExchangeWeak(&core[v], NONE, k - 1u);
     if (r.exchanged) { return true; }
     if (r.old_value != NONE) { return false; }
+  }
+}
+
+fn take_pending(v: u32, k: u32) -> bool {
+  loop {
+    let r = atomicCompareExchangeWeak(&core[v], (k - 1u) | PENDING, k - 1u);
+    if (r.exchanged) { return true; }
+    if (r.old_value != ((k - 1u) | PENDING)) { return false; }
   }
 }
 
@@ -221,6 +255,8 @@ fn enqueue(v: u32, k: u32) {
   } else {
     atomicStore(&core[v], (k - 1u) | PENDING);
     atomicStore(&state[3], 1u);
+    let at = atomicAdd(&state[params.out_count], 1u);
+    if (at < arrayLength(&list_out)) { list_out[at] = v; }
   }
 }
 
@@ -238,25 +274,41 @@ fn relax(e: u32, k: u32) {
 @compute @workgroup_size(WG)
 fn main(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: vec3<u32>,
         @builtin(num_workgroups) nwg: vec3<u32>) {
-  if (lid == 0u) { atomicStore(&low, NONE); }
+  if (lid == 0u) {
+    atomicStore(&low, NONE);
+    list_length = atomicLoad(&state[params.in_count]);
+  }
+  let length = workgroupUniformLoad(&list_length);
   let k = atomicLoad(&state[0]);
-  let chunks = (params.n + WG - 1u) / WG;
+  let chunks = (length + WG - 1u) / WG;
   for (var chunk = wid.x; chunk < chunks; chunk += nwg.x) {
-    let v = chunk * WG + lid;
-    if (v < params.n) {
+    let i = chunk * WG + lid;
+    var stays = false;
+    var v = 0u;
+    if (i < length) {
+      v = list_in[i];
       let c = atomicLoad(&core[v]);
       if (c == NONE) {
         let d = atomicLoad(&degree[v]);
         if (d < k) {
           if (claim(v, k)) { enqueue(v, k); }
         } else {
+          stays = true;
           atomicMin(&low, d);
         }
       } else if (c == ((k - 1u) | PENDING)) {
-        atomicStore(&core[v], k - 1u);
-        enqueue(v, k);
+        if (take_pending(v, k)) { enqueue(v, k); }
       }
     }
+    var at = 0u;
+    if (stays) { at = atomicAdd(&kept, 1u); }
+    workgroupBarrier();
+    if (lid == 0u) {
+      kept_base = atomicAdd(&state[params.out_count], atomicLoad(&kept));
+      atomicStore(&kept, 0u);
+    }
+    let base = workgroupUniformLoad(&kept_base);
+    if (stays && base + at < arrayLength(&list_out)) { list_out[base + at] = v; }
     var head = 0u;
     loop {
       workgroupBarrier();
