@@ -9,10 +9,11 @@ import {
   type WeftDevice,
   wgsl,
 } from '@weft/gpu';
-import { checkDeviceGraph, type DeviceGraph, FrontierBitmap, FrontierQueue } from '@weft/graph';
+import { checkDeviceGraph, type DeviceGraph, FrontierQueue } from '@weft/graph';
 import {
   AdvanceWorkspace,
   advancePush,
+  Cascade,
   compute,
   enact,
   type LoadBalance,
@@ -43,8 +44,9 @@ export type SccOptions = RunOptions & LoadBalanceOption;
  * 1. trim: a vertex without in- or out-neighbors is its own component; peeling it decrements its
  *    neighbors' counts atomically, and a count reaching 0 trims that neighbor next (a chain of one-vertex
  *    components goes in one round);
- * 2. colour: every vertex takes the smallest id that reaches it, by pushing `atomicMin` from changed vertices
- *    (label propagation along out-edges) until nothing changes;
+ * 2. colour: every vertex takes the smallest id that reaches it, by pushing `atomicMin` along out-edges
+ *    from every vertex whose colour changed until nothing changes (a `Cascade`: each workgroup carries the
+ *    changes it starts as far as they go inside one dispatch);
  * 3. a vertex whose colour is its own id is a root; a backward search from each root through in-edges,
  *    within its colour, reaches exactly its component (every vertex of that colour that reaches the root),
  *    and labels it with the root, its smallest vertex.
@@ -61,7 +63,6 @@ class SccRun {
   readonly inCount: DeviceArray<'u32'>;
   readonly remaining: DeviceArray<'u32'>;
   readonly queue: FrontierQueue;
-  readonly changed: FrontierBitmap;
   readonly space: AdvanceWorkspace;
   readonly loadBalance: Exclude<LoadBalance, 'auto'>;
   iterations = 0;
@@ -80,7 +81,6 @@ class SccRun {
     this.inCount = array('in-neighbors left');
     this.remaining = device.array('u32', 1, { label: 'scc remaining' });
     this.queue = new FrontierQueue(device, this.n, { label: 'scc frontier' });
-    this.changed = new FrontierBitmap(device, this.n, 'scc changed');
     this.space = new AdvanceWorkspace(device, this.queue.capacity);
     this.loadBalance = resolveLoadBalance(graph, options.loadBalance ?? 'auto');
   }
@@ -105,18 +105,13 @@ class SccRun {
    * Runs one phase to convergence: iteration 0 seeds the frontier with `seed`, then every iteration
    * advances from it along `advances` (a direction and an edge functor each) into the next frontier.
    */
-  async #phase(
-    seed: (rec: Recorder) => Promise<void>,
-    advances: ['out' | 'in', Functor][],
-    visited?: FrontierBitmap,
-  ): Promise<void> {
+  async #phase(seed: (rec: Recorder) => Promise<void>, advances: ['out' | 'in', Functor][]): Promise<void> {
     const queue = this.queue;
     const run = await enact(
       this.device,
       {
         step: async (rec, iteration) => {
           if (iteration === 0) await seed(rec);
-          visited?.recordClear(rec);
           for (const [i, [direction, functor]] of advances.entries()) {
             await advancePush(rec, this.graph, queue.current, functor, {
               output: queue.next,
@@ -124,7 +119,6 @@ class SccRun {
               direction,
               workspace: this.space,
               loadBalance: this.loadBalance,
-              ...(visited ? { visited } : {}),
             });
           }
           queue.swap();
@@ -186,38 +180,46 @@ class SccRun {
     );
   }
 
+  /** Runs `edge` from the vertices where `seed` holds to its fixed point (see `Cascade`). */
+  async #cascade(seed: Functor, edge: Functor, direction: 'out' | 'in'): Promise<void> {
+    const cascade = new Cascade(this.graph, seed, edge, { direction });
+    try {
+      const run = await enact(this.device, cascade, this.options);
+      this.iterations += run.iterations;
+    } finally {
+      cascade.destroy();
+    }
+  }
+
   async #color(): Promise<void> {
     const label = this.labels;
     const color = atomic(this.colors);
-    const start = wgsl`(v: u32) -> bool {
-  atomicStore(&${color}[v], v);
-  return ${label}[v] == ${u32(NONE)};
-}`;
+    await compute(this.device, { all: this.n }, wgsl`(v: u32) { atomicStore(&${color}[v], v); }`);
+    const start = wgsl`(v: u32) -> bool { return ${label}[v] == ${u32(NONE)}; }`;
     const spread = wgsl`(src: u32, dst: u32, edge: u32) -> bool {
   if (${label}[dst] != ${u32(NONE)}) { return false; }
   let c = atomicLoad(&${color}[src]);
   if (c >= atomicLoad(&${color}[dst])) { return false; }
   return c < atomicMin(&${color}[dst], c);
 }`;
-    await this.#phase((rec) => this.#seed(rec, start), [['out', spread]], this.changed);
+    await this.#cascade(start, spread, 'out');
   }
 
   async #backward(): Promise<void> {
-    const label = this.labels;
+    const label = atomic(this.labels);
     const color = this.colors;
     const root = wgsl`(v: u32) -> bool {
-  if (${rw(label)}[v] != ${u32(NONE)} || ${color}[v] != v) { return false; }
-  ${rw(label)}[v] = v;
-  return true;
+  if (atomicLoad(&${label}[v]) != ${u32(NONE)} || ${color}[v] != v) { return false; }
+  return atomicMin(&${label}[v], v) == ${u32(NONE)};
 }`;
     // Every claimant of a vertex writes the same label, its colour: the first atomicMin claims it.
     const reach = wgsl`(src: u32, dst: u32, edge: u32) -> bool {
-  if (atomicLoad(&${atomic(label)}[dst]) != ${u32(NONE)}) { return false; }
+  if (atomicLoad(&${label}[dst]) != ${u32(NONE)}) { return false; }
   let c = ${color}[src];
   if (${color}[dst] != c) { return false; }
-  return atomicMin(&${atomic(label)}[dst], c) == ${u32(NONE)};
+  return atomicMin(&${label}[dst], c) == ${u32(NONE)};
 }`;
-    await this.#phase((rec) => this.#seed(rec, root), [['in', reach]]);
+    await this.#cascade(root, reach, 'in');
   }
 
   /** The vertices still unlabelled (one read-back); `outCount` is free until the next trim. */
@@ -233,7 +235,6 @@ class SccRun {
   destroy(): void {
     for (const a of [this.labels, this.colors, this.outCount, this.inCount, this.remaining]) a.destroy();
     this.queue.destroy();
-    this.changed.destroy();
     this.space.destroy();
   }
 }
