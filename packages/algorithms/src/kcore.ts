@@ -16,6 +16,7 @@ import {
   advancePush,
   compute,
   type LoadBalance,
+  queueDrainWgsl,
   resolveLoadBalance,
 } from '@weft/operators';
 import {
@@ -54,8 +55,6 @@ export interface CoreNumberOptions extends RunOptions, LoadBalanceOption {
 /** Threads of a local-peeling workgroup, and the vertices one drain of its queue holds. */
 const PEEL_WORKGROUP = 256;
 const PEEL_QUEUE = 2048;
-/** Out-degree above which all of a workgroup's threads walk a queued vertex's edges together. */
-const PEEL_HUB_DEGREE = 32;
 /** Core values of vertices claimed but not yet walked (their workgroup's queue was full). */
 const PENDING = 0x80000000;
 
@@ -157,7 +156,7 @@ export class LocalCoreNumberProblem implements Problem<{ core: Uint32Array; maxC
     rec.dispatch(this.#kernel, {
       bindings: {
         offsets: this.graph.offsets,
-        targets: this.graph.targets,
+        neighbors: this.graph.targets,
         core: this.core,
         degree: this.degree,
         state: this.#state,
@@ -188,7 +187,7 @@ function localPeelKernel(device: WeftDevice, queue: number): Promise<Kernel> {
     params: { in_count: 'u32', out_count: 'u32' },
     bindings: {
       offsets: { type: 'array<u32>', access: 'read' },
-      targets: { type: 'array<u32>', access: 'read' },
+      neighbors: { type: 'array<u32>', access: 'read' },
       core: { type: 'array<atomic<u32>>', access: 'read_write' },
       degree: { type: 'array<atomic<u32>>', access: 'read_write' },
       state: { type: 'array<atomic<u32>>', access: 'read_write' },
@@ -200,32 +199,21 @@ function localPeelKernel(device: WeftDevice, queue: number): Promise<Kernel> {
 }
 
 /**
- * The queue is drained after each scanned chunk and then starts again at 0, so it only has to hold one
- * chunk's cascades. A round takes up to a workgroup of queued vertices: each thread walks a small one alone,
- * and vertices of more than `HUB` edges are walked by all threads together after a barrier. Claimed vertices
- * are counted off `state[1]` once they are sure to be walked in this dispatch (or have no edges). A chunk's
- * vertices that stay are appended to the next list with one atomic per chunk; a pending vertex is appended
- * by the thread that marked it, and a compare-exchange takes it, so a second listing of it is harmless.
+ * The queue (`queueDrainWgsl`) is drained after each scanned chunk, so it only has to hold one chunk's
+ * cascades. Claimed vertices are counted off `state[1]` once they are sure to be walked in this dispatch (or
+ * have no edges). A chunk's vertices that stay are appended to the next list with one atomic per chunk; a
+ * pending vertex is appended by the thread that marked it, and a compare-exchange takes it, so a second
+ * listing of it is harmless.
  */
 function localPeelWgsl(queue: number): string {
-  return /* wgsl */ `
-const WG = ${PEEL_WORKGROUP}u;
-const CAP = ${queue}u;
-const HUB = ${PEEL_HUB_DEGREE}u;
+  return /* wgsl */ `${queueDrainWgsl(PEEL_WORKGROUP, queue)}
 const NONE = ${NONE}u;
 const PENDING = ${PENDING}u;
 
-var<workgroup> queue: array<u32, CAP>;
-var<workgroup> tail: atomic<u32>;
-var<workgroup> hubs: array<u32, WG>;
-var<workgroup> hub_count: atomic<u32>;
-var<workgroup> tail_seen: u32;
-var<workgroup> hubs_seen: u32;
 var<workgroup> low: atomic<u32>;
 var<workgroup> walked: atomic<u32>;
-var<workgroup> list_length: u32;
 var<workgroup> kept: atomic<u32>;
-var<workgroup> kept_base: u32;
+var<private> level: u32;
 
 fn claim(v: u32, k: u32) -> bool {
   loop {
@@ -260,8 +248,8 @@ fn enqueue(v: u32, k: u32) {
   }
 }
 
-fn relax(e: u32, k: u32) {
-  let dst = targets[e];
+fn weft_visit(src: u32, dst: u32, e: u32) {
+  let k = level;
   if (atomicLoad(&core[dst]) != NONE) { return; }
   let old = atomicSub(&degree[dst], 1u);
   if (old == k) {
@@ -276,10 +264,11 @@ fn main(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: v
         @builtin(num_workgroups) nwg: vec3<u32>) {
   if (lid == 0u) {
     atomicStore(&low, NONE);
-    list_length = atomicLoad(&state[params.in_count]);
+    uniform_word = atomicLoad(&state[params.in_count]);
   }
-  let length = workgroupUniformLoad(&list_length);
+  let length = workgroupUniformLoad(&uniform_word);
   let k = atomicLoad(&state[0]);
+  level = k;
   let chunks = (length + WG - 1u) / WG;
   for (var chunk = wid.x; chunk < chunks; chunk += nwg.x) {
     let i = chunk * WG + lid;
@@ -304,42 +293,12 @@ fn main(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: v
     if (stays) { at = atomicAdd(&kept, 1u); }
     workgroupBarrier();
     if (lid == 0u) {
-      kept_base = atomicAdd(&state[params.out_count], atomicLoad(&kept));
+      uniform_word = atomicAdd(&state[params.out_count], atomicLoad(&kept));
       atomicStore(&kept, 0u);
     }
-    let base = workgroupUniformLoad(&kept_base);
+    let base = workgroupUniformLoad(&uniform_word);
     if (stays && base + at < arrayLength(&list_out)) { list_out[base + at] = v; }
-    var head = 0u;
-    loop {
-      workgroupBarrier();
-      if (lid == 0u) {
-        tail_seen = min(atomicLoad(&tail), CAP);
-        atomicStore(&hub_count, 0u);
-      }
-      let end = workgroupUniformLoad(&tail_seen);
-      if (end == head) { break; }
-      let take = min(end - head, WG);
-      if (lid < take) {
-        let u = queue[head + lid];
-        let first = offsets[u];
-        let last = offsets[u + 1u];
-        if (last - first > HUB) {
-          hubs[atomicAdd(&hub_count, 1u)] = u;
-        } else {
-          for (var e = first; e < last; e++) { relax(e, k); }
-        }
-      }
-      workgroupBarrier();
-      if (lid == 0u) { hubs_seen = atomicLoad(&hub_count); }
-      let hub_total = workgroupUniformLoad(&hubs_seen);
-      for (var h = 0u; h < hub_total; h++) {
-        let u = hubs[h];
-        let last = offsets[u + 1u];
-        for (var e = offsets[u] + lid; e < last; e += WG) { relax(e, k); }
-      }
-      head += take;
-    }
-    if (lid == 0u) { atomicStore(&tail, 0u); }
+    drain_queue(lid);
   }
   workgroupBarrier();
   if (lid == 0u) {

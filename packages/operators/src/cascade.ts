@@ -6,8 +6,6 @@ import type { EnactorLoop } from './enactor.ts';
 /** Threads of a cascade workgroup, and the vertices one drain of its queue holds. */
 const CASCADE_WORKGROUP = 256;
 const CASCADE_QUEUE = 2048;
-/** Edges above which all of a workgroup's threads walk a queued vertex's edges together. */
-const CASCADE_HUB_DEGREE = 32;
 /** Most workgroups of a cascade dispatch: each scans its chunks strided over the grid. */
 const CASCADE_MAX_WORKGROUPS = 1024;
 
@@ -105,22 +103,91 @@ export class Cascade implements EnactorLoop {
 }
 
 /**
- * The queue is drained after each scanned chunk and then starts again at 0, so it only has to hold one
- * chunk's cascade. A round takes up to a workgroup of queued vertices: each thread walks a small one alone,
- * and vertices of more than `HUB` edges are walked by all threads together after a barrier.
+ * WGSL for a workgroup's queue of vertices and `drain_queue(lid)`, which walks the queued vertices' edges
+ * round after round until the queue is empty, then empties it (`tail` back to 0). The including kernel binds
+ * `offsets` and `neighbors` (a CSR or CSC) and defines `fn weft_visit(src: u32, dst: u32, e: u32)` for the
+ * edge at position `e`; it appends a vertex by `slot = atomicAdd(&tail, 1u)` and `queue[slot] = v` when
+ * `slot < CAP`. Call `drain_queue` in uniform control flow. A round takes up to a workgroup of queued
+ * vertices, sums their degrees in workgroup memory and spreads the round's edges evenly over the threads
+ * (each finds its vertex by binary search), so one hub or a few long lists do not leave threads idle; each
+ * thread loads four edges' neighbors before visiting them.
  */
-function cascadeWgsl(queue: number): string {
+export function queueDrainWgsl(workgroupSize: number, capacity: number): string {
   return /* wgsl */ `
-const WG = ${CASCADE_WORKGROUP}u;
-const CAP = ${queue}u;
-const HUB = ${CASCADE_HUB_DEGREE}u;
+const WG = ${workgroupSize}u;
+const CAP = ${capacity}u;
+const UNROLL = 4u;
 
 var<workgroup> queue: array<u32, CAP>;
 var<workgroup> tail: atomic<u32>;
-var<workgroup> hubs: array<u32, WG>;
-var<workgroup> hub_count: atomic<u32>;
-var<workgroup> tail_seen: u32;
-var<workgroup> hubs_seen: u32;
+var<workgroup> round_scan: array<u32, WG>;
+var<workgroup> round_first: array<u32, WG>;
+var<workgroup> round_vertex: array<u32, WG>;
+var<workgroup> uniform_word: u32;
+
+fn round_edge(i: u32, take: u32) -> vec2<u32> {
+  var lo = 0u;
+  var hi = take - 1u;
+  while (lo < hi) {
+    let mid = (lo + hi) >> 1u;
+    if (round_scan[mid] > i) { hi = mid; } else { lo = mid + 1u; }
+  }
+  var before = 0u;
+  if (lo > 0u) { before = round_scan[lo - 1u]; }
+  return vec2<u32>(round_vertex[lo], round_first[lo] + i - before);
+}
+
+fn drain_queue(lid: u32) {
+  var head = 0u;
+  loop {
+    workgroupBarrier();
+    if (lid == 0u) { uniform_word = min(atomicLoad(&tail), CAP); }
+    let end = workgroupUniformLoad(&uniform_word);
+    if (end == head) { break; }
+    let take = min(end - head, WG);
+    var degree = 0u;
+    if (lid < take) {
+      let u = queue[head + lid];
+      let first = offsets[u];
+      degree = offsets[u + 1u] - first;
+      round_first[lid] = first;
+      round_vertex[lid] = u;
+    }
+    round_scan[lid] = degree;
+    for (var step = 1u; step < take; step <<= 1u) {
+      workgroupBarrier();
+      var add = 0u;
+      if (lid >= step) { add = round_scan[lid - step]; }
+      workgroupBarrier();
+      round_scan[lid] += add;
+    }
+    workgroupBarrier();
+    if (lid == 0u) { uniform_word = round_scan[take - 1u]; }
+    let total = workgroupUniformLoad(&uniform_word);
+    for (var base = lid; base < total; base += UNROLL * WG) {
+      var edge: array<vec2<u32>, UNROLL>;
+      var dst: array<u32, UNROLL>;
+      for (var j = 0u; j < UNROLL; j++) {
+        let i = base + j * WG;
+        if (i < total) {
+          edge[j] = round_edge(i, take);
+          dst[j] = neighbors[edge[j].y];
+        }
+      }
+      for (var j = 0u; j < UNROLL; j++) {
+        if (base + j * WG < total) { weft_visit(edge[j].x, dst[j], edge[j].y); }
+      }
+    }
+    head += take;
+  }
+  workgroupBarrier();
+  if (lid == 0u) { atomicStore(&tail, 0u); }
+}`;
+}
+
+/** A chunk's seeds are queued and drained before the next chunk, so the queue holds one chunk's cascade. */
+function cascadeWgsl(queue: number): string {
+  return /* wgsl */ `${queueDrainWgsl(CASCADE_WORKGROUP, queue)}
 
 fn push(v: u32) {
   let slot = atomicAdd(&tail, 1u);
@@ -132,8 +199,7 @@ fn push(v: u32) {
   if ((atomicOr(&marks_out[v >> 5u], bit) & bit) == 0u) { atomicAdd(&marked[0], 1u); }
 }
 
-fn walk(src: u32, e: u32) {
-  let dst = neighbors[e];
+fn weft_visit(src: u32, dst: u32, e: u32) {
   if (weft_edge(src, dst, weft_edge_id(e))) { push(dst); }
 }
 
@@ -152,37 +218,7 @@ fn main(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: v
       }
       if (start) { push(v); }
     }
-    var head = 0u;
-    loop {
-      workgroupBarrier();
-      if (lid == 0u) {
-        tail_seen = min(atomicLoad(&tail), CAP);
-        atomicStore(&hub_count, 0u);
-      }
-      let end = workgroupUniformLoad(&tail_seen);
-      if (end == head) { break; }
-      let take = min(end - head, WG);
-      if (lid < take) {
-        let u = queue[head + lid];
-        let first = offsets[u];
-        let last = offsets[u + 1u];
-        if (last - first > HUB) {
-          hubs[atomicAdd(&hub_count, 1u)] = u;
-        } else {
-          for (var e = first; e < last; e++) { walk(u, e); }
-        }
-      }
-      workgroupBarrier();
-      if (lid == 0u) { hubs_seen = atomicLoad(&hub_count); }
-      let hub_total = workgroupUniformLoad(&hubs_seen);
-      for (var h = 0u; h < hub_total; h++) {
-        let u = hubs[h];
-        let last = offsets[u + 1u];
-        for (var e = offsets[u] + lid; e < last; e += WG) { walk(u, e); }
-      }
-      head += take;
-    }
-    if (lid == 0u) { atomicStore(&tail, 0u); }
+    drain_queue(lid);
   }
 }`;
 }

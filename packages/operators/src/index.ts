@@ -16,7 +16,7 @@ export {
   type DirectionFunctors,
   type DirectionOptions,
 } from './advance-optimized.ts';
-export { Cascade, type CascadeOptions } from './cascade.ts';
+export { Cascade, type CascadeOptions, queueDrainWgsl } from './cascade.ts';
 export { compute } from './compute.ts';
 export { DisjointSets, type DisjointSetsOptions, UNION_MAX_RETRIES } from './disjoint-sets.ts';
 export {
