@@ -52,9 +52,13 @@ export interface CoreNumberOptions extends RunOptions, LoadBalanceOption {
   peel?: 'local' | 'advance';
 }
 
-/** Threads of a local-peeling workgroup, and the vertices one drain of its queue holds. */
+/**
+ * Threads of a local-peeling workgroup, and the vertices one drain of its queue holds: a small queue
+ * overflows early, and the level's rerun spreads the pending vertices over every workgroup instead of one
+ * workgroup carrying a large cascade alone.
+ */
 const PEEL_WORKGROUP = 256;
-const PEEL_QUEUE = 2048;
+const PEEL_QUEUE = 256;
 /** Core values of vertices claimed but not yet walked (their workgroup's queue was full). */
 const PENDING = 0x80000000;
 

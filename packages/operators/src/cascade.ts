@@ -3,9 +3,13 @@ import { type DeviceGraph, FrontierBitmap } from '@weft/graph';
 import { edgeIdFunctor, edgeView } from './advance.ts';
 import type { EnactorLoop } from './enactor.ts';
 
-/** Threads of a cascade workgroup, and the vertices one drain of its queue holds. */
+/**
+ * Threads of a cascade workgroup, and the vertices one drain of its queue holds: a small queue overflows
+ * early, and the overflow restarts spread over every workgroup at the next step instead of one workgroup
+ * carrying a large cascade alone.
+ */
 const CASCADE_WORKGROUP = 256;
-const CASCADE_QUEUE = 2048;
+const CASCADE_QUEUE = 256;
 /** Most workgroups of a cascade dispatch: each scans its chunks strided over the grid. */
 const CASCADE_MAX_WORKGROUPS = 1024;
 
