@@ -45,7 +45,7 @@ import {
   verifySpanningForest,
   verifySssp,
 } from '@weft/algorithms';
-import type { Recorder, WeftDevice } from '@weft/gpu';
+import { atomic, type Recorder, transform, type WeftDevice, wgsl } from '@weft/gpu';
 import {
   type DeviceGraph,
   type FrontierQueue,
@@ -55,7 +55,7 @@ import {
   uploadGraph,
 } from '@weft/graph';
 import { grid, kronecker, randomGeometric, road } from '@weft/graph/generators';
-import { enact } from '@weft/operators';
+import { Cascade, enact } from '@weft/operators';
 import type { BenchGraph, GraphStats } from '../graphs.ts';
 import type { BenchCase, BenchInstance, IterationTrace } from '../types.ts';
 
@@ -986,12 +986,9 @@ function componentsCase(
             ? Math.min(withMargin(taken), bound)
             : bound;
       return {
+        // A traced run logs every level, so it runs the levels in bulk (the library refuses the engine).
         trace: async () =>
-          fromLibrary(
-            'cc',
-            undefined,
-            (await connectedComponents(graph, { algorithm, smallFrontier, trace: true })).trace,
-          ),
+          fromLibrary('cc', undefined, (await connectedComponents(graph, { algorithm, trace: true })).trace),
         items: edgesOf(csr),
         async run(rec) {
           await problem.reset(rec);
@@ -1036,6 +1033,120 @@ function sccCase(input: GraphInput): BenchCase {
       },
       validate: async () => verifyScc(csr, last.labels, last.count),
       destroy() {},
+    };
+  });
+}
+
+/**
+ * SSSP as one label-correcting cascade (`Cascade` from `@weft/operators`): the source's workgroup relaxes
+ * outward until its queue overflows, and each later step restarts the marked vertices on every workgroup.
+ * A comparison for the near-far engine on high-diameter graphs; u32 weights, distances saturate.
+ */
+function ssspCascadeCase(input: GraphInput): BenchCase {
+  return {
+    name: `sssp ${input.label} (u32 weights 1-255) cascade`,
+    family: 'algorithms',
+    maxItems: () => input.maxItems,
+    async setup(device, n, seed) {
+      const csr = input.get(n, seed);
+      const graph = uploaded(device, csr);
+      const vertices = pickSources(csr, seed, sourceCount(device));
+      const count = Math.max(1, csr.vertexCount);
+      const dist = device.array('u32', count, { label: 'cascade sssp distances' });
+      const from = device.array('u32', 1, { label: 'cascade sssp source' });
+      const d = atomic(dist);
+      const cascade = new Cascade(
+        graph,
+        wgsl`(v: u32) -> bool {
+  if (v != ${from}[0]) { return false; }
+  atomicStore(&${d}[v], 0u);
+  return true;
+}`,
+        wgsl`(src: u32, dst: u32, edge: u32) -> bool {
+  let s = atomicLoad(&${d}[src]) + ${graph.weights!}[edge];
+  let nd = select(s, 0xfffffffeu, s == 0xffffffffu);
+  if (nd >= atomicLoad(&${d}[dst])) { return false; }
+  return nd < atomicMin(&${d}[dst], nd);
+}`,
+      );
+      const reset = async (rec: Recorder, source: number) => {
+        await rec.fill(dist, 0xffffffff);
+        from.upload(Uint32Array.of(source));
+      };
+      let source = vertices[0]!;
+      let steps = 0;
+      const select = once(async (i: number) => {
+        source = vertices[i]!;
+        const rec = device.recorder({ label: 'cascade sssp reset' });
+        await reset(rec, source);
+        await rec.submit();
+        steps = (await enact(device, cascade)).iterations;
+        const got = await dist.download(0, csr.vertexCount);
+        const reached = (v: number) => got[v] !== 0xffffffff;
+        return { edges: traversedEdges(csr, reached), iterations: steps };
+      });
+      const { edges: items } = await select(0);
+      return {
+        items,
+        bytes: 0,
+        ...(input.stats ? { graph: input.stats } : {}),
+        sources: { vertices, select, validateEvery: 1 },
+        async run(rec) {
+          await reset(rec, source);
+          for (let i = 0; i < withMargin(steps); i++) await cascade.step(rec, i);
+        },
+        validate: async () => {
+          const got = await dist.download(0, csr.vertexCount);
+          const distances = Float64Array.from(got, (x) => (x === 0xffffffff ? Infinity : x));
+          return verifySssp(csr, source, distances);
+        },
+        destroy() {
+          cascade.destroy();
+          dist.destroy();
+          from.destroy();
+          graph.destroy();
+        },
+      };
+    },
+  };
+}
+
+/**
+ * Connected components of an undirected graph by label propagation as one cascade (`Cascade`): labels start
+ * as vertex ids and each workgroup carries the smaller labels it finds as far as its queue allows. A
+ * comparison for the bulk and small-frontier label propagation on high-diameter graphs.
+ */
+function componentsCascadeCase(input: GraphInput): BenchCase {
+  return wholeGraphCase('cc (label-propagation cascade)', input, async (device, csr, graph) => {
+    const count = Math.max(1, csr.vertexCount);
+    const label = device.array('u32', count, { label: 'cascade cc labels' });
+    const l = atomic(label);
+    const cascade = new Cascade(
+      graph,
+      wgsl`(v: u32) -> bool { return true; }`,
+      wgsl`(src: u32, dst: u32, edge: u32) -> bool {
+  let c = atomicLoad(&${l}[src]);
+  if (c >= atomicLoad(&${l}[dst])) { return false; }
+  return c < atomicMin(&${l}[dst], c);
+}`,
+    );
+    const reset = (rec: Recorder) =>
+      transform(rec, csr.vertexCount, wgsl`(v: u32) { atomicStore(&${l}[v], v); }`);
+    const first = device.recorder({ label: 'cascade cc reset' });
+    await reset(first);
+    await first.submit();
+    const steps = (await enact(device, cascade)).iterations;
+    return {
+      items: edgesOf(csr),
+      async run(rec) {
+        await reset(rec);
+        for (let i = 0; i < withMargin(steps); i++) await cascade.step(rec, i);
+      },
+      validate: async () => verifyComponents(csr, await label.download(0, csr.vertexCount)),
+      destroy() {
+        cascade.destroy();
+        label.destroy();
+      },
     };
   });
 }
@@ -1154,6 +1265,7 @@ export const cases: BenchCase[] = [
   bfsCase(roads, 'push', 'thread-mapped', false, 'auto', 'off'),
   // The default: near-far in the engine with Davidson's delta (about 1536 at the mean degree of 2.6).
   ssspCase(roads),
+  ssspCascadeCase(roads),
   ssspCase(roads, 'thread-mapped'),
   ssspCase(roads, 'thread-mapped', undefined, 'off'),
   ssspCase(roads, 'thread-mapped', 'off'),
@@ -1173,6 +1285,7 @@ export const cases: BenchCase[] = [
   componentsCase(mesh, 'label-propagation', 'on'),
   componentsCase(roads, 'label-propagation'),
   componentsCase(roads, 'label-propagation', 'on'),
+  componentsCascadeCase(roads),
   trianglesCase(kron),
   trianglesCase(mesh),
   trianglesCase(geometric),
