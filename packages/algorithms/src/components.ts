@@ -3,9 +3,11 @@ import {
   type DeviceArray,
   type GpuCount,
   InputError,
+  load,
   type Recorder,
   rw,
   transform,
+  u32,
   WeftError,
   wgsl,
 } from '@weft/gpu';
@@ -112,6 +114,34 @@ function smallFrontierOf(
 }
 
 /**
+ * One workgroup samples 1,024 vertices' labels (a multiplicative hash spreads them over the ids) and writes
+ * the most common one: each thread counts the matches of its four samples among all of them, and the largest
+ * count wins (ties to the sample of smallest index).
+ */
+const SAMPLE_WGSL = /* wgsl */ `
+const SAMPLES = 1024u;
+const WG = 256u;
+var<workgroup> sampled: array<u32, SAMPLES>;
+var<workgroup> best: atomic<u32>;
+
+@compute @workgroup_size(WG)
+fn main(@builtin(local_invocation_index) lid: u32) {
+  for (var j = 0u; j < 4u; j++) {
+    let s = lid * 4u + j;
+    sampled[s] = labels[(s * 2654435761u) % params.n];
+  }
+  workgroupBarrier();
+  for (var j = 0u; j < 4u; j++) {
+    let s = lid * 4u + j;
+    var count = 0u;
+    for (var t = 0u; t < SAMPLES; t++) { count += select(0u, 1u, sampled[t] == sampled[s]); }
+    atomicMax(&best, (count << 11u) | (SAMPLES - 1u - s));
+  }
+  workgroupBarrier();
+  if (lid == 0u) { giant[0] = sampled[SAMPLES - 1u - (atomicLoad(&best) & 2047u)]; }
+}`;
+
+/**
  * Weakly connected components. Union-find (ECL-CC, Afforest): every vertex starts as its own root; one
  * advance over all edges links the roots of each edge's ends, always hooking the larger root under the
  * smaller with a compare-exchange (lock-free: a failed exchange means another invocation linked), so each
@@ -136,6 +166,13 @@ export class ComponentsProblem implements Problem<{ labels: Uint32Array; count: 
   readonly #loadBalance: Exclude<LoadBalance, 'auto'>;
   /** Union-find's sets over `labels` (undefined for label propagation). */
   readonly #sets: DisjointSets | undefined;
+  /**
+   * Union-find on an undirected graph (Afforest): the vertices outside the sampled largest component, whose
+   * remaining edges are linked last, with the advance's workspace and the sampled component's label.
+   */
+  readonly #afforest:
+    | { queue: FrontierQueue; space: AdvanceWorkspace; giant: DeviceArray<'u32'> }
+    | undefined;
   /**
    * The small-frontier engine, when label propagation runs it: its settings, its state, `[bulk levels, all
    * levels]`, and per vertex the index of the last engine level it was added to plus one.
@@ -168,6 +205,14 @@ export class ComponentsProblem implements Problem<{ labels: Uint32Array; count: 
       this.#done = device.array('u32', 1, { label: 'cc done' });
       this.#done.upload([0]);
       this.#sets = new DisjointSets(device, graph.vertexCount, { parents: this.labels, label: 'cc' });
+      if (!graph.directed) {
+        const queue = new FrontierQueue(device, graph.vertexCount, { label: 'cc outside the giant' });
+        this.#afforest = {
+          queue,
+          space: new AdvanceWorkspace(device, queue.capacity),
+          giant: device.array('u32', 1, { label: 'cc sampled giant' }),
+        };
+      }
     } else {
       this.queue = new FrontierQueue(device, graph.vertexCount, { label: 'cc frontier' });
       this.#changed = new FrontierBitmap(device, graph.vertexCount, 'cc changed');
@@ -259,6 +304,10 @@ export class ComponentsProblem implements Problem<{ labels: Uint32Array; count: 
 
   /** Links every edge's ends, then points every vertex at its root. */
   async #unionFind(rec: Recorder): Promise<void> {
+    if (this.#afforest) {
+      await this.#afforestLinks(rec, this.#afforest);
+      return;
+    }
     const sets = this.#sets!;
     // Both arcs of an undirected edge are stored: link it once.
     const keep = this.graph.directed
@@ -271,6 +320,63 @@ export class ComponentsProblem implements Problem<{ labels: Uint32Array; count: 
     // No output frontier: the functor's side effects are the result. 'all' takes merge path over the CSR
     // offsets, so hub vertices are spread over many threads.
     await advancePush(rec, this.graph, 'all', link);
+    await sets.recordCompress(rec);
+  }
+
+  /**
+   * Afforest (Sutton et al., as gapbs' `cc`) on an undirected graph: link each vertex to its first two
+   * neighbors, compress, take the most common label among 1,024 sampled vertices as the largest component,
+   * then link every edge of the vertices outside it (an edge between the component and the rest is seen
+   * from its outside end), and compress again. Most edges of a graph with a giant component are never read.
+   */
+  async #afforestLinks(
+    rec: Recorder,
+    { queue, space, giant }: { queue: FrontierQueue; space: AdvanceWorkspace; giant: DeviceArray<'u32'> },
+  ): Promise<void> {
+    const sets = this.#sets!;
+    const { offsets } = this.graph;
+    const targets = this.graph.chunkedTargets;
+    const n = this.graph.vertexCount;
+    if (n === 0) return;
+    for (const r of [0, 1]) {
+      await transform(
+        rec,
+        n,
+        wgsl`(v: u32) {
+  let e = ${offsets}[v] + ${u32(r)};
+  if (e >= ${offsets}[v + 1u]) { return; }
+  let u = ${load(targets, 'e')};
+  if (u != v) { ${sets.union()}(v, u); }
+}`,
+      );
+    }
+    await sets.recordCompress(rec);
+    const kernel = await rec.device.kernel({
+      label: 'cc sample largest component',
+      params: { n: 'u32' },
+      bindings: {
+        labels: { type: 'array<u32>', access: 'read' },
+        giant: { type: 'array<u32>', access: 'read_write' },
+      },
+      code: SAMPLE_WGSL,
+    });
+    rec.dispatch(kernel, { bindings: { labels: this.labels, giant }, params: { n }, workgroups: 1 });
+    queue.recordClear(rec);
+    const { items, length } = queue.current;
+    await transform(
+      rec,
+      n,
+      wgsl`(v: u32) {
+  if (${this.labels}[v] == ${giant}[0]) { return; }
+  let slot = atomicAdd(&${atomic(length.array)}[0], 1u);
+  ${rw(items)}[slot] = v;
+}`,
+    );
+    const link = wgsl`(src: u32, dst: u32, edge: u32) -> bool {
+  if (src != dst) { ${sets.union()}(src, dst); }
+  return false;
+}`;
+    await advancePush(rec, this.graph, queue.current, link, { workspace: space });
     await sets.recordCompress(rec);
   }
 
@@ -300,6 +406,9 @@ export class ComponentsProblem implements Problem<{ labels: Uint32Array; count: 
   }
 
   destroy(): void {
+    this.#afforest?.queue.destroy();
+    this.#afforest?.space.destroy();
+    this.#afforest?.giant.destroy();
     this.labels.destroy();
     this.queue?.destroy();
     this.#changed?.destroy();
