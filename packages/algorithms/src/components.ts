@@ -16,6 +16,7 @@ import {
   AdvanceWorkspace,
   advancePush,
   advanceSmallFrontier,
+  Cascade,
   DisjointSets,
   type IterationLog,
   type IterationTrace,
@@ -38,8 +39,8 @@ export interface ComponentsResult {
   labels: Uint32Array;
   count: number;
   /**
-   * Label propagation's iterations (levels: rounds in which the vertices whose label dropped pushed it on);
-   * 1 for union-find (one link pass and one compression).
+   * Label propagation's iterations (levels: rounds in which the vertices whose label dropped pushed it on;
+   * with the cascade, its steps); 1 for union-find (one link pass and one compression).
    */
   iterations: number;
   /**
@@ -66,12 +67,15 @@ export interface ComponentsOptions extends RunOptions, LoadBalanceOption, TraceO
   /** Label propagation's push advances (union-find always balances over all edges); default `'auto'`. */
   loadBalance?: LoadBalance;
   /**
-   * Label propagation's small-frontier engine (`advanceSmallFrontier`), as BFS's option: each step first
-   * runs as many levels as fit in one workgroup, then a bulk level on the frontier it leaves. `'auto'`
-   * (default): on for graphs of fewer than 8 out-edges a vertex (road networks, meshes) unless `trace` is
-   * set; a directed graph's engine walks each vertex's out- and in-edges. `'on'` forces it, `'off'` never
-   * runs it; an object is `'on'` with the engine's `capacity` (a multiple of 256) and `maxLevels` per
-   * dispatch, for tests of the hand-off. Forcing it for union-find or with `trace` is an `InputError`.
+   * How label propagation runs many levels a dispatch. `'auto'` (default): on an undirected graph whose
+   * targets are in one array, a `Cascade` (each workgroup carries the lowered labels it finds as far as its
+   * queue allows, and a step restarts what overflowed on every workgroup; a few steps where bulk levels take
+   * about the diameter), else bulk levels. `'on'`: the small-frontier engine (`advanceSmallFrontier`), as
+   * BFS's option: each step first runs as many levels as fit in one workgroup, then a bulk level on the
+   * frontier it leaves; a directed graph's engine walks each vertex's out- and in-edges. `'off'`: bulk
+   * levels only; an object is `'on'` with the engine's `capacity` (a multiple of 256) and `maxLevels` per
+   * dispatch, for tests of the hand-off. Forcing the engine for union-find or with `trace` is an
+   * `InputError`; a traced run takes bulk levels.
    */
   smallFrontier?: 'auto' | 'on' | 'off' | SmallFrontierTuning;
 }
@@ -157,7 +161,7 @@ fn main(@builtin(local_invocation_index) lid: u32) {
 export class ComponentsProblem implements Problem<{ labels: Uint32Array; count: number; levels?: number }> {
   readonly labels: DeviceArray<'u32'>;
   readonly algorithm: ComponentsAlgorithm;
-  /** Label propagation's frontier (undefined for union-find). */
+  /** Label propagation's frontier (undefined for union-find and for the cascade). */
   readonly queue: FrontierQueue | undefined;
   readonly #changed: FrontierBitmap | undefined;
   readonly #space: AdvanceWorkspace | undefined;
@@ -166,6 +170,12 @@ export class ComponentsProblem implements Problem<{ labels: Uint32Array; count: 
   readonly #loadBalance: Exclude<LoadBalance, 'auto'>;
   /** Union-find's sets over `labels` (undefined for label propagation). */
   readonly #sets: DisjointSets | undefined;
+  /** Label propagation as one cascade (undirected graphs, `smallFrontier: 'auto'`). */
+  readonly #cascade: Cascade | undefined;
+  /** Whether label propagation runs as a cascade: its step count then varies with timing from run to run. */
+  get cascaded(): boolean {
+    return this.#cascade !== undefined;
+  }
   /**
    * Union-find on an undirected graph (Afforest): the vertices outside the sampled largest component, whose
    * remaining edges are linked last, with the advance's workspace and the sampled component's label.
@@ -213,6 +223,17 @@ export class ComponentsProblem implements Problem<{ labels: Uint32Array; count: 
           giant: device.array('u32', 1, { label: 'cc sampled giant' }),
         };
       }
+    } else if ((options.smallFrontier ?? 'auto') === 'auto' && !graph.directed && !graph.chunked) {
+      const label = atomic(this.labels);
+      this.#cascade = new Cascade(
+        graph,
+        wgsl`(v: u32) -> bool { return true; }`,
+        wgsl`(src: u32, dst: u32, edge: u32) -> bool {
+  let l = atomicLoad(&${label}[src]);
+  if (l >= atomicLoad(&${label}[dst])) { return false; }
+  return l < atomicMin(&${label}[dst], l);
+}`,
+      );
     } else {
       this.queue = new FrontierQueue(device, graph.vertexCount, { label: 'cc frontier' });
       this.#changed = new FrontierBitmap(device, graph.vertexCount, 'cc changed');
@@ -242,6 +263,10 @@ export class ComponentsProblem implements Problem<{ labels: Uint32Array; count: 
       if (iteration > 0) return;
       await this.log?.recordCounts(rec, iteration, this.graph.vertexCount, this.graph.edgeCount);
       await this.#unionFind(rec);
+      return;
+    }
+    if (this.#cascade) {
+      await this.#cascade.step(rec, iteration);
       return;
     }
     const queue = this.queue!;
@@ -381,7 +406,7 @@ export class ComponentsProblem implements Problem<{ labels: Uint32Array; count: 
   }
 
   active(): GpuCount {
-    return this.queue?.length ?? { array: this.#done!, index: 0 };
+    return this.queue?.length ?? this.#cascade?.active() ?? { array: this.#done!, index: 0 };
   }
 
   /**
@@ -415,6 +440,7 @@ export class ComponentsProblem implements Problem<{ labels: Uint32Array; count: 
     this.#space?.destroy();
     this.#done?.destroy();
     this.#sets?.destroy();
+    this.#cascade?.destroy();
     this.smallFrontier?.state.destroy();
     this.smallFrontier?.levels.destroy();
     this.smallFrontier?.stamps.destroy();

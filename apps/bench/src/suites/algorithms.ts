@@ -45,7 +45,7 @@ import {
   verifySpanningForest,
   verifySssp,
 } from '@weft/algorithms';
-import { atomic, type Recorder, transform, type WeftDevice, wgsl } from '@weft/gpu';
+import { atomic, type Recorder, type WeftDevice, wgsl } from '@weft/gpu';
 import {
   type DeviceGraph,
   type FrontierQueue,
@@ -951,18 +951,16 @@ function powerIterationCases(algo: keyof typeof POWER_ITERATIONS, input: GraphIn
 }
 
 /**
- * Connected components: union-find (the default), or label propagation, the iterative variant (with the
- * small-frontier engine where `'auto'` runs it, or without it).
+ * Connected components: union-find (the default), or label propagation, the iterative variant: as a cascade
+ * where `'auto'` runs one (undirected graphs), on the small-frontier engine (`'on'`), or in bulk levels.
  */
 function componentsCase(
   input: GraphInput,
   algorithm: ComponentsAlgorithm = 'union-find',
-  smallFrontier: 'auto' | 'on' = 'auto',
+  smallFrontier: 'auto' | 'on' | 'off' = 'auto',
 ): BenchCase {
-  const variant =
-    algorithm === 'label-propagation'
-      ? ` (label propagation${smallFrontier === 'on' ? ', small-frontier engine' : ''})`
-      : '';
+  const how = { auto: '', on: ', small-frontier engine', off: ', bulk levels' }[smallFrontier];
+  const variant = algorithm === 'label-propagation' ? ` (label propagation${how})` : '';
   return wholeGraphCase(
     'cc',
     input,
@@ -982,7 +980,7 @@ function componentsCase(
       const steps =
         algorithm === 'union-find'
           ? iterations
-          : problem.smallFrontier
+          : problem.smallFrontier || problem.cascaded
             ? Math.min(withMargin(taken), bound)
             : bound;
       return {
@@ -1109,46 +1107,6 @@ function ssspCascadeCase(input: GraphInput): BenchCase {
       };
     },
   };
-}
-
-/**
- * Connected components of an undirected graph by label propagation as one cascade (`Cascade`): labels start
- * as vertex ids and each workgroup carries the smaller labels it finds as far as its queue allows. A
- * comparison for the bulk and small-frontier label propagation on high-diameter graphs.
- */
-function componentsCascadeCase(input: GraphInput): BenchCase {
-  return wholeGraphCase('cc (label-propagation cascade)', input, async (device, csr, graph) => {
-    const count = Math.max(1, csr.vertexCount);
-    const label = device.array('u32', count, { label: 'cascade cc labels' });
-    const l = atomic(label);
-    const cascade = new Cascade(
-      graph,
-      wgsl`(v: u32) -> bool { return true; }`,
-      wgsl`(src: u32, dst: u32, edge: u32) -> bool {
-  let c = atomicLoad(&${l}[src]);
-  if (c >= atomicLoad(&${l}[dst])) { return false; }
-  return c < atomicMin(&${l}[dst], c);
-}`,
-    );
-    const reset = (rec: Recorder) =>
-      transform(rec, csr.vertexCount, wgsl`(v: u32) { atomicStore(&${l}[v], v); }`);
-    const first = device.recorder({ label: 'cascade cc reset' });
-    await reset(first);
-    await first.submit();
-    const steps = (await enact(device, cascade)).iterations;
-    return {
-      items: edgesOf(csr),
-      async run(rec) {
-        await reset(rec);
-        for (let i = 0; i < withMargin(steps); i++) await cascade.step(rec, i);
-      },
-      validate: async () => verifyComponents(csr, await label.download(0, csr.vertexCount)),
-      destroy() {
-        cascade.destroy();
-        label.destroy();
-      },
-    };
-  });
 }
 
 /**
@@ -1285,7 +1243,7 @@ export const cases: BenchCase[] = [
   componentsCase(mesh, 'label-propagation', 'on'),
   componentsCase(roads, 'label-propagation'),
   componentsCase(roads, 'label-propagation', 'on'),
-  componentsCascadeCase(roads),
+  componentsCase(roads, 'label-propagation', 'off'),
   trianglesCase(kron),
   trianglesCase(mesh),
   trianglesCase(geometric),
