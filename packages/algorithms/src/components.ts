@@ -67,10 +67,10 @@ export interface ComponentsOptions extends RunOptions, LoadBalanceOption, TraceO
   /** Label propagation's push advances (union-find always balances over all edges); default `'auto'`. */
   loadBalance?: LoadBalance;
   /**
-   * How label propagation runs many levels a dispatch. `'auto'` (default): on an undirected graph whose
-   * targets are in one array, a `Cascade` (each workgroup carries the lowered labels it finds as far as its
-   * queue allows, and a step restarts what overflowed on every workgroup; a few steps where bulk levels take
-   * about the diameter), else bulk levels. `'on'`: the small-frontier engine (`advanceSmallFrontier`), as
+   * How label propagation runs many levels a dispatch. `'auto'` (default): where the graph's targets are in
+   * one array, a `Cascade` along out- and in-edges (each workgroup carries the lowered labels it finds as far
+   * as its queue allows, and a step restarts what overflowed on every workgroup; a few steps where bulk
+   * levels take about the diameter), else bulk levels. `'on'`: the small-frontier engine (`advanceSmallFrontier`), as
    * BFS's option: each step first runs as many levels as fit in one workgroup, then a bulk level on the
    * frontier it leaves; a directed graph's engine walks each vertex's out- and in-edges. `'off'`: bulk
    * levels only; an object is `'on'` with the engine's `capacity` (a multiple of 256) and `maxLevels` per
@@ -170,7 +170,7 @@ export class ComponentsProblem implements Problem<{ labels: Uint32Array; count: 
   readonly #loadBalance: Exclude<LoadBalance, 'auto'>;
   /** Union-find's sets over `labels` (undefined for label propagation). */
   readonly #sets: DisjointSets | undefined;
-  /** Label propagation as one cascade (undirected graphs, `smallFrontier: 'auto'`). */
+  /** Label propagation as one cascade along both directions (`smallFrontier: 'auto'`, targets in one array). */
   readonly #cascade: Cascade | undefined;
   /** Whether label propagation runs as a cascade: its step count then varies with timing from run to run. */
   get cascaded(): boolean {
@@ -223,7 +223,7 @@ export class ComponentsProblem implements Problem<{ labels: Uint32Array; count: 
           giant: device.array('u32', 1, { label: 'cc sampled giant' }),
         };
       }
-    } else if ((options.smallFrontier ?? 'auto') === 'auto' && !graph.directed && !graph.chunked) {
+    } else if ((options.smallFrontier ?? 'auto') === 'auto' && !graph.chunked) {
       const label = atomic(this.labels);
       this.#cascade = new Cascade(
         graph,
@@ -233,6 +233,7 @@ export class ComponentsProblem implements Problem<{ labels: Uint32Array; count: 
   if (l >= atomicLoad(&${label}[dst])) { return false; }
   return l < atomicMin(&${label}[dst], l);
 }`,
+        { direction: 'both' },
       );
     } else {
       this.queue = new FrontierQueue(device, graph.vertexCount, { label: 'cc frontier' });

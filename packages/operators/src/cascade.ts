@@ -14,8 +14,16 @@ const CASCADE_QUEUE = 256;
 const CASCADE_MAX_WORKGROUPS = 1024;
 
 export interface CascadeOptions {
-  /** Which edges a vertex pushes along: out-edges (default) or in-edges (a directed graph needs its CSC). */
-  direction?: 'out' | 'in';
+  /**
+   * Which edges a vertex pushes along: out-edges (default), in-edges, or both (out-edges, then in-edges, as
+   * for weak components); a directed graph needs its CSC for `'in'` and `'both'`.
+   */
+  direction?: 'out' | 'in' | 'both';
+  /**
+   * With `'both'` on a directed graph: the functor for in-edges, `(src, dst, edge) -> bool` where the arc
+   * runs `dst -> src` (default: `edge`).
+   */
+  inEdge?: Functor;
   /** The vertices one workgroup's queue holds (tests shrink it to make cascades overflow). */
   queue?: number;
 }
@@ -64,19 +72,35 @@ export class Cascade implements EnactorLoop {
     const n = this.graph.vertexCount;
     if (n === 0) return;
     const direction = this.options.direction ?? 'out';
-    const view = edgeView(this.graph, direction, 'cascade');
+    // An undirected graph's out-edges are all its edges: 'both' walks them once.
+    const both = direction === 'both' && this.graph.directed;
+    const view = edgeView(this.graph, direction === 'both' ? 'out' : direction, 'cascade');
+    const back = both ? edgeView(this.graph, 'in', 'cascade') : undefined;
     this.#kernel ??= await rec.device.kernel({
       label: `cascade ${direction}`,
       params: { n: 'u32', from_marks: 'u32' },
       bindings: {
         offsets: { type: 'array<u32>', access: 'read' },
         neighbors: { type: 'array<u32>', access: 'read' },
+        ...(back
+          ? {
+              in_offsets: { type: 'array<u32>', access: 'read' },
+              in_neighbors: { type: 'array<u32>', access: 'read' },
+            }
+          : {}),
         marks_in: { type: 'array<u32>', access: 'read' },
         marks_out: { type: 'array<atomic<u32>>', access: 'read_write' },
         marked: { type: 'array<atomic<u32>>', access: 'read_write' },
       },
-      functors: { weft_seed: this.seed, weft_edge: this.edge, weft_edge_id: edgeIdFunctor(view.edgeIds) },
-      code: cascadeWgsl(this.options.queue ?? CASCADE_QUEUE),
+      functors: {
+        weft_seed: this.seed,
+        weft_edge: this.edge,
+        weft_edge_id: edgeIdFunctor(view.edgeIds),
+        ...(back
+          ? { weft_in_edge: this.options.inEdge ?? this.edge, weft_in_edge_id: edgeIdFunctor(back.edgeIds) }
+          : {}),
+      },
+      code: cascadeWgsl(this.options.queue ?? CASCADE_QUEUE, !!back),
     });
     const parity = iteration % 2;
     const marksIn = this.#marks[parity]!;
@@ -87,6 +111,7 @@ export class Cascade implements EnactorLoop {
       bindings: {
         offsets: view.offsets,
         neighbors: view.neighbors,
+        ...(back ? { in_offsets: back.offsets, in_neighbors: back.neighbors } : {}),
         marks_in: marksIn.words,
         marks_out: marksOut.words,
         marked: this.#state,
@@ -110,13 +135,47 @@ export class Cascade implements EnactorLoop {
  * WGSL for a workgroup's queue of vertices and `drain_queue(lid)`, which walks the queued vertices' edges
  * round after round until the queue is empty, then empties it (`tail` back to 0). The including kernel binds
  * `offsets` and `neighbors` (a CSR or CSC) and defines `fn weft_visit(src: u32, dst: u32, e: u32)` for the
- * edge at position `e`; it appends a vertex by `slot = atomicAdd(&tail, 1u)` and `queue[slot] = v` when
- * `slot < CAP`. Call `drain_queue` in uniform control flow. A round takes up to a workgroup of queued
+ * edge at position `e`; with `both`, it also binds `in_offsets` and `in_neighbors` and defines
+ * `fn weft_visit_in(src: u32, dst: u32, e: u32)` for in-edge position `e`, and each vertex walks its
+ * out-edges, then its in-edges. It appends a vertex by `slot = atomicAdd(&tail, 1u)` and `queue[slot] = v`
+ * when `slot < CAP`. Call `drain_queue` in uniform control flow. A round takes up to a workgroup of queued
  * vertices, sums their degrees in workgroup memory and spreads the round's edges evenly over the threads
  * (each finds its vertex by binary search), so one hub or a few long lists do not leave threads idle; each
  * thread loads four edges' neighbors before visiting them.
  */
-export function queueDrainWgsl(workgroupSize: number, capacity: number): string {
+export function queueDrainWgsl(workgroupSize: number, capacity: number, both = false): string {
+  const inDecl = both
+    ? '\nvar<workgroup> round_out: array<u32, WG>;\nvar<workgroup> round_in_first: array<u32, WG>;'
+    : '';
+  const inLoad = both
+    ? `
+      let in_first = in_offsets[u];
+      round_out[lid] = degree;
+      round_in_first[lid] = in_first;
+      degree += in_offsets[u + 1u] - in_first;`
+    : '';
+  // An edge is (vertex, position, 1 for an in-edge); without `both` the third word is always 0.
+  const locate = both
+    ? `
+  let at = i - before;
+  if (at < round_out[lo]) { return vec3<u32>(round_vertex[lo], round_first[lo] + at, 0u); }
+  return vec3<u32>(round_vertex[lo], round_in_first[lo] + at - round_out[lo], 1u);`
+    : `
+  return vec3<u32>(round_vertex[lo], round_first[lo] + i - before, 0u);`;
+  const load = both
+    ? `if (edge[j].z != 0u) {
+            dst[j] = in_neighbors[edge[j].y];
+          } else {
+            dst[j] = neighbors[edge[j].y];
+          }`
+    : 'dst[j] = neighbors[edge[j].y];';
+  const visit = both
+    ? `if (edge[j].z != 0u) {
+            weft_visit_in(edge[j].x, dst[j], edge[j].y);
+          } else {
+            weft_visit(edge[j].x, dst[j], edge[j].y);
+          }`
+    : 'weft_visit(edge[j].x, dst[j], edge[j].y);';
   return /* wgsl */ `
 const WG = ${workgroupSize}u;
 const CAP = ${capacity}u;
@@ -126,10 +185,10 @@ var<workgroup> queue: array<u32, CAP>;
 var<workgroup> tail: atomic<u32>;
 var<workgroup> round_scan: array<u32, WG>;
 var<workgroup> round_first: array<u32, WG>;
-var<workgroup> round_vertex: array<u32, WG>;
+var<workgroup> round_vertex: array<u32, WG>;${inDecl}
 var<workgroup> uniform_word: u32;
 
-fn round_edge(i: u32, take: u32) -> vec2<u32> {
+fn round_edge(i: u32, take: u32) -> vec3<u32> {
   var lo = 0u;
   var hi = take - 1u;
   while (lo < hi) {
@@ -137,8 +196,7 @@ fn round_edge(i: u32, take: u32) -> vec2<u32> {
     if (round_scan[mid] > i) { hi = mid; } else { lo = mid + 1u; }
   }
   var before = 0u;
-  if (lo > 0u) { before = round_scan[lo - 1u]; }
-  return vec2<u32>(round_vertex[lo], round_first[lo] + i - before);
+  if (lo > 0u) { before = round_scan[lo - 1u]; }${locate}
 }
 
 fn drain_queue(lid: u32) {
@@ -155,7 +213,7 @@ fn drain_queue(lid: u32) {
       let first = offsets[u];
       degree = offsets[u + 1u] - first;
       round_first[lid] = first;
-      round_vertex[lid] = u;
+      round_vertex[lid] = u;${inLoad}
     }
     round_scan[lid] = degree;
     for (var step = 1u; step < take; step <<= 1u) {
@@ -169,17 +227,19 @@ fn drain_queue(lid: u32) {
     if (lid == 0u) { uniform_word = round_scan[take - 1u]; }
     let total = workgroupUniformLoad(&uniform_word);
     for (var base = lid; base < total; base += UNROLL * WG) {
-      var edge: array<vec2<u32>, UNROLL>;
+      var edge: array<vec3<u32>, UNROLL>;
       var dst: array<u32, UNROLL>;
       for (var j = 0u; j < UNROLL; j++) {
         let i = base + j * WG;
         if (i < total) {
           edge[j] = round_edge(i, take);
-          dst[j] = neighbors[edge[j].y];
+          ${load}
         }
       }
       for (var j = 0u; j < UNROLL; j++) {
-        if (base + j * WG < total) { weft_visit(edge[j].x, dst[j], edge[j].y); }
+        if (base + j * WG < total) {
+          ${visit}
+        }
       }
     }
     head += take;
@@ -190,8 +250,15 @@ fn drain_queue(lid: u32) {
 }
 
 /** A chunk's seeds are queued and drained before the next chunk, so the queue holds one chunk's cascade. */
-function cascadeWgsl(queue: number): string {
-  return /* wgsl */ `${queueDrainWgsl(CASCADE_WORKGROUP, queue)}
+function cascadeWgsl(queue: number, both: boolean): string {
+  const visitIn = both
+    ? `
+
+fn weft_visit_in(src: u32, dst: u32, e: u32) {
+  if (weft_in_edge(src, dst, weft_in_edge_id(e))) { push(dst); }
+}`
+    : '';
+  return /* wgsl */ `${queueDrainWgsl(CASCADE_WORKGROUP, queue, both)}
 
 fn push(v: u32) {
   let slot = atomicAdd(&tail, 1u);
@@ -205,7 +272,7 @@ fn push(v: u32) {
 
 fn weft_visit(src: u32, dst: u32, e: u32) {
   if (weft_edge(src, dst, weft_edge_id(e))) { push(dst); }
-}
+}${visitIn}
 
 @compute @workgroup_size(WG)
 fn main(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: vec3<u32>,
