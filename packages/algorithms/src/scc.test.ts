@@ -8,8 +8,6 @@ import { sccReference } from './scc-reference.ts';
 import { disjointUnion, randomEdges, randomFamilies, testGraphs } from './test-graphs.ts';
 import { verifyScc } from './verify.ts';
 
-const BALANCES = ['merge-path', 'thread-mapped', 'per-advance'] as const;
-
 /** A CSR of `edges` as given: self-loops and parallel edges kept. */
 function rawCsr(vertexCount: number, edges: [number, number][], directed = true): HostCsr {
   return hostCsrFromEdgeList(
@@ -121,10 +119,10 @@ function shapes(): [string, HostCsr, number][] {
 describe('stronglyConnectedComponents', () => {
   it('labels each component by its smallest vertex on fixed shapes', () =>
     gpuTest(async (device) => {
-      for (const [i, [name, csr, count]] of shapes().entries()) {
+      for (const [name, csr, count] of shapes()) {
         expect(sccReference(csr).count, `${name}: reference`).toBe(count);
         const graph = uploadGraph(device, csr, { csc: csr.directed });
-        const result = await stronglyConnectedComponents(graph, { loadBalance: BALANCES[i % 3]! });
+        const result = await stronglyConnectedComponents(graph);
         expect(verifyScc(csr, result.labels, result.count), name).toBeNull();
         graph.destroy();
       }
@@ -158,7 +156,7 @@ describe('stronglyConnectedComponents', () => {
         const union = disjointUnion(randomFamilies(120, directed ? 81 : 82, directed), false, 1);
         const { csr } = hostCsrFromEdgeList(union.edges, { dedupe: 'none', keepSelfLoops: true });
         const graph = uploadGraph(device, csr, { csc: directed });
-        const result = await stronglyConnectedComponents(graph, { loadBalance: 'per-advance' });
+        const result = await stronglyConnectedComponents(graph);
         expect(verifyScc(csr, result.labels, result.count), directed ? 'directed' : 'undirected').toBeNull();
         graph.destroy();
       }

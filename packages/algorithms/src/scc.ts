@@ -3,25 +3,15 @@ import {
   type DeviceArray,
   type Functor,
   InputError,
-  type Recorder,
   rw,
   u32,
   type WeftDevice,
   wgsl,
 } from '@weft/gpu';
-import { checkDeviceGraph, type DeviceGraph, FrontierQueue } from '@weft/graph';
-import {
-  AdvanceWorkspace,
-  advancePush,
-  Cascade,
-  compute,
-  enact,
-  type LoadBalance,
-  neighborhoodReduce,
-  resolveLoadBalance,
-} from '@weft/operators';
+import { checkDeviceGraph, type DeviceGraph } from '@weft/graph';
+import { Cascade, compute, enact, neighborhoodReduce } from '@weft/operators';
 import { reduce } from '@weft/scan';
-import { type LoadBalanceOption, prepareLoadBalance, type RunOptions } from './common.ts';
+import type { RunOptions } from './common.ts';
 import { connectedComponents } from './components.ts';
 
 const NONE = 0xffffffff;
@@ -36,7 +26,7 @@ export interface SccResult {
   iterations: number;
 }
 
-export type SccOptions = RunOptions & LoadBalanceOption;
+export type SccOptions = RunOptions;
 
 /**
  * Strongly connected components by trimming and colouring (Orzan; Slota et al.'s Multistep without the
@@ -62,9 +52,6 @@ class SccRun {
   readonly outCount: DeviceArray<'u32'>;
   readonly inCount: DeviceArray<'u32'>;
   readonly remaining: DeviceArray<'u32'>;
-  readonly queue: FrontierQueue;
-  readonly space: AdvanceWorkspace;
-  readonly loadBalance: Exclude<LoadBalance, 'auto'>;
   iterations = 0;
 
   constructor(
@@ -80,55 +67,6 @@ class SccRun {
     this.outCount = array('out-neighbors left');
     this.inCount = array('in-neighbors left');
     this.remaining = device.array('u32', 1, { label: 'scc remaining' });
-    this.queue = new FrontierQueue(device, this.n, { label: 'scc frontier' });
-    this.space = new AdvanceWorkspace(device, this.queue.capacity);
-    this.loadBalance = resolveLoadBalance(graph, options.loadBalance ?? 'auto');
-  }
-
-  /** Records: the current frontier becomes the vertices for which `pick(v: u32) -> bool` holds. */
-  async #seed(rec: Recorder, pick: Functor): Promise<void> {
-    const { items, length } = this.queue.current;
-    this.queue.recordClear(rec);
-    await compute(
-      rec,
-      { all: this.n },
-      wgsl`(v: u32) {
-  if (${pick}(v)) {
-    let slot = atomicAdd(&${atomic(length.array)}[0], 1u);
-    ${rw(items)}[slot] = v;
-  }
-}`,
-    );
-  }
-
-  /**
-   * Runs one phase to convergence: iteration 0 seeds the frontier with `seed`, then every iteration
-   * advances from it along `advances` (a direction and an edge functor each) into the next frontier.
-   */
-  async #phase(seed: (rec: Recorder) => Promise<void>, advances: ['out' | 'in', Functor][]): Promise<void> {
-    const queue = this.queue;
-    const run = await enact(
-      this.device,
-      {
-        step: async (rec, iteration) => {
-          if (iteration === 0) await seed(rec);
-          for (const [i, [direction, functor]] of advances.entries()) {
-            await advancePush(rec, this.graph, queue.current, functor, {
-              output: queue.next,
-              append: i > 0,
-              direction,
-              workspace: this.space,
-              loadBalance: this.loadBalance,
-            });
-          }
-          queue.swap();
-        },
-        active: () => queue.length,
-        capacity: queue.capacity,
-      },
-      this.options,
-    );
-    this.iterations += run.iterations;
   }
 
   async run(): Promise<SccResult> {
@@ -151,38 +89,37 @@ class SccRun {
   }
 
   async #trim(): Promise<void> {
-    const label = this.labels;
-    const live = wgsl`(v: u32, w: u32, edge: u32) -> u32 { return select(0u, 1u, w != v && ${label}[w] == ${u32(NONE)}); }`;
-    const count = async (rec: Recorder) => {
-      await neighborhoodReduce(rec, this.graph, 'all', live, this.outCount);
-      await neighborhoodReduce(rec, this.graph, 'all', live, this.inCount, { direction: 'in' });
-    };
+    const plain = this.labels;
+    const live = wgsl`(v: u32, w: u32, edge: u32) -> u32 { return select(0u, 1u, w != v && ${plain}[w] == ${u32(NONE)}); }`;
+    const rec = this.device.recorder({ label: 'scc trim counts' });
+    await neighborhoodReduce(rec, this.graph, 'all', live, this.outCount);
+    await neighborhoodReduce(rec, this.graph, 'all', live, this.inCount, { direction: 'in' });
+    await rec.submit();
+    const label = atomic(this.labels);
+    const outLeft = atomic(this.outCount);
+    const inLeft = atomic(this.inCount);
     const lone = wgsl`(v: u32) -> bool {
-  if (${rw(label)}[v] != ${u32(NONE)} || (${this.outCount}[v] != 0u && ${this.inCount}[v] != 0u)) { return false; }
-  ${rw(label)}[v] = v;
-  return true;
+  if (atomicLoad(&${label}[v]) != ${u32(NONE)}) { return false; }
+  if (atomicLoad(&${outLeft}[v]) != 0u && atomicLoad(&${inLeft}[v]) != 0u) { return false; }
+  return atomicMin(&${label}[v], v) == ${u32(NONE)};
 }`;
     // A peeled vertex's neighbors lose one in- (out-edges) or out-neighbor (in-edges): at 0 they are trimmed.
-    const peel = (left: DeviceArray<'u32'>) => wgsl`(src: u32, dst: u32, edge: u32) -> bool {
-  if (dst == src || atomicLoad(&${atomic(label)}[dst]) != ${u32(NONE)}) { return false; }
-  if (atomicSub(&${atomic(left)}[dst], 1u) != 1u) { return false; }
-  return atomicMin(&${atomic(label)}[dst], dst) == ${u32(NONE)};
+    const peel = (left: typeof inLeft) => wgsl`(src: u32, dst: u32, edge: u32) -> bool {
+  if (dst == src || atomicLoad(&${label}[dst]) != ${u32(NONE)}) { return false; }
+  if (atomicSub(&${left}[dst], 1u) != 1u) { return false; }
+  return atomicMin(&${label}[dst], dst) == ${u32(NONE)};
 }`;
-    await this.#phase(
-      async (rec) => {
-        await count(rec);
-        await this.#seed(rec, lone);
-      },
-      [
-        ['out', peel(this.inCount)],
-        ['in', peel(this.outCount)],
-      ],
-    );
+    await this.#cascade(lone, peel(inLeft), 'both', peel(outLeft));
   }
 
   /** Runs `edge` from the vertices where `seed` holds to its fixed point (see `Cascade`). */
-  async #cascade(seed: Functor, edge: Functor, direction: 'out' | 'in'): Promise<void> {
-    const cascade = new Cascade(this.graph, seed, edge, { direction });
+  async #cascade(
+    seed: Functor,
+    edge: Functor,
+    direction: 'out' | 'in' | 'both',
+    inEdge?: Functor,
+  ): Promise<void> {
+    const cascade = new Cascade(this.graph, seed, edge, { direction, ...(inEdge ? { inEdge } : {}) });
     try {
       const run = await enact(this.device, cascade, this.options);
       this.iterations += run.iterations;
@@ -234,8 +171,6 @@ class SccRun {
 
   destroy(): void {
     for (const a of [this.labels, this.colors, this.outCount, this.inCount, this.remaining]) a.destroy();
-    this.queue.destroy();
-    this.space.destroy();
   }
 }
 
@@ -261,7 +196,6 @@ export async function stronglyConnectedComponents(
     const cc = await connectedComponents(graph, options.signal ? { signal: options.signal } : {});
     return { labels: cc.labels, count: cc.count, rounds: 1, iterations: cc.iterations };
   }
-  await prepareLoadBalance(graph, options.loadBalance);
   const run = new SccRun(graph, options);
   try {
     return await run.run();
