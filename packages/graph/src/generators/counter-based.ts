@@ -1,5 +1,5 @@
 import { InputError } from '@weft/gpu';
-import type { HostEdgeList } from '../host-graph.ts';
+import type { HostCsr, HostEdgeList, HostWeights } from '../host-graph.ts';
 import type { KroneckerOptions } from './kronecker.ts';
 import { mulhi32, philox2x32 } from './philox.ts';
 import { checkSeed, edgeCountFor, weightRange } from './random.ts';
@@ -83,7 +83,15 @@ export function kroneckerParameters(options: KroneckerOnDeviceOptions): Kronecke
   };
 }
 
-export function uniformParameters(options: UniformOnDeviceOptions) {
+/** The checked numbers a uniform generator draws with. */
+export interface UniformParameters {
+  scale: number;
+  edgeCount: number;
+  key: number;
+  weights: WeightParameters | undefined;
+}
+
+export function uniformParameters(options: UniformOnDeviceOptions): UniformParameters {
   checkSeed(options.seed);
   return {
     scale: options.scale,
@@ -184,4 +192,52 @@ export function philoxUniform(options: UniformOnDeviceOptions): HostEdgeList {
   const edges: HostEdgeList = { vertexCount: n, src, dst, directed: false };
   if (p.weights) edges.weights = drawWeights(m, p.key, p.weights);
   return edges;
+}
+
+/**
+ * The host twin of the scatter build (`kroneckerMultigraphOnDevice`): the undirected multigraph of
+ * `edges` with every edge but self-loops as two arcs carrying its weight, duplicates kept, each vertex's arcs
+ * sorted by (target, weight). The device build holds the same arcs per vertex in no particular order.
+ */
+export function multigraphCsr(edges: HostEdgeList): HostCsr {
+  const { vertexCount: n, src, dst, weights } = edges;
+  const offsets = new Uint32Array(n + 1);
+  for (let e = 0; e < src.length; e++) {
+    if (src[e] === dst[e]) continue;
+    offsets[src[e]! + 1]! += 1;
+    offsets[dst[e]! + 1]! += 1;
+  }
+  for (let v = 0; v < n; v++) offsets[v + 1]! += offsets[v]!;
+  const arcs = offsets[n]!;
+  const targets = new Uint32Array(arcs);
+  const w = weights && new (weights.constructor as new (k: number) => HostWeights)(arcs);
+  const cursor = offsets.slice(0, n);
+  for (let e = 0; e < src.length; e++) {
+    const [u, v] = [src[e]!, dst[e]!];
+    if (u === v) continue;
+    for (const [a, b] of [
+      [u, v],
+      [v, u],
+    ] as const) {
+      const i = cursor[a]!++;
+      targets[i] = b;
+      if (w) w[i] = weights![e]!;
+    }
+  }
+  for (let v = 0; v < n; v++) {
+    const [lo, hi] = [offsets[v]!, offsets[v + 1]!];
+    const order = Array.from({ length: hi - lo }, (_, k) => lo + k).sort(
+      (i, j) => targets[i]! - targets[j]! || (w ? w[i]! - w[j]! : 0),
+    );
+    const t = order.map((i) => targets[i]!);
+    targets.set(t, lo);
+    if (w)
+      w.set(
+        order.map((i) => w[i]!),
+        lo,
+      );
+  }
+  const csr: HostCsr = { vertexCount: n, edgeCount: arcs, offsets, targets, directed: false };
+  if (w) csr.weights = w;
+  return csr;
 }

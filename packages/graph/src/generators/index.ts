@@ -6,6 +6,7 @@
  */
 export {
   type KroneckerOnDeviceOptions,
+  multigraphCsr,
   philoxKronecker,
   philoxUniform,
   type UniformOnDeviceOptions,
@@ -19,6 +20,7 @@ export {
   recordUniformEdges,
   uniformOnDevice,
 } from './device-generators.ts';
+export { kroneckerMultigraphOnDevice, uniformMultigraphOnDevice } from './device-multigraph.ts';
 export { type GeometricGraph, type RandomGeometricOptions, randomGeometric } from './geometric.ts';
 export { type GridOptions, grid } from './grid.ts';
 export { type KroneckerOptions, kronecker, randomPermutation } from './kronecker.ts';

@@ -1,0 +1,154 @@
+import {
+  atomic,
+  type ChunkedArray,
+  type DeviceArray,
+  DeviceLimitError,
+  type Functor,
+  inline,
+  store,
+  transform,
+  type WeftDevice,
+  wgsl,
+} from '@weft/gpu';
+import { exclusiveScan } from '@weft/scan';
+import { DeviceGraph } from '../device-graph.ts';
+import {
+  type KroneckerOnDeviceOptions,
+  kroneckerParameters,
+  type UniformOnDeviceOptions,
+  uniformParameters,
+} from './counter-based.ts';
+import { kroneckerEndpointsWgsl, uniformEndpointsWgsl, weightWgsl } from './device-generators.ts';
+
+/*
+ * The scatter build (docs/decisions/device-generators.md): a counter-based generator can draw edge e again in
+ * any kernel, so the build needs no edge list and no sort. Pass 1 draws every edge and counts both endpoints'
+ * degrees with atomics, a scan makes the offsets, pass 2 draws every edge again and writes each arc at its
+ * source's offset plus a slot taken from an atomic cursor. Only the arc arrays are edge-sized, and they are
+ * chunked: the build holds 4 bytes an arc (8 weighted) and 8 a vertex, the graph it leaves behind and no more.
+ */
+
+/** Arcs are u32-indexed: CSR offsets and chunked-array indices stop at 2^32 - 1. */
+const MAX_ARCS = 2 ** 32 - 1;
+
+/**
+ * A Graph500 Kronecker multigraph generated and built on the GPU without a sort: every edge of
+ * `philoxKronecker` but self-loops becomes two arcs, duplicates kept (Graph500's rule for its
+ * kernels), with weights drawn per edge, so both arcs of an edge carry the same one. Targets and weights
+ * exceeding one storage binding are stored in chunks ({@link DeviceGraph.chunkedTargets}); each vertex's list
+ * is in no particular order. The same arcs, as a multiset per vertex, as `multigraphCsr(philoxKronecker(o))`.
+ * Throws {@link DeviceLimitError} above 2^32 - 1 possible arcs, and `GpuOutOfMemoryError` when the arrays
+ * cannot be allocated (nothing stays allocated).
+ */
+export async function kroneckerMultigraphOnDevice(
+  device: WeftDevice,
+  options: KroneckerOnDeviceOptions,
+): Promise<DeviceGraph> {
+  const p = kroneckerParameters(options);
+  return scatterBuild(device, 'kroneckerMultigraphOnDevice', {
+    scale: p.scale,
+    edgeCount: p.edgeCount,
+    endpoints: kroneckerEndpointsWgsl(p),
+    weight: p.weights && weightWgsl(p.key, p.weights),
+  });
+}
+
+/** A uniform random multigraph built as {@link kroneckerMultigraphOnDevice}: `multigraphCsr(philoxUniform(o))`. */
+export async function uniformMultigraphOnDevice(
+  device: WeftDevice,
+  options: UniformOnDeviceOptions,
+): Promise<DeviceGraph> {
+  const p = uniformParameters(options);
+  return scatterBuild(device, 'uniformMultigraphOnDevice', {
+    scale: p.scale,
+    edgeCount: p.edgeCount,
+    endpoints: uniformEndpointsWgsl(p),
+    weight: p.weights && weightWgsl(p.key, p.weights),
+  });
+}
+
+interface ScatterInput {
+  scale: number;
+  edgeCount: number;
+  /** `(e: u32) -> vec2<u32>`: edge e's endpoints. */
+  endpoints: Functor;
+  /** `(e: u32) -> u32`: edge e's weight. */
+  weight: Functor | undefined;
+}
+
+async function scatterBuild(device: WeftDevice, where: string, input: ScatterInput): Promise<DeviceGraph> {
+  const { edgeCount: m, endpoints, weight } = input;
+  const n = 2 ** input.scale;
+  if (2 * m > MAX_ARCS) {
+    throw new DeviceLimitError(
+      `${where}: ${m} edges (up to ${2 * m} arcs)`,
+      2 * m,
+      'u32 arc indices',
+      MAX_ARCS,
+      'CSR offsets are u32: lower the scale or the edge factor',
+    );
+  }
+  const made: (DeviceArray | ChunkedArray)[] = [];
+  const keep = <A extends DeviceArray | ChunkedArray>(a: A): A => {
+    made.push(a);
+    return a;
+  };
+  try {
+    // One entry past the vertices stays 0, so the exclusive scan's last entry is the arc count.
+    const { degrees, offsets } = await device.scoped(`${where} vertex arrays`, () => ({
+      degrees: keep(device.array('u32', n + 1, { label: `${where} degrees` })),
+      offsets: keep(device.array('u32', n + 1, { label: 'graph row offsets' })),
+    }));
+    const counts = device.recorder({ label: `${where} degrees` });
+    await counts.fill(degrees, 0);
+    if (m > 0) {
+      await transform(
+        counts,
+        m,
+        wgsl`(e: u32) {
+  let p = ${endpoints}(e);
+  if (p.x != p.y) {
+    atomicAdd(&${atomic(degrees)}[p.x], 1u);
+    atomicAdd(&${atomic(degrees)}[p.y], 1u);
+  }
+}`,
+      );
+    }
+    await exclusiveScan(counts, degrees, offsets);
+    await counts.submit();
+    const arcs = (await offsets.download(n, 1))[0]!;
+    const { targets, weights } = await device.scoped(`${where} arc arrays`, () => ({
+      targets: keep(device.chunkedArray('u32', arcs, { label: 'graph column indices' })),
+      weights: weight && keep(device.chunkedArray('u32', arcs, { label: 'graph edge weights' })),
+    }));
+    if (arcs > 0) {
+      const scatter = device.recorder({ label: `${where} scatter` });
+      // The cursor counts a vertex's degree down to 0: its slot is the old value minus one.
+      const cursor = atomic(degrees);
+      const arc = (from: string, to: string) =>
+        inline(wgsl`{
+      let i = ${offsets}[${from}] + atomicSub(&${cursor}[${from}], 1u) - 1u;
+      ${store(targets, 'i', to)};
+      ${weights ? inline(wgsl`${store(weights, 'i', 'w')};`) : ''}
+    }`);
+      await transform(
+        scatter,
+        m,
+        wgsl`(e: u32) {
+  let p = ${endpoints}(e);
+  if (p.x != p.y) {
+    ${weight ? inline(wgsl`let w = ${weight}(e);`) : ''}
+    ${arc('p.x', 'p.y')}
+    ${arc('p.y', 'p.x')}
+  }
+}`,
+      );
+      await scatter.submit();
+    }
+    degrees.destroy();
+    return new DeviceGraph(device, n, arcs, false, offsets, targets, weights, undefined);
+  } catch (e) {
+    for (const a of made) a.destroy();
+    throw e;
+  }
+}
