@@ -13,7 +13,7 @@ import { bfsReference } from './bfs/reference.ts';
 import { connectedComponents } from './components.ts';
 import { componentsReference } from './components-reference.ts';
 import { pageRank } from './pagerank.ts';
-import { sssp } from './sssp/sssp.ts';
+import { sssp, ssspDelta } from './sssp/sssp.ts';
 import { verifyPageRank, verifySssp } from './verify.ts';
 
 // 64 arcs a chunk: the graphs below span 2 to 4 chunks, targets and weights within lavapipe's 16 bindings.
@@ -59,6 +59,15 @@ describe('algorithms on multigraphs built on the GPU in chunks', () => {
           expectArrayEqual((await bfs(graph, s)).depths, bfsReference(twin, s).depths, `${name} bfs ${s}`);
           expect(verifySssp(twin, s, (await sssp(graph, s)).distances), `${name} sssp ${s}`).toBeNull();
         }
+        // Davidson's delta, summed chunk by chunk: exact here (small integer sums in f32).
+        const weights = twin.weights!;
+        const mean = weights.reduce((a, b) => a + b, 0) / twin.edgeCount;
+        const delta = Math.ceil((32 * mean) / (twin.edgeCount / twin.vertexCount));
+        expect(await ssspDelta(graph), `${name} delta`).toBe(delta);
+        expect(
+          verifySssp(twin, hub, (await sssp(graph, hub, { delta })).distances),
+          `${name} near-far`,
+        ).toBeNull();
         const cc = await connectedComponents(graph);
         expectArrayEqual(cc.labels, componentsReference(twin).labels, `${name} cc`);
         const pr = await pageRank(graph, { weight: null });

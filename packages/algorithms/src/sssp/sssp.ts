@@ -384,16 +384,36 @@ export async function ssspDelta(graph: DeviceGraph): Promise<number> {
   let mean = 1;
   if (w && m > 0) {
     const device = graph.device;
-    const values = device.array('f32', m, { label: 'sssp weights as f32' });
+    // Chunk by chunk through one chunk's worth of scratch: an edge-sized array would exceed one binding.
+    const chunks = w.chunks;
+    const values = device.array('f32', chunks.length > 1 ? chunks[0]!.length : m, {
+      label: 'sssp weights as f32',
+    });
+    const partial =
+      chunks.length > 1 ? device.array('f32', chunks.length, { label: 'sssp chunk sums' }) : undefined;
     const total = device.array('f32', 1, { label: 'sssp weight sum' });
     try {
       const rec = device.recorder({ label: 'sssp mean weight' });
-      await transform(rec, m, wgsl`(e: u32) { ${rw(values)}[e] = f32(${load(w, 'e')}); }`);
-      await reduce(rec, values, total, { monoid: plus('f32') });
+      if (partial === undefined) {
+        await transform(rec, m, wgsl`(e: u32) { ${rw(values)}[e] = f32(${load(w, 'e')}); }`);
+        await reduce(rec, values, total, { monoid: plus('f32') });
+      } else {
+        for (const [c, chunk] of chunks.entries()) {
+          await transform(rec, chunk.length, wgsl`(e: u32) { ${rw(values)}[e] = f32(${chunk}[e]); }`);
+          await reduce(
+            rec,
+            values,
+            { array: partial, index: c },
+            { monoid: plus('f32'), count: chunk.length },
+          );
+        }
+        await reduce(rec, partial, total, { monoid: plus('f32') });
+      }
       await rec.submit();
       mean = (await total.download())[0]! / m;
     } finally {
       values.destroy();
+      partial?.destroy();
       total.destroy();
     }
   }
