@@ -146,7 +146,10 @@ async function scatterBuild(device: WeftDevice, where: string, input: ScatterInp
       await scatter.submit();
     }
     degrees.destroy();
-    return new DeviceGraph(device, n, arcs, false, offsets, targets, weights, undefined);
+    const graph = new DeviceGraph(device, n, arcs, false, offsets, targets, weights, undefined);
+    // Measured now, as uploadGraph knows it: problems that pick a load balance read it without a round trip.
+    await graph.maxOutDegree();
+    return graph;
   } catch (e) {
     for (const a of made) a.destroy();
     throw e;

@@ -1,0 +1,323 @@
+import type { WeftDevice } from '@weft/gpu';
+import type { DeviceGraph } from '@weft/graph';
+import { kroneckerMultigraphOnDevice } from '@weft/graph/generators';
+import type { GraphStats } from './graphs.ts';
+
+/*
+ * Kronecker graphs too large for the host (`--kron SCALE` whose arcs exceed one storage binding, or every
+ * scale with `--kron-on-device`): generated and built on the GPU by the scatter build, targets and weights in
+ * chunks, never copied to the host whole. Validators stream the arcs back one chunk at a time beside
+ * vertex-sized host arrays (offsets, the result), so they check Graph500's and GAP's rules instead of
+ * comparing with a TypeScript reference run on a host copy of the graph (docs/decisions/device-generators.md).
+ */
+
+/** A Kronecker multigraph built on the GPU for the bench: built once, shared by every case run on it. */
+export interface DeviceBenchGraph {
+  /** `kron-26`: the same word a host-generated graph of this scale would have. */
+  name: string;
+  scale: number;
+  seed: number;
+  stats: GraphStats;
+  graph: DeviceGraph;
+  /** The CSR offsets on the host (vertex-sized), for sources, TEPS edges and the validators. */
+  offsets: Uint32Array;
+}
+
+/** Undirected edges of a Kronecker graph at edge factor 16: `--kron`'s and Graph500's. */
+const EDGE_FACTOR = 16;
+
+/**
+ * Whether `--kron scale` is built on the GPU: its arcs (both directions of every edge, before self-loops are
+ * dropped) would exceed one storage binding, which the host build's upload needs, or `always` is set.
+ */
+export function kronOnDevice(device: WeftDevice, scale: number, always: boolean): boolean {
+  return always || 2 * EDGE_FACTOR * 2 ** scale * 4 > device.limits.maxStorageBufferBindingSize;
+}
+
+/**
+ * Generates and builds the weighted (1-255) Kronecker multigraph of `scale` on the GPU and checks its
+ * structure by streaming it back (see {@link checkStructure}); throws a one-line error when the GPU lacks
+ * the memory or a check fails.
+ */
+export async function buildKronOnDevice(
+  device: WeftDevice,
+  scale: number,
+  seed: number,
+): Promise<DeviceBenchGraph> {
+  const start = performance.now();
+  const graph = await kroneckerMultigraphOnDevice(device, {
+    scale,
+    edgeFactor: EDGE_FACTOR,
+    seed,
+    weights: true,
+  });
+  await device.idle();
+  const loadMs = performance.now() - start;
+  try {
+    const offsets = await graph.offsets.download();
+    const problem = await checkStructure(graph, offsets);
+    if (problem !== null) throw new Error(`kron-${scale} built on the GPU is malformed: ${problem}`);
+    let maxDegree = 0;
+    let isolated = 0;
+    for (let v = 0; v < graph.vertexCount; v++) {
+      const d = offsets[v + 1]! - offsets[v]!;
+      if (d > maxDegree) maxDegree = d;
+      if (d === 0) isolated++;
+    }
+    const name = `kron-${scale}`;
+    const stats: GraphStats = {
+      name,
+      generator: `kronecker scale ${scale} edge factor ${EDGE_FACTOR} (Graph500 initiator, Philox) seed ${seed}, built on the GPU: self-loops dropped, duplicates kept`,
+      vertices: graph.vertexCount,
+      arcs: graph.edgeCount,
+      directed: false,
+      maxDegree,
+      isolated,
+      weights: 'generator',
+      loadMs,
+    };
+    return { name, scale, seed, stats, graph, offsets };
+  } catch (e) {
+    graph.destroy();
+    throw e;
+  }
+}
+
+/** One chunk of a graph's arcs on the host: arcs `start .. start + targets.length`. */
+interface ArcChunk {
+  start: number;
+  targets: Uint32Array;
+  weights: Uint32Array | undefined;
+}
+
+/** The graph's arcs, one chunk of targets (and weights) read back at a time. */
+async function* arcChunks(graph: DeviceGraph, withWeights: boolean): AsyncGenerator<ArcChunk> {
+  const t = graph.chunkedTargets.chunks;
+  const w = withWeights ? graph.chunkedWeights?.chunks : undefined;
+  let start = 0;
+  for (const [c, chunk] of t.entries()) {
+    const targets = await chunk.download();
+    const weights = w ? ((await w[c]!.download()) as Uint32Array) : undefined;
+    yield { start, targets, weights };
+    start += targets.length;
+  }
+}
+
+/** The vertex whose out-arcs include arc `e`: the last `u` with `offsets[u] <= e` (ties: the non-empty one). */
+function sourceOf(offsets: Uint32Array, e: number): number {
+  let [lo, hi] = [0, offsets.length - 1];
+  while (hi - lo > 1) {
+    const mid = (lo + hi) >>> 1;
+    if (offsets[mid]! <= e) lo = mid;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/**
+ * Walks every arc `(u, v, w)` (w 0 without weights), chunk by chunk. `visit` returns a problem to stop at, or
+ * undefined.
+ */
+async function walkArcs(
+  graph: DeviceGraph,
+  offsets: Uint32Array,
+  withWeights: boolean,
+  visit: (u: number, v: number, w: number) => string | undefined,
+): Promise<string | null> {
+  for await (const { start, targets, weights } of arcChunks(graph, withWeights)) {
+    if (targets.length === 0) continue;
+    let u = sourceOf(offsets, start);
+    let end = offsets[u + 1]!;
+    for (let i = 0; i < targets.length; i++) {
+      const e = start + i;
+      while (e >= end) end = offsets[++u + 1]!;
+      const problem = visit(u, targets[i]!, weights ? weights[i]! : 0);
+      if (problem !== undefined) return problem;
+    }
+  }
+  return null;
+}
+
+const mix = (a: number, b: number, c: number, k: number) => {
+  let h = Math.imul(a ^ k, 0x85ebca6b) ^ Math.imul(b, 0xc2b2ae35) ^ Math.imul(c, 0x27d4eb2f);
+  h = Math.imul(h ^ (h >>> 15), 0x2c1b3c6d);
+  return (h ^ (h >>> 13)) >>> 0;
+};
+
+/**
+ * The checks a graph built on the GPU must pass, streamed: offsets start at 0 and end at the arc count, every
+ * target is a vertex other than its source, weights lie in [1, 255], and the arcs are symmetric as a
+ * multiset with weights (two order-free hash sums of (u, v, w) equal those of (v, u, w)). Null when it passes.
+ */
+export async function checkStructure(graph: DeviceGraph, offsets: Uint32Array): Promise<string | null> {
+  const n = graph.vertexCount;
+  if (offsets[0] !== 0 || offsets[n] !== graph.edgeCount) {
+    return `offsets run from ${offsets[0]} to ${offsets[n]}, expected 0 to ${graph.edgeCount}`;
+  }
+  const sums = [0, 0, 0, 0];
+  const problem = await walkArcs(graph, offsets, true, (u, v, w) => {
+    if (v >= n) return `arc ${u} -> ${v} leaves the ${n} vertices`;
+    if (v === u) return `self-loop at ${u}`;
+    if (w < 1 || w > 255) return `arc ${u} -> ${v} has weight ${w}, outside 1-255`;
+    sums[0] = (sums[0]! + mix(u, v, w, 1)) >>> 0;
+    sums[1] = (sums[1]! + mix(v, u, w, 1)) >>> 0;
+    sums[2] = (sums[2]! + mix(u, v, w, 7)) >>> 0;
+    sums[3] = (sums[3]! + mix(v, u, w, 7)) >>> 0;
+    return undefined;
+  });
+  if (problem !== null) return problem;
+  if (sums[0] !== sums[1] || sums[2] !== sums[3]) return 'the arcs are not symmetric (hash sums differ)';
+  return null;
+}
+
+/**
+ * Graph500's BFS validation, exact for depths: the source at 0, every arc joins two reached vertices at most
+ * one level apart or two unreached ones, and every other reached vertex has a neighbour one level up.
+ */
+export async function verifyBfsStreamed(
+  g: Pick<DeviceBenchGraph, 'graph' | 'offsets'>,
+  source: number,
+  depths: Int32Array,
+): Promise<string | null> {
+  const n = g.graph.vertexCount;
+  if (depths.length !== n) return `${depths.length} depths for ${n} vertices`;
+  if (depths[source] !== 0) return `the source ${source} has depth ${depths[source]}`;
+  const parented = new Uint8Array(n);
+  const problem = await walkArcs(g.graph, g.offsets, false, (u, v) => {
+    const du = depths[u]!;
+    const dv = depths[v]!;
+    if (du < 0 !== dv < 0) return `arc ${u} -> ${v} joins depths ${du} and ${dv} (one unreached)`;
+    if (du >= 0 && Math.abs(du - dv) > 1) return `arc ${u} -> ${v} joins depths ${du} and ${dv}`;
+    if (du >= 0 && du === dv - 1) parented[v] = 1;
+    return undefined;
+  });
+  if (problem !== null) return problem;
+  for (let v = 0; v < n; v++) {
+    if (v !== source && depths[v]! >= 0 && parented[v] === 0) {
+      return `vertex ${v} at depth ${depths[v]} has no neighbour at depth ${depths[v]! - 1}`;
+    }
+  }
+  return null;
+}
+
+/**
+ * GAP's SSSP validation, exact for positive integer weights: the source at 0, no arc `(u, v, w)` with
+ * `d[v] > d[u] + w`, and every other reached vertex with a tight incoming arc (`d[u] + w = d[v]`).
+ */
+export async function verifySsspStreamed(
+  g: Pick<DeviceBenchGraph, 'graph' | 'offsets'>,
+  source: number,
+  distances: Float64Array,
+): Promise<string | null> {
+  const n = g.graph.vertexCount;
+  if (distances.length !== n) return `${distances.length} distances for ${n} vertices`;
+  if (distances[source] !== 0) return `the source ${source} has distance ${distances[source]}`;
+  const tight = new Uint8Array(n);
+  const problem = await walkArcs(g.graph, g.offsets, true, (u, v, w) => {
+    const du = distances[u]!;
+    const dv = distances[v]!;
+    if (du === Number.POSITIVE_INFINITY) {
+      return dv === Number.POSITIVE_INFINITY ? undefined : `arc ${u} -> ${v}: ${u} unreached, ${v} at ${dv}`;
+    }
+    if (dv > du + w) return `arc ${u} -> ${v} (weight ${w}) relaxes ${dv} to ${du + w}`;
+    if (dv === du + w) tight[v] = 1;
+    return undefined;
+  });
+  if (problem !== null) return problem;
+  for (let v = 0; v < n; v++) {
+    if (v !== source && Number.isFinite(distances[v]) && tight[v] === 0) {
+      return `vertex ${v} at distance ${distances[v]} has no tight incoming arc`;
+    }
+  }
+  return null;
+}
+
+/**
+ * Connected components, exact: labels equal across every arc, and as many distinct labels (and `count`) as
+ * a host union-find over the streamed arcs finds components.
+ */
+export async function verifyComponentsStreamed(
+  g: Pick<DeviceBenchGraph, 'graph' | 'offsets'>,
+  labels: Uint32Array,
+  count: number,
+): Promise<string | null> {
+  const n = g.graph.vertexCount;
+  if (labels.length !== n) return `${labels.length} labels for ${n} vertices`;
+  const parent = Int32Array.from({ length: n }, (_, v) => v);
+  const find = (x: number) => {
+    while (parent[x] !== x) {
+      parent[x] = parent[parent[x]!]!;
+      x = parent[x]!;
+    }
+    return x;
+  };
+  let components = n;
+  const problem = await walkArcs(g.graph, g.offsets, false, (u, v) => {
+    if (labels[u] !== labels[v]) return `arc ${u} -> ${v} joins labels ${labels[u]} and ${labels[v]}`;
+    const [a, b] = [find(u), find(v)];
+    if (a !== b) {
+      parent[Math.max(a, b)] = Math.min(a, b);
+      components--;
+    }
+    return undefined;
+  });
+  if (problem !== null) return problem;
+  const distinct = new Set(labels).size;
+  if (distinct !== components || count !== components) {
+    return `${distinct} distinct labels (count ${count}), the graph has ${components} components`;
+  }
+  return null;
+}
+
+/**
+ * PageRank (unweighted, damping `alpha`): ranks sum to 1 and one power-iteration step from them, in f64 on
+ * the host, moves no vertex by more than `relTolerance` of its rank (the GPU stops once no rank moves by
+ * 1e-5 relative; the margin is for f32 sums over hub vertices' lists).
+ */
+export async function verifyPageRankStreamed(
+  g: Pick<DeviceBenchGraph, 'graph' | 'offsets'>,
+  ranks: Float32Array,
+  alpha = 0.85,
+  relTolerance = 1e-3,
+): Promise<string | null> {
+  const n = g.graph.vertexCount;
+  const { offsets } = g;
+  if (ranks.length !== n) return `${ranks.length} ranks for ${n} vertices`;
+  let total = 0;
+  let dangling = 0;
+  const share = new Float64Array(n);
+  for (let v = 0; v < n; v++) {
+    total += ranks[v]!;
+    const d = offsets[v + 1]! - offsets[v]!;
+    if (d === 0) dangling += ranks[v]!;
+    else share[v] = ranks[v]! / d;
+  }
+  if (Math.abs(total - 1) > 1e-3) return `ranks sum to ${total}, expected 1`;
+  const sums = new Float64Array(n);
+  await walkArcs(g.graph, offsets, false, (u, v) => {
+    sums[v] = sums[v]! + share[u]!;
+    return undefined;
+  });
+  for (let v = 0; v < n; v++) {
+    const next = (1 - alpha) / n + alpha * (sums[v]! + dangling / n);
+    if (!(Math.abs(next - ranks[v]!) <= relTolerance * next)) {
+      return `rank of vertex ${v} is ${ranks[v]}, one more iteration gives ${next} (relative tolerance ${relTolerance})`;
+    }
+  }
+  return null;
+}
+
+/**
+ * The gapbs command lines that run the same kernels on a Kronecker graph of the same scale (gapbs generates
+ * its own graph with `-g`: the same distribution, not the same graph; see docs/decisions/device-generators.md).
+ */
+export function gapbsCommands(scale: number, sources: number): string[] {
+  const g = `-g ${scale} -k ${EDGE_FACTOR}`;
+  return [
+    'make -C "$GAPBS" bfs sssp pr cc   # GAPBS: a gapbs checkout, e.g. shared/anchors/gapbs',
+    `"$GAPBS"/bfs ${g} -n ${sources}`,
+    `"$GAPBS"/sssp ${g} -n ${sources} -d 2`,
+    `"$GAPBS"/pr ${g} -n 16 -i 100 -t 1e-4`,
+    `"$GAPBS"/cc ${g} -n 16`,
+  ];
+}
