@@ -250,6 +250,16 @@ export function uniformEndpointsWgsl(p: UniformParameters): Functor {
 }`;
 }
 
+/** WGSL `(u: u32, v: u32) -> u32`: the weight of the vertex pair {u, v}, as `pairWeight` draws it. */
+export function pairWeightWgsl(pairKey: number, w: WeightParameters): Functor {
+  return wgsl`(u: u32, v: u32) -> u32 {
+  let r = ${philoxWgsl}(min(u, v), max(u, v), ${u32(pairKey)}).x;
+  var x = r;
+  if (${u32(w.span)} != 0u) { x = ${mulhiWgsl}(r, ${u32(w.span)}); }
+  return ${u32(w.lo)} + x;
+}`;
+}
+
 /** WGSL `(e: u32) -> u32`: the weight of edge e (stream 1), as the host twins draw it. */
 export function weightWgsl(key: number, w: WeightParameters): Functor {
   return wgsl`(e: u32) -> u32 {

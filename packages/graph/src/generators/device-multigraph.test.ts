@@ -6,8 +6,11 @@ import type { HostCsr } from '../host-graph.ts';
 import {
   type KroneckerOnDeviceOptions,
   multigraphCsr,
+  pairWeight,
+  pairWeightKey,
   philoxKronecker,
-  philoxUniform,
+  philoxKroneckerMultigraph,
+  philoxUniformMultigraph,
   type UniformOnDeviceOptions,
 } from './counter-based.ts';
 import { kroneckerMultigraphOnDevice, uniformMultigraphOnDevice } from './device-multigraph.ts';
@@ -59,9 +62,9 @@ async function expectTwin(made: Promise<DeviceGraph>, twin: HostCsr, chunks?: nu
 }
 
 const kron = (device: WeftDevice, o: KroneckerOnDeviceOptions, chunks?: number) =>
-  expectTwin(kroneckerMultigraphOnDevice(device, o), multigraphCsr(philoxKronecker(o)), chunks);
+  expectTwin(kroneckerMultigraphOnDevice(device, o), philoxKroneckerMultigraph(o), chunks);
 const uniform = (device: WeftDevice, o: UniformOnDeviceOptions, chunks?: number) =>
-  expectTwin(uniformMultigraphOnDevice(device, o), multigraphCsr(philoxUniform(o)), chunks);
+  expectTwin(uniformMultigraphOnDevice(device, o), philoxUniformMultigraph(o), chunks);
 
 describe('multigraphCsr (host twin of the scatter build)', () => {
   it('keeps duplicates, drops self-loops and gives both arcs the edge weight', () => {
@@ -75,6 +78,23 @@ describe('multigraphCsr (host twin of the scatter build)', () => {
     expect([...csr.offsets]).toEqual([0, 4, 7, 7, 8]);
     expect([...csr.targets]).toEqual([1, 1, 1, 3, 0, 0, 0, 0]);
     expect([...csr.weights!]).toEqual([3, 4, 5, 7, 3, 4, 5, 7]);
+    // Pair weights: both arcs and every duplicate of an edge carry the weight of its vertex pair.
+    const o = { scale: 4, edgeFactor: 8, seed: 3, weights: true } as const;
+    const twin = philoxKroneckerMultigraph(o);
+    const key = pairWeightKey(3);
+    const seen = new Set<number>();
+    for (let u = 0; u < twin.vertexCount; u++) {
+      for (let i = twin.offsets[u]!; i < twin.offsets[u + 1]!; i++) {
+        const v = twin.targets[i]!;
+        const w = twin.weights![i]!;
+        expect(w).toBe(pairWeight(v, u, key, { lo: 1, span: 255 }));
+        seen.add(w);
+      }
+    }
+    expect(seen.size).toBeGreaterThan(20);
+    expect(Math.min(...seen)).toBeGreaterThanOrEqual(1);
+    expect(Math.max(...seen)).toBeLessThanOrEqual(255);
+    expectArrayEqual(twin.targets, multigraphCsr(philoxKronecker(o)).targets, 'targets');
   });
 });
 
@@ -92,7 +112,7 @@ describe('kroneckerMultigraphOnDevice', () => {
       [3, 17, true],
     ] as const) {
       const o = { scale, edgeFactor, seed: 7 * scale + edgeFactor, weights };
-      const arcs = multigraphCsr(philoxKronecker(o)).edgeCount;
+      const arcs = philoxKroneckerMultigraph(o).edgeCount;
       await kron(device, o, Math.max(1, Math.ceil(arcs / 64)));
     }
     // Graphs that fit one chunk are built the same way in one binding; hubs take many cursor slots.

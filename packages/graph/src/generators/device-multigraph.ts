@@ -4,9 +4,12 @@ import {
   type DeviceArray,
   DeviceLimitError,
   type Functor,
+  InputError,
   inline,
+  rw,
   store,
   transform,
+  u32,
   type WeftDevice,
   wgsl,
 } from '@weft/gpu';
@@ -15,17 +18,20 @@ import { DeviceGraph } from '../device-graph.ts';
 import {
   type KroneckerOnDeviceOptions,
   kroneckerParameters,
+  pairWeightKey,
   type UniformOnDeviceOptions,
   uniformParameters,
 } from './counter-based.ts';
-import { kroneckerEndpointsWgsl, uniformEndpointsWgsl, weightWgsl } from './device-generators.ts';
+import { kroneckerEndpointsWgsl, pairWeightWgsl, uniformEndpointsWgsl } from './device-generators.ts';
 
 /*
  * The scatter build (docs/decisions/device-generators.md): a counter-based generator can draw edge e again in
  * any kernel, so the build needs no edge list and no sort. Pass 1 draws every edge and counts both endpoints'
  * degrees with atomics, a scan makes the offsets, pass 2 draws every edge again and writes each arc at its
- * source's offset plus a slot taken from an atomic cursor. Only the arc arrays are edge-sized, and they are
- * chunked: the build holds 4 bytes an arc (8 weighted) and 8 a vertex, the graph it leaves behind and no more.
+ * source's offset plus a slot taken from an atomic cursor, and pass 3 fills each chunk of weights from its
+ * chunk of targets (an arc's source found by binary search in the offsets), so no kernel binds targets and
+ * weights of every chunk at once. Only the arc arrays are edge-sized, and they are chunked: the build holds
+ * 4 bytes an arc (8 weighted) and 8 a vertex, the graph it leaves behind and no more.
  */
 
 /** Arcs are u32-indexed: CSR offsets and chunked-array indices stop at 2^32 - 1. */
@@ -34,9 +40,10 @@ const MAX_ARCS = 2 ** 32 - 1;
 /**
  * A Graph500 Kronecker multigraph generated and built on the GPU without a sort: every edge of
  * `philoxKronecker` but self-loops becomes two arcs, duplicates kept (Graph500's rule for its
- * kernels), with weights drawn per edge, so both arcs of an edge carry the same one. Targets and weights
+ * kernels), with weights drawn per vertex pair, so both arcs of an edge and its duplicates carry the same
+ * one. Targets and weights
  * exceeding one storage binding are stored in chunks ({@link DeviceGraph.chunkedTargets}); each vertex's list
- * is in no particular order. The same arcs, as a multiset per vertex, as `multigraphCsr(philoxKronecker(o))`.
+ * is in no particular order. The same arcs, as a multiset per vertex, as `philoxKroneckerMultigraph(o)`.
  * Throws {@link DeviceLimitError} above 2^32 - 1 possible arcs, and `GpuOutOfMemoryError` when the arrays
  * cannot be allocated (nothing stays allocated).
  */
@@ -49,11 +56,11 @@ export async function kroneckerMultigraphOnDevice(
     scale: p.scale,
     edgeCount: p.edgeCount,
     endpoints: kroneckerEndpointsWgsl(p),
-    weight: p.weights && weightWgsl(p.key, p.weights),
+    weight: p.weights && pairWeightWgsl(pairWeightKey(p.key), p.weights),
   });
 }
 
-/** A uniform random multigraph built as {@link kroneckerMultigraphOnDevice}: `multigraphCsr(philoxUniform(o))`. */
+/** A uniform random multigraph built as {@link kroneckerMultigraphOnDevice}: `philoxUniformMultigraph(o)`. */
 export async function uniformMultigraphOnDevice(
   device: WeftDevice,
   options: UniformOnDeviceOptions,
@@ -63,8 +70,20 @@ export async function uniformMultigraphOnDevice(
     scale: p.scale,
     edgeCount: p.edgeCount,
     endpoints: uniformEndpointsWgsl(p),
-    weight: p.weights && weightWgsl(p.key, p.weights),
+    weight: p.weights && pairWeightWgsl(pairWeightKey(p.key), p.weights),
   });
+}
+
+/**
+ * The weights the multigraph builds store, as a WGSL edge functor `(src: u32, dst: u32, edge: u32) -> u32`
+ * of the arc's endpoints (for SSSP's `weight` option, which then binds no weight array): the same for the
+ * seed and weight range of `options` whichever generator drew the arcs. `options.weights` must be set.
+ */
+export function pairWeightFunctor(options: Pick<KroneckerOnDeviceOptions, 'seed' | 'weights'>): Functor {
+  const p = uniformParameters({ scale: 0, seed: options.seed, weights: options.weights ?? false });
+  if (p.weights === undefined) throw new InputError('pairWeightFunctor needs options.weights', 'weights');
+  const pair = pairWeightWgsl(pairWeightKey(p.key), p.weights);
+  return wgsl`(src: u32, dst: u32, edge: u32) -> u32 { return ${pair}(src, dst); }`;
 }
 
 interface ScatterInput {
@@ -72,7 +91,7 @@ interface ScatterInput {
   edgeCount: number;
   /** `(e: u32) -> vec2<u32>`: edge e's endpoints. */
   endpoints: Functor;
-  /** `(e: u32) -> u32`: edge e's weight. */
+  /** `(u: u32, v: u32) -> u32`: the weight of the pair {u, v}. */
   weight: Functor | undefined;
 }
 
@@ -129,7 +148,6 @@ async function scatterBuild(device: WeftDevice, where: string, input: ScatterInp
         inline(wgsl`{
       let i = ${offsets}[${from}] + atomicSub(&${cursor}[${from}], 1u) - 1u;
       ${store(targets, 'i', to)};
-      ${weights ? inline(wgsl`${store(weights, 'i', 'w')};`) : ''}
     }`);
       await transform(
         scatter,
@@ -137,12 +155,32 @@ async function scatterBuild(device: WeftDevice, where: string, input: ScatterInp
         wgsl`(e: u32) {
   let p = ${endpoints}(e);
   if (p.x != p.y) {
-    ${weight ? inline(wgsl`let w = ${weight}(e);`) : ''}
     ${arc('p.x', 'p.y')}
     ${arc('p.y', 'p.x')}
   }
 }`,
       );
+      if (weights) {
+        const size = 2 ** targets.shift;
+        for (const [c, chunk] of targets.chunks.entries()) {
+          const out = weights.chunks[c]!;
+          await transform(
+            scatter,
+            chunk.length,
+            wgsl`(i: u32) {
+  let a = ${u32(c * size)} + i;
+  var lo = 0u;
+  var hi = ${u32(n)};
+  loop {
+    if (hi - lo <= 1u) { break; }
+    let mid = (lo + hi) >> 1u;
+    if (${offsets}[mid] <= a) { lo = mid; } else { hi = mid; }
+  }
+  ${rw(out)}[i] = ${weight!}(lo, ${chunk}[i]);
+}`,
+          );
+        }
+      }
       await scatter.submit();
     }
     degrees.destroy();
