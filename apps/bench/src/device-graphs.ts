@@ -1,4 +1,4 @@
-import type { WeftDevice } from '@weft/gpu';
+import { type WeftDevice, WeftError } from '@weft/gpu';
 import type { DeviceGraph } from '@weft/graph';
 import { kroneckerMultigraphOnDevice } from '@weft/graph/generators';
 import type { GraphStats } from './graphs.ts';
@@ -56,7 +56,7 @@ export async function buildKronOnDevice(
   try {
     const offsets = await graph.offsets.download();
     const problem = await checkStructure(graph, offsets);
-    if (problem !== null) throw new Error(`kron-${scale} built on the GPU is malformed: ${problem}`);
+    if (problem !== null) throw new WeftError(`kron-${scale} built on the GPU is malformed: ${problem}`);
     let maxDegree = 0;
     let isolated = 0;
     for (let v = 0; v < graph.vertexCount; v++) {
