@@ -352,7 +352,7 @@ async function loadOnDevice(device: WeftDevice, scale: number, seed: number): Pr
 /** What the run validates on graphs built on the GPU, and the gapbs command lines to run beside it. */
 function deviceGraphNotes(graphs: readonly DeviceBenchGraph[], sources: number): string[] {
   return graphs.flatMap((g) => [
-    `${g.name}: generated and built on the GPU (Philox Kronecker, self-loops dropped, duplicate edges kept); BFS and SSSP validated for every 8th source by Graph500/GAP rules over the arcs streamed back chunk by chunk, CC against a host union-find, PageRank by a one-step residual (1e-3 relative)`,
+    `${g.name}: generated and built on the GPU (Philox Kronecker, self-loops dropped, duplicate edges kept); every BFS and SSSP source validated by Graph500/GAP rules checked on the GPU against the arcs, CC against a host union-find and PageRank by a one-step f64 residual (1e-3 relative) over the arcs streamed back chunk by chunk`,
     `${g.name}: gapbs on a graph of the same distribution (its own generator, duplicates merged: not the same graph): ${gapbsCommands(g.scale, sources).join(' ; ')}`,
   ]);
 }

@@ -7,9 +7,11 @@ import {
   checkStructure,
   gapbsCommands,
   kronOnDevice,
+  verifyBfsOnGpu,
   verifyBfsStreamed,
   verifyComponentsStreamed,
   verifyPageRankStreamed,
+  verifySsspOnGpu,
   verifySsspStreamed,
 } from './device-graphs.ts';
 
@@ -36,21 +38,30 @@ describe('Kronecker graphs built on the GPU for the bench', () => {
       expect(g.stats).toMatchObject({ name: 'kron-3', vertices: 8, arcs: g.graph.edgeCount });
       const source = g.offsets.findIndex((o, v) => g.offsets[v + 1]! > o);
 
+      // The host's streamed checks and the GPU's give the same verdicts.
       const { depths } = await bfs(g.graph, source);
-      expect(await verifyBfsStreamed(g, source, depths)).toBeNull();
+      for (const check of [verifyBfsStreamed, verifyBfsOnGpu]) {
+        expect(await check(g, source, depths), check.name).toBeNull();
+      }
       const reached = [...depths.keys()].find((v) => v !== source && depths[v]! > 0)!;
-      for (const wrong of [depths[reached]! + 1, -1]) {
+      for (const wrong of [depths[reached]! + 1, -1, 0]) {
         const bad = depths.slice();
         bad[reached] = wrong;
-        expect(await verifyBfsStreamed(g, source, bad), `depth ${wrong}`).not.toBeNull();
+        for (const check of [verifyBfsStreamed, verifyBfsOnGpu]) {
+          expect(await check(g, source, bad), `${check.name} depth ${wrong}`).not.toBeNull();
+        }
       }
 
       const { distances } = await sssp(g.graph, source);
-      expect(await verifySsspStreamed(g, source, distances)).toBeNull();
-      for (const wrong of [distances[reached]! + 1, distances[reached]! - 1, Number.POSITIVE_INFINITY]) {
+      for (const check of [verifySsspStreamed, verifySsspOnGpu]) {
+        expect(await check(g, source, distances), check.name).toBeNull();
+      }
+      for (const wrong of [distances[reached]! + 1, distances[reached]! - 1, Number.POSITIVE_INFINITY, 0]) {
         const bad = distances.slice();
         bad[reached] = wrong;
-        expect(await verifySsspStreamed(g, source, bad), `distance ${wrong}`).not.toBeNull();
+        for (const check of [verifySsspStreamed, verifySsspOnGpu]) {
+          expect(await check(g, source, bad), `${check.name} distance ${wrong}`).not.toBeNull();
+        }
       }
 
       const { labels, count } = await connectedComponents(g.graph);
