@@ -261,7 +261,7 @@ export function pairWeightWgsl(pairKey: number, w: WeightParameters): Functor {
 }
 
 /** WGSL `(e: u32) -> u32`: the weight of edge e (stream 1), as the host twins draw it. */
-export function weightWgsl(key: number, w: WeightParameters): Functor {
+function weightWgsl(key: number, w: WeightParameters): Functor {
   return wgsl`(e: u32) -> u32 {
   let r = ${philoxWgsl}(e, ${u32(STREAM_WEIGHTS << 16)}, ${u32(key)}).x;
   var x = r;
