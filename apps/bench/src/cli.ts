@@ -6,7 +6,14 @@ import { requestDevice, type WeftDevice, WeftError } from '@weft/gpu';
 import gpuPackage from '@weft/gpu/package.json' with { type: 'json' };
 import { loadGraph } from '@weft/graph/node';
 import type { AnchorFile } from './anchors.ts';
-import { buildKronOnDevice, type DeviceBenchGraph, gapbsCommands, kronOnDevice } from './device-graphs.ts';
+import {
+  buildKronOnDevice,
+  type DeviceBenchGraph,
+  gapbsCommands,
+  gapbsFileCommands,
+  kronOnDevice,
+  writeGapbsGraphs,
+} from './device-graphs.ts';
 import { fmtItems, fmtMs } from './format.ts';
 import {
   type BenchGraph,
@@ -28,7 +35,7 @@ import {
   withComparisons,
 } from './report.ts';
 import { parseSizes } from './sizes.ts';
-import { setSourceCount, VALIDATE_ALL_MAX_ARCS } from './suites/algorithms.ts';
+import { pickSources, setSourceCount, sourceCount, VALIDATE_ALL_MAX_ARCS } from './suites/algorithms.ts';
 import { MAX_ARCS_GRAPHOLOGY } from './suites/cpu-baselines.ts';
 import { casesForDeviceGraph } from './suites/device-built.ts';
 import { defaultSizes, GRAPH_SUITES, loadGraphSuite, loadSuite, SUITES } from './suites/index.ts';
@@ -57,6 +64,8 @@ const USAGE = `usage: weft bench [options]
                     on the GPU (duplicate edges kept, targets in chunks) and run BFS, SSSP, PageRank and CC only,
                     validated by streaming the arcs back; the gapbs command lines for the same scale are printed
   --kron-on-device  build every --kron graph on the GPU that way, whatever its scale
+  --gapbs-dir DIR   write each graph built on the GPU as gapbs's DIR/kron-SCALE.sg and .wsg (about 12 bytes an
+                    arc) and print the gapbs command lines that run on that very graph from the bench's sources
   --binding-budget BYTES
                     store every graph's targets and weights in chunks of at most BYTES (tests the chunked
                     paths on small graphs, e.g. with --kron-on-device)
@@ -100,6 +109,7 @@ async function bench(args: string[]): Promise<number> {
       'one-based': { type: 'boolean', default: false },
       kron: { type: 'string', multiple: true, default: [] },
       'kron-on-device': { type: 'boolean', default: false },
+      'gapbs-dir': { type: 'string' },
       'binding-budget': { type: 'string' },
       urand: { type: 'string', multiple: true, default: [] },
       rgg: { type: 'string', multiple: true, default: [] },
@@ -150,6 +160,7 @@ async function runBench(
     undirected: boolean;
     'one-based': boolean;
     'kron-on-device': boolean;
+    'gapbs-dir'?: string | undefined;
     'binding-budget'?: string | undefined;
   } & GraphSelection,
   dawnOptions: string[],
@@ -205,6 +216,19 @@ async function runSuites(
   const anchors = await readAnchors(values.anchors);
   const sources = values.sources ?? (software ? '3' : '64');
   const notes = [...(graphs ? graphNotes(graphs) : []), ...deviceGraphNotes(deviceGraphs, Number(sources))];
+  if (values['gapbs-dir'] !== undefined) {
+    for (const g of deviceGraphs) {
+      const paths = await writeGapbsGraphs(g, values['gapbs-dir']);
+      const picked = pickSources(
+        { vertexCount: g.graph.vertexCount, offsets: g.offsets },
+        seed,
+        sourceCount(device),
+      );
+      notes.push(
+        `${g.name}: gapbs on the same graph (${paths.join(', ')}): ${gapbsFileCommands(paths, picked).join(' ; ')}`,
+      );
+    }
+  }
 
   const measureOptions = {
     repeat,

@@ -1,3 +1,6 @@
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { bfs, connectedComponents, pageRank, sssp } from '@weft/algorithms';
 import { requestDevice, type WeftDevice } from '@weft/gpu';
 import { hostCsrFromEdgeList, uploadGraph } from '@weft/graph';
@@ -13,6 +16,7 @@ import {
   verifyPageRankStreamed,
   verifySsspOnGpu,
   verifySsspStreamed,
+  writeGapbsGraphs,
 } from './device-graphs.ts';
 
 // 64 arcs a chunk: Kronecker scale 3 at edge factor 16 (up to 256 arcs) spans 4 chunks.
@@ -77,6 +81,33 @@ describe('Kronecker graphs built on the GPU for the bench', () => {
         expect(await verifyComponentsStreamed(g, merged, count - 1)).not.toBeNull();
       }
 
+      // gapbs's serialized graphs: the header, int64 offsets, then the targets (and weights) as int32s.
+      const dir = await mkdtemp(join(tmpdir(), 'weft-gapbs-'));
+      const [sg, wsg] = await writeGapbsGraphs(g, dir);
+      const targets = await g.graph.chunkedTargets.download();
+      const weights = await g.graph.chunkedWeights!.download();
+      const m = g.graph.edgeCount;
+      for (const [path, pairs] of [
+        [sg, false],
+        [wsg, true],
+      ] as const) {
+        const bytes = await readFile(path);
+        const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+        expect(bytes.length).toBe(17 + 8 * 9 + (pairs ? 8 : 4) * m);
+        expect([view.getUint8(0), view.getBigInt64(1, true), view.getBigInt64(9, true)]).toEqual([
+          0,
+          BigInt(m),
+          8n,
+        ]);
+        for (let v = 0; v <= 8; v++) expect(view.getBigInt64(17 + 8 * v, true)).toBe(BigInt(g.offsets[v]!));
+        const body = 17 + 8 * 9;
+        for (let i = 0; i < m; i++) {
+          expect(view.getInt32(body + (pairs ? 8 : 4) * i, true)).toBe(targets[i]);
+          if (pairs) expect(view.getInt32(body + 8 * i + 4, true)).toBe(weights[i]);
+        }
+      }
+      await rm(dir, { recursive: true });
+
       const { ranks } = await pageRank(g.graph, { weight: null });
       expect(await verifyPageRankStreamed(g, ranks)).toBeNull();
       const off = ranks.slice();
@@ -123,6 +154,7 @@ describe('Kronecker graphs built on the GPU for the bench', () => {
 
   it('prints gapbs command lines for the same scale and edge factor', () => {
     const lines = gapbsCommands(26, 64);
+    expect(lines[0]).toMatch(/g\+\+ .* -fopenmp "\$GAPBS"\/src\/\$k\.cc/);
     expect(lines[1]).toBe('"$GAPBS"/bfs -g 26 -k 16 -n 64');
     expect(lines.slice(1).every((l) => l.includes('-g 26 -k 16'))).toBe(true);
   });

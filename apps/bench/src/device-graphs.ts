@@ -1,3 +1,5 @@
+import { type FileHandle, mkdir, open } from 'node:fs/promises';
+import { join } from 'node:path';
 import { atomic, type Functor, rw, transform, u32, type WeftDevice, WeftError, wgsl } from '@weft/gpu';
 import type { DeviceGraph } from '@weft/graph';
 import { kroneckerMultigraphOnDevice } from '@weft/graph/generators';
@@ -319,7 +321,8 @@ export async function verifyPageRankStreamed(
 export function gapbsCommands(scale: number, sources: number): string[] {
   const g = `-g ${scale} -k ${EDGE_FACTOR}`;
   return [
-    'make -C "$GAPBS" bfs sssp pr cc   # GAPBS: a gapbs checkout, e.g. shared/anchors/gapbs',
+    // As anchors/gapbs_anchors.py builds them (shared/anchors/gapbs has no benchmark/bench.mk for make).
+    'for k in bfs sssp pr cc; do g++ -std=c++11 -O3 -Wall -fopenmp "$GAPBS"/src/$k.cc -o "$GAPBS"/$k; done   # GAPBS: e.g. shared/anchors/gapbs',
     `"$GAPBS"/bfs ${g} -n ${sources}`,
     `"$GAPBS"/sssp ${g} -n ${sources} -d 2`,
     `"$GAPBS"/pr ${g} -n 16 -i 100 -t 1e-4`,
@@ -474,4 +477,61 @@ export async function verifySsspOnGpu(
     d.destroy();
     tight.destroy();
   }
+}
+
+/** Largest piece of one `write` call: Node refuses a single write of 2 GiB or more. */
+const WRITE_PIECE = 2 ** 28;
+
+async function writeAll(file: FileHandle, bytes: Uint8Array): Promise<void> {
+  for (let at = 0; at < bytes.length; at += WRITE_PIECE) {
+    await file.write(bytes.subarray(at, Math.min(bytes.length, at + WRITE_PIECE)));
+  }
+}
+
+/**
+ * Writes the graph as gapbs's serialized graphs, `DIR/NAME.sg` (neighbours) and `DIR/NAME.wsg` (neighbour and
+ * weight pairs): a directed flag byte (0), the arc and vertex counts and the offsets as int64, then int32s,
+ * as gapbs's reader takes them and `anchors/gapbs_anchors.py` writes them. Streams one chunk at a time, so
+ * gapbs runs on the very graph the bench ran on. Returns the two paths.
+ */
+export async function writeGapbsGraphs(g: DeviceBenchGraph, dir: string): Promise<[string, string]> {
+  await mkdir(dir, { recursive: true });
+  const paths: [string, string] = [join(dir, `${g.name}.sg`), join(dir, `${g.name}.wsg`)];
+  const [sg, wsg] = await Promise.all(paths.map((p) => open(p, 'w')));
+  try {
+    const n = g.graph.vertexCount;
+    const head = new DataView(new ArrayBuffer(17));
+    head.setUint8(0, 0);
+    head.setBigInt64(1, BigInt(g.graph.edgeCount), true);
+    head.setBigInt64(9, BigInt(n), true);
+    const offsets = new BigInt64Array(n + 1);
+    for (let v = 0; v <= n; v++) offsets[v] = BigInt(g.offsets[v]!);
+    for (const file of [sg!, wsg!]) {
+      await writeAll(file, new Uint8Array(head.buffer));
+      await writeAll(file, new Uint8Array(offsets.buffer));
+    }
+    for await (const { targets, weights } of arcChunks(g.graph, true)) {
+      await writeAll(sg!, new Uint8Array(targets.buffer, targets.byteOffset, targets.byteLength));
+      const pairs = new Uint32Array(2 * targets.length);
+      for (let i = 0; i < targets.length; i++) {
+        pairs[2 * i] = targets[i]!;
+        pairs[2 * i + 1] = weights![i]!;
+      }
+      await writeAll(wsg!, new Uint8Array(pairs.buffer));
+    }
+  } finally {
+    await Promise.all([sg!.close(), wsg!.close()]);
+  }
+  return paths;
+}
+
+/** gapbs on the files {@link writeGapbsGraphs} wrote, from the bench's own sources (`-r`, one trial each). */
+export function gapbsFileCommands(paths: readonly [string, string], sources: readonly number[]): string[] {
+  const list = sources.join(' ');
+  return [
+    `for s in ${list}; do "$GAPBS"/bfs -f ${paths[0]} -r $s -n 1; done`,
+    `for s in ${list}; do "$GAPBS"/sssp -f ${paths[1]} -r $s -n 1 -d 2; done`,
+    `"$GAPBS"/pr -f ${paths[0]} -n 16 -i 100 -t 1e-4`,
+    `"$GAPBS"/cc -f ${paths[0]} -n 16`,
+  ];
 }
