@@ -138,7 +138,7 @@ export function checkDeviceBuildFits(device: WeftDevice, edgeCount: number, wher
       4 * entries,
       'maxStorageBufferBindingSize',
       limit,
-      `at most ${Math.floor(limit / 8)} edges fit one binding on this adapter`,
+      `at most ${Math.floor(limit / 8)} edges fit one binding on this adapter; kroneckerMultigraphOnDevice and uniformMultigraphOnDevice build larger graphs in chunks (duplicates kept)`,
     );
   }
 }
