@@ -25,7 +25,7 @@ import {
 import { kroneckerEndpointsWgsl, pairWeightWgsl, uniformEndpointsWgsl } from './device-generators.ts';
 
 /*
- * The scatter build (docs/decisions/device-generators.md): a counter-based generator can draw edge e again in
+ * The scatter build (docs/decisions/kronecker-scale-26.md): a counter-based generator can draw edge e again in
  * any kernel, so the build needs no edge list and no sort. Pass 1 draws every edge and counts both endpoints'
  * degrees with atomics, a scan makes the offsets, pass 2 draws every edge again and writes each arc at its
  * source's offset plus a slot taken from an atomic cursor, and pass 3 fills each chunk of weights from its
@@ -39,11 +39,10 @@ const MAX_ARCS = 2 ** 32 - 1;
 
 /**
  * A Graph500 Kronecker multigraph generated and built on the GPU without a sort: every edge of
- * `philoxKronecker` but self-loops becomes two arcs, duplicates kept (Graph500's rule for its
- * kernels), with weights drawn per vertex pair, so both arcs of an edge and its duplicates carry the same
- * one. Targets and weights
- * exceeding one storage binding are stored in chunks ({@link DeviceGraph.chunkedTargets}); each vertex's list
- * is in no particular order. The same arcs, as a multiset per vertex, as `philoxKroneckerMultigraph(o)`.
+ * `philoxKronecker` but self-loops becomes two arcs, duplicates kept (Graph500's rule for its kernels), with
+ * weights drawn per vertex pair, so both arcs of an edge and its duplicates carry the same one. Targets and
+ * weights exceeding one storage binding are stored in chunks ({@link DeviceGraph.chunkedTargets}); each
+ * vertex's list is in no particular order. The same arcs, as a multiset per vertex, as `philoxKroneckerMultigraph(o)`.
  * Throws {@link DeviceLimitError} above 2^32 - 1 possible arcs, and `GpuOutOfMemoryError` when the arrays
  * cannot be allocated (nothing stays allocated).
  */
