@@ -6,8 +6,22 @@ import { requestDevice, type WeftDevice, WeftError } from '@weft/gpu';
 import gpuPackage from '@weft/gpu/package.json' with { type: 'json' };
 import { loadGraph } from '@weft/graph/node';
 import type { AnchorFile } from './anchors.ts';
+import {
+  buildKronOnDevice,
+  type DeviceBenchGraph,
+  gapbsCommands,
+  gapbsFileCommands,
+  kronOnDevice,
+  writeGapbsGraphs,
+} from './device-graphs.ts';
 import { fmtItems, fmtMs } from './format.ts';
-import { type BenchGraph, type GraphSelection, hasSelection, selectGraphs } from './graphs.ts';
+import {
+  type BenchGraph,
+  type GraphSelection,
+  hasSelection,
+  parseKronScale,
+  selectGraphs,
+} from './graphs.ts';
 import { GRAPHS_USAGE, graphsCommand, provideWrittenGraphs } from './graphs-command.ts';
 import { type Measurement, measureCases } from './harness.ts';
 import { htmlReport } from './html.ts';
@@ -21,8 +35,9 @@ import {
   withComparisons,
 } from './report.ts';
 import { parseSizes } from './sizes.ts';
-import { setSourceCount, VALIDATE_ALL_MAX_ARCS } from './suites/algorithms.ts';
+import { pickSources, setSourceCount, sourceCount, VALIDATE_ALL_MAX_ARCS } from './suites/algorithms.ts';
 import { MAX_ARCS_GRAPHOLOGY } from './suites/cpu-baselines.ts';
+import { casesForDeviceGraph } from './suites/device-built.ts';
 import { defaultSizes, GRAPH_SUITES, loadGraphSuite, loadSuite, SUITES } from './suites/index.ts';
 
 /** What `weft bench` runs without --suite: every suite except the tuning sweep. */
@@ -44,7 +59,16 @@ const USAGE = `usage: weft bench [options]
                     shapes and sizes: .mtx, .gr, .el/.txt/.wel/.tsv/.csv/.edges, .wcsr (repeatable)
   --undirected      read --graph edge lists as undirected (Matrix Market and DIMACS say so themselves)
   --one-based       --graph edge-list ids start at 1
-  --kron SCALE      a generated Kronecker graph (Graph500, edge factor 16, 2^SCALE vertices) (repeatable)
+  --kron SCALE      a generated Kronecker graph (Graph500, edge factor 16, 2^SCALE vertices) (repeatable);
+                    scales whose arcs exceed one storage binding (24+ on a 2 GiB binding) are generated and built
+                    on the GPU (duplicate edges kept, targets in chunks) and run BFS, SSSP, PageRank and CC only,
+                    validated by streaming the arcs back; the gapbs command lines for the same scale are printed
+  --kron-on-device  build every --kron graph on the GPU that way, whatever its scale
+  --gapbs-dir DIR   write each graph built on the GPU as gapbs's DIR/kron-SCALE.sg and .wsg (about 12 bytes an
+                    arc) and print the gapbs command lines that run on that very graph from the bench's sources
+  --binding-budget BYTES
+                    store every graph's targets and weights in chunks of at most BYTES (tests the chunked
+                    paths on small graphs, e.g. with --kron-on-device)
   --urand SCALE     a generated uniform random graph (GAP -u, edge factor 16) (repeatable)
   --rgg N           a generated random geometric graph of N points, average degree 8 (repeatable)
   --grid WxH        a generated W x H 4-neighbour grid (repeatable)
@@ -84,6 +108,9 @@ async function bench(args: string[]): Promise<number> {
       undirected: { type: 'boolean', default: false },
       'one-based': { type: 'boolean', default: false },
       kron: { type: 'string', multiple: true, default: [] },
+      'kron-on-device': { type: 'boolean', default: false },
+      'gapbs-dir': { type: 'string' },
+      'binding-budget': { type: 'string' },
       urand: { type: 'string', multiple: true, default: [] },
       rgg: { type: 'string', multiple: true, default: [] },
       grid: { type: 'string', multiple: true, default: [] },
@@ -132,6 +159,9 @@ async function runBench(
     'graphs-dir'?: string | undefined;
     undirected: boolean;
     'one-based': boolean;
+    'kron-on-device': boolean;
+    'gapbs-dir'?: string | undefined;
+    'binding-budget'?: string | undefined;
   } & GraphSelection,
   dawnOptions: string[],
 ): Promise<number> {
@@ -144,6 +174,39 @@ async function runBench(
   console.log(
     `  subgroups: ${device.hasSubgroups ? `yes (${a.subgroupMinSize ?? '?'}-${a.subgroupMaxSize ?? '?'})` : 'no'}, timestamps: ${device.hasTimestamps ? 'yes' : 'no'}, maxStorageBufferBindingSize: ${device.limits.maxStorageBufferBindingSize}, Dawn options: ${dawnOptions.join(' ') || 'defaults'}`,
   );
+  const seed = Number(values.seed);
+  if (values.sources !== undefined) {
+    const k = Number(values.sources);
+    if (!Number.isInteger(k) || k < 1)
+      throw new Error(`--sources: '${values.sources}' is not a positive integer`);
+    setSourceCount(k);
+  }
+  if (values['graphs-dir']) await provideWrittenGraphs(values['graphs-dir'], seed);
+  const onDevice = values.kron.filter((k) =>
+    kronOnDevice(device, parseKronScale(k), values['kron-on-device']),
+  );
+  const hostSelection = { ...values, kron: values.kron.filter((k) => !onDevice.includes(k)) };
+  const graphs = hasSelection(values)
+    ? await loadSelected(hostSelection, seed, Math.floor(device.limits.maxStorageBufferBindingSize / 4) - 1)
+    : undefined;
+  if (values['binding-budget'] !== undefined) device.bindingBudget = Number(values['binding-budget']);
+  const deviceGraphs: DeviceBenchGraph[] = [];
+  try {
+    for (const k of onDevice) deviceGraphs.push(await loadOnDevice(device, parseKronScale(k), seed));
+    return await runSuites(device, values, dawnOptions, graphs, deviceGraphs);
+  } finally {
+    for (const g of deviceGraphs) g.graph.destroy();
+  }
+}
+
+async function runSuites(
+  device: WeftDevice,
+  values: Parameters<typeof runBench>[1],
+  dawnOptions: string[],
+  graphs: BenchGraph[] | undefined,
+  deviceGraphs: readonly DeviceBenchGraph[],
+): Promise<number> {
+  const software = device.adapter.software;
   const sizesFor = (suite: string) =>
     values.sizes ? parseSizes(values.sizes) : defaultSizes(suite, software);
   const repeat = Number(values.repeat ?? (software ? 3 : 10));
@@ -151,18 +214,21 @@ async function runBench(
   const warmupMs = Number(values['warmup-ms'] ?? (software ? 0 : 1000));
   const filter = values.cases ? new RegExp(values.cases) : undefined;
   const anchors = await readAnchors(values.anchors);
-  if (values.sources !== undefined) {
-    const k = Number(values.sources);
-    if (!Number.isInteger(k) || k < 1)
-      throw new Error(`--sources: '${values.sources}' is not a positive integer`);
-    setSourceCount(k);
-  }
   const sources = values.sources ?? (software ? '3' : '64');
-  if (values['graphs-dir']) await provideWrittenGraphs(values['graphs-dir'], seed);
-  const graphs = hasSelection(values)
-    ? await loadSelected(values, seed, Math.floor(device.limits.maxStorageBufferBindingSize / 4) - 1)
-    : undefined;
-  const notes = graphs ? graphNotes(graphs) : [];
+  const notes = [...(graphs ? graphNotes(graphs) : []), ...deviceGraphNotes(deviceGraphs, Number(sources))];
+  if (values['gapbs-dir'] !== undefined) {
+    for (const g of deviceGraphs) {
+      const paths = await writeGapbsGraphs(g, values['gapbs-dir']);
+      const picked = pickSources(
+        { vertexCount: g.graph.vertexCount, offsets: g.offsets },
+        seed,
+        sourceCount(device),
+      );
+      notes.push(
+        `${g.name}: gapbs on the same graph (${paths.join(', ')}): ${gapbsFileCommands(paths, picked).join(' ; ')}`,
+      );
+    }
+  }
 
   const measureOptions = {
     repeat,
@@ -187,6 +253,22 @@ async function runBench(
   const all: Measurement[] = [];
   for (const suite of values.suite.split(',')) {
     if (graphs && GRAPH_SUITES.includes(suite)) {
+      for (const g of deviceGraphs) {
+        if (suite !== 'algorithms') {
+          console.log(
+            `\nsuite ${suite} on ${g.name}: skipped (graphs built on the GPU run the algorithms suite)`,
+          );
+          continue;
+        }
+        const cases = casesForDeviceGraph(g).filter((c) => !filter || filter.test(c.name));
+        console.log(`\nsuite ${suite} on ${g.name}: ${cases.length} cases, ${repeat} timed runs each`);
+        all.push(
+          ...(await measureCases(device, suite, cases, [g.graph.edgeCount], {
+            ...measureOptions,
+            onProgress: makeProgress(`${suite} ${g.name}`),
+          })),
+        );
+      }
       for (const g of graphs) {
         const cases = (await loadGraphSuite(suite, g)).filter((c) => !filter || filter.test(c.name));
         console.log(`\nsuite ${suite} on ${g.name}: ${cases.length} cases, ${repeat} timed runs each`);
@@ -229,7 +311,7 @@ async function runBench(
     measurements: withComparisons(all, anchors),
   };
   if (anchors) report.anchors = anchors;
-  if (graphs) report.graphs = graphs.map((g) => g.stats);
+  if (graphs) report.graphs = [...graphs.map((g) => g.stats), ...deviceGraphs.map((g) => g.stats)];
   if (notes.length > 0) report.notes = notes;
   for (const n of notes) console.log(`note: ${n}`);
   console.log(`\n${summaryTable(report)}`);
@@ -252,7 +334,8 @@ async function runBench(
     console.log(`\n${failed.length} measurement(s) FAILED validation or threw: see the table`);
     return 1;
   }
-  console.log(`\nall ${all.length} measurements validated against the TypeScript references`);
+  const rules = deviceGraphs.length > 0 ? ' (graphs built on the GPU: by Graph500/GAP rules, streamed)' : '';
+  console.log(`\nall ${all.length} measurements validated against the TypeScript references${rules}`);
   return 0;
 }
 
@@ -278,6 +361,24 @@ async function loadSelected(
     );
   }
   return graphs;
+}
+
+/** Builds a `--kron` graph on the GPU (never timed) and prints it as `loadSelected` prints host graphs. */
+async function loadOnDevice(device: WeftDevice, scale: number, seed: number): Promise<DeviceBenchGraph> {
+  const g = await buildKronOnDevice(device, scale, seed);
+  const s = g.stats;
+  console.log(
+    `graph ${g.name}: ${s.vertices} vertices, ${s.arcs} arcs (undirected, duplicates kept) in ${g.graph.chunkedTargets.chunks.length} chunks, max degree ${s.maxDegree}, ${s.isolated} isolated, weights 1-255, generated and built on the GPU in ${s.loadMs.toFixed(0)} ms, structure checked`,
+  );
+  return g;
+}
+
+/** What the run validates on graphs built on the GPU, and the gapbs command lines to run beside it. */
+function deviceGraphNotes(graphs: readonly DeviceBenchGraph[], sources: number): string[] {
+  return graphs.flatMap((g) => [
+    `${g.name}: generated and built on the GPU (Philox Kronecker, self-loops dropped, duplicate edges kept); every BFS and SSSP source validated by Graph500/GAP rules checked on the GPU against the arcs, CC against a host union-find and PageRank by a one-step f64 residual (1e-3 relative) over the arcs streamed back chunk by chunk`,
+    `${g.name}: gapbs on a graph of the same distribution (its own generator, duplicates merged: not the same graph): ${gapbsCommands(g.scale, sources).join(' ; ')}`,
+  ]);
 }
 
 /** What the run skips or samples on the chosen graphs, said in the output and the JSON. */

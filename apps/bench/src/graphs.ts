@@ -78,6 +78,9 @@ const integer = (text: string, option: string, min: number, max: number): number
   return v;
 };
 
+/** A `--kron` scale (those past 26 exceed the u32 arc indices of a GPU build: its builder refuses them). */
+export const parseKronScale = (text: string): number => integer(text, '--kron', 1, 30);
+
 /**
  * Generates or loads every selected graph (weighted: generators draw u32 weights 1-255, files keep theirs or get
  * seeded symmetric ones, so SSSP runs on every graph). `load` reads a file as `weft run` does.
@@ -94,7 +97,7 @@ export async function selectGraphs(
     return { csr, ms: performance.now() - start };
   };
   for (const text of s.kron) {
-    const scale = integer(text, '--kron', 1, 30);
+    const scale = parseKronScale(text);
     const { csr, ms } = timed(
       () => hostCsrFromEdgeList(kronecker({ scale, edgeFactor: 16, seed, weights: true })).csr,
     );

@@ -145,7 +145,11 @@ export function pickSource(csr: HostCsr, seed: number): number {
  * `count` distinct sources with out-degree > 0, drawn from `seed` (Graph500 and GAP: 64 non-isolated search
  * keys); fewer when the graph has fewer such vertices. The first is `pickSource`'s.
  */
-export function pickSources(csr: HostCsr, seed: number, count: number): number[] {
+export function pickSources(
+  csr: Pick<HostCsr, 'vertexCount' | 'offsets'>,
+  seed: number,
+  count: number,
+): number[] {
   const n = csr.vertexCount;
   const out: number[] = [];
   const taken = new Set<number>();
@@ -209,7 +213,7 @@ const uploaded = (device: WeftDevice, csr: HostCsr) => uploadGraph(device, csr, 
  * Bellman-Ford): the first run's count plus a margin, since a replay may need more. Steps after convergence
  * see an empty frontier and dispatch nothing (zero-size indirect dispatches), so the margin costs little.
  */
-function withMargin(iterations: number): number {
+export function withMargin(iterations: number): number {
   return iterations + Math.max(2, Math.ceil(iterations / 2));
 }
 
@@ -251,7 +255,7 @@ export function labelPropagationSteps(csr: HostCsr): number {
 }
 
 /** `select` that skips the untimed first run when the same source is selected again (setup, then the harness). */
-function once(
+export function once(
   select: (i: number) => Promise<{ edges: number; iterations: number }>,
 ): (i: number) => Promise<{ edges: number; iterations: number }> {
   let last: { i: number; result: { edges: number; iterations: number } } | undefined;
@@ -262,7 +266,7 @@ function once(
 }
 
 /** Records `iterations` steps of a problem. */
-async function recordSteps(
+export async function recordSteps(
   rec: Recorder,
   problem: { step(rec: Recorder, iteration: number): Promise<void> },
   iterations: number,

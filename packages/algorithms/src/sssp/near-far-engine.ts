@@ -127,7 +127,7 @@ export class NearFarEngineStep {
 }`;
     // As Bellman-Ford's engine step, but an improvement at or past the threshold goes to the far queue.
     const stamped = wgsl`(src: u32, dst: u32, edge: u32, level: u32) -> bool {
-  let nd = ${add}(atomicLoad(&${dist}[src]), edge);
+  let nd = ${add}(atomicLoad(&${dist}[src]), src, dst, edge);
   if (nd >= atomicLoad(&${dist}[dst])) { return false; }
   if (nd >= atomicMin(&${dist}[dst], nd)) { return false; }
   if (nd < ${bounds}[0]) { return atomicMax(&${atomic(stamps)}[dst], level + 1u) <= level; }
@@ -135,7 +135,7 @@ export class NearFarEngineStep {
   return false;
 }`;
     const relax = wgsl`(src: u32, dst: u32, edge: u32) -> bool {
-  let nd = ${add}(atomicLoad(&${dist}[src]), edge);
+  let nd = ${add}(atomicLoad(&${dist}[src]), src, dst, edge);
   if (nd >= atomicLoad(&${dist}[dst])) { return false; }
   if (nd >= atomicMin(&${dist}[dst], nd)) { return false; }
   if (nd < ${bounds}[0]) { return true; }

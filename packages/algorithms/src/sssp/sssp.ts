@@ -67,10 +67,17 @@ export interface SsspOptions extends RunOptions, LoadBalanceOption, TraceOption 
    * is small the engine also moves the threshold itself (see {@link SsspEngineTuning}).
    */
   smallFrontier?: 'auto' | 'on' | 'off' | SsspEngineTuning;
+  /**
+   * Each arc's weight computed by a WGSL edge functor `(src: u32, dst: u32, edge: u32) -> u32` instead of
+   * read from `graph.weights` (which may then be absent): no weight array is bound, so a graph whose targets
+   * take most of a stage's storage buffers still runs. Give both arcs of an undirected edge the same weight.
+   * `delta: 'auto'` then means Bellman-Ford.
+   */
+  weight?: Functor;
 }
 
 /** The problem's options: `delta` is a width or absent (Bellman-Ford); see {@link resolveSsspOptions}. */
-export type SsspProblemOptions = Pick<SsspOptions, 'loadBalance' | 'parents' | 'smallFrontier'> & {
+export type SsspProblemOptions = Pick<SsspOptions, 'loadBalance' | 'parents' | 'smallFrontier' | 'weight'> & {
   delta?: number;
 };
 
@@ -125,6 +132,7 @@ export class SsspProblem
   readonly workspace: AdvanceWorkspace;
   readonly loadBalance;
   readonly float: boolean;
+  readonly #weight: Functor | undefined;
   readonly #nearFar: NearFarStep | NearFarEngineStep | undefined;
   /**
    * The small-frontier engine, when it runs: its settings, its state, `[bulk levels, all levels]`, and per
@@ -147,7 +155,8 @@ export class SsspProblem
     options: SsspProblemOptions = {},
   ) {
     const device = graph.device;
-    this.float = graph.chunkedWeights?.type === 'f32';
+    this.#weight = options.weight;
+    this.float = options.weight === undefined && graph.chunkedWeights?.type === 'f32';
     const delta = options.delta;
     if (delta !== undefined) {
       if (!(delta > 0) || !Number.isFinite(delta) || (!this.float && !Number.isInteger(delta))) {
@@ -204,20 +213,25 @@ export class SsspProblem
     }
   }
 
-  /** `(d: u32, e: u32) -> u32`: distance word `d` plus edge `e`'s weight, in the distances' encoding. */
+  /**
+   * `(d: u32, src: u32, dst: u32, e: u32) -> u32`: distance word `d` plus the weight of edge `e` from `src`
+   * to `dst`, in the distances' encoding.
+   */
   #addFunctor(): Functor {
     const w = this.graph.chunkedWeights;
-    const weight = w
-      ? wgsl`(e: u32) -> u32 { return u32(${load(w, 'e')}); }`
-      : wgsl`(e: u32) -> u32 { return 1u; }`;
+    const weight = this.#weight
+      ? wgsl`(src: u32, dst: u32, e: u32) -> u32 { return ${this.#weight}(src, dst, e); }`
+      : w
+        ? wgsl`(src: u32, dst: u32, e: u32) -> u32 { return u32(${load(w, 'e')}); }`
+        : wgsl`(src: u32, dst: u32, e: u32) -> u32 { return 1u; }`;
     // Sums saturate one below the unreached word, so an overflow reads as reached and `result` reports it.
     return this.float
-      ? wgsl`(d: u32, e: u32) -> u32 {
+      ? wgsl`(d: u32, src: u32, dst: u32, e: u32) -> u32 {
   let s = bitcast<u32>(bitcast<f32>(d) + ${load(w!, 'e')});
   return select(s, ${u32(SATURATED_F32)}, s >= ${u32(UNREACHED_F32)});
 }`
-      : wgsl`(d: u32, e: u32) -> u32 {
-  let s = d + ${weight}(e);
+      : wgsl`(d: u32, src: u32, dst: u32, e: u32) -> u32 {
+  let s = d + ${weight}(src, dst, e);
   return select(s, 0xfffffffeu, s < d || s == 0xffffffffu);
 }`;
   }
@@ -226,7 +240,7 @@ export class SsspProblem
     const add = this.#addFunctor();
     const dist = atomic(this.distances);
     const relax = wgsl`(src: u32, dst: u32, edge: u32) -> bool {
-  let nd = ${add}(atomicLoad(&${dist}[src]), edge);
+  let nd = ${add}(atomicLoad(&${dist}[src]), src, dst, edge);
   if (nd >= atomicLoad(&${dist}[dst])) { return false; }
   return nd < atomicMin(&${dist}[dst], nd);
 }`;
@@ -261,7 +275,7 @@ export class SsspProblem
     // every later improvement in the level is read when that level relaxes it (levels are separated by
     // barriers). This keeps a level's output within the queue's `vertexCount` entries.
     const stamped = wgsl`(src: u32, dst: u32, edge: u32, level: u32) -> bool {
-  let nd = ${add}(atomicLoad(&${dist}[src]), edge);
+  let nd = ${add}(atomicLoad(&${dist}[src]), src, dst, edge);
   if (nd >= atomicLoad(&${dist}[dst])) { return false; }
   if (nd >= atomicMin(&${dist}[dst], nd)) { return false; }
   return atomicMax(&${atomic(stamps)}[dst], level + 1u) <= level;
@@ -303,7 +317,7 @@ export class SsspProblem
       'all',
       wgsl`(src: u32, dst: u32, edge: u32) -> bool {
   let d = ${dist}[src];
-  if (dst != ${u32(source)} && d != ${u32(this.unreached)} && ${add}(d, edge) == ${dist}[dst]) {
+  if (dst != ${u32(source)} && d != ${u32(this.unreached)} && ${add}(d, src, dst, edge) == ${dist}[dst]) {
     // Racing tight edges all store valid parents; an atomic store keeps each write whole.
     atomicStore(&${atomic(parents)}[dst], src);
   }
@@ -384,16 +398,36 @@ export async function ssspDelta(graph: DeviceGraph): Promise<number> {
   let mean = 1;
   if (w && m > 0) {
     const device = graph.device;
-    const values = device.array('f32', m, { label: 'sssp weights as f32' });
+    // Chunk by chunk through one chunk's worth of scratch: an edge-sized array would exceed one binding.
+    const chunks = w.chunks;
+    const values = device.array('f32', chunks.length > 1 ? chunks[0]!.length : m, {
+      label: 'sssp weights as f32',
+    });
+    const partial =
+      chunks.length > 1 ? device.array('f32', chunks.length, { label: 'sssp chunk sums' }) : undefined;
     const total = device.array('f32', 1, { label: 'sssp weight sum' });
     try {
       const rec = device.recorder({ label: 'sssp mean weight' });
-      await transform(rec, m, wgsl`(e: u32) { ${rw(values)}[e] = f32(${load(w, 'e')}); }`);
-      await reduce(rec, values, total, { monoid: plus('f32') });
+      if (partial === undefined) {
+        await transform(rec, m, wgsl`(e: u32) { ${rw(values)}[e] = f32(${load(w, 'e')}); }`);
+        await reduce(rec, values, total, { monoid: plus('f32') });
+      } else {
+        for (const [c, chunk] of chunks.entries()) {
+          await transform(rec, chunk.length, wgsl`(e: u32) { ${rw(values)}[e] = f32(${chunk}[e]); }`);
+          await reduce(
+            rec,
+            values,
+            { array: partial, index: c },
+            { monoid: plus('f32'), count: chunk.length },
+          );
+        }
+        await reduce(rec, partial, total, { monoid: plus('f32') });
+      }
       await rec.submit();
       mean = (await total.download())[0]! / m;
     } finally {
       values.destroy();
+      partial?.destroy();
       total.destroy();
     }
   }
@@ -420,7 +454,7 @@ export async function resolveSsspOptions(
   const { delta, ...rest } = options;
   if (delta === 'off') return rest;
   if (delta !== undefined && delta !== 'auto') return { ...rest, delta };
-  if (!graph.chunkedWeights || smallFrontierOf(graph, rest) === undefined) return rest;
+  if (!graph.chunkedWeights || rest.weight || smallFrontierOf(graph, rest) === undefined) return rest;
   return { ...rest, delta: await ssspDelta(graph) };
 }
 
@@ -436,7 +470,7 @@ export async function sssp(
   if (weights && !['u32', 'i32', 'f32'].includes(weights.type)) {
     throw new InputError(`unsupported weight type ${weights.type}`, 'graph.weights');
   }
-  await checkNonNegativeWeights(graph, 'SSSP');
+  if (options.weight === undefined) await checkNonNegativeWeights(graph, 'SSSP');
   // A trace logs one frontier a step: the engine, which runs many levels a step, stays off for it.
   const mode = options.smallFrontier ?? 'auto';
   if (options.trace && mode !== 'auto' && mode !== 'off') {

@@ -1,5 +1,5 @@
 import { InputError } from '@weft/gpu';
-import type { HostEdgeList } from '../host-graph.ts';
+import type { HostCsr, HostEdgeList, HostWeights } from '../host-graph.ts';
 import type { KroneckerOptions } from './kronecker.ts';
 import { mulhi32, philox2x32 } from './philox.ts';
 import { checkSeed, edgeCountFor, weightRange } from './random.ts';
@@ -15,6 +15,8 @@ import { checkSeed, edgeCountFor, weightRange } from './random.ts';
 export const STREAM_EDGES = 0;
 export const STREAM_WEIGHTS = 1;
 const STREAM_PERMUTATION = 2;
+/** Derives the key of the multigraph builds' pair weights, whose counter is the vertex pair itself. */
+const STREAM_PAIR_WEIGHTS = 3;
 
 /** `kronecker()`'s options; `permute` relabels by a seeded bijection of [0, 2^scale) (default true). */
 export type KroneckerOnDeviceOptions = KroneckerOptions;
@@ -83,7 +85,15 @@ export function kroneckerParameters(options: KroneckerOnDeviceOptions): Kronecke
   };
 }
 
-export function uniformParameters(options: UniformOnDeviceOptions) {
+/** The checked numbers a uniform generator draws with. */
+export interface UniformParameters {
+  scale: number;
+  edgeCount: number;
+  key: number;
+  weights: WeightParameters | undefined;
+}
+
+export function uniformParameters(options: UniformOnDeviceOptions): UniformParameters {
   checkSeed(options.seed);
   return {
     scale: options.scale,
@@ -184,4 +194,90 @@ export function philoxUniform(options: UniformOnDeviceOptions): HostEdgeList {
   const edges: HostEdgeList = { vertexCount: n, src, dst, directed: false };
   if (p.weights) edges.weights = drawWeights(m, p.key, p.weights);
   return edges;
+}
+
+/**
+ * The key of the multigraph builds' weights: a weight is drawn with counter (min(u, v), max(u, v)), so both
+ * arcs of an edge, and every duplicate of it, carry the same one, computable from the arc alone.
+ */
+export function pairWeightKey(key: number): number {
+  return philox2x32(0, STREAM_PAIR_WEIGHTS << 16, key)[0];
+}
+
+/** The weight of the vertex pair {u, v} under `pairKey` (see {@link pairWeightKey}). */
+export function pairWeight(u: number, v: number, pairKey: number, w: WeightParameters): number {
+  const r = philox2x32(Math.min(u, v), Math.max(u, v), pairKey)[0];
+  return w.lo + (w.span === 0 ? r : mulhi32(r, w.span));
+}
+
+/**
+ * The undirected multigraph of `edges`: every edge but self-loops as two arcs, duplicates kept, each vertex's
+ * arcs sorted by (target, weight). `weight(u, v)` gives an arc's weight, else the edge list's own weights
+ * (if any) are copied to both arcs.
+ */
+export function multigraphCsr(edges: HostEdgeList, weight?: (u: number, v: number) => number): HostCsr {
+  const { vertexCount: n, src, dst } = edges;
+  const weights = edges.weights;
+  const offsets = new Uint32Array(n + 1);
+  for (let e = 0; e < src.length; e++) {
+    if (src[e] === dst[e]) continue;
+    offsets[src[e]! + 1]! += 1;
+    offsets[dst[e]! + 1]! += 1;
+  }
+  for (let v = 0; v < n; v++) offsets[v + 1]! += offsets[v]!;
+  const arcs = offsets[n]!;
+  const targets = new Uint32Array(arcs);
+  const w = weight
+    ? new Uint32Array(arcs)
+    : weights && new (weights.constructor as new (k: number) => HostWeights)(arcs);
+  const cursor = offsets.slice(0, n);
+  for (let e = 0; e < src.length; e++) {
+    const [u, v] = [src[e]!, dst[e]!];
+    if (u === v) continue;
+    for (const [a, b] of [
+      [u, v],
+      [v, u],
+    ] as const) {
+      const i = cursor[a]!++;
+      targets[i] = b;
+      if (w) w[i] = weight ? weight(a, b) : weights![e]!;
+    }
+  }
+  for (let v = 0; v < n; v++) {
+    const [lo, hi] = [offsets[v]!, offsets[v + 1]!];
+    const order = Array.from({ length: hi - lo }, (_, k) => lo + k).sort(
+      (i, j) => targets[i]! - targets[j]! || (w ? w[i]! - w[j]! : 0),
+    );
+    const t = order.map((i) => targets[i]!);
+    if (w)
+      w.set(
+        order.map((i) => w[i]!),
+        lo,
+      );
+    targets.set(t, lo);
+  }
+  const csr: HostCsr = { vertexCount: n, edgeCount: arcs, offsets, targets, directed: false };
+  if (w) csr.weights = w;
+  return csr;
+}
+
+/**
+ * The host twin of `kroneckerMultigraphOnDevice`: the arcs of {@link philoxKronecker}'s edges both ways,
+ * self-loops dropped, duplicates kept, weights (when asked for) drawn per vertex pair ({@link pairWeight}).
+ */
+export function philoxKroneckerMultigraph(options: KroneckerOnDeviceOptions): HostCsr {
+  const { weights: _, ...plain } = options;
+  const p = kroneckerParameters(options);
+  const w = p.weights;
+  const pairKey = pairWeightKey(p.key);
+  return multigraphCsr(philoxKronecker(plain), w && ((u, v) => pairWeight(u, v, pairKey, w)));
+}
+
+/** The host twin of `uniformMultigraphOnDevice`, as {@link philoxKroneckerMultigraph}. */
+export function philoxUniformMultigraph(options: UniformOnDeviceOptions): HostCsr {
+  const { weights: _, ...plain } = options;
+  const p = uniformParameters(options);
+  const w = p.weights;
+  const pairKey = pairWeightKey(p.key);
+  return multigraphCsr(philoxUniform(plain), w && ((u, v) => pairWeight(u, v, pairKey, w)));
 }

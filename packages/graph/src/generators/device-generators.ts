@@ -14,11 +14,13 @@ import { deviceGraphFromEdgeList } from '../device-build.ts';
 import type { DeviceGraph } from '../device-graph.ts';
 import {
   type KroneckerOnDeviceOptions,
+  type KroneckerParameters,
   kroneckerParameters,
   type ScrambleParameters,
   STREAM_EDGES,
   STREAM_WEIGHTS,
   type UniformOnDeviceOptions,
+  type UniformParameters,
   uniformParameters,
   type WeightParameters,
 } from './counter-based.ts';
@@ -49,34 +51,14 @@ export async function recordKroneckerEdges(
   const p = kroneckerParameters(options);
   checkOutputs(edges, p.edgeCount, p.weights !== undefined);
   if (p.edgeCount === 0) return;
-  const quadrant = wgsl`(d: u32) -> vec2<u32> {
-  if (d < ${u32(p.ta)}) { return vec2<u32>(0u, 0u); }
-  if (d < ${u32(p.tb)}) { return vec2<u32>(0u, 1u); }
-  if (d < ${u32(p.tc)}) { return vec2<u32>(1u, 0u); }
-  return vec2<u32>(1u, 1u);
-}`;
-  const relabel = p.scramble ? scrambleWgsl(p.scramble) : wgsl`(x: u32) -> u32 { return x; }`;
-  const scale = u32(p.scale);
-  const key = u32(p.key);
+  const endpoints = kroneckerEndpointsWgsl(p);
   await transform(
     rec,
     p.edgeCount,
     wgsl`(e: u32) {
-  var u = 0u;
-  var v = 0u;
-  for (var level = 0u; level < ${scale}; level += 2u) {
-    let r = ${philoxWgsl}(e, level >> 1u, ${key});
-    let q0 = ${quadrant}(r.x);
-    u = (u << 1u) | q0.x;
-    v = (v << 1u) | q0.y;
-    if (level + 1u < ${scale}) {
-      let q1 = ${quadrant}(r.y);
-      u = (u << 1u) | q1.x;
-      v = (v << 1u) | q1.y;
-    }
-  }
-  ${rw(edges.src)}[e] = ${relabel}(u);
-  ${rw(edges.dst)}[e] = ${relabel}(v);
+  let p = ${endpoints}(e);
+  ${rw(edges.src)}[e] = p.x;
+  ${rw(edges.dst)}[e] = p.y;
 }`,
   );
   if (p.weights) await recordWeights(rec, edges.weights!, p.edgeCount, p.key, p.weights);
@@ -91,15 +73,14 @@ export async function recordUniformEdges(
   const p = uniformParameters(options);
   checkOutputs(edges, p.edgeCount, p.weights !== undefined);
   if (p.edgeCount === 0) return;
-  // 2^31 is the largest vertex count, so n fits a u32.
-  const n = u32(2 ** p.scale);
+  const endpoints = uniformEndpointsWgsl(p);
   await transform(
     rec,
     p.edgeCount,
     wgsl`(e: u32) {
-  let r = ${philoxWgsl}(e, ${u32(STREAM_EDGES << 16)}, ${u32(p.key)});
-  ${rw(edges.src)}[e] = ${mulhiWgsl}(r.x, ${n});
-  ${rw(edges.dst)}[e] = ${mulhiWgsl}(r.y, ${n});
+  let p = ${endpoints}(e);
+  ${rw(edges.src)}[e] = p.x;
+  ${rw(edges.dst)}[e] = p.y;
 }`,
   );
   if (p.weights) await recordWeights(rec, edges.weights!, p.edgeCount, p.key, p.weights);
@@ -157,7 +138,7 @@ export function checkDeviceBuildFits(device: WeftDevice, edgeCount: number, wher
       4 * entries,
       'maxStorageBufferBindingSize',
       limit,
-      `at most ${Math.floor(limit / 8)} edges fit one binding on this adapter`,
+      `at most ${Math.floor(limit / 8)} edges fit one binding on this adapter; kroneckerMultigraphOnDevice and uniformMultigraphOnDevice build larger graphs in chunks (duplicates kept)`,
     );
   }
 }
@@ -226,14 +207,65 @@ async function recordWeights(
   key: number,
   w: WeightParameters,
 ): Promise<void> {
-  await transform(
-    rec,
-    m,
-    wgsl`(e: u32) {
+  const weight = weightWgsl(key, w);
+  await transform(rec, m, wgsl`(e: u32) { ${rw(out)}[e] = ${weight}(e); }`);
+}
+
+/** WGSL `(e: u32) -> vec2<u32>`: the relabelled (source, target) of Kronecker edge e, as {@link philoxKronecker}. */
+export function kroneckerEndpointsWgsl(p: KroneckerParameters): Functor {
+  const quadrant = wgsl`(d: u32) -> vec2<u32> {
+  if (d < ${u32(p.ta)}) { return vec2<u32>(0u, 0u); }
+  if (d < ${u32(p.tb)}) { return vec2<u32>(0u, 1u); }
+  if (d < ${u32(p.tc)}) { return vec2<u32>(1u, 0u); }
+  return vec2<u32>(1u, 1u);
+}`;
+  const relabel = p.scramble ? scrambleWgsl(p.scramble) : wgsl`(x: u32) -> u32 { return x; }`;
+  const scale = u32(p.scale);
+  const key = u32(p.key);
+  return wgsl`(e: u32) -> vec2<u32> {
+  var u = 0u;
+  var v = 0u;
+  for (var level = 0u; level < ${scale}; level += 2u) {
+    let r = ${philoxWgsl}(e, level >> 1u, ${key});
+    let q0 = ${quadrant}(r.x);
+    u = (u << 1u) | q0.x;
+    v = (v << 1u) | q0.y;
+    if (level + 1u < ${scale}) {
+      let q1 = ${quadrant}(r.y);
+      u = (u << 1u) | q1.x;
+      v = (v << 1u) | q1.y;
+    }
+  }
+  return vec2<u32>(${relabel}(u), ${relabel}(v));
+}`;
+}
+
+/** WGSL `(e: u32) -> vec2<u32>`: the endpoints of uniform edge e, as {@link philoxUniform}. */
+export function uniformEndpointsWgsl(p: UniformParameters): Functor {
+  // 2^31 is the largest vertex count, so n fits a u32.
+  const n = u32(2 ** p.scale);
+  return wgsl`(e: u32) -> vec2<u32> {
+  let r = ${philoxWgsl}(e, ${u32(STREAM_EDGES << 16)}, ${u32(p.key)});
+  return vec2<u32>(${mulhiWgsl}(r.x, ${n}), ${mulhiWgsl}(r.y, ${n}));
+}`;
+}
+
+/** WGSL `(u: u32, v: u32) -> u32`: the weight of the vertex pair {u, v}, as `pairWeight` draws it. */
+export function pairWeightWgsl(pairKey: number, w: WeightParameters): Functor {
+  return wgsl`(u: u32, v: u32) -> u32 {
+  let r = ${philoxWgsl}(min(u, v), max(u, v), ${u32(pairKey)}).x;
+  var x = r;
+  if (${u32(w.span)} != 0u) { x = ${mulhiWgsl}(r, ${u32(w.span)}); }
+  return ${u32(w.lo)} + x;
+}`;
+}
+
+/** WGSL `(e: u32) -> u32`: the weight of edge e (stream 1), as the host twins draw it. */
+function weightWgsl(key: number, w: WeightParameters): Functor {
+  return wgsl`(e: u32) -> u32 {
   let r = ${philoxWgsl}(e, ${u32(STREAM_WEIGHTS << 16)}, ${u32(key)}).x;
   var x = r;
   if (${u32(w.span)} != 0u) { x = ${mulhiWgsl}(r, ${u32(w.span)}); }
-  ${rw(out)}[e] = ${u32(w.lo)} + x;
-}`,
-  );
+  return ${u32(w.lo)} + x;
+}`;
 }

@@ -6,8 +6,13 @@
  */
 export {
   type KroneckerOnDeviceOptions,
+  multigraphCsr,
+  pairWeight,
+  pairWeightKey,
   philoxKronecker,
+  philoxKroneckerMultigraph,
   philoxUniform,
+  philoxUniformMultigraph,
   type UniformOnDeviceOptions,
 } from './counter-based.ts';
 export {
@@ -19,6 +24,11 @@ export {
   recordUniformEdges,
   uniformOnDevice,
 } from './device-generators.ts';
+export {
+  kroneckerMultigraphOnDevice,
+  pairWeightFunctor,
+  uniformMultigraphOnDevice,
+} from './device-multigraph.ts';
 export { type GeometricGraph, type RandomGeometricOptions, randomGeometric } from './geometric.ts';
 export { type GridOptions, grid } from './grid.ts';
 export { type KroneckerOptions, kronecker, randomPermutation } from './kronecker.ts';
