@@ -4,8 +4,9 @@ import { grid, kronecker } from '@weft/graph/generators';
 import { gpuTest, mulberry32 } from '@weft/testing';
 import { describe, expect, it } from 'vitest';
 import { CommunityWeights } from './community-hash.ts';
+import type { LouvainOptions } from './community-reference.ts';
 import { leiden } from './leiden.ts';
-import { louvain } from './louvain.ts';
+import { communityLevels, type LevelProbe, louvain } from './louvain.ts';
 
 /** An undirected host CSR from edge pairs, loops and duplicates kept, weights when given. */
 function csrOf(n: number, src: number[], dst: number[], weights?: number[]): HostCsr {
@@ -256,5 +257,43 @@ describe('community hash tables', () => {
       const small = uploadGraph(device, star(3));
       await expect(louvain(small, { localMoving: 'heap' as 'hash' })).rejects.toThrow(/localMoving/);
       small.destroy();
+    }));
+});
+
+describe('undone sweeps', () => {
+  it('leave the community degree totals of the restored partition', () =>
+    gpuTest(async (device) => {
+      let undos = 0;
+      const probe: LevelProbe = {
+        async afterUndo({ comm, stot, k, n }) {
+          const [c, s, kv] = [await comm.download(0, n), await stot.download(0, n), await k.download(0, n)];
+          const want = new Float64Array(n);
+          for (let v = 0; v < n; v++) want[c[v]!]! += kv[v]!;
+          for (let x = 0; x < n; x++) {
+            expect(Math.abs(s[x]! - want[x]!), `undo ${undos}: total of community ${x}`).toBeLessThanOrEqual(
+              1e-5 * Math.max(1, want[x]!),
+            );
+          }
+          undos++;
+        },
+      };
+      const runs: [HostCsr, LouvainOptions, boolean][] = [];
+      const kron = hostCsrFromEdgeList(kronecker({ scale: 9, edgeFactor: 8, seed: 5 })).csr;
+      const hubs = skewed(700, 1500, 3, 300, 6, false);
+      runs.push([kron, { localMoving: 'hash' }, false], [kron, { localMoving: 'sort' }, false]);
+      runs.push([hubs, {}, false], [hubs, {}, true]);
+      const weighted = hostCsrFromEdgeList(kronecker({ scale: 9, edgeFactor: 8, seed: 8 })).csr;
+      runs.push([withRandomWeights(weighted, 8), {}, false]);
+      for (const [csr, options, isLeiden] of runs) {
+        const graph = uploadGraph(device, csr);
+        const before = undos;
+        await communityLevels(graph, options, isLeiden, probe);
+        // Each run was chosen to undo a sweep, so the check ran.
+        expect(
+          undos,
+          `${csr.vertexCount} vertices, ${JSON.stringify(options)}, leiden ${isLeiden}`,
+        ).toBeGreaterThan(before);
+        graph.destroy();
+      }
     }));
 });

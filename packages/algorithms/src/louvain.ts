@@ -43,6 +43,16 @@ const NONE = 0xffffffff;
 /** Rounds of Leiden's refinement a level may take at most; it ends sooner after `IDLE_SWEEPS` rounds without a merge. */
 const MAX_REFINE_ROUNDS = 32;
 
+/** Test seam: called with the local-moving state after each undone sweep. */
+export interface LevelProbe {
+  afterUndo(state: {
+    comm: DeviceArray<'u32'>;
+    stot: DeviceArray<'f32'>;
+    k: DeviceArray<'f32'>;
+    n: number;
+  }): Promise<void>;
+}
+
 /** One level's graph: `count` arcs grouped by source, each loop's weight doubled. */
 interface Arcs {
   count: number;
@@ -76,6 +86,7 @@ export async function communityLevels(
   graph: DeviceGraph,
   options: LouvainOptions,
   leiden: boolean,
+  probe?: LevelProbe,
 ): Promise<LeidenResult> {
   checkDeviceGraph(graph);
   graph.requireUnchunked(leiden ? 'leiden' : 'louvain');
@@ -280,7 +291,10 @@ export async function communityLevels(
           if (next < q) {
             rec = device.recorder({ label: 'louvain undo' });
             rec.copy(prevComm, comm, n);
+            // The sweep's totals are of the partition just undone: the next sweep's gains need the restored one's.
+            await recordCommunityDegrees(rec, k, n);
             await rec.submit();
+            await probe?.afterUndo({ comm, stot, k, n });
             if (mask < MAX_MASK) mask = 2 * mask + 1;
             else idle++;
             continue;
