@@ -32,8 +32,16 @@ import type { LeidenResult } from './leiden-reference.ts';
 
 /** Sweeps of local moving a level may take at most. */
 const MAX_SWEEPS = 64;
-/** A level stops after this many sweeps in a row gain no more than `threshold` (each moves a random half). */
+/**
+ * A level stops after this many sweeps in a row gain no more than `threshold` or than {@link SWEEP_TOLERANCE}
+ * of the level's gain so far (each moves a random half, so one idle sweep may be chance).
+ */
 const IDLE_SWEEPS = 3;
+/**
+ * A sweep gaining less than this fraction of its level's gain counts as idle: the long tail of tiny gains
+ * costs full sweeps that later levels and the refinement pass mostly make up for.
+ */
+const SWEEP_TOLERANCE = 0.01;
 /**
  * A sweep that lowers modularity is undone and the next lets half as many vertices move, down to one in
  * this mask + 1: simultaneous moves of neighbours conflict, fewer movers conflict less.
@@ -299,7 +307,7 @@ export async function communityLevels(
             else idle++;
             continue;
           }
-          idle = next - q <= threshold ? idle + 1 : 0;
+          idle = next - q <= Math.max(threshold, SWEEP_TOLERANCE * (next - qStart)) ? idle + 1 : 0;
           q = next;
         }
         return q;
