@@ -159,6 +159,9 @@ export async function communityLevels(
     const sums = new CommunitySums(device, n0);
     made.push(sums);
     const rows0 = arr('u32', n0 + 1, 'level 0 rows');
+    const vertexStart = arr('u32', n0 + 1, 'vertex arc starts');
+    const inverse = arr('u32', n0, 'vertex order');
+    const commStart = arr('u32', n0 + 1, 'community arc starts');
     // Unweighted levels have whole-number shares and degrees: their sums are exact in u32 atomics.
     const integral = !graph.weights || options.weight === false;
     const stotSum = arr('u32', n0, 'community degree sums');
@@ -605,40 +608,53 @@ export async function communityLevels(
         }
         // Leiden aggregates the refined partition; Louvain the communities.
         const by = leiden ? ref : comm;
-        await transform(
-          rec,
-          arcCount,
-          wgsl`(p: u32) { ${rw(keys)}[p] = ${by}[${dst}[p]]; ${rw(vals)}[p] = p; }`,
-        );
-        await sortPairs(rec, keys, vals, { count: arcCount, bits: idBits(n) });
-        await transform(rec, arcCount, wgsl`(p: u32) { ${rw(keys2)}[p] = ${by}[${src}[${vals}[p]]]; }`);
-        await sortPairs(rec, keys2, vals, { count: arcCount, bits: idBits(n) });
-        const targetComm = wgsl`(p: u32) -> u32 { return ${by}[${dst}[${vals}[p]]]; }`;
-        await recordRuns(
-          rec,
-          arcCount,
-          wgsl`(p: u32) -> bool { return ${keys2}[p] != ${keys2}[p - 1u] || ${targetComm}(p) != ${targetComm}(p - 1u); }`,
-          starts,
-          { array: counts, index: 2 },
-        );
-        const runs = { array: counts, index: 2 };
-        await transform(
-          rec,
-          runs,
-          wgsl`(s: u32) {
+        if (table) {
+          await table.recordAggregate(
+            rec,
+            arcs,
+            rows,
+            by,
+            n,
+            { order: sums, start: vertexStart, inverse, commStart, slotOf: keys2, arcOf: vals },
+            other,
+            { array: counts, index: 2 },
+          );
+        } else {
+          await transform(
+            rec,
+            arcCount,
+            wgsl`(p: u32) { ${rw(keys)}[p] = ${by}[${dst}[p]]; ${rw(vals)}[p] = p; }`,
+          );
+          await sortPairs(rec, keys, vals, { count: arcCount, bits: idBits(n) });
+          await transform(rec, arcCount, wgsl`(p: u32) { ${rw(keys2)}[p] = ${by}[${src}[${vals}[p]]]; }`);
+          await sortPairs(rec, keys2, vals, { count: arcCount, bits: idBits(n) });
+          const targetComm = wgsl`(p: u32) -> u32 { return ${by}[${dst}[${vals}[p]]]; }`;
+          await recordRuns(
+            rec,
+            arcCount,
+            wgsl`(p: u32) -> bool { return ${keys2}[p] != ${keys2}[p - 1u] || ${targetComm}(p) != ${targetComm}(p - 1u); }`,
+            starts,
+            { array: counts, index: 2 },
+          );
+          const runs = { array: counts, index: 2 };
+          await transform(
+            rec,
+            runs,
+            wgsl`(s: u32) {
   let p = ${starts}[s];
   ${rw(other.src)}[s] = ${keys2}[p];
   ${rw(other.dst)}[s] = ${targetComm}(p);
 }`,
-        );
-        await transformSegreduce(
-          rec,
-          arcCount,
-          starts,
-          runs,
-          wgsl`(index: u32, seg: u32, rank: u32) -> f32 { return ${share}[${vals}[index]]; }`,
-          other.share,
-        );
+          );
+          await transformSegreduce(
+            rec,
+            arcCount,
+            starts,
+            runs,
+            wgsl`(index: u32, seg: u32, rank: u32) -> f32 { return ${share}[${vals}[index]]; }`,
+            other.share,
+          );
+        }
         await rec.submit();
         const [, nNew, mNew, nRef] = await counts.download(0, 4);
         // The aggregated graph (of `vertices` communities) becomes the next level's input.
