@@ -2,7 +2,7 @@ import {
   type ArrayCapture,
   atomic,
   type DeviceArray,
-  type Functor,
+  Functor,
   f32,
   type GpuCount,
   map,
@@ -22,8 +22,17 @@ export interface HashArcs {
   count: number;
   src: DeviceArray<'u32'>;
   dst: DeviceArray<'u32'>;
-  share: DeviceArray<'f32'>;
+  /** Per arc, the weight it adds (default 1, for counts). */
+  share?: DeviceArray<'f32'>;
+  /** The passes read arcs `[offset, offset + count)` of the arrays (default 0), e.g. one colour class. */
+  offset?: number;
 }
+
+/** A whole level's weighted arcs, as aggregation reads and writes them. */
+type LevelArcs = Required<Omit<HashArcs, 'offset'>>;
+
+/** `(i: u32) -> u32`: the arc of a pass's i-th thread. */
+const arcAt = (arcs: HashArcs) => wgsl`(i: u32) -> u32 { return i + ${u32(arcs.offset ?? 0)}; }`;
 
 /** `slots[p]` of an arc that adds nothing (a loop, or a vertex not active in the sweep). */
 const NO_SLOT = 0xffffffff;
@@ -109,31 +118,38 @@ export class CommunityWeights {
   }
 
   /**
-   * Records the insert pass: every arc (u, v) with u != v and `active(u)` adds its share to u's slot of
-   * community `comm[v]`. `rows[v]` is the first arc of v (arcs grouped by source, `rows` of n + 1 entries).
-   * `active` (default: every vertex) skips vertices whose gains the sweep will not use.
+   * Records the insert pass: every arc (u, v) with u != v (or any, with `loops`) and `active(u)` adds its
+   * share to u's slot of community `comm[v]`. `rows[v]` is the first arc of v (arcs grouped by source, `rows`
+   * of n + 1 entries), or `rows` is a functor `(v: u32) -> vec2<u32>` giving v's first arc and the end of its
+   * arcs. `active` (default: every vertex) skips vertices whose gains the sweep will not use.
    */
   async recordSums(
     rec: Recorder,
     arcs: HashArcs,
-    rows: DeviceArray<'u32'>,
+    rows: DeviceArray<'u32'> | Functor,
     comm: DeviceArray<'u32'>,
     active: Functor = wgsl`(v: u32) -> bool { return true; }`,
+    loops = false,
   ): Promise<void> {
     this.#clearOnce(rec);
     const sums = atomic(this.sums);
+    const rowOf =
+      rows instanceof Functor
+        ? rows
+        : wgsl`(v: u32) -> vec2<u32> { return vec2<u32>(${rows}[v], ${rows}[v + 1u]); }`;
     await transform(
       rec,
       arcs.count,
-      wgsl`(p: u32) {
+      wgsl`(i: u32) {
+  let p = ${arcAt(arcs)}(i);
   let v = ${arcs.src}[p];
   let u = ${arcs.dst}[p];
-  if (u == v || !${active}(v)) {
+  if ((u == v && ${u32(loops ? 0 : 1)} == 1u) || !${active}(v)) {
     ${rw(this.slots)}[p] = ${u32(NO_SLOT)};
     return;
   }
-  let first = ${rows}[v];
-  let t = ${this.#probe()}(${comm}[u] + 1u, 2u * first, 2u * (${rows}[v + 1u] - first));
+  let row = ${rowOf}(v);
+  let t = ${this.#probe()}(${comm}[u] + 1u, 2u * row.x, 2u * (row.y - row.x));
   ${rw(this.slots)}[p] = t;
   if (t != ${u32(NO_SLOT)}) { ${this.#add(sums, arcs.share)}(t & ${u32(~OWNER >>> 0)}, p); }
 }`,
@@ -174,7 +190,8 @@ export class CommunityWeights {
   }
 
   /** `(at: u32, p: u32)`: adds arc p's share to slot `at`. */
-  #add(sums: ArrayCapture, share: DeviceArray<'f32'>): Functor {
+  #add(sums: ArrayCapture, share: DeviceArray<'f32'> | undefined): Functor {
+    if (!share) return wgsl`(at: u32, p: u32) { atomicAdd(&${sums}[at], 1u); }`;
     if (!this.#fixed || !this.high)
       return wgsl`(at: u32, p: u32) { atomicAdd(&${sums}[at], u32(${share}[p])); }`;
     return wgsl`(at: u32, p: u32) { ${this.#fixed.add(sums, atomic(this.high))}(at, ${share}[p]); }`;
@@ -195,7 +212,8 @@ export class CommunityWeights {
     await transform(
       rec,
       arcs.count,
-      wgsl`(p: u32) {
+      wgsl`(i: u32) {
+  let p = ${arcAt(arcs)}(i);
   let t = ${this.slots}[p];
   if (t == ${u32(NO_SLOT)} || (t & ${u32(OWNER)}) == 0u) { return; }
   let s = t & ${u32(~OWNER >>> 0)};
@@ -215,7 +233,8 @@ export class CommunityWeights {
     await transform(
       rec,
       arcs.count,
-      wgsl`(p: u32) {
+      wgsl`(i: u32) {
+  let p = ${arcAt(arcs)}(i);
   let t = ${this.slots}[p];
   if (t == ${u32(NO_SLOT)} || (t & ${u32(OWNER)}) == 0u) { return; }
   let s = t & ${u32(~OWNER >>> 0)};
@@ -238,7 +257,7 @@ export class CommunityWeights {
    */
   async recordAggregate(
     rec: Recorder,
-    arcs: HashArcs,
+    arcs: LevelArcs,
     rows: DeviceArray<'u32'>,
     by: DeviceArray<'u32'>,
     n: number,
@@ -250,7 +269,7 @@ export class CommunityWeights {
       slotOf: DeviceArray<'u32'>;
       arcOf: DeviceArray<'u32'>;
     },
-    out: Omit<HashArcs, 'count'>,
+    out: Omit<LevelArcs, 'count'>,
     total: GpuCount,
   ): Promise<void> {
     const { order, start, inverse, commStart, slotOf, arcOf } = scratch;

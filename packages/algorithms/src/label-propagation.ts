@@ -5,6 +5,7 @@ import { sortPairs } from '@weft/sort';
 import { graphColoring } from './coloring.ts';
 import type { RunOptions } from './common.ts';
 import { edgeSource, idBits, recordRuns } from './community-gpu.ts';
+import { CommunityWeights } from './community-hash.ts';
 import {
   checkLabelPropagationOptions,
   denseLabels,
@@ -35,7 +36,7 @@ export async function labelPropagation(
 ): Promise<LabelPropagationResult> {
   checkDeviceGraph(graph);
   graph.requireUnchunked('labelPropagation');
-  const { maxIterations, seed } = checkLabelPropagationOptions(options);
+  const { maxIterations, seed, counting } = checkLabelPropagationOptions(options);
   const device = graph.device;
   const n = graph.vertexCount;
   const m = graph.edgeCount;
@@ -87,6 +88,14 @@ export async function labelPropagation(
     const bestLabel = arr(n, 'best label');
     const own = arr(n, 'own label is best');
     const counts = arr(2, 'counts');
+    const firstArc = arr(n, 'first arcs');
+    // The tables need twice the arcs in one binding: beyond that, unless asked for, the sort path runs.
+    const tablesFit = 2 * arcs * 4 <= device.limits.maxStorageBufferBindingSize!;
+    let table: CommunityWeights | undefined;
+    if (counting === 'hash' || (counting === undefined && tablesFit)) {
+      table = new CommunityWeights(device, arcs);
+      made.push(table);
+    }
 
     // Arcs of the simple graph grouped by the colour of their source (stable: by source within a class).
     rec = device.recorder({ label: 'label propagation classes' });
@@ -102,50 +111,82 @@ export async function labelPropagation(
       arcs,
       wgsl`(p: u32) {
   let e = ${vals}[p];
-  ${rw(csrc)}[p] = ${simpleSource}(e);
+  let v = ${simpleSource}(e);
+  ${rw(csrc)}[p] = v;
   ${rw(cdst)}[p] = ${simple.targets}[e];
+  if (e == ${simple.offsets}[v]) { ${rw(firstArc)}[v] = p; }
 }`,
     );
     await rec.submit();
 
     const runs = { array: counts, index: 1 };
     const changed = { array: counts, index: 0 };
+    /** A vertex's arcs in class order: its class's arcs are grouped by source, so they are contiguous. */
+    const rowOf = wgsl`(v: u32) -> vec2<u32> {
+  let first = ${firstArc}[v];
+  return vec2<u32>(first, first + ${simple.offsets}[v + 1u] - ${simple.offsets}[v]);
+}`;
     const recordClass = async (r: Recorder, c: ColourClass) => {
       const count = c.arcEnd - c.arcStart;
-      await transform(
-        r,
-        count,
-        wgsl`(p: u32) { let a = p + ${u32(c.arcStart)}; ${rw(keys)}[p] = ${label}[${cdst}[a]]; ${rw(vals)}[p] = a; }`,
-      );
-      await sortPairs(r, keys, vals, { count, bits: idBits(n) });
-      await recordRuns(
-        r,
-        count,
-        wgsl`(p: u32) -> bool { return ${keys}[p] != ${keys}[p - 1u] || ${csrc}[${vals}[p]] != ${csrc}[${vals}[p - 1u]]; }`,
-        starts,
-        runs,
-      );
-      const run = wgsl`(s: u32) -> vec3<u32> {
+      if (table) {
+        // A vertex's table counts each neighbouring label (loops included: a vertex is its own neighbour).
+        const classArcs = { count, offset: c.arcStart, src: csrc, dst: cdst };
+        await table.recordSums(r, classArcs, rowOf, label, undefined, true);
+        await table.recordScore(
+          r,
+          classArcs,
+          wgsl`(sum: f32, v: u32, l: u32) -> u32 {
+  let f = u32(sum);
+  atomicMax(&${atomic(bestCount)}[v], f);
+  return f;
+}`,
+        );
+        await table.recordPick(
+          r,
+          classArcs,
+          wgsl`(f: u32, v: u32, l: u32) {
+  if (f == atomicLoad(&${atomic(bestCount)}[v])) {
+    atomicMax(&${atomic(bestLabel)}[v], l);
+    if (l == ${label}[v]) { ${rw(own)}[v] = 1u; }
+  }
+}`,
+        );
+      } else {
+        await transform(
+          r,
+          count,
+          wgsl`(p: u32) { let a = p + ${u32(c.arcStart)}; ${rw(keys)}[p] = ${label}[${cdst}[a]]; ${rw(vals)}[p] = a; }`,
+        );
+        await sortPairs(r, keys, vals, { count, bits: idBits(n) });
+        await recordRuns(
+          r,
+          count,
+          wgsl`(p: u32) -> bool { return ${keys}[p] != ${keys}[p - 1u] || ${csrc}[${vals}[p]] != ${csrc}[${vals}[p - 1u]]; }`,
+          starts,
+          runs,
+        );
+        const run = wgsl`(s: u32) -> vec3<u32> {
   let p = ${starts}[s];
   let end = select(${u32(count)}, ${starts}[s + 1u], s + 1u < ${counts}[1]);
   return vec3<u32>(${csrc}[${vals}[p]], ${keys}[p], end - p);
 }`;
-      await transform(
-        r,
-        runs,
-        wgsl`(s: u32) { let x = ${run}(s); atomicMax(&${atomic(bestCount)}[x.x], x.z); }`,
-      );
-      await transform(
-        r,
-        runs,
-        wgsl`(s: u32) {
+        await transform(
+          r,
+          runs,
+          wgsl`(s: u32) { let x = ${run}(s); atomicMax(&${atomic(bestCount)}[x.x], x.z); }`,
+        );
+        await transform(
+          r,
+          runs,
+          wgsl`(s: u32) {
   let x = ${run}(s);
   if (x.z == atomicLoad(&${atomic(bestCount)}[x.x])) {
     atomicMax(&${atomic(bestLabel)}[x.x], x.y);
     if (x.y == ${label}[x.x]) { ${rw(own)}[x.x] = 1u; }
   }
 }`,
-      );
+        );
+      }
       await transform(
         r,
         c.vertexEnd - c.vertexStart,
