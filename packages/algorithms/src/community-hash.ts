@@ -131,7 +131,7 @@ export class CommunityWeights {
     active: Functor = wgsl`(v: u32) -> bool { return true; }`,
     loops = false,
   ): Promise<void> {
-    this.#clearOnce(rec);
+    this.recordClearOnce(rec);
     const sums = atomic(this.sums);
     const rowOf =
       rows instanceof Functor
@@ -149,14 +149,15 @@ export class CommunityWeights {
     return;
   }
   let row = ${rowOf}(v);
-  let t = ${this.#probe()}(${comm}[u] + 1u, 2u * row.x, 2u * (row.y - row.x));
+  let t = ${this.probe}(${comm}[u] + 1u, 2u * row.x, 2u * (row.y - row.x));
   ${rw(this.slots)}[p] = t;
   if (t != ${u32(NO_SLOT)}) { ${this.#add(sums, arcs.share)}(t & ${u32(~OWNER >>> 0)}, p); }
 }`,
     );
   }
 
-  #clearOnce(rec: Recorder): void {
+  /** Records the clearing of the tables the first time it is called (every pass leaves them cleared). */
+  recordClearOnce(rec: Recorder): void {
     if (this.#cleared) return;
     rec.clear(this.keys);
     rec.clear(this.sums);
@@ -165,8 +166,12 @@ export class CommunityWeights {
     this.#cleared = true;
   }
 
-  /** `(key: u32, base: u32, size: u32) -> u32`: the slot of `key` in the table `[base, base + size)`, inserted if new (owner bit set then), or NO_SLOT (status raised) past the bound. */
-  #probe(): Functor {
+  /**
+   * `(key: u32, base: u32, size: u32) -> u32`: the slot of `key` (non-zero) in the table of slots
+   * `[base, base + size)`, inserted if new (then with the bit 2^31 set), or 0xffffffff (and `status[0]` set)
+   * past the probe bound; for kernels that fill tables their own way.
+   */
+  get probe(): Functor {
     const keys = atomic(this.keys);
     return wgsl`(key: u32, base: u32, size: u32) -> u32 {
   var h = (key - 1u) * 0x9e3779b1u;
@@ -273,7 +278,7 @@ export class CommunityWeights {
     total: GpuCount,
   ): Promise<void> {
     const { order, start, inverse, commStart, slotOf, arcOf } = scratch;
-    this.#clearOnce(rec);
+    this.recordClearOnce(rec);
     if (!this.#owners) {
       this.#owners = this.#device.array('u32', Math.max(1, 2 * this.#capacity), {
         label: 'community table owners',
@@ -308,7 +313,7 @@ export class CommunityWeights {
   let c = ${by}[v];
   let q = ${start}[${inverse}[v]] + p - ${rows}[v];
   let first = ${commStart}[c];
-  let t = ${this.#probe()}(${by}[${arcs.dst}[p]] + 1u, 2u * first, 2u * (${commStart}[c + 1u] - first));
+  let t = ${this.probe}(${by}[${arcs.dst}[p]] + 1u, 2u * first, 2u * (${commStart}[c + 1u] - first));
   let s = select(t & ${u32(~OWNER >>> 0)}, ${u32(NO_SLOT)}, t == ${u32(NO_SLOT)});
   ${rw(slotOf)}[q] = s;
   ${rw(arcOf)}[q] = p;

@@ -102,6 +102,15 @@ describe('labelPropagation', () => {
         const e = randomEdges(n, m, 300 + t, t % 3 === 0);
         graphs.push(hostCsrFromEdgeList(e, { keepSelfLoops: true, dedupe: 'none', symmetrize: false }).csr);
       }
+      // Colour classes beyond a workgroup per vertex (thousands of vertices), and a hub of 5000 arcs.
+      const big = randomEdges(12_000, 9000, 330, false);
+      graphs.push(hostCsrFromEdgeList(big, { keepSelfLoops: true, dedupe: 'none', symmetrize: false }).csr);
+      graphs.push(
+        csrOf(
+          6001,
+          Array.from({ length: 6000 }, (_, i) => [i % 3 === 0 ? 0 : 1 + ((7 * i) % 6000), i + 1]),
+        ),
+      );
       for (const [i, csr] of graphs.entries()) {
         const seed = 1 + (i % 3);
         const graph = uploadGraph(device, csr);

@@ -1,4 +1,4 @@
-import { atomic, type Recorder, rw, transform, u32, wgsl } from '@weft/gpu';
+import { atomic, type Functor, type Recorder, rw, transform, u32, wgsl } from '@weft/gpu';
 import { checkDeviceGraph, type DeviceGraph, deviceGraphFromEdgeList } from '@weft/graph';
 import { enact } from '@weft/operators';
 import { sortPairs } from '@weft/sort';
@@ -12,6 +12,15 @@ import {
   type LabelPropagationOptions,
   type LabelPropagationResult,
 } from './community-reference.ts';
+
+/**
+ * A colour class of at most this many vertices is counted by one workgroup per vertex in one dispatch;
+ * larger ones by a thread per arc in four. Kronecker graphs' many late classes are few vertices of high
+ * degree, where dispatches, not work, set the time.
+ */
+const WORKGROUP_CLASS_MAX = 4096;
+/** Threads of a workgroup that counts one vertex's labels. */
+const VERTEX_WORKGROUP = 128;
 
 /** One colour class: its arcs `[arcStart, arcEnd)` in colour order and its vertices `[vertexStart, vertexEnd)`. */
 interface ColourClass {
@@ -128,6 +137,22 @@ export async function labelPropagation(
 }`;
     const recordClass = async (r: Recorder, c: ColourClass) => {
       const count = c.arcEnd - c.arcStart;
+      const vertices = c.vertexEnd - c.vertexStart;
+      if (table && vertices <= WORKGROUP_CLASS_MAX) {
+        await recordClassByWorkgroups(r, table, vertices, {
+          vertex: wgsl`(i: u32) -> vec3<u32> {
+  let v = ${classVerts}[i + ${u32(c.vertexStart)}];
+  return vec3<u32>(v, ${firstArc}[v], ${simple.offsets}[v + 1u] - ${simple.offsets}[v]);
+}`,
+          neighbourLabel: wgsl`(a: u32) -> u32 { return ${label}[${cdst}[a]]; }`,
+          ownLabel: wgsl`(v: u32) -> u32 { return ${label}[v]; }`,
+          finish: wgsl`(v: u32, l: u32) {
+  ${rw(label)}[v] = l;
+  atomicAdd(&${atomic(counts)}[0], 1u);
+}`,
+        });
+        return;
+      }
       if (table) {
         // A vertex's table counts each neighbouring label (loops included: a vertex is its own neighbour).
         const classArcs = { count, offset: c.arcStart, src: csrc, dst: cdst };
@@ -223,6 +248,94 @@ export async function labelPropagation(
   } finally {
     for (const a of made) a.destroy();
   }
+}
+
+/** The functors of {@link recordClassByWorkgroups}. */
+interface ClassFunctors {
+  /** `(i: u32) -> vec3<u32>`: the class's i-th vertex, its first arc in class order and its degree. */
+  vertex: Functor;
+  /** `(a: u32) -> u32`: the label of arc a's target. */
+  neighbourLabel: Functor;
+  /** `(v: u32) -> u32`: v's label. */
+  ownLabel: Functor;
+  /** `(v: u32, l: u32)`: v takes label l. */
+  finish: Functor;
+}
+
+/**
+ * Records one class's update as one dispatch of a workgroup per vertex: its threads insert the neighbours'
+ * labels into the vertex's table and count them, then find the highest count and the largest label reaching
+ * it (and whether the vertex's own label does) over the table's slots, clearing them, with barriers between.
+ * The class's vertices are pairwise non-adjacent, so a workgroup reads no label another one writes (a loop
+ * reads the vertex's own, which only its workgroup writes, after the counts).
+ */
+async function recordClassByWorkgroups(
+  rec: Recorder,
+  table: CommunityWeights,
+  vertices: number,
+  f: ClassFunctors,
+): Promise<void> {
+  table.recordClearOnce(rec);
+  const keys = atomic(table.keys);
+  const sums = atomic(table.sums);
+  const kernel = await rec.device.kernel({
+    label: 'label propagation class',
+    params: { n: 'u32' },
+    functors: {
+      weft_vertex: f.vertex,
+      weft_insert: wgsl`(first: u32, degree: u32, a: u32) {
+  let t = ${table.probe}(${f.neighbourLabel}(first + a) + 1u, 2u * first, 2u * degree);
+  if (t != 0xffffffffu) { atomicAdd(&${sums}[t & 0x7fffffffu], 1u); }
+}`,
+      weft_slot: wgsl`(s: u32) -> vec2<u32> { return vec2<u32>(atomicLoad(&${keys}[s]), atomicLoad(&${sums}[s])); }`,
+      weft_clear: wgsl`(s: u32) { atomicStore(&${keys}[s], 0u); atomicStore(&${sums}[s], 0u); }`,
+      weft_own: f.ownLabel,
+      weft_finish: f.finish,
+    },
+    code: /* wgsl */ `
+var<workgroup> wg_count: atomic<u32>;
+var<workgroup> wg_label: atomic<u32>;
+var<workgroup> wg_own: atomic<u32>;
+
+@compute @workgroup_size(${VERTEX_WORKGROUP})
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+        @builtin(local_invocation_index) lid: u32) {
+  let i = weft_workgroup_index(wid, nwg);
+  let live = i < params.n;
+  var x = vec3<u32>(0u, 0u, 0u);
+  if (live) { x = weft_vertex(i); }
+  if (lid == 0u) {
+    atomicStore(&wg_count, 0u);
+    atomicStore(&wg_label, 0u);
+    atomicStore(&wg_own, 0u);
+  }
+  for (var a = lid; a < x.z; a += ${VERTEX_WORKGROUP}u) { weft_insert(x.y, x.z, a); }
+  storageBarrier();
+  workgroupBarrier();
+  let base = 2u * x.y;
+  for (var s = lid; s < 2u * x.z; s += ${VERTEX_WORKGROUP}u) {
+    let t = weft_slot(base + s);
+    if (t.x != 0u) { atomicMax(&wg_count, t.y); }
+  }
+  workgroupBarrier();
+  let best = atomicLoad(&wg_count);
+  var own = 0u;
+  if (live) { own = weft_own(x.x); }
+  for (var s = lid; s < 2u * x.z; s += ${VERTEX_WORKGROUP}u) {
+    let t = weft_slot(base + s);
+    if (t.x != 0u) {
+      if (t.y == best) {
+        atomicMax(&wg_label, t.x - 1u);
+        if (t.x - 1u == own) { atomicStore(&wg_own, 1u); }
+      }
+      weft_clear(base + s);
+    }
+  }
+  workgroupBarrier();
+  if (live && lid == 0u && best > 0u && atomicLoad(&wg_own) == 0u) { weft_finish(x.x, atomicLoad(&wg_label)); }
+}`,
+  });
+  rec.dispatch(kernel, { params: { n: vertices }, workgroups: vertices });
 }
 
 /**
