@@ -91,7 +91,6 @@ export async function labelPropagation(
     const cdst = arr(arcs, 'class targets');
     const keys = arr(arcs, 'keys');
     const vals = arr(arcs, 'values');
-    const starts = arr(arcs, 'run starts');
     const label = arr(n, 'labels');
     const bestCount = arr(n, 'best count');
     const bestLabel = arr(n, 'best label');
@@ -105,6 +104,8 @@ export async function labelPropagation(
       table = new CommunityWeights(device, arcs);
       made.push(table);
     }
+    // Run starts serve only the sort path.
+    const starts = arr(table ? 1 : arcs, 'run starts');
 
     // Arcs of the simple graph grouped by the colour of their source (stable: by source within a class).
     rec = device.recorder({ label: 'label propagation classes' });

@@ -131,9 +131,13 @@ export async function communityLevels(
     const keys = arr('u32', arcCount0, 'keys');
     const keys2 = arr('u32', arcCount0, 'keys 2');
     const vals = arr('u32', arcCount0, 'values');
-    const starts = arr('u32', arcCount0, 'run starts');
+    // The tables need twice the arcs in one binding: beyond that, unless asked for, the sort path runs.
+    const tablesFit = 2 * arcCount0 * 4 <= device.limits.maxStorageBufferBindingSize!;
+    const byTables = moveBy === 'hash' || (moveBy === undefined && tablesFit);
+    // Run starts and scores serve only the sort path.
+    const starts = arr('u32', byTables ? 1 : arcCount0, 'run starts');
     const runSum = arr('f32', Math.max(arcCount0, n0), 'run sums');
-    const runScore = arr('u32', arcCount0, 'run scores');
+    const runScore = arr('u32', byTables ? 1 : arcCount0, 'run scores');
     const comm = arr('u32', n0, 'community');
     const prevComm = arr('u32', n0, 'previous community');
     const used = arr('u32', n0, 'used');
@@ -228,9 +232,7 @@ export async function communityLevels(
     if (total > 0) {
       // Weighted sums are fixed-point, scaled by the total, so they never depend on the order of atomics.
       const fixed = integral ? undefined : new FixedPointSums(total);
-      // The tables need twice the arcs in one binding: beyond that, unless asked for, the sort path runs.
-      const tablesFit = 2 * arcCount0 * 4 <= device.limits.maxStorageBufferBindingSize!;
-      if (moveBy === 'hash' || (moveBy === undefined && tablesFit)) {
+      if (byTables) {
         table = new CommunityWeights(device, arcCount0, integral ? undefined : total);
         made.push(table);
       }
