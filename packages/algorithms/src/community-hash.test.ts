@@ -408,3 +408,42 @@ describe('undone sweeps', () => {
       }
     }));
 });
+
+describe('sweep modularity', () => {
+  it('equals the modularity of the sweep’s partition on the level graph, unweighted (exact) and weighted', () =>
+    gpuTest(async (device) => {
+      let sweeps = 0;
+      const probe: LevelProbe = {
+        async afterSweep({ arcs, comm, n, total, resolution, modularity }) {
+          const m = arcs.count;
+          const [src, dst, share, c] = [
+            await arcs.src.download(0, m),
+            await arcs.dst.download(0, m),
+            await arcs.share.download(0, m),
+            await comm.download(0, n),
+          ];
+          const degree = new Float64Array(n);
+          let inside = 0;
+          for (let e = 0; e < m; e++) {
+            degree[c[src[e]!]!]! += share[e]!;
+            if (c[src[e]!] === c[dst[e]!]) inside += share[e]!;
+          }
+          const expected = degree.reduce((a, d) => a + d * d, 0);
+          const want = inside / total - (resolution * expected) / (total * total);
+          expect(Math.abs(modularity - want), `sweep ${sweeps}`).toBeLessThanOrEqual(1e-6);
+          sweeps++;
+        },
+      };
+      for (const [csr, options] of [
+        [hostCsrFromEdgeList(kronecker({ scale: 9, edgeFactor: 8, seed: 5 })).csr, { resolution: 1.5 }],
+        [skewed(700, 1500, 3, 300, 6, false), { localMoving: 'sort' }],
+        [withRandomWeights(hostCsrFromEdgeList(kronecker({ scale: 8, edgeFactor: 8, seed: 8 })).csr, 8), {}],
+      ] as const) {
+        const graph = uploadGraph(device, csr);
+        const before = sweeps;
+        await communityLevels(graph, options, false, probe);
+        expect(sweeps, `${csr.vertexCount} vertices`).toBeGreaterThan(before);
+        graph.destroy();
+      }
+    }));
+});

@@ -4,6 +4,7 @@ import {
   f32,
   InputError,
   map,
+  plus,
   type Recorder,
   rw,
   transform,
@@ -51,18 +52,26 @@ const NONE = 0xffffffff;
 /** Rounds of Leiden's refinement a level may take at most; it ends sooner after `IDLE_SWEEPS` rounds without a merge. */
 const MAX_REFINE_ROUNDS = 32;
 
-/** Test seam: called with the local-moving state after each undone sweep. */
+/** Test seam: called with the local-moving state after each undone sweep and after each sweep's modularity. */
 export interface LevelProbe {
-  afterUndo(state: {
+  afterUndo?(state: {
     comm: DeviceArray<'u32'>;
     stot: DeviceArray<'f32'>;
     k: DeviceArray<'f32'>;
     n: number;
   }): Promise<void>;
+  afterSweep?(state: {
+    arcs: Arcs;
+    comm: DeviceArray<'u32'>;
+    n: number;
+    total: number;
+    resolution: number;
+    modularity: number;
+  }): Promise<void>;
 }
 
 /** One level's graph: `count` arcs grouped by source, each loop's weight doubled. */
-interface Arcs {
+export interface Arcs {
   count: number;
   src: DeviceArray<'u32'>;
   dst: DeviceArray<'u32'>;
@@ -157,7 +166,8 @@ export async function communityLevels(
     const targeted = arr('u32', n0, 'targeted');
     const out = arr('u32', n0, 'level communities');
     const kc = arr('f32', n0, 'sub-community degrees');
-    const parts = arr('f32', 2, 'modularity parts');
+    // [0], [1]: modularity's parts; [2]: the low bits of an exact intra-community weight (see `exactIntra`).
+    const parts = arr('f32', 3, 'modularity parts');
     const totalArr = arr('f32', 1, 'total');
     const status = arr('u32', 1, 'status');
     const sums = new CommunitySums(device, n0);
@@ -268,7 +278,86 @@ export async function communityLevels(
         await transform(r, n, wgsl`(v: u32) { atomicAdd(&${atomic(stotSum)}[${part}[v]], u32(${k}[v])); }`);
         await map(r, n, wgsl`(c: u32) -> f32 { return f32(${stotSum}[c]); }`, out);
       }
-      const qOf = async () => modularityFromParts(await parts.download(), total, resolution);
+      // Whole-number shares: a sweep corrects the intra-community weight, an exact u32, by the arcs of the
+      // vertices that moved, instead of summing every arc again.
+      const exactIntra = integral && total < 2 ** 31;
+      const intra = arr('u32', 2, 'intra weight');
+      const intraDelta = device.array('i32', n0, { label: 'louvain intra weight changes' });
+      made.push(intraDelta);
+      const deltaSum = device.array('i32', 1, { label: 'louvain intra weight change' });
+      made.push(deltaSum);
+      /** Records parts[1] = Σ stot[c]² over the n communities. */
+      const recordExpected = async (r: Recorder, n: number) => {
+        await map(r, n, wgsl`(c: u32) -> f32 { return ${stot}[c] * ${stot}[c]; }`, runSum);
+        await reduce(r, runSum, { array: parts, index: 1 }, { count: n });
+      };
+      /** `(i: u32)`: writes the exact intra weight into parts[0] (high bits) and parts[2] (low bits). */
+      const intraParts = wgsl`(i: u32) {
+  let x = ${intra}[0];
+  ${rw(parts)}[0] = f32(x & 0xfffff000u);
+  ${rw(parts)}[2] = f32(x & 0xfffu);
+}`;
+      /** Records the modularity parts of `comm` from scratch (a level's start). */
+      const recordStartParts = async (r: Recorder, arcs: Arcs, n: number) => {
+        if (!exactIntra) {
+          await recordModularityParts(r, arcs, comm, stot, stot, n, runSum, parts);
+          return;
+        }
+        const { src, dst, share } = arcs;
+        await map(
+          r,
+          arcs.count,
+          wgsl`(e: u32) -> u32 { return select(0u, u32(${share}[e]), ${comm}[${src}[e]] == ${comm}[${dst}[e]]); }`,
+          keys,
+        );
+        await reduce(r, keys, { array: intra, index: 0 }, { count: arcs.count });
+        await transform(r, 1, intraParts);
+        await recordExpected(r, n);
+      };
+      /** Records the modularity parts after a sweep's moves (`prevComm` before them). */
+      const recordSweepParts = async (r: Recorder, arcs: Arcs, n: number) => {
+        if (!exactIntra) {
+          await recordModularityParts(r, arcs, comm, stot, stot, n, runSum, parts);
+          return;
+        }
+        const { src, dst, share } = arcs;
+        r.clear(intraDelta);
+        // An arc changes the intra weight only if an end moved; a moved source counts its arc's reverse too
+        // unless the target moved as well (then the target counts it).
+        await transform(
+          r,
+          arcs.count,
+          wgsl`(p: u32) {
+  let u = ${src}[p];
+  let cu = ${comm}[u];
+  let pu = ${prevComm}[u];
+  if (cu == pu) { return; }
+  let v = ${dst}[p];
+  let cv = ${comm}[v];
+  let pv = ${prevComm}[v];
+  let now = select(0, 1, cu == cv);
+  let before = select(0, 1, pu == pv);
+  if (now == before) { return; }
+  atomicAdd(&${atomic(intraDelta)}[u], (now - before) * i32(${share}[p]) * select(2, 1, cv != pv));
+}`,
+        );
+        await reduce(r, intraDelta, { array: deltaSum, index: 0 }, { count: n, monoid: plus('i32') });
+        await transform(
+          r,
+          1,
+          wgsl`(i: u32) {
+  let x = ${rw(intra)}[0];
+  ${rw(intra)}[1] = x;
+  ${rw(intra)}[0] = u32(i32(x) + ${deltaSum}[0]);
+}`,
+        );
+        await transform(r, 1, intraParts);
+        await recordExpected(r, n);
+      };
+      const qOf = async () => {
+        const p = await parts.download();
+        return modularityFromParts([p[0]! + (exactIntra ? p[2]! : 0), p[1]!], total, resolution);
+      };
       let qStart = Number.NaN;
       /**
        * Sweeps of local moving over `arcs` from `start` (default: every vertex alone) until they stop
@@ -290,7 +379,7 @@ export async function communityLevels(
           await map(rec, n, wgsl`(v: u32) -> u32 { return v; }`, comm);
           rec.copy(k, stot, n);
         }
-        await recordModularityParts(rec, arcs, comm, stot, stot, n, runSum, parts);
+        await recordStartParts(rec, arcs, n);
         await rec.submit();
         let q = await qOf();
         qStart = q;
@@ -301,13 +390,15 @@ export async function communityLevels(
           await recordSweep(rec, sweepSalt(seed, level, sweep), mask, arcs, n, k, arcRows);
           await rec.submit();
           const next = await qOf();
+          await probe?.afterSweep?.({ arcs, comm, n, total, resolution, modularity: next });
           if (next < q) {
             rec = device.recorder({ label: 'louvain undo' });
             rec.copy(prevComm, comm, n);
             // The sweep's totals are of the partition just undone: the next sweep's gains need the restored one's.
             await recordCommunityDegrees(rec, k, n);
+            if (exactIntra) await transform(rec, 1, wgsl`(i: u32) { ${rw(intra)}[0] = ${intra}[1]; }`);
             await rec.submit();
-            await probe?.afterUndo({ comm, stot, k, n });
+            await probe?.afterUndo?.({ comm, stot, k, n });
             if (mask < MAX_MASK) mask = 2 * mask + 1;
             else idle++;
             continue;
@@ -387,7 +478,7 @@ export async function communityLevels(
 }`,
         );
         await recordCommunityDegrees(r, k, n);
-        await recordModularityParts(r, arcs, comm, stot, stot, n, runSum, parts);
+        await recordSweepParts(r, arcs, n);
       }
 
       /** The sort path of {@link recordSweep}: best gains and communities from runs of arcs sorted by target community. */
