@@ -61,7 +61,7 @@ export interface LevelProbe {
     n: number;
   }): Promise<void>;
   afterSweep?(state: {
-    arcs: Arcs;
+    arcs: { count: number; src: DeviceArray<'u32'>; dst: DeviceArray<'u32'>; share: DeviceArray<'f32'> };
     comm: DeviceArray<'u32'>;
     n: number;
     total: number;
@@ -71,7 +71,7 @@ export interface LevelProbe {
 }
 
 /** One level's graph: `count` arcs grouped by source, each loop's weight doubled. */
-export interface Arcs {
+interface Arcs {
   count: number;
   src: DeviceArray<'u32'>;
   dst: DeviceArray<'u32'>;
