@@ -34,10 +34,11 @@ interface ColourClass {
  * Semi-synchronous label propagation on the GPU, with `labelPropagationReference`'s (networkx's) semantics
  * on the colour classes of {@link graphColoring}. The simple undirected graph (parallel edges merged, loops
  * kept, directed arcs both ways) is built once on the GPU and its arcs sorted by the colour of their source,
- * so each class's arcs are one range. Per class, a stable sort of the range's arcs by their target's label
- * leaves every (vertex, label) run contiguous; a run's length is the label's frequency, an atomic max per
- * vertex finds the highest, a second the largest label reaching it, and the class's vertices then update.
- * One read-back of the changed count per sweep (the enactor's status).
+ * so each class's arcs are one range. Per class, each vertex counts its neighbours' labels in a hash table
+ * of twice its degree (one workgroup per vertex for a class of few vertices, else a thread per arc), takes
+ * the highest count and the largest label reaching it, and keeps its own label when that reaches it; with
+ * `counting: 'sort'`, a stable sort of the class's arcs by label makes the (vertex, label) runs whose
+ * lengths are the counts. One read-back of the changed count per sweep (the enactor's status).
  */
 export async function labelPropagation(
   graph: DeviceGraph,

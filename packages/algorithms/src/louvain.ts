@@ -79,14 +79,14 @@ interface Arcs {
 }
 
 /**
- * Louvain community detection on the GPU. Each sweep of local moving sorts the level's arcs by the
- * community of their target (stable, so runs of equal (vertex, community) are contiguous), sums each run's
- * weight with a segmented reduction, and gives every vertex the neighbouring community of the largest
- * modularity gain (atomic max of the gain, then atomic min of the community id among equal gains). Only a
- * seeded random half of the vertices may move in a sweep, so two neighbours rarely swap communities forever;
- * a sweep that lowers modularity is undone. A level ends when sweeps stop gaining; its communities are
- * renumbered with a scan and become the vertices of the next level's graph, whose arcs are the level's arcs
- * sorted by (community of source, community of target) with each run's weights summed. Weighted,
+ * Louvain community detection on the GPU. Each sweep of local moving sums every vertex's weight to each
+ * neighbouring community in per-vertex hash tables (or, with `localMoving: 'sort'`, from runs of the arcs
+ * sorted by target community) and gives every vertex the neighbouring community of the largest modularity
+ * gain (atomic max of the gain, then atomic min of the community id among equal gains). Only a seeded random
+ * half of the vertices may move in a sweep, so two neighbours rarely swap communities forever; a sweep that
+ * lowers modularity is undone. A level ends when sweeps stop gaining; its communities are renumbered with a
+ * scan and become the vertices of the next level's graph, one arc per (community of source, community of
+ * target) with the weights summed in per-community hash tables (or runs of the sorted arcs). Weighted,
  * undirected; a directed graph runs as its undirected graph (`undirected: true` in the result).
  */
 export async function louvain(graph: DeviceGraph, options: LouvainOptions = {}): Promise<LouvainResult> {
