@@ -2,8 +2,11 @@ import {
   type ArrayCapture,
   atomic,
   type DeviceArray,
-  type Functor,
+  Functor,
   f32,
+  type GpuCount,
+  map,
+  plus,
   type Recorder,
   rw,
   transform,
@@ -11,14 +14,25 @@ import {
   type WeftDevice,
   wgsl,
 } from '@weft/gpu';
+import { transformScanTo } from '@weft/scan';
+import type { CommunitySums } from './community-gpu.ts';
 
 /** A level's arcs grouped by source, as local moving reads them. */
 export interface HashArcs {
   count: number;
   src: DeviceArray<'u32'>;
   dst: DeviceArray<'u32'>;
-  share: DeviceArray<'f32'>;
+  /** Per arc, the weight it adds (default 1, for counts). */
+  share?: DeviceArray<'f32'>;
+  /** The passes read arcs `[offset, offset + count)` of the arrays (default 0), e.g. one colour class. */
+  offset?: number;
 }
+
+/** A whole level's weighted arcs, as aggregation reads and writes them. */
+type LevelArcs = Required<Omit<HashArcs, 'offset'>>;
+
+/** `(i: u32) -> u32`: the arc of a pass's i-th thread. */
+const arcAt = (arcs: HashArcs) => wgsl`(i: u32) -> u32 { return i + ${u32(arcs.offset ?? 0)}; }`;
 
 /** `slots[p]` of an arc that adds nothing (a loop, or a vertex not active in the sweep). */
 const NO_SLOT = 0xffffffff;
@@ -84,11 +98,17 @@ export class CommunityWeights {
   /** [0] set when a probe ran past its bound (never expected: tables are at most half full). */
   readonly status: DeviceArray<'u32'>;
   readonly #fixed: FixedPointSums | undefined;
+  readonly #device: WeftDevice;
+  readonly #capacity: number;
+  /** Per slot, for {@link recordAggregate}: the complement of the first position holding its key (0 when empty). */
+  #owners: DeviceArray<'u32'> | undefined;
   #cleared = false;
 
   /** Tables for up to `arcCapacity` arcs; `total` (the sum of all shares) for fixed-point sums of f32 shares. */
   constructor(device: WeftDevice, arcCapacity: number, total?: number) {
     this.#fixed = total === undefined ? undefined : new FixedPointSums(total);
+    this.#device = device;
+    this.#capacity = arcCapacity;
     const slots = Math.max(1, 2 * arcCapacity);
     this.keys = device.array('u32', slots, { label: 'community table keys' });
     this.sums = device.array('u32', slots, { label: 'community table sums' });
@@ -98,79 +118,85 @@ export class CommunityWeights {
   }
 
   /**
-   * Records the insert pass: every arc (u, v) with u != v and `active(u)` adds its share to u's slot of
-   * community `comm[v]`. `rows[v]` is the first arc of v (arcs grouped by source, `rows` of n + 1 entries).
-   * `active` (default: every vertex) skips vertices whose gains the sweep will not use.
+   * Records the insert pass: every arc (u, v) with u != v (or any, with `loops`) and `active(u)` adds its
+   * share to u's slot of community `comm[v]`. `rows[v]` is the first arc of v (arcs grouped by source, `rows`
+   * of n + 1 entries), or `rows` is a functor `(v: u32) -> vec2<u32>` giving v's first arc and the end of its
+   * arcs. `active` (default: every vertex) skips vertices whose gains the sweep will not use.
    */
   async recordSums(
     rec: Recorder,
     arcs: HashArcs,
-    rows: DeviceArray<'u32'>,
+    rows: DeviceArray<'u32'> | Functor,
     comm: DeviceArray<'u32'>,
     active: Functor = wgsl`(v: u32) -> bool { return true; }`,
+    loops = false,
   ): Promise<void> {
-    if (!this.#cleared) {
-      rec.clear(this.keys);
-      rec.clear(this.sums);
-      if (this.high) rec.clear(this.high);
-      rec.clear(this.status);
-      this.#cleared = true;
-    }
-    const keys = atomic(this.keys);
+    this.recordClearOnce(rec);
     const sums = atomic(this.sums);
-    const status = atomic(this.status);
+    const rowOf =
+      rows instanceof Functor
+        ? rows
+        : wgsl`(v: u32) -> vec2<u32> { return vec2<u32>(${rows}[v], ${rows}[v + 1u]); }`;
     await transform(
       rec,
       arcs.count,
-      wgsl`(p: u32) {
+      wgsl`(i: u32) {
+  let p = ${arcAt(arcs)}(i);
   let v = ${arcs.src}[p];
   let u = ${arcs.dst}[p];
-  if (u == v || !${active}(v)) {
+  if ((u == v && ${u32(loops ? 0 : 1)} == 1u) || !${active}(v)) {
     ${rw(this.slots)}[p] = ${u32(NO_SLOT)};
     return;
   }
-  let c = ${comm}[u];
-  let key = c + 1u;
-  let first = ${rows}[v];
-  let size = 2u * (${rows}[v + 1u] - first);
-  let base = 2u * first;
-  var h = c * 0x9e3779b1u;
+  let row = ${rowOf}(v);
+  let t = ${this.probe}(${comm}[u] + 1u, 2u * row.x, 2u * (row.y - row.x));
+  ${rw(this.slots)}[p] = t;
+  if (t != ${u32(NO_SLOT)}) { ${this.#add(sums, arcs.share)}(t & ${u32(~OWNER >>> 0)}, p); }
+}`,
+    );
+  }
+
+  /** Records the clearing of the tables the first time it is called (every pass leaves them cleared). */
+  recordClearOnce(rec: Recorder): void {
+    if (this.#cleared) return;
+    rec.clear(this.keys);
+    rec.clear(this.sums);
+    if (this.high) rec.clear(this.high);
+    rec.clear(this.status);
+    this.#cleared = true;
+  }
+
+  /**
+   * `(key: u32, base: u32, size: u32) -> u32`: the slot of `key` (non-zero) in the table of slots
+   * `[base, base + size)`, inserted if new (then with the bit 2^31 set), or 0xffffffff (and `status[0]` set)
+   * past the probe bound; for kernels that fill tables their own way.
+   */
+  get probe(): Functor {
+    const keys = atomic(this.keys);
+    return wgsl`(key: u32, base: u32, size: u32) -> u32 {
+  var h = (key - 1u) * 0x9e3779b1u;
   h = (h ^ (h >> 15u)) % size;
-  var at = ${u32(NO_SLOT)};
-  var owner = 0u;
   for (var i = 0u; i < size + 16u; i++) {
     var k = atomicLoad(&${keys}[base + h]);
     if (k == 0u) {
       let r = atomicCompareExchangeWeak(&${keys}[base + h], 0u, key);
-      if (r.exchanged) {
-        at = base + h;
-        owner = ${u32(OWNER)};
-        break;
-      }
+      if (r.exchanged) { return (base + h) | ${u32(OWNER)}; }
       k = r.old_value;
     }
-    if (k == key) {
-      at = base + h;
-      break;
-    }
+    if (k == key) { return base + h; }
     if (k != 0u) {
       h = h + 1u;
       if (h == size) { h = 0u; }
     }
   }
-  if (at == ${u32(NO_SLOT)}) {
-    atomicStore(&${status}[0], 1u);
-    ${rw(this.slots)}[p] = ${u32(NO_SLOT)};
-    return;
-  }
-  ${rw(this.slots)}[p] = at | owner;
-  ${this.#add(sums, arcs.share)}(at, p);
-}`,
-    );
+  atomicStore(&${atomic(this.status)}[0], 1u);
+  return ${u32(NO_SLOT)};
+}`;
   }
 
   /** `(at: u32, p: u32)`: adds arc p's share to slot `at`. */
-  #add(sums: ArrayCapture, share: DeviceArray<'f32'>): Functor {
+  #add(sums: ArrayCapture, share: DeviceArray<'f32'> | undefined): Functor {
+    if (!share) return wgsl`(at: u32, p: u32) { atomicAdd(&${sums}[at], 1u); }`;
     if (!this.#fixed || !this.high)
       return wgsl`(at: u32, p: u32) { atomicAdd(&${sums}[at], u32(${share}[p])); }`;
     return wgsl`(at: u32, p: u32) { ${this.#fixed.add(sums, atomic(this.high))}(at, ${share}[p]); }`;
@@ -191,7 +217,8 @@ export class CommunityWeights {
     await transform(
       rec,
       arcs.count,
-      wgsl`(p: u32) {
+      wgsl`(i: u32) {
+  let p = ${arcAt(arcs)}(i);
   let t = ${this.slots}[p];
   if (t == ${u32(NO_SLOT)} || (t & ${u32(OWNER)}) == 0u) { return; }
   let s = t & ${u32(~OWNER >>> 0)};
@@ -211,7 +238,8 @@ export class CommunityWeights {
     await transform(
       rec,
       arcs.count,
-      wgsl`(p: u32) {
+      wgsl`(i: u32) {
+  let p = ${arcAt(arcs)}(i);
   let t = ${this.slots}[p];
   if (t == ${u32(NO_SLOT)} || (t & ${u32(OWNER)}) == 0u) { return; }
   let s = t & ${u32(~OWNER >>> 0)};
@@ -223,7 +251,105 @@ export class CommunityWeights {
     );
   }
 
+  /**
+   * Records the community graph of `arcs` (grouped by source, `rows` of n + 1 entries) under `by` (dense
+   * community ids below n) into `out`, its arc count into `total`: one arc per (community of source,
+   * community of target) pair with the sum of their shares, loops included, grouped by source community.
+   * The vertices are sorted by community (`order`, stable), which orders the arcs by (community, vertex);
+   * community c's table spans twice its arcs in that order, and a pair's first arc in it owns the output
+   * arc, so the output order, like the sums, never depends on the order of the atomics. `start` (n + 1),
+   * `inverse` (n) and `commStart` (n + 1) are per-vertex scratch, `slotOf` and `arcOf` per-arc scratch.
+   */
+  async recordAggregate(
+    rec: Recorder,
+    arcs: LevelArcs,
+    rows: DeviceArray<'u32'>,
+    by: DeviceArray<'u32'>,
+    n: number,
+    scratch: {
+      order: CommunitySums;
+      start: DeviceArray<'u32'>;
+      inverse: DeviceArray<'u32'>;
+      commStart: DeviceArray<'u32'>;
+      slotOf: DeviceArray<'u32'>;
+      arcOf: DeviceArray<'u32'>;
+    },
+    out: Omit<LevelArcs, 'count'>,
+    total: GpuCount,
+  ): Promise<void> {
+    const { order, start, inverse, commStart, slotOf, arcOf } = scratch;
+    this.recordClearOnce(rec);
+    if (!this.#owners) {
+      this.#owners = this.#device.array('u32', Math.max(1, 2 * this.#capacity), {
+        label: 'community table owners',
+      });
+      rec.clear(this.#owners);
+    }
+    const owners = this.#owners;
+    await order.group(rec, by, n, n);
+    const ids = order.ids;
+    // start[i]: the first position of the arcs of the i-th vertex in community order.
+    await transformScanTo(
+      rec,
+      n + 1,
+      wgsl`(i: u32) -> u32 {
+  if (i == ${u32(n)}) { return 0u; }
+  let v = ${ids}[i];
+  return ${rows}[v + 1u] - ${rows}[v];
+}`,
+      wgsl`(i: u32, scanned: u32, value: u32) {
+  ${rw(start)}[i] = scanned;
+  if (i < ${u32(n)}) { ${rw(inverse)}[${ids}[i]] = i; }
+}`,
+      { monoid: plus('u32') },
+    );
+    await map(rec, n + 1, wgsl`(c: u32) -> u32 { return ${start}[${order.rows}[c]]; }`, commStart);
+    const sums = atomic(this.sums);
+    await transform(
+      rec,
+      arcs.count,
+      wgsl`(p: u32) {
+  let v = ${arcs.src}[p];
+  let c = ${by}[v];
+  let q = ${start}[${inverse}[v]] + p - ${rows}[v];
+  let first = ${commStart}[c];
+  let t = ${this.probe}(${by}[${arcs.dst}[p]] + 1u, 2u * first, 2u * (${commStart}[c + 1u] - first));
+  let s = select(t & ${u32(~OWNER >>> 0)}, ${u32(NO_SLOT)}, t == ${u32(NO_SLOT)});
+  ${rw(slotOf)}[q] = s;
+  ${rw(arcOf)}[q] = p;
+  if (s != ${u32(NO_SLOT)}) {
+    ${this.#add(sums, arcs.share)}(s, p);
+    atomicMax(&${atomic(owners)}[s], ~q);
+  }
+}`,
+    );
+    const keys = rw(this.keys);
+    const sumsRw = rw(this.sums);
+    const clearHigh = this.high ? wgsl`(s: u32) { ${rw(this.high)}[s] = 0u; }` : wgsl`(s: u32) {}`;
+    await transformScanTo(
+      rec,
+      arcs.count,
+      wgsl`(q: u32) -> u32 {
+  let s = ${slotOf}[q];
+  return select(0u, 1u, s != ${u32(NO_SLOT)} && ${rw(owners)}[s] == ~q);
+}`,
+      wgsl`(q: u32, j: u32, value: u32) {
+  if (value == 0u) { return; }
+  let s = ${slotOf}[q];
+  ${rw(out.src)}[j] = ${by}[${arcs.src}[${arcOf}[q]]];
+  ${rw(out.dst)}[j] = ${keys}[s] - 1u;
+  ${rw(out.share)}[j] = ${this.#sumAt(sumsRw)}(s);
+  ${keys}[s] = 0u;
+  ${sumsRw}[s] = 0u;
+  ${clearHigh}(s);
+  ${rw(owners)}[s] = 0u;
+}`,
+      { monoid: plus('u32'), total },
+    );
+  }
+
   destroy(): void {
+    this.#owners?.destroy();
     this.keys.destroy();
     this.sums.destroy();
     this.high?.destroy();

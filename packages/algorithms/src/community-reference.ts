@@ -348,6 +348,13 @@ export interface LabelPropagationOptions {
   maxIterations?: number;
   /** Seeds the GPU colouring whose classes update together (default 1). */
   seed?: number;
+  /**
+   * How the GPU counts each vertex's neighbouring labels: `'hash'`, per-vertex hash tables filled by one
+   * pass over a colour class's arcs (the default when twice the arcs fit one storage binding), or `'sort'`,
+   * a sort of the class's arcs by label (the default beyond). Both give the same labels; the reference
+   * ignores it.
+   */
+  counting?: 'hash' | 'sort';
 }
 
 export interface LabelPropagationResult {
@@ -457,10 +464,15 @@ function checkMaxIterations(maxIterations: number | undefined): number {
 export function checkLabelPropagationOptions(options: LabelPropagationOptions): {
   maxIterations: number;
   seed: number;
+  counting: 'hash' | 'sort' | undefined;
 } {
   const seed = options.seed ?? 1;
   if (!Number.isInteger(seed)) throw new InputError(`seed must be an integer, got ${seed}`, 'seed');
-  return { maxIterations: checkMaxIterations(options.maxIterations), seed };
+  const counting = options.counting;
+  if (counting !== undefined && counting !== 'hash' && counting !== 'sort') {
+    throw new InputError(`counting must be 'hash' or 'sort', got ${String(counting)}`, 'counting');
+  }
+  return { maxIterations: checkMaxIterations(options.maxIterations), seed, counting };
 }
 
 /**

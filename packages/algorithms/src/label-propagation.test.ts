@@ -102,18 +102,28 @@ describe('labelPropagation', () => {
         const e = randomEdges(n, m, 300 + t, t % 3 === 0);
         graphs.push(hostCsrFromEdgeList(e, { keepSelfLoops: true, dedupe: 'none', symmetrize: false }).csr);
       }
+      // Colour classes beyond a workgroup per vertex (thousands of vertices), and a hub of 5000 arcs.
+      const big = randomEdges(12_000, 9000, 330, false);
+      graphs.push(hostCsrFromEdgeList(big, { keepSelfLoops: true, dedupe: 'none', symmetrize: false }).csr);
+      graphs.push(
+        csrOf(
+          6001,
+          Array.from({ length: 6000 }, (_, i) => [i % 3 === 0 ? 0 : 1 + ((7 * i) % 6000), i + 1]),
+        ),
+      );
       for (const [i, csr] of graphs.entries()) {
         const seed = 1 + (i % 3);
         const graph = uploadGraph(device, csr);
-        const got = await labelPropagation(graph, { seed });
         const want = await referenceOnGpuColours(device, csr, seed);
-        expect(got.labels, `graph ${i}`).toEqual(want.labels);
-        expect([got.count, got.iterations, got.converged, got.undirected], `graph ${i}`).toEqual([
-          want.count,
-          want.iterations,
-          want.converged,
-          want.undirected,
-        ]);
+        // Label counts by hash tables (the default) and by sorting each class's arcs.
+        for (const counting of ['hash', 'sort'] as const) {
+          const got = await labelPropagation(graph, { seed, counting });
+          expect(got.labels, `graph ${i}, ${counting}`).toEqual(want.labels);
+          expect(
+            [got.count, got.iterations, got.converged, got.undirected],
+            `graph ${i}, ${counting}`,
+          ).toEqual([want.count, want.iterations, want.converged, want.undirected]);
+        }
         graph.destroy();
       }
     }));
@@ -135,9 +145,9 @@ describe('labelPropagation', () => {
         csrOf(130, path, true),
       ]) {
         const graph = uploadGraph(device, csr);
-        const got = await labelPropagation(graph);
         const want = await referenceOnGpuColours(device, csr, 1);
-        expect(got).toEqual(want);
+        expect(await labelPropagation(graph)).toEqual(want);
+        expect(await labelPropagation(graph, { counting: 'sort' })).toEqual(want);
         graph.destroy();
       }
       const csr = csrOf(130, path);
@@ -147,6 +157,7 @@ describe('labelPropagation', () => {
       expect(once.converged).toBe(false);
       await expect(labelPropagation(graph, { maxIterations: 0 })).rejects.toThrow(/maxIterations/);
       await expect(labelPropagation(graph, { seed: 0.5 })).rejects.toThrow(/seed/);
+      await expect(labelPropagation(graph, { counting: 'heap' as 'hash' })).rejects.toThrow(/counting/);
       graph.destroy();
     }));
 });

@@ -4,6 +4,7 @@ import {
   f32,
   InputError,
   map,
+  plus,
   type Recorder,
   rw,
   transform,
@@ -32,8 +33,16 @@ import type { LeidenResult } from './leiden-reference.ts';
 
 /** Sweeps of local moving a level may take at most. */
 const MAX_SWEEPS = 64;
-/** A level stops after this many sweeps in a row gain no more than `threshold` (each moves a random half). */
+/**
+ * A level stops after this many sweeps in a row gain no more than `threshold` or than {@link SWEEP_TOLERANCE}
+ * of the level's gain so far (each moves a random half, so one idle sweep may be chance).
+ */
 const IDLE_SWEEPS = 3;
+/**
+ * A sweep gaining less than this fraction of its level's gain counts as idle: the long tail of tiny gains
+ * costs full sweeps that later levels and the refinement pass mostly make up for.
+ */
+const SWEEP_TOLERANCE = 0.01;
 /**
  * A sweep that lowers modularity is undone and the next lets half as many vertices move, down to one in
  * this mask + 1: simultaneous moves of neighbours conflict, fewer movers conflict less.
@@ -42,6 +51,24 @@ const MAX_MASK = 15;
 const NONE = 0xffffffff;
 /** Rounds of Leiden's refinement a level may take at most; it ends sooner after `IDLE_SWEEPS` rounds without a merge. */
 const MAX_REFINE_ROUNDS = 32;
+
+/** Test seam: called with the local-moving state after each undone sweep and after each sweep's modularity. */
+export interface LevelProbe {
+  afterUndo?(state: {
+    comm: DeviceArray<'u32'>;
+    stot: DeviceArray<'f32'>;
+    k: DeviceArray<'f32'>;
+    n: number;
+  }): Promise<void>;
+  afterSweep?(state: {
+    arcs: { count: number; src: DeviceArray<'u32'>; dst: DeviceArray<'u32'>; share: DeviceArray<'f32'> };
+    comm: DeviceArray<'u32'>;
+    n: number;
+    total: number;
+    resolution: number;
+    modularity: number;
+  }): Promise<void>;
+}
 
 /** One level's graph: `count` arcs grouped by source, each loop's weight doubled. */
 interface Arcs {
@@ -52,14 +79,14 @@ interface Arcs {
 }
 
 /**
- * Louvain community detection on the GPU. Each sweep of local moving sorts the level's arcs by the
- * community of their target (stable, so runs of equal (vertex, community) are contiguous), sums each run's
- * weight with a segmented reduction, and gives every vertex the neighbouring community of the largest
- * modularity gain (atomic max of the gain, then atomic min of the community id among equal gains). Only a
- * seeded random half of the vertices may move in a sweep, so two neighbours rarely swap communities forever;
- * a sweep that lowers modularity is undone. A level ends when sweeps stop gaining; its communities are
- * renumbered with a scan and become the vertices of the next level's graph, whose arcs are the level's arcs
- * sorted by (community of source, community of target) with each run's weights summed. Weighted,
+ * Louvain community detection on the GPU. Each sweep of local moving sums every vertex's weight to each
+ * neighbouring community in per-vertex hash tables (or, with `localMoving: 'sort'`, from runs of the arcs
+ * sorted by target community) and gives every vertex the neighbouring community of the largest modularity
+ * gain (atomic max of the gain, then atomic min of the community id among equal gains). Only a seeded random
+ * half of the vertices may move in a sweep, so two neighbours rarely swap communities forever; a sweep that
+ * lowers modularity is undone. A level ends when sweeps stop gaining; its communities are renumbered with a
+ * scan and become the vertices of the next level's graph, one arc per (community of source, community of
+ * target) with the weights summed in per-community hash tables (or runs of the sorted arcs). Weighted,
  * undirected; a directed graph runs as its undirected graph (`undirected: true` in the result).
  */
 export async function louvain(graph: DeviceGraph, options: LouvainOptions = {}): Promise<LouvainResult> {
@@ -76,6 +103,7 @@ export async function communityLevels(
   graph: DeviceGraph,
   options: LouvainOptions,
   leiden: boolean,
+  probe?: LevelProbe,
 ): Promise<LeidenResult> {
   checkDeviceGraph(graph);
   graph.requireUnchunked(leiden ? 'leiden' : 'louvain');
@@ -112,9 +140,13 @@ export async function communityLevels(
     const keys = arr('u32', arcCount0, 'keys');
     const keys2 = arr('u32', arcCount0, 'keys 2');
     const vals = arr('u32', arcCount0, 'values');
-    const starts = arr('u32', arcCount0, 'run starts');
+    // The tables need twice the arcs in one binding: beyond that, unless asked for, the sort path runs.
+    const tablesFit = 2 * arcCount0 * 4 <= device.limits.maxStorageBufferBindingSize!;
+    const byTables = moveBy === 'hash' || (moveBy === undefined && tablesFit);
+    // Run starts and scores serve only the sort path.
+    const starts = arr('u32', byTables ? 1 : arcCount0, 'run starts');
     const runSum = arr('f32', Math.max(arcCount0, n0), 'run sums');
-    const runScore = arr('u32', arcCount0, 'run scores');
+    const runScore = arr('u32', byTables ? 1 : arcCount0, 'run scores');
     const comm = arr('u32', n0, 'community');
     const prevComm = arr('u32', n0, 'previous community');
     const used = arr('u32', n0, 'used');
@@ -134,12 +166,16 @@ export async function communityLevels(
     const targeted = arr('u32', n0, 'targeted');
     const out = arr('u32', n0, 'level communities');
     const kc = arr('f32', n0, 'sub-community degrees');
-    const parts = arr('f32', 2, 'modularity parts');
+    // [0], [1]: modularity's parts; [2]: the low bits of an exact intra-community weight (see `exactIntra`).
+    const parts = arr('f32', 3, 'modularity parts');
     const totalArr = arr('f32', 1, 'total');
     const status = arr('u32', 1, 'status');
     const sums = new CommunitySums(device, n0);
     made.push(sums);
     const rows0 = arr('u32', n0 + 1, 'level 0 rows');
+    const vertexStart = arr('u32', n0 + 1, 'vertex arc starts');
+    const inverse = arr('u32', n0, 'vertex order');
+    const commStart = arr('u32', n0 + 1, 'community arc starts');
     // Unweighted levels have whole-number shares and degrees: their sums are exact in u32 atomics.
     const integral = !graph.weights || options.weight === false;
     const stotSum = arr('u32', n0, 'community degree sums');
@@ -206,9 +242,7 @@ export async function communityLevels(
     if (total > 0) {
       // Weighted sums are fixed-point, scaled by the total, so they never depend on the order of atomics.
       const fixed = integral ? undefined : new FixedPointSums(total);
-      // The tables need twice the arcs in one binding: beyond that, unless asked for, the sort path runs.
-      const tablesFit = 2 * arcCount0 * 4 <= device.limits.maxStorageBufferBindingSize!;
-      if (moveBy === 'hash' || (moveBy === undefined && tablesFit)) {
+      if (byTables) {
         table = new CommunityWeights(device, arcCount0, integral ? undefined : total);
         made.push(table);
       }
@@ -244,7 +278,86 @@ export async function communityLevels(
         await transform(r, n, wgsl`(v: u32) { atomicAdd(&${atomic(stotSum)}[${part}[v]], u32(${k}[v])); }`);
         await map(r, n, wgsl`(c: u32) -> f32 { return f32(${stotSum}[c]); }`, out);
       }
-      const qOf = async () => modularityFromParts(await parts.download(), total, resolution);
+      // Whole-number shares: a sweep corrects the intra-community weight, an exact u32, by the arcs of the
+      // vertices that moved, instead of summing every arc again.
+      const exactIntra = integral && total < 2 ** 31;
+      const intra = arr('u32', 2, 'intra weight');
+      const intraDelta = device.array('i32', n0, { label: 'louvain intra weight changes' });
+      made.push(intraDelta);
+      const deltaSum = device.array('i32', 1, { label: 'louvain intra weight change' });
+      made.push(deltaSum);
+      /** Records parts[1] = Σ stot[c]² over the n communities. */
+      const recordExpected = async (r: Recorder, n: number) => {
+        await map(r, n, wgsl`(c: u32) -> f32 { return ${stot}[c] * ${stot}[c]; }`, runSum);
+        await reduce(r, runSum, { array: parts, index: 1 }, { count: n });
+      };
+      /** `(i: u32)`: writes the exact intra weight into parts[0] (high bits) and parts[2] (low bits). */
+      const intraParts = wgsl`(i: u32) {
+  let x = ${intra}[0];
+  ${rw(parts)}[0] = f32(x & 0xfffff000u);
+  ${rw(parts)}[2] = f32(x & 0xfffu);
+}`;
+      /** Records the modularity parts of `comm` from scratch (a level's start). */
+      const recordStartParts = async (r: Recorder, arcs: Arcs, n: number) => {
+        if (!exactIntra) {
+          await recordModularityParts(r, arcs, comm, stot, stot, n, runSum, parts);
+          return;
+        }
+        const { src, dst, share } = arcs;
+        await map(
+          r,
+          arcs.count,
+          wgsl`(e: u32) -> u32 { return select(0u, u32(${share}[e]), ${comm}[${src}[e]] == ${comm}[${dst}[e]]); }`,
+          keys,
+        );
+        await reduce(r, keys, { array: intra, index: 0 }, { count: arcs.count });
+        await transform(r, 1, intraParts);
+        await recordExpected(r, n);
+      };
+      /** Records the modularity parts after a sweep's moves (`prevComm` before them). */
+      const recordSweepParts = async (r: Recorder, arcs: Arcs, n: number) => {
+        if (!exactIntra) {
+          await recordModularityParts(r, arcs, comm, stot, stot, n, runSum, parts);
+          return;
+        }
+        const { src, dst, share } = arcs;
+        r.clear(intraDelta);
+        // An arc changes the intra weight only if an end moved; a moved source counts its arc's reverse too
+        // unless the target moved as well (then the target counts it).
+        await transform(
+          r,
+          arcs.count,
+          wgsl`(p: u32) {
+  let u = ${src}[p];
+  let cu = ${comm}[u];
+  let pu = ${prevComm}[u];
+  if (cu == pu) { return; }
+  let v = ${dst}[p];
+  let cv = ${comm}[v];
+  let pv = ${prevComm}[v];
+  let now = select(0, 1, cu == cv);
+  let before = select(0, 1, pu == pv);
+  if (now == before) { return; }
+  atomicAdd(&${atomic(intraDelta)}[u], (now - before) * i32(${share}[p]) * select(2, 1, cv != pv));
+}`,
+        );
+        await reduce(r, intraDelta, { array: deltaSum, index: 0 }, { count: n, monoid: plus('i32') });
+        await transform(
+          r,
+          1,
+          wgsl`(i: u32) {
+  let x = ${rw(intra)}[0];
+  ${rw(intra)}[1] = x;
+  ${rw(intra)}[0] = u32(i32(x) + ${deltaSum}[0]);
+}`,
+        );
+        await transform(r, 1, intraParts);
+        await recordExpected(r, n);
+      };
+      const qOf = async () => {
+        const p = await parts.download();
+        return modularityFromParts([p[0]! + (exactIntra ? p[2]! : 0), p[1]!], total, resolution);
+      };
       let qStart = Number.NaN;
       /**
        * Sweeps of local moving over `arcs` from `start` (default: every vertex alone) until they stop
@@ -266,7 +379,7 @@ export async function communityLevels(
           await map(rec, n, wgsl`(v: u32) -> u32 { return v; }`, comm);
           rec.copy(k, stot, n);
         }
-        await recordModularityParts(rec, arcs, comm, stot, stot, n, runSum, parts);
+        await recordStartParts(rec, arcs, n);
         await rec.submit();
         let q = await qOf();
         qStart = q;
@@ -277,15 +390,20 @@ export async function communityLevels(
           await recordSweep(rec, sweepSalt(seed, level, sweep), mask, arcs, n, k, arcRows);
           await rec.submit();
           const next = await qOf();
+          await probe?.afterSweep?.({ arcs, comm, n, total, resolution, modularity: next });
           if (next < q) {
             rec = device.recorder({ label: 'louvain undo' });
             rec.copy(prevComm, comm, n);
+            // The sweep's totals are of the partition just undone: the next sweep's gains need the restored one's.
+            await recordCommunityDegrees(rec, k, n);
+            if (exactIntra) await transform(rec, 1, wgsl`(i: u32) { ${rw(intra)}[0] = ${intra}[1]; }`);
             await rec.submit();
+            await probe?.afterUndo?.({ comm, stot, k, n });
             if (mask < MAX_MASK) mask = 2 * mask + 1;
             else idle++;
             continue;
           }
-          idle = next - q <= threshold ? idle + 1 : 0;
+          idle = next - q <= Math.max(threshold, SWEEP_TOLERANCE * (next - qStart)) ? idle + 1 : 0;
           q = next;
         }
         return q;
@@ -360,7 +478,7 @@ export async function communityLevels(
 }`,
         );
         await recordCommunityDegrees(r, k, n);
-        await recordModularityParts(r, arcs, comm, stot, stot, n, runSum, parts);
+        await recordSweepParts(r, arcs, n);
       }
 
       /** The sort path of {@link recordSweep}: best gains and communities from runs of arcs sorted by target community. */
@@ -583,40 +701,53 @@ export async function communityLevels(
         }
         // Leiden aggregates the refined partition; Louvain the communities.
         const by = leiden ? ref : comm;
-        await transform(
-          rec,
-          arcCount,
-          wgsl`(p: u32) { ${rw(keys)}[p] = ${by}[${dst}[p]]; ${rw(vals)}[p] = p; }`,
-        );
-        await sortPairs(rec, keys, vals, { count: arcCount, bits: idBits(n) });
-        await transform(rec, arcCount, wgsl`(p: u32) { ${rw(keys2)}[p] = ${by}[${src}[${vals}[p]]]; }`);
-        await sortPairs(rec, keys2, vals, { count: arcCount, bits: idBits(n) });
-        const targetComm = wgsl`(p: u32) -> u32 { return ${by}[${dst}[${vals}[p]]]; }`;
-        await recordRuns(
-          rec,
-          arcCount,
-          wgsl`(p: u32) -> bool { return ${keys2}[p] != ${keys2}[p - 1u] || ${targetComm}(p) != ${targetComm}(p - 1u); }`,
-          starts,
-          { array: counts, index: 2 },
-        );
-        const runs = { array: counts, index: 2 };
-        await transform(
-          rec,
-          runs,
-          wgsl`(s: u32) {
+        if (table) {
+          await table.recordAggregate(
+            rec,
+            arcs,
+            rows,
+            by,
+            n,
+            { order: sums, start: vertexStart, inverse, commStart, slotOf: keys2, arcOf: vals },
+            other,
+            { array: counts, index: 2 },
+          );
+        } else {
+          await transform(
+            rec,
+            arcCount,
+            wgsl`(p: u32) { ${rw(keys)}[p] = ${by}[${dst}[p]]; ${rw(vals)}[p] = p; }`,
+          );
+          await sortPairs(rec, keys, vals, { count: arcCount, bits: idBits(n) });
+          await transform(rec, arcCount, wgsl`(p: u32) { ${rw(keys2)}[p] = ${by}[${src}[${vals}[p]]]; }`);
+          await sortPairs(rec, keys2, vals, { count: arcCount, bits: idBits(n) });
+          const targetComm = wgsl`(p: u32) -> u32 { return ${by}[${dst}[${vals}[p]]]; }`;
+          await recordRuns(
+            rec,
+            arcCount,
+            wgsl`(p: u32) -> bool { return ${keys2}[p] != ${keys2}[p - 1u] || ${targetComm}(p) != ${targetComm}(p - 1u); }`,
+            starts,
+            { array: counts, index: 2 },
+          );
+          const runs = { array: counts, index: 2 };
+          await transform(
+            rec,
+            runs,
+            wgsl`(s: u32) {
   let p = ${starts}[s];
   ${rw(other.src)}[s] = ${keys2}[p];
   ${rw(other.dst)}[s] = ${targetComm}(p);
 }`,
-        );
-        await transformSegreduce(
-          rec,
-          arcCount,
-          starts,
-          runs,
-          wgsl`(index: u32, seg: u32, rank: u32) -> f32 { return ${share}[${vals}[index]]; }`,
-          other.share,
-        );
+          );
+          await transformSegreduce(
+            rec,
+            arcCount,
+            starts,
+            runs,
+            wgsl`(index: u32, seg: u32, rank: u32) -> f32 { return ${share}[${vals}[index]]; }`,
+            other.share,
+          );
+        }
         await rec.submit();
         const [, nNew, mNew, nRef] = await counts.download(0, 4);
         // The aggregated graph (of `vertices` communities) becomes the next level's input.

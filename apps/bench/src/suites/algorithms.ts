@@ -724,40 +724,48 @@ function louvainReferenceCase(input: GraphInput): BenchCase {
  * Label propagation (GPU), host-timed (a changed count read back per sweep). Valid when its labels equal
  * `labelPropagationReference` on the same colouring (`graphColoring`, seed 1, of the simple undirected
  * graph: the bench graphs are simple); above the reference limit, when every vertex's label is among its
- * neighbours' most frequent.
+ * neighbours' most frequent. `counting: 'sort'` (the ` (sort count)` case) times the per-class sort beside
+ * the default hash tables.
  */
-function lpaCase(input: GraphInput): BenchCase {
-  return wholeGraphCase('lpa', input, async (_device, csr, graph) => {
-    let last = await labelPropagation(graph);
-    return {
-      items: edgesOf(csr),
-      hostTimed: true,
-      async run() {
-        last = await labelPropagation(graph);
-      },
-      async validate() {
-        if (!last.converged) return `not converged after ${last.iterations} sweeps`;
-        if (csr.edgeCount <= LOUVAIN_REFERENCE_MAX_ARCS) {
-          const { colors } = await graphColoring(graph, { seed: 1 });
-          const want = labelPropagationReference(csr, { colors }).labels;
-          const v = want.findIndex((l, i) => l !== last.labels[i]);
-          return v < 0 ? null : `vertex ${v}: label ${last.labels[v]}, reference ${want[v]}`;
-        }
-        const freq = new Map<number, number>();
-        for (let v = 0; v < csr.vertexCount; v++) {
-          freq.clear();
-          for (let e = csr.offsets[v]!; e < csr.offsets[v + 1]!; e++) {
-            const l = last.labels[csr.targets[e]!]!;
-            freq.set(l, (freq.get(l) ?? 0) + 1);
+function lpaCase(input: GraphInput, counting: 'hash' | 'sort' = 'hash'): BenchCase {
+  const options = { counting };
+  return wholeGraphCase(
+    'lpa',
+    input,
+    async (_device, csr, graph) => {
+      let last = await labelPropagation(graph, options);
+      return {
+        items: edgesOf(csr),
+        hostTimed: true,
+        async run() {
+          last = await labelPropagation(graph, options);
+        },
+        async validate() {
+          if (!last.converged) return `not converged after ${last.iterations} sweeps`;
+          if (csr.edgeCount <= LOUVAIN_REFERENCE_MAX_ARCS) {
+            const { colors } = await graphColoring(graph, { seed: 1 });
+            const want = labelPropagationReference(csr, { colors }).labels;
+            const v = want.findIndex((l, i) => l !== last.labels[i]);
+            return v < 0 ? null : `vertex ${v}: label ${last.labels[v]}, reference ${want[v]}`;
           }
-          const own = freq.get(last.labels[v]!) ?? 0;
-          for (const f of freq.values()) if (f > own) return `vertex ${v}: its label is not a most frequent`;
-        }
-        return null;
-      },
-      destroy() {},
-    };
-  });
+          const freq = new Map<number, number>();
+          for (let v = 0; v < csr.vertexCount; v++) {
+            freq.clear();
+            for (let e = csr.offsets[v]!; e < csr.offsets[v + 1]!; e++) {
+              const l = last.labels[csr.targets[e]!]!;
+              freq.set(l, (freq.get(l) ?? 0) + 1);
+            }
+            const own = freq.get(last.labels[v]!) ?? 0;
+            for (const f of freq.values())
+              if (f > own) return `vertex ${v}: its label is not a most frequent`;
+          }
+          return null;
+        },
+        destroy() {},
+      };
+    },
+    counting === 'sort' ? ' (sort count)' : '',
+  );
 }
 
 /** The TypeScript `labelPropagationReference` (networkx's colouring) as the CPU baseline. */
@@ -1280,6 +1288,7 @@ export const cases: BenchCase[] = [
   louvainReferenceCase(mesh),
   louvainReferenceCase(geometric),
   lpaCase(kron),
+  lpaCase(kron, 'sort'),
   lpaCase(roads),
   lpaCase(mesh),
   lpaReferenceCase(kron),
