@@ -136,3 +136,121 @@ describe('DynamicPageRank', () => {
     });
   });
 });
+
+describe('DynamicPageRank.insertEdges / deleteEdges (residual push)', () => {
+  /** Random edges among all ids (isolated ones too), some repeated, some self-loops. */
+  function randomBatch(model: HostDynamicGraph, count: number, rand: () => number) {
+    const all = Array.from({ length: model.vertexCount }, (_, v) => v);
+    const { src, dst } = randomPairs(count, all, rand);
+    src[0] = dst[0]!; // a self-loop
+    if (count > 2) {
+      src[1] = src[2]!;
+      dst[1] = dst[2]!; // a repeat
+    }
+    return { src, dst };
+  }
+
+  function liveEdges(model: HostDynamicGraph, count: number, rand: () => number) {
+    const live = model.adjacency.flatMap((adj, u) => [...adj.keys()].map((v) => [u, v] as const));
+    const del = Array.from({ length: count }, () => live[Math.floor(rand() * live.length)]!);
+    // An absent edge and a repeat: both ignored.
+    const src = Uint32Array.from([...del.map((e) => e[0]), 0, del[0]![0]]);
+    const dst = Uint32Array.from([...del.map((e) => e[1]), 0, del[0]![1]]);
+    return { src, dst };
+  }
+
+  for (const directed of [false, true]) {
+    it(`matches a from-scratch PageRank after every batch on a skewed graph (${directed ? 'directed' : 'undirected'})`, async () => {
+      await gpuTest(async (device) => {
+        const rand = mulberry32(directed ? 11 : 12);
+        // Kronecker: hubs, isolated ids (dangling), and, directed, sinks.
+        const edges = kronecker({ scale: 8, edgeFactor: 4, seed: 5 });
+        const g = await DynamicGraph.fromEdgeList(device, { ...edges, directed });
+        const model = new HostDynamicGraph(edges.vertexCount, directed);
+        model.insertEdges(edges.src, edges.dst);
+        const p = await DynamicPageRank.create(g);
+        for (let batch = 0; batch < 10; batch++) {
+          let run: Awaited<ReturnType<DynamicPageRank['insertEdges']>>;
+          if (batch % 3 === 2) {
+            const { src, dst } = liveEdges(model, 1 + Math.floor(rand() * 30), rand);
+            run = await p.deleteEdges(src, dst);
+            model.deleteEdges(src, dst);
+          } else {
+            const { src, dst } = randomBatch(model, 1 + Math.floor(rand() * 40), rand);
+            run = await p.insertEdges(src, dst);
+            model.insertEdges(src, dst);
+          }
+          expect(run.converged, `batch ${batch}`).toBe(true);
+          expect(verifyPageRank(snapshot(model), await p.result()), `batch ${batch}`).toBeNull();
+        }
+        // Every edge of the biggest hub deleted: it and, directed, its in-neighbours' shares change.
+        const hub = model.adjacency.reduce(
+          (best, adj, v) => (adj.size > model.adjacency[best]!.size ? v : best),
+          0,
+        );
+        const out = [...model.adjacency[hub]!.keys()];
+        const src = Uint32Array.from(out, () => hub);
+        const dst = Uint32Array.from(out);
+        await p.deleteEdges(src, dst);
+        model.deleteEdges(src, dst);
+        expect(verifyPageRank(snapshot(model), await p.result()), 'hub emptied').toBeNull();
+        // Back again, from GPU arrays.
+        const s = device.array('u32', src.length).upload(src);
+        const t = device.array('u32', dst.length).upload(dst);
+        await p.insertEdges(s, t);
+        model.insertEdges(src, dst);
+        expect(verifyPageRank(snapshot(model), await p.result()), 'hub refilled').toBeNull();
+        // An empty batch changes nothing: one round that pushes nothing.
+        expect((await p.insertEdges(new Uint32Array(0), new Uint32Array(0))).iterations).toBe(1);
+        s.destroy();
+        t.destroy();
+        p.destroy();
+        g.destroy();
+      });
+    });
+  }
+
+  it('follows a path, a star and vertex changes made to the graph directly', async () => {
+    await gpuTest(async (device) => {
+      // A path of 300 vertices (high diameter), then a star on top of it.
+      const n = 300;
+      const path = {
+        src: Uint32Array.from({ length: n - 1 }, (_, i) => i),
+        dst: Uint32Array.from({ length: n - 1 }, (_, i) => i + 1),
+      };
+      const g = await DynamicGraph.fromEdgeList(device, { vertexCount: n, ...path, directed: false });
+      const model = new HostDynamicGraph(n, false);
+      model.insertEdges(path.src, path.dst);
+      const p = await DynamicPageRank.create(g);
+      const close = { src: Uint32Array.of(0), dst: Uint32Array.of(n - 1) };
+      await p.insertEdges(close.src, close.dst);
+      model.insertEdges(close.src, close.dst);
+      expect(verifyPageRank(snapshot(model), await p.result()), 'cycle').toBeNull();
+      const star = {
+        src: Uint32Array.from({ length: 257 }, () => 5),
+        dst: Uint32Array.from({ length: 257 }, (_, i) => (i * 7 + 11) % n),
+      };
+      await p.insertEdges(star.src, star.dst);
+      model.insertEdges(star.src, star.dst);
+      expect(verifyPageRank(snapshot(model), await p.result()), 'star').toBeNull();
+      await p.deleteEdges(path.src.subarray(100, 200), path.dst.subarray(100, 200));
+      model.deleteEdges(path.src.subarray(100, 200), path.dst.subarray(100, 200));
+      expect(verifyPageRank(snapshot(model), await p.result()), 'path cut').toBeNull();
+      // New ids: the scores do not cover them, so the batch falls back to a warm power iteration.
+      await g.insertVertices([n, n + 1]);
+      model.insertVertices([n, n + 1]);
+      const join = { src: Uint32Array.of(n, n + 1), dst: Uint32Array.of(5, n) };
+      await p.insertEdges(join.src, join.dst);
+      model.insertEdges(join.src, join.dst);
+      expect(verifyPageRank(snapshot(model), await p.result()), 'new ids').toBeNull();
+      await p.deleteEdges(Uint32Array.of(n), Uint32Array.of(5));
+      model.deleteEdges(Uint32Array.of(n), Uint32Array.of(5));
+      expect(verifyPageRank(snapshot(model), await p.result()), 'after the fallback').toBeNull();
+      await expect(p.insertEdges(Uint32Array.of(1), Uint32Array.of())).rejects.toThrow(InputError);
+      await expect(p.insertEdges(Uint32Array.of(n + 2), Uint32Array.of(0))).rejects.toThrow(InputError);
+      p.destroy();
+      await expect(p.deleteEdges(Uint32Array.of(1), Uint32Array.of(2))).rejects.toThrow(InputError);
+      g.destroy();
+    });
+  });
+});
