@@ -57,10 +57,12 @@ const G_PUSHERS = 0;
 const G_FOLD = 1;
 const G_SPARSE = 2;
 const G_DENSE = 3;
-const G_FOLD_ARGS = 4;
-const G_SPARSE_ARGS = 7;
-const G_DENSE_ARGS = 10;
-const PUSH_GATE_WORDS = 13;
+/** 1: the next fold visits every vertex (after a sweep or a whole residual), 0: the touched queue. */
+const G_ALL = 4;
+const G_FOLD_ARGS = 5;
+const G_SPARSE_ARGS = 8;
+const G_DENSE_ARGS = 11;
+const PUSH_GATE_WORDS = 14;
 /**
  * A push round walks only the pushing vertices' buckets until they hold this share of the pool's slabs;
  * past it, a sweep of every slab (the undirected pull adds once per slab, not once per key) costs less.
@@ -103,8 +105,21 @@ export class DynamicPageRank {
   #marks: DeviceArray<'u32'>;
   /** First base slabs of the buckets a push round walks (at most one per base slab of the pool). */
   #work: DeviceArray<'u32'>;
-  /** [pushers, work items]: counted by a round's fold, read and reset by its plan. */
+  /**
+   * [pushers, work items, touched queue lengths (2)]: pushers and items are counted by a fold, read and
+   * reset by the plan after it; a push appends the vertices it reaches to queue `push % 2`.
+   */
   readonly #counters: DeviceArray<'u32'>;
+  /** The vertices each push reached (two queues: a fold reads one while the next push fills the other). */
+  #queues: [DeviceArray<'u32'>, DeviceArray<'u32'>];
+  /** The number of the last push that reached each vertex, so that it joins that push's queue once. */
+  #stamps: DeviceArray<'u32'>;
+  /** The push in which each vertex last pushed its share. */
+  #pushedAt: DeviceArray<'u32'>;
+  /** Pushes recorded so far (they number the stamps, which are never cleared). */
+  #pushes = 0;
+  /** Marks and stamps were allocated since the last run (pooled storage is not cleared). */
+  #fresh = true;
   /** Element 0: the dangling rank sum; element 1: the largest relative change. */
   readonly #totals: DeviceArray<'f32'>;
   /**
@@ -153,7 +168,13 @@ export class DynamicPageRank {
     this.#sums = d.array('u32', n, { label: 'dynamic pagerank sums' });
     this.#marks = d.array('u32', n, { label: 'dynamic pagerank marks' });
     this.#work = d.array('u32', graph.slabCapacity, { label: 'dynamic pagerank push buckets' });
-    this.#counters = d.array('u32', 2, { label: 'dynamic pagerank push counters' });
+    this.#counters = d.array('u32', 4, { label: 'dynamic pagerank push counters' });
+    this.#queues = [
+      d.array('u32', n, { label: 'dynamic pagerank touched' }),
+      d.array('u32', n, { label: 'dynamic pagerank touched' }),
+    ];
+    this.#stamps = d.array('u32', n, { label: 'dynamic pagerank stamps' });
+    this.#pushedAt = d.array('u32', n, { label: 'dynamic pagerank pushed at' });
     this.#totals = d.array('f32', 2, { label: 'dynamic pagerank totals' });
     this.#gates = d.array('u32', 9, { label: 'dynamic pagerank gates', indirect: true });
     this.#pushGates = d.array('u32', PUSH_GATE_WORDS, {
@@ -232,6 +253,9 @@ export class DynamicPageRank {
       this.#change,
       this.#sums,
       this.#marks,
+      ...this.#queues,
+      this.#stamps,
+      this.#pushedAt,
     ];
   }
 
@@ -280,6 +304,13 @@ export class DynamicPageRank {
     this.#change = d.array('f32', capacity, { label: 'dynamic pagerank change' });
     this.#sums = d.array('u32', capacity, { label: 'dynamic pagerank sums' });
     this.#marks = d.array('u32', capacity, { label: 'dynamic pagerank marks' });
+    this.#queues = [
+      d.array('u32', capacity, { label: 'dynamic pagerank touched' }),
+      d.array('u32', capacity, { label: 'dynamic pagerank touched' }),
+    ];
+    this.#stamps = d.array('u32', capacity, { label: 'dynamic pagerank stamps' });
+    this.#pushedAt = d.array('u32', capacity, { label: 'dynamic pagerank pushed at' });
+    this.#fresh = true;
   }
 
   async #run(): Promise<DynamicPageRankRun> {
@@ -289,6 +320,10 @@ export class DynamicPageRank {
     if (n === 0) return this.#empty();
     const from = Math.min(this.#ranked, n);
     const seed = graph.device.recorder({ label: 'dynamic pagerank seed' });
+    if (this.#fresh) {
+      for (const a of [this.#marks, this.#stamps, this.#pushedAt]) seed.clear(a);
+      this.#fresh = false;
+    }
     // Ids new since the last run (all of them on a cold start) start at 1 / n and the others keep their
     // share, scaled so the ranks still sum to 1: the teleport term changed for every vertex, and an error
     // spread over the whole graph would take as many iterations to fade as a cold start.
@@ -368,6 +403,7 @@ export class DynamicPageRank {
     const s = up(src, 'pagerank batch sources');
     const t = up(dst, 'pagerank batch targets');
     rec.clear(this.#counters);
+    rec.clear(this.#pushGates);
     if (src.length > 0) {
       await compute(
         rec,
@@ -382,12 +418,20 @@ export class DynamicPageRank {
     }
     // After a power iteration run the scores stand for its ranks but their residual is not kept.
     if (!this.#residualsValid) await this.#seedResidual(rec, n);
-    await this.#shares(rec, n, -1);
+    // Both passes are one push: the vertices either reaches join one queue, once.
+    const push = ++this.#pushes;
+    await this.#shares(rec, n, -1, push);
     await rec.submit();
-    await change();
+    try {
+      await change();
+    } catch (e) {
+      // The shares taken out stay in the sums: the next batch starts from a whole residual again.
+      this.#residualsValid = false;
+      throw e;
+    }
     await this.#fit();
     const back = d.recorder({ label: 'dynamic pagerank put back shares' });
-    await this.#shares(back, n, 1);
+    await this.#shares(back, n, 1, push);
     await back.submit();
     return this.#push(n, 2);
   }
@@ -396,7 +440,7 @@ export class DynamicPageRank {
    * Pushes `sign` times the marked vertices' shares of their scores to their out-neighbours' residuals
    * (taking them out before a batch, putting them back after it; the second pass clears the marks).
    */
-  async #shares(rec: Recorder, n: number, sign: 1 | -1) {
+  async #shares(rec: Recorder, n: number, sign: 1 | -1, push: number) {
     const graph = this.graph;
     await compute(
       rec,
@@ -415,8 +459,8 @@ export class DynamicPageRank {
   ${rw(this.#contrib)}[v] = p;
 }`,
     );
-    await this.#plan(rec, n);
-    await this.#pushShares(rec);
+    await this.#plan(rec, true);
+    await this.#pushShares(rec, push, false);
   }
 
   /** `(v: u32)`: appends v's base buckets to the round's bucket list. */
@@ -433,7 +477,7 @@ export class DynamicPageRank {
 
   /**
    * The whole residual `1 + alpha P^T y - y` of the scores (new ids scored 1, as isolated vertices are),
-   * the shares gathered over every slab, then the push loop's gates set for a first fold.
+   * the shares gathered over every slab, then the push loop's gates set for a fold of every vertex.
    */
   async #seedResidual(rec: Recorder, n: number) {
     const graph = this.graph;
@@ -454,30 +498,27 @@ export class DynamicPageRank {
 }`,
     );
     await compute(rec, { all: graph.slabCapacity }, this.#gather());
-    const fold = writeDispatchArgs(this.#pushGates, G_FOLD_ARGS, transformItemsPerWorkgroup(0));
     await compute(
       rec,
       { all: 1 },
       wgsl`(i: u32) {
-  ${rw(this.#counters)}[0] = 0u;
-  ${rw(this.#counters)}[1] = 0u;
   ${rw(this.#pushGates)}[${lit(`${G_PUSHERS}u`)}] = 1u;
-  ${rw(this.#pushGates)}[${lit(`${G_FOLD}u`)}] = ${u32(n)};
-  ${fold.write}(${u32(n)});
+  ${rw(this.#pushGates)}[${lit(`${G_ALL}u`)}] = 1u;
 }`,
     );
   }
 
   /**
-   * After a fold or a pass of shares: the pushers' count becomes the loop's status, and the next fold and
-   * this round's push are sized: the listed buckets, or every slab once they are many.
+   * After a fold or a pass of shares: the pushers' count becomes the loop's status and this push is
+   * sized: the listed buckets, or every slab once they are many (the next fold then visits every vertex).
+   * The passes of shares `keep` what a whole residual or the other pass set.
    */
-  async #plan(rec: Recorder, n: number) {
+  async #plan(rec: Recorder, keep: boolean) {
     const graph = this.graph;
     const gates = this.#pushGates;
-    const fold = writeDispatchArgs(gates, G_FOLD_ARGS, transformItemsPerWorkgroup(0));
     const sparse = writeDispatchArgs(gates, G_SPARSE_ARGS, transformItemsPerWorkgroup(0));
     const dense = writeDispatchArgs(gates, G_DENSE_ARGS, transformItemsPerWorkgroup(0));
+    const k = u32(keep ? 1 : 0);
     await compute(
       rec,
       { all: 1 },
@@ -488,22 +529,25 @@ export class DynamicPageRank {
   ${rw(this.#counters)}[1] = 0u;
   let slabs = min(${graph.alloc}[${lit(`${A_BUMP}u`)}], ${u32(graph.slabCapacity)});
   let sweep = items * ${lit(`${DENSE_SHARE}u`)} > slabs;
-  let folded = select(0u, ${u32(n)}, pushers > 0u);
   let listed = select(items, 0u, sweep);
   let swept = select(0u, slabs, sweep && items > 0u);
-  ${rw(gates)}[${lit(`${G_PUSHERS}u`)}] = pushers;
-  ${rw(gates)}[${lit(`${G_FOLD}u`)}] = folded;
+  let all = select(0u, 1u, sweep && items > 0u);
+  let kept = ${k} != 0u;
+  ${rw(gates)}[${lit(`${G_PUSHERS}u`)}] = select(pushers, max(pushers, ${rw(gates)}[${lit(`${G_PUSHERS}u`)}]), kept);
+  ${rw(gates)}[${lit(`${G_ALL}u`)}] = select(all, max(all, ${rw(gates)}[${lit(`${G_ALL}u`)}]), kept);
   ${rw(gates)}[${lit(`${G_SPARSE}u`)}] = listed;
   ${rw(gates)}[${lit(`${G_DENSE}u`)}] = swept;
-  ${fold.write}(folded);
   ${sparse.write}(listed);
   ${dense.write}(swept);
 }`,
     );
   }
 
-  /** Adds the shares in `#contrib` to the out-neighbours' sums: over the listed buckets or every slab. */
-  async #pushShares(rec: Recorder) {
+  /**
+   * Adds the shares in `#contrib` to the out-neighbours' sums, over the listed buckets (the vertices reached
+   * join queue `push % 2`, stamped `push`) or over every slab.
+   */
+  async #pushShares(rec: Recorder, push: number, round: boolean) {
     const gates = this.#pushGates;
     const per = transformItemsPerWorkgroup(0);
     const listed = {
@@ -512,14 +556,26 @@ export class DynamicPageRank {
     const swept = {
       all: { array: gates, index: G_DENSE, args: { array: gates, index: G_DENSE_ARGS, perWorkgroup: per } },
     };
-    await compute(rec, listed, this.#pushBucket());
-    await compute(rec, swept, this.#gather());
+    await compute(rec, listed, this.#pushBucket(push));
+    // A fold writes the shares of the vertices it visits only: a sweep takes those of this round's pushers.
+    const share = round
+      ? wgsl`(v: u32) -> f32 { return select(0.0, ${this.#contrib}[v], ${this.#pushedAt}[v] == ${u32(push)}); }`
+      : undefined;
+    await compute(rec, swept, this.#gather(share));
   }
 
   /** `(i: u32)`: adds the owner's share to every key of the i-th listed bucket's chain. */
-  #pushBucket(): Functor {
+  #pushBucket(push: number): Functor {
     const graph = this.graph;
     const slabs = graph.slabs;
+    const q = (push % 2) as 0 | 1;
+    const stamps = atomic(this.#stamps);
+    const reach = wgsl`(k: u32) {
+  if (atomicLoad(&${stamps}[k]) < ${u32(push)} && atomicMax(&${stamps}[k], ${u32(push)}) < ${u32(push)}) {
+    let at = atomicAdd(&${atomic(this.#counters)}[${lit(`${2 + q}u`)}], 1u);
+    ${rw(this.#queues[q])}[at] = k;
+  }
+}`;
     return wgsl`(i: u32) {
   var slab = ${this.#work}[i];
   let u = ${slabs}[slab * ${lit(`${SLAB_WORDS}u`)} + ${lit(`${OWNER_WORD}u`)}] & ~${lit(`${COLLISION}u`)};
@@ -529,7 +585,10 @@ export class DynamicPageRank {
     let at = slab * ${lit(`${SLAB_WORDS}u`)};
     for (var lane = 0u; lane < ${lit(`${KEY_SLOTS}u`)}; lane++) {
       let k = ${slabs}[at + lane];
-      if (k < ${lit(`${TOMBSTONE}u`)}) { ${this.#addShare()}(k, p); }
+      if (k < ${lit(`${TOMBSTONE}u`)}) {
+        ${this.#addShare()}(k, p);
+        ${reach}(k);
+      }
     }
     slab = ${slabs}[at + ${lit(`${NEXT_WORD}u`)}];
   }
@@ -549,7 +608,11 @@ export class DynamicPageRank {
 }`;
   }
 
-  /** Push rounds until no residual exceeds `tolerance` times its score, then the ranks normalized. */
+  /**
+   * Push rounds until no residual exceeds `tolerance` times its score, then the ranks normalized. A round
+   * folds the sums into the residuals of the vertices the last push reached (every vertex after a sweep),
+   * moves each residual over the threshold into its score and lists its buckets, then pushes.
+   */
   async #push(n: number, seedSubmits: number): Promise<DynamicPageRankRun> {
     const graph = this.graph;
     const gates = this.#pushGates;
@@ -557,7 +620,9 @@ export class DynamicPageRank {
     const folded = {
       all: { array: gates, index: G_FOLD, args: { array: gates, index: G_FOLD_ARGS, perWorkgroup: per } },
     };
-    const fold = wgsl`(v: u32) {
+    const start = this.#pushes;
+    const fold = (q: 0 | 1, push: number) => wgsl`(i: u32) {
+  let v = select(${this.#queues[q]}[i], i, ${gates}[${lit(`${G_ALL}u`)}] != 0u);
   let r = ${rw(this.residuals)}[v] + bitcast<f32>(${rw(this.#sums)}[v]);
   ${rw(this.#sums)}[v] = 0u;
   let y = ${rw(this.scores)}[v];
@@ -571,22 +636,38 @@ export class DynamicPageRank {
     if (deg > 0u) {
       p = ${f32(this.alpha)} * r / f32(deg);
       ${this.#listBuckets()}(v);
+      ${rw(this.#pushedAt)}[v] = ${u32(push)};
     }
   }
   ${rw(this.residuals)}[v] = left;
   ${rw(this.#contrib)}[v] = p;
 }`;
+    const step = async (rec: Recorder, it: number) => {
+      // Push `start + it` filled queue q; this round's push fills the other one.
+      const q = ((start + it) % 2) as 0 | 1;
+      const push = start + it + 1;
+      this.#pushes = Math.max(this.#pushes, push);
+      const args = writeDispatchArgs(gates, G_FOLD_ARGS, per);
+      await compute(
+        rec,
+        { all: 1 },
+        wgsl`(i: u32) {
+  let on = ${rw(gates)}[${lit(`${G_PUSHERS}u`)}] != 0u;
+  let count = select(${rw(this.#counters)}[${lit(`${2 + q}u`)}], ${u32(n)}, ${rw(gates)}[${lit(`${G_ALL}u`)}] != 0u);
+  let folded = select(0u, count, on);
+  ${rw(this.#counters)}[${lit(`${3 - q}u`)}] = 0u;
+  ${rw(gates)}[${lit(`${G_FOLD}u`)}] = folded;
+  ${args.write}(folded);
+}`,
+      );
+      await compute(rec, folded, fold(q, push));
+      await this.#plan(rec, false);
+      await this.#pushShares(rec, push, true);
+    };
     const run = await enact(
       graph.device,
-      {
-        step: async (rec) => {
-          await compute(rec, folded, fold);
-          await this.#plan(rec, n);
-          await this.#pushShares(rec);
-        },
-        active: () => ({ array: gates, index: G_PUSHERS }),
-      },
-      { maxIterations: this.maxIterations, batch: 4, maxBatch: 16 },
+      { step, active: () => ({ array: gates, index: G_PUSHERS }) },
+      { maxIterations: this.maxIterations, batch: 8, maxBatch: 64 },
     );
     const rec = graph.device.recorder({ label: 'dynamic pagerank normalize' });
     await reduce(rec, this.scores, { array: this.#totals, index: 0 }, { count: n });
@@ -672,7 +753,7 @@ export class DynamicPageRank {
    * out-neighbours, so the slab's shares are summed in the thread and added to the owner once; directed:
    * the owner's share goes to each key.
    */
-  #gather(): Functor {
+  #gather(share?: Functor): Functor {
     const graph = this.graph;
     const slabs = graph.slabs;
     const sums = atomic(this.#sums);
@@ -684,10 +765,10 @@ export class DynamicPageRank {
     old = r.old_value;
   }
 }`;
-    const contrib = this.#contrib;
+    const of = share ?? wgsl`(v: u32) -> f32 { return ${this.#contrib}[v]; }`;
     const perKey = graph.directed
-      ? wgsl`(u: u32, k: u32, acc: f32) -> f32 { ${add}(k, ${contrib}[u]); return acc; }`
-      : wgsl`(u: u32, k: u32, acc: f32) -> f32 { return acc + ${contrib}[k]; }`;
+      ? wgsl`(u: u32, k: u32, acc: f32) -> f32 { ${add}(k, ${of}(u)); return acc; }`
+      : wgsl`(u: u32, k: u32, acc: f32) -> f32 { return acc + ${of}(k); }`;
     const finish = graph.directed
       ? wgsl`(u: u32, acc: f32, keys: u32) { }`
       : wgsl`(u: u32, acc: f32, keys: u32) { if (keys > 0u) { ${add}(u, acc); } }`;
