@@ -35,8 +35,9 @@ export interface DynamicPageRankOptions {
   /** Damping factor (default 0.85). */
   alpha?: number;
   /**
-   * Stop when no vertex's rank changes by more than this, relative to the rank, in an iteration (default
-   * 1e-5, as `@weft/algorithms`' `pageRank`).
+   * Power iteration stops when no vertex's rank changes by more than this, relative to the rank, in an
+   * iteration (default 1e-5, as `@weft/algorithms`' `pageRank`); the push stops when no residual exceeds
+   * this times its vertex's score.
    */
   tolerance?: number;
   /** Bound on iterations per run (default 100). */
@@ -44,7 +45,7 @@ export interface DynamicPageRankOptions {
 }
 
 export interface DynamicPageRankRun {
-  /** Power iterations of the last run. */
+  /** Power iterations of the last run, or push rounds (`insertEdges`, `deleteEdges`). */
   iterations: number;
   /** False when `maxIterations` stopped it first. */
   converged: boolean;
