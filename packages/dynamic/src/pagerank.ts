@@ -55,15 +55,18 @@ export interface DynamicPageRankRun {
 
 /** Words of the push loop's gates (the rest are indirect dispatch arguments). */
 const G_PUSHERS = 0;
+/** A bound on the next fold's vertices (it reads the exact count from its queue's length). */
 const G_FOLD = 1;
 const G_SPARSE = 2;
 const G_DENSE = 3;
 /** 1: the next fold visits every vertex (after a sweep or a whole residual), 0: the touched queue. */
 const G_ALL = 4;
-const G_FOLD_ARGS = 5;
-const G_SPARSE_ARGS = 8;
-const G_DENSE_ARGS = 11;
-const PUSH_GATE_WORDS = 14;
+/** 1: this push sweeps after a fold of the queue, so shares left by earlier rounds must be skipped. */
+const G_CHECK = 5;
+const G_FOLD_ARGS = 6;
+const G_SPARSE_ARGS = 9;
+const G_DENSE_ARGS = 12;
+const PUSH_GATE_WORDS = 15;
 /**
  * A push round walks only the pushing vertices' buckets until they hold this share of the pool's slabs;
  * past it, a sweep of every slab (the undirected pull adds once per slab, not once per key) costs less.
@@ -107,8 +110,9 @@ export class DynamicPageRank {
   /** First base slabs of the buckets a push round walks (at most one per base slab of the pool). */
   #work: DeviceArray<'u32'>;
   /**
-   * [pushers, work items, touched queue lengths (2)]: pushers and items are counted by a fold, read and
-   * reset by the plan after it; a push appends the vertices it reaches to queue `push % 2`.
+   * [pushers, work items, touched queue lengths (2), pushers' out-degrees]: a fold counts pushers, items and
+   * degrees, the plan after it reads and resets them; a push appends the vertices it reaches to queue
+   * `push % 2`.
    */
   readonly #counters: DeviceArray<'u32'>;
   /** The vertices each push reached (two queues: a fold reads one while the next push fills the other). */
@@ -169,7 +173,7 @@ export class DynamicPageRank {
     this.#sums = d.array('u32', n, { label: 'dynamic pagerank sums' });
     this.#marks = d.array('u32', n, { label: 'dynamic pagerank marks' });
     this.#work = d.array('u32', graph.slabCapacity, { label: 'dynamic pagerank push buckets' });
-    this.#counters = d.array('u32', 4, { label: 'dynamic pagerank push counters' });
+    this.#counters = d.array('u32', 5, { label: 'dynamic pagerank push counters' });
     this.#queues = [
       d.array('u32', n, { label: 'dynamic pagerank touched' }),
       d.array('u32', n, { label: 'dynamic pagerank touched' }),
@@ -454,13 +458,14 @@ export class DynamicPageRank {
     if (deg > 0u) {
       p = ${f32(sign * this.alpha)} * ${this.scores}[v] / f32(deg);
       ${this.#listBuckets()}(v);
+      atomicAdd(&${atomic(this.#counters)}[4], deg);
     }
     if (${u32(sign === 1 ? 1 : 0)} != 0u) { ${rw(this.#marks)}[v] = 0u; }
   }
   ${rw(this.#contrib)}[v] = p;
 }`,
     );
-    await this.#plan(rec, true);
+    await this.#plan(rec, n, push, true);
     await this.#pushShares(rec, push, false);
   }
 
@@ -504,40 +509,54 @@ export class DynamicPageRank {
       { all: 1 },
       wgsl`(i: u32) {
   ${rw(this.#pushGates)}[${lit(`${G_PUSHERS}u`)}] = 1u;
+  ${rw(this.#pushGates)}[${lit(`${G_FOLD}u`)}] = ${u32(n)};
   ${rw(this.#pushGates)}[${lit(`${G_ALL}u`)}] = 1u;
 }`,
     );
   }
 
   /**
-   * After a fold or a pass of shares: the pushers' count becomes the loop's status and this push is
-   * sized: the listed buckets, or every slab once they are many (the next fold then visits every vertex).
-   * The passes of shares `keep` what a whole residual or the other pass set.
+   * After a fold or a pass of shares: the pushers' count becomes the loop's status, push `push` is sized
+   * (the listed buckets, or every slab once they are many) and so is the next fold (every vertex after a
+   * sweep, else at most the pushers' out-degrees). The passes of shares `keep` what a whole residual or
+   * the other pass set; a round's plan empties the queue its push fills.
    */
-  async #plan(rec: Recorder, keep: boolean) {
+  async #plan(rec: Recorder, n: number, push: number, keep: boolean) {
     const graph = this.graph;
     const gates = this.#pushGates;
-    const sparse = writeDispatchArgs(gates, G_SPARSE_ARGS, transformItemsPerWorkgroup(0));
-    const dense = writeDispatchArgs(gates, G_DENSE_ARGS, transformItemsPerWorkgroup(0));
-    const k = u32(keep ? 1 : 0);
+    const per = transformItemsPerWorkgroup(0);
+    const fold = writeDispatchArgs(gates, G_FOLD_ARGS, per);
+    const sparse = writeDispatchArgs(gates, G_SPARSE_ARGS, per);
+    const dense = writeDispatchArgs(gates, G_DENSE_ARGS, per);
+    const word = (g: number) => lit(`${g}u`);
     await compute(
       rec,
       { all: 1 },
       wgsl`(i: u32) {
+  let kept = ${u32(keep ? 1 : 0)} != 0u;
   let pushers = ${rw(this.#counters)}[0];
   let items = min(${rw(this.#counters)}[1], ${u32(this.#work.length)});
+  let reach = ${rw(this.#counters)}[4];
   ${rw(this.#counters)}[0] = 0u;
   ${rw(this.#counters)}[1] = 0u;
+  ${rw(this.#counters)}[4] = 0u;
+  if (!kept) { ${rw(this.#counters)}[${lit(`${2 + (push % 2)}u`)}] = 0u; }
   let slabs = min(${graph.alloc}[${lit(`${A_BUMP}u`)}], ${u32(graph.slabCapacity)});
-  let sweep = items * ${lit(`${DENSE_SHARE}u`)} > slabs;
+  let sweep = items * ${lit(`${DENSE_SHARE}u`)} > slabs && items > 0u;
+  let wasAll = ${rw(gates)}[${word(G_ALL)}] != 0u;
+  let running = select(pushers, max(pushers, ${rw(gates)}[${word(G_PUSHERS)}]), kept);
+  let all = sweep || (kept && wasAll);
+  let bound = select(min(reach, ${u32(n)}), ${u32(n)}, all);
+  let next = select(0u, select(bound, min(${rw(gates)}[${word(G_FOLD)}] + bound, ${u32(n)}), kept && !all), running > 0u);
   let listed = select(items, 0u, sweep);
-  let swept = select(0u, slabs, sweep && items > 0u);
-  let all = select(0u, 1u, sweep && items > 0u);
-  let kept = ${k} != 0u;
-  ${rw(gates)}[${lit(`${G_PUSHERS}u`)}] = select(pushers, max(pushers, ${rw(gates)}[${lit(`${G_PUSHERS}u`)}]), kept);
-  ${rw(gates)}[${lit(`${G_ALL}u`)}] = select(all, max(all, ${rw(gates)}[${lit(`${G_ALL}u`)}]), kept);
-  ${rw(gates)}[${lit(`${G_SPARSE}u`)}] = listed;
-  ${rw(gates)}[${lit(`${G_DENSE}u`)}] = swept;
+  let swept = select(0u, slabs, sweep);
+  ${rw(gates)}[${word(G_PUSHERS)}] = running;
+  ${rw(gates)}[${word(G_FOLD)}] = next;
+  ${rw(gates)}[${word(G_ALL)}] = select(0u, 1u, all);
+  ${rw(gates)}[${word(G_CHECK)}] = select(0u, 1u, sweep && !wasAll && !kept);
+  ${rw(gates)}[${word(G_SPARSE)}] = listed;
+  ${rw(gates)}[${word(G_DENSE)}] = swept;
+  ${fold.write}(next);
   ${sparse.write}(listed);
   ${dense.write}(swept);
 }`,
@@ -560,7 +579,10 @@ export class DynamicPageRank {
     await compute(rec, listed, this.#pushBucket(push));
     // A fold writes the shares of the vertices it visits only: a sweep takes those of this round's pushers.
     const share = round
-      ? wgsl`(v: u32) -> f32 { return select(0.0, ${this.#contrib}[v], ${this.#pushedAt}[v] == ${u32(push)}); }`
+      ? wgsl`(v: u32) -> f32 {
+  if (${gates}[${lit(`${G_CHECK}u`)}] == 0u) { return ${this.#contrib}[v]; }
+  return select(0.0, ${this.#contrib}[v], ${this.#pushedAt}[v] == ${u32(push)});
+}`
       : undefined;
     await compute(rec, swept, this.#gather(share));
   }
@@ -623,7 +645,9 @@ export class DynamicPageRank {
     };
     const start = this.#pushes;
     const fold = (q: 0 | 1, push: number) => wgsl`(i: u32) {
-  let v = select(${this.#queues[q]}[i], i, ${gates}[${lit(`${G_ALL}u`)}] != 0u);
+  let all = ${gates}[${lit(`${G_ALL}u`)}] != 0u;
+  if (!all && i >= atomicLoad(&${atomic(this.#counters)}[${lit(`${2 + q}u`)}])) { return; }
+  let v = select(${this.#queues[q]}[i], i, all);
   let r = ${rw(this.residuals)}[v] + bitcast<f32>(${rw(this.#sums)}[v]);
   ${rw(this.#sums)}[v] = 0u;
   let y = ${rw(this.scores)}[v];
@@ -637,6 +661,7 @@ export class DynamicPageRank {
     if (deg > 0u) {
       p = ${f32(this.alpha)} * r / f32(deg);
       ${this.#listBuckets()}(v);
+      atomicAdd(&${atomic(this.#counters)}[4], deg);
       ${rw(this.#pushedAt)}[v] = ${u32(push)};
     }
   }
@@ -648,21 +673,8 @@ export class DynamicPageRank {
       const q = ((start + it) % 2) as 0 | 1;
       const push = start + it + 1;
       this.#pushes = Math.max(this.#pushes, push);
-      const args = writeDispatchArgs(gates, G_FOLD_ARGS, per);
-      await compute(
-        rec,
-        { all: 1 },
-        wgsl`(i: u32) {
-  let on = ${rw(gates)}[${lit(`${G_PUSHERS}u`)}] != 0u;
-  let count = select(${rw(this.#counters)}[${lit(`${2 + q}u`)}], ${u32(n)}, ${rw(gates)}[${lit(`${G_ALL}u`)}] != 0u);
-  let folded = select(0u, count, on);
-  ${rw(this.#counters)}[${lit(`${3 - q}u`)}] = 0u;
-  ${rw(gates)}[${lit(`${G_FOLD}u`)}] = folded;
-  ${args.write}(folded);
-}`,
-      );
       await compute(rec, folded, fold(q, push));
-      await this.#plan(rec, false);
+      await this.#plan(rec, n, push, false);
       await this.#pushShares(rec, push, true);
     };
     const run = await enact(
