@@ -1,7 +1,7 @@
 import { pageRankReference, verifyPageRank } from '@weft/algorithms';
 import { InputError } from '@weft/gpu';
 import type { HostCsr } from '@weft/graph';
-import { kronecker } from '@weft/graph/generators';
+import { grid, kronecker } from '@weft/graph/generators';
 import { gpuTest, mulberry32 } from '@weft/testing';
 import { describe, expect, it } from 'vitest';
 import { DynamicGraph } from './dynamic-graph.ts';
@@ -250,6 +250,72 @@ describe('DynamicPageRank.insertEdges / deleteEdges (residual push)', () => {
       await expect(p.insertEdges(Uint32Array.of(n + 2), Uint32Array.of(0))).rejects.toThrow(InputError);
       p.destroy();
       await expect(p.deleteEdges(Uint32Array.of(1), Uint32Array.of(2))).rejects.toThrow(InputError);
+      g.destroy();
+    });
+  });
+
+  it('handles an empty graph, one vertex, a hub on one slab chain, a grid and a rejected batch', async () => {
+    await gpuTest(async (device) => {
+      const empty = await DynamicGraph.create(device, { vertexCount: 0, directed: false });
+      const p0 = await DynamicPageRank.create(empty);
+      expect((await p0.insertEdges(new Uint32Array(0), new Uint32Array(0))).iterations).toBe(0);
+      expect(await p0.result()).toEqual(new Float32Array(0));
+      p0.destroy();
+      empty.destroy();
+      const one = await DynamicGraph.create(device, { vertexCount: 1, directed: true });
+      const p1 = await DynamicPageRank.create(one);
+      await p1.insertEdges(Uint32Array.of(0), Uint32Array.of(0));
+      expect(Array.from(await p1.result())).toEqual([1]);
+      p1.destroy();
+      one.destroy();
+      // A star built without degree hints: the hub's one bucket is a chain of slabs; 257 leaves straddle a
+      // workgroup's worth of keys. Directed: leaves point at the hub, which is dangling until it points back.
+      for (const directed of [false, true]) {
+        const n = 258;
+        const g = await DynamicGraph.create(device, { vertexCount: n, directed });
+        const model = new HostDynamicGraph(n, directed);
+        const p = await DynamicPageRank.create(g);
+        const leaves = Uint32Array.from({ length: n - 1 }, (_, i) => i + 1);
+        const hub = new Uint32Array(n - 1);
+        for (const [src, dst] of [
+          [leaves, hub],
+          [hub.subarray(0, 64), leaves.subarray(0, 64)],
+        ] as const) {
+          await p.insertEdges(src, dst);
+          model.insertEdges(src, dst);
+          expect(verifyPageRank(snapshot(model), await p.result()), `star ${directed}`).toBeNull();
+        }
+        await p.deleteEdges(leaves.subarray(100, 256), hub.subarray(100, 256));
+        model.deleteEdges(leaves.subarray(100, 256), hub.subarray(100, 256));
+        expect(verifyPageRank(snapshot(model), await p.result()), `star cut ${directed}`).toBeNull();
+        // A batch the graph rejects (an id past the vertices) leaves the ranks' state as it was.
+        await expect(p.insertEdges(Uint32Array.of(1, n), Uint32Array.of(2, 0))).rejects.toThrow(InputError);
+        await p.insertEdges(Uint32Array.of(1), Uint32Array.of(2));
+        model.insertEdges([1], [2]);
+        expect(
+          verifyPageRank(snapshot(model), await p.result()),
+          `after a rejected batch ${directed}`,
+        ).toBeNull();
+        p.destroy();
+        g.destroy();
+      }
+      // A 16 x 16 grid (diameter 30), cut in two and joined again.
+      const edges = grid({ width: 16, height: 16 });
+      const g = await DynamicGraph.fromEdgeList(device, edges);
+      const model = new HostDynamicGraph(edges.vertexCount, false);
+      model.insertEdges(edges.src, edges.dst);
+      const p = await DynamicPageRank.create(g);
+      const cut = {
+        src: Uint32Array.from({ length: 16 }, (_, i) => i * 16 + 7),
+        dst: Uint32Array.from({ length: 16 }, (_, i) => i * 16 + 8),
+      };
+      await p.deleteEdges(cut.src, cut.dst);
+      model.deleteEdges(cut.src, cut.dst);
+      expect(verifyPageRank(snapshot(model), await p.result()), 'grid cut').toBeNull();
+      await p.insertEdges(cut.src.subarray(0, 1), cut.dst.subarray(0, 1));
+      model.insertEdges(cut.src.subarray(0, 1), cut.dst.subarray(0, 1));
+      expect(verifyPageRank(snapshot(model), await p.result()), 'grid joined').toBeNull();
+      p.destroy();
       g.destroy();
     });
   });
