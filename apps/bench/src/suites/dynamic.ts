@@ -945,22 +945,30 @@ function componentsCase(op: 'insert' | 'delete', mode: 'incremental' | 'recomput
  * with the batch). A warm run first restores the state before the batch (the batch deleted from the graph,
  * the scores and residuals copied back), which its time includes. The batch joins random vertices, or
  * (`connected`) only vertices that had edges: an edge between two isolated vertices makes a new two-vertex
- * component whose residual fades by alpha a round (a tail of rounds over a few vertices each).
+ * component whose residual fades by alpha a round (a tail of rounds over a few vertices each). `deleted`:
+ * a batch of n existing edges deleted (`DynamicPageRank.deleteEdges`; compare with the cold rows).
  * Validated against the f64 reference on small graphs, against `@weft/algorithms`' PageRank on a CSR
  * snapshot on large ones (both within 1e-4 of the fixed point).
  */
-function pageRankCase(mode: 'warm' | 'cold', among: 'random' | 'connected'): BenchCase {
+function pageRankCase(mode: 'warm' | 'cold', among: 'random' | 'connected' | 'deleted'): BenchCase {
+  const what = { random: '', connected: ' among connected vertices', deleted: ' of deletions' }[among];
   return {
-    name: `dynamic pagerank ${mode} after a batch${among === 'connected' ? ' among connected vertices' : ''}`,
+    name: `dynamic pagerank ${mode} after a batch${what}`,
     family: 'dynamic',
     maxItems: (device) => scaleOf(device).poolEdges,
     async setup(device, n, seed): Promise<BenchInstance> {
       const scale = scaleOf(device);
       const csr = unweighted(hostGraph(scale, 'kronecker'));
       const graph = await DynamicGraph.fromCsr(device, csr);
-      const b = cached(`pagerank/${among}/${scale.kronScale}/${seed}/${n}`, () =>
-        newEdges(csr, n, seed, among === 'connected'),
-      );
+      const b =
+        among === 'deleted'
+          ? cached(`existing/${scale.kronScale}/${seed}/${n}`, () => existingEdges(csr, n, seed))
+          : cached(`pagerank/${among}/${scale.kronScale}/${seed}/${n}`, () =>
+              newEdges(csr, n, seed, among === 'connected'),
+            );
+      // Deletions: the batch's edges are in the graph before it.
+      const before = among === 'deleted' ? graph.insertEdges : graph.deleteEdges;
+      const apply = among === 'deleted' ? graph.deleteEdges : graph.insertEdges;
       const p = await DynamicPageRank.create(graph);
       const src = device.array('u32', n, { label: 'pagerank batch sources' }).upload(b.src);
       const dst = device.array('u32', n, { label: 'pagerank batch targets' }).upload(b.dst);
@@ -972,7 +980,7 @@ function pageRankCase(mode: 'warm' | 'cold', among: 'random' | 'connected'): Ben
       save.copy(p.scores, scores);
       save.copy(p.residuals, residuals);
       await save.submit();
-      if (mode === 'cold') await graph.insertEdges(src, dst);
+      if (mode === 'cold') await apply.call(graph, src, dst);
       return {
         items: n,
         bytes: 0,
@@ -983,12 +991,13 @@ function pageRankCase(mode: 'warm' | 'cold', among: 'random' | 'connected'): Ben
             await p.recompute();
             return;
           }
-          await graph.deleteEdges(src, dst);
+          await before.call(graph, src, dst);
           const rec = device.recorder({ label: 'restore the push state' });
           rec.copy(scores, p.scores);
           rec.copy(residuals, p.residuals);
           await rec.submit();
-          await p.insertEdges(src, dst);
+          if (among === 'deleted') await p.deleteEdges(src, dst);
+          else await p.insertEdges(src, dst);
         },
         async validate() {
           if (!p.lastRun.converged) return 'did not converge';
@@ -1039,4 +1048,5 @@ export const cases: BenchCase[] = [
   pageRankCase('cold', 'random'),
   pageRankCase('warm', 'connected'),
   pageRankCase('cold', 'connected'),
+  pageRankCase('warm', 'deleted'),
 ];
