@@ -35,12 +35,13 @@ const G_LEFT = 9;
 
 export interface DynamicComponentsOptions {
   /**
-   * How a deletion re-links the touched vertices' remaining edges: `'vertex'`, a thread per touched vertex
-   * walking its table; `'slab'`, a thread per slab of the pool whose owner was touched; `'auto'` (default)
-   * picks on the GPU: slabs once `sweepMin` vertices or more were touched.
+   * How a deletion re-links the edges of the vertices left outside their component's main set (phase 2 of
+   * a repair): `'vertex'`, a thread per such vertex walking its table; `'slab'`, a thread per slab of the
+   * pool whose owner is one; `'auto'` (default) picks on the GPU: slabs once `sweepMin` vertices or more
+   * are left over. Directed graphs always sweep (their tables hold no in-edges).
    */
   relink?: 'auto' | 'vertex' | 'slab';
-  /** Touched vertices from which `'auto'` sweeps the slabs (default: a 32nd of the vertices, at least 1). */
+  /** Left-over vertices from which `'auto'` sweeps the slabs (default: a 32nd of the vertices, at least 1). */
   sweepMin?: number;
 }
 
@@ -54,7 +55,9 @@ export interface ComponentsUpdateOptions {
  * morph style): an insertion batch unions its edges' ends in `@weft/operators`' `DisjointSets`
  * ({@link afterInsert}, nothing recomputed); a deletion batch ({@link deleteEdges}, {@link deleteVertices})
  * resets the touched components (those holding an end of a deleted edge or a deleted vertex) to
- * singletons and unions their remaining edges again, walking only their tables, so splits come out right.
+ * singletons and re-links them: a few edges a vertex first, then every edge of the vertices left outside
+ * the largest set so formed, so splits come out right while a giant component cut by a few edges
+ * re-links a handful of vertices.
  *
  * `labels[v]` is the smallest vertex id of `v`'s component (a union-find root: every parent is smaller than
  * its child), for every id below the graph's `vertexCount`; deleted and never-inserted ids are singletons.
