@@ -246,6 +246,14 @@ describe('DynamicPageRank.insertEdges / deleteEdges (residual push)', () => {
       await p.deleteEdges(Uint32Array.of(n), Uint32Array.of(5));
       model.deleteEdges(Uint32Array.of(n), Uint32Array.of(5));
       expect(verifyPageRank(snapshot(model), await p.result()), 'after the fallback').toBeNull();
+      // Changes made to the graph directly (the id count unchanged): the next batch sees them.
+      await g.deleteVertices([7]);
+      model.deleteVertices([7]);
+      await g.insertEdges(Uint32Array.of(20), Uint32Array.of(250));
+      model.insertEdges([20], [250]);
+      await p.insertEdges(Uint32Array.of(30), Uint32Array.of(31));
+      model.insertEdges([30], [31]);
+      expect(verifyPageRank(snapshot(model), await p.result()), 'after direct changes').toBeNull();
       await expect(p.insertEdges(Uint32Array.of(1), Uint32Array.of())).rejects.toThrow(InputError);
       await expect(p.insertEdges(Uint32Array.of(n + 2), Uint32Array.of(0))).rejects.toThrow(InputError);
       p.destroy();

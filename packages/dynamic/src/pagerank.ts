@@ -141,6 +141,8 @@ export class DynamicPageRank {
   #ranked = 0;
   /** Whether `residuals` hold the residual of `scores` on the graph as of the last run. */
   #residualsValid = false;
+  /** The graph's `version` after the last run or batch of this object's own. */
+  #seen = -1;
   /** What the last run did. */
   lastRun: DynamicPageRankRun = { iterations: 0, converged: true, submits: 0 };
   #destroyed = false;
@@ -370,6 +372,7 @@ export class DynamicPageRank {
     );
     await scale.submit();
     this.#residualsValid = false;
+    this.#seen = graph.version;
     this.lastRun = { iterations: run.iterations, converged: run.converged, submits: run.submits + 2 };
     return this.lastRun;
   }
@@ -393,6 +396,8 @@ export class DynamicPageRank {
         if (ids[i]! >= n) throw new InputError(`id ${ids[i]} at ${i} is not below vertexCount ${n}`, where);
       }
     }
+    // A change made to the graph directly leaves the residuals stale: they are computed again in full.
+    if (graph.version !== this.#seen) this.#residualsValid = false;
     if (this.#ranked !== n || n === 0) {
       // Vertices changed since the last run: the scores do not cover the graph's ids.
       await change();
@@ -429,6 +434,7 @@ export class DynamicPageRank {
     await rec.submit();
     try {
       await change();
+      this.#seen = graph.version;
     } catch (e) {
       // The shares taken out stay in the sums: the next batch starts from a whole residual again.
       this.#residualsValid = false;
