@@ -1,6 +1,7 @@
 import { componentsReference } from '@weft/algorithms';
 import { InputError } from '@weft/gpu';
 import type { HostCsr } from '@weft/graph';
+import { kronecker } from '@weft/graph/generators';
 import { expectArrayEqual, gpuTest, mulberry32 } from '@weft/testing';
 import { describe, expect, it } from 'vitest';
 import {
@@ -184,4 +185,50 @@ describe('DynamicComponents', () => {
       g.destroy();
     });
   });
+
+  for (const directed of [false, true]) {
+    it(`re-links edge by edge only what falls outside the main set of a giant component (${directed ? 'directed' : 'undirected'})`, async () => {
+      await gpuTest(async (device) => {
+        const rand = mulberry32(directed ? 31 : 32);
+        // Kronecker: a giant component with hubs, leaves that deletions cut off, isolated ids.
+        const edges = kronecker({ scale: 9, edgeFactor: 6, seed: 4 });
+        const g = await DynamicGraph.fromEdgeList(device, { ...edges, directed });
+        const model = new HostDynamicGraph(edges.vertexCount, directed);
+        model.insertEdges(edges.src, edges.dst);
+        const c = await DynamicComponents.create(g);
+        for (let batch = 0; batch < 6; batch++) {
+          const del = pick(edgesOf(model), batch === 5 ? 400 : 1 + Math.floor(rand() * 60), rand);
+          const ds = Uint32Array.from(del, (p) => p[0]);
+          const dt = Uint32Array.from(del, (p) => p[1]);
+          await c.deleteEdges(ds, dt);
+          model.deleteEdges(ds, dt);
+          await expectLabels(c, model, `batch ${batch}`);
+          const reset = await c.touched();
+          const relinked = await c.relinked();
+          expect(relinked, `batch ${batch}`).toBeLessThanOrEqual(reset);
+          // The giant stays mostly in one set after a few edges a vertex.
+          if (batch < 5) expect(relinked, `batch ${batch}: ${relinked} of ${reset}`).toBeLessThan(reset / 2);
+        }
+        // Every edge of a path cut: each piece on its own (splits into many big and small pieces).
+        const path = Array.from({ length: 64 }, (_, i) => i + 300);
+        const ps = Uint32Array.from(path.slice(0, -1));
+        const pt = Uint32Array.from(path.slice(1));
+        await g.insertEdges(ps, pt);
+        model.insertEdges(ps, pt);
+        await c.afterInsert(ps, pt);
+        const cut = Uint32Array.from([310, 340, 341]);
+        await c.deleteEdges(
+          cut,
+          Uint32Array.from(cut, (v) => v + 1),
+        );
+        model.deleteEdges(
+          cut,
+          Uint32Array.from(cut, (v) => v + 1),
+        );
+        await expectLabels(c, model, 'path cut');
+        c.destroy();
+        g.destroy();
+      });
+    });
+  }
 });

@@ -16,16 +16,32 @@ import {
 } from '@weft/gpu';
 import { compute, DisjointSets } from '@weft/operators';
 import type { DynamicGraph, IdArray } from './dynamic-graph.ts';
+import { KEY_SLOTS, SLAB_WORDS, TOMBSTONE, V_BASE, VERTEX_WORDS } from './layout.ts';
 import { findEdgeFunctor, forEachSlabEdge, isAliveFunctor, NOT_FOUND } from './neighbors.ts';
+
+/** Keys of a vertex's first slab that phase 1 of a repair unions it with. */
+const FIRST_KEYS = 4;
+type Scratch = [
+  DeviceArray<'u32'>,
+  DeviceArray<'u32'>,
+  DeviceArray<'u32'>,
+  DeviceArray<'u32'>,
+  DeviceArray<'u32'>,
+];
+/** No main set yet. */
+const NONE = 0xffffffff;
+/** The gates' word counting the vertices left outside their old component's main set. */
+const G_LEFT = 9;
 
 export interface DynamicComponentsOptions {
   /**
-   * How a deletion re-links the touched vertices' remaining edges: `'vertex'`, a thread per touched vertex
-   * walking its table; `'slab'`, a thread per slab of the pool whose owner was touched; `'auto'` (default)
-   * picks on the GPU: slabs once `sweepMin` vertices or more were touched.
+   * How a deletion re-links the edges of the vertices left outside their component's main set (phase 2 of
+   * a repair): `'vertex'`, a thread per such vertex walking its table; `'slab'`, a thread per slab of the
+   * pool whose owner is one; `'auto'` (default) picks on the GPU: slabs once `sweepMin` vertices or more
+   * are left over. Directed graphs always sweep (their tables hold no in-edges).
    */
   relink?: 'auto' | 'vertex' | 'slab';
-  /** Touched vertices from which `'auto'` sweeps the slabs (default: a 32nd of the vertices, at least 1). */
+  /** Left-over vertices from which `'auto'` sweeps the slabs (default: a 32nd of the vertices, at least 1). */
   sweepMin?: number;
 }
 
@@ -39,7 +55,9 @@ export interface ComponentsUpdateOptions {
  * morph style): an insertion batch unions its edges' ends in `@weft/operators`' `DisjointSets`
  * ({@link afterInsert}, nothing recomputed); a deletion batch ({@link deleteEdges}, {@link deleteVertices})
  * resets the touched components (those holding an end of a deleted edge or a deleted vertex) to
- * singletons and unions their remaining edges again, walking only their tables, so splits come out right.
+ * singletons and re-links them: a few edges a vertex first, then every edge of the vertices left outside
+ * the largest set so formed, so splits come out right while a giant component cut by a few edges
+ * re-links a handful of vertices.
  *
  * `labels[v]` is the smallest vertex id of `v`'s component (a union-find root: every parent is smaller than
  * its child), for every id below the graph's `vertexCount`; deleted and never-inserted ids are singletons.
@@ -57,7 +75,20 @@ export class DynamicComponents {
   #stamp: DeviceArray<'u32'>;
   /** The vertices the last deletion reset. */
   #touched: DeviceArray<'u32'>;
-  /** [touched, walked, swept, walk dispatch arguments (3), sweep dispatch arguments (3)]. */
+  /** Per reset vertex, its label before the deletion (its old component). */
+  #old: DeviceArray<'u32'>;
+  /** Per phase-1 root, its set's size; per old component, the largest size and its smallest root. */
+  #size: DeviceArray<'u32'>;
+  #best: DeviceArray<'u32'>;
+  #main: DeviceArray<'u32'>;
+  /** The epoch of the last repair that left each vertex outside its main set (never cleared). */
+  #left: DeviceArray<'u32'>;
+  /** The vertices the last repair left outside their main sets, and their count. */
+  #leftover: DeviceArray<'u32'>;
+  readonly #leftCount: DeviceArray<'u32'>;
+  /**
+   * [touched, walked, swept, walk dispatch arguments (3), sweep dispatch arguments (3), left over].
+   */
   readonly #gates: DeviceArray<'u32'>;
   #capacity: number;
   #epoch = 0;
@@ -72,8 +103,11 @@ export class DynamicComponents {
     this.labels = d.array('u32', this.#capacity, { label: 'dynamic cc labels' });
     this.#stamp = d.array('u32', this.#capacity, { label: 'dynamic cc stamps' });
     this.#touched = d.array('u32', this.#capacity, { label: 'dynamic cc touched' });
+    this.#left = d.array('u32', this.#capacity, { label: 'dynamic cc left over' });
+    [this.#old, this.#size, this.#best, this.#main, this.#leftover] = this.#scratch(this.#capacity);
     this.#sets = new DisjointSets(d, this.#capacity, { parents: this.labels, label: 'dynamic cc' });
-    this.#gates = d.array('u32', 9, { label: 'dynamic cc gates', indirect: true });
+    this.#gates = d.array('u32', 10, { label: 'dynamic cc gates', indirect: true });
+    this.#leftCount = d.array('u32', 1, { label: 'dynamic cc left over count' });
   }
 
   /** Components of `graph` computed from scratch. */
@@ -88,6 +122,7 @@ export class DynamicComponents {
     }
     const c = new DynamicComponents(graph, options);
     await c.#stamp.fill(0);
+    await c.#left.fill(0);
     await c.recompute();
     return c;
   }
@@ -143,6 +178,7 @@ export class DynamicComponents {
     const epoch = ++this.#epoch;
     await onTarget(this.#target(options), 'dynamic cc delete edges', async (rec) => {
       rec.clear(this.#gates);
+      rec.clear(this.#leftCount);
       if (src.length > 0) {
         const { s, t } = onDevice(rec, src, dst);
         // Both ends of an existing edge share a root, so marking one end's root marks the component.
@@ -173,6 +209,7 @@ export class DynamicComponents {
     const epoch = ++this.#epoch;
     await onTarget(this.#target(options), 'dynamic cc delete vertices', async (rec) => {
       rec.clear(this.#gates);
+      rec.clear(this.#leftCount);
       if (list.length > 0) {
         const idArr = rec.scratch('u32', list.length, 'cc deleted vertices').upload(list);
         await compute(
@@ -196,17 +233,42 @@ export class DynamicComponents {
     return n === 0 ? new Uint32Array(0) : this.labels.download(0, n);
   }
 
-  /** How many vertices the last deletion reset and re-linked (read back from the GPU). */
+  /** How many vertices the last deletion reset (read back from the GPU). */
   async touched(): Promise<number> {
     this.#checkOpen();
     return (await this.#gates.download(0, 1))[0]!;
+  }
+
+  /**
+   * How many of them the last deletion re-linked edge by edge (those outside their old component's main
+   * set after phase 1; read back from the GPU).
+   */
+  async relinked(): Promise<number> {
+    this.#checkOpen();
+    return (await this.#gates.download(G_LEFT, 1))[0]!;
   }
 
   destroy() {
     if (this.#destroyed) return;
     this.#destroyed = true;
     this.#sets.destroy();
-    for (const a of [this.labels, this.#stamp, this.#touched, this.#gates]) a.destroy();
+    for (const a of [this.labels, this.#stamp, this.#touched, this.#left, this.#gates, this.#leftCount]) {
+      a.destroy();
+    }
+    for (const a of [this.#old, this.#size, this.#best, this.#main, this.#leftover]) a.destroy();
+  }
+
+  /** Per-repair arrays, written before they are read: [old, size, best, main, leftover]. */
+  #scratch(capacity: number): Scratch {
+    const d = this.graph.device;
+    const one = (what: string) => d.array('u32', capacity, { label: `dynamic cc ${what}` });
+    return [
+      one('old labels'),
+      one('set sizes'),
+      one('largest sets'),
+      one('main sets'),
+      one('left over list'),
+    ];
   }
 
   [Symbol.dispose]() {
@@ -248,10 +310,13 @@ export class DynamicComponents {
     const old = this.#capacity;
     const labels = d.array('u32', capacity, { label: 'dynamic cc labels' });
     const stamp = d.array('u32', capacity, { label: 'dynamic cc stamps' });
+    const left = d.array('u32', capacity, { label: 'dynamic cc left over' });
     const rec = d.recorder({ label: 'dynamic cc grow' });
     rec.clear(stamp);
+    rec.clear(left);
     rec.copy(this.labels, labels, old);
     rec.copy(this.#stamp, stamp, old);
+    rec.copy(this.#left, left, old);
     await compute(
       rec,
       { all: capacity - old },
@@ -259,10 +324,13 @@ export class DynamicComponents {
     );
     await rec.submit();
     this.#sets.destroy();
-    for (const a of [this.labels, this.#stamp, this.#touched]) a.destroy();
+    for (const a of [this.labels, this.#stamp, this.#touched, this.#left]) a.destroy();
+    for (const a of [this.#old, this.#size, this.#best, this.#main, this.#leftover]) a.destroy();
     this.labels = labels;
     this.#stamp = stamp;
+    this.#left = left;
     this.#touched = d.array('u32', capacity, { label: 'dynamic cc touched' });
+    [this.#old, this.#size, this.#best, this.#main, this.#leftover] = this.#scratch(capacity);
     this.#sets = new DisjointSets(d, capacity, { parents: labels, label: 'dynamic cc' });
     this.#capacity = capacity;
   }
@@ -285,26 +353,84 @@ export class DynamicComponents {
 
   /**
    * After a deletion recorded into `rec` whose touched roots carry `epoch`: resets every vertex of those
-   * roots' components to a singleton (listing it), re-links the edges of the listed vertices (by vertex
-   * or by slab, chosen on the GPU from their count), and compresses the listed vertices' paths.
+   * roots' components to a singleton (listing it, with its old label), then re-links in two phases.
+   * Phase 1 unions each listed vertex with the first keys of its first slab (a few edges a vertex, one slab
+   * read); in each old component the set with the most vertices is its main set. Phase 2 unions every edge
+   * of the vertices outside the main sets (their tables, or a sweep of the slabs chosen on the GPU from
+   * their count; directed graphs sweep, as in-edges are not in the tables). Exact: an edge between two
+   * vertices of one main set joins nothing new, and every other edge of the old components is unioned.
    */
   async #repair(rec: Recorder, epoch: number) {
     const graph = this.graph;
     const gates = this.#gates;
     const stamp = atomic(this.#stamp);
+    const none = lit(`${NONE}u`);
     await compute(
       rec,
       { all: graph.vertexCount },
       wgsl`(v: u32) {
-  if (atomicLoad(&${stamp}[${this.labels}[v]]) != ${u32(epoch)}) { return; }
+  let old = ${this.labels}[v];
+  if (atomicLoad(&${stamp}[old]) != ${u32(epoch)}) { return; }
   ${rw(this.labels)}[v] = v;
+  ${rw(this.#old)}[v] = old;
+  atomicStore(&${atomic(this.#size)}[v], 0u);
+  atomicStore(&${atomic(this.#best)}[v], 0u);
+  atomicStore(&${atomic(this.#main)}[v], ${none});
   atomicStore(&${stamp}[v], ${u32(epoch)});
   let slot = atomicAdd(&${atomic(gates)}[0], 1u);
   ${rw(this.#touched)}[slot] = v;
 }`,
     );
+    const touched = { items: this.#touched, length: { array: gates, index: 0 } };
+    const slabs = graph.slabs;
+    const word = (field: number) => lit(`v * ${VERTEX_WORDS}u + ${field}u`);
+    await compute(
+      rec,
+      touched,
+      wgsl`(v: u32) {
+  let at = ${graph.vertices}[${word(V_BASE)}] * ${lit(`${SLAB_WORDS}u`)};
+  var linked = 0u;
+  for (var lane = 0u; lane < ${lit(`${KEY_SLOTS}u`)} && linked < ${lit(`${FIRST_KEYS}u`)}; lane++) {
+    let k = ${slabs}[at + lane];
+    if (k < ${lit(`${TOMBSTONE}u`)}) {
+      _ = ${this.#sets.union()}(v, k);
+      linked++;
+    }
+  }
+}`,
+    );
+    const find = this.#sets.find();
+    await compute(rec, touched, wgsl`(v: u32) { atomicStore(&${atomic(this.labels)}[v], ${find}(v)); }`);
+    await compute(rec, touched, wgsl`(v: u32) { atomicAdd(&${atomic(this.#size)}[${this.labels}[v]], 1u); }`);
+    await compute(
+      rec,
+      touched,
+      wgsl`(v: u32) {
+  if (${this.labels}[v] == v) { atomicMax(&${atomic(this.#best)}[${this.#old}[v]], atomicLoad(&${atomic(this.#size)}[v])); }
+}`,
+    );
+    await compute(
+      rec,
+      touched,
+      wgsl`(v: u32) {
+  let c = ${this.#old}[v];
+  if (${this.labels}[v] == v && atomicLoad(&${atomic(this.#size)}[v]) == atomicLoad(&${atomic(this.#best)}[c])) {
+    atomicMin(&${atomic(this.#main)}[c], v);
+  }
+}`,
+    );
+    const left = atomic(this.#left);
+    await compute(
+      rec,
+      touched,
+      wgsl`(v: u32) {
+  if (${this.labels}[v] == atomicLoad(&${atomic(this.#main)}[${this.#old}[v]])) { return; }
+  atomicStore(&${left}[v], ${u32(epoch)});
+  let slot = atomicAdd(&${atomic(this.#leftCount)}[0], 1u);
+  ${rw(this.#leftover)}[slot] = v;
+}`,
+    );
     const sweepMin = this.#sweepMin();
-    const touched = { array: gates, index: 0 };
     const walkCount = { array: gates, index: 1 };
     const sweepCount = { array: gates, index: 2 };
     const walk = writeDispatchArgs(gates, 3, transformItemsPerWorkgroup(walkCount));
@@ -313,8 +439,9 @@ export class DynamicComponents {
       rec,
       { all: 1 },
       wgsl`(i: u32) {
-  let n = ${rw(gates)}[0];
-  let swept = n >= ${u32(sweepMin)};
+  let n = ${this.#leftCount}[0];
+  ${rw(gates)}[${lit(`${G_LEFT}u`)}] = n;
+  let swept = n >= ${u32(graph.directed ? 1 : sweepMin)};
   let walked = select(n, 0u, swept);
   let slabs = select(0u, min(${graph.alloc}[0], ${u32(graph.slabCapacity)}), swept && n > 0u);
   ${rw(gates)}[1] = walked;
@@ -323,18 +450,22 @@ export class DynamicComponents {
   ${sweep.write}(slabs);
 }`,
     );
-    const link = this.#link(true, epoch);
+    const isLeft = wgsl`(u: u32) -> bool { return atomicLoad(&${left}[u]) == ${u32(epoch)}; }`;
+    // Undirected: each edge once when both ends are left over, from the left-over end otherwise.
+    const relink = graph.directed
+      ? wgsl`(src: u32, dst: u32, edge: u32) {
+  if (src != dst && (${isLeft}(src) || ${isLeft}(dst))) { _ = ${this.#sets.union()}(src, dst); }
+}`
+      : wgsl`(src: u32, dst: u32, edge: u32) {
+  if (${isLeft}(src) && (src < dst || !${isLeft}(dst))) { _ = ${this.#sets.union()}(src, dst); }
+}`;
     await compute(
       rec,
-      { items: this.#touched, length: { ...walkCount, args: walk.args } },
-      graph.forEachNeighbor(link),
+      { items: this.#leftover, length: { ...walkCount, args: walk.args } },
+      graph.forEachNeighbor(relink),
     );
-    await compute(rec, { all: { ...sweepCount, args: sweep.args } }, forEachSlabEdge(graph, link));
-    await compute(
-      rec,
-      { items: this.#touched, length: touched },
-      wgsl`(v: u32) { atomicStore(&${atomic(this.labels)}[v], ${this.#sets.find()}(v)); }`,
-    );
+    await compute(rec, { all: { ...sweepCount, args: sweep.args } }, forEachSlabEdge(graph, relink));
+    await compute(rec, touched, wgsl`(v: u32) { atomicStore(&${atomic(this.labels)}[v], ${find}(v)); }`);
   }
 
   #sweepMin(): number {

@@ -97,6 +97,7 @@ export class DynamicGraph implements NeighborGraph {
   #alive: Uint8Array = new Uint8Array(0);
   #buckets: Uint32Array = new Uint32Array(0);
   #destroyed = false;
+  #version = 0;
 
   private constructor(
     readonly device: WeftDevice,
@@ -235,6 +236,14 @@ export class DynamicGraph implements NeighborGraph {
     return g;
   }
 
+  /**
+   * Counts the batches that may have changed the graph (edge and vertex insertions and deletions), so
+   * that state kept beside it can tell whether the graph changed behind its back.
+   */
+  get version(): number {
+    return this.#version;
+  }
+
   /** Vertex ids are below this (deleted and never-inserted ids included). */
   get vertexCount(): number {
     return this.#vertexCount;
@@ -291,11 +300,13 @@ export class DynamicGraph implements NeighborGraph {
    * orientation). Self-loops and edges touching a vertex that does not exist are ignored.
    */
   async insertEdges(src: IdArray, dst: IdArray, values?: ValueArray, options: BatchOptions = {}) {
+    this.#version++;
     await this.#insert(src, dst, values, !this.directed, options);
   }
 
   /** Deletes edges src[i] -> dst[i] (both directions when undirected); absent edges are ignored. */
   async deleteEdges(src: IdArray, dst: IdArray, options: BatchOptions = {}) {
+    this.#version++;
     this.#check();
     const n = this.#batchLength(src, dst, 'deleteEdges');
     const m = this.directed ? n : 2 * n;
@@ -380,6 +391,7 @@ export class DynamicGraph implements NeighborGraph {
    * `degreeHints[i]`; an id deleted earlier gets its old (emptied) buckets back. Existing vertices are ignored.
    */
   async insertVertices(ids: ArrayLike<number>, degreeHints?: ArrayLike<number>) {
+    this.#version++;
     this.#check();
     const where = 'insertVertices';
     if (degreeHints !== undefined && degreeHints.length !== ids.length) {
@@ -427,6 +439,7 @@ export class DynamicGraph implements NeighborGraph {
    * vertices as deleted from then on).
    */
   async deleteVertices(ids: ArrayLike<number>, options: { recorder?: Recorder } = {}) {
+    this.#version++;
     this.#check();
     const list = [...new Set(Array.from(ids))].filter((v) => this.hasVertex(v));
     if (list.length === 0) return;

@@ -1,7 +1,7 @@
 import { pageRankReference, verifyPageRank } from '@weft/algorithms';
 import { InputError } from '@weft/gpu';
 import type { HostCsr } from '@weft/graph';
-import { kronecker } from '@weft/graph/generators';
+import { grid, kronecker } from '@weft/graph/generators';
 import { gpuTest, mulberry32 } from '@weft/testing';
 import { describe, expect, it } from 'vitest';
 import { DynamicGraph } from './dynamic-graph.ts';
@@ -132,6 +132,198 @@ describe('DynamicPageRank', () => {
       const p = await DynamicPageRank.create(g);
       p.destroy();
       await expect(p.update()).rejects.toThrow(InputError);
+      g.destroy();
+    });
+  });
+});
+
+describe('DynamicPageRank.insertEdges / deleteEdges (residual push)', () => {
+  /** Random edges among all ids (isolated ones too), some repeated, some self-loops. */
+  function randomBatch(model: HostDynamicGraph, count: number, rand: () => number) {
+    const all = Array.from({ length: model.vertexCount }, (_, v) => v);
+    const { src, dst } = randomPairs(count, all, rand);
+    src[0] = dst[0]!; // a self-loop
+    if (count > 2) {
+      src[1] = src[2]!;
+      dst[1] = dst[2]!; // a repeat
+    }
+    return { src, dst };
+  }
+
+  function liveEdges(model: HostDynamicGraph, count: number, rand: () => number) {
+    const live = model.adjacency.flatMap((adj, u) => [...adj.keys()].map((v) => [u, v] as const));
+    const del = Array.from({ length: count }, () => live[Math.floor(rand() * live.length)]!);
+    // An absent edge and a repeat: both ignored.
+    const src = Uint32Array.from([...del.map((e) => e[0]), 0, del[0]![0]]);
+    const dst = Uint32Array.from([...del.map((e) => e[1]), 0, del[0]![1]]);
+    return { src, dst };
+  }
+
+  for (const directed of [false, true]) {
+    it(`matches a from-scratch PageRank after every batch on a skewed graph (${directed ? 'directed' : 'undirected'})`, async () => {
+      await gpuTest(async (device) => {
+        const rand = mulberry32(directed ? 11 : 12);
+        // Kronecker: hubs, isolated ids (dangling), and, directed, sinks.
+        const edges = kronecker({ scale: 8, edgeFactor: 4, seed: 5 });
+        const g = await DynamicGraph.fromEdgeList(device, { ...edges, directed });
+        const model = new HostDynamicGraph(edges.vertexCount, directed);
+        model.insertEdges(edges.src, edges.dst);
+        const p = await DynamicPageRank.create(g);
+        for (let batch = 0; batch < 10; batch++) {
+          let run: Awaited<ReturnType<DynamicPageRank['insertEdges']>>;
+          if (batch % 3 === 2) {
+            const { src, dst } = liveEdges(model, 1 + Math.floor(rand() * 30), rand);
+            run = await p.deleteEdges(src, dst);
+            model.deleteEdges(src, dst);
+          } else {
+            const { src, dst } = randomBatch(model, 1 + Math.floor(rand() * 40), rand);
+            run = await p.insertEdges(src, dst);
+            model.insertEdges(src, dst);
+          }
+          expect(run.converged, `batch ${batch}`).toBe(true);
+          expect(verifyPageRank(snapshot(model), await p.result()), `batch ${batch}`).toBeNull();
+        }
+        // Every edge of the biggest hub deleted: it and, directed, its in-neighbours' shares change.
+        const hub = model.adjacency.reduce(
+          (best, adj, v) => (adj.size > model.adjacency[best]!.size ? v : best),
+          0,
+        );
+        const out = [...model.adjacency[hub]!.keys()];
+        const src = Uint32Array.from(out, () => hub);
+        const dst = Uint32Array.from(out);
+        await p.deleteEdges(src, dst);
+        model.deleteEdges(src, dst);
+        expect(verifyPageRank(snapshot(model), await p.result()), 'hub emptied').toBeNull();
+        // Back again, from GPU arrays.
+        const s = device.array('u32', src.length).upload(src);
+        const t = device.array('u32', dst.length).upload(dst);
+        await p.insertEdges(s, t);
+        model.insertEdges(src, dst);
+        expect(verifyPageRank(snapshot(model), await p.result()), 'hub refilled').toBeNull();
+        // An empty batch changes nothing: one round that pushes nothing.
+        expect((await p.insertEdges(new Uint32Array(0), new Uint32Array(0))).iterations).toBe(1);
+        s.destroy();
+        t.destroy();
+        p.destroy();
+        g.destroy();
+      });
+    });
+  }
+
+  it('follows a path, a star and vertex changes made to the graph directly', async () => {
+    await gpuTest(async (device) => {
+      // A path of 300 vertices (high diameter), then a star on top of it.
+      const n = 300;
+      const path = {
+        src: Uint32Array.from({ length: n - 1 }, (_, i) => i),
+        dst: Uint32Array.from({ length: n - 1 }, (_, i) => i + 1),
+      };
+      const g = await DynamicGraph.fromEdgeList(device, { vertexCount: n, ...path, directed: false });
+      const model = new HostDynamicGraph(n, false);
+      model.insertEdges(path.src, path.dst);
+      const p = await DynamicPageRank.create(g);
+      const close = { src: Uint32Array.of(0), dst: Uint32Array.of(n - 1) };
+      await p.insertEdges(close.src, close.dst);
+      model.insertEdges(close.src, close.dst);
+      expect(verifyPageRank(snapshot(model), await p.result()), 'cycle').toBeNull();
+      const star = {
+        src: Uint32Array.from({ length: 257 }, () => 5),
+        dst: Uint32Array.from({ length: 257 }, (_, i) => (i * 7 + 11) % n),
+      };
+      await p.insertEdges(star.src, star.dst);
+      model.insertEdges(star.src, star.dst);
+      expect(verifyPageRank(snapshot(model), await p.result()), 'star').toBeNull();
+      await p.deleteEdges(path.src.subarray(100, 200), path.dst.subarray(100, 200));
+      model.deleteEdges(path.src.subarray(100, 200), path.dst.subarray(100, 200));
+      expect(verifyPageRank(snapshot(model), await p.result()), 'path cut').toBeNull();
+      // New ids: the scores do not cover them, so the batch falls back to a warm power iteration.
+      await g.insertVertices([n, n + 1]);
+      model.insertVertices([n, n + 1]);
+      const join = { src: Uint32Array.of(n, n + 1), dst: Uint32Array.of(5, n) };
+      await p.insertEdges(join.src, join.dst);
+      model.insertEdges(join.src, join.dst);
+      expect(verifyPageRank(snapshot(model), await p.result()), 'new ids').toBeNull();
+      await p.deleteEdges(Uint32Array.of(n), Uint32Array.of(5));
+      model.deleteEdges(Uint32Array.of(n), Uint32Array.of(5));
+      expect(verifyPageRank(snapshot(model), await p.result()), 'after the fallback').toBeNull();
+      // Changes made to the graph directly (the id count unchanged): the next batch sees them.
+      await g.deleteVertices([7]);
+      model.deleteVertices([7]);
+      await g.insertEdges(Uint32Array.of(20), Uint32Array.of(250));
+      model.insertEdges([20], [250]);
+      await p.insertEdges(Uint32Array.of(30), Uint32Array.of(31));
+      model.insertEdges([30], [31]);
+      expect(verifyPageRank(snapshot(model), await p.result()), 'after direct changes').toBeNull();
+      await expect(p.insertEdges(Uint32Array.of(1), Uint32Array.of())).rejects.toThrow(InputError);
+      await expect(p.insertEdges(Uint32Array.of(n + 2), Uint32Array.of(0))).rejects.toThrow(InputError);
+      p.destroy();
+      await expect(p.deleteEdges(Uint32Array.of(1), Uint32Array.of(2))).rejects.toThrow(InputError);
+      g.destroy();
+    });
+  });
+
+  it('handles an empty graph, one vertex, a hub on one slab chain, a grid and a rejected batch', async () => {
+    await gpuTest(async (device) => {
+      const empty = await DynamicGraph.create(device, { vertexCount: 0, directed: false });
+      const p0 = await DynamicPageRank.create(empty);
+      expect((await p0.insertEdges(new Uint32Array(0), new Uint32Array(0))).iterations).toBe(0);
+      expect(await p0.result()).toEqual(new Float32Array(0));
+      p0.destroy();
+      empty.destroy();
+      const one = await DynamicGraph.create(device, { vertexCount: 1, directed: true });
+      const p1 = await DynamicPageRank.create(one);
+      await p1.insertEdges(Uint32Array.of(0), Uint32Array.of(0));
+      expect(Array.from(await p1.result())).toEqual([1]);
+      p1.destroy();
+      one.destroy();
+      // A star built without degree hints: the hub's one bucket is a chain of slabs; 257 leaves straddle a
+      // workgroup's worth of keys. Directed: leaves point at the hub, which is dangling until it points back.
+      for (const directed of [false, true]) {
+        const n = 258;
+        const g = await DynamicGraph.create(device, { vertexCount: n, directed });
+        const model = new HostDynamicGraph(n, directed);
+        const p = await DynamicPageRank.create(g);
+        const leaves = Uint32Array.from({ length: n - 1 }, (_, i) => i + 1);
+        const hub = new Uint32Array(n - 1);
+        for (const [src, dst] of [
+          [leaves, hub],
+          [hub.subarray(0, 64), leaves.subarray(0, 64)],
+        ] as const) {
+          await p.insertEdges(src, dst);
+          model.insertEdges(src, dst);
+          expect(verifyPageRank(snapshot(model), await p.result()), `star ${directed}`).toBeNull();
+        }
+        await p.deleteEdges(leaves.subarray(100, 256), hub.subarray(100, 256));
+        model.deleteEdges(leaves.subarray(100, 256), hub.subarray(100, 256));
+        expect(verifyPageRank(snapshot(model), await p.result()), `star cut ${directed}`).toBeNull();
+        // A batch the graph rejects (an id past the vertices) leaves the ranks' state as it was.
+        await expect(p.insertEdges(Uint32Array.of(1, n), Uint32Array.of(2, 0))).rejects.toThrow(InputError);
+        await p.insertEdges(Uint32Array.of(1), Uint32Array.of(2));
+        model.insertEdges([1], [2]);
+        expect(
+          verifyPageRank(snapshot(model), await p.result()),
+          `after a rejected batch ${directed}`,
+        ).toBeNull();
+        p.destroy();
+        g.destroy();
+      }
+      // A 16 x 16 grid (diameter 30), cut in two and joined again.
+      const edges = grid({ width: 16, height: 16 });
+      const g = await DynamicGraph.fromEdgeList(device, edges);
+      const model = new HostDynamicGraph(edges.vertexCount, false);
+      model.insertEdges(edges.src, edges.dst);
+      const p = await DynamicPageRank.create(g);
+      const cut = {
+        src: Uint32Array.from({ length: 16 }, (_, i) => i * 16 + 7),
+        dst: Uint32Array.from({ length: 16 }, (_, i) => i * 16 + 8),
+      };
+      await p.deleteEdges(cut.src, cut.dst);
+      model.deleteEdges(cut.src, cut.dst);
+      expect(verifyPageRank(snapshot(model), await p.result()), 'grid cut').toBeNull();
+      await p.insertEdges(cut.src.subarray(0, 1), cut.dst.subarray(0, 1));
+      model.insertEdges(cut.src.subarray(0, 1), cut.dst.subarray(0, 1));
+      expect(verifyPageRank(snapshot(model), await p.result()), 'grid joined').toBeNull();
+      p.destroy();
       g.destroy();
     });
   });

@@ -15,15 +15,29 @@ import {
 } from '@weft/gpu';
 import { compute, enact } from '@weft/operators';
 import { reduce } from '@weft/scan';
-import type { DynamicGraph } from './dynamic-graph.ts';
-import { A_BUMP, COLLISION, KEY_SLOTS, NO_OWNER, OWNER_WORD, SLAB_WORDS, TOMBSTONE } from './layout.ts';
+import type { DynamicGraph, IdArray } from './dynamic-graph.ts';
+import {
+  A_BUMP,
+  COLLISION,
+  KEY_SLOTS,
+  NEXT_WORD,
+  NO_OWNER,
+  NULL_SLAB,
+  OWNER_WORD,
+  SLAB_WORDS,
+  TOMBSTONE,
+  V_BASE,
+  V_BUCKETS,
+  VERTEX_WORDS,
+} from './layout.ts';
 
 export interface DynamicPageRankOptions {
   /** Damping factor (default 0.85). */
   alpha?: number;
   /**
-   * Stop when no vertex's rank changes by more than this, relative to the rank, in an iteration (default
-   * 1e-5, as `@weft/algorithms`' `pageRank`).
+   * Power iteration stops when no vertex's rank changes by more than this, relative to the rank, in an
+   * iteration (default 1e-5, as `@weft/algorithms`' `pageRank`); the push stops when no residual exceeds
+   * this times its vertex's score.
    */
   tolerance?: number;
   /** Bound on iterations per run (default 100). */
@@ -31,7 +45,7 @@ export interface DynamicPageRankOptions {
 }
 
 export interface DynamicPageRankRun {
-  /** Power iterations of the last run. */
+  /** Power iterations of the last run, or push rounds (`insertEdges`, `deleteEdges`). */
   iterations: number;
   /** False when `maxIterations` stopped it first. */
   converged: boolean;
@@ -39,26 +53,78 @@ export interface DynamicPageRankRun {
   submits: number;
 }
 
+/** Words of the push loop's gates (the rest are indirect dispatch arguments). */
+const G_PUSHERS = 0;
+/** A bound on the next fold's vertices (it reads the exact count from its queue's length). */
+const G_FOLD = 1;
+const G_SPARSE = 2;
+const G_DENSE = 3;
+/** 1: the next fold visits every vertex (after a sweep or a whole residual), 0: the touched queue. */
+const G_ALL = 4;
+/** 1: this push sweeps after a fold of the queue, so shares left by earlier rounds must be skipped. */
+const G_CHECK = 5;
+const G_FOLD_ARGS = 6;
+const G_SPARSE_ARGS = 9;
+const G_DENSE_ARGS = 12;
+const PUSH_GATE_WORDS = 15;
+/**
+ * A push round walks only the pushing vertices' buckets until they hold this share of the pool's slabs;
+ * past it, a sweep of every slab (the undirected pull adds once per slab, not once per key) costs less.
+ */
+const DENSE_SHARE = 8;
+
 /**
  * PageRank on a {@link DynamicGraph} (networkx's definition, as `@weft/algorithms`' `pageRank`: uniform
- * teleport, dangling rank spread evenly), power iteration straight over the slab tables: a thread per slab
- * adds its keys' shares, pulled into the owner with one f32 add per slab on an undirected graph, pushed to
- * each key's vertex on a directed one. {@link update} starts from the ranks of the previous run (warm
- * start), which after a small batch of changes is already close to the new fixed point, so it converges
- * in fewer iterations than {@link recompute} from the uniform vector. The iteration contracts by `alpha`
- * from any start, so every change to the graph (edges, vertices) is allowed between runs.
+ * teleport, dangling rank spread evenly), kept up to date under batches by pushing residuals.
+ *
+ * With dangling rank spread like the teleport, the ranks are the normalized solution of the local
+ * system `y = 1 + alpha P^T y` in which dangling vertices pass nothing on (Langville and Meyer), so a
+ * change of the graph changes the residual `1 + alpha P^T y - y` only at the out-neighbours of the vertices
+ * whose out-edges changed. {@link insertEdges} and {@link deleteEdges} take those vertices' shares out of
+ * the residual before the batch and put the new shares in after it (a walk of their tables); rounds of
+ * pushes then move every residual larger than `tolerance` times its vertex's score into the score and on
+ * to the out-neighbours (Andersen, Chung and Lang's push, all vertices of a round at once), a round
+ * walking only the pushing vertices' buckets, or every slab once they are many. {@link update} computes
+ * the whole residual (one pass over the slabs) and pushes from there, after any change to the graph.
+ * {@link recompute} runs power iteration from the uniform vector (a cold start).
  *
  * Every vertex id below the graph's `vertexCount` takes part (deleted and never-inserted ids as isolated
- * vertices), as in the graph's CSR snapshot; ids new since the last run start at `1 / vertexCount`.
+ * vertices), as in the graph's CSR snapshot.
  */
 export class DynamicPageRank {
   /** f32 ranks, one per vertex slot (the first `vertexCount` meaningful). */
   ranks: DeviceArray<'f32'>;
+  /**
+   * The push state: unnormalized scores `y` (ranks are `y / sum(y)`) and their residuals
+   * `1 + alpha P^T y - y`, one f32 per vertex slot. Copy both to keep a state and both back to return to it.
+   */
+  scores: DeviceArray<'f32'>;
+  residuals: DeviceArray<'f32'>;
   #contrib: DeviceArray<'f32'>;
   #dangling: DeviceArray<'f32'>;
   #change: DeviceArray<'f32'>;
   /** The sums of shares as f32 bits, for the compare-exchange add (WGSL has no f32 atomics). */
   #sums: DeviceArray<'u32'>;
+  /** Vertices whose out-edges a wrapped batch may change. */
+  #marks: DeviceArray<'u32'>;
+  /** First base slabs of the buckets a push round walks (at most one per base slab of the pool). */
+  #work: DeviceArray<'u32'>;
+  /**
+   * [pushers, work items, touched queue lengths (2), pushers' out-degrees]: a fold counts pushers, items and
+   * degrees, the plan after it reads and resets them; a push appends the vertices it reaches to queue
+   * `push % 2`.
+   */
+  readonly #counters: DeviceArray<'u32'>;
+  /** The vertices each push reached (two queues: a fold reads one while the next push fills the other). */
+  #queues: [DeviceArray<'u32'>, DeviceArray<'u32'>];
+  /** The number of the last push that reached each vertex, so that it joins that push's queue once. */
+  #stamps: DeviceArray<'u32'>;
+  /** The push in which each vertex last pushed its share. */
+  #pushedAt: DeviceArray<'u32'>;
+  /** Pushes recorded so far (they number the stamps, which are never cleared). */
+  #pushes = 0;
+  /** Marks and stamps were allocated since the last run (pooled storage is not cleared). */
+  #fresh = true;
   /** Element 0: the dangling rank sum; element 1: the largest relative change. */
   readonly #totals: DeviceArray<'f32'>;
   /**
@@ -66,11 +132,17 @@ export class DynamicPageRank {
    * arguments (3)]: once converged, the counts are 0 and later iterations of a submit dispatch nothing.
    */
   readonly #gates: DeviceArray<'u32'>;
+  /** Gates of the push loop: the G_ words above. */
+  readonly #pushGates: DeviceArray<'u32'>;
   readonly alpha: number;
   readonly tolerance: number;
   readonly maxIterations: number;
   /** Vertex ids the ranks cover (the graph's `vertexCount` at the last run). */
   #ranked = 0;
+  /** Whether `residuals` hold the residual of `scores` on the graph as of the last run. */
+  #residualsValid = false;
+  /** The graph's `version` after the last run or batch of this object's own. */
+  #seen = -1;
   /** What the last run did. */
   lastRun: DynamicPageRankRun = { iterations: 0, converged: true, submits: 0 };
   #destroyed = false;
@@ -95,12 +167,27 @@ export class DynamicPageRank {
     const d = graph.device;
     const n = graph.vertexCapacity;
     this.ranks = d.array('f32', n, { label: 'dynamic pagerank ranks' });
+    this.scores = d.array('f32', n, { label: 'dynamic pagerank scores' });
+    this.residuals = d.array('f32', n, { label: 'dynamic pagerank residuals' });
     this.#contrib = d.array('f32', n, { label: 'dynamic pagerank contributions' });
     this.#dangling = d.array('f32', n, { label: 'dynamic pagerank dangling' });
     this.#change = d.array('f32', n, { label: 'dynamic pagerank change' });
     this.#sums = d.array('u32', n, { label: 'dynamic pagerank sums' });
+    this.#marks = d.array('u32', n, { label: 'dynamic pagerank marks' });
+    this.#work = d.array('u32', graph.slabCapacity, { label: 'dynamic pagerank push buckets' });
+    this.#counters = d.array('u32', 5, { label: 'dynamic pagerank push counters' });
+    this.#queues = [
+      d.array('u32', n, { label: 'dynamic pagerank touched' }),
+      d.array('u32', n, { label: 'dynamic pagerank touched' }),
+    ];
+    this.#stamps = d.array('u32', n, { label: 'dynamic pagerank stamps' });
+    this.#pushedAt = d.array('u32', n, { label: 'dynamic pagerank pushed at' });
     this.#totals = d.array('f32', 2, { label: 'dynamic pagerank totals' });
     this.#gates = d.array('u32', 9, { label: 'dynamic pagerank gates', indirect: true });
+    this.#pushGates = d.array('u32', PUSH_GATE_WORDS, {
+      label: 'dynamic pagerank push gates',
+      indirect: true,
+    });
   }
 
   /** Ranks of `graph` computed from the uniform vector. */
@@ -111,17 +198,34 @@ export class DynamicPageRank {
     return p;
   }
 
-  /** Runs from the uniform vector (a cold start). */
+  /** Runs power iteration from the uniform vector (a cold start). */
   async recompute(): Promise<DynamicPageRankRun> {
     this.#checkOpen();
     this.#ranked = 0;
     return this.#run();
   }
 
-  /** Runs from the previous ranks (a warm start), after any batch of changes to the graph. */
+  /**
+   * Runs power iteration from the previous ranks (a warm start), after any changes to the graph (edges,
+   * vertices).
+   */
   async update(): Promise<DynamicPageRankRun> {
     this.#checkOpen();
     return this.#run();
+  }
+
+  /**
+   * Inserts edges `src[i] -> dst[i]` into the graph (as `graph.insertEdges`) and updates the ranks from
+   * what changed: only the out-neighbours of the batch's sources (both ends when undirected) get a new
+   * residual. Falls back to {@link update} after vertex changes made to the graph directly.
+   */
+  async insertEdges(src: IdArray, dst: IdArray): Promise<DynamicPageRankRun> {
+    return this.#wrapped(src, dst, 'insertEdges', () => this.graph.insertEdges(src, dst));
+  }
+
+  /** Deletes edges `src[i] -> dst[i]` from the graph (as `graph.deleteEdges`) and updates the ranks. */
+  async deleteEdges(src: IdArray, dst: IdArray): Promise<DynamicPageRankRun> {
+    return this.#wrapped(src, dst, 'deleteEdges', () => this.graph.deleteEdges(src, dst));
   }
 
   /** Ranks on the host, one per vertex id of the graph. */
@@ -135,8 +239,11 @@ export class DynamicPageRank {
     if (this.#destroyed) return;
     this.#destroyed = true;
     for (const a of this.#arrays()) a.destroy();
+    this.#work.destroy();
+    this.#counters.destroy();
     this.#totals.destroy();
     this.#gates.destroy();
+    this.#pushGates.destroy();
   }
 
   [Symbol.dispose]() {
@@ -144,7 +251,19 @@ export class DynamicPageRank {
   }
 
   #arrays(): DeviceArray[] {
-    return [this.ranks, this.#contrib, this.#dangling, this.#change, this.#sums];
+    return [
+      this.ranks,
+      this.scores,
+      this.residuals,
+      this.#contrib,
+      this.#dangling,
+      this.#change,
+      this.#sums,
+      this.#marks,
+      ...this.#queues,
+      this.#stamps,
+      this.#pushedAt,
+    ];
   }
 
   #checkOpen() {
@@ -152,33 +271,66 @@ export class DynamicPageRank {
     if (this.graph.destroyed) throw new InputError('the graph was destroyed', 'DynamicPageRank');
   }
 
-  /** Follows the graph's vertex dictionary when it grew (the ranks are kept, the rest is scratch). */
+  #empty(): DynamicPageRankRun {
+    this.#ranked = 0;
+    this.#residualsValid = true;
+    this.lastRun = { iterations: 0, converged: true, submits: 0 };
+    return this.lastRun;
+  }
+
+  /**
+   * Follows the graph's vertex dictionary when it grew (ranks, scores and residuals are kept, the rest is
+   * scratch) and its slab pool (the push rounds' bucket list).
+   */
   async #fit() {
+    const d = this.graph.device;
+    if (this.#work.length < this.graph.slabCapacity) {
+      this.#work.destroy();
+      this.#work = d.array('u32', this.graph.slabCapacity, { label: 'dynamic pagerank push buckets' });
+    }
     const capacity = this.graph.vertexCapacity;
     if (capacity <= this.ranks.length) return;
-    const d = this.graph.device;
-    const ranks = d.array('f32', capacity, { label: 'dynamic pagerank ranks' });
+    const kept = Math.min(this.#ranked, this.ranks.length);
+    const grown = [this.ranks, this.scores, this.residuals].map((a) => {
+      const b = d.array('f32', capacity, { label: a.label });
+      return b;
+    });
     const rec = d.recorder({ label: 'dynamic pagerank grow' });
-    rec.copy(this.ranks, ranks, Math.min(this.#ranked, this.ranks.length));
+    rec.copy(this.ranks, grown[0]!, kept);
+    rec.copy(this.scores, grown[1]!, kept);
+    rec.copy(this.residuals, grown[2]!, kept);
     await rec.submit();
     for (const a of this.#arrays()) a.destroy();
-    this.ranks = ranks;
+    [this.ranks, this.scores, this.residuals] = grown as [
+      DeviceArray<'f32'>,
+      DeviceArray<'f32'>,
+      DeviceArray<'f32'>,
+    ];
     this.#contrib = d.array('f32', capacity, { label: 'dynamic pagerank contributions' });
     this.#dangling = d.array('f32', capacity, { label: 'dynamic pagerank dangling' });
     this.#change = d.array('f32', capacity, { label: 'dynamic pagerank change' });
     this.#sums = d.array('u32', capacity, { label: 'dynamic pagerank sums' });
+    this.#marks = d.array('u32', capacity, { label: 'dynamic pagerank marks' });
+    this.#queues = [
+      d.array('u32', capacity, { label: 'dynamic pagerank touched' }),
+      d.array('u32', capacity, { label: 'dynamic pagerank touched' }),
+    ];
+    this.#stamps = d.array('u32', capacity, { label: 'dynamic pagerank stamps' });
+    this.#pushedAt = d.array('u32', capacity, { label: 'dynamic pagerank pushed at' });
+    this.#fresh = true;
   }
 
   async #run(): Promise<DynamicPageRankRun> {
     await this.#fit();
     const graph = this.graph;
     const n = graph.vertexCount;
-    if (n === 0) {
-      this.lastRun = { iterations: 0, converged: true, submits: 0 };
-      return this.lastRun;
-    }
+    if (n === 0) return this.#empty();
     const from = Math.min(this.#ranked, n);
     const seed = graph.device.recorder({ label: 'dynamic pagerank seed' });
+    if (this.#fresh) {
+      for (const a of [this.#marks, this.#stamps, this.#pushedAt]) seed.clear(a);
+      this.#fresh = false;
+    }
     // Ids new since the last run (all of them on a cold start) start at 1 / n and the others keep their
     // share, scaled so the ranks still sum to 1: the teleport term changed for every vertex, and an error
     // spread over the whole graph would take as many iterations to fade as a cold start.
@@ -201,7 +353,356 @@ export class DynamicPageRank {
       },
       { maxIterations: this.maxIterations, batch: 4, maxBatch: 16 },
     );
-    this.lastRun = { iterations: run.iterations, converged: run.converged, submits: run.submits };
+    // The scores the ranks stand for: r = s y with s = (1 - alpha + alpha * dangling rank) / n.
+    const scale = graph.device.recorder({ label: 'dynamic pagerank scores' });
+    const degree = graph.degree();
+    await compute(
+      scale,
+      { all: n },
+      wgsl`(v: u32) { ${rw(this.#dangling)}[v] = select(0.0, ${this.ranks}[v], ${degree}(v) == 0u); }`,
+    );
+    await reduce(scale, this.#dangling, { array: this.#totals, index: 0 }, { count: n });
+    await compute(
+      scale,
+      { all: n },
+      wgsl`(v: u32) {
+  let s = (${f32(1 - this.alpha)} + ${f32(this.alpha)} * ${this.#totals}[0]) * ${f32(1 / n)};
+  ${rw(this.scores)}[v] = ${this.ranks}[v] / s;
+}`,
+    );
+    await scale.submit();
+    this.#residualsValid = false;
+    this.#seen = graph.version;
+    this.lastRun = { iterations: run.iterations, converged: run.converged, submits: run.submits + 2 };
+    return this.lastRun;
+  }
+
+  async #wrapped(
+    src: IdArray,
+    dst: IdArray,
+    where: 'insertEdges' | 'deleteEdges',
+    change: () => Promise<void>,
+  ): Promise<DynamicPageRankRun> {
+    this.#checkOpen();
+    const graph = this.graph;
+    if (src.length !== dst.length) {
+      throw new InputError(`src has ${src.length} ids, dst ${dst.length}`, where);
+    }
+    const n = graph.vertexCount;
+    // Checked before the shares are taken out: a batch the graph rejects must leave the state as it was.
+    for (const ids of [src, dst]) {
+      if (!ArrayBuffer.isView(ids)) continue;
+      for (let i = 0; i < ids.length; i++) {
+        if (ids[i]! >= n) throw new InputError(`id ${ids[i]} at ${i} is not below vertexCount ${n}`, where);
+      }
+    }
+    // A change made to the graph directly leaves the residuals stale: they are computed again in full.
+    if (graph.version !== this.#seen) this.#residualsValid = false;
+    if (this.#ranked !== n || n === 0) {
+      // Vertices changed since the last run: the scores do not cover the graph's ids.
+      await change();
+      await this.update();
+      this.#residualsValid = false;
+      return this.lastRun;
+    }
+    await this.#fit();
+    const d = graph.device;
+    const rec = d.recorder({ label: 'dynamic pagerank take out shares' });
+    const up = (a: IdArray, label: string) =>
+      ArrayBuffer.isView(a) ? rec.scratch('u32', Math.max(1, a.length), label).upload(a) : a;
+    const s = up(src, 'pagerank batch sources');
+    const t = up(dst, 'pagerank batch targets');
+    rec.clear(this.#counters);
+    rec.clear(this.#pushGates);
+    if (src.length > 0) {
+      await compute(
+        rec,
+        { all: src.length },
+        wgsl`(i: u32) {
+  let u = ${s}[i];
+  let v = ${t}[i];
+  if (u < ${u32(n)}) { ${rw(this.#marks)}[u] = 1u; }
+  if (${u32(graph.directed ? 0 : 1)} != 0u && v < ${u32(n)}) { ${rw(this.#marks)}[v] = 1u; }
+}`,
+      );
+    }
+    // After a power iteration run the scores stand for its ranks but their residual is not kept.
+    if (!this.#residualsValid) await this.#seedResidual(rec, n);
+    // Both passes are one push: the vertices either reaches join one queue, once.
+    const push = ++this.#pushes;
+    await this.#shares(rec, n, -1, push);
+    await rec.submit();
+    try {
+      await change();
+      this.#seen = graph.version;
+    } catch (e) {
+      // The shares taken out stay in the sums: the next batch starts from a whole residual again.
+      this.#residualsValid = false;
+      throw e;
+    }
+    await this.#fit();
+    const back = d.recorder({ label: 'dynamic pagerank put back shares' });
+    await this.#shares(back, n, 1, push);
+    await back.submit();
+    return this.#push(n, 2);
+  }
+
+  /**
+   * Pushes `sign` times the marked vertices' shares of their scores to their out-neighbours' residuals
+   * (taking them out before a batch, putting them back after it; the second pass clears the marks).
+   */
+  async #shares(rec: Recorder, n: number, sign: 1 | -1, push: number) {
+    const graph = this.graph;
+    await compute(
+      rec,
+      { all: n },
+      wgsl`(v: u32) {
+  var p = 0.0;
+  if (${rw(this.#marks)}[v] != 0u) {
+    atomicAdd(&${atomic(this.#counters)}[0], 1u);
+    let deg = ${graph.degree()}(v);
+    if (deg > 0u) {
+      p = ${f32(sign * this.alpha)} * ${this.scores}[v] / f32(deg);
+      ${this.#listBuckets()}(v);
+      atomicAdd(&${atomic(this.#counters)}[4], deg);
+    }
+    if (${u32(sign === 1 ? 1 : 0)} != 0u) { ${rw(this.#marks)}[v] = 0u; }
+  }
+  ${rw(this.#contrib)}[v] = p;
+}`,
+    );
+    await this.#plan(rec, n, push, true);
+    await this.#pushShares(rec, push, false);
+  }
+
+  /** `(v: u32)`: appends v's base buckets to the round's bucket list. */
+  #listBuckets(): Functor {
+    const graph = this.graph;
+    const word = (field: number) => lit(`v * ${VERTEX_WORDS}u + ${field}u`);
+    return wgsl`(v: u32) {
+  let base = ${graph.vertices}[${word(V_BASE)}];
+  let buckets = ${graph.vertices}[${word(V_BUCKETS)}];
+  let at = atomicAdd(&${atomic(this.#counters)}[1], buckets);
+  for (var b = 0u; b < buckets && at + b < ${u32(this.#work.length)}; b++) { ${rw(this.#work)}[at + b] = base + b; }
+}`;
+  }
+
+  /**
+   * The whole residual `1 + alpha P^T y - y` of the scores (new ids scored 1, as isolated vertices are),
+   * the shares gathered over every slab, then the push loop's gates set for a fold of every vertex.
+   */
+  async #seedResidual(rec: Recorder, n: number) {
+    const graph = this.graph;
+    const from = Math.min(this.#ranked, n);
+    await compute(
+      rec,
+      { all: n },
+      wgsl`(v: u32) {
+  var y = ${rw(this.scores)}[v];
+  if (v >= ${u32(from)}) {
+    y = 1.0;
+    ${rw(this.scores)}[v] = y;
+  }
+  let deg = ${graph.degree()}(v);
+  ${rw(this.#contrib)}[v] = select(0.0, ${f32(this.alpha)} * y / f32(deg), deg > 0u);
+  ${rw(this.residuals)}[v] = 1.0 - y;
+  ${rw(this.#sums)}[v] = 0u;
+}`,
+    );
+    await compute(rec, { all: graph.slabCapacity }, this.#gather());
+    await compute(
+      rec,
+      { all: 1 },
+      wgsl`(i: u32) {
+  ${rw(this.#pushGates)}[${lit(`${G_PUSHERS}u`)}] = 1u;
+  ${rw(this.#pushGates)}[${lit(`${G_FOLD}u`)}] = ${u32(n)};
+  ${rw(this.#pushGates)}[${lit(`${G_ALL}u`)}] = 1u;
+}`,
+    );
+  }
+
+  /**
+   * After a fold or a pass of shares: the pushers' count becomes the loop's status, push `push` is sized
+   * (the listed buckets, or every slab once they are many) and so is the next fold (every vertex after a
+   * sweep, else at most the pushers' out-degrees). The passes of shares `keep` what a whole residual or
+   * the other pass set; a round's plan empties the queue its push fills.
+   */
+  async #plan(rec: Recorder, n: number, push: number, keep: boolean) {
+    const graph = this.graph;
+    const gates = this.#pushGates;
+    const per = transformItemsPerWorkgroup(0);
+    const fold = writeDispatchArgs(gates, G_FOLD_ARGS, per);
+    const sparse = writeDispatchArgs(gates, G_SPARSE_ARGS, per);
+    const dense = writeDispatchArgs(gates, G_DENSE_ARGS, per);
+    const word = (g: number) => lit(`${g}u`);
+    await compute(
+      rec,
+      { all: 1 },
+      wgsl`(i: u32) {
+  let kept = ${u32(keep ? 1 : 0)} != 0u;
+  let pushers = ${rw(this.#counters)}[0];
+  let items = min(${rw(this.#counters)}[1], ${u32(this.#work.length)});
+  let reach = ${rw(this.#counters)}[4];
+  ${rw(this.#counters)}[0] = 0u;
+  ${rw(this.#counters)}[1] = 0u;
+  ${rw(this.#counters)}[4] = 0u;
+  if (!kept) { ${rw(this.#counters)}[${lit(`${2 + (push % 2)}u`)}] = 0u; }
+  let slabs = min(${graph.alloc}[${lit(`${A_BUMP}u`)}], ${u32(graph.slabCapacity)});
+  let sweep = items * ${lit(`${DENSE_SHARE}u`)} > slabs && items > 0u;
+  let wasAll = ${rw(gates)}[${word(G_ALL)}] != 0u;
+  let running = select(pushers, max(pushers, ${rw(gates)}[${word(G_PUSHERS)}]), kept);
+  let all = sweep || (kept && wasAll);
+  let bound = select(min(reach, ${u32(n)}), ${u32(n)}, all);
+  let next = select(0u, select(bound, min(${rw(gates)}[${word(G_FOLD)}] + bound, ${u32(n)}), kept && !all), running > 0u);
+  let listed = select(items, 0u, sweep);
+  let swept = select(0u, slabs, sweep);
+  ${rw(gates)}[${word(G_PUSHERS)}] = running;
+  ${rw(gates)}[${word(G_FOLD)}] = next;
+  ${rw(gates)}[${word(G_ALL)}] = select(0u, 1u, all);
+  ${rw(gates)}[${word(G_CHECK)}] = select(0u, 1u, sweep && !wasAll && !kept);
+  ${rw(gates)}[${word(G_SPARSE)}] = listed;
+  ${rw(gates)}[${word(G_DENSE)}] = swept;
+  ${fold.write}(next);
+  ${sparse.write}(listed);
+  ${dense.write}(swept);
+}`,
+    );
+  }
+
+  /**
+   * Adds the shares in `#contrib` to the out-neighbours' sums, over the listed buckets (the vertices reached
+   * join queue `push % 2`, stamped `push`) or over every slab.
+   */
+  async #pushShares(rec: Recorder, push: number, round: boolean) {
+    const gates = this.#pushGates;
+    const per = transformItemsPerWorkgroup(0);
+    const listed = {
+      all: { array: gates, index: G_SPARSE, args: { array: gates, index: G_SPARSE_ARGS, perWorkgroup: per } },
+    };
+    const swept = {
+      all: { array: gates, index: G_DENSE, args: { array: gates, index: G_DENSE_ARGS, perWorkgroup: per } },
+    };
+    await compute(rec, listed, this.#pushBucket(push));
+    // A fold writes the shares of the vertices it visits only: a sweep takes those of this round's pushers.
+    const share = round
+      ? wgsl`(v: u32) -> f32 {
+  if (${gates}[${lit(`${G_CHECK}u`)}] == 0u) { return ${this.#contrib}[v]; }
+  return select(0.0, ${this.#contrib}[v], ${this.#pushedAt}[v] == ${u32(push)});
+}`
+      : undefined;
+    await compute(rec, swept, this.#gather(share));
+  }
+
+  /** `(i: u32)`: adds the owner's share to every key of the i-th listed bucket's chain. */
+  #pushBucket(push: number): Functor {
+    const graph = this.graph;
+    const slabs = graph.slabs;
+    const q = (push % 2) as 0 | 1;
+    const stamps = atomic(this.#stamps);
+    const reach = wgsl`(k: u32) {
+  if (atomicLoad(&${stamps}[k]) < ${u32(push)} && atomicMax(&${stamps}[k], ${u32(push)}) < ${u32(push)}) {
+    let at = atomicAdd(&${atomic(this.#counters)}[${lit(`${2 + q}u`)}], 1u);
+    ${rw(this.#queues[q])}[at] = k;
+  }
+}`;
+    return wgsl`(i: u32) {
+  var slab = ${this.#work}[i];
+  let u = ${slabs}[slab * ${lit(`${SLAB_WORDS}u`)} + ${lit(`${OWNER_WORD}u`)}] & ~${lit(`${COLLISION}u`)};
+  let p = ${this.#contrib}[u];
+  if (p == 0.0) { return; }
+  for (var hop = 0u; hop <= ${u32(graph.slabCapacity)} && slab != ${lit(`${NULL_SLAB}u`)}; hop++) {
+    let at = slab * ${lit(`${SLAB_WORDS}u`)};
+    for (var lane = 0u; lane < ${lit(`${KEY_SLOTS}u`)}; lane++) {
+      let k = ${slabs}[at + lane];
+      if (k < ${lit(`${TOMBSTONE}u`)}) {
+        ${this.#addShare()}(k, p);
+        ${reach}(k);
+      }
+    }
+    slab = ${slabs}[at + ${lit(`${NEXT_WORD}u`)}];
+  }
+}`;
+  }
+
+  /** `(v: u32, x: f32)`: adds x to v's sum (a compare-exchange loop on the f32 bits). */
+  #addShare(): Functor {
+    const sums = atomic(this.#sums);
+    return wgsl`(v: u32, x: f32) {
+  var old = atomicLoad(&${sums}[v]);
+  loop {
+    let r = atomicCompareExchangeWeak(&${sums}[v], old, bitcast<u32>(bitcast<f32>(old) + x));
+    if (r.exchanged) { break; }
+    old = r.old_value;
+  }
+}`;
+  }
+
+  /**
+   * Push rounds until no residual exceeds `tolerance` times its score, then the ranks normalized. A round
+   * folds the sums into the residuals of the vertices the last push reached (every vertex after a sweep),
+   * moves each residual over the threshold into its score and lists its buckets, then pushes.
+   */
+  async #push(n: number, seedSubmits: number): Promise<DynamicPageRankRun> {
+    const graph = this.graph;
+    const gates = this.#pushGates;
+    const per = transformItemsPerWorkgroup(0);
+    const folded = {
+      all: { array: gates, index: G_FOLD, args: { array: gates, index: G_FOLD_ARGS, perWorkgroup: per } },
+    };
+    const start = this.#pushes;
+    const fold = (q: 0 | 1, push: number) => wgsl`(i: u32) {
+  let all = ${gates}[${lit(`${G_ALL}u`)}] != 0u;
+  if (!all && i >= atomicLoad(&${atomic(this.#counters)}[${lit(`${2 + q}u`)}])) { return; }
+  let v = select(${this.#queues[q]}[i], i, all);
+  let r = ${rw(this.residuals)}[v] + bitcast<f32>(${rw(this.#sums)}[v]);
+  ${rw(this.#sums)}[v] = 0u;
+  let y = ${rw(this.scores)}[v];
+  var p = 0.0;
+  var left = r;
+  if (abs(r) > ${f32(this.tolerance)} * y) {
+    ${rw(this.scores)}[v] = y + r;
+    left = 0.0;
+    atomicAdd(&${atomic(this.#counters)}[0], 1u);
+    let deg = ${graph.degree()}(v);
+    if (deg > 0u) {
+      p = ${f32(this.alpha)} * r / f32(deg);
+      ${this.#listBuckets()}(v);
+      atomicAdd(&${atomic(this.#counters)}[4], deg);
+      ${rw(this.#pushedAt)}[v] = ${u32(push)};
+    }
+  }
+  ${rw(this.residuals)}[v] = left;
+  ${rw(this.#contrib)}[v] = p;
+}`;
+    const step = async (rec: Recorder, it: number) => {
+      // Push `start + it` filled queue q; this round's push fills the other one.
+      const q = ((start + it) % 2) as 0 | 1;
+      const push = start + it + 1;
+      this.#pushes = Math.max(this.#pushes, push);
+      await compute(rec, folded, fold(q, push));
+      await this.#plan(rec, n, push, false);
+      await this.#pushShares(rec, push, true);
+    };
+    const run = await enact(
+      graph.device,
+      { step, active: () => ({ array: gates, index: G_PUSHERS }) },
+      { maxIterations: this.maxIterations, batch: 8, maxBatch: 64 },
+    );
+    const rec = graph.device.recorder({ label: 'dynamic pagerank normalize' });
+    await reduce(rec, this.scores, { array: this.#totals, index: 0 }, { count: n });
+    await compute(
+      rec,
+      { all: n },
+      wgsl`(v: u32) { ${rw(this.ranks)}[v] = ${this.scores}[v] / ${this.#totals}[0]; }`,
+    );
+    await rec.submit();
+    this.#ranked = n;
+    this.#residualsValid = true;
+    this.lastRun = {
+      iterations: run.iterations,
+      converged: run.converged,
+      submits: seedSubmits + run.submits + 1,
+    };
     return this.lastRun;
   }
 
@@ -271,7 +772,7 @@ export class DynamicPageRank {
    * out-neighbours, so the slab's shares are summed in the thread and added to the owner once; directed:
    * the owner's share goes to each key.
    */
-  #gather(): Functor {
+  #gather(share?: Functor): Functor {
     const graph = this.graph;
     const slabs = graph.slabs;
     const sums = atomic(this.#sums);
@@ -283,10 +784,10 @@ export class DynamicPageRank {
     old = r.old_value;
   }
 }`;
-    const contrib = this.#contrib;
+    const of = share ?? wgsl`(v: u32) -> f32 { return ${this.#contrib}[v]; }`;
     const perKey = graph.directed
-      ? wgsl`(u: u32, k: u32, acc: f32) -> f32 { ${add}(k, ${contrib}[u]); return acc; }`
-      : wgsl`(u: u32, k: u32, acc: f32) -> f32 { return acc + ${contrib}[k]; }`;
+      ? wgsl`(u: u32, k: u32, acc: f32) -> f32 { ${add}(k, ${of}(u)); return acc; }`
+      : wgsl`(u: u32, k: u32, acc: f32) -> f32 { return acc + ${of}(k); }`;
     const finish = graph.directed
       ? wgsl`(u: u32, acc: f32, keys: u32) { }`
       : wgsl`(u: u32, acc: f32, keys: u32) { if (keys > 0u) { ${add}(u, acc); } }`;

@@ -939,31 +939,48 @@ function componentsCase(op: 'insert' | 'delete', mode: 'incremental' | 'recomput
 // ---- warm-started PageRank ----
 
 /**
- * PageRank of the Kronecker graph after inserting a batch of n new edges: warm (the ranks before the batch
- * copied back, then `update()`) or cold (`recompute()` from the uniform vector). The batch joins random
- * vertices, or (`connected`) only vertices that had edges: an edge between two isolated vertices makes a
- * new two-vertex component whose error fades by alpha an iteration, which a warm start cannot skip.
+ * PageRank of the Kronecker graph after inserting a batch of n new edges: warm (`DynamicPageRank.insertEdges`
+ * from the push state before the batch: the batch's sources' shares taken out, the batch inserted, the new
+ * shares put in, push rounds) or cold (`recompute()` power iteration from the uniform vector, on the graph
+ * with the batch). A warm run first restores the state before the batch (the batch deleted from the graph,
+ * the scores and residuals copied back), which its time includes. The batch joins random vertices, or
+ * (`connected`) only vertices that had edges: an edge between two isolated vertices makes a new two-vertex
+ * component whose residual fades by alpha a round (a tail of rounds over a few vertices each). `deleted`:
+ * a batch of n existing edges deleted (`DynamicPageRank.deleteEdges`; compare with the cold rows).
  * Validated against the f64 reference on small graphs, against `@weft/algorithms`' PageRank on a CSR
  * snapshot on large ones (both within 1e-4 of the fixed point).
  */
-function pageRankCase(mode: 'warm' | 'cold', among: 'random' | 'connected'): BenchCase {
+function pageRankCase(mode: 'warm' | 'cold', among: 'random' | 'connected' | 'deleted'): BenchCase {
+  const what = { random: '', connected: ' among connected vertices', deleted: ' of deletions' }[among];
   return {
-    name: `dynamic pagerank ${mode} after a batch${among === 'connected' ? ' among connected vertices' : ''}`,
+    name: `dynamic pagerank ${mode} after a batch${what}`,
     family: 'dynamic',
     maxItems: (device) => scaleOf(device).poolEdges,
     async setup(device, n, seed): Promise<BenchInstance> {
       const scale = scaleOf(device);
       const csr = unweighted(hostGraph(scale, 'kronecker'));
       const graph = await DynamicGraph.fromCsr(device, csr);
-      const b = cached(`pagerank/${among}/${scale.kronScale}/${seed}/${n}`, () =>
-        newEdges(csr, n, seed, among === 'connected'),
-      );
+      const b =
+        among === 'deleted'
+          ? cached(`existing/${scale.kronScale}/${seed}/${n}`, () => existingEdges(csr, n, seed))
+          : cached(`pagerank/${among}/${scale.kronScale}/${seed}/${n}`, () =>
+              newEdges(csr, n, seed, among === 'connected'),
+            );
+      // Deletions: the batch's edges are in the graph before it.
+      const before = among === 'deleted' ? graph.insertEdges : graph.deleteEdges;
+      const apply = among === 'deleted' ? graph.deleteEdges : graph.insertEdges;
       const p = await DynamicPageRank.create(graph);
-      const before = device.array('f32', p.ranks.length, { label: 'ranks before the batch' });
-      const copy = device.recorder({ label: 'save ranks' });
-      copy.copy(p.ranks, before);
-      await copy.submit();
-      await graph.insertEdges(b.src, b.dst);
+      const src = device.array('u32', n, { label: 'pagerank batch sources' }).upload(b.src);
+      const dst = device.array('u32', n, { label: 'pagerank batch targets' }).upload(b.dst);
+      // An empty batch computes the residual of the cold start's scores once: the state a stream keeps.
+      await p.insertEdges(new Uint32Array(0), new Uint32Array(0));
+      const scores = device.array('f32', p.scores.length, { label: 'scores before the batch' });
+      const residuals = device.array('f32', p.residuals.length, { label: 'residuals before the batch' });
+      const save = device.recorder({ label: 'save the push state' });
+      save.copy(p.scores, scores);
+      save.copy(p.residuals, residuals);
+      await save.submit();
+      if (mode === 'cold') await apply.call(graph, src, dst);
       return {
         items: n,
         bytes: 0,
@@ -974,10 +991,13 @@ function pageRankCase(mode: 'warm' | 'cold', among: 'random' | 'connected'): Ben
             await p.recompute();
             return;
           }
-          const rec = device.recorder({ label: 'restore ranks' });
-          rec.copy(before, p.ranks);
+          await before.call(graph, src, dst);
+          const rec = device.recorder({ label: 'restore the push state' });
+          rec.copy(scores, p.scores);
+          rec.copy(residuals, p.residuals);
           await rec.submit();
-          await p.update();
+          if (among === 'deleted') await p.deleteEdges(src, dst);
+          else await p.insertEdges(src, dst);
         },
         async validate() {
           if (!p.lastRun.converged) return 'did not converge';
@@ -997,7 +1017,7 @@ function pageRankCase(mode: 'warm' | 'cold', among: 'random' | 'connected'): Ben
           }
         },
         destroy() {
-          before.destroy();
+          for (const a of [src, dst, scores, residuals]) a.destroy();
           p.destroy();
           graph.destroy();
         },
@@ -1028,4 +1048,5 @@ export const cases: BenchCase[] = [
   pageRankCase('cold', 'random'),
   pageRankCase('warm', 'connected'),
   pageRankCase('cold', 'connected'),
+  pageRankCase('warm', 'deleted'),
 ];
