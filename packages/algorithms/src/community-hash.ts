@@ -4,9 +4,6 @@ import {
   type DeviceArray,
   Functor,
   f32,
-  type GpuCount,
-  map,
-  plus,
   type Recorder,
   rw,
   transform,
@@ -14,8 +11,6 @@ import {
   type WeftDevice,
   wgsl,
 } from '@weft/gpu';
-import { transformScanTo } from '@weft/scan';
-import type { CommunitySums } from './community-gpu.ts';
 
 /** A level's arcs grouped by source, as local moving reads them. */
 export interface HashArcs {
@@ -27,9 +22,6 @@ export interface HashArcs {
   /** The passes read arcs `[offset, offset + count)` of the arrays (default 0), e.g. one colour class. */
   offset?: number;
 }
-
-/** A whole level's weighted arcs, as aggregation reads and writes them. */
-type LevelArcs = Required<Omit<HashArcs, 'offset'>>;
 
 /** `(i: u32) -> u32`: the arc of a pass's i-th thread. */
 const arcAt = (arcs: HashArcs) => wgsl`(i: u32) -> u32 { return i + ${u32(arcs.offset ?? 0)}; }`;
@@ -98,17 +90,11 @@ export class CommunityWeights {
   /** [0] set when a probe ran past its bound (never expected: tables are at most half full). */
   readonly status: DeviceArray<'u32'>;
   readonly #fixed: FixedPointSums | undefined;
-  readonly #device: WeftDevice;
-  readonly #capacity: number;
-  /** Per slot, for {@link recordAggregate}: the complement of the first position holding its key (0 when empty). */
-  #owners: DeviceArray<'u32'> | undefined;
   #cleared = false;
 
   /** Tables for up to `arcCapacity` arcs; `total` (the sum of all shares) for fixed-point sums of f32 shares. */
   constructor(device: WeftDevice, arcCapacity: number, total?: number) {
     this.#fixed = total === undefined ? undefined : new FixedPointSums(total);
-    this.#device = device;
-    this.#capacity = arcCapacity;
     const slots = Math.max(1, 2 * arcCapacity);
     this.keys = device.array('u32', slots, { label: 'community table keys' });
     this.sums = device.array('u32', slots, { label: 'community table sums' });
@@ -131,7 +117,7 @@ export class CommunityWeights {
     active: Functor = wgsl`(v: u32) -> bool { return true; }`,
     loops = false,
   ): Promise<void> {
-    this.recordClearOnce(rec);
+    this.recordClear(rec);
     const sums = atomic(this.sums);
     const rowOf =
       rows instanceof Functor
@@ -159,10 +145,19 @@ export class CommunityWeights {
   /** Records the clearing of the tables the first time it is called (every pass leaves them cleared). */
   recordClearOnce(rec: Recorder): void {
     if (this.#cleared) return;
+    this.recordClear(rec);
+  }
+
+  /**
+   * Records the clearing of the tables (and of the status word, the first time). Each pass clears the slots
+   * it used, but one slot left set would make later tables fuller than half and their probes run past the
+   * bound, so Louvain's passes start from cleared tables.
+   */
+  recordClear(rec: Recorder): void {
     rec.clear(this.keys);
     rec.clear(this.sums);
     if (this.high) rec.clear(this.high);
-    rec.clear(this.status);
+    if (!this.#cleared) rec.clear(this.status);
     this.#cleared = true;
   }
 
@@ -251,105 +246,7 @@ export class CommunityWeights {
     );
   }
 
-  /**
-   * Records the community graph of `arcs` (grouped by source, `rows` of n + 1 entries) under `by` (dense
-   * community ids below n) into `out`, its arc count into `total`: one arc per (community of source,
-   * community of target) pair with the sum of their shares, loops included, grouped by source community.
-   * The vertices are sorted by community (`order`, stable), which orders the arcs by (community, vertex);
-   * community c's table spans twice its arcs in that order, and a pair's first arc in it owns the output
-   * arc, so the output order, like the sums, never depends on the order of the atomics. `start` (n + 1),
-   * `inverse` (n) and `commStart` (n + 1) are per-vertex scratch, `slotOf` and `arcOf` per-arc scratch.
-   */
-  async recordAggregate(
-    rec: Recorder,
-    arcs: LevelArcs,
-    rows: DeviceArray<'u32'>,
-    by: DeviceArray<'u32'>,
-    n: number,
-    scratch: {
-      order: CommunitySums;
-      start: DeviceArray<'u32'>;
-      inverse: DeviceArray<'u32'>;
-      commStart: DeviceArray<'u32'>;
-      slotOf: DeviceArray<'u32'>;
-      arcOf: DeviceArray<'u32'>;
-    },
-    out: Omit<LevelArcs, 'count'>,
-    total: GpuCount,
-  ): Promise<void> {
-    const { order, start, inverse, commStart, slotOf, arcOf } = scratch;
-    this.recordClearOnce(rec);
-    if (!this.#owners) {
-      this.#owners = this.#device.array('u32', Math.max(1, 2 * this.#capacity), {
-        label: 'community table owners',
-      });
-      rec.clear(this.#owners);
-    }
-    const owners = this.#owners;
-    await order.group(rec, by, n, n);
-    const ids = order.ids;
-    // start[i]: the first position of the arcs of the i-th vertex in community order.
-    await transformScanTo(
-      rec,
-      n + 1,
-      wgsl`(i: u32) -> u32 {
-  if (i == ${u32(n)}) { return 0u; }
-  let v = ${ids}[i];
-  return ${rows}[v + 1u] - ${rows}[v];
-}`,
-      wgsl`(i: u32, scanned: u32, value: u32) {
-  ${rw(start)}[i] = scanned;
-  if (i < ${u32(n)}) { ${rw(inverse)}[${ids}[i]] = i; }
-}`,
-      { monoid: plus('u32') },
-    );
-    await map(rec, n + 1, wgsl`(c: u32) -> u32 { return ${start}[${order.rows}[c]]; }`, commStart);
-    const sums = atomic(this.sums);
-    await transform(
-      rec,
-      arcs.count,
-      wgsl`(p: u32) {
-  let v = ${arcs.src}[p];
-  let c = ${by}[v];
-  let q = ${start}[${inverse}[v]] + p - ${rows}[v];
-  let first = ${commStart}[c];
-  let t = ${this.probe}(${by}[${arcs.dst}[p]] + 1u, 2u * first, 2u * (${commStart}[c + 1u] - first));
-  let s = select(t & ${u32(~OWNER >>> 0)}, ${u32(NO_SLOT)}, t == ${u32(NO_SLOT)});
-  ${rw(slotOf)}[q] = s;
-  ${rw(arcOf)}[q] = p;
-  if (s != ${u32(NO_SLOT)}) {
-    ${this.#add(sums, arcs.share)}(s, p);
-    atomicMax(&${atomic(owners)}[s], ~q);
-  }
-}`,
-    );
-    const keys = rw(this.keys);
-    const sumsRw = rw(this.sums);
-    const clearHigh = this.high ? wgsl`(s: u32) { ${rw(this.high)}[s] = 0u; }` : wgsl`(s: u32) {}`;
-    await transformScanTo(
-      rec,
-      arcs.count,
-      wgsl`(q: u32) -> u32 {
-  let s = ${slotOf}[q];
-  return select(0u, 1u, s != ${u32(NO_SLOT)} && ${rw(owners)}[s] == ~q);
-}`,
-      wgsl`(q: u32, j: u32, value: u32) {
-  if (value == 0u) { return; }
-  let s = ${slotOf}[q];
-  ${rw(out.src)}[j] = ${by}[${arcs.src}[${arcOf}[q]]];
-  ${rw(out.dst)}[j] = ${keys}[s] - 1u;
-  ${rw(out.share)}[j] = ${this.#sumAt(sumsRw)}(s);
-  ${keys}[s] = 0u;
-  ${sumsRw}[s] = 0u;
-  ${clearHigh}(s);
-  ${rw(owners)}[s] = 0u;
-}`,
-      { monoid: plus('u32'), total },
-    );
-  }
-
   destroy(): void {
-    this.#owners?.destroy();
     this.keys.destroy();
     this.sums.destroy();
     this.high?.destroy();

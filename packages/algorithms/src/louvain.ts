@@ -143,8 +143,8 @@ export async function communityLevels(
     // The tables need twice the arcs in one binding: beyond that, unless asked for, the sort path runs.
     const tablesFit = 2 * arcCount0 * 4 <= device.limits.maxStorageBufferBindingSize!;
     const byTables = moveBy === 'hash' || (moveBy === undefined && tablesFit);
-    // Run starts and scores serve only the sort path.
-    const starts = arr('u32', byTables ? 1 : arcCount0, 'run starts');
+    // Run starts serve the aggregation's sort; run scores only the sort path's moves.
+    const starts = arr('u32', arcCount0, 'run starts');
     const runSum = arr('f32', Math.max(arcCount0, n0), 'run sums');
     const runScore = arr('u32', byTables ? 1 : arcCount0, 'run scores');
     const comm = arr('u32', n0, 'community');
@@ -173,9 +173,6 @@ export async function communityLevels(
     const sums = new CommunitySums(device, n0);
     made.push(sums);
     const rows0 = arr('u32', n0 + 1, 'level 0 rows');
-    const vertexStart = arr('u32', n0 + 1, 'vertex arc starts');
-    const inverse = arr('u32', n0, 'vertex order');
-    const commStart = arr('u32', n0 + 1, 'community arc starts');
     // Unweighted levels have whole-number shares and degrees: their sums are exact in u32 atomics.
     const integral = !graph.weights || options.weight === false;
     const stotSum = arr('u32', n0, 'community degree sums');
@@ -701,53 +698,40 @@ export async function communityLevels(
         }
         // Leiden aggregates the refined partition; Louvain the communities.
         const by = leiden ? ref : comm;
-        if (table) {
-          await table.recordAggregate(
-            rec,
-            arcs,
-            rows,
-            by,
-            n,
-            { order: sums, start: vertexStart, inverse, commStart, slotOf: keys2, arcOf: vals },
-            other,
-            { array: counts, index: 2 },
-          );
-        } else {
-          await transform(
-            rec,
-            arcCount,
-            wgsl`(p: u32) { ${rw(keys)}[p] = ${by}[${dst}[p]]; ${rw(vals)}[p] = p; }`,
-          );
-          await sortPairs(rec, keys, vals, { count: arcCount, bits: idBits(n) });
-          await transform(rec, arcCount, wgsl`(p: u32) { ${rw(keys2)}[p] = ${by}[${src}[${vals}[p]]]; }`);
-          await sortPairs(rec, keys2, vals, { count: arcCount, bits: idBits(n) });
-          const targetComm = wgsl`(p: u32) -> u32 { return ${by}[${dst}[${vals}[p]]]; }`;
-          await recordRuns(
-            rec,
-            arcCount,
-            wgsl`(p: u32) -> bool { return ${keys2}[p] != ${keys2}[p - 1u] || ${targetComm}(p) != ${targetComm}(p - 1u); }`,
-            starts,
-            { array: counts, index: 2 },
-          );
-          const runs = { array: counts, index: 2 };
-          await transform(
-            rec,
-            runs,
-            wgsl`(s: u32) {
+        await transform(
+          rec,
+          arcCount,
+          wgsl`(p: u32) { ${rw(keys)}[p] = ${by}[${dst}[p]]; ${rw(vals)}[p] = p; }`,
+        );
+        await sortPairs(rec, keys, vals, { count: arcCount, bits: idBits(n) });
+        await transform(rec, arcCount, wgsl`(p: u32) { ${rw(keys2)}[p] = ${by}[${src}[${vals}[p]]]; }`);
+        await sortPairs(rec, keys2, vals, { count: arcCount, bits: idBits(n) });
+        const targetComm = wgsl`(p: u32) -> u32 { return ${by}[${dst}[${vals}[p]]]; }`;
+        await recordRuns(
+          rec,
+          arcCount,
+          wgsl`(p: u32) -> bool { return ${keys2}[p] != ${keys2}[p - 1u] || ${targetComm}(p) != ${targetComm}(p - 1u); }`,
+          starts,
+          { array: counts, index: 2 },
+        );
+        const runs = { array: counts, index: 2 };
+        await transform(
+          rec,
+          runs,
+          wgsl`(s: u32) {
   let p = ${starts}[s];
   ${rw(other.src)}[s] = ${keys2}[p];
   ${rw(other.dst)}[s] = ${targetComm}(p);
 }`,
-          );
-          await transformSegreduce(
-            rec,
-            arcCount,
-            starts,
-            runs,
-            wgsl`(index: u32, seg: u32, rank: u32) -> f32 { return ${share}[${vals}[index]]; }`,
-            other.share,
-          );
-        }
+        );
+        await transformSegreduce(
+          rec,
+          arcCount,
+          starts,
+          runs,
+          wgsl`(index: u32, seg: u32, rank: u32) -> f32 { return ${share}[${vals}[index]]; }`,
+          other.share,
+        );
         await rec.submit();
         const [, nNew, mNew, nRef] = await counts.download(0, 4);
         // The aggregated graph (of `vertices` communities) becomes the next level's input.
