@@ -1,4 +1,4 @@
-import { DeviceLimitError, InputError } from '@weft/gpu';
+import { DeviceLimitError, InputError, requestDevice, WeftError } from '@weft/gpu';
 import { hostCsrFromEdgeList } from '@weft/graph';
 import { kronecker } from '@weft/graph/generators';
 import { expectArrayEqual, gpuTest, mulberry32 } from '@weft/testing';
@@ -32,7 +32,7 @@ function randomBatch(rand: () => number, n: number, size: number, dupFraction = 
 }
 
 describe.each(PROBINGS)('DynamicGraph edges (%s probing)', (probing) => {
-  it('set variant, directed: duplicates, self-loops, absent deletions', async () => {
+  it('set variant, directed: duplicates, self-loops, absent deletions', async (context) => {
     await gpuTest(
       async (device) => {
         const g = await DynamicGraph.create(device, { probing, vertexCount: 6, directed: true });
@@ -57,11 +57,11 @@ describe.each(PROBINGS)('DynamicGraph edges (%s probing)', (probing) => {
         await expectExportMatches(g, model, 'end');
         g.destroy();
       },
-      { subgroups: probing === 'subgroup' },
+      { subgroups: probing === 'subgroup', context },
     );
   });
 
-  it('undirected map: the last occurrence in the batch wins, in either orientation', async () => {
+  it('undirected map: the last occurrence in the batch wins, in either orientation', async (context) => {
     await gpuTest(
       async (device) => {
         const g = await DynamicGraph.create(device, {
@@ -91,11 +91,11 @@ describe.each(PROBINGS)('DynamicGraph edges (%s probing)', (probing) => {
         await expectExportMatches(g, model, 'end');
         g.destroy();
       },
-      { subgroups: probing === 'subgroup' },
+      { subgroups: probing === 'subgroup', context },
     );
   });
 
-  it('random interleavings of inserts, deletes, queries and vertex operations match the model', async () => {
+  it('random interleavings of inserts, deletes, queries and vertex operations match the model', async (context) => {
     await gpuTest(
       async (device) => {
         for (const directed of [false, true]) {
@@ -158,11 +158,11 @@ describe.each(PROBINGS)('DynamicGraph edges (%s probing)', (probing) => {
           g.destroy();
         }
       },
-      { subgroups: probing === 'subgroup' },
+      { subgroups: probing === 'subgroup', context },
     );
   });
 
-  it('insert then delete of the same new edges returns to the start, twice', async () => {
+  it('insert then delete of the same new edges returns to the start, twice', async (context) => {
     await gpuTest(
       async (device) => {
         const edges = kronecker({ scale: 10, edgeFactor: 8, seed: 3, weights: true });
@@ -191,11 +191,11 @@ describe.each(PROBINGS)('DynamicGraph edges (%s probing)', (probing) => {
         await expectExportMatches(g, model, 'end');
         g.destroy();
       },
-      { subgroups: probing === 'subgroup' },
+      { subgroups: probing === 'subgroup', context },
     );
   });
 
-  it('bulk build from a CSR with f32 values equals the CSR', async () => {
+  it('bulk build from a CSR with f32 values equals the CSR', async (context) => {
     await gpuTest(
       async (device) => {
         const edges = kronecker({ scale: 9, seed: 9 });
@@ -222,10 +222,10 @@ describe.each(PROBINGS)('DynamicGraph edges (%s probing)', (probing) => {
         snapshot.destroy();
         g.destroy();
       },
-      { subgroups: probing === 'subgroup' },
+      { subgroups: probing === 'subgroup', context },
     );
   });
-  it('an incremental build in batches equals the bulk build', async () => {
+  it('an incremental build in batches equals the bulk build', async (context) => {
     await gpuTest(
       async (device) => {
         const edges = kronecker({ scale: 10, seed: 14, weights: true });
@@ -260,11 +260,11 @@ describe.each(PROBINGS)('DynamicGraph edges (%s probing)', (probing) => {
         bulk.destroy();
         incremental.destroy();
       },
-      { subgroups: probing === 'subgroup' },
+      { subgroups: probing === 'subgroup', context },
     );
   });
 
-  it('one large batch without degree hints, then a batch of one edge repeated, then a different large batch', async () => {
+  it('one large batch without degree hints, then a batch of one edge repeated, then a different large batch', async (context) => {
     await gpuTest(
       async (device) => {
         // 2^16 Kronecker edges, 2^17 items once mirrored: many sort tiles, long chains on the hubs.
@@ -299,13 +299,13 @@ describe.each(PROBINGS)('DynamicGraph edges (%s probing)', (probing) => {
         await expectExportMatches(g, model, 'second large batch');
         g.destroy();
       },
-      { subgroups: probing === 'subgroup' },
+      { subgroups: probing === 'subgroup', context },
     );
   });
 });
 
 describe.each(PROBINGS)('DynamicGraph memory (%s probing)', (probing) => {
-  it('grows the slab pool for very high degree vertices and reuses freed slabs', async () => {
+  it('grows the slab pool for very high degree vertices and reuses freed slabs', async (context) => {
     await gpuTest(
       async (device) => {
         const n = 6000;
@@ -353,11 +353,11 @@ describe.each(PROBINGS)('DynamicGraph memory (%s probing)', (probing) => {
         await expectExportMatches(g, model, 'hubs again');
         g.destroy();
       },
-      { subgroups: probing === 'subgroup' },
+      { subgroups: probing === 'subgroup', context },
     );
   });
 
-  it('recovers when a batch overflows a pool grown to a too small estimate', async () => {
+  it('recovers when a batch overflows a pool grown to a too small estimate', async (context) => {
     await gpuTest(
       async (device) => {
         const n = 500;
@@ -390,11 +390,11 @@ describe.each(PROBINGS)('DynamicGraph memory (%s probing)', (probing) => {
         await expectExportMatches(g, model, 'after overflow and retry');
         g.destroy();
       },
-      { subgroups: probing === 'subgroup' },
+      { subgroups: probing === 'subgroup', context },
     );
   });
 
-  it('handles empty graphs, empty batches and degree-0 vertices', async () => {
+  it('handles empty graphs, empty batches and degree-0 vertices', async (context) => {
     await gpuTest(
       async (device) => {
         const empty = await DynamicGraph.create(device, { probing, vertexCount: 0, directed: false });
@@ -436,11 +436,11 @@ describe.each(PROBINGS)('DynamicGraph memory (%s probing)', (probing) => {
         expect(q.values![0]).toBe(-7);
         g.destroy();
       },
-      { subgroups: probing === 'subgroup' },
+      { subgroups: probing === 'subgroup', context },
     );
   });
 
-  it('takes device arrays, ignores ids out of range there, and records into a caller recorder', async () => {
+  it('takes device arrays, ignores ids out of range there, and records into a caller recorder', async (context) => {
     await gpuTest(
       async (device) => {
         const g = await DynamicGraph.create(device, { probing, vertexCount: 8, directed: true });
@@ -492,11 +492,11 @@ describe.each(PROBINGS)('DynamicGraph memory (%s probing)', (probing) => {
         src.destroy();
         dst.destroy();
       },
-      { subgroups: probing === 'subgroup' },
+      { subgroups: probing === 'subgroup', context },
     );
   });
 
-  it('rejects bad arguments with InputError', async () => {
+  it('rejects bad arguments with InputError', async (context) => {
     await gpuTest(
       async (device) => {
         const set = await DynamicGraph.create(device, { probing, vertexCount: 4, directed: true });
@@ -528,7 +528,7 @@ describe.each(PROBINGS)('DynamicGraph memory (%s probing)', (probing) => {
         await expect(set.insertEdges(a, a)).rejects.toThrow(/destroyed/);
         map.destroy();
       },
-      { subgroups: probing === 'subgroup' },
+      { subgroups: probing === 'subgroup', context },
     );
   });
 });
@@ -547,6 +547,28 @@ describe('pairTableSize', () => {
 });
 
 describe('DynamicGraph probing', () => {
+  it("without subgroups: 'auto' probes by thread, 'subgroup' throws naming the feature", async () => {
+    const plain = await requestDevice({ label: 'weft test (no subgroups)', features: { subgroups: false } });
+    try {
+      const g = await DynamicGraph.create(plain, { vertexCount: 4, directed: true, values: 'u32' });
+      const src = Uint32Array.of(0, 1, 2);
+      const dst = Uint32Array.of(1, 2, 3);
+      await g.insertEdges(src, dst, Uint32Array.of(7, 8, 9));
+      await g.deleteEdges(src.subarray(0, 1), dst.subarray(0, 1));
+      const res = await g.queryEdges(src, dst);
+      expectArrayEqual(res.found, [0, 1, 1], 'found');
+      expectArrayEqual(res.values!, [0, 8, 9], 'values');
+      g.probing = 'subgroup';
+      await expect(g.queryEdges(src, dst)).rejects.toThrow(WeftError);
+      await expect(g.queryEdges(src, dst)).rejects.toThrow(
+        /probing: 'subgroup' needs subgroups.*'subgroups'/,
+      );
+      g.destroy();
+    } finally {
+      plain.destroy();
+    }
+  });
+
   it('mixes thread and subgroup probing on one graph, batch by batch', async (context) => {
     await gpuTest(
       async (device) => {
