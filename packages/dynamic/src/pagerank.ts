@@ -110,9 +110,9 @@ export class DynamicPageRank {
   /** First base slabs of the buckets a push round walks (at most one per base slab of the pool). */
   #work: DeviceArray<'u32'>;
   /**
-   * [pushers, work items, touched queue lengths (2), pushers' out-degrees]: a fold counts pushers, items and
-   * degrees, the plan after it reads and resets them; a push appends the vertices it reaches to queue
-   * `push % 2`.
+   * Pushers, work items, the two touched queues' lengths and the pushers' out-degrees, in that order: a fold
+   * counts pushers, items and degrees, the plan after it reads and resets them; a push appends the vertices
+   * it reaches to queue `push % 2`.
    */
   readonly #counters: DeviceArray<'u32'>;
   /** The vertices each push reached (two queues: a fold reads one while the next push fills the other). */
