@@ -155,6 +155,8 @@ export class PageRankProblem implements Problem<Float32Array> {
         ? device.array('u32', Math.max(1, graph.edgeCount), { label: 'pagerank reverse arcs' })
         : undefined;
     this.#unpaired = this.#reverse ? device.array('u32', 1, { label: 'pagerank unpaired arc' }) : undefined;
+    // Pooled arrays come back uncleared, and a graph without arcs never records the pairing that clears it.
+    this.#unpaired?.upload([0]);
     this.ranks = arr('ranks');
     this.#contrib = arr('contributions');
     this.#dangling = arr('dangling');
