@@ -14,6 +14,7 @@ export {
   philoxUniform,
   philoxUniformMultigraph,
   type UniformOnDeviceOptions,
+  type WeightParameters,
 } from './counter-based.ts';
 export {
   checkDeviceBuildFits,
