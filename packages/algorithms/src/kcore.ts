@@ -223,16 +223,18 @@ fn claim(v: u32, k: u32) -> bool {
   loop {
     let r = atomicCompareExchangeWeak(&core[v], NONE, k - 1u);
     if (r.exchanged) { return true; }
-    if (r.old_value != NONE) { return false; }
+    if (r.old_value != NONE) { break; }
   }
+  return false;
 }
 
 fn take_pending(v: u32, k: u32) -> bool {
   loop {
     let r = atomicCompareExchangeWeak(&core[v], (k - 1u) | PENDING, k - 1u);
     if (r.exchanged) { return true; }
-    if (r.old_value != ((k - 1u) | PENDING)) { return false; }
+    if (r.old_value != ((k - 1u) | PENDING)) { break; }
   }
+  return false;
 }
 
 fn enqueue(v: u32, k: u32) {
