@@ -70,7 +70,11 @@ export class Cascade implements EnactorLoop {
   /** Records step `iteration`: from the seeds at 0, else from the vertices the previous step marked. */
   async step(rec: Recorder, iteration: number): Promise<void> {
     const n = this.graph.vertexCount;
-    if (n === 0) return;
+    if (n === 0) {
+      // Nothing to walk, but active() must still read zero: the pool's arrays come back dirty.
+      rec.clear(this.#state);
+      return;
+    }
     const direction = this.options.direction ?? 'out';
     // An undirected graph's out-edges are all its edges: 'both' walks them once.
     const both = direction === 'both' && this.graph.directed;
@@ -246,6 +250,7 @@ fn drain_queue(lid: u32) {
   }
   workgroupBarrier();
   if (lid == 0u) { atomicStore(&tail, 0u); }
+  workgroupBarrier();
 }`;
 }
 
