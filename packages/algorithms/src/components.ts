@@ -233,7 +233,7 @@ export class ComponentsProblem implements Problem<{ labels: Uint32Array; count: 
   if (l >= atomicLoad(&${label}[dst])) { return false; }
   return l < atomicMin(&${label}[dst], l);
 }`,
-        { direction: 'both' },
+        { direction: 'both', edgeIds: false },
       );
     } else {
       this.queue = new FrontierQueue(device, graph.vertexCount, { label: 'cc frontier' });

@@ -8,10 +8,12 @@ import { bfs } from './bfs/bfs.ts';
 import { bfsReference } from './bfs/reference.ts';
 import { connectedComponents } from './components.ts';
 import { componentsReference } from './components-reference.ts';
+import { coreNumber } from './kcore.ts';
 import { pageRank } from './pagerank.ts';
+import { stronglyConnectedComponents } from './scc.ts';
 import { sssp } from './sssp/sssp.ts';
 import { testGraphs } from './test-graphs.ts';
-import { verifyBetweenness, verifyPageRank, verifySssp } from './verify.ts';
+import { verifyBetweenness, verifyCoreNumbers, verifyPageRank, verifyScc, verifySssp } from './verify.ts';
 
 // Browsers grant 10 (Chromium) or 8 (WebGPU's default) storage buffers a stage: the default paths must fit.
 for (const limit of [10, 8]) {
@@ -84,6 +86,45 @@ for (const limit of [10, 8]) {
         expect(verifyPageRank(csr, pr.ranks, { relTolerance: 1e-4 }), name).toBeNull();
         graph.destroy();
       }
+    });
+
+    // SCC walks in- and out-edges in one cascade; weak components and k-core use cascades too.
+    it('directed scc, weak components and core numbers match the references or refuse below 10', async () => {
+      const d = await device();
+      let refused = 0;
+      const directed = [
+        ...testGraphs(false, 3).filter((g) => g.csr.directed),
+        {
+          name: 'directed kronecker 2^8',
+          csr: hostCsrFromEdgeList({ ...kronecker({ scale: 8, seed: 2 }), directed: true }).csr,
+        },
+      ];
+      expect(directed.length).toBeGreaterThan(1);
+      for (const { name, csr } of directed) {
+        const graph = uploadGraph(d, csr, { csc: true });
+        const runs: [string, () => Promise<string | null>][] = [
+          ['scc', async () => verifyScc(csr, (await stronglyConnectedComponents(graph)).labels)],
+          [
+            'weak components',
+            async () => {
+              const cc = await connectedComponents(graph, { algorithm: 'label-propagation' });
+              const want = componentsReference(csr).labels;
+              return cc.labels.every((l, v) => l === want[v]) ? null : 'labels differ';
+            },
+          ],
+          ['core numbers', async () => verifyCoreNumbers(csr, (await coreNumber(graph)).core)],
+        ];
+        for (const [what, run] of runs) {
+          try {
+            expect(await run(), `${name} ${what}`).toBeNull();
+          } catch (e) {
+            if (!(e instanceof DeviceLimitError)) throw e;
+            refused++;
+          }
+        }
+        graph.destroy();
+      }
+      if (limit >= 10) expect(refused).toBe(0);
     });
   });
 }

@@ -119,7 +119,11 @@ class SccRun {
     direction: 'out' | 'in' | 'both',
     inEdge?: Functor,
   ): Promise<void> {
-    const cascade = new Cascade(this.graph, seed, edge, { direction, ...(inEdge ? { inEdge } : {}) });
+    const cascade = new Cascade(this.graph, seed, edge, {
+      direction,
+      edgeIds: false,
+      ...(inEdge ? { inEdge } : {}),
+    });
     try {
       const run = await enact(this.device, cascade, this.options);
       this.iterations += run.iterations;

@@ -1,4 +1,12 @@
-import type { DeviceArray, Functor, GpuCount, Kernel, Recorder } from '@weft/gpu';
+import {
+  type DeviceArray,
+  type Functor,
+  type GpuCount,
+  type Kernel,
+  type Recorder,
+  u32,
+  wgsl,
+} from '@weft/gpu';
 import { type DeviceGraph, FrontierBitmap } from '@weft/graph';
 import { edgeIdFunctor, edgeView } from './advance.ts';
 import type { EnactorLoop } from './enactor.ts';
@@ -12,6 +20,7 @@ const CASCADE_WORKGROUP = 256;
 const CASCADE_QUEUE = 256;
 /** Most workgroups of a cascade dispatch: each scans its chunks strided over the grid. */
 const CASCADE_MAX_WORKGROUPS = 1024;
+const NONE = 0xffffffff;
 
 export interface CascadeOptions {
   /**
@@ -24,6 +33,11 @@ export interface CascadeOptions {
    * runs `dst -> src` (default: `edge`).
    */
   inEdge?: Functor;
+  /**
+   * Whether `edge` and `inEdge` read their edge id (default true). With false they get `0xffffffff`, and an
+   * in-edge walk binds no CSC edge-id array: one storage binding fewer on devices that allow few.
+   */
+  edgeIds?: boolean;
   /** The vertices one workgroup's queue holds (tests shrink it to make cascades overflow). */
   queue?: number;
 }
@@ -80,6 +94,8 @@ export class Cascade implements EnactorLoop {
     const both = direction === 'both' && this.graph.directed;
     const view = edgeView(this.graph, direction === 'both' ? 'out' : direction, 'cascade');
     const back = both ? edgeView(this.graph, 'in', 'cascade') : undefined;
+    const edgeId = (ids: DeviceArray<'u32'> | undefined) =>
+      this.options.edgeIds === false ? wgsl`(k: u32) -> u32 { return ${u32(NONE)}; }` : edgeIdFunctor(ids);
     this.#kernel ??= await rec.device.kernel({
       label: `cascade ${direction}`,
       params: { n: 'u32', from_marks: 'u32' },
@@ -99,9 +115,9 @@ export class Cascade implements EnactorLoop {
       functors: {
         weft_seed: this.seed,
         weft_edge: this.edge,
-        weft_edge_id: edgeIdFunctor(view.edgeIds),
+        weft_edge_id: edgeId(view.edgeIds),
         ...(back
-          ? { weft_in_edge: this.options.inEdge ?? this.edge, weft_in_edge_id: edgeIdFunctor(back.edgeIds) }
+          ? { weft_in_edge: this.options.inEdge ?? this.edge, weft_in_edge_id: edgeId(back.edgeIds) }
           : {}),
       },
       code: cascadeWgsl(this.options.queue ?? CASCADE_QUEUE, !!back),
