@@ -13,7 +13,14 @@ import { pageRank } from './pagerank.ts';
 import { stronglyConnectedComponents } from './scc.ts';
 import { sssp } from './sssp/sssp.ts';
 import { testGraphs } from './test-graphs.ts';
-import { verifyBetweenness, verifyCoreNumbers, verifyPageRank, verifyScc, verifySssp } from './verify.ts';
+import {
+  verifyBetweenness,
+  verifyBfs,
+  verifyCoreNumbers,
+  verifyPageRank,
+  verifyScc,
+  verifySssp,
+} from './verify.ts';
 
 // Browsers grant 10 (Chromium) or 8 (WebGPU's default) storage buffers a stage: the default paths must fit.
 for (const limit of [10, 8]) {
@@ -33,28 +40,37 @@ for (const limit of [10, 8]) {
       { name: 'kronecker 2^8', csr: hostCsrFromEdgeList(kronecker({ scale: 8, seed: 1 })).csr },
     ];
 
-    // At 8, BFS's advance functors alone capture more arrays than fit (issue #27 is open for that): where a
-    // search needs them it must say so with a DeviceLimitError naming the kernel, never answer wrongly.
-    it('bfs push and direction-optimizing match the reference or refuse with a DeviceLimitError', async () => {
+    // Bitmap claims and the merge-path tile need more; 'auto' picks depth claims and a thread per vertex.
+    it('bfs push and direction-optimizing, with and without parents, match the reference', async () => {
       const d = await device();
       expect(d.limits.maxStorageBuffersPerShaderStage).toBe(limit);
-      let refused = 0;
-      for (const { name, csr } of graphs()) {
-        const graph = uploadGraph(d, csr);
+      const all = [
+        ...graphs(),
+        {
+          name: 'directed kronecker 2^8',
+          csr: hostCsrFromEdgeList({ ...kronecker({ scale: 8, seed: 3 }), directed: true }).csr,
+        },
+      ];
+      for (const { name, csr } of all) {
+        const graph = uploadGraph(d, csr, { csc: csr.directed });
         const want = bfsReference(csr, 0).depths;
         for (const direction of ['push', 'auto'] as const) {
-          const got = await bfs(graph, 0, { direction }).catch((e: unknown) => e);
-          if (got instanceof DeviceLimitError) {
-            refused++;
-            continue;
+          for (const parents of [false, true]) {
+            const got = await bfs(graph, 0, { direction, parents });
+            expectArrayEqual(got.depths, want, `${name} ${direction}${parents ? ' parents' : ''}`);
+            if (parents) expect(verifyBfs(csr, 0, got.depths, got.parents), name).toBeNull();
           }
-          expectArrayEqual((got as Awaited<ReturnType<typeof bfs>>).depths, want, `${name} ${direction}`);
         }
         graph.destroy();
       }
-      // Chromium's 10 fits every search; at 8 the Kronecker graph's does not.
-      if (limit >= 10) expect(refused).toBe(0);
-      else expect(refused).toBeGreaterThan(0);
+    });
+
+    it('explicit bitmap claims refuse with a DeviceLimitError where they do not fit', async () => {
+      const d = await device();
+      const graph = uploadGraph(d, hostCsrFromEdgeList(kronecker({ scale: 8, seed: 1 })).csr);
+      const withParents = bfs(graph, 0, { claim: 'bitmap', parents: true, smallFrontier: 'off' });
+      await expect(withParents).rejects.toThrow(DeviceLimitError);
+      graph.destroy();
     });
 
     // 'auto' leaves the small-level path (16 storage buffers) to devices that grant them; the bulk path's

@@ -1,4 +1,15 @@
-import { type Functor, InputError, load, onTarget, rw, type Target, transform, u32, wgsl } from '@weft/gpu';
+import {
+  type Functor,
+  functorBindingCount,
+  InputError,
+  load,
+  onTarget,
+  rw,
+  type Target,
+  transform,
+  u32,
+  wgsl,
+} from '@weft/gpu';
 import {
   type DeviceGraph,
   type FrontierBitmap,
@@ -8,7 +19,13 @@ import {
 } from '@weft/graph';
 import { transformLbs } from '@weft/lbs';
 import { transformScan } from '@weft/scan';
-import { type AdvanceWorkspace, appendFunctor, edgeIdFunctor, edgeView } from './advance.ts';
+import {
+  type AdvanceWorkspace,
+  appendFunctor,
+  edgeIdFunctor,
+  edgeView,
+  LBS_TILE_BINDINGS,
+} from './advance.ts';
 
 export interface DirectionFunctors {
   /** Push: `(src: u32, dst: u32, edge: u32) -> bool`, as for {@link advancePush} (atomics where racing). */
@@ -27,6 +44,11 @@ export interface DirectionOptions {
   /** Scratch bitmap for the pull frontier (`vertexCount` bits). */
   bitmap: FrontierBitmap;
   workspace: AdvanceWorkspace;
+  /**
+   * Whether `pull` reads its edge id (default true). With false it gets `0xffffffff` and a directed graph's
+   * pull binds no CSC edge-id array: one storage buffer fewer where a device allows few.
+   */
+  edgeIds?: boolean;
   /** Count of pull iterations is added to `pulls[0]` when given (for reports). */
   pulls?: FrontierSink['count'];
 }
@@ -107,24 +129,43 @@ export async function advanceDirectionOptimized(
   let dst = ${load(out.column, 'k')};
   if (${functors.push}(src, dst, k)) { ${append}(dst); }
 }`;
-    await transformLbs(
-      rec,
-      { array: gates, index: 0 },
-      workspace.segmentStarts,
-      { array: gates, index: 1 },
-      pushVisit,
-      {
-        maxCount: m,
-      },
-    );
+    // Where the merge-path tile's bindings and the functors' exceed the device's storage buffers (browsers
+    // grant 8 or 10), a thread per frontier vertex walks its out-edges instead, as advancePush does.
+    if (
+      LBS_TILE_BINDINGS + functorBindingCount(pushVisit) >
+      graph.device.limits.maxStorageBuffersPerShaderStage
+    ) {
+      const pushWalk = wgsl`(i: u32) {
+  let src = ${items}[i];
+  let end = ${out.offsets}[src + 1u];
+  for (var k = ${out.offsets}[src]; k < end; k++) {
+    let dst = ${load(out.column, 'k')};
+    if (${functors.push}(src, dst, k)) { ${append}(dst); }
+  }
+}`;
+      await transform(rec, { array: gates, index: 1 }, pushWalk, { itemsPerThread: 1 });
+    } else {
+      await transformLbs(
+        rec,
+        { array: gates, index: 0 },
+        workspace.segmentStarts,
+        { array: gates, index: 1 },
+        pushVisit,
+        { maxCount: m },
+      );
+    }
     await queueToBitmap(rec, { items, length: { array: gates, index: 3 } }, bitmap);
+    const pullEdgeId =
+      options.edgeIds === false
+        ? wgsl`(k: u32) -> u32 { return ${u32(0xffffffff)}; }`
+        : edgeIdFunctor(inn.edgeIds);
     const pullVisit = wgsl`(dst: u32) {
   if (!${functors.candidate}(dst)) { return; }
   let end = ${inn.offsets}[dst + 1u];
   for (var k = ${inn.offsets}[dst]; k < end; k++) {
     let src = ${load(inn.column, 'k')};
     if ((${bitmap.words}[src >> 5u] & (1u << (src & 31u))) != 0u) {
-      if (${functors.pull}(src, dst, ${edgeIdFunctor(inn.edgeIds)}(k))) {
+      if (${functors.pull}(src, dst, ${pullEdgeId}(k))) {
         ${append}(dst);
         return;
       }

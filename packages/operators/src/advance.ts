@@ -21,7 +21,7 @@ import { type LoadBalance, resolveLoadBalance, THREAD_MAPPED_MAX_DEGREE } from '
 import { isNeighborGraph, type NeighborGraph } from './neighbors.ts';
 
 /** Storage buffers a `transformLbs` tile binds beside its functor's: offsets, partitions, up to two counts. */
-const LBS_TILE_BINDINGS = 4;
+export const LBS_TILE_BINDINGS = 4;
 
 /**
  * Scratch an advance reuses across calls (the scan of the frontier's degrees and its total), so that many

@@ -20,6 +20,18 @@ export function prefersBitmapClaims(graph: DeviceGraph): boolean {
 }
 
 /**
+ * Storage buffers a bitmap-claim level's walk binds without parents: the frontier's length and items, offsets,
+ * targets, the snapshot, the degree total, the visited bits, depths and the next frontier's count and items.
+ */
+const BITMAP_CLAIM_BINDINGS = 10;
+
+/** Whether the device's storage buffers a stage hold a bitmap-claim level (browsers may grant only 8). */
+export function bitmapClaimsFit(graph: DeviceGraph, parents: boolean): boolean {
+  const bindings = BITMAP_CLAIM_BINDINGS + (parents ? 1 : 0);
+  return bindings <= graph.device.limits.maxStorageBuffersPerShaderStage;
+}
+
+/**
  * Bitmap claims. Most edges of a skewed graph lead to vertices visited before the level: a plain load of
  * the level's snapshot of the visited bits (a 32nd of the depths' bytes, so mostly cache hits) rejects
  * them, and only the rest touch the atomic bits. A light level claims with `atomicOr` and appends each

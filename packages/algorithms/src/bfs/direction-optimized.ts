@@ -41,6 +41,7 @@ export class DirectionOptimizedLevel implements BfsLevel {
       bitmap: this.#bitmap,
       workspace,
       direction: this.direction,
+      edgeIds: false,
       pulls: this.#pulls,
       ...(this.threshold === undefined ? {} : { threshold: this.threshold }),
     });

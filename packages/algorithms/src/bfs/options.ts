@@ -2,7 +2,7 @@ import { InputError, type WeftDevice } from '@weft/gpu';
 import type { DeviceGraph } from '@weft/graph';
 import { type IterationTrace, smallFrontierFits } from '@weft/operators';
 import type { LoadBalanceOption, RunOptions, TraceOption } from '../common.ts';
-import { BitmapClaimLevel, prefersBitmapClaims } from './bitmap-claims.ts';
+import { BitmapClaimLevel, bitmapClaimsFit, prefersBitmapClaims } from './bitmap-claims.ts';
 import { DirectionOptimizedLevel } from './direction-optimized.ts';
 import { IdempotentLevel } from './idempotent.ts';
 import type { BfsLevel, BfsState } from './level.ts';
@@ -26,7 +26,8 @@ export interface BfsOptions extends RunOptions, LoadBalanceOption, TraceOption {
    * How a push level claims a vertex. `'depth'`: `atomicMin` on its depth, the winner appends it.
    * `'bitmap'`: visited bits tested against the level's snapshot first (see `./bitmap-claims.ts`).
    * `'auto'` (default): bitmap on graphs of at least 8 out-edges a vertex, whose levels are heavy; depth on
-   * sparse, high-diameter ones, whose many light levels would each pay the bitmap's bookkeeping.
+   * sparse, high-diameter ones, whose many light levels would each pay the bitmap's bookkeeping, and on
+   * devices with fewer than 10 storage buffers a stage (11 with parents), where the bitmap's level won't fit.
    * Direction-optimizing and idempotent runs claim by depth (`'bitmap'` with them is an error).
    */
   claim?: 'auto' | 'bitmap' | 'depth';
@@ -104,7 +105,10 @@ export function variantOf(
   if (options.idempotent) return (bfs) => new IdempotentLevel(bfs);
   if (
     claim === 'bitmap' ||
-    (claim === 'auto' && !forcesSmallFrontier(options) && prefersBitmapClaims(graph))
+    (claim === 'auto' &&
+      !forcesSmallFrontier(options) &&
+      prefersBitmapClaims(graph) &&
+      bitmapClaimsFit(graph, !!options.parents))
   ) {
     return (bfs) => new BitmapClaimLevel(bfs);
   }
