@@ -171,7 +171,14 @@ export async function advancePush(
   if (isNeighborGraph(graph)) return advanceNeighbors(target, graph, input, functor, options);
   const { offsets, column, edgeIds } = edgeView(graph, options.direction ?? 'out', who);
   const append = appendFunctor(output, visited);
-  const visit = wgsl`(index: u32, seg: u32, rank: u32) {
+  // Over all vertices an item's index is its edge position (the segments are the offsets).
+  const visit =
+    input === 'all'
+      ? wgsl`(index: u32, seg: u32, rank: u32) {
+  let dst = ${load(column, 'index')};
+  if (${functor}(seg, dst, ${edgeIdFunctor(edgeIds)}(index))) { ${append}(dst); }
+}`
+      : wgsl`(index: u32, seg: u32, rank: u32) {
   let src = ${vertexOfFunctor(input)}(seg);
   let k = ${offsets}[src] + rank;
   let dst = ${load(column, 'k')};

@@ -44,7 +44,14 @@ export async function neighborhoodReduce<T extends ElementType>(
   options: NeighborhoodReduceOptions<T> = {},
 ): Promise<void> {
   const { offsets, column, edgeIds } = edgeView(graph, options.direction ?? 'out', 'neighborhoodReduce');
-  const item = wgsl`(index: u32, seg: u32, rank: u32) -> ${output.type} {
+  // Over all vertices the segments are the offsets themselves, so an item's index is its edge position:
+  // no offsets binding and no load of it per edge.
+  const item =
+    input === 'all'
+      ? wgsl`(index: u32, seg: u32, rank: u32) -> ${output.type} {
+  return ${f}(seg, ${load(column, 'index')}, ${edgeIdFunctor(edgeIds)}(index));
+}`
+      : wgsl`(index: u32, seg: u32, rank: u32) -> ${output.type} {
   let v = ${vertexOfFunctor(input)}(seg);
   let k = ${offsets}[v] + rank;
   return ${f}(v, ${load(column, 'k')}, ${edgeIdFunctor(edgeIds)}(k));
