@@ -3,18 +3,24 @@ import {
   type DeviceArray,
   type ElementType,
   type Functor,
+  functorBindingCount,
   load,
   type Monoid,
   onTarget,
+  plus,
   type Recorder,
   rw,
   type Target,
+  transform,
   wgsl,
 } from '@weft/gpu';
 import type { DeviceGraph, FrontierSink, FrontierView } from '@weft/graph';
 import { transformScan } from '@weft/scan';
 import { transformSegreduce } from '@weft/segreduce';
 import { type AdvanceWorkspace, edgeIdFunctor, edgeView, vertexOfFunctor } from './advance.ts';
+
+/** Storage buffers a segreduce tile binds beside its functor's: starts, partitions, output, carries, two counts. */
+const SEGREDUCE_TILE_BINDINGS = 6;
 
 export interface NeighborhoodReduceOptions<T extends ElementType> {
   /** Default `plus` of the output's type. */
@@ -72,7 +78,26 @@ export async function neighborhoodReduce<T extends ElementType>(
       { maxCount: input === 'all' ? Math.max(1, graph.vertexCount) : input.items.length },
     );
   };
+  // Where the tile's bindings and the functor's exceed the device's storage buffers (browsers grant 8 or
+  // 10), a thread per input vertex folds its neighbors instead: slower on hubs, but it runs.
+  const limit = graph.device.limits.maxStorageBuffersPerShaderStage;
+  const perVertex = SEGREDUCE_TILE_BINDINGS + functorBindingCount(item) > limit;
   await onTarget(target, 'neighborhoodReduce', async (rec) => {
+    if (perVertex) {
+      const m = options.monoid ?? plus(output.type);
+      const fold = wgsl`(i: u32) {
+  let v = ${vertexOfFunctor(input)}(i);
+  var acc = ${m.identity};
+  let end = ${offsets}[v + 1u];
+  for (var k = ${offsets}[v]; k < end; k++) {
+    acc = ${m.combine}(acc, ${f}(v, ${load(column, 'k')}, ${edgeIdFunctor(edgeIds)}(k)));
+  }
+  ${rw(output)}[i] = acc;
+}`;
+      await transform(rec, input === 'all' ? graph.vertexCount : input.length, fold, { itemsPerThread: 1 });
+      await emit(rec);
+      return;
+    }
     if (input === 'all') {
       await transformSegreduce(rec, graph.edgeCount, offsets, graph.vertexCount, item, output, monoid);
       await emit(rec);

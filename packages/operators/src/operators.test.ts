@@ -1,4 +1,4 @@
-import { atomic, min, rw, transform, u32, wgsl } from '@weft/gpu';
+import { atomic, min, requestDevice, rw, transform, u32, wgsl } from '@weft/gpu';
 import {
   FrontierBitmap,
   FrontierQueue,
@@ -303,6 +303,55 @@ describe('neighborhoodReduce', () => {
       expectArrayEqual(got, want, 'out sums over a frontier');
       for (const a of [graph, out, q, sums]) a.destroy();
     }));
+
+  it('folds a vertex per thread where the segreduce tile and the functor exceed the storage buffers', async () => {
+    process.env['XDG_RUNTIME_DIR'] ??= '/tmp';
+    const device = await requestDevice({ label: 'eight', limits: { maxStorageBuffersPerShaderStage: 8 } });
+    try {
+      const csr = randomCsr(700, 9000, 7);
+      const n = csr.vertexCount;
+      const graph = uploadGraph(device, csr, { csc: true });
+      // Three captured arrays beside the graph's: the tile would bind 6 + 5 > 8.
+      const scale = [2, 3, 5].map((k) => {
+        const a = device.array('u32', n);
+        a.upload(Uint32Array.from({ length: n }, (_, v) => (v * k) % 11));
+        return a;
+      });
+      const [a, b, c] = scale as [(typeof scale)[0], (typeof scale)[0], (typeof scale)[0]];
+      const f = wgsl`(v: u32, nbr: u32, edge: u32) -> u32 { return ${a}[nbr] + ${b}[v] * ${c}[nbr] + (edge & 1u); }`;
+      const host = scale.map((_, i) => Uint32Array.from({ length: n }, (_, v) => (v * [2, 3, 5][i]!) % 11));
+      const value = (v: number, nbr: number, e: number) =>
+        host[0]![nbr]! + host[1]![v]! * host[2]![nbr]! + (e & 1);
+      const src = sourceOfEdges(csr);
+      const wantOut = new Uint32Array(n);
+      const wantIn = new Uint32Array(n).fill(0xffffffff);
+      for (let e = 0; e < csr.edgeCount; e++) {
+        const u = src[e]!;
+        const v = csr.targets[e]!;
+        wantOut[u]! += value(u, v, e);
+        wantIn[v] = Math.min(wantIn[v]!, value(v, u, e));
+      }
+      const out = device.array('u32', n);
+      await neighborhoodReduce(device, graph, 'all', f, out);
+      expectArrayEqual(await out.download(), wantOut, 'out sums, all');
+      await neighborhoodReduce(device, graph, 'all', f, out, { monoid: min('u32'), direction: 'in' });
+      expectArrayEqual(await out.download(), wantIn, 'in minima, all');
+      const picks = [3, 0, 699, 3];
+      const q = new FrontierQueue(device, n);
+      q.set(picks);
+      await neighborhoodReduce(device, graph, q.current, f, out);
+      const got = (await out.download()).subarray(0, picks.length);
+      const want = picks.map((v) => {
+        let sum = 0;
+        for (let e = csr.offsets[v]!; e < csr.offsets[v + 1]!; e++) sum += value(v, csr.targets[e]!, e);
+        return sum;
+      });
+      expectArrayEqual(got, want, 'out sums over a frontier');
+      for (const x of [graph, out, q, ...scale]) x.destroy();
+    } finally {
+      device.destroy();
+    }
+  });
 });
 
 describe('enact', () => {
