@@ -6,19 +6,31 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { betweennessCentrality } from './betweenness.ts';
 import { bfs } from './bfs/bfs.ts';
 import { bfsReference } from './bfs/reference.ts';
+import { graphColoring } from './coloring.ts';
+import { modularityReference } from './community-reference.ts';
 import { connectedComponents } from './components.ts';
 import { componentsReference } from './components-reference.ts';
 import { coreNumber } from './kcore.ts';
+import { labelPropagation } from './label-propagation.ts';
+import { leiden } from './leiden.ts';
+import { louvain } from './louvain.ts';
+import { maximalIndependentSet } from './mis.ts';
+import { minimumSpanningForest } from './mst.ts';
 import { pageRank } from './pagerank.ts';
 import { stronglyConnectedComponents } from './scc.ts';
 import { sssp } from './sssp/sssp.ts';
 import { testGraphs } from './test-graphs.ts';
+import { triangleCount } from './triangles.ts';
+import { trianglesReference } from './triangles-reference.ts';
 import {
   verifyBetweenness,
   verifyBfs,
+  verifyColoring,
   verifyCoreNumbers,
+  verifyIndependentSet,
   verifyPageRank,
   verifyScc,
+  verifySpanningForest,
   verifySssp,
 } from './verify.ts';
 
@@ -142,6 +154,67 @@ for (const limit of [10, 8]) {
         }
         graph.destroy();
       }
+      if (limit >= 10) expect(refused).toBe(0);
+    });
+
+    // Chromium's 10 runs every exported algorithm but jaccardAll; at 8 some refuse, never answer wrongly.
+    it('communities, spanning forest, MIS, colouring and triangles verify or refuse below 10', async () => {
+      const d = await device();
+      const edges = kronecker({ scale: 8, seed: 5 });
+      const weights = Uint32Array.from({ length: edges.src.length }, (_, i) => 1 + (i % 7));
+      const csr = hostCsrFromEdgeList({ ...edges, weights }).csr;
+      const graph = uploadGraph(d, csr);
+      const q = (communities: Uint32Array) => modularityReference(csr, communities);
+      const runs: [string, () => Promise<string | null>][] = [
+        [
+          'louvain',
+          async () =>
+            ((r) => (Math.abs(r.modularity - q(r.communities)) < 1e-4 ? null : 'modularity'))(
+              await louvain(graph),
+            ),
+        ],
+        [
+          'leiden',
+          async () =>
+            ((r) => (Math.abs(r.modularity - q(r.communities)) < 1e-4 ? null : 'modularity'))(
+              await leiden(graph),
+            ),
+        ],
+        [
+          'label propagation',
+          async () =>
+            ((r) => (r.labels.length === csr.vertexCount ? null : 'labels'))(await labelPropagation(graph)),
+        ],
+        [
+          'spanning forest',
+          async () =>
+            ((r) => verifySpanningForest(csr, r.edges, r.weight, r.trees))(
+              await minimumSpanningForest(graph),
+            ),
+        ],
+        [
+          'independent set',
+          async () => verifyIndependentSet(csr, (await maximalIndependentSet(graph)).inSet),
+        ],
+        ['colouring', async () => verifyColoring(csr, (await graphColoring(graph)).colors)],
+        [
+          'triangles',
+          async () =>
+            ((c) => (c === trianglesReference(csr) ? null : `count ${c}`))(
+              (await triangleCount(graph)).count,
+            ),
+        ],
+      ];
+      let refused = 0;
+      for (const [what, run] of runs) {
+        try {
+          expect(await run(), what).toBeNull();
+        } catch (e) {
+          if (!(e instanceof DeviceLimitError)) throw e;
+          refused++;
+        }
+      }
+      graph.destroy();
       if (limit >= 10) expect(refused).toBe(0);
     });
   });
