@@ -287,7 +287,8 @@ export class DeviceGraph {
   }
 }
 
-function hostMaxOutDegree(offsets: ArrayLike<number>, vertexCount: number): number {
+/** The largest out-degree of a CSR, from its row offsets. */
+export function hostMaxOutDegree(offsets: ArrayLike<number>, vertexCount: number): number {
   let most = 0;
   for (let v = 0; v < vertexCount; v++) most = Math.max(most, offsets[v + 1]! - offsets[v]!);
   return most;

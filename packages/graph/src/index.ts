@@ -56,3 +56,4 @@ export {
   validateEdgeList,
 } from './host-graph.ts';
 export { type CsrPart, PartitionedGraph, partitionCsr } from './partition.ts';
+export { type BinaryCsrUpload, type UploadBinaryCsrOptions, uploadBinaryCsr } from './upload-binary-csr.ts';

@@ -69,20 +69,21 @@ export interface BinaryCsrOptions {
   byteLength?: number;
 }
 
+/** Where a section's bytes go as they arrive. */
+export interface SectionSink {
+  write(piece: Uint8Array): void;
+}
+
 /**
  * One array of the file, filled as its bytes arrive. Storage grows with what has been read, so a corrupt header
  * that claims billions of vertices costs nothing until the bytes are really there.
  */
-class Section {
+export class Section implements SectionSink {
   #bytes = new Uint8Array(0);
   filled = 0;
 
-  constructor(
-    /** Byte length the header implies. */
-    readonly length: number,
-    /** File offset of the section's first byte. */
-    readonly at: number,
-  ) {}
+  /** `length`: the byte length the header implies. */
+  constructor(readonly length: number) {}
 
   write(piece: Uint8Array): void {
     if (this.filled + piece.length > this.#bytes.length) {
@@ -102,27 +103,45 @@ class Section {
   }
 }
 
-/**
- * Reads a .wcsr file chunk by chunk and validates all of it: magic, version, flags, sizes, checksum,
- * offsets (start at 0, never decrease, end at the edge count) and targets (below the vertex count).
- * Errors name the byte offset.
- */
-export async function readBinaryCsr(source: ByteSource, options: BinaryCsrOptions = {}): Promise<HostCsr> {
-  checkLittleEndian();
-  const name = options.name ?? 'binary CSR input';
-  const fail = (byte: number, reason: string): never => {
+/** What a .wcsr header says. */
+export interface BinaryCsrHeader {
+  vertexCount: number;
+  edgeCount: number;
+  directed: boolean;
+  weightType: (typeof WEIGHT_TYPES)[number] | undefined;
+  /** File offset of the targets' first byte. */
+  targetsAt: number;
+}
+
+/** Throws the reader's one-line error for byte `byte` of the source called `name`. */
+export function binaryCsrFailure(name: string): (byte: number, reason: string) => never {
+  return (byte, reason) => {
     throw new InputError(reason, `${name}: byte ${byte}`);
   };
+}
+
+/**
+ * Streams a .wcsr file: checks the header (magic, version, flags, sizes, `byteLength`), hands each array's
+ * bytes to the sinks `open(header)` returns (offsets, targets, then weights when weighted) as they arrive, and
+ * checks the length and the CRC-32 at the end. Errors name the byte offset; the sinks validate values.
+ */
+export async function streamBinaryCsr(
+  source: ByteSource,
+  options: BinaryCsrOptions,
+  open: (header: BinaryCsrHeader) => SectionSink[],
+): Promise<BinaryCsrHeader> {
+  checkLittleEndian();
+  const fail = binaryCsrFailure(options.name ?? 'binary CSR input');
   const header = new Uint8Array(HEADER_BYTES);
   let position = 0;
   let crc = 0;
   let total = -1;
-  let sections: Section[] = [];
+  let lengths: number[] = [];
+  let sinks: SectionSink[] = [];
+  const stored = new Section(4);
   let section = 0;
-  let vertexCount = 0;
-  let edgeCount = 0;
-  let directed = false;
-  let weightType: (typeof WEIGHT_TYPES)[number] | undefined;
+  let filled = 0;
+  let parsed: BinaryCsrHeader | undefined;
 
   const startSections = () => {
     const view = new DataView(header.buffer);
@@ -139,21 +158,21 @@ export async function readBinaryCsr(source: ByteSource, options: BinaryCsrOption
     const m = view.getBigUint64(24, true);
     if (n > BigInt(MAX_VERTEX_COUNT)) fail(16, `vertex count ${n} exceeds the u32 id range`);
     if (m > 0xffffffffn) fail(24, `edge count ${m} exceeds the u32 offset range`);
-    vertexCount = Number(n);
-    edgeCount = Number(m);
-    directed = (flags & 2) !== 0;
-    weightType = weighted ? WEIGHT_TYPES[typeIndex] : undefined;
+    const vertexCount = Number(n);
+    const edgeCount = Number(m);
     total = HEADER_BYTES + 4 * (vertexCount + 1) + 4 * edgeCount * (weighted ? 2 : 1) + 4;
     if (options.byteLength !== undefined && options.byteLength !== total) {
       fail(16, `the header implies ${total} bytes but the file has ${options.byteLength}`);
     }
-    const lengths = [4 * (vertexCount + 1), 4 * edgeCount, ...(weighted ? [4 * edgeCount] : []), 4];
-    let at = HEADER_BYTES;
-    sections = lengths.map((length) => {
-      const s = new Section(length, at);
-      at += length;
-      return s;
-    });
+    parsed = {
+      vertexCount,
+      edgeCount,
+      directed: (flags & 2) !== 0,
+      weightType: weighted ? WEIGHT_TYPES[typeIndex] : undefined,
+      targetsAt: HEADER_BYTES + 4 * (vertexCount + 1),
+    };
+    lengths = [4 * (vertexCount + 1), 4 * edgeCount, ...(weighted ? [4 * edgeCount] : []), 4];
+    sinks = [...open(parsed), stored];
   };
 
   for await (const chunk of source) {
@@ -171,18 +190,20 @@ export async function readBinaryCsr(source: ByteSource, options: BinaryCsrOption
         continue;
       }
       // Zero-length sections (no edges) end as soon as they start.
-      while (sections[section] !== undefined && sections[section]!.length === 0) section++;
-      const s = sections[section];
-      if (s === undefined)
+      while (lengths[section] === 0) section++;
+      if (section >= lengths.length)
         fail(position, `extra bytes after the checksum (the header implies ${total} bytes)`);
-      const sec = s as Section;
-      const take = Math.min(sec.length - sec.filled, chunk.length - i);
+      const take = Math.min(lengths[section]! - filled, chunk.length - i);
       const piece = chunk.subarray(i, i + take);
-      sec.write(piece);
-      if (section < sections.length - 1) crc = crc32(crc, piece);
+      sinks[section]!.write(piece);
+      if (section < lengths.length - 1) crc = crc32(crc, piece);
       position += take;
       i += take;
-      if (sec.filled === sec.length) section++;
+      filled += take;
+      if (filled === lengths[section]) {
+        section++;
+        filled = 0;
+      }
     }
   }
   if (position < HEADER_BYTES) {
@@ -190,19 +211,72 @@ export async function readBinaryCsr(source: ByteSource, options: BinaryCsrOption
   }
   if (position < total)
     fail(position, `the file ends at byte ${position} but the header implies ${total} bytes`);
-  const stored = new DataView(sections[sections.length - 1]!.buffer).getUint32(0, true);
-  if (stored !== crc) {
+  const want = new DataView(stored.buffer).getUint32(0, true);
+  if (want !== crc) {
     fail(
       total - 4,
-      `checksum mismatch: stored 0x${stored.toString(16)}, computed 0x${crc.toString(16)} (corrupt file)`,
+      `checksum mismatch: stored 0x${want.toString(16)}, computed 0x${crc.toString(16)} (corrupt file)`,
     );
   }
+  return parsed!;
+}
+
+/** Checks CSR offsets as the reader does: from 0, never decreasing, ending at the edge count. */
+export function checkBinaryCsrOffsets(
+  offsets: Uint32Array,
+  edgeCount: number,
+  fail: (byte: number, reason: string) => never,
+): void {
+  const n = offsets.length - 1;
+  if (offsets[0] !== 0) fail(HEADER_BYTES, `offsets[0] is ${offsets[0]}, expected 0`);
+  for (let v = 0; v < n; v++) {
+    if (offsets[v + 1]! < offsets[v]!) {
+      fail(
+        HEADER_BYTES + 4 * (v + 1),
+        `offsets[${v + 1}] = ${offsets[v + 1]} is below offsets[${v}] = ${offsets[v]}`,
+      );
+    }
+  }
+  if (offsets[n] !== edgeCount)
+    fail(HEADER_BYTES + 4 * n, `offsets[${n}] is ${offsets[n]}, expected the edge count ${edgeCount}`);
+}
+
+/** The first target at or past the vertex count in `targets` (element `first` onwards), as an error reason. */
+export function badTarget(
+  targets: Uint32Array,
+  first: number,
+  vertexCount: number,
+): [number, string] | undefined {
+  for (let e = 0; e < targets.length; e++) {
+    if (targets[e]! >= vertexCount)
+      return [
+        first + e,
+        `targets[${first + e}] = ${targets[e]} is not below the vertex count ${vertexCount}`,
+      ];
+  }
+  return undefined;
+}
+
+/**
+ * Reads a .wcsr file chunk by chunk and validates all of it: magic, version, flags, sizes, checksum,
+ * offsets (start at 0, never decrease, end at the edge count) and targets (below the vertex count).
+ * Errors name the byte offset.
+ */
+export async function readBinaryCsr(source: ByteSource, options: BinaryCsrOptions = {}): Promise<HostCsr> {
+  const fail = binaryCsrFailure(options.name ?? 'binary CSR input');
+  let sections: Section[] = [];
+  const header = await streamBinaryCsr(source, options, (h) => {
+    const lengths = [4 * (h.vertexCount + 1), 4 * h.edgeCount, ...(h.weightType ? [4 * h.edgeCount] : [])];
+    sections = lengths.map((length) => new Section(length));
+    return sections;
+  });
+  const { vertexCount: n, edgeCount: m, weightType } = header;
   const csr: HostCsr = {
-    vertexCount,
-    edgeCount,
+    vertexCount: n,
+    edgeCount: m,
     offsets: new Uint32Array(sections[0]!.buffer),
     targets: new Uint32Array(sections[1]!.buffer),
-    directed,
+    directed: header.directed,
   };
   if (weightType !== undefined) {
     const buffer = sections[2]!.buffer;
@@ -213,22 +287,8 @@ export async function readBinaryCsr(source: ByteSource, options: BinaryCsrOption
           ? new Uint32Array(buffer)
           : new Int32Array(buffer);
   }
-  const { offsets, targets, vertexCount: n, edgeCount: m } = csr;
-  if (offsets[0] !== 0) fail(HEADER_BYTES, `offsets[0] is ${offsets[0]}, expected 0`);
-  for (let v = 0; v < n; v++) {
-    if (offsets[v + 1]! < offsets[v]!) {
-      fail(
-        HEADER_BYTES + 4 * (v + 1),
-        `offsets[${v + 1}] = ${offsets[v + 1]} is below offsets[${v}] = ${offsets[v]}`,
-      );
-    }
-  }
-  if (offsets[n] !== m)
-    fail(HEADER_BYTES + 4 * n, `offsets[${n}] is ${offsets[n]}, expected the edge count ${m}`);
-  const targetsAt = HEADER_BYTES + 4 * (n + 1);
-  for (let e = 0; e < m; e++) {
-    if (targets[e]! >= n)
-      fail(targetsAt + 4 * e, `targets[${e}] = ${targets[e]} is not below the vertex count ${n}`);
-  }
+  checkBinaryCsrOffsets(csr.offsets, m, fail);
+  const bad = badTarget(csr.targets, 0, n);
+  if (bad) fail(header.targetsAt + 4 * bad[0], bad[1]);
   return csr;
 }
