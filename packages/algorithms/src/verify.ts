@@ -190,7 +190,10 @@ export function verifyColoring(csr: HostCsr, colors: ArrayLike<number>): string 
 }
 
 /** Edges a traversal from `reached` vertices examines: the sum of their out-degrees (for TEPS). */
-export function edgesFrom(csr: HostCsr, reached: (v: number) => boolean): number {
+export function edgesFrom(
+  csr: Pick<HostCsr, 'vertexCount' | 'offsets'>,
+  reached: (v: number) => boolean,
+): number {
   let m = 0;
   for (let v = 0; v < csr.vertexCount; v++) if (reached(v)) m += csr.offsets[v + 1]! - csr.offsets[v]!;
   return m;

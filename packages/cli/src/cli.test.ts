@@ -123,6 +123,31 @@ describe('weft run, convert, info', () => {
       const expected = ext === 'wel' ? want.slice(0, N - 1) : want;
       expect((await readJson(join(dir, `c-${ext}.json`))).values, ext).toEqual(expected);
     }
+    // A .wcsr run streams the file to the GPU; every algorithm gives the values it gives on the .mtx file
+    // (triangles and the spanning forest, which need the undirected graph or host edges, load it on the host).
+    for (const algorithm of ['sssp', 'pagerank', 'cc', 'scc', 'kcore', 'triangles', 'mst']) {
+      const mtx = await weft([
+        'run',
+        algorithm,
+        join(dir, 'g.mtx'),
+        '--out',
+        join(dir, `m-${algorithm}.json`),
+      ]);
+      expect(mtx.code, mtx.stderr).toBe(0);
+      const run = await weft([
+        'run',
+        algorithm,
+        join(dir, 'c.wcsr'),
+        '--out',
+        join(dir, `w-${algorithm}.json`),
+      ]);
+      expect(run.code, run.stderr).toBe(0);
+      const host = ['triangles', 'mst', 'kcore'].includes(algorithm);
+      expect(run.stdout, algorithm).toMatch(host ? /, loaded in \d+ ms/ : /, streamed to the GPU in \d+ ms/);
+      const { graph: _m, ...want } = await readJson(join(dir, `m-${algorithm}.json`));
+      const { graph: _w, ...got } = await readJson(join(dir, `w-${algorithm}.json`));
+      expect(got, algorithm).toEqual(want);
+    }
     // sssp weights survive the round trip through DIMACS.
     await weft(['run', 'sssp', join(dir, 'g.mtx'), '--out', join(dir, 's1.json')]);
     await weft(['run', 'sssp', join(dir, 'c.gr'), '--out', join(dir, 's2.json')]);

@@ -1,7 +1,7 @@
 import { basename } from 'node:path';
-import { InputError } from '@weft/gpu';
-import { type HostCsr, hostCsrFromEdgeList } from '@weft/graph';
-import { loadGraph } from '@weft/graph/node';
+import { DeviceLimitError, InputError, type WeftDevice } from '@weft/gpu';
+import { type DeviceGraph, type HostCsr, hostCsrFromEdgeList } from '@weft/graph';
+import { binaryCsrFileHeader, graphFormatOf, loadGraph, uploadBinaryCsrFile } from '@weft/graph/node';
 import { vertexIdOption } from './args.ts';
 
 export interface LoadOptions {
@@ -34,6 +34,57 @@ export async function loadCsr(file: string, options: LoadOptions): Promise<{ csr
   return { csr, loadMs: performance.now() - start };
 }
 
+/** What a run needs of its graph on the host: sizes, row offsets, names, and the edges where loaded there. */
+export type HostView = Pick<HostCsr, 'vertexCount' | 'edgeCount' | 'directed' | 'offsets' | 'ids'> &
+  Partial<Pick<HostCsr, 'targets' | 'weights'>>;
+
+export interface StreamOptions {
+  undirected: boolean;
+  renumber: boolean;
+  /** The algorithm reads an undirected graph (a directed file then goes through the host). */
+  needsUndirected: boolean;
+  /** The run reads the edges on the host afterwards. */
+  needsHostEdges: boolean;
+}
+
+/**
+ * A .wcsr file streamed straight to the GPU when the run needs nothing more of it on the host (no symmetrize,
+ * no undirected copy, no host edges): its edges are never held on the host, so files of billions of arcs
+ * load, in chunks beyond one binding; a directed graph gets its in-edge view built on the GPU where its
+ * targets fit one binding. Undefined when the file must go through the host instead.
+ */
+export async function streamWcsr(
+  device: WeftDevice,
+  file: string,
+  options: StreamOptions,
+): Promise<{ graph: DeviceGraph; view: HostView; loadMs: number } | undefined> {
+  if (graphFormatOf(file) !== 'wcsr' || options.undirected || options.renumber || options.needsHostEdges) {
+    return undefined;
+  }
+  const start = performance.now();
+  const header = await binaryCsrFileHeader(file);
+  if (header.directed && options.needsUndirected) return undefined;
+  const limit = device.limits.maxStorageBufferBindingSize;
+  if (4 * (header.vertexCount + 1) > limit) {
+    throw new DeviceLimitError(
+      `${fileName(file)}: row offsets of ${header.vertexCount} vertices`,
+      4 * (header.vertexCount + 1),
+      'maxStorageBufferBindingSize',
+      limit,
+      'the offsets must fit one binding',
+    );
+  }
+  const csc = header.directed && 4 * header.edgeCount <= device.bindingBudget;
+  const { graph, offsets } = await uploadBinaryCsrFile(device, file, { csc });
+  const view = {
+    vertexCount: graph.vertexCount,
+    edgeCount: graph.edgeCount,
+    directed: graph.directed,
+    offsets,
+  };
+  return { graph, view, loadMs: performance.now() - start };
+}
+
 /** The undirected graph of a directed CSR: every arc as an edge both ways (merged where both were there). */
 export function undirectedCsr(csr: HostCsr): HostCsr {
   if (!csr.directed) return csr;
@@ -54,7 +105,12 @@ export function undirectedCsr(csr: HostCsr): HostCsr {
  * `--source`'s vertex: a 0-based id, or with `--renumber` a name from the file (`csr.ids`); either must be a
  * vertex of the graph.
  */
-export function sourceVertex(csr: HostCsr, text: string, file: string, option = '--source'): number {
+export function sourceVertex(
+  csr: Pick<HostCsr, 'vertexCount' | 'ids'>,
+  text: string,
+  file: string,
+  option = '--source',
+): number {
   if (csr.ids !== undefined) {
     const v = csr.ids.indexOf(text);
     if (v < 0) throw new InputError(`no vertex named '${text}' in ${fileName(file)}`, option);

@@ -25,11 +25,11 @@ import {
   triangleCount,
 } from '@weft/algorithms';
 import { InputError, requestDevice } from '@weft/gpu';
-import { type DeviceGraph, type HostCsr, uploadGraph } from '@weft/graph';
+import { type DeviceGraph, uploadGraph } from '@weft/graph';
 import { detectGraphFormat } from '@weft/graph/node';
 import { countOption, GRAPH_FILE_HELP, GRAPH_OPTIONS, GRAPH_OPTIONS_HELP, vertexIdOption } from './args.ts';
 import { type Io, processIo } from './io.ts';
-import { fileName, loadCsr, sourceVertex, undirectedCsr } from './load.ts';
+import { fileName, type HostView, loadCsr, sourceVertex, streamWcsr, undirectedCsr } from './load.ts';
 import { checkOutputPath, type Rows, writeResultJson } from './output.ts';
 
 const ALGORITHMS = [
@@ -157,18 +157,36 @@ export async function runCommand(args: string[], io: Io = processIo): Promise<nu
   process.env['XDG_RUNTIME_DIR'] ??= '/tmp';
   const device = await requestDevice(values['no-validation'] ? { validation: false } : {});
   try {
-    const loaded = await loadCsr(file, {
+    const streamed = await streamWcsr(device, file, {
       undirected: values.undirected,
-      oneBased: values['one-based'],
       renumber: values.renumber,
-      // A graph the device cannot hold is refused before the host builds per-vertex arrays for it.
-      maxVertexCount: Math.floor(device.limits.maxStorageBufferBindingSize / 4) - 1,
+      needsUndirected: UNDIRECTED_ONLY.includes(algorithm as Algorithm),
+      needsHostEdges: algorithm === 'mst',
     });
-    let csr = loaded.csr;
+    let loaded: { view: HostView; loadMs: number };
+    let csr: HostView;
     let notice = '';
-    if (UNDIRECTED_ONLY.includes(algorithm as Algorithm) && csr.directed) {
-      csr = undirectedCsr(csr);
-      notice = `, run on its undirected graph (${csr.edgeCount} arcs): ${algorithm} needs an undirected graph`;
+    let graph: DeviceGraph;
+    if (streamed) {
+      loaded = streamed;
+      csr = streamed.view;
+      graph = streamed.graph;
+    } else {
+      const host = await loadCsr(file, {
+        undirected: values.undirected,
+        oneBased: values['one-based'],
+        renumber: values.renumber,
+        // A graph the device cannot hold is refused before the host builds per-vertex arrays for it.
+        maxVertexCount: Math.floor(device.limits.maxStorageBufferBindingSize / 4) - 1,
+      });
+      loaded = { view: host.csr, loadMs: host.loadMs };
+      let full = host.csr;
+      if (UNDIRECTED_ONLY.includes(algorithm as Algorithm) && full.directed) {
+        full = undirectedCsr(full);
+        notice = `, run on its undirected graph (${full.edgeCount} arcs): ${algorithm} needs an undirected graph`;
+      }
+      csr = full;
+      graph = uploadGraph(device, full, { csc: full.directed });
     }
     let similarity: SimilarityInput = {};
     const sources =
@@ -192,14 +210,13 @@ export async function runCommand(args: string[], io: Io = processIo): Promise<nu
               top,
             };
     }
-    if (samples !== undefined && samples > csr.vertexCount) {
-      throw new InputError(
-        `${samples} sources, but ${fileName(file)} has ${csr.vertexCount} vertices`,
-        '--samples',
-      );
-    }
-    const graph = uploadGraph(device, csr, { csc: csr.directed });
     try {
+      if (samples !== undefined && samples > csr.vertexCount) {
+        throw new InputError(
+          `${samples} sources, but ${fileName(file)} has ${csr.vertexCount} vertices`,
+          '--samples',
+        );
+      }
       let start = performance.now();
       let result = await runAlgorithm(algorithm as Algorithm, graph, csr, sources, bcOptions, similarity);
       const coldMs = performance.now() - start;
@@ -218,7 +235,7 @@ export async function runCommand(args: string[], io: Io = processIo): Promise<nu
           : '';
       const runs = repeat === 1 ? 'warm run' : `median of ${repeat} warm runs, min ${warm[0]!.toFixed(2)} ms`;
       io.out(
-        `${algorithm} on ${fileName(file)} (${loaded.csr.vertexCount} vertices, ${loaded.csr.edgeCount} arcs${notice}, loaded in ${loaded.loadMs.toFixed(0)} ms) ` +
+        `${algorithm} on ${fileName(file)} (${loaded.view.vertexCount} vertices, ${loaded.view.edgeCount} arcs${notice}, ${streamed ? 'streamed to the GPU' : 'loaded'} in ${loaded.loadMs.toFixed(0)} ms) ` +
           `on ${device.adapter.vendor} ${device.adapter.architecture}${device.adapter.software ? ' [software adapter]' : ''}: ` +
           `compile ${Math.max(0, coldMs - ms).toFixed(0)} ms (first run ${coldMs.toFixed(2)} ms), ` +
           `run ${ms.toFixed(2)} ms (${runs})` +
@@ -286,7 +303,7 @@ function median(sorted: number[]): number {
 }
 
 /** Graph500's TEPS edges: arcs out of reached vertices, halved on undirected graphs. */
-function traversedEdges(csr: HostCsr, reached: (v: number) => boolean): number {
+function traversedEdges(csr: HostView, reached: (v: number) => boolean): number {
   const arcs = edgesFrom(csr, reached);
   return csr.directed ? arcs : arcs / 2;
 }
@@ -294,7 +311,7 @@ function traversedEdges(csr: HostCsr, reached: (v: number) => boolean): number {
 async function runAlgorithm(
   algorithm: Algorithm,
   graph: DeviceGraph,
-  csr: HostCsr,
+  csr: HostView,
   sources: number[],
   bcOptions: BetweennessOptions,
   similarity: SimilarityInput,
@@ -412,6 +429,8 @@ async function runAlgorithm(
       };
     }
     case 'mst': {
+      // A spanning forest's run loads the graph on the host, so its edges are at hand here.
+      const targets = csr.targets!;
       const r = await minimumSpanningForest(graph);
       const u = new Uint32Array(r.edges.length);
       const w = new Float64Array(r.edges.length);
@@ -422,7 +441,7 @@ async function runAlgorithm(
         u[i] = row;
         w[i] = csr.weights === undefined ? 1 : csr.weights[e]!;
       }
-      const v = r.edges.map((e) => csr.targets[e]!);
+      const v = r.edges.map((e) => targets[e]!);
       return {
         scalars: { value: r.weight, trees: r.trees },
         arrays: { edges: { columns: [u, v, w] } },

@@ -8,15 +8,22 @@ import { createReadStream } from 'node:fs';
 import { open, stat } from 'node:fs/promises';
 import { totalmem } from 'node:os';
 import { basename, extname } from 'node:path';
-import { DeviceLimitError, InputError } from '@weft/gpu';
+import { DeviceLimitError, InputError, type WeftDevice } from '@weft/gpu';
 import { type BuildOptions, type BuildReport, hostCsrFromEdgeList } from './host-build.ts';
 import type { HostCsr, HostEdgeList } from './host-graph.ts';
-import { readBinaryCsr, writeBinaryCsr } from './io/binary-csr.ts';
+import {
+  BINARY_CSR_HEADER_BYTES,
+  type BinaryCsrHeader,
+  binaryCsrHeader,
+  readBinaryCsr,
+  writeBinaryCsr,
+} from './io/binary-csr.ts';
 import { parseDimacs } from './io/dimacs.ts';
 import { type EdgeListOptions, parseEdgeList } from './io/edge-list.ts';
 import { parseMatrixMarket } from './io/matrix-market.ts';
 import { dimacsChunks, edgeListChunks, matrixMarketChunks } from './io/text-writers.ts';
 import type { WeightType } from './io/weights.ts';
+import { type BinaryCsrUpload, type UploadBinaryCsrOptions, uploadBinaryCsr } from './upload-binary-csr.ts';
 
 export type GraphFileFormat = 'mtx' | 'edgelist' | 'dimacs' | 'wcsr';
 
@@ -47,6 +54,38 @@ export function graphFormatOf(path: string): GraphFileFormat {
 /** A file's bytes as a stream of chunks (never the whole file at once). */
 export function fileChunks(path: string, chunkSize = 1 << 20): AsyncIterable<Uint8Array> {
   return createReadStream(path, { highWaterMark: chunkSize }) as AsyncIterable<Uint8Array>;
+}
+
+/** The header of the .wcsr file at `path` (its first 32 bytes), checked against the file's size. */
+export async function binaryCsrFileHeader(path: string): Promise<BinaryCsrHeader> {
+  await checkRegularFile(path);
+  const { size } = await stat(path);
+  const file = await open(path, 'r');
+  try {
+    const bytes = new Uint8Array(BINARY_CSR_HEADER_BYTES);
+    const { bytesRead } = await file.read(bytes, 0, bytes.length, 0);
+    return binaryCsrHeader(bytes.subarray(0, bytesRead), { name: basename(path), byteLength: size });
+  } finally {
+    await file.close();
+  }
+}
+
+/**
+ * Streams the .wcsr file at `path` to the GPU ({@link uploadBinaryCsr}): its edges are never held on the host,
+ * so files far larger than the host's memory for arrays load, in chunks beyond one binding.
+ */
+export async function uploadBinaryCsrFile(
+  device: WeftDevice,
+  path: string,
+  options: Omit<UploadBinaryCsrOptions, 'name' | 'byteLength'> = {},
+): Promise<BinaryCsrUpload> {
+  await checkRegularFile(path);
+  const { size } = await stat(path);
+  return uploadBinaryCsr(device, fileChunks(path, 1 << 22), {
+    ...options,
+    name: basename(path),
+    byteLength: size,
+  });
 }
 
 /** `maxBytes` of {@link readGraphFile} and {@link loadGraph} by default: a quarter of the machine's memory. */

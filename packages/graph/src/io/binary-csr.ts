@@ -120,6 +120,47 @@ export function binaryCsrFailure(name: string): (byte: number, reason: string) =
   };
 }
 
+/** Bytes of a .wcsr header: what {@link binaryCsrHeader} reads. */
+export const BINARY_CSR_HEADER_BYTES = HEADER_BYTES;
+
+/**
+ * Reads a .wcsr file's first 32 bytes (magic, version, flags, sizes) and checks them, and the file's size
+ * against them when `options.byteLength` is given; errors name the byte as `readBinaryCsr`'s do.
+ */
+export function binaryCsrHeader(header: Uint8Array, options: BinaryCsrOptions = {}): BinaryCsrHeader {
+  checkLittleEndian();
+  const fail = binaryCsrFailure(options.name ?? 'binary CSR input');
+  if (header.length < HEADER_BYTES)
+    fail(header.length, `the file ends inside the ${HEADER_BYTES}-byte header`);
+  const view = new DataView(header.buffer, header.byteOffset, HEADER_BYTES);
+  for (let i = 0; i < MAGIC.length; i++) if (header[i] !== MAGIC[i]) fail(i, 'bad magic: not a .wcsr file');
+  const version = view.getUint32(8, true);
+  if (version !== BINARY_CSR_VERSION)
+    fail(8, `unsupported version ${version} (this reader knows ${BINARY_CSR_VERSION})`);
+  const flags = view.getUint32(12, true);
+  const weighted = (flags & 1) !== 0;
+  const typeIndex = (flags >>> 2) & 3;
+  if (flags >>> 4 !== 0 || typeIndex > 2 || (!weighted && typeIndex !== 0))
+    fail(12, `bad flags 0x${flags.toString(16)}`);
+  const n = view.getBigUint64(16, true);
+  const m = view.getBigUint64(24, true);
+  if (n > BigInt(MAX_VERTEX_COUNT)) fail(16, `vertex count ${n} exceeds the u32 id range`);
+  if (m > 0xffffffffn) fail(24, `edge count ${m} exceeds the u32 offset range`);
+  const vertexCount = Number(n);
+  const edgeCount = Number(m);
+  const total = HEADER_BYTES + 4 * (vertexCount + 1) + 4 * edgeCount * (weighted ? 2 : 1) + 4;
+  if (options.byteLength !== undefined && options.byteLength !== total) {
+    fail(16, `the header implies ${total} bytes but the file has ${options.byteLength}`);
+  }
+  return {
+    vertexCount,
+    edgeCount,
+    directed: (flags & 2) !== 0,
+    weightType: weighted ? WEIGHT_TYPES[typeIndex] : undefined,
+    targetsAt: HEADER_BYTES + 4 * (vertexCount + 1),
+  };
+}
+
 /**
  * Streams a .wcsr file: checks the header (magic, version, flags, sizes, `byteLength`), hands each array's
  * bytes to the sinks `open(header)` returns (offsets, targets, then weights when weighted) as they arrive, and
@@ -144,35 +185,12 @@ export async function streamBinaryCsr(
   let parsed: BinaryCsrHeader | undefined;
 
   const startSections = () => {
-    const view = new DataView(header.buffer);
-    for (let i = 0; i < MAGIC.length; i++) if (header[i] !== MAGIC[i]) fail(i, 'bad magic: not a .wcsr file');
-    const version = view.getUint32(8, true);
-    if (version !== BINARY_CSR_VERSION)
-      fail(8, `unsupported version ${version} (this reader knows ${BINARY_CSR_VERSION})`);
-    const flags = view.getUint32(12, true);
-    const weighted = (flags & 1) !== 0;
-    const typeIndex = (flags >>> 2) & 3;
-    if (flags >>> 4 !== 0 || typeIndex > 2 || (!weighted && typeIndex !== 0))
-      fail(12, `bad flags 0x${flags.toString(16)}`);
-    const n = view.getBigUint64(16, true);
-    const m = view.getBigUint64(24, true);
-    if (n > BigInt(MAX_VERTEX_COUNT)) fail(16, `vertex count ${n} exceeds the u32 id range`);
-    if (m > 0xffffffffn) fail(24, `edge count ${m} exceeds the u32 offset range`);
-    const vertexCount = Number(n);
-    const edgeCount = Number(m);
-    total = HEADER_BYTES + 4 * (vertexCount + 1) + 4 * edgeCount * (weighted ? 2 : 1) + 4;
-    if (options.byteLength !== undefined && options.byteLength !== total) {
-      fail(16, `the header implies ${total} bytes but the file has ${options.byteLength}`);
-    }
-    parsed = {
-      vertexCount,
-      edgeCount,
-      directed: (flags & 2) !== 0,
-      weightType: weighted ? WEIGHT_TYPES[typeIndex] : undefined,
-      targetsAt: HEADER_BYTES + 4 * (vertexCount + 1),
-    };
-    lengths = [4 * (vertexCount + 1), 4 * edgeCount, ...(weighted ? [4 * edgeCount] : []), 4];
-    sinks = [...open(parsed), stored];
+    const h = binaryCsrHeader(header, options);
+    const weighted = h.weightType !== undefined;
+    total = h.targetsAt + 4 * h.edgeCount * (weighted ? 2 : 1) + 4;
+    parsed = h;
+    lengths = [4 * (h.vertexCount + 1), 4 * h.edgeCount, ...(weighted ? [4 * h.edgeCount] : []), 4];
+    sinks = [...open(h), stored];
   };
 
   for await (const chunk of source) {

@@ -4,7 +4,15 @@
  *
  * @module @weft/graph/io
  */
-export { BINARY_CSR_VERSION, type BinaryCsrOptions, readBinaryCsr, writeBinaryCsr } from './binary-csr.ts';
+export {
+  BINARY_CSR_HEADER_BYTES,
+  BINARY_CSR_VERSION,
+  type BinaryCsrHeader,
+  type BinaryCsrOptions,
+  binaryCsrHeader,
+  readBinaryCsr,
+  writeBinaryCsr,
+} from './binary-csr.ts';
 export { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINE_BYTES, type LoadBudget } from './budget.ts';
 export { type DimacsOptions, parseDimacs } from './dimacs.ts';
 export { type EdgeListOptions, parseEdgeList } from './edge-list.ts';
