@@ -18,6 +18,8 @@ import { maximalIndependentSet } from './mis.ts';
 import { minimumSpanningForest } from './mst.ts';
 import { pageRank } from './pagerank.ts';
 import { stronglyConnectedComponents } from './scc.ts';
+import { jaccardAll } from './similarity.ts';
+import { jaccardAllReference } from './similarity-reference.ts';
 import { sssp } from './sssp/sssp.ts';
 import { testGraphs } from './test-graphs.ts';
 import { triangleCount } from './triangles.ts';
@@ -157,8 +159,8 @@ for (const limit of [10, 8]) {
       if (limit >= 10) expect(refused).toBe(0);
     });
 
-    // Chromium's 10 runs every exported algorithm but jaccardAll; at 8 some refuse, never answer wrongly.
-    it('communities, spanning forest, MIS, colouring and triangles verify or refuse below 10', async () => {
+    // Chromium's 10 runs every exported algorithm; at 8 some refuse, never answer wrongly.
+    it('communities, spanning forest, MIS, colouring, triangles and 2-hop similarity verify or refuse below 10', async () => {
       const d = await device();
       const edges = kronecker({ scale: 8, seed: 5 });
       const weights = Uint32Array.from({ length: edges.src.length }, (_, i) => 1 + (i % 7));
@@ -203,6 +205,20 @@ for (const limit of [10, 8]) {
             ((c) => (c === trianglesReference(csr) ? null : `count ${c}`))(
               (await triangleCount(graph)).count,
             ),
+        ],
+        [
+          '2-hop jaccard',
+          async () => {
+            const vertices = Uint32Array.of(0, 3, 17);
+            const got = await jaccardAll(graph, vertices, { topK: 4 });
+            const want = jaccardAllReference(csr, vertices, { topK: 4 });
+            const same =
+              got.first.join() === want.first.join() &&
+              got.second.join() === want.second.join() &&
+              got.common.join() === want.common.join() &&
+              got.score.every((x, i) => Math.abs(x - want.score[i]!) <= 1e-6);
+            return same ? null : 'pairs or scores differ';
+          },
         ],
       ];
       let refused = 0;

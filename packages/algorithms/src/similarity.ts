@@ -280,11 +280,20 @@ export async function jaccardAll(
     await sortPairs(rec, ends, ids, { count: paths, bits: idBits(graph.vertexCount) });
     await transform(rec, paths, wgsl`(p: u32) { ${rw(keys)}[p] = ${hopOf}(${pathOf}(${ids}[p])); }`);
     await sortPairs(rec, keys, ids, { count: paths, bits: idBits(k) });
-    const endOf = wgsl`(p: u32) -> u32 { return ${targets}[${offsets}[${hopVertex}(${pathOf}(${ids}[p]))] + ${ids}[p] - ${pathStart}[${pathOf}(${ids}[p])]]; }`;
+    // Each sorted path's end, stored once (the first sort's order is gone): the run test then binds two arrays.
+    await transform(
+      rec,
+      paths,
+      wgsl`(p: u32) {
+  let path = ${ids}[p];
+  let h = ${pathOf}(path);
+  ${rw(ends)}[p] = ${targets}[${offsets}[${hopVertex}(h)] + path - ${pathStart}[h]];
+}`,
+    );
     await recordRuns(
       rec,
       paths,
-      wgsl`(p: u32) -> bool { return ${keys}[p] != ${keys}[p - 1u] || ${endOf}(p) != ${endOf}(p - 1u); }`,
+      wgsl`(p: u32) -> bool { return ${keys}[p] != ${keys}[p - 1u] || ${ends}[p] != ${ends}[p - 1u]; }`,
       starts,
       { array: counts, index: 1 },
     );
@@ -308,7 +317,7 @@ export async function jaccardAll(
   let i = ${keys}[p];
   ${rw(index)}[s] = i;
   ${rw(first)}[s] = ${vs}[i];
-  ${rw(second)}[s] = ${endOf}(p);
+  ${rw(second)}[s] = ${ends}[p];
 }`,
     );
     await recordScores(rec, simple, 'jaccard', pairCount, first, second, common, score);
@@ -334,19 +343,29 @@ export async function jaccardAll(
     const outSecond = arr('u32', pairCount, 'out second');
     const outCommon = arr('u32', pairCount, 'out common');
     const outScore = arr('f32', pairCount, 'out score');
-    await transform(
-      rec,
-      pairCount,
-      wgsl`(s: u32) {
-  if (${keep}(s) == 0u) { return; }
+    // A kept pair's slot is where the exclusive scan steps up; two scatters of two columns each keep the
+    // bindings within what browsers grant.
+    const kept1 = wgsl`(s: u32) -> bool {
+  let next = select(${counts}[0], ${kept}[s + 1u], s + 1u < ${u32(pairCount)});
+  return next > ${kept}[s];
+}`;
+    const scatter = <A extends 'u32' | 'f32', B extends 'u32' | 'f32'>(
+      a: [DeviceArray<A>, DeviceArray<A>],
+      b: [DeviceArray<B>, DeviceArray<B>],
+    ) =>
+      transform(
+        rec,
+        pairCount,
+        wgsl`(s: u32) {
+  if (!${kept1}(s)) { return; }
   let t = ${order}[s];
   let at = ${kept}[s];
-  ${rw(outFirst)}[at] = ${first}[t];
-  ${rw(outSecond)}[at] = ${second}[t];
-  ${rw(outCommon)}[at] = ${common}[t];
-  ${rw(outScore)}[at] = ${score}[t];
+  ${rw(a[1])}[at] = ${a[0]}[t];
+  ${rw(b[1])}[at] = ${b[0]}[t];
 }`,
-    );
+      );
+    await scatter([first, outFirst], [second, outSecond]);
+    await scatter([common, outCommon], [score, outScore]);
     await rec.submit();
     const total = (await counts.download(0, 1))[0]!;
     if (total === 0) return empty;
