@@ -118,6 +118,18 @@ for (const limit of [10, 8]) {
         expect(verifyPageRank(csr, pr.ranks, { relTolerance: 1e-4 }), name).toBeNull();
         graph.destroy();
       }
+      // Weighted, directed and not: at 8 the frontier push sets visited bits and appends them in a second pass.
+      for (const directed of [false, true]) {
+        const edges = kronecker({ scale: 8, seed: 7 });
+        const weights = Uint32Array.from({ length: edges.src.length }, (_, i) => 1 + ((i * 7) % 13));
+        const csr = hostCsrFromEdgeList({ ...edges, weights, directed }).csr;
+        const graph = uploadGraph(d, csr);
+        for (const parents of [false, true]) {
+          const got = await sssp(graph, 0, { parents, delta: 'off' });
+          expect(verifySssp(csr, 0, got.distances), `weighted sssp, directed ${directed}`).toBeNull();
+        }
+        graph.destroy();
+      }
     });
 
     // SCC walks in- and out-edges in one cascade; weak components and k-core use cascades too.

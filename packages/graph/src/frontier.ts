@@ -205,7 +205,7 @@ export interface BitmapToQueueOptions {
   /** Keep the sink's count (default: zeroed first). */
   append?: boolean;
   /** Only vertices not in this bitmap (of the same vertex count): e.g. the ones a level newly set. */
-  except?: FrontierBitmap;
+  except?: Pick<FrontierBitmap, 'words' | 'vertexCount'>;
   /** `(v: u32)`, called once for each appended vertex (e.g. to store its depth). */
   visit?: Functor;
   /**

@@ -14,7 +14,13 @@ import {
   type WeftDevice,
   wgsl,
 } from '@weft/gpu';
-import type { DeviceGraph, FrontierBitmap, FrontierSink, FrontierView } from '@weft/graph';
+import {
+  bitmapToQueue,
+  type DeviceGraph,
+  type FrontierBitmap,
+  type FrontierSink,
+  type FrontierView,
+} from '@weft/graph';
 import { transformLbs } from '@weft/lbs';
 import { transformScan } from '@weft/scan';
 import { type LoadBalance, resolveLoadBalance, THREAD_MAPPED_MAX_DEGREE } from './load-balance.ts';
@@ -207,7 +213,30 @@ export async function advancePush(
     if (output && !options.append) rec.clear(output.count);
     if (graph.edgeCount === 0) return;
     if (loadBalance === 'thread-mapped') {
-      await transform(rec, input === 'all' ? graph.vertexCount : input.length, walk, { itemsPerThread: 1 });
+      const count = input === 'all' ? graph.vertexCount : input.length;
+      // Past the device's storage buffers the walk only sets the visited bits, and a second pass appends
+      // the bits this advance set (those not set before it) to the output: two bindings fewer in the walk.
+      const limit = graph.device.limits.maxStorageBuffersPerShaderStage;
+      if (output && visited && functorBindingCount(walk) + 1 > limit) {
+        const before = rec.scratch('u32', visited.words.length, 'advance visited before');
+        rec.copy(visited.words, before);
+        const mark = wgsl`(v: u32) { atomicOr(&${atomic(visited.words)}[v >> 5u], 1u << (v & 31u)); }`;
+        const walkBits = wgsl`(i: u32) {
+  let src = ${vertexOfFunctor(input)}(i);
+  let end = ${offsets}[src + 1u];
+  for (var k = ${offsets}[src]; k < end; k++) {
+    let dst = ${load(column, 'k')};
+    if (${functor}(src, dst, ${edgeIdFunctor(edgeIds)}(k))) { ${mark}(dst); }
+  }
+}`;
+        await transform(rec, count, walkBits, { itemsPerThread: 1 });
+        await bitmapToQueue(rec, visited, output, {
+          append: true,
+          except: { words: before, vertexCount: visited.vertexCount },
+        });
+        return;
+      }
+      await transform(rec, count, walk, { itemsPerThread: 1 });
       return;
     }
     if (input === 'all') {

@@ -1,4 +1,4 @@
-import { atomic, min, requestDevice, rw, transform, u32, wgsl } from '@weft/gpu';
+import { atomic, type DeviceArray, min, requestDevice, rw, transform, u32, wgsl } from '@weft/gpu';
 import {
   FrontierBitmap,
   FrontierQueue,
@@ -178,6 +178,55 @@ function sourceOf(a: Uint32Array, device: Parameters<typeof uploadGraph>[0]) {
   }
   return s;
 }
+
+describe('advancePush at a low storage-buffer limit', () => {
+  it('marks visited bits and appends the new ones in a second pass where the walk would not fit', async () => {
+    process.env['XDG_RUNTIME_DIR'] ??= '/tmp';
+    const device = await requestDevice({ label: 'eight', limits: { maxStorageBuffersPerShaderStage: 8 } });
+    try {
+      const n = 900;
+      const csr = randomCsr(n, 7000, 41);
+      const graph = uploadGraph(device, csr);
+      // Three captured arrays: the thread-mapped walk with its appends would bind 9.
+      const host = [3, 5, 7].map((k) => Uint32Array.from({ length: n }, (_, v) => (v * k) % 4));
+      const [a, b, c] = host.map((h) => device.upload(h)) as [
+        DeviceArray<'u32'>,
+        DeviceArray<'u32'>,
+        DeviceArray<'u32'>,
+      ];
+      const keep = wgsl`(src: u32, dst: u32, edge: u32) -> bool { return ${a}[dst] + ${b}[src] + ${c}[dst] > 4u; }`;
+      const accepts = (u: number, v: number) => host[0]![v]! + host[1]![u]! + host[2]![v]! > 4;
+      const frontier = [4, 17, 17, 250, 899, 0];
+      const seenBefore = [5, 6, 7, 300, 301];
+      const q = new FrontierQueue(device, n);
+      const visited = new FrontierBitmap(device, n);
+      for (const round of [0, 1]) {
+        q.set(frontier);
+        const words = new Uint32Array(visited.words.length);
+        for (const v of seenBefore) words[v >>> 5]! |= 1 << (v & 31);
+        visited.words.upload(words);
+        await advancePush(device, graph, q.current, keep, {
+          output: q.next,
+          visited,
+          loadBalance: 'thread-mapped',
+        });
+        const want = new Set<number>();
+        for (const u of frontier) {
+          for (let e = csr.offsets[u]!; e < csr.offsets[u + 1]!; e++) {
+            const v = csr.targets[e]!;
+            if (accepts(u, v) && !seenBefore.includes(v)) want.add(v);
+          }
+        }
+        q.swap();
+        const got = Array.from(await q.toArray()).sort((x, y) => x - y);
+        expect(got, `round ${round}`).toEqual([...want].sort((x, y) => x - y));
+      }
+      for (const x of [graph, q, visited, a, b, c]) x.destroy();
+    } finally {
+      device.destroy();
+    }
+  });
+});
 
 describe('advancePull', () => {
   it('each candidate takes the first in-neighbor in the frontier', () =>
