@@ -73,6 +73,72 @@ const STAR = csrOf(
   false,
 );
 
+/** A CSR of weighted arcs (undirected: each pair once, both arcs weighing the same). */
+function weightedCsr(
+  n: number,
+  arcs: [number, number, number][],
+  directed: boolean,
+  type: 'u32' | 'f32',
+): HostCsr {
+  return hostCsrFromEdgeList({
+    vertexCount: n,
+    src: Uint32Array.from(arcs, (a) => a[0]),
+    dst: Uint32Array.from(arcs, (a) => a[1]),
+    weights: type === 'u32' ? Uint32Array.from(arcs, (a) => a[2]) : Float32Array.from(arcs, (a) => a[2]),
+    directed,
+  }).csr;
+}
+
+// networkx 3.6.1 with the 'weight' attribute: D weighted (3 -> 2 weighs 0, so 3 is dangling for PageRank)
+// and star_graph(4) with edge 0-i weighing i.
+const WD = weightedCsr(
+  5,
+  [
+    [0, 1, 2],
+    [0, 2, 0.5],
+    [1, 2, 3],
+    [2, 0, 1],
+    [3, 2, 0],
+    [2, 4, 4],
+  ],
+  true,
+  'f32',
+);
+const WSTAR = weightedCsr(
+  5,
+  [
+    [0, 1, 1],
+    [0, 2, 2],
+    [0, 3, 3],
+    [0, 4, 4],
+  ],
+  false,
+  'u32',
+);
+
+/**
+ * A disjoint union of small random graphs of every family with u32 or f32 weights, a fifth of them 0 (on
+ * both arcs of an undirected edge, as `(u + v) % 5` is symmetric).
+ */
+function weightedUnion(count: number, seed: number, directed: boolean, type: 'u32' | 'f32') {
+  const union = disjointUnion(randomFamilies(count, seed, directed), type, seed);
+  const csr = hostCsrFromEdgeList(union.edges).csr;
+  const w = csr.weights!;
+  for (let u = 0; u < csr.vertexCount; u++) {
+    for (let e = csr.offsets[u]!; e < csr.offsets[u + 1]!; e++) {
+      if ((u + csr.targets[e]!) % 5 === 0) w[e] = 0;
+    }
+  }
+  return { csr, firsts: union.firsts };
+}
+
+/** Half the inverse of the largest weighted in-degree, which bounds A^T's largest eigenvalue: Katz converges. */
+function safeKatzAlpha(csr: HostCsr): number {
+  const inWeight = new Float64Array(csr.vertexCount);
+  for (let e = 0; e < csr.edgeCount; e++) inWeight[csr.targets[e]!]! += csr.weights![e]!;
+  return 0.5 / Math.max(1, ...inWeight);
+}
+
 describe('power-iteration centralities on gas', () => {
   it('match networkx on hand-checked tiny graphs', () =>
     gpuTest(async (device) => {
@@ -230,5 +296,118 @@ describe('power-iteration centralities on gas', () => {
       const noCsc = uploadGraph(device, D);
       await expect(katzCentrality(noCsc)).rejects.toThrow(/csc: true/);
       for (const g of [d, clique, empty, noCsc]) g.destroy();
+    }));
+});
+
+describe('weighted power-iteration centralities (networkx weight semantics)', () => {
+  it('weigh Katz and eigenvector centrality by the edge weights only with weight: weights', () =>
+    gpuTest(async (device) => {
+      const d = uploadGraph(device, WD, { csc: true });
+      const star = uploadGraph(device, WSTAR);
+      const katz = await katzCentrality(d, { weight: 'weights' });
+      expectNear(
+        katz.centrality,
+        [0.3962801682, 0.426088851, 0.4944734612, 0.3468328372, 0.5446221613],
+        'weighted katz',
+      );
+      // networkx's default is weight=None: the weights do not count unless asked for.
+      const plainKatz = await katzCentrality(d);
+      expectNear(
+        plainKatz.centrality,
+        [0.442193313, 0.4346918281, 0.5172082407, 0.3904725319, 0.442193313],
+        'default katz',
+      );
+      const eig = await eigenvectorCentrality(d, { weight: 'weights' });
+      expectNear(eig.centrality, [0.2144653813, 0.2247167515, 0.409366085, 1.2e-9, 0.8578615216], 'eig');
+      const plainEig = await eigenvectorCentrality(d, { weight: null });
+      expectNear(
+        plainEig.centrality,
+        [0.4808629409, 0.3629914031, 0.637007775, 1.2898e-6, 0.4808629409],
+        'eig, weight null',
+      );
+      const starKatz = await katzCentrality(star, { weight: 'weights' });
+      expectNear(
+        starKatz.centrality,
+        [0.6337242395, 0.2851759863, 0.348548371, 0.4119207557, 0.4752931403],
+        'star katz',
+      );
+      const starEig = await eigenvectorCentrality(star, { weight: 'weights' });
+      expectNear(
+        starEig.centrality,
+        [0.7071072846, 0.129099353, 0.2581987059, 0.3872980589, 0.5163974119],
+        'star eig',
+      );
+      d.destroy();
+      star.destroy();
+    }));
+
+  it('match the f64 references on random weighted graphs (u32 and f32 weights, zeros, both directions)', () =>
+    gpuTest(async (device) => {
+      for (const directed of [true, false]) {
+        for (const type of ['u32', 'f32'] as const) {
+          const { csr } = weightedUnion(10, directed ? 21 : 22, directed, type);
+          const graph = uploadGraph(device, csr, { csc: directed });
+          const name = `${directed ? 'directed' : 'undirected'} ${type}`;
+          const weight = 'weights';
+          const alpha = safeKatzAlpha(csr);
+          const katz = await katzCentrality(graph, { alpha, weight });
+          const katzWant = katzCentralityReference(csr, { alpha, weight });
+          expect(katz.iterations, name).toBe(katzWant.iterations);
+          expectNear(katz.centrality, katzWant.centrality, `${name} katz`);
+          const raw = { alpha: alpha / 2, beta: 3, normalized: false, weight } as const;
+          expectNear(
+            (await katzCentrality(graph, raw)).centrality,
+            katzCentralityReference(csr, raw).centrality,
+            `${name} raw katz`,
+          );
+          await agree(
+            () => eigenvectorCentrality(graph, { weight, maxIterations: 300 }),
+            () => eigenvectorCentralityReference(csr, { weight, maxIterations: 300 }),
+            (g, r) => {
+              expect(g.iterations, name).toBe(r.iterations);
+              expectNear(g.centrality, r.centrality, `${name} eigenvector`);
+            },
+          );
+          graph.destroy();
+        }
+      }
+    }));
+
+  it('refuse negative weights, and weights asked for on an unweighted graph', () =>
+    gpuTest(async (device) => {
+      const arcs: [number, number, number][] = [
+        [0, 1, 2],
+        [1, 2, -1],
+        [2, 0, 1],
+      ];
+      const negative = weightedCsr(3, arcs, true, 'f32');
+      const graph = uploadGraph(device, negative, { csc: true });
+      const bad =
+        /weight -1 of edge 1 -> 2 \(edge 1\) is negative: katzCentrality with weight 'weights' needs/;
+      await expect(katzCentrality(graph, { weight: 'weights' })).rejects.toThrow(bad);
+      expect(() => katzCentralityReference(negative, { weight: 'weights' })).toThrow(bad);
+      await expect(eigenvectorCentrality(graph, { weight: 'weights' })).rejects.toThrow(
+        /is negative: eigenvectorCentrality with weight 'weights' needs finite non-negative weights/,
+      );
+      // Unweighted (the default), the graph is fine.
+      expect((await katzCentrality(graph)).centrality).toHaveLength(3);
+      const plain = uploadGraph(device, D, { csc: true });
+      for (const run of [
+        () => katzCentrality(plain, { weight: 'weights' }),
+        () => eigenvectorCentrality(plain, { weight: 'weights' }),
+      ]) {
+        await expect(run()).rejects.toThrow(/weight 'weights' but the graph has no weights/);
+      }
+      await expect(katzCentrality(plain, { weight: 'w' as 'weights' })).rejects.toThrow(
+        /weight must be 'weights' or null/,
+      );
+      expect(() => eigenvectorCentralityReference(D, { weight: 'weights' })).toThrow(InputError);
+      const empty = uploadGraph(device, weightedCsr(0, [], true, 'u32'), { csc: true });
+      expect((await katzCentrality(empty, { weight: 'weights' })).centrality).toHaveLength(0);
+      await expect(eigenvectorCentrality(empty, { weight: 'weights' })).rejects.toThrow(/null graph/);
+      const one = uploadGraph(device, weightedCsr(1, [], false, 'f32'));
+      expectNear((await katzCentrality(one, { weight: 'weights' })).centrality, [1], 'one vertex katz');
+      expectNear((await eigenvectorCentrality(one, { weight: 'weights' })).centrality, [1], 'one vertex eig');
+      for (const g of [graph, plain, empty, one]) g.destroy();
     }));
 });

@@ -1,4 +1,15 @@
-import { ConvergenceError, type DeviceArray, f32, InputError, max, plus, rw, wgsl } from '@weft/gpu';
+import {
+  ConvergenceError,
+  type DeviceArray,
+  type Functor,
+  f32,
+  InputError,
+  load,
+  max,
+  plus,
+  rw,
+  wgsl,
+} from '@weft/gpu';
 import { checkDeviceGraph, type DeviceGraph } from '@weft/graph';
 import { compute, type GasProgram, type GasResult, gas } from '@weft/operators';
 import {
@@ -10,15 +21,40 @@ import {
   sumOf,
 } from './centrality-reference.ts';
 import type { RunOptions } from './common.ts';
+import { checkNonNegativeWeights } from './weights.ts';
 
 export interface PowerIterationRunOptions extends PowerIterationOptions, RunOptions {}
 
 export interface PersonalizedPageRankOptions extends PowerIterationRunOptions {
   /** Damping factor (default 0.85). */
   alpha?: number;
+  /**
+   * Edge weights share each vertex's rank over its out-edges in proportion (networkx's `pagerank` default,
+   * `weight='weight'`): by default whenever the graph has weights; `null` ignores them. Weights must be
+   * finite and non-negative; a vertex whose out-weights sum to 0 is dangling.
+   */
+  weight?: 'weights' | null;
 }
 
-export interface KatzCentralityOptions extends PowerIterationRunOptions {
+export interface WeightedCentralityOptions extends PowerIterationRunOptions {
+  /**
+   * `'weights'`: each edge counts with its weight in the adjacency matrix (networkx's `weight='weight'`);
+   * weights must be finite and non-negative. Default `null`, every edge counts 1, as networkx's default
+   * `weight=None` for this measure.
+   */
+  weight?: 'weights' | null;
+}
+
+export interface HitsOptions extends PowerIterationRunOptions {
+  /**
+   * networkx's `hits` always reads the `'weight'` edge attribute into its adjacency matrix, so by default
+   * the graph's weights count whenever it has them; `null` counts every edge 1. Weights must be finite and
+   * non-negative.
+   */
+  weight?: 'weights' | null;
+}
+
+export interface KatzCentralityOptions extends WeightedCentralityOptions {
   /** Attenuation (default 0.1); must be below 1 / the largest eigenvalue of the adjacency matrix to converge. */
   alpha?: number;
   /** The constant every vertex starts each iteration with (default 1). */
@@ -65,6 +101,35 @@ function checkAlpha(alpha: number, low: number, high: number): void {
   if (!(alpha >= low && alpha <= high)) {
     throw new InputError(`alpha must be in [${low}, ${high}], got ${alpha}`, 'alpha');
   }
+}
+
+/**
+ * The graph's weights when `weight` asks for them (`byDefault`: when left out, whenever the graph has
+ * them), checked finite and non-negative; `undefined` to count every edge 1.
+ */
+async function edgeWeights(
+  graph: DeviceGraph,
+  weight: 'weights' | null | undefined,
+  byDefault: boolean,
+  who: string,
+): Promise<DeviceGraph['chunkedWeights']> {
+  if (weight !== undefined && weight !== null && weight !== 'weights') {
+    throw new InputError(`weight must be 'weights' or null, got '${weight}'`, 'weight');
+  }
+  const w = graph.chunkedWeights;
+  if (weight === 'weights' && w === undefined) {
+    throw new InputError("weight 'weights' but the graph has no weights", 'weight');
+  }
+  if (w === undefined || weight === null || (weight === undefined && !byDefault)) return undefined;
+  await checkNonNegativeWeights(graph, who);
+  return w;
+}
+
+/** `(v: u32, u: u32, edge: u32) -> f32`: `x[u]`, times the edge's weight when weighted. */
+function weightedGather(x: DeviceArray<'f32'>, w: DeviceGraph['chunkedWeights']): Functor {
+  return w
+    ? wgsl`(v: u32, u: u32, edge: u32) -> f32 { return ${x}[u] * f32(${load(w, 'edge')}); }`
+    : wgsl`(v: u32, u: u32, edge: u32) -> f32 { return ${x}[u]; }`;
 }
 
 /**
@@ -142,8 +207,9 @@ export async function personalizedPageRank(
 }
 
 /**
- * Katz centrality (networkx `katz_centrality`): `x = alpha A^T x + beta` from 0 (in-edges) until the L1
- * change is below `n * tolerance`, then divided by its L2 norm when `normalized`.
+ * Katz centrality (networkx `katz_centrality`): `x = alpha A^T x + beta` from 0 (in-edges; `A` holds the
+ * edge weights with `weight: 'weights'`) until the L1 change is below `n * tolerance`, then divided by its
+ * L2 norm when `normalized`.
  */
 export async function katzCentrality(
   graph: DeviceGraph,
@@ -156,6 +222,7 @@ export async function katzCentrality(
   if (!Number.isFinite(beta)) throw new InputError(`beta must be finite, got ${beta}`, 'beta');
   const n = graph.vertexCount;
   checkPowerIteration(options.tolerance ?? 1e-6, options.maxIterations ?? 1000);
+  const w = await edgeWeights(graph, options.weight, false, "katzCentrality with weight 'weights'");
   if (n === 0) return { centrality: new Float32Array(0), iterations: 0 };
   const arrays = vertexArrays(graph, 'katz', 1);
   const x = arrays[0]!;
@@ -166,7 +233,7 @@ export async function katzCentrality(
       'katzCentrality',
       {
         gatherEdges: 'in',
-        gather: wgsl`(v: u32, u: u32, edge: u32) -> f32 { return ${x}[u]; }`,
+        gather: weightedGather(x, w),
         sum: plus('f32'),
         apply: wgsl`(v: u32, total: f32) -> f32 {
   let next = ${f32(alpha)} * total + ${f32(beta)};
@@ -188,16 +255,18 @@ export async function katzCentrality(
 }
 
 /**
- * Eigenvector centrality (networkx `eigenvector_centrality`): `x = (x + A^T x) / ||x + A^T x||_2` (in-edges)
- * from the uniform vector until the L1 change is below `n * tolerance`.
+ * Eigenvector centrality (networkx `eigenvector_centrality`): `x = (x + A^T x) / ||x + A^T x||_2` (in-edges;
+ * `A` holds the edge weights with `weight: 'weights'`) from the uniform vector until the L1 change is below
+ * `n * tolerance`.
  */
 export async function eigenvectorCentrality(
   graph: DeviceGraph,
-  options: PowerIterationRunOptions = {},
+  options: WeightedCentralityOptions = {},
 ): Promise<{ centrality: Float32Array; iterations: number }> {
   checkDeviceGraph(graph);
   const n = graph.vertexCount;
   checkPowerIteration(options.tolerance ?? 1e-6, options.maxIterations ?? 100);
+  const w = await edgeWeights(graph, options.weight, false, "eigenvectorCentrality with weight 'weights'");
   if (n === 0) throw new InputError('cannot compute centrality for the null graph', 'graph');
   const arrays = vertexArrays(graph, 'eigenvector', 2);
   const [x, y] = arrays as [DeviceArray<'f32'>, DeviceArray<'f32'>];
@@ -208,7 +277,7 @@ export async function eigenvectorCentrality(
       'eigenvectorCentrality',
       {
         gatherEdges: 'in',
-        gather: wgsl`(v: u32, u: u32, edge: u32) -> f32 { return ${x}[u]; }`,
+        gather: weightedGather(x, w),
         sum: plus('f32'),
         apply: wgsl`(v: u32, total: f32) -> f32 {
   let s = ${x}[v] + total;

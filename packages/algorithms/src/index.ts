@@ -32,6 +32,7 @@ export {
   type PersonalizedPageRankOptions,
   type PowerIterationRunOptions,
   personalizedPageRank,
+  type WeightedCentralityOptions,
 } from './centrality.ts';
 export {
   eigenvectorCentralityReference,
@@ -42,6 +43,7 @@ export {
   type PersonalizedPageRankReferenceOptions,
   type PowerIterationOptions,
   personalizedPageRankReference,
+  type WeightedReferenceOptions,
 } from './centrality-reference.ts';
 export { ColoringProblem, type ColoringResult, graphColoring } from './coloring.ts';
 export type { LoadBalanceOption, Problem, RunOptions, TraceOption } from './common.ts';
