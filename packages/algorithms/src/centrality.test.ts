@@ -341,11 +341,35 @@ describe('weighted power-iteration centralities (networkx weight semantics)', ()
       star.destroy();
     }));
 
+  it('weigh personalized PageRank by default, as networkx pagerank, and not with weight: null', () =>
+    gpuTest(async (device) => {
+      const d = uploadGraph(device, WD, { csc: true });
+      const star = uploadGraph(device, WSTAR);
+      const sources = { sources: [0, 3] };
+      expectNear(
+        (await personalizedPageRank(d, sources)).ranks,
+        [0.2625030529, 0.1785015152, 0.1963520523, 0.229122944, 0.1335204356],
+        'weighted ppr',
+      );
+      expectNear(
+        (await personalizedPageRank(d, sources, { weight: null })).ranks,
+        [0.2757084036, 0.1171764434, 0.3314067493, 0.1348608822, 0.1408475215],
+        'ppr, weight null',
+      );
+      // alpha 0.5: the bipartite star's iteration oscillates less, so f32 and f64 stop together.
+      expectNear(
+        (await personalizedPageRank(star, { sources: [1] }, { alpha: 0.5, weight: 'weights' })).ranks,
+        [0.3333328247, 0.5166667175, 0.0333334351, 0.0500001526, 0.0666668701],
+        'star ppr',
+      );
+      star.destroy();
+    }));
+
   it('match the f64 references on random weighted graphs (u32 and f32 weights, zeros, both directions)', () =>
     gpuTest(async (device) => {
       for (const directed of [true, false]) {
         for (const type of ['u32', 'f32'] as const) {
-          const { csr } = weightedUnion(10, directed ? 21 : 22, directed, type);
+          const { csr, firsts } = weightedUnion(10, directed ? 21 : 22, directed, type);
           const graph = uploadGraph(device, csr, { csc: directed });
           const name = `${directed ? 'directed' : 'undirected'} ${type}`;
           const weight = 'weights';
@@ -360,6 +384,17 @@ describe('weighted power-iteration centralities (networkx weight semantics)', ()
             katzCentralityReference(csr, raw).centrality,
             `${name} raw katz`,
           );
+          const sources = { sources: [0, 5, firsts[7]!] };
+          const ppr = await personalizedPageRank(graph, sources);
+          const pprWant = personalizedPageRankReference(csr, sources);
+          expect(ppr.iterations, name).toBe(pprWant.iterations);
+          expectNear(ppr.ranks, pprWant.ranks, `${name} ppr`);
+          const weights = Float64Array.from({ length: csr.vertexCount }, (_, v) => (v % 3 === 0 ? v % 7 : 0));
+          const alphaTol = { alpha: 0.7, tolerance: 1e-8 };
+          const wppr = await personalizedPageRank(graph, { weights }, alphaTol);
+          const wpprWant = personalizedPageRankReference(csr, { weights }, alphaTol);
+          expect(wppr.iterations, name).toBe(wpprWant.iterations);
+          expectNear(wppr.ranks, wpprWant.ranks, `${name} ppr personalized by weights`);
           await agree(
             () => eigenvectorCentrality(graph, { weight, maxIterations: 300 }),
             () => eigenvectorCentralityReference(csr, { weight, maxIterations: 300 }),
@@ -389,12 +424,18 @@ describe('weighted power-iteration centralities (networkx weight semantics)', ()
       await expect(eigenvectorCentrality(graph, { weight: 'weights' })).rejects.toThrow(
         /is negative: eigenvectorCentrality with weight 'weights' needs finite non-negative weights/,
       );
-      // Unweighted (the default), the graph is fine.
+      await expect(personalizedPageRank(graph, { sources: [0] })).rejects.toThrow(
+        /is negative: personalizedPageRank needs finite non-negative weights/,
+      );
+      expect(() => personalizedPageRankReference(negative, { sources: [0] })).toThrow(InputError);
+      // Unweighted (katz's default, or weight: null), the graph is fine.
       expect((await katzCentrality(graph)).centrality).toHaveLength(3);
+      expect((await personalizedPageRank(graph, { sources: [0] }, { weight: null })).ranks).toHaveLength(3);
       const plain = uploadGraph(device, D, { csc: true });
       for (const run of [
         () => katzCentrality(plain, { weight: 'weights' }),
         () => eigenvectorCentrality(plain, { weight: 'weights' }),
+        () => personalizedPageRank(plain, { sources: [0] }, { weight: 'weights' }),
       ]) {
         await expect(run()).rejects.toThrow(/weight 'weights' but the graph has no weights/);
       }
@@ -408,6 +449,8 @@ describe('weighted power-iteration centralities (networkx weight semantics)', ()
       const one = uploadGraph(device, weightedCsr(1, [], false, 'f32'));
       expectNear((await katzCentrality(one, { weight: 'weights' })).centrality, [1], 'one vertex katz');
       expectNear((await eigenvectorCentrality(one, { weight: 'weights' })).centrality, [1], 'one vertex eig');
+      expectNear((await personalizedPageRank(one, { sources: [0] })).ranks, [1], 'one vertex ppr');
+      expect((await personalizedPageRank(empty, { sources: [] })).ranks).toHaveLength(0);
       for (const g of [graph, plain, empty, one]) g.destroy();
     }));
 });

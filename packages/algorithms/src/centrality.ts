@@ -11,7 +11,7 @@ import {
   wgsl,
 } from '@weft/gpu';
 import { checkDeviceGraph, type DeviceGraph } from '@weft/graph';
-import { compute, type GasProgram, type GasResult, gas } from '@weft/operators';
+import { compute, type GasProgram, type GasResult, gas, neighborhoodReduce } from '@weft/operators';
 import {
   checkPowerIteration,
   norm2,
@@ -135,8 +135,9 @@ function weightedGather(x: DeviceArray<'f32'>, w: DeviceGraph['chunkedWeights'])
 /**
  * Personalized PageRank (networkx `pagerank(G, alpha, personalization)`): teleports, and dangling vertices'
  * rank, go to the personalization; ranks start uniform and sum to 1. On `gas`: gather `rank[u] / outdeg(u)`
- * over in-edges; apply `alpha * sum + (1 - alpha) p[v]`; normalize adds what the dangling vertices leaked,
- * `(1 - total) p[v]`, which is networkx's dangling term while ranks sum to 1.
+ * (weighted: `rank[u] w(u, v) / outweight(u)`) over in-edges; apply `alpha * sum + (1 - alpha) p[v]`;
+ * normalize adds what the dangling vertices leaked, `(1 - total) p[v]`, which is networkx's dangling term
+ * while ranks sum to 1.
  */
 export async function personalizedPageRank(
   graph: DeviceGraph,
@@ -149,26 +150,51 @@ export async function personalizedPageRank(
   const p = personalizationVector(graph.vertexCount, personalization);
   const n = graph.vertexCount;
   checkPowerIteration(options.tolerance ?? 1e-6, options.maxIterations ?? 100);
+  const w = await edgeWeights(graph, options.weight, true, 'personalizedPageRank');
   if (n === 0) return { ranks: new Float32Array(0), iterations: 0 };
-  const arrays = vertexArrays(graph, 'personalized pagerank', 4);
-  const [teleport, ranks, contrib, next] = arrays as [
+  const arrays = vertexArrays(graph, 'personalized pagerank', w ? 6 : 4);
+  const [teleport, ranks, contrib, next, largest, out] = arrays as [
     DeviceArray<'f32'>,
     DeviceArray<'f32'>,
     DeviceArray<'f32'>,
     DeviceArray<'f32'>,
+    DeviceArray<'f32'> | undefined,
+    DeviceArray<'f32'> | undefined,
   ];
   try {
     teleport.upload(Float32Array.from(p));
     const { offsets } = graph;
-    const degree = wgsl`(v: u32) -> u32 { return ${offsets}[v + 1u] - ${offsets}[v]; }`;
     const rec = graph.device.recorder({ label: 'personalized pagerank start' });
+    // `share(v, r)`: what each out-edge of `v` carries of rank `r`, before the edge's own weight.
+    let share: Functor;
+    let gather: Functor;
+    if (w && largest && out) {
+      // Out-weights over the largest one, so that their sum stays within f32 whatever the weights' range.
+      const weight = wgsl`(v: u32, u: u32, edge: u32) -> f32 { return f32(${load(w, 'edge')}); }`;
+      await neighborhoodReduce(rec, graph, 'all', weight, largest, { monoid: max('f32') });
+      const scaled = wgsl`(v: u32, u: u32, edge: u32) -> f32 {
+  let top = ${largest}[v];
+  return select(0.0, f32(${load(w, 'edge')}) / top, top > 0.0);
+}`;
+      await neighborhoodReduce(rec, graph, 'all', scaled, out);
+      share = wgsl`(v: u32, r: f32) -> f32 { return select(0.0, r / ${out}[v], ${out}[v] > 0.0); }`;
+      gather = wgsl`(v: u32, u: u32, edge: u32) -> f32 {
+  let top = ${largest}[u];
+  return ${contrib}[u] * select(0.0, f32(${load(w, 'edge')}) / top, top > 0.0);
+}`;
+    } else {
+      share = wgsl`(v: u32, r: f32) -> f32 {
+  let d = ${offsets}[v + 1u] - ${offsets}[v];
+  return select(0.0, r / f32(d), d > 0u);
+}`;
+      gather = wgsl`(v: u32, u: u32, edge: u32) -> f32 { return ${contrib}[u]; }`;
+    }
     await compute(
       rec,
       { all: n },
       wgsl`(v: u32) {
-  let d = ${degree}(v);
   ${rw(ranks)}[v] = ${f32(1 / n)};
-  ${rw(contrib)}[v] = select(0.0, ${f32(1 / n)} / f32(d), d > 0u);
+  ${rw(contrib)}[v] = ${share}(v, ${f32(1 / n)});
 }`,
     );
     await rec.submit();
@@ -177,7 +203,7 @@ export async function personalizedPageRank(
       'personalizedPageRank',
       {
         gatherEdges: 'in',
-        gather: wgsl`(v: u32, u: u32, edge: u32) -> f32 { return ${contrib}[u]; }`,
+        gather,
         sum: plus('f32'),
         apply: wgsl`(v: u32, total: f32) -> f32 {
   let y = ${f32(alpha)} * total + ${f32(1 - alpha)} * ${teleport}[v];
@@ -188,10 +214,9 @@ export async function personalizedPageRank(
           monoid: plus('f32'),
           apply: wgsl`(v: u32, kept: f32) -> f32 {
   let r = ${next}[v] + (1.0 - kept) * ${teleport}[v];
-  let d = ${degree}(v);
   let old = ${ranks}[v];
   ${rw(ranks)}[v] = r;
-  ${rw(contrib)}[v] = select(0.0, r / f32(d), d > 0u);
+  ${rw(contrib)}[v] = ${share}(v, r);
   return abs(r - old);
 }`,
         },
