@@ -242,17 +242,19 @@ export function eigenvectorCentralityReference(
 }
 
 /**
- * networkx's power-iteration HITS: `a = A^T h`, `h = A a`, each scaled to a largest entry of 1, until the L1
- * change of `h` is below `n * tolerance` (networkx: below `tol`); both then scaled to sum 1.
+ * networkx's power-iteration HITS: `a = A^T h`, `h = A a` (`A` weighted by default when the graph has
+ * weights), each scaled to a largest entry of 1, until the L1 change of `h` is below `n * tolerance`
+ * (networkx: below `tol`); both then scaled to sum 1.
  */
 export function hitsReference(
   csr: HostCsr,
-  options: PowerIterationOptions = {},
+  options: HitsReferenceOptions = {},
 ): { hubs: Float64Array; authorities: Float64Array; iterations: number } {
   const n = csr.vertexCount;
   const tolerance = options.tolerance ?? 1e-8;
   const maxIterations = options.maxIterations ?? 100;
   checkPowerIteration(tolerance, maxIterations);
+  const w = referenceWeights(csr, options.weight, true, 'hits');
   if (n === 0) return { hubs: new Float64Array(0), authorities: new Float64Array(0), iterations: 0 };
   if (csr.offsets[n] === 0) throw new InputError('HITS needs at least one edge', 'graph');
   let h = new Float64Array(n).fill(1 / n);
@@ -260,16 +262,21 @@ export function hitsReference(
   const a = new Float64Array(n);
   let err = 0;
   for (let it = 1; it <= maxIterations; it++) {
-    pullSums(csr, h, a);
+    pullSums(csr, h, a, w);
     next.fill(0);
     for (let u = 0; u < n; u++) {
-      for (let e = csr.offsets[u]!; e < csr.offsets[u + 1]!; e++) next[u]! += a[csr.targets[e]!]!;
+      for (let e = csr.offsets[u]!; e < csr.offsets[u + 1]!; e++) {
+        next[u]! += w === undefined ? a[csr.targets[e]!]! : a[csr.targets[e]!]! * w[e]!;
+      }
     }
-    scale(next, 1 / maxOf(next));
-    scale(a, 1 / maxOf(a));
+    scale(next, 1 / (maxOf(next) || 1));
+    scale(a, 1 / (maxOf(a) || 1));
     err = l1(next, h);
     [h, next] = [next, h];
     if (err < n * tolerance) {
+      if (sumOf(h) === 0) {
+        throw new InputError('HITS needs an edge of positive weight: every edge weighs 0', 'graph.weights');
+      }
       scale(a, 1 / sumOf(a));
       scale(h, 1 / sumOf(h));
       return { hubs: h, authorities: a, iterations: it };

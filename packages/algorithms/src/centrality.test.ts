@@ -293,6 +293,7 @@ describe('power-iteration centralities on gas', () => {
       expect((await hits(empty)).hubs).toHaveLength(0);
       expect((await katzCentrality(empty)).centrality).toHaveLength(0);
       expect((await personalizedPageRank(empty, { sources: [] })).ranks).toHaveLength(0);
+      expect((await hits(empty)).hubs).toHaveLength(0);
       const noCsc = uploadGraph(device, D);
       await expect(katzCentrality(noCsc)).rejects.toThrow(/csc: true/);
       for (const g of [d, clique, empty, noCsc]) g.destroy();
@@ -341,7 +342,7 @@ describe('weighted power-iteration centralities (networkx weight semantics)', ()
       star.destroy();
     }));
 
-  it('weigh personalized PageRank by default, as networkx pagerank, and not with weight: null', () =>
+  it('weigh personalized PageRank and HITS by default, as networkx, and not with weight: null', () =>
     gpuTest(async (device) => {
       const d = uploadGraph(device, WD, { csc: true });
       const star = uploadGraph(device, WSTAR);
@@ -355,6 +356,17 @@ describe('weighted power-iteration centralities (networkx weight semantics)', ()
         (await personalizedPageRank(d, sources, { weight: null })).ranks,
         [0.2757084036, 0.1171764434, 0.3314067493, 0.1348608822, 0.1408475215],
         'ppr, weight null',
+      );
+      // networkx's hits always reads the 'weight' attribute: ours weighs by default too.
+      const h = await hits(d);
+      expectNear(h.hubs, [0, 0, 1, 0, 0], 'weighted hubs', 1e-6);
+      expectNear(h.authorities, [0.2, 0, 0, 0, 0.8], 'weighted authorities', 1e-6);
+      const plain = await hits(d, { weight: null });
+      expectNear(
+        plain.hubs,
+        [0.4142135606, 0.2928932175, 4.4e-9, 0.2928932175, 0],
+        'hubs, weight null',
+        1e-6,
       );
       // alpha 0.5: the bipartite star's iteration oscillates less, so f32 and f64 stop together.
       expectNear(
@@ -396,6 +408,15 @@ describe('weighted power-iteration centralities (networkx weight semantics)', ()
           expect(wppr.iterations, name).toBe(wpprWant.iterations);
           expectNear(wppr.ranks, wpprWant.ranks, `${name} ppr personalized by weights`);
           await agree(
+            () => hits(graph, { maxIterations: 300 }),
+            () => hitsReference(csr, { maxIterations: 300 }),
+            (g, r) => {
+              expect(g.iterations, name).toBe(r.iterations);
+              expectNear(g.hubs, r.hubs, `${name} hubs`);
+              expectNear(g.authorities, r.authorities, `${name} authorities`);
+            },
+          );
+          await agree(
             () => eigenvectorCentrality(graph, { weight, maxIterations: 300 }),
             () => eigenvectorCentralityReference(csr, { weight, maxIterations: 300 }),
             (g, r) => {
@@ -428,6 +449,24 @@ describe('weighted power-iteration centralities (networkx weight semantics)', ()
         /is negative: personalizedPageRank needs finite non-negative weights/,
       );
       expect(() => personalizedPageRankReference(negative, { sources: [0] })).toThrow(InputError);
+      await expect(hits(graph)).rejects.toThrow(/is negative: hits needs finite non-negative weights/);
+      expect(() => hitsReference(negative)).toThrow(InputError);
+      expect((await hits(graph, { weight: null })).hubs).toHaveLength(3);
+      // Edges that all weigh 0 leave no hub: refused, as a graph without edges is.
+      const zero = weightedCsr(
+        3,
+        [
+          [0, 1, 0],
+          [1, 2, 0],
+        ],
+        true,
+        'u32',
+      );
+      const zeroGraph = uploadGraph(device, zero, { csc: true });
+      await expect(hits(zeroGraph)).rejects.toThrow(/HITS needs an edge of positive weight/);
+      expect(() => hitsReference(zero)).toThrow(/HITS needs an edge of positive weight/);
+      expect((await hits(zeroGraph, { weight: null })).hubs).toHaveLength(3);
+      zeroGraph.destroy();
       // Unweighted (katz's default, or weight: null), the graph is fine.
       expect((await katzCentrality(graph)).centrality).toHaveLength(3);
       expect((await personalizedPageRank(graph, { sources: [0] }, { weight: null })).ranks).toHaveLength(3);
@@ -436,6 +475,7 @@ describe('weighted power-iteration centralities (networkx weight semantics)', ()
         () => katzCentrality(plain, { weight: 'weights' }),
         () => eigenvectorCentrality(plain, { weight: 'weights' }),
         () => personalizedPageRank(plain, { sources: [0] }, { weight: 'weights' }),
+        () => hits(plain, { weight: 'weights' }),
       ]) {
         await expect(run()).rejects.toThrow(/weight 'weights' but the graph has no weights/);
       }
@@ -450,7 +490,9 @@ describe('weighted power-iteration centralities (networkx weight semantics)', ()
       expectNear((await katzCentrality(one, { weight: 'weights' })).centrality, [1], 'one vertex katz');
       expectNear((await eigenvectorCentrality(one, { weight: 'weights' })).centrality, [1], 'one vertex eig');
       expectNear((await personalizedPageRank(one, { sources: [0] })).ranks, [1], 'one vertex ppr');
+      await expect(hits(one)).rejects.toThrow(/HITS needs at least one edge/);
       expect((await personalizedPageRank(empty, { sources: [] })).ranks).toHaveLength(0);
+      expect((await hits(empty)).hubs).toHaveLength(0);
       for (const g of [graph, plain, empty, one]) g.destroy();
     }));
 });

@@ -333,15 +333,17 @@ export async function eigenvectorCentrality(
 /**
  * HITS (networkx's power iteration): `a = A^T h` (a gather over in-edges), `h = A a` (over out-edges), each
  * scaled to a largest entry of 1, until the L1 change of `h` is below `n * tolerance`; both then scaled to
- * sum 1. networkx stops at an L1 change below `tol` (1e-8), finer than n f32 hubs resolve.
+ * sum 1. networkx stops at an L1 change below `tol` (1e-8), finer than n f32 hubs resolve. `A` holds the
+ * edge weights by default, as networkx's adjacency matrix does.
  */
 export async function hits(
   graph: DeviceGraph,
-  options: PowerIterationRunOptions = {},
+  options: HitsOptions = {},
 ): Promise<{ hubs: Float32Array; authorities: Float32Array; iterations: number }> {
   checkDeviceGraph(graph);
   const n = graph.vertexCount;
   checkPowerIteration(options.tolerance ?? 1e-8, options.maxIterations ?? 100);
+  const w = await edgeWeights(graph, options.weight, true, 'hits');
   if (n === 0) return { hubs: new Float32Array(0), authorities: new Float32Array(0), iterations: 0 };
   if (graph.edgeCount === 0) throw new InputError('HITS needs at least one edge', 'graph');
   const arrays = vertexArrays(graph, 'hits', 3);
@@ -354,23 +356,26 @@ export async function hits(
       [
         {
           gatherEdges: 'in',
-          gather: wgsl`(v: u32, u: u32, edge: u32) -> f32 { return ${h}[u]; }`,
+          gather: weightedGather(h, w),
           sum: plus('f32'),
           apply: wgsl`(v: u32, total: f32) -> f32 { ${rw(a)}[v] = total; return total; }`,
           normalize: {
             monoid: max('f32'),
-            apply: wgsl`(v: u32, largest: f32) -> f32 { ${rw(a)}[v] = ${a}[v] / largest; return 0.0; }`,
+            apply: wgsl`(v: u32, largest: f32) -> f32 {
+  ${rw(a)}[v] = select(0.0, ${a}[v] / largest, largest > 0.0);
+  return 0.0;
+}`,
           },
         },
         {
           gatherEdges: 'out',
-          gather: wgsl`(v: u32, u: u32, edge: u32) -> f32 { return ${a}[u]; }`,
+          gather: weightedGather(a, w),
           sum: plus('f32'),
           apply: wgsl`(v: u32, total: f32) -> f32 { ${rw(next)}[v] = total; return total; }`,
           normalize: {
             monoid: max('f32'),
             apply: wgsl`(v: u32, largest: f32) -> f32 {
-  let hub = ${next}[v] / largest;
+  let hub = select(0.0, ${next}[v] / largest, largest > 0.0);
   let change = abs(hub - ${h}[v]);
   ${rw(h)}[v] = hub;
   return change;
@@ -384,6 +389,10 @@ export async function hits(
     );
     const hubs = await h.download(0, n);
     const authorities = await a.download(0, n);
+    // Only edges that all weigh 0 leave every hub at 0 (a positive one keeps the iterates positive somewhere).
+    if (sumOf(hubs) === 0) {
+      throw new InputError('HITS needs an edge of positive weight: every edge weighs 0', 'graph.weights');
+    }
     scaleBy(hubs, 1 / sumOf(hubs));
     scaleBy(authorities, 1 / sumOf(authorities));
     return { hubs, authorities, iterations: run.iterations };

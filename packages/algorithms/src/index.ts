@@ -26,6 +26,7 @@ export {
 export { bfsReference } from './bfs/reference.ts';
 export {
   eigenvectorCentrality,
+  type HitsOptions,
   hits,
   type KatzCentralityOptions,
   katzCentrality,
@@ -36,6 +37,7 @@ export {
 } from './centrality.ts';
 export {
   eigenvectorCentralityReference,
+  type HitsReferenceOptions,
   hitsReference,
   type KatzReferenceOptions,
   katzCentralityReference,
