@@ -115,7 +115,41 @@ function referenceWeights(
       }
     }
   }
+  if (!csr.directed) checkSymmetric(csr, w, who);
   return w;
+}
+
+/** The summed weight of `a`'s arcs to `b` (rows sorted by target: a binary search, then the group). */
+function weightTo(csr: HostCsr, w: ArrayLike<number>, a: number, b: number): number {
+  let lo = csr.offsets[a]!;
+  let hi = csr.offsets[a + 1]!;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (csr.targets[mid]! < b) lo = mid + 1;
+    else hi = mid;
+  }
+  let sum = 0;
+  for (let e = lo; e < csr.offsets[a + 1]! && csr.targets[e] === b; e++) sum += w[e]!;
+  return sum;
+}
+
+/** As `checkSymmetricWeights` on the GPU: an undirected edge must weigh the same both ways. */
+function checkSymmetric(csr: HostCsr, w: ArrayLike<number>, who: string): void {
+  for (let v = 0; v < csr.vertexCount; v++) {
+    for (let e = csr.offsets[v]!; e < csr.offsets[v + 1]!; e++) {
+      const u = csr.targets[e]!;
+      if (e > csr.offsets[v]! && csr.targets[e - 1] === u) continue;
+      const mine = weightTo(csr, w, v, u);
+      const theirs = weightTo(csr, w, u, v);
+      if (Math.abs(mine - theirs) > 1e-6 * Math.max(mine, theirs)) {
+        throw new InputError(
+          `the undirected graph's arc ${v} -> ${u} weighs ${mine} but ${u} -> ${v} weighs ${theirs}: ` +
+            `${who} needs an undirected edge to weigh the same both ways`,
+          'graph.weights',
+        );
+      }
+    }
+  }
 }
 
 /** `next[v] = sum of w(u, v) x[u] over in-edges u -> v` (networkx's `x[nbr] += xlast[n] * w`). */

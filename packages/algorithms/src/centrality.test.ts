@@ -495,4 +495,31 @@ describe('weighted power-iteration centralities (networkx weight semantics)', ()
       expect((await hits(empty)).hubs).toHaveLength(0);
       for (const g of [graph, plain, empty, one]) g.destroy();
     }));
+
+  it('refuse an undirected graph whose two arcs of an edge weigh differently', () =>
+    gpuTest(async (device) => {
+      // Arcs as given: 0 -> 1 weighs 2 but 1 -> 0 weighs 3; 1 - 2 twice (parallel), 1 + 4 both ways.
+      const csr: HostCsr = {
+        vertexCount: 3,
+        offsets: Uint32Array.of(0, 1, 4, 6),
+        targets: Uint32Array.of(1, 0, 2, 2, 1, 1),
+        weights: Float32Array.of(2, 3, 1, 4, 4, 1),
+        directed: false,
+        edgeCount: 6,
+      };
+      const graph = uploadGraph(device, csr);
+      const bad = /arc 0 -> 1 weighs 2 but 1 -> 0 weighs 3: katzCentrality with weight 'weights' needs/;
+      await expect(katzCentrality(graph, { weight: 'weights' })).rejects.toThrow(bad);
+      expect(() => katzCentralityReference(csr, { weight: 'weights' })).toThrow(bad);
+      await expect(hits(graph)).rejects.toThrow(/arc 0 -> 1 weighs 2 but 1 -> 0 weighs 3: hits needs/);
+      await expect(personalizedPageRank(graph, { sources: [0] })).rejects.toThrow(/weighs 2 but/);
+      // Unweighted, the graph is fine; with the weights made symmetric, so are the weighted runs.
+      expect((await katzCentrality(graph)).centrality).toHaveLength(3);
+      const fixed: HostCsr = { ...csr, weights: Float32Array.of(2, 2, 1, 4, 4, 1) };
+      const fixedGraph = uploadGraph(device, fixed);
+      const want = katzCentralityReference(fixed, { weight: 'weights' }).centrality;
+      expectNear((await katzCentrality(fixedGraph, { weight: 'weights' })).centrality, want, 'parallel arcs');
+      graph.destroy();
+      fixedGraph.destroy();
+    }));
 });

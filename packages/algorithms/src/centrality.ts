@@ -21,7 +21,7 @@ import {
   sumOf,
 } from './centrality-reference.ts';
 import type { RunOptions } from './common.ts';
-import { checkNonNegativeWeights } from './weights.ts';
+import { checkNonNegativeWeights, checkSymmetricWeights } from './weights.ts';
 
 export interface PowerIterationRunOptions extends PowerIterationOptions, RunOptions {}
 
@@ -122,6 +122,8 @@ async function edgeWeights(
   }
   if (w === undefined || weight === null || (weight === undefined && !byDefault)) return undefined;
   await checkNonNegativeWeights(graph, who);
+  // The gathers read an undirected vertex's in-edges from its own arcs, so both arcs must weigh the same.
+  await checkSymmetricWeights(graph, who);
   return w;
 }
 
