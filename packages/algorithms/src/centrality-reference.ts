@@ -14,9 +14,21 @@ export interface PowerIterationOptions {
 
 export interface PersonalizedPageRankReferenceOptions extends PowerIterationOptions {
   alpha?: number;
+  /** `null` ignores the graph's weights; by default they share each vertex's rank (networkx's default). */
+  weight?: 'weights' | null;
 }
 
-export interface KatzReferenceOptions extends PowerIterationOptions {
+export interface WeightedReferenceOptions extends PowerIterationOptions {
+  /** `'weights'`: edges count with their weights; default `null` (networkx's `weight=None`). */
+  weight?: 'weights' | null;
+}
+
+export interface HitsReferenceOptions extends PowerIterationOptions {
+  /** `null` counts every edge 1; by default the graph's weights count (networkx's `hits` always weighs). */
+  weight?: 'weights' | null;
+}
+
+export interface KatzReferenceOptions extends WeightedReferenceOptions {
   alpha?: number;
   beta?: number;
   normalized?: boolean;
@@ -73,11 +85,80 @@ export function checkPowerIteration(tolerance: number, maxIterations: number): v
   }
 }
 
-/** `next[v] = sum of x[u] over in-edges u -> v` (networkx's `x[nbr] += xlast[n]`). */
-function pullSums(csr: HostCsr, x: Float64Array, next: Float64Array): void {
+/**
+ * The graph's weights when `weight` asks for them (`byDefault`: when left out, whenever the graph has them),
+ * checked finite and non-negative; `undefined` to count every edge 1.
+ */
+function referenceWeights(
+  csr: HostCsr,
+  weight: 'weights' | null | undefined,
+  byDefault: boolean,
+  who: string,
+): ArrayLike<number> | undefined {
+  if (weight !== undefined && weight !== null && weight !== 'weights') {
+    throw new InputError(`weight must be 'weights' or null, got '${weight}'`, 'weight');
+  }
+  const w = csr.weights;
+  if (weight === 'weights' && w === undefined) {
+    throw new InputError("weight 'weights' but the graph has no weights", 'weight');
+  }
+  if (w === undefined || weight === null || (weight === undefined && !byDefault)) return undefined;
+  for (let u = 0; u < csr.vertexCount; u++) {
+    for (let e = csr.offsets[u]!; e < csr.offsets[u + 1]!; e++) {
+      const x = w[e]!;
+      if (!(x >= 0 && Number.isFinite(x))) {
+        const what = Number.isNaN(x) ? 'is NaN' : x < 0 ? 'is negative' : 'is infinite';
+        throw new InputError(
+          `weight ${x} of edge ${u} -> ${csr.targets[e]} (edge ${e}) ${what}: ${who} needs finite non-negative weights`,
+          'graph.weights',
+        );
+      }
+    }
+  }
+  if (!csr.directed) checkSymmetric(csr, w, who);
+  return w;
+}
+
+/** The summed weight of `a`'s arcs to `b` (rows sorted by target: a binary search, then the group). */
+function weightTo(csr: HostCsr, w: ArrayLike<number>, a: number, b: number): number {
+  let lo = csr.offsets[a]!;
+  let hi = csr.offsets[a + 1]!;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (csr.targets[mid]! < b) lo = mid + 1;
+    else hi = mid;
+  }
+  let sum = 0;
+  for (let e = lo; e < csr.offsets[a + 1]! && csr.targets[e] === b; e++) sum += w[e]!;
+  return sum;
+}
+
+/** As `checkSymmetricWeights` on the GPU: an undirected edge must weigh the same both ways. */
+function checkSymmetric(csr: HostCsr, w: ArrayLike<number>, who: string): void {
+  for (let v = 0; v < csr.vertexCount; v++) {
+    for (let e = csr.offsets[v]!; e < csr.offsets[v + 1]!; e++) {
+      const u = csr.targets[e]!;
+      if (e > csr.offsets[v]! && csr.targets[e - 1] === u) continue;
+      const mine = weightTo(csr, w, v, u);
+      const theirs = weightTo(csr, w, u, v);
+      if (Math.abs(mine - theirs) > 1e-6 * Math.max(mine, theirs)) {
+        throw new InputError(
+          `the undirected graph's arc ${v} -> ${u} weighs ${mine} but ${u} -> ${v} weighs ${theirs}: ` +
+            `${who} needs an undirected edge to weigh the same both ways`,
+          'graph.weights',
+        );
+      }
+    }
+  }
+}
+
+/** `next[v] = sum of w(u, v) x[u] over in-edges u -> v` (networkx's `x[nbr] += xlast[n] * w`). */
+function pullSums(csr: HostCsr, x: Float64Array, next: Float64Array, w?: ArrayLike<number>): void {
   next.fill(0);
   for (let u = 0; u < csr.vertexCount; u++) {
-    for (let e = csr.offsets[u]!; e < csr.offsets[u + 1]!; e++) next[csr.targets[e]!]! += x[u]!;
+    for (let e = csr.offsets[u]!; e < csr.offsets[u + 1]!; e++) {
+      next[csr.targets[e]!]! += w === undefined ? x[u]! : x[u]! * w[e]!;
+    }
   }
 }
 
@@ -89,7 +170,9 @@ function l1(a: Float64Array, b: Float64Array): number {
 
 /**
  * networkx `pagerank(G, alpha, personalization)`: teleport to the personalization, and dangling vertices'
- * rank to it too (networkx's default `dangling`); starts uniform; L1 change below `n * tolerance`.
+ * rank (no out-edges, or out-weights summing to 0) to it too (networkx's default `dangling`); a vertex's
+ * rank shared over its out-edges in proportion to their weights (by default when the graph has weights);
+ * starts uniform; L1 change below `n * tolerance`.
  */
 export function personalizedPageRankReference(
   csr: HostCsr,
@@ -102,7 +185,12 @@ export function personalizedPageRankReference(
   const maxIterations = options.maxIterations ?? 100;
   checkPowerIteration(tolerance, maxIterations);
   const p = personalizationVector(n, personalization);
+  const w = referenceWeights(csr, options.weight, true, 'personalizedPageRank');
   if (n === 0) return { ranks: new Float64Array(0), iterations: 0 };
+  const out = new Float64Array(n);
+  for (let u = 0; u < n; u++) {
+    for (let e = csr.offsets[u]!; e < csr.offsets[u + 1]!; e++) out[u]! += w === undefined ? 1 : w[e]!;
+  }
   let x = new Float64Array(n).fill(1 / n);
   let next = new Float64Array(n);
   let err = 0;
@@ -110,10 +198,14 @@ export function personalizedPageRankReference(
     next.fill(0);
     let dangling = 0;
     for (let u = 0; u < n; u++) {
-      const deg = csr.offsets[u + 1]! - csr.offsets[u]!;
-      if (deg === 0) dangling += x[u]!;
-      for (let e = csr.offsets[u]!; e < csr.offsets[u + 1]!; e++)
-        next[csr.targets[e]!]! += (alpha * x[u]!) / deg;
+      if (out[u] === 0) {
+        dangling += x[u]!;
+        continue;
+      }
+      const share = (alpha * x[u]!) / out[u]!;
+      for (let e = csr.offsets[u]!; e < csr.offsets[u + 1]!; e++) {
+        next[csr.targets[e]!]! += w === undefined ? share : share * w[e]!;
+      }
     }
     for (let v = 0; v < n; v++) next[v]! += (alpha * dangling + 1 - alpha) * p[v]!;
     err = l1(next, x);
@@ -124,8 +216,8 @@ export function personalizedPageRankReference(
 }
 
 /**
- * networkx `katz_centrality`: `x = alpha A^T x + beta` from 0 until the L1 change is below `n * tolerance`,
- * then (normalized) divided by its L2 norm.
+ * networkx `katz_centrality`: `x = alpha A^T x + beta` (`A` weighted with `weight: 'weights'`) from 0 until
+ * the L1 change is below `n * tolerance`, then (normalized) divided by its L2 norm.
  */
 export function katzCentralityReference(
   csr: HostCsr,
@@ -137,12 +229,13 @@ export function katzCentralityReference(
   const tolerance = options.tolerance ?? 1e-6;
   const maxIterations = options.maxIterations ?? 1000;
   checkPowerIteration(tolerance, maxIterations);
+  const w = referenceWeights(csr, options.weight, false, "katzCentrality with weight 'weights'");
   if (n === 0) return { centrality: new Float64Array(0), iterations: 0 };
   let x = new Float64Array(n);
   let next = new Float64Array(n);
   let err = 0;
   for (let it = 1; it <= maxIterations; it++) {
-    pullSums(csr, x, next);
+    pullSums(csr, x, next, w);
     for (let v = 0; v < n; v++) next[v] = alpha * next[v]! + beta;
     err = l1(next, x);
     [x, next] = [next, x];
@@ -155,23 +248,24 @@ export function katzCentralityReference(
 }
 
 /**
- * networkx `eigenvector_centrality`: `x = (x + A^T x) / ||x + A^T x||_2` from the uniform vector until the
- * L1 change is below `n * tolerance`.
+ * networkx `eigenvector_centrality`: `x = (x + A^T x) / ||x + A^T x||_2` (`A` weighted with
+ * `weight: 'weights'`) from the uniform vector until the L1 change is below `n * tolerance`.
  */
 export function eigenvectorCentralityReference(
   csr: HostCsr,
-  options: PowerIterationOptions = {},
+  options: WeightedReferenceOptions = {},
 ): { centrality: Float64Array; iterations: number } {
   const n = csr.vertexCount;
   const tolerance = options.tolerance ?? 1e-6;
   const maxIterations = options.maxIterations ?? 100;
   checkPowerIteration(tolerance, maxIterations);
+  const w = referenceWeights(csr, options.weight, false, "eigenvectorCentrality with weight 'weights'");
   if (n === 0) throw new InputError('cannot compute centrality for the null graph', 'graph');
   let x = new Float64Array(n).fill(1 / n);
   let next = new Float64Array(n);
   let err = 0;
   for (let it = 1; it <= maxIterations; it++) {
-    pullSums(csr, x, next);
+    pullSums(csr, x, next, w);
     for (let v = 0; v < n; v++) next[v]! += x[v]!;
     scale(next, 1 / (norm2(next) || 1));
     err = l1(next, x);
@@ -182,17 +276,19 @@ export function eigenvectorCentralityReference(
 }
 
 /**
- * networkx's power-iteration HITS: `a = A^T h`, `h = A a`, each scaled to a largest entry of 1, until the L1
- * change of `h` is below `n * tolerance` (networkx: below `tol`); both then scaled to sum 1.
+ * networkx's power-iteration HITS: `a = A^T h`, `h = A a` (`A` weighted by default when the graph has
+ * weights), each scaled to a largest entry of 1, until the L1 change of `h` is below `n * tolerance`
+ * (networkx: below `tol`); both then scaled to sum 1.
  */
 export function hitsReference(
   csr: HostCsr,
-  options: PowerIterationOptions = {},
+  options: HitsReferenceOptions = {},
 ): { hubs: Float64Array; authorities: Float64Array; iterations: number } {
   const n = csr.vertexCount;
   const tolerance = options.tolerance ?? 1e-8;
   const maxIterations = options.maxIterations ?? 100;
   checkPowerIteration(tolerance, maxIterations);
+  const w = referenceWeights(csr, options.weight, true, 'hits');
   if (n === 0) return { hubs: new Float64Array(0), authorities: new Float64Array(0), iterations: 0 };
   if (csr.offsets[n] === 0) throw new InputError('HITS needs at least one edge', 'graph');
   let h = new Float64Array(n).fill(1 / n);
@@ -200,16 +296,21 @@ export function hitsReference(
   const a = new Float64Array(n);
   let err = 0;
   for (let it = 1; it <= maxIterations; it++) {
-    pullSums(csr, h, a);
+    pullSums(csr, h, a, w);
     next.fill(0);
     for (let u = 0; u < n; u++) {
-      for (let e = csr.offsets[u]!; e < csr.offsets[u + 1]!; e++) next[u]! += a[csr.targets[e]!]!;
+      for (let e = csr.offsets[u]!; e < csr.offsets[u + 1]!; e++) {
+        next[u]! += w === undefined ? a[csr.targets[e]!]! : a[csr.targets[e]!]! * w[e]!;
+      }
     }
-    scale(next, 1 / maxOf(next));
-    scale(a, 1 / maxOf(a));
+    scale(next, 1 / (maxOf(next) || 1));
+    scale(a, 1 / (maxOf(a) || 1));
     err = l1(next, h);
     [h, next] = [next, h];
     if (err < n * tolerance) {
+      if (sumOf(h) === 0) {
+        throw new InputError('HITS needs an edge of positive weight: every edge weighs 0', 'graph.weights');
+      }
       scale(a, 1 / sumOf(a));
       scale(h, 1 / sumOf(h));
       return { hubs: h, authorities: a, iterations: it };

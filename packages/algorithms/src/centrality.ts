@@ -1,6 +1,17 @@
-import { ConvergenceError, type DeviceArray, f32, InputError, max, plus, rw, wgsl } from '@weft/gpu';
+import {
+  ConvergenceError,
+  type DeviceArray,
+  type Functor,
+  f32,
+  InputError,
+  load,
+  max,
+  plus,
+  rw,
+  wgsl,
+} from '@weft/gpu';
 import { checkDeviceGraph, type DeviceGraph } from '@weft/graph';
-import { compute, type GasProgram, type GasResult, gas } from '@weft/operators';
+import { compute, type GasProgram, type GasResult, gas, neighborhoodReduce } from '@weft/operators';
 import {
   checkPowerIteration,
   norm2,
@@ -10,15 +21,40 @@ import {
   sumOf,
 } from './centrality-reference.ts';
 import type { RunOptions } from './common.ts';
+import { checkNonNegativeWeights, checkSymmetricWeights } from './weights.ts';
 
 export interface PowerIterationRunOptions extends PowerIterationOptions, RunOptions {}
 
 export interface PersonalizedPageRankOptions extends PowerIterationRunOptions {
   /** Damping factor (default 0.85). */
   alpha?: number;
+  /**
+   * Edge weights share each vertex's rank over its out-edges in proportion (networkx's `pagerank` default,
+   * `weight='weight'`): by default whenever the graph has weights; `null` ignores them. Weights must be
+   * finite and non-negative; a vertex whose out-weights sum to 0 is dangling.
+   */
+  weight?: 'weights' | null;
 }
 
-export interface KatzCentralityOptions extends PowerIterationRunOptions {
+export interface WeightedCentralityOptions extends PowerIterationRunOptions {
+  /**
+   * `'weights'`: each edge counts with its weight in the adjacency matrix (networkx's `weight='weight'`);
+   * weights must be finite and non-negative. Default `null`, every edge counts 1, as networkx's default
+   * `weight=None` for this measure.
+   */
+  weight?: 'weights' | null;
+}
+
+export interface HitsOptions extends PowerIterationRunOptions {
+  /**
+   * networkx's `hits` always reads the `'weight'` edge attribute into its adjacency matrix, so by default
+   * the graph's weights count whenever it has them; `null` counts every edge 1. Weights must be finite and
+   * non-negative.
+   */
+  weight?: 'weights' | null;
+}
+
+export interface KatzCentralityOptions extends WeightedCentralityOptions {
   /** Attenuation (default 0.1); must be below 1 / the largest eigenvalue of the adjacency matrix to converge. */
   alpha?: number;
   /** The constant every vertex starts each iteration with (default 1). */
@@ -68,10 +104,42 @@ function checkAlpha(alpha: number, low: number, high: number): void {
 }
 
 /**
+ * The graph's weights when `weight` asks for them (`byDefault`: when left out, whenever the graph has
+ * them), checked finite and non-negative; `undefined` to count every edge 1.
+ */
+async function edgeWeights(
+  graph: DeviceGraph,
+  weight: 'weights' | null | undefined,
+  byDefault: boolean,
+  who: string,
+): Promise<DeviceGraph['chunkedWeights']> {
+  if (weight !== undefined && weight !== null && weight !== 'weights') {
+    throw new InputError(`weight must be 'weights' or null, got '${weight}'`, 'weight');
+  }
+  const w = graph.chunkedWeights;
+  if (weight === 'weights' && w === undefined) {
+    throw new InputError("weight 'weights' but the graph has no weights", 'weight');
+  }
+  if (w === undefined || weight === null || (weight === undefined && !byDefault)) return undefined;
+  await checkNonNegativeWeights(graph, who);
+  // The gathers read an undirected vertex's in-edges from its own arcs, so both arcs must weigh the same.
+  await checkSymmetricWeights(graph, who);
+  return w;
+}
+
+/** `(v: u32, u: u32, edge: u32) -> f32`: `x[u]`, times the edge's weight when weighted. */
+function weightedGather(x: DeviceArray<'f32'>, w: DeviceGraph['chunkedWeights']): Functor {
+  return w
+    ? wgsl`(v: u32, u: u32, edge: u32) -> f32 { return ${x}[u] * f32(${load(w, 'edge')}); }`
+    : wgsl`(v: u32, u: u32, edge: u32) -> f32 { return ${x}[u]; }`;
+}
+
+/**
  * Personalized PageRank (networkx `pagerank(G, alpha, personalization)`): teleports, and dangling vertices'
  * rank, go to the personalization; ranks start uniform and sum to 1. On `gas`: gather `rank[u] / outdeg(u)`
- * over in-edges; apply `alpha * sum + (1 - alpha) p[v]`; normalize adds what the dangling vertices leaked,
- * `(1 - total) p[v]`, which is networkx's dangling term while ranks sum to 1.
+ * (weighted: `rank[u] w(u, v) / outweight(u)`) over in-edges; apply `alpha * sum + (1 - alpha) p[v]`;
+ * normalize adds what the dangling vertices leaked, `(1 - total) p[v]`, which is networkx's dangling term
+ * while ranks sum to 1.
  */
 export async function personalizedPageRank(
   graph: DeviceGraph,
@@ -84,26 +152,51 @@ export async function personalizedPageRank(
   const p = personalizationVector(graph.vertexCount, personalization);
   const n = graph.vertexCount;
   checkPowerIteration(options.tolerance ?? 1e-6, options.maxIterations ?? 100);
+  const w = await edgeWeights(graph, options.weight, true, 'personalizedPageRank');
   if (n === 0) return { ranks: new Float32Array(0), iterations: 0 };
-  const arrays = vertexArrays(graph, 'personalized pagerank', 4);
-  const [teleport, ranks, contrib, next] = arrays as [
+  const arrays = vertexArrays(graph, 'personalized pagerank', w ? 6 : 4);
+  const [teleport, ranks, contrib, next, largest, out] = arrays as [
     DeviceArray<'f32'>,
     DeviceArray<'f32'>,
     DeviceArray<'f32'>,
     DeviceArray<'f32'>,
+    DeviceArray<'f32'> | undefined,
+    DeviceArray<'f32'> | undefined,
   ];
   try {
     teleport.upload(Float32Array.from(p));
     const { offsets } = graph;
-    const degree = wgsl`(v: u32) -> u32 { return ${offsets}[v + 1u] - ${offsets}[v]; }`;
     const rec = graph.device.recorder({ label: 'personalized pagerank start' });
+    // `share(v, r)`: what each out-edge of `v` carries of rank `r`, before the edge's own weight.
+    let share: Functor;
+    let gather: Functor;
+    if (w && largest && out) {
+      // Out-weights over the largest one, so that their sum stays within f32 whatever the weights' range.
+      const weight = wgsl`(v: u32, u: u32, edge: u32) -> f32 { return f32(${load(w, 'edge')}); }`;
+      await neighborhoodReduce(rec, graph, 'all', weight, largest, { monoid: max('f32') });
+      const scaled = wgsl`(v: u32, u: u32, edge: u32) -> f32 {
+  let top = ${largest}[v];
+  return select(0.0, f32(${load(w, 'edge')}) / top, top > 0.0);
+}`;
+      await neighborhoodReduce(rec, graph, 'all', scaled, out);
+      share = wgsl`(v: u32, r: f32) -> f32 { return select(0.0, r / ${out}[v], ${out}[v] > 0.0); }`;
+      gather = wgsl`(v: u32, u: u32, edge: u32) -> f32 {
+  let top = ${largest}[u];
+  return ${contrib}[u] * select(0.0, f32(${load(w, 'edge')}) / top, top > 0.0);
+}`;
+    } else {
+      share = wgsl`(v: u32, r: f32) -> f32 {
+  let d = ${offsets}[v + 1u] - ${offsets}[v];
+  return select(0.0, r / f32(d), d > 0u);
+}`;
+      gather = wgsl`(v: u32, u: u32, edge: u32) -> f32 { return ${contrib}[u]; }`;
+    }
     await compute(
       rec,
       { all: n },
       wgsl`(v: u32) {
-  let d = ${degree}(v);
   ${rw(ranks)}[v] = ${f32(1 / n)};
-  ${rw(contrib)}[v] = select(0.0, ${f32(1 / n)} / f32(d), d > 0u);
+  ${rw(contrib)}[v] = ${share}(v, ${f32(1 / n)});
 }`,
     );
     await rec.submit();
@@ -112,7 +205,7 @@ export async function personalizedPageRank(
       'personalizedPageRank',
       {
         gatherEdges: 'in',
-        gather: wgsl`(v: u32, u: u32, edge: u32) -> f32 { return ${contrib}[u]; }`,
+        gather,
         sum: plus('f32'),
         apply: wgsl`(v: u32, total: f32) -> f32 {
   let y = ${f32(alpha)} * total + ${f32(1 - alpha)} * ${teleport}[v];
@@ -123,10 +216,9 @@ export async function personalizedPageRank(
           monoid: plus('f32'),
           apply: wgsl`(v: u32, kept: f32) -> f32 {
   let r = ${next}[v] + (1.0 - kept) * ${teleport}[v];
-  let d = ${degree}(v);
   let old = ${ranks}[v];
   ${rw(ranks)}[v] = r;
-  ${rw(contrib)}[v] = select(0.0, r / f32(d), d > 0u);
+  ${rw(contrib)}[v] = ${share}(v, r);
   return abs(r - old);
 }`,
         },
@@ -142,8 +234,9 @@ export async function personalizedPageRank(
 }
 
 /**
- * Katz centrality (networkx `katz_centrality`): `x = alpha A^T x + beta` from 0 (in-edges) until the L1
- * change is below `n * tolerance`, then divided by its L2 norm when `normalized`.
+ * Katz centrality (networkx `katz_centrality`): `x = alpha A^T x + beta` from 0 (in-edges; `A` holds the
+ * edge weights with `weight: 'weights'`) until the L1 change is below `n * tolerance`, then divided by its
+ * L2 norm when `normalized`.
  */
 export async function katzCentrality(
   graph: DeviceGraph,
@@ -156,6 +249,7 @@ export async function katzCentrality(
   if (!Number.isFinite(beta)) throw new InputError(`beta must be finite, got ${beta}`, 'beta');
   const n = graph.vertexCount;
   checkPowerIteration(options.tolerance ?? 1e-6, options.maxIterations ?? 1000);
+  const w = await edgeWeights(graph, options.weight, false, "katzCentrality with weight 'weights'");
   if (n === 0) return { centrality: new Float32Array(0), iterations: 0 };
   const arrays = vertexArrays(graph, 'katz', 1);
   const x = arrays[0]!;
@@ -166,7 +260,7 @@ export async function katzCentrality(
       'katzCentrality',
       {
         gatherEdges: 'in',
-        gather: wgsl`(v: u32, u: u32, edge: u32) -> f32 { return ${x}[u]; }`,
+        gather: weightedGather(x, w),
         sum: plus('f32'),
         apply: wgsl`(v: u32, total: f32) -> f32 {
   let next = ${f32(alpha)} * total + ${f32(beta)};
@@ -188,16 +282,18 @@ export async function katzCentrality(
 }
 
 /**
- * Eigenvector centrality (networkx `eigenvector_centrality`): `x = (x + A^T x) / ||x + A^T x||_2` (in-edges)
- * from the uniform vector until the L1 change is below `n * tolerance`.
+ * Eigenvector centrality (networkx `eigenvector_centrality`): `x = (x + A^T x) / ||x + A^T x||_2` (in-edges;
+ * `A` holds the edge weights with `weight: 'weights'`) from the uniform vector until the L1 change is below
+ * `n * tolerance`.
  */
 export async function eigenvectorCentrality(
   graph: DeviceGraph,
-  options: PowerIterationRunOptions = {},
+  options: WeightedCentralityOptions = {},
 ): Promise<{ centrality: Float32Array; iterations: number }> {
   checkDeviceGraph(graph);
   const n = graph.vertexCount;
   checkPowerIteration(options.tolerance ?? 1e-6, options.maxIterations ?? 100);
+  const w = await edgeWeights(graph, options.weight, false, "eigenvectorCentrality with weight 'weights'");
   if (n === 0) throw new InputError('cannot compute centrality for the null graph', 'graph');
   const arrays = vertexArrays(graph, 'eigenvector', 2);
   const [x, y] = arrays as [DeviceArray<'f32'>, DeviceArray<'f32'>];
@@ -208,7 +304,7 @@ export async function eigenvectorCentrality(
       'eigenvectorCentrality',
       {
         gatherEdges: 'in',
-        gather: wgsl`(v: u32, u: u32, edge: u32) -> f32 { return ${x}[u]; }`,
+        gather: weightedGather(x, w),
         sum: plus('f32'),
         apply: wgsl`(v: u32, total: f32) -> f32 {
   let s = ${x}[v] + total;
@@ -239,15 +335,17 @@ export async function eigenvectorCentrality(
 /**
  * HITS (networkx's power iteration): `a = A^T h` (a gather over in-edges), `h = A a` (over out-edges), each
  * scaled to a largest entry of 1, until the L1 change of `h` is below `n * tolerance`; both then scaled to
- * sum 1. networkx stops at an L1 change below `tol` (1e-8), finer than n f32 hubs resolve.
+ * sum 1. networkx stops at an L1 change below `tol` (1e-8), finer than n f32 hubs resolve. `A` holds the
+ * edge weights by default, as networkx's adjacency matrix does.
  */
 export async function hits(
   graph: DeviceGraph,
-  options: PowerIterationRunOptions = {},
+  options: HitsOptions = {},
 ): Promise<{ hubs: Float32Array; authorities: Float32Array; iterations: number }> {
   checkDeviceGraph(graph);
   const n = graph.vertexCount;
   checkPowerIteration(options.tolerance ?? 1e-8, options.maxIterations ?? 100);
+  const w = await edgeWeights(graph, options.weight, true, 'hits');
   if (n === 0) return { hubs: new Float32Array(0), authorities: new Float32Array(0), iterations: 0 };
   if (graph.edgeCount === 0) throw new InputError('HITS needs at least one edge', 'graph');
   const arrays = vertexArrays(graph, 'hits', 3);
@@ -260,23 +358,26 @@ export async function hits(
       [
         {
           gatherEdges: 'in',
-          gather: wgsl`(v: u32, u: u32, edge: u32) -> f32 { return ${h}[u]; }`,
+          gather: weightedGather(h, w),
           sum: plus('f32'),
           apply: wgsl`(v: u32, total: f32) -> f32 { ${rw(a)}[v] = total; return total; }`,
           normalize: {
             monoid: max('f32'),
-            apply: wgsl`(v: u32, largest: f32) -> f32 { ${rw(a)}[v] = ${a}[v] / largest; return 0.0; }`,
+            apply: wgsl`(v: u32, largest: f32) -> f32 {
+  ${rw(a)}[v] = select(0.0, ${a}[v] / largest, largest > 0.0);
+  return 0.0;
+}`,
           },
         },
         {
           gatherEdges: 'out',
-          gather: wgsl`(v: u32, u: u32, edge: u32) -> f32 { return ${a}[u]; }`,
+          gather: weightedGather(a, w),
           sum: plus('f32'),
           apply: wgsl`(v: u32, total: f32) -> f32 { ${rw(next)}[v] = total; return total; }`,
           normalize: {
             monoid: max('f32'),
             apply: wgsl`(v: u32, largest: f32) -> f32 {
-  let hub = ${next}[v] / largest;
+  let hub = select(0.0, ${next}[v] / largest, largest > 0.0);
   let change = abs(hub - ${h}[v]);
   ${rw(h)}[v] = hub;
   return change;
@@ -290,6 +391,10 @@ export async function hits(
     );
     const hubs = await h.download(0, n);
     const authorities = await a.download(0, n);
+    // Only edges that all weigh 0 leave every hub at 0 (a positive one keeps the iterates positive somewhere).
+    if (sumOf(hubs) === 0) {
+      throw new InputError('HITS needs an edge of positive weight: every edge weighs 0', 'graph.weights');
+    }
     scaleBy(hubs, 1 / sumOf(hubs));
     scaleBy(authorities, 1 / sumOf(authorities));
     return { hubs, authorities, iterations: run.iterations };

@@ -26,15 +26,18 @@ export {
 export { bfsReference } from './bfs/reference.ts';
 export {
   eigenvectorCentrality,
+  type HitsOptions,
   hits,
   type KatzCentralityOptions,
   katzCentrality,
   type PersonalizedPageRankOptions,
   type PowerIterationRunOptions,
   personalizedPageRank,
+  type WeightedCentralityOptions,
 } from './centrality.ts';
 export {
   eigenvectorCentralityReference,
+  type HitsReferenceOptions,
   hitsReference,
   type KatzReferenceOptions,
   katzCentralityReference,
@@ -42,6 +45,7 @@ export {
   type PersonalizedPageRankReferenceOptions,
   type PowerIterationOptions,
   personalizedPageRankReference,
+  type WeightedReferenceOptions,
 } from './centrality-reference.ts';
 export { ColoringProblem, type ColoringResult, graphColoring } from './coloring.ts';
 export type { LoadBalanceOption, Problem, RunOptions, TraceOption } from './common.ts';

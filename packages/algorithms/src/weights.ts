@@ -1,5 +1,6 @@
 import { atomic, InputError, load, transform, u32, wgsl } from '@weft/gpu';
 import type { DeviceGraph } from '@weft/graph';
+import { advancePush } from '@weft/operators';
 
 /** f32 infinity's bits: at or above them (sign clear) an f32 is infinite or NaN. */
 const INFINITY_F32 = 0x7f800000;
@@ -53,6 +54,79 @@ export async function checkNonNegativeWeights(graph: DeviceGraph, who: string): 
   const what = Number.isNaN(value) ? 'is NaN' : value < 0 ? 'is negative' : 'is infinite';
   throw new InputError(
     `weight ${value} of edge ${lo} -> ${target[0]} (edge ${edge}) ${what}: ${who} needs finite non-negative weights`,
+    'graph.weights',
+  );
+}
+
+/**
+ * Throws an {@link InputError} naming the first arc `v -> u` of an undirected graph whose weight (summed
+ * over parallel arcs) differs from that of `u -> v` by more than f32 rounding: algorithms that gather a
+ * vertex's in-edges from its own arcs read the weight of `v -> u` for `u -> v`. Rows are sorted, so each
+ * group of parallel arcs is adjacent and `u`'s arcs to `v` start at a lower bound. One kernel, one word back.
+ */
+export async function checkSymmetricWeights(graph: DeviceGraph, who: string): Promise<void> {
+  const w = graph.chunkedWeights;
+  if (w === undefined || graph.directed || graph.edgeCount === 0) return;
+  const { offsets, chunkedTargets: targets } = graph;
+  const device = graph.device;
+  const first = device.array('u32', 1, { label: 'first asymmetric arc' });
+  let edge: number;
+  try {
+    const rec = device.recorder({ label: 'symmetric weight check' });
+    await rec.fill(first, 0xffffffff);
+    await advancePush(
+      rec,
+      graph,
+      'all',
+      wgsl`(src: u32, dst: u32, edge: u32) -> bool {
+  if (edge > ${offsets}[src] && ${load(targets, 'edge - 1u')} == dst) { return false; }
+  var mine = 0.0;
+  var k = edge;
+  let mineEnd = ${offsets}[src + 1u];
+  while (k < mineEnd && ${load(targets, 'k')} == dst) {
+    mine += f32(${load(w, 'k')});
+    k++;
+  }
+  let end = ${offsets}[dst + 1u];
+  var lo = ${offsets}[dst];
+  var hi = end;
+  while (lo < hi) {
+    let mid = lo + (hi - lo) / 2u;
+    if (${load(targets, 'mid')} < src) { lo = mid + 1u; } else { hi = mid; }
+  }
+  var theirs = 0.0;
+  var j = lo;
+  while (j < end && ${load(targets, 'j')} == src) {
+    theirs += f32(${load(w, 'j')});
+    j++;
+  }
+  if (abs(mine - theirs) > 1e-6 * max(mine, theirs)) { atomicMin(&${atomic(first)}[0], edge); }
+  return false;
+}`,
+    );
+    await rec.submit();
+    edge = (await first.download())[0]!;
+  } finally {
+    first.destroy();
+  }
+  if (edge === 0xffffffff) return;
+  const [offsetsHost, targetsHost, weightsHost] = await Promise.all([
+    graph.offsets.download(),
+    graph.chunkedTargets.download(),
+    w.download(),
+  ]);
+  let v = 0;
+  while (offsetsHost[v + 1]! <= edge) v++;
+  const u = targetsHost[edge]!;
+  const sum = (a: number, b: number) => {
+    let s = 0;
+    for (let e = offsetsHost[a]!; e < offsetsHost[a + 1]!; e++)
+      if (targetsHost[e] === b) s += weightsHost[e]!;
+    return s;
+  };
+  throw new InputError(
+    `the undirected graph's arc ${v} -> ${u} weighs ${sum(v, u)} but ${u} -> ${v} weighs ${sum(u, v)}: ` +
+      `${who} needs an undirected edge to weigh the same both ways`,
     'graph.weights',
   );
 }

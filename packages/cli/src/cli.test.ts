@@ -371,10 +371,13 @@ describe('weft run, convert, info', () => {
   }, 120_000);
 
   it('runs ppr, hits, katz and eigenvector with values per vertex', async () => {
+    // g.mtx is weighted: ppr and hits weigh by default (as networkx's pagerank and hits), katz and
+    // eigenvector do not (networkx's weight=None).
     const csr = hostCsrFromEdgeList({
       vertexCount: N,
       src: Uint32Array.from(ARCS, (a) => a[0]),
       dst: Uint32Array.from(ARCS, (a) => a[1]),
+      weights: Uint32Array.from(ARCS, ([u, v]) => u + v + 1),
       directed: true,
     }).csr;
     // f32 sums may stop one iteration from the f64 reference, whose last L1 change is below 6 x 1e-6.

@@ -861,50 +861,70 @@ function jaccardReferenceCase(input: GraphInput): BenchCase {
   };
 }
 
-/** The gas power iterations: a GPU result and its plain TypeScript reference (f64), per vertex, flattened. */
+/**
+ * The gas power iterations: a GPU result and its plain TypeScript reference (f64), per vertex, flattened.
+ * `weighted` weighs the adjacency matrix by the graph's u32 weights; otherwise every edge counts 1, as
+ * before weights were taken.
+ */
 const POWER_ITERATIONS = {
   ppr: {
-    gpu: async (g: DeviceGraph) => {
-      const r = await personalizedPageRank(g, { sources: [0] });
+    gpu: async (g: DeviceGraph, _csr: HostCsr, weighted: boolean) => {
+      const r = await personalizedPageRank(g, { sources: [0] }, { weight: weighted ? 'weights' : null });
       return { values: [r.ranks], iterations: r.iterations };
     },
-    cpu: (csr: HostCsr) => {
-      const r = personalizedPageRankReference(csr, { sources: [0] });
+    cpu: (csr: HostCsr, weighted: boolean) => {
+      const r = personalizedPageRankReference(csr, { sources: [0] }, { weight: weighted ? 'weights' : null });
       return { values: [r.ranks], iterations: r.iterations };
     },
   },
   hits: {
-    gpu: async (g: DeviceGraph) => {
-      const r = await hits(g);
+    gpu: async (g: DeviceGraph, _csr: HostCsr, weighted: boolean) => {
+      const r = await hits(g, { weight: weighted ? 'weights' : null });
       return { values: [r.hubs, r.authorities], iterations: r.iterations };
     },
-    cpu: (csr: HostCsr) => {
-      const r = hitsReference(csr);
+    cpu: (csr: HostCsr, weighted: boolean) => {
+      const r = hitsReference(csr, { weight: weighted ? 'weights' : null });
       return { values: [r.hubs, r.authorities], iterations: r.iterations };
     },
   },
   katz: {
     // Kronecker hubs need alpha below 1 / the largest eigenvalue (above 1000 at scale 20).
-    gpu: async (g: DeviceGraph) => {
-      const r = await katzCentrality(g, { alpha: 1e-5 });
+    gpu: async (g: DeviceGraph, csr: HostCsr, weighted: boolean) => {
+      const r = await katzCentrality(g, katzOptions(csr, weighted));
       return { values: [r.centrality], iterations: r.iterations };
     },
-    cpu: (csr: HostCsr) => {
-      const r = katzCentralityReference(csr, { alpha: 1e-5 });
+    cpu: (csr: HostCsr, weighted: boolean) => {
+      const r = katzCentralityReference(csr, katzOptions(csr, weighted));
       return { values: [r.centrality], iterations: r.iterations };
     },
   },
   eigenvector: {
-    gpu: async (g: DeviceGraph) => {
-      const r = await eigenvectorCentrality(g, { maxIterations: 1000 });
+    gpu: async (g: DeviceGraph, _csr: HostCsr, weighted: boolean) => {
+      const r = await eigenvectorCentrality(g, { maxIterations: 1000, weight: weighted ? 'weights' : null });
       return { values: [r.centrality], iterations: r.iterations };
     },
-    cpu: (csr: HostCsr) => {
-      const r = eigenvectorCentralityReference(csr, { maxIterations: 1000 });
+    cpu: (csr: HostCsr, weighted: boolean) => {
+      const r = eigenvectorCentralityReference(csr, {
+        maxIterations: 1000,
+        weight: weighted ? 'weights' : null,
+      });
       return { values: [r.centrality], iterations: r.iterations };
     },
   },
 } as const;
+
+/**
+ * Katz's alpha: 1e-5 unweighted; weighted, half the inverse of the largest weighted in-degree (a bound on
+ * the largest eigenvalue), so that the iteration converges whatever the weights.
+ */
+function katzOptions(csr: HostCsr, weighted: boolean) {
+  if (!weighted || csr.weights === undefined) return { alpha: 1e-5, weight: null };
+  const inWeight = new Float64Array(csr.vertexCount);
+  for (let e = 0; e < csr.edgeCount; e++) inWeight[csr.targets[e]!]! += csr.weights[e]!;
+  let largest = 1;
+  for (const x of inWeight) largest = Math.max(largest, x);
+  return { alpha: 0.5 / largest, weight: 'weights' as const };
+}
 
 /** Every value within 1e-4 of the largest (f32 sums; the stopping iteration may differ by one). */
 function comparePower(got: ArrayLike<number>[], want: ArrayLike<number>[]): string | null {
@@ -924,35 +944,45 @@ function comparePower(got: ArrayLike<number>[], want: ArrayLike<number>[]): stri
  * download: wall-clock timed), and its TypeScript reference as the CPU baseline; items are arcs x iterations
  * (HITS walks each arc twice an iteration).
  */
-function powerIterationCases(algo: keyof typeof POWER_ITERATIONS, input: GraphInput): BenchCase[] {
+function powerIterationCases(
+  algo: keyof typeof POWER_ITERATIONS,
+  input: GraphInput,
+  weighted = false,
+): BenchCase[] {
   const { gpu, cpu } = POWER_ITERATIONS[algo];
   const perIteration = (csr: HostCsr) => (algo === 'hits' ? 2 : 1) * csr.edgeCount;
-  const gpuCase = wholeGraphCase(algo, input, async (_device, csr, graph) => {
-    let last = await gpu(graph);
-    return {
-      items: perIteration(csr) * last.iterations,
-      hostTimed: true,
-      async run() {
-        last = await gpu(graph);
-      },
-      validate: async () => comparePower(last.values, cpu(csr).values),
-      destroy() {},
-    };
-  });
+  const variant = weighted ? ' (u32 weights)' : '';
+  const gpuCase = wholeGraphCase(
+    algo,
+    input,
+    async (_device, csr, graph) => {
+      let last = await gpu(graph, csr, weighted);
+      return {
+        items: perIteration(csr) * last.iterations,
+        hostTimed: true,
+        async run() {
+          last = await gpu(graph, csr, weighted);
+        },
+        validate: async () => comparePower(last.values, cpu(csr, weighted).values),
+        destroy() {},
+      };
+    },
+    variant,
+  );
   const cpuCase: BenchCase = {
-    name: `${algo} ${input.label} (TypeScript reference, CPU)`,
+    name: `${algo} ${input.label}${variant} (TypeScript reference, CPU)`,
     family: 'algorithms',
     maxItems: () => Math.min(input.maxItems, 1 << 24),
     async setup(_device, n, seed) {
       const csr = input.get(n, seed);
-      let last = cpu(csr);
+      let last = cpu(csr, weighted);
       return {
         items: perIteration(csr) * last.iterations,
         bytes: 0,
         hostTimed: true,
         ...(input.stats ? { graph: input.stats } : {}),
         async run() {
-          last = cpu(csr);
+          last = cpu(csr, weighted);
         },
         validate: async () => (last.values[0]!.length === csr.vertexCount ? null : 'wrong length'),
         destroy() {},
@@ -1299,6 +1329,7 @@ export const cases: BenchCase[] = [
   jaccardReferenceCase(mesh),
   ...(['ppr', 'hits', 'katz', 'eigenvector'] as const).flatMap((a) => powerIterationCases(a, kron)),
   ...(['ppr', 'katz'] as const).flatMap((a) => powerIterationCases(a, roads)),
+  ...(['ppr', 'hits', 'katz', 'eigenvector'] as const).flatMap((a) => powerIterationCases(a, kron, true)),
   chunkedCase(bfsCase(kron)),
   chunkedCase(bfsCase(kron, 'push', 'merge-path', false, 'depth')),
   chunkedCase(bfsCase(mesh, 'push', 'thread-mapped')),
