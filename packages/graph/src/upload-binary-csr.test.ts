@@ -116,10 +116,22 @@ describe('uploadBinaryCsr', () => {
     const targetsAt = 32 + 4 * (n + 1);
     const random = mulberry32(5);
     const corrupt: [string, (b: Uint8Array) => Uint8Array][] = [
-      ['a flipped byte', (b) => ((b[40 + Math.floor(random() * 100)]! ^= 0x10), b)],
+      [
+        'a flipped byte',
+        (b) => {
+          b[40 + Math.floor(random() * 100)]! ^= 0x10;
+          return b;
+        },
+      ],
       ['truncated', (b) => b.subarray(0, b.length - 9)],
       ['extra bytes', (b) => Uint8Array.from([...b, 0])],
-      ['bad magic', (b) => ((b[0] = 0), b)],
+      [
+        'bad magic',
+        (b) => {
+          b[0] = 0;
+          return b;
+        },
+      ],
     ];
     // Values the checksum agrees with: rewrite them and the CRC, as a buggy writer would.
     const rewritten = (edit: (c: HostCsr) => void) => () => {
