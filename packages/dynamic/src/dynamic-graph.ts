@@ -6,11 +6,14 @@ import {
   type KernelDefinition,
   onTarget,
   type Recorder,
+  u32,
   type WeftDevice,
   WeftError,
+  wgsl,
 } from '@weft/gpu';
 import type { DeviceGraph, HostCsr, HostEdgeList } from '@weft/graph';
 import type { NeighborGraph } from '@weft/operators';
+import { transformScan } from '@weft/scan';
 import { sortPairs } from '@weft/sort';
 import { coopDeleteKernel, coopInsertKernel, coopQueryKernel } from './coop-kernels.ts';
 import {
@@ -21,8 +24,27 @@ import {
   queryKernel,
 } from './edge-kernels.ts';
 import { exportSnapshot, readTables, type TableSnapshot } from './export.ts';
-import { bucketsFor, MAX_VERTICES, SLAB_WORDS, VERTEX_WORDS, WORKGROUP } from './layout.ts';
+import {
+  A_BUMP,
+  A_FREE,
+  bucketsFor,
+  KEY_SLOTS,
+  MAX_VERTICES,
+  SLAB_WORDS,
+  V_DEGREE,
+  VERTEX_WORDS,
+  WORKGROUP,
+} from './layout.ts';
 import { forEachSlabNeighbor, slabDegree } from './neighbors.ts';
+import {
+  rehashPlanKernel,
+  rehashReleaseKernel,
+  rehashStageKernel,
+  T_GROWTH,
+  T_KEYS,
+  T_REBUILT,
+  TOTAL_WORDS,
+} from './rehash-kernels.ts';
 import { TableStorage } from './storage.ts';
 import { vertexKernel } from './vertex-kernels.ts';
 
@@ -69,6 +91,23 @@ export interface BatchOptions {
   maxNewSlabs?: number;
 }
 
+/** When {@link DynamicGraph.rehash} rebuilds a vertex's table. */
+export interface RehashOptions {
+  /** Rebuild a table holding fewer keys per base slot than this (default: half the graph's `loadFactor`). */
+  low?: number;
+  /** Rebuild a table holding more keys per base slot than this (default: twice the graph's `loadFactor`). */
+  high?: number;
+  /** Rebuild a table with a bucket chain of more slabs than this (default 4). */
+  maxChain?: number;
+}
+
+export interface RehashResult {
+  /** Tables rebuilt. */
+  verticesRebuilt: number;
+  /** Slabs the allocator holds free afterwards that were in use before (live slabs before minus after). */
+  slabsFreed: number;
+}
+
 export interface EdgeQueryResult {
   /** 1 where the edge exists. */
   found: Uint32Array;
@@ -77,6 +116,9 @@ export interface EdgeQueryResult {
 }
 
 const DEFAULT_LOAD_FACTOR = 0.7;
+// A bucket of more than four slabs holds over 120 keys where rebuilt tables aim for about 21 a slab: by
+// chance that does not happen, so it flags a chain left long by deletions or by keys piled into one bucket.
+const DEFAULT_MAX_CHAIN = 4;
 const MIN_SLABS = 64;
 
 /**
@@ -268,6 +310,10 @@ export class DynamicGraph implements NeighborGraph {
     return this.#store.vertices;
   }
   /** @internal */
+  get freeList(): DeviceArray<'u32'> {
+    return this.#store.freeList;
+  }
+  /** @internal */
   get alloc(): DeviceArray<'u32'> {
     return this.#store.alloc;
   }
@@ -452,6 +498,181 @@ export class DynamicGraph implements NeighborGraph {
       await this.#vertexOps(['mark', 'unlink', 'clear'], list, offsets, options.recorder);
     }
     for (const v of list) this.#alive[v] = 0;
+  }
+
+  /**
+   * Rebuilds, on the GPU, the table of every live vertex whose keys per base slot lie outside
+   * `[low, high]` or whose longest bucket chain exceeds `maxChain`: its live keys (and values) move into
+   * `max(1, ceil(degree / (30 * loadFactor)))` buckets, tombstones are dropped, and the slabs it no longer
+   * needs go onto the allocator's free list, where later insertions take them. A table whose rebuild would
+   * give the same buckets and no collision slabs is left alone. The edge set and values do not change, but
+   * the keys' slots do (a new `version`; functors capturing the tables must be built again). Two plan
+   * passes and a scan, one read-back of four totals, then a move, a release and an insertion pass; the
+   * rebuilt vertices' bucket counts are read back at the end.
+   */
+  async rehash(options: RehashOptions = {}): Promise<RehashResult> {
+    this.#check();
+    const where = 'DynamicGraph.rehash';
+    const low = options.low ?? this.loadFactor / 2;
+    const high = options.high ?? this.loadFactor * 2;
+    const maxChain = options.maxChain ?? DEFAULT_MAX_CHAIN;
+    if (!(low >= 0) || !(high >= low) || !Number.isFinite(high)) {
+      throw new InputError(
+        `low and high must satisfy 0 <= low <= high < Infinity, got [${low}, ${high}]`,
+        where,
+      );
+    }
+    if (!Number.isInteger(maxChain) || maxChain < 1 || maxChain > 0xffffffff) {
+      throw new InputError(`maxChain must be a positive integer, got ${maxChain}`, where);
+    }
+    const n = this.#vertexCount;
+    if (n === 0) return { verticesRebuilt: 0, slabsFreed: 0 };
+    const d = this.device;
+    const planKernel = await d.kernel(rehashPlanKernel());
+    const stageKernel = await d.kernel(rehashStageKernel(this.valueType !== undefined));
+    const releaseKernel = await d.kernel(rehashReleaseKernel());
+    const plan = d.array('u32', 2 * n, { label: 'rehash plan' });
+    const offsets = d.array('u32', n, { label: 'rehash offsets' });
+    const totals = d.array('u32', TOTAL_WORDS + 4, { label: 'rehash totals' });
+    const list = d.array('u32', 2 * n, { label: 'rehash list' });
+    const staged: DeviceArray<'u32'>[] = [];
+    try {
+      await onTarget(d, 'dynamic rehash plan', async (rec) => {
+        rec.clear(plan);
+        rec.clear(totals);
+        rec.copy(this.alloc, totals, 4, 0, TOTAL_WORDS);
+        const bindings = {
+          slabs: this.slabs,
+          vertices: this.vertices,
+          alloc: this.alloc,
+          plan,
+          totals,
+          list,
+        };
+        const params = {
+          ...this.#tableParams(),
+          low,
+          high,
+          max_chain: maxChain,
+          keys_per_bucket: KEY_SLOTS * this.loadFactor,
+        };
+        const slabs = this.#store.slabCapacity;
+        rec.dispatch(planKernel, {
+          entry: 'measure',
+          bindings,
+          params: { ...params, n: slabs },
+          workgroups: Math.ceil(slabs / WORKGROUP),
+        });
+        rec.dispatch(planKernel, {
+          entry: 'decide',
+          bindings,
+          params: { ...params, n },
+          workgroups: Math.ceil(n / WORKGROUP),
+        });
+        await transformScan(
+          rec,
+          n,
+          wgsl`(v: u32) -> u32 { if (${plan}[v * 2u] == 0u) { return 0u; } return ${this.vertices}[v * ${u32(VERTEX_WORDS)} + ${u32(V_DEGREE)}]; }`,
+          offsets,
+          { total: { array: totals, index: T_KEYS } },
+        );
+      });
+      const t = await totals.download();
+      const rebuilt = t[T_REBUILT]!;
+      const liveBefore = t[TOTAL_WORDS + A_BUMP]! - t[TOTAL_WORDS + A_FREE]!;
+      if (rebuilt === 0) return { verticesRebuilt: 0, slabsFreed: 0 };
+      this.#version++;
+      const keys = t[T_KEYS]!;
+      // Growing tables take contiguous base slabs; the keys' collision slabs come from the free list first,
+      // so the worst case (one slab per key) is checked after the fact as insertion batches are.
+      await this.#store.reserve(t[T_GROWTH]!, undefined, true);
+      const guaranteed = await this.#store.reserve(keys, undefined, false);
+      const size = Math.max(keys, 1);
+      const src = d.array('u32', size, { label: 'rehash sources' });
+      const dst = d.array('u32', size, { label: 'rehash targets' });
+      const val = d.array('u32', this.valueType ? size : 1, { label: 'rehash values' });
+      const idx = d.array('u32', size, { label: 'rehash order' });
+      staged.push(src, dst, val, idx);
+      const insert = await d.kernel(
+        this.#kernelFor(
+          insertKernel(this.valueType !== undefined),
+          coopInsertKernel(this.valueType !== undefined),
+          'thread',
+        ),
+      );
+      const fixup = await d.kernel(allocFixupKernel());
+      const reinsert = async (rec: Recorder) => {
+        if (keys === 0) return;
+        rec.dispatch(insert, {
+          bindings: {
+            slabs: this.slabs,
+            values: this.values,
+            free_list: this.#store.freeList,
+            alloc: this.alloc,
+            vertices: this.vertices,
+            src,
+            dst,
+            vals: this.valueType ? val : dst,
+            keys: src,
+            idx,
+          },
+          params: { n: keys, mirror: 0, vertex_count: n, slab_capacity: this.#store.slabCapacity },
+          workgroups: Math.ceil(keys / WORKGROUP),
+        });
+        rec.dispatch(fixup, {
+          bindings: { alloc: this.alloc, free_list: this.#store.freeList },
+          params: { slab_capacity: this.#store.slabCapacity },
+          workgroups: 1,
+        });
+      };
+      await onTarget(d, 'dynamic rehash', async (rec) => {
+        const slabs = this.#store.slabCapacity;
+        const params = { ...this.#tableParams(), n: slabs };
+        const workgroups = Math.ceil(slabs / WORKGROUP);
+        rec.dispatch(stageKernel, {
+          bindings: {
+            slabs: this.slabs,
+            values: this.values,
+            vertices: this.vertices,
+            alloc: this.alloc,
+            plan,
+            offsets,
+            out_src: src,
+            out_dst: dst,
+            out_val: val,
+            out_idx: idx,
+          },
+          params: { ...params, staged: keys },
+          workgroups,
+        });
+        const bindings = {
+          slabs: this.slabs,
+          free_list: this.#store.freeList,
+          alloc: this.alloc,
+          vertices: this.vertices,
+          plan,
+        };
+        rec.dispatch(releaseKernel, { entry: 'release', bindings, params, workgroups });
+        rec.dispatch(releaseKernel, {
+          entry: 'assign',
+          bindings,
+          params: { ...params, n },
+          workgroups: Math.ceil(n / WORKGROUP),
+        });
+        await reinsert(rec);
+      });
+      // Keys left out by an overflowing pool go in again on a larger one (insertion is idempotent).
+      if (!guaranteed) {
+        while (!(await this.#store.afterCheckedBatch()))
+          await onTarget(d, 'dynamic rehash (checked)', reinsert);
+      }
+      const rows = await list.download(0, 2 * rebuilt);
+      for (let i = 0; i < rebuilt; i++) this.#buckets[rows[2 * i]!] = rows[2 * i + 1]!;
+      const a = await this.alloc.download();
+      return { verticesRebuilt: rebuilt, slabsFreed: liveBefore - (a[A_BUMP]! - a[A_FREE]!) };
+    } finally {
+      for (const arr of [plan, offsets, totals, list, ...staged]) arr.destroy();
+    }
   }
 
   /** Out-degree of every vertex (0 for deleted ones), read back. */
