@@ -38,6 +38,8 @@ ${body}
  *   whose longest chain exceeds `max_chain`, is rebuilt with `max(1, ceil(degree / keys_per_bucket))`
  *   buckets, unless that table would be the one it has (same buckets, no collision slabs). The plan then
  *   holds the new bucket count (0: kept) and a zero cursor; `list` gets (vertex, buckets) of each rebuilt one.
+ *   A workgroup sums its counts in workgroup memory and adds them to `totals` once: many vertices may be
+ *   rebuilt, and atomics on one word serialize.
  */
 export function rehashPlanKernel(): KernelDefinition {
   return {
@@ -55,6 +57,10 @@ export function rehashPlanKernel(): KernelDefinition {
     entryPoints: ['measure', 'decide'],
     code: /* wgsl */ `
 ${tableWgsl(false, false)}
+var<workgroup> wg_rebuilt: atomic<u32>;
+var<workgroup> wg_slabs: atomic<u32>;
+var<workgroup> wg_growth: atomic<u32>;
+var<workgroup> wg_base: u32;
 ${entry(
   'measure',
   `min(params.n, alloc[${A_BUMP}u])`,
@@ -70,29 +76,45 @@ ${entry(
   atomicAdd(&plan[owner * 2u], length);
   atomicMax(&plan[owner * 2u + 1u], length);`,
 )}
-${entry(
-  'decide',
-  'params.vertex_count',
-  /* wgsl */ `
-  let v = i;
-  let slab_count = atomicLoad(&plan[v * 2u]);
-  let longest = atomicLoad(&plan[v * 2u + 1u]);
-  atomicStore(&plan[v * 2u], 0u);
-  atomicStore(&plan[v * 2u + 1u], 0u);
-  if (!is_alive(v)) { return; }
-  let degree = vertex_word(v, ${V_DEGREE}u);
-  let buckets = vertex_word(v, ${V_BUCKETS}u);
-  let load = f32(degree) / (f32(buckets) * f32(KEY_SLOTS));
-  let wanted = max(1u, u32(ceil(f32(degree) / params.keys_per_bucket)));
-  let out_of_bounds = load < params.low || load > params.high || longest > params.max_chain;
-  if (!out_of_bounds || (wanted == buckets && slab_count <= wanted)) { return; }
-  atomicStore(&plan[v * 2u], wanted);
-  let at = atomicAdd(&totals[${T_REBUILT}u], 1u);
-  list[at * 2u] = v;
-  list[at * 2u + 1u] = wanted;
-  atomicAdd(&totals[${T_OLD_SLABS}u], slab_count);
-  if (wanted > buckets) { atomicAdd(&totals[${T_GROWTH}u], wanted); }`,
-)}`,
+${ENTRY_HEAD}
+fn decide(${ENTRY_ARGS}) {
+  ${THREAD_INDEX}
+  var wanted = 0u;
+  var slot = 0u;
+  if (i < params.vertex_count) {
+    let v = i;
+    let slab_count = atomicLoad(&plan[v * 2u]);
+    let longest = atomicLoad(&plan[v * 2u + 1u]);
+    atomicStore(&plan[v * 2u + 1u], 0u);
+    let degree = vertex_word(v, ${V_DEGREE}u);
+    let buckets = vertex_word(v, ${V_BUCKETS}u);
+    let load = f32(degree) / (f32(max(buckets, 1u)) * f32(KEY_SLOTS));
+    let fit = max(1u, u32(ceil(f32(degree) / params.keys_per_bucket)));
+    let out_of_bounds = load < params.low || load > params.high || longest > params.max_chain;
+    if (is_alive(v) && out_of_bounds && (fit != buckets || slab_count > fit)) {
+      wanted = fit;
+      slot = atomicAdd(&wg_rebuilt, 1u);
+      atomicAdd(&wg_slabs, slab_count);
+      if (fit > buckets) { atomicAdd(&wg_growth, fit); }
+    }
+    atomicStore(&plan[v * 2u], wanted);
+  }
+  workgroupBarrier();
+  if (lid == 0u) {
+    let count = atomicLoad(&wg_rebuilt);
+    if (count > 0u) {
+      wg_base = atomicAdd(&totals[${T_REBUILT}u], count);
+      atomicAdd(&totals[${T_OLD_SLABS}u], atomicLoad(&wg_slabs));
+      atomicAdd(&totals[${T_GROWTH}u], atomicLoad(&wg_growth));
+    }
+  }
+  workgroupBarrier();
+  if (wanted != 0u) {
+    let at = wg_base + slot;
+    list[at * 2u] = i;
+    list[at * 2u + 1u] = wanted;
+  }
+}`,
   };
 }
 
@@ -150,7 +172,8 @@ ${entry(
  * Empties the tables to rebuild.
  * - `release` (one thread per slab below the bump pointer): a slab of a vertex to rebuild is reset; it stays
  *   the vertex's only when it is one of the first `buckets` base slabs of a table that does not grow, and
- *   goes onto the free list otherwise (nothing is popped in this phase, so a plain push is safe).
+ *   goes onto the free list otherwise (nothing is popped in this phase, so a plain push is safe; a workgroup
+ *   takes its free-list positions with one atomic).
  * - `assign` (one thread per vertex): a growing table takes its base slabs, contiguous, from the bump
  *   pointer (the host reserved them); every rebuilt vertex gets its bucket count and degree 0 (the insert
  *   kernel counts the keys back in).
@@ -164,27 +187,39 @@ export function rehashReleaseKernel(): KernelDefinition {
     code: /* wgsl */ `
 ${tableWgsl(true, true)}
 fn set_vertex(v: u32, f: u32, x: u32) { atomicStore(&vertices[v * 4u + f], x); }
-${entry(
-  'release',
-  `min(params.n, atomicLoad(&alloc[${A_BUMP}u]))`,
-  /* wgsl */ `
-  let base = i * 32u;
-  let owner_word = atomicLoad(&slabs[base + OWNER_WORD]);
-  if (owner_word == NO_OWNER) { return; }
-  let v = owner_word & ~COLLISION;
-  if (v >= params.vertex_count) { return; }
-  let wanted = plan[v * 2u];
-  if (wanted == 0u) { return; }
-  let j = i - vertex_word(v, ${V_BASE}u);
-  let keep = (owner_word & COLLISION) == 0u && wanted <= vertex_word(v, ${V_BUCKETS}u) && j < wanted;
-  for (var w = 0u; w < 32u; w++) {
-    if (w != OWNER_WORD) { atomicStore(&slabs[base + w], EMPTY); }
+var<workgroup> wg_freed: atomic<u32>;
+var<workgroup> wg_base: u32;
+${ENTRY_HEAD}
+fn release(${ENTRY_ARGS}) {
+  ${THREAD_INDEX}
+  var free = false;
+  var slot = 0u;
+  if (i < min(params.n, atomicLoad(&alloc[${A_BUMP}u]))) {
+    let base = i * 32u;
+    let owner_word = atomicLoad(&slabs[base + OWNER_WORD]);
+    let v = owner_word & ~COLLISION;
+    if (owner_word != NO_OWNER && v < params.vertex_count && plan[v * 2u] != 0u) {
+      let wanted = plan[v * 2u];
+      let j = i - vertex_word(v, ${V_BASE}u);
+      let keep = (owner_word & COLLISION) == 0u && wanted <= vertex_word(v, ${V_BUCKETS}u) && j < wanted;
+      for (var w = 0u; w < 32u; w++) {
+        if (w != OWNER_WORD) { atomicStore(&slabs[base + w], EMPTY); }
+      }
+      if (!keep) {
+        atomicStore(&slabs[base + OWNER_WORD], NO_OWNER);
+        free = true;
+        slot = atomicAdd(&wg_freed, 1u);
+      }
+    }
   }
-  if (keep) { return; }
-  atomicStore(&slabs[base + OWNER_WORD], NO_OWNER);
-  let f = atomicAdd(&alloc[${A_FREE}u], 1u);
-  free_list[f] = i;`,
-)}
+  workgroupBarrier();
+  if (lid == 0u) {
+    let count = atomicLoad(&wg_freed);
+    if (count > 0u) { wg_base = atomicAdd(&alloc[${A_FREE}u], count); }
+  }
+  workgroupBarrier();
+  if (free) { free_list[wg_base + slot] = i; }
+}
 ${entry(
   'assign',
   'params.vertex_count',
