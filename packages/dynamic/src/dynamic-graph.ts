@@ -79,6 +79,8 @@ export interface DynamicGraphOptions {
   slabCapacity?: number;
   /** Probing of edge insertions, deletions and queries (default `'auto'`; changeable later). */
   probing?: Probing;
+  /** Rehash after edge batches once they changed as many keys as half the tables' nominal room (default false). */
+  autoRehash?: boolean;
 }
 
 export interface BatchOptions {
@@ -133,6 +135,13 @@ export class DynamicGraph implements NeighborGraph {
   readonly loadFactor: number;
   /** Probing of the next edge insertions, deletions and queries. */
   probing: Probing = 'auto';
+  /**
+   * After an `insertEdges` or `deleteEdges` call that is not recorded: {@link rehash} with the default
+   * bounds once the edge directions inserted and deleted since the last rehash exceed half of what the
+   * base buckets are sized for (`30 * loadFactor` keys each), so the rehash's passes over the pool cost
+   * at most a constant share of the batches' work.
+   */
+  autoRehash = false;
   #vertexCount = 0;
   #store!: TableStorage;
   /** Host copies of the ALIVE flag and of the base bucket counts (only vertex operations change them). */
@@ -140,6 +149,9 @@ export class DynamicGraph implements NeighborGraph {
   #buckets: Uint32Array = new Uint32Array(0);
   #destroyed = false;
   #version = 0;
+  /** Sum of every vertex's base bucket count, and the keys changed by edge batches since the last rehash. */
+  #baseSlabs = 0;
+  #changedKeys = 0;
 
   private constructor(
     readonly device: WeftDevice,
@@ -181,6 +193,7 @@ export class DynamicGraph implements NeighborGraph {
       );
     }
     if (options.probing !== undefined) g.probing = options.probing;
+    g.autoRehash = options.autoRehash ?? false;
     g.#kernelFor('thread', 'subgroup', 'subgroup'); // checks the feature up front
     const buckets = new Uint32Array(vertexCount);
     let baseSlabs = 0;
@@ -205,6 +218,7 @@ export class DynamicGraph implements NeighborGraph {
       await g.#vertexOps(['insert_vertices'], ids, buckets);
       g.#alive.fill(1, 0, vertexCount);
       g.#buckets.set(buckets);
+      g.#baseSlabs = baseSlabs;
     }
     return g;
   }
@@ -348,6 +362,7 @@ export class DynamicGraph implements NeighborGraph {
   async insertEdges(src: IdArray, dst: IdArray, values?: ValueArray, options: BatchOptions = {}) {
     this.#version++;
     await this.#insert(src, dst, values, !this.directed, options);
+    await this.#afterBatch(src.length, options);
   }
 
   /** Deletes edges src[i] -> dst[i] (both directions when undirected); absent edges are ignored. */
@@ -370,6 +385,14 @@ export class DynamicGraph implements NeighborGraph {
         workgroups: Math.ceil(m / WORKGROUP),
       });
     });
+    await this.#afterBatch(n, options);
+  }
+
+  /** Counts a batch's keys and rehashes when {@link autoRehash} says so. */
+  async #afterBatch(edges: number, options: BatchOptions) {
+    this.#changedKeys += this.directed ? edges : 2 * edges;
+    if (!this.autoRehash || options.recorder) return;
+    if (this.#changedKeys > (this.#baseSlabs * KEY_SLOTS * this.loadFactor) / 2) await this.rehash();
   }
 
   /** Whether each edge src[i] -> dst[i] exists, and its value in the map variant. */
@@ -473,6 +496,7 @@ export class DynamicGraph implements NeighborGraph {
       const v = list[i]!;
       this.#alive[v] = 1;
       if (buckets[i]! > 0) this.#buckets[v] = buckets[i]!;
+      this.#baseSlabs += buckets[i]!;
     }
   }
 
@@ -506,9 +530,9 @@ export class DynamicGraph implements NeighborGraph {
    * `max(1, ceil(degree / (30 * loadFactor)))` buckets, tombstones are dropped, and the slabs it no longer
    * needs go onto the allocator's free list, where later insertions take them. A table whose rebuild would
    * give the same buckets and no collision slabs is left alone. The edge set and values do not change, but
-   * the keys' slots do (a new `version`; functors capturing the tables must be built again). Two plan
-   * passes and a scan, one read-back of four totals, then a move, a release and an insertion pass; the
-   * rebuilt vertices' bucket counts are read back at the end.
+   * the keys' slots do (a new `version`; functors capturing the tables must be built again, as after a batch
+   * that may grow the pool). Two plan passes and a scan, one read-back of four totals, then a move, a
+   * release and an insertion pass; the rebuilt vertices' bucket counts are read back at the end.
    */
   async rehash(options: RehashOptions = {}): Promise<RehashResult> {
     this.#check();
@@ -578,6 +602,7 @@ export class DynamicGraph implements NeighborGraph {
         );
       });
       const t = await totals.download();
+      this.#changedKeys = 0;
       const rebuilt = t[T_REBUILT]!;
       const liveBefore = t[TOTAL_WORDS + A_BUMP]! - t[TOTAL_WORDS + A_FREE]!;
       if (rebuilt === 0) return { verticesRebuilt: 0, slabsFreed: 0 };
@@ -667,7 +692,11 @@ export class DynamicGraph implements NeighborGraph {
           await onTarget(d, 'dynamic rehash (checked)', reinsert);
       }
       const rows = await list.download(0, 2 * rebuilt);
-      for (let i = 0; i < rebuilt; i++) this.#buckets[rows[2 * i]!] = rows[2 * i + 1]!;
+      for (let i = 0; i < rebuilt; i++) {
+        const v = rows[2 * i]!;
+        this.#baseSlabs += rows[2 * i + 1]! - this.#buckets[v]!;
+        this.#buckets[v] = rows[2 * i + 1]!;
+      }
       const a = await this.alloc.download();
       return { verticesRebuilt: rebuilt, slabsFreed: liveBefore - (a[A_BUMP]! - a[A_FREE]!) };
     } finally {

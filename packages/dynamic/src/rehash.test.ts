@@ -160,6 +160,56 @@ describe('DynamicGraph.rehash', () => {
     );
   });
 
+  it('autoRehash rebuilds after batches that changed half the nominal room', async () => {
+    await gpuTest(async (device) => {
+      const n = 200;
+      const rand = mulberry32(23);
+      const g = await DynamicGraph.create(device, {
+        vertexCount: n,
+        directed: true,
+        values: 'f32',
+        autoRehash: true,
+      });
+      const model = new HostDynamicGraph(n, true);
+      // The tables are sized for 21 keys a vertex (one bucket each): this batch and the next stay under half.
+      const small = randomEdges(rand, n, Math.floor(0.45 * 21 * n));
+      await g.insertEdges(small.src, small.dst, small.val);
+      model.insertEdges(small.src, small.dst, small.val);
+      const hub = Uint32Array.from({ length: n - 1 }, (_, i) => i + 1);
+      await g.insertEdges(new Uint32Array(n - 1), hub, new Float32Array(n - 1).fill(1));
+      model.insertEdges(new Uint32Array(n - 1), hub, new Float32Array(n - 1).fill(1));
+      expect((await g.inspect()).buckets[0], 'hub not rebuilt yet').toBe(1);
+      // Past half the room: the batch ends with a rehash, which grows the hub's table.
+      await g.insertEdges(
+        new Uint32Array(n - 1).fill(1),
+        hub.map((v) => (v + 1) % n),
+        new Float32Array(n - 1).fill(2),
+      );
+      model.insertEdges(
+        new Uint32Array(n - 1).fill(1),
+        hub.map((v) => (v + 1) % n),
+        new Float32Array(n - 1).fill(2),
+      );
+      const grown = await expectTablesMatch(g, model, 'auto grown');
+      expect(grown.buckets[0]).toBe(Math.ceil((n - 1) / 21));
+      expect((await g.rehash()).verticesRebuilt, 'nothing left to rebuild').toBe(0);
+      await g.deleteEdges(new Uint32Array(n - 1), hub);
+      model.deleteEdges(new Uint32Array(n - 1), hub);
+      await g.deleteEdges(small.src, small.dst);
+      model.deleteEdges(small.src, small.dst);
+      // Batch items count, present or not: the repeat takes the count past half the room.
+      expect((await g.inspect()).buckets[0], 'hub not shrunk yet').toBe(Math.ceil((n - 1) / 21));
+      await g.deleteEdges(small.src, small.dst);
+      const shrunk = await expectTablesMatch(g, model, 'auto shrunk');
+      expect(shrunk.buckets[0]).toBe(1);
+      g.autoRehash = false;
+      await g.insertEdges(new Uint32Array(n - 1), hub, new Float32Array(n - 1).fill(3));
+      model.insertEdges(new Uint32Array(n - 1), hub, new Float32Array(n - 1).fill(3));
+      expect((await expectTablesMatch(g, model, 'manual')).buckets[0]).toBe(1);
+      g.destroy();
+    });
+  });
+
   it('all-deleted tables, the empty graph, bounds and errors', async () => {
     await gpuTest(async (device) => {
       const n = 300;
