@@ -31,6 +31,7 @@ import {
   KEY_SLOTS,
   MAX_VERTICES,
   SLAB_WORDS,
+  V_BUCKETS,
   V_DEGREE,
   VERTEX_WORDS,
   WORKGROUP,
@@ -40,6 +41,7 @@ import {
   rehashPlanKernel,
   rehashReleaseKernel,
   rehashStageKernel,
+  T_BUCKET_CHANGE,
   T_GROWTH,
   T_KEYS,
   T_REBUILT,
@@ -152,6 +154,8 @@ export class DynamicGraph implements NeighborGraph {
   /** Sum of every vertex's base bucket count, and the keys changed by edge batches since the last rehash. */
   #baseSlabs = 0;
   #changedKeys = 0;
+  /** A rehash changed bucket counts on the GPU: the host copies are read back before a vertex operation. */
+  #bucketsStale = false;
 
   private constructor(
     readonly device: WeftDevice,
@@ -517,6 +521,7 @@ export class DynamicGraph implements NeighborGraph {
       await this.#vertexOps(['mark', 'sweep', 'finish'], list, undefined, options.recorder);
     } else {
       // The batch's base slabs end to end: unlink and clear take one thread per word of them.
+      await this.#syncBuckets();
       const offsets = new Uint32Array(list.length + 1);
       for (let i = 0; i < list.length; i++) offsets[i + 1] = offsets[i]! + this.#buckets[list[i]!]!;
       await this.#vertexOps(['mark', 'unlink', 'clear'], list, offsets, options.recorder);
@@ -532,7 +537,7 @@ export class DynamicGraph implements NeighborGraph {
    * give the same buckets and no collision slabs is left alone. The edge set and values do not change, but
    * the keys' slots do (a new `version`; functors capturing the tables must be built again, as after a batch
    * that may grow the pool). Two plan passes and a scan, one read-back of four totals, then a move, a
-   * release and an insertion pass; the rebuilt vertices' bucket counts are read back at the end.
+   * release and an insertion pass, and a read-back of the allocator's four words for the result.
    */
   async rehash(options: RehashOptions = {}): Promise<RehashResult> {
     this.#check();
@@ -558,7 +563,6 @@ export class DynamicGraph implements NeighborGraph {
     const plan = d.array('u32', 2 * n, { label: 'rehash plan' });
     const offsets = d.array('u32', n, { label: 'rehash offsets' });
     const totals = d.array('u32', TOTAL_WORDS + 4, { label: 'rehash totals' });
-    const list = d.array('u32', 2 * n, { label: 'rehash list' });
     const staged: DeviceArray<'u32'>[] = [];
     try {
       await onTarget(d, 'dynamic rehash plan', async (rec) => {
@@ -571,7 +575,6 @@ export class DynamicGraph implements NeighborGraph {
           alloc: this.alloc,
           plan,
           totals,
-          list,
         };
         const params = {
           ...this.#tableParams(),
@@ -691,16 +694,12 @@ export class DynamicGraph implements NeighborGraph {
         while (!(await this.#store.afterCheckedBatch()))
           await onTarget(d, 'dynamic rehash (checked)', reinsert);
       }
-      const rows = await list.download(0, 2 * rebuilt);
-      for (let i = 0; i < rebuilt; i++) {
-        const v = rows[2 * i]!;
-        this.#baseSlabs += rows[2 * i + 1]! - this.#buckets[v]!;
-        this.#buckets[v] = rows[2 * i + 1]!;
-      }
+      this.#bucketsStale = true;
+      this.#baseSlabs += t[T_BUCKET_CHANGE]! | 0;
       const a = await this.alloc.download();
       return { verticesRebuilt: rebuilt, slabsFreed: liveBefore - (a[A_BUMP]! - a[A_FREE]!) };
     } finally {
-      for (const arr of [plan, offsets, totals, list, ...staged]) arr.destroy();
+      for (const arr of [plan, offsets, totals, ...staged]) arr.destroy();
     }
   }
 
@@ -913,6 +912,14 @@ export class DynamicGraph implements NeighborGraph {
     do {
       await onTarget(d, 'dynamic insert edges (checked)', record);
     } while (!(await this.#store.afterCheckedBatch()));
+  }
+
+  /** Reads the bucket counts back after a rehash changed them (one download of the vertex dictionary). */
+  async #syncBuckets() {
+    if (!this.#bucketsStale) return;
+    this.#bucketsStale = false;
+    const words = await this.vertices.download(0, this.#vertexCount * VERTEX_WORDS);
+    for (let v = 0; v < this.#vertexCount; v++) this.#buckets[v] = words[v * VERTEX_WORDS + V_BUCKETS]!;
   }
 
   /** Grows the vertex dictionary and its host mirrors. */

@@ -14,9 +14,12 @@ import {
   WRITE,
 } from './layout.ts';
 
-/** Totals the plan counts: rebuilt vertices, their slabs before, base slabs taken by growing tables. */
+/**
+ * Totals the plan counts: rebuilt vertices, the change of the base bucket total (wrapping u32: read it as
+ * i32), base slabs taken by growing tables.
+ */
 export const T_REBUILT = 0;
-const T_OLD_SLABS = 1;
+export const T_BUCKET_CHANGE = 1;
 export const T_GROWTH = 2;
 /** Word of the totals array that the scan of the keys to move writes its total into. */
 export const T_KEYS = 3;
@@ -37,14 +40,14 @@ ${body}
  * - `decide` (one thread per vertex): a live vertex whose keys per base slot lie outside [low, high], or
  *   whose longest chain exceeds `max_chain`, is rebuilt with `max(1, ceil(degree / keys_per_bucket))`
  *   buckets, unless that table would be the one it has (same buckets, no collision slabs). The plan then
- *   holds the new bucket count (0: kept) and a zero cursor; `list` gets (vertex, buckets) of each rebuilt one.
+ *   holds the new bucket count (0: kept) and a zero cursor.
  *   A workgroup sums its counts in workgroup memory and adds them to `totals` once: many vertices may be
  *   rebuilt, and atomics on one word serialize.
  */
 export function rehashPlanKernel(): KernelDefinition {
   return {
     label: 'dynamic rehash plan',
-    bindings: { slabs: READ, vertices: READ, alloc: READ, plan: ATOMIC, totals: ATOMIC, list: WRITE },
+    bindings: { slabs: READ, vertices: READ, alloc: READ, plan: ATOMIC, totals: ATOMIC },
     params: {
       n: 'u32',
       vertex_count: 'u32',
@@ -58,9 +61,8 @@ export function rehashPlanKernel(): KernelDefinition {
     code: /* wgsl */ `
 ${tableWgsl(false, false)}
 var<workgroup> wg_rebuilt: atomic<u32>;
-var<workgroup> wg_slabs: atomic<u32>;
+var<workgroup> wg_change: atomic<u32>;
 var<workgroup> wg_growth: atomic<u32>;
-var<workgroup> wg_base: u32;
 ${entry(
   'measure',
   `min(params.n, alloc[${A_BUMP}u])`,
@@ -79,8 +81,6 @@ ${entry(
 ${ENTRY_HEAD}
 fn decide(${ENTRY_ARGS}) {
   ${THREAD_INDEX}
-  var wanted = 0u;
-  var slot = 0u;
   if (i < params.vertex_count) {
     let v = i;
     let slab_count = atomicLoad(&plan[v * 2u]);
@@ -91,10 +91,11 @@ fn decide(${ENTRY_ARGS}) {
     let load = f32(degree) / (f32(max(buckets, 1u)) * f32(KEY_SLOTS));
     let fit = max(1u, u32(ceil(f32(degree) / params.keys_per_bucket)));
     let out_of_bounds = load < params.low || load > params.high || longest > params.max_chain;
+    var wanted = 0u;
     if (is_alive(v) && out_of_bounds && (fit != buckets || slab_count > fit)) {
       wanted = fit;
-      slot = atomicAdd(&wg_rebuilt, 1u);
-      atomicAdd(&wg_slabs, slab_count);
+      atomicAdd(&wg_rebuilt, 1u);
+      atomicAdd(&wg_change, fit - buckets);
       if (fit > buckets) { atomicAdd(&wg_growth, fit); }
     }
     atomicStore(&plan[v * 2u], wanted);
@@ -103,16 +104,10 @@ fn decide(${ENTRY_ARGS}) {
   if (lid == 0u) {
     let count = atomicLoad(&wg_rebuilt);
     if (count > 0u) {
-      wg_base = atomicAdd(&totals[${T_REBUILT}u], count);
-      atomicAdd(&totals[${T_OLD_SLABS}u], atomicLoad(&wg_slabs));
+      atomicAdd(&totals[${T_REBUILT}u], count);
+      atomicAdd(&totals[${T_BUCKET_CHANGE}u], atomicLoad(&wg_change));
       atomicAdd(&totals[${T_GROWTH}u], atomicLoad(&wg_growth));
     }
-  }
-  workgroupBarrier();
-  if (wanted != 0u) {
-    let at = wg_base + slot;
-    list[at * 2u] = i;
-    list[at * 2u + 1u] = wanted;
   }
 }`,
   };
