@@ -27,6 +27,7 @@ import { exportSnapshot, readTables, type TableSnapshot } from './export.ts';
 import {
   A_BUMP,
   A_FREE,
+  A_OVERFLOW,
   bucketsFor,
   KEY_SLOTS,
   MAX_VERTICES,
@@ -608,13 +609,16 @@ export class DynamicGraph implements NeighborGraph {
       this.#changedKeys = 0;
       const rebuilt = t[T_REBUILT]!;
       const liveBefore = t[TOTAL_WORDS + A_BUMP]! - t[TOTAL_WORDS + A_FREE]!;
+      if (t[TOTAL_WORDS + A_OVERFLOW] !== 0) {
+        throw new WeftError('the slab pool overflowed during an earlier recorded batch');
+      }
       if (rebuilt === 0) return { verticesRebuilt: 0, slabsFreed: 0 };
       this.#version++;
       const keys = t[T_KEYS]!;
-      // Growing tables take contiguous base slabs; the keys' collision slabs come from the free list first,
-      // so the worst case (one slab per key) is checked after the fact as insertion batches are.
+      // Growing tables take contiguous base slabs. The keys' collision slabs come from the free list, which
+      // holds every slab the rebuilt tables gave up, before the bump pointer: reserving the worst case (one
+      // slab per key) could double the pool for nothing, so an overflow is caught after the fact instead.
       await this.#store.reserve(t[T_GROWTH]!, undefined, true);
-      const guaranteed = await this.#store.reserve(keys, undefined, false);
       const size = Math.max(keys, 1);
       const src = d.array('u32', size, { label: 'rehash sources' });
       const dst = d.array('u32', size, { label: 'rehash targets' });
@@ -690,13 +694,13 @@ export class DynamicGraph implements NeighborGraph {
         await reinsert(rec);
       });
       // Keys left out by an overflowing pool go in again on a larger one (insertion is idempotent).
-      if (!guaranteed) {
-        while (!(await this.#store.afterCheckedBatch()))
-          await onTarget(d, 'dynamic rehash (checked)', reinsert);
+      let a = await this.alloc.download();
+      while (!(await this.#store.afterCheckedBatch(a))) {
+        await onTarget(d, 'dynamic rehash (checked)', reinsert);
+        a = await this.alloc.download();
       }
       this.#bucketsStale = true;
       this.#baseSlabs += t[T_BUCKET_CHANGE]! | 0;
-      const a = await this.alloc.download();
       return { verticesRebuilt: rebuilt, slabsFreed: liveBefore - (a[A_BUMP]! - a[A_FREE]!) };
     } finally {
       for (const arr of [plan, offsets, totals, ...staged]) arr.destroy();
