@@ -147,7 +147,7 @@ export class DynamicGraph implements NeighborGraph {
   autoRehash = false;
   #vertexCount = 0;
   #store!: TableStorage;
-  /** Host copies of the ALIVE flag and of the base bucket counts (only vertex operations change them). */
+  /** Host copies of the ALIVE flag and of the base bucket counts (vertex operations and rehash change them). */
   #alive: Uint8Array = new Uint8Array(0);
   #buckets: Uint32Array = new Uint32Array(0);
   #destroyed = false;
