@@ -6,11 +6,14 @@ import {
   type KernelDefinition,
   onTarget,
   type Recorder,
+  u32,
   type WeftDevice,
   WeftError,
+  wgsl,
 } from '@weft/gpu';
 import type { DeviceGraph, HostCsr, HostEdgeList } from '@weft/graph';
 import type { NeighborGraph } from '@weft/operators';
+import { transformScan } from '@weft/scan';
 import { sortPairs } from '@weft/sort';
 import { coopDeleteKernel, coopInsertKernel, coopQueryKernel } from './coop-kernels.ts';
 import {
@@ -21,8 +24,30 @@ import {
   queryKernel,
 } from './edge-kernels.ts';
 import { exportSnapshot, readTables, type TableSnapshot } from './export.ts';
-import { bucketsFor, MAX_VERTICES, SLAB_WORDS, VERTEX_WORDS, WORKGROUP } from './layout.ts';
+import {
+  A_BUMP,
+  A_FREE,
+  A_OVERFLOW,
+  bucketsFor,
+  KEY_SLOTS,
+  MAX_VERTICES,
+  SLAB_WORDS,
+  V_BUCKETS,
+  V_DEGREE,
+  VERTEX_WORDS,
+  WORKGROUP,
+} from './layout.ts';
 import { forEachSlabNeighbor, slabDegree } from './neighbors.ts';
+import {
+  rehashPlanKernel,
+  rehashReleaseKernel,
+  rehashStageKernel,
+  T_BUCKET_CHANGE,
+  T_GROWTH,
+  T_KEYS,
+  T_REBUILT,
+  TOTAL_WORDS,
+} from './rehash-kernels.ts';
 import { TableStorage } from './storage.ts';
 import { vertexKernel } from './vertex-kernels.ts';
 
@@ -57,6 +82,8 @@ export interface DynamicGraphOptions {
   slabCapacity?: number;
   /** Probing of edge insertions, deletions and queries (default `'auto'`; changeable later). */
   probing?: Probing;
+  /** Rehash after edge batches once they changed as many keys as half the tables' nominal room (default false). */
+  autoRehash?: boolean;
 }
 
 export interface BatchOptions {
@@ -69,6 +96,23 @@ export interface BatchOptions {
   maxNewSlabs?: number;
 }
 
+/** When {@link DynamicGraph.rehash} rebuilds a vertex's table. */
+export interface RehashOptions {
+  /** Rebuild a table holding fewer keys per base slot than this (default: half the graph's `loadFactor`). */
+  low?: number;
+  /** Rebuild a table holding more keys per base slot than this (default: twice the graph's `loadFactor`). */
+  high?: number;
+  /** Rebuild a table with a bucket chain of more slabs than this (default 4). */
+  maxChain?: number;
+}
+
+export interface RehashResult {
+  /** Tables rebuilt. */
+  verticesRebuilt: number;
+  /** Slabs the allocator holds free afterwards that were in use before (live slabs before minus after). */
+  slabsFreed: number;
+}
+
 export interface EdgeQueryResult {
   /** 1 where the edge exists. */
   found: Uint32Array;
@@ -77,6 +121,9 @@ export interface EdgeQueryResult {
 }
 
 const DEFAULT_LOAD_FACTOR = 0.7;
+// A bucket of more than four slabs holds over 120 keys where rebuilt tables aim for about 21 a slab: by
+// chance that does not happen, so it flags a chain left long by deletions or by keys piled into one bucket.
+const DEFAULT_MAX_CHAIN = 4;
 const MIN_SLABS = 64;
 
 /**
@@ -91,13 +138,25 @@ export class DynamicGraph implements NeighborGraph {
   readonly loadFactor: number;
   /** Probing of the next edge insertions, deletions and queries. */
   probing: Probing = 'auto';
+  /**
+   * After an `insertEdges` or `deleteEdges` call that is not recorded: {@link rehash} with the default
+   * bounds once the edge directions inserted and deleted since the last rehash exceed half of what the
+   * base buckets are sized for (`30 * loadFactor` keys each), so the rehash's passes over the pool cost
+   * at most a constant share of the batches' work.
+   */
+  autoRehash = false;
   #vertexCount = 0;
   #store!: TableStorage;
-  /** Host copies of the ALIVE flag and of the base bucket counts (only vertex operations change them). */
+  /** Host copies of the ALIVE flag and of the base bucket counts (vertex operations and rehash change them). */
   #alive: Uint8Array = new Uint8Array(0);
   #buckets: Uint32Array = new Uint32Array(0);
   #destroyed = false;
   #version = 0;
+  /** Sum of every vertex's base bucket count, and the keys changed by edge batches since the last rehash. */
+  #baseSlabs = 0;
+  #changedKeys = 0;
+  /** A rehash changed bucket counts on the GPU: the host copies are read back before a vertex operation. */
+  #bucketsStale = false;
 
   private constructor(
     readonly device: WeftDevice,
@@ -139,6 +198,7 @@ export class DynamicGraph implements NeighborGraph {
       );
     }
     if (options.probing !== undefined) g.probing = options.probing;
+    g.autoRehash = options.autoRehash ?? false;
     g.#kernelFor('thread', 'subgroup', 'subgroup'); // checks the feature up front
     const buckets = new Uint32Array(vertexCount);
     let baseSlabs = 0;
@@ -163,6 +223,7 @@ export class DynamicGraph implements NeighborGraph {
       await g.#vertexOps(['insert_vertices'], ids, buckets);
       g.#alive.fill(1, 0, vertexCount);
       g.#buckets.set(buckets);
+      g.#baseSlabs = baseSlabs;
     }
     return g;
   }
@@ -268,6 +329,10 @@ export class DynamicGraph implements NeighborGraph {
     return this.#store.vertices;
   }
   /** @internal */
+  get freeList(): DeviceArray<'u32'> {
+    return this.#store.freeList;
+  }
+  /** @internal */
   get alloc(): DeviceArray<'u32'> {
     return this.#store.alloc;
   }
@@ -302,6 +367,7 @@ export class DynamicGraph implements NeighborGraph {
   async insertEdges(src: IdArray, dst: IdArray, values?: ValueArray, options: BatchOptions = {}) {
     this.#version++;
     await this.#insert(src, dst, values, !this.directed, options);
+    await this.#afterBatch(src.length, options);
   }
 
   /** Deletes edges src[i] -> dst[i] (both directions when undirected); absent edges are ignored. */
@@ -324,6 +390,14 @@ export class DynamicGraph implements NeighborGraph {
         workgroups: Math.ceil(m / WORKGROUP),
       });
     });
+    await this.#afterBatch(n, options);
+  }
+
+  /** Counts a batch's keys and rehashes when {@link autoRehash} says so. */
+  async #afterBatch(edges: number, options: BatchOptions) {
+    this.#changedKeys += this.directed ? edges : 2 * edges;
+    if (!this.autoRehash || options.recorder) return;
+    if (this.#changedKeys > (this.#baseSlabs * KEY_SLOTS * this.loadFactor) / 2) await this.rehash();
   }
 
   /** Whether each edge src[i] -> dst[i] exists, and its value in the map variant. */
@@ -427,6 +501,7 @@ export class DynamicGraph implements NeighborGraph {
       const v = list[i]!;
       this.#alive[v] = 1;
       if (buckets[i]! > 0) this.#buckets[v] = buckets[i]!;
+      this.#baseSlabs += buckets[i]!;
     }
   }
 
@@ -447,11 +522,189 @@ export class DynamicGraph implements NeighborGraph {
       await this.#vertexOps(['mark', 'sweep', 'finish'], list, undefined, options.recorder);
     } else {
       // The batch's base slabs end to end: unlink and clear take one thread per word of them.
+      await this.#syncBuckets();
       const offsets = new Uint32Array(list.length + 1);
       for (let i = 0; i < list.length; i++) offsets[i + 1] = offsets[i]! + this.#buckets[list[i]!]!;
       await this.#vertexOps(['mark', 'unlink', 'clear'], list, offsets, options.recorder);
     }
     for (const v of list) this.#alive[v] = 0;
+  }
+
+  /**
+   * Rebuilds, on the GPU, the table of every live vertex whose keys per base slot lie outside
+   * `[low, high]` or whose longest bucket chain exceeds `maxChain`: its live keys (and values) move into
+   * `max(1, ceil(degree / (30 * loadFactor)))` buckets, tombstones are dropped, and the slabs it no longer
+   * needs go onto the allocator's free list, where later insertions take them. A table whose rebuild would
+   * give the same buckets and no collision slabs is left alone. The edge set and values do not change, but
+   * the keys' slots do (a new `version`; functors capturing the tables must be built again, as after a batch
+   * that may grow the pool). Two plan passes and a scan, one read-back of four totals, then a move, a
+   * release and an insertion pass, and a read-back of the allocator's four words for the result.
+   */
+  async rehash(options: RehashOptions = {}): Promise<RehashResult> {
+    this.#check();
+    const where = 'DynamicGraph.rehash';
+    const low = options.low ?? this.loadFactor / 2;
+    const high = options.high ?? this.loadFactor * 2;
+    const maxChain = options.maxChain ?? DEFAULT_MAX_CHAIN;
+    if (!(low >= 0) || !(high >= low) || !Number.isFinite(high)) {
+      throw new InputError(
+        `low and high must satisfy 0 <= low <= high < Infinity, got [${low}, ${high}]`,
+        where,
+      );
+    }
+    if (!Number.isInteger(maxChain) || maxChain < 1 || maxChain > 0xffffffff) {
+      throw new InputError(`maxChain must be a positive integer, got ${maxChain}`, where);
+    }
+    const n = this.#vertexCount;
+    if (n === 0) return { verticesRebuilt: 0, slabsFreed: 0 };
+    const d = this.device;
+    const planKernel = await d.kernel(rehashPlanKernel());
+    const stageKernel = await d.kernel(rehashStageKernel(this.valueType !== undefined));
+    const releaseKernel = await d.kernel(rehashReleaseKernel());
+    const plan = d.array('u32', 2 * n, { label: 'rehash plan' });
+    const offsets = d.array('u32', n, { label: 'rehash offsets' });
+    const totals = d.array('u32', TOTAL_WORDS + 4, { label: 'rehash totals' });
+    const staged: DeviceArray<'u32'>[] = [];
+    try {
+      await onTarget(d, 'dynamic rehash plan', async (rec) => {
+        rec.clear(plan);
+        rec.clear(totals);
+        rec.copy(this.alloc, totals, 4, 0, TOTAL_WORDS);
+        const bindings = {
+          slabs: this.slabs,
+          vertices: this.vertices,
+          alloc: this.alloc,
+          plan,
+          totals,
+        };
+        const params = {
+          ...this.#tableParams(),
+          low,
+          high,
+          max_chain: maxChain,
+          keys_per_bucket: KEY_SLOTS * this.loadFactor,
+        };
+        const slabs = this.#store.slabCapacity;
+        rec.dispatch(planKernel, {
+          entry: 'measure',
+          bindings,
+          params: { ...params, n: slabs },
+          workgroups: Math.ceil(slabs / WORKGROUP),
+        });
+        rec.dispatch(planKernel, {
+          entry: 'decide',
+          bindings,
+          params: { ...params, n },
+          workgroups: Math.ceil(n / WORKGROUP),
+        });
+        await transformScan(
+          rec,
+          n,
+          wgsl`(v: u32) -> u32 { if (${plan}[v * 2u] == 0u) { return 0u; } return ${this.vertices}[v * ${u32(VERTEX_WORDS)} + ${u32(V_DEGREE)}]; }`,
+          offsets,
+          { total: { array: totals, index: T_KEYS } },
+        );
+      });
+      const t = await totals.download();
+      this.#changedKeys = 0;
+      const rebuilt = t[T_REBUILT]!;
+      const liveBefore = t[TOTAL_WORDS + A_BUMP]! - t[TOTAL_WORDS + A_FREE]!;
+      if (t[TOTAL_WORDS + A_OVERFLOW] !== 0) {
+        throw new WeftError('the slab pool overflowed during an earlier recorded batch');
+      }
+      if (rebuilt === 0) return { verticesRebuilt: 0, slabsFreed: 0 };
+      this.#version++;
+      const keys = t[T_KEYS]!;
+      // Growing tables take contiguous base slabs. The keys' collision slabs come from the free list, which
+      // holds every slab the rebuilt tables gave up, before the bump pointer: reserving the worst case (one
+      // slab per key) could double the pool for nothing, so an overflow is caught after the fact instead.
+      await this.#store.reserve(t[T_GROWTH]!, undefined, true);
+      const size = Math.max(keys, 1);
+      const src = d.array('u32', size, { label: 'rehash sources' });
+      const dst = d.array('u32', size, { label: 'rehash targets' });
+      const val = d.array('u32', this.valueType ? size : 1, { label: 'rehash values' });
+      const idx = d.array('u32', size, { label: 'rehash order' });
+      staged.push(src, dst, val, idx);
+      const insert = await d.kernel(
+        this.#kernelFor(
+          insertKernel(this.valueType !== undefined),
+          coopInsertKernel(this.valueType !== undefined),
+          'thread',
+        ),
+      );
+      const fixup = await d.kernel(allocFixupKernel());
+      const reinsert = async (rec: Recorder) => {
+        if (keys === 0) return;
+        rec.dispatch(insert, {
+          bindings: {
+            slabs: this.slabs,
+            values: this.values,
+            free_list: this.#store.freeList,
+            alloc: this.alloc,
+            vertices: this.vertices,
+            src,
+            dst,
+            vals: this.valueType ? val : dst,
+            keys: src,
+            idx,
+          },
+          params: { n: keys, mirror: 0, vertex_count: n, slab_capacity: this.#store.slabCapacity },
+          workgroups: Math.ceil(keys / WORKGROUP),
+        });
+        rec.dispatch(fixup, {
+          bindings: { alloc: this.alloc, free_list: this.#store.freeList },
+          params: { slab_capacity: this.#store.slabCapacity },
+          workgroups: 1,
+        });
+      };
+      await onTarget(d, 'dynamic rehash', async (rec) => {
+        const slabs = this.#store.slabCapacity;
+        const params = { ...this.#tableParams(), n: slabs };
+        const workgroups = Math.ceil(slabs / WORKGROUP);
+        rec.dispatch(stageKernel, {
+          bindings: {
+            slabs: this.slabs,
+            values: this.values,
+            vertices: this.vertices,
+            alloc: this.alloc,
+            plan,
+            offsets,
+            out_src: src,
+            out_dst: dst,
+            out_val: val,
+            out_idx: idx,
+          },
+          params: { ...params, staged: keys },
+          workgroups,
+        });
+        const bindings = {
+          slabs: this.slabs,
+          free_list: this.#store.freeList,
+          alloc: this.alloc,
+          vertices: this.vertices,
+          plan,
+        };
+        rec.dispatch(releaseKernel, { entry: 'release', bindings, params, workgroups });
+        rec.dispatch(releaseKernel, {
+          entry: 'assign',
+          bindings,
+          params: { ...params, n },
+          workgroups: Math.ceil(n / WORKGROUP),
+        });
+        await reinsert(rec);
+      });
+      // Keys left out by an overflowing pool go in again on a larger one (insertion is idempotent).
+      let a = await this.alloc.download();
+      while (!(await this.#store.afterCheckedBatch(a))) {
+        await onTarget(d, 'dynamic rehash (checked)', reinsert);
+        a = await this.alloc.download();
+      }
+      this.#bucketsStale = true;
+      this.#baseSlabs += t[T_BUCKET_CHANGE]! | 0;
+      return { verticesRebuilt: rebuilt, slabsFreed: liveBefore - (a[A_BUMP]! - a[A_FREE]!) };
+    } finally {
+      for (const arr of [plan, offsets, totals, ...staged]) arr.destroy();
+    }
   }
 
   /** Out-degree of every vertex (0 for deleted ones), read back. */
@@ -663,6 +916,14 @@ export class DynamicGraph implements NeighborGraph {
     do {
       await onTarget(d, 'dynamic insert edges (checked)', record);
     } while (!(await this.#store.afterCheckedBatch()));
+  }
+
+  /** Reads the bucket counts back after a rehash changed them (one download of the vertex dictionary). */
+  async #syncBuckets() {
+    if (!this.#bucketsStale) return;
+    this.#bucketsStale = false;
+    const words = await this.vertices.download(0, this.#vertexCount * VERTEX_WORDS);
+    for (let v = 0; v < this.#vertexCount; v++) this.#buckets[v] = words[v * VERTEX_WORDS + V_BUCKETS]!;
   }
 
   /** Grows the vertex dictionary and its host mirrors. */

@@ -95,6 +95,8 @@ export interface TableSnapshot {
   adjacency: Map<number, number>[];
   /** Degrees as stored in the vertex dictionary. */
   degrees: Uint32Array;
+  /** Base bucket count of each vertex's table. */
+  buckets: Uint32Array;
   alive: boolean[];
   /** Slabs handed out by the bump pointer, and slabs on the free list. */
   bumpSlabs: number;
@@ -124,11 +126,13 @@ export async function readTables(g: DynamicGraph): Promise<TableSnapshot> {
   const n = g.vertexCount;
   const adjacency: Map<number, number>[] = [];
   const degrees = new Uint32Array(n);
+  const bucketCounts = new Uint32Array(n);
   const alive: boolean[] = [];
   const seenSlab = new Uint8Array(bump);
   for (let v = 0; v < n; v++) {
     const base = vertices[v * VERTEX_WORDS + V_BASE]!;
     const buckets = vertices[v * VERTEX_WORDS + V_BUCKETS]!;
+    bucketCounts[v] = buckets;
     degrees[v] = vertices[v * VERTEX_WORDS + V_DEGREE]!;
     const isAlive = (vertices[v * VERTEX_WORDS + V_FLAGS]! & ALIVE) !== 0;
     alive.push(isAlive);
@@ -164,10 +168,27 @@ export async function readTables(g: DynamicGraph): Promise<TableSnapshot> {
     if (adj.size !== degrees[v]) problems.push(`vertex ${v}: degree ${degrees[v]} but ${adj.size} keys`);
     if (!isAlive && adj.size > 0) problems.push(`deleted vertex ${v} has ${adj.size} keys`);
   }
+  // Every slab below the bump pointer is in a chain or on the free list, once: none leaks.
+  const free = alloc[A_FREE]! > 0 ? await g.freeList.download(0, alloc[A_FREE]!) : new Uint32Array(0);
+  for (const s of free) {
+    if (s >= bump || seenSlab[s])
+      problems.push(`free slab ${s} is in a chain, listed twice or beyond the bump pointer`);
+    else seenSlab[s] = 2;
+  }
   for (let s = 0; s < bump; s++) {
     if (!seenSlab[s] && slabs[s * SLAB_WORDS + OWNER_WORD] !== EMPTY) {
       problems.push(`slab ${s} has an owner but no chain reaches it`);
+    } else if (!seenSlab[s]) {
+      problems.push(`slab ${s} is neither in a chain nor on the free list`);
     }
   }
-  return { adjacency, degrees, alive, bumpSlabs: bump, freeSlabs: alloc[A_FREE]!, problems };
+  return {
+    adjacency,
+    degrees,
+    buckets: bucketCounts,
+    alive,
+    bumpSlabs: bump,
+    freeSlabs: alloc[A_FREE]!,
+    problems,
+  };
 }

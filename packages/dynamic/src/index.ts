@@ -18,6 +18,8 @@ export {
   hostValues,
   type IdArray,
   type Probing,
+  type RehashOptions,
+  type RehashResult,
   type ValueArray,
   type ValueType,
 } from './dynamic-graph.ts';

@@ -138,10 +138,11 @@ export class TableStorage {
 
   /**
    * After a batch that ran without a guarantee: true when it fitted. Otherwise (some insertions were left
-   * out) the flag is cleared and the pool doubled, and the caller runs the batch again.
+   * out) the flag is cleared and the pool doubled, and the caller runs the batch again. `words`: the
+   * allocator state, when the caller has just read it back.
    */
-  async afterCheckedBatch(): Promise<boolean> {
-    const a = await this.alloc.download();
+  async afterCheckedBatch(words?: Uint32Array): Promise<boolean> {
+    const a = words ?? (await this.alloc.download());
     this.#bumpBound = a[A_BUMP]!;
     if (a[A_OVERFLOW] === 0) return true;
     this.alloc.upload([0], A_OVERFLOW);

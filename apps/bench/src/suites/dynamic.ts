@@ -1026,6 +1026,110 @@ function pageRankCase(mode: 'warm' | 'cold', among: 'random' | 'connected' | 'de
   };
 }
 
+// ---- table maintenance ----
+
+/**
+ * `rehash()` after deleting half the edges (a shuffled half, both directions) of the Kronecker graph: tables
+ * built from the degrees are left at about half their load factor, tables built without hints (one bucket a
+ * vertex, filled edge batch by edge batch) with long chains half tombstones. Each run first restores the
+ * tables as they were after the deletion by buffer copies (one submit, inside the wall time), then rehashes
+ * (wall time: the rehash reads back its plan's totals and the rebuilt bucket counts).
+ */
+function rehashCase(hints: boolean): BenchCase {
+  return {
+    name: `dynamic rehash after deleting half the edges kronecker${hints ? '' : ' without hints'}`,
+    family: 'dynamic',
+    once: true,
+    async setup(device, _n, seed): Promise<BenchInstance> {
+      const scale = scaleOf(device);
+      const csr = unweighted(hostGraph(scale, 'kronecker'));
+      const edges = edgesOnce(scale, csr, 'kronecker', seed, true);
+      const half = edges.src.length >> 1;
+      const gone = slice(edges, 0, half);
+      const kept = slice(edges, half, edges.src.length);
+      const graph = hints ? await DynamicGraph.fromCsr(device, csr) : await emptyGraph(device, csr, false);
+      if (!hints) {
+        for (let at = 0; at < edges.src.length; at += scale.poolEdges) {
+          const b = slice(edges, at, Math.min(at + scale.poolEdges, edges.src.length));
+          await graph.insertEdges(b.src, b.dst);
+        }
+      }
+      await graph.deleteEdges(gone.src, gone.dst);
+      const tables = () => [graph.slabs, graph.values, graph.freeList, graph.alloc, graph.vertices];
+      const clone = async () => {
+        const copies = tables().map((a) => device.array('u32', a.length, { label: `saved ${a.label}` }));
+        const rec = device.recorder({ label: 'dynamic rehash tables save' });
+        for (const [i, a] of tables().entries()) rec.copy(a, copies[i]!);
+        await rec.submit();
+        return copies;
+      };
+      // Slabs past a saved pool's end are fresh (all ones) in a pool that grew since.
+      const restore = async (from: DeviceArray<'u32'>[]) => {
+        const rec = device.recorder({ label: 'dynamic rehash tables restore' });
+        if (from[0]!.length < graph.slabs.length) await rec.fill(graph.slabs, 0xffffffff);
+        for (const [i, a] of tables().entries()) rec.copy(from[i]!, a);
+        await rec.submit();
+      };
+      let saved = await clone();
+      const liveSlabs = async () => {
+        const a = await graph.alloc.download();
+        return a[0]! - a[1]!;
+      };
+      const liveBefore = await liveSlabs();
+      const first = await graph.rehash();
+      const liveAfter = await liveSlabs();
+      if (saved[0]!.length < graph.slabs.length) {
+        // The first rehash grew the pool: save the state again at the new size, so runs copy without fills.
+        await restore(saved);
+        for (const a of saved) a.destroy();
+        saved = await clone();
+      }
+      const capacity = graph.slabCapacity;
+      let last = first;
+      const restoredBytes = saved.reduce((sum, a) => sum + a.length * 4, 0);
+      return {
+        items: kept.src.length * 2,
+        bytes: 0,
+        hostTimed: true,
+        setup: `${describeGraph(scale, 'kronecker', csr)}, ${hints ? HINTED_TABLES : 'one base bucket a vertex (no hints), edges inserted in batches'}; ${half} edges (a shuffled half) deleted, then rehash() with the default bounds: ${first.verticesRebuilt} tables rebuilt, ${first.slabsFreed} slabs freed (${liveBefore} live before, ${liveAfter} after); each run restores the tables first (${restoredBytes} bytes of buffer copies, in the wall time)`,
+        async run() {
+          await restore(saved);
+          last = await graph.rehash();
+        },
+        async validate() {
+          if (graph.slabCapacity !== capacity) return 'the slab pool grew during a timed rehash';
+          if (last.verticesRebuilt !== first.verticesRebuilt) {
+            return `a run rebuilt ${last.verticesRebuilt} tables, the first ${first.verticesRebuilt}`;
+          }
+          if (last.slabsFreed <= 0) return `a run freed ${last.slabsFreed} slabs`;
+          await graph.check();
+          const want = degreesOf(csr);
+          for (let i = 0; i < gone.src.length; i++) {
+            want[gone.src[i]!]!--;
+            want[gone.dst[i]!]!--;
+          }
+          const degrees = firstMismatch(await graph.degrees(), want);
+          if (degrees) return `degrees: ${degrees}`;
+          return firstProblem([
+            () => expectEdges(graph, kept, true, 'kept edges'),
+            () => expectEdges(graph, gone, false, 'deleted edges'),
+            async () => {
+              const again = await graph.rehash();
+              return again.verticesRebuilt === 0
+                ? null
+                : `a second rehash rebuilt ${again.verticesRebuilt} tables`;
+            },
+          ]);
+        },
+        destroy() {
+          graph.destroy();
+          for (const a of saved) a.destroy();
+        },
+      };
+    },
+  };
+}
+
 const PROBINGS: Probing[] = ['thread', 'subgroup'];
 
 export const cases: BenchCase[] = [
@@ -1049,4 +1153,6 @@ export const cases: BenchCase[] = [
   pageRankCase('warm', 'connected'),
   pageRankCase('cold', 'connected'),
   pageRankCase('warm', 'deleted'),
+  rehashCase(true),
+  rehashCase(false),
 ];
