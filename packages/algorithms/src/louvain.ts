@@ -376,7 +376,14 @@ export async function communityLevels(
         start?: DeviceArray<'u32'>,
       ): Promise<number> {
         rec = device.recorder({ label: 'louvain level start' });
-        if (start) {
+        if (start && leiden) {
+          // Each community takes the id of its smallest vertex, so a vertex whose id names no community may
+          // leave its community for that empty one (Traag et al.'s move to an empty community).
+          await map(rec, n, wgsl`(c: u32) -> u32 { return ${u32(NONE)}; }`, bestComm);
+          await transform(rec, n, wgsl`(v: u32) { atomicMin(&${atomic(bestComm)}[${start}[v]], v); }`);
+          await transform(rec, n, wgsl`(v: u32) { ${rw(comm)}[v] = ${bestComm}[${start}[v]]; }`);
+          await recordCommunityDegrees(rec, k, n);
+        } else if (start) {
           rec.copy(start, comm, n);
           await recordCommunityDegrees(rec, k, n);
         } else {
@@ -478,7 +485,11 @@ export async function communityLevels(
   let c = ${rw(comm)}[v];
   ${rw(prevComm)}[v] = c;
   let to = ${bestComm}[v];
-  if (${movable}(v) && to != ${u32(NONE)} && atomicLoad(&${bestA}[v]) > ${stay}[v]) { ${rw(comm)}[v] = to; }
+  let best = atomicLoad(&${bestA}[v]);
+  if (${movable}(v) && to != ${u32(NONE)} && best > ${stay}[v]) { ${rw(comm)}[v] = to; }
+  if (${u32(leiden ? 1 : 0)} == 1u && ${movable}(v) && c != v && ${stot}[v] == 0.0 && ${orderKey}(0.0) > best) {
+    ${rw(comm)}[v] = v;
+  }
 }`,
         );
         await recordCommunityDegrees(r, k, n);
