@@ -51,13 +51,11 @@ const MAX_MASK = 15;
 const NONE = 0xffffffff;
 /** Rounds of Leiden's refinement a level may take at most; it ends sooner after `IDLE_SWEEPS` rounds without a merge. */
 const MAX_REFINE_ROUNDS = 32;
-/** Leiden's iterations at most; they end sooner when one gains no more than `threshold`. */
-const MAX_ITERATIONS = 8;
 /**
- * Leiden's iterations end after one that gains no more than `threshold` or than this fraction of its
- * modularity: the later ones gain less and less and each costs a full hierarchy of levels.
+ * Leiden's iterations, as leidenalg's default: the second starts over on the original graph from the first's
+ * communities, which recovers most of what parallel local moving loses against the sequential one.
  */
-const ITERATION_TOLERANCE = 1e-3;
+const ITERATIONS = 2;
 
 /** Test seam: called with the local-moving state after each undone sweep and after each sweep's modularity. */
 export interface LevelProbe {
@@ -695,10 +693,9 @@ export async function communityLevels(
       let k = k0;
       let nextSet = 1;
       let levelQ = Number.NaN;
-      // Leiden's iterations: each after the first starts over on the original graph from the last one's
-      // communities, as Traag et al. iterate until the partition stops improving.
+      // Leiden's iterations: the second starts over on the original graph from the first's communities, as
+      // Traag et al. iterate the algorithm.
       let iteration = 0;
-      let iterationQ = Number.NEGATIVE_INFINITY;
       let salted = 0;
       for (;;) {
         let converged = false;
@@ -814,11 +811,15 @@ export async function communityLevels(
           await nextLevel(nNew!);
         }
         if (leiden && levels.length > 0) {
-          // A community the last level left disconnected is split into its connected parts (never lowers
-          // modularity): union-find over the arcs inside communities, roots renumbered densely.
+          // As Louvain's final pass: vertices of the original graph move between the final communities,
+          // repairing moves that aggregation made final; the split below reconnects what this separates.
+          await localMoving(a0, n0, k0, salted++, rows0, out);
+          // A community left disconnected is split into its connected parts (never lowers modularity):
+          // union-find over the arcs inside communities, roots renumbered densely.
           const sets = new DisjointSets(device, n0, { label: 'leiden split' });
           made.push(sets);
           rec = device.recorder({ label: 'leiden split' });
+          rec.copy(comm, out, n0);
           await sets.recordReset(rec);
           await sets.recordUnion(
             rec,
@@ -857,10 +858,7 @@ export async function communityLevels(
           await recordModularityParts(rec, a0, part, stot, stot, count, runSum, parts);
           await rec.submit();
         }
-        if (!leiden || !converged || levels.length === 0 || iteration + 1 >= MAX_ITERATIONS) break;
-        const qIteration = modularityFromParts(await parts.download(), total, resolution);
-        if (qIteration - iterationQ <= Math.max(threshold, ITERATION_TOLERANCE * Math.abs(qIteration))) break;
-        iterationQ = qIteration;
+        if (!leiden || !converged || levels.length === 0 || iteration + 1 >= ITERATIONS) break;
         iteration++;
         rec = device.recorder({ label: 'leiden iteration' });
         rec.copy(part, startComm, n0);
