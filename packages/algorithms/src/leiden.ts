@@ -10,11 +10,11 @@ import { communityLevels } from './louvain.ts';
  * (the joiners) each join the sub-community of their own community with the largest positive modularity gain
  * whose founder is not a joiner (a deterministic greedy variant of Traag et al.'s θ-random choice, without
  * their well-connectedness filter). The next level's graph aggregates the refined partition. Sub-communities
- * are connected by construction; a community the last level leaves disconnected is split into its connected
- * parts by a union-find over the arcs inside communities, so no returned community is disconnected. Levels
- * that end by themselves start over on the original graph from their communities (Traag et al.'s iterations)
- * until an iteration stops improving modularity. Weighted, undirected; a directed graph runs as its
- * undirected graph.
+ * are connected by construction; after the levels come a pass of local moving on the original graph (as
+ * Louvain's last) and a union-find over the arcs inside communities that splits each community into its
+ * connected parts, so no returned community is disconnected. Two iterations, as leidenalg's default: the
+ * second starts over on the original graph from the first's communities. Weighted, undirected; a directed
+ * graph runs as its undirected graph.
  */
 export async function leiden(graph: DeviceGraph, options: LouvainOptions = {}): Promise<LeidenResult> {
   return communityLevels(graph, options, true);
