@@ -697,6 +697,7 @@ export async function communityLevels(
       // Traag et al. iterate the algorithm.
       let iteration = 0;
       let salted = 0;
+      let split: DisjointSets | undefined;
       for (;;) {
         let converged = false;
         while (levels.length < maxLevels) {
@@ -816,8 +817,11 @@ export async function communityLevels(
           await localMoving(a0, n0, k0, salted++, rows0, out);
           // A community left disconnected is split into its connected parts (never lowers modularity):
           // union-find over the arcs inside communities, roots renumbered densely.
-          const sets = new DisjointSets(device, n0, { label: 'leiden split' });
-          made.push(sets);
+          if (!split) {
+            split = new DisjointSets(device, n0, { label: 'leiden split' });
+            made.push(split);
+          }
+          const sets = split;
           rec = device.recorder({ label: 'leiden split' });
           rec.copy(comm, out, n0);
           await sets.recordReset(rec);
@@ -851,14 +855,16 @@ export async function communityLevels(
           count = (await counts.download(1, 1))[0]!;
           levels[levels.length - 1] = await part.download();
         }
-        if (levels.length > 0) {
-          rec = device.recorder({ label: 'louvain modularity' });
-          await sums.group(rec, part, n0, count);
-          await sums.sum(rec, k0, n0, count, stot);
-          await recordModularityParts(rec, a0, part, stot, stot, count, runSum, parts);
-          await rec.submit();
+        if (!leiden || !converged || levels.length === 0 || iteration + 1 >= ITERATIONS) {
+          if (levels.length > 0) {
+            rec = device.recorder({ label: 'louvain modularity' });
+            await sums.group(rec, part, n0, count);
+            await sums.sum(rec, k0, n0, count, stot);
+            await recordModularityParts(rec, a0, part, stot, stot, count, runSum, parts);
+            await rec.submit();
+          }
+          break;
         }
-        if (!leiden || !converged || levels.length === 0 || iteration + 1 >= ITERATIONS) break;
         iteration++;
         rec = device.recorder({ label: 'leiden iteration' });
         rec.copy(part, startComm, n0);
