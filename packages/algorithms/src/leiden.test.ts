@@ -171,7 +171,7 @@ describe('leiden', () => {
       expect(got.count).toBe(new Set(got.communities).size);
       expect(got.modularity).toBeCloseTo(modularityReference(csr, got.communities), 4);
       const want = leidenReference(csr, { seed: 1 }).modularity;
-      expect(got.modularity).toBeGreaterThanOrEqual(0.97 * want - 1e-4);
+      expect(got.modularity).toBeGreaterThanOrEqual(0.99 * want);
       graph.destroy();
     }));
 
@@ -191,6 +191,34 @@ describe('leiden', () => {
         expect(Math.max(-1, ...got.communities), `graph ${t}`).toBe(got.count - 1);
         expect(got.modularity, `graph ${t}`).toBeCloseTo(modularityReference(csr, got.communities), 4);
         graph.destroy();
+      }
+    }));
+
+  it('reaches 0.99x the reference modularity on random graphs, same seed, with connected communities', () =>
+    gpuTest(async (device) => {
+      for (let t = 0; t < 21; t++) {
+        const csr =
+          t % 3 === 0
+            ? hostCsrFromEdgeList(kronecker({ scale: 6 + (t % 4), edgeFactor: 2 + (t % 3), seed: 40 + t }))
+                .csr
+            : t % 3 === 1
+              ? hostCsrFromEdgeList(randomGeometric({ n: 80 + 15 * t, avgDegree: 3 + (t % 4), seed: 40 + t }))
+                  .csr
+              : blockModel(
+                  3 + (t % 5),
+                  10 + 3 * (t % 4),
+                  0.3 + 0.04 * (t % 5),
+                  0.02 + 0.01 * (t % 3),
+                  40 + t,
+                );
+        const graph = uploadGraph(device, csr);
+        const got = await leiden(graph, { seed: t });
+        graph.destroy();
+        const want = leidenReference(csr, { seed: t }).modularity;
+        expect(got.modularity, `graph ${t}`).toBeGreaterThanOrEqual(0.99 * want);
+        expect(got.modularity, `graph ${t}`).toBeCloseTo(modularityReference(csr, got.communities), 4);
+        expect(disconnected(csr, got.communities), `graph ${t}`).toEqual([]);
+        checkRefined(csr, got, `graph ${t}`);
       }
     }));
 

@@ -51,6 +51,11 @@ const MAX_MASK = 15;
 const NONE = 0xffffffff;
 /** Rounds of Leiden's refinement a level may take at most; it ends sooner after `IDLE_SWEEPS` rounds without a merge. */
 const MAX_REFINE_ROUNDS = 32;
+/**
+ * Leiden's iterations, as leidenalg's default: the second starts over on the original graph from the first's
+ * communities, which recovers most of what parallel local moving loses against the sequential one.
+ */
+const ITERATIONS = 2;
 
 /** Test seam: called with the local-moving state after each undone sweep and after each sweep's modularity. */
 export interface LevelProbe {
@@ -369,7 +374,14 @@ export async function communityLevels(
         start?: DeviceArray<'u32'>,
       ): Promise<number> {
         rec = device.recorder({ label: 'louvain level start' });
-        if (start) {
+        if (start && leiden) {
+          // Each community takes the id of its smallest vertex, so a vertex whose id names no community may
+          // leave its community for that empty one (Traag et al.'s move to an empty community).
+          await map(rec, n, wgsl`(c: u32) -> u32 { return ${u32(NONE)}; }`, bestComm);
+          await transform(rec, n, wgsl`(v: u32) { atomicMin(&${atomic(bestComm)}[${start}[v]], v); }`);
+          await transform(rec, n, wgsl`(v: u32) { ${rw(comm)}[v] = ${bestComm}[${start}[v]]; }`);
+          await recordCommunityDegrees(rec, k, n);
+        } else if (start) {
           rec.copy(start, comm, n);
           await recordCommunityDegrees(rec, k, n);
         } else {
@@ -471,7 +483,11 @@ export async function communityLevels(
   let c = ${rw(comm)}[v];
   ${rw(prevComm)}[v] = c;
   let to = ${bestComm}[v];
-  if (${movable}(v) && to != ${u32(NONE)} && atomicLoad(&${bestA}[v]) > ${stay}[v]) { ${rw(comm)}[v] = to; }
+  let best = atomicLoad(&${bestA}[v]);
+  if (${movable}(v) && to != ${u32(NONE)} && best > ${stay}[v]) { ${rw(comm)}[v] = to; }
+  if (${u32(leiden ? 1 : 0)} == 1u && ${movable}(v) && c != v && ${stot}[v] == 0.0 && ${orderKey}(0.0) > best) {
+    ${rw(comm)}[v] = v;
+  }
 }`,
         );
         await recordCommunityDegrees(r, k, n);
@@ -677,147 +693,190 @@ export async function communityLevels(
       let k = k0;
       let nextSet = 1;
       let levelQ = Number.NaN;
-      while (levels.length < maxLevels) {
-        const level = levels.length;
-        const { src, dst, share } = arcs;
-        const arcCount = arcs.count;
-        const q = await localMoving(arcs, n, k, level, rows, leiden && level > 0 ? startComm : undefined);
-        if (level === 0) levelQ = qStart;
-        // Renumber the communities densely and build the community graph.
-        const other = sets[nextSet]!;
-        rec = device.recorder({ label: 'louvain aggregate' });
-        rec.clear(used);
-        await transform(rec, n, wgsl`(v: u32) { ${rw(used)}[${comm}[v]] = 1u; }`);
-        await exclusiveScan(rec, used, newId, { count: n, total: { array: counts, index: 1 } });
-        const commRw = rw(comm);
-        await transform(rec, n, wgsl`(v: u32) { ${commRw}[v] = ${newId}[${commRw}[v]]; }`);
-        if (leiden) {
-          await rec.submit();
-          await refineLevel(arcs, n, k, level, rows);
-          rec = device.recorder({ label: 'leiden aggregate' });
-        }
-        // Leiden aggregates the refined partition; Louvain the communities.
-        const by = leiden ? ref : comm;
-        await transform(
-          rec,
-          arcCount,
-          wgsl`(p: u32) { ${rw(keys)}[p] = ${by}[${dst}[p]]; ${rw(vals)}[p] = p; }`,
-        );
-        await sortPairs(rec, keys, vals, { count: arcCount, bits: idBits(n) });
-        await transform(rec, arcCount, wgsl`(p: u32) { ${rw(keys2)}[p] = ${by}[${src}[${vals}[p]]]; }`);
-        await sortPairs(rec, keys2, vals, { count: arcCount, bits: idBits(n) });
-        const targetComm = wgsl`(p: u32) -> u32 { return ${by}[${dst}[${vals}[p]]]; }`;
-        await recordRuns(
-          rec,
-          arcCount,
-          wgsl`(p: u32) -> bool { return ${keys2}[p] != ${keys2}[p - 1u] || ${targetComm}(p) != ${targetComm}(p - 1u); }`,
-          starts,
-          { array: counts, index: 2 },
-        );
-        const runs = { array: counts, index: 2 };
-        await transform(
-          rec,
-          runs,
-          wgsl`(s: u32) {
+      // Leiden's iterations: the second starts over on the original graph from the first's communities, as
+      // Traag et al. iterate the algorithm.
+      let iteration = 0;
+      let salted = 0;
+      let split: DisjointSets | undefined;
+      for (;;) {
+        let converged = false;
+        while (levels.length < maxLevels) {
+          const level = levels.length;
+          const { src, dst, share } = arcs;
+          const arcCount = arcs.count;
+          const from = leiden && (level > 0 || iteration > 0) ? startComm : undefined;
+          const q = await localMoving(arcs, n, k, salted++, rows, from);
+          if (level === 0) levelQ = qStart;
+          // Renumber the communities densely and build the community graph.
+          const other = sets[nextSet]!;
+          rec = device.recorder({ label: 'louvain aggregate' });
+          rec.clear(used);
+          await transform(rec, n, wgsl`(v: u32) { ${rw(used)}[${comm}[v]] = 1u; }`);
+          await exclusiveScan(rec, used, newId, { count: n, total: { array: counts, index: 1 } });
+          const commRw = rw(comm);
+          await transform(rec, n, wgsl`(v: u32) { ${commRw}[v] = ${newId}[${commRw}[v]]; }`);
+          if (leiden) {
+            await rec.submit();
+            await refineLevel(arcs, n, k, salted - 1, rows);
+            rec = device.recorder({ label: 'leiden aggregate' });
+          }
+          // Leiden aggregates the refined partition; Louvain the communities.
+          const by = leiden ? ref : comm;
+          await transform(
+            rec,
+            arcCount,
+            wgsl`(p: u32) { ${rw(keys)}[p] = ${by}[${dst}[p]]; ${rw(vals)}[p] = p; }`,
+          );
+          await sortPairs(rec, keys, vals, { count: arcCount, bits: idBits(n) });
+          await transform(rec, arcCount, wgsl`(p: u32) { ${rw(keys2)}[p] = ${by}[${src}[${vals}[p]]]; }`);
+          await sortPairs(rec, keys2, vals, { count: arcCount, bits: idBits(n) });
+          const targetComm = wgsl`(p: u32) -> u32 { return ${by}[${dst}[${vals}[p]]]; }`;
+          await recordRuns(
+            rec,
+            arcCount,
+            wgsl`(p: u32) -> bool { return ${keys2}[p] != ${keys2}[p - 1u] || ${targetComm}(p) != ${targetComm}(p - 1u); }`,
+            starts,
+            { array: counts, index: 2 },
+          );
+          const runs = { array: counts, index: 2 };
+          await transform(
+            rec,
+            runs,
+            wgsl`(s: u32) {
   let p = ${starts}[s];
   ${rw(other.src)}[s] = ${keys2}[p];
   ${rw(other.dst)}[s] = ${targetComm}(p);
 }`,
-        );
-        await transformSegreduce(
-          rec,
-          arcCount,
-          starts,
-          runs,
-          wgsl`(index: u32, seg: u32, rank: u32) -> f32 { return ${share}[${vals}[index]]; }`,
-          other.share,
-        );
-        await rec.submit();
-        const [, nNew, mNew, nRef] = await counts.download(0, 4);
-        // The aggregated graph (of `vertices` communities) becomes the next level's input.
-        const nextLevel = async (vertices: number) => {
-          arcs = { count: mNew!, ...other };
-          n = vertices;
-          k = kl;
-          nextSet = 3 - nextSet;
-          rec = device.recorder({ label: `${leiden ? 'leiden' : 'louvain'} next level` });
-          await recordRows(rec, arcs.src, arcs.count, n, rows);
-          await segmentedReduce(rec, arcs.share, rows, n, kl, { count: arcs.count });
-          await rec.submit();
-        };
-        if (leiden) {
-          if (level === 0 && nNew! >= n) break;
-          rec = device.recorder({ label: 'leiden level' });
-          const partRw = rw(part);
-          await transform(
-            rec,
-            n0,
-            wgsl`(v: u32) { let p = ${partRw}[v]; ${rw(out)}[v] = ${comm}[p]; ${partRw}[v] = ${ref}[p]; }`,
           );
-          await transform(rec, n, wgsl`(v: u32) { ${rw(startComm)}[${ref}[v]] = ${comm}[v]; }`);
+          await transformSegreduce(
+            rec,
+            arcCount,
+            starts,
+            runs,
+            wgsl`(index: u32, seg: u32, rank: u32) -> f32 { return ${share}[${vals}[index]]; }`,
+            other.share,
+          );
           await rec.submit();
-          levels.push(await out.download());
-          refinedLevels.push(await part.download());
+          const [, nNew, mNew, nRef] = await counts.download(0, 4);
+          // The aggregated graph (of `vertices` communities) becomes the next level's input.
+          const nextLevel = async (vertices: number) => {
+            arcs = { count: mNew!, ...other };
+            n = vertices;
+            k = kl;
+            nextSet = 3 - nextSet;
+            rec = device.recorder({ label: `${leiden ? 'leiden' : 'louvain'} next level` });
+            await recordRows(rec, arcs.src, arcs.count, n, rows);
+            await segmentedReduce(rec, arcs.share, rows, n, kl, { count: arcs.count });
+            await rec.submit();
+          };
+          if (leiden) {
+            if (level === 0 && iteration === 0 && nNew! >= n) {
+              converged = true;
+              break;
+            }
+            rec = device.recorder({ label: 'leiden level' });
+            const partRw = rw(part);
+            await transform(
+              rec,
+              n0,
+              wgsl`(v: u32) { let p = ${partRw}[v]; ${rw(out)}[v] = ${comm}[p]; ${partRw}[v] = ${ref}[p]; }`,
+            );
+            await transform(rec, n, wgsl`(v: u32) { ${rw(startComm)}[${ref}[v]] = ${comm}[v]; }`);
+            await rec.submit();
+            levels.push(await out.download());
+            refinedLevels.push(await part.download());
+            count = nNew!;
+            if (nRef! >= n || (q - levelQ <= threshold && nRef === nNew)) {
+              converged = true;
+              break;
+            }
+            levelQ = Math.max(levelQ, q);
+            await nextLevel(nRef!);
+            continue;
+          }
+          if (nNew! >= n) {
+            converged = true;
+            break;
+          }
+          rec = device.recorder({ label: 'louvain level' });
+          const partRw = rw(part);
+          await transform(rec, n0, wgsl`(v: u32) { ${partRw}[v] = ${comm}[${partRw}[v]]; }`);
+          await rec.submit();
+          levels.push(await part.download());
           count = nNew!;
-          if (nRef! >= n || (q - levelQ <= threshold && nRef === nNew)) break;
-          levelQ = Math.max(levelQ, q);
-          await nextLevel(nRef!);
-          continue;
+          if (q - levelQ <= threshold) {
+            converged = true;
+            break;
+          }
+          levelQ = q;
+          await nextLevel(nNew!);
         }
-        if (nNew! >= n) break;
-        rec = device.recorder({ label: 'louvain level' });
-        const partRw = rw(part);
-        await transform(rec, n0, wgsl`(v: u32) { ${partRw}[v] = ${comm}[${partRw}[v]]; }`);
-        await rec.submit();
-        levels.push(await part.download());
-        count = nNew!;
-        if (q - levelQ <= threshold) break;
-        levelQ = q;
-        await nextLevel(nNew!);
-      }
-      if (leiden && levels.length > 0) {
-        // A community the last level left disconnected is split into its connected parts (never lowers
-        // modularity): union-find over the arcs inside communities, roots renumbered densely.
-        const sets = new DisjointSets(device, n0, { label: 'leiden split' });
-        made.push(sets);
-        rec = device.recorder({ label: 'leiden split' });
-        await sets.recordReset(rec);
-        await sets.recordUnion(
-          rec,
-          arcCount0,
-          wgsl`(p: u32) -> vec2<u32> {
+        if (leiden && levels.length > 0) {
+          // As Louvain's final pass: vertices of the original graph move between the final communities,
+          // repairing moves that aggregation made final; the split below reconnects what this separates.
+          await localMoving(a0, n0, k0, salted++, rows0, out);
+          // A community left disconnected is split into its connected parts (never lowers modularity):
+          // union-find over the arcs inside communities, roots renumbered densely.
+          if (!split) {
+            split = new DisjointSets(device, n0, { label: 'leiden split' });
+            made.push(split);
+          }
+          const sets = split;
+          rec = device.recorder({ label: 'leiden split' });
+          rec.copy(comm, out, n0);
+          await sets.recordReset(rec);
+          await sets.recordUnion(
+            rec,
+            arcCount0,
+            wgsl`(p: u32) -> vec2<u32> {
   let u = ${a0.src}[p];
   let v = ${a0.dst}[p];
   return select(vec2<u32>(u, u), vec2<u32>(u, v), ${out}[u] == ${out}[v]);
 }`,
-        );
-        await sets.recordCompress(rec);
-        rec.clear(used);
-        await transform(rec, n0, wgsl`(v: u32) { ${rw(used)}[${sets.parents}[v]] = 1u; }`);
-        await exclusiveScan(rec, used, newId, { count: n0, total: { array: counts, index: 1 } });
-        await transform(rec, n0, wgsl`(v: u32) { ${rw(part)}[v] = ${newId}[${sets.parents}[v]]; }`);
+          );
+          await sets.recordCompress(rec);
+          rec.clear(used);
+          await transform(rec, n0, wgsl`(v: u32) { ${rw(used)}[${sets.parents}[v]] = 1u; }`);
+          await exclusiveScan(rec, used, newId, { count: n0, total: { array: counts, index: 1 } });
+          await transform(rec, n0, wgsl`(v: u32) { ${rw(part)}[v] = ${newId}[${sets.parents}[v]]; }`);
+          await rec.submit();
+          if (!(await sets.finished())) throw new Error('leiden: union-find did not finish');
+          count = (await counts.download(1, 1))[0]!;
+        } else if (levels.length > 1) {
+          // Refinement: vertices of the original graph move between the final communities, which repairs
+          // moves that aggregation made final while the communities were still forming.
+          await localMoving(a0, n0, k0, levels.length, rows0, part);
+          rec = device.recorder({ label: 'louvain refine' });
+          rec.clear(used);
+          await transform(rec, n0, wgsl`(v: u32) { ${rw(used)}[${comm}[v]] = 1u; }`);
+          await exclusiveScan(rec, used, newId, { count: n0, total: { array: counts, index: 1 } });
+          await transform(rec, n0, wgsl`(v: u32) { ${rw(part)}[v] = ${newId}[${comm}[v]]; }`);
+          await rec.submit();
+          count = (await counts.download(1, 1))[0]!;
+          levels[levels.length - 1] = await part.download();
+        }
+        if (!leiden || !converged || levels.length === 0 || iteration + 1 >= ITERATIONS) {
+          if (levels.length > 0) {
+            rec = device.recorder({ label: 'louvain modularity' });
+            await sums.group(rec, part, n0, count);
+            await sums.sum(rec, k0, n0, count, stot);
+            await recordModularityParts(rec, a0, part, stot, stot, count, runSum, parts);
+            await rec.submit();
+          }
+          break;
+        }
+        iteration++;
+        rec = device.recorder({ label: 'leiden iteration' });
+        rec.copy(part, startComm, n0);
+        rec.copy(rows0, rows, n0 + 1);
+        await map(rec, n0, wgsl`(v: u32) -> u32 { return v; }`, part);
         await rec.submit();
-        if (!(await sets.finished())) throw new Error('leiden: union-find did not finish');
-        count = (await counts.download(1, 1))[0]!;
-      } else if (levels.length > 1) {
-        // Refinement: vertices of the original graph move between the final communities, which repairs
-        // moves that aggregation made final while the communities were still forming.
-        await localMoving(a0, n0, k0, levels.length, rows0, part);
-        rec = device.recorder({ label: 'louvain refine' });
-        rec.clear(used);
-        await transform(rec, n0, wgsl`(v: u32) { ${rw(used)}[${comm}[v]] = 1u; }`);
-        await exclusiveScan(rec, used, newId, { count: n0, total: { array: counts, index: 1 } });
-        await transform(rec, n0, wgsl`(v: u32) { ${rw(part)}[v] = ${newId}[${comm}[v]]; }`);
-        await rec.submit();
-        count = (await counts.download(1, 1))[0]!;
-        levels[levels.length - 1] = await part.download();
-      }
-      if (levels.length > 0) {
-        rec = device.recorder({ label: 'louvain modularity' });
-        await sums.group(rec, part, n0, count);
-        await sums.sum(rec, k0, n0, count, stot);
-        await recordModularityParts(rec, a0, part, stot, stot, count, runSum, parts);
-        await rec.submit();
+        arcs = a0;
+        n = n0;
+        k = k0;
+        nextSet = 1;
+        levels.length = 0;
+        refinedLevels.length = 0;
       }
     }
     const communities =
