@@ -493,4 +493,60 @@ describe('operators on graphs stored in chunks', () => {
     }
     expect(ran).toBeGreaterThanOrEqual(8);
   });
+
+  it('with 10 storage buffers a stage (Chromium), chunks that do not fit refuse naming the kernel', async () => {
+    process.env['XDG_RUNTIME_DIR'] ??= '/tmp';
+    const d = await requestDevice({
+      label: 'chunked, 10 buffers',
+      limits: { maxStorageBuffersPerShaderStage: 10 },
+    });
+    try {
+      d.bindingBudget = 4 * CHUNK;
+      const outcomes: string[] = [];
+      for (const { name, csr } of [graphs[0]!, graphs[4]!]) {
+        const n = csr.vertexCount;
+        const graph = uploadGraph(d, csr, { csc: csr.directed });
+        const labels = d.array('u32', Math.max(1, n));
+        const label = atomic(labels);
+        await compute(d, { all: n }, wgsl`(v: u32) { atomicStore(&${label}[v], v); }`);
+        const edge = wgsl`(src: u32, dst: u32, e: u32) -> bool {
+  let l = atomicLoad(&${label}[src]);
+  return l < atomicMin(&${label}[dst], l);
+}`;
+        const cascade = new Cascade(graph, wgsl`(v: u32) -> bool { return true; }`, edge, {
+          direction: 'both',
+          edgeIds: false,
+        });
+        const run = await enact(d, cascade).catch((e: unknown) => e);
+        cascade.destroy();
+        if (run instanceof DeviceLimitError) {
+          expect(String(run), name).toMatch(/^DeviceLimitError: kernel 'cascade both' \(storage buffers\)/);
+          outcomes.push('refused');
+        } else {
+          const want = Uint32Array.from(range(0, n));
+          const sources = sourcesOf(csr);
+          for (let changed = true; changed; ) {
+            changed = false;
+            for (let e = 0; e < csr.edgeCount; e++) {
+              const [u, v] = [sources[e]!, csr.targets[e]!];
+              const low = Math.min(want[u]!, want[v]!);
+              if (want[u] !== low || want[v] !== low) {
+                want[u] = low;
+                want[v] = low;
+                changed = true;
+              }
+            }
+          }
+          expectArrayEqual(await labels.download(0, n), want, name);
+          outcomes.push('ran');
+        }
+        labels.destroy();
+        graph.destroy();
+      }
+      // Two chunks fit beside the cascade's own buffers; five chunks and a CSC do not.
+      expect(outcomes).toEqual(['ran', 'refused']);
+    } finally {
+      d.destroy();
+    }
+  });
 });
