@@ -5,6 +5,7 @@ import {
   f32,
   type GpuCount,
   InputError,
+  load,
   type Recorder,
   rw,
   transform,
@@ -137,7 +138,6 @@ export class BetweennessProblem {
       counts?: 'f32' | 'wide';
     } = {},
   ) {
-    graph.requireUnchunked('betweennessCentrality');
     const device = graph.device;
     this.loadBalance = resolveLoadBalance(graph, options.loadBalance ?? 'auto');
     this.endpoints = options.endpoints ?? false;
@@ -247,13 +247,13 @@ export class BetweennessProblem {
     // Level n cannot hold a vertex: the frontier is empty from there on (and the level arrays end).
     if (iteration >= this.graph.vertexCount) return;
     if (this.smallLevels) return this.smallStep(rec);
-    const { offsets, targets } = this.graph;
+    const { offsets, chunkedTargets: targets } = this.graph;
     const depth = atomic(this.depths);
     const sigma = atomic(this.sigma);
     const next = u32(iteration + 1);
     const addPaths = this.#addPaths();
     const visit = wgsl`(src: u32, dst: u32, edge: u32) -> bool {
-  if (edge > ${offsets}[src] && ${targets}[edge - 1u] == dst) { return false; }
+  if (edge > ${offsets}[src] && ${load(targets, 'edge - 1u')} == dst) { return false; }
   var old = atomicLoad(&${depth}[dst]);
   if (old == ${u32(UNREACHED)}) { old = atomicMin(&${depth}[dst], ${next}); }
   if (old != ${u32(UNREACHED)} && old != ${next}) { return false; }
@@ -291,7 +291,7 @@ export class BetweennessProblem {
    */
   private async smallStep(rec: Recorder): Promise<void> {
     const { state, tuning, capacity } = this.smallLevels!;
-    const { offsets, targets } = this.graph;
+    const { offsets, chunkedTargets: targets } = this.graph;
     const depth = atomic(this.depths);
     const sigma = atomic(this.sigma);
     const addPaths = this.#addPaths();
@@ -299,7 +299,7 @@ export class BetweennessProblem {
     // round trips: a duplicate edge (the one before it has the same target) may claim dst, appending it
     // once, but adds no paths; a stale first guess costs one more exchange.
     const visitLevel = wgsl`(src: u32, dst: u32, edge: u32, level: u32) -> bool {
-  let dup = select(false, ${targets}[max(edge, 1u) - 1u] == dst, edge > ${offsets}[src]);
+  let dup = select(false, ${load(targets, 'max(edge, 1u) - 1u')} == dst, edge > ${offsets}[src]);
   let paths = atomicLoad(&${sigma}[src]);
   let seen = atomicLoad(&${sigma}[dst]);
   let next = level + 1u;
@@ -309,7 +309,7 @@ export class BetweennessProblem {
   return claimed;
 }`;
     const visit = wgsl`(src: u32, dst: u32, edge: u32) -> bool {
-  if (edge > ${offsets}[src] && ${targets}[edge - 1u] == dst) { return false; }
+  if (edge > ${offsets}[src] && ${load(targets, 'edge - 1u')} == dst) { return false; }
   let next = atomicLoad(&${depth}[src]) + 1u;
   let old = atomicMin(&${depth}[dst], next);
   if (old != ${u32(UNREACHED)} && old != next) { return false; }
@@ -384,7 +384,7 @@ export class BetweennessProblem {
       await this.addEndpoints(rec, source, levels);
       return;
     }
-    const { offsets, targets } = this.graph;
+    const { offsets, chunkedTargets: targets } = this.graph;
     const wide = this.counts === 'wide';
     const { ratio } = COUNTS.wide;
     const sigma = wgsl`(v: u32) -> f32 { return bitcast<f32>(${this.sigma}[v]); }`;
@@ -399,12 +399,12 @@ export class BetweennessProblem {
       );
       const dependency = wide
         ? wgsl`(v: u32, w: u32, edge: u32) -> f32 {
-  if (edge > ${offsets}[v] && ${targets}[edge - 1u] == w) { return 0.0; }
+  if (edge > ${offsets}[v] && ${load(targets, 'edge - 1u')} == w) { return 0.0; }
   if (${this.depths}[w] != ${u32(d + 1)}) { return 0.0; }
   return (1.0 + ${this.delta}[w]) * ${ratio}(${this.sigma}[v], ${this.sigma}[w]);
 }`
         : wgsl`(v: u32, w: u32, edge: u32) -> f32 {
-  if (edge > ${offsets}[v] && ${targets}[edge - 1u] == w) { return 0.0; }
+  if (edge > ${offsets}[v] && ${load(targets, 'edge - 1u')} == w) { return 0.0; }
   if (${this.depths}[w] != ${u32(d + 1)}) { return 0.0; }
   return (1.0 + ${this.delta}[w]) / ${sigma}(w);
 }`;
@@ -440,7 +440,7 @@ export class BetweennessProblem {
    */
   private async accumulateSmall(rec: Recorder, levels: number, bigLevels: number): Promise<void> {
     const { capacity, workgroupSize, cursor } = this.smallLevels!;
-    const { offsets, targets } = this.graph;
+    const { offsets, chunkedTargets: targets } = this.graph;
     const wide = this.counts === 'wide';
     const { ratio } = COUNTS.wide;
     const sigma = wgsl`(v: u32) -> f32 { return bitcast<f32>(${this.sigma}[v]); }`;
@@ -453,8 +453,8 @@ export class BetweennessProblem {
     // one workgroup a level's time is its chain of dependent loads, so every load issues once w is known
     // and the term is computed even where it is then dropped.
     const edgeTerm = wgsl`(v: u32, edge: u32) -> f32 {
-  let w = ${targets}[edge];
-  let dup = select(false, ${targets}[max(edge, 1u) - 1u] == w, edge > ${offsets}[v]);
+  let w = ${load(targets, 'edge')};
+  let dup = select(false, ${load(targets, 'max(edge, 1u) - 1u')} == w, edge > ${offsets}[v]);
   let t = ${term}(v, w);
   return select(0.0, t, !dup && ${this.depths}[w] == ${this.depths}[v] + 1u);
 }`;
@@ -472,7 +472,7 @@ export class BetweennessProblem {
   ${rw(this.scores)}[v] = score + dv + ${f32(this.endpoints ? 1 : 0)};
 }`;
     const dependency = wgsl`(v: u32, w: u32, edge: u32) -> f32 {
-  if (edge > ${offsets}[v] && ${targets}[edge - 1u] == w) { return 0.0; }
+  if (edge > ${offsets}[v] && ${load(targets, 'edge - 1u')} == w) { return 0.0; }
   if (${this.depths}[w] != ${this.depths}[v] + 1u) { return 0.0; }
   return ${term}(v, w);
 }`;

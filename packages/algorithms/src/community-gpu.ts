@@ -5,6 +5,8 @@ import {
   type Functor,
   type GpuCount,
   InputError,
+  inline,
+  load,
   map,
   plus,
   type Recorder,
@@ -30,21 +32,21 @@ export function idBits(n: number): number {
  * NaN weight raises `status[0]` and reads as 0.
  */
 export function edgeWeight(graph: DeviceGraph, use: boolean | undefined, status: ArrayCapture): Functor {
-  const w = graph.weights;
+  const w = graph.chunkedWeights;
   if (!w || use === false) return wgsl`(edge: u32) -> f32 { return 1.0; }`;
-  if (w.type === 'u32') return wgsl`(edge: u32) -> f32 { return f32(${w}[edge]); }`;
+  if (w.type === 'u32') return wgsl`(edge: u32) -> f32 { return f32(${load(w, 'edge')}); }`;
   if (w.type === 'i32') {
     return wgsl`(edge: u32) -> f32 {
-  let x = ${w}[edge];
+  let x = ${load(w, 'edge')};
   if (x < 0) { atomicStore(&${status}[0], 1u); }
   return f32(max(x, 0));
 }`;
   }
   return wgsl`(edge: u32) -> f32 {
-  let bits = bitcast<u32>(${w}[edge]);
+  let bits = bitcast<u32>(${load(w, 'edge')});
   if (bits == 0x80000000u) { return 0.0; }
   if (bits >= 0x7f800000u) { atomicStore(&${status}[0], 1u); return 0.0; }
-  return ${w}[edge];
+  return bitcast<f32>(bits);
 }`;
 }
 
@@ -193,7 +195,6 @@ export async function modularity(
   options: ModularityOptions = {},
 ): Promise<number> {
   checkDeviceGraph(graph);
-  graph.requireUnchunked('modularity');
   const resolution = options.resolution ?? 1;
   checkResolution(resolution);
   const n = graph.vertexCount;
@@ -226,6 +227,8 @@ export async function modularity(
   try {
     const status = arr('u32', 1, 'modularity status');
     const src = arr('u32', m, 'modularity sources');
+    // The parts read one target column: targets in chunks are copied into one (edge-sized scratch).
+    const dst = graph.chunked ? arr('u32', m, 'modularity targets') : graph.targets;
     const share = arr('f32', m, 'modularity shares');
     const outDeg = arr('f32', n, 'modularity out-degrees');
     const inDeg = arr('u32', n, 'modularity in-degrees');
@@ -247,9 +250,10 @@ export async function modularity(
       m,
       wgsl`(e: u32) {
   let u = ${sourceOf}(e);
-  let v = ${graph.targets}[e];
+  let v = ${load(graph.chunkedTargets, 'e')};
   let x = ${weightOf}(e);
   ${rw(src)}[e] = u;
+  ${inline(graph.chunked ? wgsl`${rw(dst)}[e] = v;` : wgsl``)}
   ${rw(share)}[e] = select(x, 2.0 * x, u == v && ${u32(directed ? 0 : 1)} == 1u);
 }`,
     );
@@ -264,7 +268,7 @@ export async function modularity(
         m,
         wgsl`(e: u32) {
   let add = ${share}[e];
-  let v = ${graph.targets}[e];
+  let v = ${dst}[e];
   var old = atomicLoad(&${inAtomic}[v]);
   loop {
     let r = atomicCompareExchangeWeak(&${inAtomic}[v], old, bitcast<u32>(bitcast<f32>(old) + add));
@@ -279,7 +283,7 @@ export async function modularity(
     }
     await recordModularityParts(
       rec,
-      { count: m, src, dst: graph.targets, share },
+      { count: m, src, dst, share },
       comm,
       outSum,
       directed ? inSum : outSum,

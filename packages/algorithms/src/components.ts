@@ -170,7 +170,7 @@ export class ComponentsProblem implements Problem<{ labels: Uint32Array; count: 
   readonly #loadBalance: Exclude<LoadBalance, 'auto'>;
   /** Union-find's sets over `labels` (undefined for label propagation). */
   readonly #sets: DisjointSets | undefined;
-  /** Label propagation as one cascade along both directions (`smallFrontier: 'auto'`, targets in one array). */
+  /** Label propagation as one cascade along both directions (`smallFrontier: 'auto'`). */
   readonly #cascade: Cascade | undefined;
   /** Whether label propagation runs as a cascade: its step count then varies with timing from run to run. */
   get cascaded(): boolean {
@@ -223,7 +223,7 @@ export class ComponentsProblem implements Problem<{ labels: Uint32Array; count: 
           giant: device.array('u32', 1, { label: 'cc sampled giant' }),
         };
       }
-    } else if ((options.smallFrontier ?? 'auto') === 'auto' && !graph.chunked) {
+    } else if ((options.smallFrontier ?? 'auto') === 'auto') {
       const label = atomic(this.labels);
       this.#cascade = new Cascade(
         graph,

@@ -16,6 +16,7 @@ import {
   advancePush,
   compute,
   type LoadBalance,
+  neighborFunctor,
   queueDrainWgsl,
   resolveLoadBalance,
 } from '@weft/operators';
@@ -71,7 +72,7 @@ const PENDING = 0x80000000;
  * scans only what is left. A vertex that finds its workgroup's queue full keeps a pending mark, joins the
  * next list and the level runs again. Levels with no vertex to peel are skipped: each dispatch also takes
  * the smallest degree it saw among the vertices left (never above the true smallest) and the next level
- * starts just above it. `graph` must be undirected and simple, its targets in one array.
+ * starts just above it. `graph` must be undirected and simple.
  */
 export class LocalCoreNumberProblem implements Problem<{ core: Uint32Array; maxCore: number }> {
   /** Per vertex: its core number, 0xffffffff until peeled. */
@@ -156,11 +157,12 @@ export class LocalCoreNumberProblem implements Problem<{ core: Uint32Array; maxC
   ${state}[${u32(5 - parity)}] = 0u;
 }`,
     );
-    this.#kernel ??= await localPeelKernel(rec.device, this.#queue);
+    const chunked = this.graph.chunked;
+    this.#kernel ??= await localPeelKernel(rec.device, this.#queue, this.graph);
     rec.dispatch(this.#kernel, {
       bindings: {
         offsets: this.graph.offsets,
-        neighbors: this.graph.targets,
+        ...(chunked ? {} : { neighbors: this.graph.targets }),
         core: this.core,
         degree: this.degree,
         state: this.#state,
@@ -185,20 +187,23 @@ export class LocalCoreNumberProblem implements Problem<{ core: Uint32Array; maxC
   }
 }
 
-function localPeelKernel(device: WeftDevice, queue: number): Promise<Kernel> {
+function localPeelKernel(device: WeftDevice, queue: number, graph: DeviceGraph): Promise<Kernel> {
+  // Targets in chunks are read through the chunk accessor; one array stays a plain binding.
+  const chunked = graph.chunked;
   return device.kernel({
     label: 'kcore local peel',
     params: { in_count: 'u32', out_count: 'u32' },
+    ...(chunked ? { functors: { weft_neighbor: neighborFunctor(graph.chunkedTargets) } } : {}),
     bindings: {
       offsets: { type: 'array<u32>', access: 'read' },
-      neighbors: { type: 'array<u32>', access: 'read' },
+      ...(chunked ? {} : { neighbors: { type: 'array<u32>', access: 'read' } }),
       core: { type: 'array<atomic<u32>>', access: 'read_write' },
       degree: { type: 'array<atomic<u32>>', access: 'read_write' },
       state: { type: 'array<atomic<u32>>', access: 'read_write' },
       list_in: { type: 'array<u32>', access: 'read' },
       list_out: { type: 'array<u32>', access: 'read_write' },
     },
-    code: localPeelWgsl(queue),
+    code: localPeelWgsl(queue, chunked),
   });
 }
 
@@ -209,8 +214,8 @@ function localPeelKernel(device: WeftDevice, queue: number): Promise<Kernel> {
  * pending vertex is appended by the thread that marked it, and a compare-exchange takes it, so a second
  * listing of it is harmless.
  */
-function localPeelWgsl(queue: number): string {
-  return /* wgsl */ `${queueDrainWgsl(PEEL_WORKGROUP, queue)}
+function localPeelWgsl(queue: number, chunked: boolean): string {
+  return /* wgsl */ `${queueDrainWgsl(PEEL_WORKGROUP, queue, false, chunked)}
 const NONE = ${NONE}u;
 const PENDING = ${PENDING}u;
 
@@ -448,7 +453,7 @@ export async function coreNumber(
   checkDeviceGraph(graph);
   const simple = await simpleUndirectedGraph(graph);
   try {
-    const local = (options.peel ?? 'local') === 'local' && !simple.chunked;
+    const local = (options.peel ?? 'local') === 'local';
     if (!local) await prepareLoadBalance(simple, options.loadBalance);
     const problem = local ? new LocalCoreNumberProblem(simple) : new CoreNumberProblem(simple, options);
     const run = await runProblem(simple, problem, (rec) => problem.reset(rec), options);

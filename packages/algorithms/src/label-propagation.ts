@@ -1,4 +1,4 @@
-import { atomic, type Functor, type Recorder, rw, transform, u32, wgsl } from '@weft/gpu';
+import { atomic, type Functor, load, type Recorder, rw, transform, u32, wgsl } from '@weft/gpu';
 import { checkDeviceGraph, type DeviceGraph, deviceGraphFromEdgeList } from '@weft/graph';
 import { enact } from '@weft/operators';
 import { sortPairs } from '@weft/sort';
@@ -45,7 +45,6 @@ export async function labelPropagation(
   options: LabelPropagationOptions & RunOptions = {},
 ): Promise<LabelPropagationResult> {
   checkDeviceGraph(graph);
-  graph.requireUnchunked('labelPropagation');
   const { maxIterations, seed, counting } = checkLabelPropagationOptions(options);
   const device = graph.device;
   const n = graph.vertexCount;
@@ -73,7 +72,7 @@ export async function labelPropagation(
     await transform(
       rec,
       m,
-      wgsl`(e: u32) { ${rw(inSrc)}[e] = ${sourceOf}(e); ${rw(inDst)}[e] = ${graph.targets}[e]; }`,
+      wgsl`(e: u32) { ${rw(inSrc)}[e] = ${sourceOf}(e); ${rw(inDst)}[e] = ${load(graph.chunkedTargets, 'e')}; }`,
     );
     await rec.submit();
     const { graph: simple } = await deviceGraphFromEdgeList(
@@ -124,7 +123,7 @@ export async function labelPropagation(
   let e = ${vals}[p];
   let v = ${simpleSource}(e);
   ${rw(csrc)}[p] = v;
-  ${rw(cdst)}[p] = ${simple.targets}[e];
+  ${rw(cdst)}[p] = ${load(simple.chunkedTargets, 'e')};
   if (e == ${simple.offsets}[v]) { ${rw(firstArc)}[v] = p; }
 }`,
     );

@@ -3,6 +3,7 @@ import {
   type DeviceArray,
   f32,
   InputError,
+  load,
   map,
   plus,
   type Recorder,
@@ -111,7 +112,6 @@ export async function communityLevels(
   probe?: LevelProbe,
 ): Promise<LeidenResult> {
   checkDeviceGraph(graph);
-  graph.requireUnchunked(leiden ? 'leiden' : 'louvain');
   const { resolution, maxLevels, threshold, seed, localMoving: moveBy } = checkLouvainOptions(options);
   const device = graph.device;
   const n0 = graph.vertexCount;
@@ -179,7 +179,7 @@ export async function communityLevels(
     made.push(sums);
     const rows0 = arr('u32', n0 + 1, 'level 0 rows');
     // Unweighted levels have whole-number shares and degrees: their sums are exact in u32 atomics.
-    const integral = !graph.weights || options.weight === false;
+    const integral = !graph.chunkedWeights || options.weight === false;
     const stotSum = arr('u32', n0, 'community degree sums');
     const stotHigh = integral ? undefined : arr('u32', n0, 'community degree high sums');
     let table: CommunityWeights | undefined;
@@ -195,7 +195,7 @@ export async function communityLevels(
       m,
       wgsl`(e: u32) {
   let u = ${sourceOf}(e);
-  let v = ${graph.targets}[e];
+  let v = ${load(graph.chunkedTargets, 'e')};
   let x = ${weightOf}(e);
   ${rw(first.src)}[e] = u;
   ${rw(first.dst)}[e] = v;

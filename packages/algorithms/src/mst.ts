@@ -4,6 +4,7 @@ import {
   type Functor,
   InputError,
   lit,
+  load,
   rw,
   transform,
   WeftError,
@@ -31,18 +32,18 @@ const NO_EDGE = 0xffffffff;
  * like u32; a negative or NaN weight raises `status[1]`.
  */
 function weightKey(graph: DeviceGraph, status: ArrayCapture): Functor {
-  const w = graph.weights;
+  const w = graph.chunkedWeights;
   if (!w) return wgsl`(edge: u32) -> u32 { return 1u; }`;
-  if (w.type === 'u32') return wgsl`(edge: u32) -> u32 { return ${w}[edge]; }`;
+  if (w.type === 'u32') return wgsl`(edge: u32) -> u32 { return ${load(w, 'edge')}; }`;
   if (w.type === 'i32') {
     return wgsl`(edge: u32) -> u32 {
-  let x = ${w}[edge];
+  let x = ${load(w, 'edge')};
   if (x < 0) { atomicStore(&${status}[1], 1u); }
   return u32(max(x, 0));
 }`;
   }
   return wgsl`(edge: u32) -> u32 {
-  var bits = bitcast<u32>(${w}[edge]);
+  var bits = bitcast<u32>(${load(w, 'edge')});
   if (bits == 0x80000000u) { bits = 0u; }
   if (bits > 0x7f800000u) { atomicStore(&${status}[1], 1u); bits = 0x7f800000u; }
   return bits;
@@ -57,7 +58,6 @@ function weightKey(graph: DeviceGraph, status: ArrayCapture): Functor {
  */
 export async function minimumSpanningForest(graph: DeviceGraph): Promise<SpanningForestResult> {
   checkDeviceGraph(graph);
-  graph.requireUnchunked('minimumSpanningForest');
   const device = graph.device;
   const n = graph.vertexCount;
   const m = graph.edgeCount;
@@ -67,7 +67,7 @@ export async function minimumSpanningForest(graph: DeviceGraph): Promise<Spannin
   const bestEdge = device.array('u32', Math.max(1, n), { label: 'mst best edge' });
   // The forest's edges as they are linked (at most n - 1), so only they come back to the host.
   const chosen = device.array('u32', Math.max(1, n), { label: 'mst chosen edges' });
-  const w = graph.weights;
+  const w = graph.chunkedWeights;
   const chosenWeights = w ? device.array(w.type, Math.max(1, n), { label: 'mst chosen weights' }) : undefined;
   // Word 0: a round linked two trees; word 1: a weight cannot be ordered; word 2: edges chosen.
   const status = device.array('u32', 3, { label: 'mst status' });
@@ -116,7 +116,7 @@ export async function minimumSpanningForest(graph: DeviceGraph): Promise<Spannin
       w && chosenWeights
         ? wgsl`(at: u32, edge: u32) {
   ${rw(chosen)}[at] = edge;
-  ${rw(chosenWeights)}[at] = ${w}[edge];
+  ${rw(chosenWeights)}[at] = ${load(w, 'edge')};
 }`
         : wgsl`(at: u32, edge: u32) { ${rw(chosen)}[at] = edge; }`;
     // Both ends' components may choose the same edge: the union links it once.

@@ -3,6 +3,8 @@ import {
   type DeviceArray,
   type Functor,
   InputError,
+  inline,
+  load,
   map,
   type Recorder,
   rw,
@@ -26,8 +28,9 @@ import {
 } from './similarity-reference.ts';
 
 /**
- * The undirected simple graph of `graph`: itself when it is undirected without loops or duplicate edges
- * (one pass and one read-back to check), else built on the GPU (symmetrized, loops dropped, duplicates merged).
+ * The undirected simple graph of `graph`: itself when it is undirected with strictly increasing rows (no loops,
+ * no duplicates, sorted for the intersections' binary search; one pass and one read-back to check), else built
+ * on the GPU (symmetrized, loops dropped, duplicates merged, rows sorted).
  */
 async function simpleUndirected(graph: DeviceGraph): Promise<DeviceGraph> {
   const device = graph.device;
@@ -43,8 +46,8 @@ async function simpleUndirected(graph: DeviceGraph): Promise<DeviceGraph> {
         m,
         wgsl`(e: u32) {
   let u = ${source}(e);
-  let t = ${graph.targets}[e];
-  if (t == u || (e > ${graph.offsets}[u] && ${graph.targets}[e - 1u] == t)) { atomicStore(&${atomic(flag)}[0], 1u); }
+  let t = ${load(graph.chunkedTargets, 'e')};
+  if (t == u || (e > ${graph.offsets}[u] && ${load(graph.chunkedTargets, 'e - 1u')} >= t)) { atomicStore(&${atomic(flag)}[0], 1u); }
 }`,
       );
       await rec.submit();
@@ -60,7 +63,7 @@ async function simpleUndirected(graph: DeviceGraph): Promise<DeviceGraph> {
     await transform(
       rec,
       m,
-      wgsl`(e: u32) { ${rw(src)}[e] = ${source}(e); ${rw(dst)}[e] = ${graph.targets}[e]; }`,
+      wgsl`(e: u32) { ${rw(src)}[e] = ${source}(e); ${rw(dst)}[e] = ${load(graph.chunkedTargets, 'e')}; }`,
     );
     await rec.submit();
     const built = await deviceGraphFromEdgeList(device, {
@@ -124,7 +127,6 @@ async function similarity(
   metric: SimilarityMetric,
 ): Promise<SimilarityResult> {
   checkDeviceGraph(graph);
-  graph.requireUnchunked(metric);
   const { first, second } = pairColumns(pairs, graph.vertexCount);
   const count = first.length;
   const undirected = graph.directed;
@@ -205,7 +207,6 @@ export async function jaccardAll(
   options: JaccardAllOptions = {},
 ): Promise<SimilarityResult> {
   checkDeviceGraph(graph);
-  graph.requireUnchunked('jaccardAll');
   const sources = checkVertices(vertices, graph.vertexCount, 'vertices');
   const topK = checkTopK(options.topK);
   const k = sources.length;
@@ -227,7 +228,7 @@ export async function jaccardAll(
     return x;
   };
   try {
-    const { offsets, targets } = simple;
+    const { offsets, chunkedTargets: targets } = simple;
     const degree = wgsl`(v: u32) -> u32 { return ${offsets}[v + 1u] - ${offsets}[v]; }`;
     const vs = device.upload(sources, { label: 'jaccardAll vertices' });
     made.push(vs);
@@ -252,7 +253,7 @@ export async function jaccardAll(
     const hopOf = segment(hopStart, k);
     const hopVertex = wgsl`(h: u32) -> u32 {
   let i = ${hopOf}(h);
-  return ${targets}[${offsets}[${vs}[i]] + h - ${hopStart}[i]];
+  return ${load(targets, inline(wgsl`${offsets}[${vs}[i]] + h - ${hopStart}[i]`))};
 }`;
     const pathStart = arr('u32', hops, 'path starts');
     const pathLength = wgsl`(h: u32) -> u32 { return ${degree}(${hopVertex}(h)); }`;
@@ -273,7 +274,7 @@ export async function jaccardAll(
       wgsl`(p: u32) {
   let h = ${pathOf}(p);
   let w = ${hopVertex}(h);
-  ${rw(ends)}[p] = ${targets}[${offsets}[w] + p - ${pathStart}[h]];
+  ${rw(ends)}[p] = ${load(targets, inline(wgsl`${offsets}[w] + p - ${pathStart}[h]`))};
   ${rw(ids)}[p] = p;
 }`,
     );
@@ -287,7 +288,7 @@ export async function jaccardAll(
       wgsl`(p: u32) {
   let path = ${ids}[p];
   let h = ${pathOf}(path);
-  ${rw(ends)}[p] = ${targets}[${offsets}[${hopVertex}(h)] + path - ${pathStart}[h]];
+  ${rw(ends)}[p] = ${load(targets, inline(wgsl`${offsets}[${hopVertex}(h)] + path - ${pathStart}[h]`))};
 }`,
     );
     await recordRuns(

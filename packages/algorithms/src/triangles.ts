@@ -1,8 +1,8 @@
-import { type DeviceArray, type GpuCount, InputError, type Recorder, wgsl } from '@weft/gpu';
+import { type DeviceArray, type GpuCount, InputError, load, type Recorder, wgsl } from '@weft/gpu';
 import { checkDeviceGraph, type DeviceGraph, hasNeighbor } from '@weft/graph';
 import { neighborhoodReduce } from '@weft/operators';
 import type { Problem } from './common.ts';
-import { undirectedGraphOf } from './undirected.ts';
+import { simpleUndirectedGraph, undirectedGraphOf } from './undirected.ts';
 
 export interface TrianglesResult {
   /** Triangles of the undirected simple graph, each counted once. */
@@ -43,7 +43,7 @@ export class TrianglesProblem implements Problem<TrianglesResult> {
 
   async step(rec: Recorder, iteration: number): Promise<void> {
     if (iteration > 0) return;
-    const { offsets, targets } = this.graph;
+    const { offsets, chunkedTargets } = this.graph;
     const before = wgsl`(a: u32, b: u32) -> bool {
   let da = ${offsets}[a + 1u] - ${offsets}[a];
   let db = ${offsets}[b + 1u] - ${offsets}[b];
@@ -55,7 +55,7 @@ export class TrianglesProblem implements Problem<TrianglesResult> {
   var c = 0u;
   let end = ${offsets}[u + 1u];
   for (var k = ${offsets}[u]; k < end; k++) {
-    let w = ${targets}[k];
+    let w = ${load(chunkedTargets, 'k')};
     if (${before}(v, w) && ${contains}(v, w)) { c++; }
   }
   return c;
@@ -87,8 +87,8 @@ export class TrianglesProblem implements Problem<TrianglesResult> {
  */
 export async function triangleCount(graph: DeviceGraph): Promise<TrianglesResult> {
   checkDeviceGraph(graph);
-  graph.requireUnchunked('triangleCount');
-  const simple = await undirectedGraphOf(graph);
+  // The count binary-searches the rows: a multigraph or unsorted rows (a scatter build) are rebuilt first.
+  const simple = graph.edgeCount === 0 ? await undirectedGraphOf(graph) : await simpleUndirectedGraph(graph);
   const problem = new TrianglesProblem(simple);
   try {
     const rec = graph.device.recorder({ label: 'triangles' });

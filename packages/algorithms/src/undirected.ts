@@ -1,4 +1,4 @@
-import { atomic, rw, wgsl } from '@weft/gpu';
+import { atomic, inline, load, rw, wgsl } from '@weft/gpu';
 import { type DeviceGraph, deviceGraphFromEdgeList, uploadGraph } from '@weft/graph';
 import { advancePush } from '@weft/operators';
 
@@ -10,13 +10,13 @@ export async function simpleUndirectedGraph(graph: DeviceGraph): Promise<DeviceG
   const device = graph.device;
   const m = graph.edgeCount;
   if (m === 0) return graph;
-  const { offsets, targets } = graph;
+  const { offsets, chunkedTargets } = graph;
   if (!graph.directed) {
     const bad = device.array('u32', 1, { label: 'simple graph check' });
     try {
       bad.upload([0]);
       const check = wgsl`(src: u32, dst: u32, edge: u32) -> bool {
-  if (dst == src || (edge > ${offsets}[src] && ${targets}[edge - 1u] >= dst)) { atomicStore(&${atomic(bad)}[0], 1u); }
+  if (dst == src || (edge > ${offsets}[src] && ${load(chunkedTargets, 'edge - 1u')} >= dst)) { atomicStore(&${atomic(bad)}[0], 1u); }
   return false;
 }`;
       await advancePush(device, graph, 'all', check);
@@ -26,6 +26,9 @@ export async function simpleUndirectedGraph(graph: DeviceGraph): Promise<DeviceG
     }
   }
   const src = device.array('u32', m, { label: 'arc sources' });
+  // The build reads one target column: targets in chunks are copied into one (edge-sized scratch).
+  const dst = graph.chunked ? device.array('u32', m, { label: 'arc targets' }) : undefined;
+  const copy = inline(dst ? wgsl`${rw(dst)}[edge] = d;` : wgsl``);
   try {
     await advancePush(
       device,
@@ -33,18 +36,20 @@ export async function simpleUndirectedGraph(graph: DeviceGraph): Promise<DeviceG
       'all',
       wgsl`(s: u32, d: u32, edge: u32) -> bool {
   ${rw(src)}[edge] = s;
+  ${copy}
   return false;
 }`,
     );
     const built = await deviceGraphFromEdgeList(device, {
       src,
-      dst: targets,
+      dst: dst ?? graph.targets,
       vertexCount: graph.vertexCount,
       directed: false,
     });
     return built.graph;
   } finally {
     src.destroy();
+    dst?.destroy();
   }
 }
 

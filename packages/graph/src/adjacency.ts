@@ -1,4 +1,4 @@
-import { type Functor, wgsl } from '@weft/gpu';
+import { type Functor, load, wgsl } from '@weft/gpu';
 import type { DeviceGraph } from './device-graph.ts';
 
 /**
@@ -7,13 +7,13 @@ import type { DeviceGraph } from './device-graph.ts';
  * triangle counting.
  */
 export function hasNeighbor(graph: DeviceGraph): Functor {
-  const { offsets, targets } = graph;
+  const { offsets, chunkedTargets } = graph;
   return wgsl`(v: u32, w: u32) -> bool {
   var lo = ${offsets}[v];
   var hi = ${offsets}[v + 1u];
   while (lo < hi) {
     let mid = lo + (hi - lo) / 2u;
-    let x = ${targets}[mid];
+    let x = ${load(chunkedTargets, 'mid')};
     if (x == w) { return true; }
     if (x < w) { lo = mid + 1u; } else { hi = mid; }
   }

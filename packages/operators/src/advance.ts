@@ -140,6 +140,14 @@ export function edgeIdFunctor(edgeIds: DeviceArray<'u32'> | undefined): Functor 
   return edgeIds ? wgsl`(k: u32) -> u32 { return ${edgeIds}[k]; }` : wgsl`(k: u32) -> u32 { return k; }`;
 }
 
+/**
+ * `(k: u32) -> u32`: the neighbor at position `k` of an edge view's `column`, for kernels that name their
+ * bindings (`queueDrainWgsl(..., chunked = true)`, the small-frontier engine) and so cannot interpolate it.
+ */
+export function neighborFunctor(column: ChunkedArray<'u32'>): Functor {
+  return wgsl`(k: u32) -> u32 { return ${load(column, 'k')}; }`;
+}
+
 /** `(seg: u32) -> u32`: the vertex of segment `seg`: the frontier's entry, or `seg` itself for all vertices. */
 export function vertexOfFunctor(input: FrontierView | 'all'): Functor {
   return input === 'all'

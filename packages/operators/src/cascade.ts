@@ -8,7 +8,7 @@ import {
   wgsl,
 } from '@weft/gpu';
 import { type DeviceGraph, FrontierBitmap } from '@weft/graph';
-import { edgeIdFunctor, edgeView } from './advance.ts';
+import { edgeIdFunctor, edgeView, neighborFunctor } from './advance.ts';
 import type { EnactorLoop } from './enactor.ts';
 
 /**
@@ -96,16 +96,18 @@ export class Cascade implements EnactorLoop {
     const back = both ? edgeView(this.graph, 'in', 'cascade') : undefined;
     const edgeId = (ids: DeviceArray<'u32'> | undefined) =>
       this.options.edgeIds === false ? wgsl`(k: u32) -> u32 { return ${u32(NONE)}; }` : edgeIdFunctor(ids);
+    // Neighbors in chunks are read through the chunk accessor; one array stays a plain binding.
+    const chunked = !view.column.single || (back !== undefined && !back.column.single);
     this.#kernel ??= await rec.device.kernel({
       label: `cascade ${direction}`,
       params: { n: 'u32', from_marks: 'u32' },
       bindings: {
         offsets: { type: 'array<u32>', access: 'read' },
-        neighbors: { type: 'array<u32>', access: 'read' },
+        ...(chunked ? {} : { neighbors: { type: 'array<u32>', access: 'read' } }),
         ...(back
           ? {
               in_offsets: { type: 'array<u32>', access: 'read' },
-              in_neighbors: { type: 'array<u32>', access: 'read' },
+              ...(chunked ? {} : { in_neighbors: { type: 'array<u32>', access: 'read' } }),
             }
           : {}),
         marks_in: { type: 'array<u32>', access: 'read' },
@@ -119,8 +121,14 @@ export class Cascade implements EnactorLoop {
         ...(back
           ? { weft_in_edge: this.options.inEdge ?? this.edge, weft_in_edge_id: edgeId(back.edgeIds) }
           : {}),
+        ...(chunked
+          ? {
+              weft_neighbor: neighborFunctor(view.column),
+              ...(back ? { weft_in_neighbor: neighborFunctor(back.column) } : {}),
+            }
+          : {}),
       },
-      code: cascadeWgsl(this.options.queue ?? CASCADE_QUEUE, !!back),
+      code: cascadeWgsl(this.options.queue ?? CASCADE_QUEUE, !!back, chunked),
     });
     const parity = iteration % 2;
     const marksIn = this.#marks[parity]!;
@@ -130,8 +138,8 @@ export class Cascade implements EnactorLoop {
     rec.dispatch(this.#kernel, {
       bindings: {
         offsets: view.offsets,
-        neighbors: view.neighbors,
-        ...(back ? { in_offsets: back.offsets, in_neighbors: back.neighbors } : {}),
+        ...(chunked ? {} : { neighbors: view.neighbors }),
+        ...(back ? { in_offsets: back.offsets, ...(chunked ? {} : { in_neighbors: back.neighbors }) } : {}),
         marks_in: marksIn.words,
         marks_out: marksOut.words,
         marked: this.#state,
@@ -161,9 +169,18 @@ export class Cascade implements EnactorLoop {
  * when `slot < CAP`. Call `drain_queue` in uniform control flow. A round takes up to a workgroup of queued
  * vertices, sums their degrees in workgroup memory and spreads the round's edges evenly over the threads
  * (each finds its vertex by binary search), so one hub or a few long lists do not leave threads idle; each
- * thread loads four edges' neighbors before visiting them.
+ * thread loads four edges' neighbors before visiting them. With `chunked`, neighbors are read through
+ * `weft_neighbor(e)` and `weft_in_neighbor(e)` (see {@link neighborFunctor}) instead of the two bindings, so
+ * the neighbor ids may be stored in chunks.
  */
-export function queueDrainWgsl(workgroupSize: number, capacity: number, both = false): string {
+export function queueDrainWgsl(
+  workgroupSize: number,
+  capacity: number,
+  both = false,
+  chunked = false,
+): string {
+  const out = chunked ? 'weft_neighbor(edge[j].y)' : 'neighbors[edge[j].y]';
+  const inn = chunked ? 'weft_in_neighbor(edge[j].y)' : 'in_neighbors[edge[j].y]';
   const inDecl = both
     ? '\nvar<workgroup> round_out: array<u32, WG>;\nvar<workgroup> round_in_first: array<u32, WG>;'
     : '';
@@ -182,13 +199,13 @@ export function queueDrainWgsl(workgroupSize: number, capacity: number, both = f
   return vec3<u32>(round_vertex[lo], round_in_first[lo] + at - round_out[lo], 1u);`
     : `
   return vec3<u32>(round_vertex[lo], round_first[lo] + i - before, 0u);`;
-  const load = both
+  const read = both
     ? `if (edge[j].z != 0u) {
-            dst[j] = in_neighbors[edge[j].y];
+            dst[j] = ${inn};
           } else {
-            dst[j] = neighbors[edge[j].y];
+            dst[j] = ${out};
           }`
-    : 'dst[j] = neighbors[edge[j].y];';
+    : `dst[j] = ${out};`;
   const visit = both
     ? `if (edge[j].z != 0u) {
             weft_visit_in(edge[j].x, dst[j], edge[j].y);
@@ -253,7 +270,7 @@ fn drain_queue(lid: u32) {
         let i = base + j * WG;
         if (i < total) {
           edge[j] = round_edge(i, take);
-          ${load}
+          ${read}
         }
       }
       for (var j = 0u; j < UNROLL; j++) {
@@ -271,7 +288,7 @@ fn drain_queue(lid: u32) {
 }
 
 /** A chunk's seeds are queued and drained before the next chunk, so the queue holds one chunk's cascade. */
-function cascadeWgsl(queue: number, both: boolean): string {
+function cascadeWgsl(queue: number, both: boolean, chunked: boolean): string {
   const visitIn = both
     ? `
 
@@ -279,7 +296,7 @@ fn weft_visit_in(src: u32, dst: u32, e: u32) {
   if (weft_in_edge(src, dst, weft_in_edge_id(e))) { push(dst); }
 }`
     : '';
-  return /* wgsl */ `${queueDrainWgsl(CASCADE_WORKGROUP, queue, both)}
+  return /* wgsl */ `${queueDrainWgsl(CASCADE_WORKGROUP, queue, both, chunked)}
 
 fn push(v: u32) {
   let slot = atomicAdd(&tail, 1u);

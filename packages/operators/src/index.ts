@@ -10,6 +10,7 @@ export {
   AdvanceWorkspace,
   advancePull,
   advancePush,
+  neighborFunctor,
 } from './advance.ts';
 export {
   advanceDirectionOptimized,

@@ -3,6 +3,7 @@ import {
   type DeviceArray,
   type Functor,
   InputError,
+  load,
   onTarget,
   rw,
   type Target,
@@ -54,7 +55,7 @@ export async function intersectionCount(
       'options.emit.starts',
     );
   }
-  const { offsets, targets } = graph;
+  const { offsets, chunkedTargets } = graph;
   const accept = options.accept ?? wgsl`(a: u32, b: u32, w: u32) -> bool { return true; }`;
   const contains = hasNeighbor(graph);
   // `(i: u32, found: fn(c: u32, w: u32))`: the accepted common neighbors of pair i, in increasing order.
@@ -66,7 +67,7 @@ export async function intersectionCount(
   var c = 0u;
   let end = ${offsets}[short + 1u];
   for (var k = ${offsets}[short]; k < end; k++) {
-    let w = ${targets}[k];
+    let w = ${load(chunkedTargets, 'k')};
     if (${accept}(a, b, w) && ${contains}(long, w)) {
       ${found}(i, c, w);
       c++;

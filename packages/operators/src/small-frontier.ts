@@ -13,7 +13,7 @@ import {
   wgsl,
 } from '@weft/gpu';
 import type { DeviceGraph, FrontierView } from '@weft/graph';
-import { edgeIdFunctor, edgeView } from './advance.ts';
+import { edgeIdFunctor, edgeView, neighborFunctor } from './advance.ts';
 
 /** Why a small-frontier dispatch stopped (`SmallFrontierState` word `exit`). */
 export const SMALL_FRONTIER_EXIT = {
@@ -255,8 +255,11 @@ export async function advanceSmallFrontier(
   const { state } = options;
   const device = graph.device;
   const direction = options.direction ?? 'out';
-  const { offsets, neighbors, edgeIds } = edgeView(graph, direction === 'in' ? 'in' : 'out', who);
+  const view = edgeView(graph, direction === 'in' ? 'in' : 'out', who);
+  const { offsets, edgeIds } = view;
   const inEdges = direction === 'both' && graph.directed ? edgeView(graph, 'in', who) : undefined;
+  // Neighbors in chunks are read through the chunk accessor (a binding a chunk); one array stays a binding.
+  const chunked = !view.column.single || (inEdges !== undefined && !inEdges.column.single);
   const maxLevels = options.maxLevels ?? 4096;
   if (!Number.isInteger(maxLevels) || maxLevels < 0 || maxLevels > MAX_LEVELS_PER_DISPATCH) {
     throw new InputError(
@@ -290,15 +293,21 @@ export async function advanceSmallFrontier(
         count: { type: 'array<u32>', access: 'read_write' },
         state: { type: 'array<u32>', access: 'read_write' },
         offsets: { type: 'array<u32>', access: 'read' },
-        neighbors: { type: 'array<u32>', access: 'read' },
+        ...(chunked ? {} : { neighbors: { type: 'array<u32>', access: 'read' } }),
         ...(inEdges
           ? {
               in_offsets: { type: 'array<u32>', access: 'read' },
-              in_neighbors: { type: 'array<u32>', access: 'read' },
+              ...(chunked ? {} : { in_neighbors: { type: 'array<u32>', access: 'read' } }),
             }
           : {}),
       },
       functors: {
+        ...(chunked
+          ? {
+              weft_neighbor: neighborFunctor(view.column),
+              ...(inEdges ? { weft_in_neighbor: neighborFunctor(inEdges.column) } : {}),
+            }
+          : {}),
         weft_edge: functor,
         weft_edge_id: edgeIdFunctor(edgeIds),
         ...(inEdges ? { weft_in_edge_id: edgeIdFunctor(inEdges.edgeIds) } : {}),
@@ -314,11 +323,21 @@ export async function advanceSmallFrontier(
         !!options.onEmpty,
         inEdges !== undefined,
         !!options.onLevel,
+        chunked,
       ),
     });
-    const inBindings = inEdges ? { in_offsets: inEdges.offsets, in_neighbors: inEdges.neighbors } : {};
+    const inBindings = inEdges
+      ? { in_offsets: inEdges.offsets, ...(chunked ? {} : { in_neighbors: inEdges.neighbors }) }
+      : {};
     rec.dispatch(kernel, {
-      bindings: { items, count: length.array, state: state.words, offsets, neighbors, ...inBindings },
+      bindings: {
+        items,
+        count: length.array,
+        state: state.words,
+        offsets,
+        ...(chunked ? {} : { neighbors: view.neighbors }),
+        ...inBindings,
+      },
       params: {
         count_index: length.index,
         capacity: items.length,
@@ -343,6 +362,7 @@ function smallFrontierWgsl(
   onEmpty: boolean,
   both: boolean,
   onLevel: boolean,
+  chunked: boolean,
 ): string {
   // Without withLevel (or onLevel, which is told the level's index too) the text is the engine's original,
   // so its pipelines and snapshots do not change.
@@ -386,7 +406,7 @@ fn weft_frontier_append(v: u32) { push(v, append_counter, append_side); }`,
         visit: `
 
 fn visit_in(src: u32, k: u32, c: u32, s: u32) {
-  let dst = in_neighbors[k];
+  let dst = ${chunked ? 'weft_in_neighbor(k)' : 'in_neighbors[k]'};
   if (weft_edge(src, dst, weft_in_edge_id(k)${level.arg})) { push(dst, c, s); }
 }`,
         range: '\n        let in_first = in_offsets[src];\n        let in_end = in_offsets[src + 1u];',
@@ -448,7 +468,7 @@ fn push(v: u32, c: u32, s: u32) {
 }
 
 fn visit(src: u32, k: u32, c: u32, s: u32) {
-  let dst = neighbors[k];
+  let dst = ${chunked ? 'weft_neighbor(k)' : 'neighbors[k]'};
   if (weft_edge(src, dst, weft_edge_id(k)${level.arg})) { push(dst, c, s); }
 }${inEdges.visit}
 

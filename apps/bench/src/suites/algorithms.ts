@@ -1334,6 +1334,13 @@ export const cases: BenchCase[] = [
   chunkedCase(bfsCase(mesh, 'push', 'thread-mapped')),
   chunkedCase(pageRankCase(kron)),
   chunkedCase(componentsCase(kron)),
+  chunkedCase(kcoreCase(kron)),
+  chunkedCase(sccCase(kronDirected)),
+  chunkedCase(trianglesCase(mesh)),
+  chunkedCase(jaccardCase(kron)),
+  chunkedCase(mstCase(kron)),
+  chunkedCase(louvainCase(kron)),
+  chunkedCase(betweennessCase(kron)),
 ];
 
 /**

@@ -64,7 +64,8 @@ export class BfsProblem
     this.queue = new FrontierQueue(device, graph.vertexCount, { label: 'bfs frontier' });
     this.workspace = new AdvanceWorkspace(device, this.queue.capacity);
     this.variant = variant?.(this);
-    // The engine binds the targets as one array: on a chunked graph 'auto' leaves it off ('on' refuses).
+    // The engine binds each chunk of the targets, beside its own buffers: on a chunked graph 'auto' leaves it
+    // off, and 'on' runs it where the stage has the storage buffers (else a DeviceLimitError).
     const chunkedAuto = graph.chunked && (options.smallFrontier ?? 'auto') === 'auto';
     const tuning = chunkedAuto ? undefined : smallFrontierOf(options, variant !== undefined, graph.device);
     this.smallFrontier = tuning && {

@@ -375,7 +375,7 @@ function smallFrontierOf(graph: DeviceGraph, options: SsspProblemOptions): SsspE
   const mode = options.smallFrontier ?? 'auto';
   if (mode === 'off') return undefined;
   // 'auto': the graphs where BFS's 'auto' runs the engine, sparse ones, whose frontiers stay small; not a
-  // graph stored in chunks, whose targets the engine cannot bind ('on' refuses there).
+  // graph stored in chunks, whose every chunk the engine binds ('on' runs where the stage has the buffers).
   if (mode === 'auto') {
     const fits = smallFrontierFits(graph.device) && !graph.chunked;
     return prefersBitmapClaims(graph) || !fits ? undefined : {};
