@@ -30,8 +30,8 @@ export interface BinaryCsrUpload {
 
 /** Bytes gathered before one upload: whole words, and few enough writes for a file of billions of arcs. */
 const STAGE_BYTES = 1 << 24;
-/** Uploads queued between waits for the GPU, so the engine's staging copies do not pile up. */
-const WAIT_BYTES = 1 << 28;
+/** Stages queued between waits for the GPU (256 MiB at the default stage), so staging copies do not pile up. */
+const STAGES_PER_WAIT = 16;
 
 /**
  * Streams a column's bytes into a chunked device array through a staging buffer of whole words, checking
@@ -43,7 +43,6 @@ class ColumnSink implements SectionSink {
   /** Elements queued so far. */
   #written = 0;
   #sinceWait = 0;
-  readonly pending: Promise<unknown>[] = [];
 
   constructor(
     readonly array: ChunkedArray<'u32' | 'i32' | 'f32'>,
@@ -53,19 +52,22 @@ class ColumnSink implements SectionSink {
     this.#stage = new Uint8Array(stageBytes);
   }
 
-  write(piece: Uint8Array): void {
+  async write(piece: Uint8Array): Promise<void> {
     let i = 0;
     while (i < piece.length) {
       const take = Math.min(this.#stage.length - this.#staged, piece.length - i);
       this.#stage.set(piece.subarray(i, i + take), this.#staged);
       this.#staged += take;
       i += take;
-      if (this.#staged === this.#stage.length) this.flush();
+      if (this.#staged === this.#stage.length) await this.flush();
     }
   }
 
-  /** Queues the staged words (the section's length is whole words, so the last flush is too). */
-  flush(): void {
+  /**
+   * Queues the staged words (the section's length is whole words, so the last flush is too); every
+   * `STAGES_PER_WAIT` stages it waits for the queue, so the engine's staging copies of a huge file do not pile up.
+   */
+  async flush(): Promise<void> {
     const words = this.#staged >>> 2;
     if (words === 0) return;
     const bits = new Uint32Array(this.#stage.buffer, 0, words);
@@ -80,9 +82,9 @@ class ColumnSink implements SectionSink {
     this.#written += words;
     this.#staged = 0;
     this.#sinceWait += 4 * words;
-    if (this.#sinceWait >= WAIT_BYTES) {
+    if (this.#sinceWait >= STAGES_PER_WAIT * this.#stage.length) {
       this.#sinceWait = 0;
-      this.pending.push(this.array.device.device.queue.onSubmittedWorkDone());
+      await this.array.device.device.queue.onSubmittedWorkDone();
     }
   }
 }
@@ -138,8 +140,7 @@ export async function uploadBinaryCsr(
       }
       return [offsets, ...sinks];
     });
-    for (const s of sinks) s.flush();
-    await Promise.all(sinks.flatMap((s) => s.pending));
+    for (const s of sinks) await s.flush();
     const n = header.vertexCount;
     const hostOffsets = new Uint32Array(offsets!.buffer);
     checkBinaryCsrOffsets(hostOffsets, header.edgeCount, fail);

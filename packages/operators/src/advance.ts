@@ -198,15 +198,17 @@ export async function advancePush(
   let dst = ${load(column, 'k')};
   if (${functor}(src, dst, ${edgeIdFunctor(edgeIds)}(k))) { ${append}(dst); }
 }`;
-  const walk = wgsl`(i: u32) {
+  // A thread walks one input vertex's edges, handing each accepted dst to `emit`.
+  const walkWith = (emit: Functor) => wgsl`(i: u32) {
   let src = ${vertexOfFunctor(input)}(i);
   let first = ${offsets}[src];
   let end = ${offsets}[src + 1u];
   for (var k = first; k < end; k++) {
     let dst = ${load(column, 'k')};
-    if (${functor}(src, dst, ${edgeIdFunctor(edgeIds)}(k))) { ${append}(dst); }
+    if (${functor}(src, dst, ${edgeIdFunctor(edgeIds)}(k))) { ${emit}(dst); }
   }
 }`;
+  const walk = walkWith(append);
   const maxDegree = options.threadMappedMaxDegree ?? THREAD_MAPPED_MAX_DEGREE;
   if (!(maxDegree >= 0)) {
     throw new InputError(`threadMappedMaxDegree must be >= 0, got ${maxDegree}`, 'options');
@@ -229,14 +231,7 @@ export async function advancePush(
         const before = rec.scratch('u32', visited.words.length, 'advance visited before');
         rec.copy(visited.words, before);
         const mark = wgsl`(v: u32) { atomicOr(&${atomic(visited.words)}[v >> 5u], 1u << (v & 31u)); }`;
-        const walkBits = wgsl`(i: u32) {
-  let src = ${vertexOfFunctor(input)}(i);
-  let end = ${offsets}[src + 1u];
-  for (var k = ${offsets}[src]; k < end; k++) {
-    let dst = ${load(column, 'k')};
-    if (${functor}(src, dst, ${edgeIdFunctor(edgeIds)}(k))) { ${mark}(dst); }
-  }
-}`;
+        const walkBits = walkWith(mark);
         await transform(rec, count, walkBits, { itemsPerThread: 1 });
         await bitmapToQueue(rec, visited, output, {
           append: true,

@@ -71,7 +71,8 @@ export interface BinaryCsrOptions {
 
 /** Where a section's bytes go as they arrive. */
 export interface SectionSink {
-  write(piece: Uint8Array): void;
+  /** May return a promise: the reader waits for it before the next piece (a sink that pauses for the GPU). */
+  write(piece: Uint8Array): void | Promise<void>;
 }
 
 /**
@@ -213,7 +214,7 @@ export async function streamBinaryCsr(
         fail(position, `extra bytes after the checksum (the header implies ${total} bytes)`);
       const take = Math.min(lengths[section]! - filled, chunk.length - i);
       const piece = chunk.subarray(i, i + take);
-      sinks[section]!.write(piece);
+      await sinks[section]!.write(piece);
       if (section < lengths.length - 1) crc = crc32(crc, piece);
       position += take;
       i += take;
