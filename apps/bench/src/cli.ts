@@ -50,6 +50,8 @@ const USAGE = `usage: weft bench [options]
   --cases REGEX     only cases whose name matches
   --repeat N        timed runs per measurement after one warm-up (default 10; 3 on software adapters)
   --warmup-ms N     warm-up time per measurement before timing (default 1000; 0 on software adapters)
+  --batch-ms N      aim for timed submits of about N ms of GPU work, runs batched (default 250; 0 on software
+                    adapters): shorter submits leave the GPU idle between them and its clocks drop
   --seed N          seed of every generated input (default 1)
   --json FILE       write every parameter and measurement as JSON
   --html FILE       write a self-contained HTML report with charts
@@ -101,6 +103,7 @@ async function bench(args: string[]): Promise<number> {
       repeat: { type: 'string' },
       seed: { type: 'string', default: '1' },
       'warmup-ms': { type: 'string' },
+      'batch-ms': { type: 'string' },
       json: { type: 'string' },
       html: { type: 'string' },
       anchors: { type: 'string', multiple: true, default: [] },
@@ -152,6 +155,7 @@ async function runBench(
     repeat?: string | undefined;
     seed: string;
     'warmup-ms'?: string | undefined;
+    'batch-ms'?: string | undefined;
     json?: string | undefined;
     html?: string | undefined;
     anchors: string[];
@@ -212,6 +216,7 @@ async function runSuites(
   const repeat = Number(values.repeat ?? (software ? 3 : 10));
   const seed = Number(values.seed);
   const warmupMs = Number(values['warmup-ms'] ?? (software ? 0 : 1000));
+  const batchMs = Number(values['batch-ms'] ?? (software ? 0 : 250));
   const filter = values.cases ? new RegExp(values.cases) : undefined;
   const anchors = await readAnchors(values.anchors);
   const sources = values.sources ?? (software ? '3' : '64');
@@ -234,7 +239,7 @@ async function runSuites(
     repeat,
     seed,
     warmupMs,
-    batchMs: software ? 0 : 20,
+    batchMs,
     maxBatch: 400,
     onMeasured: (m: Measurement) => {
       if (!process.stdout.isTTY || process.env['CI']) {
