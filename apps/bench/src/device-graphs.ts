@@ -4,6 +4,7 @@ import { atomic, type Functor, rw, transform, u32, type WeftDevice, WeftError, w
 import type { DeviceGraph } from '@weft/graph';
 import { kroneckerMultigraphOnDevice } from '@weft/graph/generators';
 import type { GraphStats } from './graphs.ts';
+import { pageRankStepError } from './validate.ts';
 
 /*
  * Kronecker graphs too large for the host (`--kron SCALE` whose arcs exceed one storage binding, or every
@@ -276,11 +277,7 @@ export async function verifyComponentsStreamed(
   return null;
 }
 
-/**
- * PageRank (unweighted, damping `alpha`): ranks sum to 1 and one power-iteration step from them, in f64 on
- * the host, moves no vertex by more than `relTolerance` of its rank (the GPU stops once no rank moves by
- * 1e-5 relative; the margin is for f32 sums over hub vertices' lists).
- */
+/** PageRank by a one-step residual (`pageRankStepError`) over the arcs streamed back chunk by chunk. */
 export async function verifyPageRankStreamed(
   g: Pick<DeviceBenchGraph, 'graph' | 'offsets'>,
   ranks: Float32Array,
@@ -290,28 +287,18 @@ export async function verifyPageRankStreamed(
   const n = g.graph.vertexCount;
   const { offsets } = g;
   if (ranks.length !== n) return `${ranks.length} ranks for ${n} vertices`;
-  let total = 0;
-  let dangling = 0;
-  const share = new Float64Array(n);
-  for (let v = 0; v < n; v++) {
-    total += ranks[v]!;
-    const d = offsets[v + 1]! - offsets[v]!;
-    if (d === 0) dangling += ranks[v]!;
-    else share[v] = ranks[v]! / d;
-  }
-  if (Math.abs(total - 1) > 1e-3) return `ranks sum to ${total}, expected 1`;
-  const sums = new Float64Array(n);
-  await walkArcs(g.graph, offsets, false, (u, v) => {
-    sums[v] = sums[v]! + share[u]!;
-    return undefined;
-  });
-  for (let v = 0; v < n; v++) {
-    const next = (1 - alpha) / n + alpha * (sums[v]! + dangling / n);
-    if (!(Math.abs(next - ranks[v]!) <= relTolerance * next)) {
-      return `rank of vertex ${v} is ${ranks[v]}, one more iteration gives ${next} (relative tolerance ${relTolerance})`;
-    }
-  }
-  return null;
+  return pageRankStepError(
+    ranks,
+    (v) => offsets[v + 1]! - offsets[v]!,
+    async (visit) => {
+      await walkArcs(g.graph, offsets, false, (u, v) => {
+        visit(u, v);
+        return undefined;
+      });
+    },
+    alpha,
+    relTolerance,
+  );
 }
 
 /**
