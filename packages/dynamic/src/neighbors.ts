@@ -1,4 +1,5 @@
 import { type Functor, lit, u32, wgsl } from '@weft/gpu';
+import type { NeighborParts } from '@weft/operators';
 import type { DynamicGraph } from './dynamic-graph.ts';
 import {
   A_BUMP,
@@ -66,6 +67,39 @@ export function forEachSlabEdge(graph: DynamicGraph, visit: Functor): Functor {
     let k = ${slabs}[at + lane];
     if (k < ${lit(`${TOMBSTONE}u`)}) { ${visit}(u, k, at + lane); }
   }
+}`;
+}
+
+/**
+ * A vertex's base buckets as its parts: `(v, part)` walks bucket `part`'s chain. Vertices of degree 0
+ * (deleted ones included) have no parts, so their cleared buckets cost nothing.
+ */
+export function slabParts(graph: DynamicGraph): NeighborParts {
+  const slabs = graph.slabs;
+  return {
+    count: wgsl`(v: u32) -> u32 {
+  return select(${vertexWord(graph, V_BUCKETS)}(v), 0u, ${vertexWord(graph, V_DEGREE)}(v) == 0u);
+}`,
+    forEach: (visit) => wgsl`(v: u32, part: u32) {
+  var slab = ${vertexWord(graph, V_BASE)}(v) + part;
+  for (var hop = 0u; hop <= ${u32(graph.slabCapacity)} && slab != ${lit(`${NULL_SLAB}u`)}; hop++) {
+    let at = slab * ${lit(`${SLAB_WORDS}u`)};
+    for (var lane = 0u; lane < ${lit(`${KEY_SLOTS}u`)}; lane++) {
+      let k = ${slabs}[at + lane];
+      if (k < ${lit(`${TOMBSTONE}u`)}) { ${visit}(v, k, at + lane); }
+    }
+    slab = ${slabs}[at + ${lit(`${NEXT_WORD}u`)}];
+  }
+}`,
+    capacity: Math.max(1, graph.slabCapacity),
+  };
+}
+
+/** `(u: u32, v: u32) -> bool`: whether `u -> v` is an edge; false where `u` is not a vertex of the graph. */
+export function hasEdgeFunctor(graph: DynamicGraph): Functor {
+  return wgsl`(u: u32, v: u32) -> bool {
+  if (!${isAliveFunctor(graph)}(u) || ${vertexWord(graph, V_DEGREE)}(u) == 0u) { return false; }
+  return ${findEdgeFunctor(graph)}(u, v) != ${lit(`${NOT_FOUND}u`)};
 }`;
 }
 
