@@ -12,7 +12,7 @@ import {
   wgsl,
 } from '@weft/gpu';
 import type { DeviceGraph, HostCsr, HostEdgeList } from '@weft/graph';
-import type { NeighborGraph, NeighborParts, NeighborWeights } from '@weft/operators';
+import type { NeighborBlocks, NeighborGraph, NeighborParts, NeighborWeights } from '@weft/operators';
 import { transformScan } from '@weft/scan';
 import { sortPairs } from '@weft/sort';
 import { coopDeleteKernel, coopInsertKernel, coopQueryKernel } from './coop-kernels.ts';
@@ -37,7 +37,7 @@ import {
   VERTEX_WORDS,
   WORKGROUP,
 } from './layout.ts';
-import { forEachSlabNeighbor, hasEdgeFunctor, slabDegree, slabParts } from './neighbors.ts';
+import { forEachSlabEdge, forEachSlabNeighbor, hasEdgeFunctor, slabDegree, slabParts } from './neighbors.ts';
 import {
   rehashPlanKernel,
   rehashReleaseKernel,
@@ -366,6 +366,11 @@ export class DynamicGraph implements NeighborGraph {
    */
   parts(): NeighborParts {
     return slabParts(this);
+  }
+
+  /** Every edge by slab: a thread per slab of the pool visits its live keys, `src` being the slab's owner. */
+  edgeBlocks(): NeighborBlocks {
+    return { count: this.slabCapacity, forEach: (visit) => forEachSlabEdge(this, visit) };
   }
 
   /** The values as edge weights (map variant; undefined without values). */

@@ -166,9 +166,10 @@ export function vertexOfFunctor(input: FrontierView | 'all'): Functor {
  * load-balanced search dispatched indirectly) or `'all'` (every vertex: the CSR offsets are the scan).
  *
  * `graph` may also be a {@link NeighborGraph} (a `DynamicGraph`, `csrNeighbors(csr)`; out-edges only, `edge`
- * what the graph says): where it offers `parts`, each part of an input vertex's list gets a thread through a
- * load-balanced search (`loadBalance: 'thread-mapped'` walks each vertex's list in one thread instead),
- * else one thread per input vertex walks its list.
+ * what the graph says): `'all'` runs a thread per edge block where it offers `edgeBlocks`; where it offers
+ * `parts`, each part of an input vertex's list gets a thread through a load-balanced search
+ * (`loadBalance: 'thread-mapped'` walks each vertex's list in one thread instead), else one thread per
+ * input vertex walks its list.
  */
 export async function advancePush(
   target: Target,
@@ -306,9 +307,10 @@ export async function advancePush(
 }
 
 /**
- * `advancePush` on a {@link NeighborGraph}: with the graph's parts (and any `loadBalance` but
- * `'thread-mapped'`), a scan of the input's part counts and a load-balanced search give each part its
- * thread, so a hub's list spreads over many; otherwise one thread per input vertex walks its out-edges.
+ * `advancePush` on a {@link NeighborGraph}. Unless `loadBalance` is `'thread-mapped'`: over all vertices,
+ * a thread per block of the graph's edge blocks; with the graph's parts, a scan of the input's part
+ * counts and a load-balanced search give each part its thread, so a hub's list spreads over many.
+ * Otherwise one thread per input vertex walks its out-edges.
  */
 async function advanceNeighbors(
   target: Target,
@@ -332,9 +334,15 @@ async function advanceNeighbors(
   // As for a CSR: past the device's storage buffers a stage, a thread per vertex walks instead.
   const limit = graph.device.limits.maxStorageBuffersPerShaderStage;
   const parts = perPart && LBS_TILE_BINDINGS + functorBindingCount(perPart) <= limit ? offered : undefined;
+  const blocks =
+    input === 'all' && options.loadBalance !== 'thread-mapped' ? graph.edgeBlocks?.() : undefined;
   await onTarget(target, who, async (rec) => {
     if (output && !options.append) rec.clear(output.count);
     if (graph.vertexCount === 0) return;
+    if (blocks) {
+      await transform(rec, blocks.count, blocks.forEach(visit), { itemsPerThread: 1 });
+      return;
+    }
     if (!parts || !perPart) {
       const walk = graph.forEachNeighbor(visit);
       await transform(

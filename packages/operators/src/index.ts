@@ -42,6 +42,7 @@ export { type NeighborhoodReduceOptions, neighborhoodReduce } from './neighborho
 export {
   csrNeighbors,
   isNeighborGraph,
+  type NeighborBlocks,
   type NeighborGraph,
   type NeighborParts,
   type NeighborWeights,

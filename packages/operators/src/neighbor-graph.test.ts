@@ -56,9 +56,9 @@ const graphs: [string, () => HostCsr][] = [
   ],
 ];
 
-/** The same lists without parts, so that each vertex's list is walked by one thread. */
+/** The same lists without parts and edge blocks, so that each vertex's list is walked by one thread. */
 function withoutParts(g: NeighborGraph): NeighborGraph {
-  const { parts: _, ...rest } = g;
+  const { parts: _, edgeBlocks: __, ...rest } = g;
   return rest;
 }
 

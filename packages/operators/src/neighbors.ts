@@ -1,4 +1,13 @@
-import { type ElementType, type Functor, lit, load, type Monoid, type WeftDevice, wgsl } from '@weft/gpu';
+import {
+  type ElementType,
+  type Functor,
+  lit,
+  load,
+  type Monoid,
+  u32,
+  type WeftDevice,
+  wgsl,
+} from '@weft/gpu';
 import { type DeviceGraph, hasNeighbor } from '@weft/graph';
 
 /**
@@ -37,8 +46,21 @@ export interface NeighborGraph {
   hasEdge?(): Functor;
   /** The out-edges cut into parts for load balancing over lists of very different lengths. */
   parts?(): NeighborParts;
+  /**
+   * Every edge of the graph in blocks of bounded size (a slab pool's slabs), each visited by one thread:
+   * an advance over all vertices then needs no scan.
+   */
+  edgeBlocks?(): NeighborBlocks;
   /** The edges' weights, where the graph keeps them (undefined otherwise). */
   weights?(): NeighborWeights | undefined;
+}
+
+/** All edges of a {@link NeighborGraph} in blocks. */
+export interface NeighborBlocks {
+  /** Blocks to visit: `forEach`'s functor runs for each `block` below it. */
+  readonly count: number;
+  /** `(block: u32)`: calls `visit(src, dst, edge)` for each edge of block `block` (none for an unused one). */
+  forEach(visit: Functor): Functor;
 }
 
 /** Edge weights of a {@link NeighborGraph}. */
@@ -58,7 +80,7 @@ const CSR_PART_EDGES = 32;
 
 /**
  * A CSR's out-edges as a {@link NeighborGraph}: `v`'s edges are `offsets[v] .. offsets[v + 1]`, `edge`
- * is the CSR edge id, parts are runs of 32 edges, `hasEdge` a binary search (rows sorted) and `weights`
+ * is the CSR edge id, parts and edge blocks are runs of 32 edges, `hasEdge` a binary search (rows sorted) and `weights`
  * the graph's (u32, i32 or f32). Operators
  * given the `DeviceGraph` itself keep their own load-balanced paths.
  */
@@ -82,6 +104,24 @@ export function csrNeighbors(graph: DeviceGraph): NeighborGraph {
   for (var k = ${offsets}[v] + part * ${size}; k < end; k++) { ${visit}(v, ${load(chunkedTargets, 'k')}, k); }
 }`,
       capacity: Math.max(1, Math.ceil(graph.edgeCount / CSR_PART_EDGES) + graph.vertexCount),
+    }),
+    edgeBlocks: () => ({
+      count: Math.ceil(graph.edgeCount / CSR_PART_EDGES),
+      forEach: (visit) => wgsl`(block: u32) {
+  let first = block * ${size};
+  let end = min(first + ${size}, ${u32(graph.edgeCount)});
+  var lo = 0u;
+  var hi = ${u32(graph.vertexCount)};
+  while (lo < hi) {
+    let mid = lo + (hi - lo) / 2u;
+    if (${offsets}[mid + 1u] <= first) { lo = mid + 1u; } else { hi = mid; }
+  }
+  var v = lo;
+  for (var k = first; k < end; k++) {
+    while (${offsets}[v + 1u] <= k) { v++; }
+    ${visit}(v, ${load(chunkedTargets, 'k')}, k);
+  }
+}`,
     }),
     weights: () => {
       const w = graph.chunkedWeights;
