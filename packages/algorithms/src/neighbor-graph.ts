@@ -7,6 +7,7 @@ import {
   max,
   plus,
   rw,
+  transform,
   u32,
   type WeftDevice,
   wgsl,
@@ -18,8 +19,10 @@ import {
   compute,
   DisjointSets,
   enact,
+  type LoadBalance,
   type NeighborGraph,
   neighborhoodReduce,
+  THREAD_MAPPED_MAX_DEGREE,
 } from '@weft/operators';
 import { reduce } from '@weft/scan';
 import type { BfsOptions, BfsResult } from './bfs/options.ts';
@@ -61,6 +64,31 @@ function arrays(device: WeftDevice) {
 
 const asInt32 = (a: Uint32Array) => new Int32Array(a.buffer, a.byteOffset, a.length);
 
+/**
+ * `loadBalance` as the static runs read it: `'auto'` walks each list in one thread when the largest
+ * out-degree (measured on the GPU, one word read back) is at most `THREAD_MAPPED_MAX_DEGREE`, as on road
+ * networks where a level's scan would cost more than its edges; else, and for the other values but
+ * `'thread-mapped'`, the graph's parts are balanced.
+ */
+async function balanceOf(graph: NeighborGraph, loadBalance: LoadBalance | undefined): Promise<LoadBalance> {
+  const chosen = loadBalance ?? 'auto';
+  if (chosen !== 'auto') return chosen === 'thread-mapped' ? chosen : 'merge-path';
+  if (!graph.parts || !graph.degree || graph.vertexCount === 0) return 'thread-mapped';
+  const largest = graph.device.array('u32', 1, { label: 'largest out-degree' });
+  try {
+    await largest.fill(0);
+    await transform(
+      graph.device,
+      graph.vertexCount,
+      wgsl`(v: u32) { atomicMax(&${atomic(largest)}[0], ${graph.degree()}(v)); }`,
+    );
+    const [d] = await largest.download();
+    return d! <= THREAD_MAPPED_MAX_DEGREE ? 'thread-mapped' : 'merge-path';
+  } finally {
+    largest.destroy();
+  }
+}
+
 /** BFS on a {@link NeighborGraph}: a push level per step, claims by `atomicMin` on the depth. */
 export async function bfsOnNeighbors(
   graph: NeighborGraph,
@@ -84,6 +112,7 @@ export async function bfsOnNeighbors(
     const queue = run.keep(new FrontierQueue(device, n, { label: 'bfs frontier' }));
     const workspace = run.keep(new AdvanceWorkspace(device, queue.capacity));
     queue.set([source]);
+    const loadBalance = await balanceOf(graph, options.loadBalance);
     const record = parents ? wgsl`(v: u32, u: u32) { ${rw(parents)}[v] = u; }` : wgsl`(v: u32, u: u32) {}`;
     const { iterations } = await enact(
       device,
@@ -94,11 +123,7 @@ export async function bfsOnNeighbors(
   ${record}(dst, src);
   return true;
 }`;
-          await advancePush(rec, graph, queue.current, claim, {
-            output: queue.next,
-            workspace,
-            ...(options.loadBalance === 'thread-mapped' ? { loadBalance: 'thread-mapped' } : {}),
-          });
+          await advancePush(rec, graph, queue.current, claim, { output: queue.next, workspace, loadBalance });
           queue.swap();
         },
         active: () => queue.length,
@@ -170,6 +195,7 @@ export async function ssspOnNeighbors(
     const visited = run.keep(new FrontierBitmap(device, n));
     const workspace = run.keep(new AdvanceWorkspace(device, queue.capacity));
     queue.set([source]);
+    const loadBalance = await balanceOf(graph, options.loadBalance);
     const add =
       type === 'f32'
         ? wgsl`(d: u32, w: u32) -> u32 { return bitcast<u32>(bitcast<f32>(d) + bitcast<f32>(w)); }`
@@ -187,6 +213,7 @@ export async function ssspOnNeighbors(
             output: queue.next,
             visited,
             workspace,
+            loadBalance,
           });
           queue.swap();
         },

@@ -184,6 +184,8 @@ async function expectAlgorithmsMatch(g: DynamicGraph, snap: DeviceGraph, model: 
     const want = await bfs(snap, source);
     const got = await bfs(g, source, { parents: true });
     expectArrayEqual(got.depths, want.depths, `bfs depths from ${source}`);
+    const mapped = await bfs(g, source, { loadBalance: 'thread-mapped' });
+    expectArrayEqual(mapped.depths, want.depths, `thread-mapped bfs depths from ${source}`);
     // Parents may differ between equally good trees: each must be a tight edge of the graph.
     got.parents!.forEach((p, v) => {
       if (v === source || got.depths[v] === -1) {
@@ -224,6 +226,43 @@ async function expectAlgorithmsMatch(g: DynamicGraph, snap: DeviceGraph, model: 
     expectArrayEqual(gotTriangles.perVertex, triangles.perVertex, 'triangles per vertex');
   }
 }
+
+describe('algorithms on the tables: weights and options', () => {
+  it('sssp reads f32 and i32 values as weights, refuses negative ones; CSR-only options throw', () =>
+    gpuTest(async (device) => {
+      const n = 120;
+      const rand = mulberry32(11);
+      const src = Uint32Array.from({ length: 600 }, () => Math.floor(rand() * n));
+      const dst = Uint32Array.from({ length: 600 }, () => Math.floor(rand() * n));
+      for (const values of ['f32', 'i32'] as const) {
+        const g = await DynamicGraph.create(device, { vertexCount: n, directed: true, values });
+        // Integral weights: every path length is exact in f32, so distances equal whichever path wins.
+        const w = Array.from({ length: 600 }, () => Math.floor(rand() * 50));
+        await g.insertEdges(src, dst, values === 'f32' ? Float32Array.from(w) : Int32Array.from(w));
+        const snap = await g.toDeviceGraph();
+        try {
+          const want = await sssp(snap, src[0]!, { delta: 'off' });
+          expectArrayEqual((await sssp(g, src[0]!)).distances, want.distances, `${values} distances`);
+          await g.insertEdges(
+            Uint32Array.of(src[1]!),
+            Uint32Array.of(dst[1]!),
+            values === 'f32' ? Float32Array.of(-2) : Int32Array.of(-2),
+          );
+          await expect(sssp(g, src[0]!)).rejects.toThrow(/negative weight/);
+        } finally {
+          snap.destroy();
+        }
+        await expect(bfs(g, 0, { direction: 'pull' })).rejects.toThrow(/needs a CSR/);
+        await expect(pageRank(g, { direction: 'pull' })).rejects.toThrow(/undirected/);
+        await expect(triangleCount(g)).rejects.toThrow(/undirected/);
+        await expect(connectedComponents(g, { algorithm: 'label-propagation' })).rejects.toThrow(
+          /needs a CSR/,
+        );
+        await expect(bfs(g, n, {})).rejects.toThrow(/not a vertex/);
+        g.destroy();
+      }
+    }));
+});
 
 describe('operators and algorithms on the tables equal the static ones on the snapshot', () => {
   for (const directed of [true, false]) {
