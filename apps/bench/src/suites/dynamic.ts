@@ -41,7 +41,8 @@ import { firstMismatch } from '../validate.ts';
  * - incremental SSSP after an insertion batch, against recomputation from scratch;
  * - incremental connected components after an insertion or a deletion batch, against recomputation;
  * - PageRank warm-started from the ranks before an insertion batch, against a cold start.
- * - BFS, PageRank and triangle counting straight on the tables, beside the same run on a CSR snapshot.
+ * - BFS, SSSP, PageRank, connected components and triangle counting straight on the tables, beside the
+ *   same run on a CSR snapshot.
  *
  * On a GPU the graphs are soc-LiveJournal1-sized (Kronecker scale 22, edge factor 10: 4.2 M vertices, about
  * 80 M arcs; a random geometric graph of 5 M points, average degree 17: about 85 M arcs); on software
@@ -1134,10 +1135,10 @@ function rehashCase(hints: boolean): BenchCase {
 
 // ---- static algorithms straight on the tables, beside the same algorithm on a CSR snapshot ----
 
-type TableAlgorithm = 'bfs' | 'pagerank' | 'triangles';
+type TableAlgorithm = 'bfs' | 'sssp' | 'pagerank' | 'components' | 'triangles';
 
 /**
- * BFS, PageRank or triangle counting by `@weft/algorithms`' entry points on the loaded Kronecker graph after
+ * BFS, SSSP, PageRank, connected components or triangle counting by `@weft/algorithms`' entry points on the loaded Kronecker graph after
  * a batch of n new edges: on the DynamicGraph itself (a NeighborGraph: operators over the slab lists,
  * balanced by bucket) or on a CSR snapshot of the same state (the snapshot taken untimed). The pair shows
  * the cost of running without a snapshot; each run is validated against the other's answer.
@@ -1150,27 +1151,33 @@ function onTablesCase(algorithm: TableAlgorithm, on: 'tables' | 'snapshot'): Ben
     async setup(device, n, seed): Promise<BenchInstance> {
       const scale = scaleOf(device);
       const name = algorithm === 'triangles' ? 'triangles' : 'kronecker';
-      const csr = unweighted(hostGraph(scale, name));
+      const weighted = hostGraph(scale, name);
+      const csr = algorithm === 'sssp' ? weighted : unweighted(weighted);
       const graph = await DynamicGraph.fromCsr(device, csr);
       // A batch of n new edges, at most 5 % of the graph's edges (on small graphs n would swamp it).
       const per = Math.max(1, Math.min(n, Math.floor(csr.edgeCount / 40)));
-      const b = edgePool(scale, csr, name, seed, per);
-      await graph.insertEdges(b.src, b.dst);
+      const b = edgePool(scale, unweighted(csr), name, seed, per);
+      const rand = mulberry32(seed);
+      const weights = Uint32Array.from({ length: per }, () => 1 + Math.floor(rand() * 255));
+      await graph.insertEdges(b.src, b.dst, algorithm === 'sssp' ? weights : undefined);
       const snapshot = await graph.toDeviceGraph();
       const target = on === 'tables' ? graph : snapshot;
-      const rand = mulberry32(seed);
       let source = 0;
       do source = Math.floor(rand() * csr.vertexCount);
       while (csr.offsets[source + 1] === csr.offsets[source]);
-      let answer: Int32Array | Float32Array | number | undefined;
+      let answer: Int32Array | Float32Array | Float64Array | Uint32Array | number | undefined;
       const run = {
         bfs: async () => (await bfs(target, source)).depths,
+        sssp: async () => (await staticSssp(target, source)).distances,
         pagerank: async () => (await staticPageRank(target, { weight: null })).ranks,
+        components: async () => (await staticComponents(target)).labels,
         triangles: async () => (await staticTriangles(target)).count,
       }[algorithm];
       const other = on === 'tables' ? snapshot : graph;
       const setups = {
         bfs: `BFS from vertex ${source}`,
+        sssp: `SSSP from vertex ${source} (u32 weights in [1, 255]; Bellman-Ford over a frontier on the tables)`,
+        components: 'connected components (union-find)',
         pagerank: 'PageRank (pull, unweighted, tolerance 1e-5)',
         triangles: 'triangle count (degree-ordered, hash probes on the tables)',
       };
@@ -1188,6 +1195,14 @@ function onTablesCase(algorithm: TableAlgorithm, on: 'tables' | 'snapshot'): Ben
           if (algorithm === 'bfs') {
             const want = (await bfs(other, source)).depths;
             return firstMismatch(answer as Int32Array, want);
+          }
+          if (algorithm === 'sssp') {
+            const want = (await staticSssp(other, source)).distances;
+            return firstMismatch(answer as Float64Array, want);
+          }
+          if (algorithm === 'components') {
+            const want = (await staticComponents(other)).labels;
+            return firstMismatch(answer as Uint32Array, want);
           }
           if (algorithm === 'triangles') {
             const want = (await staticTriangles(other)).count;
@@ -1236,7 +1251,7 @@ export const cases: BenchCase[] = [
   pageRankCase('warm', 'deleted'),
   rehashCase(true),
   rehashCase(false),
-  ...(['bfs', 'pagerank', 'triangles'] as const).flatMap((a) => [
+  ...(['bfs', 'sssp', 'pagerank', 'components', 'triangles'] as const).flatMap((a) => [
     onTablesCase(a, 'tables'),
     onTablesCase(a, 'snapshot'),
   ]),
