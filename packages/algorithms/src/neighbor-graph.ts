@@ -276,8 +276,12 @@ export async function pageRankOnNeighbors(
   const run = arrays(device);
   try {
     const degree = run.u32(n, 'pagerank degrees');
-    const one = wgsl`(v: u32, u: u32, edge: u32) -> u32 { return 1u; }`;
-    await neighborhoodReduce(device, graph, 'all', one, degree);
+    if (graph.degree) {
+      await transform(device, n, wgsl`(v: u32) { ${rw(degree)}[v] = ${graph.degree()}(v); }`);
+    } else {
+      const one = wgsl`(v: u32, u: u32, edge: u32) -> u32 { return 1u; }`;
+      await neighborhoodReduce(device, graph, 'all', one, degree);
+    }
     const ranks = run.f32(n, 'pagerank ranks');
     const contrib = run.f32(n, 'pagerank contributions');
     const dangling = run.f32(n, 'pagerank dangling');
