@@ -151,6 +151,32 @@ describe('operators on a NeighborGraph', () => {
       }));
   }
 
+  it('neighborhood reduction as a frontier: kept vertices in input order, as on the CSR', () =>
+    gpuTest(async (device) => {
+      const csr = hubCsr(300, 700);
+      const graph = uploadGraph(device, csr);
+      const f = wgsl`(src: u32, dst: u32, edge: u32) -> u32 { return dst; }`;
+      const keep = wgsl`(v: u32, value: u32) -> bool { return value % 3u == 1u; }`;
+      const picks = [0, 5, 5, 299, 17, 0, 120, 64];
+      const queue = new FrontierQueue(device, 300, { sizeMultiplier: 2 });
+      queue.set(picks);
+      const got: number[][] = [];
+      for (const g of [graph, csrNeighbors(graph), withoutParts(csrNeighbors(graph))]) {
+        for (const input of ['all', queue.current] as const) {
+          const out = new FrontierQueue(device, 300, { sizeMultiplier: 2 });
+          const sums = device.array('u32', 300);
+          await neighborhoodReduce(device, g, input, f, sums, { frontier: { keep, output: out.next } });
+          out.swap();
+          got.push(Array.from(await out.toArray()));
+          out.destroy();
+          sums.destroy();
+        }
+      }
+      expect(got[0]!.length).toBeGreaterThan(10);
+      for (let i = 2; i < got.length; i++) expect(got[i], `run ${i}`).toEqual(got[i % 2]);
+      for (const x of [queue, graph]) x.destroy();
+    }));
+
   it('f32 reduction (max) over parts equals the CSR fold', () =>
     gpuTest(async (device) => {
       const csr = hubCsr(300, 1000);
