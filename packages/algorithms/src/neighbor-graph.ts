@@ -1,6 +1,7 @@
 import {
   atomic,
   type DeviceArray,
+  type Functor,
   f32,
   InputError,
   lit,
@@ -74,16 +75,27 @@ async function balanceOf(graph: NeighborGraph, loadBalance: LoadBalance | undefi
   const chosen = loadBalance ?? 'auto';
   if (chosen !== 'auto') return chosen === 'thread-mapped' ? chosen : 'merge-path';
   if (!graph.parts || !graph.degree || graph.vertexCount === 0) return 'thread-mapped';
+  const d = await largestDegree(graph, graph.degree());
+  return d <= THREAD_MAPPED_MAX_DEGREE ? 'thread-mapped' : 'merge-path';
+}
+
+/** Largest out-degrees measured, kept per graph while its `version` stays (a read-back each costs a round trip). */
+const measured = new WeakMap<NeighborGraph, { version: number; degree: number }>();
+
+async function largestDegree(graph: NeighborGraph, degree: Functor): Promise<number> {
+  const known = measured.get(graph);
+  if (known && graph.version !== undefined && known.version === graph.version) return known.degree;
   const largest = graph.device.array('u32', 1, { label: 'largest out-degree' });
   try {
     await largest.fill(0);
     await transform(
       graph.device,
       graph.vertexCount,
-      wgsl`(v: u32) { atomicMax(&${atomic(largest)}[0], ${graph.degree()}(v)); }`,
+      wgsl`(v: u32) { atomicMax(&${atomic(largest)}[0], ${degree}(v)); }`,
     );
     const [d] = await largest.download();
-    return d! <= THREAD_MAPPED_MAX_DEGREE ? 'thread-mapped' : 'merge-path';
+    if (graph.version !== undefined) measured.set(graph, { version: graph.version, degree: d! });
+    return d!;
   } finally {
     largest.destroy();
   }

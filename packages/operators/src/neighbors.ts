@@ -35,6 +35,11 @@ export interface NeighborGraph {
   /** False where every edge is listed both ways (out-lists are then in-lists too); unknown when absent. */
   readonly directed?: boolean;
   /**
+   * Changes whenever the lists may have changed (a batch of updates), so that what was measured on them
+   * (a largest degree) can be kept until then; absent where the graph cannot tell.
+   */
+  readonly version?: number;
+  /**
    * A functor `(v: u32)` that calls `visit(src: u32, dst: u32, edge: u32)` for every out-edge of `v`
    * (`src` = `v`); `edge` identifies the edge's storage (the CSR edge id, a slab slot), so per-edge data
    * is indexed by it. Built per call: it captures the graph's arrays as they are now.
