@@ -147,6 +147,16 @@ describe('operators on a NeighborGraph', () => {
         await expect(
           neighborhoodReduce(device, csrNeighbors(graph), 'all', f, minOut, { direction: 'in' }),
         ).rejects.toThrow(/out-edges only/);
+        if (n === 0) {
+          const out = new FrontierQueue(device, 1);
+          await out.next.count.upload([5]);
+          const keep = wgsl`(v: u32, value: u32) -> bool { return true; }`;
+          await neighborhoodReduce(device, csrNeighbors(graph), queue.current, f, minOut, {
+            frontier: { keep, output: out.next },
+          });
+          expect((await out.next.count.download())[0], 'an empty frontier emitted').toBe(0);
+          out.destroy();
+        }
         for (const x of [hits, minOut, sumOut, queue, graph]) x.destroy();
       }));
   }

@@ -166,7 +166,9 @@ async function reduceNeighbors<T extends ElementType>(
   const limit = graph.device.limits.maxStorageBuffersPerShaderStage;
   const parts = item && SEGREDUCE_TILE_BINDINGS + functorBindingCount(item) <= limit ? offered : undefined;
   await onTarget(target, who, async (rec) => {
-    if (!parts || !item) {
+    if (graph.vertexCount === 0) {
+      // No vertex, so no input vertex: nothing to reduce, and an empty frontier to emit.
+    } else if (!parts || !item) {
       const fold = foldFunctor((visit) => graph.forEachNeighbor(visit), f, m, output.type, false);
       await transform(
         rec,
