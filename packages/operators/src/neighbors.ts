@@ -75,9 +75,16 @@ export interface NeighborWeights {
   readonly bits: Functor;
 }
 
-/** Whether `graph` is a {@link NeighborGraph} (and not a `DeviceGraph`, which operators read as a CSR). */
+/**
+ * Whether `graph` is a {@link NeighborGraph} (and not a `DeviceGraph`, which operators read as a CSR, nor
+ * anything else: a graphology graph also has a `forEachNeighbor`, but no `vertexCount`).
+ */
 export function isNeighborGraph(graph: DeviceGraph | NeighborGraph): graph is NeighborGraph {
-  return typeof (graph as Partial<NeighborGraph>).forEachNeighbor === 'function';
+  if (typeof graph !== 'object' || graph === null) return false;
+  const g = graph as Partial<NeighborGraph>;
+  return (
+    typeof g.forEachNeighbor === 'function' && typeof g.vertexCount === 'number' && g.device !== undefined
+  );
 }
 
 /** Edges of one part of {@link csrNeighbors}: a part is as many edges as a slab of a dynamic graph holds. */
