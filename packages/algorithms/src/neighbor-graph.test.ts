@@ -24,6 +24,13 @@ describe('algorithms on a NeighborGraph (a CSR through csrNeighbors) equal the C
             expectArrayEqual((await bfs(g, source)).depths, want, `bfs from ${source}`);
             const mapped = await bfs(g, source, { loadBalance: 'merge-path', parents: true });
             expectArrayEqual(mapped.depths, want, `balanced bfs from ${source}`);
+            for (const claim of ['bitmap', 'depth'] as const) {
+              expectArrayEqual(
+                (await bfs(g, source, { claim })).depths,
+                want,
+                `${claim} claims from ${source}`,
+              );
+            }
             const distances = (await sssp(g, source)).distances;
             expectArrayEqual(distances, ssspReference(csr, source), `sssp from ${source}`);
           }

@@ -65,43 +65,59 @@ function arrays(device: WeftDevice) {
 
 const asInt32 = (a: Uint32Array) => new Int32Array(a.buffer, a.byteOffset, a.length);
 
+/** `claim: 'auto'` takes bitmap claims from this average out-degree up, as the CSR BFS does. */
+const BITMAP_CLAIM_MIN_DEGREE = 8;
+
+/** Degree statistics measured, kept per graph while its `version` stays (a read-back costs a round trip). */
+const measured = new WeakMap<NeighborGraph, { version: number; largest: number; total: number }>();
+
+/** The largest out-degree and the out-degrees' sum, from `degree()` on the GPU (two words read back). */
+async function degreeStats(
+  graph: NeighborGraph,
+  degree: Functor,
+): Promise<{ largest: number; total: number }> {
+  const known = measured.get(graph);
+  if (known && graph.version !== undefined && known.version === graph.version) return known;
+  const stats = graph.device.array('u32', 2, { label: 'out-degree statistics' });
+  try {
+    await stats.fill(0);
+    await transform(
+      graph.device,
+      graph.vertexCount,
+      wgsl`(v: u32) {
+  let d = ${degree}(v);
+  atomicMax(&${atomic(stats)}[0], d);
+  atomicAdd(&${atomic(stats)}[1], d);
+}`,
+    );
+    const [largest, total] = await stats.download();
+    const result = { largest: largest!, total: total! };
+    if (graph.version !== undefined) measured.set(graph, { version: graph.version, ...result });
+    return result;
+  } finally {
+    stats.destroy();
+  }
+}
+
 /**
  * `loadBalance` as the static runs read it: `'auto'` walks each list in one thread when the largest
- * out-degree (measured on the GPU, one word read back) is at most `THREAD_MAPPED_MAX_DEGREE`, as on road
- * networks where a level's scan would cost more than its edges; else, and for the other values but
- * `'thread-mapped'`, the graph's parts are balanced.
+ * out-degree is at most `THREAD_MAPPED_MAX_DEGREE`, as on road networks where a level's scan would cost
+ * more than its edges; else, and for the other values but `'thread-mapped'`, the graph's parts are balanced.
  */
 async function balanceOf(graph: NeighborGraph, loadBalance: LoadBalance | undefined): Promise<LoadBalance> {
   const chosen = loadBalance ?? 'auto';
   if (chosen !== 'auto') return chosen === 'thread-mapped' ? chosen : 'merge-path';
   if (!graph.parts || !graph.degree || graph.vertexCount === 0) return 'thread-mapped';
-  const d = await largestDegree(graph, graph.degree());
-  return d <= THREAD_MAPPED_MAX_DEGREE ? 'thread-mapped' : 'merge-path';
+  const { largest } = await degreeStats(graph, graph.degree());
+  return largest <= THREAD_MAPPED_MAX_DEGREE ? 'thread-mapped' : 'merge-path';
 }
 
-/** Largest out-degrees measured, kept per graph while its `version` stays (a read-back each costs a round trip). */
-const measured = new WeakMap<NeighborGraph, { version: number; degree: number }>();
-
-async function largestDegree(graph: NeighborGraph, degree: Functor): Promise<number> {
-  const known = measured.get(graph);
-  if (known && graph.version !== undefined && known.version === graph.version) return known.degree;
-  const largest = graph.device.array('u32', 1, { label: 'largest out-degree' });
-  try {
-    await largest.fill(0);
-    await transform(
-      graph.device,
-      graph.vertexCount,
-      wgsl`(v: u32) { atomicMax(&${atomic(largest)}[0], ${degree}(v)); }`,
-    );
-    const [d] = await largest.download();
-    if (graph.version !== undefined) measured.set(graph, { version: graph.version, degree: d! });
-    return d!;
-  } finally {
-    largest.destroy();
-  }
-}
-
-/** BFS on a {@link NeighborGraph}: a push level per step, claims by `atomicMin` on the depth. */
+/**
+ * BFS on a {@link NeighborGraph}: a push level per step. Claims as the CSR BFS's: `'bitmap'` tests a
+ * snapshot of the visited bits taken as the level began (a plain load, mostly cache hits) before an
+ * `atomicOr`, the winner storing the depth; `'depth'` claims by `atomicMin` on the depth; `'auto'` takes
+ * the bitmap from an average out-degree of 8 (where `degree()` tells it), the depth otherwise.
+ */
 export async function bfsOnNeighbors(
   graph: NeighborGraph,
   source: number,
@@ -109,10 +125,13 @@ export async function bfsOnNeighbors(
 ): Promise<BfsResult> {
   if ((options.direction ?? 'push') !== 'push') needsCsr(`direction '${options.direction}'`, 'direction');
   if (options.idempotent) needsCsr('idempotent BFS', 'idempotent');
-  if (options.claim === 'bitmap') needsCsr("claim 'bitmap'", 'claim');
   if (options.trace) needsCsr('a traced BFS', 'trace');
   const mode = options.smallFrontier ?? 'auto';
   if (mode !== 'auto' && mode !== 'off') needsCsr('the small-frontier engine', 'smallFrontier');
+  const claimOption = options.claim ?? 'auto';
+  if (claimOption !== 'auto' && claimOption !== 'bitmap' && claimOption !== 'depth') {
+    throw new InputError(`claim must be 'auto', 'bitmap' or 'depth', got '${claimOption}'`, 'claim');
+  }
   const { device, vertexCount: n } = graph;
   const run = arrays(device);
   try {
@@ -125,17 +144,44 @@ export async function bfsOnNeighbors(
     const workspace = run.keep(new AdvanceWorkspace(device, queue.capacity));
     queue.set([source]);
     const loadBalance = await balanceOf(graph, options.loadBalance);
+    const dense =
+      claimOption === 'auto' && graph.degree
+        ? (await degreeStats(graph, graph.degree())).total >= BITMAP_CLAIM_MIN_DEGREE * n
+        : false;
+    const bitmap = claimOption === 'bitmap' || dense;
+    const seen = bitmap ? run.keep(new FrontierBitmap(device, n, 'bfs visited')) : undefined;
+    const before = bitmap
+      ? run.keep(new FrontierBitmap(device, n, 'bfs visited before the level'))
+      : undefined;
+    seen?.words.upload([2 ** (source & 31)], source >>> 5);
     const record = parents ? wgsl`(v: u32, u: u32) { ${rw(parents)}[v] = u; }` : wgsl`(v: u32, u: u32) {}`;
-    const { iterations } = await enact(
-      device,
-      {
-        async step(rec, level) {
-          const claim = wgsl`(src: u32, dst: u32, edge: u32) -> bool {
+    const claimOf = (level: number) =>
+      seen && before
+        ? wgsl`(src: u32, dst: u32, edge: u32) -> bool {
+  let word = dst >> 5u;
+  let bit = 1u << (dst & 31u);
+  if ((${before.words}[word] & bit) != 0u) { return false; }
+  if ((atomicLoad(&${atomic(seen.words)}[word]) & bit) != 0u) { return false; }
+  if ((atomicOr(&${atomic(seen.words)}[word], bit) & bit) != 0u) { return false; }
+  ${rw(depths)}[dst] = ${u32(level + 1)};
+  ${record}(dst, src);
+  return true;
+}`
+        : wgsl`(src: u32, dst: u32, edge: u32) -> bool {
   if (atomicMin(&${atomic(depths)}[dst], ${u32(level + 1)}) != ${lit(`${NONE}u`)}) { return false; }
   ${record}(dst, src);
   return true;
 }`;
-          await advancePush(rec, graph, queue.current, claim, { output: queue.next, workspace, loadBalance });
+    const { iterations } = await enact(
+      device,
+      {
+        async step(rec, level) {
+          if (seen && before) rec.copy(seen.words, before.words);
+          await advancePush(rec, graph, queue.current, claimOf(level), {
+            output: queue.next,
+            workspace,
+            loadBalance,
+          });
           queue.swap();
         },
         active: () => queue.length,

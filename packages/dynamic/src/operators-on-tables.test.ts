@@ -184,8 +184,14 @@ async function expectAlgorithmsMatch(g: DynamicGraph, snap: DeviceGraph, model: 
     const want = await bfs(snap, source);
     const got = await bfs(g, source, { parents: true });
     expectArrayEqual(got.depths, want.depths, `bfs depths from ${source}`);
-    const mapped = await bfs(g, source, { loadBalance: 'thread-mapped' });
+    const mapped = await bfs(g, source, { loadBalance: 'thread-mapped', claim: 'depth' });
     expectArrayEqual(mapped.depths, want.depths, `thread-mapped bfs depths from ${source}`);
+    const bitmap = await bfs(g, source, { claim: 'bitmap', parents: true });
+    expectArrayEqual(bitmap.depths, want.depths, `bfs depths from ${source}, bitmap claims`);
+    bitmap.parents!.forEach((p, v) => {
+      if (v !== source && bitmap.depths[v] !== -1)
+        expect(bitmap.depths[p], `parent of ${v}`).toBe(bitmap.depths[v]! - 1);
+    });
     // Parents may differ between equally good trees: each must be a tight edge of the graph.
     got.parents!.forEach((p, v) => {
       if (v === source || got.depths[v] === -1) {
