@@ -8,6 +8,7 @@ import { bfsReference } from './bfs/reference.ts';
 import { pageRank } from './pagerank.ts';
 import { sssp } from './sssp/sssp.ts';
 import { testGraphs } from './test-graphs.ts';
+import { triangleCount } from './triangles.ts';
 
 describe("loadBalance 'auto' (the algorithms' default)", () => {
   it('measures the largest out-degree once and maps threads only for low-degree graphs', () =>
@@ -89,5 +90,9 @@ describe('a graph that is not a DeviceGraph', () => {
     await expect(bfs(undefined as never, 0)).rejects.toThrow(
       /^graph: expected a DeviceGraph \(from uploadGraph\), got undefined$/,
     );
+    // A graphology graph has a forEachNeighbor too: it is still not taken for a NeighborGraph.
+    const withNeighbors = { ...graphologyLike, forEachNeighbor: () => {} };
+    await expect(bfs(withNeighbors as never, 0)).rejects.toThrow(toGraphology);
+    await expect(triangleCount(null as never)).rejects.toThrow(/^graph: expected a DeviceGraph/);
   });
 });

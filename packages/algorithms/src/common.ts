@@ -46,7 +46,7 @@ export interface Problem<R, Reset extends unknown[] = []> extends EnactorLoop {
 }
 
 /** Throws unless `source` is a vertex of `graph`. */
-export function checkSource(graph: DeviceGraph, source: number): void {
+export function checkSource(graph: { vertexCount: number }, source: number): void {
   if (!Number.isInteger(source) || source < 0 || source >= graph.vertexCount) {
     throw new InputError(`source ${source} is not a vertex (the graph has ${graph.vertexCount})`, 'source');
   }

@@ -20,7 +20,9 @@ import {
   DisjointSets,
   type IterationLog,
   type IterationTrace,
+  isNeighborGraph,
   type LoadBalance,
+  type NeighborGraph,
   resolveLoadBalance,
   SmallFrontierState,
 } from '@weft/operators';
@@ -33,6 +35,7 @@ import {
   runProblem,
   type TraceOption,
 } from './common.ts';
+import { componentsOnNeighbors } from './neighbor-graph.ts';
 
 export interface ComponentsResult {
   /** Each vertex's component, named by its smallest vertex id. */
@@ -453,9 +456,10 @@ export class ComponentsProblem implements Problem<{ labels: Uint32Array; count: 
  * by default; `loadBalance` applies to label propagation (union-find always balances over all edges).
  */
 export async function connectedComponents(
-  graph: DeviceGraph,
+  graph: DeviceGraph | NeighborGraph,
   options: ComponentsOptions = {},
 ): Promise<ComponentsResult> {
+  if (isNeighborGraph(graph)) return componentsOnNeighbors(graph, options);
   checkDeviceGraph(graph);
   if (options.algorithm === 'label-propagation') {
     await prepareLoadBalance(graph, options.loadBalance);

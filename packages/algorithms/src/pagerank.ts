@@ -18,10 +18,13 @@ import {
   compute,
   type IterationLog,
   type IterationTrace,
+  isNeighborGraph,
+  type NeighborGraph,
   neighborhoodReduce,
 } from '@weft/operators';
 import { reduce } from '@weft/scan';
 import { type Problem, type RunOptions, runProblem, type TraceOption } from './common.ts';
+import { pageRankOnNeighbors } from './neighbor-graph.ts';
 import { checkNonNegativeWeights } from './weights.ts';
 
 export interface PageRankOptions extends RunOptions, TraceOption {
@@ -382,7 +385,11 @@ export class PageRankProblem implements Problem<Float32Array> {
 }
 
 /** PageRank with networkx's definition, option names and default weighting (by the graph's weights). */
-export async function pageRank(graph: DeviceGraph, options: PageRankOptions = {}): Promise<PageRankResult> {
+export async function pageRank(
+  graph: DeviceGraph | NeighborGraph,
+  options: PageRankOptions = {},
+): Promise<PageRankResult> {
+  if (isNeighborGraph(graph)) return pageRankOnNeighbors(graph, options);
   checkDeviceGraph(graph);
   if (options.tolerance === 0 && !Number.isFinite(options.maxIterations ?? 100)) {
     throw new InputError(

@@ -1,7 +1,8 @@
 import { type DeviceArray, type GpuCount, InputError, load, type Recorder, wgsl } from '@weft/gpu';
 import { checkDeviceGraph, type DeviceGraph, hasNeighbor } from '@weft/graph';
-import { neighborhoodReduce } from '@weft/operators';
+import { isNeighborGraph, type NeighborGraph, neighborhoodReduce } from '@weft/operators';
 import type { Problem } from './common.ts';
+import { trianglesOnNeighbors } from './neighbor-graph.ts';
 import { simpleUndirectedGraph, undirectedGraphOf } from './undirected.ts';
 
 export interface TrianglesResult {
@@ -85,7 +86,8 @@ export class TrianglesProblem implements Problem<TrianglesResult> {
  * Counts the triangles of an undirected simple graph (each once): one step, no enactor loop. A directed graph
  * is read as the simple undirected graph of its arcs (built on the GPU), and the result says so.
  */
-export async function triangleCount(graph: DeviceGraph): Promise<TrianglesResult> {
+export async function triangleCount(graph: DeviceGraph | NeighborGraph): Promise<TrianglesResult> {
+  if (isNeighborGraph(graph)) return trianglesOnNeighbors(graph);
   checkDeviceGraph(graph);
   // The count binary-searches the rows: a multigraph or unsorted rows (a scatter build) are rebuilt first.
   const simple = graph.edgeCount === 0 ? await undirectedGraphOf(graph) : await simpleUndirectedGraph(graph);

@@ -12,7 +12,7 @@ import {
   wgsl,
 } from '@weft/gpu';
 import type { DeviceGraph, HostCsr, HostEdgeList } from '@weft/graph';
-import type { NeighborGraph } from '@weft/operators';
+import type { NeighborBlocks, NeighborGraph, NeighborParts, NeighborWeights } from '@weft/operators';
 import { transformScan } from '@weft/scan';
 import { sortPairs } from '@weft/sort';
 import { coopDeleteKernel, coopInsertKernel, coopQueryKernel } from './coop-kernels.ts';
@@ -37,7 +37,7 @@ import {
   VERTEX_WORDS,
   WORKGROUP,
 } from './layout.ts';
-import { forEachSlabNeighbor, slabDegree } from './neighbors.ts';
+import { forEachSlabEdge, forEachSlabNeighbor, hasEdgeFunctor, slabDegree, slabParts } from './neighbors.ts';
 import {
   rehashPlanKernel,
   rehashReleaseKernel,
@@ -352,6 +352,32 @@ export class DynamicGraph implements NeighborGraph {
   /** `(v: u32) -> u32`: the out-degree of `v`. */
   degree(): Functor {
     return slabDegree(this);
+  }
+
+  /** `(u: u32, v: u32) -> bool`: whether `u -> v` is an edge (a hash probe of one bucket's chain). */
+  hasEdge(): Functor {
+    return hasEdgeFunctor(this);
+  }
+
+  /**
+   * The out-edges cut into parts for load balance: a vertex's parts are its base buckets, each walked
+   * with its chain by one thread (a hub's table has buckets in proportion to its degree once built with
+   * hints or rehashed); vertices without edges have none.
+   */
+  parts(): NeighborParts {
+    return slabParts(this);
+  }
+
+  /** Every edge by slab: a thread per slab of the pool visits its live keys, `src` being the slab's owner. */
+  edgeBlocks(): NeighborBlocks {
+    return { count: this.slabCapacity, forEach: (visit) => forEachSlabEdge(this, visit) };
+  }
+
+  /** The values as edge weights (map variant; undefined without values). */
+  weights(): NeighborWeights | undefined {
+    const type = this.valueType;
+    if (type === undefined) return undefined;
+    return { type, bits: wgsl`(edge: u32) -> u32 { return ${this.values}[edge]; }` };
   }
 
   /** Whether vertex `v` exists (inserted and not deleted). */

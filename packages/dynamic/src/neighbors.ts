@@ -1,4 +1,5 @@
 import { type Functor, lit, u32, wgsl } from '@weft/gpu';
+import type { NeighborParts } from '@weft/operators';
 import type { DynamicGraph } from './dynamic-graph.ts';
 import {
   A_BUMP,
@@ -66,6 +67,57 @@ export function forEachSlabEdge(graph: DynamicGraph, visit: Functor): Functor {
     let k = ${slabs}[at + lane];
     if (k < ${lit(`${TOMBSTONE}u`)}) { ${visit}(u, k, at + lane); }
   }
+}`;
+}
+
+/**
+ * A table averages more than this many keys a base bucket when its chains run past two slabs (a hub
+ * inserted without degree hints and not rehashed since): its parts are then (bucket, key slot) pairs.
+ */
+const LONG_CHAIN_KEYS = 2 * KEY_SLOTS;
+
+/**
+ * A vertex's base buckets as its parts: `(v, part)` walks bucket `part`'s chain. Where the chains are long
+ * (more than {@link LONG_CHAIN_KEYS} keys a bucket), a part is one key slot of one bucket's chain instead,
+ * so a chain's slabs are read by as many threads as a slab has slots, side by side. Vertices of degree 0
+ * (deleted ones included) have no parts, so their cleared buckets cost nothing.
+ */
+export function slabParts(graph: DynamicGraph): NeighborParts {
+  const slabs = graph.slabs;
+  const slots = lit(`${KEY_SLOTS}u`);
+  // `(v: u32) -> u32`: how many parts each base bucket of `v` is cut into (1, or a key slot each).
+  const lanes = wgsl`(v: u32) -> u32 {
+  let long = ${vertexWord(graph, V_DEGREE)}(v) > ${lit(`${LONG_CHAIN_KEYS}u`)} * ${vertexWord(graph, V_BUCKETS)}(v);
+  return select(1u, ${slots}, long);
+}`;
+  return {
+    count: wgsl`(v: u32) -> u32 {
+  if (${vertexWord(graph, V_DEGREE)}(v) == 0u) { return 0u; }
+  return ${vertexWord(graph, V_BUCKETS)}(v) * ${lanes}(v);
+}`,
+    forEach: (visit) => wgsl`(v: u32, part: u32) {
+  let per = ${lanes}(v);
+  let first = select(0u, part % per, per > 1u);
+  let last = select(${slots}, first + 1u, per > 1u);
+  var slab = ${vertexWord(graph, V_BASE)}(v) + part / per;
+  for (var hop = 0u; hop <= ${u32(graph.slabCapacity)} && slab != ${lit(`${NULL_SLAB}u`)}; hop++) {
+    let at = slab * ${lit(`${SLAB_WORDS}u`)};
+    for (var lane = first; lane < last; lane++) {
+      let k = ${slabs}[at + lane];
+      if (k < ${lit(`${TOMBSTONE}u`)}) { ${visit}(v, k, at + lane); }
+    }
+    slab = ${slabs}[at + ${lit(`${NEXT_WORD}u`)}];
+  }
+}`,
+    capacity: Math.min(0xffffffff, Math.max(1, graph.slabCapacity * KEY_SLOTS)),
+  };
+}
+
+/** `(u: u32, v: u32) -> bool`: whether `u -> v` is an edge; false where `u` is not a vertex of the graph. */
+export function hasEdgeFunctor(graph: DynamicGraph): Functor {
+  return wgsl`(u: u32, v: u32) -> bool {
+  if (!${isAliveFunctor(graph)}(u) || ${vertexWord(graph, V_DEGREE)}(u) == 0u) { return false; }
+  return ${findEdgeFunctor(graph)}(u, v) != ${lit(`${NOT_FOUND}u`)};
 }`;
 }
 

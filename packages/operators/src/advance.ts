@@ -1,12 +1,14 @@
 import {
   atomic,
   ChunkedArray,
+  type Count,
   type DeviceArray,
   type Functor,
   functorBindingCount,
   InputError,
   load,
   onTarget,
+  type Recorder,
   rw,
   type Target,
   transform,
@@ -24,7 +26,7 @@ import {
 import { transformLbs } from '@weft/lbs';
 import { transformScan } from '@weft/scan';
 import { type LoadBalance, resolveLoadBalance, THREAD_MAPPED_MAX_DEGREE } from './load-balance.ts';
-import { isNeighborGraph, type NeighborGraph } from './neighbors.ts';
+import { isNeighborGraph, type NeighborGraph, type NeighborParts } from './neighbors.ts';
 
 /** Storage buffers a `transformLbs` tile binds beside its functor's: offsets, partitions, up to two counts. */
 export const LBS_TILE_BINDINGS = 4;
@@ -163,9 +165,11 @@ export function vertexOfFunctor(input: FrontierView | 'all'): Functor {
  * The input is a frontier (the exclusive scan of its degrees, with the total kept on the GPU, drives a
  * load-balanced search dispatched indirectly) or `'all'` (every vertex: the CSR offsets are the scan).
  *
- * `graph` may also be a {@link NeighborGraph} (a `DynamicGraph`, `csrNeighbors(csr)`): its lists offer no
- * access by rank, so the advance is then thread-mapped whatever `loadBalance` says (one thread per input
- * vertex walking its out-edges; `direction: 'in'` is not available) and `edge` is what the graph says.
+ * `graph` may also be a {@link NeighborGraph} (a `DynamicGraph`, `csrNeighbors(csr)`; out-edges only, `edge`
+ * what the graph says): `'all'` runs a thread per edge block where it offers `edgeBlocks`; where it offers
+ * `parts`, each part of an input vertex's list gets a thread through a load-balanced search
+ * (`loadBalance: 'thread-mapped'` walks each vertex's list in one thread instead), else one thread per
+ * input vertex walks its list.
  */
 export async function advancePush(
   target: Target,
@@ -302,7 +306,12 @@ export async function advancePush(
   });
 }
 
-/** `advancePush` on a {@link NeighborGraph}: one thread per input vertex walks its out-edges. */
+/**
+ * `advancePush` on a {@link NeighborGraph}. Unless `loadBalance` is `'thread-mapped'`: over all vertices,
+ * a thread per block of the graph's edge blocks; with the graph's parts, a scan of the input's part
+ * counts and a load-balanced search give each part its thread, so a hub's list spreads over many.
+ * Otherwise one thread per input vertex walks its out-edges.
+ */
 async function advanceNeighbors(
   target: Target,
   graph: NeighborGraph,
@@ -316,18 +325,71 @@ async function advanceNeighbors(
   }
   const { output, visited } = options;
   const append = appendFunctor(output, visited);
-  const walk = graph.forEachNeighbor(
-    wgsl`(src: u32, dst: u32, edge: u32) { if (${functor}(src, dst, edge)) { ${append}(dst); } }`,
-  );
+  const visit = wgsl`(src: u32, dst: u32, edge: u32) { if (${functor}(src, dst, edge)) { ${append}(dst); } }`;
+  const vertex = vertexOfFunctor(input);
+  const offered = options.loadBalance === 'thread-mapped' ? undefined : graph.parts?.();
+  const perPart = offered
+    ? wgsl`(index: u32, seg: u32, rank: u32) { ${offered.forEach(visit)}(${vertex}(seg), rank); }`
+    : undefined;
+  // As for a CSR: past the device's storage buffers a stage, a thread per vertex walks instead.
+  const limit = graph.device.limits.maxStorageBuffersPerShaderStage;
+  const parts = perPart && LBS_TILE_BINDINGS + functorBindingCount(perPart) <= limit ? offered : undefined;
+  const blocks =
+    input === 'all' && options.loadBalance !== 'thread-mapped' ? graph.edgeBlocks?.() : undefined;
   await onTarget(target, who, async (rec) => {
     if (output && !options.append) rec.clear(output.count);
-    await transform(
-      rec,
-      input === 'all' ? graph.vertexCount : input.length,
-      wgsl`(i: u32) { ${walk}(${vertexOfFunctor(input)}(i)); }`,
-      { itemsPerThread: 1 },
-    );
+    if (graph.vertexCount === 0) return;
+    if (blocks) {
+      await transform(rec, blocks.count, blocks.forEach(visit), { itemsPerThread: 1 });
+      return;
+    }
+    if (!parts || !perPart) {
+      const walk = graph.forEachNeighbor(visit);
+      await transform(
+        rec,
+        input === 'all' ? graph.vertexCount : input.length,
+        wgsl`(i: u32) { ${walk}(${vertex}(i)); }`,
+        { itemsPerThread: 1 },
+      );
+      return;
+    }
+    const { starts, total, segments } = await scanParts(rec, graph, parts, input, options.workspace, who);
+    await transformLbs(rec, { array: total, index: 0 }, starts, segments, perPart, {
+      maxCount: parts.capacity,
+    });
   });
+}
+
+/**
+ * The exclusive scan of the input vertices' part counts (`starts`, one per input vertex) and its total on
+ * the GPU: the segments of a load-balanced pass over a {@link NeighborGraph}'s parts.
+ */
+export async function scanParts(
+  rec: Recorder,
+  graph: NeighborGraph,
+  parts: NeighborParts,
+  input: FrontierView | 'all',
+  space: AdvanceWorkspace | undefined,
+  who: string,
+): Promise<{ starts: DeviceArray<'u32'>; total: DeviceArray<'u32'>; segments: Count }> {
+  const segments = input === 'all' ? graph.vertexCount : input.length;
+  const need = input === 'all' ? graph.vertexCount : input.items.length;
+  if (space && space.segmentStarts.length < need) {
+    throw new InputError(
+      `workspace holds ${space.segmentStarts.length} starts, the input up to ${need}`,
+      `${who} options.workspace`,
+    );
+  }
+  const starts = space?.segmentStarts ?? rec.scratch('u32', Math.max(1, need), 'part starts');
+  const total = space?.total ?? rec.scratch('u32', 1, 'part total');
+  await transformScan(
+    rec,
+    segments,
+    wgsl`(i: u32) -> u32 { return ${parts.count}(${vertexOfFunctor(input)}(i)); }`,
+    starts,
+    { total: { array: total, index: 0 } },
+  );
+  return { starts, total, segments };
 }
 
 export interface AdvancePullOptions {

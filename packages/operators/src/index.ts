@@ -39,7 +39,14 @@ export {
 export { type IntersectionOptions, intersectionCount } from './intersection.ts';
 export { type LoadBalance, resolveLoadBalance, THREAD_MAPPED_MAX_DEGREE } from './load-balance.ts';
 export { type NeighborhoodReduceOptions, neighborhoodReduce } from './neighborhood.ts';
-export { csrNeighbors, isNeighborGraph, type NeighborGraph } from './neighbors.ts';
+export {
+  csrNeighbors,
+  isNeighborGraph,
+  type NeighborBlocks,
+  type NeighborGraph,
+  type NeighborParts,
+  type NeighborWeights,
+} from './neighbors.ts';
 export {
   advanceSmallFrontier,
   MAX_LEVELS_PER_DISPATCH,

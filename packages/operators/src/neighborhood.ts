@@ -4,6 +4,7 @@ import {
   type ElementType,
   type Functor,
   functorBindingCount,
+  InputError,
   load,
   type Monoid,
   onTarget,
@@ -17,7 +18,8 @@ import {
 import type { DeviceGraph, FrontierSink, FrontierView } from '@weft/graph';
 import { transformScan } from '@weft/scan';
 import { transformSegreduce } from '@weft/segreduce';
-import { type AdvanceWorkspace, edgeIdFunctor, edgeView, vertexOfFunctor } from './advance.ts';
+import { type AdvanceWorkspace, edgeIdFunctor, edgeView, scanParts, vertexOfFunctor } from './advance.ts';
+import { foldFunctor, isNeighborGraph, type NeighborGraph } from './neighbors.ts';
 
 /** Storage buffers a segreduce tile binds beside its functor's: starts, partitions, output, carries, two counts. */
 const SEGREDUCE_TILE_BINDINGS = 6;
@@ -40,15 +42,20 @@ export interface NeighborhoodReduceOptions<T extends ElementType> {
  * `f(src: u32, dst: u32, edge: u32) -> T` over the neighbors `dst` of the input's `i`-th vertex `src` (of
  * vertex `i` for `'all'`), `edge` the CSR edge id (for `'in'`, of the edge dst -> src); a vertex without
  * neighbors gets the identity. Segmented reduction, balanced for any degrees.
+ *
+ * `graph` may also be a {@link NeighborGraph} (out-edges only, `edge` what the graph says): each of the
+ * graph's parts of an input vertex's list is folded by one thread and a segmented reduction combines the
+ * parts (one thread per input vertex folds its whole list where the graph offers no parts).
  */
 export async function neighborhoodReduce<T extends ElementType>(
   target: Target,
-  graph: DeviceGraph,
+  graph: DeviceGraph | NeighborGraph,
   input: FrontierView | 'all',
   f: Functor,
   output: DeviceArray<T>,
   options: NeighborhoodReduceOptions<T> = {},
 ): Promise<void> {
+  if (isNeighborGraph(graph)) return reduceNeighbors(target, graph, input, f, output, options);
   const { offsets, column, edgeIds } = edgeView(graph, options.direction ?? 'out', 'neighborhoodReduce');
   // Over all vertices the segments are the offsets themselves, so an item's index is its edge position:
   // no offsets binding and no load of it per edge.
@@ -65,19 +72,7 @@ export async function neighborhoodReduce<T extends ElementType>(
   const monoid = options.monoid ? { monoid: options.monoid } : {};
   const maxCount = Math.max(1, graph.edgeCount);
   const select = options.frontier;
-  const emit = async (rec: Recorder) => {
-    if (!select) return;
-    const vertex = vertexOfFunctor(input);
-    const length = input === 'all' ? graph.vertexCount : input.length;
-    await compactFused(
-      rec,
-      length,
-      wgsl`(i: u32) -> bool { return ${select.keep}(${vertex}(i), ${output}[i]); }`,
-      wgsl`(dest: u32, source: u32) { ${rw(select.output.items)}[dest] = ${vertex}(source); }`,
-      { array: select.output.count, index: 0 },
-      { maxCount: input === 'all' ? Math.max(1, graph.vertexCount) : input.items.length },
-    );
-  };
+  const emit = (rec: Recorder) => emitKept(rec, graph, input, output, select);
   // Where the tile's bindings and the functor's exceed the device's storage buffers (browsers grant 8 or
   // 10), a thread per input vertex folds its neighbors instead: slower on hubs, but it runs.
   const limit = graph.device.limits.maxStorageBuffersPerShaderStage;
@@ -119,5 +114,75 @@ export async function neighborhoodReduce<T extends ElementType>(
       maxCount,
     });
     await emit(rec);
+  });
+}
+
+/** The `frontier` option: the input's vertices whose reduced value passes `keep`, compacted in order. */
+async function emitKept<T extends ElementType>(
+  rec: Recorder,
+  graph: { vertexCount: number },
+  input: FrontierView | 'all',
+  output: DeviceArray<T>,
+  select: NeighborhoodReduceOptions<T>['frontier'],
+): Promise<void> {
+  if (!select) return;
+  const vertex = vertexOfFunctor(input);
+  const length = input === 'all' ? graph.vertexCount : input.length;
+  await compactFused(
+    rec,
+    length,
+    wgsl`(i: u32) -> bool { return ${select.keep}(${vertex}(i), ${output}[i]); }`,
+    wgsl`(dest: u32, source: u32) { ${rw(select.output.items)}[dest] = ${vertex}(source); }`,
+    { array: select.output.count, index: 0 },
+    { maxCount: input === 'all' ? Math.max(1, graph.vertexCount) : input.items.length },
+  );
+}
+
+/** `neighborhoodReduce` on a {@link NeighborGraph}. */
+async function reduceNeighbors<T extends ElementType>(
+  target: Target,
+  graph: NeighborGraph,
+  input: FrontierView | 'all',
+  f: Functor,
+  output: DeviceArray<T>,
+  options: NeighborhoodReduceOptions<T>,
+): Promise<void> {
+  const who = 'neighborhoodReduce';
+  if ((options.direction ?? 'out') !== 'out') {
+    throw new InputError('a neighbor-iteration graph offers out-edges only', 'options.direction');
+  }
+  const count = input === 'all' ? graph.vertexCount : typeof input.length === 'number' ? input.length : 0;
+  if (output.length < count) {
+    throw new InputError(`output has ${output.length} entries, the input up to ${count}`, `${who} output`);
+  }
+  const m = options.monoid ?? plus(output.type);
+  const vertex = vertexOfFunctor(input);
+  const offered = graph.parts?.();
+  const item = offered
+    ? wgsl`(index: u32, seg: u32, rank: u32) -> ${output.type} {
+  return ${foldFunctor(offered.forEach, f, m, output.type, true)}(${vertex}(seg), rank);
+}`
+    : undefined;
+  const limit = graph.device.limits.maxStorageBuffersPerShaderStage;
+  const parts = item && SEGREDUCE_TILE_BINDINGS + functorBindingCount(item) <= limit ? offered : undefined;
+  await onTarget(target, who, async (rec) => {
+    if (graph.vertexCount === 0) {
+      // No vertex, so no input vertex: nothing to reduce, and an empty frontier to emit.
+    } else if (!parts || !item) {
+      const fold = foldFunctor((visit) => graph.forEachNeighbor(visit), f, m, output.type, false);
+      await transform(
+        rec,
+        input === 'all' ? graph.vertexCount : input.length,
+        wgsl`(i: u32) { ${rw(output)}[i] = ${fold}(${vertex}(i)); }`,
+        { itemsPerThread: 1 },
+      );
+    } else {
+      const { starts, total, segments } = await scanParts(rec, graph, parts, input, options.workspace, who);
+      await transformSegreduce(rec, { array: total, index: 0 }, starts, segments, item, output, {
+        monoid: m,
+        maxCount: parts.capacity,
+      });
+    }
+    await emitKept(rec, graph, input, output, options.frontier);
   });
 }

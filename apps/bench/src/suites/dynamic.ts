@@ -1,4 +1,5 @@
 import {
+  bfs,
   componentsReference,
   ssspReference,
   connectedComponents as staticComponents,
@@ -40,6 +41,8 @@ import { firstMismatch } from '../validate.ts';
  * - incremental SSSP after an insertion batch, against recomputation from scratch;
  * - incremental connected components after an insertion or a deletion batch, against recomputation;
  * - PageRank warm-started from the ranks before an insertion batch, against a cold start.
+ * - BFS, SSSP, PageRank, connected components and triangle counting straight on the tables, beside the
+ *   same run on a CSR snapshot.
  *
  * On a GPU the graphs are soc-LiveJournal1-sized (Kronecker scale 22, edge factor 10: 4.2 M vertices, about
  * 80 M arcs; a random geometric graph of 5 M points, average degree 17: about 85 M arcs); on software
@@ -1130,6 +1133,99 @@ function rehashCase(hints: boolean): BenchCase {
   };
 }
 
+// ---- static algorithms straight on the tables, beside the same algorithm on a CSR snapshot ----
+
+type TableAlgorithm = 'bfs' | 'sssp' | 'pagerank' | 'components' | 'triangles';
+
+/**
+ * BFS, SSSP, PageRank, connected components or triangle counting by `@weft/algorithms`' entry points on the loaded Kronecker graph after
+ * a batch of n new edges: on the DynamicGraph itself (a NeighborGraph: operators over the slab lists,
+ * balanced by bucket) or on a CSR snapshot of the same state (the snapshot taken untimed). The pair shows
+ * the cost of running without a snapshot; each run is validated against the other's answer.
+ */
+function onTablesCase(algorithm: TableAlgorithm, on: 'tables' | 'snapshot'): BenchCase {
+  return {
+    name: `dynamic ${algorithm} on the ${on === 'tables' ? 'hash tables' : 'CSR snapshot'}`,
+    family: 'dynamic',
+    maxItems: (device) => scaleOf(device).onlyAt,
+    async setup(device, n, seed): Promise<BenchInstance> {
+      const scale = scaleOf(device);
+      const name = algorithm === 'triangles' ? 'triangles' : 'kronecker';
+      const weighted = hostGraph(scale, name);
+      const csr = algorithm === 'sssp' ? weighted : unweighted(weighted);
+      const graph = await DynamicGraph.fromCsr(device, csr);
+      // A batch of n new edges, at most 5 % of the graph's edges (on small graphs n would swamp it).
+      const per = Math.max(1, Math.min(n, Math.floor(csr.edgeCount / 40)));
+      const b = edgePool(scale, unweighted(csr), name, seed, per);
+      const rand = mulberry32(seed);
+      const weights = Uint32Array.from({ length: per }, () => 1 + Math.floor(rand() * 255));
+      await graph.insertEdges(b.src, b.dst, algorithm === 'sssp' ? weights : undefined);
+      const snapshot = await graph.toDeviceGraph();
+      const target = on === 'tables' ? graph : snapshot;
+      let source = 0;
+      do source = Math.floor(rand() * csr.vertexCount);
+      while (csr.offsets[source + 1] === csr.offsets[source]);
+      let answer: Int32Array | Float32Array | Float64Array | Uint32Array | number | undefined;
+      const run = {
+        bfs: async () => (await bfs(target, source)).depths,
+        sssp: async () => (await staticSssp(target, source)).distances,
+        pagerank: async () => (await staticPageRank(target, { weight: null })).ranks,
+        components: async () => (await staticComponents(target)).labels,
+        triangles: async () => (await staticTriangles(target)).count,
+      }[algorithm];
+      const other = on === 'tables' ? snapshot : graph;
+      const setups = {
+        bfs: `BFS from vertex ${source}`,
+        sssp: `SSSP from vertex ${source} (u32 weights in [1, 255]; Bellman-Ford over a frontier on the tables)`,
+        components: 'connected components (union-find)',
+        pagerank: 'PageRank (pull, unweighted, tolerance 1e-5)',
+        triangles: 'triangle count (degree-ordered, hash probes on the tables)',
+      };
+      return {
+        items: csr.edgeCount + 2 * per,
+        bytes: 0,
+        // Loops with status read-backs, and the answer read back: wall time.
+        hostTimed: true,
+        setup: `${describeGraph(scale, name, csr)}, built from its CSR, ${HINTED_TABLES}, then ${per} new edges inserted; ${setups[algorithm]} on the ${on === 'tables' ? 'DynamicGraph (no snapshot)' : 'CSR snapshot (taken untimed)'}`,
+        async run() {
+          answer = await run();
+        },
+        async validate() {
+          if (answer === undefined) return 'no run';
+          if (algorithm === 'bfs') {
+            const want = (await bfs(other, source)).depths;
+            return firstMismatch(answer as Int32Array, want);
+          }
+          if (algorithm === 'sssp') {
+            const want = (await staticSssp(other, source)).distances;
+            return firstMismatch(answer as Float64Array, want);
+          }
+          if (algorithm === 'components') {
+            const want = (await staticComponents(other)).labels;
+            return firstMismatch(answer as Uint32Array, want);
+          }
+          if (algorithm === 'triangles') {
+            const want = (await staticTriangles(other)).count;
+            return answer === want ? null : `${answer} triangles, the other graph's ${want}`;
+          }
+          const got = answer as Float32Array;
+          const want = (await staticPageRank(other, { weight: null })).ranks;
+          for (let v = 0; v < want.length; v++) {
+            if (!(Math.abs(got[v]! - want[v]!) <= 3e-4 * want[v]!)) {
+              return `rank of vertex ${v} is ${got[v]}, the other graph's ${want[v]} (relative tolerance 3e-4)`;
+            }
+          }
+          return null;
+        },
+        destroy() {
+          snapshot.destroy();
+          graph.destroy();
+        },
+      };
+    },
+  };
+}
+
 const PROBINGS: Probing[] = ['thread', 'subgroup'];
 
 export const cases: BenchCase[] = [
@@ -1155,4 +1251,8 @@ export const cases: BenchCase[] = [
   pageRankCase('warm', 'deleted'),
   rehashCase(true),
   rehashCase(false),
+  ...(['bfs', 'sssp', 'pagerank', 'components', 'triangles'] as const).flatMap((a) => [
+    onTablesCase(a, 'tables'),
+    onTablesCase(a, 'snapshot'),
+  ]),
 ];

@@ -5,10 +5,13 @@ import {
   advancePush,
   advanceSmallFrontier,
   type IterationLog,
+  isNeighborGraph,
+  type NeighborGraph,
   resolveLoadBalance,
   SmallFrontierState,
 } from '@weft/operators';
 import { checkSource, type Problem, prepareLoadBalance, recordSet, runProblem } from '../common.ts';
+import { bfsOnNeighbors } from '../neighbor-graph.ts';
 import { type BfsLevel, UNREACHED } from './level.ts';
 import {
   type BfsOptions,
@@ -180,7 +183,15 @@ export class BfsProblem
 }
 
 /** Breadth-first search from `source`: depths (and parents), with the enactor's batched submits. */
-export async function bfs(graph: DeviceGraph, source: number, options: BfsOptions = {}): Promise<BfsResult> {
+export async function bfs(
+  graph: DeviceGraph | NeighborGraph,
+  source: number,
+  options: BfsOptions = {},
+): Promise<BfsResult> {
+  if (isNeighborGraph(graph)) {
+    checkSource(graph, source);
+    return bfsOnNeighbors(graph, source, options);
+  }
   checkDeviceGraph(graph);
   checkSource(graph, source);
   await prepareLoadBalance(graph, options.loadBalance);

@@ -18,6 +18,8 @@ import {
   advanceSmallFrontier,
   type IterationLog,
   type IterationTrace,
+  isNeighborGraph,
+  type NeighborGraph,
   resolveLoadBalance,
   SmallFrontierState,
   smallFrontierFits,
@@ -34,6 +36,7 @@ import {
   runProblem,
   type TraceOption,
 } from '../common.ts';
+import { ssspOnNeighbors } from '../neighbor-graph.ts';
 import { checkNonNegativeWeights } from '../weights.ts';
 import { addDeltaFunctor, deltaWord, NearFarStep } from './near-far.ts';
 import type { SsspEngineTuning } from './near-far-engine.ts';
@@ -460,10 +463,14 @@ export async function resolveSsspOptions(
 
 /** Single-source shortest paths over non-negative weights (u32, i32 >= 0 or f32; none = 1 per edge). */
 export async function sssp(
-  graph: DeviceGraph,
+  graph: DeviceGraph | NeighborGraph,
   source: number,
   options: SsspOptions = {},
 ): Promise<SsspResult> {
+  if (isNeighborGraph(graph)) {
+    checkSource(graph, source);
+    return ssspOnNeighbors(graph, source, options);
+  }
   checkDeviceGraph(graph);
   checkSource(graph, source);
   const weights = graph.chunkedWeights;
