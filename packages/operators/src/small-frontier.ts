@@ -47,6 +47,8 @@ const RESERVED_BYTES = BIG_LIST * 4 + 64;
 /** Frontier capacities are a multiple of this; 4096 is the most the engine asks for. */
 const CAPACITY_STEP = 256;
 const MAX_CAPACITY = 4096;
+/** Workgroup memory per unit of capacity: two sides of a vertex and its row bounds (offsets[v], offsets[v + 1]). */
+const BYTES_PER_ENTRY = 2 * 3 * 4;
 /**
  * A vertex with more out-edges than this is walked by the whole workgroup together, not by one thread (road
  * graphs never reach it; a hub would otherwise serialise a level on one thread).
@@ -66,11 +68,12 @@ export function smallFrontierWorkgroupSize(device: WeftDevice, wanted = 1024): n
 
 /**
  * The most frontier vertices one workgroup holds per level on `device`: two ping-pong buffers of this many
- * u32 fit in `maxComputeWorkgroupStorageSize` beside the kernel's other workgroup memory (at most 4096).
+ * vertices and their row bounds fit in `maxComputeWorkgroupStorageSize` beside the kernel's other workgroup
+ * memory (at most 4096).
  */
 export function smallFrontierCapacity(device: WeftDevice): number {
   const bytes = device.limits.maxComputeWorkgroupStorageSize - RESERVED_BYTES;
-  const fit = Math.floor(bytes / 8 / CAPACITY_STEP) * CAPACITY_STEP;
+  const fit = Math.floor(bytes / BYTES_PER_ENTRY / CAPACITY_STEP) * CAPACITY_STEP;
   return Math.max(CAPACITY_STEP, Math.min(MAX_CAPACITY, fit));
 }
 
@@ -419,6 +422,49 @@ fn visit_in(src: u32, k: u32, c: u32, s: u32) {
         for (var k = in_offsets[src] + lid; k < hub_in_end; k += WG) { visit_in(src, k, c, next); }`,
       }
     : { visit: '', range: '', degree: 'end - first', alone: '', lanes: '', hub: '' };
+  // A vertex joins a frontier with its row bounds, loaded beside the functor's claim rather than after the
+  // next level's barrier: one fewer dependent round trip a level. Both directions keep two rows: no copy.
+  const rows = !both;
+  const pushRow = rows
+    ? `
+fn push(v: u32, c: u32, s: u32) { push_row(v, vec2<u32>(offsets[v], offsets[v + 1u]), c, s); }
+
+fn push_row(v: u32, row: vec2<u32>, c: u32, s: u32) {
+  let slot = atomicAdd(&counts[c], 1u);
+  if (slot < CAP) {
+    wf[s * CAP + slot] = v;
+    wr[s * CAP + slot] = row;
+  } else if (slot < params.capacity) {
+    items[slot] = v;
+  }
+}`
+    : `
+fn push(v: u32, c: u32, s: u32) {
+  let slot = atomicAdd(&counts[c], 1u);
+  if (slot < CAP) {
+    wf[s * CAP + slot] = v;
+  } else if (slot < params.capacity) {
+    items[slot] = v;
+  }
+}`;
+  const visitOut = rows
+    ? `
+fn visit(src: u32, k: u32, c: u32, s: u32) {
+  let dst = ${chunked ? 'weft_neighbor(k)' : 'neighbors[k]'};
+  let row = vec2<u32>(offsets[dst], offsets[dst + 1u]);
+  if (weft_edge(src, dst, weft_edge_id(k)${level.arg})) { push_row(dst, row, c, s); }
+}`
+    : `
+fn visit(src: u32, k: u32, c: u32, s: u32) {
+  let dst = ${chunked ? 'weft_neighbor(k)' : 'neighbors[k]'};
+  if (weft_edge(src, dst, weft_edge_id(k)${level.arg})) { push(dst, c, s); }
+}`;
+  const load = rows
+    ? 'for (var i = lid; i < len; i += WG) {\n      let v = items[i];\n      wf[i] = v;\n      wr[i] = vec2<u32>(offsets[v], offsets[v + 1u]);\n    }'
+    : 'for (var i = lid; i < len; i += WG) { wf[i] = items[i]; }';
+  const bounds = rows
+    ? 'let row = wr[side * CAP + i];\n        let first = row.x;\n        let end = row.y;'
+    : 'let first = offsets[src];\n        let end = offsets[src + 1u];';
   // Without onLevel likewise. An overflowing level's vertices past CAP are already in the global buffer.
   const after = onLevel
     ? {
@@ -448,7 +494,7 @@ const LEVELS_LAST = ${base + 1}u;
 const EXIT = ${base + 2}u;
 const FRONTIER_LENGTH = ${base + 3}u;
 
-var<workgroup> wf: array<u32, ${2 * cap}>;
+var<workgroup> wf: array<u32, ${2 * cap}>;${rows ? `\nvar<workgroup> wr: array<vec2<u32>, ${2 * cap}>;` : ''}
 // Level l appends to counts[l % 3] and lists its hubs in big_counts[l % 2]; thread 0 zeroes the next
 // level's counters during level l, after every thread has read their previous use (two levels back).
 var<workgroup> counts: array<atomic<u32>, 3>;
@@ -457,20 +503,8 @@ var<workgroup> big_counts: array<atomic<u32>, 2>;
 var<workgroup> entry_len: u32;${level.decl}${hook.decl}${after.decl}
 
 // Appends v to the output counted by counts[c] into side s: the first CAP in workgroup memory, the rest at
-// their own slot of the global buffer.
-fn push(v: u32, c: u32, s: u32) {
-  let slot = atomicAdd(&counts[c], 1u);
-  if (slot < CAP) {
-    wf[s * CAP + slot] = v;
-  } else if (slot < params.capacity) {
-    items[slot] = v;
-  }
-}
-
-fn visit(src: u32, k: u32, c: u32, s: u32) {
-  let dst = ${chunked ? 'weft_neighbor(k)' : 'neighbors[k]'};
-  if (weft_edge(src, dst, weft_edge_id(k)${level.arg})) { push(dst, c, s); }
-}${inEdges.visit}
+// their own slot of the global buffer.${pushRow}
+${visitOut}${inEdges.visit}
 
 // The indirect arguments of Recorder.indirectArgs: x * y >= ceil(n / per_group) workgroups.
 fn write_args(at: u32, n: u32, per_group: u32) {
@@ -500,7 +534,7 @@ fn main(@builtin(local_invocation_index) lid: u32) {
   if (len > CAP) {
     exit = ${SMALL_FRONTIER_EXIT.tooLarge}u;
   } else {
-    for (var i = lid; i < len; i += WG) { wf[i] = items[i]; }
+    ${load}
     workgroupBarrier();
     // Every exit condition is read through workgroupUniformLoad: the loop's barriers stay in uniform flow.
     loop {${hook.call}
@@ -521,8 +555,7 @@ fn main(@builtin(local_invocation_index) lid: u32) {
       let lane = lid % lanes;
       for (var i = group; i < len; i += WG / lanes) {
         let src = wf[side * CAP + i];
-        let first = offsets[src];
-        let end = offsets[src + 1u];${inEdges.range}
+        ${bounds}${inEdges.range}
         if (${inEdges.degree} > COOPERATIVE_DEGREE) {
           // A hub goes to the list the whole workgroup walks; lane 0 walks it alone if the list is full.
           if (lane == 0u) {
