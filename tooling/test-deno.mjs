@@ -20,14 +20,7 @@ const deno = join(root, 'node_modules', '.bin', 'deno');
 const SORT_VARIANTS =
   "its cases specialize the sort's kernels many ways, each compiled anew: past the test's timeout on a software adapter (the sort runs on wgpu in dynamic's and graph's generator suites)";
 const SUITES = [
-  {
-    name: 'gpu',
-    exclude: {
-      'src/guard-leak.test.ts': {
-        why: "tens of thousands of GPU round trips; each waits for Deno's device poll, far past the test's timeout",
-      },
-    },
-  },
+  { name: 'gpu' },
   { name: 'scan' },
   { name: 'lbs' },
   { name: 'segreduce' },
