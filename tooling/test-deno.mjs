@@ -16,34 +16,14 @@ const deno = join(root, 'node_modules', '.bin', 'deno');
  * tests check); the rest are limits of Deno's runtime or of compiling on a software adapter through it, not of
  * Weft. Every file still runs on Dawn.
  */
-// Why the files that compile the sort in many specializations are left out: wgpu's compiles of them are slow.
-const SORT_VARIANTS =
-  "its cases specialize the sort's kernels many ways, each compiled anew: past the test's timeout on a software adapter (the sort runs on wgpu in dynamic's and graph's generator suites)";
 const SUITES = [
   { name: 'gpu' },
   { name: 'scan' },
   { name: 'lbs' },
   { name: 'segreduce' },
   { name: 'compact' },
-  {
-    name: 'sort',
-    exclude: {
-      'src/radix-sort.test.ts': {
-        why: SORT_VARIANTS,
-      },
-      'src/radix-sort-random.test.ts': {
-        why: SORT_VARIANTS,
-      },
-    },
-  },
-  {
-    name: 'graph',
-    exclude: {
-      'src/device-build.test.ts': {
-        why: 'builds with the sort many ways (weight types, rules, key widths), each compiled anew: tens of minutes on a software adapter',
-      },
-    },
-  },
+  { name: 'sort' },
+  { name: 'graph' },
   { name: 'operators' },
   { name: 'dynamic' },
   { name: 'graphology' },
