@@ -484,9 +484,15 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         }
         endPass();
         const usedQueries = perDispatch ? 2 * timedLabels.length : 2;
+        // The timestamps come back in the submit's wait, beside any `download`: no round trip of their own.
+        let stamps: GPUBuffer | undefined;
         if (querySet && resolve) {
-          if (passes > 0) encoder.resolveQuerySet(querySet, 0, usedQueries, resolve, 0);
-          else querySet = undefined;
+          if (passes > 0) {
+            encoder.resolveQuerySet(querySet, 0, usedQueries, resolve, 0);
+            stamps = weft.pool.acquire(usedQueries * 8, 'readback', 'weft timestamps');
+            release.push(stamps);
+            encoder.copyBufferToBuffer(resolve, 0, stamps, 0, usedQueries * 8);
+          } else querySet = undefined;
         }
         let staging: GPUBuffer | undefined;
         const readBytes = read === undefined ? 0 : read.length * 4;
@@ -498,8 +504,14 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         const start = performance.now();
         device.queue.submit([encoder.finish()]);
         // Mapping the staging buffer resolves once the whole submit has run, so it is the wait itself.
-        if (staging) await weft.guard(staging.mapAsync(0x1 /* GPUMapMode.READ */, 0, readBytes));
-        else if (wait) await weft.guard(device.queue.onSubmittedWorkDone());
+        if (staging || stamps) {
+          await weft.guard(
+            Promise.all([
+              staging?.mapAsync(0x1 /* GPUMapMode.READ */, 0, readBytes),
+              stamps?.mapAsync(0x1 /* GPUMapMode.READ */, 0, usedQueries * 8),
+            ]),
+          );
+        } else if (wait) await weft.guard(device.queue.onSubmittedWorkDone());
         const wallMs = performance.now() - start;
         const result: SubmitResult & { downloaded?: HostArray<ElementType> } = {
           wallMs,
@@ -515,8 +527,9 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
                 ? new Int32Array(bytes)
                 : new Float32Array(bytes);
         }
-        if (querySet && resolve) {
-          const ts = new BigUint64Array(await weft.readBytes(resolve, 0, usedQueries * 8));
+        if (stamps) {
+          const ts = new BigUint64Array(stamps.getMappedRange(0, usedQueries * 8).slice(0));
+          stamps.unmap();
           if (perDispatch) {
             result.dispatchNs = timedLabels.map((label, i) => ({
               label,
