@@ -11,63 +11,24 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const deno = join(root, 'node_modules', '.bin', 'deno');
 
 /**
- * The suites that pass on wgpu, each with the test files left out there and why (or the only ones run). `needs: 'subgroups'` leaves a
- * file out only where the adapter lacks the feature (the library then throws its typed error, which other
- * tests check); the rest are limits of Deno's runtime or of compiling on a software adapter through it, not of
- * Weft. Every file still runs on Dawn.
+ * The suites run on wgpu: every package's, every file. A suite may still list files left out there and why
+ * (`exclude`), or the only ones run (`only`); `needs: 'subgroups'` leaves a file out only where the adapter
+ * lacks the feature. Every file still runs on Dawn.
  */
-// Why the files that compile the sort in many specializations are left out: wgpu's compiles of them are slow.
-const SORT_VARIANTS =
-  "its cases specialize the sort's kernels many ways, each compiled anew: past the test's timeout on a software adapter (the sort runs on wgpu in dynamic's and graph's generator suites)";
 const SUITES = [
-  {
-    name: 'gpu',
-    exclude: {
-      'src/guard-leak.test.ts': {
-        why: "tens of thousands of GPU round trips; each waits for Deno's device poll, far past the test's timeout",
-      },
-    },
-  },
+  { name: 'gpu' },
   { name: 'scan' },
   { name: 'lbs' },
   { name: 'segreduce' },
   { name: 'compact' },
-  {
-    name: 'sort',
-    exclude: {
-      'src/radix-sort.test.ts': {
-        why: SORT_VARIANTS,
-      },
-      'src/radix-sort-random.test.ts': {
-        why: SORT_VARIANTS,
-      },
-    },
-  },
-  {
-    name: 'graph',
-    exclude: {
-      'src/device-build.test.ts': {
-        why: 'builds with the sort many ways (weight types, rules, key widths), each compiled anew: tens of minutes on a software adapter',
-      },
-    },
-  },
+  { name: 'sort' },
+  { name: 'graph' },
   { name: 'operators' },
   { name: 'dynamic' },
   { name: 'graphology' },
   { name: 'cli' },
-  {
-    name: 'algorithms',
-    only: {
-      files: ['src/sssp/small-frontier.test.ts', 'src/fuzz.test.ts'],
-      why: "the whole suite is far slower on wgpu than on Dawn (mostly compiling kernels): the fuzz test runs every algorithm on 50 random graphs instead; the small-frontier file once crashed Deno's worker",
-    },
-  },
+  { name: 'algorithms' },
 ];
-// Not yet here: the rest of algorithms' files, far slower on wgpu than on Dawn (mostly compiling kernels); the
-// fuzz test runs every exported algorithm there on random graphs. Its sssp
-// small-frontier files, which once crashed Deno's worker (a segfault in native code), pass there alone and together since
-// the device keeps its bind groups; with a bind group made per dispatch the crash came back once, mid-file and
-// not in the failing test alone: it follows many short-lived GPU objects, not one kernel.
 
 if (!existsSync(deno)) {
   console.error(`test:deno: ${deno} is missing; run 'pnpm install' (the deno package is a dev dependency)`);
@@ -100,6 +61,14 @@ if (modes.length === 1) {
   console.log("test:deno: the adapter does not offer 'subgroups': running with WEFT_TEST_SUBGROUPS=0 only");
 }
 
+// `WEFT_DENO_WORKERS=N`: how many test files run at once (each with its own Deno worker and device).
+const workers = Number(process.env.WEFT_DENO_WORKERS ?? 4);
+if (!Number.isInteger(workers) || workers < 1) {
+  console.error(
+    `test:deno: WEFT_DENO_WORKERS must be a positive integer, got '${process.env.WEFT_DENO_WORKERS}'`,
+  );
+  process.exit(1);
+}
 const wanted = process.argv.slice(2);
 const unknown = wanted.filter((w) => !SUITES.some((s) => s.name === w));
 if (unknown.length > 0) {
@@ -111,7 +80,17 @@ if (unknown.length > 0) {
 const failed = [];
 for (const suite of SUITES.filter((s) => wanted.length === 0 || wanted.includes(s.name))) {
   const cwd = join(root, 'packages', suite.name);
-  const args = ['run', '-A', join(cwd, 'node_modules', 'vitest', 'vitest.mjs'), 'run'];
+  // Files in parallel: on wgpu a test file spends most of its time idle, waiting for Deno's device poll (a
+  // timer per GPU round trip), so several files overlap their waits on the cores that one would leave idle.
+  const args = [
+    'run',
+    '-A',
+    join(cwd, 'node_modules', 'vitest', 'vitest.mjs'),
+    'run',
+    '--fileParallelism',
+    '--maxWorkers',
+    String(workers),
+  ];
   if (suite.only) {
     console.log(
       `test:deno: @weft/${suite.name}: only ${suite.only.files.join(', ')} on wgpu: ${suite.only.why}`,

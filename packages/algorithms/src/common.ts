@@ -81,7 +81,8 @@ export async function runProblem<R>(
   try {
     const rec = device.recorder({ label: 'reset' });
     await reset(rec);
-    await rec.submit();
+    // The enactor's first submit runs after it and waits: no round trip for the reset alone.
+    await rec.submit({ wait: false });
     if (!options.trace) return { ...(await enact(device, problem, options)), result: await problem.result() };
     problem.log = new IterationLog(device);
     const run = await enact(device, problem, { ...options, batch: 1, maxBatch: 1, timing: true });

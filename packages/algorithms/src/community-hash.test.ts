@@ -266,7 +266,7 @@ describe('undone sweeps', () => {
       let undos = 0;
       const probe: LevelProbe = {
         async afterUndo({ comm, stot, k, n }) {
-          const [c, s, kv] = [await comm.download(0, n), await stot.download(0, n), await k.download(0, n)];
+          const [c, s, kv] = await Promise.all([comm.download(0, n), stot.download(0, n), k.download(0, n)]);
           const want = new Float64Array(n);
           for (let v = 0; v < n; v++) want[c[v]!]! += kv[v]!;
           for (let x = 0; x < n; x++) {
@@ -307,12 +307,12 @@ describe('sweep modularity', () => {
       const probe: LevelProbe = {
         async afterSweep({ arcs, comm, n, total, resolution, modularity }) {
           const m = arcs.count;
-          const [src, dst, share, c] = [
-            await arcs.src.download(0, m),
-            await arcs.dst.download(0, m),
-            await arcs.share.download(0, m),
-            await comm.download(0, n),
-          ];
+          const [src, dst, share, c] = await Promise.all([
+            arcs.src.download(0, m),
+            arcs.dst.download(0, m),
+            arcs.share.download(0, m),
+            comm.download(0, n),
+          ]);
           const degree = new Float64Array(n);
           let inside = 0;
           for (let e = 0; e < m; e++) {

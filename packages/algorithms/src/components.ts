@@ -424,13 +424,18 @@ export class ComponentsProblem implements Problem<{ labels: Uint32Array; count: 
   /** The labels and their count; `levels`, counted on the GPU, with the engine only (else a step is a level). */
   async result(): Promise<{ labels: Uint32Array; count: number; levels?: number }> {
     const n = this.graph.vertexCount;
-    const labels = n === 0 ? new Uint32Array(0) : await this.labels.download(0, n);
-    if (this.#sets && !(await this.#sets.finished())) {
+    // Read back together: one wait for the GPU instead of one per array.
+    const [labels, finished, levelWords] = await Promise.all([
+      n === 0 ? new Uint32Array(0) : this.labels.download(0, n),
+      this.#sets?.finished(),
+      this.smallFrontier?.levels.download(1, 1),
+    ]);
+    if (finished === false) {
       throw new WeftError('union-find gave up on a link after too many failed compare-exchanges');
     }
     let count = 0;
     for (let v = 0; v < n; v++) if (labels[v] === v) count++;
-    const levels = this.smallFrontier && (await this.smallFrontier.levels.download(1, 1))[0]!;
+    const levels = levelWords?.[0];
     return { labels, count, ...(levels === undefined ? {} : { levels }) };
   }
 

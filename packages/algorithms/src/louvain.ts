@@ -356,8 +356,9 @@ export async function communityLevels(
         await transform(r, 1, intraParts);
         await recordExpected(r, n);
       };
-      const qOf = async () => {
-        const p = await parts.download();
+      // Submits `r` and reads the modularity parts in its wait: one round trip a sweep.
+      const submitForQ = async (r: Recorder) => {
+        const p = (await r.submit({ download: parts })).downloaded;
         return modularityFromParts([p[0]! + (exactIntra ? p[2]! : 0), p[1]!], total, resolution);
       };
       let qStart = Number.NaN;
@@ -389,16 +390,14 @@ export async function communityLevels(
           rec.copy(k, stot, n);
         }
         await recordStartParts(rec, arcs, n);
-        await rec.submit();
-        let q = await qOf();
+        let q = await submitForQ(rec);
         qStart = q;
         let idle = 0;
         let mask = 1;
         for (let sweep = 0; sweep < MAX_SWEEPS && idle < IDLE_SWEEPS; sweep++) {
           rec = device.recorder({ label: 'louvain sweep' });
           await recordSweep(rec, sweepSalt(seed, level, sweep), mask, arcs, n, k, arcRows);
-          await rec.submit();
-          const next = await qOf();
+          const next = await submitForQ(rec);
           await probe?.afterSweep?.({ arcs, comm, n, total, resolution, modularity: next });
           if (next < q) {
             rec = device.recorder({ label: 'louvain undo' });
@@ -406,7 +405,8 @@ export async function communityLevels(
             // The sweep's totals are of the partition just undone: the next sweep's gains need the restored one's.
             await recordCommunityDegrees(rec, k, n);
             if (exactIntra) await transform(rec, 1, wgsl`(i: u32) { ${rw(intra)}[0] = ${intra}[1]; }`);
-            await rec.submit();
+            // Setup for the next sweep, whose submit waits for both.
+            await rec.submit({ wait: false });
             await probe?.afterUndo?.({ comm, stot, k, n });
             if (mask < MAX_MASK) mask = 2 * mask + 1;
             else idle++;
@@ -574,7 +574,7 @@ export async function communityLevels(
         rec = device.recorder({ label: 'leiden refine start' });
         await map(rec, n, wgsl`(v: u32) -> u32 { return v; }`, ref);
         rec.clear(locked);
-        await rec.submit();
+        await rec.submit({ wait: false });
         let idle = 0;
         for (let round = 0; round < MAX_REFINE_ROUNDS && idle < IDLE_SWEEPS; round++) {
           const salt = sweepSalt(seed ^ 0x5bd1e995, level, round);
@@ -676,8 +676,7 @@ export async function communityLevels(
   if (${targeted}[v] == 1u) { ${rw(locked)}[v] = 1u; }
 }`,
           );
-          await rec.submit();
-          idle = (await counts.download(4, 1))[0] === 0 ? idle + 1 : 0;
+          idle = (await rec.submit({ download: counts })).downloaded[4] === 0 ? idle + 1 : 0;
         }
         rec = device.recorder({ label: 'leiden refine renumber' });
         rec.clear(used);
@@ -685,7 +684,7 @@ export async function communityLevels(
         await exclusiveScan(rec, used, newId, { count: n, total: { array: counts, index: 3 } });
         const refRw = rw(ref);
         await transform(rec, n, wgsl`(v: u32) { ${refRw}[v] = ${newId}[${refRw}[v]]; }`);
-        await rec.submit();
+        await rec.submit({ wait: false });
       }
 
       let arcs = a0;
@@ -716,7 +715,7 @@ export async function communityLevels(
           const commRw = rw(comm);
           await transform(rec, n, wgsl`(v: u32) { ${commRw}[v] = ${newId}[${commRw}[v]]; }`);
           if (leiden) {
-            await rec.submit();
+            await rec.submit({ wait: false });
             await refineLevel(arcs, n, k, salted - 1, rows);
             rec = device.recorder({ label: 'leiden aggregate' });
           }
@@ -756,8 +755,7 @@ export async function communityLevels(
             wgsl`(index: u32, seg: u32, rank: u32) -> f32 { return ${share}[${vals}[index]]; }`,
             other.share,
           );
-          await rec.submit();
-          const [, nNew, mNew, nRef] = await counts.download(0, 4);
+          const [, nNew, mNew, nRef] = (await rec.submit({ download: counts })).downloaded;
           // The aggregated graph (of `vertices` communities) becomes the next level's input.
           const nextLevel = async (vertices: number) => {
             arcs = { count: mNew!, ...other };
@@ -767,7 +765,7 @@ export async function communityLevels(
             rec = device.recorder({ label: `${leiden ? 'leiden' : 'louvain'} next level` });
             await recordRows(rec, arcs.src, arcs.count, n, rows);
             await segmentedReduce(rec, arcs.share, rows, n, kl, { count: arcs.count });
-            await rec.submit();
+            await rec.submit({ wait: false });
           };
           if (leiden) {
             if (level === 0 && iteration === 0 && nNew! >= n) {
@@ -782,9 +780,10 @@ export async function communityLevels(
               wgsl`(v: u32) { let p = ${partRw}[v]; ${rw(out)}[v] = ${comm}[p]; ${partRw}[v] = ${ref}[p]; }`,
             );
             await transform(rec, n, wgsl`(v: u32) { ${rw(startComm)}[${ref}[v]] = ${comm}[v]; }`);
-            await rec.submit();
-            levels.push(await out.download());
-            refinedLevels.push(await part.download());
+            await rec.submit({ wait: false });
+            const [outLevel, partLevel] = await Promise.all([out.download(), part.download()]);
+            levels.push(outLevel);
+            refinedLevels.push(partLevel);
             count = nNew!;
             if (nRef! >= n || (q - levelQ <= threshold && nRef === nNew)) {
               converged = true;

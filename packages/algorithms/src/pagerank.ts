@@ -351,7 +351,13 @@ export class PageRankProblem implements Problem<Float32Array> {
 
   async result(): Promise<Float32Array> {
     const n = this.graph.vertexCount;
-    const unpaired = this.#unpaired ? (await this.#unpaired.download())[0]! : 0;
+    // Read back together: one wait for the GPU instead of one per array.
+    const [unpairedWords, totals, ranks] = await Promise.all([
+      this.#unpaired?.download(),
+      n > 0 && this.convergence === 'l1' ? this.#totals.download(1, 1) : undefined,
+      n === 0 ? new Float32Array(0) : this.ranks.download(0, n),
+    ]);
+    const unpaired = unpairedWords ? unpairedWords[0]! : 0;
     if (unpaired !== 0) {
       const edge = unpaired - 1;
       throw new InputError(
@@ -359,8 +365,8 @@ export class PageRankProblem implements Problem<Float32Array> {
         'graph',
       );
     }
-    if (n > 0 && this.convergence === 'l1') this.residual = (await this.#totals.download(1, 1))[0];
-    return n === 0 ? new Float32Array(0) : this.ranks.download(0, n);
+    if (totals) this.residual = totals[0];
+    return ranks;
   }
 
   destroy(): void {

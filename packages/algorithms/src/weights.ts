@@ -32,8 +32,7 @@ export async function checkNonNegativeWeights(graph: DeviceGraph, who: string): 
       graph.edgeCount,
       wgsl`(e: u32) { if (${bad}(e)) { atomicMin(&${atomic(first)}[0], e); } }`,
     );
-    await rec.submit();
-    edge = (await first.download())[0]!;
+    edge = (await rec.submit({ download: first })).downloaded[0]!;
   } finally {
     first.destroy();
   }
@@ -104,8 +103,7 @@ export async function checkSymmetricWeights(graph: DeviceGraph, who: string): Pr
   return false;
 }`,
     );
-    await rec.submit();
-    edge = (await first.download())[0]!;
+    edge = (await rec.submit({ download: first })).downloaded[0]!;
   } finally {
     first.destroy();
   }

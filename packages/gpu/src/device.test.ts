@@ -255,6 +255,40 @@ describe('device', () => {
     });
   });
 
+  it('reads an array back in the submit, and queues work without waiting that later work sees', async () => {
+    const device = await testDevice();
+    for (const [type, length] of [
+      ['u32', 1],
+      ['i32', 255],
+      ['f32', 257],
+      ['u32', 0],
+    ] as const) {
+      const a = device.array(type, length);
+      const first = device.recorder({ label: 'no wait' });
+      await transform(first, length, wgsl`(i: u32) { ${rw(a)}[i] = ${type}(i) - ${type}(3); }`);
+      await first.submit({ wait: false });
+      const second = device.recorder();
+      await transform(second, length, wgsl`(i: u32) { ${rw(a)}[i] = ${rw(a)}[i] * ${type}(2); }`);
+      const r = await second.submit({ download: a });
+      const expected = Array.from({ length }, (_, i) => (type === 'u32' ? ((i - 3) * 2) >>> 0 : (i - 3) * 2));
+      expect(r.downloaded).toBeInstanceOf(
+        type === 'u32' ? Uint32Array : type === 'i32' ? Int32Array : Float32Array,
+      );
+      expect([...r.downloaded]).toEqual(expected);
+      expect([...(await a.download())]).toEqual(expected);
+      a.destroy();
+    }
+    const timed = device.recorder({ timing: true });
+    if (device.hasTimestamps) await expect(timed.submit({ wait: false })).rejects.toThrow(InputError);
+    const other = await requestDevice({ label: 'other' });
+    try {
+      const foreign = other.array('u32', 4);
+      await expect(device.recorder().submit({ download: foreign })).rejects.toThrow(DeviceMismatchError);
+    } finally {
+      other.destroy();
+    }
+  });
+
   it('measures GPU time with timestamp queries when the adapter has them', async () => {
     const device = await testDevice();
     const out = device.array('u32', 1 << 16);

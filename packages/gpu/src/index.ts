@@ -83,6 +83,7 @@ export {
   MAX_TIMED_DISPATCHES,
   Recorder,
   type RecorderOptions,
+  type SubmitOptions,
   type SubmitResult,
   type Workgroups,
 } from './recorder.ts';

@@ -1,4 +1,4 @@
-import type { Count, DeviceArray, GpuCount } from './array.ts';
+import type { Count, DeviceArray, ElementType, GpuCount, HostArray } from './array.ts';
 import { isGpuCount } from './array.ts';
 import type { WeftDevice } from './device.ts';
 import { DeviceLimitError, DeviceMismatchError, GpuValidationError, InputError } from './errors.ts';
@@ -41,6 +41,20 @@ export interface SubmitResult {
   /** Wall time from submit to completion, in milliseconds. */
   wallMs: number;
   dispatches: number;
+}
+
+export interface SubmitOptions<T extends ElementType = ElementType> {
+  /**
+   * An array to read back (all of it) in the same wait for the GPU, after the recorded work: one round trip
+   * instead of a submit and a `download()` (see `SubmitResult.downloaded`).
+   */
+  download?: DeviceArray<T>;
+  /**
+   * `false`: return once the work is queued, without waiting for the GPU (`wallMs` is then the time to
+   * queue it). Work submitted later runs after it, so a run's setup need not cost a round trip of its own.
+   * Errors the scopes catch are still thrown. Not with `download` or timing.
+   */
+  wait?: boolean;
 }
 
 interface SpareScratch {
@@ -276,9 +290,15 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
 
   /**
    * Encodes and submits everything recorded, waits for the GPU to finish, and throws what the error scopes
-   * caught (validation, out of memory) or {@link DeviceLostError} if the device is lost meanwhile.
+   * caught (validation, out of memory) or {@link DeviceLostError} if the device is lost meanwhile. With
+   * `download`, that array's contents after the work come back as `downloaded`, read in the same wait.
    */
-  async submit(): Promise<SubmitResult> {
+  submit(): Promise<SubmitResult>;
+  submit<T extends ElementType>(
+    options: SubmitOptions<T> & { download: DeviceArray<T> },
+  ): Promise<SubmitResult & { downloaded: HostArray<T> }>;
+  submit(options?: SubmitOptions): Promise<SubmitResult>;
+  async submit(options: SubmitOptions = {}): Promise<SubmitResult> {
     this.#checkOpen();
     this.#submitted = true;
     const weft = this.device;
@@ -315,6 +335,17 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
           'submit fewer dispatches at a time',
         );
       }
+    }
+    const read = options.download;
+    const wait = options.wait ?? true;
+    if (!wait && (read !== undefined || timing)) {
+      throw new InputError(
+        'submit({ wait: false }) cannot read back (download or timing): it does not wait for the GPU',
+        `recorder '${this.label}'`,
+      );
+    }
+    if (read !== undefined && read.device !== weft) {
+      throw new DeviceMismatchError(read.label, `the download of recorder '${this.label}'`);
     }
     return weft.scoped(this.label, async () => {
       try {
@@ -453,17 +484,52 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         }
         endPass();
         const usedQueries = perDispatch ? 2 * timedLabels.length : 2;
+        // The timestamps come back in the submit's wait, beside any `download`: no round trip of their own.
+        let stamps: GPUBuffer | undefined;
         if (querySet && resolve) {
-          if (passes > 0) encoder.resolveQuerySet(querySet, 0, usedQueries, resolve, 0);
-          else querySet = undefined;
+          if (passes > 0) {
+            encoder.resolveQuerySet(querySet, 0, usedQueries, resolve, 0);
+            stamps = weft.pool.acquire(usedQueries * 8, 'readback', 'weft timestamps');
+            release.push(stamps);
+            encoder.copyBufferToBuffer(resolve, 0, stamps, 0, usedQueries * 8);
+          } else querySet = undefined;
+        }
+        let staging: GPUBuffer | undefined;
+        const readBytes = read === undefined ? 0 : read.length * 4;
+        if (read !== undefined && readBytes > 0) {
+          staging = weft.pool.acquire(readBytes, 'readback', 'weft readback');
+          release.push(staging);
+          encoder.copyBufferToBuffer(read.buffer, 0, staging, 0, readBytes);
         }
         const start = performance.now();
         device.queue.submit([encoder.finish()]);
-        await weft.guard(device.queue.onSubmittedWorkDone());
+        // Mapping the staging buffer resolves once the whole submit has run, so it is the wait itself.
+        if (staging || stamps) {
+          await weft.guard(
+            Promise.all([
+              staging?.mapAsync(0x1 /* GPUMapMode.READ */, 0, readBytes),
+              stamps?.mapAsync(0x1 /* GPUMapMode.READ */, 0, usedQueries * 8),
+            ]),
+          );
+        } else if (wait) await weft.guard(device.queue.onSubmittedWorkDone());
         const wallMs = performance.now() - start;
-        const result: SubmitResult = { wallMs, dispatches: this.dispatchCount };
-        if (querySet && resolve) {
-          const ts = new BigUint64Array(await weft.readBytes(resolve, 0, usedQueries * 8));
+        const result: SubmitResult & { downloaded?: HostArray<ElementType> } = {
+          wallMs,
+          dispatches: this.dispatchCount,
+        };
+        if (read !== undefined) {
+          const bytes = staging ? staging.getMappedRange(0, readBytes).slice(0) : new ArrayBuffer(0);
+          staging?.unmap();
+          result.downloaded =
+            read.type === 'u32'
+              ? new Uint32Array(bytes)
+              : read.type === 'i32'
+                ? new Int32Array(bytes)
+                : new Float32Array(bytes);
+        }
+        if (stamps) {
+          const ts = new BigUint64Array(stamps.getMappedRange(0, usedQueries * 8).slice(0));
+          stamps.unmap();
           if (perDispatch) {
             result.dispatchNs = timedLabels.map((label, i) => ({
               label,

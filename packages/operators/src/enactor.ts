@@ -134,11 +134,12 @@ export async function enact(
       }
       // After the status kernels: the report lands beside the status, so one download reads both.
       if (report) rec.copy(report, status, report.length, 0, 4);
-      const submitted = await rec.submit();
+      // The status comes back in the submit's own wait: one round trip a batch.
+      const submitted = await rec.submit({ download: status });
       submits++;
       // A submit without a compute pass (nothing recorded) has no timestamps: it took no GPU time.
       timesMs?.push((submitted.gpuNs ?? 0) / 1e6);
-      const words = await status.download();
+      const words = submitted.downloaded;
       const [doneAt, active, overflowAt, overflowLength] = words;
       if (report) reported = [...words.subarray(4)];
       if (overflowAt !== 0) {

@@ -192,11 +192,16 @@ export class BfsProblem
     const pullIterations = (await this.variant?.pullIterations?.()) ?? 0;
     const read = async (a: DeviceArray<'u32'>) =>
       n === 0 ? new Int32Array(0) : new Int32Array((await a.download(0, n)).buffer);
-    const depths = await read(this.depths);
-    const levels = this.smallFrontier && (await this.smallFrontier.levels.download(1, 1))[0]!;
+    // Read back together: one wait for the GPU instead of one per array.
+    const [depths, parents, levelWords] = await Promise.all([
+      read(this.depths),
+      this.parents ? read(this.parents) : undefined,
+      this.smallFrontier?.levels.download(1, 1),
+    ]);
+    const levels = levelWords?.[0];
     return {
       depths,
-      ...(this.parents ? { parents: await read(this.parents) } : {}),
+      ...(parents ? { parents } : {}),
       pullIterations,
       ...(levels === undefined ? {} : { levels }),
     };

@@ -332,7 +332,17 @@ export class SsspProblem
   /** The distances (and, with `parents`, the tree: one more advance over all edges, then its read-back). */
   async result(): Promise<{ distances: Float64Array; parents?: Int32Array; levels?: number }> {
     const n = this.graph.vertexCount;
-    const raw = await this.distances.download(0, n);
+    if (this.parents) {
+      const rec = this.graph.device.recorder({ label: 'sssp parents' });
+      await this.recordParents(rec, this.parents, this.#source);
+      await rec.submit({ wait: false });
+    }
+    // Read back together: one wait for the GPU instead of one per array.
+    const [raw, levelWords, tree] = await Promise.all([
+      this.distances.download(0, n),
+      this.smallFrontier?.levels.download(1, 1),
+      this.parents?.download(0, n),
+    ]);
     const values = this.float ? new Float32Array(raw.buffer) : raw;
     const distances = new Float64Array(n);
     const saturated = this.float ? SATURATED_F32 : SATURATED_U32;
@@ -340,13 +350,9 @@ export class SsspProblem
       if (raw[v] === saturated) throw overflowError(this.float, v);
       distances[v] = raw[v] === this.unreached ? Number.POSITIVE_INFINITY : values[v]!;
     }
-    const levels = this.smallFrontier && (await this.smallFrontier.levels.download(1, 1))[0]!;
+    const levels = levelWords?.[0];
     const counted = levels === undefined ? {} : { levels };
-    if (!this.parents) return { distances, ...counted };
-    const rec = this.graph.device.recorder({ label: 'sssp parents' });
-    await this.recordParents(rec, this.parents, this.#source);
-    await rec.submit();
-    const tree = await this.parents.download(0, n);
+    if (!tree) return { distances, ...counted };
     return { distances, parents: new Int32Array(tree.buffer, tree.byteOffset, tree.length), ...counted };
   }
 
