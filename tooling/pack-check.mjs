@@ -1,5 +1,6 @@
 // Installs the packages as a user would and checks they work: packs every publishable package, installs the
-// tarballs with npm into a scratch app outside the workspace, runs the root README's examples in plain Node and,
+// tarballs with npm into a scratch app outside the workspace, runs the root README's examples and every package
+// README's (tooling/readme-examples.mjs: each checked against the values its comments promise) in plain Node and,
 // bundled with esbuild, in headless Chromium on WebGPU, and type-checks a consumer under NodeNext and bundler
 // resolution with skipLibCheck off.
 // Usage: node tooling/pack-check.mjs [--keep]   (--keep leaves the scratch directory for a look)
@@ -21,6 +22,7 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { build as esbuild } from 'esbuild';
 import { chromium } from 'playwright-core';
+import { checkPrinted, formatSource, readmeExamples } from './readme-examples.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
 const readJson = (path) => JSON.parse(readFileSync(path, 'utf8'));
@@ -64,6 +66,8 @@ const packages = readdirSync(join(root, 'packages'))
   .filter((p) => !p.json.private);
 const webgpuVersion = readJson(join(root, 'packages/gpu/package.json')).devDependencies.webgpu;
 const typescriptVersion = readJson(join(root, 'package.json')).devDependencies.typescript;
+// A graphology user brings graphology: the @weft/graphology README's examples import it.
+const graphologyVersion = readJson(join(root, 'packages/graphology/package.json')).devDependencies.graphology;
 
 // 1. Pack: pnpm replaces workspace:* and applies publishConfig; prepack builds dist.
 for (const p of packages) sh(`pack ${p.json.name}`, 'pnpm', ['pack', '--pack-destination', tarballs], p.dir);
@@ -100,10 +104,13 @@ sh(
     ...files.map((f) => join(tarballs, f)),
     `webgpu@${webgpuVersion}`,
     `typescript@${typescriptVersion}`,
+    `graphology@${graphologyVersion}`,
   ],
   app,
 );
-console.log(`pack-check: installed with npm (webgpu@${webgpuVersion}, typescript@${typescriptVersion})`);
+console.log(
+  `pack-check: installed with npm (webgpu@${webgpuVersion}, typescript@${typescriptVersion}, graphology@${graphologyVersion})`,
+);
 
 // 3. Every import in the shipped JS and declarations names the package itself, a dependency, a peer or a
 //    Node builtin: nothing private (@weft/testing) and nothing only the workspace has.
@@ -215,6 +222,57 @@ export async function examples({ kronecker: withKronecker = true } = {}) {
 }
 `,
 );
+// The packages' README examples, each a module exporting run(log), beside the root README's.
+const readme = readmeExamples(root);
+mkdirSync(join(app, 'readme'));
+for (const e of readme) writeFileSync(join(app, 'readme', `${e.name}.mjs`), e.module);
+const readmeRunner = (
+  names,
+) => `${names.map((name, i) => `import { run as readme${i} } from './readme/${name}.mjs';`).join('\n')}
+${formatSource}
+async function readmeExamples() {
+  const printed = {};
+  for (const [name, run] of [${names.map((name, i) => `[${JSON.stringify(name)}, readme${i}]`).join(', ')}]) {
+    const lines = [];
+    try {
+      await run((...args) => lines.push(args.map(weftFormat).join(' ')));
+      printed[name] = lines;
+    } catch (e) {
+      printed[name] = { error: e instanceof Error ? e.name + ': ' + e.message : String(e) };
+    }
+  }
+  return printed;
+}
+`;
+// README examples that need more storage buffers a shader stage than Chromium gives (10): there they must
+// stop with the library's DeviceLimitError, and nothing else.
+const BROWSER_LIMITED = {
+  'graph-1': "deviceGraphFromEdgeList's CSR build binds 13 storage buffers",
+  'graph-2': "kroneckerOnDevice's CSR build binds 14 storage buffers",
+};
+function checkReadme(where, printed, examples) {
+  const limited = [];
+  for (const e of examples) {
+    const lines = printed?.[e.name];
+    if (!lines) fail(`${where}: the README example ${e.name} did not run`);
+    const why = where === 'chromium' ? BROWSER_LIMITED[e.name] : undefined;
+    if (why) {
+      if (!/^DeviceLimitError: .*maxStorageBuffersPerShaderStage/.test(lines.error ?? '')) {
+        fail(
+          `${where}: README example ${e.name} was expected to stop at the storage-buffer limit (${why}); it gave ${JSON.stringify(lines).slice(0, 300)}`,
+        );
+      }
+      limited.push(`${e.name}: ${why}`);
+      continue;
+    }
+    if (lines.error) fail(`${where}: README example ${e.name} threw ${lines.error}`);
+    const error = checkPrinted(e, lines);
+    if (error) fail(`${where}: README example ${e.name}: ${error}`);
+  }
+  const stopped = limited.length ? `; stopped at the limit as expected: ${limited.join('; ')}` : '';
+  return `${examples.length - limited.length} package README examples print what they say${stopped}`;
+}
+
 function checkExamples(where, printed, source) {
   let got;
   try {
@@ -243,14 +301,21 @@ writeFileSync(
   `const entryPoints = ${JSON.stringify(entryPoints)};
 for (const name of entryPoints) await import(name);
 const { examples } = await import('./examples.js');
-console.log(JSON.stringify({ entryPoints: entryPoints.length, ...(await examples()) }));
+const { readmeExamples } = await import('./readme.js');
+console.log(JSON.stringify({ entryPoints: entryPoints.length, ...(await examples()), readme: await readmeExamples() }));
 process.exit(0);
 `,
+);
+writeFileSync(
+  join(app, 'readme.js'),
+  `${readmeRunner(readme.map((e) => e.name))}export { readmeExamples };\n`,
 );
 const smoke = sh('plain-Node examples', 'node', ['smoke.js'], app, {
   XDG_RUNTIME_DIR: '/tmp',
 });
-console.log(`pack-check: node: ${checkExamples('node', smoke.trim().split('\n').at(-1), 'node-webgpu')}`);
+const smokeLine = smoke.trim().split('\n').at(-1);
+console.log(`pack-check: node: ${checkExamples('node', smokeLine, 'node-webgpu')}`);
+console.log(`pack-check: node: ${checkReadme('node', JSON.parse(smokeLine).readme, readme)}`);
 await runInChromium();
 
 // 4b. The `weft` bin, as `npx` runs it: bfs on a small .mtx to a streamed JSON, and info on the same file.
@@ -399,17 +464,24 @@ async function runInChromium() {
     join(app, 'browser.js'),
     `${browserEntries.map((name, i) => `import * as entry${i} from '${name}';`).join('\n')}
 import { examples } from './examples.js';
+import { readmeExamples } from './readme-browser.js';
 
 const out = document.getElementById('out');
 try {
   const loaded = [${browserEntries.map((_, i) => `entry${i}`).join(', ')}].filter((m) => Object.keys(m).length > 0);
-  out.textContent = JSON.stringify({ entryPoints: loaded.length, ...(await examples()) });
+  out.textContent = JSON.stringify({ entryPoints: loaded.length, ...(await examples()), readme: await readmeExamples() });
   document.body.dataset.state = 'done';
 } catch (e) {
   out.textContent = String(e?.stack ?? e);
   document.body.dataset.state = 'error';
 }
 `,
+  );
+  // Examples that open files or start the CLI stay in Node.
+  const browserReadme = readme.filter((e) => !e.nodeOnly);
+  writeFileSync(
+    join(app, 'readme-browser.js'),
+    `${readmeRunner(browserReadme.map((e) => e.name))}export { readmeExamples };\n`,
   );
   writeFileSync(
     join(web, 'index.html'),
@@ -471,6 +543,9 @@ try {
     const printed = (await page.locator('#out').textContent()) ?? '';
     if (state !== 'done') fail(`chromium: ${printed}\nconsole:\n${logs.join('\n')}`);
     const summary = checkExamples('chromium', printed, 'navigator.gpu');
+    console.log(
+      `pack-check: chromium: ${checkReadme('chromium', JSON.parse(printed).readme, browserReadme)}`,
+    );
     console.log(
       `pack-check: chromium ${browser.version()}: ${summary} (bundle ${(gzipSync(bundle).length / 1024).toFixed(1)} kB gzip)`,
     );
