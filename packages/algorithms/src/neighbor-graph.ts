@@ -23,6 +23,7 @@ import {
   type LoadBalance,
   type NeighborGraph,
   neighborhoodReduce,
+  prepareNeighborParts,
   THREAD_MAPPED_MAX_DEGREE,
 } from '@weft/operators';
 import { reduce } from '@weft/scan';
@@ -349,6 +350,8 @@ export async function pageRankOnNeighbors(
     const active = run.u32(1, 'pagerank active');
     await ranks.fill(1 / n);
     await active.fill(1);
+    // The pull's part layout is scanned once per version of the lists, not once per iteration.
+    if (direction === 'pull') await prepareNeighborParts(graph);
     const all = { all: n };
     const l1 = convergence === 'l1';
     const delta = l1

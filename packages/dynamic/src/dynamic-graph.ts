@@ -12,7 +12,13 @@ import {
   wgsl,
 } from '@weft/gpu';
 import type { DeviceGraph, HostCsr, HostEdgeList } from '@weft/graph';
-import type { NeighborBlocks, NeighborGraph, NeighborParts, NeighborWeights } from '@weft/operators';
+import {
+  type NeighborBlocks,
+  type NeighborGraph,
+  type NeighborParts,
+  type NeighborWeights,
+  releaseNeighborParts,
+} from '@weft/operators';
 import { transformScan } from '@weft/scan';
 import { sortPairs } from '@weft/sort';
 import { coopDeleteKernel, coopInsertKernel, coopQueryKernel } from './coop-kernels.ts';
@@ -779,6 +785,7 @@ export class DynamicGraph implements NeighborGraph {
   destroy() {
     if (this.#destroyed) return;
     this.#destroyed = true;
+    releaseNeighborParts(this);
     this.#store.destroy();
   }
 

@@ -47,6 +47,7 @@ export {
   type NeighborParts,
   type NeighborWeights,
 } from './neighbors.ts';
+export { prepareNeighborParts, releaseNeighborParts } from './part-layout.ts';
 export {
   advanceSmallFrontier,
   MAX_LEVELS_PER_DISPATCH,
