@@ -120,6 +120,43 @@ describe('the part layout kept per version of the tables', () => {
       }
     }));
 
+  it('cuts lists by key slot from slotPartsAbove keys a bucket, a new version each setting', () =>
+    gpuTest(async (device) => {
+      const rand = mulberry32(7);
+      const hints = new Uint32Array(N);
+      hints[3] = 100;
+      hints[4] = 64;
+      const g = await DynamicGraph.create(device, { vertexCount: N, directed: false, degreeHints: hints });
+      const view = partsOnly(g);
+      try {
+        // A hinted hub (several buckets), an unhinted one (a long chain), a star and a path edge or two,
+        // self-loops and duplicates; vertices from 200 up isolated.
+        const src: number[] = [];
+        const dst: number[] = [];
+        const edge = (u: number, v: number) => {
+          src.push(u);
+          dst.push(v);
+        };
+        for (let v = 0; v < 200; v++) edge(3, v);
+        for (let v = 5; v < 150; v++) edge(4, v);
+        for (let i = 0; i < 250; i++) edge(Math.floor(rand() * 200), Math.floor(rand() * 200));
+        await g.insertEdges(Uint32Array.from(src), Uint32Array.from(dst));
+        expect(() => {
+          g.slotPartsAbove = -1;
+        }).toThrow(/slotPartsAbove/);
+        for (const keys of [0, 8, 60, 0]) {
+          // The layout kept for the last setting no longer holds: the version moves on.
+          await prepareNeighborParts(g);
+          const before = g.version;
+          g.slotPartsAbove = keys;
+          expect(g.version).toBe(before + 1);
+          await expectSameAsSnapshot(device, g, view, `slot parts above ${keys} keys`);
+        }
+      } finally {
+        g.destroy();
+      }
+    }));
+
   it('skips the scan: a pass over all vertices records as many dispatches as on the CSR', () =>
     gpuTest(async (device) => {
       const g = await DynamicGraph.create(device, { vertexCount: 70, directed: false });

@@ -1143,9 +1143,10 @@ type TableAlgorithm = 'bfs' | 'sssp' | 'pagerank' | 'components' | 'triangles';
  * balanced by bucket) or on a CSR snapshot of the same state (the snapshot taken untimed). The pair shows
  * the cost of running without a snapshot; each run is validated against the other's answer.
  */
-function onTablesCase(algorithm: TableAlgorithm, on: 'tables' | 'snapshot'): BenchCase {
+function onTablesCase(algorithm: TableAlgorithm, on: 'tables' | 'slots' | 'snapshot'): BenchCase {
+  const where = { tables: 'hash tables', slots: 'hash tables, parts by key slot', snapshot: 'CSR snapshot' };
   return {
-    name: `dynamic ${algorithm} on the ${on === 'tables' ? 'hash tables' : 'CSR snapshot'}`,
+    name: `dynamic ${algorithm} on the ${where[on]}`,
     family: 'dynamic',
     maxItems: (device) => scaleOf(device).onlyAt,
     async setup(device, n, seed): Promise<BenchInstance> {
@@ -1161,7 +1162,9 @@ function onTablesCase(algorithm: TableAlgorithm, on: 'tables' | 'snapshot'): Ben
       const weights = Uint32Array.from({ length: per }, () => 1 + Math.floor(rand() * 255));
       await graph.insertEdges(b.src, b.dst, algorithm === 'sssp' ? weights : undefined);
       const snapshot = await graph.toDeviceGraph();
-      const target = on === 'tables' ? graph : snapshot;
+      // Slot parts: every bucket's slab read by 30 threads side by side instead of one.
+      if (on === 'slots') graph.slotPartsAbove = 0;
+      const target = on === 'snapshot' ? snapshot : graph;
       let source = 0;
       do source = Math.floor(rand() * csr.vertexCount);
       while (csr.offsets[source + 1] === csr.offsets[source]);
@@ -1173,7 +1176,7 @@ function onTablesCase(algorithm: TableAlgorithm, on: 'tables' | 'snapshot'): Ben
         components: async () => (await staticComponents(target)).labels,
         triangles: async () => (await staticTriangles(target)).count,
       }[algorithm];
-      const other = on === 'tables' ? snapshot : graph;
+      const other = on === 'snapshot' ? graph : snapshot;
       const setups = {
         bfs: `BFS from vertex ${source}`,
         sssp: `SSSP from vertex ${source} (u32 weights in [1, 255]; Bellman-Ford over a frontier on the tables)`,
@@ -1186,7 +1189,7 @@ function onTablesCase(algorithm: TableAlgorithm, on: 'tables' | 'snapshot'): Ben
         bytes: 0,
         // Loops with status read-backs, and the answer read back: wall time.
         hostTimed: true,
-        setup: `${describeGraph(scale, name, csr)}, built from its CSR, ${HINTED_TABLES}, then ${per} new edges inserted; ${setups[algorithm]} on the ${on === 'tables' ? 'DynamicGraph (no snapshot)' : 'CSR snapshot (taken untimed)'}`,
+        setup: `${describeGraph(scale, name, csr)}, built from its CSR, ${HINTED_TABLES}, then ${per} new edges inserted; ${setups[algorithm]} on the ${on === 'snapshot' ? 'CSR snapshot (taken untimed)' : `DynamicGraph (no snapshot${on === 'slots' ? ', slotPartsAbove 0' : ''})`}`,
         async run() {
           answer = await run();
         },
@@ -1253,6 +1256,7 @@ export const cases: BenchCase[] = [
   rehashCase(false),
   ...(['bfs', 'sssp', 'pagerank', 'components', 'triangles'] as const).flatMap((a) => [
     onTablesCase(a, 'tables'),
+    ...(a === 'bfs' || a === 'pagerank' || a === 'triangles' ? [onTablesCase(a, 'slots')] : []),
     onTablesCase(a, 'snapshot'),
   ]),
 ];
