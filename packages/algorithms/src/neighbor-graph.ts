@@ -1,6 +1,5 @@
 import {
   atomic,
-  type ChunkedArray,
   type DeviceArray,
   type Functor,
   f32,
@@ -11,7 +10,6 @@ import {
   max,
   plus,
   rw,
-  store,
   transform,
   u32,
   type WeftDevice,
@@ -24,13 +22,14 @@ import {
   compute,
   DisjointSets,
   enact,
+  gatherNeighbors,
   type LoadBalance,
   type NeighborGraph,
   neighborhoodReduce,
   prepareNeighborParts,
   THREAD_MAPPED_MAX_DEGREE,
 } from '@weft/operators';
-import { reduce, transformScan } from '@weft/scan';
+import { reduce } from '@weft/scan';
 import { transformSegreduce } from '@weft/segreduce';
 import type { BfsOptions, BfsResult } from './bfs/options.ts';
 import type { ComponentsOptions, ComponentsResult } from './components.ts';
@@ -319,91 +318,6 @@ export async function ssspOnNeighbors(
 /** Storage buffers a segreduce tile binds beside its functor's (as `neighborhoodReduce` counts them). */
 const SEGREDUCE_TILE_BINDINGS = 6;
 
-/** A graph's lists gathered in CSR order: `offsets` (n + 1) and `targets` (`edges` of them). */
-interface GatheredLists {
-  readonly offsets: DeviceArray<'u32'>;
-  readonly targets: ChunkedArray<'u32'>;
-  readonly edges: number;
-}
-
-/**
- * The out-lists of `graph` copied once into CSR order (each vertex's targets in the order its parts walk
- * them), so that each iteration of a pull reads them side by side as on a CSR rather than walking the
- * graph's storage again: a scan of the part counts, a scan of each part's keys (a walk of the lists) and a
- * walk that writes them, with two words read back. Undefined without `parts` or vertices.
- */
-async function gatherLists(
-  graph: NeighborGraph,
-  run: ReturnType<typeof arrays>,
-): Promise<GatheredLists | undefined> {
-  const parts = graph.parts?.();
-  const { device, vertexCount: n } = graph;
-  if (!parts || n === 0) return undefined;
-  const starts = run.u32(n, 'gathered part starts');
-  const totals = run.u32(2, 'gathered part and key totals');
-  await transformScan(device, n, wgsl`(v: u32) -> u32 { return ${parts.count}(v); }`, starts, {
-    total: { array: totals, index: 0 },
-  });
-  const partCount = (await totals.download(0, 1))[0]!;
-  // The part's vertex: the last whose first part is at most i (vertices without parts share their start).
-  const vertexOf = wgsl`(i: u32) -> u32 {
-  var lo = 0u;
-  var hi = ${u32(n)};
-  while (hi - lo > 1u) {
-    let mid = lo + (hi - lo) / 2u;
-    if (${starts}[mid] <= i) { lo = mid; } else { hi = mid; }
-  }
-  return lo;
-}`;
-  // WGSL functions cannot see a caller's locals: the running position lives in a private variable,
-  // declared beside an empty helper that the visit calls so that the linker emits the declaration.
-  const cell = wgsl`() {}
-var<private> weft_gather_at: u32;`;
-  const counted = parts.forEach(wgsl`(src: u32, dst: u32, edge: u32) {
-  ${cell}();
-  weft_gather_at++;
-}`);
-  const keyStarts = run.u32(partCount, 'gathered part key starts');
-  await transformScan(
-    device,
-    partCount,
-    wgsl`(i: u32) -> u32 {
-  let v = ${vertexOf}(i);
-  weft_gather_at = 0u;
-  ${counted}(v, i - ${starts}[v]);
-  return weft_gather_at;
-}`,
-    keyStarts,
-    { total: { array: totals, index: 1 } },
-  );
-  const edges = (await totals.download(1, 1))[0]!;
-  const offsets = run.u32(n + 1, 'gathered offsets');
-  await transform(
-    device,
-    n + 1,
-    wgsl`(v: u32) {
-  let s = select(${u32(partCount)}, ${starts}[min(v, ${u32(n - 1)})], v < ${u32(n)});
-  ${rw(offsets)}[v] = select(${u32(edges)}, ${keyStarts}[min(s, ${u32(Math.max(1, partCount) - 1)})], s < ${u32(partCount)});
-}`,
-  );
-  const targets = run.keep(device.chunkedArray('u32', Math.max(1, edges), { label: 'gathered targets' }));
-  const written = parts.forEach(wgsl`(src: u32, dst: u32, edge: u32) {
-  ${cell}();
-  if (weft_gather_at < ${u32(edges)}) { ${store(targets, 'weft_gather_at', 'dst')}; }
-  weft_gather_at++;
-}`);
-  await transform(
-    device,
-    partCount,
-    wgsl`(i: u32) {
-  let v = ${vertexOf}(i);
-  weft_gather_at = ${keyStarts}[i];
-  ${written}(v, i - ${starts}[v]);
-}`,
-  );
-  return { offsets, targets, edges };
-}
-
 /**
  * PageRank on a {@link NeighborGraph} (power iteration as `pageRank`'s, unweighted): pulled by neighborhood
  * reduction where out-lists are in-lists (`directed: false`), else pushed with an f32 compare-exchange add.
@@ -450,7 +364,7 @@ export async function pageRankOnNeighbors(
       : wgsl`(next: f32, old: f32) -> f32 { return abs(next - old) / max(next, 1e-30); }`;
     const pushed = atomic(direction === 'push' ? run.u32(n, 'pagerank pushed sums') : degree);
     // Every iteration pulls over the same lists: gathered once, they are read as a CSR's are.
-    const lists = direction === 'pull' ? await gatherLists(graph, run) : undefined;
+    const lists = direction === 'pull' ? await gatherNeighbors(graph) : undefined;
     const gathered = lists
       ? wgsl`(index: u32, seg: u32, rank: u32) -> f32 { return ${contrib}[${load(lists.targets, 'index')}]; }`
       : undefined;
@@ -476,7 +390,7 @@ export async function pageRankOnNeighbors(
           );
           await reduce(rec, dangling, { array: totals, index: 0 });
           if (lists && gathered && fits) {
-            await transformSegreduce(rec, lists.edges, lists.offsets, n, gathered, sums);
+            await transformSegreduce(rec, lists.edgeCount, lists.offsets, n, gathered, sums);
           } else if (direction === 'pull') {
             const share = wgsl`(v: u32, u: u32, edge: u32) -> f32 { return ${contrib}[u]; }`;
             await neighborhoodReduce(rec, graph, 'all', share, sums);

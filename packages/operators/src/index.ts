@@ -47,7 +47,12 @@ export {
   type NeighborParts,
   type NeighborWeights,
 } from './neighbors.ts';
-export { prepareNeighborParts, releaseNeighborParts } from './part-layout.ts';
+export {
+  type GatheredNeighbors,
+  gatherNeighbors,
+  prepareNeighborParts,
+  releaseNeighborParts,
+} from './part-layout.ts';
 export {
   advanceSmallFrontier,
   MAX_LEVELS_PER_DISPATCH,

@@ -1,4 +1,14 @@
-import { type DeviceArray, Recorder, type Target, wgsl } from '@weft/gpu';
+import {
+  type ChunkedArray,
+  type DeviceArray,
+  Recorder,
+  rw,
+  store,
+  type Target,
+  transform,
+  u32,
+  wgsl,
+} from '@weft/gpu';
 import { transformScan } from '@weft/scan';
 import type { NeighborGraph, NeighborParts } from './neighbors.ts';
 
@@ -53,13 +63,132 @@ export async function prepareNeighborParts(graph: NeighborGraph): Promise<void> 
   }
 }
 
-/** Frees what {@link prepareNeighborParts} keeps for `graph` (a graph's `destroy` calls it). */
+/**
+ * Frees what {@link prepareNeighborParts} and {@link gatherNeighbors} keep for `graph` (a graph's
+ * `destroy` calls it).
+ */
 export function releaseNeighborParts(graph: NeighborGraph): void {
+  releaseGathered(graph);
   const known = layouts.get(graph);
   if (!known) return;
   layouts.delete(graph);
   known.starts.destroy();
   known.total.destroy();
+}
+
+/** A graph's out-lists copied in CSR order. */
+export interface GatheredNeighbors {
+  /** The version of the lists they copy. */
+  readonly version: number;
+  /** `vertexCount + 1` entries: vertex `v`'s targets are `targets[offsets[v] .. offsets[v + 1]]`. */
+  readonly offsets: DeviceArray<'u32'>;
+  /** Each vertex's out-neighbors in the order its parts visit them (chunked past one binding). */
+  readonly targets: ChunkedArray<'u32'>;
+  readonly edgeCount: number;
+}
+
+const gathered = new WeakMap<NeighborGraph, GatheredNeighbors>();
+
+function releaseGathered(graph: NeighborGraph): void {
+  const known = gathered.get(graph);
+  if (!known) return;
+  gathered.delete(graph);
+  known.offsets.destroy();
+  known.targets.destroy();
+}
+
+/**
+ * `graph`'s out-lists copied once into CSR order (offsets and targets; edge ids are not kept), kept until
+ * its `version` changes, so that passes repeated over the same lists (PageRank's pull) read them side by side
+ * as on a CSR instead of walking the graph's storage each time: with the part layout current
+ * ({@link prepareNeighborParts}), a scan of each part's neighbors (one walk of the lists) and a walk
+ * writing them, one word read back. Owned by the graph's cache: do not destroy it. Undefined for a graph
+ * without `parts`, `version` or vertices. Memory: 4 bytes an edge and a vertex.
+ */
+export async function gatherNeighbors(graph: NeighborGraph): Promise<GatheredNeighbors | undefined> {
+  const known = gathered.get(graph);
+  if (known && known.version === graph.version && known.offsets.length >= graph.vertexCount + 1) return known;
+  releaseGathered(graph);
+  const parts = graph.parts?.();
+  const version = graph.version;
+  const { device, vertexCount: n } = graph;
+  if (!parts || version === undefined || n === 0) return undefined;
+  await prepareNeighborParts(graph);
+  const layout = currentPartLayout(graph);
+  if (!layout) return undefined;
+  const { starts, count: partCount } = layout;
+  // The part's vertex: the last whose first part is at most i (vertices without parts share their start).
+  const vertexOf = wgsl`(i: u32) -> u32 {
+  var lo = 0u;
+  var hi = ${u32(n)};
+  while (hi - lo > 1u) {
+    let mid = lo + (hi - lo) / 2u;
+    if (${starts}[mid] <= i) { lo = mid; } else { hi = mid; }
+  }
+  return lo;
+}`;
+  // WGSL functions cannot see a caller's locals: the running position lives in a private variable,
+  // declared beside an empty helper that the visit calls so that the linker emits the declaration.
+  const cell = wgsl`() {}
+var<private> weft_gather_at: u32;`;
+  const counted = parts.forEach(wgsl`(src: u32, dst: u32, edge: u32) {
+  ${cell}();
+  weft_gather_at++;
+}`);
+  const keyStarts = device.array('u32', Math.max(1, partCount), { label: 'gathered part starts' });
+  const total = device.array('u32', 1, { label: 'gathered edge count' });
+  const offsets = device.array('u32', n + 1, { label: 'gathered offsets' });
+  let targets: ChunkedArray<'u32'> | undefined;
+  try {
+    await transformScan(
+      device,
+      partCount,
+      wgsl`(i: u32) -> u32 {
+  let v = ${vertexOf}(i);
+  weft_gather_at = 0u;
+  ${counted}(v, i - ${starts}[v]);
+  return weft_gather_at;
+}`,
+      keyStarts,
+      { total: { array: total, index: 0 } },
+    );
+    const edgeCount = (await total.download(0, 1))[0]!;
+    const last = u32(Math.max(1, partCount) - 1);
+    await transform(
+      device,
+      n + 1,
+      wgsl`(v: u32) {
+  let s = select(${u32(partCount)}, ${starts}[min(v, ${u32(n - 1)})], v < ${u32(n)});
+  ${rw(offsets)}[v] = select(${u32(edgeCount)}, ${keyStarts}[min(s, ${last})], s < ${u32(partCount)});
+}`,
+    );
+    const out = device.chunkedArray('u32', Math.max(1, edgeCount), { label: 'gathered targets' });
+    targets = out;
+    const written = parts.forEach(wgsl`(src: u32, dst: u32, edge: u32) {
+  ${cell}();
+  if (weft_gather_at < ${u32(edgeCount)}) { ${store(out, 'weft_gather_at', 'dst')}; }
+  weft_gather_at++;
+}`);
+    await transform(
+      device,
+      partCount,
+      wgsl`(i: u32) {
+  let v = ${vertexOf}(i);
+  weft_gather_at = ${keyStarts}[i];
+  ${written}(v, i - ${starts}[v]);
+}`,
+    );
+    const made = { version, offsets, targets: out, edgeCount };
+    gathered.set(graph, made);
+    return made;
+  } catch (e) {
+    offsets.destroy();
+    targets?.destroy();
+    throw e;
+  } finally {
+    keyStarts.destroy();
+    total.destroy();
+  }
 }
 
 /**
