@@ -46,7 +46,7 @@ export async function prepareNeighborParts(graph: NeighborGraph): Promise<void> 
   if (!parts || version === undefined || graph.vertexCount === 0 || currentPartLayout(graph)) return;
   const n = graph.vertexCount;
   const old = layouts.get(graph);
-  // In place where the old arrays fit: work recorded before reads them before this scan overwrites them.
+  // Reused in place where it fits, sparing an allocation per batch of updates.
   const starts =
     old && old.starts.length === n ? old.starts : graph.device.array('u32', n, { label: 'part starts' });
   const total = old?.total ?? graph.device.array('u32', 1, { label: 'part total' });
