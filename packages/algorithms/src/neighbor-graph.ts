@@ -3,8 +3,10 @@ import {
   type DeviceArray,
   type Functor,
   f32,
+  functorBindingCount,
   InputError,
   lit,
+  load,
   max,
   plus,
   rw,
@@ -20,12 +22,15 @@ import {
   compute,
   DisjointSets,
   enact,
+  gatherNeighbors,
   type LoadBalance,
   type NeighborGraph,
   neighborhoodReduce,
+  prepareNeighborParts,
   THREAD_MAPPED_MAX_DEGREE,
 } from '@weft/operators';
 import { reduce } from '@weft/scan';
+import { transformSegreduce } from '@weft/segreduce';
 import type { BfsOptions, BfsResult } from './bfs/options.ts';
 import type { ComponentsOptions, ComponentsResult } from './components.ts';
 import type { PageRankOptions, PageRankResult } from './pagerank.ts';
@@ -310,6 +315,9 @@ export async function ssspOnNeighbors(
   }
 }
 
+/** Storage buffers a segreduce tile binds beside its functor's (as `neighborhoodReduce` counts them). */
+const SEGREDUCE_TILE_BINDINGS = 6;
+
 /**
  * PageRank on a {@link NeighborGraph} (power iteration as `pageRank`'s, unweighted): pulled by neighborhood
  * reduction where out-lists are in-lists (`directed: false`), else pushed with an f32 compare-exchange add.
@@ -355,6 +363,17 @@ export async function pageRankOnNeighbors(
       ? wgsl`(next: f32, old: f32) -> f32 { return abs(next - old); }`
       : wgsl`(next: f32, old: f32) -> f32 { return abs(next - old) / max(next, 1e-30); }`;
     const pushed = atomic(direction === 'push' ? run.u32(n, 'pagerank pushed sums') : degree);
+    // Every iteration pulls over the same lists: gathered once, they are read as a CSR's are.
+    const lists = direction === 'pull' ? await gatherNeighbors(graph) : undefined;
+    const gathered = lists
+      ? wgsl`(index: u32, seg: u32, rank: u32) -> f32 { return ${contrib}[${load(lists.targets, 'index')}]; }`
+      : undefined;
+    const fits =
+      gathered !== undefined &&
+      SEGREDUCE_TILE_BINDINGS + functorBindingCount(gathered) <=
+        device.limits.maxStorageBuffersPerShaderStage;
+    // Without a fit, a pull reduces over the graph's own parts, their layout scanned once per version.
+    if (direction === 'pull' && !fits) await prepareNeighborParts(graph);
     const { iterations, converged } = await enact(
       device,
       {
@@ -370,7 +389,9 @@ export async function pageRankOnNeighbors(
 }`,
           );
           await reduce(rec, dangling, { array: totals, index: 0 });
-          if (direction === 'pull') {
+          if (lists && gathered && fits) {
+            await transformSegreduce(rec, lists.edgeCount, lists.offsets, n, gathered, sums);
+          } else if (direction === 'pull') {
             const share = wgsl`(v: u32, u: u32, edge: u32) -> f32 { return ${contrib}[u]; }`;
             await neighborhoodReduce(rec, graph, 'all', share, sums);
           } else {

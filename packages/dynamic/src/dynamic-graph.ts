@@ -12,7 +12,13 @@ import {
   wgsl,
 } from '@weft/gpu';
 import type { DeviceGraph, HostCsr, HostEdgeList } from '@weft/graph';
-import type { NeighborBlocks, NeighborGraph, NeighborParts, NeighborWeights } from '@weft/operators';
+import {
+  type NeighborBlocks,
+  type NeighborGraph,
+  type NeighborParts,
+  type NeighborWeights,
+  releaseNeighborParts,
+} from '@weft/operators';
 import { transformScan } from '@weft/scan';
 import { sortPairs } from '@weft/sort';
 import { coopDeleteKernel, coopInsertKernel, coopQueryKernel } from './coop-kernels.ts';
@@ -37,7 +43,14 @@ import {
   VERTEX_WORDS,
   WORKGROUP,
 } from './layout.ts';
-import { forEachSlabEdge, forEachSlabNeighbor, hasEdgeFunctor, slabDegree, slabParts } from './neighbors.ts';
+import {
+  forEachSlabEdge,
+  forEachSlabNeighbor,
+  hasEdgeFunctor,
+  LONG_CHAIN_KEYS,
+  slabDegree,
+  slabParts,
+} from './neighbors.ts';
 import {
   rehashPlanKernel,
   rehashReleaseKernel,
@@ -121,6 +134,8 @@ export interface EdgeQueryResult {
 }
 
 const DEFAULT_LOAD_FACTOR = 0.7;
+/** Largest `slotPartsAbove`: times a vertex's bucket count it must stay within u32 in the kernels. */
+const MAX_SLOT_PARTS_ABOVE = 1024;
 // A bucket of more than four slabs holds over 120 keys where rebuilt tables aim for about 21 a slab: by
 // chance that does not happen, so it flags a chain left long by deletions or by keys piled into one bucket.
 const DEFAULT_MAX_CHAIN = 4;
@@ -152,6 +167,7 @@ export class DynamicGraph implements NeighborGraph {
   #buckets: Uint32Array = new Uint32Array(0);
   #destroyed = false;
   #version = 0;
+  #slotPartsAbove = LONG_CHAIN_KEYS;
   /** Sum of every vertex's base bucket count, and the keys changed by edge batches since the last rehash. */
   #baseSlabs = 0;
   #changedKeys = 0;
@@ -303,6 +319,26 @@ export class DynamicGraph implements NeighborGraph {
    */
   get version(): number {
     return this.#version;
+  }
+
+  /**
+   * How `parts()` cuts a vertex's list: where it averages more than this many keys a base bucket, a part is
+   * one key slot of one bucket's chain (threads side by side read a slab's slots together), else a whole
+   * bucket with its chain (one thread reads the slab). Default 60, two slabs' worth: only long chains are
+   * cut by slot. 0 cuts every list by slot; at most 1024. Setting it starts a new `version`.
+   */
+  get slotPartsAbove(): number {
+    return this.#slotPartsAbove;
+  }
+  set slotPartsAbove(keys: number) {
+    if (!Number.isInteger(keys) || keys < 0 || keys > MAX_SLOT_PARTS_ABOVE) {
+      throw new InputError(
+        `slotPartsAbove must be an integer in [0, ${MAX_SLOT_PARTS_ABOVE}], got ${keys}`,
+        'DynamicGraph.slotPartsAbove',
+      );
+    }
+    this.#slotPartsAbove = keys;
+    this.#version++;
   }
 
   /** Vertex ids are below this (deleted and never-inserted ids included). */
@@ -779,6 +815,7 @@ export class DynamicGraph implements NeighborGraph {
   destroy() {
     if (this.#destroyed) return;
     this.#destroyed = true;
+    releaseNeighborParts(this);
     this.#store.destroy();
   }
 

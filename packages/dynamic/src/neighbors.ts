@@ -74,11 +74,12 @@ export function forEachSlabEdge(graph: DynamicGraph, visit: Functor): Functor {
  * A table averages more than this many keys a base bucket when its chains run past two slabs (a hub
  * inserted without degree hints and not rehashed since): its parts are then (bucket, key slot) pairs.
  */
-const LONG_CHAIN_KEYS = 2 * KEY_SLOTS;
+export const LONG_CHAIN_KEYS = 2 * KEY_SLOTS;
 
 /**
  * A vertex's base buckets as its parts: `(v, part)` walks bucket `part`'s chain. Where the chains are long
- * (more than {@link LONG_CHAIN_KEYS} keys a bucket), a part is one key slot of one bucket's chain instead,
+ * (more than `graph.slotPartsAbove` keys a bucket, by default {@link LONG_CHAIN_KEYS}), a part is one key
+ * slot of one bucket's chain instead,
  * so a chain's slabs are read by as many threads as a slab has slots, side by side. Vertices of degree 0
  * (deleted ones included) have no parts, so their cleared buckets cost nothing.
  */
@@ -87,7 +88,7 @@ export function slabParts(graph: DynamicGraph): NeighborParts {
   const slots = lit(`${KEY_SLOTS}u`);
   // `(v: u32) -> u32`: how many parts each base bucket of `v` is cut into (1, or a key slot each).
   const lanes = wgsl`(v: u32) -> u32 {
-  let long = ${vertexWord(graph, V_DEGREE)}(v) > ${lit(`${LONG_CHAIN_KEYS}u`)} * ${vertexWord(graph, V_BUCKETS)}(v);
+  let long = ${vertexWord(graph, V_DEGREE)}(v) > ${u32(graph.slotPartsAbove)} * ${vertexWord(graph, V_BUCKETS)}(v);
   return select(1u, ${slots}, long);
 }`;
   return {

@@ -27,6 +27,7 @@ import { transformLbs } from '@weft/lbs';
 import { transformScan } from '@weft/scan';
 import { type LoadBalance, resolveLoadBalance, THREAD_MAPPED_MAX_DEGREE } from './load-balance.ts';
 import { isNeighborGraph, type NeighborGraph, type NeighborParts } from './neighbors.ts';
+import { currentPartLayout, preparePartsFor } from './part-layout.ts';
 
 /** Storage buffers a `transformLbs` tile binds beside its functor's: offsets, partitions, up to two counts. */
 export const LBS_TILE_BINDINGS = 4;
@@ -336,6 +337,7 @@ async function advanceNeighbors(
   const parts = perPart && LBS_TILE_BINDINGS + functorBindingCount(perPart) <= limit ? offered : undefined;
   const blocks =
     input === 'all' && options.loadBalance !== 'thread-mapped' ? graph.edgeBlocks?.() : undefined;
+  if (input === 'all' && parts && !blocks) await preparePartsFor(target, graph);
   await onTarget(target, who, async (rec) => {
     if (output && !options.append) rec.clear(output.count);
     if (graph.vertexCount === 0) return;
@@ -353,8 +355,8 @@ async function advanceNeighbors(
       );
       return;
     }
-    const { starts, total, segments } = await scanParts(rec, graph, parts, input, options.workspace, who);
-    await transformLbs(rec, { array: total, index: 0 }, starts, segments, perPart, {
+    const { starts, count, segments } = await scanParts(rec, graph, parts, input, options.workspace, who);
+    await transformLbs(rec, count, starts, segments, perPart, {
       maxCount: parts.capacity,
     });
   });
@@ -371,7 +373,9 @@ export async function scanParts(
   input: FrontierView | 'all',
   space: AdvanceWorkspace | undefined,
   who: string,
-): Promise<{ starts: DeviceArray<'u32'>; total: DeviceArray<'u32'>; segments: Count }> {
+): Promise<{ starts: DeviceArray<'u32'>; count: Count; segments: Count }> {
+  const kept = input === 'all' ? currentPartLayout(graph) : undefined;
+  if (kept) return { starts: kept.starts, count: kept.count, segments: graph.vertexCount };
   const segments = input === 'all' ? graph.vertexCount : input.length;
   const need = input === 'all' ? graph.vertexCount : input.items.length;
   if (space && space.segmentStarts.length < need) {
@@ -389,7 +393,7 @@ export async function scanParts(
     starts,
     { total: { array: total, index: 0 } },
   );
-  return { starts, total, segments };
+  return { starts, count: { array: total, index: 0 }, segments };
 }
 
 export interface AdvancePullOptions {

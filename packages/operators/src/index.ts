@@ -48,6 +48,12 @@ export {
   type NeighborWeights,
 } from './neighbors.ts';
 export {
+  type GatheredNeighbors,
+  gatherNeighbors,
+  prepareNeighborParts,
+  releaseNeighborParts,
+} from './part-layout.ts';
+export {
   advanceSmallFrontier,
   MAX_LEVELS_PER_DISPATCH,
   SMALL_FRONTIER_EXIT,

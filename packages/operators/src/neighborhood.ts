@@ -20,6 +20,7 @@ import { transformScan } from '@weft/scan';
 import { transformSegreduce } from '@weft/segreduce';
 import { type AdvanceWorkspace, edgeIdFunctor, edgeView, scanParts, vertexOfFunctor } from './advance.ts';
 import { foldFunctor, isNeighborGraph, type NeighborGraph } from './neighbors.ts';
+import { preparePartsFor } from './part-layout.ts';
 
 /** Storage buffers a segreduce tile binds beside its functor's: starts, partitions, output, carries, two counts. */
 const SEGREDUCE_TILE_BINDINGS = 6;
@@ -165,6 +166,7 @@ async function reduceNeighbors<T extends ElementType>(
     : undefined;
   const limit = graph.device.limits.maxStorageBuffersPerShaderStage;
   const parts = item && SEGREDUCE_TILE_BINDINGS + functorBindingCount(item) <= limit ? offered : undefined;
+  if (input === 'all' && parts) await preparePartsFor(target, graph);
   await onTarget(target, who, async (rec) => {
     if (graph.vertexCount === 0) {
       // No vertex, so no input vertex: nothing to reduce, and an empty frontier to emit.
@@ -177,8 +179,8 @@ async function reduceNeighbors<T extends ElementType>(
         { itemsPerThread: 1 },
       );
     } else {
-      const { starts, total, segments } = await scanParts(rec, graph, parts, input, options.workspace, who);
-      await transformSegreduce(rec, { array: total, index: 0 }, starts, segments, item, output, {
+      const { starts, count, segments } = await scanParts(rec, graph, parts, input, options.workspace, who);
+      await transformSegreduce(rec, count, starts, segments, item, output, {
         monoid: m,
         maxCount: parts.capacity,
       });

@@ -20,6 +20,7 @@ import {
 import type { DeviceArray, Recorder, WeftDevice } from '@weft/gpu';
 import { type HostCsr, hostCsrFromEdgeList } from '@weft/graph';
 import { kronecker, randomGeometric } from '@weft/graph/generators';
+import { releaseNeighborParts } from '@weft/operators';
 import { mulberry32 } from '@weft/testing/random';
 import type { BenchCase, BenchInstance } from '../types.ts';
 import { firstMismatch } from '../validate.ts';
@@ -1143,9 +1144,15 @@ type TableAlgorithm = 'bfs' | 'sssp' | 'pagerank' | 'components' | 'triangles';
  * balanced by bucket) or on a CSR snapshot of the same state (the snapshot taken untimed). The pair shows
  * the cost of running without a snapshot; each run is validated against the other's answer.
  */
-function onTablesCase(algorithm: TableAlgorithm, on: 'tables' | 'snapshot'): BenchCase {
+function onTablesCase(algorithm: TableAlgorithm, on: 'tables' | 'slots' | 'fresh' | 'snapshot'): BenchCase {
+  const where = {
+    tables: 'hash tables',
+    slots: 'hash tables, parts by key slot',
+    fresh: 'hash tables, nothing kept between runs',
+    snapshot: 'CSR snapshot',
+  };
   return {
-    name: `dynamic ${algorithm} on the ${on === 'tables' ? 'hash tables' : 'CSR snapshot'}`,
+    name: `dynamic ${algorithm} on the ${where[on]}`,
     family: 'dynamic',
     maxItems: (device) => scaleOf(device).onlyAt,
     async setup(device, n, seed): Promise<BenchInstance> {
@@ -1161,7 +1168,9 @@ function onTablesCase(algorithm: TableAlgorithm, on: 'tables' | 'snapshot'): Ben
       const weights = Uint32Array.from({ length: per }, () => 1 + Math.floor(rand() * 255));
       await graph.insertEdges(b.src, b.dst, algorithm === 'sssp' ? weights : undefined);
       const snapshot = await graph.toDeviceGraph();
-      const target = on === 'tables' ? graph : snapshot;
+      // Slot parts: every bucket's slab read by 30 threads side by side instead of one.
+      if (on === 'slots') graph.slotPartsAbove = 0;
+      const target = on === 'snapshot' ? snapshot : graph;
       let source = 0;
       do source = Math.floor(rand() * csr.vertexCount);
       while (csr.offsets[source + 1] === csr.offsets[source]);
@@ -1173,7 +1182,7 @@ function onTablesCase(algorithm: TableAlgorithm, on: 'tables' | 'snapshot'): Ben
         components: async () => (await staticComponents(target)).labels,
         triangles: async () => (await staticTriangles(target)).count,
       }[algorithm];
-      const other = on === 'tables' ? snapshot : graph;
+      const other = on === 'snapshot' ? graph : snapshot;
       const setups = {
         bfs: `BFS from vertex ${source}`,
         sssp: `SSSP from vertex ${source} (u32 weights in [1, 255]; Bellman-Ford over a frontier on the tables)`,
@@ -1186,8 +1195,10 @@ function onTablesCase(algorithm: TableAlgorithm, on: 'tables' | 'snapshot'): Ben
         bytes: 0,
         // Loops with status read-backs, and the answer read back: wall time.
         hostTimed: true,
-        setup: `${describeGraph(scale, name, csr)}, built from its CSR, ${HINTED_TABLES}, then ${per} new edges inserted; ${setups[algorithm]} on the ${on === 'tables' ? 'DynamicGraph (no snapshot)' : 'CSR snapshot (taken untimed)'}`,
+        setup: `${describeGraph(scale, name, csr)}, built from its CSR, ${HINTED_TABLES}, then ${per} new edges inserted; ${setups[algorithm]} on the ${on === 'snapshot' ? 'CSR snapshot (taken untimed)' : `DynamicGraph (no snapshot${on === 'slots' ? ', slotPartsAbove 0' : on === 'fresh' ? ', part layout and gathered lists made anew each run' : ''})`}`,
         async run() {
+          // As the first run after a batch: the part layout and gathered lists are made again.
+          if (on === 'fresh') releaseNeighborParts(graph);
           answer = await run();
         },
         async validate() {
@@ -1253,6 +1264,8 @@ export const cases: BenchCase[] = [
   rehashCase(false),
   ...(['bfs', 'sssp', 'pagerank', 'components', 'triangles'] as const).flatMap((a) => [
     onTablesCase(a, 'tables'),
+    ...(a === 'bfs' || a === 'pagerank' || a === 'triangles' ? [onTablesCase(a, 'slots')] : []),
+    ...(a === 'pagerank' ? [onTablesCase(a, 'fresh')] : []),
     onTablesCase(a, 'snapshot'),
   ]),
 ];
