@@ -1,5 +1,5 @@
 import { pageRank } from '@weft/algorithms';
-import { atomic, Recorder, type Target, type WeftDevice, wgsl } from '@weft/gpu';
+import { atomic, Recorder, type SubmitResult, type Target, type WeftDevice, wgsl } from '@weft/gpu';
 import type { DeviceGraph } from '@weft/graph';
 import { advancePush, type NeighborGraph, neighborhoodReduce, prepareNeighborParts } from '@weft/operators';
 import { expectArrayEqual, expectClose, gpuTest, mulberry32 } from '@weft/testing';
@@ -202,11 +202,12 @@ describe('the part layout kept per version of the tables', () => {
       const snap = await g.toDeviceGraph();
       let dispatches = 0;
       const submit = Recorder.prototype.submit;
-      Recorder.prototype.submit = async function (this: Recorder) {
-        const result = await submit.call(this);
+      // Forwards the options: the enactor reads its status through submit({ download }).
+      Recorder.prototype.submit = async function (this: Recorder, ...args: unknown[]) {
+        const result = await (submit as (...a: unknown[]) => Promise<SubmitResult>).apply(this, args);
         dispatches += result.dispatches;
         return result;
-      };
+      } as Recorder['submit'];
       try {
         // Iterations 9 to 16 of a run: what one more batch of steps records, set-up excluded.
         const perIteration = async (graph: DynamicGraph | DeviceGraph) => {
