@@ -150,14 +150,34 @@ export class SmallFrontierState {
   /**
    * Records, after the bulk level that follows a call: `levels[0]` counts that bulk level if the call left
    * it a frontier, and `levels[1]` becomes the traversal's levels so far (bulk and engine), on the GPU.
+   * With `intoLevelIndex` the bulk level also joins `levelsTotal`, so the next call's `withLevel` index is
+   * the frontier's depth (a BFS claims `level + 1`).
    */
-  recordLevelCount(target: Target, levels: DeviceArray<'u32'>): Promise<void> {
+  recordLevelCount(
+    target: Target,
+    levels: DeviceArray<'u32'>,
+    options: { intoLevelIndex?: boolean } = {},
+  ): Promise<void> {
+    const total = u32(this.levelsTotal);
+    if (options.intoLevelIndex) {
+      return transform(
+        target,
+        1,
+        wgsl`(i: u32) {
+  if (${this.words}[${u32(this.frontierLength)}] > 0u) {
+    ${rw(levels)}[0] += 1u;
+    ${rw(this.words)}[${total}] += 1u;
+  }
+  ${rw(levels)}[1] = ${this.words}[${total}];
+}`,
+      );
+    }
     return transform(
       target,
       1,
       wgsl`(i: u32) {
   if (${this.words}[${u32(this.frontierLength)}] > 0u) { ${rw(levels)}[0] += 1u; }
-  ${rw(levels)}[1] = ${rw(levels)}[0] + ${this.words}[${u32(this.levelsTotal)}];
+  ${rw(levels)}[1] = ${rw(levels)}[0] + ${this.words}[${total}];
 }`,
     );
   }

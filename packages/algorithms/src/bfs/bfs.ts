@@ -1,14 +1,4 @@
-import {
-  atomic,
-  type DeviceArray,
-  type Functor,
-  InputError,
-  type Recorder,
-  rw,
-  transform,
-  u32,
-  wgsl,
-} from '@weft/gpu';
+import { atomic, type DeviceArray, type Functor, InputError, type Recorder, rw, u32, wgsl } from '@weft/gpu';
 import { checkDeviceGraph, type DeviceGraph, FrontierQueue } from '@weft/graph';
 import {
   AdvanceWorkspace,
@@ -137,7 +127,7 @@ export class BfsProblem
     const { tuning, state, levels } = this.smallFrontier!;
     // One atomic and no plain load first: a load would add a round trip to every edge on a level's
     // critical path, which costs the engine's sparse graphs more than the atomics it saves. In the engine
-    // the depth comes from the level index (bulk levels are counted into it below), not from depth[src].
+    // the depth comes from the level index (bulk levels are counted into it), not from depth[src].
     const claimAt = wgsl`(src: u32, dst: u32, edge: u32, level: u32) -> bool {
   if (atomicMin(&${depth}[dst], level + 1u) != ${u32(UNREACHED)}) { return false; }
   ${parent}(dst, src);
@@ -158,18 +148,7 @@ export class BfsProblem
       workspace: this.workspace,
       loadBalance: this.loadBalance,
     });
-    // A bulk level that ran (the engine left a frontier) is a level of the engine's index too.
-    await transform(
-      rec,
-      1,
-      wgsl`(i: u32) {
-  if (${state.words}[${u32(state.frontierLength)}] > 0u) {
-    ${rw(levels)}[0] += 1u;
-    ${rw(state.words)}[${u32(state.levelsTotal)}] += 1u;
-  }
-  ${rw(levels)}[1] = ${state.words}[${u32(state.levelsTotal)}];
-}`,
-    );
+    await state.recordLevelCount(rec, levels, { intoLevelIndex: true });
   }
 
   active() {
