@@ -291,6 +291,27 @@ describe('advanceSmallFrontier', () => {
       }
     }));
 
+  it('largest degree 64 (no hub list compiled) and 65 (the list): the same depths as the host', () =>
+    gpuTest(async (device) => {
+      for (const degree of [64, 65]) {
+        // A chain of stars: each centre reaches `degree - 2` leaves and the next centre (last one: a leaf more).
+        const pairs: [number, number][] = [];
+        const centres = 12;
+        let next = centres;
+        for (let c = 0; c < centres; c++) {
+          if (c + 1 < centres) pairs.push([c, c + 1]);
+          const leaves = degree - (c === 0 || c + 1 === centres ? 1 : 2);
+          for (let j = 0; j < leaves; j++) pairs.push([c, next++]);
+        }
+        const csr = undirected(next, pairs);
+        const largest = Math.max(...Array.from(csr.offsets.subarray(1), (o, v) => o - csr.offsets[v]!));
+        expect(largest).toBe(degree);
+        for (const sources of [[0], [centres + 3], [5, next - 1]]) {
+          expectBfs(csr, sources, await bfs(device, csr, sources, { workgroupSize: 64 }));
+        }
+      }
+    }));
+
   it('disconnected sources, a random graph', () =>
     gpuTest(async (device) => {
       const r = mulberry32(3);

@@ -304,6 +304,10 @@ export async function advanceSmallFrontier(
   if (length.array === items) {
     throw new InputError('the frontier count must not live in its items array', 'frontier.length');
   }
+  // Hubs need the list only where a vertex may have more edges than one thread walks.
+  const degreeBound =
+    direction === 'both' || (direction === 'in' && graph.directed) ? undefined : graph.knownMaxOutDegree;
+  const hubs = degreeBound === undefined || degreeBound > COOPERATIVE_DEGREE;
   const sizes = state.itemsPerWorkgroup;
   const argsWgsl = sizes.map((p, i) => `    write_args(${3 * i}u, keep_len, ${p}u);`).join('\n');
   const base = 3 * sizes.length;
@@ -347,6 +351,7 @@ export async function advanceSmallFrontier(
         inEdges !== undefined,
         !!options.onLevel,
         chunked,
+        hubs,
       ),
     });
     const inBindings = inEdges
@@ -386,6 +391,7 @@ function smallFrontierWgsl(
   both: boolean,
   onLevel: boolean,
   chunked: boolean,
+  hubs: boolean,
 ): string {
   // Without withLevel (or onLevel, which is told the level's index too) the text is the engine's original,
   // so its pipelines and snapshots do not change.
@@ -503,6 +509,32 @@ fn weft_frontier_item(i: u32) -> u32 {
       }`,
       }
     : { decl: '', call: '' };
+  // Where no vertex has more edges than COOPERATIVE_DEGREE, the hub list and its barrier are left out.
+  const walk = hubs
+    ? `if (${inEdges.degree} > COOPERATIVE_DEGREE) {
+          // A hub goes to the list the whole workgroup walks; lane 0 walks it alone if the list is full.
+          if (lane == 0u) {
+            let b = atomicAdd(&big_counts[hubs], 1u);
+            if (b < BIG) {
+              big[b] = src;
+            } else {
+              for (var k = first; k < end; k++) { visit(src, k, c, next); }${inEdges.alone}
+            }
+          }
+        } else {
+          for (var k = first + lane; k < end; k += lanes) { visit(src, k, c, next); }${inEdges.lanes}
+        }`
+    : `for (var k = first + lane; k < end; k += lanes) { visit(src, k, c, next); }${inEdges.lanes}`;
+  const hubWalk = hubs
+    ? `
+      workgroupBarrier();
+      let nb = min(atomicLoad(&big_counts[hubs]), BIG);
+      for (var b = 0u; b < nb; b++) {
+        let src = big[b];
+        let end = offsets[src + 1u];
+        for (var k = offsets[src] + lid; k < end; k += WG) { visit(src, k, c, next); }${inEdges.hub}
+      }`
+    : '';
   return /* wgsl */ `
 const WG = ${wg}u;
 const CAP = ${cap}u;
@@ -576,27 +608,8 @@ fn main(@builtin(local_invocation_index) lid: u32) {
       for (var i = group; i < len; i += WG / lanes) {
         let src = wf[side * CAP + i];
         ${bounds}${inEdges.range}
-        if (${inEdges.degree} > COOPERATIVE_DEGREE) {
-          // A hub goes to the list the whole workgroup walks; lane 0 walks it alone if the list is full.
-          if (lane == 0u) {
-            let b = atomicAdd(&big_counts[hubs], 1u);
-            if (b < BIG) {
-              big[b] = src;
-            } else {
-              for (var k = first; k < end; k++) { visit(src, k, c, next); }${inEdges.alone}
-            }
-          }
-        } else {
-          for (var k = first + lane; k < end; k += lanes) { visit(src, k, c, next); }${inEdges.lanes}
-        }
-      }
-      workgroupBarrier();
-      let nb = min(atomicLoad(&big_counts[hubs]), BIG);
-      for (var b = 0u; b < nb; b++) {
-        let src = big[b];
-        let end = offsets[src + 1u];
-        for (var k = offsets[src] + lid; k < end; k += WG) { visit(src, k, c, next); }${inEdges.hub}
-      }
+        ${walk}
+      }${hubWalk}
       // The functor's global writes of this level are visible to the next.
       storageBarrier();
       len = workgroupUniformLoad(&counts[c]);${after.call}

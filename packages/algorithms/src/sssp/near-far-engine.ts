@@ -125,10 +125,10 @@ export class NearFarEngineStep {
     if (at < ${u32(far.capacity)}) { ${rw(far.current.items)}[at] = v; }
   }
 }`;
-    // As Bellman-Ford's engine step, but an improvement at or past the threshold goes to the far queue.
+    // As Bellman-Ford's engine step (one atomic, no load first), but an improvement at or past the
+    // threshold goes to the far queue.
     const stamped = wgsl`(src: u32, dst: u32, edge: u32, level: u32) -> bool {
   let nd = ${add}(atomicLoad(&${dist}[src]), src, dst, edge);
-  if (nd >= atomicLoad(&${dist}[dst])) { return false; }
   if (nd >= atomicMin(&${dist}[dst], nd)) { return false; }
   if (nd < ${bounds}[0]) { return atomicMax(&${atomic(stamps)}[dst], level + 1u) <= level; }
   ${toFar}(dst);

@@ -277,9 +277,10 @@ export class SsspProblem
     // An improved vertex joins level `level + 1` once: the first improver to raise its stamp adds it, and
     // every later improvement in the level is read when that level relaxes it (levels are separated by
     // barriers). This keeps a level's output within the queue's `vertexCount` entries.
+    // One atomic and no plain load first, as BFS's engine claims: a load would add a round trip to each
+    // level's critical path.
     const stamped = wgsl`(src: u32, dst: u32, edge: u32, level: u32) -> bool {
   let nd = ${add}(atomicLoad(&${dist}[src]), src, dst, edge);
-  if (nd >= atomicLoad(&${dist}[dst])) { return false; }
   if (nd >= atomicMin(&${dist}[dst], nd)) { return false; }
   return atomicMax(&${atomic(stamps)}[dst], level + 1u) <= level;
 }`;
