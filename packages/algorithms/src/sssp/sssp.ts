@@ -38,7 +38,7 @@ import {
 } from '../common.ts';
 import { ssspOnNeighbors } from '../neighbor-graph.ts';
 import { checkNonNegativeWeights } from '../weights.ts';
-import { addDeltaFunctor, deltaWord, NearFarStep } from './near-far.ts';
+import { addDeltaFunctor, checkDelta, davidsonDelta, deltaWord, NearFarStep } from './near-far.ts';
 import type { SsspEngineTuning } from './near-far-engine.ts';
 import { NearFarEngineStep } from './near-far-engine.ts';
 
@@ -161,14 +161,7 @@ export class SsspProblem
     this.#weight = options.weight;
     this.float = options.weight === undefined && graph.chunkedWeights?.type === 'f32';
     const delta = options.delta;
-    if (delta !== undefined) {
-      if (!(delta > 0) || !Number.isFinite(delta) || (!this.float && !Number.isInteger(delta))) {
-        throw new InputError(
-          `delta must be a positive ${this.float ? 'number' : 'integer'}, got ${delta}`,
-          'delta',
-        );
-      }
-    }
+    if (delta !== undefined) checkDelta(delta, this.float);
     this.loadBalance = resolveLoadBalance(graph, options.loadBalance ?? 'auto');
     const n = Math.max(1, graph.vertexCount);
     this.distances = device.array('u32', n, { label: 'sssp distances' });
@@ -393,10 +386,8 @@ function smallFrontierOf(graph: DeviceGraph, options: SsspProblemOptions): SsspE
 }
 
 /**
- * Davidson et al.'s bucket width for near-far: warp width (32) times the mean edge weight over the mean
- * out-degree, so a near level holds about a warp's worth of edges per vertex. Integer weights round it up
- * to an integer; with no edge or all weights zero it is 1. Measured on the GPU once per graph (one
- * read-back) and kept.
+ * Davidson et al.'s bucket width for near-far ({@link davidsonDelta}) of a CSR: the mean weight measured
+ * on the GPU once per graph (one read-back) and kept.
  */
 export async function ssspDelta(graph: DeviceGraph): Promise<number> {
   checkDeviceGraph(graph);
@@ -440,10 +431,7 @@ export async function ssspDelta(graph: DeviceGraph): Promise<number> {
       total.destroy();
     }
   }
-  const degree = m / Math.max(1, graph.vertexCount);
-  let delta = degree > 0 ? (32 * mean) / degree : 1;
-  if (!(delta > 0) || !Number.isFinite(delta)) delta = 1;
-  if (w?.type !== 'f32') delta = Math.min(Math.ceil(delta), 0x7fffffff);
+  const delta = davidsonDelta(mean, m / Math.max(1, graph.vertexCount), w?.type === 'f32');
   deltas.set(graph, delta);
   return delta;
 }
