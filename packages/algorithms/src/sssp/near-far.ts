@@ -74,7 +74,9 @@ export function addDeltaFunctor(float: boolean, delta: number): Functor {
  * Near-far (Davidson et al.'s two-level queue, with the far pile carried in the frontier): vertices of the
  * frontier below the threshold form the near list and are relaxed; the others are deferred into the next
  * frontier as they are. When the near list comes out empty, the threshold moves to the smallest deferred
- * distance plus delta, on the GPU. Fewer re-relaxations than plain Bellman-Ford on weighted graphs.
+ * distance plus delta, on the GPU; past every distance where adding delta does not raise it (an f32 sum
+ * rounding back, a saturated one), so the run always ends. Fewer re-relaxations than plain Bellman-Ford
+ * on weighted graphs.
  */
 export class NearFarStep {
   readonly #near: FrontierQueue;
@@ -139,8 +141,10 @@ export class NearFarStep {
       rec,
       1,
       wgsl`(i: u32) {
-  if (${nearLength.array}[0] == 0u && ${rw(bounds)}[1] != 0xffffffffu) {
-    ${rw(bounds)}[0] = ${addDeltaFunctor(this.sssp.float, this.delta)}(${rw(bounds)}[1]);
+  let low = ${rw(bounds)}[1];
+  if (${nearLength.array}[0] == 0u && low != 0xffffffffu) {
+    let t = ${addDeltaFunctor(this.sssp.float, this.delta)}(low);
+    ${rw(bounds)}[0] = select(t, 0xffffffffu, t <= low);
   }
 }`,
     );
