@@ -38,6 +38,7 @@ import type { PageRankOptions, PageRankResult } from './pagerank.ts';
 import { checkDelta, davidsonDelta, NearFarStep } from './sssp/near-far.ts';
 import type { SsspOptions, SsspResult } from './sssp/sssp.ts';
 import type { TrianglesResult } from './triangles.ts';
+import { overflowError, SATURATED_F32, SATURATED_U32 } from './weights.ts';
 
 const NONE = 0xffffffff;
 
@@ -306,10 +307,11 @@ export async function ssspOnNeighbors(
       // Negative weights would make the relaxation order decide the answer: refuse them up front.
       const negative = run.u32(1, 'sssp negative weight');
       await negative.fill(0);
+      // f32 by its bits, as on a CSR: sign set (but -0), or NaN or infinite (exponent all ones).
       const sign =
         type === 'i32'
           ? wgsl`(w: u32) -> bool { return (w >> 31u) != 0u; }`
-          : wgsl`(w: u32) -> bool { return (w >> 31u) != 0u && (w & 0x7fffffffu) != 0u; }`;
+          : wgsl`(w: u32) -> bool { return w >= 0x7f800000u && w != 0x80000000u; }`;
       await advancePush(
         device,
         graph,
@@ -320,7 +322,10 @@ export async function ssspOnNeighbors(
 }`,
       );
       const [bad] = await negative.download();
-      if (bad) throw new InputError(`edge slot ${bad - 1} has a negative weight`, 'graph weights');
+      if (bad) {
+        const what = type === 'f32' ? 'a negative weight (or a NaN or infinite one)' : 'a negative weight';
+        throw new InputError(`edge slot ${bad - 1} has ${what}`, 'graph weights');
+      }
     }
     const delta = await nearFarDelta(graph, options, stored, float);
     const dist = run.u32(n, 'sssp distances');
@@ -331,9 +336,13 @@ export async function ssspOnNeighbors(
     const workspace = run.keep(new AdvanceWorkspace(device, queue.capacity));
     queue.set([source]);
     const loadBalance = await balanceOf(graph, options.loadBalance);
+    // Sums saturate below the unreached word, so an overflow reads as reached and is reported below.
     const add = float
-      ? wgsl`(d: u32, w: u32) -> u32 { return bitcast<u32>(bitcast<f32>(d) + bitcast<f32>(w)); }`
-      : wgsl`(d: u32, w: u32) -> u32 { return select(d + w, ${lit(`${NONE - 1}u`)}, d + w < d); }`;
+      ? wgsl`(d: u32, w: u32) -> u32 {
+  let s = bitcast<u32>(bitcast<f32>(d) + bitcast<f32>(w));
+  return select(s, ${u32(SATURATED_F32)}, s >= 0x7f800000u);
+}`
+      : wgsl`(d: u32, w: u32) -> u32 { return select(d + w, ${u32(SATURATED_U32)}, d + w < d || d + w == ${lit(`${NONE}u`)}); }`;
     // A plain load first, as the CSR relaxation does: most edges improve nothing and skip the atomic.
     const relax = wgsl`(src: u32, dst: u32, edge: u32) -> bool {
   let next = ${add}(atomicLoad(&${atomic(dist)}[src]), ${weight}(src, dst, edge));
@@ -409,7 +418,11 @@ export async function ssspOnNeighbors(
     // A plain loop: a mapping callback per vertex costs far more on graphs of millions of vertices.
     const values = float ? floats : bits;
     const distances = new Float64Array(n);
-    for (let v = 0; v < n; v++) distances[v] = bits[v] === NONE ? Number.POSITIVE_INFINITY : values[v]!;
+    const saturated = float ? SATURATED_F32 : SATURATED_U32;
+    for (let v = 0; v < n; v++) {
+      if (bits[v] === saturated) throw overflowError(float, v);
+      distances[v] = bits[v] === NONE ? Number.POSITIVE_INFINITY : values[v]!;
+    }
     return { distances, ...(parents ? { parents } : {}), iterations, steps: iterations };
   } finally {
     run.destroy();

@@ -131,6 +131,18 @@ describe('sssp on the tables: near-far and Bellman-Ford equal Dijkstra', () => {
           Float64Array.of(Infinity, Infinity, Infinity, 0),
         );
         await expect(sssp(empty, 0)).rejects.toThrow(/not a vertex/);
+        // Sums past the encoding's bound are an error, not a wrong distance; so is a NaN weight.
+        await g.insertEdges(
+          Uint32Array.of(2, 3),
+          Uint32Array.of(3, 0),
+          Uint32Array.of(0x7fffffff, 0x80000000),
+        );
+        await expect(sssp(g, 1, { delta: 'off' })).rejects.toThrow(/reached 2\^32 - 2/);
+        await f.insertEdges(Uint32Array.of(2), Uint32Array.of(3), Float32Array.of(3e38));
+        await f.insertEdges(Uint32Array.of(3), Uint32Array.of(0), Float32Array.of(3e38));
+        await expect(sssp(f, 2)).rejects.toThrow(/largest finite f32/);
+        await f.insertEdges(Uint32Array.of(3), Uint32Array.of(1), Float32Array.of(Number.NaN));
+        await expect(sssp(f, 0)).rejects.toThrow(/negative weight \(or a NaN/);
       } finally {
         g.destroy();
         f.destroy();

@@ -37,7 +37,7 @@ import {
   type TraceOption,
 } from '../common.ts';
 import { ssspOnNeighbors } from '../neighbor-graph.ts';
-import { checkNonNegativeWeights } from '../weights.ts';
+import { checkNonNegativeWeights, overflowError, SATURATED_F32, SATURATED_U32 } from '../weights.ts';
 import { addDeltaFunctor, checkDelta, davidsonDelta, deltaWord, NearFarStep } from './near-far.ts';
 import type { SsspEngineTuning } from './near-far-engine.ts';
 import { NearFarEngineStep } from './near-far-engine.ts';
@@ -45,9 +45,6 @@ import { NearFarEngineStep } from './near-far-engine.ts';
 /** Unreached distance as stored: u32 max for integer weights, the bits of +Infinity for f32 weights. */
 const UNREACHED_U32 = 0xffffffff;
 const UNREACHED_F32 = 0x7f800000;
-/** Where sums stop: the largest reachable distance word, below the unreached one (2^32 - 2; the largest f32). */
-const SATURATED_U32 = 0xfffffffe;
-const SATURATED_F32 = 0x7f7fffff;
 
 export interface SsspOptions extends RunOptions, LoadBalanceOption, TraceOption {
   /** Most enactor steps to run (see {@link SsspResult.steps}: with the engine a step runs many levels). */
@@ -360,16 +357,6 @@ export class SsspProblem
     this.smallFrontier?.levels.destroy();
     this.smallFrontier?.stamps.destroy();
   }
-}
-
-/** A distance reached the bound of its encoding: the sums saturated there, so no distance can be trusted. */
-function overflowError(float: boolean, vertex: number): InputError {
-  const bound = float ? 'the largest finite f32 (about 3.4e38)' : '2^32 - 2 (4294967294)';
-  return new InputError(
-    `the distance of vertex ${vertex} reached ${bound}, the bound of ${float ? 'f32' : 'u32'} distances: ` +
-      'scale the weights down',
-    'graph.weights',
-  );
 }
 
 /** The small-frontier engine's settings when the run uses it (undefined: it does not); checks the mode. */
