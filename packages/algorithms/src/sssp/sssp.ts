@@ -53,8 +53,9 @@ export interface SsspOptions extends RunOptions, LoadBalanceOption, TraceOption 
   parents?: boolean;
   /**
    * Near-far with this bucket width (in weight units) instead of plain Bellman-Ford. `'auto'` (default):
-   * {@link ssspDelta}'s width where the small-frontier engine runs on a weighted graph, else Bellman-Ford;
-   * `'off'`: always Bellman-Ford.
+   * {@link ssspDelta}'s width where the small-frontier engine runs on a weighted graph, else Bellman-Ford
+   * (on a `NeighborGraph`: Davidson's width where its average out-degree is below 8, as the engine's
+   * `'auto'`); `'off'`: always Bellman-Ford.
    */
   delta?: number | 'auto' | 'off';
   /**
