@@ -25,6 +25,7 @@ import {
   gatherNeighbors,
   type LoadBalance,
   type NeighborGraph,
+  type NeighborWeights,
   neighborhoodReduce,
   prepareNeighborParts,
   THREAD_MAPPED_MAX_DEGREE,
@@ -34,8 +35,10 @@ import { transformSegreduce } from '@weft/segreduce';
 import type { BfsOptions, BfsResult } from './bfs/options.ts';
 import type { ComponentsOptions, ComponentsResult } from './components.ts';
 import type { PageRankOptions, PageRankResult } from './pagerank.ts';
+import { checkDelta, davidsonDelta, NearFarStep } from './sssp/near-far.ts';
 import type { SsspOptions, SsspResult } from './sssp/sssp.ts';
 import type { TrianglesResult } from './triangles.ts';
+import { overflowError, SATURATED_F32, SATURATED_U32 } from './weights.ts';
 
 const NONE = 0xffffffff;
 
@@ -109,7 +112,10 @@ async function degreeStats(
  * out-degree is at most `THREAD_MAPPED_MAX_DEGREE`, as on road networks where a level's scan would cost
  * more than its edges; else, and for the other values but `'thread-mapped'`, the graph's parts are balanced.
  */
-async function balanceOf(graph: NeighborGraph, loadBalance: LoadBalance | undefined): Promise<LoadBalance> {
+async function balanceOf(
+  graph: NeighborGraph,
+  loadBalance: LoadBalance | undefined,
+): Promise<'thread-mapped' | 'merge-path'> {
   const chosen = loadBalance ?? 'auto';
   if (chosen !== 'auto') return chosen === 'thread-mapped' ? chosen : 'merge-path';
   if (!graph.parts || !graph.degree || graph.vertexCount === 0) return 'thread-mapped';
@@ -207,10 +213,76 @@ export async function bfsOnNeighbors(
   }
 }
 
+/** Mean edge weights measured, kept per graph while its `version` stays (a read-back costs a round trip). */
+const meanWeights = new WeakMap<NeighborGraph, { version: number; mean: number }>();
+
 /**
- * SSSP on a {@link NeighborGraph} (Bellman-Ford over a frontier): each step relaxes the out-edges of the
- * vertices improved in the last, distances being the weights' 32 bits under `atomicMin` (non-negative
- * f32 bits order as their values); an improved vertex joins the next frontier once.
+ * The mean of `weight` over every edge (`total` edges), as f32 sums: one neighborhood reduction and one
+ * reduction on the GPU, then one word read back.
+ */
+async function meanWeight(
+  graph: NeighborGraph,
+  weight: Functor,
+  type: 'u32' | 'i32' | 'f32',
+  total: number,
+): Promise<number> {
+  const known = meanWeights.get(graph);
+  if (known && graph.version !== undefined && known.version === graph.version) return known.mean;
+  if (total === 0) return 1;
+  const { device, vertexCount: n } = graph;
+  const value =
+    type === 'f32'
+      ? wgsl`(w: u32) -> f32 { return bitcast<f32>(w); }`
+      : wgsl`(w: u32) -> f32 { return f32(w); }`;
+  const sums = device.array('f32', Math.max(1, n), { label: 'sssp weight sums' });
+  const sum = device.array('f32', 1, { label: 'sssp weight sum' });
+  try {
+    const rec = device.recorder({ label: 'sssp mean weight' });
+    const each = wgsl`(src: u32, dst: u32, edge: u32) -> f32 { return ${value}(${weight}(src, dst, edge)); }`;
+    await neighborhoodReduce(rec, graph, 'all', each, sums);
+    await reduce(rec, sums, sum, { monoid: plus('f32'), count: n });
+    await rec.submit();
+    const mean = (await sum.download())[0]! / total;
+    if (graph.version !== undefined) meanWeights.set(graph, { version: graph.version, mean });
+    return mean;
+  } finally {
+    sums.destroy();
+    sum.destroy();
+  }
+}
+
+/**
+ * The near-far bucket width of a run, or undefined for Bellman-Ford: a number as given, `'off'` none, and
+ * `'auto'` as `sssp()` resolves it on a CSR: Davidson's width on weighted graphs sparse enough for the
+ * small-frontier engine (an average out-degree below 8), Bellman-Ford on denser ones and with `weight`.
+ */
+async function nearFarDelta(
+  graph: NeighborGraph,
+  options: SsspOptions,
+  stored: NeighborWeights | undefined,
+  float: boolean,
+): Promise<number | undefined> {
+  const delta = options.delta ?? 'auto';
+  if (delta === 'off') return undefined;
+  if (typeof delta === 'number') {
+    checkDelta(delta, float);
+    return delta;
+  }
+  if (delta !== 'auto')
+    throw new InputError(`delta must be a number, 'auto' or 'off', got '${delta}'`, 'delta');
+  if (!stored || options.weight || !graph.degree || graph.vertexCount === 0) return undefined;
+  const { total } = await degreeStats(graph, graph.degree());
+  if (total >= BITMAP_CLAIM_MIN_DEGREE * graph.vertexCount) return undefined;
+  const weight = wgsl`(src: u32, dst: u32, edge: u32) -> u32 { return ${stored.bits}(edge); }`;
+  const mean = await meanWeight(graph, weight, stored.type, total);
+  return davidsonDelta(mean, total / graph.vertexCount, float);
+}
+
+/**
+ * SSSP on a {@link NeighborGraph}: Bellman-Ford over a frontier (each step relaxes the out-edges of the
+ * vertices improved in the last) or near-far with `delta` (`./sssp/near-far.ts`: each step relaxes the
+ * frontier's vertices below a threshold kept on the GPU). Distances are the weights' 32 bits under
+ * `atomicMin` (non-negative f32 bits order as their values); an improved vertex joins the next frontier once.
  */
 export async function ssspOnNeighbors(
   graph: NeighborGraph,
@@ -218,12 +290,12 @@ export async function ssspOnNeighbors(
   options: SsspOptions,
 ): Promise<SsspResult> {
   if (options.trace) needsCsr('a traced SSSP', 'trace');
-  if (typeof options.delta === 'number') needsCsr('near-far SSSP', 'delta');
   const mode = options.smallFrontier ?? 'auto';
   if (mode !== 'auto' && mode !== 'off') needsCsr('the small-frontier engine', 'smallFrontier');
   const { device, vertexCount: n } = graph;
   const stored = options.weight ? undefined : graph.weights?.();
   const type = stored?.type ?? 'u32';
+  const float = type === 'f32';
   const weight = options.weight
     ? options.weight
     : stored
@@ -235,10 +307,11 @@ export async function ssspOnNeighbors(
       // Negative weights would make the relaxation order decide the answer: refuse them up front.
       const negative = run.u32(1, 'sssp negative weight');
       await negative.fill(0);
+      // f32 by its bits, as on a CSR: sign set (but -0), or NaN or infinite (exponent all ones).
       const sign =
         type === 'i32'
           ? wgsl`(w: u32) -> bool { return (w >> 31u) != 0u; }`
-          : wgsl`(w: u32) -> bool { return (w >> 31u) != 0u && (w & 0x7fffffffu) != 0u; }`;
+          : wgsl`(w: u32) -> bool { return w >= 0x7f800000u && w != 0x80000000u; }`;
       await advancePush(
         device,
         graph,
@@ -249,8 +322,12 @@ export async function ssspOnNeighbors(
 }`,
       );
       const [bad] = await negative.download();
-      if (bad) throw new InputError(`edge slot ${bad - 1} has a negative weight`, 'graph weights');
+      if (bad) {
+        const what = type === 'f32' ? 'a negative weight (or a NaN or infinite one)' : 'a negative weight';
+        throw new InputError(`edge slot ${bad - 1} has ${what}`, 'graph weights');
+      }
     }
+    const delta = await nearFarDelta(graph, options, stored, float);
     const dist = run.u32(n, 'sssp distances');
     await dist.fill(NONE);
     dist.upload([0], source);
@@ -259,25 +336,57 @@ export async function ssspOnNeighbors(
     const workspace = run.keep(new AdvanceWorkspace(device, queue.capacity));
     queue.set([source]);
     const loadBalance = await balanceOf(graph, options.loadBalance);
-    const add =
-      type === 'f32'
-        ? wgsl`(d: u32, w: u32) -> u32 { return bitcast<u32>(bitcast<f32>(d) + bitcast<f32>(w)); }`
-        : wgsl`(d: u32, w: u32) -> u32 { return select(d + w, ${lit(`${NONE - 1}u`)}, d + w < d); }`;
+    // Sums saturate below the unreached word, so an overflow reads as reached and is reported below.
+    const add = float
+      ? wgsl`(d: u32, w: u32) -> u32 {
+  let s = bitcast<u32>(bitcast<f32>(d) + bitcast<f32>(w));
+  return select(s, ${u32(SATURATED_F32)}, s >= 0x7f800000u);
+}`
+      : wgsl`(d: u32, w: u32) -> u32 { return select(d + w, ${u32(SATURATED_U32)}, d + w < d || d + w == ${lit(`${NONE}u`)}); }`;
+    // A plain load first, as the CSR relaxation does: most edges improve nothing and skip the atomic.
     const relax = wgsl`(src: u32, dst: u32, edge: u32) -> bool {
   let next = ${add}(atomicLoad(&${atomic(dist)}[src]), ${weight}(src, dst, edge));
+  if (next >= atomicLoad(&${atomic(dist)}[dst])) { return false; }
   return next < atomicMin(&${atomic(dist)}[dst], next);
 }`;
+    const nearFar =
+      delta === undefined
+        ? undefined
+        : run.keep(
+            new NearFarStep(
+              {
+                graph,
+                distances: dist,
+                queue,
+                improved: visited,
+                workspace,
+                loadBalance,
+                log: undefined,
+                float,
+              },
+              delta,
+            ),
+          );
+    if (nearFar) {
+      const rec = device.recorder({ label: 'sssp near-far threshold' });
+      await nearFar.reset(rec);
+      await rec.submit({ wait: false });
+    }
     const { iterations } = await enact(
       device,
       {
-        async step(rec) {
+        async step(rec, iteration) {
           rec.clear(visited.words);
-          await advancePush(rec, graph, queue.current, relax, {
-            output: queue.next,
-            visited,
-            workspace,
-            loadBalance,
-          });
+          if (nearFar) {
+            await nearFar.step(rec, iteration, relax);
+          } else {
+            await advancePush(rec, graph, queue.current, relax, {
+              output: queue.next,
+              visited,
+              workspace,
+              loadBalance,
+            });
+          }
           queue.swap();
         },
         active: () => queue.length,
@@ -306,9 +415,14 @@ export async function ssspOnNeighbors(
     }
     const bits = await dist.download(0, n);
     const floats = new Float32Array(bits.buffer, bits.byteOffset, bits.length);
-    const distances = Float64Array.from(bits, (d, v) =>
-      d === NONE ? Number.POSITIVE_INFINITY : type === 'f32' ? floats[v]! : d,
-    );
+    // A plain loop: a mapping callback per vertex costs far more on graphs of millions of vertices.
+    const values = float ? floats : bits;
+    const distances = new Float64Array(n);
+    const saturated = float ? SATURATED_F32 : SATURATED_U32;
+    for (let v = 0; v < n; v++) {
+      if (bits[v] === saturated) throw overflowError(float, v);
+      distances[v] = bits[v] === NONE ? Number.POSITIVE_INFINITY : values[v]!;
+    }
     return { distances, ...(parents ? { parents } : {}), iterations, steps: iterations };
   } finally {
     run.destroy();

@@ -1,6 +1,7 @@
 import {
   bfs,
   componentsReference,
+  ssspDelta,
   ssspReference,
   connectedComponents as staticComponents,
   pageRank as staticPageRank,
@@ -1136,13 +1137,15 @@ function rehashCase(hints: boolean): BenchCase {
 
 // ---- static algorithms straight on the tables, beside the same algorithm on a CSR snapshot ----
 
-type TableAlgorithm = 'bfs' | 'sssp' | 'pagerank' | 'components' | 'triangles';
+type TableAlgorithm = 'bfs' | 'sssp' | 'sssp near-far' | 'pagerank' | 'components' | 'triangles';
 
 /**
  * BFS, SSSP, PageRank, connected components or triangle counting by `@weft/algorithms`' entry points on the loaded Kronecker graph after
  * a batch of n new edges: on the DynamicGraph itself (a NeighborGraph: operators over the slab lists,
  * balanced by bucket) or on a CSR snapshot of the same state (the snapshot taken untimed). The pair shows
- * the cost of running without a snapshot; each run is validated against the other's answer.
+ * the cost of running without a snapshot; each run is validated against the other's answer. `sssp near-far`
+ * runs near-far with the snapshot's `ssspDelta` (measured untimed) on both, where `'auto'` would take
+ * Bellman-Ford on this dense graph.
  */
 function onTablesCase(algorithm: TableAlgorithm, on: 'tables' | 'slots' | 'fresh' | 'snapshot'): BenchCase {
   const where = {
@@ -1159,15 +1162,17 @@ function onTablesCase(algorithm: TableAlgorithm, on: 'tables' | 'slots' | 'fresh
       const scale = scaleOf(device);
       const name = algorithm === 'triangles' ? 'triangles' : 'kronecker';
       const weighted = hostGraph(scale, name);
-      const csr = algorithm === 'sssp' ? weighted : unweighted(weighted);
+      const ssspLike = algorithm === 'sssp' || algorithm === 'sssp near-far';
+      const csr = ssspLike ? weighted : unweighted(weighted);
       const graph = await DynamicGraph.fromCsr(device, csr);
       // A batch of n new edges, at most 5 % of the graph's edges (on small graphs n would swamp it).
       const per = Math.max(1, Math.min(n, Math.floor(csr.edgeCount / 40)));
       const b = edgePool(scale, unweighted(csr), name, seed, per);
       const rand = mulberry32(seed);
       const weights = Uint32Array.from({ length: per }, () => 1 + Math.floor(rand() * 255));
-      await graph.insertEdges(b.src, b.dst, algorithm === 'sssp' ? weights : undefined);
+      await graph.insertEdges(b.src, b.dst, ssspLike ? weights : undefined);
       const snapshot = await graph.toDeviceGraph();
+      const ssspOptions = algorithm === 'sssp near-far' ? { delta: await ssspDelta(snapshot) } : {};
       // Slot parts: every bucket's slab read by 30 threads side by side instead of one.
       if (on === 'slots') graph.slotPartsAbove = 0;
       const target = on === 'snapshot' ? snapshot : graph;
@@ -1178,6 +1183,7 @@ function onTablesCase(algorithm: TableAlgorithm, on: 'tables' | 'slots' | 'fresh
       const run = {
         bfs: async () => (await bfs(target, source)).depths,
         sssp: async () => (await staticSssp(target, source)).distances,
+        'sssp near-far': async () => (await staticSssp(target, source, ssspOptions)).distances,
         pagerank: async () => (await staticPageRank(target, { weight: null })).ranks,
         components: async () => (await staticComponents(target)).labels,
         triangles: async () => (await staticTriangles(target)).count,
@@ -1185,7 +1191,8 @@ function onTablesCase(algorithm: TableAlgorithm, on: 'tables' | 'slots' | 'fresh
       const other = on === 'snapshot' ? graph : snapshot;
       const setups = {
         bfs: `BFS from vertex ${source}`,
-        sssp: `SSSP from vertex ${source} (u32 weights in [1, 255]; Bellman-Ford over a frontier on the tables)`,
+        sssp: `SSSP from vertex ${source} (u32 weights in [1, 255]; default delta: Bellman-Ford on this dense graph)`,
+        'sssp near-far': `SSSP from vertex ${source} (u32 weights in [1, 255]; near-far, delta ${ssspOptions.delta})`,
         components: 'connected components (union-find)',
         pagerank: 'PageRank (pull, unweighted, tolerance 1e-5)',
         triangles: 'triangle count (degree-ordered, hash probes on the tables)',
@@ -1207,8 +1214,8 @@ function onTablesCase(algorithm: TableAlgorithm, on: 'tables' | 'slots' | 'fresh
             const want = (await bfs(other, source)).depths;
             return firstMismatch(answer as Int32Array, want);
           }
-          if (algorithm === 'sssp') {
-            const want = (await staticSssp(other, source)).distances;
+          if (ssspLike) {
+            const want = (await staticSssp(other, source, ssspOptions)).distances;
             return firstMismatch(answer as Float64Array, want);
           }
           if (algorithm === 'components') {
@@ -1262,7 +1269,7 @@ export const cases: BenchCase[] = [
   pageRankCase('warm', 'deleted'),
   rehashCase(true),
   rehashCase(false),
-  ...(['bfs', 'sssp', 'pagerank', 'components', 'triangles'] as const).flatMap((a) => [
+  ...(['bfs', 'sssp', 'sssp near-far', 'pagerank', 'components', 'triangles'] as const).flatMap((a) => [
     onTablesCase(a, 'tables'),
     ...(a === 'bfs' || a === 'pagerank' || a === 'triangles' ? [onTablesCase(a, 'slots')] : []),
     ...(a === 'pagerank' ? [onTablesCase(a, 'fresh')] : []),

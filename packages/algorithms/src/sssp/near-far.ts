@@ -3,6 +3,7 @@ import {
   type DeviceArray,
   type Functor,
   f32,
+  InputError,
   type Recorder,
   rw,
   transform,
@@ -15,13 +16,15 @@ import {
   advancePush,
   compute,
   type IterationLog,
+  isNeighborGraph,
   type LoadBalance,
+  type NeighborGraph,
 } from '@weft/operators';
 import { recordSet } from '../common.ts';
 
-/** What the near-far step reads and writes: the SSSP problem's arrays. */
-export interface SsspState {
-  readonly graph: DeviceGraph;
+/** What the near-far step reads and writes: the SSSP problem's arrays, on a CSR or a NeighborGraph. */
+export interface SsspState<G extends DeviceGraph | NeighborGraph = DeviceGraph> {
+  readonly graph: G;
   readonly distances: DeviceArray<'u32'>;
   readonly queue: FrontierQueue;
   /** Vertices whose distance improved this iteration (cleared by the problem before each step). */
@@ -31,6 +34,24 @@ export interface SsspState {
   readonly log: IterationLog | undefined;
   /** Whether distances are f32 bits (else saturating u32 sums). */
   readonly float: boolean;
+}
+
+/** Throws unless `delta` is a bucket width the distances can add: positive, finite, integral for integers. */
+export function checkDelta(delta: number, float: boolean): void {
+  if (!(delta > 0) || !Number.isFinite(delta) || (!float && !Number.isInteger(delta))) {
+    throw new InputError(`delta must be a positive ${float ? 'number' : 'integer'}, got ${delta}`, 'delta');
+  }
+}
+
+/**
+ * Davidson et al.'s bucket width: warp width (32) times the mean edge weight over the mean out-degree, so
+ * a near level holds about a warp's worth of edges per vertex. Integer weights round it up to an integer;
+ * with no edge or all weights zero it is 1.
+ */
+export function davidsonDelta(meanWeight: number, meanDegree: number, float: boolean): number {
+  let delta = meanDegree > 0 ? (32 * meanWeight) / meanDegree : 1;
+  if (!(delta > 0) || !Number.isFinite(delta)) delta = 1;
+  return float ? delta : Math.min(Math.ceil(delta), 0x7fffffff);
 }
 
 /** The distance word of `d + delta` (a first threshold), computed on the host. */
@@ -53,7 +74,9 @@ export function addDeltaFunctor(float: boolean, delta: number): Functor {
  * Near-far (Davidson et al.'s two-level queue, with the far pile carried in the frontier): vertices of the
  * frontier below the threshold form the near list and are relaxed; the others are deferred into the next
  * frontier as they are. When the near list comes out empty, the threshold moves to the smallest deferred
- * distance plus delta, on the GPU. Fewer re-relaxations than plain Bellman-Ford on weighted graphs.
+ * distance plus delta, on the GPU; past every distance where adding delta does not raise it (an f32 sum
+ * rounding back, a saturated one), so the run always ends. Fewer re-relaxations than plain Bellman-Ford
+ * on weighted graphs.
  */
 export class NearFarStep {
   readonly #near: FrontierQueue;
@@ -61,7 +84,7 @@ export class NearFarStep {
   readonly #bounds: DeviceArray<'u32'>;
 
   constructor(
-    readonly sssp: SsspState,
+    readonly sssp: SsspState<DeviceGraph | NeighborGraph>,
     readonly delta: number,
   ) {
     const device = sssp.graph.device;
@@ -104,7 +127,8 @@ export class NearFarStep {
 }`,
     );
     near.swap();
-    if (log) await log.addDegrees(rec, log.slot(iteration).edges, near.current, graph.offsets);
+    if (log && !isNeighborGraph(graph))
+      await log.addDegrees(rec, log.slot(iteration).edges, near.current, graph.offsets);
     await advancePush(rec, graph, near.current, relax, {
       output: next,
       append: true,
@@ -117,8 +141,10 @@ export class NearFarStep {
       rec,
       1,
       wgsl`(i: u32) {
-  if (${nearLength.array}[0] == 0u && ${rw(bounds)}[1] != 0xffffffffu) {
-    ${rw(bounds)}[0] = ${addDeltaFunctor(this.sssp.float, this.delta)}(${rw(bounds)}[1]);
+  let low = ${rw(bounds)}[1];
+  if (${nearLength.array}[0] == 0u && low != 0xffffffffu) {
+    let t = ${addDeltaFunctor(this.sssp.float, this.delta)}(low);
+    ${rw(bounds)}[0] = select(t, 0xffffffffu, t <= low);
   }
 }`,
     );

@@ -59,8 +59,10 @@ describe('sssp', () => {
       };
       const graph = uploadGraph(device, csr);
       // Issue #28: these saturated at 2^32 - 2 and were returned as distances.
-      for (const delta of ['off', 'auto'] as const) {
-        await expect(sssp(graph, 0, { delta })).rejects.toThrow(/vertex 2 reached 2\^32 - 2/);
+      for (const delta of ['off', 'auto', 5] as const) {
+        // Bulk near-far too: a saturated distance plus delta must still move its threshold on.
+        const options = delta === 5 ? { delta, smallFrontier: 'off' as const } : { delta };
+        await expect(sssp(graph, 0, options)).rejects.toThrow(/vertex 2 reached 2\^32 - 2/);
       }
       // Below the bound the same arcs give exact distances.
       expect(Array.from((await sssp(graph, 1)).distances)).toEqual([
@@ -98,6 +100,15 @@ describe('sssp', () => {
       // -0 and zero weights are fine.
       const graph = uploadGraph(device, path(Float32Array.of(-0, 0, 1.5)));
       expect(Array.from((await sssp(graph, 0)).distances)).toEqual([0, 0, 0, 1.5]);
+      graph.destroy();
+    }));
+
+  it('bulk near-far ends where an f32 distance plus delta rounds back to it', () =>
+    gpuTest(async (device) => {
+      const csr = path(Float32Array.of(2 ** 25, 1, 1));
+      const graph = uploadGraph(device, csr);
+      const { distances } = await sssp(graph, 0, { delta: 1, smallFrontier: 'off' });
+      expect(verifySssp(csr, 0, distances)).toBeNull();
       graph.destroy();
     }));
 

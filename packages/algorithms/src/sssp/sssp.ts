@@ -37,17 +37,14 @@ import {
   type TraceOption,
 } from '../common.ts';
 import { ssspOnNeighbors } from '../neighbor-graph.ts';
-import { checkNonNegativeWeights } from '../weights.ts';
-import { addDeltaFunctor, deltaWord, NearFarStep } from './near-far.ts';
+import { checkNonNegativeWeights, overflowError, SATURATED_F32, SATURATED_U32 } from '../weights.ts';
+import { addDeltaFunctor, checkDelta, davidsonDelta, deltaWord, NearFarStep } from './near-far.ts';
 import type { SsspEngineTuning } from './near-far-engine.ts';
 import { NearFarEngineStep } from './near-far-engine.ts';
 
 /** Unreached distance as stored: u32 max for integer weights, the bits of +Infinity for f32 weights. */
 const UNREACHED_U32 = 0xffffffff;
 const UNREACHED_F32 = 0x7f800000;
-/** Where sums stop: the largest reachable distance word, below the unreached one (2^32 - 2; the largest f32). */
-const SATURATED_U32 = 0xfffffffe;
-const SATURATED_F32 = 0x7f7fffff;
 
 export interface SsspOptions extends RunOptions, LoadBalanceOption, TraceOption {
   /** Most enactor steps to run (see {@link SsspResult.steps}: with the engine a step runs many levels). */
@@ -56,8 +53,9 @@ export interface SsspOptions extends RunOptions, LoadBalanceOption, TraceOption 
   parents?: boolean;
   /**
    * Near-far with this bucket width (in weight units) instead of plain Bellman-Ford. `'auto'` (default):
-   * {@link ssspDelta}'s width where the small-frontier engine runs on a weighted graph, else Bellman-Ford;
-   * `'off'`: always Bellman-Ford.
+   * {@link ssspDelta}'s width where the small-frontier engine runs on a weighted graph, else Bellman-Ford
+   * (on a `NeighborGraph`: Davidson's width where its average out-degree is below 8, as the engine's
+   * `'auto'`); `'off'`: always Bellman-Ford.
    */
   delta?: number | 'auto' | 'off';
   /**
@@ -161,14 +159,7 @@ export class SsspProblem
     this.#weight = options.weight;
     this.float = options.weight === undefined && graph.chunkedWeights?.type === 'f32';
     const delta = options.delta;
-    if (delta !== undefined) {
-      if (!(delta > 0) || !Number.isFinite(delta) || (!this.float && !Number.isInteger(delta))) {
-        throw new InputError(
-          `delta must be a positive ${this.float ? 'number' : 'integer'}, got ${delta}`,
-          'delta',
-        );
-      }
-    }
+    if (delta !== undefined) checkDelta(delta, this.float);
     this.loadBalance = resolveLoadBalance(graph, options.loadBalance ?? 'auto');
     const n = Math.max(1, graph.vertexCount);
     this.distances = device.array('u32', n, { label: 'sssp distances' });
@@ -370,16 +361,6 @@ export class SsspProblem
   }
 }
 
-/** A distance reached the bound of its encoding: the sums saturated there, so no distance can be trusted. */
-function overflowError(float: boolean, vertex: number): InputError {
-  const bound = float ? 'the largest finite f32 (about 3.4e38)' : '2^32 - 2 (4294967294)';
-  return new InputError(
-    `the distance of vertex ${vertex} reached ${bound}, the bound of ${float ? 'f32' : 'u32'} distances: ` +
-      'scale the weights down',
-    'graph.weights',
-  );
-}
-
 /** The small-frontier engine's settings when the run uses it (undefined: it does not); checks the mode. */
 function smallFrontierOf(graph: DeviceGraph, options: SsspProblemOptions): SsspEngineTuning | undefined {
   const mode = options.smallFrontier ?? 'auto';
@@ -394,10 +375,8 @@ function smallFrontierOf(graph: DeviceGraph, options: SsspProblemOptions): SsspE
 }
 
 /**
- * Davidson et al.'s bucket width for near-far: warp width (32) times the mean edge weight over the mean
- * out-degree, so a near level holds about a warp's worth of edges per vertex. Integer weights round it up
- * to an integer; with no edge or all weights zero it is 1. Measured on the GPU once per graph (one
- * read-back) and kept.
+ * Davidson et al.'s bucket width for near-far ({@link davidsonDelta}) of a CSR: the mean weight measured
+ * on the GPU once per graph (one read-back) and kept.
  */
 export async function ssspDelta(graph: DeviceGraph): Promise<number> {
   checkDeviceGraph(graph);
@@ -441,10 +420,7 @@ export async function ssspDelta(graph: DeviceGraph): Promise<number> {
       total.destroy();
     }
   }
-  const degree = m / Math.max(1, graph.vertexCount);
-  let delta = degree > 0 ? (32 * mean) / degree : 1;
-  if (!(delta > 0) || !Number.isFinite(delta)) delta = 1;
-  if (w?.type !== 'f32') delta = Math.min(Math.ceil(delta), 0x7fffffff);
+  const delta = davidsonDelta(mean, m / Math.max(1, graph.vertexCount), w?.type === 'f32');
   deltas.set(graph, delta);
   return delta;
 }
