@@ -375,8 +375,8 @@ function smallFrontierOf(graph: DeviceGraph, options: SsspProblemOptions): SsspE
 }
 
 /**
- * Davidson et al.'s bucket width for near-far ({@link davidsonDelta}) of a CSR: the mean weight measured
- * on the GPU once per graph (one read-back) and kept.
+ * Davidson et al.'s bucket width for near-far of a CSR (warp width 32 times the mean edge weight over the
+ * mean out-degree): the mean weight measured on the GPU once per graph (one read-back) and kept.
  */
 export async function ssspDelta(graph: DeviceGraph): Promise<number> {
   checkDeviceGraph(graph);
