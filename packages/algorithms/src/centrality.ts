@@ -7,11 +7,12 @@ import {
   load,
   max,
   plus,
+  type Recorder,
   rw,
   wgsl,
 } from '@weft/gpu';
 import { checkDeviceGraph, type DeviceGraph } from '@weft/graph';
-import { compute, type GasProgram, type GasResult, gas, neighborhoodReduce } from '@weft/operators';
+import { compute, enact, GasLoop, type GasProgram, neighborhoodReduce } from '@weft/operators';
 import {
   checkPowerIteration,
   norm2,
@@ -20,7 +21,7 @@ import {
   personalizationVector,
   sumOf,
 } from './centrality-reference.ts';
-import type { RunOptions } from './common.ts';
+import type { Problem, RunOptions } from './common.ts';
 import { checkNonNegativeWeights, checkSymmetricWeights } from './weights.ts';
 
 export interface PowerIterationRunOptions extends PowerIterationOptions, RunOptions {}
@@ -63,38 +64,98 @@ export interface KatzCentralityOptions extends WeightedCentralityOptions {
   normalized?: boolean;
 }
 
-/** Runs the program with networkx's stopping rule (L1 change below `n * tolerance`) or throws. */
-async function powerIterate(
+/**
+ * A power iteration of the PageRank family as a problem: `reset` records the starting state and the loop's
+ * start, `step` one iteration of the GAS program, `active` the word that is 0 once the L1 change is below
+ * `bound` (networkx's `n * tolerance`); `result` reads the answer back (normalized as the run function's).
+ * A caller can replay whole runs inside one recording, as with `PageRankProblem`.
+ */
+export interface PowerIterationProblem<R> extends Problem<R> {
+  readonly graph: DeviceGraph;
+  /** The stopping bound on each phase's L1 change: `vertexCount * tolerance`. */
+  readonly bound: number;
+  readonly maxIterations: number;
+  /** Each phase's residual in the last iteration that ran. */
+  residuals(): Promise<number[]>;
+}
+
+/** Wraps a GAS program, the arrays it owns and its starting state; frees the arrays if the loop is refused. */
+function powerProblem<R>(
   graph: DeviceGraph,
-  what: string,
   program: GasProgram | readonly GasProgram[],
   tolerance: number,
   maxIterations: number,
-  options: RunOptions,
-): Promise<GasResult> {
-  checkPowerIteration(tolerance, maxIterations);
+  arrays: readonly DeviceArray[],
+  start: (rec: Recorder) => Promise<unknown>,
+  read: () => Promise<R>,
+): PowerIterationProblem<R> {
   const bound = graph.vertexCount * tolerance;
-  const run = await gas(graph, program, {
-    batch: 8,
-    maxBatch: 16,
-    ...options,
-    tolerance: bound,
+  let loop: GasLoop;
+  try {
+    loop = new GasLoop(graph, program, { tolerance: bound });
+  } catch (e) {
+    for (const a of arrays) a.destroy();
+    throw e;
+  }
+  return {
+    graph,
+    bound,
     maxIterations,
-  });
-  if (!run.converged) throw new ConvergenceError(what, run.iterations, Math.max(...run.residuals), bound);
-  return run;
+    async reset(rec) {
+      if (graph.vertexCount > 0) await start(rec);
+      await loop.reset(rec);
+    },
+    step: (rec, iteration) => loop.step(rec, iteration),
+    active: () => loop.active(),
+    residuals: () => loop.residuals(),
+    result: read,
+    destroy() {
+      loop.destroy();
+      for (const a of arrays) a.destroy();
+    },
+  };
+}
+
+/** Runs the problem with networkx's stopping rule (L1 change below `n * tolerance`) or throws; frees it. */
+async function powerIterate<R>(
+  problem: PowerIterationProblem<R>,
+  what: string,
+  options: RunOptions,
+): Promise<R & { iterations: number }> {
+  try {
+    const { graph } = problem;
+    let iterations = 0;
+    if (graph.vertexCount > 0) {
+      const rec = graph.device.recorder({ label: `${what} start` });
+      await problem.reset(rec);
+      await rec.submit();
+      const run = await enact(graph.device, problem, {
+        batch: 8,
+        maxBatch: 16,
+        ...options,
+        maxIterations: problem.maxIterations,
+      });
+      if (!run.converged) {
+        const residuals = await problem.residuals();
+        throw new ConvergenceError(what, run.iterations, Math.max(...residuals), problem.bound);
+      }
+      iterations = run.iterations;
+    }
+    return { ...(await problem.result()), iterations };
+  } finally {
+    problem.destroy();
+  }
+}
+
+/** The first `n` values of `x` (none for the null graph, whose arrays hold one unused element). */
+async function download(x: DeviceArray<'f32'>, n: number): Promise<Float32Array> {
+  return n === 0 ? new Float32Array(0) : x.download(0, n);
 }
 
 /** f32 arrays of one vertex each, freed together. */
 function vertexArrays(graph: DeviceGraph, label: string, count: number): DeviceArray<'f32'>[] {
   const n = Math.max(1, graph.vertexCount);
   return Array.from({ length: count }, (_, i) => graph.device.array('f32', n, { label: `${label} ${i}` }));
-}
-
-async function fillAll(graph: DeviceGraph, arrays: DeviceArray<'f32'>[], value: number): Promise<void> {
-  const rec = graph.device.recorder({ label: 'power iteration start' });
-  for (const a of arrays) await rec.fill(a, value);
-  await rec.submit();
 }
 
 function checkAlpha(alpha: number, low: number, high: number): void {
@@ -146,14 +207,25 @@ export async function personalizedPageRank(
   personalization: Personalization,
   options: PersonalizedPageRankOptions = {},
 ): Promise<{ ranks: Float32Array; iterations: number }> {
+  const problem = await personalizedPageRankProblem(graph, personalization, options);
+  return powerIterate(problem, 'personalizedPageRank', options);
+}
+
+/** `personalizedPageRank`'s program as a problem to record (checks its inputs as the run function does). */
+export async function personalizedPageRankProblem(
+  graph: DeviceGraph,
+  personalization: Personalization,
+  options: Omit<PersonalizedPageRankOptions, keyof RunOptions> = {},
+): Promise<PowerIterationProblem<{ ranks: Float32Array }>> {
   checkDeviceGraph(graph);
   const alpha = options.alpha ?? 0.85;
   checkAlpha(alpha, 0, 1);
   const p = personalizationVector(graph.vertexCount, personalization);
   const n = graph.vertexCount;
-  checkPowerIteration(options.tolerance ?? 1e-6, options.maxIterations ?? 100);
+  const tolerance = options.tolerance ?? 1e-6;
+  const maxIterations = options.maxIterations ?? 100;
+  checkPowerIteration(tolerance, maxIterations);
   const w = await edgeWeights(graph, options.weight, true, 'personalizedPageRank');
-  if (n === 0) return { ranks: new Float32Array(0), iterations: 0 };
   const arrays = vertexArrays(graph, 'personalized pagerank', w ? 6 : 4);
   const [teleport, ranks, contrib, next, largest, out] = arrays as [
     DeviceArray<'f32'>,
@@ -163,22 +235,25 @@ export async function personalizedPageRank(
     DeviceArray<'f32'> | undefined,
     DeviceArray<'f32'> | undefined,
   ];
+  // `share(v, r)`: what each out-edge of `v` carries of rank `r`, before the edge's own weight.
+  let share: Functor;
+  let gather: Functor;
   try {
-    teleport.upload(Float32Array.from(p));
+    if (n > 0) teleport.upload(Float32Array.from(p));
     const { offsets } = graph;
-    const rec = graph.device.recorder({ label: 'personalized pagerank start' });
-    // `share(v, r)`: what each out-edge of `v` carries of rank `r`, before the edge's own weight.
-    let share: Functor;
-    let gather: Functor;
     if (w && largest && out) {
-      // Out-weights over the largest one, so that their sum stays within f32 whatever the weights' range.
-      const weight = wgsl`(v: u32, u: u32, edge: u32) -> f32 { return f32(${load(w, 'edge')}); }`;
-      await neighborhoodReduce(rec, graph, 'all', weight, largest, { monoid: max('f32') });
-      const scaled = wgsl`(v: u32, u: u32, edge: u32) -> f32 {
+      if (n > 0) {
+        const rec = graph.device.recorder({ label: 'personalized pagerank out-weights' });
+        // Out-weights over the largest one, so that their sum stays within f32 whatever the weights' range.
+        const weight = wgsl`(v: u32, u: u32, edge: u32) -> f32 { return f32(${load(w, 'edge')}); }`;
+        await neighborhoodReduce(rec, graph, 'all', weight, largest, { monoid: max('f32') });
+        const scaled = wgsl`(v: u32, u: u32, edge: u32) -> f32 {
   let top = ${largest}[v];
   return select(0.0, f32(${load(w, 'edge')}) / top, top > 0.0);
 }`;
-      await neighborhoodReduce(rec, graph, 'all', scaled, out);
+        await neighborhoodReduce(rec, graph, 'all', scaled, out);
+        await rec.submit();
+      }
       share = wgsl`(v: u32, r: f32) -> f32 { return select(0.0, r / ${out}[v], ${out}[v] > 0.0); }`;
       gather = wgsl`(v: u32, u: u32, edge: u32) -> f32 {
   let top = ${largest}[u];
@@ -191,46 +266,46 @@ export async function personalizedPageRank(
 }`;
       gather = wgsl`(v: u32, u: u32, edge: u32) -> f32 { return ${contrib}[u]; }`;
     }
-    await compute(
-      rec,
-      { all: n },
-      wgsl`(v: u32) {
-  ${rw(ranks)}[v] = ${f32(1 / n)};
-  ${rw(contrib)}[v] = ${share}(v, ${f32(1 / n)});
-}`,
-    );
-    await rec.submit();
-    const run = await powerIterate(
-      graph,
-      'personalizedPageRank',
-      {
-        gatherEdges: 'in',
-        gather,
-        sum: plus('f32'),
-        apply: wgsl`(v: u32, total: f32) -> f32 {
+  } catch (e) {
+    for (const a of arrays) a.destroy();
+    throw e;
+  }
+  return powerProblem(
+    graph,
+    {
+      gatherEdges: 'in',
+      gather,
+      sum: plus('f32'),
+      apply: wgsl`(v: u32, total: f32) -> f32 {
   let y = ${f32(alpha)} * total + ${f32(1 - alpha)} * ${teleport}[v];
   ${rw(next)}[v] = y;
   return y;
 }`,
-        normalize: {
-          monoid: plus('f32'),
-          apply: wgsl`(v: u32, kept: f32) -> f32 {
+      normalize: {
+        monoid: plus('f32'),
+        apply: wgsl`(v: u32, kept: f32) -> f32 {
   let r = ${next}[v] + (1.0 - kept) * ${teleport}[v];
   let old = ${ranks}[v];
   ${rw(ranks)}[v] = r;
   ${rw(contrib)}[v] = ${share}(v, r);
   return abs(r - old);
 }`,
-        },
       },
-      options.tolerance ?? 1e-6,
-      options.maxIterations ?? 100,
-      options,
-    );
-    return { ranks: await ranks.download(0, n), iterations: run.iterations };
-  } finally {
-    for (const a of arrays) a.destroy();
-  }
+    },
+    tolerance,
+    maxIterations,
+    arrays,
+    (rec) =>
+      compute(
+        rec,
+        { all: n },
+        wgsl`(v: u32) {
+  ${rw(ranks)}[v] = ${f32(1 / Math.max(1, n))};
+  ${rw(contrib)}[v] = ${share}(v, ${f32(1 / Math.max(1, n))});
+}`,
+      ),
+    async () => ({ ranks: await download(ranks, n) }),
+  );
 }
 
 /**
@@ -242,43 +317,49 @@ export async function katzCentrality(
   graph: DeviceGraph,
   options: KatzCentralityOptions = {},
 ): Promise<{ centrality: Float32Array; iterations: number }> {
+  return powerIterate(await katzCentralityProblem(graph, options), 'katzCentrality', options);
+}
+
+/** `katzCentrality`'s program as a problem to record (checks its inputs as the run function does). */
+export async function katzCentralityProblem(
+  graph: DeviceGraph,
+  options: Omit<KatzCentralityOptions, keyof RunOptions> = {},
+): Promise<PowerIterationProblem<{ centrality: Float32Array }>> {
   checkDeviceGraph(graph);
   const alpha = options.alpha ?? 0.1;
   const beta = options.beta ?? 1;
   if (!Number.isFinite(alpha)) throw new InputError(`alpha must be finite, got ${alpha}`, 'alpha');
   if (!Number.isFinite(beta)) throw new InputError(`beta must be finite, got ${beta}`, 'beta');
   const n = graph.vertexCount;
-  checkPowerIteration(options.tolerance ?? 1e-6, options.maxIterations ?? 1000);
+  const tolerance = options.tolerance ?? 1e-6;
+  const maxIterations = options.maxIterations ?? 1000;
+  checkPowerIteration(tolerance, maxIterations);
   const w = await edgeWeights(graph, options.weight, false, "katzCentrality with weight 'weights'");
-  if (n === 0) return { centrality: new Float32Array(0), iterations: 0 };
   const arrays = vertexArrays(graph, 'katz', 1);
   const x = arrays[0]!;
-  try {
-    await fillAll(graph, arrays, 0);
-    const run = await powerIterate(
-      graph,
-      'katzCentrality',
-      {
-        gatherEdges: 'in',
-        gather: weightedGather(x, w),
-        sum: plus('f32'),
-        apply: wgsl`(v: u32, total: f32) -> f32 {
+  return powerProblem(
+    graph,
+    {
+      gatherEdges: 'in',
+      gather: weightedGather(x, w),
+      sum: plus('f32'),
+      apply: wgsl`(v: u32, total: f32) -> f32 {
   let next = ${f32(alpha)} * total + ${f32(beta)};
   let change = abs(next - ${x}[v]);
   ${rw(x)}[v] = next;
   return change;
 }`,
-      },
-      options.tolerance ?? 1e-6,
-      options.maxIterations ?? 1000,
-      options,
-    );
-    const centrality = await x.download(0, n);
-    if (options.normalized ?? true) scaleBy(centrality, 1 / (norm2(centrality) || 1));
-    return { centrality, iterations: run.iterations };
-  } finally {
-    x.destroy();
-  }
+    },
+    tolerance,
+    maxIterations,
+    arrays,
+    (rec) => rec.fill(x, 0),
+    async () => {
+      const centrality = await download(x, n);
+      if (options.normalized ?? true) scaleBy(centrality, 1 / (norm2(centrality) || 1));
+      return { centrality };
+    },
+  );
 }
 
 /**
@@ -290,46 +371,51 @@ export async function eigenvectorCentrality(
   graph: DeviceGraph,
   options: WeightedCentralityOptions = {},
 ): Promise<{ centrality: Float32Array; iterations: number }> {
+  return powerIterate(await eigenvectorCentralityProblem(graph, options), 'eigenvectorCentrality', options);
+}
+
+/** `eigenvectorCentrality`'s program as a problem to record (checks its inputs as the run function does). */
+export async function eigenvectorCentralityProblem(
+  graph: DeviceGraph,
+  options: Omit<WeightedCentralityOptions, keyof RunOptions> = {},
+): Promise<PowerIterationProblem<{ centrality: Float32Array }>> {
   checkDeviceGraph(graph);
   const n = graph.vertexCount;
-  checkPowerIteration(options.tolerance ?? 1e-6, options.maxIterations ?? 100);
+  const tolerance = options.tolerance ?? 1e-6;
+  const maxIterations = options.maxIterations ?? 100;
+  checkPowerIteration(tolerance, maxIterations);
   const w = await edgeWeights(graph, options.weight, false, "eigenvectorCentrality with weight 'weights'");
   if (n === 0) throw new InputError('cannot compute centrality for the null graph', 'graph');
   const arrays = vertexArrays(graph, 'eigenvector', 2);
   const [x, y] = arrays as [DeviceArray<'f32'>, DeviceArray<'f32'>];
-  try {
-    await fillAll(graph, [x], 1 / n);
-    const run = await powerIterate(
-      graph,
-      'eigenvectorCentrality',
-      {
-        gatherEdges: 'in',
-        gather: weightedGather(x, w),
-        sum: plus('f32'),
-        apply: wgsl`(v: u32, total: f32) -> f32 {
+  return powerProblem(
+    graph,
+    {
+      gatherEdges: 'in',
+      gather: weightedGather(x, w),
+      sum: plus('f32'),
+      apply: wgsl`(v: u32, total: f32) -> f32 {
   let s = ${x}[v] + total;
   ${rw(y)}[v] = s;
   return s * s;
 }`,
-        normalize: {
-          monoid: plus('f32'),
-          apply: wgsl`(v: u32, squares: f32) -> f32 {
+      normalize: {
+        monoid: plus('f32'),
+        apply: wgsl`(v: u32, squares: f32) -> f32 {
   let norm = select(sqrt(squares), 1.0, squares == 0.0);
   let next = ${y}[v] / norm;
   let change = abs(next - ${x}[v]);
   ${rw(x)}[v] = next;
   return change;
 }`,
-        },
       },
-      options.tolerance ?? 1e-6,
-      options.maxIterations ?? 100,
-      options,
-    );
-    return { centrality: await x.download(0, n), iterations: run.iterations };
-  } finally {
-    for (const a of arrays) a.destroy();
-  }
+    },
+    tolerance,
+    maxIterations,
+    arrays,
+    (rec) => rec.fill(x, 1 / n),
+    async () => ({ centrality: await download(x, n) }),
+  );
 }
 
 /**
@@ -342,65 +428,72 @@ export async function hits(
   graph: DeviceGraph,
   options: HitsOptions = {},
 ): Promise<{ hubs: Float32Array; authorities: Float32Array; iterations: number }> {
+  return powerIterate(await hitsProblem(graph, options), 'hits', options);
+}
+
+/** `hits`' program (two phases an iteration) as a problem to record (checks its inputs as `hits` does). */
+export async function hitsProblem(
+  graph: DeviceGraph,
+  options: Omit<HitsOptions, keyof RunOptions> = {},
+): Promise<PowerIterationProblem<{ hubs: Float32Array; authorities: Float32Array }>> {
   checkDeviceGraph(graph);
   const n = graph.vertexCount;
-  checkPowerIteration(options.tolerance ?? 1e-8, options.maxIterations ?? 100);
+  const tolerance = options.tolerance ?? 1e-8;
+  const maxIterations = options.maxIterations ?? 100;
+  checkPowerIteration(tolerance, maxIterations);
   const w = await edgeWeights(graph, options.weight, true, 'hits');
-  if (n === 0) return { hubs: new Float32Array(0), authorities: new Float32Array(0), iterations: 0 };
-  if (graph.edgeCount === 0) throw new InputError('HITS needs at least one edge', 'graph');
+  if (n > 0 && graph.edgeCount === 0) throw new InputError('HITS needs at least one edge', 'graph');
   const arrays = vertexArrays(graph, 'hits', 3);
   const [h, a, next] = arrays as [DeviceArray<'f32'>, DeviceArray<'f32'>, DeviceArray<'f32'>];
-  try {
-    await fillAll(graph, [h], 1 / n);
-    const run = await powerIterate(
-      graph,
-      'hits',
-      [
-        {
-          gatherEdges: 'in',
-          gather: weightedGather(h, w),
-          sum: plus('f32'),
-          apply: wgsl`(v: u32, total: f32) -> f32 { ${rw(a)}[v] = total; return total; }`,
-          normalize: {
-            monoid: max('f32'),
-            apply: wgsl`(v: u32, largest: f32) -> f32 {
+  return powerProblem(
+    graph,
+    [
+      {
+        gatherEdges: 'in',
+        gather: weightedGather(h, w),
+        sum: plus('f32'),
+        apply: wgsl`(v: u32, total: f32) -> f32 { ${rw(a)}[v] = total; return total; }`,
+        normalize: {
+          monoid: max('f32'),
+          apply: wgsl`(v: u32, largest: f32) -> f32 {
   ${rw(a)}[v] = select(0.0, ${a}[v] / largest, largest > 0.0);
   return 0.0;
 }`,
-          },
         },
-        {
-          gatherEdges: 'out',
-          gather: weightedGather(a, w),
-          sum: plus('f32'),
-          apply: wgsl`(v: u32, total: f32) -> f32 { ${rw(next)}[v] = total; return total; }`,
-          normalize: {
-            monoid: max('f32'),
-            apply: wgsl`(v: u32, largest: f32) -> f32 {
+      },
+      {
+        gatherEdges: 'out',
+        gather: weightedGather(a, w),
+        sum: plus('f32'),
+        apply: wgsl`(v: u32, total: f32) -> f32 { ${rw(next)}[v] = total; return total; }`,
+        normalize: {
+          monoid: max('f32'),
+          apply: wgsl`(v: u32, largest: f32) -> f32 {
   let hub = select(0.0, ${next}[v] / largest, largest > 0.0);
   let change = abs(hub - ${h}[v]);
   ${rw(h)}[v] = hub;
   return change;
 }`,
-          },
         },
-      ],
-      options.tolerance ?? 1e-8,
-      options.maxIterations ?? 100,
-      options,
-    );
-    const hubs = await h.download(0, n);
-    const authorities = await a.download(0, n);
-    // Only edges that all weigh 0 leave every hub at 0 (a positive one keeps the iterates positive somewhere).
-    if (sumOf(hubs) === 0) {
-      throw new InputError('HITS needs an edge of positive weight: every edge weighs 0', 'graph.weights');
-    }
-    scaleBy(hubs, 1 / sumOf(hubs));
-    scaleBy(authorities, 1 / sumOf(authorities));
-    return { hubs, authorities, iterations: run.iterations };
-  } finally {
-    for (const array of arrays) array.destroy();
-  }
+      },
+    ],
+    tolerance,
+    maxIterations,
+    arrays,
+    (rec) => rec.fill(h, 1 / Math.max(1, n)),
+    async () => {
+      if (n === 0) return { hubs: new Float32Array(0), authorities: new Float32Array(0) };
+      const hubs = await h.download(0, n);
+      const authorities = await a.download(0, n);
+      // Only edges that all weigh 0 leave every hub at 0 (a positive one keeps the iterates positive somewhere).
+      if (sumOf(hubs) === 0) {
+        throw new InputError('HITS needs an edge of positive weight: every edge weighs 0', 'graph.weights');
+      }
+      scaleBy(hubs, 1 / sumOf(hubs));
+      scaleBy(authorities, 1 / sumOf(authorities));
+      return { hubs, authorities };
+    },
+  );
 }
 
 /** Scales in f64 before rounding to f32. */

@@ -26,13 +26,18 @@ export {
 export { bfsReference } from './bfs/reference.ts';
 export {
   eigenvectorCentrality,
+  eigenvectorCentralityProblem,
   type HitsOptions,
   hits,
+  hitsProblem,
   type KatzCentralityOptions,
   katzCentrality,
+  katzCentralityProblem,
   type PersonalizedPageRankOptions,
+  type PowerIterationProblem,
   type PowerIterationRunOptions,
   personalizedPageRank,
+  personalizedPageRankProblem,
   type WeightedCentralityOptions,
 } from './centrality.ts';
 export {

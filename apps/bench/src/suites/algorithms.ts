@@ -9,13 +9,16 @@ import {
   coreNumber,
   edgesFrom,
   eigenvectorCentrality,
+  eigenvectorCentralityProblem,
   eigenvectorCentralityReference,
   graphColoring,
   hits,
+  hitsProblem,
   hitsReference,
   jaccard,
   jaccardReference,
   katzCentrality,
+  katzCentralityProblem,
   katzCentralityReference,
   LocalCoreNumberProblem,
   labelPropagation,
@@ -27,8 +30,10 @@ import {
   minimumSpanningForest,
   modularity,
   PageRankProblem,
+  type PowerIterationProblem,
   pageRank,
   personalizedPageRank,
+  personalizedPageRankProblem,
   personalizedPageRankReference,
   resolveSsspOptions,
   SsspProblem,
@@ -1004,6 +1009,79 @@ function powerIterationCases(
   return [gpuCase, cpuCase];
 }
 
+/** Each power iteration's recordable problem, built as its `POWER_ITERATIONS` run builds it, and its values. */
+const POWER_PROBLEMS: Record<
+  keyof typeof POWER_ITERATIONS,
+  (
+    g: DeviceGraph,
+    csr: HostCsr,
+    weighted: boolean,
+  ) => Promise<{ problem: PowerIterationProblem<unknown>; values(): Promise<Float32Array[]> }>
+> = {
+  ppr: async (g, _csr, weighted) => {
+    const problem = await personalizedPageRankProblem(
+      g,
+      { sources: [0] },
+      { weight: weighted ? 'weights' : null },
+    );
+    return { problem, values: async () => [(await problem.result()).ranks] };
+  },
+  hits: async (g, _csr, weighted) => {
+    const problem = await hitsProblem(g, { weight: weighted ? 'weights' : null });
+    return {
+      problem,
+      values: async () => {
+        const r = await problem.result();
+        return [r.hubs, r.authorities];
+      },
+    };
+  },
+  katz: async (g, csr, weighted) => {
+    const problem = await katzCentralityProblem(g, katzOptions(csr, weighted));
+    return { problem, values: async () => [(await problem.result()).centrality] };
+  },
+  eigenvector: async (g, _csr, weighted) => {
+    const problem = await eigenvectorCentralityProblem(g, {
+      maxIterations: 1000,
+      weight: weighted ? 'weights' : null,
+    });
+    return { problem, values: async () => [(await problem.result()).centrality] };
+  },
+};
+
+/**
+ * A gas power iteration GPU-timed as `pageRankCase` is: the problem's reset and as many steps as a first,
+ * untimed run took, in one recording (no status read-back), for a per-iteration time beside PyTorch's SpMV;
+ * items are arcs x iterations (HITS: twice the arcs), validated against the TypeScript reference.
+ */
+function powerIterationStepCase(
+  algo: keyof typeof POWER_ITERATIONS,
+  input: GraphInput,
+  weighted = false,
+): BenchCase {
+  const { gpu, cpu } = POWER_ITERATIONS[algo];
+  const perIteration = (csr: HostCsr) => (algo === 'hits' ? 2 : 1) * csr.edgeCount;
+  const variant = `${weighted ? ' (u32 weights)' : ''} (per iteration, GPU-timed)`;
+  return wholeGraphCase(
+    algo,
+    input,
+    async (_device, csr, graph) => {
+      const { iterations } = await gpu(graph, csr, weighted);
+      const { problem, values } = await POWER_PROBLEMS[algo](graph, csr, weighted);
+      return {
+        items: perIteration(csr) * iterations,
+        async run(rec) {
+          await problem.reset(rec);
+          await recordSteps(rec, problem, iterations);
+        },
+        validate: async () => comparePower(await values(), cpu(csr, weighted).values),
+        destroy: () => problem.destroy(),
+      };
+    },
+    variant,
+  );
+}
+
 /**
  * Connected components: union-find (the default), or label propagation, the iterative variant: as a cascade
  * where `'auto'` runs one (undirected graphs), on the small-frontier engine (`'on'`), or in bulk levels.
@@ -1342,6 +1420,9 @@ export const cases: BenchCase[] = [
   ...(['ppr', 'hits', 'katz', 'eigenvector'] as const).flatMap((a) => powerIterationCases(a, kron)),
   ...(['ppr', 'katz'] as const).flatMap((a) => powerIterationCases(a, roads)),
   ...(['ppr', 'hits', 'katz', 'eigenvector'] as const).flatMap((a) => powerIterationCases(a, kron, true)),
+  ...(['ppr', 'hits', 'katz', 'eigenvector'] as const).map((a) => powerIterationStepCase(a, kron)),
+  ...(['ppr', 'katz'] as const).map((a) => powerIterationStepCase(a, roads)),
+  ...(['ppr', 'hits', 'katz', 'eigenvector'] as const).map((a) => powerIterationStepCase(a, kron, true)),
   chunkedCase(bfsCase(kron)),
   chunkedCase(bfsCase(kron, 'push', 'merge-path', false, 'depth')),
   chunkedCase(bfsCase(mesh, 'push', 'thread-mapped')),
