@@ -509,7 +509,9 @@ fn weft_frontier_item(i: u32) -> u32 {
       }`,
       }
     : { decl: '', call: '' };
-  // Where no vertex has more edges than COOPERATIVE_DEGREE, the hub list and its barrier are left out.
+  // Where no vertex has more edges than COOPERATIVE_DEGREE, the hub list, its counters and its barrier are
+  // left out.
+  const laneWalk = `for (var k = first + lane; k < end; k += lanes) { visit(src, k, c, next); }${inEdges.lanes}`;
   const walk = hubs
     ? `if (${inEdges.degree} > COOPERATIVE_DEGREE) {
           // A hub goes to the list the whole workgroup walks; lane 0 walks it alone if the list is full.
@@ -522,9 +524,9 @@ fn weft_frontier_item(i: u32) -> u32 {
             }
           }
         } else {
-          for (var k = first + lane; k < end; k += lanes) { visit(src, k, c, next); }${inEdges.lanes}
+          ${laneWalk}
         }`
-    : `for (var k = first + lane; k < end; k += lanes) { visit(src, k, c, next); }${inEdges.lanes}`;
+    : laneWalk;
   const hubWalk = hubs
     ? `
       workgroupBarrier();
@@ -575,9 +577,7 @@ fn main(@builtin(local_invocation_index) lid: u32) {
     entry_len = count[params.count_index];
     atomicStore(&counts[0], 0u);
     atomicStore(&counts[1], 0u);
-    atomicStore(&counts[2], 0u);
-    atomicStore(&big_counts[0], 0u);
-    atomicStore(&big_counts[1], 0u);${level.load}
+    atomicStore(&counts[2], 0u);${hubs ? '\n    atomicStore(&big_counts[0], 0u);\n    atomicStore(&big_counts[1], 0u);' : ''}${level.load}
   }
   var len = workgroupUniformLoad(&entry_len);${level.first}
   var exit = ${SMALL_FRONTIER_EXIT.empty}u;
@@ -595,10 +595,8 @@ fn main(@builtin(local_invocation_index) lid: u32) {
       if (levels >= params.max_levels) { exit = ${SMALL_FRONTIER_EXIT.levelBound}u; break; }
       let next = 1u - side;${level.set}
       let c = levels % 3u;
-      let hubs = levels & 1u;
-      if (lid == 0u) {
-        atomicStore(&counts[(levels + 1u) % 3u], 0u);
-        atomicStore(&big_counts[1u - hubs], 0u);
+${hubs ? '      let hubs = levels & 1u;\n' : ''}      if (lid == 0u) {
+        atomicStore(&counts[(levels + 1u) % 3u], 0u);${hubs ? '\n        atomicStore(&big_counts[1u - hubs], 0u);' : ''}
       }
       // Lanes per frontier vertex: as many as the workgroup has to spare, so a level's edges are walked
       // side by side rather than one after another by one thread.
