@@ -188,11 +188,16 @@ async function edgeWeights(
   return w;
 }
 
-/** `(v: u32, u: u32, edge: u32) -> f32`: `x[u]`, times the edge's weight when weighted. */
-function weightedGather(x: DeviceArray<'f32'>, w: DeviceGraph['chunkedWeights']): Functor {
-  return w
+/** A GAS program's gather of `sum x[u] (* w(u, v))` over `edges`: the adjacency matrix times `x`. */
+function weightedSum(
+  x: DeviceArray<'f32'>,
+  w: DeviceGraph['chunkedWeights'],
+  edges: 'in' | 'out',
+): Pick<GasProgram, 'gatherEdges' | 'gather' | 'sum'> {
+  const gather = w
     ? wgsl`(v: u32, u: u32, edge: u32) -> f32 { return ${x}[u] * f32(${load(w, 'edge')}); }`
     : wgsl`(v: u32, u: u32, edge: u32) -> f32 { return ${x}[u]; }`;
+  return { gatherEdges: edges, gather, sum: plus('f32') };
 }
 
 /**
@@ -340,9 +345,7 @@ export async function katzCentralityProblem(
   return powerProblem(
     graph,
     {
-      gatherEdges: 'in',
-      gather: weightedGather(x, w),
-      sum: plus('f32'),
+      ...weightedSum(x, w, 'in'),
       apply: wgsl`(v: u32, total: f32) -> f32 {
   let next = ${f32(alpha)} * total + ${f32(beta)};
   let change = abs(next - ${x}[v]);
@@ -391,9 +394,7 @@ export async function eigenvectorCentralityProblem(
   return powerProblem(
     graph,
     {
-      gatherEdges: 'in',
-      gather: weightedGather(x, w),
-      sum: plus('f32'),
+      ...weightedSum(x, w, 'in'),
       apply: wgsl`(v: u32, total: f32) -> f32 {
   let s = ${x}[v] + total;
   ${rw(y)}[v] = s;
@@ -449,9 +450,7 @@ export async function hitsProblem(
     graph,
     [
       {
-        gatherEdges: 'in',
-        gather: weightedGather(h, w),
-        sum: plus('f32'),
+        ...weightedSum(h, w, 'in'),
         apply: wgsl`(v: u32, total: f32) -> f32 { ${rw(a)}[v] = total; return total; }`,
         normalize: {
           monoid: max('f32'),
@@ -462,9 +461,7 @@ export async function hitsProblem(
         },
       },
       {
-        gatherEdges: 'out',
-        gather: weightedGather(a, w),
-        sum: plus('f32'),
+        ...weightedSum(a, w, 'out'),
         apply: wgsl`(v: u32, total: f32) -> f32 { ${rw(next)}[v] = total; return total; }`,
         normalize: {
           monoid: max('f32'),
