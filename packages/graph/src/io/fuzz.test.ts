@@ -21,10 +21,13 @@ import { dimacsChunks, edgeListChunks, matrixMarketChunks } from './text-writers
 /*
  * Property-based fuzzing of the text loaders (#28): files written from small random graphs, then mutated. Every
  * outcome is the graph the independent reference parser reads, or an InputError naming the line it names; never
- * another exception, a wrong graph or a hang. WEFT_FUZZ_RUNS sets the cases per format (CI keeps the default).
+ * another exception, a wrong graph or a hang. WEFT_FUZZ_RUNS sets the cases per format and WEFT_FUZZ_SEED the
+ * seed (CI keeps the defaults).
  */
 
 const RUNS = Number(process.env.WEFT_FUZZ_RUNS ?? 1000);
+/** A fixed seed keeps CI reproducible; WEFT_FUZZ_SEED explores others (a failure prints the seed to replay). */
+const SEED = Number(process.env.WEFT_FUZZ_SEED ?? 20261126);
 const NAME = 'f.txt';
 /** Per case: a parse of a few hundred bytes that takes longer is a hang. */
 const CASE_TIMEOUT_MS = 2000;
@@ -258,11 +261,12 @@ describe('text loaders under property-based mutation', () => {
             }
           },
         ),
-        { numRuns: RUNS, timeout: CASE_TIMEOUT_MS, markInterruptAsFailure: true },
+        { numRuns: RUNS, seed: SEED, timeout: CASE_TIMEOUT_MS, markInterruptAsFailure: true },
       );
-      // Both outcomes must be common, or the mutations test too little.
+      // Both outcomes must be common, or the mutations test too little (Matrix Market's strict header makes
+      // about one mutated file in twenty still a graph).
       expect(outcomes.errors).toBeGreaterThan(RUNS / 10);
-      expect(outcomes.graphs).toBeGreaterThan(RUNS / 20);
+      expect(outcomes.graphs).toBeGreaterThan(RUNS / 40);
     }, 120_000);
   }
 });
