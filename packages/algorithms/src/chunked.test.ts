@@ -165,6 +165,37 @@ describe('algorithms on graphs stored in chunks', () => {
     }
   });
 
+  it('bfs at 8 chunks takes depth claims under 16 storage buffers, and direction-optimizing fits', async () => {
+    const d = await device();
+    d.bindingBudget = 4 * 2 ** SHIFT;
+    // A circulant graph: every vertex joined to the next 6 (degree 12, dense enough for bitmap claims),
+    // 240 arcs in 8 chunks, whose bitmap-claim level would bind 9 + 8 buffers.
+    const src: number[] = [];
+    const dst: number[] = [];
+    for (let v = 0; v < 20; v++) {
+      for (let k = 1; k <= 6; k++) {
+        src.push(v);
+        dst.push((v + k) % 20);
+      }
+    }
+    const edges = {
+      vertexCount: 20,
+      src: Uint32Array.from(src),
+      dst: Uint32Array.from(dst),
+      directed: false,
+    };
+    const { csr } = hostCsrFromEdgeList(edges);
+    const graph = uploadGraph(d, csr);
+    expect(graph.chunkedTargets.chunks.length).toBe(8);
+    expect(d.limits.maxStorageBuffersPerShaderStage).toBe(16);
+    for (const options of [{}, { direction: 'auto' }, { direction: 'pull' }] as const) {
+      const got = await bfs(graph, 3, options);
+      expectArrayEqual(got.depths, bfsReference(csr, 3).depths, JSON.stringify(options));
+    }
+    await expect(bfs(graph, 3, { claim: 'bitmap' })).rejects.toThrow(DeviceLimitError);
+    graph.destroy();
+  });
+
   it('connected components and pagerank match the references', async () => {
     const d = await device();
     const r = mulberry32(5);

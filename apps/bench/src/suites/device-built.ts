@@ -36,19 +36,11 @@ function tepsEdges(g: DeviceBenchGraph, reached: (v: number) => boolean): number
   return arcs / 2;
 }
 
-/**
- * Whether the kernels of bitmap claims and of pull levels fit the stage's storage buffers: they bind the
- * targets' chunks and 9 more arrays (seen in their `DeviceLimitError`s on 8 chunks), so the 8 chunks of
- * 2^31 arcs take depth claims and push only under Dawn's cap of 16.
- */
-const pullFits = (g: DeviceBenchGraph) =>
-  g.graph.chunkedTargets.chunks.length + 9 <= g.graph.device.limits.maxStorageBuffersPerShaderStage;
-
 function bfsCase(g: DeviceBenchGraph, direction: 'push' | 'auto'): BenchCase {
-  const claim = direction === 'push' && !pullFits(g) ? 'depth' : 'auto';
-  const options: BfsOptions = { direction, claim };
-  const variant =
-    direction === 'auto' ? ' direction-optimizing' : claim === 'depth' ? ' atomicMin claims' : '';
+  // Claims 'auto': bitmap claims where their level fits the stage's storage buffers, depth claims past that
+  // (the 8 target chunks of 2^31 arcs).
+  const options: BfsOptions = { direction };
+  const variant = direction === 'auto' ? ' direction-optimizing' : '';
   return {
     name: `bfs ${g.name}${variant} (built on the GPU)`,
     family: 'algorithms',
@@ -179,13 +171,7 @@ function componentsCase(g: DeviceBenchGraph): BenchCase {
   };
 }
 
-/** The algorithms suite's cases on a graph built on the GPU (direction-optimizing BFS where its kernels fit). */
+/** The algorithms suite's cases on a graph built on the GPU. */
 export function casesForDeviceGraph(g: DeviceBenchGraph): BenchCase[] {
-  return [
-    bfsCase(g, 'push'),
-    ...(pullFits(g) ? [bfsCase(g, 'auto')] : []),
-    ssspCase(g),
-    pageRankCase(g),
-    componentsCase(g),
-  ];
+  return [bfsCase(g, 'push'), bfsCase(g, 'auto'), ssspCase(g), pageRankCase(g), componentsCase(g)];
 }

@@ -20,14 +20,18 @@ export function prefersBitmapClaims(graph: DeviceGraph): boolean {
 }
 
 /**
- * Storage buffers a bitmap-claim level's walk binds without parents: the frontier's length and items, offsets,
- * targets, the snapshot, the degree total, the visited bits, depths and the next frontier's count and items.
+ * Storage buffers a bitmap-claim level's walk binds besides the targets' chunks and parents: the frontier's
+ * length and items, offsets, the snapshot, the degree total, the visited bits, depths and the next frontier's
+ * count and items.
  */
-const BITMAP_CLAIM_BINDINGS = 10;
+const BITMAP_CLAIM_BINDINGS = 9;
 
-/** Whether the device's storage buffers a stage hold a bitmap-claim level (browsers may grant only 8). */
+/**
+ * Whether the device's storage buffers a stage hold a bitmap-claim level: browsers may grant only 8, and the
+ * 8 target chunks of a 2^31-arc graph leave Dawn's 16 too few.
+ */
 export function bitmapClaimsFit(graph: DeviceGraph, parents: boolean): boolean {
-  const bindings = BITMAP_CLAIM_BINDINGS + (parents ? 1 : 0);
+  const bindings = BITMAP_CLAIM_BINDINGS + graph.chunkedTargets.chunks.length + (parents ? 1 : 0);
   return bindings <= graph.device.limits.maxStorageBuffersPerShaderStage;
 }
 

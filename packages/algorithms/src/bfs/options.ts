@@ -26,8 +26,9 @@ export interface BfsOptions extends RunOptions, LoadBalanceOption, TraceOption {
    * How a push level claims a vertex. `'depth'`: `atomicMin` on its depth, the winner appends it.
    * `'bitmap'`: visited bits tested against the level's snapshot first (see `./bitmap-claims.ts`).
    * `'auto'` (default): bitmap on graphs of at least 8 out-edges a vertex, whose levels are heavy; depth on
-   * sparse, high-diameter ones, whose many light levels would each pay the bitmap's bookkeeping, and on
-   * devices with fewer than 10 storage buffers a stage (11 with parents), where the bitmap's level won't fit.
+   * sparse, high-diameter ones, whose many light levels would each pay the bitmap's bookkeeping, and where
+   * the bitmap's level won't fit the device's storage buffers a stage (9 plus one per chunk of the targets,
+   * one more with parents).
    * Direction-optimizing and idempotent runs claim by depth (`'bitmap'` with them is an error).
    */
   claim?: 'auto' | 'bitmap' | 'depth';
