@@ -510,7 +510,7 @@ fn weft_frontier_item(i: u32) -> u32 {
       }
     : { decl: '', call: '' };
   // Where no vertex has more edges than COOPERATIVE_DEGREE, the hub list, its counters and its barrier are
-  // left out.
+  // left out, declarations included.
   const laneWalk = `for (var k = first + lane; k < end; k += lanes) { visit(src, k, c, next); }${inEdges.lanes}`;
   const walk = hubs
     ? `if (${inEdges.degree} > COOPERATIVE_DEGREE) {
@@ -539,8 +539,7 @@ fn weft_frontier_item(i: u32) -> u32 {
     : '';
   return /* wgsl */ `
 const WG = ${wg}u;
-const CAP = ${cap}u;
-const BIG = ${BIG_LIST}u;
+const CAP = ${cap}u;${hubs ? `\nconst BIG = ${BIG_LIST}u;` : ''}
 const COOPERATIVE_DEGREE = ${COOPERATIVE_DEGREE}u;
 const MAX_LANES = ${MAX_LANES}u;
 const LEVELS_TOTAL = ${base}u;
@@ -549,11 +548,9 @@ const EXIT = ${base + 2}u;
 const FRONTIER_LENGTH = ${base + 3}u;
 
 var<workgroup> wf: array<u32, ${2 * cap}>;${rows ? `\nvar<workgroup> wr: array<vec2<u32>, ${2 * cap}>;` : ''}
-// Level l appends to counts[l % 3] and lists its hubs in big_counts[l % 2]; thread 0 zeroes the next
+// Level l appends to counts[l % 3]${hubs ? ' and lists its hubs in big_counts[l % 2]' : ''}; thread 0 zeroes the next
 // level's counters during level l, after every thread has read their previous use (two levels back).
-var<workgroup> counts: array<atomic<u32>, 3>;
-var<workgroup> big: array<u32, BIG>;
-var<workgroup> big_counts: array<atomic<u32>, 2>;
+var<workgroup> counts: array<atomic<u32>, 3>;${hubs ? '\nvar<workgroup> big: array<u32, BIG>;\nvar<workgroup> big_counts: array<atomic<u32>, 2>;' : ''}
 var<workgroup> entry_len: u32;${level.decl}${hook.decl}${after.decl}
 
 // Appends v to the output counted by counts[c] into side s: the first CAP in workgroup memory, the rest at
