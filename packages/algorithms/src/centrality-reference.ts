@@ -76,13 +76,28 @@ export function personalizationVector(vertexCount: number, personalization: Pers
 }
 
 /** Throws unless `tolerance` and `maxIterations` let a power iteration stop. */
-export function checkPowerIteration(tolerance: number, maxIterations: number): void {
+/** Each power iteration's default stopping rule (networkx's, but HITS stops at an L1 change per vertex). */
+const POWER_DEFAULTS = {
+  personalizedPageRank: { tolerance: 1e-6, maxIterations: 100 },
+  katzCentrality: { tolerance: 1e-6, maxIterations: 1000 },
+  eigenvectorCentrality: { tolerance: 1e-6, maxIterations: 100 },
+  hits: { tolerance: 1e-8, maxIterations: 100 },
+} as const;
+
+/** The tolerance and iteration bound of power iteration `who`: the options' or its defaults, checked. */
+export function powerIterationSettings(
+  who: keyof typeof POWER_DEFAULTS,
+  options: { tolerance?: number; maxIterations?: number },
+): { tolerance: number; maxIterations: number } {
+  const tolerance = options.tolerance ?? POWER_DEFAULTS[who].tolerance;
+  const maxIterations = options.maxIterations ?? POWER_DEFAULTS[who].maxIterations;
   if (!(tolerance >= 0 && Number.isFinite(tolerance))) {
     throw new InputError(`tolerance must be a finite number >= 0, got ${tolerance}`, 'tolerance');
   }
   if (!(Number.isInteger(maxIterations) && maxIterations >= 1)) {
     throw new InputError(`maxIterations must be a positive integer, got ${maxIterations}`, 'maxIterations');
   }
+  return { tolerance, maxIterations };
 }
 
 /**
@@ -181,9 +196,7 @@ export function personalizedPageRankReference(
 ): { ranks: Float64Array; iterations: number } {
   const n = csr.vertexCount;
   const alpha = options.alpha ?? 0.85;
-  const tolerance = options.tolerance ?? 1e-6;
-  const maxIterations = options.maxIterations ?? 100;
-  checkPowerIteration(tolerance, maxIterations);
+  const { tolerance, maxIterations } = powerIterationSettings('personalizedPageRank', options);
   const p = personalizationVector(n, personalization);
   const w = referenceWeights(csr, options.weight, true, 'personalizedPageRank');
   if (n === 0) return { ranks: new Float64Array(0), iterations: 0 };
@@ -226,9 +239,7 @@ export function katzCentralityReference(
   const n = csr.vertexCount;
   const alpha = options.alpha ?? 0.1;
   const beta = options.beta ?? 1;
-  const tolerance = options.tolerance ?? 1e-6;
-  const maxIterations = options.maxIterations ?? 1000;
-  checkPowerIteration(tolerance, maxIterations);
+  const { tolerance, maxIterations } = powerIterationSettings('katzCentrality', options);
   const w = referenceWeights(csr, options.weight, false, "katzCentrality with weight 'weights'");
   if (n === 0) return { centrality: new Float64Array(0), iterations: 0 };
   let x = new Float64Array(n);
@@ -256,9 +267,7 @@ export function eigenvectorCentralityReference(
   options: WeightedReferenceOptions = {},
 ): { centrality: Float64Array; iterations: number } {
   const n = csr.vertexCount;
-  const tolerance = options.tolerance ?? 1e-6;
-  const maxIterations = options.maxIterations ?? 100;
-  checkPowerIteration(tolerance, maxIterations);
+  const { tolerance, maxIterations } = powerIterationSettings('eigenvectorCentrality', options);
   const w = referenceWeights(csr, options.weight, false, "eigenvectorCentrality with weight 'weights'");
   if (n === 0) throw new InputError('cannot compute centrality for the null graph', 'graph');
   let x = new Float64Array(n).fill(1 / n);
@@ -285,9 +294,7 @@ export function hitsReference(
   options: HitsReferenceOptions = {},
 ): { hubs: Float64Array; authorities: Float64Array; iterations: number } {
   const n = csr.vertexCount;
-  const tolerance = options.tolerance ?? 1e-8;
-  const maxIterations = options.maxIterations ?? 100;
-  checkPowerIteration(tolerance, maxIterations);
+  const { tolerance, maxIterations } = powerIterationSettings('hits', options);
   const w = referenceWeights(csr, options.weight, true, 'hits');
   if (n === 0) return { hubs: new Float64Array(0), authorities: new Float64Array(0), iterations: 0 };
   if (csr.offsets[n] === 0) throw new InputError('HITS needs at least one edge', 'graph');

@@ -14,11 +14,11 @@ import {
 import { checkDeviceGraph, type DeviceGraph } from '@weft/graph';
 import { compute, enact, GasLoop, type GasProgram, neighborhoodReduce } from '@weft/operators';
 import {
-  checkPowerIteration,
   norm2,
   type Personalization,
   type PowerIterationOptions,
   personalizationVector,
+  powerIterationSettings,
   sumOf,
 } from './centrality-reference.ts';
 import type { Problem, RunOptions } from './common.ts';
@@ -227,9 +227,7 @@ export async function personalizedPageRankProblem(
   checkAlpha(alpha, 0, 1);
   const p = personalizationVector(graph.vertexCount, personalization);
   const n = graph.vertexCount;
-  const tolerance = options.tolerance ?? 1e-6;
-  const maxIterations = options.maxIterations ?? 100;
-  checkPowerIteration(tolerance, maxIterations);
+  const { tolerance, maxIterations } = powerIterationSettings('personalizedPageRank', options);
   const w = await edgeWeights(graph, options.weight, true, 'personalizedPageRank');
   const arrays = vertexArrays(graph, 'personalized pagerank', w ? 6 : 4);
   const [teleport, ranks, contrib, next, largest, out] = arrays as [
@@ -336,9 +334,7 @@ export async function katzCentralityProblem(
   if (!Number.isFinite(alpha)) throw new InputError(`alpha must be finite, got ${alpha}`, 'alpha');
   if (!Number.isFinite(beta)) throw new InputError(`beta must be finite, got ${beta}`, 'beta');
   const n = graph.vertexCount;
-  const tolerance = options.tolerance ?? 1e-6;
-  const maxIterations = options.maxIterations ?? 1000;
-  checkPowerIteration(tolerance, maxIterations);
+  const { tolerance, maxIterations } = powerIterationSettings('katzCentrality', options);
   const w = await edgeWeights(graph, options.weight, false, "katzCentrality with weight 'weights'");
   const arrays = vertexArrays(graph, 'katz', 1);
   const x = arrays[0]!;
@@ -384,9 +380,7 @@ export async function eigenvectorCentralityProblem(
 ): Promise<PowerIterationProblem<{ centrality: Float32Array }>> {
   checkDeviceGraph(graph);
   const n = graph.vertexCount;
-  const tolerance = options.tolerance ?? 1e-6;
-  const maxIterations = options.maxIterations ?? 100;
-  checkPowerIteration(tolerance, maxIterations);
+  const { tolerance, maxIterations } = powerIterationSettings('eigenvectorCentrality', options);
   const w = await edgeWeights(graph, options.weight, false, "eigenvectorCentrality with weight 'weights'");
   if (n === 0) throw new InputError('cannot compute centrality for the null graph', 'graph');
   const arrays = vertexArrays(graph, 'eigenvector', 2);
@@ -439,9 +433,7 @@ export async function hitsProblem(
 ): Promise<PowerIterationProblem<{ hubs: Float32Array; authorities: Float32Array }>> {
   checkDeviceGraph(graph);
   const n = graph.vertexCount;
-  const tolerance = options.tolerance ?? 1e-8;
-  const maxIterations = options.maxIterations ?? 100;
-  checkPowerIteration(tolerance, maxIterations);
+  const { tolerance, maxIterations } = powerIterationSettings('hits', options);
   const w = await edgeWeights(graph, options.weight, true, 'hits');
   if (n > 0 && graph.edgeCount === 0) throw new InputError('HITS needs at least one edge', 'graph');
   const arrays = vertexArrays(graph, 'hits', 3);
