@@ -66,7 +66,7 @@ export function cutRows(
 ): number[] {
   const budget = options.maxArcsPerPart;
   const blocks = blockArcs.length;
-  const cost = (b: number) => blockArcs[b]! + Math.min(32, n - 32 * b);
+  const costs = new Float64Array(blocks);
   let total = 0;
   let widest = 0;
   for (let b = 0; b < blocks; b++) {
@@ -81,8 +81,9 @@ export function cutRows(
         'parts are cut at multiples of 32 vertices, so raise maxArcsPerPart',
       );
     }
-    total += cost(b);
-    widest = Math.max(widest, cost(b));
+    costs[b] = arcs + Math.min(32, n - 32 * b);
+    total += costs[b]!;
+    widest = Math.max(widest, costs[b]!);
   }
   // Greedy packing under both caps gives the fewest contiguous parts, so the least fitting cap balances them.
   const pack = (cap: number): number[] => {
@@ -90,12 +91,12 @@ export function cutRows(
     let c = 0;
     let arcs = 0;
     for (let b = 0; b < blocks; b++) {
-      if (b > starts[starts.length - 1]! / 32 && (c + cost(b) > cap || arcs + blockArcs[b]! > budget)) {
+      if (b > starts[starts.length - 1]! / 32 && (c + costs[b]! > cap || arcs + blockArcs[b]! > budget)) {
         starts.push(32 * b);
         c = 0;
         arcs = 0;
       }
-      c += cost(b);
+      c += costs[b]!;
       arcs += blockArcs[b]!;
     }
     return starts;
