@@ -14,13 +14,19 @@ import {
   uniformMultigraphPartitioned,
 } from './device-multigraph.ts';
 
-// 256 bytes a chunk: 64 arcs, so parts of up to 300 arcs span up to 5 chunks (weights as many again).
+// 256 bytes a chunk everywhere: 64 arcs, so parts of a few hundred arcs span several chunks (weights as many
+// again), within lavapipe's 16 storage buffers a kernel.
 let chunked: WeftDevice;
 let devices: WeftDevice[] = [];
 beforeAll(async () => {
   process.env['XDG_RUNTIME_DIR'] ??= '/tmp';
   chunked = await requestDevice({ label: 'partitioned multigraph', bindingBudget: 256 });
-  devices = await requestDevices({ count: 3, shareAdapter: true, label: 'partitioned multigraph' });
+  devices = await requestDevices({
+    count: 3,
+    shareAdapter: true,
+    label: 'partitioned multigraph',
+    bindingBudget: 256,
+  });
 });
 afterAll(() => {
   chunked?.destroy();
