@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { bfs, connectedComponents, pageRank, sssp } from '@weft/algorithms';
 import { requestDevice, type WeftDevice } from '@weft/gpu';
 import { hostCsrFromEdgeList, uploadGraph } from '@weft/graph';
+import { kroneckerMultigraphOnDevice, kroneckerMultigraphPartitioned } from '@weft/graph/generators';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
   buildKronOnDevice,
@@ -11,6 +12,7 @@ import {
   gapbsCommands,
   kronOnDevice,
   verifyBfsOnGpu,
+  verifyBfsPartitionedOnGpu,
   verifyBfsStreamed,
   verifyComponentsStreamed,
   verifyPageRankStreamed,
@@ -29,6 +31,36 @@ const device = () => {
 afterAll(async () => (await shared)?.destroy());
 
 describe('Kronecker graphs built on the GPU for the bench', () => {
+  it('check partitioned BFS depths over parts, a parent found in any part', async () => {
+    const d = await device();
+    const o = { scale: 8, edgeFactor: 1, seed: 3 };
+    const whole = await kroneckerMultigraphOnDevice(d, o);
+    const parted = await kroneckerMultigraphPartitioned([d], o, { maxArcsPerPart: 200 });
+    try {
+      expect(parted.parts.length).toBeGreaterThan(2);
+      const offsets = await whole.offsets.download();
+      const linked = [...Array(256).keys()].filter((v) => offsets[v + 1]! > offsets[v]!);
+      for (const source of [linked[0]!, linked[linked.length - 1]!]) {
+        const { depths } = await bfs(whole, source);
+        expect(await verifyBfsPartitionedOnGpu(parted, source, depths)).toBeNull();
+        const far = [...depths.keys()].filter((v) => depths[v]! > 1);
+        for (const v of [far[0]!, far[far.length - 1]!]) {
+          for (const wrong of [depths[v]! + 1, depths[v]! - 1, -1]) {
+            const bad = depths.slice();
+            bad[v] = wrong;
+            expect(
+              await verifyBfsPartitionedOnGpu(parted, source, bad),
+              `vertex ${v} at ${wrong}`,
+            ).not.toBeNull();
+          }
+        }
+      }
+    } finally {
+      whole.destroy();
+      parted.destroy();
+    }
+  });
+
   it('are chosen past one binding, built in chunks, and validated by the streamed checks', async () => {
     const d = await device();
     // lavapipe's 128 MiB binding holds scale 20's 2^26 arcs, not scale 21's.

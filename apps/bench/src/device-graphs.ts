@@ -1,7 +1,7 @@
 import { type FileHandle, mkdir, open } from 'node:fs/promises';
 import { join } from 'node:path';
 import { atomic, type Functor, rw, transform, u32, type WeftDevice, WeftError, wgsl } from '@weft/gpu';
-import type { DeviceGraph } from '@weft/graph';
+import type { DeviceGraph, PartitionedGraph } from '@weft/graph';
 import { kroneckerMultigraphOnDevice } from '@weft/graph/generators';
 import type { GraphStats } from './graphs.ts';
 import { pageRankStepError } from './validate.ts';
@@ -386,36 +386,64 @@ export async function verifyBfsOnGpu(
   source: number,
   depths: Int32Array,
 ): Promise<string | null> {
-  const n = g.graph.vertexCount;
+  return verifyBfsParts([{ graph: g.graph, offsets: async () => g.offsets }], source, depths);
+}
+
+/**
+ * {@link verifyBfsOnGpu} on a graph in vertex-range parts (any devices): each part checks its arcs, and a
+ * vertex's neighbour one level up may be found in any part, so the parts' flags are ORed on the host.
+ */
+export async function verifyBfsPartitionedOnGpu(
+  graph: PartitionedGraph,
+  source: number,
+  depths: Int32Array,
+): Promise<string | null> {
+  const parts = graph.parts.map((p) => ({ graph: p.graph, offsets: () => p.graph.offsets.download() }));
+  return verifyBfsParts(parts, source, depths);
+}
+
+async function verifyBfsParts(
+  parts: readonly { graph: DeviceGraph; offsets: () => Promise<Uint32Array> }[],
+  source: number,
+  depths: Int32Array,
+): Promise<string | null> {
+  const n = parts[0]!.graph.vertexCount;
   if (depths.length !== n) return `${depths.length} depths for ${n} vertices`;
   if (depths[source] !== 0) return `the source ${source} has depth ${depths[source]}`;
-  const device = g.graph.device;
-  const d = device.upload(depths, { label: 'bfs depths to check' });
-  const parented = device.array('u32', Math.max(1, n), { label: 'bfs vertices with a parent' });
-  try {
-    await parented.fill(0);
-    const bad = await firstBadArc(
-      g,
-      false,
-      wgsl`(a: u32, u: u32, v: u32, w: u32) -> bool {
+  const parentedAnywhere = new Uint8Array(n);
+  for (const part of parts) {
+    const device = part.graph.device;
+    const d = device.upload(depths, { label: 'bfs depths to check' });
+    const parented = device.array('u32', Math.max(1, n), { label: 'bfs vertices with a parent' });
+    try {
+      await parented.fill(0);
+      const bad = await firstBadArc(
+        part,
+        false,
+        wgsl`(a: u32, u: u32, v: u32, w: u32) -> bool {
   let du = ${d}[u];
   let dv = ${d}[v];
   if (du >= 0i && du + 1i == dv) { ${rw(parented)}[v] = 1u; }
   return (du < 0i) != (dv < 0i) || (du >= 0i && abs(du - dv) > 1i);
 }`,
-    );
-    if (bad !== undefined) return `${await describeArc(g, bad)} breaks the BFS depth rules`;
-    const flags = await parented.download(0, n);
-    for (let v = 0; v < n; v++) {
-      if (v !== source && depths[v]! >= 0 && flags[v] === 0) {
-        return `vertex ${v} at depth ${depths[v]} has no neighbour at depth ${depths[v]! - 1}`;
+      );
+      if (bad !== undefined) {
+        const arc = await describeArc({ graph: part.graph, offsets: await part.offsets() }, bad);
+        return `${arc} breaks the BFS depth rules`;
       }
+      const flags = await parented.download(0, n);
+      for (let v = 0; v < n; v++) parentedAnywhere[v]! |= flags[v]!;
+    } finally {
+      d.destroy();
+      parented.destroy();
     }
-    return null;
-  } finally {
-    d.destroy();
-    parented.destroy();
   }
+  for (let v = 0; v < n; v++) {
+    if (v !== source && depths[v]! >= 0 && parentedAnywhere[v] === 0) {
+      return `vertex ${v} at depth ${depths[v]} has no neighbour at depth ${depths[v]! - 1}`;
+    }
+  }
+  return null;
 }
 
 /** {@link verifySsspStreamed}'s rules checked on the GPU, as {@link verifyBfsOnGpu}; integer distances. */

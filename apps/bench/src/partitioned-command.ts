@@ -1,15 +1,17 @@
 import { writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { BfsProblem, bfs, PartitionedBfs, verifyBfs } from '@weft/algorithms';
-import { requestDevices } from '@weft/gpu';
-import { type HostCsr, PartitionedGraph, uploadGraph } from '@weft/graph';
-import { kroneckerOnDevice } from '@weft/graph/generators';
+import { requestDevices, type WeftDevice } from '@weft/gpu';
+import { type HostCsr, PartitionedGraph, type PartitionOptions, uploadGraph } from '@weft/graph';
+import { kroneckerMultigraphPartitioned, kroneckerOnDevice } from '@weft/graph/generators';
 import { readGraphFile } from '@weft/graph/node';
 import { enact } from '@weft/operators';
+import { verifyBfsPartitionedOnGpu } from './device-graphs.ts';
 import { pickSources } from './suites/algorithms.ts';
 
 export const PARTITIONED_USAGE = `usage: weft partitioned (--graph FILE.wcsr | --kron SCALE) [--devices 2] [--sources 4] [--repeat 3]
   [--share] [--no-validation] [--json OUT]
+       weft partitioned --kron SCALE --multigraph [--parts P] [--max-arcs-per-part N] [--devices 1] ...
 
   BFS on one GPU against BFS on a graph partitioned across --devices GPUs (one device per GPU through
   requestDevices; --share opens them on one adapter), from the same sources: wall-clock per source of the
@@ -19,6 +21,10 @@ export const PARTITIONED_USAGE = `usage: weft partitioned (--graph FILE.wcsr | -
   Every partitioned result is checked against the one-GPU BFS, the first against the graph itself.
   --kron generates a Graph500 Kronecker graph (edge factor 16) on the first GPU; --no-validation opens the
   devices without Dawn's validation (requestDevice's validation: false).
+  --multigraph generates the Kronecker multigraph (edge factor 16, duplicates kept) in parts on the GPUs
+  (kroneckerMultigraphPartitioned: at least --parts parts, none above --max-arcs-per-part arcs, round-robin
+  over the devices), for graphs past one GPU or 2^32 arcs (scale 27): no one-GPU run, every source's depths
+  checked on the GPUs by Graph500's rules instead.
 `;
 
 /** `weft partitioned`: one GPU against several on one graph file. */
@@ -34,9 +40,12 @@ export async function partitionedCommand(args: string[]): Promise<number> {
       json: { type: 'string' },
       share: { type: 'boolean', default: false },
       'no-validation': { type: 'boolean', default: false },
+      multigraph: { type: 'boolean', default: false },
+      parts: { type: 'string' },
+      'max-arcs-per-part': { type: 'string' },
     },
   });
-  if (!values.graph === !values.kron) {
+  if (!values.graph === !values.kron || (values.multigraph && !values.kron)) {
     process.stderr.write(PARTITIONED_USAGE);
     return 2;
   }
@@ -46,6 +55,17 @@ export async function partitionedCommand(args: string[]): Promise<number> {
     shareAdapter: values.share,
     ...(values['no-validation'] ? { validation: false } : {}),
   });
+  if (values.multigraph) {
+    const split = {
+      parts: values.parts === undefined ? undefined : Number(values.parts),
+      maxArcsPerPart:
+        values['max-arcs-per-part'] === undefined ? undefined : Number(values['max-arcs-per-part']),
+    };
+    const options = { devices, scale: Number(values.kron), split, sources: Number(values.sources) };
+    await multigraphRun({ ...options, repeat: Number(values.repeat), json: values.json, args });
+    for (const d of devices) d.destroy();
+    return 0;
+  }
   let csr: HostCsr;
   if (values.graph) {
     const file = await readGraphFile(values.graph);
@@ -168,4 +188,81 @@ export async function partitionedCommand(args: string[]): Promise<number> {
   }
   for (const d of devices) d.destroy();
   return 0;
+}
+
+/**
+ * `--multigraph`: the Kronecker multigraph generated in parts on the GPUs, then partitioned BFS from each
+ * source, checked on the GPUs, timed without the depths' read-back.
+ */
+async function multigraphRun(o: {
+  devices: WeftDevice[];
+  scale: number;
+  split: PartitionOptions;
+  sources: number;
+  repeat: number;
+  json: string | undefined;
+  args: string[];
+}): Promise<void> {
+  const start = performance.now();
+  const graph = await kroneckerMultigraphPartitioned(o.devices, { scale: o.scale, seed: 1 }, o.split);
+  for (const d of o.devices) await d.idle();
+  const buildMs = performance.now() - start;
+  const parts = graph.parts.map((p) => ({
+    lo: p.lo,
+    hi: p.hi,
+    base: p.base,
+    arcs: p.graph.edgeCount,
+    chunks: p.graph.chunkedTargets.chunks.length,
+    device: o.devices.indexOf(p.graph.device),
+  }));
+  console.log(
+    `kronecker multigraph ${o.scale}: ${graph.vertexCount} vertices, ${graph.edgeCount} arcs in ${parts.length} parts, ${buildMs.toFixed(0)} ms`,
+  );
+  for (const p of parts)
+    console.log(`  part [${p.lo}, ${p.hi}) base ${p.base}: ${p.arcs} arcs, device ${p.device}`);
+  // Sources need only which rows are non-empty: a count of non-empty rows before each vertex stands for offsets.
+  const n = graph.vertexCount;
+  const nonEmpty = new Uint32Array(n + 1);
+  for (const p of graph.parts) {
+    const offsets = await p.graph.offsets.download();
+    for (let v = p.lo; v < p.hi; v++) nonEmpty[v + 1] = offsets[v + 1]! > offsets[v]! ? 1 : 0;
+  }
+  for (let v = 0; v < n; v++) nonEmpty[v + 1]! += nonEmpty[v]!;
+  const sources = pickSources({ vertexCount: n, offsets: nonEmpty }, 1, o.sources);
+  const rows: Record<string, unknown>[] = [];
+  for (const direction of ['push', 'auto'] as const) {
+    const problem = new PartitionedBfs(graph, { direction });
+    const ms: number[] = [];
+    for (const source of sources) {
+      const got = await problem.run(source);
+      const depths = Int32Array.from(got.depths, (d) => (d === 0xffffffff ? -1 : d));
+      const bad = await verifyBfsPartitionedOnGpu(graph, source, depths);
+      if (bad) throw new Error(`partitioned BFS (${direction}) from ${source}: ${bad}`);
+      await problem.search(source);
+      const times: number[] = [];
+      for (let r = 0; r < o.repeat; r++) {
+        const t = performance.now();
+        await problem.search(source);
+        times.push(performance.now() - t);
+      }
+      ms.push(times.sort((a, b) => a - b)[Math.floor(times.length / 2)]!);
+    }
+    problem.destroy();
+    const median = [...ms].sort((a, b) => a - b)[Math.floor(ms.length / 2)]!;
+    rows.push({ direction, medianMs: median, perSourceMs: ms });
+    console.log(
+      `bfs ${direction} over ${parts.length} parts: ${median.toFixed(2)} ms (median over sources, checked)`,
+    );
+  }
+  graph.destroy();
+  if (o.json) {
+    const out = {
+      command: `weft partitioned ${o.args.join(' ')}`,
+      graph: { vertices: n, arcs: graph.edgeCount, buildMs, parts },
+      adapter: o.devices[0]!.adapter,
+      sources,
+      rows,
+    };
+    await writeFile(o.json, JSON.stringify(out, null, 1));
+  }
 }

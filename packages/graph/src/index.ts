@@ -55,5 +55,12 @@ export {
   validateCsr,
   validateEdgeList,
 } from './host-graph.ts';
-export { type CsrPart, PartitionedGraph, partitionCsr } from './partition.ts';
+export {
+  type CsrPart,
+  type GraphPart,
+  MAX_ARCS_PER_PART,
+  PartitionedGraph,
+  type PartitionOptions,
+  partitionCsr,
+} from './partition.ts';
 export { type BinaryCsrUpload, type UploadBinaryCsrOptions, uploadBinaryCsr } from './upload-binary-csr.ts';

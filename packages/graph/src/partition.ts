@@ -1,6 +1,17 @@
-import { InputError, type WeftDevice } from '@weft/gpu';
-import { type DeviceGraph, type UploadGraphOptions, uploadGraph } from './device-graph.ts';
+import { DeviceLimitError, InputError, type WeftDevice } from '@weft/gpu';
+import { checkDeviceGraph, type DeviceGraph, type UploadGraphOptions, uploadGraph } from './device-graph.ts';
 import type { HostCsr, HostWeights } from './host-graph.ts';
+
+/** Arcs are u32-indexed: a part's CSR offsets stop at 2^32 - 1. */
+export const MAX_ARCS_PER_PART = 2 ** 32 - 1;
+
+/** How rows are cut into parts ({@link partitionCsr}, {@link PartitionedGraph.upload}, the partitioned generators). */
+export interface PartitionOptions {
+  /** At least this many parts; more where `maxArcsPerPart` needs them. */
+  parts?: number | undefined;
+  /** The most arcs one part may hold (default and largest 2^32 - 1, what u32 offsets can index). */
+  maxArcsPerPart?: number | undefined;
+}
 
 /** One device's share of a vertex-partitioned graph. */
 export interface CsrPart {
@@ -12,28 +23,117 @@ export interface CsrPart {
   csr: HostCsr;
 }
 
-/**
- * Splits `csr` into `parts` contiguous vertex ranges of about equal edges plus vertices (boundaries at
- * multiples of 32). Each part keeps every vertex id, so kernels index one global id space, and only its
- * own rows' edges; a range may be empty where the graph has fewer than `32 * parts` vertices.
- */
-export function partitionCsr(csr: HostCsr, parts: number): CsrPart[] {
+/** One part of a {@link PartitionedGraph}. */
+export interface GraphPart {
+  readonly lo: number;
+  readonly hi: number;
+  /** The global index of the part's first arc: the arcs of the parts before it (may exceed 2^32). */
+  readonly base: number;
+  /** Every vertex id, only rows `[lo, hi)` non-empty; its offsets count from the part's first arc. */
+  readonly graph: DeviceGraph;
+}
+
+/** Checks `options` and fills in the defaults. */
+export function partitionOptions(
+  options: PartitionOptions,
+  defaultParts: number,
+): { parts: number; maxArcsPerPart: number } {
+  const parts = options.parts ?? defaultParts;
   if (!Number.isInteger(parts) || parts < 1) {
     throw new InputError(`parts must be a positive integer, got ${parts}`, 'parts');
   }
-  const n = csr.vertexCount;
-  const total = csr.edgeCount + n;
-  const cuts = [0];
-  let v = 0;
-  for (let p = 1; p < parts; p++) {
-    const goal = (total * p) / parts;
-    // The first multiple of 32 whose edges plus vertices before it reach the goal.
-    while (v < n && csr.offsets[Math.min(v, n)]! + v < goal) v += 32;
-    v = Math.min(v, n);
-    cuts.push(Math.max(v, cuts[cuts.length - 1]!));
+  const maxArcsPerPart = options.maxArcsPerPart ?? MAX_ARCS_PER_PART;
+  if (!Number.isInteger(maxArcsPerPart) || maxArcsPerPart < 1 || maxArcsPerPart > MAX_ARCS_PER_PART) {
+    throw new InputError(
+      `maxArcsPerPart must be an integer in [1, 2^32 - 1], got ${maxArcsPerPart}`,
+      'maxArcsPerPart',
+    );
   }
-  cuts.push(n);
-  return cuts.slice(0, parts).map((lo, p) => {
+  return { parts, maxArcsPerPart };
+}
+
+/**
+ * The part boundaries `[0, ..., n]` (at least `parts` parts) for `n` vertices whose 32-vertex blocks hold
+ * `blockArcs[b]` arcs: no part above `maxArcsPerPart` arcs, and the largest part's arcs plus vertices as small
+ * as cuts at multiples of 32 allow (the least cap that greedy packing fits into the part count). Trailing
+ * parts are empty where fewer suffice. A block above the budget is a {@link DeviceLimitError}.
+ */
+export function cutRows(
+  n: number,
+  blockArcs: ArrayLike<number>,
+  options: { parts: number; maxArcsPerPart: number },
+  where: string,
+): number[] {
+  const budget = options.maxArcsPerPart;
+  const blocks = blockArcs.length;
+  const costs = new Float64Array(blocks);
+  let total = 0;
+  let widest = 0;
+  for (let b = 0; b < blocks; b++) {
+    const arcs = blockArcs[b]!;
+    if (arcs > budget) {
+      const end = Math.min(n, 32 * b + 32);
+      throw new DeviceLimitError(
+        `${where}: the arcs of vertices [${32 * b}, ${end})`,
+        arcs,
+        'maxArcsPerPart',
+        budget,
+        'parts are cut at multiples of 32 vertices, so raise maxArcsPerPart',
+      );
+    }
+    costs[b] = arcs + Math.min(32, n - 32 * b);
+    total += costs[b]!;
+    widest = Math.max(widest, costs[b]!);
+  }
+  // Greedy packing under both caps gives the fewest contiguous parts, so the least fitting cap balances them.
+  const pack = (cap: number): number[] => {
+    const starts = [0];
+    let c = 0;
+    let arcs = 0;
+    for (let b = 0; b < blocks; b++) {
+      if (b > starts[starts.length - 1]! / 32 && (c + costs[b]! > cap || arcs + blockArcs[b]! > budget)) {
+        starts.push(32 * b);
+        c = 0;
+        arcs = 0;
+      }
+      c += costs[b]!;
+      arcs += blockArcs[b]!;
+    }
+    return starts;
+  };
+  const parts = Math.max(options.parts, pack(Number.POSITIVE_INFINITY).length);
+  let lo = Math.max(widest, Math.ceil(total / parts));
+  let hi = Math.max(lo, total);
+  while (lo < hi) {
+    const mid = Math.floor((lo + hi) / 2);
+    if (pack(mid).length <= parts) hi = mid;
+    else lo = mid + 1;
+  }
+  const cuts = pack(lo);
+  while (cuts.length <= parts) cuts.push(n);
+  return cuts;
+}
+
+/** Arcs per 32-vertex block of `csr`. */
+function csrBlockArcs(csr: HostCsr): number[] {
+  const n = csr.vertexCount;
+  return Array.from(
+    { length: Math.ceil(n / 32) },
+    (_, b) => csr.offsets[Math.min(n, 32 * b + 32)]! - csr.offsets[32 * b]!,
+  );
+}
+
+/**
+ * Splits `csr` into contiguous vertex ranges (boundaries at multiples of 32) of about equal edges plus
+ * vertices: `parts` of them (a number), or `{ parts?, maxArcsPerPart? }` for at least `parts` (default 1)
+ * with none above `maxArcsPerPart` arcs. Each part keeps every vertex id, so kernels index one global id
+ * space, and only its own rows' edges; a range may be empty where fewer parts suffice.
+ */
+export function partitionCsr(csr: HostCsr, split: number | PartitionOptions): CsrPart[] {
+  const options = partitionOptions(typeof split === 'number' ? { parts: split } : split, 1);
+  const n = csr.vertexCount;
+  const cuts = cutRows(n, csrBlockArcs(csr), options, 'partitionCsr');
+  return cuts.slice(0, -1).map((lo, p) => {
     const hi = cuts[p + 1]!;
     const first = csr.offsets[lo]!;
     const last = csr.offsets[hi]!;
@@ -54,42 +154,85 @@ export function partitionCsr(csr: HostCsr, parts: number): CsrPart[] {
 }
 
 /**
- * A graph split by vertex ranges over several devices ({@link partitionCsr}): part `i` lives on
- * `devices[i]`. An undirected graph's part keeps both directions of each owned row, so it can both push
- * from and pull into its own vertices.
+ * A graph split by vertex ranges into parts, each a {@link DeviceGraph} on some device (several parts may
+ * share one): part `i` owns the rows `[lo, hi)` and holds their arcs, its offsets counted from its first arc,
+ * whose global index is `base`. So no kernel sees an offset past 2^32 while `edgeCount` may exceed it. An
+ * undirected graph's part keeps both directions of each owned row, so it can both push from and pull into
+ * its own vertices.
  */
 export class PartitionedGraph {
   readonly vertexCount: number;
+  /** Arcs over all parts: a number that may exceed 2^32. */
   readonly edgeCount: number;
   readonly directed: boolean;
 
-  private constructor(
-    readonly parts: readonly { readonly lo: number; readonly hi: number; readonly graph: DeviceGraph }[],
-    csr: HostCsr,
-  ) {
-    this.vertexCount = csr.vertexCount;
-    this.edgeCount = csr.edgeCount;
-    this.directed = csr.directed;
+  private constructor(readonly parts: readonly GraphPart[]) {
+    const first = parts[0]!.graph;
+    this.vertexCount = first.vertexCount;
+    this.directed = first.directed;
+    const last = parts[parts.length - 1]!;
+    this.edgeCount = last.base + last.graph.edgeCount;
   }
 
-  /** Uploads part `i` of `csr` to `devices[i]` (one part per device). */
+  /**
+   * A partitioned graph of parts already built: ranges contiguous from 0 to the vertex count, every boundary
+   * a multiple of 32 or the vertex count, all graphs of one vertex count and directedness, and (not checked)
+   * each graph's arcs in its own rows only. The parts then belong to it (`destroy()` frees them).
+   */
+  static fromParts(parts: readonly { lo: number; hi: number; graph: DeviceGraph }[]): PartitionedGraph {
+    if (parts.length === 0) throw new InputError('a partitioned graph needs at least one part', 'parts');
+    for (const [i, p] of parts.entries()) checkDeviceGraph(p?.graph, `parts[${i}].graph`);
+    const { vertexCount: n, directed } = parts[0]!.graph;
+    let base = 0;
+    const made = parts.map((p, i) => {
+      const where = `parts[${i}]`;
+      if (p.graph.vertexCount !== n) {
+        throw new InputError(`part ${i} has ${p.graph.vertexCount} vertices, part 0 has ${n}`, where);
+      }
+      if (p.graph.directed !== directed) {
+        throw new InputError(`part ${i} is ${p.graph.directed ? '' : 'un'}directed, part 0 is not`, where);
+      }
+      const start = i === 0 ? 0 : parts[i - 1]!.hi;
+      if (p.lo !== start) throw new InputError(`part ${i} starts at ${p.lo}, not at ${start}`, where);
+      if (!Number.isInteger(p.hi) || p.hi < p.lo || p.hi > n) {
+        throw new InputError(`part ${i} ends at ${p.hi}, outside [${p.lo}, ${n}]`, where);
+      }
+      for (const at of [p.lo, p.hi]) {
+        if (at % 32 !== 0 && at !== n) {
+          throw new InputError(`part ${i} boundary ${at} is neither a multiple of 32 nor ${n}`, where);
+        }
+      }
+      const part = { lo: p.lo, hi: p.hi, base, graph: p.graph };
+      base += p.graph.edgeCount;
+      return part;
+    });
+    const end = parts[parts.length - 1]!.hi;
+    if (end !== n) throw new InputError(`the parts end at ${end}, not at the vertex count ${n}`, 'parts');
+    return new PartitionedGraph(made);
+  }
+
+  /**
+   * Splits `csr` as {@link partitionCsr} does into at least `options.parts` parts (default one per device)
+   * and uploads part `i` to `devices[i % devices.length]`; `csc` as for `uploadGraph`.
+   */
   static upload(
     devices: readonly WeftDevice[],
     csr: HostCsr,
-    options: UploadGraphOptions = {},
+    options: UploadGraphOptions & PartitionOptions = {},
   ): PartitionedGraph {
     if (devices.length === 0) throw new InputError('no devices to partition the graph over', 'devices');
-    const split = partitionCsr(csr, devices.length);
+    const { parts, maxArcsPerPart, ...upload } = options;
+    const split = partitionCsr(csr, { parts: parts ?? devices.length, maxArcsPerPart });
     const made: { lo: number; hi: number; graph: DeviceGraph }[] = [];
     try {
       split.forEach((p, i) => {
-        made.push({ lo: p.lo, hi: p.hi, graph: uploadGraph(devices[i]!, p.csr, options) });
+        made.push({ lo: p.lo, hi: p.hi, graph: uploadGraph(devices[i % devices.length]!, p.csr, upload) });
       });
+      return PartitionedGraph.fromParts(made);
     } catch (e) {
       for (const p of made) p.graph.destroy();
       throw e;
     }
-    return new PartitionedGraph(made, csr);
   }
 
   destroy(): void {

@@ -27,8 +27,10 @@ export {
 } from './device-generators.ts';
 export {
   kroneckerMultigraphOnDevice,
+  kroneckerMultigraphPartitioned,
   pairWeightFunctor,
   uniformMultigraphOnDevice,
+  uniformMultigraphPartitioned,
 } from './device-multigraph.ts';
 export { type GeometricGraph, type RandomGeometricOptions, randomGeometric } from './geometric.ts';
 export { type GridOptions, grid } from './grid.ts';
