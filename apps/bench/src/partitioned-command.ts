@@ -22,7 +22,8 @@ export const PARTITIONED_USAGE = `usage: weft partitioned (--graph FILE.wcsr | -
   --kron generates a Graph500 Kronecker graph (edge factor 16) on the first GPU; --no-validation opens the
   devices without Dawn's validation (requestDevice's validation: false).
   --multigraph generates the Kronecker multigraph (edge factor 16, duplicates kept) in parts on the GPUs
-  (kroneckerMultigraphPartitioned: at least --parts parts, none above --max-arcs-per-part arcs, round-robin
+  (kroneckerMultigraphPartitioned: at least --parts parts, none above --max-arcs-per-part arcs (default:
+  defaultArcsPerPart, 2^31 on a 2 GiB binding), round-robin
   over the devices), for graphs past one GPU or 2^32 arcs (scale 27): no one-GPU run, every source's depths
   checked on the GPUs by Graph500's rules instead.
 `;

@@ -57,6 +57,7 @@ export {
 } from './host-graph.ts';
 export {
   type CsrPart,
+  defaultArcsPerPart,
   type GraphPart,
   MAX_ARCS_PER_PART,
   PartitionedGraph,

@@ -9,8 +9,26 @@ export const MAX_ARCS_PER_PART = 2 ** 32 - 1;
 export interface PartitionOptions {
   /** At least this many parts; more where `maxArcsPerPart` needs them. */
   parts?: number | undefined;
-  /** The most arcs one part may hold (default and largest 2^32 - 1, what u32 offsets can index). */
+  /**
+   * The most arcs one part may hold: at most 2^32 - 1, what u32 offsets can index. Where devices are known
+   * the default is {@link defaultArcsPerPart}'s; {@link partitionCsr} alone defaults to 2^32 - 1.
+   */
   maxArcsPerPart?: number | undefined;
+}
+
+/**
+ * The default part budget on `devices`: a part's targets in at most half a shader stage's storage buffers,
+ * so every kernel that binds all of a part's target chunks keeps room for its other arrays (8 chunks of 2^28
+ * arcs, 2^31, under Dawn's 16 buffers and 2 GiB bindings), and never past 2^32 - 1.
+ */
+export function defaultArcsPerPart(devices: readonly WeftDevice[]): number {
+  let arcs = MAX_ARCS_PER_PART;
+  for (const device of devices) {
+    const chunk = 2 ** Math.min(31, Math.floor(Math.log2(device.bindingBudget / 4)));
+    const chunks = Math.max(1, Math.floor(device.limits.maxStorageBuffersPerShaderStage / 2));
+    arcs = Math.min(arcs, chunks * chunk);
+  }
+  return arcs;
 }
 
 /** One device's share of a vertex-partitioned graph. */
@@ -37,12 +55,13 @@ export interface GraphPart {
 export function partitionOptions(
   options: PartitionOptions,
   defaultParts: number,
+  defaultBudget: number = MAX_ARCS_PER_PART,
 ): { parts: number; maxArcsPerPart: number } {
   const parts = options.parts ?? defaultParts;
   if (!Number.isInteger(parts) || parts < 1) {
     throw new InputError(`parts must be a positive integer, got ${parts}`, 'parts');
   }
-  const maxArcsPerPart = options.maxArcsPerPart ?? MAX_ARCS_PER_PART;
+  const maxArcsPerPart = options.maxArcsPerPart ?? defaultBudget;
   if (!Number.isInteger(maxArcsPerPart) || maxArcsPerPart < 1 || maxArcsPerPart > MAX_ARCS_PER_PART) {
     throw new InputError(
       `maxArcsPerPart must be an integer in [1, 2^32 - 1], got ${maxArcsPerPart}`,
@@ -212,8 +231,9 @@ export class PartitionedGraph {
   }
 
   /**
-   * Splits `csr` as {@link partitionCsr} does into at least `options.parts` parts (default one per device)
-   * and uploads part `i` to `devices[i % devices.length]`; `csc` as for `uploadGraph`.
+   * Splits `csr` as {@link partitionCsr} does into at least `options.parts` parts (default one per device),
+   * none above `options.maxArcsPerPart` arcs (default {@link defaultArcsPerPart}), and uploads part `i` to
+   * `devices[i % devices.length]`; `csc` as for `uploadGraph`.
    */
   static upload(
     devices: readonly WeftDevice[],
@@ -222,7 +242,10 @@ export class PartitionedGraph {
   ): PartitionedGraph {
     if (devices.length === 0) throw new InputError('no devices to partition the graph over', 'devices');
     const { parts, maxArcsPerPart, ...upload } = options;
-    const split = partitionCsr(csr, { parts: parts ?? devices.length, maxArcsPerPart });
+    const split = partitionCsr(csr, {
+      parts: parts ?? devices.length,
+      maxArcsPerPart: maxArcsPerPart ?? defaultArcsPerPart(devices),
+    });
     const made: { lo: number; hi: number; graph: DeviceGraph }[] = [];
     try {
       split.forEach((p, i) => {

@@ -2,7 +2,7 @@ import { DeviceLimitError, InputError, requestDevice, requestDevices, type WeftD
 import { expectArrayEqual } from '@weft/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HostCsr } from '../host-graph.ts';
-import type { PartitionedGraph } from '../partition.ts';
+import { defaultArcsPerPart, MAX_ARCS_PER_PART, type PartitionedGraph } from '../partition.ts';
 import {
   type KroneckerOnDeviceOptions,
   philoxKroneckerMultigraph,
@@ -117,10 +117,19 @@ describe('kroneckerMultigraphPartitioned', () => {
     expect(three.parts.length).toBeGreaterThan(3);
     expect(three.parts.map((p) => p.graph.device)).toEqual(three.parts.map((_, i) => devices[i % 3]));
     await expectParts(three, twin, budget);
-    // Without a budget, one part a device; `parts` asks for more than the budget needs.
+    // Without a budget, a part's targets take at most half a stage's storage buffers: 8 chunks of 64 arcs.
+    const fit = defaultArcsPerPart(devices.slice(0, 2));
+    expect(fit).toBe(8 * 64);
+    expect(twin.edgeCount).toBeGreaterThan(fit);
     const even = await kroneckerMultigraphPartitioned(devices.slice(0, 2), o);
-    expect(even.parts).toHaveLength(2);
-    await expectParts(even, twin, twin.edgeCount);
+    expect(even.parts.length).toBeGreaterThan(2);
+    await expectParts(even, twin, fit);
+    // A budget past the graph: one part a device; `parts` asks for more than the budget needs.
+    const two = await kroneckerMultigraphPartitioned(devices.slice(0, 2), o, {
+      maxArcsPerPart: MAX_ARCS_PER_PART,
+    });
+    expect(two.parts).toHaveLength(2);
+    await expectParts(two, twin, twin.edgeCount);
     const one = await kroneckerMultigraphPartitioned([devices[0]!], o, { parts: 3 });
     expect(one.parts).toHaveLength(3);
     expect(one.parts.every((p) => p.graph.device === devices[0])).toBe(true);
@@ -130,7 +139,7 @@ describe('kroneckerMultigraphPartitioned', () => {
   it('as one part is the unpartitioned build: the same offsets and rows', async () => {
     const o: KroneckerOnDeviceOptions = { scale: 6, edgeFactor: 5, seed: 2, weights: true };
     const whole = await kroneckerMultigraphOnDevice(chunked, o);
-    const parted = await kroneckerMultigraphPartitioned([chunked], o);
+    const parted = await kroneckerMultigraphPartitioned([chunked], o, { maxArcsPerPart: MAX_ARCS_PER_PART });
     try {
       expect(parted.parts).toHaveLength(1);
       expect(parted.parts[0]).toMatchObject({ lo: 0, hi: 64, base: 0 });

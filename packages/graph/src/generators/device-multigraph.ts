@@ -17,6 +17,7 @@ import { exclusiveScan, transformScan } from '@weft/scan';
 import { DeviceGraph } from '../device-graph.ts';
 import {
   cutRows,
+  defaultArcsPerPart,
   MAX_ARCS_PER_PART,
   PartitionedGraph,
   type PartitionOptions,
@@ -85,7 +86,7 @@ export async function uniformMultigraphOnDevice(
 /**
  * {@link kroneckerMultigraphOnDevice}'s graph in vertex-range parts, for graphs past 2^32 - 1 arcs or beyond
  * one device: at least `split.parts` parts (default one per device), none above `split.maxArcsPerPart` arcs
- * (default 2^32 - 1), part `i` built on `devices[i % devices.length]` from the seed alone (no arcs cross the
+ * (default {@link defaultArcsPerPart}), part `i` built on `devices[i % devices.length]` from the seed alone (no arcs cross the
  * host). Every part holds the same arcs of its rows as the unpartitioned build; a single part covering every
  * row is that build. Throws {@link DeviceLimitError} when 32 vertices (parts are cut at multiples of 32) hold
  * more than the budget, and as {@link kroneckerMultigraphOnDevice} when memory runs out (nothing stays
@@ -303,7 +304,7 @@ async function partitionedBuild(
   input: ScatterInput,
 ): Promise<PartitionedGraph> {
   if (devices.length === 0) throw new InputError(`${where} needs at least one device`, 'devices');
-  const cutOptions = partitionOptions(split, devices.length);
+  const cutOptions = partitionOptions(split, devices.length, defaultArcsPerPart(devices));
   const m = input.edgeCount;
   if (m > MAX_EDGES) {
     throw new DeviceLimitError(
