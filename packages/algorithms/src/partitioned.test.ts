@@ -1,9 +1,10 @@
 import { requestDevices, type WeftDevice } from '@weft/gpu';
-import { hostCsrFromEdgeList, PartitionedGraph, partitionCsr } from '@weft/graph';
+import { type HostCsr, hostCsrFromEdgeList, PartitionedGraph, partitionCsr, uploadGraph } from '@weft/graph';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bfsReference } from './bfs/reference.ts';
-import { bfsPartitioned } from './index.ts';
+import { bfsPartitioned, pageRank, pageRankPartitioned } from './index.ts';
 import { testGraphs, testSources } from './test-graphs.ts';
+import { verifyPageRank } from './verify.ts';
 
 let devices: WeftDevice[] = [];
 beforeAll(async () => {
@@ -103,6 +104,101 @@ describe('bfsPartitioned', () => {
       await expect(bfsPartitioned(directed, 0, { direction: 'pull' })).rejects.toThrow(/undirected/);
     } finally {
       directed.destroy();
+    }
+  });
+});
+
+/** Undirected and directed shapes that cross parts: star with its hub in the last part, path, grid. */
+function crossingGraphs(): { name: string; csr: HostCsr }[] {
+  const n = 100;
+  const edges = (src: number[], dst: number[], directed: boolean) =>
+    hostCsrFromEdgeList({ vertexCount: n, src: Uint32Array.from(src), dst: Uint32Array.from(dst), directed })
+      .csr;
+  const line = Array.from({ length: n - 1 }, (_, i) => i);
+  const out: { name: string; csr: HostCsr }[] = [];
+  for (const directed of [false, true]) {
+    const kind = directed ? 'directed' : 'undirected';
+    out.push({
+      name: `star ${kind}`,
+      csr: edges(
+        line.map(() => n - 1),
+        line,
+        directed,
+      ),
+    });
+    out.push({
+      name: `path ${kind}`,
+      csr: edges(
+        line,
+        line.map((i) => i + 1),
+        directed,
+      ),
+    });
+    // Descending path: a directed walk from n - 1 down to 0 crosses every part boundary against the ids.
+    out.push({
+      name: `descending path ${kind}`,
+      csr: edges(
+        line.map((i) => i + 1),
+        line,
+        directed,
+      ),
+    });
+  }
+  return out;
+}
+
+describe('pageRankPartitioned', () => {
+  it('matches the f64 reference and the one-device run over 1-3 devices', async () => {
+    const graphs = [
+      ...testGraphs(false, 3).filter((g) => !g.name.startsWith('path') && !g.name.startsWith('kronecker')),
+      ...crossingGraphs(),
+    ];
+    for (const { name, csr } of graphs) {
+      const single = uploadGraph(devices[0]!, csr, { csc: csr.directed });
+      const one = await pageRank(single);
+      single.destroy();
+      for (const k of [1, 2, 3]) {
+        const graph = PartitionedGraph.upload(devices.slice(0, k), csr, { csc: csr.directed });
+        try {
+          const got = await pageRankPartitioned(graph);
+          expect(got.converged, `${name}, ${k} parts`).toBe(true);
+          expect(verifyPageRank(csr, got.ranks), `${name}, ${k} parts`).toBeNull();
+          expect(Math.abs(got.iterations - one.iterations), `${name}, ${k} parts`).toBeLessThanOrEqual(1);
+        } finally {
+          graph.destroy();
+        }
+      }
+    }
+  });
+
+  it('takes the weights, l1 convergence and maxIterations as pageRank does, and refuses bad input', async () => {
+    for (const { name, csr } of testGraphs('u32', 0).slice(3, 4).concat(testGraphs('f32', 2).slice(-1))) {
+      const graph = PartitionedGraph.upload(devices.slice(0, 3), csr, { csc: csr.directed });
+      try {
+        const weighted = await pageRankPartitioned(graph);
+        expect(verifyPageRank(csr, weighted.ranks), `${name} weighted`).toBeNull();
+        const plain = await pageRankPartitioned(graph, { weight: null });
+        expect(verifyPageRank(csr, plain.ranks, { weight: null }), `${name} unweighted`).toBeNull();
+        const l1 = await pageRankPartitioned(graph, { convergence: 'l1', tolerance: 1e-6, maxIterations: 2 });
+        expect(l1).toMatchObject({ iterations: 2, converged: false });
+        expect(l1.residual).toBeGreaterThan(0);
+        const capped = await pageRankPartitioned(graph, { maxIterations: 3, alpha: 0.5 });
+        expect(capped).toMatchObject({ iterations: 3, converged: false });
+      } finally {
+        graph.destroy();
+      }
+    }
+    const csr = testGraphs(false, 0)[8]!.csr;
+    expect(csr.directed).toBe(true);
+    const noCsc = PartitionedGraph.upload(devices.slice(0, 2), csr);
+    try {
+      await expect(pageRankPartitioned(noCsc)).rejects.toThrow(/csc: true/);
+      await expect(pageRankPartitioned(noCsc, { alpha: 2 })).rejects.toThrow(/alpha/);
+      await expect(pageRankPartitioned(noCsc, { tolerance: 0, maxIterations: Infinity })).rejects.toThrow(
+        /never stop/,
+      );
+    } finally {
+      noCsc.destroy();
     }
   });
 });
