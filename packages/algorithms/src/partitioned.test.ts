@@ -2,7 +2,17 @@ import { requestDevices, type WeftDevice } from '@weft/gpu';
 import { type HostCsr, hostCsrFromEdgeList, PartitionedGraph, partitionCsr, uploadGraph } from '@weft/graph';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bfsReference } from './bfs/reference.ts';
-import { bfsPartitioned, pageRank, pageRankPartitioned } from './index.ts';
+import { componentsReference } from './components-reference.ts';
+import {
+  bfsPartitioned,
+  connectedComponents,
+  connectedComponentsPartitioned,
+  pageRank,
+  pageRankPartitioned,
+  sssp,
+  ssspPartitioned,
+} from './index.ts';
+import { ssspReference } from './sssp/reference.ts';
 import { testGraphs, testSources } from './test-graphs.ts';
 import { verifyPageRank } from './verify.ts';
 
@@ -199,6 +209,91 @@ describe('pageRankPartitioned', () => {
       );
     } finally {
       noCsc.destroy();
+    }
+  });
+});
+
+describe('connectedComponentsPartitioned', () => {
+  it('gives the labels of the reference and the one-device run over 1-3 devices', async () => {
+    const graphs = [
+      ...testGraphs(false, 4).filter((g) => !g.name.startsWith('kronecker')),
+      ...crossingGraphs(),
+    ];
+    for (const { name, csr } of graphs) {
+      const want = componentsReference(csr);
+      const single = uploadGraph(devices[0]!, csr);
+      const one = await connectedComponents(single);
+      single.destroy();
+      expect(Array.from(one.labels), name).toEqual(Array.from(want.labels));
+      for (const k of [1, 2, 3]) {
+        const graph = PartitionedGraph.upload(devices.slice(0, k), csr);
+        try {
+          const got = await connectedComponentsPartitioned(graph);
+          expect(Array.from(got.labels), `${name}, ${k} parts`).toEqual(Array.from(want.labels));
+          expect(got.count, `${name}, ${k} parts`).toBe(want.count);
+          if (csr.vertexCount > 0) expect(got.exchangedBytes).toBeGreaterThan(0);
+        } finally {
+          graph.destroy();
+        }
+      }
+    }
+  });
+});
+
+describe('ssspPartitioned', () => {
+  it('gives the distances of the reference and the one-device run over 1-3 devices', async () => {
+    const graphs = [
+      ...testGraphs('u32', 3).filter((g) => !g.name.startsWith('kronecker') && !g.name.startsWith('path')),
+      ...testGraphs('f32', 2).slice(-2),
+      ...testGraphs(false, 0).slice(3, 4),
+      ...crossingGraphs(),
+    ];
+    for (const { name, csr } of graphs) {
+      const single = uploadGraph(devices[0]!, csr);
+      for (const source of testSources(csr).slice(0, 2)) {
+        const want = Array.from(ssspReference(csr, source));
+        expect(Array.from((await sssp(single, source)).distances), `${name} one device`).toEqual(want);
+        for (const k of [1, 2, 3]) {
+          const graph = PartitionedGraph.upload(devices.slice(0, k), csr);
+          try {
+            const got = await ssspPartitioned(graph, source);
+            expect(Array.from(got.distances), `${name}, ${k} parts, source ${source}`).toEqual(want);
+          } finally {
+            graph.destroy();
+          }
+        }
+      }
+      single.destroy();
+    }
+  });
+
+  it('takes i32 weights, refuses negative ones and sources outside the graph', async () => {
+    const path = (weights: Int32Array) => ({
+      vertexCount: 70,
+      edgeCount: 69,
+      offsets: Uint32Array.from({ length: 71 }, (_, i) => Math.min(i, 69)),
+      targets: Uint32Array.from({ length: 69 }, (_, i) => i + 1),
+      weights,
+      directed: true,
+    });
+    const ok = PartitionedGraph.upload(
+      devices.slice(0, 3),
+      path(Int32Array.from({ length: 69 }, (_, i) => i)),
+    );
+    try {
+      const got = await ssspPartitioned(ok, 0);
+      expect(Array.from(got.distances)).toEqual(Array.from({ length: 70 }, (_, v) => (v * (v - 1)) / 2 + 0));
+      await expect(ssspPartitioned(ok, 70)).rejects.toThrow(/source 70/);
+    } finally {
+      ok.destroy();
+    }
+    const weights = Int32Array.from({ length: 69 }, () => 1);
+    weights[40] = -3;
+    const bad = PartitionedGraph.upload(devices.slice(0, 3), path(weights));
+    try {
+      await expect(ssspPartitioned(bad, 0)).rejects.toThrow(/weight -3 .* is negative/);
+    } finally {
+      bad.destroy();
     }
   });
 });
