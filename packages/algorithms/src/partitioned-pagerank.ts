@@ -56,6 +56,8 @@ class RankPart {
   readonly totals: DeviceArray<'f32'>;
   /** Element 0: every part's dangling ranks summed, written by the host. */
   readonly global: DeviceArray<'f32'>;
+  /** What an iteration reads back, in one download: the shared vector's part, then `totals`. */
+  readonly outbox: DeviceArray<'f32'>;
 
   constructor(
     readonly graph: DeviceGraph,
@@ -77,6 +79,12 @@ class RankPart {
     this.change = arr(owned, 'change');
     this.totals = arr(2, 'totals');
     this.global = arr(1, 'dangling total');
+    this.outbox = arr(this.shared + 2, 'read-back');
+  }
+
+  /** How many values of the shared vector the part sends: its owned contributions, or all partial sums. */
+  get shared(): number {
+    return this.partial ? this.graph.vertexCount : this.hi - this.lo;
   }
 
   get count(): number {
@@ -165,11 +173,15 @@ export async function pageRankPartitioned(
     for (let round = 0; ; round++) {
       const read = await Promise.all(
         parts.map(async (s) => {
-          await onTarget(s.graph.device, 'partitioned pagerank iteration', (rec) =>
-            recordIteration(rec, s, round > 0, alpha, n, convergence),
-          );
-          const shared = s.partial ? s.partial.download(0, n) : s.contrib.download(s.lo, s.count);
-          return Promise.all([shared, s.totals.download()]);
+          await onTarget(s.graph.device, 'partitioned pagerank iteration', async (rec) => {
+            await recordIteration(rec, s, round > 0, alpha, n, convergence);
+            const m = s.shared;
+            if (s.partial) rec.copy(s.partial, s.outbox, m);
+            else if (m > 0) rec.copy(s.contrib, s.outbox, m, s.lo);
+            rec.copy(s.totals, s.outbox, 2, 0, m);
+          });
+          const out = await s.outbox.download();
+          return [out.subarray(0, s.shared), out.subarray(s.shared)] as const;
         }),
       );
       exchanged += read.reduce((bytes, [shared]) => bytes + shared.byteLength + 8, 0);
