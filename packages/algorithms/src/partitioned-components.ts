@@ -54,7 +54,7 @@ export async function connectedComponentsPartitioned(
       async (i) => {
         const { sets, exchange } = states[i]!;
         const part = graph.parts[i]!.graph;
-        if (part.edgeCount === 0) return;
+        if (part.edgeCount === 0) return false;
         await onTarget(exchange.device, 'partitioned cc links', async (rec) => {
           await advancePush(
             rec,
@@ -67,6 +67,7 @@ export async function connectedComponentsPartitioned(
           );
           await sets.recordCompress(rec);
         });
+        return true;
       },
       () => wgsl`(v: u32) {}`,
     );

@@ -10,6 +10,9 @@ import {
   wgsl,
 } from '@weft/gpu';
 
+/** Changed pairs read back with their count in one download; more take a second one. */
+const BOX_PAIRS = 256;
+
 /**
  * One device's side of a min-merge of a u32 vector that every device holds whole (labels, distance words):
  * the values as of the last exchange, the changed entries compacted as (id, value) pairs, and what came in.
@@ -19,6 +22,10 @@ export class MinExchangePart {
   readonly pairs: DeviceArray<'u32'>;
   readonly count: DeviceArray<'u32'>;
   readonly incoming: DeviceArray<'u32'>;
+  /** The count and the first pairs, read back in one download where few entries changed. */
+  readonly box: DeviceArray<'u32'>;
+  /** Pairs the box holds. */
+  readonly boxPairs: number;
 
   constructor(
     readonly device: WeftDevice,
@@ -31,6 +38,8 @@ export class MinExchangePart {
     this.pairs = device.array('u32', 2 * n, { label: `${label} changed pairs` });
     this.count = device.array('u32', 1, { label: `${label} changed count` });
     this.incoming = device.array('u32', 2 * n, { label: `${label} incoming` });
+    this.boxPairs = Math.min(n, BOX_PAIRS);
+    this.box = device.array('u32', 1 + 2 * this.boxPairs, { label: `${label} read-back` });
   }
 
   /** Records `before = values` (the state every device starts a run from). */
@@ -53,6 +62,8 @@ export class MinExchangePart {
   ${rw(this.pairs)}[2u * slot + 1u] = x;
 }`,
     );
+    rec.copy(this.count, this.box, 1);
+    rec.copy(this.pairs, this.box, 2 * this.boxPairs, 0, 1);
   }
 
   /**
@@ -60,12 +71,14 @@ export class MinExchangePart {
    * vector (then `full`). Returns what was read and its bytes.
    */
   async readChanges(): Promise<{ pairs?: Uint32Array; full?: Uint32Array; bytes: number }> {
-    const changed = (await this.count.download())[0]!;
-    if (changed === 0) return { pairs: new Uint32Array(0), bytes: 4 };
+    const box = await this.box.download();
+    const changed = box[0]!;
+    const bytes = box.byteLength;
+    if (changed <= this.boxPairs) return { pairs: box.subarray(1, 1 + 2 * changed), bytes };
     if (2 * changed < this.vertexCount) {
-      return { pairs: await this.pairs.download(0, 2 * changed), bytes: 4 + 8 * changed };
+      return { pairs: await this.pairs.download(0, 2 * changed), bytes: bytes + 8 * changed };
     }
-    return { full: await this.values.download(0, this.vertexCount), bytes: 4 + 4 * this.vertexCount };
+    return { full: await this.values.download(0, this.vertexCount), bytes: bytes + 4 * this.vertexCount };
   }
 
   /**
@@ -94,34 +107,38 @@ export class MinExchangePart {
   }
 
   destroy(): void {
-    for (const a of [this.before, this.pairs, this.count, this.incoming]) a.destroy();
+    for (const a of [this.before, this.pairs, this.count, this.incoming, this.box]) a.destroy();
   }
 }
 
 /**
  * Rounds of `local` work on every part, each followed by a min-merge of the changed entries through the
  * host, until a round changes nothing anywhere. `global` starts as every device's vector and ends as the
- * merged one. `lowered(part)` is a functor `(v: u32)` run on a part where a merge lowered `v`.
+ * merged one. `local(part, lowered)` gets the entries the last merge lowered (undefined in the first
+ * round) and returns false where it did nothing, so the part has no changes to read. `lowered(part)` is a
+ * functor `(v: u32)` run on a part where a merge lowered `v`.
  */
 export async function minMergeRounds(
   parts: readonly MinExchangePart[],
   global: Uint32Array,
-  local: (part: number) => Promise<void>,
+  local: (part: number, lowered: readonly number[] | undefined) => Promise<boolean>,
   lowered: (part: number) => Functor,
 ): Promise<{ rounds: number; exchangedBytes: number }> {
   const n = global.length;
   // The round in which each entry last changed plus one, so a changed entry is listed once.
   const stamp = new Uint32Array(n);
   let bytes = 0;
+  let last: number[] | undefined;
   for (let round = 1; ; round++) {
     const reports = await Promise.all(
       parts.map(async (p, i) => {
-        await local(i);
+        if (!(await local(i, last))) return { pairs: new Uint32Array(0), bytes: 0 };
         await onTarget(p.device, 'min-merge changes', (rec) => p.recordChanges(rec));
         return p.readChanges();
       }),
     );
     const changed: number[] = [];
+    last = changed;
     const merge = (v: number, x: number) => {
       if (x >= global[v]!) return;
       global[v] = x;

@@ -64,6 +64,8 @@ class RankPart {
     readonly lo: number,
     readonly hi: number,
     weighted: boolean,
+    /** The only part: nothing to share, and a directed part's partial sums are its sums. */
+    readonly alone: boolean,
   ) {
     const { device } = graph;
     const n = Math.max(1, graph.vertexCount);
@@ -84,6 +86,7 @@ class RankPart {
 
   /** How many values of the shared vector the part sends: its owned contributions, or all partial sums. */
   get shared(): number {
+    if (this.alone) return 0;
     return this.partial ? this.graph.vertexCount : this.hi - this.lo;
   }
 
@@ -149,7 +152,8 @@ export async function pageRankPartitioned(
   if (n === 0) return { ranks: new Float32Array(0), iterations: 0, converged: true, exchangedBytes: 0 };
   const parts: RankPart[] = [];
   try {
-    for (const p of graph.parts) parts.push(new RankPart(p.graph, p.lo, p.hi, weighted));
+    const alone = graph.parts.length === 1;
+    for (const p of graph.parts) parts.push(new RankPart(p.graph, p.lo, p.hi, weighted, alone));
     await Promise.all(
       parts.map((s) =>
         onTarget(s.graph.device, 'partitioned pagerank reset', async (rec) => {
@@ -176,7 +180,8 @@ export async function pageRankPartitioned(
           await onTarget(s.graph.device, 'partitioned pagerank iteration', async (rec) => {
             await recordIteration(rec, s, round > 0, alpha, n, convergence);
             const m = s.shared;
-            if (s.partial) rec.copy(s.partial, s.outbox, m);
+            if (s.alone && s.partial) rec.copy(s.partial, s.sums, n);
+            else if (s.partial) rec.copy(s.partial, s.outbox, m);
             else if (m > 0) rec.copy(s.contrib, s.outbox, m, s.lo);
             rec.copy(s.totals, s.outbox, 2, 0, m);
           });
@@ -292,7 +297,7 @@ async function recordIteration(
 function exchange(parts: RankPart[], shared: Float32Array[], dangling: number, n: number): number {
   let bytes = 0;
   let sums: Float32Array | undefined;
-  if (parts[0]!.partial) {
+  if (parts[0]!.partial && !parts[0]!.alone) {
     const total = new Float64Array(n);
     for (const p of shared) for (let v = 0; v < n; v++) total[v]! += p[v]!;
     sums = Float32Array.from(total);

@@ -72,9 +72,12 @@ export async function ssspPartitioned(
     const { rounds, exchangedBytes } = await minMergeRounds(
       states.map((s) => s.exchange),
       global,
-      async (i) => {
-        const { problem, exchange } = states[i]!;
+      async (i, lowered) => {
+        const { problem, exchange, lo, hi } = states[i]!;
+        // Only owned vertices have arcs here: a part none of whose vertices dropped has nothing to relax.
+        if (lowered && !lowered.some((v) => v >= lo && v < hi)) return false;
         iterations += (await enact(exchange.device, problem)).iterations;
+        return true;
       },
       (i) => {
         const { problem, lo, hi } = states[i]!;
