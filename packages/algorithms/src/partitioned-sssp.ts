@@ -74,8 +74,10 @@ export async function ssspPartitioned(
       global,
       async (i, lowered) => {
         const { problem, exchange, lo, hi } = states[i]!;
-        // Only owned vertices have arcs here: a part none of whose vertices dropped has nothing to relax.
-        if (lowered && !lowered.some((v) => v >= lo && v < hi)) return false;
+        // Only owned vertices have arcs here: a part none of whose vertices dropped (or that does not own the
+        // source, at first) has nothing to relax.
+        const owned = (v: number) => v >= lo && v < hi;
+        if (lowered ? !lowered.some(owned) : !owned(source)) return false;
         iterations += (await enact(exchange.device, problem)).iterations;
         return true;
       },

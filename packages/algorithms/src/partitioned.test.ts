@@ -168,10 +168,13 @@ describe('pageRankPartitioned', () => {
     const corpus = testGraphs(false, 3).filter(
       (g) => !g.name.startsWith('path') && !g.name.startsWith('kronecker'),
     );
-    // The corpus graphs over 1, 2 or 3 parts in turn; the crossing shapes over 2 and 3.
+    // The corpus graphs over 1, 2 or 3 parts in turn; the star and the zigzag over 2 and 3 (ranks do not
+    // care for the diameter that the other paths add).
     const graphs = [
       ...corpus.map((g, i) => ({ ...g, ks: [1 + (i % 3)] })),
-      ...crossingGraphs().map((g) => ({ ...g, ks: [2, 3] })),
+      ...crossingGraphs()
+        .filter((g) => /^(star|zigzag)/.test(g.name))
+        .map((g) => ({ ...g, ks: [2, 3] })),
     ];
     for (const { name, csr, ks } of graphs) {
       const single = uploadGraph(devices[0]!, csr, { csc: csr.directed });
