@@ -6,6 +6,7 @@ import {
   type Recorder,
   rw,
   transform,
+  u32,
   type WeftDevice,
   wgsl,
 } from '@weft/gpu';
@@ -26,6 +27,7 @@ export class MinExchangePart {
   readonly box: DeviceArray<'u32'>;
   /** Pairs the box holds. */
   readonly boxPairs: number;
+  readonly pairCapacity: number;
 
   constructor(
     readonly device: WeftDevice,
@@ -35,10 +37,12 @@ export class MinExchangePart {
   ) {
     const n = Math.max(1, vertexCount);
     this.before = device.array('u32', n, { label: `${label} before` });
-    this.pairs = device.array('u32', 2 * n, { label: `${label} changed pairs` });
+    // Past n / 2 pairs the whole vector is smaller: the pairs stop there (and the vector is read instead).
+    this.pairCapacity = Math.max(1, Math.floor(n / 2));
+    this.pairs = device.array('u32', 2 * this.pairCapacity, { label: `${label} changed pairs` });
     this.count = device.array('u32', 1, { label: `${label} changed count` });
-    this.incoming = device.array('u32', 2 * n, { label: `${label} incoming` });
-    this.boxPairs = Math.min(n, BOX_PAIRS);
+    this.incoming = device.array('u32', n, { label: `${label} incoming` });
+    this.boxPairs = Math.min(this.pairCapacity, BOX_PAIRS);
     this.box = device.array('u32', 1 + 2 * this.boxPairs, { label: `${label} read-back` });
   }
 
@@ -58,6 +62,7 @@ export class MinExchangePart {
   if (x == ${this.before}[v]) { return; }
   ${rw(this.before)}[v] = x;
   let slot = atomicAdd(&${atomic(this.count)}[0], 1u);
+  if (slot >= ${u32(this.pairCapacity)}) { return; }
   ${rw(this.pairs)}[2u * slot] = v;
   ${rw(this.pairs)}[2u * slot + 1u] = x;
 }`,

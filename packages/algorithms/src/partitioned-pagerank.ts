@@ -103,6 +103,7 @@ class RankPart {
       this.change,
       this.totals,
       this.global,
+      this.outbox,
     ])
       a.destroy();
     this.partial?.destroy();

@@ -48,7 +48,7 @@ export async function ssspPartitioned(
   const states: { problem: SsspProblem; exchange: MinExchangePart; lo: number; hi: number }[] = [];
   try {
     for (const { graph: part, lo, hi } of graph.parts) {
-      const problem = new SsspProblem(part, { smallFrontier: 'off', ...options });
+      const problem = new SsspProblem(part, { ...options, smallFrontier: 'off' });
       states.push({
         problem,
         exchange: new MinExchangePart(part.device, problem.distances, n, 'partitioned sssp'),
@@ -56,7 +56,7 @@ export async function ssspPartitioned(
         hi,
       });
     }
-    // Every part starts from the source (its own frontier relaxes nothing where it owns no rows).
+    // Every part's frontier starts with the source; only its owner's rows hold arcs out of it.
     await Promise.all(
       states.map(({ problem, exchange }) =>
         onTarget(exchange.device, 'partitioned sssp reset', async (rec) => {
