@@ -1,8 +1,25 @@
 import { writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
-import { BfsProblem, bfs, PartitionedBfs, verifyBfs } from '@weft/algorithms';
+import {
+  BfsProblem,
+  bfs,
+  connectedComponents,
+  connectedComponentsPartitioned,
+  PartitionedBfs,
+  pageRank,
+  pageRankPartitioned,
+  sssp,
+  ssspPartitioned,
+  verifyBfs,
+} from '@weft/algorithms';
 import { requestDevices, type WeftDevice } from '@weft/gpu';
-import { type HostCsr, PartitionedGraph, type PartitionOptions, uploadGraph } from '@weft/graph';
+import {
+  type DeviceGraph,
+  type HostCsr,
+  PartitionedGraph,
+  type PartitionOptions,
+  uploadGraph,
+} from '@weft/graph';
 import { kroneckerMultigraphPartitioned, kroneckerOnDevice } from '@weft/graph/generators';
 import { readGraphFile } from '@weft/graph/node';
 import { enact } from '@weft/operators';
@@ -10,7 +27,7 @@ import { verifyBfsPartitionedOnGpu } from './device-graphs.ts';
 import { pickSources } from './suites/algorithms.ts';
 
 export const PARTITIONED_USAGE = `usage: weft partitioned (--graph FILE.wcsr | --kron SCALE) [--devices 2] [--sources 4] [--repeat 3]
-  [--share] [--no-validation] [--json OUT]
+  [--algorithms bfs,sssp,pagerank,cc] [--share] [--no-validation] [--json OUT]
        weft partitioned --kron SCALE --multigraph [--parts P] [--max-arcs-per-part N] [--devices 1] ...
 
   BFS on one GPU against BFS on a graph partitioned across --devices GPUs (one device per GPU through
@@ -21,12 +38,17 @@ export const PARTITIONED_USAGE = `usage: weft partitioned (--graph FILE.wcsr | -
   Every partitioned result is checked against the one-GPU BFS, the first against the graph itself.
   --kron generates a Graph500 Kronecker graph (edge factor 16) on the first GPU; --no-validation opens the
   devices without Dawn's validation (requestDevice's validation: false).
+  --algorithms (default bfs) also times sssp (from the same sources), pagerank and cc (once a repeat) on
+  one GPU and partitioned, each with its read-back, and checks every partitioned result against the one-GPU
+  one (distances and labels equal, ranks within 1e-3 relative). A directed graph is uploaded with its CSC.
   --multigraph generates the Kronecker multigraph (edge factor 16, duplicates kept) in parts on the GPUs
   (kroneckerMultigraphPartitioned: at least --parts parts, none above --max-arcs-per-part arcs (default:
   defaultArcsPerPart, 2^31 on a 2 GiB binding), round-robin
   over the devices), for graphs past one GPU or 2^32 arcs (scale 27): no one-GPU run, every source's depths
   checked on the GPUs by Graph500's rules instead.
 `;
+const ALGORITHMS = ['bfs', 'sssp', 'pagerank', 'cc'] as const;
+type Algorithm = (typeof ALGORITHMS)[number];
 
 /** `weft partitioned`: one GPU against several on one graph file. */
 export async function partitionedCommand(args: string[]): Promise<number> {
@@ -38,6 +60,7 @@ export async function partitionedCommand(args: string[]): Promise<number> {
       devices: { type: 'string', default: '2' },
       sources: { type: 'string', default: '4' },
       repeat: { type: 'string', default: '3' },
+      algorithms: { type: 'string', default: 'bfs' },
       json: { type: 'string' },
       share: { type: 'boolean', default: false },
       'no-validation': { type: 'boolean', default: false },
@@ -48,6 +71,12 @@ export async function partitionedCommand(args: string[]): Promise<number> {
   });
   if (!values.graph === !values.kron || (values.multigraph && !values.kron)) {
     process.stderr.write(PARTITIONED_USAGE);
+    return 2;
+  }
+  const algorithms = values.algorithms.split(',') as Algorithm[];
+  const unknown = algorithms.filter((a) => !ALGORITHMS.includes(a));
+  if (unknown.length > 0) {
+    process.stderr.write(`unknown algorithm ${unknown.join(', ')}\n${PARTITIONED_USAGE}`);
     return 2;
   }
   const count = Number(values.devices);
@@ -101,7 +130,10 @@ export async function partitionedCommand(args: string[]): Promise<number> {
     }
     return median(ms);
   };
-  const single = uploadGraph(devices[0]!, csr, {});
+  const csc = { csc: csr.directed };
+  const single = uploadGraph(devices[0]!, csr, csc);
+  const others = algorithms.filter((a) => a !== 'bfs');
+  const oneGpu = await timeOthersOnOne(others, single, sources, time);
   const onOne: Record<string, number[]> = { push: [], auto: [] };
   // The same BFS with its problem kept across sources, as the partitioned one keeps its state.
   const reused: Record<string, number[]> = { push: [], auto: [] };
@@ -116,7 +148,7 @@ export async function partitionedCommand(args: string[]): Promise<number> {
     return enact(single.device, problem, {});
   };
   const want: Uint32Array[] = [];
-  for (const [i, source] of sources.entries()) {
+  for (const [i, source] of algorithms.includes('bfs') ? sources.entries() : []) {
     const r = await bfs(single, source, { direction: 'auto' });
     const depths = Int32Array.from(r.depths, (d) => (d === 0xffffffff ? -1 : d));
     if (i === 0) {
@@ -133,8 +165,8 @@ export async function partitionedCommand(args: string[]): Promise<number> {
   problems.auto.destroy();
   single.destroy();
   for (const k of [...new Set([1, count])]) {
-    const graph = PartitionedGraph.upload(devices.slice(0, k), csr);
-    for (const direction of ['push', 'auto'] as const) {
+    const graph = PartitionedGraph.upload(devices.slice(0, k), csr, csc);
+    for (const direction of algorithms.includes('bfs') ? (['push', 'auto'] as const) : []) {
       const problem = new PartitionedBfs(graph, { direction });
       const ms: number[] = [];
       const levelCount: number[] = [];
@@ -167,6 +199,24 @@ export async function partitionedCommand(args: string[]): Promise<number> {
       rows.push(row);
       console.log(
         `bfs ${direction} on ${k} device(s): ${row.medianMs.toFixed(2)} ms; one GPU ${kept.toFixed(2)} ms with its problem kept (${row.speedup.toFixed(2)}x), bfs() ${one.toFixed(2)} ms`,
+      );
+    }
+    for (const algorithm of others) {
+      const { ms, result } = oneGpu[algorithm]!;
+      const run = await timeOthersPartitioned(algorithm, graph, sources, time, result);
+      const row = {
+        devices: k,
+        algorithm,
+        medianMs: median(run.ms),
+        oneGpuMs: median(ms),
+        speedup: median(ms) / median(run.ms),
+        exchangedBytesLastSource: run.exchanged,
+        rounds: run.rounds,
+        pinned: devices.slice(0, k).map((d) => d.adapter.pciBusId ?? 'default'),
+      };
+      rows.push(row);
+      console.log(
+        `${algorithm} on ${k} device(s): ${row.medianMs.toFixed(2)} ms; one GPU ${row.oneGpuMs.toFixed(2)} ms (${row.speedup.toFixed(2)}x)`,
       );
     }
     graph.destroy();
@@ -266,4 +316,76 @@ async function multigraphRun(o: {
     };
     await writeFile(o.json, JSON.stringify(out, null, 1));
   }
+}
+
+type Timer = (run: () => Promise<unknown>) => Promise<number>;
+/** Per source (one entry for pagerank and cc): the one-GPU result the partitioned one must match. */
+type Expected = (Float64Array | Float32Array | Uint32Array)[];
+
+/** The one-GPU runs of `algorithms` (not BFS): median wall times and results per source. */
+async function timeOthersOnOne(
+  algorithms: Algorithm[],
+  graph: DeviceGraph,
+  sources: number[],
+  time: Timer,
+): Promise<Partial<Record<Algorithm, { ms: number[]; result: Expected }>>> {
+  const out: Partial<Record<Algorithm, { ms: number[]; result: Expected }>> = {};
+  for (const algorithm of algorithms) {
+    const ms: number[] = [];
+    const result: Expected = [];
+    if (algorithm === 'sssp') {
+      for (const source of sources) {
+        result.push((await sssp(graph, source)).distances);
+        ms.push(await time(() => sssp(graph, source)));
+      }
+    } else if (algorithm === 'pagerank') {
+      result.push((await pageRank(graph)).ranks);
+      ms.push(await time(() => pageRank(graph)));
+    } else {
+      result.push((await connectedComponents(graph)).labels);
+      ms.push(await time(() => connectedComponents(graph)));
+    }
+    out[algorithm] = { ms, result };
+  }
+  return out;
+}
+
+/** The partitioned runs of one algorithm, each checked against the one-GPU result. */
+async function timeOthersPartitioned(
+  algorithm: Algorithm,
+  graph: PartitionedGraph,
+  sources: number[],
+  time: Timer,
+  want: Expected,
+): Promise<{ ms: number[]; exchanged: number; rounds: number[] }> {
+  const ms: number[] = [];
+  const rounds: number[] = [];
+  let exchanged = 0;
+  const k = graph.parts.length;
+  const differs = (what: string) => new Error(`partitioned ${what} (${k} devices) differs from one GPU's`);
+  if (algorithm === 'sssp') {
+    for (const [i, source] of sources.entries()) {
+      const got = await ssspPartitioned(graph, source);
+      if (!got.distances.every((d, v) => d === want[i]![v])) throw differs(`SSSP from ${source}`);
+      exchanged = got.exchangedBytes;
+      rounds.push(got.rounds);
+      ms.push(await time(() => ssspPartitioned(graph, source)));
+    }
+  } else if (algorithm === 'pagerank') {
+    const got = await pageRankPartitioned(graph);
+    const one = want[0]!;
+    if (!got.ranks.every((r, v) => Math.abs(r - one[v]!) <= 1e-3 * Math.max(r, one[v]!))) {
+      throw differs('PageRank');
+    }
+    exchanged = got.exchangedBytes;
+    rounds.push(got.iterations);
+    ms.push(await time(() => pageRankPartitioned(graph)));
+  } else {
+    const got = await connectedComponentsPartitioned(graph);
+    if (!got.labels.every((l, v) => l === want[0]![v])) throw differs('components');
+    exchanged = got.exchangedBytes;
+    rounds.push(got.rounds);
+    ms.push(await time(() => connectedComponentsPartitioned(graph)));
+  }
+  return { ms, exchanged, rounds };
 }

@@ -97,6 +97,20 @@ export {
   type PartitionedBfsOptions,
   type PartitionedBfsResult,
 } from './partitioned.ts';
+export {
+  connectedComponentsPartitioned,
+  type PartitionedComponentsResult,
+} from './partitioned-components.ts';
+export {
+  type PartitionedPageRankOptions,
+  type PartitionedPageRankResult,
+  pageRankPartitioned,
+} from './partitioned-pagerank.ts';
+export {
+  type PartitionedSsspOptions,
+  type PartitionedSsspResult,
+  ssspPartitioned,
+} from './partitioned-sssp.ts';
 export { type SccOptions, type SccResult, stronglyConnectedComponents } from './scc.ts';
 export { sccReference } from './scc-reference.ts';
 export { jaccard, jaccardAll, overlap } from './similarity.ts';

@@ -69,6 +69,51 @@ export interface PageRankResult {
   trace?: IterationTrace;
 }
 
+/** The damping, tolerance and convergence rule of `options`, defaults filled in; throws on bad values. */
+export function checkRankOptions(options: Pick<PageRankOptions, 'alpha' | 'tolerance' | 'convergence'>): {
+  alpha: number;
+  tolerance: number;
+  convergence: 'relative' | 'l1';
+} {
+  const alpha = options.alpha ?? 0.85;
+  const tolerance = options.tolerance ?? 1e-5;
+  if (!(alpha >= 0 && alpha <= 1)) throw new InputError(`alpha must be in [0, 1], got ${alpha}`, 'alpha');
+  if (!(tolerance >= 0)) throw new InputError(`tolerance must be >= 0, got ${tolerance}`, 'tolerance');
+  const convergence = options.convergence ?? 'relative';
+  if (convergence !== 'relative' && convergence !== 'l1') {
+    throw new InputError(`convergence must be 'relative' or 'l1', got '${convergence}'`, 'convergence');
+  }
+  return { alpha, tolerance, convergence };
+}
+
+/**
+ * `(sum: f32, dangling: f32) -> f32`: the next rank of a vertex whose in-neighbors' shares sum to `sum`,
+ * where the dangling vertices' ranks sum to `dangling`, over `n` vertices.
+ */
+export function nextRankFunctor(alpha: number, n: number): Functor {
+  return wgsl`(sum: f32, dangling: f32) -> f32 {
+  return ${f32((1 - alpha) / n)} + ${f32(alpha)} * (sum + dangling * ${f32(1 / n)});
+}`;
+}
+
+/** `(next: f32, old: f32) -> f32`: one vertex's term of the convergence test (summed for l1, else the largest). */
+export function rankChangeFunctor(convergence: 'relative' | 'l1'): Functor {
+  return convergence === 'l1'
+    ? wgsl`(next: f32, old: f32) -> f32 { return abs(next - old); }`
+    : wgsl`(next: f32, old: f32) -> f32 { return abs(next - old) / max(next, 1e-30); }`;
+}
+
+/** Throws where a run could never stop: tolerance 0 (f32 ranks may never reach it) without an iteration bound. */
+export function checkRankBound(options: Pick<PageRankOptions, 'tolerance' | 'maxIterations'>): void {
+  if (options.tolerance === 0 && !Number.isFinite(options.maxIterations ?? 100)) {
+    throw new InputError(
+      `tolerance 0 with maxIterations ${options.maxIterations} may never stop: f32 ranks can keep changing ` +
+        'in their last bit; give a finite maxIterations or a positive tolerance',
+      'maxIterations',
+    );
+  }
+}
+
 /**
  * PageRank (power iteration, as networkx defines it): pulled, each vertex sums `rank[u] / outdeg(u)` over
  * its in-neighbors by neighborhood reduction (no float atomics needed); pushed, each edge adds its source's
@@ -113,19 +158,11 @@ export class PageRankProblem implements Problem<Float32Array> {
     options: Pick<PageRankOptions, 'alpha' | 'tolerance' | 'direction' | 'weight' | 'convergence'> = {},
   ) {
     const device = graph.device;
-    this.alpha = options.alpha ?? 0.85;
-    this.tolerance = options.tolerance ?? 1e-5;
-    if (!(this.alpha >= 0 && this.alpha <= 1))
-      throw new InputError(`alpha must be in [0, 1], got ${this.alpha}`, 'alpha');
-    if (!(this.tolerance >= 0))
-      throw new InputError(`tolerance must be >= 0, got ${this.tolerance}`, 'tolerance');
-    this.convergence = options.convergence ?? 'relative';
-    if (this.convergence !== 'relative' && this.convergence !== 'l1') {
-      throw new InputError(
-        `convergence must be 'relative' or 'l1', got '${this.convergence}'`,
-        'convergence',
-      );
-    }
+    ({
+      alpha: this.alpha,
+      tolerance: this.tolerance,
+      convergence: this.convergence,
+    } = checkRankOptions(options));
     const requested = options.direction ?? 'pull';
     if (requested !== 'pull' && requested !== 'push') {
       throw new InputError(`direction must be 'pull' or 'push', got '${requested}'`, 'direction');
@@ -312,14 +349,12 @@ export class PageRankProblem implements Problem<Float32Array> {
       ? wgsl`(v: u32) -> f32 { return bitcast<f32>(${pushed}[v]); }`
       : wgsl`(v: u32) -> f32 { return ${this.#sums}[v]; }`;
     const l1 = this.convergence === 'l1';
-    const change = l1
-      ? wgsl`(next: f32, old: f32) -> f32 { return abs(next - old); }`
-      : wgsl`(next: f32, old: f32) -> f32 { return abs(next - old) / max(next, 1e-30); }`;
+    const change = rankChangeFunctor(this.convergence);
     await compute(
       rec,
       all,
       wgsl`(v: u32) {
-  let next = ${f32((1 - this.alpha) / n)} + ${f32(this.alpha)} * (${sum}(v) + ${this.#totals}[0] * ${f32(1 / n)});
+  let next = ${nextRankFunctor(this.alpha, n)}(${sum}(v), ${this.#totals}[0]);
   let old = ${this.ranks}[v];
   // Once converged, later iterations of a batch keep the converged ranks.
   let on = ${this.#active}[0] != 0u;
@@ -397,13 +432,7 @@ export async function pageRank(
 ): Promise<PageRankResult> {
   if (isNeighborGraph(graph)) return pageRankOnNeighbors(graph, options);
   checkDeviceGraph(graph);
-  if (options.tolerance === 0 && !Number.isFinite(options.maxIterations ?? 100)) {
-    throw new InputError(
-      `tolerance 0 with maxIterations ${options.maxIterations} may never stop: f32 ranks can keep changing ` +
-        'in their last bit; give a finite maxIterations or a positive tolerance',
-      'maxIterations',
-    );
-  }
+  checkRankBound(options);
   if (options.weight !== null && graph.chunkedWeights !== undefined)
     await checkNonNegativeWeights(graph, 'PageRank');
   const problem = new PageRankProblem(graph, options);

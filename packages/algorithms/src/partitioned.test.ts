@@ -1,9 +1,20 @@
 import { requestDevices, type WeftDevice } from '@weft/gpu';
-import { hostCsrFromEdgeList, PartitionedGraph, partitionCsr } from '@weft/graph';
+import { type HostCsr, hostCsrFromEdgeList, PartitionedGraph, partitionCsr, uploadGraph } from '@weft/graph';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bfsReference } from './bfs/reference.ts';
-import { bfsPartitioned } from './index.ts';
+import { componentsReference } from './components-reference.ts';
+import {
+  bfsPartitioned,
+  connectedComponents,
+  connectedComponentsPartitioned,
+  pageRank,
+  pageRankPartitioned,
+  sssp,
+  ssspPartitioned,
+} from './index.ts';
+import { ssspReference } from './sssp/reference.ts';
 import { testGraphs, testSources } from './test-graphs.ts';
+import { verifyPageRank } from './verify.ts';
 
 let devices: WeftDevice[] = [];
 beforeAll(async () => {
@@ -103,6 +114,207 @@ describe('bfsPartitioned', () => {
       await expect(bfsPartitioned(directed, 0, { direction: 'pull' })).rejects.toThrow(/undirected/);
     } finally {
       directed.destroy();
+    }
+  });
+});
+
+/** Undirected and directed shapes that cross parts: star with its hub in the last part, path, grid. */
+function crossingGraphs(): { name: string; csr: HostCsr }[] {
+  const n = 100;
+  const edges = (src: number[], dst: number[], directed: boolean) =>
+    hostCsrFromEdgeList({ vertexCount: n, src: Uint32Array.from(src), dst: Uint32Array.from(dst), directed })
+      .csr;
+  const line = Array.from({ length: n - 1 }, (_, i) => i);
+  const out: { name: string; csr: HostCsr }[] = [];
+  for (const directed of [false, true]) {
+    const kind = directed ? 'directed' : 'undirected';
+    out.push({
+      name: `star ${kind}`,
+      csr: edges(
+        line.map(() => n - 1),
+        line,
+        directed,
+      ),
+    });
+    out.push({
+      name: `path ${kind}`,
+      csr: edges(
+        line,
+        line.map((i) => i + 1),
+        directed,
+      ),
+    });
+    // Descending path: a directed walk from n - 1 down to 0 crosses every part boundary against the ids.
+    out.push({
+      name: `descending path ${kind}`,
+      csr: edges(
+        line.map((i) => i + 1),
+        line,
+        directed,
+      ),
+    });
+    // A path through 0, 50, 1, 51, ...: most hops cross a part boundary, so SSSP takes dozens of rounds.
+    const zigzag = Array.from({ length: n }, (_, i) => (i % 2 === 0 ? i / 2 : n / 2 + (i - 1) / 2));
+    out.push({
+      name: `zigzag path ${kind}`,
+      csr: edges(zigzag.slice(0, -1), zigzag.slice(1), directed),
+    });
+  }
+  return out;
+}
+
+describe('pageRankPartitioned', () => {
+  it('matches the f64 reference and the one-device run over 1-3 devices', async () => {
+    const corpus = testGraphs(false, 3).filter(
+      (g) => !g.name.startsWith('path') && !g.name.startsWith('kronecker'),
+    );
+    // The corpus graphs over 1, 2 or 3 parts in turn; the star and the zigzag over 2 and 3 (ranks do not
+    // care for the diameter that the other paths add).
+    const graphs = [
+      ...corpus.map((g, i) => ({ ...g, ks: [1 + (i % 3)] })),
+      ...crossingGraphs()
+        .filter((g) => /^(star|zigzag)/.test(g.name))
+        .map((g) => ({ ...g, ks: [2, 3] })),
+    ];
+    for (const { name, csr, ks } of graphs) {
+      const single = uploadGraph(devices[0]!, csr, { csc: csr.directed });
+      const one = await pageRank(single);
+      single.destroy();
+      for (const k of ks) {
+        const graph = PartitionedGraph.upload(devices.slice(0, k), csr, { csc: csr.directed });
+        try {
+          const got = await pageRankPartitioned(graph);
+          expect(got.converged, `${name}, ${k} parts`).toBe(true);
+          expect(verifyPageRank(csr, got.ranks), `${name}, ${k} parts`).toBeNull();
+          expect(Math.abs(got.iterations - one.iterations), `${name}, ${k} parts`).toBeLessThanOrEqual(1);
+        } finally {
+          graph.destroy();
+        }
+      }
+    }
+  });
+
+  it('takes the weights, l1 convergence and maxIterations as pageRank does, and refuses bad input', async () => {
+    for (const { name, csr } of testGraphs('u32', 0).slice(3, 4).concat(testGraphs('f32', 2).slice(-1))) {
+      const graph = PartitionedGraph.upload(devices.slice(0, 3), csr, { csc: csr.directed });
+      try {
+        const weighted = await pageRankPartitioned(graph);
+        expect(verifyPageRank(csr, weighted.ranks), `${name} weighted`).toBeNull();
+        const plain = await pageRankPartitioned(graph, { weight: null });
+        expect(verifyPageRank(csr, plain.ranks, { weight: null }), `${name} unweighted`).toBeNull();
+        const l1 = await pageRankPartitioned(graph, { convergence: 'l1', tolerance: 1e-6, maxIterations: 2 });
+        expect(l1).toMatchObject({ iterations: 2, converged: false });
+        expect(l1.residual).toBeGreaterThan(0);
+        const capped = await pageRankPartitioned(graph, { maxIterations: 3, alpha: 0.5 });
+        expect(capped).toMatchObject({ iterations: 3, converged: false });
+      } finally {
+        graph.destroy();
+      }
+    }
+    const csr = testGraphs(false, 0)[8]!.csr;
+    expect(csr.directed).toBe(true);
+    const noCsc = PartitionedGraph.upload(devices.slice(0, 2), csr);
+    try {
+      await expect(pageRankPartitioned(noCsc)).rejects.toThrow(/csc: true/);
+      await expect(pageRankPartitioned(noCsc, { alpha: 2 })).rejects.toThrow(/alpha/);
+      await expect(pageRankPartitioned(noCsc, { tolerance: 0, maxIterations: Infinity })).rejects.toThrow(
+        /never stop/,
+      );
+    } finally {
+      noCsc.destroy();
+    }
+  });
+});
+
+describe('connectedComponentsPartitioned', () => {
+  it('gives the labels of the reference and the one-device run over 1-3 devices', async () => {
+    const graphs = [
+      ...testGraphs(false, 4).filter((g) => !g.name.startsWith('kronecker')),
+      ...crossingGraphs(),
+    ];
+    for (const { name, csr } of graphs) {
+      const want = componentsReference(csr);
+      const single = uploadGraph(devices[0]!, csr);
+      const one = await connectedComponents(single);
+      single.destroy();
+      expect(Array.from(one.labels), name).toEqual(Array.from(want.labels));
+      for (const k of [1, 2, 3]) {
+        const graph = PartitionedGraph.upload(devices.slice(0, k), csr);
+        try {
+          const got = await connectedComponentsPartitioned(graph);
+          expect(Array.from(got.labels), `${name}, ${k} parts`).toEqual(Array.from(want.labels));
+          expect(got.count, `${name}, ${k} parts`).toBe(want.count);
+          if (csr.edgeCount > 0) expect(got.exchangedBytes).toBeGreaterThan(0);
+        } finally {
+          graph.destroy();
+        }
+      }
+    }
+  });
+});
+
+describe('ssspPartitioned', () => {
+  it('gives the distances of the reference and the one-device run over 1-3 devices', async () => {
+    const graphs = [
+      // Kronecker, the long path and the random geometric graph (hundreds of Bellman-Ford levels) are left to
+      // the crossing shapes below.
+      ...testGraphs('u32', 3).filter((g) => !/^(kronecker|path|random geometric)/.test(g.name)),
+      ...testGraphs('f32', 2).slice(-2),
+      ...testGraphs(false, 0).slice(3, 4),
+      ...crossingGraphs(),
+    ];
+    for (const { name, csr } of graphs) {
+      const single = uploadGraph(devices[0]!, csr);
+      // Both ends of the contiguous paths (from either end a walk crosses every part); one source elsewhere
+      // (each of the zigzag's rounds takes host round trips).
+      const both = name.includes('path') && !name.startsWith('zigzag');
+      for (const source of testSources(csr).slice(0, both ? 2 : 1)) {
+        const want = Array.from(ssspReference(csr, source));
+        expect(Array.from((await sssp(single, source)).distances), `${name} one device`).toEqual(want);
+        for (const k of [1, 2, 3]) {
+          const graph = PartitionedGraph.upload(devices.slice(0, k), csr);
+          try {
+            const got = await ssspPartitioned(graph, source);
+            expect(Array.from(got.distances), `${name}, ${k} parts, source ${source}`).toEqual(want);
+            // One part needs one round and a last one finding nothing; the zigzag crosses parts many times.
+            if (k === 1) expect(got.rounds).toBeLessThanOrEqual(2);
+            if (k > 1 && name.startsWith('zigzag path undirected')) expect(got.rounds).toBeGreaterThan(20);
+          } finally {
+            graph.destroy();
+          }
+        }
+      }
+      single.destroy();
+    }
+  });
+
+  it('takes i32 weights, refuses negative ones and sources outside the graph', async () => {
+    const path = (weights: Int32Array) => ({
+      vertexCount: 70,
+      edgeCount: 69,
+      offsets: Uint32Array.from({ length: 71 }, (_, i) => Math.min(i, 69)),
+      targets: Uint32Array.from({ length: 69 }, (_, i) => i + 1),
+      weights,
+      directed: true,
+    });
+    const ok = PartitionedGraph.upload(
+      devices.slice(0, 3),
+      path(Int32Array.from({ length: 69 }, (_, i) => i)),
+    );
+    try {
+      const got = await ssspPartitioned(ok, 0);
+      expect(Array.from(got.distances)).toEqual(Array.from({ length: 70 }, (_, v) => (v * (v - 1)) / 2 + 0));
+      await expect(ssspPartitioned(ok, 70)).rejects.toThrow(/source 70/);
+    } finally {
+      ok.destroy();
+    }
+    const weights = Int32Array.from({ length: 69 }, () => 1);
+    weights[40] = -3;
+    const bad = PartitionedGraph.upload(devices.slice(0, 3), path(weights));
+    try {
+      await expect(ssspPartitioned(bad, 0)).rejects.toThrow(/weight -3 .* is negative/);
+    } finally {
+      bad.destroy();
     }
   });
 });

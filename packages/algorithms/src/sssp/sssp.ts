@@ -335,13 +335,7 @@ export class SsspProblem
       this.smallFrontier?.levels.download(1, 1),
       this.parents?.download(0, n),
     ]);
-    const values = this.float ? new Float32Array(raw.buffer) : raw;
-    const distances = new Float64Array(n);
-    const saturated = this.float ? SATURATED_F32 : SATURATED_U32;
-    for (let v = 0; v < n; v++) {
-      if (raw[v] === saturated) throw overflowError(this.float, v);
-      distances[v] = raw[v] === this.unreached ? Number.POSITIVE_INFINITY : values[v]!;
-    }
+    const distances = decodeDistances(raw, this.float);
     const levels = levelWords?.[0];
     const counted = levels === undefined ? {} : { levels };
     if (!tree) return { distances, ...counted };
@@ -359,6 +353,23 @@ export class SsspProblem
     this.smallFrontier?.levels.destroy();
     this.smallFrontier?.stamps.destroy();
   }
+}
+
+/**
+ * Distance words as read back (u32 sums or f32 bits) as numbers, `Infinity` where unreached; throws the
+ * overflow error where a sum saturated.
+ */
+export function decodeDistances(raw: Uint32Array, float: boolean): Float64Array {
+  const n = raw.length;
+  const values = float ? new Float32Array(raw.buffer, raw.byteOffset, n) : raw;
+  const distances = new Float64Array(n);
+  const saturated = float ? SATURATED_F32 : SATURATED_U32;
+  const unreached = float ? UNREACHED_F32 : UNREACHED_U32;
+  for (let v = 0; v < n; v++) {
+    if (raw[v] === saturated) throw overflowError(float, v);
+    distances[v] = raw[v] === unreached ? Number.POSITIVE_INFINITY : values[v]!;
+  }
+  return distances;
 }
 
 /** The small-frontier engine's settings when the run uses it (undefined: it does not); checks the mode. */

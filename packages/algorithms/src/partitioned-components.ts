@@ -1,0 +1,92 @@
+import { onTarget, WeftError, wgsl } from '@weft/gpu';
+import type { PartitionedGraph } from '@weft/graph';
+import { advancePush, DisjointSets } from '@weft/operators';
+import { MinExchangePart, minMergeRounds } from './partitioned-exchange.ts';
+
+export interface PartitionedComponentsResult {
+  /** Each vertex's component, named by its smallest vertex id (as `connectedComponents`). */
+  labels: Uint32Array;
+  count: number;
+  /** Rounds of local union-find and exchange (the last one changes nothing). */
+  rounds: number;
+  /** Bytes read back from the devices plus bytes written to them, over the run. */
+  exchangedBytes: number;
+}
+
+/**
+ * Weakly connected components over a graph partitioned across devices. Every device holds the whole label
+ * vector as a union-find forest (each label a smaller vertex of the same component); a round is:
+ *
+ *     on each part: union the ends of every arc it holds, starting from the current labels; compress
+ *     the labels that changed go to the host as (id, label) pairs (the whole vector when most changed),
+ *     are min-merged there, and the entries that dropped are written back to every device
+ *
+ * until a round changes no label anywhere: then every arc's ends share a root, the smallest vertex of
+ * their component. A part links each arc it holds (an undirected edge between parts is held by one side).
+ */
+export async function connectedComponentsPartitioned(
+  graph: PartitionedGraph,
+): Promise<PartitionedComponentsResult> {
+  const n = graph.vertexCount;
+  if (n === 0) return { labels: new Uint32Array(0), count: 0, rounds: 0, exchangedBytes: 0 };
+  const states: { sets: DisjointSets; exchange: MinExchangePart }[] = [];
+  try {
+    for (const p of graph.parts) {
+      const device = p.graph.device;
+      const sets = new DisjointSets(device, n, { label: 'partitioned cc' });
+      states.push({
+        sets,
+        exchange: new MinExchangePart(device, sets.parents, n, 'partitioned cc'),
+      });
+    }
+    await Promise.all(
+      states.map(({ sets, exchange }) =>
+        onTarget(exchange.device, 'partitioned cc reset', async (rec) => {
+          await sets.recordReset(rec);
+          await exchange.recordStart(rec);
+        }),
+      ),
+    );
+    const global = Uint32Array.from({ length: n }, (_, v) => v);
+    const { rounds, exchangedBytes } = await minMergeRounds(
+      states.map((s) => s.exchange),
+      global,
+      async (i) => {
+        const { sets, exchange } = states[i]!;
+        const part = graph.parts[i]!.graph;
+        if (part.edgeCount === 0) return false;
+        await onTarget(exchange.device, 'partitioned cc links', async (rec) => {
+          await advancePush(
+            rec,
+            part,
+            'all',
+            wgsl`(src: u32, dst: u32, edge: u32) -> bool {
+  if (src != dst) { ${sets.union()}(src, dst); }
+  return false;
+}`,
+          );
+          await sets.recordCompress(rec);
+        });
+        return true;
+      },
+      () => wgsl`(v: u32) {}`,
+    );
+    const finished = await Promise.all(states.map((s) => s.sets.finished()));
+    if (finished.includes(false)) {
+      throw new WeftError('union-find gave up on a link after too many failed compare-exchanges');
+    }
+    // A merge may leave a label pointing at a non-root: follow each to its root (labels only decrease).
+    const labels = global;
+    let count = 0;
+    for (let v = 0; v < n; v++) {
+      labels[v] = labels[labels[v]!]!;
+      if (labels[v] === v) count++;
+    }
+    return { labels, count, rounds, exchangedBytes };
+  } finally {
+    for (const s of states) {
+      s.exchange.destroy();
+      s.sets.destroy();
+    }
+  }
+}

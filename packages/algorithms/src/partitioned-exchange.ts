@@ -1,0 +1,173 @@
+import {
+  atomic,
+  type DeviceArray,
+  type Functor,
+  onTarget,
+  type Recorder,
+  rw,
+  transform,
+  u32,
+  type WeftDevice,
+  wgsl,
+} from '@weft/gpu';
+
+/** Changed pairs read back with their count in one download; more take a second one. */
+const BOX_PAIRS = 256;
+
+/**
+ * One device's side of a min-merge of a u32 vector that every device holds whole (labels, distance words):
+ * the values as of the last exchange, the changed entries compacted as (id, value) pairs, and what came in.
+ */
+export class MinExchangePart {
+  readonly before: DeviceArray<'u32'>;
+  readonly pairs: DeviceArray<'u32'>;
+  readonly count: DeviceArray<'u32'>;
+  readonly incoming: DeviceArray<'u32'>;
+  /** The count and the first pairs, read back in one download where few entries changed. */
+  readonly box: DeviceArray<'u32'>;
+  /** Pairs the box holds. */
+  readonly boxPairs: number;
+  readonly pairCapacity: number;
+
+  constructor(
+    readonly device: WeftDevice,
+    readonly values: DeviceArray<'u32'>,
+    readonly vertexCount: number,
+    label: string,
+  ) {
+    const n = Math.max(1, vertexCount);
+    this.before = device.array('u32', n, { label: `${label} before` });
+    // Past n / 2 pairs the whole vector is smaller: the pairs stop there (and the vector is read instead).
+    this.pairCapacity = Math.max(1, Math.floor(n / 2));
+    this.pairs = device.array('u32', 2 * this.pairCapacity, { label: `${label} changed pairs` });
+    this.count = device.array('u32', 1, { label: `${label} changed count` });
+    this.incoming = device.array('u32', n, { label: `${label} incoming` });
+    this.boxPairs = Math.min(this.pairCapacity, BOX_PAIRS);
+    this.box = device.array('u32', 1 + 2 * this.boxPairs, { label: `${label} read-back` });
+  }
+
+  /** Records `before = values` (the state every device starts a run from). */
+  async recordStart(rec: Recorder): Promise<void> {
+    rec.copy(this.values, this.before);
+  }
+
+  /** Records the compaction of the entries that changed since the last exchange (and `before` caught up). */
+  async recordChanges(rec: Recorder): Promise<void> {
+    rec.clear(this.count);
+    await transform(
+      rec,
+      this.vertexCount,
+      wgsl`(v: u32) {
+  let x = ${this.values}[v];
+  if (x == ${this.before}[v]) { return; }
+  ${rw(this.before)}[v] = x;
+  let slot = atomicAdd(&${atomic(this.count)}[0], 1u);
+  if (slot >= ${u32(this.pairCapacity)}) { return; }
+  ${rw(this.pairs)}[2u * slot] = v;
+  ${rw(this.pairs)}[2u * slot + 1u] = x;
+}`,
+    );
+    rec.copy(this.count, this.box, 1);
+    rec.copy(this.pairs, this.box, 2 * this.boxPairs, 0, 1);
+  }
+
+  /**
+   * Reads the changes back: the pairs while they are fewer than half the vector's words, else the whole
+   * vector (then `full`). Returns what was read and its bytes.
+   */
+  async readChanges(): Promise<{ pairs?: Uint32Array; full?: Uint32Array; bytes: number }> {
+    const box = await this.box.download();
+    const changed = box[0]!;
+    const bytes = box.byteLength;
+    if (changed <= this.boxPairs) return { pairs: box.subarray(1, 1 + 2 * changed), bytes };
+    if (2 * changed < this.vertexCount) {
+      return { pairs: await this.pairs.download(0, 2 * changed), bytes: bytes + 8 * changed };
+    }
+    return { full: await this.values.download(0, this.vertexCount), bytes: bytes + 4 * this.vertexCount };
+  }
+
+  /**
+   * Records `values[v] = min(values[v], incoming value)` for the uploaded entries (`changed` pairs, or the
+   * whole vector when `changed` is undefined), `before` alike; `lowered(v)` runs where the value dropped.
+   */
+  async recordApply(rec: Recorder, changed: number | undefined, lowered: Functor): Promise<void> {
+    const entry =
+      changed === undefined
+        ? wgsl`(i: u32) -> vec2<u32> { return vec2<u32>(i, ${this.incoming}[i]); }`
+        : wgsl`(i: u32) -> vec2<u32> { return vec2<u32>(${this.incoming}[2u * i], ${this.incoming}[2u * i + 1u]); }`;
+    const count = changed ?? this.vertexCount;
+    if (count === 0) return;
+    await transform(
+      rec,
+      count,
+      wgsl`(i: u32) {
+  let e = ${entry}(i);
+  let old = ${this.values}[e.x];
+  let x = min(old, e.y);
+  ${rw(this.values)}[e.x] = x;
+  ${rw(this.before)}[e.x] = x;
+  if (x < old) { ${lowered}(e.x); }
+}`,
+    );
+  }
+
+  destroy(): void {
+    for (const a of [this.before, this.pairs, this.count, this.incoming, this.box]) a.destroy();
+  }
+}
+
+/**
+ * Rounds of `local` work on every part, each followed by a min-merge of the changed entries through the
+ * host, until a round changes nothing anywhere. `global` starts as every device's vector and ends as the
+ * merged one. `local(part, lowered)` gets the entries the last merge lowered (undefined in the first
+ * round) and returns false where it did nothing, so the part has no changes to read. `lowered(part)` is a
+ * functor `(v: u32)` run on a part where a merge lowered `v`.
+ */
+export async function minMergeRounds(
+  parts: readonly MinExchangePart[],
+  global: Uint32Array,
+  local: (part: number, lowered: readonly number[] | undefined) => Promise<boolean>,
+  lowered: (part: number) => Functor,
+): Promise<{ rounds: number; exchangedBytes: number }> {
+  const n = global.length;
+  // The round in which each entry last changed plus one, so a changed entry is listed once.
+  const stamp = new Uint32Array(n);
+  let bytes = 0;
+  let last: number[] | undefined;
+  for (let round = 1; ; round++) {
+    const reports = await Promise.all(
+      parts.map(async (p, i) => {
+        if (!(await local(i, last))) return { pairs: new Uint32Array(0), bytes: 0 };
+        await onTarget(p.device, 'min-merge changes', (rec) => p.recordChanges(rec));
+        return p.readChanges();
+      }),
+    );
+    const changed: number[] = [];
+    last = changed;
+    const merge = (v: number, x: number) => {
+      if (x >= global[v]!) return;
+      global[v] = x;
+      if (stamp[v] !== round) {
+        stamp[v] = round;
+        changed.push(v);
+      }
+    };
+    for (const r of reports) {
+      bytes += r.bytes;
+      if (r.pairs) for (let i = 0; i < r.pairs.length; i += 2) merge(r.pairs[i]!, r.pairs[i + 1]!);
+      if (r.full) for (let v = 0; v < n; v++) merge(v, r.full[v]!);
+    }
+    if (changed.length === 0) return { rounds: round, exchangedBytes: bytes };
+    const whole = 2 * changed.length >= n;
+    const data = whole ? global : Uint32Array.from(changed.flatMap((v) => [v, global[v]!]));
+    await Promise.all(
+      parts.map((p, i) =>
+        onTarget(p.device, 'min-merge apply', async (rec) => {
+          p.incoming.upload(data);
+          await p.recordApply(rec, whole ? undefined : changed.length, lowered(i));
+        }),
+      ),
+    );
+    bytes += data.byteLength * parts.length;
+  }
+}

@@ -1,0 +1,321 @@
+import {
+  type DeviceArray,
+  type Functor,
+  InputError,
+  load,
+  max,
+  onTarget,
+  plus,
+  type Recorder,
+  rw,
+  transform,
+  u32,
+  wgsl,
+} from '@weft/gpu';
+import type { DeviceGraph, PartitionedGraph } from '@weft/graph';
+import { neighborhoodReduce } from '@weft/operators';
+import { reduce } from '@weft/scan';
+import {
+  checkRankBound,
+  checkRankOptions,
+  nextRankFunctor,
+  type PageRankOptions,
+  rankChangeFunctor,
+} from './pagerank.ts';
+import { checkNonNegativeWeights } from './weights.ts';
+
+export type PartitionedPageRankOptions = Pick<
+  PageRankOptions,
+  'alpha' | 'tolerance' | 'convergence' | 'maxIterations' | 'weight'
+>;
+
+export interface PartitionedPageRankResult {
+  ranks: Float32Array;
+  iterations: number;
+  converged: boolean;
+  /** With `convergence: 'l1'` and not converged: the last iteration's summed absolute change. */
+  residual?: number;
+  /** Bytes read back from the devices plus bytes written to them between iterations, over the run. */
+  exchangedBytes: number;
+}
+
+/** One part's arrays: full-length vectors indexed by vertex id, per-owned-vertex ones by `v - lo`. */
+class RankPart {
+  readonly ranks: DeviceArray<'f32'>;
+  /** Each vertex's rank over its out-degree (out-weight): owned ones computed here, the rest received. */
+  readonly contrib: DeviceArray<'f32'>;
+  /** Per vertex, its in-neighbors' shares summed (owned vertices' only are read). */
+  readonly sums: DeviceArray<'f32'>;
+  /** Directed: per vertex, the shares of this part's arcs into it (owned sources only). */
+  readonly partial: DeviceArray<'f32'> | undefined;
+  /** Weighted: each vertex's out-weight sum (owned ones; the rest have no rows here). */
+  readonly outWeight: DeviceArray<'f32'> | undefined;
+  readonly dangling: DeviceArray<'f32'>;
+  readonly change: DeviceArray<'f32'>;
+  /** Element 0: the owned dangling ranks' sum; element 1: the owned vertices' change (largest, or summed). */
+  readonly totals: DeviceArray<'f32'>;
+  /** Element 0: every part's dangling ranks summed, written by the host. */
+  readonly global: DeviceArray<'f32'>;
+  /** What an iteration reads back, in one download: the shared vector's part, then `totals`. */
+  readonly outbox: DeviceArray<'f32'>;
+
+  constructor(
+    readonly graph: DeviceGraph,
+    readonly lo: number,
+    readonly hi: number,
+    weighted: boolean,
+    /** The only part: nothing to share, and a directed part's partial sums are its sums. */
+    readonly alone: boolean,
+  ) {
+    const { device } = graph;
+    const n = Math.max(1, graph.vertexCount);
+    const owned = Math.max(1, hi - lo);
+    const arr = (length: number, label: string) =>
+      device.array('f32', length, { label: `partitioned pagerank ${label}` });
+    this.ranks = arr(n, 'ranks');
+    this.contrib = arr(n, 'contributions');
+    this.sums = arr(n, 'sums');
+    this.partial = graph.directed ? arr(n, 'partial sums') : undefined;
+    this.outWeight = weighted ? arr(n, 'out-weights') : undefined;
+    this.dangling = arr(owned, 'dangling');
+    this.change = arr(owned, 'change');
+    this.totals = arr(2, 'totals');
+    this.global = arr(1, 'dangling total');
+    this.outbox = arr(this.shared + 2, 'read-back');
+  }
+
+  /** How many values of the shared vector the part sends: its owned contributions, or all partial sums. */
+  get shared(): number {
+    if (this.alone) return 0;
+    return this.partial ? this.graph.vertexCount : this.hi - this.lo;
+  }
+
+  get count(): number {
+    return this.hi - this.lo;
+  }
+
+  destroy(): void {
+    for (const a of [
+      this.ranks,
+      this.contrib,
+      this.sums,
+      this.dangling,
+      this.change,
+      this.totals,
+      this.global,
+      this.outbox,
+    ])
+      a.destroy();
+    this.partial?.destroy();
+    this.outWeight?.destroy();
+  }
+}
+
+/**
+ * PageRank over a graph partitioned across devices, with `pageRank`'s definition, options and convergence
+ * test. Each part computes its owned vertices' ranks; each iteration is one submit per device and one
+ * exchange through the host:
+ *
+ *     undirected: sums[v] = sum of contrib[u] over v's arcs      each part pulls over its owned rows
+ *                 rank, change, contrib and dangling of owned v  the owned contributions go to every part
+ *     directed:   partial[v] = sum of contrib[u] over arcs u->v with u owned (the part's CSC)
+ *                 the host adds the parts' partial vectors and writes each part its owned sums
+ *
+ * The dangling ranks and the convergence test's change are reduced per part and combined on the host.
+ * Directed graphs need each part's in-edges: `PartitionedGraph.upload(devices, csr, { csc: true })`.
+ */
+export async function pageRankPartitioned(
+  graph: PartitionedGraph,
+  options: PartitionedPageRankOptions = {},
+): Promise<PartitionedPageRankResult> {
+  const { alpha, tolerance, convergence } = checkRankOptions(options);
+  checkRankBound(options);
+  const maxIterations = options.maxIterations ?? 100;
+  if (!(maxIterations >= 0)) {
+    throw new InputError(`maxIterations must be >= 0, got ${maxIterations}`, 'maxIterations');
+  }
+  if (options.weight !== undefined && options.weight !== null && options.weight !== 'weights') {
+    throw new InputError(`weight must be 'weights' or null, got '${options.weight}'`, 'weight');
+  }
+  const first = graph.parts[0]!.graph;
+  if (options.weight === 'weights' && first.chunkedWeights === undefined) {
+    throw new InputError("weight 'weights' but the graph has no weights", 'weight');
+  }
+  if (graph.directed && graph.parts.some((p) => !p.graph.csc)) {
+    throw new InputError(
+      'a partitioned PageRank on a directed graph needs in-edges: PartitionedGraph.upload(..., { csc: true })',
+      'graph',
+    );
+  }
+  const weighted = options.weight !== null && first.chunkedWeights !== undefined;
+  if (weighted) for (const p of graph.parts) await checkNonNegativeWeights(p.graph, 'PageRank');
+  const n = graph.vertexCount;
+  if (n === 0) return { ranks: new Float32Array(0), iterations: 0, converged: true, exchangedBytes: 0 };
+  const parts: RankPart[] = [];
+  try {
+    const alone = graph.parts.length === 1;
+    for (const p of graph.parts) parts.push(new RankPart(p.graph, p.lo, p.hi, weighted, alone));
+    await Promise.all(
+      parts.map((s) =>
+        onTarget(s.graph.device, 'partitioned pagerank reset', async (rec) => {
+          await rec.fill(s.ranks, 1 / n);
+          rec.clear(s.contrib);
+          rec.clear(s.sums);
+          const w = s.graph.chunkedWeights;
+          if (s.outWeight && w) {
+            const weight = wgsl`(v: u32, u: u32, edge: u32) -> f32 { return f32(${load(w, 'edge')}); }`;
+            await neighborhoodReduce(rec, s.graph, 'all', weight, s.outWeight);
+          }
+        }),
+      ),
+    );
+    const l1 = convergence === 'l1';
+    const bound = l1 ? n * tolerance : tolerance;
+    let exchanged = 0;
+    let iterations = 0;
+    let converged = false;
+    let change = 0;
+    for (let round = 0; ; round++) {
+      const read = await Promise.all(
+        parts.map(async (s) => {
+          await onTarget(s.graph.device, 'partitioned pagerank iteration', async (rec) => {
+            await recordIteration(rec, s, round > 0, alpha, n, convergence);
+            const m = s.shared;
+            if (s.alone && s.partial) rec.copy(s.partial, s.sums, n);
+            else if (s.partial) rec.copy(s.partial, s.outbox, m);
+            else if (m > 0) rec.copy(s.contrib, s.outbox, m, s.lo);
+            rec.copy(s.totals, s.outbox, 2, 0, m);
+          });
+          const out = await s.outbox.download();
+          return [out.subarray(0, s.shared), out.subarray(s.shared)] as const;
+        }),
+      );
+      exchanged += read.reduce((bytes, [shared]) => bytes + shared.byteLength + 8, 0);
+      let dangling = 0;
+      change = 0;
+      for (const [, totals] of read) {
+        dangling += totals[0]!;
+        change = l1 ? change + totals[1]! : Math.max(change, totals[1]!);
+      }
+      if (round > 0) {
+        iterations = round;
+        if (change < bound) {
+          converged = true;
+          break;
+        }
+      }
+      if (round >= maxIterations) break;
+      exchanged += exchange(
+        parts,
+        read.map(([shared]) => shared),
+        dangling,
+        n,
+      );
+    }
+    const slices = await Promise.all(parts.map((s) => s.ranks.download(s.lo, s.count)));
+    const ranks = new Float32Array(n);
+    parts.forEach((s, i) => {
+      ranks.set(slices[i]!, s.lo);
+    });
+    return {
+      ranks,
+      iterations,
+      converged,
+      ...(l1 && !converged ? { residual: change } : {}),
+      exchangedBytes: exchanged,
+    };
+  } finally {
+    for (const s of parts) s.destroy();
+  }
+}
+
+/**
+ * One iteration on one part: (after the first) the owned vertices' sums, next ranks and change; then their
+ * contributions and dangling ranks, both reduced; a directed part then its arcs' partial sums.
+ */
+async function recordIteration(
+  rec: Recorder,
+  s: RankPart,
+  update: boolean,
+  alpha: number,
+  n: number,
+  convergence: 'relative' | 'l1',
+): Promise<void> {
+  const w = s.graph.chunkedWeights;
+  const share: Functor =
+    s.outWeight && w
+      ? wgsl`(v: u32, u: u32, edge: u32) -> f32 { return ${s.contrib}[u] * f32(${load(w, 'edge')}); }`
+      : wgsl`(v: u32, u: u32, edge: u32) -> f32 { return ${s.contrib}[u]; }`;
+  const count = s.count;
+  if (count === 0) {
+    rec.clear(s.totals);
+  } else {
+    if (update) {
+      // An undirected part's rows are its owned vertices' in-edges too (an edge weighs the same both ways).
+      if (!s.partial) await neighborhoodReduce(rec, s.graph, 'all', share, s.sums);
+      await transform(
+        rec,
+        count,
+        wgsl`(i: u32) {
+  let v = ${u32(s.lo)} + i;
+  let next = ${nextRankFunctor(alpha, n)}(${s.sums}[v], ${s.global}[0]);
+  ${rw(s.change)}[i] = ${rankChangeFunctor(convergence)}(next, ${s.ranks}[v]);
+  ${rw(s.ranks)}[v] = next;
+}`,
+      );
+    }
+    const out = s.outWeight;
+    const { offsets } = s.graph;
+    const total = out
+      ? wgsl`(v: u32) -> f32 { return ${out}[v]; }`
+      : wgsl`(v: u32) -> f32 { return f32(${offsets}[v + 1u] - ${offsets}[v]); }`;
+    await transform(
+      rec,
+      count,
+      wgsl`(i: u32) {
+  let v = ${u32(s.lo)} + i;
+  let r = ${s.ranks}[v];
+  let t = ${total}(v);
+  ${rw(s.contrib)}[v] = select(0.0, r / t, t > 0.0);
+  ${rw(s.dangling)}[i] = select(r, 0.0, t > 0.0);
+}`,
+    );
+    await reduce(rec, s.dangling, { array: s.totals, index: 0 }, { count });
+    if (update) {
+      const monoid = convergence === 'l1' ? plus('f32') : max('f32');
+      await reduce(rec, s.change, { array: s.totals, index: 1 }, { monoid, count });
+    }
+  }
+  if (s.partial) {
+    await neighborhoodReduce(rec, s.graph, 'all', share, s.partial, { direction: 'in' });
+  }
+}
+
+/**
+ * Writes every part what the next iteration reads: the dangling total, and the others' contributions
+ * (undirected) or its owned vertices' sums of every part's partial sums (directed). Returns the bytes written.
+ */
+function exchange(parts: RankPart[], shared: Float32Array[], dangling: number, n: number): number {
+  let bytes = 0;
+  let sums: Float32Array | undefined;
+  if (parts[0]!.partial && !parts[0]!.alone) {
+    const total = new Float64Array(n);
+    for (const p of shared) for (let v = 0; v < n; v++) total[v]! += p[v]!;
+    sums = Float32Array.from(total);
+  }
+  parts.forEach((s, d) => {
+    s.global.upload([dangling]);
+    bytes += 4;
+    if (sums) {
+      s.sums.upload(sums.subarray(s.lo, s.hi), s.lo);
+      bytes += s.count * 4;
+      return;
+    }
+    parts.forEach((o, from) => {
+      if (from === d || o.count === 0) return;
+      s.contrib.upload(shared[from]!, o.lo);
+      bytes += o.count * 4;
+    });
+  });
+  return bytes;
+}

@@ -1,0 +1,100 @@
+import { atomic, InputError, onTarget, rw, u32, wgsl } from '@weft/gpu';
+import type { PartitionedGraph } from '@weft/graph';
+import { enact } from '@weft/operators';
+import { checkSource, type LoadBalanceOption, prepareLoadBalance } from './common.ts';
+import { MinExchangePart, minMergeRounds } from './partitioned-exchange.ts';
+import { decodeDistances, SsspProblem } from './sssp/sssp.ts';
+import { checkNonNegativeWeights } from './weights.ts';
+
+export type PartitionedSsspOptions = LoadBalanceOption;
+
+export interface PartitionedSsspResult {
+  /** Distances from the source; `Infinity` where unreachable (as `sssp`). */
+  distances: Float64Array;
+  /** Rounds of local relaxation and exchange (the last one changes nothing). */
+  rounds: number;
+  /** Bellman-Ford levels run on all parts together, over the run. */
+  iterations: number;
+  /** Bytes read back from the devices plus bytes written to them, over the run. */
+  exchangedBytes: number;
+}
+
+/**
+ * Single-source shortest paths over a graph partitioned across devices, with `sssp`'s weights (none, u32,
+ * i32 >= 0 or f32 >= 0) and distances. Every device holds the whole distance vector; a round is:
+ *
+ *     on each part: frontier Bellman-Ford (SsspProblem's levels) over its owned rows' out-arcs, from the
+ *       vertices whose distance dropped, to a local fixpoint
+ *     the distances that dropped go to the host as (id, distance) pairs, are min-merged there, and written
+ *       back to every device; an owned vertex lowered by another part joins its part's next frontier
+ *
+ * until a round lowers nothing anywhere.
+ */
+export async function ssspPartitioned(
+  graph: PartitionedGraph,
+  source: number,
+  options: PartitionedSsspOptions = {},
+): Promise<PartitionedSsspResult> {
+  checkSource(graph, source);
+  const n = graph.vertexCount;
+  const weights = graph.parts[0]!.graph.chunkedWeights;
+  if (weights && !['u32', 'i32', 'f32'].includes(weights.type)) {
+    throw new InputError(`unsupported weight type ${weights.type}`, 'graph.weights');
+  }
+  for (const p of graph.parts) {
+    await checkNonNegativeWeights(p.graph, 'SSSP');
+    await prepareLoadBalance(p.graph, options.loadBalance);
+  }
+  const states: { problem: SsspProblem; exchange: MinExchangePart; lo: number; hi: number }[] = [];
+  try {
+    for (const { graph: part, lo, hi } of graph.parts) {
+      const problem = new SsspProblem(part, { ...options, smallFrontier: 'off' });
+      states.push({
+        problem,
+        exchange: new MinExchangePart(part.device, problem.distances, n, 'partitioned sssp'),
+        lo,
+        hi,
+      });
+    }
+    // Every part's frontier starts with the source; only its owner's rows hold arcs out of it.
+    await Promise.all(
+      states.map(({ problem, exchange }) =>
+        onTarget(exchange.device, 'partitioned sssp reset', async (rec) => {
+          await problem.reset(rec, source);
+          await exchange.recordStart(rec);
+        }),
+      ),
+    );
+    const float = states[0]!.problem.float;
+    const global = new Uint32Array(n).fill(states[0]!.problem.unreached);
+    global[source] = 0;
+    let iterations = 0;
+    const { rounds, exchangedBytes } = await minMergeRounds(
+      states.map((s) => s.exchange),
+      global,
+      async (i, lowered) => {
+        const { problem, exchange, lo, hi } = states[i]!;
+        // Only owned vertices have arcs here: a part none of whose vertices dropped (or that does not own the
+        // source, at first) has nothing to relax.
+        const owned = (v: number) => v >= lo && v < hi;
+        if (lowered ? !lowered.some(owned) : !owned(source)) return false;
+        iterations += (await enact(exchange.device, problem)).iterations;
+        return true;
+      },
+      (i) => {
+        const { problem, lo, hi } = states[i]!;
+        const { items, length } = problem.queue.current;
+        return wgsl`(v: u32) {
+  if (v < ${u32(lo)} || v >= ${u32(hi)}) { return; }
+  ${rw(items)}[atomicAdd(&${atomic(length.array)}[0], 1u)] = v;
+}`;
+      },
+    );
+    return { distances: decodeDistances(global, float), rounds, iterations, exchangedBytes };
+  } finally {
+    for (const s of states) {
+      s.exchange.destroy();
+      s.problem.destroy();
+    }
+  }
+}
