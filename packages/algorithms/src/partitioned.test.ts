@@ -1,5 +1,6 @@
 import { requestDevices, type WeftDevice } from '@weft/gpu';
 import { type HostCsr, hostCsrFromEdgeList, PartitionedGraph, partitionCsr, uploadGraph } from '@weft/graph';
+import { mulberry32 } from '@weft/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bfsReference } from './bfs/reference.ts';
 import { componentsReference } from './components-reference.ts';
@@ -315,6 +316,38 @@ describe('ssspPartitioned', () => {
       await expect(ssspPartitioned(bad, 0)).rejects.toThrow(/weight -3 .* is negative/);
     } finally {
       bad.destroy();
+    }
+  });
+});
+
+describe('graphs past one part on one device (the 2^32-arc boundary simulated by an arc budget)', () => {
+  it('BFS, SSSP, PageRank and CC over several parts of one device match the references', async () => {
+    // A weighted random graph of 200 vertices: parts of at most 300 arcs stand for parts of 2^32 - 1.
+    const r = mulberry32(31);
+    const m = 700;
+    const src = Uint32Array.from({ length: m }, () => Math.floor(r() * 200));
+    const dst = Uint32Array.from({ length: m }, () => Math.floor(r() * 200));
+    const weights = Uint32Array.from({ length: m }, () => 1 + Math.floor(r() * 50));
+    const { csr } = hostCsrFromEdgeList({ vertexCount: 200, src, dst, weights, directed: false });
+    const graph = PartitionedGraph.upload([devices[0]!], csr, { maxArcsPerPart: 300 });
+    try {
+      expect(graph.parts.length).toBeGreaterThanOrEqual(Math.ceil(csr.edgeCount / 300));
+      expect(graph.parts.every((p) => p.graph.device === devices[0] && p.graph.edgeCount <= 300)).toBe(true);
+      expect(graph.parts.map((p) => p.base)).toEqual(
+        graph.parts.map((_, i) => graph.parts.slice(0, i).reduce((a, p) => a + p.graph.edgeCount, 0)),
+      );
+      const source = csr.targets[0]!;
+      const depths = (await bfsPartitioned(graph, source)).depths;
+      const wantDepths = bfsReference(csr, source).depths;
+      expect(Array.from(depths, (d) => (d === UNREACHED ? -1 : d))).toEqual(Array.from(wantDepths));
+      const distances = (await ssspPartitioned(graph, source)).distances;
+      expect(Array.from(distances)).toEqual(Array.from(ssspReference(csr, source)));
+      const { labels } = await connectedComponentsPartitioned(graph);
+      expect(Array.from(labels)).toEqual(Array.from(componentsReference(csr).labels));
+      const { ranks } = await pageRankPartitioned(graph, { weight: null });
+      expect(verifyPageRank(csr, ranks, { weight: null })).toBeNull();
+    } finally {
+      graph.destroy();
     }
   });
 });
