@@ -3,10 +3,11 @@ import type { PartitionedGraph } from '@weft/graph';
 import { enact } from '@weft/operators';
 import { checkSource, type LoadBalanceOption, prepareLoadBalance } from './common.ts';
 import { MinExchangePart, minMergeRounds } from './partitioned-exchange.ts';
-import { decodeDistances, SsspProblem } from './sssp/sssp.ts';
+import { decodeDistances, type SsspOptions, SsspProblem } from './sssp/sssp.ts';
 import { checkNonNegativeWeights } from './weights.ts';
 
-export type PartitionedSsspOptions = LoadBalanceOption;
+/** `weight`: each arc's weight computed by a WGSL edge functor, as `sssp`'s option (no weight array bound). */
+export type PartitionedSsspOptions = LoadBalanceOption & Pick<SsspOptions, 'weight'>;
 
 export interface PartitionedSsspResult {
   /** Distances from the source; `Infinity` where unreachable (as `sssp`). */
@@ -37,12 +38,12 @@ export async function ssspPartitioned(
 ): Promise<PartitionedSsspResult> {
   checkSource(graph, source);
   const n = graph.vertexCount;
-  const weights = graph.parts[0]!.graph.chunkedWeights;
+  const weights = options.weight === undefined ? graph.parts[0]!.graph.chunkedWeights : undefined;
   if (weights && !['u32', 'i32', 'f32'].includes(weights.type)) {
     throw new InputError(`unsupported weight type ${weights.type}`, 'graph.weights');
   }
   for (const p of graph.parts) {
-    await checkNonNegativeWeights(p.graph, 'SSSP');
+    if (weights) await checkNonNegativeWeights(p.graph, 'SSSP');
     await prepareLoadBalance(p.graph, options.loadBalance);
   }
   const states: { problem: SsspProblem; exchange: MinExchangePart; lo: number; hi: number }[] = [];

@@ -1,4 +1,4 @@
-import { requestDevices, type WeftDevice } from '@weft/gpu';
+import { requestDevices, type WeftDevice, wgsl } from '@weft/gpu';
 import { type HostCsr, hostCsrFromEdgeList, PartitionedGraph, partitionCsr, uploadGraph } from '@weft/graph';
 import { mulberry32 } from '@weft/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -346,6 +346,33 @@ describe('graphs past one part on one device (the 2^32-arc boundary simulated by
       expect(Array.from(labels)).toEqual(Array.from(componentsReference(csr).labels));
       const { ranks } = await pageRankPartitioned(graph, { weight: null });
       expect(verifyPageRank(csr, ranks, { weight: null })).toBeNull();
+    } finally {
+      graph.destroy();
+    }
+  });
+});
+
+describe('ssspPartitioned with computed weights', () => {
+  it('takes a weight functor instead of stored weights, over several parts', async () => {
+    const r = mulberry32(47);
+    const m = 400;
+    const src = Uint32Array.from({ length: m }, () => Math.floor(r() * 120));
+    const dst = Uint32Array.from({ length: m }, () => Math.floor(r() * 120));
+    const { csr } = hostCsrFromEdgeList({ vertexCount: 120, src, dst, directed: false });
+    // The same symmetric weight of each pair, stored for the reference and computed for the GPU.
+    const pair = (u: number, v: number) => ((Math.min(u, v) * 7 + Math.max(u, v) * 3) % 11) + 1;
+    const weights = new Uint32Array(csr.edgeCount);
+    for (let u = 0; u < csr.vertexCount; u++) {
+      for (let k = csr.offsets[u]!; k < csr.offsets[u + 1]!; k++) weights[k] = pair(u, csr.targets[k]!);
+    }
+    const weight = wgsl`(src: u32, dst: u32, edge: u32) -> u32 {
+  return ((min(src, dst) * 7u + max(src, dst) * 3u) % 11u) + 1u;
+}`;
+    const graph = PartitionedGraph.upload(devices.slice(0, 2), csr, { parts: 3 });
+    try {
+      const source = csr.targets[0]!;
+      const got = await ssspPartitioned(graph, source, { weight });
+      expect(Array.from(got.distances)).toEqual(Array.from(ssspReference({ ...csr, weights }, source)));
     } finally {
       graph.destroy();
     }
