@@ -1,10 +1,14 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { bfs, connectedComponents, pageRank, sssp } from '@weft/algorithms';
+import { bfs, connectedComponents, pageRank, sssp, ssspPartitioned } from '@weft/algorithms';
 import { requestDevice, type WeftDevice } from '@weft/gpu';
 import { hostCsrFromEdgeList, uploadGraph } from '@weft/graph';
-import { kroneckerMultigraphOnDevice, kroneckerMultigraphPartitioned } from '@weft/graph/generators';
+import {
+  kroneckerMultigraphOnDevice,
+  kroneckerMultigraphPartitioned,
+  pairWeightFunctor,
+} from '@weft/graph/generators';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
   buildKronOnDevice,
@@ -17,6 +21,7 @@ import {
   verifyComponentsStreamed,
   verifyPageRankStreamed,
   verifySsspOnGpu,
+  verifySsspPartitionedOnGpu,
   verifySsspStreamed,
   writeGapbsGraphs,
 } from './device-graphs.ts';
@@ -53,6 +58,41 @@ describe('Kronecker graphs built on the GPU for the bench', () => {
               `vertex ${v} at ${wrong}`,
             ).not.toBeNull();
           }
+        }
+      }
+    } finally {
+      whole.destroy();
+      parted.destroy();
+    }
+  });
+
+  it('check partitioned SSSP distances over parts, weights computed, a tight arc found in any part', async () => {
+    const d = await device();
+    const o = { scale: 8, edgeFactor: 1, seed: 3, weights: [1, 255] as [number, number] };
+    const whole = await kroneckerMultigraphOnDevice(d, o);
+    const parted = await kroneckerMultigraphPartitioned(
+      [d],
+      { ...o, weights: false },
+      { maxArcsPerPart: 200 },
+    );
+    const weight = pairWeightFunctor({ seed: o.seed, weights: o.weights });
+    try {
+      expect(parted.parts.length).toBeGreaterThan(2);
+      const offsets = await whole.offsets.download();
+      const source = [...Array(256).keys()].find((v) => offsets[v + 1]! > offsets[v]!)!;
+      const { distances } = await sssp(whole, source, { weight });
+      expect(await verifySsspPartitionedOnGpu(parted, source, distances, weight)).toBeNull();
+      const got = await ssspPartitioned(parted, source, { weight });
+      expect(Array.from(got.distances)).toEqual(Array.from(distances));
+      const far = [...distances.keys()].filter((v) => v !== source && Number.isFinite(distances[v]!));
+      for (const v of [far[0]!, far[far.length - 1]!]) {
+        for (const wrong of [distances[v]! + 1, distances[v]! - 1, Number.POSITIVE_INFINITY]) {
+          const bad = distances.slice();
+          bad[v] = wrong;
+          expect(
+            await verifySsspPartitionedOnGpu(parted, source, bad, weight),
+            `vertex ${v} at ${wrong}`,
+          ).not.toBeNull();
         }
       }
     } finally {

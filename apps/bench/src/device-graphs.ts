@@ -452,7 +452,30 @@ export async function verifySsspOnGpu(
   source: number,
   distances: Float64Array,
 ): Promise<string | null> {
-  const n = g.graph.vertexCount;
+  return verifySsspParts([{ graph: g.graph, offsets: async () => g.offsets }], source, distances, undefined);
+}
+
+/**
+ * {@link verifySsspOnGpu} on a partitioned graph whose weights `weight` computes (an edge functor, as
+ * `ssspPartitioned`'s option): a vertex's tight arc may lie in any part.
+ */
+export async function verifySsspPartitionedOnGpu(
+  graph: PartitionedGraph,
+  source: number,
+  distances: Float64Array,
+  weight: Functor,
+): Promise<string | null> {
+  const parts = graph.parts.map((p) => ({ graph: p.graph, offsets: () => p.graph.offsets.download() }));
+  return verifySsspParts(parts, source, distances, weight);
+}
+
+async function verifySsspParts(
+  parts: readonly { graph: DeviceGraph; offsets: () => Promise<Uint32Array> }[],
+  source: number,
+  distances: Float64Array,
+  weight: Functor | undefined,
+): Promise<string | null> {
+  const n = parts[0]!.graph.vertexCount;
   if (distances.length !== n) return `${distances.length} distances for ${n} vertices`;
   if (distances[source] !== 0) return `the source ${source} has distance ${distances[source]}`;
   const words = new Uint32Array(n);
@@ -462,36 +485,46 @@ export async function verifySsspOnGpu(
     else if (Number.isInteger(x) && x >= 0 && x < NONE) words[v] = x;
     else return `vertex ${v} has distance ${x}, not an integer below 2^32 - 1`;
   }
-  const device = g.graph.device;
-  const d = device.upload(words, { label: 'sssp distances to check' });
-  const tight = device.array('u32', Math.max(1, n), { label: 'sssp vertices with a tight arc' });
-  try {
-    await tight.fill(0);
-    const bad = await firstBadArc(
-      g,
-      true,
-      wgsl`(a: u32, u: u32, v: u32, w: u32) -> bool {
+  const tightAnywhere = new Uint8Array(n);
+  for (const part of parts) {
+    const device = part.graph.device;
+    const d = device.upload(words, { label: 'sssp distances to check' });
+    const tight = device.array('u32', Math.max(1, n), { label: 'sssp vertices with a tight arc' });
+    try {
+      await tight.fill(0);
+      const arcWeight = weight
+        ? wgsl`(a: u32, u: u32, v: u32, stored: u32) -> u32 { return ${weight}(u, v, a); }`
+        : wgsl`(a: u32, u: u32, v: u32, stored: u32) -> u32 { return stored; }`;
+      const bad = await firstBadArc(
+        part,
+        weight === undefined,
+        wgsl`(a: u32, u: u32, v: u32, stored: u32) -> bool {
   let du = ${d}[u];
   let dv = ${d}[v];
   if (du == ${u32(NONE)}) { return dv != ${u32(NONE)}; }
-  let s = du + w;
+  let s = du + ${arcWeight}(a, u, v, stored);
   if (s < du) { return true; }
   if (dv == s) { ${rw(tight)}[v] = 1u; }
   return dv > s;
 }`,
-    );
-    if (bad !== undefined) return `${await describeArc(g, bad)} breaks the SSSP distance rules`;
-    const flags = await tight.download(0, n);
-    for (let v = 0; v < n; v++) {
-      if (v !== source && words[v] !== NONE && flags[v] === 0) {
-        return `vertex ${v} at distance ${distances[v]} has no tight incoming arc`;
+      );
+      if (bad !== undefined) {
+        const arc = await describeArc({ graph: part.graph, offsets: await part.offsets() }, bad);
+        return `${arc} breaks the SSSP distance rules`;
       }
+      const flags = await tight.download(0, n);
+      for (let v = 0; v < n; v++) tightAnywhere[v]! |= flags[v]!;
+    } finally {
+      d.destroy();
+      tight.destroy();
     }
-    return null;
-  } finally {
-    d.destroy();
-    tight.destroy();
   }
+  for (let v = 0; v < n; v++) {
+    if (v !== source && words[v] !== NONE && tightAnywhere[v] === 0) {
+      return `vertex ${v} at distance ${distances[v]} has no tight incoming arc`;
+    }
+  }
+  return null;
 }
 
 /** Largest piece of one `write` call: Node refuses a single write of 2 GiB or more. */
