@@ -11,7 +11,7 @@ import {
   WeftError,
   wgsl,
 } from '@weft/gpu';
-import type { DeviceGraph, HostCsr, HostEdgeList } from '@weft/graph';
+import { checkDeviceGraph, type DeviceGraph, type HostCsr, type HostEdgeList } from '@weft/graph';
 import {
   type NeighborBlocks,
   type NeighborGraph,
@@ -51,6 +51,7 @@ import {
   slabDegree,
   slabParts,
 } from './neighbors.ts';
+import { placeKernel, S_BAD, S_BUMP, S_TOTAL, STATUS_WORDS } from './place-kernels.ts';
 import {
   rehashPlanKernel,
   rehashReleaseKernel,
@@ -131,6 +132,25 @@ export interface EdgeQueryResult {
   found: Uint32Array;
   /** Values of found edges (0 elsewhere); map variant only. */
   values?: Uint32Array | Int32Array | Float32Array;
+}
+
+/** @internal A CSR on the GPU, as the placement build reads it. */
+export interface CsrArrays {
+  vertexCount: number;
+  edgeCount: number;
+  directed: boolean;
+  offsets: DeviceArray<'u32'>;
+  targets: DeviceArray<'u32'>;
+  weights?: DeviceArray;
+}
+
+/** @internal A placement build split for timing (see {@link DynamicGraph.bulkBuild}). */
+export interface BulkBuild {
+  readonly graph: DynamicGraph;
+  /** Records the placement passes (GPU work only). */
+  record(rec: Recorder): Promise<void>;
+  /** After the recorded work ran: `'placed'`, or `'inserted'` when the insertion path built the tables. */
+  finish(): Promise<'placed' | 'inserted'>;
 }
 
 const DEFAULT_LOAD_FACTOR = 0.7;
@@ -245,29 +265,211 @@ export class DynamicGraph implements NeighborGraph {
   }
 
   /**
-   * Bulk build from a CSR (degrees are the hints; an undirected CSR already lists both directions). Values
-   * come from `csr.weights` when `options.values` is set (its type by default).
+   * Bulk build from a CSR (degrees are the hints unless `options.degreeHints` gives others; an undirected
+   * CSR already lists both directions). Values come from `csr.weights` when `options.values` is set (its
+   * type by default). The CSR is copied to the GPU and built as by {@link fromDeviceGraph}.
    */
   static async fromCsr(
     device: WeftDevice,
     csr: HostCsr,
     options: Partial<DynamicGraphOptions> = {},
   ): Promise<DynamicGraph> {
+    const where = 'DynamicGraph.fromCsr';
+    if (csr.offsets.length !== csr.vertexCount + 1 || csr.offsets[csr.vertexCount] !== csr.edgeCount) {
+      throw new InputError(
+        `csr.offsets must have vertexCount + 1 = ${csr.vertexCount + 1} entries ending at edgeCount ${csr.edgeCount}`,
+        where,
+      );
+    }
+    const made: DeviceArray[] = [];
+    const up = (data: Uint32Array | Int32Array | Float32Array, label: string) => {
+      const a = device.upload(data.length > 0 ? data : oneZero(data), { label });
+      made.push(a);
+      return a as DeviceArray<'u32'>;
+    };
+    try {
+      const arrays: CsrArrays = {
+        vertexCount: csr.vertexCount,
+        edgeCount: csr.edgeCount,
+        directed: csr.directed,
+        offsets: up(csr.offsets, 'bulk build offsets'),
+        targets: up(csr.targets, 'bulk build targets'),
+        ...(csr.weights ? { weights: up(csr.weights, 'bulk build weights') } : {}),
+      };
+      return await DynamicGraph.#build(device, arrays, options, where, csr.offsets);
+    } finally {
+      for (const a of made) a.destroy();
+    }
+  }
+
+  /**
+   * Bulk build from a CSR on the GPU (an unchunked {@link DeviceGraph} of this device; its row offsets are
+   * read back once for the degree hints). When every row is strictly increasing and holds no self-loop
+   * (checked on the GPU), keys are placed: each bucket counts its keys, a scan hands out collision slabs, and
+   * every key is written straight to its slot. Otherwise the arcs go through one insertion batch, as
+   * {@link fromArcs} (duplicates: the last one's value wins; self-loops dropped). Either way the tables are
+   * the same as an insertion build's. An undirected CSR lists both directions; values come from the
+   * graph's weights (their type, unless `options.values` names it).
+   */
+  static async fromDeviceGraph(
+    device: WeftDevice,
+    graph: DeviceGraph,
+    options: Partial<DynamicGraphOptions> = {},
+  ): Promise<DynamicGraph> {
+    const where = 'DynamicGraph.fromDeviceGraph';
+    checkDeviceGraph(graph, where);
+    if (graph.device !== device) throw new InputError('the graph lives on another device', where);
+    graph.requireUnchunked(where);
+    const weights = graph.weights;
+    return DynamicGraph.#build(
+      device,
+      {
+        vertexCount: graph.vertexCount,
+        edgeCount: graph.edgeCount,
+        directed: graph.directed,
+        offsets: graph.offsets,
+        targets: graph.targets,
+        ...(weights ? { weights } : {}),
+      },
+      options,
+      where,
+    );
+  }
+
+  static async #build(
+    device: WeftDevice,
+    csr: CsrArrays,
+    options: Partial<DynamicGraphOptions>,
+    where: string,
+    hostOffsets?: Uint32Array,
+  ): Promise<DynamicGraph> {
+    const build = await DynamicGraph.bulkBuild(device, csr, options, where, hostOffsets);
+    try {
+      await onTarget(device, 'dynamic bulk build', (rec) => build.record(rec));
+      await build.finish();
+    } catch (e) {
+      build.graph.destroy();
+      throw e;
+    }
+    return build.graph;
+  }
+
+  /**
+   * @internal The placement build in three steps, so that a bench can time the GPU work alone: empty
+   * tables sized from the degrees (and room for every collision slab the placement may take), the recorded
+   * passes, and `finish`, which reads the status back and runs the insertion path when the rows were not
+   * distinct keys (or the pool could not hold the chains).
+   */
+  static async bulkBuild(
+    device: WeftDevice,
+    csr: CsrArrays,
+    options: Partial<DynamicGraphOptions>,
+    where: string,
+    hostOffsets?: Uint32Array,
+  ): Promise<BulkBuild> {
     const n = csr.vertexCount;
-    const hints = new Uint32Array(n);
-    for (let v = 0; v < n; v++) hints[v] = csr.offsets[v + 1]! - csr.offsets[v]!;
-    const values = options.values ?? (csr.weights ? weightType(csr.weights) : undefined);
+    const m = csr.edgeCount;
+    const weights = csr.weights;
+    if (weights && weights.type !== 'u32' && weights.type !== 'i32' && weights.type !== 'f32') {
+      throw new InputError(`edge weights of type ${weights.type} cannot be values (u32, i32 or f32)`, where);
+    }
+    const values = options.values ?? (weights?.type as ValueType | undefined);
+    if (values !== undefined && weights === undefined) {
+      throw new InputError(`values: '${values}' needs edge weights, and the CSR has none`, where);
+    }
+    if (values !== undefined && weights !== undefined && weights.type !== values) {
+      throw new InputError(`the weights are ${weights.type} but values: '${values}' was asked for`, where);
+    }
+    const offsets = hostOffsets ?? (await csr.offsets.download(0, n + 1));
+    const hints =
+      options.degreeHints ?? Uint32Array.from({ length: n }, (_, v) => offsets[v + 1]! - offsets[v]!);
+    const loadFactor = options.loadFactor ?? DEFAULT_LOAD_FACTOR;
+    // Room for the worst case of the placement: a bucket of c keys takes ceil(c / KEY_SLOTS) - 1 collision
+    // slabs, at most m / KEY_SLOTS in all, so the pool never grows during the build.
+    const chains = Math.ceil(m / KEY_SLOTS);
+    let baseSlabs = 0;
+    if (loadFactor > 0 && loadFactor <= 1 && hints.length === n) {
+      for (let v = 0; v < n; v++) baseSlabs += bucketsFor(hints[v]!, loadFactor);
+    }
+    const maxSlabs = Math.floor(device.limits.maxStorageBufferBindingSize / (SLAB_WORDS * 4));
     const g = await DynamicGraph.create(device, {
       ...options,
       vertexCount: n,
       directed: csr.directed,
       degreeHints: hints,
+      slabCapacity: Math.max(options.slabCapacity ?? 0, Math.min(maxSlabs, baseSlabs + chains + MIN_SLABS)),
       ...(values ? { values } : {}),
     });
-    const src = new Uint32Array(csr.edgeCount);
-    for (let v = 0; v < n; v++) src.fill(v, csr.offsets[v]!, csr.offsets[v + 1]!);
-    await g.#insert(src, csr.targets, values ? csr.weights : undefined, false, {});
-    return g;
+    const base = g.#baseSlabs;
+    if (m > 0) await g.#store.reserve(Math.min(chains, g.slabCapacity - base), undefined, true);
+    const kernel = await device.kernel(placeKernel(values !== undefined));
+    const status = device.array('u32', STATUS_WORDS, { label: 'bulk build status' });
+    const grid = { m, buckets: base, ...g.#tableParams() };
+    const bindings = (rec: Recorder, parts: Record<string, DeviceArray>) => ({
+      slabs: g.slabs,
+      values: g.values,
+      vertices: g.vertices,
+      alloc: g.alloc,
+      offsets: csr.offsets,
+      targets: csr.targets,
+      weights: weights ?? csr.targets,
+      status,
+      counts: parts.counts ?? rec.scratch('u32', 1, 'no counts'),
+      rank: parts.rank ?? rec.scratch('u32', 1, 'no ranks'),
+      first: parts.first ?? csr.offsets,
+      out_src: parts.out_src ?? rec.scratch('u32', 1, 'no sources'),
+    });
+    const arcGroups = Math.ceil(m / WORKGROUP);
+    let finished = false;
+    return {
+      graph: g,
+      async record(rec) {
+        if (m === 0) return;
+        const counts = rec.scratch('u32', base, 'bulk build bucket counts');
+        const rank = rec.scratch('u32', m, 'bulk build ranks');
+        const first = rec.scratch('u32', base, 'bulk build first collision slabs');
+        rec.clear(counts);
+        rec.clear(status);
+        const all = bindings(rec, { counts, rank, first });
+        rec.dispatch(kernel, { entry: 'count_keys', bindings: all, params: grid, workgroups: arcGroups });
+        await transformScan(
+          rec,
+          base,
+          wgsl`(s: u32) -> u32 { return (max(${counts}[s], 1u) - 1u) / ${u32(KEY_SLOTS)}; }`,
+          first,
+          { total: { array: status, index: S_TOTAL } },
+        );
+        rec.dispatch(kernel, { entry: 'place_keys', bindings: all, params: grid, workgroups: arcGroups });
+        rec.dispatch(kernel, {
+          entry: 'link_chains',
+          bindings: all,
+          params: grid,
+          workgroups: Math.ceil(base / WORKGROUP),
+        });
+      },
+      async finish() {
+        if (finished) throw new InputError('finish() was called twice', where);
+        finished = true;
+        const src = device.array('u32', Math.max(m, 1), { label: 'bulk build sources' });
+        try {
+          const s = m === 0 ? undefined : await status.download();
+          if (!s || (s[S_BAD] === 0 && s[S_BUMP]! + s[S_TOTAL]! <= g.slabCapacity)) return 'placed';
+          await onTarget(device, 'dynamic bulk build sources', async (rec) => {
+            rec.dispatch(kernel, {
+              entry: 'arc_sources',
+              bindings: bindings(rec, { out_src: src }),
+              params: grid,
+              workgroups: arcGroups,
+            });
+          });
+          await g.#insert(src, csr.targets, values ? weights : undefined, false, {});
+          return 'inserted';
+        } finally {
+          src.destroy();
+          status.destroy();
+        }
+      },
+    };
   }
 
   /**
@@ -1058,6 +1260,12 @@ export function pairTableSize(items: number, maxBindingBytes: number): number {
     );
   }
   return size;
+}
+
+/** A one-element array of `data`'s type: it stands in for an empty one (a binding is never empty). */
+function oneZero(data: Uint32Array | Int32Array | Float32Array): Uint32Array | Int32Array | Float32Array {
+  if (data instanceof Float32Array) return new Float32Array(1);
+  return data instanceof Int32Array ? new Int32Array(1) : new Uint32Array(1);
 }
 
 function weightType(w: Uint32Array | Int32Array | Float32Array): ValueType {
