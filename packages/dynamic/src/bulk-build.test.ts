@@ -260,7 +260,7 @@ describe('DynamicGraph placement build', () => {
       plain.destroy();
       await expect(
         DynamicGraph.fromCsr(device, { ...csr, offsets: csr.offsets.subarray(0, 5) }),
-      ).rejects.toThrow(/vertexCount \+ 1/);
+      ).rejects.toThrow(/expected vertexCount \+ 1/);
     });
   });
 });

@@ -11,7 +11,13 @@ import {
   WeftError,
   wgsl,
 } from '@weft/gpu';
-import { checkDeviceGraph, type DeviceGraph, type HostCsr, type HostEdgeList } from '@weft/graph';
+import {
+  checkDeviceGraph,
+  type DeviceGraph,
+  type HostCsr,
+  type HostEdgeList,
+  validateCsr,
+} from '@weft/graph';
 import {
   type NeighborBlocks,
   type NeighborGraph,
@@ -134,8 +140,8 @@ export interface EdgeQueryResult {
   values?: Uint32Array | Int32Array | Float32Array;
 }
 
-/** @internal A CSR on the GPU, as the placement build reads it. */
-export interface CsrArrays {
+/** A CSR on the GPU, as the placement build reads it. */
+interface CsrArrays {
   vertexCount: number;
   edgeCount: number;
   directed: boolean;
@@ -274,13 +280,7 @@ export class DynamicGraph implements NeighborGraph {
     csr: HostCsr,
     options: Partial<DynamicGraphOptions> = {},
   ): Promise<DynamicGraph> {
-    const where = 'DynamicGraph.fromCsr';
-    if (csr.offsets.length !== csr.vertexCount + 1 || csr.offsets[csr.vertexCount] !== csr.edgeCount) {
-      throw new InputError(
-        `csr.offsets must have vertexCount + 1 = ${csr.vertexCount + 1} entries ending at edgeCount ${csr.edgeCount}`,
-        where,
-      );
-    }
+    validateCsr(csr);
     const made: DeviceArray[] = [];
     const up = (data: Uint32Array | Int32Array | Float32Array, label: string) => {
       const a = device.upload(data.length > 0 ? data : oneZero(data), { label });
@@ -296,7 +296,7 @@ export class DynamicGraph implements NeighborGraph {
         targets: up(csr.targets, 'bulk build targets'),
         ...(csr.weights ? { weights: up(csr.weights, 'bulk build weights') } : {}),
       };
-      return await DynamicGraph.#build(device, arrays, options, where, csr.offsets);
+      return await DynamicGraph.#build(device, arrays, options, 'DynamicGraph.fromCsr', csr.offsets);
     } finally {
       for (const a of made) a.destroy();
     }
