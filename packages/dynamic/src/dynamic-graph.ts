@@ -150,7 +150,7 @@ interface CsrArrays {
   weights?: DeviceArray;
 }
 
-/** @internal A placement build split for timing (see {@link DynamicGraph.bulkBuild}). */
+/** @internal A placement build split for timing (see `DynamicGraph.bulkBuild`). */
 export interface BulkBuild {
   readonly graph: DynamicGraph;
   /** Records the placement passes (GPU work only). */

@@ -6,6 +6,7 @@ import {
   ENTRY_HEAD,
   READ,
   tableWgsl,
+  V_BUCKETS,
   V_DEGREE,
   WORKGROUP,
   WRITE,
@@ -23,7 +24,9 @@ export const STATUS_WORDS = 4;
  * One thread per arc in `count_keys` and `place_keys` (its row found by a binary search narrowed to the rows of its
  * workgroup's arcs), one per base slab in `link_chains`; `arc_sources` writes each arc's row for the insertion path.
  * - `count_keys`: flags a row that is not strictly increasing, holds a loop or names no vertex (`status[S_BAD]`);
- *   else the key's bucket (its base slab) counts it, the count before it being its rank in the bucket.
+ *   else the key's bucket (its base slab) counts it, the count before it being its rank in the bucket. A
+ *   table of one bucket (most vertices of a skewed graph) needs no atomics: the rank is the key's place in
+ *   its row, and the row's first arc stores the count.
  *   Thread 0 keeps the bump pointer in `status[S_BUMP]`.
  * - between them an exclusive scan of each bucket's collision slabs, `(count - 1) / KEY_SLOTS`, into
  *   `first`, its total in `status[S_TOTAL]`.
@@ -86,11 +89,17 @@ fn count_keys(${ENTRY_ARGS}) {
   ${row}
   if (e == 0u) { atomicStore(&status[${S_BUMP}u], alloc[${A_BUMP}u]); }
   let k = targets[e];
-  if (k >= params.vertex_count || k == v || (e > offsets[v] && targets[e - 1u] >= k)) {
+  let start = offsets[v];
+  if (k >= params.vertex_count || k == v || (e > start && targets[e - 1u] >= k)) {
     atomicStore(&status[${S_BAD}u], 1u);
     return;
   }
-  rank[e] = atomicAdd(&counts[bucket_slab(v, k)], 1u);
+  let s = bucket_slab(v, k);
+  if (vertex_word(v, ${V_BUCKETS}u) == 1u) {
+    if (e == start) { atomicStore(&counts[s], offsets[v + 1u] - start); }
+  } else {
+    rank[e] = atomicAdd(&counts[s], 1u);
+  }
 }
 
 ${ENTRY_HEAD}
@@ -99,13 +108,15 @@ fn place_keys(${ENTRY_ARGS}) {
   if (!placeable()) { return; }
   let k = targets[e];
   let s = bucket_slab(v, k);
-  let r = rank[e];
+  let start = offsets[v];
+  var r = e - start;
+  if (vertex_word(v, ${V_BUCKETS}u) != 1u) { r = rank[e]; }
   var slab = s;
   if (r >= KEY_SLOTS) { slab = atomicLoad(&status[${S_BUMP}u]) + first[s] + r / KEY_SLOTS - 1u; }
   let at = slab * 32u + r % KEY_SLOTS;
   slabs[at] = k;
   ${withValues ? 'values[at] = weights[e];' : ''}
-  if (e == offsets[v]) { vertices[v * 4u + ${V_DEGREE}u] = offsets[v + 1u] - e; }
+  if (e == start) { vertices[v * 4u + ${V_DEGREE}u] = offsets[v + 1u] - start; }
 }
 
 ${ENTRY_HEAD}
