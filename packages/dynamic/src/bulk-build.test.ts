@@ -214,6 +214,28 @@ describe('DynamicGraph placement build', () => {
     });
   });
 
+  it('arc counts around a tile (256 arcs), rows across tile boundaries, empty rows between', async () => {
+    await gpuTest(async (device) => {
+      for (const m of [1, 255, 256, 257, 513]) {
+        // Rows of 1..40 keys with an empty row after every third: the tiles cut rows at varying places.
+        const rows: number[][] = [];
+        for (let left = m, v = 0; left > 0; v++) {
+          const d = v % 3 === 2 ? 0 : Math.min(left, 1 + ((v * 17) % 40));
+          rows.push(Array.from({ length: d }, (_, i) => i * 3 + (v % 2)));
+          left -= d;
+        }
+        while (rows.length < 130) rows.push([]);
+        // A key equal to its row (a loop) becomes 129, beyond every other key; rows sorted again.
+        const sorted = rows.map((r, v) => r.map((k) => (k === v ? 129 : k)).sort((a, b) => a - b));
+        const csr = csrOf(sorted, true, 'u32');
+        expect(csr.edgeCount).toBe(m);
+        const g = await placed(device, csr, 'placed');
+        await expectTablesMatch(g, modelOf(csr), `${m} arcs`);
+        g.destroy();
+      }
+    });
+  });
+
   it('empty graphs, one vertex, no edges', async () => {
     await gpuTest(async (device) => {
       for (const rows of [[], [[]], [[], [], []]]) {

@@ -418,8 +418,20 @@ export class DynamicGraph implements NeighborGraph {
       rank: parts.rank ?? rec.scratch('u32', 1, 'no ranks'),
       first: parts.first ?? csr.offsets,
       out_src: parts.out_src ?? rec.scratch('u32', 1, 'no sources'),
+      tile_rows: parts.tile_rows ?? rec.scratch('u32', 1, 'no tile rows'),
     });
     const arcGroups = Math.ceil(m / WORKGROUP);
+    /** Each arc tile's first row, found once for the passes over the arcs. */
+    const tileRows = (rec: Recorder) => {
+      const tile_rows = rec.scratch('u32', arcGroups + 1, 'bulk build tile rows');
+      rec.dispatch(kernel, {
+        entry: 'tile_starts',
+        bindings: bindings(rec, { tile_rows }),
+        params: grid,
+        workgroups: Math.ceil((arcGroups + 1) / WORKGROUP),
+      });
+      return tile_rows;
+    };
     let finished = false;
     return {
       graph: g,
@@ -430,7 +442,7 @@ export class DynamicGraph implements NeighborGraph {
         const first = rec.scratch('u32', base, 'bulk build first collision slabs');
         rec.clear(counts);
         rec.clear(status);
-        const all = bindings(rec, { counts, rank, first });
+        const all = bindings(rec, { counts, rank, first, tile_rows: tileRows(rec) });
         rec.dispatch(kernel, { entry: 'count_keys', bindings: all, params: grid, workgroups: arcGroups });
         await transformScan(
           rec,
@@ -450,22 +462,24 @@ export class DynamicGraph implements NeighborGraph {
       async finish() {
         if (finished) throw new InputError('finish() was called twice', where);
         finished = true;
-        const src = device.array('u32', Math.max(m, 1), { label: 'bulk build sources' });
+        let src: DeviceArray<'u32'> | undefined;
         try {
           const s = m === 0 ? undefined : await status.download();
           if (!s || (s[S_BAD] === 0 && s[S_BUMP]! + s[S_TOTAL]! <= g.slabCapacity)) return 'placed';
+          const out_src = device.array('u32', m, { label: 'bulk build sources' });
+          src = out_src;
           await onTarget(device, 'dynamic bulk build sources', async (rec) => {
             rec.dispatch(kernel, {
               entry: 'arc_sources',
-              bindings: bindings(rec, { out_src: src }),
+              bindings: bindings(rec, { out_src, tile_rows: tileRows(rec) }),
               params: grid,
               workgroups: arcGroups,
             });
           });
-          await g.#insert(src, csr.targets, values ? weights : undefined, false, {});
+          await g.#insert(out_src, csr.targets, values ? weights : undefined, false, {});
           return 'inserted';
         } finally {
-          src.destroy();
+          src?.destroy();
           status.destroy();
         }
       },

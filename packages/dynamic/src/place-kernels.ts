@@ -21,8 +21,10 @@ export const STATUS_WORDS = 4;
 /**
  * The placement build of fresh tables from a CSR whose rows hold distinct keys (Awad et al.'s bulk build
  * without probing): every key's bucket is known, so a counting placement writes it straight to its slot.
- * One thread per arc in `count_keys` and `place_keys` (its row found by a binary search narrowed to the rows of its
- * workgroup's arcs), one per base slab in `link_chains`; `arc_sources` writes each arc's row for the insertion path.
+ * One thread per arc in `count_keys` and `place_keys`, one per base slab in `link_chains`; `arc_sources` writes each
+ * arc's row for the insertion path. An arc finds its row by a binary search between the rows of its tile's
+ * first arc and the next tile's, which `tile_starts` finds first, a thread per tile (a search all threads of
+ * a workgroup waited on would stall it for the whole search's latency).
  * - `count_keys`: flags a row that is not strictly increasing, holds a loop or names no vertex (`status[S_BAD]`);
  *   else the key's bucket (its base slab) counts it, the count before it being its rank in the bucket. A
  *   table of one bucket (most vertices of a skewed graph) needs no atomics: the rank is the key's place in
@@ -37,13 +39,10 @@ export const STATUS_WORDS = 4;
  */
 export function placeKernel(withValues: boolean): KernelDefinition {
   const row = /* wgsl */ `
-  let first_arc = weft_workgroup_index(wid, nwg) * ${WORKGROUP}u;
-  if (lid == 0u) { wg_rows[0] = row_of(first_arc, 0u, params.vertex_count); }
-  if (lid == 1u) { wg_rows[1] = row_of(min(first_arc + ${WORKGROUP - 1}u, params.m - 1u), 0u, params.vertex_count); }
-  workgroupBarrier();
-  let e = first_arc + lid;
+  let tile = weft_workgroup_index(wid, nwg);
+  let e = tile * ${WORKGROUP}u + lid;
   if (e >= params.m) { return; }
-  let v = row_of(e, wg_rows[0], wg_rows[1] + 1u);`;
+  let v = row_of(e, tile_rows[tile], tile_rows[tile + 1u] + 1u);`;
   return {
     label: `dynamic placement build${withValues ? ' (map)' : ''}`,
     bindings: {
@@ -59,12 +58,12 @@ export function placeKernel(withValues: boolean): KernelDefinition {
       first: READ,
       status: ATOMIC,
       out_src: WRITE,
+      tile_rows: WRITE,
     },
     params: { m: 'u32', buckets: 'u32', vertex_count: 'u32', slab_capacity: 'u32' },
-    entryPoints: ['count_keys', 'place_keys', 'link_chains', 'arc_sources'],
+    entryPoints: ['tile_starts', 'count_keys', 'place_keys', 'link_chains', 'arc_sources'],
     code: /* wgsl */ `
 ${tableWgsl(false, false)}
-var<workgroup> wg_rows: array<u32, 2>;
 
 // The row holding arc e: the last v in [lo, hi) with offsets[v] <= e (empty rows before it share its offset).
 fn row_of(e: u32, lo_in: u32, hi_in: u32) -> u32 {
@@ -82,6 +81,15 @@ fn row_of(e: u32, lo_in: u32, hi_in: u32) -> u32 {
 fn placeable() -> bool {
   return atomicLoad(&status[${S_BAD}u]) == 0u
     && atomicLoad(&status[${S_BUMP}u]) + atomicLoad(&status[${S_TOTAL}u]) <= params.slab_capacity;
+}
+
+${ENTRY_HEAD}
+fn tile_starts(${ENTRY_ARGS}) {
+  let t = weft_workgroup_index(wid, nwg) * ${WORKGROUP}u + lid;
+  let tiles = (params.m + ${WORKGROUP - 1}u) / ${WORKGROUP}u;
+  if (t > tiles) { return; }
+  if (t == tiles) { tile_rows[t] = params.vertex_count - 1u; return; }
+  tile_rows[t] = row_of(t * ${WORKGROUP}u, 0u, params.vertex_count);
 }
 
 ${ENTRY_HEAD}
