@@ -57,7 +57,17 @@ import {
   slabDegree,
   slabParts,
 } from './neighbors.ts';
-import { placeKernel, S_BAD, S_BUMP, S_TOTAL, STATUS_WORDS } from './place-kernels.ts';
+import {
+  arcSourcesKernel,
+  countKeysKernel,
+  linkChainsKernel,
+  placeKeysKernel,
+  S_BAD,
+  S_BUMP,
+  S_TOTAL,
+  STATUS_WORDS,
+  tileStartsKernel,
+} from './place-kernels.ts';
 import {
   rehashPlanKernel,
   rehashReleaseKernel,
@@ -402,32 +412,21 @@ export class DynamicGraph implements NeighborGraph {
     });
     const base = g.#baseSlabs;
     if (m > 0) await g.#store.reserve(Math.min(chains, g.slabCapacity - base), undefined, true);
-    const kernel = await device.kernel(placeKernel(values !== undefined));
+    const withValues = values !== undefined;
+    const tileStarts = await device.kernel(tileStartsKernel());
+    const countKeys = await device.kernel(countKeysKernel());
+    const placeKeys = await device.kernel(placeKeysKernel(withValues));
+    const linkChains = await device.kernel(linkChainsKernel());
+    const arcSources = await device.kernel(arcSourcesKernel());
     const status = device.array('u32', STATUS_WORDS, { label: 'bulk build status' });
-    const grid = { m, buckets: base, ...g.#tableParams() };
-    const bindings = (rec: Recorder, parts: Record<string, DeviceArray>) => ({
-      slabs: g.slabs,
-      values: g.values,
-      vertices: g.vertices,
-      alloc: g.alloc,
-      offsets: csr.offsets,
-      targets: csr.targets,
-      weights: weights ?? csr.targets,
-      status,
-      counts: parts.counts ?? rec.scratch('u32', 1, 'no counts'),
-      rank: parts.rank ?? rec.scratch('u32', 1, 'no ranks'),
-      first: parts.first ?? csr.offsets,
-      out_src: parts.out_src ?? rec.scratch('u32', 1, 'no sources'),
-      tile_rows: parts.tile_rows ?? rec.scratch('u32', 1, 'no tile rows'),
-    });
+    const arcParams = { m, vertex_count: n };
     const arcGroups = Math.ceil(m / WORKGROUP);
     /** Each arc tile's first row, found once for the passes over the arcs. */
     const tileRows = (rec: Recorder) => {
       const tile_rows = rec.scratch('u32', arcGroups + 1, 'bulk build tile rows');
-      rec.dispatch(kernel, {
-        entry: 'tile_starts',
-        bindings: bindings(rec, { tile_rows }),
-        params: grid,
+      rec.dispatch(tileStarts, {
+        bindings: { offsets: csr.offsets, tile_rows },
+        params: arcParams,
         workgroups: Math.ceil((arcGroups + 1) / WORKGROUP),
       });
       return tile_rows;
@@ -442,8 +441,22 @@ export class DynamicGraph implements NeighborGraph {
         const first = rec.scratch('u32', base, 'bulk build first collision slabs');
         rec.clear(counts);
         rec.clear(status);
-        const all = bindings(rec, { counts, rank, first, tile_rows: tileRows(rec) });
-        rec.dispatch(kernel, { entry: 'count_keys', bindings: all, params: grid, workgroups: arcGroups });
+        const tile_rows = tileRows(rec);
+        const { offsets, targets } = csr;
+        rec.dispatch(countKeys, {
+          bindings: {
+            offsets,
+            targets,
+            vertices: g.vertices,
+            alloc: g.alloc,
+            tile_rows,
+            counts,
+            rank,
+            status,
+          },
+          params: arcParams,
+          workgroups: arcGroups,
+        });
         await transformScan(
           rec,
           base,
@@ -451,11 +464,25 @@ export class DynamicGraph implements NeighborGraph {
           first,
           { total: { array: status, index: S_TOTAL } },
         );
-        rec.dispatch(kernel, { entry: 'place_keys', bindings: all, params: grid, workgroups: arcGroups });
-        rec.dispatch(kernel, {
-          entry: 'link_chains',
-          bindings: all,
-          params: grid,
+        const capacity = { slab_capacity: g.slabCapacity };
+        rec.dispatch(placeKeys, {
+          bindings: {
+            slabs: g.slabs,
+            vertices: g.vertices,
+            offsets,
+            targets,
+            tile_rows,
+            rank,
+            first,
+            status,
+            ...(withValues ? { values: g.values, weights: weights! } : {}),
+          },
+          params: { ...arcParams, ...capacity },
+          workgroups: arcGroups,
+        });
+        rec.dispatch(linkChains, {
+          bindings: { slabs: g.slabs, alloc: g.alloc, counts, first, status },
+          params: { buckets: base, ...capacity },
           workgroups: Math.ceil(base / WORKGROUP),
         });
       },
@@ -469,14 +496,13 @@ export class DynamicGraph implements NeighborGraph {
           const out_src = device.array('u32', m, { label: 'bulk build sources' });
           src = out_src;
           await onTarget(device, 'dynamic bulk build sources', async (rec) => {
-            rec.dispatch(kernel, {
-              entry: 'arc_sources',
-              bindings: bindings(rec, { out_src, tile_rows: tileRows(rec) }),
-              params: grid,
+            rec.dispatch(arcSources, {
+              bindings: { offsets: csr.offsets, tile_rows: tileRows(rec), out_src },
+              params: arcParams,
               workgroups: arcGroups,
             });
           });
-          await g.#insert(out_src, csr.targets, values ? weights : undefined, false, {});
+          await g.#insert(out_src, csr.targets, withValues ? weights : undefined, false, {});
           return 'inserted';
         } finally {
           src?.destroy();
