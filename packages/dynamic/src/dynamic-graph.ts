@@ -411,13 +411,21 @@ export class DynamicGraph implements NeighborGraph {
       ...(values ? { values } : {}),
     });
     const base = g.#baseSlabs;
-    if (m > 0) await g.#store.reserve(Math.min(chains, g.slabCapacity - base), undefined, true);
     const withValues = values !== undefined;
-    const tileStarts = await device.kernel(tileStartsKernel());
-    const countKeys = await device.kernel(countKeysKernel());
-    const placeKeys = await device.kernel(placeKeysKernel(withValues));
-    const linkChains = await device.kernel(linkChainsKernel());
-    const arcSources = await device.kernel(arcSourcesKernel());
+    const kernels = async () => {
+      if (m > 0) await g.#store.reserve(Math.min(chains, g.slabCapacity - base), undefined, true);
+      return Promise.all([
+        device.kernel(tileStartsKernel()),
+        device.kernel(countKeysKernel()),
+        device.kernel(placeKeysKernel(withValues)),
+        device.kernel(linkChainsKernel()),
+        device.kernel(arcSourcesKernel()),
+      ]);
+    };
+    const [tileStarts, countKeys, placeKeys, linkChains, arcSources] = await kernels().catch((e) => {
+      g.destroy();
+      throw e;
+    });
     const status = device.array('u32', STATUS_WORDS, { label: 'bulk build status' });
     const arcParams = { m, vertex_count: n };
     const arcGroups = Math.ceil(m / WORKGROUP);
