@@ -11,7 +11,13 @@ import {
   WeftError,
   wgsl,
 } from '@weft/gpu';
-import type { DeviceGraph, HostCsr, HostEdgeList } from '@weft/graph';
+import {
+  checkDeviceGraph,
+  type DeviceGraph,
+  type HostCsr,
+  type HostEdgeList,
+  validateCsr,
+} from '@weft/graph';
 import {
   type NeighborBlocks,
   type NeighborGraph,
@@ -51,6 +57,17 @@ import {
   slabDegree,
   slabParts,
 } from './neighbors.ts';
+import {
+  arcSourcesKernel,
+  countKeysKernel,
+  linkChainsKernel,
+  placeKeysKernel,
+  S_BAD,
+  S_BUMP,
+  S_TOTAL,
+  STATUS_WORDS,
+  tileStartsKernel,
+} from './place-kernels.ts';
 import {
   rehashPlanKernel,
   rehashReleaseKernel,
@@ -131,6 +148,25 @@ export interface EdgeQueryResult {
   found: Uint32Array;
   /** Values of found edges (0 elsewhere); map variant only. */
   values?: Uint32Array | Int32Array | Float32Array;
+}
+
+/** A CSR on the GPU, as the placement build reads it. */
+interface CsrArrays {
+  vertexCount: number;
+  edgeCount: number;
+  directed: boolean;
+  offsets: DeviceArray<'u32'>;
+  targets: DeviceArray<'u32'>;
+  weights?: DeviceArray;
+}
+
+/** @internal A placement build split for timing (see `DynamicGraph.bulkBuild`). */
+export interface BulkBuild {
+  readonly graph: DynamicGraph;
+  /** Records the placement passes (GPU work only). */
+  record(rec: Recorder): Promise<void>;
+  /** After the recorded work ran: `'placed'`, or `'inserted'` when the insertion path built the tables. */
+  finish(): Promise<'placed' | 'inserted'>;
 }
 
 const DEFAULT_LOAD_FACTOR = 0.7;
@@ -245,29 +281,243 @@ export class DynamicGraph implements NeighborGraph {
   }
 
   /**
-   * Bulk build from a CSR (degrees are the hints; an undirected CSR already lists both directions). Values
-   * come from `csr.weights` when `options.values` is set (its type by default).
+   * Bulk build from a CSR (degrees are the hints unless `options.degreeHints` gives others; an undirected
+   * CSR already lists both directions). Values come from `csr.weights` when `options.values` is set (its
+   * type by default). The CSR is copied to the GPU and built as by {@link fromDeviceGraph}.
    */
   static async fromCsr(
     device: WeftDevice,
     csr: HostCsr,
     options: Partial<DynamicGraphOptions> = {},
   ): Promise<DynamicGraph> {
+    validateCsr(csr);
+    const made: DeviceArray[] = [];
+    const up = (data: Uint32Array | Int32Array | Float32Array, label: string) => {
+      const a = device.upload(data.length > 0 ? data : oneZero(data), { label });
+      made.push(a);
+      return a as DeviceArray<'u32'>;
+    };
+    try {
+      const arrays: CsrArrays = {
+        vertexCount: csr.vertexCount,
+        edgeCount: csr.edgeCount,
+        directed: csr.directed,
+        offsets: up(csr.offsets, 'bulk build offsets'),
+        targets: up(csr.targets, 'bulk build targets'),
+        ...(csr.weights ? { weights: up(csr.weights, 'bulk build weights') } : {}),
+      };
+      return await DynamicGraph.#build(device, arrays, options, 'DynamicGraph.fromCsr', csr.offsets);
+    } finally {
+      for (const a of made) a.destroy();
+    }
+  }
+
+  /**
+   * Bulk build from a CSR on the GPU (an unchunked {@link DeviceGraph} of this device; its row offsets are
+   * read back once for the degree hints). When every row is strictly increasing and holds no self-loop
+   * (checked on the GPU), keys are placed: each bucket counts its keys, a scan hands out collision slabs, and
+   * every key is written straight to its slot. Otherwise the arcs go through one insertion batch, as
+   * {@link fromArcs} (duplicates: the last one's value wins; self-loops dropped). Either way the tables are
+   * the same as an insertion build's. An undirected CSR lists both directions; values come from the
+   * graph's weights (their type, unless `options.values` names it).
+   */
+  static async fromDeviceGraph(
+    device: WeftDevice,
+    graph: DeviceGraph,
+    options: Partial<DynamicGraphOptions> = {},
+  ): Promise<DynamicGraph> {
+    const where = 'DynamicGraph.fromDeviceGraph';
+    checkDeviceGraph(graph, where);
+    if (graph.device !== device) throw new InputError('the graph lives on another device', where);
+    graph.requireUnchunked(where);
+    const weights = graph.weights;
+    return DynamicGraph.#build(
+      device,
+      {
+        vertexCount: graph.vertexCount,
+        edgeCount: graph.edgeCount,
+        directed: graph.directed,
+        offsets: graph.offsets,
+        targets: graph.targets,
+        ...(weights ? { weights } : {}),
+      },
+      options,
+      where,
+    );
+  }
+
+  static async #build(
+    device: WeftDevice,
+    csr: CsrArrays,
+    options: Partial<DynamicGraphOptions>,
+    where: string,
+    hostOffsets?: Uint32Array,
+  ): Promise<DynamicGraph> {
+    const build = await DynamicGraph.bulkBuild(device, csr, options, where, hostOffsets);
+    try {
+      await onTarget(device, 'dynamic bulk build', (rec) => build.record(rec));
+      await build.finish();
+    } catch (e) {
+      build.graph.destroy();
+      throw e;
+    }
+    return build.graph;
+  }
+
+  /**
+   * @internal The placement build in three steps, so that a bench can time the GPU work alone: empty
+   * tables sized from the degrees (and room for every collision slab the placement may take), the recorded
+   * passes, and `finish`, which reads the status back and runs the insertion path when the rows were not
+   * distinct keys (or the pool could not hold the chains).
+   */
+  static async bulkBuild(
+    device: WeftDevice,
+    csr: CsrArrays,
+    options: Partial<DynamicGraphOptions>,
+    where: string,
+    hostOffsets?: Uint32Array,
+  ): Promise<BulkBuild> {
     const n = csr.vertexCount;
-    const hints = new Uint32Array(n);
-    for (let v = 0; v < n; v++) hints[v] = csr.offsets[v + 1]! - csr.offsets[v]!;
-    const values = options.values ?? (csr.weights ? weightType(csr.weights) : undefined);
+    const m = csr.edgeCount;
+    const weights = csr.weights;
+    if (weights && weights.type !== 'u32' && weights.type !== 'i32' && weights.type !== 'f32') {
+      throw new InputError(`edge weights of type ${weights.type} cannot be values (u32, i32 or f32)`, where);
+    }
+    const values = options.values ?? (weights?.type as ValueType | undefined);
+    if (values !== undefined && weights === undefined) {
+      throw new InputError(`values: '${values}' needs edge weights, and the CSR has none`, where);
+    }
+    if (values !== undefined && weights !== undefined && weights.type !== values) {
+      throw new InputError(`the weights are ${weights.type} but values: '${values}' was asked for`, where);
+    }
+    const offsets = hostOffsets ?? (await csr.offsets.download(0, n + 1));
+    const hints =
+      options.degreeHints ?? Uint32Array.from({ length: n }, (_, v) => offsets[v + 1]! - offsets[v]!);
+    const loadFactor = options.loadFactor ?? DEFAULT_LOAD_FACTOR;
+    // Room for the worst case of the placement: a bucket of c keys takes ceil(c / KEY_SLOTS) - 1 collision
+    // slabs, at most m / KEY_SLOTS in all, so the pool never grows during the build.
+    const chains = Math.ceil(m / KEY_SLOTS);
+    let baseSlabs = 0;
+    if (loadFactor > 0 && loadFactor <= 1 && hints.length === n) {
+      for (let v = 0; v < n; v++) baseSlabs += bucketsFor(hints[v]!, loadFactor);
+    }
+    const maxSlabs = Math.floor(device.limits.maxStorageBufferBindingSize / (SLAB_WORDS * 4));
     const g = await DynamicGraph.create(device, {
       ...options,
       vertexCount: n,
       directed: csr.directed,
       degreeHints: hints,
+      slabCapacity: Math.max(options.slabCapacity ?? 0, Math.min(maxSlabs, baseSlabs + chains + MIN_SLABS)),
       ...(values ? { values } : {}),
     });
-    const src = new Uint32Array(csr.edgeCount);
-    for (let v = 0; v < n; v++) src.fill(v, csr.offsets[v]!, csr.offsets[v + 1]!);
-    await g.#insert(src, csr.targets, values ? csr.weights : undefined, false, {});
-    return g;
+    const base = g.#baseSlabs;
+    const withValues = values !== undefined;
+    const kernels = async () => {
+      if (m > 0) await g.#store.reserve(Math.min(chains, g.slabCapacity - base), undefined, true);
+      return Promise.all([
+        device.kernel(tileStartsKernel()),
+        device.kernel(countKeysKernel()),
+        device.kernel(placeKeysKernel(withValues)),
+        device.kernel(linkChainsKernel()),
+        device.kernel(arcSourcesKernel()),
+      ]);
+    };
+    const [tileStarts, countKeys, placeKeys, linkChains, arcSources] = await kernels().catch((e) => {
+      g.destroy();
+      throw e;
+    });
+    const status = device.array('u32', STATUS_WORDS, { label: 'bulk build status' });
+    const arcParams = { m, vertex_count: n };
+    const arcGroups = Math.ceil(m / WORKGROUP);
+    /** Each arc tile's first row, found once for the passes over the arcs. */
+    const tileRows = (rec: Recorder) => {
+      const tile_rows = rec.scratch('u32', arcGroups + 1, 'bulk build tile rows');
+      rec.dispatch(tileStarts, {
+        bindings: { offsets: csr.offsets, tile_rows },
+        params: arcParams,
+        workgroups: Math.ceil((arcGroups + 1) / WORKGROUP),
+      });
+      return tile_rows;
+    };
+    let finished = false;
+    return {
+      graph: g,
+      async record(rec) {
+        if (m === 0) return;
+        const counts = rec.scratch('u32', base, 'bulk build bucket counts');
+        const rank = rec.scratch('u32', m, 'bulk build ranks');
+        const first = rec.scratch('u32', base, 'bulk build first collision slabs');
+        rec.clear(counts);
+        rec.clear(status);
+        const tile_rows = tileRows(rec);
+        const { offsets, targets } = csr;
+        rec.dispatch(countKeys, {
+          bindings: {
+            offsets,
+            targets,
+            vertices: g.vertices,
+            alloc: g.alloc,
+            tile_rows,
+            counts,
+            rank,
+            status,
+          },
+          params: arcParams,
+          workgroups: arcGroups,
+        });
+        await transformScan(
+          rec,
+          base,
+          wgsl`(s: u32) -> u32 { return (max(${counts}[s], 1u) - 1u) / ${u32(KEY_SLOTS)}; }`,
+          first,
+          { total: { array: status, index: S_TOTAL } },
+        );
+        const capacity = { slab_capacity: g.slabCapacity };
+        rec.dispatch(placeKeys, {
+          bindings: {
+            slabs: g.slabs,
+            vertices: g.vertices,
+            offsets,
+            targets,
+            tile_rows,
+            rank,
+            first,
+            status,
+            ...(withValues ? { values: g.values, weights: weights! } : {}),
+          },
+          params: { ...arcParams, ...capacity },
+          workgroups: arcGroups,
+        });
+        rec.dispatch(linkChains, {
+          bindings: { slabs: g.slabs, alloc: g.alloc, counts, first, status },
+          params: { buckets: base, ...capacity },
+          workgroups: Math.ceil(base / WORKGROUP),
+        });
+      },
+      async finish() {
+        if (finished) throw new InputError('finish() was called twice', where);
+        finished = true;
+        let src: DeviceArray<'u32'> | undefined;
+        try {
+          const s = m === 0 ? undefined : await status.download();
+          if (!s || (s[S_BAD] === 0 && s[S_BUMP]! + s[S_TOTAL]! <= g.slabCapacity)) return 'placed';
+          const out_src = device.array('u32', m, { label: 'bulk build sources' });
+          src = out_src;
+          await onTarget(device, 'dynamic bulk build sources', async (rec) => {
+            rec.dispatch(arcSources, {
+              bindings: { offsets: csr.offsets, tile_rows: tileRows(rec), out_src },
+              params: arcParams,
+              workgroups: arcGroups,
+            });
+          });
+          await g.#insert(out_src, csr.targets, withValues ? weights : undefined, false, {});
+          return 'inserted';
+        } finally {
+          src?.destroy();
+          status.destroy();
+        }
+      },
+    };
   }
 
   /**
@@ -1058,6 +1308,12 @@ export function pairTableSize(items: number, maxBindingBytes: number): number {
     );
   }
   return size;
+}
+
+/** A one-element array of `data`'s type: it stands in for an empty one (a binding is never empty). */
+function oneZero(data: Uint32Array | Int32Array | Float32Array): Uint32Array | Int32Array | Float32Array {
+  if (data instanceof Float32Array) return new Float32Array(1);
+  return data instanceof Int32Array ? new Int32Array(1) : new Uint32Array(1);
 }
 
 function weightType(w: Uint32Array | Int32Array | Float32Array): ValueType {

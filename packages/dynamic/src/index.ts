@@ -12,6 +12,7 @@ export {
 } from './components.ts';
 export {
   type BatchOptions,
+  type BulkBuild,
   DynamicGraph,
   type DynamicGraphOptions,
   type EdgeQueryResult,

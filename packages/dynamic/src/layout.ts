@@ -87,6 +87,18 @@ fn find_key(v: u32, k: u32) -> u32 {
   return NOT_FOUND;
 }`;
 
+/** The key hash of the buckets (`hash_key`), for kernels that place keys without walking the tables. */
+export const HASH_WGSL = /* wgsl */ `
+// lowbias32 (Wellons): a cheap mix so that consecutive ids spread over a vertex's buckets.
+fn hash_key(k: u32) -> u32 {
+  var x = k;
+  x ^= x >> 16u; x *= 0x7feb352du;
+  x ^= x >> 15u; x *= 0x846ca68bu;
+  x ^= x >> 16u;
+  return x;
+}
+`;
+
 /**
  * WGSL shared by every kernel that walks the tables: constants, word access and the chain search.
  * `atomicSlabs` / `atomicVertices` say whether `slabs` / `vertices` are bound as `array<atomic<u32>>`
@@ -116,14 +128,7 @@ fn is_alive(v: u32) -> bool {
   return v < params.vertex_count && (vertex_word(v, ${V_FLAGS}u) & ALIVE) != 0u;
 }
 
-// lowbias32 (Wellons): a cheap mix so that consecutive ids spread over a vertex's buckets.
-fn hash_key(k: u32) -> u32 {
-  var x = k;
-  x ^= x >> 16u; x *= 0x7feb352du;
-  x ^= x >> 15u; x *= 0x846ca68bu;
-  x ^= x >> 16u;
-  return x;
-}
+${HASH_WGSL}
 
 fn bucket_slab(v: u32, k: u32) -> u32 {
   return vertex_word(v, ${V_BASE}u) + hash_key(k) % vertex_word(v, ${V_BUCKETS}u);
