@@ -117,12 +117,12 @@ describe('kroneckerMultigraphPartitioned', () => {
     expect(three.parts.length).toBeGreaterThan(3);
     expect(three.parts.map((p) => p.graph.device)).toEqual(three.parts.map((_, i) => devices[i % 3]));
     await expectParts(three, twin, budget);
-    // Without a budget, a part's targets take at most half a stage's storage buffers: 8 chunks of 64 arcs.
+    // Without a budget, a part's targets take at most half a stage's storage buffers of 64-arc chunks (8
+    // under Dawn's 16, so this graph splits past one part a device there; wgpu grants more).
     const fit = defaultArcsPerPart(devices.slice(0, 2));
-    expect(fit).toBe(8 * 64);
-    expect(twin.edgeCount).toBeGreaterThan(fit);
+    expect(fit).toBe(Math.floor(devices[0]!.limits.maxStorageBuffersPerShaderStage / 2) * 64);
     const even = await kroneckerMultigraphPartitioned(devices.slice(0, 2), o);
-    expect(even.parts.length).toBeGreaterThan(2);
+    expect(even.parts.length).toBeGreaterThanOrEqual(Math.max(2, Math.ceil(twin.edgeCount / fit)));
     await expectParts(even, twin, fit);
     // A budget past the graph: one part a device; `parts` asks for more than the budget needs.
     const two = await kroneckerMultigraphPartitioned(devices.slice(0, 2), o, {
