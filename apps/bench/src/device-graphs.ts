@@ -1,6 +1,16 @@
 import { type FileHandle, mkdir, open } from 'node:fs/promises';
 import { join } from 'node:path';
-import { atomic, type Functor, rw, transform, u32, type WeftDevice, WeftError, wgsl } from '@weft/gpu';
+import {
+  atomic,
+  type DeviceArray,
+  type Functor,
+  rw,
+  transform,
+  u32,
+  type WeftDevice,
+  WeftError,
+  wgsl,
+} from '@weft/gpu';
 import type { DeviceGraph, PartitionedGraph } from '@weft/graph';
 import { kroneckerMultigraphOnDevice } from '@weft/graph/generators';
 import type { GraphStats } from './graphs.ts';
@@ -402,44 +412,66 @@ export async function verifyBfsPartitionedOnGpu(
   return verifyBfsParts(parts, source, depths);
 }
 
+type CheckedPart = { graph: DeviceGraph; offsets: () => Promise<Uint32Array> };
+
+/**
+ * Checks an arc rule over every part: `values` (one word a vertex) uploaded to each part's device, `rule(values,
+ * flags)` a {@link firstBadArc} rule that may set a vertex's flag; returns the first broken arc as text (`what`
+ * names the rules) or the vertices flagged by any part, since a vertex's witness arc may lie in any part.
+ */
+async function checkArcsOverParts(
+  parts: readonly CheckedPart[],
+  values: Int32Array | Uint32Array,
+  withWeights: boolean,
+  rule: (values: DeviceArray, flags: DeviceArray<'u32'>) => Functor,
+  what: string,
+): Promise<string | Uint8Array> {
+  const n = parts[0]!.graph.vertexCount;
+  const flagged = new Uint8Array(n);
+  for (const part of parts) {
+    const device = part.graph.device;
+    const d = device.upload(values, { label: `${what} values to check` });
+    const flags = device.array('u32', Math.max(1, n), { label: `${what} vertices with a witness arc` });
+    try {
+      await flags.fill(0);
+      const bad = await firstBadArc(part, withWeights, rule(d, flags));
+      if (bad !== undefined) {
+        const arc = await describeArc({ graph: part.graph, offsets: await part.offsets() }, bad);
+        return `${arc} breaks the ${what} rules`;
+      }
+      const got = await flags.download(0, n);
+      for (let v = 0; v < n; v++) flagged[v]! |= got[v]!;
+    } finally {
+      d.destroy();
+      flags.destroy();
+    }
+  }
+  return flagged;
+}
+
 async function verifyBfsParts(
-  parts: readonly { graph: DeviceGraph; offsets: () => Promise<Uint32Array> }[],
+  parts: readonly CheckedPart[],
   source: number,
   depths: Int32Array,
 ): Promise<string | null> {
   const n = parts[0]!.graph.vertexCount;
   if (depths.length !== n) return `${depths.length} depths for ${n} vertices`;
   if (depths[source] !== 0) return `the source ${source} has depth ${depths[source]}`;
-  const parentedAnywhere = new Uint8Array(n);
-  for (const part of parts) {
-    const device = part.graph.device;
-    const d = device.upload(depths, { label: 'bfs depths to check' });
-    const parented = device.array('u32', Math.max(1, n), { label: 'bfs vertices with a parent' });
-    try {
-      await parented.fill(0);
-      const bad = await firstBadArc(
-        part,
-        false,
-        wgsl`(a: u32, u: u32, v: u32, w: u32) -> bool {
+  const parented = await checkArcsOverParts(
+    parts,
+    depths,
+    false,
+    (d, flags) => wgsl`(a: u32, u: u32, v: u32, w: u32) -> bool {
   let du = ${d}[u];
   let dv = ${d}[v];
-  if (du >= 0i && du + 1i == dv) { ${rw(parented)}[v] = 1u; }
+  if (du >= 0i && du + 1i == dv) { ${rw(flags)}[v] = 1u; }
   return (du < 0i) != (dv < 0i) || (du >= 0i && abs(du - dv) > 1i);
 }`,
-      );
-      if (bad !== undefined) {
-        const arc = await describeArc({ graph: part.graph, offsets: await part.offsets() }, bad);
-        return `${arc} breaks the BFS depth rules`;
-      }
-      const flags = await parented.download(0, n);
-      for (let v = 0; v < n; v++) parentedAnywhere[v]! |= flags[v]!;
-    } finally {
-      d.destroy();
-      parented.destroy();
-    }
-  }
+    'BFS depth',
+  );
+  if (typeof parented === 'string') return parented;
   for (let v = 0; v < n; v++) {
-    if (v !== source && depths[v]! >= 0 && parentedAnywhere[v] === 0) {
+    if (v !== source && depths[v]! >= 0 && parented[v] === 0) {
       return `vertex ${v} at depth ${depths[v]} has no neighbour at depth ${depths[v]! - 1}`;
     }
   }
@@ -470,7 +502,7 @@ export async function verifySsspPartitionedOnGpu(
 }
 
 async function verifySsspParts(
-  parts: readonly { graph: DeviceGraph; offsets: () => Promise<Uint32Array> }[],
+  parts: readonly CheckedPart[],
   source: number,
   distances: Float64Array,
   weight: Functor | undefined,
@@ -485,42 +517,27 @@ async function verifySsspParts(
     else if (Number.isInteger(x) && x >= 0 && x < NONE) words[v] = x;
     else return `vertex ${v} has distance ${x}, not an integer below 2^32 - 1`;
   }
-  const tightAnywhere = new Uint8Array(n);
-  for (const part of parts) {
-    const device = part.graph.device;
-    const d = device.upload(words, { label: 'sssp distances to check' });
-    const tight = device.array('u32', Math.max(1, n), { label: 'sssp vertices with a tight arc' });
-    try {
-      await tight.fill(0);
-      const arcWeight = weight
-        ? wgsl`(a: u32, u: u32, v: u32, stored: u32) -> u32 { return ${weight}(u, v, a); }`
-        : wgsl`(a: u32, u: u32, v: u32, stored: u32) -> u32 { return stored; }`;
-      const bad = await firstBadArc(
-        part,
-        weight === undefined,
-        wgsl`(a: u32, u: u32, v: u32, stored: u32) -> bool {
+  const arcWeight = weight
+    ? wgsl`(a: u32, u: u32, v: u32, stored: u32) -> u32 { return ${weight}(u, v, a); }`
+    : wgsl`(a: u32, u: u32, v: u32, stored: u32) -> u32 { return stored; }`;
+  const tight = await checkArcsOverParts(
+    parts,
+    words,
+    weight === undefined,
+    (d, flags) => wgsl`(a: u32, u: u32, v: u32, stored: u32) -> bool {
   let du = ${d}[u];
   let dv = ${d}[v];
   if (du == ${u32(NONE)}) { return dv != ${u32(NONE)}; }
   let s = du + ${arcWeight}(a, u, v, stored);
   if (s < du) { return true; }
-  if (dv == s) { ${rw(tight)}[v] = 1u; }
+  if (dv == s) { ${rw(flags)}[v] = 1u; }
   return dv > s;
 }`,
-      );
-      if (bad !== undefined) {
-        const arc = await describeArc({ graph: part.graph, offsets: await part.offsets() }, bad);
-        return `${arc} breaks the SSSP distance rules`;
-      }
-      const flags = await tight.download(0, n);
-      for (let v = 0; v < n; v++) tightAnywhere[v]! |= flags[v]!;
-    } finally {
-      d.destroy();
-      tight.destroy();
-    }
-  }
+    'SSSP distance',
+  );
+  if (typeof tight === 'string') return tight;
   for (let v = 0; v < n; v++) {
-    if (v !== source && words[v] !== NONE && tightAnywhere[v] === 0) {
+    if (v !== source && words[v] !== NONE && tight[v] === 0) {
       return `vertex ${v} at distance ${distances[v]} has no tight incoming arc`;
     }
   }
