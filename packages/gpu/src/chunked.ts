@@ -7,8 +7,11 @@ const BYTES_PER_ELEMENT = 4;
 /** Element indices are u32 in WGSL. */
 const MAX_LENGTH = 2 ** 32 - 1;
 
-/** The largest `shift` (at most 31) with 2^shift elements within `bytes` of one binding. */
-function chunkShift(bytes: number): number {
+/**
+ * The largest `shift` (at most 31) with 2^shift 4-byte elements within `bytes` of one binding: chunked arrays
+ * made under a binding budget of `bytes` hold 2^shift elements a chunk.
+ */
+export function chunkShift(bytes: number): number {
   return Math.min(31, Math.floor(Math.log2(Math.max(BYTES_PER_ELEMENT, bytes) / BYTES_PER_ELEMENT)));
 }
 

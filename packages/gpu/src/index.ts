@@ -30,6 +30,7 @@ export {
   atomicAt,
   ChunkedArray,
   type ChunkedArrayOptions,
+  chunkShift,
   load,
   store,
 } from './chunked.ts';

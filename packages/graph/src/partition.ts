@@ -1,4 +1,4 @@
-import { DeviceLimitError, InputError, type WeftDevice } from '@weft/gpu';
+import { chunkShift, DeviceLimitError, InputError, type WeftDevice } from '@weft/gpu';
 import { checkDeviceGraph, type DeviceGraph, type UploadGraphOptions, uploadGraph } from './device-graph.ts';
 import type { HostCsr, HostWeights } from './host-graph.ts';
 
@@ -24,7 +24,7 @@ export interface PartitionOptions {
 export function defaultArcsPerPart(devices: readonly WeftDevice[]): number {
   let arcs = MAX_ARCS_PER_PART;
   for (const device of devices) {
-    const chunk = 2 ** Math.min(31, Math.floor(Math.log2(device.bindingBudget / 4)));
+    const chunk = 2 ** chunkShift(device.bindingBudget);
     const chunks = Math.max(1, Math.floor(device.limits.maxStorageBuffersPerShaderStage / 2));
     arcs = Math.min(arcs, chunks * chunk);
   }
