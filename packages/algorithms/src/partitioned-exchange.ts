@@ -126,14 +126,16 @@ export class MinExchangePart {
 export async function minMergeRounds(
   parts: readonly MinExchangePart[],
   global: Uint32Array,
-  local: (part: number, lowered: readonly number[] | undefined) => Promise<boolean>,
+  local: (part: number, lowered: Uint32Array | undefined) => Promise<boolean>,
   lowered: (part: number) => Functor,
 ): Promise<{ rounds: number; exchangedBytes: number }> {
   const n = global.length;
   // The round in which each entry last changed plus one, so a changed entry is listed once.
   const stamp = new Uint32Array(n);
+  // Typed, not a JS array: a round may change more entries than V8 lets an array hold (2^27 at scale 27).
+  const list = new Uint32Array(n);
   let bytes = 0;
-  let last: number[] | undefined;
+  let last: Uint32Array | undefined;
   for (let round = 1; ; round++) {
     const reports = await Promise.all(
       parts.map(async (p, i) => {
@@ -142,14 +144,13 @@ export async function minMergeRounds(
         return p.readChanges();
       }),
     );
-    const changed: number[] = [];
-    last = changed;
+    let count = 0;
     const merge = (v: number, x: number) => {
       if (x >= global[v]!) return;
       global[v] = x;
       if (stamp[v] !== round) {
         stamp[v] = round;
-        changed.push(v);
+        list[count++] = v;
       }
     };
     for (const r of reports) {
@@ -157,14 +158,21 @@ export async function minMergeRounds(
       if (r.pairs) for (let i = 0; i < r.pairs.length; i += 2) merge(r.pairs[i]!, r.pairs[i + 1]!);
       if (r.full) for (let v = 0; v < n; v++) merge(v, r.full[v]!);
     }
-    if (changed.length === 0) return { rounds: round, exchangedBytes: bytes };
-    const whole = 2 * changed.length >= n;
-    const data = whole ? global : Uint32Array.from(changed.flatMap((v) => [v, global[v]!]));
+    if (count === 0) return { rounds: round, exchangedBytes: bytes };
+    const changed = list.subarray(0, count);
+    last = changed;
+    const whole = 2 * count >= n;
+    const data = whole ? global : new Uint32Array(2 * count);
+    if (!whole)
+      for (let i = 0; i < count; i++) {
+        data[2 * i] = changed[i]!;
+        data[2 * i + 1] = global[changed[i]!]!;
+      }
     await Promise.all(
       parts.map((p, i) =>
         onTarget(p.device, 'min-merge apply', async (rec) => {
           p.incoming.upload(data);
-          await p.recordApply(rec, whole ? undefined : changed.length, lowered(i));
+          await p.recordApply(rec, whole ? undefined : count, lowered(i));
         }),
       ),
     );
