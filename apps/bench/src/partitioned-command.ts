@@ -47,6 +47,10 @@ export const PARTITIONED_USAGE = `usage: weft partitioned (--graph FILE.wcsr | -
   over the devices), for graphs past one GPU or 2^32 arcs (scale 27): no one-GPU run, every source's depths
   checked on the GPUs by Graph500's rules instead; with sssp in --algorithms also SSSP (weights 1-255 computed
   from each vertex pair) from the same sources, checked by GAP's rules on the GPUs.
+  --against-one (with --multigraph) also builds the same multigraph as one part on the first GPU and runs
+  bfs (direction-optimizing, its problem kept), sssp, pagerank and cc there: the speed-up of the parts over
+  one GPU, each partitioned result checked against the one-GPU one (depths, distances and labels equal, ranks
+  within 1e-3 relative). pagerank and cc run in --multigraph mode only so, where they have a result to match.
 `;
 const ALGORITHMS = ['bfs', 'sssp', 'pagerank', 'cc'] as const;
 type Algorithm = (typeof ALGORITHMS)[number];
@@ -68,6 +72,7 @@ export async function partitionedCommand(args: string[]): Promise<number> {
       multigraph: { type: 'boolean', default: false },
       parts: { type: 'string' },
       'max-arcs-per-part': { type: 'string' },
+      'against-one': { type: 'boolean', default: false },
     },
   });
   if (!values.graph === !values.kron || (values.multigraph && !values.kron)) {
@@ -78,6 +83,12 @@ export async function partitionedCommand(args: string[]): Promise<number> {
   const unknown = algorithms.filter((a) => !ALGORITHMS.includes(a));
   if (unknown.length > 0) {
     process.stderr.write(`unknown algorithm ${unknown.join(', ')}\n${PARTITIONED_USAGE}`);
+    return 2;
+  }
+  if (values.multigraph && !values['against-one'] && algorithms.some((a) => a === 'pagerank' || a === 'cc')) {
+    process.stderr.write(
+      `weft partitioned --multigraph: pagerank and cc need --against-one (the one-GPU result they are checked against)\n`,
+    );
     return 2;
   }
   const count = Number(values.devices);
@@ -93,7 +104,14 @@ export async function partitionedCommand(args: string[]): Promise<number> {
         values['max-arcs-per-part'] === undefined ? undefined : Number(values['max-arcs-per-part']),
     };
     const options = { devices, scale: Number(values.kron), split, sources: Number(values.sources) };
-    await multigraphRun({ ...options, repeat: Number(values.repeat), json: values.json, args, algorithms });
+    await multigraphRun({
+      ...options,
+      repeat: Number(values.repeat),
+      json: values.json,
+      args,
+      algorithms,
+      againstOne: values['against-one'],
+    });
     for (const d of devices) d.destroy();
     return 0;
   }
@@ -255,6 +273,7 @@ async function multigraphRun(o: {
   json: string | undefined;
   args: string[];
   algorithms: Algorithm[];
+  againstOne: boolean;
 }): Promise<void> {
   const start = performance.now();
   const graph = await kroneckerMultigraphPartitioned(o.devices, { scale: o.scale, seed: 1 }, o.split);
@@ -329,6 +348,7 @@ async function multigraphRun(o: {
       `sssp (weights 1-255 by vertex pair) over ${parts.length} parts: ${median.toFixed(2)} ms (median over sources, with the read-back, checked)`,
     );
   }
+  if (o.againstOne) rows.push(...(await againstOneGpu(o, graph, sources)));
   graph.destroy();
   if (o.json) {
     const out = {
@@ -420,4 +440,106 @@ async function timeOthersPartitioned(
  */
 function asSignedDepths(depths: Uint32Array | Int32Array): Int32Array {
   return new Int32Array(depths.buffer, depths.byteOffset, depths.length);
+}
+
+/**
+ * `--against-one`: the same multigraph as one part on the first GPU, each algorithm timed there (the
+ * single-GPU functions, not the partitioned ones on one part) and on the parts, whose results must match.
+ */
+async function againstOneGpu(
+  o: { devices: WeftDevice[]; scale: number; repeat: number; algorithms: Algorithm[] },
+  graph: PartitionedGraph,
+  sources: number[],
+): Promise<Record<string, unknown>[]> {
+  const first = o.devices[0]!;
+  const whole = await kroneckerMultigraphPartitioned([first], { scale: o.scale, seed: 1 }, { parts: 1 });
+  const one = whole.parts[0]!.graph;
+  const k = new Set(graph.parts.map((p) => p.graph.device)).size;
+  const timed = async (run: () => Promise<unknown>) => {
+    await run();
+    const ms: number[] = [];
+    for (let r = 0; r < o.repeat; r++) {
+      const t = performance.now();
+      await run();
+      ms.push(performance.now() - t);
+    }
+    return ms.sort((a, b) => a - b)[Math.floor(ms.length / 2)]!;
+  };
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+  const differs = (what: string) =>
+    new Error(`partitioned ${what} (${graph.parts.length} parts on ${k} devices) differs from one GPU's`);
+  const rows: Record<string, unknown>[] = [];
+  const report = (algorithm: string, oneMs: number[], partsMs: number[]) => {
+    const row = {
+      algorithm,
+      devices: k,
+      parts: graph.parts.length,
+      oneGpuMs: median(oneMs),
+      medianMs: median(partsMs),
+      speedup: median(oneMs) / median(partsMs),
+    };
+    rows.push(row);
+    console.log(
+      `${algorithm}: one GPU ${row.oneGpuMs.toFixed(2)} ms, ${row.parts} parts on ${k} device(s) ${row.medianMs.toFixed(2)} ms: ${row.speedup.toFixed(2)}x (checked against one GPU)`,
+    );
+  };
+  try {
+    if (o.algorithms.includes('bfs')) {
+      // Both keep their problem across sources and leave the depths on the GPUs while timed.
+      const single = new BfsProblem(one, { direction: 'auto' });
+      const parted = new PartitionedBfs(graph, { direction: 'auto' });
+      const search = async (source: number) => {
+        const rec = first.recorder({ label: 'bfs reset' });
+        await single.reset(rec, source);
+        await rec.submit();
+        return enact(first, single, {});
+      };
+      const oneMs: number[] = [];
+      const partsMs: number[] = [];
+      for (const source of sources) {
+        await search(source);
+        const want = await single.depths.download(0, one.vertexCount);
+        const got = await parted.run(source);
+        if (!got.depths.every((d, v) => d === want[v])) throw differs(`BFS from ${source}`);
+        oneMs.push(await timed(() => search(source)));
+        partsMs.push(await timed(() => parted.search(source)));
+      }
+      single.destroy();
+      parted.destroy();
+      report('bfs direction-optimizing', oneMs, partsMs);
+    }
+    if (o.algorithms.includes('sssp')) {
+      const weight = pairWeightFunctor({ seed: 1, weights: true });
+      const oneMs: number[] = [];
+      const partsMs: number[] = [];
+      for (const source of sources) {
+        const want = (await sssp(one, source, { weight })).distances;
+        const got = await ssspPartitioned(graph, source, { weight });
+        if (!got.distances.every((d, v) => d === want[v])) throw differs(`SSSP from ${source}`);
+        oneMs.push(await timed(() => sssp(one, source, { weight })));
+        partsMs.push(await timed(() => ssspPartitioned(graph, source, { weight })));
+      }
+      report('sssp (weights 1-255 by vertex pair)', oneMs, partsMs);
+    }
+    if (o.algorithms.includes('pagerank')) {
+      const want = (await pageRank(one)).ranks;
+      const got = (await pageRankPartitioned(graph)).ranks;
+      if (!got.every((r, v) => Math.abs(r - want[v]!) <= 1e-3 * Math.max(r, want[v]!)))
+        throw differs('PageRank');
+      report('pagerank', [await timed(() => pageRank(one))], [await timed(() => pageRankPartitioned(graph))]);
+    }
+    if (o.algorithms.includes('cc')) {
+      const want = (await connectedComponents(one)).labels;
+      const got = (await connectedComponentsPartitioned(graph)).labels;
+      if (!got.every((l, v) => l === want[v])) throw differs('components');
+      report(
+        'cc',
+        [await timed(() => connectedComponents(one))],
+        [await timed(() => connectedComponentsPartitioned(graph))],
+      );
+    }
+  } finally {
+    whole.destroy();
+  }
+  return rows;
 }

@@ -1,0 +1,47 @@
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { partitionedCommand } from './partitioned-command.ts';
+
+process.env['XDG_RUNTIME_DIR'] ??= '/tmp';
+
+describe('weft partitioned --multigraph --against-one', () => {
+  it('times every algorithm on one GPU and on parts of two devices, each result checked', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'weft-partitioned-'));
+    try {
+      const json = join(dir, 'out.json');
+      const args = ['--kron', '6', '--multigraph', '--max-arcs-per-part', '1600', '--devices', '2', '--share'];
+      const rest = [
+        '--sources',
+        '2',
+        '--repeat',
+        '1',
+        '--algorithms',
+        'bfs,sssp,pagerank,cc',
+        '--against-one',
+      ];
+      expect(await partitionedCommand([...args, ...rest, '--json', json])).toBe(0);
+      const out = JSON.parse(await readFile(json, 'utf8'));
+      expect(out.graph.parts.length).toBeGreaterThan(1);
+      const compared = out.rows.filter((r: { oneGpuMs?: number }) => r.oneGpuMs !== undefined);
+      expect(compared.map((r: { algorithm: string }) => r.algorithm)).toEqual([
+        'bfs direction-optimizing',
+        'sssp (weights 1-255 by vertex pair)',
+        'pagerank',
+        'cc',
+      ]);
+      for (const r of compared) {
+        expect(r.devices).toBe(2);
+        expect(r.speedup).toBeGreaterThan(0);
+      }
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }, 300_000);
+
+  it('refuses pagerank and cc without a one-GPU result to check them against', async () => {
+    const args = ['--kron', '5', '--multigraph', '--devices', '1', '--algorithms', 'bfs,cc'];
+    expect(await partitionedCommand(args)).toBe(2);
+  });
+});
