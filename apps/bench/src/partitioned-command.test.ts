@@ -11,7 +11,16 @@ describe('weft partitioned --multigraph --against-one', () => {
     const dir = await mkdtemp(join(tmpdir(), 'weft-partitioned-'));
     try {
       const json = join(dir, 'out.json');
-      const args = ['--kron', '6', '--multigraph', '--max-arcs-per-part', '1600', '--devices', '2', '--share'];
+      const args = [
+        '--kron',
+        '6',
+        '--multigraph',
+        '--max-arcs-per-part',
+        '1600',
+        '--devices',
+        '2',
+        '--share',
+      ];
       const rest = [
         '--sources',
         '2',
