@@ -1,0 +1,155 @@
+import type { BindingDecl } from '@weft/gpu';
+import { UNREACHED_F32, UNREACHED_U32 } from './decode.ts';
+
+// The round kernel of block-local SSSP (`./blocks.ts`): one workgroup a block, its distances in workgroup memory.
+
+export interface BlockKernelShape {
+  /** Threads of a workgroup. */
+  workgroupSize: number;
+  /** Vertices a thread holds: a block has at most `workgroupSize * verticesPerThread`. */
+  verticesPerThread: number;
+  /** Intra-block arcs a thread keeps in registers: a block has at most `workgroupSize * arcsPerThread`. */
+  arcsPerThread: number;
+  /** f32 distance words (bits of non-negative floats) instead of saturating u32 sums. */
+  float: boolean;
+}
+
+export const BLOCK_BINDINGS: Record<string, BindingDecl> = {
+  block_meta: { type: 'array<u32>', access: 'read' },
+  arcs: { type: 'array<vec2<u32>>', access: 'read' },
+  cross_offsets: { type: 'array<u32>', access: 'read' },
+  cross: { type: 'array<u32>', access: 'read' },
+  dist: { type: 'array<atomic<u32>>', access: 'read_write' },
+  relaxed: { type: 'array<u32>', access: 'read_write' },
+  state: { type: 'array<atomic<u32>>', access: 'read_write' },
+};
+
+export const BLOCK_PARAMS = {
+  blocks: 'u32',
+  flags_in: 'u32',
+  flags_out: 'u32',
+  count_out: 'u32',
+  count_clear: 'u32',
+} as const;
+
+function addWgsl(float: boolean): string {
+  return float
+    ? `fn weft_add(d: u32, w: u32) -> u32 {
+  let s = bitcast<u32>(bitcast<f32>(d) + bitcast<f32>(w));
+  return select(s, 0x7f7fffffu, s >= UNREACHED);
+}`
+    : `fn weft_add(d: u32, w: u32) -> u32 {
+  let s = d + w;
+  return select(s, 0xfffffffeu, s < d || s == 0xffffffffu);
+}`;
+}
+
+/**
+ * One round. `meta` holds `[block start, arc start]` per block and one pair past the last; `state` holds
+ * three rotating counts of blocks activated for the next round, then two sets of per-block active flags
+ * (`flags_in`, `flags_out` are their offsets). An active block takes its flag back to 0, loads its
+ * distances, sweeps its intra-block arcs (held in registers) with workgroup atomics until a sweep changes
+ * nothing, lowers the global distances it improved, and relaxes the cross arcs of every vertex whose
+ * distance fell below the one its cross arcs were last relaxed from (`relaxed`), flagging each block whose
+ * vertex it improved. Blocks wait on no other workgroup.
+ */
+export function blockRoundWgsl(shape: BlockKernelShape): string {
+  const { workgroupSize, verticesPerThread, arcsPerThread, float } = shape;
+  return /* wgsl */ `
+const WG = ${workgroupSize}u;
+const VPT = ${verticesPerThread}u;
+const APT = ${arcsPerThread}u;
+const CAP = ${workgroupSize * verticesPerThread}u;
+const UNREACHED = ${float ? UNREACHED_F32 : UNREACHED_U32}u;
+const NONE = 0xffffffffu;
+
+var<workgroup> local_dist: array<atomic<u32>, CAP>;
+var<workgroup> changed: array<atomic<u32>, 2>;
+var<workgroup> uniform_word: u32;
+
+${addWgsl(float)}
+
+fn relax_cross(v: u32, d: u32) {
+  let first = cross_offsets[v];
+  let last = cross_offsets[v + 1u];
+  if (first == last || d >= relaxed[v]) { return; }
+  relaxed[v] = d;
+  for (var c = first; c < last; c++) {
+    let t = cross[3u * c];
+    let nd = weft_add(d, cross[3u * c + 2u]);
+    if (nd < atomicLoad(&dist[t]) && nd < atomicMin(&dist[t], nd)) {
+      let flag = params.flags_out + cross[3u * c + 1u];
+      if (atomicLoad(&state[flag]) == 0u && atomicExchange(&state[flag], 1u) == 0u) {
+        atomicAdd(&state[params.count_out], 1u);
+      }
+    }
+  }
+}
+
+@compute @workgroup_size(WG)
+fn main(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: vec3<u32>,
+        @builtin(num_workgroups) nwg: vec3<u32>) {
+  let b = weft_workgroup_index(wid, nwg);
+  if (b == 0u && lid == 0u) { atomicStore(&state[params.count_clear], 0u); }
+  if (b >= params.blocks) { return; }
+  if (lid == 0u) {
+    uniform_word = atomicExchange(&state[params.flags_in + b], 0u);
+    atomicStore(&changed[0], 0u);
+  }
+  if (workgroupUniformLoad(&uniform_word) == 0u) { return; }
+  let start = block_meta[2u * b];
+  let size = block_meta[2u * b + 2u] - start;
+  let arc_first = block_meta[2u * b + 1u];
+  let arc_count = block_meta[2u * b + 3u] - arc_first;
+  var before: array<u32, VPT>;
+  for (var j = 0u; j < VPT; j++) {
+    let i = lid + j * WG;
+    var d = UNREACHED;
+    if (i < size) { d = atomicLoad(&dist[start + i]); }
+    before[j] = d;
+    atomicStore(&local_dist[i], d);
+  }
+  var ends: array<u32, APT>;
+  var weights: array<u32, APT>;
+  for (var k = 0u; k < APT; k++) {
+    let a = lid + k * WG;
+    ends[k] = NONE;
+    if (a < arc_count) {
+      let arc = arcs[arc_first + a];
+      ends[k] = arc.x;
+      weights[k] = arc.y;
+    }
+  }
+  workgroupBarrier();
+  var sweep = 0u;
+  loop {
+    let slot = sweep & 1u;
+    if (lid == 0u) { atomicStore(&changed[slot ^ 1u], 0u); }
+    var moved = false;
+    for (var k = 0u; k < APT; k++) {
+      let e = ends[k];
+      if (e != NONE) {
+        let d = atomicLoad(&local_dist[e & 0xffffu]);
+        if (d != UNREACHED) {
+          let nd = weft_add(d, weights[k]);
+          let t = e >> 16u;
+          if (nd < atomicLoad(&local_dist[t]) && nd < atomicMin(&local_dist[t], nd)) { moved = true; }
+        }
+      }
+    }
+    if (moved) { atomicStore(&changed[slot], 1u); }
+    workgroupBarrier();
+    if (lid == 0u) { uniform_word = atomicLoad(&changed[slot]); }
+    if (workgroupUniformLoad(&uniform_word) == 0u) { break; }
+    sweep++;
+  }
+  for (var j = 0u; j < VPT; j++) {
+    let i = lid + j * WG;
+    if (i < size) {
+      let d = atomicLoad(&local_dist[i]);
+      if (d < before[j]) { atomicMin(&dist[start + i], d); }
+      relax_cross(start + i, d);
+    }
+  }
+}`;
+}

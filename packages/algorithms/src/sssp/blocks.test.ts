@@ -1,0 +1,138 @@
+import { type HostCsr, type HostEdgeList, hostCsrFromEdgeList, uploadGraph } from '@weft/graph';
+import { grid, road } from '@weft/graph/generators';
+import { gpuTest, mulberry32 } from '@weft/testing';
+import { describe, expect, it } from 'vitest';
+import { testGraphs, testSources } from '../test-graphs.ts';
+import { verifySssp } from '../verify.ts';
+import { buildBlockLayout } from './block-layout.ts';
+import { SsspBlocks, type SsspBlocksTuning } from './blocks.ts';
+import { sssp } from './sssp.ts';
+
+/** Small blocks and workgroups, so test graphs of a few thousand vertices span many blocks. */
+const SMALL: SsspBlocksTuning = { blockSize: 64, workgroupSize: 32 };
+
+function weighted(edges: HostEdgeList, seed: number, min = 1, max = 255): HostCsr {
+  const r = mulberry32(seed);
+  const weights = Uint32Array.from(
+    { length: edges.src.length },
+    () => min + Math.floor(r() * (max - min + 1)),
+  );
+  return hostCsrFromEdgeList({ ...edges, weights }).csr;
+}
+
+function path(n: number, directed: boolean): HostEdgeList {
+  const m = Math.max(0, n - 1);
+  return {
+    vertexCount: n,
+    src: Uint32Array.from({ length: m }, (_, i) => i),
+    dst: Uint32Array.from({ length: m }, (_, i) => i + 1),
+    directed,
+  };
+}
+
+/** A path visiting the ids in a scrambled order, so it crosses blocks up and down the ids. */
+function scrambledPath(n: number, seed: number): HostEdgeList {
+  const r = mulberry32(seed);
+  const ids = Uint32Array.from({ length: n }, (_, i) => i);
+  for (let i = n - 1; i > 0; i--) {
+    const j = Math.floor(r() * (i + 1));
+    [ids[i], ids[j]] = [ids[j]!, ids[i]!];
+  }
+  return { vertexCount: n, src: ids.subarray(0, n - 1), dst: ids.subarray(1), directed: false };
+}
+
+function star(leaves: number): HostEdgeList {
+  return {
+    vertexCount: leaves + 1,
+    src: new Uint32Array(leaves),
+    dst: Uint32Array.from({ length: leaves }, (_, i) => i + 1),
+    directed: false,
+  };
+}
+
+describe('block layout', () => {
+  it('groups every vertex once, in blocks within the size and arc budget, and splits arcs exactly', () => {
+    const csr = weighted(road({ width: 40, height: 30, seed: 3 }), 1);
+    const layout = buildBlockLayout(csr, { blockSize: 100, arcBudget: 300 });
+    const n = csr.vertexCount;
+    expect([...layout.order].sort((a, b) => a - b)).toEqual(Array.from({ length: n }, (_, i) => i));
+    for (let b = 0; b < layout.blockCount; b++) {
+      const size = layout.blockStart[b + 1]! - layout.blockStart[b]!;
+      expect(size).toBeGreaterThan(0);
+      expect(size).toBeLessThanOrEqual(100);
+      expect(layout.arcStart[b + 1]! - layout.arcStart[b]!).toBeLessThanOrEqual(300);
+    }
+    // Compact blocks: on a road grid most arcs stay inside their block.
+    const intra = layout.arcStart[layout.blockCount]!;
+    const cross = layout.crossOffsets[n]!;
+    expect(intra + cross).toBe(csr.edgeCount);
+    expect(cross / csr.edgeCount).toBeLessThan(0.3);
+  });
+
+  it('puts a vertex whose arcs exceed the budget in a block of its own, without its arcs inside', () => {
+    const csr = weighted(star(50), 2);
+    const layout = buildBlockLayout(csr, { blockSize: 16, arcBudget: 20 });
+    const hub = layout.rank[0]!;
+    const b = layout.blockOf[hub]!;
+    expect(layout.blockStart[b + 1]! - layout.blockStart[b]!).toBe(1);
+    expect(layout.arcStart[b + 1]! - layout.arcStart[b]!).toBe(0);
+    expect(layout.crossOffsets[hub + 1]! - layout.crossOffsets[hub]!).toBe(50);
+  });
+
+  it('fills blocks exactly and opens one more for a vertex over', () => {
+    for (const [n, blocks] of [
+      [64, 1],
+      [65, 2],
+      [128, 2],
+    ] as const) {
+      const layout = buildBlockLayout(weighted(path(n, false), n), { blockSize: 64, arcBudget: 1000 });
+      expect(layout.blockCount, `path ${n}`).toBe(blocks);
+    }
+  });
+});
+
+describe('sssp blocks', () => {
+  it('matches Dijkstra on the test corpus, u32, f32 and unit weights', () =>
+    gpuTest(async (device) => {
+      for (const weights of ['u32', 'f32', false] as const) {
+        for (const { name, csr } of testGraphs(weights, 12)) {
+          const graph = uploadGraph(device, csr);
+          const blocks = await SsspBlocks.prepare(graph, SMALL);
+          for (const source of testSources(csr).slice(0, 3)) {
+            const { distances } = await sssp(graph, source, { strategy: 'blocks', blocks });
+            expect(
+              verifySssp(csr, source, distances, weights === 'f32' ? 1e-6 : 0),
+              `${name}, ${weights || 'unit'} weights, source ${source}`,
+            ).toBeNull();
+          }
+          blocks.destroy();
+          graph.destroy();
+        }
+      }
+    }));
+
+  it('matches Dijkstra on road graphs, grids and long paths across many blocks', () =>
+    gpuTest(async (device) => {
+      const cases: [string, HostCsr][] = [
+        ['road 60 x 50', weighted(road({ width: 60, height: 50, seed: 11 }), 5)],
+        ['road 45 x 45 weights 1', weighted(road({ width: 45, height: 45, seed: 12 }), 6, 1, 1)],
+        ['grid 50 x 40 weights 255', weighted(grid({ width: 50, height: 40 }), 7, 255, 255)],
+        ['path 3000', weighted(path(3000, false), 8)],
+        ['directed path 1000', weighted(path(1000, true), 9)],
+        ['scrambled path 2000', weighted(scrambledPath(2000, 10), 10)],
+        ['star 500', weighted(star(500), 11)],
+      ];
+      const r = mulberry32(77);
+      for (const [name, csr] of cases) {
+        const graph = uploadGraph(device, csr);
+        const blocks = await SsspBlocks.prepare(graph, SMALL);
+        const n = csr.vertexCount;
+        for (const source of [0, n - 1, Math.floor(r() * n)]) {
+          const { distances } = await sssp(graph, source, { strategy: 'blocks', blocks });
+          expect(verifySssp(csr, source, distances), `${name}, source ${source}`).toBeNull();
+        }
+        blocks.destroy();
+        graph.destroy();
+      }
+    }));
+});
