@@ -40,17 +40,26 @@ function weightWords(csr: HostCsr): (e: number) => number {
   return (e) => words[e]!;
 }
 
+/** Blocks grow to this fraction of their bounds, leaving room for the fragments merged into them after. */
+const GROWTH_FILL = 7 / 8;
+/** A grown block below this fraction of `blockSize` is a fragment: merged into a neighbouring block that has room. */
+const FRAGMENT = 1 / 8;
+
 /**
- * Region growing: each block grows breadth-first from a seed until it holds `blockSize` vertices or the
- * next vertex would pass `arcBudget`; the next seed is the earliest vertex a finished block met but could not
- * take, so blocks are compact blobs that tile the graph outward (vertices no block met seed in id order).
+ * Region growing: each block grows breadth-first from a seed until it holds {@link GROWTH_FILL} of
+ * `blockSize` vertices or the next vertex would pass that fraction of `arcBudget`; the next seed is the
+ * earliest vertex a finished block met but could not take, so blocks are compact blobs that tile the graph
+ * outward (vertices no block met seed in id order). Returns the blocks as runs of `order`.
  */
 function growBlocks(csr: HostCsr, options: BlockLayoutOptions) {
   const n = csr.vertexCount;
   const { offsets, targets } = csr;
+  const sizeCap = Math.max(1, Math.floor(options.blockSize * GROWTH_FILL));
+  const arcCap = Math.floor(options.arcBudget * GROWTH_FILL);
   const blockOf = new Int32Array(n).fill(-1);
   const order = new Uint32Array(n);
   const starts: number[] = [0];
+  const arcTotals: number[] = [];
   // Every arc adds at most one candidate: m entries bound the queue.
   const candidates = new Uint32Array(Math.max(1, csr.edgeCount));
   let candidateHead = 0;
@@ -81,7 +90,7 @@ function growBlocks(csr: HostCsr, options: BlockLayoutOptions) {
       for (let e = offsets[u]!; e < offsets[u + 1]!; e++) {
         const v = targets[e]!;
         if (blockOf[v] !== -1) continue;
-        if (placed - start < options.blockSize && arcs + degree(v) <= options.arcBudget) {
+        if (placed - start < sizeCap && arcs + degree(v) <= arcCap) {
           blockOf[v] = b;
           order[placed++] = v;
           arcs += degree(v);
@@ -91,14 +100,66 @@ function growBlocks(csr: HostCsr, options: BlockLayoutOptions) {
       }
     }
     starts.push(placed);
+    arcTotals.push(arcs);
   }
-  return { order, blockStart: Uint32Array.from(starts) };
+  return { blockOf, order, starts, arcTotals };
+}
+
+/**
+ * Merges each fragment (pockets a full block cut off, such as dead-end branches) into the non-fragment block
+ * it has the most arcs to among those with room left, so a road graph does not get thousands of tiny blocks.
+ * Returns the final blocks as runs of a new order (a merged fragment after its host's own vertices).
+ */
+function mergeFragments(csr: HostCsr, options: BlockLayoutOptions, grown: ReturnType<typeof growBlocks>) {
+  const { blockOf, order, starts, arcTotals } = grown;
+  const count = starts.length - 1;
+  const size = (b: number) => starts[b + 1]! - starts[b]!;
+  const small = Math.max(1, Math.floor(options.blockSize * FRAGMENT));
+  const sizes = Array.from({ length: count }, (_, b) => size(b));
+  const host = Int32Array.from({ length: count }, (_, b) => b);
+  const links = new Map<number, number>();
+  for (let f = 0; f < count; f++) {
+    if (size(f) >= small) continue;
+    links.clear();
+    for (let i = starts[f]!; i < starts[f + 1]!; i++) {
+      const u = order[i]!;
+      for (let e = csr.offsets[u]!; e < csr.offsets[u + 1]!; e++) {
+        const g = blockOf[csr.targets[e]!]!;
+        if (g !== f && size(g) >= small) links.set(g, (links.get(g) ?? 0) + 1);
+      }
+    }
+    let best = -1;
+    for (const [g, arcs] of links) {
+      const fits =
+        sizes[g]! + size(f) <= options.blockSize && arcTotals[g]! + arcTotals[f]! <= options.arcBudget;
+      if (fits && (best === -1 || arcs > links.get(best)!)) best = g;
+    }
+    if (best === -1) continue;
+    host[f] = best;
+    sizes[best]! += size(f);
+    arcTotals[best]! += arcTotals[f]!;
+    sizes[f] = 0;
+  }
+  const guests: number[][] = Array.from({ length: count }, () => []);
+  for (let f = 0; f < count; f++) if (host[f] !== f) guests[host[f]!]!.push(f);
+  const merged = new Uint32Array(order.length);
+  const blockStart: number[] = [0];
+  let at = 0;
+  for (let b = 0; b < count; b++) {
+    if (host[b] !== b) continue;
+    for (const r of [b, ...guests[b]!]) {
+      merged.set(order.subarray(starts[r]!, starts[r + 1]!), at);
+      at += size(r);
+    }
+    blockStart.push(at);
+  }
+  return { order: merged, blockStart: Uint32Array.from(blockStart) };
 }
 
 /** Groups `csr`'s vertices into blocks (see {@link growBlocks}) and splits its arcs into intra and cross. */
 export function buildBlockLayout(csr: HostCsr, options: BlockLayoutOptions): BlockLayout {
   const n = csr.vertexCount;
-  const { order, blockStart } = growBlocks(csr, options);
+  const { order, blockStart } = mergeFragments(csr, options, growBlocks(csr, options));
   const blockCount = blockStart.length - 1;
   const rank = new Uint32Array(n);
   for (let i = 0; i < n; i++) rank[order[i]!] = i;

@@ -79,15 +79,24 @@ describe('block layout', () => {
     expect(layout.crossOffsets[hub + 1]! - layout.crossOffsets[hub]!).toBe(50);
   });
 
-  it('fills blocks exactly and opens one more for a vertex over', () => {
-    for (const [n, blocks] of [
-      [64, 1],
-      [65, 2],
-      [128, 2],
-    ] as const) {
-      const layout = buildBlockLayout(weighted(path(n, false), n), { blockSize: 64, arcBudget: 1000 });
-      expect(layout.blockCount, `path ${n}`).toBe(blocks);
-    }
+  it('merges the pockets a full block cuts off into neighbouring blocks', () => {
+    const csr = weighted(road({ width: 80, height: 80, seed: 4 }), 3);
+    const layout = buildBlockLayout(csr, { blockSize: 256, arcBudget: 1024 });
+    const sizes = Array.from(
+      { length: layout.blockCount },
+      (_, b) => layout.blockStart[b + 1]! - layout.blockStart[b]!,
+    );
+    // 6,400 vertices: without merging, dead-end branches cut off by full blocks made most blocks tiny.
+    expect(layout.blockCount).toBeLessThan(40);
+    expect(sizes.filter((size) => size < 32).length).toBeLessThan(layout.blockCount / 6);
+  });
+
+  it('makes a block of every vertex with blocks of one, all arcs crossing', () => {
+    const csr = weighted(road({ width: 9, height: 7, seed: 5 }), 4);
+    const layout = buildBlockLayout(csr, { blockSize: 1, arcBudget: 100 });
+    expect(layout.blockCount).toBe(63);
+    expect(layout.arcStart[63]).toBe(0);
+    expect(layout.crossOffsets[63]).toBe(csr.edgeCount);
   });
 });
 
@@ -121,6 +130,7 @@ describe('sssp blocks', () => {
         ['directed path 1000', weighted(path(1000, true), 9)],
         ['scrambled path 2000', weighted(scrambledPath(2000, 10), 10)],
         ['star 500', weighted(star(500), 11)],
+        ['isolated vertices and a path', weighted({ ...path(300, false), vertexCount: 400 }, 12)],
       ];
       const r = mulberry32(77);
       for (const [name, csr] of cases) {
@@ -134,5 +144,30 @@ describe('sssp blocks', () => {
         blocks.destroy();
         graph.destroy();
       }
+    }));
+
+  it('runs with blocks of one vertex, blocks filling every slot, and blocks one over', () =>
+    gpuTest(async (device) => {
+      const csr = weighted(road({ width: 30, height: 20, seed: 13 }), 14);
+      const graph = uploadGraph(device, csr);
+      for (const tuning of [
+        { blockSize: 1, workgroupSize: 1 },
+        { blockSize: 1, workgroupSize: 8 },
+        { blockSize: 8, workgroupSize: 8 },
+        { blockSize: 9, workgroupSize: 8 },
+        { blockSize: 64, workgroupSize: 64, arcBudget: 64 },
+        { blockSize: 100, workgroupSize: 16, arcBudget: 17 },
+      ]) {
+        const blocks = await SsspBlocks.prepare(graph, tuning);
+        for (const source of [0, 599, 321]) {
+          const { distances } = await sssp(graph, source, { strategy: 'blocks', blocks });
+          expect(
+            verifySssp(csr, source, distances),
+            `${JSON.stringify(tuning)}, source ${source}`,
+          ).toBeNull();
+        }
+        blocks.destroy();
+      }
+      graph.destroy();
     }));
 });
