@@ -6,6 +6,11 @@ export interface BlockLayoutOptions {
   /** Most vertices a block holds (at most 65,536: local ids are 16-bit). */
   blockSize: number;
   /**
+   * Threads that sweep a block's arcs (default 1): arc slot `t + k * workgroupSize` is thread `t`'s `k`-th
+   * arc, and each block's arcs are padded to a multiple of it (see {@link chainSlots}).
+   */
+  workgroupSize?: number;
+  /**
    * Most out-arcs a block's vertices may have together (a vertex of more arcs forms a block alone, whose only
    * intra-block arcs are self-loops, which are dropped): bounds a block's intra-block arcs.
    */
@@ -15,7 +20,8 @@ export interface BlockLayoutOptions {
 /**
  * Blocks in block-contiguous vertex order. New id `i` is old vertex `order[i]`; block `b` holds new ids
  * `[blockStart[b], blockStart[b + 1])`. Intra-block arcs of block `b` are `[arcStart[b], arcStart[b + 1])` of
- * `arcs`, two words each: `local source | local target << 16` and the weight word (u32, or f32 bits). Arcs
+ * `arcs`, two words each: `local source | local target << 16` and the weight word (u32, or f32 bits), in the
+ * slots {@link chainSlots} gives them (empty slots have source and target words `0xffffffff`). Arcs
  * leaving a block are a CSR over new ids (`crossOffsets`), three words each in `cross`: the target's new id,
  * its block and the weight word.
  */
@@ -166,16 +172,18 @@ export function buildBlockLayout(csr: HostCsr, options: BlockLayoutOptions): Blo
   const blockOf = new Uint32Array(n);
   for (let b = 0; b < blockCount; b++) blockOf.fill(b, blockStart[b]!, blockStart[b + 1]!);
   const weight = weightWords(csr);
-  const m = csr.edgeCount;
-  const arcs = new Uint32Array(2 * m);
+  const wg = options.workgroupSize ?? 1;
   const arcStart = new Uint32Array(blockCount + 1);
   const crossOffsets = new Uint32Array(n + 1);
-  const cross = new Uint32Array(3 * m);
+  const cross = new Uint32Array(3 * csr.edgeCount);
+  const slots: Uint32Array[] = [];
+  const local: number[] = [];
   let intra = 0;
   let out = 0;
   for (let b = 0; b < blockCount; b++) {
     const start = blockStart[b]!;
     arcStart[b] = intra;
+    local.length = 0;
     for (let i = start; i < blockStart[b + 1]!; i++) {
       const u = order[i]!;
       crossOffsets[i] = out;
@@ -184,9 +192,7 @@ export function buildBlockLayout(csr: HostCsr, options: BlockLayoutOptions): Blo
         // Self-loops never shorten a path over non-negative weights.
         if (t === i) continue;
         if (blockOf[t] === b) {
-          arcs[2 * intra] = (i - start) | ((t - start) << 16);
-          arcs[2 * intra + 1] = weight(e);
-          intra++;
+          local.push((i - start) | ((t - start) << 16), weight(e));
         } else {
           cross[3 * out] = t;
           cross[3 * out + 1] = blockOf[t]!;
@@ -195,9 +201,18 @@ export function buildBlockLayout(csr: HostCsr, options: BlockLayoutOptions): Blo
         }
       }
     }
+    const placed = chainSlots(Uint32Array.from(local), blockStart[b + 1]! - start, wg);
+    slots.push(placed);
+    intra += placed.length / 2;
   }
   arcStart[blockCount] = intra;
   crossOffsets[n] = out;
+  const arcs = new Uint32Array(Math.max(2, 2 * intra));
+  let at = 0;
+  for (const placed of slots) {
+    arcs.set(placed, at);
+    at += placed.length;
+  }
   return {
     blockCount,
     order,
@@ -205,8 +220,82 @@ export function buildBlockLayout(csr: HostCsr, options: BlockLayoutOptions): Blo
     blockOf,
     blockStart,
     arcStart,
-    arcs: arcs.slice(0, Math.max(2, 2 * intra)),
+    arcs,
     crossOffsets,
     cross: cross.slice(0, Math.max(3, 3 * out)),
   };
+}
+
+/**
+ * A block's arcs (`[ends, weight]` pairs) placed in slots so that a thread's arcs, taken in order, follow
+ * paths: a sweep then carries a distance several hops along a path, not one. Paths are the preferred-child
+ * paths of a breadth-first forest of the block (down, then back up where the reverse arcs exist); the other
+ * arcs follow. The sequence is cut into `ceil(arcs / wg)` arcs a thread; thread `t`'s `k`-th arc goes to slot
+ * `t + k * wg`, so the threads' loads of one `k` are contiguous.
+ */
+export function chainSlots(pairs: Uint32Array, size: number, wg: number): Uint32Array {
+  const m = pairs.length / 2;
+  const per = Math.ceil(m / wg);
+  const placed = new Uint32Array(2 * wg * per).fill(0xffffffff);
+  if (m === 0) return placed;
+  const first = new Uint32Array(size + 1);
+  for (let a = 0; a < m; a++) first[(pairs[2 * a]! & 0xffff) + 1]!++;
+  for (let v = 0; v < size; v++) first[v + 1]! += first[v]!;
+  const byFrom = new Uint32Array(m);
+  const fill = first.slice(0, size);
+  for (let a = 0; a < m; a++) byFrom[fill[pairs[2 * a]! & 0xffff]!++] = a;
+  const head = (a: number) => pairs[2 * a]! >>> 16;
+  // Breadth-first forest: the arc that reached each vertex, and each vertex's first child.
+  const parentArc = new Int32Array(size).fill(-1);
+  const child = new Int32Array(size).fill(-1);
+  const seen = new Uint8Array(size);
+  const bfs: number[] = [];
+  for (let root = 0; root < size; root++) {
+    if (seen[root]) continue;
+    seen[root] = 1;
+    bfs.push(root);
+    for (let i = bfs.length - 1; i < bfs.length; i++) {
+      const u = bfs[i]!;
+      for (let j = first[u]!; j < first[u + 1]!; j++) {
+        const v = head(byFrom[j]!);
+        if (seen[v]) continue;
+        seen[v] = 1;
+        parentArc[v] = byFrom[j]!;
+        if (child[u] === -1) child[u] = v;
+        bfs.push(v);
+      }
+    }
+  }
+  const used = new Uint8Array(m);
+  const sequence: number[] = [];
+  const take = (a: number) => {
+    used[a] = 1;
+    sequence.push(a);
+  };
+  const path: number[] = [];
+  for (const r of bfs) {
+    const p = parentArc[r]! === -1 ? -1 : pairs[2 * parentArc[r]!]! & 0xffff;
+    if (p !== -1 && child[p] === r) continue;
+    path.length = 0;
+    for (let v = r; v !== -1; v = child[v]!) path.push(v);
+    for (let i = 1; i < path.length; i++) take(parentArc[path[i]!]!);
+    for (let i = path.length - 1; i > 0; i--) {
+      const from = path[i]!;
+      const to = path[i - 1]!;
+      for (let j = first[from]!; j < first[from + 1]!; j++) {
+        const a = byFrom[j]!;
+        if (head(a) === to && !used[a]) {
+          take(a);
+          break;
+        }
+      }
+    }
+  }
+  for (let a = 0; a < m; a++) if (!used[a]) take(a);
+  for (const [i, a] of sequence.entries()) {
+    const slot = Math.floor(i / per) + (i % per) * wg;
+    placed[2 * slot] = pairs[2 * a]!;
+    placed[2 * slot + 1] = pairs[2 * a + 1]!;
+  }
+  return placed;
 }

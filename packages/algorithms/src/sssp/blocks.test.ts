@@ -4,7 +4,7 @@ import { gpuTest, mulberry32 } from '@weft/testing';
 import { describe, expect, it } from 'vitest';
 import { testGraphs, testSources } from '../test-graphs.ts';
 import { verifySssp } from '../verify.ts';
-import { buildBlockLayout } from './block-layout.ts';
+import { buildBlockLayout, chainSlots } from './block-layout.ts';
 import { SsspBlocks, type SsspBlocksTuning } from './blocks.ts';
 import { sssp } from './sssp.ts';
 
@@ -77,6 +77,41 @@ describe('block layout', () => {
     expect(layout.blockStart[b + 1]! - layout.blockStart[b]!).toBe(1);
     expect(layout.arcStart[b + 1]! - layout.arcStart[b]!).toBe(0);
     expect(layout.crossOffsets[hub + 1]! - layout.crossOffsets[hub]!).toBe(50);
+  });
+
+  it("places every intra-block arc in one slot, most of a thread's arcs following paths", () => {
+    const csr = weighted(road({ width: 40, height: 30, seed: 6 }), 2);
+    const wg = 16;
+    const layout = buildBlockLayout(csr, { blockSize: 200, arcBudget: 800, workgroupSize: wg });
+    const want = buildBlockLayout(csr, { blockSize: 200, arcBudget: 800 });
+    let chained = 0;
+    for (let b = 0; b < layout.blockCount; b++) {
+      const [a0, a1] = [layout.arcStart[b]!, layout.arcStart[b + 1]!];
+      expect((a1 - a0) % wg).toBe(0);
+      const got = Array.from(
+        { length: a1 - a0 },
+        (_, i) => `${layout.arcs[2 * (a0 + i)]}:${layout.arcs[2 * (a0 + i) + 1]}`,
+      );
+      const [w0, w1] = [want.arcStart[b]!, want.arcStart[b + 1]!];
+      const arcs = Array.from(
+        { length: w1 - w0 },
+        (_, i) => `${want.arcs[2 * (w0 + i)]}:${want.arcs[2 * (w0 + i) + 1]}`,
+      );
+      const holes = got.filter((x) => x === '4294967295:4294967295').length;
+      expect(got.filter((x) => !x.startsWith('4294967295')).sort()).toEqual(arcs.sort());
+      expect(holes).toBe(a1 - a0 - arcs.length);
+      // Consecutive arcs of one thread that chain: the next one leaves where the last one arrived.
+      const per = (a1 - a0) / wg;
+      for (let t = 0; t < wg; t++) {
+        for (let k = 1; k < per; k++) {
+          const prev = layout.arcs[2 * (a0 + t + (k - 1) * wg)]!;
+          const next = layout.arcs[2 * (a0 + t + k * wg)]!;
+          if (next !== 0xffffffff && prev >>> 16 === (next & 0xffff)) chained++;
+        }
+      }
+    }
+    expect(chained / layout.arcStart[layout.blockCount]!).toBeGreaterThan(0.3);
+    expect(chainSlots(new Uint32Array(0), 5, 8)).toEqual(new Uint32Array(0));
   });
 
   it('merges the pockets a full block cuts off into neighbouring blocks', () => {

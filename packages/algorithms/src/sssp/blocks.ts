@@ -91,7 +91,11 @@ export class SsspBlocks {
   static async prepare(graph: DeviceGraph, tuning: SsspBlocksTuning = {}): Promise<SsspBlocks> {
     const started = performance.now();
     const { shape, blockSize, arcBudget } = resolveShape(graph, tuning);
-    const layout = buildBlockLayout(await graph.toHost(), { blockSize, arcBudget });
+    const layout = buildBlockLayout(await graph.toHost(), {
+      blockSize,
+      arcBudget,
+      workgroupSize: shape.workgroupSize,
+    });
     const meta = new Uint32Array(2 * (layout.blockCount + 1));
     for (let b = 0; b <= layout.blockCount; b++) {
       meta[2 * b] = layout.blockStart[b]!;
