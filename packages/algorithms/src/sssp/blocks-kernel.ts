@@ -1,4 +1,4 @@
-import type { BindingDecl } from '@weft/gpu';
+import { type BindingDecl, unrolled } from '@weft/gpu';
 import { UNREACHED_F32, UNREACHED_U32 } from './decode.ts';
 
 // The round kernel of block-local SSSP (`./blocks.ts`): one workgroup a block, its distances in workgroup memory.
@@ -102,54 +102,62 @@ fn main(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: v
   let arc_first = block_meta[2u * b + 1u];
   let arc_count = block_meta[2u * b + 3u] - arc_first;
   var before: array<u32, VPT>;
-  for (var j = 0u; j < VPT; j++) {
-    let i = lid + j * WG;
+${unrolled(
+  verticesPerThread,
+  (j) => `
+    let i = lid + ${j} * WG;
     var d = UNREACHED;
     if (i < size) { d = atomicLoad(&dist[start + i]); }
-    before[j] = d;
-    atomicStore(&local_dist[i], d);
-  }
+    before[${j}] = d;
+    atomicStore(&local_dist[i], d);`,
+)}
   var ends: array<u32, APT>;
   var weights: array<u32, APT>;
-  for (var k = 0u; k < APT; k++) {
-    let a = lid + k * WG;
-    ends[k] = NONE;
+${unrolled(
+  arcsPerThread,
+  (k) => `
+    let a = lid + ${k} * WG;
+    ends[${k}] = NONE;
     if (a < arc_count) {
       let arc = arcs[arc_first + a];
-      ends[k] = arc.x;
-      weights[k] = arc.y;
-    }
-  }
+      ends[${k}] = arc.x;
+      weights[${k}] = arc.y;
+    }`,
+)}
   workgroupBarrier();
   var sweep = 0u;
   loop {
     let slot = sweep & 1u;
     if (lid == 0u) { atomicStore(&changed[slot ^ 1u], 0u); }
     var moved = false;
-    for (var k = 0u; k < APT; k++) {
-      let e = ends[k];
-      if (e != NONE) {
-        let d = atomicLoad(&local_dist[e & 0xffffu]);
-        if (d != UNREACHED) {
-          let nd = weft_add(d, weights[k]);
-          let t = e >> 16u;
-          if (nd < atomicLoad(&local_dist[t]) && nd < atomicMin(&local_dist[t], nd)) { moved = true; }
-        }
+${unrolled(
+  arcsPerThread,
+  (k) => `
+    let e = ends[${k}];
+    if (e != NONE) {
+      let d = atomicLoad(&local_dist[e & 0xffffu]);
+      if (d != UNREACHED) {
+        let nd = weft_add(d, weights[${k}]);
+        let t = e >> 16u;
+        if (nd < atomicLoad(&local_dist[t]) && nd < atomicMin(&local_dist[t], nd)) { moved = true; }
       }
-    }
+    }`,
+)}
     if (moved) { atomicStore(&changed[slot], 1u); }
     workgroupBarrier();
     if (lid == 0u) { uniform_word = atomicLoad(&changed[slot]); }
     if (workgroupUniformLoad(&uniform_word) == 0u) { break; }
     sweep++;
   }
-  for (var j = 0u; j < VPT; j++) {
-    let i = lid + j * WG;
+${unrolled(
+  verticesPerThread,
+  (j) => `
+    let i = lid + ${j} * WG;
     if (i < size) {
       let d = atomicLoad(&local_dist[i]);
-      if (d < before[j]) { atomicMin(&dist[start + i], d); }
+      if (d < before[${j}]) { atomicMin(&dist[start + i], d); }
       relax_cross(start + i, d);
-    }
-  }
+    }`,
+)}
 }`;
 }
