@@ -1,3 +1,4 @@
+import { wgsl } from '@weft/gpu';
 import { type HostCsr, type HostEdgeList, hostCsrFromEdgeList, uploadGraph } from '@weft/graph';
 import { grid, road } from '@weft/graph/generators';
 import { gpuTest, mulberry32 } from '@weft/testing';
@@ -204,5 +205,65 @@ describe('sssp blocks', () => {
         blocks.destroy();
       }
       graph.destroy();
+    }));
+
+  it('refuses what it cannot do, and reports overflow as the frontier strategy does', () =>
+    gpuTest(async (device) => {
+      const chain = (weights: Uint32Array | Int32Array | Float32Array) => ({
+        vertexCount: 4,
+        edgeCount: 3,
+        offsets: Uint32Array.of(0, 1, 2, 3, 3),
+        targets: Uint32Array.of(1, 2, 3),
+        weights,
+        directed: true,
+      });
+      const blocks = { strategy: 'blocks' as const, blocks: { blockSize: 2, workgroupSize: 2 } };
+      for (const [weights, message] of [
+        [Int32Array.of(5, -8, 1), /weight -8 of edge 1 -> 2 \(edge 1\) is negative/],
+        [Float32Array.of(Number.NaN, 2, 3), /is NaN/],
+        [Uint32Array.of(2 ** 31, 2 ** 31 + 5, 7), /vertex 2 reached 2\^32 - 2/],
+        [Float32Array.of(3e38, 3e38, 1), /vertex 2 reached the largest finite f32/],
+      ] as const) {
+        const graph = uploadGraph(device, chain(weights));
+        await expect(sssp(graph, 0, blocks)).rejects.toThrow(message);
+        graph.destroy();
+      }
+      const graph = uploadGraph(device, chain(Uint32Array.of(2 ** 31, 2 ** 31 + 5, 7)));
+      expect(Array.from((await sssp(graph, 1, blocks)).distances)).toEqual([
+        Number.POSITIVE_INFINITY,
+        0,
+        2 ** 31 + 5,
+        2 ** 31 + 12,
+      ]);
+      await expect(sssp(graph, 4, blocks)).rejects.toThrow(/not a vertex/);
+      for (const option of [
+        { parents: true },
+        { trace: true },
+        { weight: wgsl`(s: u32, d: u32, e: u32) -> u32 { return 1u; }` },
+      ]) {
+        await expect(sssp(graph, 0, { ...blocks, ...option })).rejects.toThrow(/strategy 'blocks' has no/);
+      }
+      await expect(sssp(graph, 0, { strategy: 'fast' as 'auto' })).rejects.toThrow(/unknown strategy/);
+      for (const tuning of [{ blockSize: 0 }, { workgroupSize: 1.5 }, { blockSize: 2 ** 20 }]) {
+        await expect(SsspBlocks.prepare(graph, tuning)).rejects.toThrow(/blockSize|workgroupSize/);
+      }
+      const other = uploadGraph(device, chain(Uint32Array.of(1, 1, 1)));
+      const prepared = await SsspBlocks.prepare(other);
+      await expect(sssp(graph, 0, { strategy: 'blocks', blocks: prepared })).rejects.toThrow(/another graph/);
+      prepared.destroy();
+      other.destroy();
+      graph.destroy();
+      const empty = uploadGraph(device, {
+        vertexCount: 0,
+        edgeCount: 0,
+        offsets: Uint32Array.of(0),
+        targets: new Uint32Array(0),
+        directed: false,
+      });
+      const none = await SsspBlocks.prepare(empty);
+      expect(none.blockCount).toBe(0);
+      await expect(sssp(empty, 0, { strategy: 'blocks', blocks: none })).rejects.toThrow(/not a vertex/);
+      none.destroy();
+      empty.destroy();
     }));
 });
