@@ -492,19 +492,30 @@ export async function sssp(
   };
 }
 
-/** The strategy `sssp` runs; `'auto'` is the frontier one until the GPU figures say otherwise. */
-function ssspStrategy(_graph: DeviceGraph, options: SsspOptions): 'frontier' | 'blocks' {
+/**
+ * Whether `strategy: 'auto'` runs block-local rounds where they apply (sparse graphs, the engine's `'auto'`;
+ * no option they lack): off until the H100 measurement decides (docs/decisions/sssp-blocks.md).
+ */
+const AUTO_BLOCKS: boolean = false;
+
+/** The strategy `sssp` runs; throws on an unknown one, or on `'blocks'` with an option it does not have. */
+function ssspStrategy(graph: DeviceGraph, options: SsspOptions): 'frontier' | 'blocks' {
   const strategy = options.strategy ?? 'auto';
   if (!['auto', 'frontier', 'blocks'].includes(strategy)) {
     throw new InputError(`unknown strategy '${strategy}': use 'auto', 'frontier' or 'blocks'`, 'strategy');
   }
-  if (strategy !== 'blocks') return 'frontier';
-  for (const option of ['parents', 'trace', 'weight'] as const) {
-    if (options[option]) {
-      throw new InputError(`strategy 'blocks' has no '${option}': use strategy 'frontier'`, option);
-    }
+  const lacking = (['parents', 'trace', 'weight'] as const).find((option) => options[option]);
+  if (strategy === 'blocks') {
+    if (lacking)
+      throw new InputError(`strategy 'blocks' has no '${lacking}': use strategy 'frontier'`, lacking);
+    return 'blocks';
   }
-  return 'blocks';
+  const sparse = smallFrontierOf(
+    graph,
+    options.smallFrontier ? { smallFrontier: options.smallFrontier } : {},
+  );
+  const auto = strategy === 'auto' && !lacking && options.delta === undefined && sparse !== undefined;
+  return auto && AUTO_BLOCKS ? 'blocks' : 'frontier';
 }
 
 /** `sssp` by block-local rounds: on the blocks given, or on blocks prepared for this run and freed after it. */
