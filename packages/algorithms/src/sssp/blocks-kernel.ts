@@ -45,7 +45,12 @@ function addWgsl(float: boolean): string {
 }
 
 /**
- * One round. `meta` holds `[block start, arc start]` per block and one pair past the last; `state` holds
+ * One round. A thread's consecutive arcs mostly chain (see `chainSlots`): the distance an arc's `atomicMin`
+ * leaves at its target is carried to the next arc when that one leaves from there, saving a dependent load a
+ * hop. A carried value may be stale within a sweep, but only while some other relaxation lowers it, which
+ * marks the sweep as changed; the last sweep, where nothing changes, sees every distance as it is.
+ *
+ * `meta` holds `[block start, arc start]` per block and one pair past the last; `state` holds
  * three rotating counts of blocks activated for the next round, then two sets of per-block active flags
  * (`flags_in`, `flags_out` are their offsets). An active block takes its flag back to 0, loads its
  * distances, sweeps its intra-block arcs (held in registers) with workgroup atomics until a sweep changes
@@ -130,16 +135,24 @@ ${unrolled(
     let slot = sweep & 1u;
     if (lid == 0u) { atomicStore(&changed[slot ^ 1u], 0u); }
     var moved = false;
+    var carried = UNREACHED;
+    var carried_at = NONE;
 ${unrolled(
   arcsPerThread,
   (k) => `
     let e = ends[${k}];
     if (e != NONE) {
-      let d = atomicLoad(&local_dist[e & 0xffffu]);
+      let src = e & 0xffffu;
+      var d = carried;
+      if (src != carried_at) { d = atomicLoad(&local_dist[src]); }
+      carried_at = NONE;
       if (d != UNREACHED) {
         let nd = weft_add(d, weights[${k}]);
         let t = e >> 16u;
-        if (nd < atomicLoad(&local_dist[t]) && nd < atomicMin(&local_dist[t], nd)) { moved = true; }
+        let was = atomicMin(&local_dist[t], nd);
+        moved = moved || nd < was;
+        carried = min(was, nd);
+        carried_at = t;
       }
     }`,
 )}
