@@ -50,7 +50,7 @@ function addWgsl(float: boolean): string {
  * hop. A carried value may be stale within a sweep, but only while some other relaxation lowers it, which
  * marks the sweep as changed; the last sweep, where nothing changes, sees every distance as it is.
  *
- * `meta` holds `[block start, arc start]` per block and one pair past the last; `state` holds
+ * `block_meta` holds `[block start, arc start]` per block and one pair past the last; `state` holds
  * three rotating counts of blocks activated for the next round, then two sets of per-block active flags
  * (`flags_in`, `flags_out` are their offsets). An active block takes its flag back to 0, loads its
  * distances, sweeps its intra-block arcs (held in registers) with workgroup atomics until a sweep changes
@@ -157,9 +157,7 @@ ${unrolled(
     }`,
 )}
     if (moved) { atomicStore(&changed[slot], 1u); }
-    workgroupBarrier();
-    if (lid == 0u) { uniform_word = atomicLoad(&changed[slot]); }
-    if (workgroupUniformLoad(&uniform_word) == 0u) { break; }
+    if (workgroupUniformLoad(&changed[slot]) == 0u) { break; }
     sweep++;
   }
 ${unrolled(
