@@ -48,7 +48,9 @@ function addWgsl(float: boolean): string {
  * One round. A thread's consecutive arcs mostly chain (see `chainSlots`): the distance an arc's `atomicMin`
  * leaves at its target is carried to the next arc when that one leaves from there, saving a dependent load a
  * hop. A carried value may be stale within a sweep, but only while some other relaxation lowers it, which
- * marks the sweep as changed; the last sweep, where nothing changes, sees every distance as it is.
+ * marks the sweep as changed; the last sweep, where nothing changes, sees every distance as it is. Loads
+ * that do not depend on each other are issued together (the block's bounds with its flag, a vertex's cross
+ * range with its last relaxed distance): a round's fixed cost is its chain of global round trips.
  *
  * `block_meta` holds `[block start, arc start]` per block and one pair past the last; `state` holds
  * three rotating counts of blocks activated for the next round, then two sets of per-block active flags
@@ -77,13 +79,15 @@ ${addWgsl(float)}
 fn relax_cross(v: u32, d: u32) {
   let first = cross_offsets[v];
   let last = cross_offsets[v + 1u];
-  if (first == last || d >= relaxed[v]) { return; }
+  let relaxed_from = relaxed[v];
+  if (first == last || d >= relaxed_from) { return; }
   relaxed[v] = d;
   for (var c = first; c < last; c++) {
     let t = cross[3u * c];
+    let to_block = cross[3u * c + 1u];
     let nd = weft_add(d, cross[3u * c + 2u]);
-    if (nd < atomicLoad(&dist[t]) && nd < atomicMin(&dist[t], nd)) {
-      let flag = params.flags_out + cross[3u * c + 1u];
+    if (nd < atomicMin(&dist[t], nd)) {
+      let flag = params.flags_out + to_block;
       if (atomicLoad(&state[flag]) == 0u && atomicExchange(&state[flag], 1u) == 0u) {
         atomicAdd(&state[params.count_out], 1u);
       }
@@ -97,15 +101,15 @@ fn main(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: v
   let b = weft_workgroup_index(wid, nwg);
   if (b == 0u && lid == 0u) { atomicStore(&state[params.count_clear], 0u); }
   if (b >= params.blocks) { return; }
+  let start = block_meta[2u * b];
+  let size = block_meta[2u * b + 2u] - start;
+  let arc_first = block_meta[2u * b + 1u];
+  let arc_count = block_meta[2u * b + 3u] - arc_first;
   if (lid == 0u) {
     uniform_word = atomicExchange(&state[params.flags_in + b], 0u);
     atomicStore(&changed[0], 0u);
   }
   if (workgroupUniformLoad(&uniform_word) == 0u) { return; }
-  let start = block_meta[2u * b];
-  let size = block_meta[2u * b + 2u] - start;
-  let arc_first = block_meta[2u * b + 1u];
-  let arc_count = block_meta[2u * b + 3u] - arc_first;
   var before: array<u32, VPT>;
 ${unrolled(
   verticesPerThread,
