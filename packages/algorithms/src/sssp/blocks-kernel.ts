@@ -10,6 +10,11 @@ export interface BlockKernelShape {
   verticesPerThread: number;
   /** Intra-block arcs a thread keeps in registers: a block has at most `workgroupSize * arcsPerThread`. */
   arcsPerThread: number;
+  /**
+   * Most passes a round: after pushing across its boundary, a block reloads its distances and, where another
+   * block has lowered one meanwhile, sweeps and pushes again instead of waiting for the next round.
+   */
+  passes: number;
   /** f32 distance words (bits of non-negative floats) instead of saturating u32 sums. */
   float: boolean;
 }
@@ -61,17 +66,19 @@ function addWgsl(float: boolean): string {
  * vertex it improved. Blocks wait on no other workgroup.
  */
 export function blockRoundWgsl(shape: BlockKernelShape): string {
-  const { workgroupSize, verticesPerThread, arcsPerThread, float } = shape;
+  const { workgroupSize, verticesPerThread, arcsPerThread, passes, float } = shape;
   return /* wgsl */ `
 const WG = ${workgroupSize}u;
 const VPT = ${verticesPerThread}u;
 const APT = ${arcsPerThread}u;
+const PASSES = ${passes}u;
 const CAP = ${workgroupSize * verticesPerThread}u;
 const UNREACHED = ${float ? UNREACHED_F32 : UNREACHED_U32}u;
 const NONE = 0xffffffffu;
 
 var<workgroup> local_dist: array<atomic<u32>, CAP>;
 var<workgroup> changed: array<atomic<u32>, 2>;
+var<workgroup> reloaded: atomic<u32>;
 var<workgroup> uniform_word: u32;
 
 ${addWgsl(float)}
@@ -108,6 +115,7 @@ fn main(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: v
   if (lid == 0u) {
     uniform_word = atomicExchange(&state[params.flags_in + b], 0u);
     atomicStore(&changed[0], 0u);
+    atomicStore(&reloaded, 0u);
   }
   if (workgroupUniformLoad(&uniform_word) == 0u) { return; }
   var before: array<u32, VPT>;
@@ -135,6 +143,7 @@ ${unrolled(
 )}
   workgroupBarrier();
   var sweep = 0u;
+  for (var round_pass = 0u; round_pass < PASSES; round_pass++) {
   loop {
     let slot = sweep & 1u;
     if (lid == 0u) { atomicStore(&changed[slot ^ 1u], 0u); }
@@ -174,5 +183,20 @@ ${unrolled(
       relax_cross(start + i, d);
     }`,
 )}
+    if (round_pass + 1u == PASSES) { break; }
+${unrolled(
+  verticesPerThread,
+  (j) => `
+    let i = lid + ${j} * WG;
+    if (i < size) {
+      let g = atomicLoad(&dist[start + i]);
+      before[${j}] = g;
+      if (g < atomicMin(&local_dist[i], g)) { atomicStore(&reloaded, 1u); }
+    }`,
+)}
+    if (workgroupUniformLoad(&reloaded) == 0u) { break; }
+    if (lid == 0u) { atomicStore(&reloaded, 0u); }
+    sweep++;
+  }
 }`;
 }

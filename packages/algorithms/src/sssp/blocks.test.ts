@@ -11,6 +11,8 @@ import { sssp } from './sssp.ts';
 
 /** Small blocks and workgroups, so test graphs of a few thousand vertices span many blocks. */
 const SMALL: SsspBlocksTuning = { blockSize: 64, workgroupSize: 32 };
+/** The same with blocks that reload what others lowered while they ran. */
+const PASSES: SsspBlocksTuning = { ...SMALL, passes: 3 };
 
 function weighted(edges: HostEdgeList, seed: number, min = 1, max = 255): HostCsr {
   const r = mulberry32(seed);
@@ -142,7 +144,7 @@ describe('sssp blocks', () => {
       for (const weights of ['u32', 'f32', false] as const) {
         for (const { name, csr } of testGraphs(weights, 12)) {
           const graph = uploadGraph(device, csr);
-          const blocks = await SsspBlocks.prepare(graph, SMALL);
+          const blocks = await SsspBlocks.prepare(graph, weights === 'f32' ? PASSES : SMALL);
           for (const source of testSources(csr).slice(0, 3)) {
             const { distances } = await sssp(graph, source, { strategy: 'blocks', blocks });
             expect(
@@ -171,13 +173,18 @@ describe('sssp blocks', () => {
       const r = mulberry32(77);
       for (const [name, csr] of cases) {
         const graph = uploadGraph(device, csr);
-        const blocks = await SsspBlocks.prepare(graph, SMALL);
-        const n = csr.vertexCount;
-        for (const source of [0, n - 1, Math.floor(r() * n)]) {
-          const { distances } = await sssp(graph, source, { strategy: 'blocks', blocks });
-          expect(verifySssp(csr, source, distances), `${name}, source ${source}`).toBeNull();
+        for (const tuning of [SMALL, PASSES]) {
+          const blocks = await SsspBlocks.prepare(graph, tuning);
+          const n = csr.vertexCount;
+          for (const source of [0, n - 1, Math.floor(r() * n)]) {
+            const { distances } = await sssp(graph, source, { strategy: 'blocks', blocks });
+            expect(
+              verifySssp(csr, source, distances),
+              `${name}, ${tuning.passes ?? 1} passes, source ${source}`,
+            ).toBeNull();
+          }
+          blocks.destroy();
         }
-        blocks.destroy();
         graph.destroy();
       }
     }));
@@ -193,6 +200,8 @@ describe('sssp blocks', () => {
         { blockSize: 9, workgroupSize: 8 },
         { blockSize: 64, workgroupSize: 64, arcBudget: 64 },
         { blockSize: 100, workgroupSize: 16, arcBudget: 17 },
+        { blockSize: 64, workgroupSize: 32, passes: 4 },
+        { blockSize: 16, workgroupSize: 16, passes: 2 },
       ]) {
         const blocks = await SsspBlocks.prepare(graph, tuning);
         for (const source of [0, 599, 321]) {

@@ -13,6 +13,11 @@ export interface SsspBlocksTuning {
   workgroupSize?: number;
   /** Most out-arcs of a block's vertices together (default 4 x `blockSize`): its arcs stay in registers. */
   arcBudget?: number;
+  /**
+   * Most passes of a block a round (default 1): after pushing across its boundary, a block reloads its
+   * distances and, where a block running beside it lowered one meanwhile, sweeps and pushes again at once.
+   */
+  passes?: number;
 }
 
 /** Default vertices of a block: 8 KiB of distances, so the guaranteed 16 KiB of workgroup memory holds it. */
@@ -55,6 +60,7 @@ function resolveShape(graph: DeviceGraph, tuning: SsspBlocksTuning) {
     workgroupSize,
     verticesPerThread,
     arcsPerThread: Math.ceil(arcBudget / workgroupSize),
+    passes: positiveInteger(tuning.passes ?? 1, 'passes'),
     float: graph.chunkedWeights?.type === 'f32',
   };
   return { shape, blockSize, arcBudget };
