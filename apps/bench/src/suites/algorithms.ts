@@ -1410,8 +1410,11 @@ export const cases: BenchCase[] = [
   bfsCase(roads, 'push', 'thread-mapped', false, 'auto', 'off'),
   // The default: near-far in the engine with Davidson's delta (about 1536 at the mean degree of 2.6).
   ssspCase(roads),
+  // Block-local rounds: 2048-vertex blocks make about 146 workgroups of 1024 threads on the road graph, more
+  // than an H100's 132 SMs; the sizes below bracket that.
   ssspBlocksCase(roads),
   ssspBlocksCase(roads, { blockSize: 1024, workgroupSize: 512 }),
+  ssspBlocksCase(roads, { blockSize: 3072, workgroupSize: 1024 }),
   ssspBlocksCase(roads, { blockSize: 4096, workgroupSize: 1024 }),
   ssspBlocksCase(roads, { passes: 4 }),
   ssspCascadeCase(roads),
