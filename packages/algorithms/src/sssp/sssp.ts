@@ -105,12 +105,14 @@ export interface SsspResult {
   /**
    * Relaxation levels: rounds in which a frontier's out-edges were relaxed and the improved vertices formed
    * the next frontier (the last one improving nothing). Without the small-frontier engine one per step;
-   * with it, the engine's levels plus the bulk levels that had a frontier.
+   * with it, the engine's levels plus the bulk levels that had a frontier. With `strategy: 'blocks'`: the
+   * rounds, the last one flagging no block.
    */
   iterations: number;
   /**
    * Enactor steps the run took: `iterations`, or fewer where the small-frontier engine ran several levels
-   * in one step. A replay of `SsspProblem.step` needs about this many (the order of atomics may vary it).
+   * in one step. A replay of `SsspProblem.step` needs about this many (the order of atomics may vary it);
+   * with blocks, the rounds again (`SsspBlocksProblem.step`).
    */
   steps: number;
   /**
