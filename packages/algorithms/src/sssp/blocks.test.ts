@@ -253,8 +253,16 @@ describe('sssp blocks', () => {
         await expect(sssp(graph, 0, { ...blocks, ...option })).rejects.toThrow(/strategy 'blocks' has no/);
       }
       await expect(sssp(graph, 0, { strategy: 'fast' as 'auto' })).rejects.toThrow(/unknown strategy/);
-      for (const tuning of [{ blockSize: 0 }, { workgroupSize: 1.5 }, { blockSize: 2 ** 20 }]) {
-        await expect(SsspBlocks.prepare(graph, tuning)).rejects.toThrow(/blockSize|workgroupSize/);
+      for (const tuning of [
+        { blockSize: 0 },
+        { workgroupSize: 1.5 },
+        { blockSize: 2 ** 20 },
+        { blockSize: 2048, workgroupSize: 16 },
+        { passes: 0 },
+      ]) {
+        await expect(SsspBlocks.prepare(graph, tuning)).rejects.toThrow(
+          /blockSize|workgroupSize|arcBudget|passes/,
+        );
       }
       const other = uploadGraph(device, chain(Uint32Array.of(1, 1, 1)));
       const prepared = await SsspBlocks.prepare(other);

@@ -29,6 +29,8 @@ const ARCS_PER_VERTEX = 4;
 const RESERVED_BYTES = 64;
 /** Local vertex ids are 16-bit halves of an arc word. */
 const MAX_BLOCK_SIZE = 65536;
+/** Most arcs a thread holds: the sweep is emitted unrolled, once per arc slot. */
+const MAX_ARCS_PER_THREAD = 64;
 
 function positiveInteger(value: number, name: string): number {
   if (!Number.isInteger(value) || value < 1) {
@@ -56,10 +58,18 @@ function resolveShape(graph: DeviceGraph, tuning: SsspBlocksTuning) {
     );
   }
   const arcBudget = positiveInteger(tuning.arcBudget ?? ARCS_PER_VERTEX * blockSize, 'arcBudget');
+  const arcsPerThread = Math.ceil(arcBudget / workgroupSize);
+  if (arcsPerThread > MAX_ARCS_PER_THREAD) {
+    throw new InputError(
+      `an arc budget of ${arcBudget} is ${arcsPerThread} arcs for each of ${workgroupSize} threads (at most ` +
+        `${MAX_ARCS_PER_THREAD}): lower arcBudget or blockSize, or raise workgroupSize`,
+      'blocks.arcBudget',
+    );
+  }
   const shape: BlockKernelShape = {
     workgroupSize,
     verticesPerThread,
-    arcsPerThread: Math.ceil(arcBudget / workgroupSize),
+    arcsPerThread,
     passes: positiveInteger(tuning.passes ?? 1, 'passes'),
     float: graph.chunkedWeights?.type === 'f32',
   };
@@ -70,7 +80,7 @@ function resolveShape(graph: DeviceGraph, tuning: SsspBlocksTuning) {
  * A graph prepared for block-local SSSP, once for any number of sources: its vertices grouped into compact
  * blocks (grown breadth-first on the host, `./block-layout.ts`) and renumbered block by block, each block's
  * intra-block arcs in local ids and its cross arcs, on the device. Weights are copied in: they must be
- * non-negative (the caller checks). `destroy()` frees it; the graph itself is not held.
+ * non-negative (the caller checks). `destroy()` frees these arrays, not the graph's.
  */
 export class SsspBlocks {
   /** Host time the preparation took (read-back, blocks, upload), in ms. */
