@@ -431,13 +431,14 @@ function ssspCase(
 /**
  * SSSP by block-local rounds (`strategy: 'blocks'`): the blocks are prepared once per graph, untimed (the
  * preparation's host time is in the measurement's `setup`), and a run replays the first run's rounds with a
- * margin (rounds past convergence exit at once). `tuning` names block and workgroup sizes, or passes, to compare.
+ * margin (rounds past convergence exit at once). `tuning` names block and workgroup sizes, passes or a sweep limit to compare.
  */
 function ssspBlocksCase(input: GraphInput, tuning: SsspBlocksTuning = {}): BenchCase {
   const sizes = tuning.blockSize ? ` ${tuning.blockSize}/${tuning.workgroupSize ?? 'max'}` : '';
   const passes = tuning.passes ? ` ${tuning.passes} passes` : '';
+  const sweeps = tuning.maxSweeps ? ` ${tuning.maxSweeps} sweeps` : '';
   return {
-    name: `sssp ${input.label} (u32 weights 1-255) blocks${sizes}${passes}`,
+    name: `sssp ${input.label} (u32 weights 1-255) blocks${sizes}${passes}${sweeps}`,
     family: 'algorithms',
     maxItems: () => input.maxItems,
     async setup(device, n, seed) {
@@ -1417,6 +1418,7 @@ export const cases: BenchCase[] = [
   ssspBlocksCase(roads, { blockSize: 3072, workgroupSize: 1024 }),
   ssspBlocksCase(roads, { blockSize: 4096, workgroupSize: 1024 }),
   ssspBlocksCase(roads, { passes: 4 }),
+  ssspBlocksCase(roads, { maxSweeps: 32 }),
   ssspCascadeCase(roads),
   ssspCase(roads, 'thread-mapped'),
   ssspCase(roads, 'thread-mapped', undefined, 'off'),

@@ -15,6 +15,11 @@ export interface BlockKernelShape {
    * block has lowered one meanwhile, sweeps and pushes again instead of waiting for the next round.
    */
   passes: number;
+  /**
+   * Most sweeps a pass (0: until none changes anything): a block stopped by it pushes what it has and flags
+   * itself for the next round, so a slow block does not hold a round back from its neighbours.
+   */
+  maxSweeps: number;
   /** f32 distance words (bits of non-negative floats) instead of saturating u32 sums. */
   float: boolean;
 }
@@ -66,12 +71,13 @@ function addWgsl(float: boolean): string {
  * vertex it improved. Blocks wait on no other workgroup.
  */
 export function blockRoundWgsl(shape: BlockKernelShape): string {
-  const { workgroupSize, verticesPerThread, arcsPerThread, passes, float } = shape;
+  const { workgroupSize, verticesPerThread, arcsPerThread, passes, maxSweeps, float } = shape;
   return /* wgsl */ `
 const WG = ${workgroupSize}u;
 const VPT = ${verticesPerThread}u;
 const APT = ${arcsPerThread}u;
 const PASSES = ${passes}u;
+const MAX_SWEEPS = ${maxSweeps}u;
 const CAP = ${workgroupSize * verticesPerThread}u;
 const UNREACHED = ${float ? UNREACHED_F32 : UNREACHED_U32}u;
 const NONE = 0xffffffffu;
@@ -143,7 +149,9 @@ ${unrolled(
 )}
   workgroupBarrier();
   var sweep = 0u;
+  var unfinished = false;
   for (var round_pass = 0u; round_pass < PASSES; round_pass++) {
+  var pass_sweeps = 0u;
   loop {
     let slot = sweep & 1u;
     if (lid == 0u) { atomicStore(&changed[slot ^ 1u], 0u); }
@@ -172,6 +180,11 @@ ${unrolled(
     if (moved) { atomicStore(&changed[slot], 1u); }
     if (workgroupUniformLoad(&changed[slot]) == 0u) { break; }
     sweep++;
+    pass_sweeps++;
+    if (pass_sweeps == MAX_SWEEPS) {
+      unfinished = true;
+      break;
+    }
   }
 ${unrolled(
   verticesPerThread,
@@ -183,6 +196,12 @@ ${unrolled(
       relax_cross(start + i, d);
     }`,
 )}
+    if (unfinished) {
+      if (lid == 0u && atomicExchange(&state[params.flags_out + b], 1u) == 0u) {
+        atomicAdd(&state[params.count_out], 1u);
+      }
+      break;
+    }
     if (round_pass + 1u == PASSES) { break; }
 ${unrolled(
   verticesPerThread,

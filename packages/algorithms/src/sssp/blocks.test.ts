@@ -11,8 +11,8 @@ import { sssp } from './sssp.ts';
 
 /** Small blocks and workgroups, so test graphs of a few thousand vertices span many blocks. */
 const SMALL: SsspBlocksTuning = { blockSize: 64, workgroupSize: 32 };
-/** The same with blocks that reload what others lowered while they ran. */
-const PASSES: SsspBlocksTuning = { ...SMALL, passes: 3 };
+/** The same with blocks that reload what others lowered while they ran, and stop after a few sweeps. */
+const PASSES: SsspBlocksTuning = { ...SMALL, passes: 3, maxSweeps: 4 };
 
 function weighted(edges: HostEdgeList, seed: number, min = 1, max = 255): HostCsr {
   const r = mulberry32(seed);
@@ -202,6 +202,8 @@ describe('sssp blocks', () => {
         { blockSize: 100, workgroupSize: 16, arcBudget: 17 },
         { blockSize: 64, workgroupSize: 32, passes: 4 },
         { blockSize: 16, workgroupSize: 16, passes: 2 },
+        { blockSize: 64, workgroupSize: 16, maxSweeps: 1 },
+        { blockSize: 64, workgroupSize: 32, maxSweeps: 3, passes: 2 },
       ]) {
         const blocks = await SsspBlocks.prepare(graph, tuning);
         for (const source of [0, 599, 321]) {
@@ -259,9 +261,10 @@ describe('sssp blocks', () => {
         { blockSize: 2 ** 20 },
         { blockSize: 2048, workgroupSize: 16 },
         { passes: 0 },
+        { maxSweeps: -1 },
       ]) {
         await expect(SsspBlocks.prepare(graph, tuning)).rejects.toThrow(
-          /blockSize|workgroupSize|arcBudget|passes/,
+          /blockSize|workgroupSize|arcBudget|passes|maxSweeps/,
         );
       }
       const other = uploadGraph(device, chain(Uint32Array.of(1, 1, 1)));

@@ -18,6 +18,12 @@ export interface SsspBlocksTuning {
    * distances and, where a block running beside it lowered one meanwhile, sweeps and pushes again at once.
    */
   passes?: number;
+  /**
+   * Most sweeps of a block a pass (default 0: until a sweep changes nothing). A block stopped by it writes and
+   * pushes the distances it has and runs again next round: rounds get shorter and more numerous, and a slow
+   * block no longer holds its neighbours' pushes back until it converges.
+   */
+  maxSweeps?: number;
 }
 
 /** Default vertices of a block: 8 KiB of distances, so the guaranteed 16 KiB of workgroup memory holds it. */
@@ -71,6 +77,7 @@ function resolveShape(graph: DeviceGraph, tuning: SsspBlocksTuning) {
     verticesPerThread,
     arcsPerThread,
     passes: positiveInteger(tuning.passes ?? 1, 'passes'),
+    maxSweeps: (tuning.maxSweeps ?? 0) === 0 ? 0 : positiveInteger(tuning.maxSweeps!, 'maxSweeps'),
     float: graph.chunkedWeights?.type === 'f32',
   };
   return { shape, blockSize, arcBudget };
