@@ -163,6 +163,10 @@ describe('sssp blocks', () => {
       const cases: [string, HostCsr][] = [
         ['road 60 x 50', weighted(road({ width: 60, height: 50, seed: 11 }), 5)],
         ['road 45 x 45 weights 1', weighted(road({ width: 45, height: 45, seed: 12 }), 6, 1, 1)],
+        [
+          'road 40 x 40 weights 0-2 (zero-weight cycles)',
+          weighted(road({ width: 40, height: 40, seed: 15 }), 16, 0, 2),
+        ],
         ['grid 50 x 40 weights 255', weighted(grid({ width: 50, height: 40 }), 7, 255, 255)],
         ['path 3000', weighted(path(3000, false), 8)],
         ['directed path 1000', weighted(path(1000, true), 9)],
