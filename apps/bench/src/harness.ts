@@ -319,5 +319,6 @@ async function measureSources(
   }
   if (clock === 'gpu') m.gpuMs = timeMs;
   if (error !== null) m.error = error;
+  if (inst.setup) m.setup = inst.setup;
   return await withExtras(m, inst, options.traced ?? true);
 }

@@ -125,7 +125,12 @@ function traversalRows(report: BenchReport): string[][] {
 
 export function traversalTable(report: BenchReport): string {
   const rows = traversalRows(report);
-  return rows.length === 0 ? '' : textTable(TRAVERSAL_HEADER, rows);
+  if (rows.length === 0) return '';
+  // What a case prepared untimed (SSSP's blocks) is printed under the times that leave it out.
+  const setups = report.measurements
+    .filter((m) => m.sources && m.valid && m.setup && !m.paperRow)
+    .map((m) => `  ${m.name}: ${m.setup}`);
+  return [textTable(TRAVERSAL_HEADER, rows), ...(setups.length > 0 ? ['Setups:', ...setups] : [])].join('\n');
 }
 
 export function traversalHtmlTable(report: BenchReport): string {

@@ -122,6 +122,7 @@ export {
   type SimilarityResult,
   type VertexPairs,
 } from './similarity-reference.ts';
+export { SsspBlocks, SsspBlocksProblem, type SsspBlocksTuning } from './sssp/blocks.ts';
 export type { SsspEngineTuning } from './sssp/near-far-engine.ts';
 export { ssspReference } from './sssp/reference.ts';
 export {

@@ -3,7 +3,8 @@ import type { PartitionedGraph } from '@weft/graph';
 import { enact } from '@weft/operators';
 import { checkSource, type LoadBalanceOption, prepareLoadBalance } from './common.ts';
 import { MinExchangePart, minMergeRounds } from './partitioned-exchange.ts';
-import { decodeDistances, type SsspOptions, SsspProblem } from './sssp/sssp.ts';
+import { decodeDistances } from './sssp/decode.ts';
+import { type SsspOptions, SsspProblem } from './sssp/sssp.ts';
 import { checkNonNegativeWeights } from './weights.ts';
 
 /** `weight`: each arc's weight computed by a WGSL edge functor, as `sssp`'s option (no weight array bound). */

@@ -37,14 +37,12 @@ import {
   type TraceOption,
 } from '../common.ts';
 import { ssspOnNeighbors } from '../neighbor-graph.ts';
-import { checkNonNegativeWeights, overflowError, SATURATED_F32, SATURATED_U32 } from '../weights.ts';
+import { checkNonNegativeWeights, SATURATED_F32 } from '../weights.ts';
+import { SsspBlocks, SsspBlocksProblem, type SsspBlocksTuning } from './blocks.ts';
+import { decodeDistances, UNREACHED_F32, UNREACHED_U32 } from './decode.ts';
 import { addDeltaFunctor, checkDelta, davidsonDelta, deltaWord, NearFarStep } from './near-far.ts';
 import type { SsspEngineTuning } from './near-far-engine.ts';
 import { NearFarEngineStep } from './near-far-engine.ts';
-
-/** Unreached distance as stored: u32 max for integer weights, the bits of +Infinity for f32 weights. */
-const UNREACHED_U32 = 0xffffffff;
-const UNREACHED_F32 = 0x7f800000;
 
 export interface SsspOptions extends RunOptions, LoadBalanceOption, TraceOption {
   /** Most enactor steps to run (see {@link SsspResult.steps}: with the engine a step runs many levels). */
@@ -75,6 +73,20 @@ export interface SsspOptions extends RunOptions, LoadBalanceOption, TraceOption 
    * `delta: 'auto'` then means Bellman-Ford.
    */
   weight?: Functor;
+  /**
+   * How the distances are found. `'frontier'`: frontier Bellman-Ford or near-far (the options above).
+   * `'blocks'`: block-local relaxation ({@link SsspBlocks}): the vertices grouped into compact blocks once,
+   * then rounds of one workgroup a block that relaxes its block to a fixed point in workgroup memory and
+   * pushes across the block's boundary; for high-diameter graphs (roads, meshes). It reads `graph.weights`
+   * (no `weight` functor), has no `parents` or `trace`, and ignores the frontier options. `'auto'`
+   * (default): `'frontier'`.
+   */
+  strategy?: 'auto' | 'frontier' | 'blocks';
+  /**
+   * With `strategy: 'blocks'`: the block sizes, or blocks already prepared for this graph
+   * (`SsspBlocks.prepare`), which a run from many sources should pass to prepare them once.
+   */
+  blocks?: SsspBlocksTuning | SsspBlocks;
 }
 
 /** The problem's options: `delta` is a width or absent (Bellman-Ford); see {@link resolveSsspOptions}. */
@@ -93,12 +105,14 @@ export interface SsspResult {
   /**
    * Relaxation levels: rounds in which a frontier's out-edges were relaxed and the improved vertices formed
    * the next frontier (the last one improving nothing). Without the small-frontier engine one per step;
-   * with it, the engine's levels plus the bulk levels that had a frontier.
+   * with it, the engine's levels plus the bulk levels that had a frontier. With `strategy: 'blocks'`: the
+   * rounds, the last one flagging no block.
    */
   iterations: number;
   /**
    * Enactor steps the run took: `iterations`, or fewer where the small-frontier engine ran several levels
-   * in one step. A replay of `SsspProblem.step` needs about this many (the order of atomics may vary it).
+   * in one step. A replay of `SsspProblem.step` needs about this many (the order of atomics may vary it);
+   * with blocks, the rounds again (`SsspBlocksProblem.step`).
    */
   steps: number;
   /**
@@ -355,23 +369,6 @@ export class SsspProblem
   }
 }
 
-/**
- * Distance words as read back (u32 sums or f32 bits) as numbers, `Infinity` where unreached; throws the
- * overflow error where a sum saturated.
- */
-export function decodeDistances(raw: Uint32Array, float: boolean): Float64Array {
-  const n = raw.length;
-  const values = float ? new Float32Array(raw.buffer, raw.byteOffset, n) : raw;
-  const distances = new Float64Array(n);
-  const saturated = float ? SATURATED_F32 : SATURATED_U32;
-  const unreached = float ? UNREACHED_F32 : UNREACHED_U32;
-  for (let v = 0; v < n; v++) {
-    if (raw[v] === saturated) throw overflowError(float, v);
-    distances[v] = raw[v] === unreached ? Number.POSITIVE_INFINITY : values[v]!;
-  }
-  return distances;
-}
-
 /** The small-frontier engine's settings when the run uses it (undefined: it does not); checks the mode. */
 function smallFrontierOf(graph: DeviceGraph, options: SsspProblemOptions): SsspEngineTuning | undefined {
   const mode = options.smallFrontier ?? 'auto';
@@ -462,16 +459,21 @@ export async function sssp(
   options: SsspOptions = {},
 ): Promise<SsspResult> {
   if (isNeighborGraph(graph)) {
+    if (options.strategy === 'blocks') {
+      throw new InputError('block-local SSSP needs a DeviceGraph (from uploadGraph)', 'strategy');
+    }
     checkSource(graph, source);
     return ssspOnNeighbors(graph, source, options);
   }
   checkDeviceGraph(graph);
   checkSource(graph, source);
+  const strategy = ssspStrategy(graph, options);
   const weights = graph.chunkedWeights;
   if (weights && !['u32', 'i32', 'f32'].includes(weights.type)) {
     throw new InputError(`unsupported weight type ${weights.type}`, 'graph.weights');
   }
   if (options.weight === undefined) await checkNonNegativeWeights(graph, 'SSSP');
+  if (strategy === 'blocks') return ssspByBlocks(graph, source, options);
   // A trace logs one frontier a step: the engine, which runs many levels a step, stays off for it.
   const mode = options.smallFrontier ?? 'auto';
   if (options.trace && mode !== 'auto' && mode !== 'off') {
@@ -490,4 +492,51 @@ export async function sssp(
     steps: run.iterations,
     ...(run.trace ? { trace: run.trace } : {}),
   };
+}
+
+/**
+ * Whether `strategy: 'auto'` runs block-local rounds where they apply (sparse graphs, the engine's `'auto'`;
+ * no option they lack): off until the H100 measurement decides (docs/decisions/sssp-blocks.md).
+ */
+const AUTO_BLOCKS: boolean = false;
+
+/** The strategy `sssp` runs; throws on an unknown one, or on `'blocks'` with an option it does not have. */
+function ssspStrategy(graph: DeviceGraph, options: SsspOptions): 'frontier' | 'blocks' {
+  const strategy = options.strategy ?? 'auto';
+  if (!['auto', 'frontier', 'blocks'].includes(strategy)) {
+    throw new InputError(`unknown strategy '${strategy}': use 'auto', 'frontier' or 'blocks'`, 'strategy');
+  }
+  const lacking = (['parents', 'trace', 'weight'] as const).find((option) => options[option]);
+  if (strategy === 'blocks') {
+    if (lacking)
+      throw new InputError(`strategy 'blocks' has no '${lacking}': use strategy 'frontier'`, lacking);
+    return 'blocks';
+  }
+  const sparse = smallFrontierOf(
+    graph,
+    options.smallFrontier ? { smallFrontier: options.smallFrontier } : {},
+  );
+  const auto = strategy === 'auto' && !lacking && options.delta === undefined && sparse !== undefined;
+  return auto && AUTO_BLOCKS ? 'blocks' : 'frontier';
+}
+
+/** `sssp` by block-local rounds: on the blocks given, or on blocks prepared for this run and freed after it. */
+async function ssspByBlocks(graph: DeviceGraph, source: number, options: SsspOptions): Promise<SsspResult> {
+  const given = options.blocks instanceof SsspBlocks ? options.blocks : undefined;
+  if (given && given.graph !== graph) {
+    throw new InputError('these blocks were prepared for another graph', 'blocks');
+  }
+  const blocks = given ?? (await SsspBlocks.prepare(graph, options.blocks as SsspBlocksTuning | undefined));
+  try {
+    const problem = new SsspBlocksProblem(blocks);
+    // A read-back costs about as much as a hundred rounds past convergence (each an early exit), and road
+    // graphs converge in 20-40 rounds: most runs then take one submit.
+    const run = await runProblem(graph, problem, (rec) => problem.reset(rec, source), {
+      batch: 32,
+      ...options,
+    });
+    return { distances: run.result.distances, iterations: run.iterations, steps: run.iterations };
+  } finally {
+    if (!given) blocks.destroy();
+  }
 }

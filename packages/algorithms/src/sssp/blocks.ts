@@ -1,0 +1,251 @@
+import { type DeviceArray, type GpuCount, InputError, type Kernel, type Recorder } from '@weft/gpu';
+import type { DeviceGraph } from '@weft/graph';
+import { type Problem, recordSet } from '../common.ts';
+import { buildBlockLayout } from './block-layout.ts';
+import { BLOCK_BINDINGS, BLOCK_PARAMS, type BlockKernelShape, blockRoundWgsl } from './blocks-kernel.ts';
+import { decodeDistances, UNREACHED_F32, UNREACHED_U32 } from './decode.ts';
+
+/** Block-local SSSP's sizes (see {@link SsspBlocks}); defaults fit the device's limits. */
+export interface SsspBlocksTuning {
+  /** Most vertices a block holds (default 2048, less where workgroup memory is smaller). */
+  blockSize?: number;
+  /** Threads of a block's workgroup (default 1024, or the device's most). */
+  workgroupSize?: number;
+  /** Most out-arcs of a block's vertices together (default 4 x `blockSize`): its arcs stay in registers. */
+  arcBudget?: number;
+  /**
+   * Most passes of a block a round (default 1): after pushing across its boundary, a block reloads its
+   * distances and, where a block running beside it lowered one meanwhile, sweeps and pushes again at once.
+   */
+  passes?: number;
+  /**
+   * Most sweeps of a block a pass (default 0: until a sweep changes nothing). A block stopped by it writes and
+   * pushes the distances it has and runs again next round: rounds get shorter and more numerous, and a slow
+   * block no longer holds its neighbours' pushes back until it converges.
+   */
+  maxSweeps?: number;
+}
+
+/** Default vertices of a block: 8 KiB of distances, so the guaranteed 16 KiB of workgroup memory holds it. */
+const BLOCK_SIZE = 2048;
+const WORKGROUP_SIZE = 1024;
+/** Out-arcs a block's vertices may have per vertex of its capacity (road graphs have about 2.6). */
+const ARCS_PER_VERTEX = 4;
+/** Workgroup memory besides the distances: the changed flags and the uniform word, rounded up. */
+const RESERVED_BYTES = 64;
+/** Local vertex ids are 16-bit halves of an arc word. */
+const MAX_BLOCK_SIZE = 65536;
+/** Most arcs a thread holds: the sweep is emitted unrolled, once per arc slot. */
+const MAX_ARCS_PER_THREAD = 64;
+
+function positiveInteger(value: number, name: string): number {
+  if (!Number.isInteger(value) || value < 1) {
+    throw new InputError(`${name} must be a positive integer, got ${value}`, `blocks.${name}`);
+  }
+  return value;
+}
+
+/** The kernel's shape and the layout's bounds for `tuning` on `graph`'s device; checks the tuning. */
+function resolveShape(graph: DeviceGraph, tuning: SsspBlocksTuning) {
+  const limits = graph.device.limits;
+  const most = Math.min(limits.maxComputeInvocationsPerWorkgroup, limits.maxComputeWorkgroupSizeX);
+  const workgroupSize = Math.min(
+    positiveInteger(tuning.workgroupSize ?? WORKGROUP_SIZE, 'workgroupSize'),
+    most,
+  );
+  const room = Math.floor((limits.maxComputeWorkgroupStorageSize - RESERVED_BYTES) / 4);
+  const blockSize = positiveInteger(tuning.blockSize ?? Math.min(BLOCK_SIZE, room), 'blockSize');
+  const verticesPerThread = Math.ceil(blockSize / workgroupSize);
+  if (verticesPerThread * workgroupSize > room || blockSize > MAX_BLOCK_SIZE) {
+    throw new InputError(
+      `blocks of ${blockSize} vertices (${verticesPerThread * workgroupSize} slots of ${workgroupSize} threads) ` +
+        `exceed the device's workgroup memory (${room} distances) or ${MAX_BLOCK_SIZE}`,
+      'blocks.blockSize',
+    );
+  }
+  const arcBudget = positiveInteger(tuning.arcBudget ?? ARCS_PER_VERTEX * blockSize, 'arcBudget');
+  const arcsPerThread = Math.ceil(arcBudget / workgroupSize);
+  if (arcsPerThread > MAX_ARCS_PER_THREAD) {
+    throw new InputError(
+      `an arc budget of ${arcBudget} is ${arcsPerThread} arcs for each of ${workgroupSize} threads (at most ` +
+        `${MAX_ARCS_PER_THREAD}): lower arcBudget or blockSize, or raise workgroupSize`,
+      'blocks.arcBudget',
+    );
+  }
+  const shape: BlockKernelShape = {
+    workgroupSize,
+    verticesPerThread,
+    arcsPerThread,
+    passes: positiveInteger(tuning.passes ?? 1, 'passes'),
+    maxSweeps: (tuning.maxSweeps ?? 0) === 0 ? 0 : positiveInteger(tuning.maxSweeps!, 'maxSweeps'),
+    float: graph.chunkedWeights?.type === 'f32',
+  };
+  return { shape, blockSize, arcBudget };
+}
+
+/**
+ * A graph prepared for block-local SSSP, once for any number of sources: its vertices grouped into compact
+ * blocks (grown breadth-first on the host, `./block-layout.ts`) and renumbered block by block, each block's
+ * intra-block arcs in local ids and its cross arcs, on the device. Weights are copied in: they must be
+ * non-negative (the caller checks). `destroy()` frees these arrays, not the graph's.
+ */
+export class SsspBlocks {
+  /** Host time the preparation took (read-back, blocks, upload), in ms. */
+  readonly prepareMs: number;
+
+  private constructor(
+    readonly graph: DeviceGraph,
+    readonly shape: BlockKernelShape,
+    readonly blockCount: number,
+    /** Old id of each new id, new id of each old id, and the block of each new id. */
+    readonly order: Uint32Array,
+    readonly rank: Uint32Array,
+    readonly blockOf: Uint32Array,
+    readonly meta: DeviceArray<'u32'>,
+    readonly arcs: DeviceArray<'u32'>,
+    readonly crossOffsets: DeviceArray<'u32'>,
+    readonly cross: DeviceArray<'u32'>,
+    started: number,
+  ) {
+    this.prepareMs = performance.now() - started;
+  }
+
+  /** Reads `graph` back, grows its blocks and uploads them (see {@link SsspBlocksTuning}). */
+  static async prepare(graph: DeviceGraph, tuning: SsspBlocksTuning = {}): Promise<SsspBlocks> {
+    const started = performance.now();
+    const { shape, blockSize, arcBudget } = resolveShape(graph, tuning);
+    const layout = buildBlockLayout(await graph.toHost(), {
+      blockSize,
+      arcBudget,
+      workgroupSize: shape.workgroupSize,
+    });
+    const meta = new Uint32Array(2 * (layout.blockCount + 1));
+    for (let b = 0; b <= layout.blockCount; b++) {
+      meta[2 * b] = layout.blockStart[b]!;
+      meta[2 * b + 1] = layout.arcStart[b]!;
+    }
+    const device = graph.device;
+    const made: DeviceArray<'u32'>[] = [];
+    const up = (data: Uint32Array, label: string) => {
+      const array = device.upload(data, { label });
+      made.push(array);
+      return array;
+    };
+    try {
+      return new SsspBlocks(
+        graph,
+        shape,
+        layout.blockCount,
+        layout.order,
+        layout.rank,
+        layout.blockOf,
+        up(meta, 'sssp block starts'),
+        up(layout.arcs, 'sssp block arcs'),
+        up(layout.crossOffsets, 'sssp cross offsets'),
+        up(layout.cross, 'sssp cross arcs'),
+        started,
+      );
+    } catch (error) {
+      for (const a of made) a.destroy();
+      throw error;
+    }
+  }
+
+  destroy(): void {
+    this.meta.destroy();
+    this.arcs.destroy();
+    this.crossOffsets.destroy();
+    this.cross.destroy();
+  }
+}
+
+/**
+ * Block-local SSSP from one source at a time on an {@link SsspBlocks}: each step is one round, one
+ * workgroup a block, where a block flagged by the previous round relaxes its intra-block arcs to a fixed
+ * point in workgroup memory and pushes improvements across its cross arcs, flagging the blocks they reach.
+ * A round with no flagged block does nothing, so steps recorded past convergence cost an early exit per
+ * block. `active()` counts the blocks flagged for the next round.
+ */
+export class SsspBlocksProblem implements Problem<{ distances: Float64Array }, [number]> {
+  /** Distance words by new id (see `SsspProblem`'s encoding). */
+  readonly distances: DeviceArray<'u32'>;
+  /** The distance each vertex's cross arcs were last relaxed from. */
+  readonly relaxed: DeviceArray<'u32'>;
+  /** Three rotating counts of blocks flagged for the next round, one unused word, two sets of flags. */
+  readonly state: DeviceArray<'u32'>;
+  #kernel: Kernel | undefined;
+  #iteration = 0;
+
+  constructor(readonly blocks: SsspBlocks) {
+    const device = blocks.graph.device;
+    const n = Math.max(1, blocks.order.length);
+    this.distances = device.array('u32', n, { label: 'sssp block distances' });
+    this.relaxed = device.array('u32', n, { label: 'sssp block relaxed' });
+    this.state = device.array('u32', 4 + 2 * blocks.blockCount, { label: 'sssp block flags' });
+  }
+
+  get unreached(): number {
+    return this.blocks.shape.float ? UNREACHED_F32 : UNREACHED_U32;
+  }
+
+  /** Records the start from `source` (a vertex: the caller checks). */
+  async reset(rec: Recorder, source: number): Promise<void> {
+    const at = this.blocks.rank[source]!;
+    await rec.fill(this.distances, this.unreached);
+    await rec.fill(this.relaxed, this.unreached);
+    rec.clear(this.state);
+    await recordSet(rec, this.distances, at, 0);
+    await recordSet(rec, this.state, 4 + this.blocks.blockOf[at]!, 1);
+  }
+
+  async step(rec: Recorder, iteration: number): Promise<void> {
+    const { blockCount, shape } = this.blocks;
+    this.#iteration = iteration;
+    this.#kernel ??= await rec.device.kernel({
+      label: 'sssp block round',
+      params: BLOCK_PARAMS,
+      bindings: BLOCK_BINDINGS,
+      code: blockRoundWgsl(shape),
+    });
+    const groups = Math.max(1, blockCount);
+    const x = Math.min(groups, rec.device.limits.maxComputeWorkgroupsPerDimension);
+    rec.dispatch(this.#kernel, {
+      bindings: {
+        block_meta: this.blocks.meta,
+        arcs: this.blocks.arcs,
+        cross_offsets: this.blocks.crossOffsets,
+        cross: this.blocks.cross,
+        dist: this.distances,
+        relaxed: this.relaxed,
+        state: this.state,
+      },
+      params: {
+        blocks: blockCount,
+        flags_in: 4 + (iteration % 2) * blockCount,
+        flags_out: 4 + ((iteration + 1) % 2) * blockCount,
+        count_out: (iteration + 1) % 3,
+        count_clear: (iteration + 2) % 3,
+      },
+      workgroups: [x, Math.ceil(groups / x), 1],
+    });
+  }
+
+  active(): GpuCount {
+    return { array: this.state, index: (this.#iteration + 1) % 3 };
+  }
+
+  /** The distances in the caller's vertex ids. */
+  async result(): Promise<{ distances: Float64Array }> {
+    const order = this.blocks.order;
+    const raw = await this.distances.download(0, Math.max(1, order.length));
+    const words = new Uint32Array(order.length);
+    for (let i = 0; i < order.length; i++) words[order[i]!] = raw[i]!;
+    return { distances: decodeDistances(words, this.blocks.shape.float) };
+  }
+
+  destroy(): void {
+    this.distances.destroy();
+    this.relaxed.destroy();
+    this.state.destroy();
+  }
+}
