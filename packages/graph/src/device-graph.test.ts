@@ -175,4 +175,28 @@ describe('uploadGraph', () => {
       }
     });
   });
+
+  it('keeps what derived() built once per key, frees it with the graph, and retries a failed build', () =>
+    gpuTest(async (device) => {
+      const graph = uploadGraph(device, hostCsrFromEdgeList(kronecker({ scale: 4, seed: 2 })).csr);
+      let builds = 0;
+      const freed: string[] = [];
+      const build = (name: string) => async () => {
+        builds++;
+        return { name, destroy: () => freed.push(name) };
+      };
+      const [a, b] = await Promise.all([graph.derived('a', build('a')), graph.derived('a', build('a2'))]);
+      expect(a).toBe(b);
+      expect(a.name).toBe('a');
+      expect(builds).toBe(1);
+      await expect(graph.derived('bad', () => Promise.reject(new Error('no room')))).rejects.toThrow('no room');
+      expect(graph.hasDerived('bad')).toBe(false);
+      expect((await graph.derived('bad', build('bad'))).name).toBe('bad');
+      expect(graph.hasDerived('a') && graph.hasDerived('bad')).toBe(true);
+      graph.destroy();
+      await Promise.resolve();
+      expect(freed.sort()).toEqual(['a', 'bad']);
+      expect(graph.hasDerived('a')).toBe(false);
+      expect(() => graph.derived('a', build('a'))).toThrow(InputError);
+    }));
 });

@@ -132,6 +132,7 @@ export class DeviceGraph {
   readonly chunkedWeights: ChunkedArray<WeightElementType> | undefined;
   #destroyed = false;
   #maxOutDegree: number | undefined;
+  readonly #derived = new Map<string, Promise<{ destroy(): void }>>();
 
   constructor(
     readonly device: WeftDevice,
@@ -258,10 +259,33 @@ export class DeviceGraph {
     return csr;
   }
 
-  /** Frees the graph's arrays and all vertex and edge data. */
+  /**
+   * A structure built from this graph once and kept with it (say, an algorithm's preprocessing): the first
+   * call for `key` builds it, later calls get the same one, and {@link destroy} frees it with the graph. A
+   * failed build is not kept, so a later call tries again.
+   */
+  derived<T extends { destroy(): void }>(key: string, build: () => Promise<T>): Promise<T> {
+    this.#check();
+    let made = this.#derived.get(key) as Promise<T> | undefined;
+    if (made === undefined) {
+      made = build();
+      this.#derived.set(key, made);
+      made.catch(() => this.#derived.delete(key));
+    }
+    return made;
+  }
+
+  /** Whether {@link derived} holds a structure for `key` (built, or being built). */
+  hasDerived(key: string): boolean {
+    return this.#derived.has(key);
+  }
+
+  /** Frees the graph's arrays, all vertex and edge data, and what {@link derived} built from it. */
   destroy(): void {
     if (this.#destroyed) return;
     this.#destroyed = true;
+    for (const made of this.#derived.values()) made.then((d) => d.destroy(), () => {});
+    this.#derived.clear();
     for (const a of this.#arrays()) a.destroy();
     this.vertexData.destroy();
     this.edgeData.destroy();

@@ -290,4 +290,29 @@ describe('sssp blocks', () => {
       none.destroy();
       empty.destroy();
     }));
+
+  it("'auto' runs the frontier path once, then blocks kept with the graph; options blocks lack stay frontier", () =>
+    gpuTest(async (device) => {
+      const csr = weighted(road({ width: 40, height: 30, seed: 5 }), 6);
+      const graph = uploadGraph(device, csr);
+      const key = 'sssp blocks';
+      for (const [call, source] of [0, 17, 1199].entries()) {
+        const got = await sssp(graph, source);
+        expect(verifySssp(csr, source, got.distances), `call ${call}, source ${source}`).toBeNull();
+        expect(graph.hasDerived(key), `blocks kept after call ${call}`).toBe(call > 0);
+      }
+      const blocks = await graph.derived(key, () => Promise.reject(new Error('built twice')));
+      expect(blocks).toBeInstanceOf(SsspBlocks);
+      // Parents are the frontier path's: asked for, 'auto' runs it even with blocks kept.
+      const withParents = await sssp(graph, 3, { parents: true });
+      expect(withParents.parents).toBeDefined();
+      expect(verifySssp(csr, 3, withParents.distances)).toBeNull();
+      graph.destroy();
+      // A dense graph (no small-frontier engine) never prepares blocks.
+      const dense = uploadGraph(device, weighted(grid({ width: 8, height: 8, seed: 1 }), 2));
+      await sssp(dense, 0, { smallFrontier: 'off' });
+      await sssp(dense, 0, { smallFrontier: 'off' });
+      expect(dense.hasDerived(key)).toBe(false);
+      dense.destroy();
+    }));
 });

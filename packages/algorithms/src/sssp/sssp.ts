@@ -79,7 +79,9 @@ export interface SsspOptions extends RunOptions, LoadBalanceOption, TraceOption 
    * then rounds of one workgroup a block that relaxes its block to a fixed point in workgroup memory and
    * pushes across the block's boundary; for high-diameter graphs (roads, meshes). It reads `graph.weights`
    * (no `weight` functor), has no `parents` or `trace`, and ignores the frontier options. `'auto'`
-   * (default): `'frontier'`.
+   * (default): `'blocks'` on sparse graphs (where the small-frontier engine would run) from the second call
+   * on the same graph, with blocks prepared once and kept until `graph.destroy()`; otherwise `'frontier'`.
+   * A single call would not repay the preparation (tens of ms on the host against a few ms of search).
    */
   strategy?: 'auto' | 'frontier' | 'blocks';
   /**
@@ -494,13 +496,21 @@ export async function sssp(
   };
 }
 
-/**
- * Whether `strategy: 'auto'` runs block-local rounds where they apply (sparse graphs, the engine's `'auto'`;
- * no option they lack): off until the H100 measurement decides (docs/decisions/sssp-blocks.md).
- */
-const AUTO_BLOCKS: boolean = false;
+/** The key under which a graph keeps the blocks `'auto'` prepared for it ({@link DeviceGraph.derived}). */
+const AUTO_BLOCKS_KEY = 'sssp blocks';
 
-/** The strategy `sssp` runs; throws on an unknown one, or on `'blocks'` with an option it does not have. */
+/**
+ * Graphs `sssp` has run on by the frontier path where blocks would apply: `'auto'` prepares blocks from a
+ * graph's second such call on, as one call would not repay their preparation (tens of ms on the host for
+ * a few ms of search) while repeated queries do.
+ */
+const searchedOnce = new WeakSet<DeviceGraph>();
+
+/**
+ * The strategy `sssp` runs; throws on an unknown one, or on `'blocks'` with an option it does not have.
+ * `'auto'` picks blocks on sparse graphs (where the small-frontier engine would run) from the second call on
+ * the same graph, and keeps them with it.
+ */
 function ssspStrategy(graph: DeviceGraph, options: SsspOptions): 'frontier' | 'blocks' {
   const strategy = options.strategy ?? 'auto';
   if (!['auto', 'frontier', 'blocks'].includes(strategy)) {
@@ -517,12 +527,20 @@ function ssspStrategy(graph: DeviceGraph, options: SsspOptions): 'frontier' | 'b
     options.smallFrontier ? { smallFrontier: options.smallFrontier } : {},
   );
   const auto = strategy === 'auto' && !lacking && options.delta === undefined && sparse !== undefined;
-  return auto && AUTO_BLOCKS ? 'blocks' : 'frontier';
+  if (!auto) return 'frontier';
+  if (graph.hasDerived(AUTO_BLOCKS_KEY) || searchedOnce.has(graph)) return 'blocks';
+  searchedOnce.add(graph);
+  return 'frontier';
 }
 
 /** `sssp` by block-local rounds: on the blocks given, or on blocks prepared for this run and freed after it. */
 async function ssspByBlocks(graph: DeviceGraph, source: number, options: SsspOptions): Promise<SsspResult> {
-  const given = options.blocks instanceof SsspBlocks ? options.blocks : undefined;
+  const auto = (options.strategy ?? 'auto') === 'auto';
+  const given = auto
+    ? await graph.derived(AUTO_BLOCKS_KEY, () => SsspBlocks.prepare(graph))
+    : options.blocks instanceof SsspBlocks
+      ? options.blocks
+      : undefined;
   if (given && given.graph !== graph) {
     throw new InputError('these blocks were prepared for another graph', 'blocks');
   }
