@@ -371,7 +371,13 @@ function ssspCase(
 ): BenchCase {
   const nearFar = delta === 'off' ? ' Bellman-Ford' : delta ? ` near-far delta ${delta}` : '';
   const variant = `${loadBalance === 'thread-mapped' ? ' thread-mapped' : ''}${nearFar}${smallFrontier === 'off' ? ' no small-frontier engine' : ''}`;
-  const options = { loadBalance, smallFrontier, ...(delta === undefined ? {} : { delta }) };
+  // The frontier path: 'auto' would switch to block-local rounds from the second source (their own cases).
+  const options = {
+    loadBalance,
+    smallFrontier,
+    strategy: 'frontier' as const,
+    ...(delta === undefined ? {} : { delta }),
+  };
   return {
     name: `sssp ${input.label} (u32 weights 1-255)${variant}`,
     family: 'algorithms',
