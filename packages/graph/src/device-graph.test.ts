@@ -189,7 +189,9 @@ describe('uploadGraph', () => {
       expect(a).toBe(b);
       expect(a.name).toBe('a');
       expect(builds).toBe(1);
-      await expect(graph.derived('bad', () => Promise.reject(new Error('no room')))).rejects.toThrow('no room');
+      await expect(graph.derived('bad', () => Promise.reject(new Error('no room')))).rejects.toThrow(
+        'no room',
+      );
       expect(graph.hasDerived('bad')).toBe(false);
       expect((await graph.derived('bad', build('bad'))).name).toBe('bad');
       expect(graph.hasDerived('a') && graph.hasDerived('bad')).toBe(true);

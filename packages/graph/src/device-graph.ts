@@ -284,7 +284,11 @@ export class DeviceGraph {
   destroy(): void {
     if (this.#destroyed) return;
     this.#destroyed = true;
-    for (const made of this.#derived.values()) made.then((d) => d.destroy(), () => {});
+    for (const made of this.#derived.values())
+      made.then(
+        (d) => d.destroy(),
+        () => {},
+      );
     this.#derived.clear();
     for (const a of this.#arrays()) a.destroy();
     this.vertexData.destroy();
