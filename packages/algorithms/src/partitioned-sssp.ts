@@ -73,14 +73,16 @@ export async function ssspPartitioned(
     const { rounds, exchangedBytes } = await minMergeRounds(
       states.map((s) => s.exchange),
       global,
-      async (i, lowered) => {
+      async (i, lowered, merge) => {
         const { problem, exchange, lo, hi } = states[i]!;
         // Only owned vertices have arcs here: a part none of whose vertices dropped (or that does not own the
         // source, at first) has nothing to relax.
         const owned = (v: number) => v >= lo && v < hi;
-        if (lowered ? !lowered.some(owned) : !owned(source)) return false;
+        if (lowered ? !lowered.some(owned) : !owned(source)) return undefined;
+        // The merge fills the frontier the levels start from.
+        await merge.submit();
         iterations += (await enact(exchange.device, problem)).iterations;
-        return true;
+        return exchange.device.recorder({ label: 'partitioned sssp changes' });
       },
       (i) => {
         const { problem, lo, hi } = states[i]!;
