@@ -161,21 +161,22 @@ export async function minMergeRounds(
       }),
     );
     let count = 0;
+    const lower = (v: number, x: number) => {
+      global[v] = x;
+      if (stamp[v] !== round) {
+        stamp[v] = round;
+        list[count++] = v;
+      }
+    };
     for (const r of reports) {
       bytes += r.bytes;
-      const pairs = r.pairs ?? r.full!;
-      const whole = r.pairs === undefined;
-      const step = whole ? 1 : 2;
-      for (let i = 0; i < pairs.length; i += step) {
-        const v = whole ? i : pairs[i]!;
-        const x = pairs[whole ? i : i + 1]!;
-        if (x >= global[v]!) continue;
-        global[v] = x;
-        if (stamp[v] !== round) {
-          stamp[v] = round;
-          list[count++] = v;
-        }
+      // The test inline, the rare write in a call: the loops stay tight over a whole vector.
+      const { pairs, full } = r;
+      if (pairs) {
+        for (let i = 0; i < pairs.length; i += 2)
+          if (pairs[i + 1]! < global[pairs[i]!]!) lower(pairs[i]!, pairs[i + 1]!);
       }
+      if (full) for (let v = 0; v < n; v++) if (full[v]! < global[v]!) lower(v, full[v]!);
     }
     if (count === 0) return { rounds: round, exchangedBytes: bytes };
     const changed = list.subarray(0, count);

@@ -201,7 +201,8 @@ export async function pageRankPartitioned(
           else if (s.partial) rec.copy(s.partial, s.outbox, m);
           else if (m > 0) rec.copy(s.contrib, s.outbox, m, s.lo);
           rec.copy(s.totals, s.outbox, 2, 0, m);
-          await rec.submit({ wait: false });
+          // Waiting for the submit first: mapping at once resolved later on lavapipe (measured).
+          await rec.submit();
           await Promise.all([s.outbox.map(), s.inbox.map()]);
         }),
       );

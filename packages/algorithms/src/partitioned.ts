@@ -101,6 +101,8 @@ class PartState {
  */
 export class PartitionedBfs {
   readonly #parts: PartState[];
+  /** The host's OR of a level's found words. */
+  readonly #all: Uint32Array;
   readonly direction: 'auto' | 'push' | 'pull';
 
   constructor(
@@ -122,6 +124,7 @@ export class PartitionedBfs {
       for (const s of this.#parts) s.destroy();
       throw e;
     }
+    this.#all = new Uint32Array(this.#parts[0]!.found.words.length);
   }
 
   /** Searches from `source` and reads the depths back. */
@@ -169,33 +172,40 @@ export class PartitionedBfs {
           });
           const [from, to] = sent[d]!;
           rec.copy(s.found.words, s.outbox, to - from, from, from);
-          await rec.submit({ wait: false });
+          // Waiting for the submit first: mapping at once resolved later on lavapipe (measured).
+          await rec.submit();
           await Promise.all([s.outbox.map(), s.inbox.map()]);
         }),
       );
-      // Every device gets the OR of all found words; the host's own visited set counts the new vertices.
-      const all = parts[0]!.inbox.words;
-      if (!pull) all.fill(0);
+      // Every device gets the OR of all found words, made in host memory: mapped upload memory may be
+      // write-combined, slow to read back.
+      const all = this.#all;
+      const found = parts.map((s) => s.outbox.words);
+      if (pull) {
+        // The owned word ranges cover every word once.
+        parts.forEach((_, d) => {
+          const [from, to] = sent[d]!;
+          all.set(found[d]!.subarray(from, to), from);
+        });
+      }
       frontierSize = 0;
-      parts.forEach((s, d) => {
-        const [from, to] = sent[d]!;
-        const found = s.outbox.words;
-        for (let w = from; w < to; w++) {
-          const f = found[w]!;
-          all[w] = pull ? f : all[w]! | f;
-        }
-        exchanged += 4 * (to - from);
-      });
       for (let w = 0; w < words; w++) {
-        const fresh = all[w]! & ~visited[w]!;
+        let a = 0;
+        if (pull) a = all[w]!;
+        else {
+          for (const f of found) a |= f[w]!;
+          all[w] = a;
+        }
+        const fresh = a & ~visited[w]!;
         if (fresh !== 0) {
           visited[w] = visited[w]! | fresh;
           frontierSize += popcount(fresh);
         }
       }
+      for (const [from, to] of sent) exchanged += 4 * (to - from);
       visitedSize += frontierSize;
       if (frontierSize > 0) {
-        for (const s of parts.slice(1)) s.inbox.words.set(all);
+        for (const s of parts) s.inbox.words.set(all);
         exchanged += 4 * words * parts.length;
       }
       for (const s of parts) s.outbox.unmap();
