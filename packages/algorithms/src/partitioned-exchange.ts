@@ -11,6 +11,15 @@ import {
   wgsl,
 } from '@weft/gpu';
 
+/**
+ * Runs `run` on every part at once, so each device waits on its own work rather than after the others',
+ * then throws the error of the first part (in part order) that failed.
+ */
+export async function onEveryPart<T>(items: readonly T[], run: (item: T) => Promise<unknown>): Promise<void> {
+  const settled = await Promise.allSettled(items.map(run));
+  for (const s of settled) if (s.status === 'rejected') throw s.reason;
+}
+
 /** Changed pairs read back with their count in one download; more take a second one. */
 const BOX_PAIRS = 256;
 

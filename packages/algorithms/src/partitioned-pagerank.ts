@@ -23,6 +23,7 @@ import {
   type PageRankOptions,
   rankChangeFunctor,
 } from './pagerank.ts';
+import { onEveryPart } from './partitioned-exchange.ts';
 import { checkNonNegativeWeights } from './weights.ts';
 
 export type PartitionedPageRankOptions = Pick<
@@ -156,7 +157,7 @@ export async function pageRankPartitioned(
     );
   }
   const weighted = options.weight !== null && first.chunkedWeights !== undefined;
-  if (weighted) for (const p of graph.parts) await checkNonNegativeWeights(p.graph, 'PageRank');
+  if (weighted) await onEveryPart(graph.parts, (p) => checkNonNegativeWeights(p.graph, 'PageRank'));
   const n = graph.vertexCount;
   if (n === 0) return { ranks: new Float32Array(0), iterations: 0, converged: true, exchangedBytes: 0 };
   const parts: RankPart[] = [];

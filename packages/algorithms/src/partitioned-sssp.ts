@@ -2,7 +2,7 @@ import { atomic, InputError, onTarget, rw, u32, wgsl } from '@weft/gpu';
 import type { PartitionedGraph } from '@weft/graph';
 import { enact } from '@weft/operators';
 import { checkSource, type LoadBalanceOption, prepareLoadBalance } from './common.ts';
-import { MinExchangePart, minMergeRounds } from './partitioned-exchange.ts';
+import { MinExchangePart, minMergeRounds, onEveryPart } from './partitioned-exchange.ts';
 import { decodeDistances, type SsspOptions, SsspProblem } from './sssp/sssp.ts';
 import { checkNonNegativeWeights } from './weights.ts';
 
@@ -42,10 +42,10 @@ export async function ssspPartitioned(
   if (weights && !['u32', 'i32', 'f32'].includes(weights.type)) {
     throw new InputError(`unsupported weight type ${weights.type}`, 'graph.weights');
   }
-  for (const p of graph.parts) {
+  await onEveryPart(graph.parts, async (p) => {
     if (weights) await checkNonNegativeWeights(p.graph, 'SSSP');
     await prepareLoadBalance(p.graph, options.loadBalance);
-  }
+  });
   const states: { problem: SsspProblem; exchange: MinExchangePart; lo: number; hi: number }[] = [];
   try {
     for (const { graph: part, lo, hi } of graph.parts) {

@@ -14,6 +14,7 @@ import {
   sssp,
   ssspPartitioned,
 } from './index.ts';
+import { onEveryPart } from './partitioned-exchange.ts';
 import { ssspReference } from './sssp/reference.ts';
 import { testGraphs, testSources } from './test-graphs.ts';
 import { verifyPageRank } from './verify.ts';
@@ -423,5 +424,21 @@ describe('ssspPartitioned with computed weights', () => {
     } finally {
       graph.destroy();
     }
+  });
+});
+
+describe('onEveryPart', () => {
+  it('runs every part at once and throws the first failing part’s error, in part order', async () => {
+    const started: number[] = [];
+    const run = (i: number) => {
+      started.push(i);
+      // Part 2 fails first in time, part 1 later: part 1's error is the one thrown.
+      return new Promise<void>((resolve, reject) =>
+        setTimeout(() => (i === 0 ? resolve() : reject(new Error(`part ${i}`))), i === 2 ? 1 : 20),
+      );
+    };
+    await expect(onEveryPart([0, 1, 2], run)).rejects.toThrow('part 1');
+    expect(started).toEqual([0, 1, 2]);
+    await expect(onEveryPart([0], run)).resolves.toBeUndefined();
   });
 });
