@@ -187,16 +187,13 @@ export class PartitionedBfs {
           const [from, to] = sent[d]!;
           all.set(found[d]!.subarray(from, to), from);
         });
+      } else {
+        all.set(found[0]!);
+        for (const f of found.slice(1)) for (let w = 0; w < words; w++) all[w]! |= f[w]!;
       }
       frontierSize = 0;
       for (let w = 0; w < words; w++) {
-        let a = 0;
-        if (pull) a = all[w]!;
-        else {
-          for (const f of found) a |= f[w]!;
-          all[w] = a;
-        }
-        const fresh = a & ~visited[w]!;
+        const fresh = all[w]! & ~visited[w]!;
         if (fresh !== 0) {
           visited[w] = visited[w]! | fresh;
           frontierSize += popcount(fresh);
