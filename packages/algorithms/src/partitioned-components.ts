@@ -47,15 +47,17 @@ export async function connectedComponentsPartitioned(
         }),
       ),
     );
-    const global = Uint32Array.from({ length: n }, (_, v) => v);
+    // A loop, not Uint32Array.from with a function: that walks a generic iterator (seconds at 2^25).
+    const global = new Uint32Array(n);
+    for (let v = 0; v < n; v++) global[v] = v;
     const { rounds, exchangedBytes } = await minMergeRounds(
       states.map((s) => s.exchange),
       global,
-      async (i) => {
-        const { sets, exchange } = states[i]!;
+      async (i, _lowered, round) => {
+        const { sets } = states[i]!;
         const part = graph.parts[i]!.graph;
-        if (part.edgeCount === 0) return false;
-        await onTarget(exchange.device, 'partitioned cc links', async (rec) => {
+        if (part.edgeCount === 0) return undefined;
+        await onTarget(round, 'partitioned cc links', async (rec) => {
           await advancePush(
             rec,
             part,
@@ -67,7 +69,7 @@ export async function connectedComponentsPartitioned(
           );
           await sets.recordCompress(rec);
         });
-        return true;
+        return round;
       },
       () => wgsl`(v: u32) {}`,
     );

@@ -11,6 +11,15 @@ import {
   wgsl,
 } from '@weft/gpu';
 
+/**
+ * Runs `run` on every part at once, so each device waits on its own work rather than after the others',
+ * then throws the error of the first part (in part order) that failed.
+ */
+export async function onEveryPart<T>(items: readonly T[], run: (item: T) => Promise<unknown>): Promise<void> {
+  const settled = await Promise.allSettled(items.map(run));
+  for (const s of settled) if (s.status === 'rejected') throw s.reason;
+}
+
 /** Changed pairs read back with their count in one download; more take a second one. */
 const BOX_PAIRS = 256;
 
@@ -72,11 +81,11 @@ export class MinExchangePart {
   }
 
   /**
-   * Reads the changes back: the pairs while they are fewer than half the vector's words, else the whole
-   * vector (then `full`). Returns what was read and its bytes.
+   * The changes, from `box` as read back with the submit of {@link recordChanges}: its pairs, more pairs
+   * while they are fewer than half the vector's words, else the whole vector (then `full`). Returns what
+   * was read and its bytes.
    */
-  async readChanges(): Promise<{ pairs?: Uint32Array; full?: Uint32Array; bytes: number }> {
-    const box = await this.box.download();
+  async readChanges(box: Uint32Array): Promise<{ pairs?: Uint32Array; full?: Uint32Array; bytes: number }> {
     const changed = box[0]!;
     const bytes = box.byteLength;
     if (changed <= this.boxPairs) return { pairs: box.subarray(1, 1 + 2 * changed), bytes };
@@ -119,14 +128,18 @@ export class MinExchangePart {
 /**
  * Rounds of `local` work on every part, each followed by a min-merge of the changed entries through the
  * host, until a round changes nothing anywhere. `global` starts as every device's vector and ends as the
- * merged one. `local(part, lowered)` gets the entries the last merge lowered (undefined in the first
- * round) and returns false where it did nothing, so the part has no changes to read. `lowered(part)` is a
- * functor `(v: u32)` run on a part where a merge lowered `v`.
+ * merged one. `local(part, lowered, rec)` gets the entries the last merge lowered (undefined in the first
+ * round) and a recorder that holds the last merge's writes: it records its work there (or submits `rec`
+ * and runs its own), and returns the recorder that the compaction of its changes goes into, or undefined
+ * where it did nothing (then `rec` is submitted alone). `lowered(part)` is a functor `(v: u32)` run on a
+ * part where a merge lowered `v`. A round costs a part one submit and wait for its merge, work and changes
+ * together (`local` adds its own), and a second read-back only where more entries changed than the first
+ * holds.
  */
 export async function minMergeRounds(
   parts: readonly MinExchangePart[],
   global: Uint32Array,
-  local: (part: number, lowered: Uint32Array | undefined) => Promise<boolean>,
+  local: (part: number, lowered: Uint32Array | undefined, rec: Recorder) => Promise<Recorder | undefined>,
   lowered: (part: number) => Functor,
 ): Promise<{ rounds: number; exchangedBytes: number }> {
   const n = global.length;
@@ -136,17 +149,28 @@ export async function minMergeRounds(
   const list = new Uint32Array(n);
   let bytes = 0;
   let last: Uint32Array | undefined;
+  // The last merge, written to every device by the next round's submit: the whole vector or (id, value) pairs.
+  let merged: { data: Uint32Array; count: number | undefined } | undefined;
   for (let round = 1; ; round++) {
     const reports = await Promise.all(
       parts.map(async (p, i) => {
-        if (!(await local(i, last))) return { pairs: new Uint32Array(0), bytes: 0 };
-        await onTarget(p.device, 'min-merge changes', (rec) => p.recordChanges(rec));
-        return p.readChanges();
+        const rec = p.device.recorder({ label: 'min-merge round' });
+        if (merged) {
+          p.incoming.upload(merged.data);
+          await onTarget(rec, 'min-merge apply', (r) => p.recordApply(r, merged!.count, lowered(i)));
+        }
+        const changes = await local(i, last, rec);
+        if (!changes) {
+          await rec.submit();
+          return { pairs: new Uint32Array(0), bytes: 0 };
+        }
+        await onTarget(changes, 'min-merge changes', (r) => p.recordChanges(r));
+        const { downloaded } = await changes.submit({ download: p.box });
+        return p.readChanges(downloaded);
       }),
     );
     let count = 0;
-    const merge = (v: number, x: number) => {
-      if (x >= global[v]!) return;
+    const lower = (v: number, x: number) => {
       global[v] = x;
       if (stamp[v] !== round) {
         stamp[v] = round;
@@ -155,8 +179,13 @@ export async function minMergeRounds(
     };
     for (const r of reports) {
       bytes += r.bytes;
-      if (r.pairs) for (let i = 0; i < r.pairs.length; i += 2) merge(r.pairs[i]!, r.pairs[i + 1]!);
-      if (r.full) for (let v = 0; v < n; v++) merge(v, r.full[v]!);
+      // The test inline, the rare write in a call: the loops stay tight over a whole vector.
+      const { pairs, full } = r;
+      if (pairs) {
+        for (let i = 0; i < pairs.length; i += 2)
+          if (pairs[i + 1]! < global[pairs[i]!]!) lower(pairs[i]!, pairs[i + 1]!);
+      }
+      if (full) for (let v = 0; v < n; v++) if (full[v]! < global[v]!) lower(v, full[v]!);
     }
     if (count === 0) return { rounds: round, exchangedBytes: bytes };
     const changed = list.subarray(0, count);
@@ -168,14 +197,7 @@ export async function minMergeRounds(
         data[2 * i] = changed[i]!;
         data[2 * i + 1] = global[changed[i]!]!;
       }
-    await Promise.all(
-      parts.map((p, i) =>
-        onTarget(p.device, 'min-merge apply', async (rec) => {
-          p.incoming.upload(data);
-          await p.recordApply(rec, whole ? undefined : count, lowered(i));
-        }),
-      ),
-    );
+    merged = { data, count: whole ? undefined : count };
     bytes += data.byteLength * parts.length;
   }
 }

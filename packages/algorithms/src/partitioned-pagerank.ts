@@ -8,6 +8,7 @@ import {
   plus,
   type Recorder,
   rw,
+  StagingBuffer,
   transform,
   u32,
   wgsl,
@@ -22,6 +23,7 @@ import {
   type PageRankOptions,
   rankChangeFunctor,
 } from './pagerank.ts';
+import { onEveryPart } from './partitioned-exchange.ts';
 import { checkNonNegativeWeights } from './weights.ts';
 
 export type PartitionedPageRankOptions = Pick<
@@ -56,8 +58,11 @@ class RankPart {
   readonly totals: DeviceArray<'f32'>;
   /** Element 0: every part's dangling ranks summed, written by the host. */
   readonly global: DeviceArray<'f32'>;
-  /** What an iteration reads back, in one download: the shared vector's part, then `totals`. */
-  readonly outbox: DeviceArray<'f32'>;
+  /** What an iteration reads back, mapped once a step: the shared vector's part, then `totals`. */
+  readonly outbox: StagingBuffer;
+  /** What the host writes for the next iteration: the dangling total, then the others' contributions
+   * (undirected, in part order) or the owned vertices' sums (directed). */
+  readonly inbox: StagingBuffer;
 
   constructor(
     readonly graph: DeviceGraph,
@@ -66,6 +71,8 @@ class RankPart {
     weighted: boolean,
     /** The only part: nothing to share, and a directed part's partial sums are its sums. */
     readonly alone: boolean,
+    /** Values the host writes a step after the dangling total. */
+    incoming: number,
   ) {
     const { device } = graph;
     const n = Math.max(1, graph.vertexCount);
@@ -81,7 +88,8 @@ class RankPart {
     this.change = arr(owned, 'change');
     this.totals = arr(2, 'totals');
     this.global = arr(1, 'dangling total');
-    this.outbox = arr(this.shared + 2, 'read-back');
+    this.outbox = new StagingBuffer(device, this.shared + 2, 'read', 'partitioned pagerank read-back');
+    this.inbox = new StagingBuffer(device, 1 + incoming, 'write', 'partitioned pagerank upload');
   }
 
   /** How many values of the shared vector the part sends: its owned contributions, or all partial sums. */
@@ -104,6 +112,7 @@ class RankPart {
       this.totals,
       this.global,
       this.outbox,
+      this.inbox,
     ])
       a.destroy();
     this.partial?.destroy();
@@ -148,13 +157,17 @@ export async function pageRankPartitioned(
     );
   }
   const weighted = options.weight !== null && first.chunkedWeights !== undefined;
-  if (weighted) for (const p of graph.parts) await checkNonNegativeWeights(p.graph, 'PageRank');
+  if (weighted) await onEveryPart(graph.parts, (p) => checkNonNegativeWeights(p.graph, 'PageRank'));
   const n = graph.vertexCount;
   if (n === 0) return { ranks: new Float32Array(0), iterations: 0, converged: true, exchangedBytes: 0 };
   const parts: RankPart[] = [];
   try {
     const alone = graph.parts.length === 1;
-    for (const p of graph.parts) parts.push(new RankPart(p.graph, p.lo, p.hi, weighted, alone));
+    for (const p of graph.parts) {
+      // Undirected parts receive the others' owned contributions, directed ones their owned sums.
+      const incoming = alone ? 0 : graph.directed ? p.hi - p.lo : n - (p.hi - p.lo);
+      parts.push(new RankPart(p.graph, p.lo, p.hi, weighted, alone, incoming));
+    }
     await Promise.all(
       parts.map((s) =>
         onTarget(s.graph.device, 'partitioned pagerank reset', async (rec) => {
@@ -176,42 +189,43 @@ export async function pageRankPartitioned(
     let converged = false;
     let change = 0;
     for (let round = 0; ; round++) {
-      const read = await Promise.all(
+      // One submit and one wait a device: the last exchange copied in, the iteration, its read-back copied out.
+      await Promise.all(
         parts.map(async (s) => {
-          await onTarget(s.graph.device, 'partitioned pagerank iteration', async (rec) => {
-            await recordIteration(rec, s, round > 0, alpha, n, convergence);
-            const m = s.shared;
-            if (s.alone && s.partial) rec.copy(s.partial, s.sums, n);
-            else if (s.partial) rec.copy(s.partial, s.outbox, m);
-            else if (m > 0) rec.copy(s.contrib, s.outbox, m, s.lo);
-            rec.copy(s.totals, s.outbox, 2, 0, m);
-          });
-          const out = await s.outbox.download();
-          return [out.subarray(0, s.shared), out.subarray(s.shared)] as const;
+          const rec = s.graph.device.recorder({ label: 'partitioned pagerank iteration' });
+          if (round > 0) recordIncoming(rec, s, parts);
+          await onTarget(rec, 'partitioned pagerank iteration', (r) =>
+            recordIteration(r, s, round > 0, alpha, n, convergence),
+          );
+          const m = s.shared;
+          if (s.alone && s.partial) rec.copy(s.partial, s.sums, n);
+          else if (s.partial) rec.copy(s.partial, s.outbox, m);
+          else if (m > 0) rec.copy(s.contrib, s.outbox, m, s.lo);
+          rec.copy(s.totals, s.outbox, 2, 0, m);
+          // Waiting for the submit first: mapping at once resolved later on lavapipe (measured).
+          await rec.submit();
+          await Promise.all([s.outbox.map(), s.inbox.map()]);
         }),
       );
-      exchanged += read.reduce((bytes, [shared]) => bytes + shared.byteLength + 8, 0);
+      exchanged += parts.reduce((bytes, s) => bytes + 4 * s.shared + 8, 0);
       let dangling = 0;
       change = 0;
-      for (const [, totals] of read) {
+      for (const s of parts) {
+        const totals = s.outbox.floats.subarray(s.shared);
         dangling += totals[0]!;
         change = l1 ? change + totals[1]! : Math.max(change, totals[1]!);
       }
+      const stop = (round > 0 && change < bound) || round >= maxIterations;
       if (round > 0) {
         iterations = round;
-        if (change < bound) {
-          converged = true;
-          break;
-        }
+        converged = change < bound;
       }
-      if (round >= maxIterations) break;
-      exchanged += exchange(
-        parts,
-        read.map(([shared]) => shared),
-        dangling,
-        n,
-      );
+      if (!stop) exchanged += exchange(parts, dangling);
+      for (const s of parts) s.outbox.unmap();
+      if (stop) break;
+      for (const s of parts) s.inbox.unmap();
     }
+    for (const s of parts) s.inbox.unmap();
     const slices = await Promise.all(parts.map((s) => s.ranks.download(s.lo, s.count)));
     const ranks = new Float32Array(n);
     parts.forEach((s, i) => {
@@ -291,29 +305,50 @@ async function recordIteration(
   }
 }
 
-/**
- * Writes every part what the next iteration reads: the dangling total, and the others' contributions
- * (undirected) or its owned vertices' sums of every part's partial sums (directed). Returns the bytes written.
- */
-function exchange(parts: RankPart[], shared: Float32Array[], dangling: number, n: number): number {
-  let bytes = 0;
-  let sums: Float32Array | undefined;
-  if (parts[0]!.partial && !parts[0]!.alone) {
-    const total = new Float64Array(n);
-    for (const p of shared) for (let v = 0; v < n; v++) total[v]! += p[v]!;
-    sums = Float32Array.from(total);
+/** Records the copies of what the host wrote into `s.inbox` to where the iteration reads it. */
+function recordIncoming(rec: Recorder, s: RankPart, parts: RankPart[]): void {
+  rec.copy(s.inbox, s.global, 1);
+  if (s.alone) return;
+  if (s.partial) {
+    rec.copy(s.inbox, s.sums, s.count, 1, s.lo);
+    return;
   }
+  let at = 1;
+  for (const o of parts) {
+    if (o === s || o.count === 0) continue;
+    rec.copy(s.inbox, s.contrib, o.count, at, o.lo);
+    at += o.count;
+  }
+}
+
+/**
+ * Writes every part's mapped inbox with what the next iteration reads: the dangling total, and the others'
+ * contributions (undirected: slices of their read-backs, copied whole) or its owned vertices' sums of every
+ * part's partial sums (directed, added in part order as doubles, so the same f32 whatever the order of
+ * reads). Returns the bytes written.
+ */
+function exchange(parts: RankPart[], dangling: number): number {
+  let bytes = 0;
+  const shared = parts.map((s) => s.outbox.floats);
   parts.forEach((s, d) => {
-    s.global.upload([dangling]);
+    const inbox = s.inbox.floats;
+    inbox[0] = dangling;
     bytes += 4;
-    if (sums) {
-      s.sums.upload(sums.subarray(s.lo, s.hi), s.lo);
+    if (s.alone) return;
+    if (s.partial) {
+      for (let v = s.lo; v < s.hi; v++) {
+        let total = 0;
+        for (const p of shared) total += p[v]!;
+        inbox[1 + v - s.lo] = total;
+      }
       bytes += s.count * 4;
       return;
     }
+    let at = 1;
     parts.forEach((o, from) => {
       if (from === d || o.count === 0) return;
-      s.contrib.upload(shared[from]!, o.lo);
+      inbox.set(shared[from]!.subarray(0, o.count), at);
+      at += o.count;
       bytes += o.count * 4;
     });
   });

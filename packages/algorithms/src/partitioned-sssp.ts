@@ -2,7 +2,7 @@ import { atomic, InputError, onTarget, rw, u32, wgsl } from '@weft/gpu';
 import type { PartitionedGraph } from '@weft/graph';
 import { enact } from '@weft/operators';
 import { checkSource, type LoadBalanceOption, prepareLoadBalance } from './common.ts';
-import { MinExchangePart, minMergeRounds } from './partitioned-exchange.ts';
+import { MinExchangePart, minMergeRounds, onEveryPart } from './partitioned-exchange.ts';
 import { decodeDistances } from './sssp/decode.ts';
 import { type SsspOptions, SsspProblem } from './sssp/sssp.ts';
 import { checkNonNegativeWeights } from './weights.ts';
@@ -43,10 +43,10 @@ export async function ssspPartitioned(
   if (weights && !['u32', 'i32', 'f32'].includes(weights.type)) {
     throw new InputError(`unsupported weight type ${weights.type}`, 'graph.weights');
   }
-  for (const p of graph.parts) {
+  await onEveryPart(graph.parts, async (p) => {
     if (weights) await checkNonNegativeWeights(p.graph, 'SSSP');
     await prepareLoadBalance(p.graph, options.loadBalance);
-  }
+  });
   const states: { problem: SsspProblem; exchange: MinExchangePart; lo: number; hi: number }[] = [];
   try {
     for (const { graph: part, lo, hi } of graph.parts) {
@@ -74,14 +74,16 @@ export async function ssspPartitioned(
     const { rounds, exchangedBytes } = await minMergeRounds(
       states.map((s) => s.exchange),
       global,
-      async (i, lowered) => {
+      async (i, lowered, merge) => {
         const { problem, exchange, lo, hi } = states[i]!;
         // Only owned vertices have arcs here: a part none of whose vertices dropped (or that does not own the
         // source, at first) has nothing to relax.
         const owned = (v: number) => v >= lo && v < hi;
-        if (lowered ? !lowered.some(owned) : !owned(source)) return false;
+        if (lowered ? !lowered.some(owned) : !owned(source)) return undefined;
+        // The merge fills the frontier the levels start from.
+        await merge.submit();
         iterations += (await enact(exchange.device, problem)).iterations;
-        return true;
+        return exchange.device.recorder({ label: 'partitioned sssp changes' });
       },
       (i) => {
         const { problem, lo, hi } = states[i]!;

@@ -8,11 +8,13 @@ import {
   bfsPartitioned,
   connectedComponents,
   connectedComponentsPartitioned,
+  PartitionedBfs,
   pageRank,
   pageRankPartitioned,
   sssp,
   ssspPartitioned,
 } from './index.ts';
+import { onEveryPart } from './partitioned-exchange.ts';
 import { ssspReference } from './sssp/reference.ts';
 import { testGraphs, testSources } from './test-graphs.ts';
 import { verifyPageRank } from './verify.ts';
@@ -115,6 +117,52 @@ describe('bfsPartitioned', () => {
       await expect(bfsPartitioned(directed, 0, { direction: 'pull' })).rejects.toThrow(/undirected/);
     } finally {
       directed.destroy();
+    }
+  });
+});
+
+describe('PartitionedBfs kept across sources', () => {
+  it('matches the reference with empty parts and a last partial word, and reads back less when pulling', async () => {
+    // 40 vertices in at most two 32-vertex blocks: of 4 parts the last ones are empty at the vertex count.
+    const rand = mulberry32(7);
+    const n = 40;
+    const src: number[] = [];
+    const dst: number[] = [];
+    for (let e = 0; e < 90; e++) {
+      src.push(Math.floor(rand() * n));
+      dst.push(Math.floor(rand() * n));
+    }
+    const csr = hostCsrFromEdgeList({
+      vertexCount: n,
+      src: Uint32Array.from(src),
+      dst: Uint32Array.from(dst),
+      directed: false,
+    }).csr;
+    const graph = PartitionedGraph.upload(devices, csr, { parts: 4 });
+    expect(graph.parts.map((p) => [p.lo, p.hi])).toEqual([
+      [0, 32],
+      [32, 40],
+      [40, 40],
+      [40, 40],
+    ]);
+    const problems = (['push', 'pull', 'auto'] as const).map(
+      (direction) => new PartitionedBfs(graph, { direction }),
+    );
+    try {
+      const bytes: Record<string, number> = {};
+      for (const source of [0, 39, 33, 0]) {
+        const want = Array.from(bfsReference(csr, source).depths, (d) => (d < 0 ? UNREACHED : d));
+        for (const problem of problems) {
+          const got = await problem.run(source);
+          expect(Array.from(got.depths), `${problem.direction} from ${source}`).toEqual(want);
+          if (source === 0) bytes[problem.direction] = got.exchangedBytes / got.iterations;
+        }
+      }
+      // A push level reads every part's whole bitmap back, a pull level its owned words only.
+      expect(bytes.pull).toBeLessThan(bytes.push!);
+    } finally {
+      for (const p of problems) p.destroy();
+      graph.destroy();
     }
   });
 });
@@ -376,5 +424,21 @@ describe('ssspPartitioned with computed weights', () => {
     } finally {
       graph.destroy();
     }
+  });
+});
+
+describe('onEveryPart', () => {
+  it('runs every part at once and throws the first failing part’s error, in part order', async () => {
+    const started: number[] = [];
+    const run = (i: number) => {
+      started.push(i);
+      // Part 2 fails first in time, part 1 later: part 1's error is the one thrown.
+      return new Promise<void>((resolve, reject) =>
+        setTimeout(() => (i === 0 ? resolve() : reject(new Error(`part ${i}`))), i === 2 ? 1 : 20),
+      );
+    };
+    await expect(onEveryPart([0, 1, 2], run)).rejects.toThrow('part 1');
+    expect(started).toEqual([0, 1, 2]);
+    await expect(onEveryPart([0], run)).resolves.toBeUndefined();
   });
 });

@@ -6,6 +6,7 @@ import {
   onTarget,
   type Recorder,
   rw,
+  StagingBuffer,
   transform,
   u32,
   type WeftDevice,
@@ -37,7 +38,7 @@ export interface PartitionedBfsResult {
   iterations: number;
   /** Levels that pulled. */
   pulls: number;
-  /** Bytes each device sent to the others through the host, over the run. */
+  /** Bytes read back from the devices plus bytes written to them, over the run. */
   exchangedBytes: number;
 }
 
@@ -46,8 +47,12 @@ class PartState {
   readonly visited: FrontierBitmap;
   readonly frontier: FrontierBitmap;
   readonly found: FrontierBitmap;
-  /** The other parts' `found` words, one block each. */
+  /** Every part's `found` words ORed, as the host wrote them. */
   readonly incoming: DeviceArray<'u32'>;
+  /** The level's `found` words (the owned ones after a pull), mapped by the host once a level. */
+  readonly outbox: StagingBuffer;
+  /** Where the host writes every part's `found` words ORed, copied to `incoming` by the next level. */
+  readonly inbox: StagingBuffer;
   readonly depths: DeviceArray<'u32'>;
   readonly queue: FrontierQueue;
   readonly workspace: AdvanceWorkspace;
@@ -56,14 +61,15 @@ class PartState {
     readonly graph: DeviceGraph,
     readonly lo: number,
     readonly hi: number,
-    others: number,
   ) {
     const { device, vertexCount: n } = graph;
     this.visited = new FrontierBitmap(device, n, 'partitioned bfs visited');
     this.frontier = new FrontierBitmap(device, n, 'partitioned bfs frontier');
     this.found = new FrontierBitmap(device, n, 'partitioned bfs found');
     const words = this.found.words.length;
-    this.incoming = device.array('u32', Math.max(1, others * words), { label: 'partitioned bfs incoming' });
+    this.incoming = device.array('u32', Math.max(1, words), { label: 'partitioned bfs incoming' });
+    this.outbox = new StagingBuffer(device, words, 'read', 'partitioned bfs read-back');
+    this.inbox = new StagingBuffer(device, words, 'write', 'partitioned bfs upload');
     this.depths = device.array('u32', Math.max(1, n), { label: 'partitioned bfs depths' });
     this.queue = new FrontierQueue(device, n, { label: 'partitioned bfs queue' });
     this.workspace = new AdvanceWorkspace(device, this.queue.capacity);
@@ -75,7 +81,7 @@ class PartState {
 
   destroy(): void {
     for (const b of [this.visited, this.frontier, this.found, this.queue, this.workspace]) b.destroy();
-    for (const a of [this.incoming, this.depths]) a.destroy();
+    for (const a of [this.incoming, this.depths, this.outbox, this.inbox]) a.destroy();
   }
 }
 
@@ -88,11 +94,15 @@ class PartState {
  *     found_d = vertices reached by part d's edges this level         advancePush / a pull per owned vertex
  *     on every device: new = (OR of all found) & ~visited; visited |= new; frontier = new; depth[new] = level
  *
- * A level costs each device one submit, one download of `n / 8` bytes and an upload of the others'; the
- * host ORs the downloads to count the new vertices (its own copy of the visited set).
+ * A level costs each device one submit and one wait: its found words come back through a mapped staging
+ * buffer (`n / 8` bytes after a push, only its owned words after a pull), the host ORs them straight into
+ * the staging buffers the devices copy from next level, and counts the new vertices on its own copy of the
+ * visited set.
  */
 export class PartitionedBfs {
   readonly #parts: PartState[];
+  /** The host's OR of a level's found words. */
+  readonly #all: Uint32Array;
   readonly direction: 'auto' | 'push' | 'pull';
 
   constructor(
@@ -107,14 +117,14 @@ export class PartitionedBfs {
       throw new InputError('a partitioned BFS pulls only on undirected graphs', 'direction');
     }
     this.direction = graph.directed ? 'push' : direction;
-    const k = graph.parts.length;
     this.#parts = [];
     try {
-      for (const p of graph.parts) this.#parts.push(new PartState(p.graph, p.lo, p.hi, k - 1));
+      for (const p of graph.parts) this.#parts.push(new PartState(p.graph, p.lo, p.hi));
     } catch (e) {
       for (const s of this.#parts) s.destroy();
       throw e;
     }
+    this.#all = new Uint32Array(this.#parts[0]!.found.words.length);
   }
 
   /** Searches from `source` and reads the depths back. */
@@ -130,24 +140,8 @@ export class PartitionedBfs {
       throw new InputError(`source ${source} is not a vertex of a graph of ${n} vertices`, 'source');
     }
     const parts = this.#parts;
-    await Promise.all(
-      parts.map((s) =>
-        onTarget(s.device, 'partitioned bfs reset', async (rec) => {
-          await rec.fill(s.depths, UNREACHED);
-          rec.clear(s.visited.words);
-          rec.clear(s.frontier.words);
-          await transform(
-            rec,
-            1,
-            wgsl`(i: u32) {
-  ${rw(s.depths)}[${u32(source)}] = 0u;
-  ${rw(s.visited.words)}[${u32(source >>> 5)}] = ${u32((1 << (source & 31)) >>> 0)};
-  ${rw(s.frontier.words)}[${u32(source >>> 5)}] = ${u32((1 << (source & 31)) >>> 0)};
-}`,
-          );
-        }),
-      ),
-    );
+    // A search that threw may have left its read-backs mapped.
+    for (const s of parts) s.outbox.unmap();
     const words = parts[0]!.found.words.length;
     // The host keeps the visited set too, so the count of new vertices needs no read-back of its own.
     const visited = new Uint32Array(words);
@@ -164,43 +158,74 @@ export class PartitionedBfs {
         this.direction === 'pull' ||
         (this.direction === 'auto' && frontierSize * 20 > n - visitedSize + frontierSize);
       if (pull) pulls++;
-      // One submit a level on each device: merge what the last level found, then expand the new frontier.
-      const found = await Promise.all(
-        parts.map(async (s) => {
-          await onTarget(s.device, 'partitioned bfs level', async (rec) => {
-            if (level > 1) await this.#merge(rec, s, level - 1, parts.length - 1, words);
-            await (pull ? this.#pull(rec, s) : this.#push(rec, s));
+      // A pull finds owned vertices only, so only the owned words (whole, at multiples of 32) come back.
+      const sent = parts.map((s): [number, number] => (pull ? ownedWords(s, words) : [0, words]));
+      // One submit and one wait a level on each device: merge what the last level found, expand the new
+      // frontier, copy what it found out.
+      await Promise.all(
+        parts.map(async (s, d) => {
+          const rec = s.device.recorder({ label: 'partitioned bfs level' });
+          await onTarget(rec, 'partitioned bfs level', async (r) => {
+            if (level === 1) await this.#reset(r, s, source);
+            else await this.#merge(r, s, level - 1, words);
+            await (pull ? this.#pull(r, s) : this.#push(r, s));
           });
-          return s.found.words.download();
+          const [from, to] = sent[d]!;
+          rec.copy(s.found.words, s.outbox, to - from, from, from);
+          // Waiting for the submit first: mapping at once resolved later on lavapipe (measured).
+          await rec.submit();
+          await Promise.all([s.outbox.map(), s.inbox.map()]);
         }),
       );
+      // Every device gets the OR of all found words, made in host memory: mapped upload memory may be
+      // write-combined, slow to read back.
+      const all = this.#all;
+      const found = parts.map((s) => s.outbox.words);
+      if (pull) {
+        // The owned word ranges cover every word once.
+        parts.forEach((_, d) => {
+          const [from, to] = sent[d]!;
+          all.set(found[d]!.subarray(from, to), from);
+        });
+      } else {
+        all.set(found[0]!);
+        for (const f of found.slice(1)) for (let w = 0; w < words; w++) all[w]! |= f[w]!;
+      }
       frontierSize = 0;
       for (let w = 0; w < words; w++) {
-        let all = 0;
-        for (const f of found) all |= f[w]!;
-        const fresh = all & ~visited[w]!;
+        const fresh = all[w]! & ~visited[w]!;
         if (fresh !== 0) {
           visited[w] = visited[w]! | fresh;
           frontierSize += popcount(fresh);
         }
       }
+      for (const [from, to] of sent) exchanged += 4 * (to - from);
       visitedSize += frontierSize;
+      if (frontierSize > 0) {
+        for (const s of parts) s.inbox.words.set(all);
+        exchanged += 4 * words * parts.length;
+      }
+      for (const s of parts) s.outbox.unmap();
       if (frontierSize === 0) break;
-      parts.forEach((s, d) => {
-        let block = 0;
-        found.forEach((f, from) => {
-          if (from === d) return;
-          s.incoming.upload(f, block * f.length);
-          block++;
-        });
-      });
-      exchanged += words * 4;
+      for (const s of parts) s.inbox.unmap();
     }
-    return {
-      iterations: level,
-      pulls,
-      exchangedBytes: exchanged * (parts.length - 1),
-    };
+    return { iterations: level, pulls, exchangedBytes: exchanged };
+  }
+
+  /** Depths unreached but the source's 0; visited and frontier the source alone. */
+  async #reset(rec: Recorder, s: PartState, source: number): Promise<void> {
+    await rec.fill(s.depths, UNREACHED);
+    rec.clear(s.visited.words);
+    rec.clear(s.frontier.words);
+    await transform(
+      rec,
+      1,
+      wgsl`(i: u32) {
+  ${rw(s.depths)}[${u32(source)}] = 0u;
+  ${rw(s.visited.words)}[${u32(source >>> 5)}] = ${u32((1 << (source & 31)) >>> 0)};
+  ${rw(s.frontier.words)}[${u32(source >>> 5)}] = ${u32((1 << (source & 31)) >>> 0)};
+}`,
+    );
   }
 
   /** found = the unvisited ends of the owned frontier vertices' edges. */
@@ -248,14 +273,14 @@ export class PartitionedBfs {
     );
   }
 
-  /** new = (found | incoming) & ~visited: visited, frontier and depths updated alike everywhere. */
-  async #merge(rec: Recorder, s: PartState, level: number, others: number, words: number): Promise<void> {
+  /** new = incoming & ~visited (incoming: every part's found, ORed): visited, frontier and depths alike everywhere. */
+  async #merge(rec: Recorder, s: PartState, level: number, words: number): Promise<void> {
+    rec.copy(s.inbox, s.incoming, words);
     await transform(
       rec,
       words,
       wgsl`(w: u32) {
-  var all = ${s.found.words}[w];
-  for (var b = 0u; b < ${u32(others)}; b++) { all |= ${s.incoming}[b * ${u32(words)} + w]; }
+  let all = ${s.incoming}[w];
   let seen = ${s.visited.words}[w];
   let fresh = all & ~seen;
   ${rw(s.visited.words)}[w] = seen | fresh;
@@ -279,6 +304,12 @@ export class PartitionedBfs {
   destroy(): void {
     for (const s of this.#parts) s.destroy();
   }
+}
+
+/** The words `[from, to)` of a part's owned vertices (whole words: boundaries are multiples of 32). */
+function ownedWords(s: PartState, words: number): [number, number] {
+  if (s.lo === s.hi) return [0, 0];
+  return [Math.min(words, s.lo >>> 5), Math.min(words, Math.ceil(s.hi / 32))];
 }
 
 function popcount(x: number): number {

@@ -88,6 +88,7 @@ export {
   type SubmitResult,
   type Workgroups,
 } from './recorder.ts';
+export { StagingBuffer, type StagingMode } from './staging.ts';
 export { SUBGROUP_INDEX_WGSL } from './subgroup-index.ts';
 export {
   type CopyOptions,

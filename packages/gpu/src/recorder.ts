@@ -3,6 +3,7 @@ import { isGpuCount } from './array.ts';
 import type { WeftDevice } from './device.ts';
 import { DeviceLimitError, DeviceMismatchError, GpuValidationError, InputError } from './errors.ts';
 import type { Kernel } from './kernel.ts';
+import type { StagingBuffer } from './staging.ts';
 
 export interface RecorderOptions {
   label?: string;
@@ -72,7 +73,14 @@ type Op =
       workgroups: Workgroups;
     }
   | { kind: 'clear'; array: DeviceArray }
-  | { kind: 'copy'; src: DeviceArray; srcIndex: number; dst: DeviceArray; dstIndex: number; count: number };
+  | {
+      kind: 'copy';
+      src: DeviceArray | StagingBuffer;
+      srcIndex: number;
+      dst: DeviceArray | StagingBuffer;
+      dstIndex: number;
+      count: number;
+    };
 
 const ARGS_WGSL = /* wgsl */ `
 @compute @workgroup_size(1)
@@ -266,8 +274,17 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     });
   }
 
-  /** Copies `count` elements from `src[srcIndex]` to `dst[dstIndex]`. */
-  copy(src: DeviceArray, dst: DeviceArray, count = src.length, srcIndex = 0, dstIndex = 0): this {
+  /**
+   * Copies `count` elements from `src[srcIndex]` to `dst[dstIndex]`; either side may be a
+   * {@link StagingBuffer} (a `'write'` one as the source, a `'read'` one as the destination), unmapped by submit.
+   */
+  copy(
+    src: DeviceArray | StagingBuffer,
+    dst: DeviceArray | StagingBuffer,
+    count = src.length,
+    srcIndex = 0,
+    dstIndex = 0,
+  ): this {
     this.#checkOpen();
     if (srcIndex + count > src.length || dstIndex + count > dst.length) {
       throw new InputError(
@@ -468,6 +485,9 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
             endPass();
             for (const arr of op.kind === 'clear' ? [op.array] : [op.src, op.dst]) {
               if (arr.device !== this.device) throw new DeviceMismatchError(arr.label, `a ${op.kind}`);
+              if ('mapped' in arr && arr.mapped) {
+                throw new InputError('a staging buffer is mapped at submit: unmap() it first', arr.label);
+              }
             }
             if (op.kind === 'clear') {
               if (op.array.length > 0) encoder.clearBuffer(op.array.buffer, 0, op.array.bindingSize);
