@@ -202,7 +202,7 @@ export async function pageRankPartitioned(
           else if (s.partial) rec.copy(s.partial, s.outbox, m);
           else if (m > 0) rec.copy(s.contrib, s.outbox, m, s.lo);
           rec.copy(s.totals, s.outbox, 2, 0, m);
-          // Waiting for the submit first: mapping at once resolved later on lavapipe (measured).
+          // Wait for the submit, then map: a map asked for before the work ends resolved later, not sooner.
           await rec.submit();
           await Promise.all([s.outbox.map(), s.inbox.map()]);
         }),

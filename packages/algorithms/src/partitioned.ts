@@ -172,7 +172,7 @@ export class PartitionedBfs {
           });
           const [from, to] = sent[d]!;
           rec.copy(s.found.words, s.outbox, to - from, from, from);
-          // Waiting for the submit first: mapping at once resolved later on lavapipe (measured).
+          // Wait for the submit, then map: a map asked for before the work ends resolved later, not sooner.
           await rec.submit();
           await Promise.all([s.outbox.map(), s.inbox.map()]);
         }),

@@ -27,8 +27,8 @@ export interface SsspBlocksTuning {
 }
 
 /**
- * Default vertices of a block and threads of its workgroup: on the H100's road graph 1024/512 (290 blocks)
- * beat 2048/1024 (146 blocks, more than its 132 SMs), 1.44 against 1.80 ms a source.
+ * Default vertices of a block and threads of its workgroup: more, smaller workgroups (two to an SM) beat fewer
+ * that outnumber the SMs and run in two waves (docs/decisions/sssp-blocks.md).
  */
 const BLOCK_SIZE = 1024;
 const WORKGROUP_SIZE = 512;
