@@ -55,13 +55,16 @@ export function countSource(count: Count, numSegments: Count, maxMerge: number, 
   const params: Record<string, number> = {};
   const bindingDecls: Record<string, BindingDecl> = {};
   const bindings: Record<string, DeviceArray> = {};
+  // Both counts in one array bind it once: a storage buffer fewer where a stage's limit is tight.
+  const shared = isGpuCount(count) && isGpuCount(numSegments) && count.array === numSegments.array;
   const fn = (name: string, c: Count): string => {
     if (isGpuCount(c)) {
+      const buffer = shared ? 'counts_buf' : `${name}_buf`;
       paramTypes[`${name}_index`] = 'u32';
       params[`${name}_index`] = c.index;
-      bindingDecls[`${name}_buf`] = { type: 'array<u32>', access: 'read' };
-      bindings[`${name}_buf`] = c.array;
-      return `fn lbs_${name}() -> u32 { return ${name}_buf[params.${name}_index]; }`;
+      bindingDecls[buffer] = { type: 'array<u32>', access: 'read' };
+      bindings[buffer] = c.array;
+      return `fn lbs_${name}() -> u32 { return ${buffer}[params.${name}_index]; }`;
     }
     paramTypes[name] = 'u32';
     params[name] = c;

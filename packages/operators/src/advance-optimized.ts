@@ -130,9 +130,10 @@ export async function advanceDirectionOptimized(
   if (${functors.push}(src, dst, k)) { ${append}(dst); }
 }`;
     // Where the merge-path tile's bindings and the functors' exceed the device's storage buffers (browsers
-    // grant 8 or 10), a thread per frontier vertex walks its out-edges instead, as advancePush does.
+    // grant 8 or 10), a thread per frontier vertex walks its out-edges instead, as advancePush does. Both
+    // of the tile's counts live in `gates`, which it binds once.
     if (
-      LBS_TILE_BINDINGS + functorBindingCount(pushVisit) >
+      LBS_TILE_BINDINGS - 1 + functorBindingCount(pushVisit) >
       graph.device.limits.maxStorageBuffersPerShaderStage
     ) {
       const pushWalk = wgsl`(i: u32) {

@@ -6,6 +6,7 @@ import {
   type Functor,
   functorBindingCount,
   InputError,
+  isGpuCount,
   load,
   onTarget,
   type Recorder,
@@ -49,7 +50,8 @@ export class AdvanceWorkspace {
 
   constructor(device: WeftDevice, capacity: number) {
     this.segmentStarts = device.array('u32', Math.max(1, capacity), { label: 'advance segment starts' });
-    this.total = device.array('u32', 1, { label: 'advance edge total' });
+    // The degree total, and room for a copy of the frontier's length (see advancePush's shared counts).
+    this.total = device.array('u32', 2, { label: 'advance edge total' });
     this.gates = device.array('u32', 4, { label: 'advance direction gates' });
     this.balance = device.array('u32', 4, { label: 'advance balance gates' });
   }
@@ -222,8 +224,11 @@ export async function advancePush(
   // The merge-path tile binds its offsets, partitions and counts beside the functor's arrays: on a device
   // that allows fewer storage buffers a stage (browsers grant 8 or 10), a thread per vertex walks instead.
   const lbsBindings = LBS_TILE_BINDINGS + functorBindingCount(visit);
-  const loadBalance =
-    lbsBindings > graph.device.limits.maxStorageBuffersPerShaderStage ? 'thread-mapped' : chosen;
+  const stageLimit = graph.device.limits.maxStorageBuffersPerShaderStage;
+  // One over the limit, a frontier's GPU-held length is copied beside the degree total so that the tile
+  // binds one count buffer: 8 target chunks (2^31 arcs) then stay load-balanced under Dawn's 16.
+  const shareCounts = input !== 'all' && isGpuCount(input.length) && lbsBindings === stageLimit + 1;
+  const loadBalance = lbsBindings - (shareCounts ? 1 : 0) > stageLimit ? 'thread-mapped' : chosen;
   await onTarget(target, who, async (rec) => {
     if (output && !options.append) rec.clear(output.count);
     if (graph.edgeCount === 0) return;
@@ -260,7 +265,7 @@ export async function advancePush(
       );
     }
     const starts = space?.segmentStarts ?? rec.scratch('u32', Math.max(1, items.length), 'advance starts');
-    const total = space?.total ?? rec.scratch('u32', 1, 'advance total');
+    const total = space?.total ?? rec.scratch('u32', 2, 'advance total');
     const perAdvance = loadBalance === 'per-advance';
     const balance = perAdvance ? (space?.balance ?? rec.scratch('u32', 4, 'advance balance')) : undefined;
     // 'per-advance' notes the largest degree as the scan reads them (atomicMax: harmless if evaluated twice).
@@ -279,7 +284,13 @@ export async function advancePush(
       { total: { array: total, index: 0 } },
     );
     if (!balance) {
-      await transformLbs(rec, { array: total, index: 0 }, starts, input.length, visit, {
+      const len = input.length;
+      let segments: Count = len;
+      if (shareCounts && isGpuCount(len)) {
+        rec.copy(len.array, total, 1, len.index, 1);
+        segments = { array: total, index: 1 };
+      }
+      await transformLbs(rec, { array: total, index: 0 }, starts, segments, visit, {
         maxCount: graph.edgeCount,
       });
       return;

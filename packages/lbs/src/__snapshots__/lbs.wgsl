@@ -7,8 +7,7 @@ struct Params {
 }
 @group(0) @binding(0) var<uniform> params: Params;
 @group(0) @binding(1) var<storage, read_write> args: array<u32>;
-@group(0) @binding(2) var<storage, read> item_count_buf: array<u32>;
-@group(0) @binding(3) var<storage, read> segment_count_buf: array<u32>;
+@group(0) @binding(2) var<storage, read> counts_buf: array<u32>;
 
 // Workgroup index of a 1-D grid that was split into x * y workgroups (beyond maxComputeWorkgroupsPerDimension).
 fn weft_workgroup_index(wid: vec3<u32>, nwg: vec3<u32>) -> u32 {
@@ -29,8 +28,8 @@ fn weft_trailing_zeros4(m: vec4<u32>) -> u32 {
   return 96u + weft_trailing_zeros(m.w);
 }
 
-fn lbs_item_count() -> u32 { return item_count_buf[params.item_count_index]; }
-fn lbs_segment_count() -> u32 { return segment_count_buf[params.segment_count_index]; }
+fn lbs_item_count() -> u32 { return counts_buf[params.item_count_index]; }
+fn lbs_segment_count() -> u32 { return counts_buf[params.segment_count_index]; }
 // Tiles cover the merge of items [0, count) with segment starts [0, segments).
 fn lbs_merge_length() -> u32 { return min(lbs_item_count() + lbs_segment_count(), params.max_merge); }
 // Rounded up without adding TILE - 1, which would wrap for merges near 2^32.
@@ -125,8 +124,7 @@ struct Params {
 @group(0) @binding(0) var<uniform> params: Params;
 @group(0) @binding(1) var<storage, read> offsets: array<u32>;
 @group(0) @binding(2) var<storage, read_write> partitions: array<u32>;
-@group(0) @binding(3) var<storage, read> item_count_buf: array<u32>;
-@group(0) @binding(4) var<storage, read> segment_count_buf: array<u32>;
+@group(0) @binding(3) var<storage, read> counts_buf: array<u32>;
 
 // Workgroup index of a 1-D grid that was split into x * y workgroups (beyond maxComputeWorkgroupsPerDimension).
 fn weft_workgroup_index(wid: vec3<u32>, nwg: vec3<u32>) -> u32 {
@@ -147,8 +145,8 @@ fn weft_trailing_zeros4(m: vec4<u32>) -> u32 {
   return 96u + weft_trailing_zeros(m.w);
 }
 
-fn lbs_item_count() -> u32 { return item_count_buf[params.item_count_index]; }
-fn lbs_segment_count() -> u32 { return segment_count_buf[params.segment_count_index]; }
+fn lbs_item_count() -> u32 { return counts_buf[params.item_count_index]; }
+fn lbs_segment_count() -> u32 { return counts_buf[params.segment_count_index]; }
 // Tiles cover the merge of items [0, count) with segment starts [0, segments).
 fn lbs_merge_length() -> u32 { return min(lbs_item_count() + lbs_segment_count(), params.max_merge); }
 // Rounded up without adding TILE - 1, which would wrap for merges near 2^32.
@@ -550,9 +548,8 @@ struct Params {
 @group(0) @binding(0) var<uniform> params: Params;
 @group(0) @binding(1) var<storage, read> offsets: array<u32>;
 @group(0) @binding(2) var<storage, read> partitions: array<u32>;
-@group(0) @binding(3) var<storage, read> item_count_buf: array<u32>;
-@group(0) @binding(4) var<storage, read> segment_count_buf: array<u32>;
-@group(0) @binding(5) var<storage, read_write> cap_a0: array<u32>;
+@group(0) @binding(3) var<storage, read> counts_buf: array<u32>;
+@group(0) @binding(4) var<storage, read_write> cap_a0: array<u32>;
 
 // Workgroup index of a 1-D grid that was split into x * y workgroups (beyond maxComputeWorkgroupsPerDimension).
 fn weft_workgroup_index(wid: vec3<u32>, nwg: vec3<u32>) -> u32 {
@@ -574,8 +571,8 @@ fn weft_trailing_zeros4(m: vec4<u32>) -> u32 {
 }
 
 fn lbs_op(index: u32, seg: u32, rank: u32) { cap_a0[index] = seg; }
-fn lbs_item_count() -> u32 { return item_count_buf[params.item_count_index]; }
-fn lbs_segment_count() -> u32 { return segment_count_buf[params.segment_count_index]; }
+fn lbs_item_count() -> u32 { return counts_buf[params.item_count_index]; }
+fn lbs_segment_count() -> u32 { return counts_buf[params.segment_count_index]; }
 // Tiles cover the merge of items [0, count) with segment starts [0, segments).
 fn lbs_merge_length() -> u32 { return min(lbs_item_count() + lbs_segment_count(), params.max_merge); }
 // Rounded up without adding TILE - 1, which would wrap for merges near 2^32.
