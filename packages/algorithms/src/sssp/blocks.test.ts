@@ -1,6 +1,6 @@
 import { wgsl } from '@weft/gpu';
 import { type HostCsr, type HostEdgeList, hostCsrFromEdgeList, uploadGraph } from '@weft/graph';
-import { grid, road } from '@weft/graph/generators';
+import { grid, kronecker, road } from '@weft/graph/generators';
 import { gpuTest, mulberry32 } from '@weft/testing';
 import { describe, expect, it } from 'vitest';
 import { testGraphs, testSources } from '../test-graphs.ts';
@@ -308,10 +308,19 @@ describe('sssp blocks', () => {
       expect(withParents.parents).toBeDefined();
       expect(verifySssp(csr, 3, withParents.distances)).toBeNull();
       graph.destroy();
-      // A dense graph (no small-frontier engine) never prepares blocks.
-      const dense = uploadGraph(device, weighted(grid({ width: 8, height: 8, seed: 1 }), 2));
-      await sssp(dense, 0, { smallFrontier: 'off' });
-      await sssp(dense, 0, { smallFrontier: 'off' });
+      // A frontier option set, or a graph of 8 or more out-edges a vertex, never prepares blocks.
+      const grid8 = uploadGraph(device, weighted(grid({ width: 8, height: 8, seed: 1 }), 2));
+      await sssp(grid8, 0, { smallFrontier: 'off' });
+      await sssp(grid8, 0, { smallFrontier: 'off' });
+      expect(grid8.hasDerived(key)).toBe(false);
+      grid8.destroy();
+      const denseCsr = weighted(kronecker({ scale: 6, edgeFactor: 8, seed: 3 }), 4);
+      expect(denseCsr.edgeCount).toBeGreaterThanOrEqual(8 * denseCsr.vertexCount);
+      const dense = uploadGraph(device, denseCsr);
+      for (const source of [0, 1, 2]) {
+        const got = await sssp(dense, source);
+        expect(verifySssp(denseCsr, source, got.distances)).toBeNull();
+      }
       expect(dense.hasDerived(key)).toBe(false);
       dense.destroy();
     }));

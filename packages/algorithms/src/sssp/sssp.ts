@@ -79,8 +79,9 @@ export interface SsspOptions extends RunOptions, LoadBalanceOption, TraceOption 
    * then rounds of one workgroup a block that relaxes its block to a fixed point in workgroup memory and
    * pushes across the block's boundary; for high-diameter graphs (roads, meshes). It reads `graph.weights`
    * (no `weight` functor), has no `parents` or `trace`, and ignores the frontier options. `'auto'`
-   * (default): `'blocks'` on sparse graphs (where the small-frontier engine would run) from the second call
-   * on the same graph, with blocks prepared once and kept until `graph.destroy()`; otherwise `'frontier'`.
+   * (default): `'blocks'` on sparse graphs (under 8 out-edges a vertex, targets in one chunk, `smallFrontier`
+   * and `delta` left unset) from the second call on the same graph, with blocks prepared once and kept until
+   * `graph.destroy()`; otherwise `'frontier'`.
    * A single call would not repay the preparation (tens of ms on the host against a few ms of search).
    */
   strategy?: 'auto' | 'frontier' | 'blocks';
@@ -508,8 +509,7 @@ const searchedOnce = new WeakSet<DeviceGraph>();
 
 /**
  * The strategy `sssp` runs; throws on an unknown one, or on `'blocks'` with an option it does not have.
- * `'auto'` picks blocks on sparse graphs (where the small-frontier engine would run) from the second call on
- * the same graph, and keeps them with it.
+ * `'auto'` picks blocks on sparse graphs from the second call on the same graph, and keeps them with it.
  */
 function ssspStrategy(graph: DeviceGraph, options: SsspOptions): 'frontier' | 'blocks' {
   const strategy = options.strategy ?? 'auto';
@@ -522,11 +522,11 @@ function ssspStrategy(graph: DeviceGraph, options: SsspOptions): 'frontier' | 'b
       throw new InputError(`strategy 'blocks' has no '${lacking}': use strategy 'frontier'`, lacking);
     return 'blocks';
   }
-  const sparse = smallFrontierOf(
-    graph,
-    options.smallFrontier ? { smallFrontier: options.smallFrontier } : {},
-  );
-  const auto = strategy === 'auto' && !lacking && options.delta === undefined && sparse !== undefined;
+  // Sparse graphs in one chunk, with the engine left to 'auto': a stage's storage-buffer limit, which may
+  // keep the engine off, does not bind the blocks' kernel (7 buffers).
+  const sparse = !prefersBitmapClaims(graph) && !graph.chunked;
+  const engineAuto = (options.smallFrontier ?? 'auto') === 'auto';
+  const auto = strategy === 'auto' && !lacking && options.delta === undefined && sparse && engineAuto;
   if (!auto) return 'frontier';
   if (graph.hasDerived(AUTO_BLOCKS_KEY) || searchedOnce.has(graph)) return 'blocks';
   searchedOnce.add(graph);
