@@ -123,6 +123,7 @@ export {
   type VertexPairs,
 } from './similarity-reference.ts';
 export { SsspBlocks, SsspBlocksProblem, type SsspBlocksTuning } from './sssp/blocks.ts';
+export type { BlockKernelShape } from './sssp/blocks-kernel.ts';
 export type { SsspEngineTuning } from './sssp/near-far-engine.ts';
 export { ssspReference } from './sssp/reference.ts';
 export {

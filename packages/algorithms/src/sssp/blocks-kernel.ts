@@ -3,6 +3,7 @@ import { UNREACHED_F32, UNREACHED_U32 } from './decode.ts';
 
 // The round kernel of block-local SSSP (`./blocks.ts`): one workgroup a block, its distances in workgroup memory.
 
+/** The shape of block-local SSSP's round kernel, as `SsspBlocks.shape` reports it for prepared blocks. */
 export interface BlockKernelShape {
   /** Threads of a workgroup. */
   workgroupSize: number;
