@@ -138,17 +138,7 @@ export async function partitionedCommand(args: string[]): Promise<number> {
   const repeat = Number(values.repeat);
   const sources = pickSources(csr, 1, Number(values.sources));
   const rows: Record<string, unknown>[] = [];
-  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-  const time = async (run: () => Promise<unknown>) => {
-    await run();
-    const ms: number[] = [];
-    for (let r = 0; r < repeat; r++) {
-      const t = performance.now();
-      await run();
-      ms.push(performance.now() - t);
-    }
-    return median(ms);
-  };
+  const time = (run: () => Promise<unknown>) => medianWallMs(run, repeat);
   const csc = { csc: csr.directed };
   const single = uploadGraph(devices[0]!, csr, csc);
   const others = algorithms.filter((a) => a !== 'bfs');
@@ -455,17 +445,7 @@ async function againstOneGpu(
   const whole = await kroneckerMultigraphPartitioned([first], { scale: o.scale, seed: 1 }, { parts: 1 });
   const one = whole.parts[0]!.graph;
   const k = new Set(graph.parts.map((p) => p.graph.device)).size;
-  const timed = async (run: () => Promise<unknown>) => {
-    await run();
-    const ms: number[] = [];
-    for (let r = 0; r < o.repeat; r++) {
-      const t = performance.now();
-      await run();
-      ms.push(performance.now() - t);
-    }
-    return ms.sort((a, b) => a - b)[Math.floor(ms.length / 2)]!;
-  };
-  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+  const timed = (run: () => Promise<unknown>) => medianWallMs(run, o.repeat);
   const differs = (what: string) =>
     new Error(`partitioned ${what} (${graph.parts.length} parts on ${k} devices) differs from one GPU's`);
   const rows: Record<string, unknown>[] = [];
@@ -542,4 +522,20 @@ async function againstOneGpu(
     whole.destroy();
   }
   return rows;
+}
+
+function median(xs: number[]): number {
+  return [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+}
+
+/** The median wall time of `repeat` runs after an untimed one. */
+async function medianWallMs(run: () => Promise<unknown>, repeat: number): Promise<number> {
+  await run();
+  const ms: number[] = [];
+  for (let r = 0; r < repeat; r++) {
+    const t = performance.now();
+    await run();
+    ms.push(performance.now() - t);
+  }
+  return median(ms);
 }
