@@ -12,6 +12,7 @@ import {
 } from '@weft/operators';
 import { checkSource, type Problem, prepareLoadBalance, recordSet, runProblem } from '../common.ts';
 import { bfsOnNeighbors } from '../neighbor-graph.ts';
+import { autoPicksBlocks, searchBlocks } from '../sssp/blocks.ts';
 import { type BfsLevel, UNREACHED } from './level.ts';
 import {
   type BfsOptions,
@@ -209,6 +210,7 @@ export async function bfs(
   }
   checkDeviceGraph(graph);
   checkSource(graph, source);
+  if (bfsStrategy(graph, options) === 'blocks') return bfsByBlocks(graph, source, options);
   await prepareLoadBalance(graph, options.loadBalance);
   // A trace logs one frontier a level: the engine, which runs many levels a step, stays off for it.
   const mode = options.smallFrontier ?? 'auto';
@@ -224,4 +226,54 @@ export async function bfs(
     steps: run.iterations,
     ...(run.trace ? { trace: run.trace } : {}),
   };
+}
+
+/** Options the frontier path has and block-local rounds do not, with the value each must keep for blocks. */
+const FRONTIER_ONLY = [
+  ['parents', undefined],
+  ['trace', undefined],
+  ['idempotent', undefined],
+  ['direction', 'push'],
+  ['claim', 'auto'],
+  ['smallFrontier', 'auto'],
+] as const;
+
+/**
+ * The strategy `bfs` runs; throws on an unknown one, or on `'blocks'` with an option it does not have.
+ * `'auto'` picks blocks on sparse graphs from the second call on the same graph ({@link autoPicksBlocks}).
+ */
+function bfsStrategy(graph: DeviceGraph, options: BfsOptions): 'frontier' | 'blocks' {
+  const strategy = options.strategy ?? 'auto';
+  if (!['auto', 'frontier', 'blocks'].includes(strategy)) {
+    throw new InputError(`unknown strategy '${strategy}': use 'auto', 'frontier' or 'blocks'`, 'strategy');
+  }
+  const asked = FRONTIER_ONLY.find(
+    ([option, plain]) =>
+      options[option] !== undefined && options[option] !== false && options[option] !== plain,
+  )?.[0];
+  if (strategy === 'blocks') {
+    if (asked) throw new InputError(`strategy 'blocks' has no '${asked}': use strategy 'frontier'`, asked);
+    return 'blocks';
+  }
+  return strategy === 'auto' && !asked && autoPicksBlocks(graph, true) ? 'blocks' : 'frontier';
+}
+
+/** `bfs` by block-local rounds over unit weights ({@link searchBlocks}): depths are the distances. */
+async function bfsByBlocks(graph: DeviceGraph, source: number, options: BfsOptions): Promise<BfsResult> {
+  const auto = (options.strategy ?? 'auto') === 'auto';
+  const { blocks, ...run } = options;
+  const { distances, rounds } = await searchBlocks(
+    graph,
+    source,
+    { auto, unitWeights: true, ...(blocks ? { blocks } : {}) },
+    run,
+  );
+  const depths = new Int32Array(distances.length);
+  let deepest = 0;
+  for (let v = 0; v < distances.length; v++) {
+    const d = distances[v]!;
+    depths[v] = Number.isFinite(d) ? d : -1;
+    if (d > deepest && Number.isFinite(d)) deepest = d;
+  }
+  return { depths, iterations: deepest + 1, steps: rounds, pullIterations: 0 };
 }

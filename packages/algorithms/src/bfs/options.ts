@@ -2,6 +2,7 @@ import { InputError, type WeftDevice } from '@weft/gpu';
 import type { DeviceGraph } from '@weft/graph';
 import { type IterationTrace, smallFrontierFits } from '@weft/operators';
 import type { LoadBalanceOption, RunOptions, TraceOption } from '../common.ts';
+import type { SsspBlocks, SsspBlocksTuning } from '../sssp/blocks.ts';
 import { BitmapClaimLevel, bitmapClaimsFit, prefersBitmapClaims } from './bitmap-claims.ts';
 import { DirectionOptimizedLevel } from './direction-optimized.ts';
 import { IdempotentLevel } from './idempotent.ts';
@@ -40,6 +41,17 @@ export interface BfsOptions extends RunOptions, LoadBalanceOption, TraceOption {
    * `capacity` (a multiple of 256) and `maxLevels` per dispatch, for tests of the hand-off.
    */
   smallFrontier?: 'auto' | 'on' | 'off' | SmallFrontierTuning;
+  /**
+   * `'frontier'`: level by level over a frontier, as the options above ask. `'blocks'`: block-local rounds
+   * on the graph's vertices grouped into compact blocks once ({@link SsspBlocks} with `unitWeights`, whose
+   * distances are depths); depths only: no `parents` or `trace`, push direction, no frontier options.
+   * `'auto'` (default): `'blocks'` on sparse graphs (under 8 out-edges a vertex, targets in one chunk) from
+   * the second call on the same graph when those options are left unset, with the blocks kept with the
+   * graph until it is destroyed ({@link DeviceGraph.derived}); `'frontier'` otherwise.
+   */
+  strategy?: 'auto' | 'frontier' | 'blocks';
+  /** With `strategy: 'blocks'`: the block sizes, or blocks already prepared for this graph with `unitWeights`. */
+  blocks?: SsspBlocksTuning | SsspBlocks;
 }
 
 /** The engine's settings (see `SmallFrontierOptions` in `@weft/operators`). */

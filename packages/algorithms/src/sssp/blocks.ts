@@ -1,6 +1,7 @@
 import { type DeviceArray, type GpuCount, InputError, type Kernel, type Recorder } from '@weft/gpu';
 import type { DeviceGraph } from '@weft/graph';
-import { type Problem, recordSet } from '../common.ts';
+import { prefersBitmapClaims } from '../bfs/bitmap-claims.ts';
+import { type Problem, type RunOptions, recordSet, runProblem } from '../common.ts';
 import { buildBlockLayout } from './block-layout.ts';
 import { BLOCK_BINDINGS, BLOCK_PARAMS, type BlockKernelShape, blockRoundWgsl } from './blocks-kernel.ts';
 import { decodeDistances, UNREACHED_F32, UNREACHED_U32 } from './decode.ts';
@@ -24,6 +25,11 @@ export interface SsspBlocksTuning {
    * block no longer holds its neighbours' pushes back until it converges.
    */
   maxSweeps?: number;
+  /**
+   * Every arc weighs 1 whatever the graph's weights: distances are hop counts, BFS depths (default false:
+   * the graph's weights, 1 an arc where it has none).
+   */
+  unitWeights?: boolean;
 }
 
 /**
@@ -81,7 +87,7 @@ function resolveShape(graph: DeviceGraph, tuning: SsspBlocksTuning) {
     arcsPerThread,
     passes: positiveInteger(tuning.passes ?? 1, 'passes'),
     maxSweeps: (tuning.maxSweeps ?? 0) === 0 ? 0 : positiveInteger(tuning.maxSweeps!, 'maxSweeps'),
-    float: graph.chunkedWeights?.type === 'f32',
+    float: !tuning.unitWeights && graph.chunkedWeights?.type === 'f32',
   };
   return { shape, blockSize, arcBudget };
 }
@@ -108,6 +114,8 @@ export class SsspBlocks {
     readonly arcs: DeviceArray<'u32'>,
     readonly crossOffsets: DeviceArray<'u32'>,
     readonly cross: DeviceArray<'u32'>,
+    /** Every arc weighs 1 ({@link SsspBlocksTuning.unitWeights}), or the graph has no weights. */
+    readonly unitWeights: boolean,
     started: number,
   ) {
     this.prepareMs = performance.now() - started;
@@ -117,7 +125,10 @@ export class SsspBlocks {
   static async prepare(graph: DeviceGraph, tuning: SsspBlocksTuning = {}): Promise<SsspBlocks> {
     const started = performance.now();
     const { shape, blockSize, arcBudget } = resolveShape(graph, tuning);
-    const layout = buildBlockLayout(await graph.toHost(), {
+    const host = await graph.toHost();
+    const unitWeights = !!tuning.unitWeights || host.weights === undefined;
+    const { weights: _, ...unweighted } = host;
+    const layout = buildBlockLayout(unitWeights ? unweighted : host, {
       blockSize,
       arcBudget,
       workgroupSize: shape.workgroupSize,
@@ -146,6 +157,7 @@ export class SsspBlocks {
         up(layout.arcs, 'sssp block arcs'),
         up(layout.crossOffsets, 'sssp cross offsets'),
         up(layout.cross, 'sssp cross arcs'),
+        unitWeights,
         started,
       );
     } catch (error) {
@@ -250,5 +262,76 @@ export class SsspBlocksProblem implements Problem<{ distances: Float64Array }, [
     this.distances.destroy();
     this.relaxed.destroy();
     this.state.destroy();
+  }
+}
+
+/**
+ * Graphs searched once by the frontier path where `'auto'` would take blocks, by the key their blocks would
+ * be kept under: blocks are prepared from a graph's second such search on, as one search would not repay
+ * their preparation (tens of ms on the host for a few ms of search) while repeated queries do.
+ */
+const searchedOnce = new Map<string, WeakSet<DeviceGraph>>();
+
+/** The key a graph keeps `'auto'`'s blocks under ({@link DeviceGraph.derived}): one set when it has no weights. */
+function autoBlocksKey(graph: DeviceGraph, unitWeights: boolean): string {
+  return unitWeights && graph.chunkedWeights ? 'bfs blocks' : 'sssp blocks';
+}
+
+/**
+ * Whether a search left to `'auto'` runs on blocks: on sparse graphs (under 8 out-edges a vertex, targets in
+ * one chunk) from the second search of the same kind on the same graph, or at once where blocks are kept.
+ * A stage's storage-buffer limit does not bind the blocks' kernel (7 buffers).
+ */
+export function autoPicksBlocks(graph: DeviceGraph, unitWeights: boolean): boolean {
+  if (prefersBitmapClaims(graph) || graph.chunked) return false;
+  const key = autoBlocksKey(graph, unitWeights);
+  const seen = searchedOnce.get(key) ?? new WeakSet<DeviceGraph>();
+  searchedOnce.set(key, seen);
+  if (graph.hasDerived(key) || seen.has(graph)) return true;
+  seen.add(graph);
+  return false;
+}
+
+/**
+ * A search on blocks from `source`: on `given` blocks (checked to be `graph`'s), on the blocks `'auto'` keeps
+ * with the graph (`auto`), or on blocks prepared for this search and freed after it.
+ */
+export async function searchBlocks(
+  graph: DeviceGraph,
+  source: number,
+  how: { auto: boolean; unitWeights: boolean; blocks?: SsspBlocksTuning | SsspBlocks },
+  options: RunOptions,
+): Promise<{ distances: Float64Array; rounds: number }> {
+  const { auto, unitWeights } = how;
+  const given = auto
+    ? await graph.derived(autoBlocksKey(graph, unitWeights), () => SsspBlocks.prepare(graph, { unitWeights }))
+    : how.blocks instanceof SsspBlocks
+      ? how.blocks
+      : undefined;
+  if (given && given.graph !== graph) {
+    throw new InputError('these blocks were prepared for another graph', 'blocks');
+  }
+  if (given && given.unitWeights !== unitWeights && graph.chunkedWeights) {
+    throw new InputError(
+      unitWeights
+        ? "these blocks carry the graph's weights: prepare them with { unitWeights: true } for BFS"
+        : 'these blocks count hops ({ unitWeights: true }): prepare them without it for SSSP',
+      'blocks',
+    );
+  }
+  const tuning = how.blocks instanceof SsspBlocks ? undefined : how.blocks;
+  const blocks =
+    given ?? (await SsspBlocks.prepare(graph, { ...tuning, ...(unitWeights ? { unitWeights } : {}) }));
+  try {
+    const problem = new SsspBlocksProblem(blocks);
+    // A read-back costs about as much as a hundred rounds past convergence (each an early exit), and road
+    // graphs converge in 20-40 rounds: most searches then take one submit.
+    const run = await runProblem(graph, problem, (rec) => problem.reset(rec, source), {
+      batch: 32,
+      ...options,
+    });
+    return { distances: run.result.distances, rounds: run.iterations };
+  } finally {
+    if (!given) blocks.destroy();
   }
 }

@@ -38,7 +38,7 @@ import {
 } from '../common.ts';
 import { ssspOnNeighbors } from '../neighbor-graph.ts';
 import { checkNonNegativeWeights, SATURATED_F32 } from '../weights.ts';
-import { SsspBlocks, SsspBlocksProblem, type SsspBlocksTuning } from './blocks.ts';
+import { autoPicksBlocks, type SsspBlocks, type SsspBlocksTuning, searchBlocks } from './blocks.ts';
 import { decodeDistances, UNREACHED_F32, UNREACHED_U32 } from './decode.ts';
 import { addDeltaFunctor, checkDelta, davidsonDelta, deltaWord, NearFarStep } from './near-far.ts';
 import type { SsspEngineTuning } from './near-far-engine.ts';
@@ -497,16 +497,6 @@ export async function sssp(
   };
 }
 
-/** The key under which a graph keeps the blocks `'auto'` prepared for it ({@link DeviceGraph.derived}). */
-const AUTO_BLOCKS_KEY = 'sssp blocks';
-
-/**
- * Graphs `sssp` has run on by the frontier path where blocks would apply: `'auto'` prepares blocks from a
- * graph's second such call on, as one call would not repay their preparation (tens of ms on the host for
- * a few ms of search) while repeated queries do.
- */
-const searchedOnce = new WeakSet<DeviceGraph>();
-
 /**
  * The strategy `sssp` runs; throws on an unknown one, or on `'blocks'` with an option it does not have.
  * `'auto'` picks blocks on sparse graphs from the second call on the same graph, and keeps them with it.
@@ -522,39 +512,20 @@ function ssspStrategy(graph: DeviceGraph, options: SsspOptions): 'frontier' | 'b
       throw new InputError(`strategy 'blocks' has no '${lacking}': use strategy 'frontier'`, lacking);
     return 'blocks';
   }
-  // Sparse graphs in one chunk, with the engine left to 'auto': a stage's storage-buffer limit, which may
-  // keep the engine off, does not bind the blocks' kernel (7 buffers).
-  const sparse = !prefersBitmapClaims(graph) && !graph.chunked;
   const engineAuto = (options.smallFrontier ?? 'auto') === 'auto';
-  const auto = strategy === 'auto' && !lacking && options.delta === undefined && sparse && engineAuto;
-  if (!auto) return 'frontier';
-  if (graph.hasDerived(AUTO_BLOCKS_KEY) || searchedOnce.has(graph)) return 'blocks';
-  searchedOnce.add(graph);
-  return 'frontier';
+  const auto = strategy === 'auto' && !lacking && options.delta === undefined && engineAuto;
+  return auto && autoPicksBlocks(graph, false) ? 'blocks' : 'frontier';
 }
 
-/** `sssp` by block-local rounds: on the blocks given, or on blocks prepared for this run and freed after it. */
+/** `sssp` by block-local rounds ({@link searchBlocks}). */
 async function ssspByBlocks(graph: DeviceGraph, source: number, options: SsspOptions): Promise<SsspResult> {
   const auto = (options.strategy ?? 'auto') === 'auto';
-  const given = auto
-    ? await graph.derived(AUTO_BLOCKS_KEY, () => SsspBlocks.prepare(graph))
-    : options.blocks instanceof SsspBlocks
-      ? options.blocks
-      : undefined;
-  if (given && given.graph !== graph) {
-    throw new InputError('these blocks were prepared for another graph', 'blocks');
-  }
-  const blocks = given ?? (await SsspBlocks.prepare(graph, options.blocks as SsspBlocksTuning | undefined));
-  try {
-    const problem = new SsspBlocksProblem(blocks);
-    // A read-back costs about as much as a hundred rounds past convergence (each an early exit), and road
-    // graphs converge in 20-40 rounds: most runs then take one submit.
-    const run = await runProblem(graph, problem, (rec) => problem.reset(rec, source), {
-      batch: 32,
-      ...options,
-    });
-    return { distances: run.result.distances, iterations: run.iterations, steps: run.iterations };
-  } finally {
-    if (!given) blocks.destroy();
-  }
+  const { blocks, ...run } = options;
+  const { distances, rounds } = await searchBlocks(
+    graph,
+    source,
+    { auto, unitWeights: false, ...(blocks ? { blocks } : {}) },
+    run,
+  );
+  return { distances, iterations: rounds, steps: rounds };
 }
