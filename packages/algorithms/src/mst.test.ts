@@ -1,3 +1,4 @@
+import { InputError } from '@weft/gpu';
 import { type HostCsr, type HostWeights, hostCsrFromEdgeList, uploadGraph } from '@weft/graph';
 import { grid, road } from '@weft/graph/generators';
 import { expectArrayEqual, gpuTest, mulberry32 } from '@weft/testing';
@@ -96,6 +97,34 @@ describe('minimumSpanningForest', () => {
       const graph = uploadGraph(device, { ...csr, weights });
       await expect(minimumSpanningForest(graph)).rejects.toThrow(/non-negative/);
       graph.destroy();
+    }));
+
+  it('refuses a negative weight on the arc with source > target, which the forest never reads', () =>
+    gpuTest(async (device) => {
+      // Without de-duplication the list's 1-2 and 2-1 are one undirected edge whose arcs weigh 0 and -1.5.
+      const list = (weights: Float32Array | Int32Array) =>
+        hostCsrFromEdgeList(
+          {
+            vertexCount: 4,
+            src: Uint32Array.of(0, 1, 2),
+            dst: Uint32Array.of(1, 2, 1),
+            weights,
+            directed: false,
+          },
+          { dedupe: 'none' },
+        ).csr;
+      const f32 = list(Float32Array.of(2, 0, -1.5));
+      expect([...f32.targets]).toEqual([1, 0, 2, 1]);
+      expect([...f32.weights!]).toEqual([2, 2, 0, -1.5]);
+      for (const csr of [f32, list(Int32Array.of(2, 0, -1))]) {
+        const graph = uploadGraph(device, csr);
+        const error = await minimumSpanningForest(graph).catch((e: unknown) => e);
+        expect(error).toBeInstanceOf(InputError);
+        expect((error as Error).message).toMatch(
+          /^graph\.weights: weight -1(\.5)? of edge 2 -> 1 \(edge 3\) is negative: minimumSpanningForest needs non-negative weights$/,
+        );
+        graph.destroy();
+      }
     }));
 });
 

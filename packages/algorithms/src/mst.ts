@@ -2,7 +2,6 @@ import {
   type ArrayCapture,
   atomic,
   type Functor,
-  InputError,
   lit,
   load,
   rw,
@@ -12,6 +11,7 @@ import {
 } from '@weft/gpu';
 import { checkDeviceGraph, type DeviceGraph } from '@weft/graph';
 import { advancePush, DisjointSets } from '@weft/operators';
+import { arcWeightError } from './weights.ts';
 
 export interface SpanningForestResult {
   /** Sum of the forest's edge weights (its edge count on an unweighted graph). */
@@ -24,29 +24,44 @@ export interface SpanningForestResult {
   undirected: boolean;
 }
 
-/** A component's best weight and edge before any outgoing edge is seen. */
+/** A component's best weight and edge before any outgoing edge is seen; the refused arc while there is none. */
 const NO_EDGE = 0xffffffff;
 
 /**
  * `(edge: u32) -> u32`: the edge's weight as a u32 that orders like the weight. Non-negative f32 bits order
- * like u32; a negative or NaN weight raises `status[1]`.
+ * like u32; a negative or NaN weight (refused after the first round) is clamped so that keys stay ordered.
  */
-function weightKey(graph: DeviceGraph, status: ArrayCapture): Functor {
+function weightKey(graph: DeviceGraph): Functor {
   const w = graph.chunkedWeights;
   if (!w) return wgsl`(edge: u32) -> u32 { return 1u; }`;
   if (w.type === 'u32') return wgsl`(edge: u32) -> u32 { return ${load(w, 'edge')}; }`;
-  if (w.type === 'i32') {
-    return wgsl`(edge: u32) -> u32 {
-  let x = ${load(w, 'edge')};
-  if (x < 0) { atomicStore(&${status}[1], 1u); }
-  return u32(max(x, 0));
-}`;
-  }
+  if (w.type === 'i32') return wgsl`(edge: u32) -> u32 { return u32(max(${load(w, 'edge')}, 0)); }`;
   return wgsl`(edge: u32) -> u32 {
   var bits = bitcast<u32>(${load(w, 'edge')});
   if (bits == 0x80000000u) { bits = 0u; }
-  if (bits > 0x7f800000u) { atomicStore(&${status}[1], 1u); bits = 0x7f800000u; }
-  return bits;
+  return min(bits, 0x7f800000u);
+}`;
+}
+
+/**
+ * `(src: u32, dst: u32, edge: u32) -> bool` for every arc: folds into `status[1]` the least arc, self-loops
+ * aside, whose weight is negative or NaN; undefined where no weight can be. Both arcs of an undirected edge are
+ * checked, not only the candidate with source < target, since the two need not weigh the same (the builder with
+ * `dedupe: 'none'` takes the weights a list gives (u, v) and (v, u) for the edge's two arcs).
+ */
+function weightCheck(graph: DeviceGraph, status: ArrayCapture): Functor | undefined {
+  const w = graph.chunkedWeights;
+  if (!w || w.type === 'u32') return undefined;
+  const bad =
+    w.type === 'i32'
+      ? wgsl`(edge: u32) -> bool { return ${load(w, 'edge')} < 0i; }`
+      : wgsl`(edge: u32) -> bool {
+  let bits = bitcast<u32>(${load(w, 'edge')});
+  return bits > 0x7f800000u && bits != 0x80000000u;
+}`;
+  return wgsl`(src: u32, dst: u32, edge: u32) -> bool {
+  if (src != dst && ${bad}(edge)) { atomicMin(&${status}[1], edge); }
+  return false;
 }`;
 }
 
@@ -54,7 +69,9 @@ function weightKey(graph: DeviceGraph, status: ArrayCapture): Functor {
  * Minimum spanning forest by Borůvka's rounds on a GPU union-find: each round every component takes its
  * lightest outgoing edge, ties broken by edge id so the forest is deterministic (the one Kruskal finds with
  * the same order), and the chosen edges are united; rounds stop when no component has an outgoing edge (about
- * log2 of the vertex count). Weights must be non-negative; a directed graph is read as undirected.
+ * log2 of the vertex count). Every arc's weight but a self-loop's must be non-negative and not NaN, both arcs
+ * of an undirected edge included (the forest reads the one with source < target); a directed graph is read as
+ * undirected.
  */
 export async function minimumSpanningForest(graph: DeviceGraph): Promise<SpanningForestResult> {
   checkDeviceGraph(graph);
@@ -69,13 +86,14 @@ export async function minimumSpanningForest(graph: DeviceGraph): Promise<Spannin
   const chosen = device.array('u32', Math.max(1, n), { label: 'mst chosen edges' });
   const w = graph.chunkedWeights;
   const chosenWeights = w ? device.array(w.type, Math.max(1, n), { label: 'mst chosen weights' }) : undefined;
-  // Word 0: a round linked two trees; word 1: a weight cannot be ordered; word 2: edges chosen.
+  // Word 0: a round linked two trees; word 1: the first arc of a refused weight; word 2: edges chosen.
   const status = device.array('u32', 3, { label: 'mst status' });
   try {
-    status.upload([0, 0, 0]);
+    status.upload([0, NO_EDGE, 0]);
     await sets.recordReset(device);
     const st = atomic(status);
-    const key = weightKey(graph, st);
+    const key = weightKey(graph);
+    const check = weightCheck(graph, st);
     const c = rw(comp);
     const bw = atomic(bestWeight);
     const be = atomic(bestEdge);
@@ -133,15 +151,19 @@ export async function minimumSpanningForest(graph: DeviceGraph): Promise<Spannin
   return false;
 }`;
     if (n > 0 && m > 0) {
-      for (;;) {
+      for (let round = 0; ; round++) {
         const rec = device.recorder({ label: 'mst round' });
+        // In the first round's submit, so that checking costs no read-back of its own.
+        if (round === 0 && check) await advancePush(rec, graph, 'all', check);
         await transform(rec, n, start);
         await advancePush(rec, graph, 'all', lightest);
         await advancePush(rec, graph, 'all', firstOfLightest);
         await advancePush(rec, graph, 'all', link);
         await rec.submit();
         const [linked, bad] = await status.download(0, 2);
-        if (bad) throw new InputError('minimumSpanningForest needs non-negative weights', 'graph');
+        if (bad !== NO_EDGE) {
+          throw await arcWeightError(graph, bad!, 'minimumSpanningForest', 'non-negative weights');
+        }
         if (!linked) break;
       }
     }

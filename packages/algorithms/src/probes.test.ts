@@ -140,7 +140,7 @@ describe('issue #28 probes through the algorithms', () => {
         [
           'minimumSpanningForest with a NaN weight',
           () => minimumSpanningForest(up(rawCsr([1, 2, 0], Float32Array.of(1, Number.NaN, 2)))),
-          /graph: minimumSpanningForest needs non-negative weights/,
+          /weight NaN of edge 1 -> 2 \(edge 1\) is NaN: minimumSpanningForest needs non-negative weights/,
         ],
         [
           // The forest never uses a self-loop, so its weight does not matter.

@@ -50,8 +50,21 @@ export async function checkNonNegativeWeights(graph: DeviceGraph, who: string): 
     first.destroy();
   }
   if (edge === 0xffffffff) return;
+  throw await arcWeightError(graph, edge, who, 'finite non-negative weights');
+}
+
+/**
+ * The one-line {@link InputError} refusing arc `edge`'s weight: its value, its endpoints (the source by binary
+ * search of the offsets) and what `who` needs. Downloads a few words; call it only on failure.
+ */
+export async function arcWeightError(
+  graph: DeviceGraph,
+  edge: number,
+  who: string,
+  needs: string,
+): Promise<InputError> {
   const [weight, offsets, target] = await Promise.all([
-    w.download(edge, 1),
+    graph.chunkedWeights!.download(edge, 1),
     graph.offsets.download(),
     graph.chunkedTargets.download(edge, 1),
   ]);
@@ -64,8 +77,8 @@ export async function checkNonNegativeWeights(graph: DeviceGraph, who: string): 
   }
   const value = weight[0]!;
   const what = Number.isNaN(value) ? 'is NaN' : value < 0 ? 'is negative' : 'is infinite';
-  throw new InputError(
-    `weight ${value} of edge ${lo} -> ${target[0]} (edge ${edge}) ${what}: ${who} needs finite non-negative weights`,
+  return new InputError(
+    `weight ${value} of edge ${lo} -> ${target[0]} (edge ${edge}) ${what}: ${who} needs ${needs}`,
     'graph.weights',
   );
 }
