@@ -50,18 +50,27 @@ export function tileKernel(monoid: Monoid, source: ValueSource, subgroups: boole
   // Serial merge of this thread's steps: a start opens a segment, an item takes the open one.
   lbs_assign_segments(diag, end, a_start, a0, na, b0, nb);
   workgroupBarrier();
-  // The functor runs in index order across threads, so its memory accesses coalesce.
-  for (var k = 0u; k < ${ITEMS_PER_THREAD}u; k++) {
-    let local = k * ${WORKGROUP}u + lid;
+  // The functor runs in index order across threads, so its memory accesses coalesce; unrolled, with the
+  // values kept in registers until all are loaded, a thread has all its items' loads in flight at once.
+  var item_values: array<${T}, ${ITEMS_PER_THREAD}>;
+${unrolled(
+  ITEMS_PER_THREAD,
+  (k) => `
+    let local = ${k} * ${WORKGROUP}u + lid;
+    item_values[${k}] = ${I};
     if (local < na) {
       let seg = sh[nb + 1u + local];
       let index = a0 + local;
-      var v = ${I};
       // 0xffffffff: an item before offsets[0], in no segment.
-      if (seg != 0xffffffffu) { v = seg_value(index, seg, index - sh[seg + 1u - b0]); }
-      sh[nb + 1u + local] = bitcast<u32>(v);
-    }
-  }`
+      if (seg != 0xffffffffu) { item_values[${k}] = seg_value(index, seg, index - sh[seg + 1u - b0]); }
+    }`,
+)}
+${unrolled(
+  ITEMS_PER_THREAD,
+  (k) => `
+    let local = ${k} * ${WORKGROUP}u + lid;
+    if (local < na) { sh[nb + 1u + local] = bitcast<u32>(item_values[${k}]); }`,
+)}`
       : STORE_VALUES_WGSL;
 
   return /* wgsl */ `
