@@ -193,11 +193,11 @@ function weightedSum(
   x: DeviceArray<'f32'>,
   w: DeviceGraph['chunkedWeights'],
   edges: 'in' | 'out',
-): Pick<GasProgram, 'gatherEdges' | 'gather' | 'sum'> {
+): Pick<GasProgram, 'gatherEdges' | 'gather' | 'gatherIgnoresVertex' | 'sum'> {
   const gather = w
     ? wgsl`(v: u32, u: u32, edge: u32) -> f32 { return ${x}[u] * f32(${load(w, 'edge')}); }`
     : wgsl`(v: u32, u: u32, edge: u32) -> f32 { return ${x}[u]; }`;
-  return { gatherEdges: edges, gather, sum: plus('f32') };
+  return { gatherEdges: edges, gather, gatherIgnoresVertex: true, sum: plus('f32') };
 }
 
 /**
@@ -238,7 +238,7 @@ export async function personalizedPageRankProblem(
     DeviceArray<'f32'> | undefined,
     DeviceArray<'f32'> | undefined,
   ];
-  // `share(v, r)`: what each out-edge of `v` carries of rank `r`, before the edge's own weight.
+  // `share(v, r)`: what each out-edge of `v` carries of rank `r`, per unit of the edge's weight where it has one.
   let share: Functor;
   let gather: Functor;
   try {
@@ -257,11 +257,11 @@ export async function personalizedPageRankProblem(
         await neighborhoodReduce(rec, graph, 'all', scaled, out);
         await rec.submit();
       }
-      share = wgsl`(v: u32, r: f32) -> f32 { return select(0.0, r / ${out}[v], ${out}[v] > 0.0); }`;
-      gather = wgsl`(v: u32, u: u32, edge: u32) -> f32 {
-  let top = ${largest}[u];
-  return ${contrib}[u] * select(0.0, f32(${load(w, 'edge')}) / top, top > 0.0);
+      // Over the largest out-weight too, so that a gather reads one vertex value beside the edge's weight.
+      share = wgsl`(v: u32, r: f32) -> f32 {
+  return select(0.0, r / ${out}[v] / ${largest}[v], ${out}[v] > 0.0);
 }`;
+      gather = wgsl`(v: u32, u: u32, edge: u32) -> f32 { return ${contrib}[u] * f32(${load(w, 'edge')}); }`;
     } else {
       share = wgsl`(v: u32, r: f32) -> f32 {
   let d = ${offsets}[v + 1u] - ${offsets}[v];
@@ -278,6 +278,7 @@ export async function personalizedPageRankProblem(
     {
       gatherEdges: 'in',
       gather,
+      gatherIgnoresVertex: true,
       sum: plus('f32'),
       apply: wgsl`(v: u32, total: f32) -> f32 {
   let y = ${f32(alpha)} * total + ${f32(1 - alpha)} * ${teleport}[v];

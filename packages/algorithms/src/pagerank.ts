@@ -342,7 +342,7 @@ export class PageRankProblem implements Problem<Float32Array> {
         'all',
         wgsl`(v: u32, u: u32, edge: u32) -> f32 { return ${share}(u, edge); }`,
         this.#sums,
-        { direction: 'in' },
+        { direction: 'in', ignoresVertex: true },
       );
     }
     const sum = pushed

@@ -304,8 +304,12 @@ describe('operators on graphs stored in chunks', () => {
       for (const direction of ['out', 'in'] as const) {
         const walks = walksOf(csr, direction);
         const sumOf = (v: number) => walks[v]!.reduce((s, [u, e]) => s + u * 1000 + e + 1, 0);
-        await neighborhoodReduce(d, graph, 'all', f, output, { direction });
-        expectArrayEqual(await output.download(0, n), range(0, n).map(sumOf), `${name} ${direction} all`);
+        for (const ignoresVertex of [false, true]) {
+          await output.fill(7);
+          await neighborhoodReduce(d, graph, 'all', f, output, { direction, ignoresVertex });
+          const what = `${name} ${direction} all, ignoresVertex ${ignoresVertex}`;
+          expectArrayEqual(await output.download(0, n), range(0, n).map(sumOf), what);
+        }
         if (direction === 'in') continue;
         await neighborhoodReduce(d, graph, q.current, f, output, { direction });
         expectArrayEqual(

@@ -32,6 +32,11 @@ export interface GasProgram<T extends ElementType = ElementType> {
   gatherEdges?: GatherEdges;
   /** `(v: u32, u: u32, edge: u32) -> T`: what neighbor `u` gives `v`; `edge` is the CSR edge id. */
   gather: Functor;
+  /**
+   * `gather` reads only `u` and `edge`, not `v` (which it is then given as 0): the gather runs as an SpMV's,
+   * each edge's value loaded before the tile knows its vertex (`neighborhoodReduce`'s `ignoresVertex`).
+   */
+  gatherIgnoresVertex?: boolean;
   /** Combines the gathered values; a vertex without such edges gets its identity. */
   sum: Monoid<T>;
   /** `(v: u32, total: T) -> f32`: updates `v`'s state; returns `v`'s term of the residual (or of `normalize`). */
@@ -155,14 +160,17 @@ export class GasLoop implements EnactorLoop {
       const inTotals = this.#inTotals[p];
       const edges = phase.gatherEdges ?? 'in';
       const direction = edges === 'all' ? 'out' : edges;
+      const ignoresVertex = phase.gatherIgnoresVertex === true;
       await neighborhoodReduce(rec, this.graph, 'all', phase.gather, totals, {
         monoid: phase.sum,
         direction,
+        ignoresVertex,
       });
       if (inTotals) {
         await neighborhoodReduce(rec, this.graph, 'all', phase.gather, inTotals, {
           monoid: phase.sum,
           direction: 'in',
+          ignoresVertex,
         });
       }
       const total = inTotals

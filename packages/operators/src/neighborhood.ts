@@ -17,7 +17,7 @@ import {
 } from '@weft/gpu';
 import type { DeviceGraph, FrontierSink, FrontierView } from '@weft/graph';
 import { transformScan } from '@weft/scan';
-import { transformSegreduce } from '@weft/segreduce';
+import { segmentedReduce, transformSegreduce } from '@weft/segreduce';
 import { type AdvanceWorkspace, edgeIdFunctor, edgeView, scanParts, vertexOfFunctor } from './advance.ts';
 import { foldFunctor, isNeighborGraph, type NeighborGraph } from './neighbors.ts';
 import { preparePartsFor } from './part-layout.ts';
@@ -36,6 +36,13 @@ export interface NeighborhoodReduceOptions<T extends ElementType> {
    * `keep(v: u32, value: T) -> bool` (pure) are compacted into `output` (its count set on the GPU).
    */
   frontier?: { keep: Functor; output: FrontierSink };
+  /**
+   * `f` reads only its neighbor and edge, not the vertex whose neighborhood it reduces (which it is then
+   * given as 0). Over all vertices of a `DeviceGraph`, each edge's value is then loaded before the tile
+   * knows the edge's vertex, overlapping the merge-path search: SpMV's gathers (PageRank's pull). Default
+   * false.
+   */
+  ignoresVertex?: boolean;
 }
 
 /**
@@ -60,8 +67,12 @@ export async function neighborhoodReduce<T extends ElementType>(
   const { offsets, column, edgeIds } = edgeView(graph, options.direction ?? 'out', 'neighborhoodReduce');
   // Over all vertices the segments are the offsets themselves, so an item's index is its edge position:
   // no offsets binding and no load of it per edge.
-  const item =
-    input === 'all'
+  const byIndex = input === 'all' && options.ignoresVertex === true;
+  const item = byIndex
+    ? wgsl`(index: u32) -> ${output.type} {
+  return ${f}(0u, ${load(column, 'index')}, ${edgeIdFunctor(edgeIds)}(index));
+}`
+    : input === 'all'
       ? wgsl`(index: u32, seg: u32, rank: u32) -> ${output.type} {
   return ${f}(seg, ${load(column, 'index')}, ${edgeIdFunctor(edgeIds)}(index));
 }`
@@ -91,6 +102,14 @@ export async function neighborhoodReduce<T extends ElementType>(
   ${rw(output)}[i] = acc;
 }`;
       await transform(rec, input === 'all' ? graph.vertexCount : input.length, fold, { itemsPerThread: 1 });
+      await emit(rec);
+      return;
+    }
+    if (byIndex) {
+      await segmentedReduce(rec, item, offsets, graph.vertexCount, output, {
+        ...monoid,
+        count: graph.edgeCount,
+      });
       await emit(rec);
       return;
     }

@@ -328,10 +328,16 @@ describe('neighborhoodReduce', () => {
         wantOut[u] = Math.min(wantOut[u]!, v * 2 + (e & 1));
         wantIn[v] = Math.min(wantIn[v]!, u * 2 + (e & 1));
       }
-      await neighborhoodReduce(device, graph, 'all', f, out, { monoid: min('u32') });
-      expectArrayEqual(await out.download(), wantOut, 'out, all');
-      await neighborhoodReduce(device, graph, 'all', f, out, { monoid: min('u32'), direction: 'in' });
-      expectArrayEqual(await out.download(), wantIn, 'in, all');
+      // f reads no vertex: by edge index (ignoresVertex) as by the vertex's segment.
+      for (const ignoresVertex of [false, true]) {
+        await out.fill(7);
+        await neighborhoodReduce(device, graph, 'all', f, out, { monoid: min('u32'), ignoresVertex });
+        expectArrayEqual(await out.download(), wantOut, `out, all, ignoresVertex ${ignoresVertex}`);
+        await out.fill(7);
+        const options = { monoid: min('u32'), direction: 'in', ignoresVertex } as const;
+        await neighborhoodReduce(device, graph, 'all', f, out, options);
+        expectArrayEqual(await out.download(), wantIn, `in, all, ignoresVertex ${ignoresVertex}`);
+      }
       const picks = [5, 0, 2999, 5, 17];
       const q = new FrontierQueue(device, n);
       q.set(picks);

@@ -1,4 +1,14 @@
-import { type ElementType, InputError, type Monoid, max, min, plus, type WeftDevice, wgsl } from '@weft/gpu';
+import {
+  type ElementType,
+  InputError,
+  type Monoid,
+  max,
+  min,
+  plus,
+  u32,
+  type WeftDevice,
+  wgsl,
+} from '@weft/gpu';
 import {
   adversarialSizes,
   expectArrayEqual,
@@ -32,6 +42,7 @@ async function check(
   what: string,
   seed = 1,
   path: TilePathOption = {},
+  source: 'array' | 'functor' = 'array',
 ): Promise<void> {
   const { offsets, count } = offsetsOf(lengths);
   const values = randomValues(monoid.type, count, seed);
@@ -39,7 +50,13 @@ async function check(
   const off = device.upload(offsets.length > 0 ? offsets : new Uint32Array(1));
   const out = device.array(monoid.type, Math.max(1, lengths.length));
   await out.fill(77);
-  await segmentedReduce(device, v, off, lengths.length, out, {
+  // As a functor of the index: the values reversed, so an item given another's index shows.
+  const last = Math.max(0, count - 1);
+  const stored = source === 'functor' ? values.slice().reverse() : values;
+  if (source === 'functor') v.upload(stored.length > 0 ? stored : new hostArrays[monoid.type](1));
+  const input =
+    source === 'functor' ? wgsl`(index: u32) -> ${monoid.type} { return ${v}[${u32(last)} - index]; }` : v;
+  await segmentedReduce(device, input, off, lengths.length, out, {
     monoid,
     count,
     ...path,
@@ -150,6 +167,34 @@ describe('segmentedReduce', () => {
         await check(device, sparse, plus(type), hostMonoids[key], `walk sparse ${type}`, 4, walk);
         await check(device, sparse, plus(type), hostMonoids[key], `prefix sparse ${type}`, 4);
       }
+    });
+  });
+
+  it('takes a functor of the index as its values (an input iterator) on every path', async () => {
+    await gpuTest(async (device) => {
+      const f = 'functor' as const;
+      for (const count of adversarialSizes([TILE], [3 * TILE + 5])) {
+        const segments = Math.max(1, Math.floor(count / 3));
+        const lengths = new Uint32Array(segments).fill(3);
+        lengths[segments - 1] = count - 3 * (segments - 1);
+        await check(device, lengths, ...sumU32, `functor count=${count}`, count, {}, f);
+      }
+      const skewed = skewedLengths(20_000, 300_000, 31);
+      skewed[3] = 0;
+      skewed[50] = 4 * TILE;
+      await check(device, skewed, plus('f32'), hostMonoids['plus f32'], 'functor f32', 5, {}, f);
+      await check(device, skewed, min('i32'), hostMonoids['min i32'], 'functor min i32', 6, {}, f);
+      await check(device, new Uint32Array([700_000]), plus('f32'), hostMonoids['plus f32'], 'huge', 7, {}, f);
+      const scan = { subgroups: false, prefixSums: false };
+      await check(device, skewed, ...sumU32, 'functor, no subgroups', 8, scan, f);
+      await check(device, new Uint32Array(0), ...sumU32, 'functor, no segments', 9, {}, f);
+      const off = device.upload(new Uint32Array([0, 2]));
+      const out = device.array('u32', 2);
+      await expect(
+        segmentedReduce(device, wgsl`(index: u32) -> u32 { return index; }`, off, 2, out),
+      ).rejects.toThrow(/count is needed/);
+      off.destroy();
+      out.destroy();
     });
   });
 

@@ -11,16 +11,17 @@ export const ITEMS_PER_THREAD = 11;
 export const TILE = WORKGROUP * ITEMS_PER_THREAD;
 
 /**
- * Loads the tile's values from `values` into the registers `early` before the segment starts are asked for:
- * they wait only on the partition. `STORE_VALUES_WGSL` then puts them in sh after the starts.
+ * Loads the tile's values into the registers `early` before the segment starts are asked for: they wait only
+ * on the partition. `STORE_VALUES_WGSL` then puts them in sh after the starts. `value` gives item `i`'s
+ * value: `values[i]`, or a functor of the index alone.
  */
-const LOAD_VALUES_WGSL = /* wgsl */ `
+const loadValuesWgsl = (value: (i: string) => string) => /* wgsl */ `
   var early: array<u32, ${ITEMS_PER_THREAD}>;
 ${unrolled(
   ITEMS_PER_THREAD,
   (k) => `
     let local = ${k} * ${WORKGROUP}u + lid;
-    if (local < range.na) { early[${k}] = bitcast<u32>(values[range.a0 + local]); }`,
+    if (local < range.na) { early[${k}] = bitcast<u32>(${value('range.a0 + local')}); }`,
 )}`;
 const STORE_VALUES_WGSL = /* wgsl */ `
 ${unrolled(
@@ -30,8 +31,11 @@ ${unrolled(
     if (local < na) { sh[nb + 1u + local] = early[${k}]; }`,
 )}`;
 
-/** Where the tile kernel gets item values: a functor of (index, seg, rank), or `values[index]`. */
-export type ValueSource = 'functor' | 'array';
+/**
+ * Where the tile kernel gets item values: a functor of (index, seg, rank), `values[index]`, or a functor of
+ * the index alone (`seg_item`), whose loads start before the tile's segments are known.
+ */
+export type ValueSource = 'functor' | 'array' | 'index';
 
 /**
  * The tile kernel. Workgroup memory `sh`: sh[0] = the start of the segment open when the tile begins,
@@ -88,7 +92,8 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
 ${scan.init}
   if (tile >= lbs_tile_count()) { return; }
   let range = lbs_tile_bounds(tile);
-${source === 'array' ? LOAD_VALUES_WGSL : ''}
+${source === 'array' ? loadValuesWgsl((i) => `values[${i}]`) : ''}
+${source === 'index' ? loadValuesWgsl((i) => `seg_item(${i})`) : ''}
   lbs_load_starts(range, lid);
   let a0 = range.a0;
   let na = range.na;
@@ -310,7 +315,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
   if (lid == 0u) { atomicStore(&subgroup_ticket, 0u); }
   if (tile >= lbs_tile_count()) { return; }
   let range = lbs_tile_bounds(tile);
-${LOAD_VALUES_WGSL}
+${loadValuesWgsl((i) => `values[${i}]`)}
   lbs_load_starts(range, lid);
   let a0 = range.a0;
   let na = range.na;

@@ -1,6 +1,6 @@
 import {
   type Count,
-  type DeviceArray,
+  DeviceArray,
   type ElementType,
   type Functor,
   InputError,
@@ -70,7 +70,7 @@ async function record(
   const T = monoid.type;
   const carry = rec.scratch('u32', Math.max(1, plan.maxTiles), 'segreduce carry');
   const functors: Record<string, Functor> = { seg_combine: monoid.combine };
-  if (source.functor) functors['seg_value'] = source.functor;
+  if (source.functor) functors[source.kind === 'index' ? 'seg_item' : 'seg_value'] = source.functor;
   // Subgroup shuffles scan the threads' tails where the adapter has them (far fewer barriers).
   const subgroups = rec.device.hasSubgroups && path.subgroups !== false;
   // An atomicAdd monoid is integer addition by the Monoid contract: exact modulo 2^32, so a segment's piece
@@ -171,7 +171,10 @@ export async function transformSegreduce<T extends ElementType>(
 export interface SegmentedReduceOptions<T extends ElementType = ElementType> extends TilePathOption {
   /** How values combine; default `plus(output.type)`. Its type must be the output's. */
   readonly monoid?: Monoid<T>;
-  /** Items to reduce, default `values.length`; may live on the GPU (at most `values.length`). */
+  /**
+   * Items to reduce, default `values.length`; may live on the GPU (at most `values.length`). Needed when
+   * `values` is a functor.
+   */
   readonly count?: Count;
 }
 
@@ -180,19 +183,46 @@ export interface SegmentedReduceOptions<T extends ElementType = ElementType> ext
  * segment s (`segmentOffsets[s] <= i < segmentOffsets[s + 1]`, the last segment running to the count);
  * empty segments get the identity. See {@link transformSegreduce}.
  *
+ * `values` may also be a functor `(index: u32) -> T` (moderngpu's input iterator): item `i`'s value, computed
+ * from its index alone, so a tile issues its items' loads before it knows their segments (a gather through
+ * an index array, as SpMV's). `options.count` is then required, and the functor must return the output's
+ * type.
+ *
  * ```ts
  * await segmentedReduce(device, edgeWeights, rowPtr, vertices, out, { monoid: min('f32') });
  * ```
  */
 export async function segmentedReduce<T extends ElementType>(
   target: Target,
-  values: DeviceArray<T>,
+  values: DeviceArray<T> | Functor,
   segmentOffsets: DeviceArray<'u32'>,
   numSegments: Count,
   output: DeviceArray<T>,
   options: SegmentedReduceOptions<T> = {},
 ): Promise<void> {
   const monoid = options.monoid ?? plus(output.type);
+  if (!(values instanceof DeviceArray)) {
+    if (options.count === undefined) {
+      throw new InputError('count is needed when values is a functor of the index', 'segmentedReduce');
+    }
+    const count = options.count;
+    checkSegments('segmentedReduce', count, segmentOffsets, numSegments);
+    checkOutput('segmentedReduce', output, numSegments, monoid);
+    await onTargetReusingScratch(target, 'segmentedReduce', (rec) =>
+      record(
+        rec,
+        count,
+        segmentOffsets,
+        numSegments,
+        { kind: 'index', functor: values },
+        output,
+        monoid,
+        undefined,
+        options,
+      ),
+    );
+    return;
+  }
   const count = options.count ?? values.length;
   if (values.type !== output.type) {
     throw new InputError(
