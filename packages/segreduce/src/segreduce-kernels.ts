@@ -92,8 +92,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
 ${scan.init}
   if (tile >= lbs_tile_count()) { return; }
   let range = lbs_tile_bounds(tile);
-${source === 'array' ? loadValuesWgsl((i) => `values[${i}]`) : ''}
-${source === 'index' ? loadValuesWgsl((i) => `seg_item(${i})`) : ''}
+${source === 'functor' ? '' : loadValuesWgsl((i) => (source === 'array' ? `values[${i}]` : `seg_item(${i})`))}
   lbs_load_starts(range, lid);
   let a0 = range.a0;
   let na = range.na;
