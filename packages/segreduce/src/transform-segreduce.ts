@@ -201,54 +201,29 @@ export async function segmentedReduce<T extends ElementType>(
   options: SegmentedReduceOptions<T> = {},
 ): Promise<void> {
   const monoid = options.monoid ?? plus(output.type);
-  if (!(values instanceof DeviceArray)) {
-    if (options.count === undefined) {
-      throw new InputError('count is needed when values is a functor of the index', 'segmentedReduce');
-    }
-    const count = options.count;
-    checkSegments('segmentedReduce', count, segmentOffsets, numSegments);
-    checkOutput('segmentedReduce', output, numSegments, monoid);
-    await onTargetReusingScratch(target, 'segmentedReduce', (rec) =>
-      record(
-        rec,
-        count,
-        segmentOffsets,
-        numSegments,
-        { kind: 'index', functor: values },
-        output,
-        monoid,
-        undefined,
-        options,
-      ),
-    );
-    return;
+  const array = values instanceof DeviceArray ? values : undefined;
+  if (!array && options.count === undefined) {
+    throw new InputError('count is needed when values is a functor of the index', 'segmentedReduce');
   }
-  const count = options.count ?? values.length;
-  if (values.type !== output.type) {
+  const count = options.count ?? array!.length;
+  if (array && array.type !== output.type) {
     throw new InputError(
-      `values '${values.label}' (${values.type}) and output '${output.label}' (${output.type}) differ in type`,
+      `values '${array.label}' (${array.type}) and output '${output.label}' (${output.type}) differ in type`,
       'segmentedReduce',
     );
   }
-  if (!isGpuCount(count) && count > values.length) {
+  if (array && !isGpuCount(count) && count > array.length) {
     throw new InputError(
-      `count is ${count} but values '${values.label}' has ${values.length} elements`,
+      `count is ${count} but values '${array.label}' has ${array.length} elements`,
       'segmentedReduce',
     );
   }
   checkSegments('segmentedReduce', count, segmentOffsets, numSegments);
   checkOutput('segmentedReduce', output, numSegments, monoid);
+  const source = array
+    ? ({ kind: 'array', values: array } as const)
+    : ({ kind: 'index', functor: values as Functor } as const);
   await onTargetReusingScratch(target, 'segmentedReduce', (rec) =>
-    record(
-      rec,
-      count,
-      segmentOffsets,
-      numSegments,
-      { kind: 'array', values },
-      output,
-      monoid,
-      values.length,
-      options,
-    ),
+    record(rec, count, segmentOffsets, numSegments, source, output, monoid, array?.length, options),
   );
 }
