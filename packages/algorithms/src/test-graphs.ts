@@ -33,13 +33,24 @@ export function randomEdges(n: number, m: number, seed: number, directed: boolea
   return { vertexCount: n, src, dst, directed };
 }
 
-function path(n: number): HostEdgeList {
+/** The path 0 - 1 - ... - (n - 1). */
+export function path(n: number, directed = false): HostEdgeList {
   return {
     vertexCount: n,
     src: Uint32Array.from({ length: Math.max(0, n - 1) }, (_, i) => i),
     dst: Uint32Array.from({ length: Math.max(0, n - 1) }, (_, i) => i + 1),
-    directed: false,
+    directed,
   };
+}
+
+/** `edges` with random u32 weights in [min, max], built into a CSR. */
+export function withWeights(edges: HostEdgeList, seed: number, min = 1, max = 255): HostCsr {
+  const r = mulberry32(seed);
+  const weights = Uint32Array.from(
+    { length: edges.src.length },
+    () => min + Math.floor(r() * (max - min + 1)),
+  );
+  return hostCsrFromEdgeList({ ...edges, weights }).csr;
 }
 
 /** Two random clusters plus isolated vertices: disconnected. */

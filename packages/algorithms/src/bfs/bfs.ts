@@ -12,7 +12,7 @@ import {
 } from '@weft/operators';
 import { checkSource, type Problem, prepareLoadBalance, recordSet, runProblem } from '../common.ts';
 import { bfsOnNeighbors } from '../neighbor-graph.ts';
-import { autoPicksBlocks, searchBlocks } from '../sssp/blocks.ts';
+import { searchBlocks, searchStrategy } from '../sssp/blocks.ts';
 import { type BfsLevel, UNREACHED } from './level.ts';
 import {
   type BfsOptions,
@@ -238,24 +238,13 @@ const FRONTIER_ONLY = [
   ['smallFrontier', 'auto'],
 ] as const;
 
-/**
- * The strategy `bfs` runs; throws on an unknown one, or on `'blocks'` with an option it does not have.
- * `'auto'` picks blocks on sparse graphs from the second call on the same graph ({@link autoPicksBlocks}).
- */
+/** The strategy `bfs` runs ({@link searchStrategy}): every option of {@link FRONTIER_ONLY} is refused by blocks. */
 function bfsStrategy(graph: DeviceGraph, options: BfsOptions): 'frontier' | 'blocks' {
-  const strategy = options.strategy ?? 'auto';
-  if (!['auto', 'frontier', 'blocks'].includes(strategy)) {
-    throw new InputError(`unknown strategy '${strategy}': use 'auto', 'frontier' or 'blocks'`, 'strategy');
-  }
-  const asked = FRONTIER_ONLY.find(
+  const refused = FRONTIER_ONLY.find(
     ([option, plain]) =>
       options[option] !== undefined && options[option] !== false && options[option] !== plain,
   )?.[0];
-  if (strategy === 'blocks') {
-    if (asked) throw new InputError(`strategy 'blocks' has no '${asked}': use strategy 'frontier'`, asked);
-    return 'blocks';
-  }
-  return strategy === 'auto' && !asked && autoPicksBlocks(graph, true) ? 'blocks' : 'frontier';
+  return searchStrategy(graph, options.strategy ?? 'auto', true, refused, false);
 }
 
 /** `bfs` by block-local rounds over unit weights ({@link searchBlocks}): depths are the distances. */

@@ -1,10 +1,10 @@
 import { type HostCsr, type HostEdgeList, hostCsrFromEdgeList, uploadGraph } from '@weft/graph';
 import { grid, kronecker, road } from '@weft/graph/generators';
-import { gpuTest, mulberry32 } from '@weft/testing';
+import { gpuTest } from '@weft/testing';
 import { describe, expect, it } from 'vitest';
 import { SsspBlocks, type SsspBlocksTuning } from '../sssp/blocks.ts';
 import { sssp } from '../sssp/sssp.ts';
-import { testGraphs, testSources } from '../test-graphs.ts';
+import { path, testGraphs, testSources, withWeights } from '../test-graphs.ts';
 import { verifyBfs, verifySssp } from '../verify.ts';
 import { bfs } from './bfs.ts';
 import { bfsReference } from './reference.ts';
@@ -12,27 +12,13 @@ import { bfsReference } from './reference.ts';
 /** Small blocks and workgroups, so test graphs of a few thousand vertices span many blocks. */
 const SMALL: SsspBlocksTuning = { blockSize: 64, workgroupSize: 32 };
 
-/** Random u32 weights far from 1: a BFS that read them would get distances, not depths. */
-function weighted(edges: HostEdgeList, seed: number): HostCsr {
-  const r = mulberry32(seed);
-  const weights = Uint32Array.from({ length: edges.src.length }, () => 2 + Math.floor(r() * 200));
-  return hostCsrFromEdgeList({ ...edges, weights }).csr;
-}
-
-function path(n: number, directed: boolean): HostEdgeList {
-  const m = Math.max(0, n - 1);
-  return {
-    vertexCount: n,
-    src: Uint32Array.from({ length: m }, (_, i) => i),
-    dst: Uint32Array.from({ length: m }, (_, i) => i + 1),
-    directed,
-  };
-}
-
 /** Levels a BFS from `source` expands: its eccentricity plus one. */
 function levels(csr: HostCsr, source: number): number {
   return Math.max(...bfsReference(csr, source).depths) + 1;
 }
+
+/** Random u32 weights far from 1: a BFS that read them would get distances, not depths. */
+const hops = (edges: HostEdgeList, seed: number) => withWeights(edges, seed, 2, 201);
 
 describe('bfs blocks', () => {
   it('gives the depths of the reference on the test corpus, whatever the weights', () =>
@@ -58,11 +44,11 @@ describe('bfs blocks', () => {
   it('gives the depths on road graphs, grids and long paths across many blocks', () =>
     gpuTest(async (device) => {
       const cases: [string, HostCsr][] = [
-        ['road 60 x 50', weighted(road({ width: 60, height: 50, seed: 21 }), 1)],
-        ['grid 50 x 40', weighted(grid({ width: 50, height: 40 }), 2)],
-        ['path 3000', weighted(path(3000, false), 3)],
-        ['directed path 1000', weighted(path(1000, true), 4)],
-        ['isolated vertices and a path', weighted({ ...path(300, false), vertexCount: 400 }, 5)],
+        ['road 60 x 50', hops(road({ width: 60, height: 50, seed: 21 }), 1)],
+        ['grid 50 x 40', hops(grid({ width: 50, height: 40 }), 2)],
+        ['path 3000', hops(path(3000, false), 3)],
+        ['directed path 1000', hops(path(1000, true), 4)],
+        ['isolated vertices and a path', hops({ ...path(300, false), vertexCount: 400 }, 5)],
       ];
       for (const [name, csr] of cases) {
         const graph = uploadGraph(device, csr);
@@ -80,7 +66,7 @@ describe('bfs blocks', () => {
 
   it("'auto' runs the frontier path once, then hop-count blocks kept with the graph", () =>
     gpuTest(async (device) => {
-      const csr = weighted(road({ width: 40, height: 30, seed: 5 }), 6);
+      const csr = hops(road({ width: 40, height: 30, seed: 5 }), 6);
       const graph = uploadGraph(device, csr);
       for (const [call, source] of [0, 17, 1199].entries()) {
         const got = await bfs(graph, source);
@@ -112,7 +98,7 @@ describe('bfs blocks', () => {
       unweighted.destroy();
 
       // A frontier option set, or a graph of 8 or more out-edges a vertex, never prepares blocks.
-      const grid8 = uploadGraph(device, weighted(grid({ width: 8, height: 8, seed: 1 }), 2));
+      const grid8 = uploadGraph(device, hops(grid({ width: 8, height: 8, seed: 1 }), 2));
       await bfs(grid8, 0, { smallFrontier: 'off' });
       await bfs(grid8, 0, { direction: 'auto' });
       await bfs(grid8, 0, { claim: 'depth' });
@@ -127,7 +113,7 @@ describe('bfs blocks', () => {
 
   it('refuses options blocks do not have, and blocks of the other kind', () =>
     gpuTest(async (device) => {
-      const csr = weighted(road({ width: 10, height: 10, seed: 8 }), 9);
+      const csr = hops(road({ width: 10, height: 10, seed: 8 }), 9);
       const graph = uploadGraph(device, csr);
       const blocks = { strategy: 'blocks' as const, blocks: SMALL };
       for (const option of [
@@ -156,11 +142,18 @@ describe('bfs blocks', () => {
       await expect(bfs(graph, 0, { strategy: 'blocks', blocks: distances })).rejects.toThrow(
         /carry the graph's weights/,
       );
-      const hops = await SsspBlocks.prepare(graph, { ...SMALL, unitWeights: true });
-      await expect(sssp(graph, 0, { strategy: 'blocks', blocks: hops })).rejects.toThrow(/count hops/);
-      await expect(bfs(graph, 100, { strategy: 'blocks', blocks: hops })).rejects.toThrow(/not a vertex/);
+      const hopBlocks = await SsspBlocks.prepare(graph, { ...SMALL, unitWeights: true });
+      await expect(sssp(graph, 0, { strategy: 'blocks', blocks: hopBlocks })).rejects.toThrow(/count hops/);
+      await expect(bfs(graph, 100, { strategy: 'blocks', blocks: hopBlocks })).rejects.toThrow(
+        /not a vertex/,
+      );
+      // A tuning of the other kind is refused as its blocks would be: SSSP never counts hops on weights.
+      const hopTuning = { strategy: 'blocks' as const, blocks: { ...SMALL, unitWeights: true } };
+      await expect(sssp(graph, 0, hopTuning)).rejects.toThrow(/count hops/);
+      const weightTuning = { strategy: 'blocks' as const, blocks: { ...SMALL, unitWeights: false } };
+      await expect(bfs(graph, 0, weightTuning)).rejects.toThrow(/carry the graph's weights/);
       distances.destroy();
-      hops.destroy();
+      hopBlocks.destroy();
       graph.destroy();
     }));
 });

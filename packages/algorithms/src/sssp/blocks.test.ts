@@ -1,9 +1,9 @@
 import { wgsl } from '@weft/gpu';
-import { type HostCsr, type HostEdgeList, hostCsrFromEdgeList, uploadGraph } from '@weft/graph';
+import { type HostCsr, type HostEdgeList, uploadGraph } from '@weft/graph';
 import { grid, kronecker, road } from '@weft/graph/generators';
 import { gpuTest, mulberry32 } from '@weft/testing';
 import { describe, expect, it } from 'vitest';
-import { testGraphs, testSources } from '../test-graphs.ts';
+import { path, testGraphs, testSources, withWeights } from '../test-graphs.ts';
 import { verifySssp } from '../verify.ts';
 import { buildBlockLayout, chainSlots } from './block-layout.ts';
 import { SsspBlocks, type SsspBlocksTuning } from './blocks.ts';
@@ -13,25 +13,6 @@ import { sssp } from './sssp.ts';
 const SMALL: SsspBlocksTuning = { blockSize: 64, workgroupSize: 32 };
 /** The same with blocks that reload what others lowered while they ran, and stop after a few sweeps. */
 const PASSES: SsspBlocksTuning = { ...SMALL, passes: 3, maxSweeps: 4 };
-
-function weighted(edges: HostEdgeList, seed: number, min = 1, max = 255): HostCsr {
-  const r = mulberry32(seed);
-  const weights = Uint32Array.from(
-    { length: edges.src.length },
-    () => min + Math.floor(r() * (max - min + 1)),
-  );
-  return hostCsrFromEdgeList({ ...edges, weights }).csr;
-}
-
-function path(n: number, directed: boolean): HostEdgeList {
-  const m = Math.max(0, n - 1);
-  return {
-    vertexCount: n,
-    src: Uint32Array.from({ length: m }, (_, i) => i),
-    dst: Uint32Array.from({ length: m }, (_, i) => i + 1),
-    directed,
-  };
-}
 
 /** A path visiting the ids in a scrambled order, so it crosses blocks up and down the ids. */
 function scrambledPath(n: number, seed: number): HostEdgeList {
@@ -55,7 +36,7 @@ function star(leaves: number): HostEdgeList {
 
 describe('block layout', () => {
   it('groups every vertex once, in blocks within the size and arc budget, and splits arcs exactly', () => {
-    const csr = weighted(road({ width: 40, height: 30, seed: 3 }), 1);
+    const csr = withWeights(road({ width: 40, height: 30, seed: 3 }), 1);
     const layout = buildBlockLayout(csr, { blockSize: 100, arcBudget: 300 });
     const n = csr.vertexCount;
     expect([...layout.order].sort((a, b) => a - b)).toEqual(Array.from({ length: n }, (_, i) => i));
@@ -73,7 +54,7 @@ describe('block layout', () => {
   });
 
   it('puts a vertex whose arcs exceed the budget in a block of its own, without its arcs inside', () => {
-    const csr = weighted(star(50), 2);
+    const csr = withWeights(star(50), 2);
     const layout = buildBlockLayout(csr, { blockSize: 16, arcBudget: 20 });
     const hub = layout.rank[0]!;
     const b = layout.blockOf[hub]!;
@@ -83,7 +64,7 @@ describe('block layout', () => {
   });
 
   it("places every intra-block arc in one slot, most of a thread's arcs following paths", () => {
-    const csr = weighted(road({ width: 40, height: 30, seed: 6 }), 2);
+    const csr = withWeights(road({ width: 40, height: 30, seed: 6 }), 2);
     const wg = 16;
     const layout = buildBlockLayout(csr, { blockSize: 200, arcBudget: 800, workgroupSize: wg });
     const want = buildBlockLayout(csr, { blockSize: 200, arcBudget: 800 });
@@ -118,7 +99,7 @@ describe('block layout', () => {
   });
 
   it('merges the pockets a full block cuts off into neighbouring blocks', () => {
-    const csr = weighted(road({ width: 80, height: 80, seed: 4 }), 3);
+    const csr = withWeights(road({ width: 80, height: 80, seed: 4 }), 3);
     const layout = buildBlockLayout(csr, { blockSize: 256, arcBudget: 1024 });
     const sizes = Array.from(
       { length: layout.blockCount },
@@ -130,7 +111,7 @@ describe('block layout', () => {
   });
 
   it('makes a block of every vertex with blocks of one, all arcs crossing', () => {
-    const csr = weighted(road({ width: 9, height: 7, seed: 5 }), 4);
+    const csr = withWeights(road({ width: 9, height: 7, seed: 5 }), 4);
     const layout = buildBlockLayout(csr, { blockSize: 1, arcBudget: 100 });
     expect(layout.blockCount).toBe(63);
     expect(layout.arcStart[63]).toBe(0);
@@ -161,18 +142,18 @@ describe('sssp blocks', () => {
   it('matches Dijkstra on road graphs, grids and long paths across many blocks', () =>
     gpuTest(async (device) => {
       const cases: [string, HostCsr][] = [
-        ['road 60 x 50', weighted(road({ width: 60, height: 50, seed: 11 }), 5)],
-        ['road 45 x 45 weights 1', weighted(road({ width: 45, height: 45, seed: 12 }), 6, 1, 1)],
+        ['road 60 x 50', withWeights(road({ width: 60, height: 50, seed: 11 }), 5)],
+        ['road 45 x 45 weights 1', withWeights(road({ width: 45, height: 45, seed: 12 }), 6, 1, 1)],
         [
           'road 40 x 40 weights 0-2 (zero-weight cycles)',
-          weighted(road({ width: 40, height: 40, seed: 15 }), 16, 0, 2),
+          withWeights(road({ width: 40, height: 40, seed: 15 }), 16, 0, 2),
         ],
-        ['grid 50 x 40 weights 255', weighted(grid({ width: 50, height: 40 }), 7, 255, 255)],
-        ['path 3000', weighted(path(3000, false), 8)],
-        ['directed path 1000', weighted(path(1000, true), 9)],
-        ['scrambled path 2000', weighted(scrambledPath(2000, 10), 10)],
-        ['star 500', weighted(star(500), 11)],
-        ['isolated vertices and a path', weighted({ ...path(300, false), vertexCount: 400 }, 12)],
+        ['grid 50 x 40 weights 255', withWeights(grid({ width: 50, height: 40 }), 7, 255, 255)],
+        ['path 3000', withWeights(path(3000, false), 8)],
+        ['directed path 1000', withWeights(path(1000, true), 9)],
+        ['scrambled path 2000', withWeights(scrambledPath(2000, 10), 10)],
+        ['star 500', withWeights(star(500), 11)],
+        ['isolated vertices and a path', withWeights({ ...path(300, false), vertexCount: 400 }, 12)],
       ];
       const r = mulberry32(77);
       for (const [name, csr] of cases) {
@@ -195,7 +176,7 @@ describe('sssp blocks', () => {
 
   it('runs with blocks of one vertex, blocks filling every slot, and blocks one over', () =>
     gpuTest(async (device) => {
-      const csr = weighted(road({ width: 30, height: 20, seed: 13 }), 14);
+      const csr = withWeights(road({ width: 30, height: 20, seed: 13 }), 14);
       const graph = uploadGraph(device, csr);
       for (const tuning of [
         { blockSize: 1, workgroupSize: 1 },
@@ -293,7 +274,7 @@ describe('sssp blocks', () => {
 
   it("'auto' runs the frontier path once, then blocks kept with the graph; options blocks lack stay frontier", () =>
     gpuTest(async (device) => {
-      const csr = weighted(road({ width: 40, height: 30, seed: 5 }), 6);
+      const csr = withWeights(road({ width: 40, height: 30, seed: 5 }), 6);
       const graph = uploadGraph(device, csr);
       const key = 'sssp blocks';
       for (const [call, source] of [0, 17, 1199].entries()) {
@@ -309,12 +290,12 @@ describe('sssp blocks', () => {
       expect(verifySssp(csr, 3, withParents.distances)).toBeNull();
       graph.destroy();
       // A frontier option set, or a graph of 8 or more out-edges a vertex, never prepares blocks.
-      const grid8 = uploadGraph(device, weighted(grid({ width: 8, height: 8, seed: 1 }), 2));
+      const grid8 = uploadGraph(device, withWeights(grid({ width: 8, height: 8, seed: 1 }), 2));
       await sssp(grid8, 0, { smallFrontier: 'off' });
       await sssp(grid8, 0, { smallFrontier: 'off' });
       expect(grid8.hasDerived(key)).toBe(false);
       grid8.destroy();
-      const denseCsr = weighted(kronecker({ scale: 6, edgeFactor: 8, seed: 3 }), 4);
+      const denseCsr = withWeights(kronecker({ scale: 6, edgeFactor: 8, seed: 3 }), 4);
       expect(denseCsr.edgeCount).toBeGreaterThanOrEqual(8 * denseCsr.vertexCount);
       const dense = uploadGraph(device, denseCsr);
       for (const source of [0, 1, 2]) {

@@ -282,7 +282,7 @@ function autoBlocksKey(graph: DeviceGraph, unitWeights: boolean): string {
  * one chunk) from the second search of the same kind on the same graph, or at once where blocks are kept.
  * A stage's storage-buffer limit does not bind the blocks' kernel (7 buffers).
  */
-export function autoPicksBlocks(graph: DeviceGraph, unitWeights: boolean): boolean {
+function autoPicksBlocks(graph: DeviceGraph, unitWeights: boolean): boolean {
   if (prefersBitmapClaims(graph) || graph.chunked) return false;
   const key = autoBlocksKey(graph, unitWeights);
   const seen = searchedOnce.get(key) ?? new WeakSet<DeviceGraph>();
@@ -290,6 +290,30 @@ export function autoPicksBlocks(graph: DeviceGraph, unitWeights: boolean): boole
   if (graph.hasDerived(key) || seen.has(graph)) return true;
   seen.add(graph);
   return false;
+}
+
+/**
+ * The strategy a search runs: throws on an unknown one, or on `'blocks'` with `refused`, an option blocks
+ * do not have. `'auto'` takes blocks where {@link autoPicksBlocks} does, unless `refused` or `frontierAsked`
+ * (an option only the frontier path reads) is set.
+ */
+export function searchStrategy(
+  graph: DeviceGraph,
+  strategy: string,
+  unitWeights: boolean,
+  refused: string | undefined,
+  frontierAsked: boolean,
+): 'frontier' | 'blocks' {
+  if (!['auto', 'frontier', 'blocks'].includes(strategy)) {
+    throw new InputError(`unknown strategy '${strategy}': use 'auto', 'frontier' or 'blocks'`, 'strategy');
+  }
+  if (strategy === 'blocks') {
+    if (refused)
+      throw new InputError(`strategy 'blocks' has no '${refused}': use strategy 'frontier'`, refused);
+    return 'blocks';
+  }
+  const auto = strategy === 'auto' && !refused && !frontierAsked;
+  return auto && autoPicksBlocks(graph, unitWeights) ? 'blocks' : 'frontier';
 }
 
 /**
@@ -311,7 +335,10 @@ export async function searchBlocks(
   if (given && given.graph !== graph) {
     throw new InputError('these blocks were prepared for another graph', 'blocks');
   }
-  if (given && given.unitWeights !== unitWeights && graph.chunkedWeights) {
+  const tuning = how.blocks instanceof SsspBlocks ? undefined : how.blocks;
+  // Blocks, or a tuning, of the other kind would answer the other question on a weighted graph.
+  const asked = given ? given.unitWeights : tuning?.unitWeights;
+  if (asked !== undefined && asked !== unitWeights && graph.chunkedWeights) {
     throw new InputError(
       unitWeights
         ? "these blocks carry the graph's weights: prepare them with { unitWeights: true } for BFS"
@@ -319,9 +346,7 @@ export async function searchBlocks(
       'blocks',
     );
   }
-  const tuning = how.blocks instanceof SsspBlocks ? undefined : how.blocks;
-  const blocks =
-    given ?? (await SsspBlocks.prepare(graph, { ...tuning, ...(unitWeights ? { unitWeights } : {}) }));
+  const blocks = given ?? (await SsspBlocks.prepare(graph, { ...tuning, unitWeights }));
   try {
     const problem = new SsspBlocksProblem(blocks);
     // A read-back costs about as much as a hundred rounds past convergence (each an early exit), and road

@@ -38,7 +38,7 @@ import {
 } from '../common.ts';
 import { ssspOnNeighbors } from '../neighbor-graph.ts';
 import { checkNonNegativeWeights, SATURATED_F32 } from '../weights.ts';
-import { autoPicksBlocks, type SsspBlocks, type SsspBlocksTuning, searchBlocks } from './blocks.ts';
+import { type SsspBlocks, type SsspBlocksTuning, searchBlocks, searchStrategy } from './blocks.ts';
 import { decodeDistances, UNREACHED_F32, UNREACHED_U32 } from './decode.ts';
 import { addDeltaFunctor, checkDelta, davidsonDelta, deltaWord, NearFarStep } from './near-far.ts';
 import type { SsspEngineTuning } from './near-far-engine.ts';
@@ -502,19 +502,10 @@ export async function sssp(
  * `'auto'` picks blocks on sparse graphs from the second call on the same graph, and keeps them with it.
  */
 function ssspStrategy(graph: DeviceGraph, options: SsspOptions): 'frontier' | 'blocks' {
-  const strategy = options.strategy ?? 'auto';
-  if (!['auto', 'frontier', 'blocks'].includes(strategy)) {
-    throw new InputError(`unknown strategy '${strategy}': use 'auto', 'frontier' or 'blocks'`, 'strategy');
-  }
-  const lacking = (['parents', 'trace', 'weight'] as const).find((option) => options[option]);
-  if (strategy === 'blocks') {
-    if (lacking)
-      throw new InputError(`strategy 'blocks' has no '${lacking}': use strategy 'frontier'`, lacking);
-    return 'blocks';
-  }
-  const engineAuto = (options.smallFrontier ?? 'auto') === 'auto';
-  const auto = strategy === 'auto' && !lacking && options.delta === undefined && engineAuto;
-  return auto && autoPicksBlocks(graph, false) ? 'blocks' : 'frontier';
+  const refused = (['parents', 'trace', 'weight'] as const).find((option) => options[option]);
+  // Blocks ignore the frontier's options when asked for; 'auto' leaves them to the frontier path.
+  const frontierAsked = options.delta !== undefined || (options.smallFrontier ?? 'auto') !== 'auto';
+  return searchStrategy(graph, options.strategy ?? 'auto', false, refused, frontierAsked);
 }
 
 /** `sssp` by block-local rounds ({@link searchBlocks}). */
