@@ -56,25 +56,20 @@ export function tileKernel(monoid: Monoid, source: ValueSource, subgroups: boole
   workgroupBarrier();
   // The functor runs in index order across threads, so its memory accesses coalesce; unrolled, with the
   // values kept in registers until all are loaded, a thread has all its items' loads in flight at once.
-  var item_values: array<${T}, ${ITEMS_PER_THREAD}>;
+  var early: array<u32, ${ITEMS_PER_THREAD}>;
 ${unrolled(
   ITEMS_PER_THREAD,
   (k) => `
     let local = ${k} * ${WORKGROUP}u + lid;
-    item_values[${k}] = ${I};
+    early[${k}] = bitcast<u32>(${T}(${I}));
     if (local < na) {
       let seg = sh[nb + 1u + local];
       let index = a0 + local;
       // 0xffffffff: an item before offsets[0], in no segment.
-      if (seg != 0xffffffffu) { item_values[${k}] = seg_value(index, seg, index - sh[seg + 1u - b0]); }
+      if (seg != 0xffffffffu) { early[${k}] = bitcast<u32>(seg_value(index, seg, index - sh[seg + 1u - b0])); }
     }`,
 )}
-${unrolled(
-  ITEMS_PER_THREAD,
-  (k) => `
-    let local = ${k} * ${WORKGROUP}u + lid;
-    if (local < na) { sh[nb + 1u + local] = bitcast<u32>(item_values[${k}]); }`,
-)}`
+${STORE_VALUES_WGSL}`
       : STORE_VALUES_WGSL;
 
   return /* wgsl */ `

@@ -2112,160 +2112,161 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
   workgroupBarrier();
   // The functor runs in index order across threads, so its memory accesses coalesce; unrolled, with the
   // values kept in registers until all are loaded, a thread has all its items' loads in flight at once.
-  var item_values: array<u32, 11>;
+  var early: array<u32, 11>;
   {
     let local = 0u * 256u + lid;
-    item_values[0u] = u32(0);
+    early[0u] = bitcast<u32>(u32(u32(0)));
     if (local < na) {
       let seg = sh[nb + 1u + local];
       let index = a0 + local;
       // 0xffffffff: an item before offsets[0], in no segment.
-      if (seg != 0xffffffffu) { item_values[0u] = seg_value(index, seg, index - sh[seg + 1u - b0]); }
+      if (seg != 0xffffffffu) { early[0u] = bitcast<u32>(seg_value(index, seg, index - sh[seg + 1u - b0])); }
     }
   }
   {
     let local = 1u * 256u + lid;
-    item_values[1u] = u32(0);
+    early[1u] = bitcast<u32>(u32(u32(0)));
     if (local < na) {
       let seg = sh[nb + 1u + local];
       let index = a0 + local;
       // 0xffffffff: an item before offsets[0], in no segment.
-      if (seg != 0xffffffffu) { item_values[1u] = seg_value(index, seg, index - sh[seg + 1u - b0]); }
+      if (seg != 0xffffffffu) { early[1u] = bitcast<u32>(seg_value(index, seg, index - sh[seg + 1u - b0])); }
     }
   }
   {
     let local = 2u * 256u + lid;
-    item_values[2u] = u32(0);
+    early[2u] = bitcast<u32>(u32(u32(0)));
     if (local < na) {
       let seg = sh[nb + 1u + local];
       let index = a0 + local;
       // 0xffffffff: an item before offsets[0], in no segment.
-      if (seg != 0xffffffffu) { item_values[2u] = seg_value(index, seg, index - sh[seg + 1u - b0]); }
+      if (seg != 0xffffffffu) { early[2u] = bitcast<u32>(seg_value(index, seg, index - sh[seg + 1u - b0])); }
     }
   }
   {
     let local = 3u * 256u + lid;
-    item_values[3u] = u32(0);
+    early[3u] = bitcast<u32>(u32(u32(0)));
     if (local < na) {
       let seg = sh[nb + 1u + local];
       let index = a0 + local;
       // 0xffffffff: an item before offsets[0], in no segment.
-      if (seg != 0xffffffffu) { item_values[3u] = seg_value(index, seg, index - sh[seg + 1u - b0]); }
+      if (seg != 0xffffffffu) { early[3u] = bitcast<u32>(seg_value(index, seg, index - sh[seg + 1u - b0])); }
     }
   }
   {
     let local = 4u * 256u + lid;
-    item_values[4u] = u32(0);
+    early[4u] = bitcast<u32>(u32(u32(0)));
     if (local < na) {
       let seg = sh[nb + 1u + local];
       let index = a0 + local;
       // 0xffffffff: an item before offsets[0], in no segment.
-      if (seg != 0xffffffffu) { item_values[4u] = seg_value(index, seg, index - sh[seg + 1u - b0]); }
+      if (seg != 0xffffffffu) { early[4u] = bitcast<u32>(seg_value(index, seg, index - sh[seg + 1u - b0])); }
     }
   }
   {
     let local = 5u * 256u + lid;
-    item_values[5u] = u32(0);
+    early[5u] = bitcast<u32>(u32(u32(0)));
     if (local < na) {
       let seg = sh[nb + 1u + local];
       let index = a0 + local;
       // 0xffffffff: an item before offsets[0], in no segment.
-      if (seg != 0xffffffffu) { item_values[5u] = seg_value(index, seg, index - sh[seg + 1u - b0]); }
+      if (seg != 0xffffffffu) { early[5u] = bitcast<u32>(seg_value(index, seg, index - sh[seg + 1u - b0])); }
     }
   }
   {
     let local = 6u * 256u + lid;
-    item_values[6u] = u32(0);
+    early[6u] = bitcast<u32>(u32(u32(0)));
     if (local < na) {
       let seg = sh[nb + 1u + local];
       let index = a0 + local;
       // 0xffffffff: an item before offsets[0], in no segment.
-      if (seg != 0xffffffffu) { item_values[6u] = seg_value(index, seg, index - sh[seg + 1u - b0]); }
+      if (seg != 0xffffffffu) { early[6u] = bitcast<u32>(seg_value(index, seg, index - sh[seg + 1u - b0])); }
     }
   }
   {
     let local = 7u * 256u + lid;
-    item_values[7u] = u32(0);
+    early[7u] = bitcast<u32>(u32(u32(0)));
     if (local < na) {
       let seg = sh[nb + 1u + local];
       let index = a0 + local;
       // 0xffffffff: an item before offsets[0], in no segment.
-      if (seg != 0xffffffffu) { item_values[7u] = seg_value(index, seg, index - sh[seg + 1u - b0]); }
+      if (seg != 0xffffffffu) { early[7u] = bitcast<u32>(seg_value(index, seg, index - sh[seg + 1u - b0])); }
     }
   }
   {
     let local = 8u * 256u + lid;
-    item_values[8u] = u32(0);
+    early[8u] = bitcast<u32>(u32(u32(0)));
     if (local < na) {
       let seg = sh[nb + 1u + local];
       let index = a0 + local;
       // 0xffffffff: an item before offsets[0], in no segment.
-      if (seg != 0xffffffffu) { item_values[8u] = seg_value(index, seg, index - sh[seg + 1u - b0]); }
+      if (seg != 0xffffffffu) { early[8u] = bitcast<u32>(seg_value(index, seg, index - sh[seg + 1u - b0])); }
     }
   }
   {
     let local = 9u * 256u + lid;
-    item_values[9u] = u32(0);
+    early[9u] = bitcast<u32>(u32(u32(0)));
     if (local < na) {
       let seg = sh[nb + 1u + local];
       let index = a0 + local;
       // 0xffffffff: an item before offsets[0], in no segment.
-      if (seg != 0xffffffffu) { item_values[9u] = seg_value(index, seg, index - sh[seg + 1u - b0]); }
+      if (seg != 0xffffffffu) { early[9u] = bitcast<u32>(seg_value(index, seg, index - sh[seg + 1u - b0])); }
     }
   }
   {
     let local = 10u * 256u + lid;
-    item_values[10u] = u32(0);
+    early[10u] = bitcast<u32>(u32(u32(0)));
     if (local < na) {
       let seg = sh[nb + 1u + local];
       let index = a0 + local;
       // 0xffffffff: an item before offsets[0], in no segment.
-      if (seg != 0xffffffffu) { item_values[10u] = seg_value(index, seg, index - sh[seg + 1u - b0]); }
+      if (seg != 0xffffffffu) { early[10u] = bitcast<u32>(seg_value(index, seg, index - sh[seg + 1u - b0])); }
     }
   }
+
   {
     let local = 0u * 256u + lid;
-    if (local < na) { sh[nb + 1u + local] = bitcast<u32>(item_values[0u]); }
+    if (local < na) { sh[nb + 1u + local] = early[0u]; }
   }
   {
     let local = 1u * 256u + lid;
-    if (local < na) { sh[nb + 1u + local] = bitcast<u32>(item_values[1u]); }
+    if (local < na) { sh[nb + 1u + local] = early[1u]; }
   }
   {
     let local = 2u * 256u + lid;
-    if (local < na) { sh[nb + 1u + local] = bitcast<u32>(item_values[2u]); }
+    if (local < na) { sh[nb + 1u + local] = early[2u]; }
   }
   {
     let local = 3u * 256u + lid;
-    if (local < na) { sh[nb + 1u + local] = bitcast<u32>(item_values[3u]); }
+    if (local < na) { sh[nb + 1u + local] = early[3u]; }
   }
   {
     let local = 4u * 256u + lid;
-    if (local < na) { sh[nb + 1u + local] = bitcast<u32>(item_values[4u]); }
+    if (local < na) { sh[nb + 1u + local] = early[4u]; }
   }
   {
     let local = 5u * 256u + lid;
-    if (local < na) { sh[nb + 1u + local] = bitcast<u32>(item_values[5u]); }
+    if (local < na) { sh[nb + 1u + local] = early[5u]; }
   }
   {
     let local = 6u * 256u + lid;
-    if (local < na) { sh[nb + 1u + local] = bitcast<u32>(item_values[6u]); }
+    if (local < na) { sh[nb + 1u + local] = early[6u]; }
   }
   {
     let local = 7u * 256u + lid;
-    if (local < na) { sh[nb + 1u + local] = bitcast<u32>(item_values[7u]); }
+    if (local < na) { sh[nb + 1u + local] = early[7u]; }
   }
   {
     let local = 8u * 256u + lid;
-    if (local < na) { sh[nb + 1u + local] = bitcast<u32>(item_values[8u]); }
+    if (local < na) { sh[nb + 1u + local] = early[8u]; }
   }
   {
     let local = 9u * 256u + lid;
-    if (local < na) { sh[nb + 1u + local] = bitcast<u32>(item_values[9u]); }
+    if (local < na) { sh[nb + 1u + local] = early[9u]; }
   }
   {
     let local = 10u * 256u + lid;
-    if (local < na) { sh[nb + 1u + local] = bitcast<u32>(item_values[10u]); }
+    if (local < na) { sh[nb + 1u + local] = early[10u]; }
   }
   workgroupBarrier();
 
