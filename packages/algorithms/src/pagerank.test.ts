@@ -161,6 +161,31 @@ describe('pageRank', () => {
       }
     }));
 
+  it("gathers in the graph's gather order: the same ranks, weighted and not, directed and undirected", () =>
+    gpuTest(async (device) => {
+      for (const weighted of [false, 'f32'] as const) {
+        for (const { name, csr } of testGraphs(weighted, 16)) {
+          const graph = uploadGraph(device, csr, { csc: csr.directed });
+          const what = `${name} ${weighted || 'unweighted'}`;
+          const plain = await pageRank(graph, { gatherOrder: false, tolerance: 1e-7 });
+          const ordered = await pageRank(graph, { gatherOrder: true, tolerance: 1e-7 });
+          expect(verifyPageRank(csr, ordered.ranks), what).toBeNull();
+          expect(ordered.iterations, what).toBe(plain.iterations);
+          for (let v = 0; v < csr.vertexCount; v++) {
+            const [a, b] = [ordered.ranks[v]!, plain.ranks[v]!];
+            expect(Math.abs(a - b) / b, `${what} vertex ${v}`).toBeLessThan(1e-5);
+          }
+          // Kept with the graph: 'auto' uses it from now on, whatever the graph's size.
+          const auto = await pageRank(graph, { tolerance: 1e-7 });
+          expect(auto.ranks, what).toEqual(ordered.ranks);
+          graph.destroy();
+        }
+      }
+      const graph = uploadGraph(device, testGraphs(false, 0)[3]!.csr);
+      await expect(pageRank(graph, { gatherOrder: 'yes' as 'auto' })).rejects.toThrow(/gatherOrder must be/);
+      graph.destroy();
+    }));
+
   it('push (f32 atomic adds over the CSR, no CSC) reaches the same fixed point', () =>
     gpuTest(async (device) => {
       for (const { name, csr } of testGraphs(false, 20)) {

@@ -5,6 +5,7 @@ import {
   f32,
   type GpuCount,
   InputError,
+  inline,
   load,
   max,
   plus,
@@ -16,6 +17,9 @@ import { checkDeviceGraph, type DeviceGraph } from '@weft/graph';
 import {
   advancePush,
   compute,
+  type GatherOrder,
+  gatherOrder,
+  hasGatherOrder,
   type IterationLog,
   type IterationTrace,
   isNeighborGraph,
@@ -57,6 +61,28 @@ export interface PageRankOptions extends RunOptions, TraceOption {
    * finite and non-negative; a vertex whose out-weights sum to 0 is dangling.
    */
   weight?: 'weights' | null;
+  /**
+   * Pull only: gather contributions stored in the graph's {@link gatherOrder} (vertices renumbered by
+   * out-degree, hubs first, kept with the graph: a second copy of its in-edge column), so that hubs'
+   * contributions share cache lines. `'auto'` (default): on graphs of at least 2^20 arcs held in one
+   * binding; `true`: always (built on first use); `false`: never. Ranks may differ in the last f32 bits.
+   */
+  gatherOrder?: 'auto' | boolean;
+}
+
+/** Arcs from which `gatherOrder: 'auto'` renumbers: below, the contribution vector stays in cache anyway. */
+export const GATHER_ORDER_MIN_ARCS = 2 ** 20;
+
+/**
+ * Whether a pulled power iteration should gather through the graph's {@link gatherOrder}: `'auto'` on an
+ * unchunked graph of at least {@link GATHER_ORDER_MIN_ARCS} arcs, or when one is already kept.
+ */
+export function usesGatherOrder(graph: DeviceGraph, choice: 'auto' | boolean | undefined): boolean {
+  if (choice !== undefined && choice !== 'auto' && typeof choice !== 'boolean') {
+    throw new InputError(`gatherOrder must be 'auto', true or false, got '${String(choice)}'`, 'gatherOrder');
+  }
+  if (typeof choice === 'boolean') return choice;
+  return hasGatherOrder(graph, 'in') || (graph.edgeCount >= GATHER_ORDER_MIN_ARCS && !graph.chunked);
 }
 
 export interface PageRankResult {
@@ -152,10 +178,16 @@ export class PageRankProblem implements Problem<Float32Array> {
   readonly convergence: 'relative' | 'l1';
   /** When set, each step logs its frontier (all vertices) and edges (all of them) here. */
   log: IterationLog | undefined;
+  /** Whether contributions are stored and gathered in the graph's gather order (set by {@link reset}). */
+  readonly #ordered: boolean;
+  #order: GatherOrder | undefined;
 
   constructor(
     readonly graph: DeviceGraph,
-    options: Pick<PageRankOptions, 'alpha' | 'tolerance' | 'direction' | 'weight' | 'convergence'> = {},
+    options: Pick<
+      PageRankOptions,
+      'alpha' | 'tolerance' | 'direction' | 'weight' | 'convergence' | 'gatherOrder'
+    > = {},
   ) {
     const device = graph.device;
     ({
@@ -170,6 +202,7 @@ export class PageRankProblem implements Problem<Float32Array> {
     // Pulling reads an undirected graph's in-edges from its out-edges, and a multigraph's paired arcs need
     // not weigh the same: weighted undirected graphs pull each arc's reverse's share (`#reverse`).
     this.direction = requested;
+    this.#ordered = this.direction === 'pull' && usesGatherOrder(graph, options.gatherOrder);
     if (this.direction === 'pull' && graph.directed && !graph.csc) {
       throw new InputError(
         'pull PageRank on a directed graph needs its in-edges: uploadGraph(..., { csc: true })',
@@ -236,6 +269,29 @@ export class PageRankProblem implements Problem<Float32Array> {
         if (this.#reverse) await this.#recordReverse(rec, this.#reverse, this.#unpaired!);
       }
     }
+    if (this.#ordered) this.#order = await gatherOrder(this.graph, 'in');
+    if (n > 0) {
+      await compute(rec, { all: n }, wgsl`(v: u32) { ${this.#storeShare()}(v, ${this.ranks}[v]); }`);
+      await reduce(rec, this.#dangling, { array: this.#totals, index: 0 });
+    }
+  }
+
+  /**
+   * `(v: u32, r: f32)`: stores what `v` gives each out-edge of rank `r` (at its gather-order position when
+   * ordered) and, when `v` is dangling, `r` as its dangling rank (else 0).
+   */
+  #storeShare(): Functor {
+    const at = inline(this.#order ? wgsl`${this.#order.position}[v]` : wgsl`v`);
+    const out = this.#outWeight;
+    const { offsets } = this.graph;
+    const sharing = inline(out ? wgsl`${out}[v] > 0.0` : wgsl`${offsets}[v + 1u] > ${offsets}[v]`);
+    // Weighted shares carry the per-edge fraction themselves; unweighted ones split the rank by degree.
+    const part = inline(out ? wgsl`r` : wgsl`r / f32(${offsets}[v + 1u] - ${offsets}[v])`);
+    return wgsl`(v: u32, r: f32) {
+  let sharing = ${sharing};
+  ${rw(this.#contrib)}[${at}] = select(0.0, ${part}, sharing);
+  ${rw(this.#dangling)}[v] = select(r, 0.0, sharing);
+}`;
   }
 
   /**
@@ -294,28 +350,8 @@ export class PageRankProblem implements Problem<Float32Array> {
     const n = this.graph.vertexCount;
     if (n === 0) return;
     await this.log?.recordCounts(rec, iteration, n, this.graph.edgeCount);
-    const { offsets } = this.graph;
     const all = { all: n };
-    const out = this.#outWeight;
-    await compute(
-      rec,
-      all,
-      out
-        ? wgsl`(v: u32) {
-  let r = ${this.ranks}[v];
-  let sharing = ${out}[v] > 0.0;
-  ${rw(this.#contrib)}[v] = select(0.0, r, sharing);
-  ${rw(this.#dangling)}[v] = select(r, 0.0, sharing);
-}`
-        : wgsl`(v: u32) {
-  let deg = ${offsets}[v + 1u] - ${offsets}[v];
-  let r = ${this.ranks}[v];
-  ${rw(this.#contrib)}[v] = select(0.0, r / f32(deg), deg > 0u);
-  ${rw(this.#dangling)}[v] = select(r, 0.0, deg > 0u);
-}`,
-    );
     const share = this.#shareOf();
-    await reduce(rec, this.#dangling, { array: this.#totals, index: 0 });
     const pushed = this.#pushed;
     if (pushed) {
       rec.clear(pushed);
@@ -342,7 +378,7 @@ export class PageRankProblem implements Problem<Float32Array> {
         'all',
         wgsl`(v: u32, u: u32, edge: u32) -> f32 { return ${share}(u, edge); }`,
         this.#sums,
-        { direction: 'in', ignoresVertex: true },
+        { direction: 'in', ignoresVertex: true, ...(this.#order ? { gatherOrder: this.#order } : {}) },
       );
     }
     const sum = pushed
@@ -360,7 +396,9 @@ export class PageRankProblem implements Problem<Float32Array> {
   let on = ${this.#active}[0] != 0u;
   // Ranks are at least (1 - alpha) / n > 0, except alpha = 1 where an unreached vertex may keep 0.
   ${rw(this.#change)}[v] = select(0.0, ${change}(next, old), on);
-  ${rw(this.ranks)}[v] = select(old, next, on);
+  let r = select(old, next, on);
+  ${rw(this.ranks)}[v] = r;
+  ${this.#storeShare()}(v, r);
 }`,
     );
     await reduce(
@@ -369,6 +407,7 @@ export class PageRankProblem implements Problem<Float32Array> {
       { array: this.#totals, index: 1 },
       { monoid: l1 ? plus('f32') : max('f32') },
     );
+    await reduce(rec, this.#dangling, { array: this.#totals, index: 0 });
     const bound = l1 ? n * this.tolerance : this.tolerance;
     await compute(
       rec,

@@ -18,6 +18,7 @@ import { reduce } from '@weft/scan';
 import { advancePush } from './advance.ts';
 import { compute } from './compute.ts';
 import { type EnactorLoop, type EnactorOptions, type EnactorResult, enact } from './enactor.ts';
+import type { GatherOrder } from './gather-order.ts';
 import { neighborhoodReduce } from './neighborhood.ts';
 
 /** Which edges of `v` a gather walks: in-edges (CSC; an undirected graph's CSR), out-edges, or both. */
@@ -37,6 +38,12 @@ export interface GasProgram<T extends ElementType = ElementType> {
    * each edge's value loaded before the tile knows its vertex (`neighborhoodReduce`'s `ignoresVertex`).
    */
   gatherIgnoresVertex?: boolean;
+  /**
+   * With `gatherIgnoresVertex`: the gather is given each neighbor's number in this order (from
+   * `gatherOrder(graph, direction)`) instead of its id, and reads a vector the program stores at
+   * `position[v]` (hubs' values then share cache lines). Not with `gatherEdges: 'all'` on a directed graph.
+   */
+  gatherOrder?: GatherOrder;
   /** Combines the gathered values; a vertex without such edges gets its identity. */
   sum: Monoid<T>;
   /** `(v: u32, total: T) -> f32`: updates `v`'s state; returns `v`'s term of the residual (or of `normalize`). */
@@ -119,6 +126,12 @@ export class GasLoop implements EnactorLoop {
           'graph',
         );
       }
+      if (p.gatherOrder && (p.gatherIgnoresVertex !== true || (edges === 'all' && graph.directed))) {
+        throw new InputError(
+          "gatherOrder needs gatherIgnoresVertex and one view of the edges ('in' or 'out' on a directed graph)",
+          'gatherOrder',
+        );
+      }
     }
     this.#phases = phases;
     this.#totals = phases.map((p) => device.array(p.sum.type, n, { label: 'gas totals' }));
@@ -161,10 +174,12 @@ export class GasLoop implements EnactorLoop {
       const edges = phase.gatherEdges ?? 'in';
       const direction = edges === 'all' ? 'out' : edges;
       const ignoresVertex = phase.gatherIgnoresVertex === true;
+      const order = phase.gatherOrder ? { gatherOrder: phase.gatherOrder } : {};
       await neighborhoodReduce(rec, this.graph, 'all', phase.gather, totals, {
         monoid: phase.sum,
         direction,
         ignoresVertex,
+        ...order,
       });
       if (inTotals) {
         await neighborhoodReduce(rec, this.graph, 'all', phase.gather, inTotals, {

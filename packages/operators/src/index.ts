@@ -36,6 +36,7 @@ export {
   type GatherEdges,
   gas,
 } from './gas.ts';
+export { type GatherOrder, gatherOrder, hasGatherOrder } from './gather-order.ts';
 export { type IntersectionOptions, intersectionCount } from './intersection.ts';
 export { type LoadBalance, resolveLoadBalance, THREAD_MAPPED_MAX_DEGREE } from './load-balance.ts';
 export { type NeighborhoodReduceOptions, neighborhoodReduce } from './neighborhood.ts';

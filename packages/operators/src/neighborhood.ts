@@ -19,6 +19,7 @@ import type { DeviceGraph, FrontierSink, FrontierView } from '@weft/graph';
 import { transformScan } from '@weft/scan';
 import { segmentedReduce, transformSegreduce } from '@weft/segreduce';
 import { type AdvanceWorkspace, edgeIdFunctor, edgeView, scanParts, vertexOfFunctor } from './advance.ts';
+import type { GatherOrder } from './gather-order.ts';
 import { foldFunctor, isNeighborGraph, type NeighborGraph } from './neighbors.ts';
 import { preparePartsFor } from './part-layout.ts';
 
@@ -43,6 +44,11 @@ export interface NeighborhoodReduceOptions<T extends ElementType> {
    * false.
    */
   ignoresVertex?: boolean;
+  /**
+   * With `ignoresVertex` over all vertices: `f` is given each neighbor's number in this order (from
+   * {@link gatherOrder} for the same direction) instead of its id, so it reads a vector stored in that order.
+   */
+  gatherOrder?: GatherOrder;
 }
 
 /**
@@ -68,9 +74,11 @@ export async function neighborhoodReduce<T extends ElementType>(
   // Over all vertices the segments are the offsets themselves, so an item's index is its edge position:
   // no offsets binding and no load of it per edge.
   const byIndex = input === 'all' && options.ignoresVertex === true;
+  const order = options.gatherOrder;
+  if (order) checkGatherOrder(graph, order, byIndex, options.direction ?? 'out');
   const item = byIndex
     ? wgsl`(index: u32) -> ${output.type} {
-  return ${f}(0u, ${load(column, 'index')}, ${edgeIdFunctor(edgeIds)}(index));
+  return ${f}(0u, ${load(order?.column ?? column, 'index')}, ${edgeIdFunctor(edgeIds)}(index));
 }`
     : input === 'all'
       ? wgsl`(index: u32, seg: u32, rank: u32) -> ${output.type} {
@@ -135,6 +143,25 @@ export async function neighborhoodReduce<T extends ElementType>(
     });
     await emit(rec);
   });
+}
+
+function checkGatherOrder(
+  graph: DeviceGraph,
+  order: GatherOrder,
+  byIndex: boolean,
+  direction: 'out' | 'in',
+): void {
+  const who = 'neighborhoodReduce';
+  if (!byIndex) {
+    throw new InputError("gatherOrder needs ignoresVertex over all vertices (input 'all')", who);
+  }
+  if (graph.directed && order.direction !== direction) {
+    throw new InputError(
+      `gatherOrder renumbers the '${order.direction}' view, the reduction reads '${direction}'`,
+      who,
+    );
+  }
+  if (order.graph !== graph) throw new InputError('gatherOrder was built for another graph', who);
 }
 
 /** The `frontier` option: the input's vertices whose reduced value passes `keep`, compacted in order. */
