@@ -181,39 +181,48 @@ describe('power-iteration centralities on gas', () => {
       star.destroy();
     }));
 
-  it('match the f64 references on 60 random graphs (unions of families: hubs, blobs, paths, Kronecker)', () =>
+  it('match the f64 references on 60 random graphs (families: hubs, blobs, paths, Kronecker), gathered in both orders', () =>
     gpuTest(async (device) => {
-      for (const directed of [true, false]) {
+      for (const [directed, gatherOrder] of [
+        [true, false],
+        [false, false],
+        [true, true],
+        [false, true],
+      ] as const) {
         const union = disjointUnion(randomFamilies(30, directed ? 7 : 8, directed), false, 1);
         const csr = hostCsrFromEdgeList(union.edges).csr;
         const graph = uploadGraph(device, csr, { csc: directed });
-        const name = directed ? 'directed' : 'undirected';
+        const name = `${directed ? 'directed' : 'undirected'}${gatherOrder ? ' in gather order' : ''}`;
         const sources = { sources: [0, 5, union.firsts[7]!] };
-        const ppr = await personalizedPageRank(graph, sources);
+        const ppr = await personalizedPageRank(graph, sources, { gatherOrder });
         const pprWant = personalizedPageRankReference(csr, sources);
         expect(ppr.iterations, name).toBe(pprWant.iterations);
         expectNear(ppr.ranks, pprWant.ranks, `${name} ppr`);
         const weights = Float64Array.from({ length: csr.vertexCount }, (_, v) => (v % 3 === 0 ? v % 7 : 0));
-        const wppr = await personalizedPageRank(graph, { weights }, { alpha: 0.7, tolerance: 1e-8 });
+        const wppr = await personalizedPageRank(
+          graph,
+          { weights },
+          { alpha: 0.7, tolerance: 1e-8, gatherOrder },
+        );
         const wpprWant = personalizedPageRankReference(csr, { weights }, { alpha: 0.7, tolerance: 1e-8 });
         expect(wppr.iterations, name).toBe(wpprWant.iterations);
         expectNear(wppr.ranks, wpprWant.ranks, `${name} weighted ppr`);
         // Hubs of up to 130 leaves: alpha below 1 / the largest eigenvalue.
-        const katz = await katzCentrality(graph, { alpha: 0.02 });
+        const katz = await katzCentrality(graph, { alpha: 0.02, gatherOrder });
         const katzWant = katzCentralityReference(csr, { alpha: 0.02 });
         expect(katz.iterations, name).toBe(katzWant.iterations);
         expectNear(katz.centrality, katzWant.centrality, `${name} katz`);
-        const raw = await katzCentrality(graph, { alpha: 0.01, beta: 2, normalized: false });
+        const raw = await katzCentrality(graph, { alpha: 0.01, beta: 2, normalized: false, gatherOrder });
         expectNear(
           raw.centrality,
           katzCentralityReference(csr, { alpha: 0.01, beta: 2, normalized: false }).centrality,
           `${name} raw katz`,
         );
-        const eig = await eigenvectorCentrality(graph, { maxIterations: 300 });
+        const eig = await eigenvectorCentrality(graph, { maxIterations: 300, gatherOrder });
         const eigWant = eigenvectorCentralityReference(csr, { maxIterations: 300 });
         expect(eig.iterations, name).toBe(eigWant.iterations);
         expectNear(eig.centrality, eigWant.centrality, `${name} eigenvector`);
-        const h = await hits(graph, { maxIterations: 300 });
+        const h = await hits(graph, { maxIterations: 300, gatherOrder });
         const hWant = hitsReference(csr, { maxIterations: 300 });
         expect(h.iterations, name).toBe(hWant.iterations);
         expectNear(h.hubs, hWant.hubs, `${name} hubs`);
@@ -377,38 +386,43 @@ describe('weighted power-iteration centralities (networkx weight semantics)', ()
       star.destroy();
     }));
 
-  it('match the f64 references on random weighted graphs (u32 and f32 weights, zeros, both directions)', () =>
+  it('match the f64 references on random weighted graphs (u32 and f32 weights, zeros, both directions, both orders)', () =>
     gpuTest(async (device) => {
       for (const directed of [true, false]) {
-        for (const type of ['u32', 'f32'] as const) {
+        for (const [type, gatherOrder] of [
+          ['u32', false],
+          ['f32', false],
+          ['u32', true],
+        ] as const) {
           const { csr, firsts } = weightedUnion(10, directed ? 21 : 22, directed, type);
           const graph = uploadGraph(device, csr, { csc: directed });
-          const name = `${directed ? 'directed' : 'undirected'} ${type}`;
+          const name = `${directed ? 'directed' : 'undirected'} ${type}${gatherOrder ? ' in gather order' : ''}`;
           const weight = 'weights';
+          const ordered = { gatherOrder };
           const alpha = safeKatzAlpha(csr);
-          const katz = await katzCentrality(graph, { alpha, weight });
+          const katz = await katzCentrality(graph, { alpha, weight, ...ordered });
           const katzWant = katzCentralityReference(csr, { alpha, weight });
           expect(katz.iterations, name).toBe(katzWant.iterations);
           expectNear(katz.centrality, katzWant.centrality, `${name} katz`);
           const raw = { alpha: alpha / 2, beta: 3, normalized: false, weight } as const;
           expectNear(
-            (await katzCentrality(graph, raw)).centrality,
+            (await katzCentrality(graph, { ...raw, ...ordered })).centrality,
             katzCentralityReference(csr, raw).centrality,
             `${name} raw katz`,
           );
           const sources = { sources: [0, 5, firsts[7]!] };
-          const ppr = await personalizedPageRank(graph, sources);
+          const ppr = await personalizedPageRank(graph, sources, ordered);
           const pprWant = personalizedPageRankReference(csr, sources);
           expect(ppr.iterations, name).toBe(pprWant.iterations);
           expectNear(ppr.ranks, pprWant.ranks, `${name} ppr`);
           const weights = Float64Array.from({ length: csr.vertexCount }, (_, v) => (v % 3 === 0 ? v % 7 : 0));
           const alphaTol = { alpha: 0.7, tolerance: 1e-8 };
-          const wppr = await personalizedPageRank(graph, { weights }, alphaTol);
+          const wppr = await personalizedPageRank(graph, { weights }, { ...alphaTol, ...ordered });
           const wpprWant = personalizedPageRankReference(csr, { weights }, alphaTol);
           expect(wppr.iterations, name).toBe(wpprWant.iterations);
           expectNear(wppr.ranks, wpprWant.ranks, `${name} ppr personalized by weights`);
           await agree(
-            () => hits(graph, { maxIterations: 300 }),
+            () => hits(graph, { maxIterations: 300, ...ordered }),
             () => hitsReference(csr, { maxIterations: 300 }),
             (g, r) => {
               expect(g.iterations, name).toBe(r.iterations);
@@ -417,7 +431,7 @@ describe('weighted power-iteration centralities (networkx weight semantics)', ()
             },
           );
           await agree(
-            () => eigenvectorCentrality(graph, { weight, maxIterations: 300 }),
+            () => eigenvectorCentrality(graph, { weight, maxIterations: 300, ...ordered }),
             () => eigenvectorCentralityReference(csr, { weight, maxIterations: 300 }),
             (g, r) => {
               expect(g.iterations, name).toBe(r.iterations);

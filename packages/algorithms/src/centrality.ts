@@ -3,7 +3,10 @@ import {
   type DeviceArray,
   type Functor,
   f32,
+  type Inline,
   InputError,
+  inline,
+  lit,
   load,
   max,
   plus,
@@ -12,7 +15,15 @@ import {
   wgsl,
 } from '@weft/gpu';
 import { checkDeviceGraph, type DeviceGraph } from '@weft/graph';
-import { compute, enact, GasLoop, type GasProgram, neighborhoodReduce } from '@weft/operators';
+import {
+  compute,
+  enact,
+  GasLoop,
+  type GasProgram,
+  type GatherOrder,
+  gatherOrder,
+  neighborhoodReduce,
+} from '@weft/operators';
 import {
   norm2,
   type Personalization,
@@ -22,9 +33,41 @@ import {
   sumOf,
 } from './centrality-reference.ts';
 import type { Problem, RunOptions } from './common.ts';
+import { usesGatherOrder } from './pagerank.ts';
 import { checkNonNegativeWeights, checkSymmetricWeights } from './weights.ts';
 
-export interface PowerIterationRunOptions extends PowerIterationOptions, RunOptions {}
+export interface PowerIterationRunOptions extends PowerIterationOptions, RunOptions {
+  /**
+   * Gather the iterated vector from a copy stored in the graph's {@link gatherOrder} (vertices renumbered
+   * by how often they are read, hubs first, kept with the graph: a second copy of the gathered column), as
+   * `pageRank`'s option: `'auto'` (default) on graphs of at least 2^20 arcs in one binding; `true`;
+   * `false`. Results may differ in the last f32 bits.
+   */
+  gatherOrder?: 'auto' | boolean;
+}
+
+/** The gather order a power iteration over `direction`'s edges reads through, when it uses one. */
+async function orderFor(
+  graph: DeviceGraph,
+  direction: 'in' | 'out',
+  choice: 'auto' | boolean | undefined,
+): Promise<GatherOrder | undefined> {
+  return usesGatherOrder(graph, choice) && graph.vertexCount > 0 ? gatherOrder(graph, direction) : undefined;
+}
+
+/** WGSL for where vertex `v`'s entry of a gathered vector lives: `v`, or its position in `order`. */
+function slotOf(order: GatherOrder | undefined): Inline {
+  return inline(order ? wgsl`${order.position}[v]` : wgsl`v`);
+}
+
+/** The WGSL statement that keeps `copy[position[v]] = value` where a gather reads an ordered copy; else none. */
+function keepCopy(
+  copy: DeviceArray<'f32'> | undefined,
+  order: GatherOrder | undefined,
+  value: string,
+): Inline {
+  return inline(copy && order ? wgsl`${rw(copy)}[${order.position}[v]] = ${lit(value)};` : wgsl``);
+}
 
 export interface PersonalizedPageRankOptions extends PowerIterationRunOptions {
   /** Damping factor (default 0.85). */
@@ -188,16 +231,26 @@ async function edgeWeights(
   return w;
 }
 
-/** A GAS program's gather of `sum x[u] (* w(u, v))` over `edges`: the adjacency matrix times `x`. */
+/**
+ * A GAS program's gather of `sum x[u] (* w(u, v))` over `edges`: the adjacency matrix times `x`, where `x`
+ * is stored in `order` when one is given.
+ */
 function weightedSum(
   x: DeviceArray<'f32'>,
   w: DeviceGraph['chunkedWeights'],
   edges: 'in' | 'out',
-): Pick<GasProgram, 'gatherEdges' | 'gather' | 'gatherIgnoresVertex' | 'sum'> {
+  order: GatherOrder | undefined,
+): Pick<GasProgram, 'gatherEdges' | 'gather' | 'gatherIgnoresVertex' | 'gatherOrder' | 'sum'> {
   const gather = w
     ? wgsl`(v: u32, u: u32, edge: u32) -> f32 { return ${x}[u] * f32(${load(w, 'edge')}); }`
     : wgsl`(v: u32, u: u32, edge: u32) -> f32 { return ${x}[u]; }`;
-  return { gatherEdges: edges, gather, gatherIgnoresVertex: true, sum: plus('f32') };
+  return {
+    gatherEdges: edges,
+    gather,
+    gatherIgnoresVertex: true,
+    ...(order ? { gatherOrder: order } : {}),
+    sum: plus('f32'),
+  };
 }
 
 /**
@@ -229,6 +282,8 @@ export async function personalizedPageRankProblem(
   const n = graph.vertexCount;
   const { tolerance, maxIterations } = powerIterationSettings('personalizedPageRank', options);
   const w = await edgeWeights(graph, options.weight, true, 'personalizedPageRank');
+  const order = await orderFor(graph, 'in', options.gatherOrder);
+  const slot = slotOf(order);
   const arrays = vertexArrays(graph, 'personalized pagerank', w ? 6 : 4);
   const [teleport, ranks, contrib, next, largest, out] = arrays as [
     DeviceArray<'f32'>,
@@ -279,6 +334,7 @@ export async function personalizedPageRankProblem(
       gatherEdges: 'in',
       gather,
       gatherIgnoresVertex: true,
+      ...(order ? { gatherOrder: order } : {}),
       sum: plus('f32'),
       apply: wgsl`(v: u32, total: f32) -> f32 {
   let y = ${f32(alpha)} * total + ${f32(1 - alpha)} * ${teleport}[v];
@@ -291,7 +347,7 @@ export async function personalizedPageRankProblem(
   let r = ${next}[v] + (1.0 - kept) * ${teleport}[v];
   let old = ${ranks}[v];
   ${rw(ranks)}[v] = r;
-  ${rw(contrib)}[v] = ${share}(v, r);
+  ${rw(contrib)}[${slot}] = ${share}(v, r);
   return abs(r - old);
 }`,
       },
@@ -305,7 +361,7 @@ export async function personalizedPageRankProblem(
         { all: n },
         wgsl`(v: u32) {
   ${rw(ranks)}[v] = ${f32(1 / Math.max(1, n))};
-  ${rw(contrib)}[v] = ${share}(v, ${f32(1 / Math.max(1, n))});
+  ${rw(contrib)}[${slot}] = ${share}(v, ${f32(1 / Math.max(1, n))});
 }`,
       ),
     async () => ({ ranks: await download(ranks, n) }),
@@ -337,23 +393,29 @@ export async function katzCentralityProblem(
   const n = graph.vertexCount;
   const { tolerance, maxIterations } = powerIterationSettings('katzCentrality', options);
   const w = await edgeWeights(graph, options.weight, false, "katzCentrality with weight 'weights'");
-  const arrays = vertexArrays(graph, 'katz', 1);
+  const order = await orderFor(graph, 'in', options.gatherOrder);
+  const arrays = vertexArrays(graph, 'katz', order ? 2 : 1);
   const x = arrays[0]!;
+  // Ordered: the gather reads a copy of x kept at the order's positions.
+  const copy = arrays[1];
   return powerProblem(
     graph,
     {
-      ...weightedSum(x, w, 'in'),
+      ...weightedSum(copy ?? x, w, 'in', order),
       apply: wgsl`(v: u32, total: f32) -> f32 {
   let next = ${f32(alpha)} * total + ${f32(beta)};
   let change = abs(next - ${x}[v]);
   ${rw(x)}[v] = next;
+  ${keepCopy(copy, order, 'next')}
   return change;
 }`,
     },
     tolerance,
     maxIterations,
     arrays,
-    (rec) => rec.fill(x, 0),
+    async (rec) => {
+      for (const a of arrays) await rec.fill(a, 0);
+    },
     async () => {
       const centrality = await download(x, n);
       if (options.normalized ?? true) scaleBy(centrality, 1 / (norm2(centrality) || 1));
@@ -384,12 +446,15 @@ export async function eigenvectorCentralityProblem(
   const { tolerance, maxIterations } = powerIterationSettings('eigenvectorCentrality', options);
   const w = await edgeWeights(graph, options.weight, false, "eigenvectorCentrality with weight 'weights'");
   if (n === 0) throw new InputError('cannot compute centrality for the null graph', 'graph');
-  const arrays = vertexArrays(graph, 'eigenvector', 2);
+  const order = await orderFor(graph, 'in', options.gatherOrder);
+  const arrays = vertexArrays(graph, 'eigenvector', order ? 3 : 2);
   const [x, y] = arrays as [DeviceArray<'f32'>, DeviceArray<'f32'>];
+  // Ordered: the gather reads a copy of x kept at the order's positions.
+  const copy = arrays[2];
   return powerProblem(
     graph,
     {
-      ...weightedSum(x, w, 'in'),
+      ...weightedSum(copy ?? x, w, 'in', order),
       apply: wgsl`(v: u32, total: f32) -> f32 {
   let s = ${x}[v] + total;
   ${rw(y)}[v] = s;
@@ -402,6 +467,7 @@ export async function eigenvectorCentralityProblem(
   let next = ${y}[v] / norm;
   let change = abs(next - ${x}[v]);
   ${rw(x)}[v] = next;
+  ${keepCopy(copy, order, 'next')}
   return change;
 }`,
       },
@@ -409,7 +475,9 @@ export async function eigenvectorCentralityProblem(
     tolerance,
     maxIterations,
     arrays,
-    (rec) => rec.fill(x, 1 / n),
+    async (rec) => {
+      for (const a of arrays) await rec.fill(a, 1 / n);
+    },
     async () => ({ centrality: await download(x, n) }),
   );
 }
@@ -437,24 +505,33 @@ export async function hitsProblem(
   const { tolerance, maxIterations } = powerIterationSettings('hits', options);
   const w = await edgeWeights(graph, options.weight, true, 'hits');
   if (n > 0 && graph.edgeCount === 0) throw new InputError('HITS needs at least one edge', 'graph');
-  const arrays = vertexArrays(graph, 'hits', 3);
+  // Hubs are gathered over in-edges, authorities over out-edges: a directed graph's two orders differ.
+  const [inOrder, outOrder] = [
+    await orderFor(graph, 'in', options.gatherOrder),
+    await orderFor(graph, 'out', options.gatherOrder),
+  ];
+  const arrays = vertexArrays(graph, 'hits', inOrder ? 5 : 3);
   const [h, a, next] = arrays as [DeviceArray<'f32'>, DeviceArray<'f32'>, DeviceArray<'f32'>];
+  // Ordered: the gathers read copies of h and a kept at their orders' positions.
+  const [hubCopy, authorityCopy] = [arrays[3], arrays[4]];
   return powerProblem(
     graph,
     [
       {
-        ...weightedSum(h, w, 'in'),
+        ...weightedSum(hubCopy ?? h, w, 'in', inOrder),
         apply: wgsl`(v: u32, total: f32) -> f32 { ${rw(a)}[v] = total; return total; }`,
         normalize: {
           monoid: max('f32'),
           apply: wgsl`(v: u32, largest: f32) -> f32 {
-  ${rw(a)}[v] = select(0.0, ${a}[v] / largest, largest > 0.0);
+  let authority = select(0.0, ${a}[v] / largest, largest > 0.0);
+  ${rw(a)}[v] = authority;
+  ${keepCopy(authorityCopy, outOrder, 'authority')}
   return 0.0;
 }`,
         },
       },
       {
-        ...weightedSum(a, w, 'out'),
+        ...weightedSum(authorityCopy ?? a, w, 'out', outOrder),
         apply: wgsl`(v: u32, total: f32) -> f32 { ${rw(next)}[v] = total; return total; }`,
         normalize: {
           monoid: max('f32'),
@@ -462,6 +539,7 @@ export async function hitsProblem(
   let hub = select(0.0, ${next}[v] / largest, largest > 0.0);
   let change = abs(hub - ${h}[v]);
   ${rw(h)}[v] = hub;
+  ${keepCopy(hubCopy, inOrder, 'hub')}
   return change;
 }`,
         },
@@ -470,7 +548,10 @@ export async function hitsProblem(
     tolerance,
     maxIterations,
     arrays,
-    (rec) => rec.fill(h, 1 / Math.max(1, n)),
+    async (rec) => {
+      await rec.fill(h, 1 / Math.max(1, n));
+      if (hubCopy) await rec.fill(hubCopy, 1 / Math.max(1, n));
+    },
     async () => {
       if (n === 0) return { hubs: new Float32Array(0), authorities: new Float32Array(0) };
       const hubs = await h.download(0, n);
