@@ -16,7 +16,7 @@ import {
 import { checkDeviceGraph, type DeviceGraph } from '@weft/graph';
 import {
   advancePush,
-  compute,
+  computeReduce,
   type GatherOrder,
   gatherOrder,
   hasGatherOrder,
@@ -26,7 +26,6 @@ import {
   type NeighborGraph,
   neighborhoodReduce,
 } from '@weft/operators';
-import { reduce } from '@weft/scan';
 import { type Problem, type RunOptions, runProblem, type TraceOption } from './common.ts';
 import { pageRankOnNeighbors } from './neighbor-graph.ts';
 import { checkNonNegativeWeights } from './weights.ts';
@@ -150,12 +149,10 @@ export function checkRankBound(options: Pick<PageRankOptions, 'tolerance' | 'max
 export class PageRankProblem implements Problem<Float32Array> {
   readonly ranks: DeviceArray<'f32'>;
   readonly #contrib: DeviceArray<'f32'>;
-  readonly #dangling: DeviceArray<'f32'>;
   readonly #sums: DeviceArray<'f32'>;
   /** Push: the sums as f32 bits, for the compare-exchange loop (WGSL has no f32 atomics). */
   readonly #pushed: DeviceArray<'u32'> | undefined;
   readonly direction: 'pull' | 'push';
-  readonly #change: DeviceArray<'f32'>;
   /** Element 0: the dangling rank sum; element 1: the largest relative change. */
   readonly #totals: DeviceArray<'f32'>;
   readonly #active: DeviceArray<'u32'>;
@@ -232,11 +229,9 @@ export class PageRankProblem implements Problem<Float32Array> {
     this.#unpaired?.upload([0]);
     this.ranks = arr('ranks');
     this.#contrib = arr('contributions');
-    this.#dangling = arr('dangling');
     this.#sums = arr('sums');
     this.#pushed =
       this.direction === 'push' ? device.array('u32', n, { label: 'pagerank pushed sums' }) : undefined;
-    this.#change = arr('change');
     this.#totals = device.array('f32', 2, { label: 'pagerank totals' });
     this.#active = device.array('u32', 1, { label: 'pagerank active' });
   }
@@ -271,14 +266,19 @@ export class PageRankProblem implements Problem<Float32Array> {
     }
     if (this.#ordered) this.#order = await gatherOrder(this.graph, 'in');
     if (n > 0) {
-      await compute(rec, { all: n }, wgsl`(v: u32) { ${this.#storeShare()}(v, ${this.ranks}[v]); }`);
-      await reduce(rec, this.#dangling, { array: this.#totals, index: 0 });
+      await computeReduce(
+        rec,
+        n,
+        wgsl`(v: u32) -> vec2<f32> { return vec2<f32>(0.0, ${this.#storeShare()}(v, ${this.ranks}[v])); }`,
+        [plus('f32'), plus('f32')],
+        wgsl`(change: f32, dangling: f32) { ${rw(this.#totals)}[0] = dangling; }`,
+      );
     }
   }
 
   /**
-   * `(v: u32, r: f32)`: stores what `v` gives each out-edge of rank `r` (at its gather-order position when
-   * ordered) and, when `v` is dangling, `r` as its dangling rank (else 0).
+   * `(v: u32, r: f32) -> f32`: stores what `v` gives each out-edge of rank `r` (at its gather-order position
+   * when ordered); returns `r` when `v` is dangling (its rank to spread evenly), else 0.
    */
   #storeShare(): Functor {
     const at = inline(this.#order ? wgsl`${this.#order.position}[v]` : wgsl`v`);
@@ -287,10 +287,10 @@ export class PageRankProblem implements Problem<Float32Array> {
     const sharing = inline(out ? wgsl`${out}[v] > 0.0` : wgsl`${offsets}[v + 1u] > ${offsets}[v]`);
     // Weighted shares carry the per-edge fraction themselves; unweighted ones split the rank by degree.
     const part = inline(out ? wgsl`r` : wgsl`r / f32(${offsets}[v + 1u] - ${offsets}[v])`);
-    return wgsl`(v: u32, r: f32) {
+    return wgsl`(v: u32, r: f32) -> f32 {
   let sharing = ${sharing};
   ${rw(this.#contrib)}[${at}] = select(0.0, ${part}, sharing);
-  ${rw(this.#dangling)}[v] = select(r, 0.0, sharing);
+  return select(r, 0.0, sharing);
 }`;
   }
 
@@ -350,7 +350,6 @@ export class PageRankProblem implements Problem<Float32Array> {
     const n = this.graph.vertexCount;
     if (n === 0) return;
     await this.log?.recordCounts(rec, iteration, n, this.graph.edgeCount);
-    const all = { all: n };
     const share = this.#shareOf();
     const pushed = this.#pushed;
     if (pushed) {
@@ -386,33 +385,27 @@ export class PageRankProblem implements Problem<Float32Array> {
       : wgsl`(v: u32) -> f32 { return ${this.#sums}[v]; }`;
     const l1 = this.convergence === 'l1';
     const change = rankChangeFunctor(this.convergence);
-    await compute(
+    const bound = l1 ? n * this.tolerance : this.tolerance;
+    // One pass updates the ranks and the next contributions and folds the change and the dangling rank.
+    await computeReduce(
       rec,
-      all,
-      wgsl`(v: u32) {
+      n,
+      wgsl`(v: u32) -> vec2<f32> {
   let next = ${nextRankFunctor(this.alpha, n)}(${sum}(v), ${this.#totals}[0]);
   let old = ${this.ranks}[v];
   // Once converged, later iterations of a batch keep the converged ranks.
   let on = ${this.#active}[0] != 0u;
-  // Ranks are at least (1 - alpha) / n > 0, except alpha = 1 where an unreached vertex may keep 0.
-  ${rw(this.#change)}[v] = select(0.0, ${change}(next, old), on);
   let r = select(old, next, on);
   ${rw(this.ranks)}[v] = r;
-  ${this.#storeShare()}(v, r);
+  // Ranks are at least (1 - alpha) / n > 0, except alpha = 1 where an unreached vertex may keep 0.
+  return vec2<f32>(select(0.0, ${change}(next, old), on), ${this.#storeShare()}(v, r));
 }`,
-    );
-    await reduce(
-      rec,
-      this.#change,
-      { array: this.#totals, index: 1 },
-      { monoid: l1 ? plus('f32') : max('f32') },
-    );
-    await reduce(rec, this.#dangling, { array: this.#totals, index: 0 });
-    const bound = l1 ? n * this.tolerance : this.tolerance;
-    await compute(
-      rec,
-      { all: 1 },
-      wgsl`(i: u32) { if (${this.#totals}[1] < ${f32(bound)}) { ${rw(this.#active)}[0] = 0u; } }`,
+      [l1 ? plus('f32') : max('f32'), plus('f32')],
+      wgsl`(change: f32, dangling: f32) {
+  ${rw(this.#totals)}[0] = dangling;
+  ${rw(this.#totals)}[1] = change;
+  if (change < ${f32(bound)}) { ${rw(this.#active)}[0] = 0u; }
+}`,
     );
   }
 
@@ -444,15 +437,7 @@ export class PageRankProblem implements Problem<Float32Array> {
   }
 
   destroy(): void {
-    for (const a of [
-      this.ranks,
-      this.#contrib,
-      this.#dangling,
-      this.#sums,
-      this.#change,
-      this.#totals,
-      this.#active,
-    ]) {
+    for (const a of [this.ranks, this.#contrib, this.#sums, this.#totals, this.#active]) {
       a.destroy();
     }
     this.#pushed?.destroy();

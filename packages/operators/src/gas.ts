@@ -14,9 +14,9 @@ import {
   wgsl,
 } from '@weft/gpu';
 import type { DeviceGraph } from '@weft/graph';
-import { reduce } from '@weft/scan';
 import { advancePush } from './advance.ts';
 import { compute } from './compute.ts';
+import { computeReduce } from './compute-reduce.ts';
 import { type EnactorLoop, type EnactorOptions, type EnactorResult, enact } from './enactor.ts';
 import type { GatherOrder } from './gather-order.ts';
 import { neighborhoodReduce } from './neighborhood.ts';
@@ -26,7 +26,7 @@ export type GatherEdges = 'in' | 'out' | 'all';
 
 /**
  * A gather-apply-scatter vertex program (PowerGraph, MapGraph). Its state lives in the caller's arrays,
- * captured by its functors; `gas` owns only the gathered totals, the per-vertex terms and the flags.
+ * captured by its functors; `gas` owns only the gathered totals, the reduced aggregates and the flags.
  */
 export interface GasProgram<T extends ElementType = ElementType> {
   /** Default `'in'`. */
@@ -76,8 +76,8 @@ export interface GasResult extends EnactorResult {
 
 /**
  * The gather-apply-scatter loop as an enactor problem: each iteration runs the phases in order, each a
- * neighborhood reduction (the gather) into a per-vertex total, a compute (apply) and optionally a reduction
- * plus a compute (normalize), the residual reduction, and scatter's advance; a one-thread kernel then
+ * neighborhood reduction (the gather) into a per-vertex total, then apply and (optionally) normalize, each
+ * one `computeReduce` pass folding its terms, and scatter's advance; a one-thread kernel then
  * clears the `active` word once every residual is below the tolerance. Once cleared, later steps of a batch
  * change no state.
  */
@@ -85,7 +85,6 @@ export class GasLoop implements EnactorLoop {
   readonly #phases: readonly GasProgram[];
   readonly #totals: DeviceArray[];
   readonly #inTotals: (DeviceArray | undefined)[];
-  readonly #terms: DeviceArray<'f32'>;
   /** Element 2p: phase p's normalize aggregate; element 2p + 1: its residual. */
   readonly #reduced: DeviceArray<'f32'>;
   /** The residuals of the last iteration that ran. */
@@ -140,7 +139,6 @@ export class GasLoop implements EnactorLoop {
         ? device.array(p.sum.type, n, { label: 'gas in-edge totals' })
         : undefined,
     );
-    this.#terms = device.array('f32', n, { label: 'gas terms' });
     this.#reduced = device.array('f32', 2 * phases.length, { label: 'gas aggregates' });
     this.#report = device.array('f32', phases.length, { label: 'gas residuals' });
     this.#active = device.array('u32', 1, { label: 'gas active' });
@@ -162,7 +160,6 @@ export class GasLoop implements EnactorLoop {
   async step(rec: Recorder, iteration: number): Promise<void> {
     const n = this.graph.vertexCount;
     if (n === 0) return;
-    const all = { all: n };
     const active = this.#active;
     const applying = this.#applying?.[iteration % 2];
     const on = applying
@@ -191,30 +188,37 @@ export class GasLoop implements EnactorLoop {
       const total = inTotals
         ? wgsl`(v: u32) -> ${phase.sum.type} { return ${phase.sum.combine}(${totals}[v], ${inTotals}[v]); }`
         : wgsl`(v: u32) -> ${phase.sum.type} { return ${totals}[v]; }`;
-      const terms = this.#terms;
-      await compute(
+      // Each pass folds its vertices' terms as it writes them: an apply's into normalize's aggregate or the
+      // residual, a normalize's into the residual.
+      const reduced = this.#reduced;
+      const none = plus('f32');
+      const into = (index: number) =>
+        wgsl`(term: f32, unused: f32) { ${rw(reduced)}[${lit(index)}] = term; }`;
+      const normalize = phase.normalize;
+      await computeReduce(
         rec,
-        all,
-        wgsl`(v: u32) {
+        n,
+        wgsl`(v: u32) -> vec2<f32> {
   var t = 0.0;
   if (${on}(v)) { t = ${phase.apply}(v, ${total}(v)); }
-  ${rw(terms)}[v] = t;
+  return vec2<f32>(t, 0.0);
 }`,
+        [normalize ? normalize.monoid : this.#residual, none],
+        into(normalize ? 2 * p : 2 * p + 1),
       );
-      const normalize = phase.normalize;
       if (normalize) {
-        await reduce(rec, terms, { array: this.#reduced, index: 2 * p }, { monoid: normalize.monoid });
-        await compute(
+        await computeReduce(
           rec,
-          all,
-          wgsl`(v: u32) {
+          n,
+          wgsl`(v: u32) -> vec2<f32> {
   var t = 0.0;
-  if (${on}(v)) { t = ${normalize.apply}(v, ${this.#reduced}[${lit(2 * p)}]); }
-  ${rw(terms)}[v] = t;
+  if (${on}(v)) { t = ${normalize.apply}(v, ${reduced}[${lit(2 * p)}]); }
+  return vec2<f32>(t, 0.0);
 }`,
+          [this.#residual, none],
+          into(2 * p + 1),
         );
       }
-      await reduce(rec, terms, { array: this.#reduced, index: 2 * p + 1 }, { monoid: this.#residual });
     }
     const activated = this.#activated;
     const scatter = this.#phases[0]!.scatter;
@@ -269,14 +273,7 @@ export class GasLoop implements EnactorLoop {
   }
 
   destroy(): void {
-    for (const a of [
-      ...this.#totals,
-      ...this.#inTotals,
-      this.#terms,
-      this.#reduced,
-      this.#report,
-      this.#active,
-    ]) {
+    for (const a of [...this.#totals, ...this.#inTotals, this.#reduced, this.#report, this.#active]) {
       a?.destroy();
     }
     this.#applying?.[0].destroy();

@@ -19,6 +19,7 @@ export {
 } from './advance-optimized.ts';
 export { Cascade, type CascadeOptions, queueDrainWgsl } from './cascade.ts';
 export { compute } from './compute.ts';
+export { computeReduce } from './compute-reduce.ts';
 export { DisjointSets, type DisjointSetsOptions, UNION_MAX_RETRIES } from './disjoint-sets.ts';
 export {
   type EnactorLoop,
