@@ -20,6 +20,63 @@ export async function onEveryPart<T>(items: readonly T[], run: (item: T) => Prom
   for (const s of settled) if (s.status === 'rejected') throw s.reason;
 }
 
+/**
+ * Where a partitioned run's wall time went, from host timestamps around its waits (milliseconds, summed
+ * over the run; a step that runs on every part at once counts from its start to the last part's end).
+ */
+export interface PartitionedTiming {
+  /** From a submit until its work is done: GPU compute, and the copies to and from staging buffers unless
+   * the run was asked for a `breakdown` (which times them alone, with waits of their own). */
+  computeMs: number;
+  /** Device to host: mapping (or downloading) what came back once the work is done; with a breakdown, the
+   * copy into the staging buffers too. */
+  readbackMs: number;
+  /** The host's own work between steps: merging, ORing, copying from one mapped range to another. */
+  hostMs: number;
+  /** Host to device: unmapping and writing uploads; with a breakdown, the copies out of the staging buffers
+   * on the devices too. */
+  uploadMs: number;
+}
+
+export type TimingPhase = keyof PartitionedTiming;
+
+/** Sums host-timed spans into a {@link PartitionedTiming}: `performance.now()` calls only, no waits. */
+export class PhaseClock {
+  readonly timing: PartitionedTiming = { computeMs: 0, readbackMs: 0, hostMs: 0, uploadMs: 0 };
+  #last = performance.now();
+
+  /** Charges the time since the last mark to `phase`. */
+  mark(phase: TimingPhase): void {
+    const now = performance.now();
+    this.timing[phase] += now - this.#last;
+    this.#last = now;
+  }
+
+  /**
+   * Runs `step` on every part at once (as {@link onEveryPart}, so the first failing part's error is thrown):
+   * the time until the last part calls `done()` goes to `first`, the rest to `then`.
+   */
+  async parts<T>(
+    items: readonly T[],
+    first: TimingPhase,
+    then: TimingPhase,
+    step: (item: T, index: number, done: () => void) => Promise<unknown>,
+  ): Promise<void> {
+    const start = this.#last;
+    let done = start;
+    await onEveryPart(
+      items.map((item, i) => ({ item, i })),
+      ({ item, i }) => step(item, i, () => (done = Math.max(done, performance.now()))),
+    );
+    const now = performance.now();
+    // A part that never called done() did all its work in `first`.
+    if (done === start) done = now;
+    this.timing[first] += done - start;
+    this.timing[then] += now - done;
+    this.#last = now;
+  }
+}
+
 /** Changed pairs read back with their count in one download; more take a second one. */
 const BOX_PAIRS = 256;
 
