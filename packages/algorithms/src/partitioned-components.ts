@@ -1,7 +1,12 @@
 import { onTarget, WeftError, wgsl } from '@weft/gpu';
 import type { PartitionedGraph } from '@weft/graph';
 import { advancePush, DisjointSets } from '@weft/operators';
-import { MinExchangePart, minMergeRounds } from './partitioned-exchange.ts';
+import {
+  MinExchangePart,
+  minMergeRounds,
+  type PartitionedTiming,
+  PhaseClock,
+} from './partitioned-exchange.ts';
 
 export interface PartitionedComponentsResult {
   /** Each vertex's component, named by its smallest vertex id (as `connectedComponents`). */
@@ -11,6 +16,8 @@ export interface PartitionedComponentsResult {
   rounds: number;
   /** Bytes read back from the devices plus bytes written to them, over the run. */
   exchangedBytes: number;
+  /** Where the rounds' wall time went (each part's links, compression and changes count as compute). */
+  timing: PartitionedTiming;
 }
 
 /**
@@ -28,7 +35,10 @@ export async function connectedComponentsPartitioned(
   graph: PartitionedGraph,
 ): Promise<PartitionedComponentsResult> {
   const n = graph.vertexCount;
-  if (n === 0) return { labels: new Uint32Array(0), count: 0, rounds: 0, exchangedBytes: 0 };
+  if (n === 0) {
+    const timing = new PhaseClock().timing;
+    return { labels: new Uint32Array(0), count: 0, rounds: 0, exchangedBytes: 0, timing };
+  }
   const states: { sets: DisjointSets; exchange: MinExchangePart }[] = [];
   try {
     for (const p of graph.parts) {
@@ -50,7 +60,7 @@ export async function connectedComponentsPartitioned(
     // A loop, not Uint32Array.from with a function: that walks a generic iterator (seconds at 2^25).
     const global = new Uint32Array(n);
     for (let v = 0; v < n; v++) global[v] = v;
-    const { rounds, exchangedBytes } = await minMergeRounds(
+    const { rounds, exchangedBytes, timing } = await minMergeRounds(
       states.map((s) => s.exchange),
       global,
       async (i, _lowered, round) => {
@@ -84,7 +94,7 @@ export async function connectedComponentsPartitioned(
       labels[v] = labels[labels[v]!]!;
       if (labels[v] === v) count++;
     }
-    return { labels, count, rounds, exchangedBytes };
+    return { labels, count, rounds, exchangedBytes, timing };
   } finally {
     for (const s of states) {
       s.exchange.destroy();

@@ -198,7 +198,7 @@ export async function minMergeRounds(
   global: Uint32Array,
   local: (part: number, lowered: Uint32Array | undefined, rec: Recorder) => Promise<Recorder | undefined>,
   lowered: (part: number) => Functor,
-): Promise<{ rounds: number; exchangedBytes: number }> {
+): Promise<{ rounds: number; exchangedBytes: number; timing: PartitionedTiming }> {
   const n = global.length;
   // The round in which each entry last changed plus one, so a changed entry is listed once.
   const stamp = new Uint32Array(n);
@@ -208,24 +208,28 @@ export async function minMergeRounds(
   let last: Uint32Array | undefined;
   // The last merge, written to every device by the next round's submit: the whole vector or (id, value) pairs.
   let merged: { data: Uint32Array; count: number | undefined } | undefined;
+  const clock = new PhaseClock();
   for (let round = 1; ; round++) {
-    const reports = await Promise.all(
-      parts.map(async (p, i) => {
-        const rec = p.device.recorder({ label: 'min-merge round' });
-        if (merged) {
-          p.incoming.upload(merged.data);
-          await onTarget(rec, 'min-merge apply', (r) => p.recordApply(r, merged!.count, lowered(i)));
-        }
-        const changes = await local(i, last, rec);
-        if (!changes) {
-          await rec.submit();
-          return { pairs: new Uint32Array(0), bytes: 0 };
-        }
-        await onTarget(changes, 'min-merge changes', (r) => p.recordChanges(r));
-        const { downloaded } = await changes.submit({ download: p.box });
-        return p.readChanges(downloaded);
-      }),
-    );
+    const reports: { pairs?: Uint32Array; full?: Uint32Array; bytes: number }[] = [];
+    // The merge's upload goes with the work (writeBuffer copies it at once): it counts as compute.
+    await clock.parts(parts, 'computeMs', 'readbackMs', async (p, i, done) => {
+      const rec = p.device.recorder({ label: 'min-merge round' });
+      if (merged) {
+        p.incoming.upload(merged.data);
+        await onTarget(rec, 'min-merge apply', (r) => p.recordApply(r, merged!.count, lowered(i)));
+      }
+      const changes = await local(i, last, rec);
+      if (!changes) {
+        await rec.submit();
+        done();
+        reports[i] = { pairs: new Uint32Array(0), bytes: 0 };
+        return;
+      }
+      await onTarget(changes, 'min-merge changes', (r) => p.recordChanges(r));
+      const { downloaded } = await changes.submit({ download: p.box });
+      done();
+      reports[i] = await p.readChanges(downloaded);
+    });
     let count = 0;
     const lower = (v: number, x: number) => {
       global[v] = x;
@@ -244,7 +248,8 @@ export async function minMergeRounds(
       }
       if (full) for (let v = 0; v < n; v++) if (full[v]! < global[v]!) lower(v, full[v]!);
     }
-    if (count === 0) return { rounds: round, exchangedBytes: bytes };
+    clock.mark('hostMs');
+    if (count === 0) return { rounds: round, exchangedBytes: bytes, timing: clock.timing };
     const changed = list.subarray(0, count);
     last = changed;
     const whole = 2 * count >= n;
@@ -256,5 +261,6 @@ export async function minMergeRounds(
       }
     merged = { data, count: whole ? undefined : count };
     bytes += data.byteLength * parts.length;
+    clock.mark('hostMs');
   }
 }

@@ -2,7 +2,12 @@ import { atomic, InputError, onTarget, rw, u32, wgsl } from '@weft/gpu';
 import type { PartitionedGraph } from '@weft/graph';
 import { enact } from '@weft/operators';
 import { checkSource, type LoadBalanceOption, prepareLoadBalance } from './common.ts';
-import { MinExchangePart, minMergeRounds, onEveryPart } from './partitioned-exchange.ts';
+import {
+  MinExchangePart,
+  minMergeRounds,
+  onEveryPart,
+  type PartitionedTiming,
+} from './partitioned-exchange.ts';
 import { decodeDistances } from './sssp/decode.ts';
 import { type SsspOptions, SsspProblem } from './sssp/sssp.ts';
 import { checkNonNegativeWeights } from './weights.ts';
@@ -19,6 +24,8 @@ export interface PartitionedSsspResult {
   iterations: number;
   /** Bytes read back from the devices plus bytes written to them, over the run. */
   exchangedBytes: number;
+  /** Where the rounds' wall time went (each part's Bellman-Ford levels count as compute). */
+  timing: PartitionedTiming;
 }
 
 /**
@@ -71,7 +78,7 @@ export async function ssspPartitioned(
     const global = new Uint32Array(n).fill(states[0]!.problem.unreached);
     global[source] = 0;
     let iterations = 0;
-    const { rounds, exchangedBytes } = await minMergeRounds(
+    const { rounds, exchangedBytes, timing } = await minMergeRounds(
       states.map((s) => s.exchange),
       global,
       async (i, lowered, merge) => {
@@ -94,7 +101,7 @@ export async function ssspPartitioned(
 }`;
       },
     );
-    return { distances: decodeDistances(global, float), rounds, iterations, exchangedBytes };
+    return { distances: decodeDistances(global, float), rounds, iterations, exchangedBytes, timing };
   } finally {
     for (const s of states) {
       s.exchange.destroy();

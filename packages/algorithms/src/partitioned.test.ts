@@ -427,6 +427,93 @@ describe('ssspPartitioned with computed weights', () => {
   });
 });
 
+/**
+ * `csr` split at `bounds` (each a multiple of 32 or the vertex count) into parts with no rows outside their
+ * range, part `i` on `devices[i % devices.length]`: boundaries `partitionCsr` would not choose.
+ */
+function partsAt(csr: HostCsr, bounds: number[], on: WeftDevice[]): PartitionedGraph {
+  const parts = bounds.slice(1).map((hi, i) => {
+    const lo = bounds[i]!;
+    const offsets = Uint32Array.from({ length: csr.vertexCount + 1 }, (_, v) => {
+      const at = Math.min(Math.max(v, lo), hi);
+      return csr.offsets[at]! - csr.offsets[lo]!;
+    });
+    const a = csr.offsets[lo]!;
+    const b = csr.offsets[hi]!;
+    const part: HostCsr = {
+      ...csr,
+      edgeCount: b - a,
+      offsets,
+      targets: csr.targets.slice(a, b),
+      ...(csr.weights ? { weights: csr.weights.slice(a, b) } : {}),
+    };
+    return { lo, hi, graph: uploadGraph(on[i % on.length]!, part, { csc: csr.directed }) };
+  });
+  return PartitionedGraph.fromParts(parts);
+}
+
+describe('partitioned runs over parts without remote arcs, without local arcs, and empty', () => {
+  it('match the references, with and without a timed breakdown', async () => {
+    // Part [0, 32) a cycle of its own; parts [32, 64) and [64, 96) joined only to each other; [32, 32) empty.
+    const r = mulberry32(53);
+    const src: number[] = [];
+    const dst: number[] = [];
+    for (let v = 0; v < 32; v++) {
+      src.push(v);
+      dst.push((v + 1) % 32);
+    }
+    for (let e = 0; e < 150; e++) {
+      src.push(32 + Math.floor(r() * 32));
+      dst.push(64 + Math.floor(r() * 32));
+    }
+    const weights = Uint32Array.from(src, () => 1 + Math.floor(r() * 9));
+    for (const directed of [false, true]) {
+      const { csr } = hostCsrFromEdgeList({
+        vertexCount: 96,
+        src: Uint32Array.from(src),
+        dst: Uint32Array.from(dst),
+        weights,
+        directed,
+      });
+      const graph = partsAt(csr, [0, 32, 32, 64, 96], devices);
+      const name = directed ? 'directed' : 'undirected';
+      try {
+        for (const breakdown of [false, true]) {
+          const what = `${name}, breakdown ${breakdown}`;
+          const pr = await pageRankPartitioned(graph, { breakdown, weight: null });
+          expect(pr.converged, what).toBe(true);
+          expect(verifyPageRank(csr, pr.ranks, { weight: null }), what).toBeNull();
+          expect(pr.timing.computeMs, what).toBeGreaterThan(0);
+          if (breakdown) expect(pr.timing.uploadMs, what).toBeGreaterThan(0);
+          const weighted = await pageRankPartitioned(graph, { breakdown });
+          expect(verifyPageRank(csr, weighted.ranks), what).toBeNull();
+          for (const source of [5, 40, 70]) {
+            const want = Array.from(bfsReference(csr, source).depths, (d) => (d < 0 ? UNREACHED : d));
+            const directions = directed ? (['push'] as const) : (['push', 'pull', 'auto'] as const);
+            for (const direction of directions) {
+              const got = await bfsPartitioned(graph, source, { direction, breakdown });
+              expect(Array.from(got.depths), `${what}, ${direction} from ${source}`).toEqual(want);
+              expect(got.timing.computeMs).toBeGreaterThan(0);
+            }
+          }
+        }
+        const cc = await connectedComponentsPartitioned(graph);
+        expect(Array.from(cc.labels), name).toEqual(Array.from(componentsReference(csr).labels));
+        expect(cc.timing.computeMs).toBeGreaterThan(0);
+        for (const source of [3, 40]) {
+          const got = await ssspPartitioned(graph, source);
+          expect(Array.from(got.distances), `${name} from ${source}`).toEqual(
+            Array.from(ssspReference(csr, source)),
+          );
+          for (const t of Object.values(got.timing)) expect(t).toBeGreaterThanOrEqual(0);
+        }
+      } finally {
+        graph.destroy();
+      }
+    }
+  });
+});
+
 describe('onEveryPart', () => {
   it('runs every part at once and throws the first failing part’s error, in part order', async () => {
     const started: number[] = [];

@@ -21,6 +21,7 @@ import {
 } from '@weft/graph';
 import { AdvanceWorkspace, advancePush } from '@weft/operators';
 import { UNREACHED } from './bfs/level.ts';
+import { type PartitionedTiming, PhaseClock } from './partitioned-exchange.ts';
 
 export interface PartitionedBfsOptions {
   /**
@@ -29,6 +30,11 @@ export interface PartitionedBfsOptions {
    * (a part holds its vertices' out-edges only).
    */
   direction?: 'auto' | 'push' | 'pull';
+  /**
+   * Times each level's upload, expansion and read-back each in a submit and wait of its own (slower; for
+   * `timing` only). Default false.
+   */
+  breakdown?: boolean;
 }
 
 export interface PartitionedBfsResult {
@@ -40,6 +46,8 @@ export interface PartitionedBfsResult {
   pulls: number;
   /** Bytes read back from the devices plus bytes written to them, over the run. */
   exchangedBytes: number;
+  /** Where the levels' wall time went (not the depths' read-back). */
+  timing: PartitionedTiming;
 }
 
 /** One part's state for {@link PartitionedBfs}. */
@@ -104,6 +112,7 @@ export class PartitionedBfs {
   /** The host's OR of a level's found words. */
   readonly #all: Uint32Array;
   readonly direction: 'auto' | 'push' | 'pull';
+  readonly breakdown: boolean;
 
   constructor(
     readonly graph: PartitionedGraph,
@@ -117,6 +126,7 @@ export class PartitionedBfs {
       throw new InputError('a partitioned BFS pulls only on undirected graphs', 'direction');
     }
     this.direction = graph.directed ? 'push' : direction;
+    this.breakdown = options.breakdown === true;
     this.#parts = [];
     try {
       for (const p of graph.parts) this.#parts.push(new PartState(p.graph, p.lo, p.hi));
@@ -151,6 +161,7 @@ export class PartitionedBfs {
     let level = 0;
     let pulls = 0;
     let exchanged = 0;
+    const clock = new PhaseClock();
     for (;;) {
       level++;
       // Beamer's rule, on vertex counts: pull while the frontier is a large share of what is left.
@@ -162,21 +173,34 @@ export class PartitionedBfs {
       const sent = parts.map((s): [number, number] => (pull ? ownedWords(s, words) : [0, words]));
       // One submit and one wait a level on each device: merge what the last level found, expand the new
       // frontier, copy what it found out.
-      await Promise.all(
-        parts.map(async (s, d) => {
-          const rec = s.device.recorder({ label: 'partitioned bfs level' });
-          await onTarget(rec, 'partitioned bfs level', async (r) => {
-            if (level === 1) await this.#reset(r, s, source);
-            else await this.#merge(r, s, level - 1, words);
-            await (pull ? this.#pull(r, s) : this.#push(r, s));
-          });
-          const [from, to] = sent[d]!;
-          rec.copy(s.found.words, s.outbox, to - from, from, from);
-          // Wait for the submit, then map: a map asked for before the work ends resolved later, not sooner.
+      const breakdown = this.breakdown;
+      if (breakdown && level > 1) {
+        await clock.parts(parts, 'uploadMs', 'uploadMs', async (s) => {
+          const rec = s.device.recorder({ label: 'partitioned bfs upload' });
+          rec.copy(s.inbox, s.incoming, words);
           await rec.submit();
-          await Promise.all([s.outbox.map(), s.inbox.map()]);
-        }),
-      );
+        });
+      }
+      await clock.parts(parts, 'computeMs', 'readbackMs', async (s, d, done) => {
+        let rec = s.device.recorder({ label: 'partitioned bfs level' });
+        if (level > 1 && !breakdown) rec.copy(s.inbox, s.incoming, words);
+        await onTarget(rec, 'partitioned bfs level', async (r) => {
+          if (level === 1) await this.#reset(r, s, source);
+          else await this.#merge(r, s, level - 1, words);
+          await (pull ? this.#pull(r, s) : this.#push(r, s));
+        });
+        if (breakdown) {
+          await rec.submit();
+          done();
+          rec = s.device.recorder({ label: 'partitioned bfs read-back' });
+        }
+        const [from, to] = sent[d]!;
+        rec.copy(s.found.words, s.outbox, to - from, from, from);
+        // Wait for the submit, then map: a map asked for before the work ends resolved later, not sooner.
+        await rec.submit();
+        if (!breakdown) done();
+        await Promise.all([s.outbox.map(), s.inbox.map()]);
+      });
       // Every device gets the OR of all found words, made in host memory: mapped upload memory may be
       // write-combined, slow to read back.
       const all = this.#all;
@@ -205,11 +229,13 @@ export class PartitionedBfs {
         for (const s of parts) s.inbox.words.set(all);
         exchanged += 4 * words * parts.length;
       }
+      clock.mark('hostMs');
       for (const s of parts) s.outbox.unmap();
       if (frontierSize === 0) break;
       for (const s of parts) s.inbox.unmap();
+      clock.mark('uploadMs');
     }
-    return { iterations: level, pulls, exchangedBytes: exchanged };
+    return { iterations: level, pulls, exchangedBytes: exchanged, timing: clock.timing };
   }
 
   /** Depths unreached but the source's 0; visited and frontier the source alone. */
@@ -273,9 +299,9 @@ export class PartitionedBfs {
     );
   }
 
-  /** new = incoming & ~visited (incoming: every part's found, ORed): visited, frontier and depths alike everywhere. */
+  /** new = incoming & ~visited (incoming: every part's found, ORed, copied from the inbox before): visited,
+   * frontier and depths alike everywhere. */
   async #merge(rec: Recorder, s: PartState, level: number, words: number): Promise<void> {
-    rec.copy(s.inbox, s.incoming, words);
     await transform(
       rec,
       words,
