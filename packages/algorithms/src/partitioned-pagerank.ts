@@ -146,6 +146,9 @@ class RankPart {
  *     directed:   partial[v] = sum of contrib[u] over arcs u->v with u owned (the part's CSC)
  *                 the host adds the parts' partial vectors and writes each part its owned sums
  *
+ * An undirected part with others sums its rows in two passes split by the arc's source: the owned sources'
+ * pass needs no exchange, so it is submitted before the host copies the contributions and runs meanwhile;
+ * the remote sources' pass follows the upload. Each arc's share is gathered once, by one pass or the other.
  * The dangling ranks and the convergence test's change are reduced per part and combined on the host.
  * Directed graphs need each part's in-edges: `PartitionedGraph.upload(devices, csr, { csc: true })`.
  */
