@@ -25,8 +25,8 @@ export interface PartitionedComponentsResult {
  * vector as a union-find forest (each label a smaller vertex of the same component); a round is:
  *
  *     on each part: union the ends of every arc it holds, starting from the current labels; compress
- *     the labels that changed go to the host as (id, label) pairs (the whole vector when most changed),
- *     are min-merged there, and the entries that dropped are written back to every device
+ *     the labels that changed go to the host as (id, label) pairs (the whole vector when most changed)
+ *     and on to every other device, which min-merges them into its labels before its next round
  *
  * until a round changes no label anywhere: then every arc's ends share a root, the smallest vertex of
  * their component. A part links each arc it holds (an undirected edge between parts is held by one side).
@@ -57,16 +57,13 @@ export async function connectedComponentsPartitioned(
         }),
       ),
     );
-    // A loop, not Uint32Array.from with a function: that walks a generic iterator (seconds at 2^25).
-    const global = new Uint32Array(n);
-    for (let v = 0; v < n; v++) global[v] = v;
     const { rounds, exchangedBytes, timing } = await minMergeRounds(
       states.map((s) => s.exchange),
-      global,
-      async (i, _lowered, round) => {
+      async (i, incoming, round) => {
         const { sets } = states[i]!;
         const part = graph.parts[i]!.graph;
-        if (part.edgeCount === 0) return undefined;
+        // Links and compression reach a fixpoint in one pass: a part nothing came to has nothing to redo.
+        if (part.edgeCount === 0 || incoming?.length === 0) return undefined;
         await onTarget(round, 'partitioned cc links', async (rec) => {
           await advancePush(
             rec,
@@ -88,7 +85,7 @@ export async function connectedComponentsPartitioned(
       throw new WeftError('union-find gave up on a link after too many failed compare-exchanges');
     }
     // A merge may leave a label pointing at a non-root: follow each to its root (labels only decrease).
-    const labels = global;
+    const labels = await states[0]!.sets.parents.download(0, n);
     let count = 0;
     for (let v = 0; v < n; v++) {
       labels[v] = labels[labels[v]!]!;

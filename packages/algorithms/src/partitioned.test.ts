@@ -1,4 +1,4 @@
-import { requestDevices, type WeftDevice, wgsl } from '@weft/gpu';
+import { atomic, onTarget, requestDevices, rw, transform, u32, type WeftDevice, wgsl } from '@weft/gpu';
 import { type HostCsr, hostCsrFromEdgeList, PartitionedGraph, partitionCsr, uploadGraph } from '@weft/graph';
 import { mulberry32 } from '@weft/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,7 +14,7 @@ import {
   sssp,
   ssspPartitioned,
 } from './index.ts';
-import { onEveryPart } from './partitioned-exchange.ts';
+import { MinExchangePart, minMergeRounds, onEveryPart, touches } from './partitioned-exchange.ts';
 import { ssspReference } from './sssp/reference.ts';
 import { testGraphs, testSources } from './test-graphs.ts';
 import { verifyPageRank } from './verify.ts';
@@ -511,6 +511,92 @@ describe('partitioned runs over parts without remote arcs, without local arcs, a
         graph.destroy();
       }
     }
+  });
+});
+
+describe('minMergeRounds', () => {
+  it('merges pairs in the box, past it, whole vectors and nothing, and lowers each entry once', async () => {
+    // Four parts on three devices; part 2 gets two whole vectors and pairs in one round, part 0 the same
+    // pairs from two parts in the last.
+    const n = 5000;
+    const on = [0, 1, 2, 0].map((d) => devices[d]!);
+    const values = on.map((d) => d.array('u32', n, { label: 'merge test values' }));
+    const hits = on.map((d) => d.array('u32', n, { label: 'merge test hits' }));
+    const parts = on.map((d, i) => new MinExchangePart(d, values[i]!, n, `merge test ${i}`));
+    const plus = (base: number) => wgsl`(v: u32) -> u32 { return ${u32(base)} + v; }`;
+    const constant = (x: number) => wgsl`(v: u32) -> u32 { return ${u32(x)}; }`;
+    // Each part's writes by round: [from, to, value]; rounds absent do nothing, empty ones change nothing.
+    const script = new Map<string, readonly (readonly [number, number, ReturnType<typeof plus>])[]>([
+      ['0,1', [[0, n, plus(500000)]]],
+      ['1,1', [[0, 2100, plus(400000)]]],
+      [
+        '2,1',
+        [
+          [n - 10, n, constant(100)],
+          [0, 10, plus(400000)],
+        ],
+      ],
+      ['3,1', [[0, n, plus(600000)]]],
+      ['1,2', []],
+      ['2,2', [[0, 5, constant(7)]]],
+      ['3,2', [[0, 5, constant(7)]]],
+    ]);
+    try {
+      await onEveryPart(parts, async (p) => {
+        const i = parts.indexOf(p);
+        await values[i]!.fill(1_000_000);
+        await hits[i]!.fill(0);
+        await onTarget(p.device, 'merge test start', (rec) => p.recordStart(rec));
+      });
+      const calls = [0, 0, 0, 0];
+      const got = await minMergeRounds(
+        parts,
+        async (i, incoming, rec) => {
+          const round = ++calls[i]!;
+          expect(incoming === undefined, `part ${i} round ${round}`).toBe(round === 1);
+          const writes = script.get(`${i},${round}`);
+          if (!writes) return undefined;
+          for (const [from, to, x] of writes) {
+            await transform(
+              rec,
+              to - from,
+              wgsl`(k: u32) { let v = k + ${u32(from)}; ${rw(values[i]!)}[v] = min(${values[i]!}[v], ${x}(v)); }`,
+            );
+          }
+          return rec;
+        },
+        (i) => wgsl`(v: u32) { atomicAdd(&${atomic(hits[i]!)}[v], 1u); }`,
+      );
+      expect(got.rounds).toBe(3);
+      expect(got.exchangedBytes).toBeGreaterThan(0);
+      const want = Array.from({ length: n }, (_, v) =>
+        v < 5 ? 7 : v < 2100 ? 400000 + v : v >= n - 10 ? 100 : 500000 + v,
+      );
+      // Where each part's value dropped through a merge: once a round at most.
+      const wantHits = [
+        (v: number) => (v < 5 ? 2 : v < 2100 || v >= n - 10 ? 1 : 0),
+        (v: number) => (v < 5 ? 1 : v < 2100 ? 0 : 1),
+        (v: number) => (v < 10 || v >= n - 10 ? 0 : 1),
+        () => 1,
+      ];
+      for (const [i, p] of parts.entries()) {
+        expect(Array.from(await values[i]!.download()), `part ${i} values`).toEqual(want);
+        expect(Array.from(await hits[i]!.download()), `part ${i} lowered`).toEqual(
+          Array.from({ length: n }, (_, v) => wantHits[i]!(v)),
+        );
+        expect(Array.from(await p.before.download()), `part ${i} before`).toEqual(want);
+      }
+    } finally {
+      for (const a of [...parts, ...values, ...hits]) a.destroy();
+    }
+  });
+
+  it('tells whether changes may touch a range', () => {
+    const pairs = Uint32Array.from([3, 0, 40, 1]);
+    expect(touches([{ pairs, count: 2 }], 32, 64)).toBe(true);
+    expect(touches([{ pairs, count: 2 }], 4, 32)).toBe(false);
+    expect(touches([{ count: 0 }, { full: new Uint32Array(8), count: 8 }], 4, 5)).toBe(true);
+    expect(touches([], 0, 8)).toBe(false);
   });
 });
 
