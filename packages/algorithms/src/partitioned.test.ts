@@ -514,6 +514,50 @@ describe('partitioned runs over parts without remote arcs, without local arcs, a
   });
 });
 
+describe('partitioned BFS exchange', () => {
+  it('sends sparse levels as vertex ids and dense ones as bitmaps, switching both ways', async () => {
+    // A path to a hub, the hub's 200 leaves (a dense level), all leaves to 3 vertices (found by several
+    // parts at once), then a path on: 320 vertices, so levels of more than 10 vertices go as bitmaps.
+    const src: number[] = [0, 1, 2, 3];
+    const dst: number[] = [1, 2, 3, 4];
+    for (let v = 100; v < 300; v++) {
+      src.push(4, v);
+      dst.push(v, 300 + (v % 3));
+    }
+    for (let v = 302; v < 319; v++) {
+      src.push(v);
+      dst.push(v + 1);
+    }
+    for (const directed of [false, true]) {
+      const { csr } = hostCsrFromEdgeList({
+        vertexCount: 320,
+        src: Uint32Array.from(src),
+        dst: Uint32Array.from(dst),
+        directed,
+      });
+      const graphs = [PartitionedGraph.upload(devices, csr), partsAt(csr, [0, 96, 96, 224, 320], devices)];
+      try {
+        for (const [g, graph] of graphs.entries()) {
+          const directions = directed ? (['push'] as const) : (['push', 'pull', 'auto'] as const);
+          for (const direction of directions) {
+            for (const breakdown of [false, true]) {
+              const what = `${directed ? 'directed' : 'undirected'}, graph ${g}, ${direction}, ${breakdown}`;
+              const want = Array.from(bfsReference(csr, 0).depths, (d) => (d < 0 ? UNREACHED : d));
+              const got = await bfsPartitioned(graph, 0, { direction, breakdown });
+              expect(Array.from(got.depths), what).toEqual(want);
+              expect(got.iterations, what).toBe(Math.max(...want.filter((d) => d !== UNREACHED)) + 1);
+              // Levels 1-4 and 7 on go as ids, the leaves' level as bitmaps.
+              expect(got.queueLevels, what).toBe(got.iterations - 2);
+            }
+          }
+        }
+      } finally {
+        for (const g of graphs) g.destroy();
+      }
+    }
+  });
+});
+
 describe('minMergeRounds', () => {
   it('merges pairs in the box, past it, whole vectors and nothing, and lowers each entry once', async () => {
     // Four parts on three devices; part 2 gets two whole vectors and pairs in one round, part 0 the same
