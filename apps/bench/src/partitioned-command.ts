@@ -622,11 +622,13 @@ interface PartitionedRun {
   wallMs: number;
   iterations: number;
   timing: PartitionedTiming;
+  /** BFS: the levels whose new vertices went between devices as ids, not bitmaps. */
+  queueLevels?: number;
 }
 
 /** `repeat` runs after an untimed one (unless not `warm`), each with what it reported; `iterations` reads
  * its count. */
-async function timedRuns<R extends { timing: PartitionedTiming }>(
+async function timedRuns<R extends { timing: PartitionedTiming; queueLevels?: number }>(
   run: () => Promise<R>,
   repeat: number,
   iterations: (result: R) => number,
@@ -637,7 +639,9 @@ async function timedRuns<R extends { timing: PartitionedTiming }>(
   for (let r = 0; r < repeat; r++) {
     const t = performance.now();
     const got = await run();
-    runs.push({ wallMs: performance.now() - t, iterations: iterations(got), timing: got.timing });
+    const wallMs = performance.now() - t;
+    const queued = got.queueLevels === undefined ? {} : { queueLevels: got.queueLevels };
+    runs.push({ wallMs, iterations: iterations(got), timing: got.timing, ...queued });
   }
   return runs;
 }
@@ -649,7 +653,8 @@ function medianRun<T extends { wallMs: number }>(runs: T[]): T {
 
 /** One line: the median run's iterations and where its time went. */
 function timingLine(runs: PartitionedRun[]): string {
-  const { wallMs, iterations, timing: t } = medianRun(runs);
+  const { wallMs, iterations, timing: t, queueLevels } = medianRun(runs);
   const ms = (x: number) => `${x.toFixed(2)} ms`;
-  return `  median run ${ms(wallMs)}: ${iterations} iterations; compute ${ms(t.computeMs)}, read-back ${ms(t.readbackMs)}, host ${ms(t.hostMs)}, upload ${ms(t.uploadMs)}`;
+  const ids = queueLevels === undefined ? '' : ` (${queueLevels} sent as ids)`;
+  return `  median run ${ms(wallMs)}: ${iterations} iterations${ids}; compute ${ms(t.computeMs)}, read-back ${ms(t.readbackMs)}, host ${ms(t.hostMs)}, upload ${ms(t.uploadMs)}`;
 }
