@@ -43,6 +43,36 @@ describe('weft partitioned --multigraph --against-one', () => {
       for (const r of compared) {
         expect(r.devices).toBe(2);
         expect(r.speedup).toBeGreaterThan(0);
+        expect(r.breakdown).toBe(false);
+        // Two sources of one timed run each for BFS and SSSP, one run for PageRank and CC.
+        expect(r.runs).toHaveLength(/^(bfs|sssp)/.test(r.algorithm) ? 2 : 1);
+        expect(r.medianRun.iterations, r.algorithm).toBeGreaterThan(1);
+        if (r.algorithm.startsWith('bfs'))
+          expect(r.medianRun.queueLevels).toBeLessThan(r.medianRun.iterations);
+        expect(r.medianRun.timing.computeMs, r.algorithm).toBeGreaterThan(0);
+        expect(r.medianMs).toBeGreaterThanOrEqual(r.medianRun.timing.computeMs);
+      }
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }, 300_000);
+
+  it('times the copies on their own with --breakdown', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'weft-partitioned-'));
+    try {
+      const json = join(dir, 'out.json');
+      const args = ['--kron', '6', '--devices', '2', '--share', '--sources', '1', '--repeat', '1'];
+      const rest = ['--algorithms', 'bfs,pagerank', '--breakdown', '--json', json];
+      expect(await partitionedCommand([...args, ...rest])).toBe(0);
+      const out = JSON.parse(await readFile(json, 'utf8'));
+      const rows = out.rows.filter((r: { devices: number }) => r.devices === 2);
+      expect(rows.map((r: { direction?: string; algorithm?: string }) => r.direction ?? r.algorithm)).toEqual(
+        ['push', 'auto', 'pagerank'],
+      );
+      for (const r of rows) {
+        expect(r.breakdown).toBe(true);
+        expect(r.medianRun.timing.uploadMs).toBeGreaterThan(0);
+        expect(r.medianRun.timing.readbackMs).toBeGreaterThan(0);
       }
     } finally {
       await rm(dir, { recursive: true, force: true });

@@ -6,6 +6,7 @@ import {
   connectedComponents,
   connectedComponentsPartitioned,
   PartitionedBfs,
+  type PartitionedTiming,
   pageRank,
   pageRankPartitioned,
   sssp,
@@ -27,7 +28,7 @@ import { verifyBfsPartitionedOnGpu, verifySsspPartitionedOnGpu } from './device-
 import { pickSources } from './suites/algorithms.ts';
 
 export const PARTITIONED_USAGE = `usage: weft partitioned (--graph FILE.wcsr | --kron SCALE) [--devices 2] [--sources 4] [--repeat 3]
-  [--algorithms bfs,sssp,pagerank,cc] [--share] [--no-validation] [--json OUT]
+  [--algorithms bfs,sssp,pagerank,cc] [--share] [--no-validation] [--breakdown] [--json OUT]
        weft partitioned --kron SCALE --multigraph [--parts P] [--max-arcs-per-part N] [--devices 1] ...
 
   BFS on one GPU against BFS on a graph partitioned across --devices GPUs (one device per GPU through
@@ -51,6 +52,12 @@ export const PARTITIONED_USAGE = `usage: weft partitioned (--graph FILE.wcsr | -
   bfs (direction-optimizing, its problem kept), sssp, pagerank and cc there: the speed-up of the parts over
   one GPU, each partitioned result checked against the one-GPU one (depths, distances and labels equal, ranks
   within 1e-3 relative). pagerank and cc run in --multigraph mode only so, where they have a result to match.
+  Every partitioned row reports each timed run's iterations (levels, PageRank iterations, exchange rounds)
+  and where its wall time went, from host timestamps around the waits: compute (submit to done; with the
+  copies to and from staging buffers), read-back (mapping what came back), host (merging and copying on the
+  host), upload (unmapping and writing uploads), printed for the median run. --breakdown runs BFS and PageRank
+  with the copies in submits and waits of their own, so compute is the kernels alone and read-back and upload
+  include the copies; those extra waits slow the run, so read speed-ups from a run without it.
 `;
 const ALGORITHMS = ['bfs', 'sssp', 'pagerank', 'cc'] as const;
 type Algorithm = (typeof ALGORITHMS)[number];
@@ -73,6 +80,7 @@ export async function partitionedCommand(args: string[]): Promise<number> {
       parts: { type: 'string' },
       'max-arcs-per-part': { type: 'string' },
       'against-one': { type: 'boolean', default: false },
+      breakdown: { type: 'boolean', default: false },
     },
   });
   if (!values.graph === !values.kron || (values.multigraph && !values.kron)) {
@@ -111,6 +119,7 @@ export async function partitionedCommand(args: string[]): Promise<number> {
       args,
       algorithms,
       againstOne: values['against-one'],
+      breakdown: values.breakdown,
     });
     for (const d of devices) d.destroy();
     return 0;
@@ -176,9 +185,10 @@ export async function partitionedCommand(args: string[]): Promise<number> {
   for (const k of [...new Set([1, count])]) {
     const graph = PartitionedGraph.upload(devices.slice(0, k), csr, csc);
     for (const direction of algorithms.includes('bfs') ? (['push', 'auto'] as const) : []) {
-      const problem = new PartitionedBfs(graph, { direction });
+      const problem = new PartitionedBfs(graph, { direction, breakdown: values.breakdown });
       const ms: number[] = [];
       const levelCount: number[] = [];
+      const perSource: PartitionedRun[][] = [];
       let exchanged = 0;
       for (const [i, source] of sources.entries()) {
         const got = await problem.run(source);
@@ -189,7 +199,13 @@ export async function partitionedCommand(args: string[]): Promise<number> {
             `partitioned BFS (${k} devices, ${direction}) from ${source} differs from one GPU's`,
           );
         }
-        ms.push(await time(() => problem.search(source)));
+        const runs = await timedRuns(
+          () => problem.search(source),
+          repeat,
+          (r) => r.iterations,
+        );
+        perSource.push(runs.map((r) => ({ source, ...r })));
+        ms.push(medianRun(runs).wallMs);
       }
       problem.destroy();
       const one = median(onOne[direction]!);
@@ -204,15 +220,19 @@ export async function partitionedCommand(args: string[]): Promise<number> {
         exchangedBytesLastSource: exchanged,
         levels: levelCount,
         pinned: devices.slice(0, k).map((d) => d.adapter.pciBusId ?? 'default'),
+        breakdown: values.breakdown,
+        medianRun: medianRun(perSource.map(medianRun)),
+        runs: perSource.flat(),
       };
       rows.push(row);
       console.log(
         `bfs ${direction} on ${k} device(s): ${row.medianMs.toFixed(2)} ms; one GPU ${kept.toFixed(2)} ms with its problem kept (${row.speedup.toFixed(2)}x), bfs() ${one.toFixed(2)} ms`,
       );
+      console.log(timingLine(perSource.map(medianRun)));
     }
     for (const algorithm of others) {
       const { ms, result } = oneGpu[algorithm]!;
-      const run = await timeOthersPartitioned(algorithm, graph, sources, time, result);
+      const run = await timeOthersPartitioned(algorithm, graph, sources, repeat, result, values.breakdown);
       const row = {
         devices: k,
         algorithm,
@@ -222,11 +242,15 @@ export async function partitionedCommand(args: string[]): Promise<number> {
         exchangedBytesLastSource: run.exchanged,
         rounds: run.rounds,
         pinned: devices.slice(0, k).map((d) => d.adapter.pciBusId ?? 'default'),
+        breakdown: values.breakdown,
+        medianRun: medianRun(run.runs.map(medianRun)),
+        runs: run.runs.flat(),
       };
       rows.push(row);
       console.log(
         `${algorithm} on ${k} device(s): ${row.medianMs.toFixed(2)} ms; one GPU ${row.oneGpuMs.toFixed(2)} ms (${row.speedup.toFixed(2)}x)`,
       );
+      console.log(timingLine(run.runs.map(medianRun)));
     }
     graph.destroy();
   }
@@ -264,6 +288,7 @@ async function multigraphRun(o: {
   args: string[];
   algorithms: Algorithm[];
   againstOne: boolean;
+  breakdown: boolean;
 }): Promise<void> {
   const start = performance.now();
   const graph = await kroneckerMultigraphPartitioned(o.devices, { scale: o.scale, seed: 1 }, o.split);
@@ -292,51 +317,66 @@ async function multigraphRun(o: {
   for (let v = 0; v < n; v++) nonEmpty[v + 1]! += nonEmpty[v]!;
   const sources = pickSources({ vertexCount: n, offsets: nonEmpty }, 1, o.sources);
   const rows: Record<string, unknown>[] = [];
+  const breakdown = o.breakdown;
   for (const direction of ['push', 'auto'] as const) {
-    const problem = new PartitionedBfs(graph, { direction });
-    const ms: number[] = [];
+    const problem = new PartitionedBfs(graph, { direction, breakdown });
+    const perSource: PartitionedRun[][] = [];
     for (const source of sources) {
       const got = await problem.run(source);
       const depths = asSignedDepths(got.depths);
       const bad = await verifyBfsPartitionedOnGpu(graph, source, depths);
       if (bad) throw new Error(`partitioned BFS (${direction}) from ${source}: ${bad}`);
-      await problem.search(source);
-      const times: number[] = [];
-      for (let r = 0; r < o.repeat; r++) {
-        const t = performance.now();
-        await problem.search(source);
-        times.push(performance.now() - t);
-      }
-      ms.push(times.sort((a, b) => a - b)[Math.floor(times.length / 2)]!);
+      const runs = await timedRuns(
+        () => problem.search(source),
+        o.repeat,
+        (r) => r.iterations,
+      );
+      perSource.push(runs.map((r) => ({ source, ...r })));
     }
     problem.destroy();
-    const median = [...ms].sort((a, b) => a - b)[Math.floor(ms.length / 2)]!;
-    rows.push({ direction, medianMs: median, perSourceMs: ms });
+    const ms = perSource.map((r) => medianRun(r).wallMs);
+    const middle = median(ms);
+    const runs = perSource.map(medianRun);
+    rows.push({
+      direction,
+      medianMs: middle,
+      perSourceMs: ms,
+      breakdown,
+      medianRun: medianRun(runs),
+      runs: perSource.flat(),
+    });
     console.log(
-      `bfs ${direction} over ${parts.length} parts: ${median.toFixed(2)} ms (median over sources, checked)`,
+      `bfs ${direction} over ${parts.length} parts: ${middle.toFixed(2)} ms (median over sources, checked)`,
     );
+    console.log(timingLine(runs));
   }
   if (o.algorithms.includes('sssp')) {
     // Weights 1-255 computed from each arc's vertex pair: no weight chunks beside a part's target chunks.
     const weight = pairWeightFunctor({ seed: 1, weights: true });
-    const ms: number[] = [];
+    const perSource: PartitionedRun[][] = [];
     for (const source of sources) {
       const got = await ssspPartitioned(graph, source, { weight });
       const bad = await verifySsspPartitionedOnGpu(graph, source, got.distances, weight);
       if (bad) throw new Error(`partitioned SSSP from ${source}: ${bad}`);
-      const times: number[] = [];
-      for (let r = 0; r < o.repeat; r++) {
-        const t = performance.now();
-        await ssspPartitioned(graph, source, { weight });
-        times.push(performance.now() - t);
-      }
-      ms.push(times.sort((a, b) => a - b)[Math.floor(times.length / 2)]!);
+      // The checked run above is the untimed first one.
+      const run = () => ssspPartitioned(graph, source, { weight });
+      const runs = await timedRuns(run, o.repeat, (r) => r.rounds, { warm: false });
+      perSource.push(runs.map((r) => ({ source, ...r })));
     }
-    const median = [...ms].sort((a, b) => a - b)[Math.floor(ms.length / 2)]!;
-    rows.push({ algorithm: 'sssp', medianMs: median, perSourceMs: ms });
+    const ms = perSource.map((r) => medianRun(r).wallMs);
+    const middle = median(ms);
+    const runs = perSource.map(medianRun);
+    rows.push({
+      algorithm: 'sssp',
+      medianMs: middle,
+      perSourceMs: ms,
+      medianRun: medianRun(runs),
+      runs: perSource.flat(),
+    });
     console.log(
-      `sssp (weights 1-255 by vertex pair) over ${parts.length} parts: ${median.toFixed(2)} ms (median over sources, with the read-back, checked)`,
+      `sssp (weights 1-255 by vertex pair) over ${parts.length} parts: ${middle.toFixed(2)} ms (median over sources, with the read-back, checked)`,
     );
+    console.log(timingLine(runs));
   }
   if (o.againstOne) rows.push(...(await againstOneGpu(o, graph, sources)));
   graph.destroy();
@@ -384,15 +424,16 @@ async function timeOthersOnOne(
   return out;
 }
 
-/** The partitioned runs of one algorithm, each checked against the one-GPU result. */
+/** The partitioned runs of one algorithm (per source for SSSP), each checked against the one-GPU result. */
 async function timeOthersPartitioned(
   algorithm: Algorithm,
   graph: PartitionedGraph,
   sources: number[],
-  time: Timer,
+  repeat: number,
   want: Expected,
-): Promise<{ ms: number[]; exchanged: number; rounds: number[] }> {
-  const ms: number[] = [];
+  breakdown: boolean,
+): Promise<{ ms: number[]; exchanged: number; rounds: number[]; runs: PartitionedRun[][] }> {
+  const runs: PartitionedRun[][] = [];
   const rounds: number[] = [];
   let exchanged = 0;
   const k = graph.parts.length;
@@ -403,7 +444,12 @@ async function timeOthersPartitioned(
       if (!got.distances.every((d, v) => d === want[i]![v])) throw differs(`SSSP from ${source}`);
       exchanged = got.exchangedBytes;
       rounds.push(got.rounds);
-      ms.push(await time(() => ssspPartitioned(graph, source)));
+      const timed = await timedRuns(
+        () => ssspPartitioned(graph, source),
+        repeat,
+        (r) => r.rounds,
+      );
+      runs.push(timed.map((r) => ({ source, ...r })));
     }
   } else if (algorithm === 'pagerank') {
     const got = await pageRankPartitioned(graph);
@@ -413,15 +459,27 @@ async function timeOthersPartitioned(
     }
     exchanged = got.exchangedBytes;
     rounds.push(got.iterations);
-    ms.push(await time(() => pageRankPartitioned(graph)));
+    runs.push(
+      await timedRuns(
+        () => pageRankPartitioned(graph, { breakdown }),
+        repeat,
+        (r) => r.iterations,
+      ),
+    );
   } else {
     const got = await connectedComponentsPartitioned(graph);
     if (!got.labels.every((l, v) => l === want[0]![v])) throw differs('components');
     exchanged = got.exchangedBytes;
     rounds.push(got.rounds);
-    ms.push(await time(() => connectedComponentsPartitioned(graph)));
+    runs.push(
+      await timedRuns(
+        () => connectedComponentsPartitioned(graph),
+        repeat,
+        (r) => r.rounds,
+      ),
+    );
   }
-  return { ms, exchanged, rounds };
+  return { ms: runs.map((r) => medianRun(r).wallMs), exchanged, rounds, runs };
 }
 
 /**
@@ -437,7 +495,7 @@ function asSignedDepths(depths: Uint32Array | Int32Array): Int32Array {
  * single-GPU functions, not the partitioned ones on one part) and on the parts, whose results must match.
  */
 async function againstOneGpu(
-  o: { devices: WeftDevice[]; scale: number; repeat: number; algorithms: Algorithm[] },
+  o: { devices: WeftDevice[]; scale: number; repeat: number; algorithms: Algorithm[]; breakdown: boolean },
   graph: PartitionedGraph,
   sources: number[],
 ): Promise<Record<string, unknown>[]> {
@@ -449,7 +507,9 @@ async function againstOneGpu(
   const differs = (what: string) =>
     new Error(`partitioned ${what} (${graph.parts.length} parts on ${k} devices) differs from one GPU's`);
   const rows: Record<string, unknown>[] = [];
-  const report = (algorithm: string, oneMs: number[], partsMs: number[]) => {
+  const breakdown = o.breakdown;
+  const report = (algorithm: string, oneMs: number[], runs: (PartitionedRun & { source?: number })[][]) => {
+    const partsMs = runs.map((r) => medianRun(r).wallMs);
     const row = {
       algorithm,
       devices: k,
@@ -457,17 +517,21 @@ async function againstOneGpu(
       oneGpuMs: median(oneMs),
       medianMs: median(partsMs),
       speedup: median(oneMs) / median(partsMs),
+      breakdown,
+      medianRun: medianRun(runs.map(medianRun)),
+      runs: runs.flat(),
     };
     rows.push(row);
     console.log(
       `${algorithm}: one GPU ${row.oneGpuMs.toFixed(2)} ms, ${row.parts} parts on ${k} device(s) ${row.medianMs.toFixed(2)} ms: ${row.speedup.toFixed(2)}x (checked against one GPU)`,
     );
+    console.log(timingLine(runs.map(medianRun)));
   };
   try {
     if (o.algorithms.includes('bfs')) {
       // Both keep their problem across sources and leave the depths on the GPUs while timed.
       const single = new BfsProblem(one, { direction: 'auto' });
-      const parted = new PartitionedBfs(graph, { direction: 'auto' });
+      const parted = new PartitionedBfs(graph, { direction: 'auto', breakdown });
       const search = async (source: number) => {
         const rec = first.recorder({ label: 'bfs reset' });
         await single.reset(rec, source);
@@ -475,48 +539,61 @@ async function againstOneGpu(
         return enact(first, single, {});
       };
       const oneMs: number[] = [];
-      const partsMs: number[] = [];
+      const partsRuns: PartitionedRun[][] = [];
       for (const source of sources) {
         await search(source);
         const want = await single.depths.download(0, one.vertexCount);
         const got = await parted.run(source);
         if (!got.depths.every((d, v) => d === want[v])) throw differs(`BFS from ${source}`);
         oneMs.push(await timed(() => search(source)));
-        partsMs.push(await timed(() => parted.search(source)));
+        const runs = await timedRuns(
+          () => parted.search(source),
+          o.repeat,
+          (r) => r.iterations,
+        );
+        partsRuns.push(runs.map((r) => ({ source, ...r })));
       }
       single.destroy();
       parted.destroy();
-      report('bfs direction-optimizing', oneMs, partsMs);
+      report('bfs direction-optimizing', oneMs, partsRuns);
     }
     if (o.algorithms.includes('sssp')) {
       const weight = pairWeightFunctor({ seed: 1, weights: true });
       const oneMs: number[] = [];
-      const partsMs: number[] = [];
+      const partsRuns: PartitionedRun[][] = [];
       for (const source of sources) {
         const want = (await sssp(one, source, { weight })).distances;
         const got = await ssspPartitioned(graph, source, { weight });
         if (!got.distances.every((d, v) => d === want[v])) throw differs(`SSSP from ${source}`);
         oneMs.push(await timed(() => sssp(one, source, { weight })));
-        partsMs.push(await timed(() => ssspPartitioned(graph, source, { weight })));
+        const run = () => ssspPartitioned(graph, source, { weight });
+        const runs = await timedRuns(run, o.repeat, (r) => r.rounds);
+        partsRuns.push(runs.map((r) => ({ source, ...r })));
       }
-      report('sssp (weights 1-255 by vertex pair)', oneMs, partsMs);
+      report('sssp (weights 1-255 by vertex pair)', oneMs, partsRuns);
     }
     if (o.algorithms.includes('pagerank')) {
       const want = (await pageRank(one)).ranks;
       const got = (await pageRankPartitioned(graph)).ranks;
       if (!got.every((r, v) => Math.abs(r - want[v]!) <= 1e-3 * Math.max(r, want[v]!)))
         throw differs('PageRank');
-      report('pagerank', [await timed(() => pageRank(one))], [await timed(() => pageRankPartitioned(graph))]);
+      const runs = await timedRuns(
+        () => pageRankPartitioned(graph, { breakdown }),
+        o.repeat,
+        (r) => r.iterations,
+      );
+      report('pagerank', [await timed(() => pageRank(one))], [runs]);
     }
     if (o.algorithms.includes('cc')) {
       const want = (await connectedComponents(one)).labels;
       const got = (await connectedComponentsPartitioned(graph)).labels;
       if (!got.every((l, v) => l === want[v])) throw differs('components');
-      report(
-        'cc',
-        [await timed(() => connectedComponents(one))],
-        [await timed(() => connectedComponentsPartitioned(graph))],
+      const runs = await timedRuns(
+        () => connectedComponentsPartitioned(graph),
+        o.repeat,
+        (r) => r.rounds,
       );
+      report('cc', [await timed(() => connectedComponents(one))], [runs]);
     }
   } finally {
     whole.destroy();
@@ -538,4 +615,46 @@ async function medianWallMs(run: () => Promise<unknown>, repeat: number): Promis
     ms.push(performance.now() - t);
   }
   return median(ms);
+}
+
+/** A timed partitioned run: its wall time, its iterations (levels, iterations or exchange rounds) and timing. */
+interface PartitionedRun {
+  wallMs: number;
+  iterations: number;
+  timing: PartitionedTiming;
+  /** BFS: the levels whose new vertices went between devices as ids, not bitmaps. */
+  queueLevels?: number;
+}
+
+/** `repeat` runs after an untimed one (unless not `warm`), each with what it reported; `iterations` reads
+ * its count. */
+async function timedRuns<R extends { timing: PartitionedTiming; queueLevels?: number }>(
+  run: () => Promise<R>,
+  repeat: number,
+  iterations: (result: R) => number,
+  { warm = true } = {},
+): Promise<PartitionedRun[]> {
+  if (warm) await run();
+  const runs: PartitionedRun[] = [];
+  for (let r = 0; r < repeat; r++) {
+    const t = performance.now();
+    const got = await run();
+    const wallMs = performance.now() - t;
+    const queued = got.queueLevels === undefined ? {} : { queueLevels: got.queueLevels };
+    runs.push({ wallMs, iterations: iterations(got), timing: got.timing, ...queued });
+  }
+  return runs;
+}
+
+/** The run of median wall time (the upper one of an even count, as `median`). */
+function medianRun<T extends { wallMs: number }>(runs: T[]): T {
+  return [...runs].sort((a, b) => a.wallMs - b.wallMs)[Math.floor(runs.length / 2)]!;
+}
+
+/** One line: the median run's iterations and where its time went. */
+function timingLine(runs: PartitionedRun[]): string {
+  const { wallMs, iterations, timing: t, queueLevels } = medianRun(runs);
+  const ms = (x: number) => `${x.toFixed(2)} ms`;
+  const ids = queueLevels === undefined ? '' : ` (${queueLevels} sent as ids)`;
+  return `  median run ${ms(wallMs)}: ${iterations} iterations${ids}; compute ${ms(t.computeMs)}, read-back ${ms(t.readbackMs)}, host ${ms(t.hostMs)}, upload ${ms(t.uploadMs)}`;
 }

@@ -101,6 +101,7 @@ export {
   connectedComponentsPartitioned,
   type PartitionedComponentsResult,
 } from './partitioned-components.ts';
+export type { PartitionedTiming } from './partitioned-exchange.ts';
 export {
   type PartitionedPageRankOptions,
   type PartitionedPageRankResult,

@@ -1,7 +1,12 @@
 import { onTarget, WeftError, wgsl } from '@weft/gpu';
 import type { PartitionedGraph } from '@weft/graph';
 import { advancePush, DisjointSets } from '@weft/operators';
-import { MinExchangePart, minMergeRounds } from './partitioned-exchange.ts';
+import {
+  MinExchangePart,
+  minMergeRounds,
+  type PartitionedTiming,
+  PhaseClock,
+} from './partitioned-exchange.ts';
 
 export interface PartitionedComponentsResult {
   /** Each vertex's component, named by its smallest vertex id (as `connectedComponents`). */
@@ -11,6 +16,8 @@ export interface PartitionedComponentsResult {
   rounds: number;
   /** Bytes read back from the devices plus bytes written to them, over the run. */
   exchangedBytes: number;
+  /** Where the rounds' wall time went (each part's links, compression and changes count as compute). */
+  timing: PartitionedTiming;
 }
 
 /**
@@ -18,8 +25,8 @@ export interface PartitionedComponentsResult {
  * vector as a union-find forest (each label a smaller vertex of the same component); a round is:
  *
  *     on each part: union the ends of every arc it holds, starting from the current labels; compress
- *     the labels that changed go to the host as (id, label) pairs (the whole vector when most changed),
- *     are min-merged there, and the entries that dropped are written back to every device
+ *     the labels that changed go to the host as (id, label) pairs (the whole vector when most changed)
+ *     and on to every other device, which min-merges them into its labels before its next round
  *
  * until a round changes no label anywhere: then every arc's ends share a root, the smallest vertex of
  * their component. A part links each arc it holds (an undirected edge between parts is held by one side).
@@ -28,7 +35,10 @@ export async function connectedComponentsPartitioned(
   graph: PartitionedGraph,
 ): Promise<PartitionedComponentsResult> {
   const n = graph.vertexCount;
-  if (n === 0) return { labels: new Uint32Array(0), count: 0, rounds: 0, exchangedBytes: 0 };
+  if (n === 0) {
+    const timing = new PhaseClock().timing;
+    return { labels: new Uint32Array(0), count: 0, rounds: 0, exchangedBytes: 0, timing };
+  }
   const states: { sets: DisjointSets; exchange: MinExchangePart }[] = [];
   try {
     for (const p of graph.parts) {
@@ -47,16 +57,13 @@ export async function connectedComponentsPartitioned(
         }),
       ),
     );
-    // A loop, not Uint32Array.from with a function: that walks a generic iterator (seconds at 2^25).
-    const global = new Uint32Array(n);
-    for (let v = 0; v < n; v++) global[v] = v;
-    const { rounds, exchangedBytes } = await minMergeRounds(
+    const { rounds, exchangedBytes, timing } = await minMergeRounds(
       states.map((s) => s.exchange),
-      global,
-      async (i, _lowered, round) => {
+      async (i, incoming, round) => {
         const { sets } = states[i]!;
         const part = graph.parts[i]!.graph;
-        if (part.edgeCount === 0) return undefined;
+        // Links and compression reach a fixpoint in one pass: a part nothing came to has nothing to redo.
+        if (part.edgeCount === 0 || incoming?.length === 0) return undefined;
         await onTarget(round, 'partitioned cc links', async (rec) => {
           await advancePush(
             rec,
@@ -78,13 +85,13 @@ export async function connectedComponentsPartitioned(
       throw new WeftError('union-find gave up on a link after too many failed compare-exchanges');
     }
     // A merge may leave a label pointing at a non-root: follow each to its root (labels only decrease).
-    const labels = global;
+    const labels = await states[0]!.sets.parents.download(0, n);
     let count = 0;
     for (let v = 0; v < n; v++) {
       labels[v] = labels[labels[v]!]!;
       if (labels[v] === v) count++;
     }
-    return { labels, count, rounds, exchangedBytes };
+    return { labels, count, rounds, exchangedBytes, timing };
   } finally {
     for (const s of states) {
       s.exchange.destroy();

@@ -20,18 +20,104 @@ export async function onEveryPart<T>(items: readonly T[], run: (item: T) => Prom
   for (const s of settled) if (s.status === 'rejected') throw s.reason;
 }
 
+/**
+ * Where a partitioned run's wall time went, from host timestamps around its waits (milliseconds, summed
+ * over the run; a step that runs on every part at once counts from its start to the last part's end).
+ */
+export interface PartitionedTiming {
+  /** From a submit until its work is done: GPU compute, and the copies to and from staging buffers unless
+   * the run was asked for a `breakdown` (which times them alone, with waits of their own). */
+  computeMs: number;
+  /** Device to host: mapping (or downloading) what came back once the work is done; with a breakdown, the
+   * copy into the staging buffers too. */
+  readbackMs: number;
+  /** The host's own work between steps: merging, ORing, copying from one mapped range to another. */
+  hostMs: number;
+  /** Host to device: unmapping and writing uploads; with a breakdown, the copies out of the staging buffers
+   * on the devices too. */
+  uploadMs: number;
+}
+
+export type TimingPhase = keyof PartitionedTiming;
+
+/** Sums host-timed spans into a {@link PartitionedTiming}: `performance.now()` calls only, no waits. */
+export class PhaseClock {
+  readonly timing: PartitionedTiming = { computeMs: 0, readbackMs: 0, hostMs: 0, uploadMs: 0 };
+  #last = performance.now();
+
+  /** Charges the time since the last mark to `phase`. */
+  mark(phase: TimingPhase): void {
+    const now = performance.now();
+    this.timing[phase] += now - this.#last;
+    this.#last = now;
+  }
+
+  /**
+   * Runs `step` on every part at once (as {@link onEveryPart}, so the first failing part's error is thrown):
+   * the time until the last part calls `done()` goes to `first`, the rest to `then`.
+   */
+  async parts<T>(
+    items: readonly T[],
+    first: TimingPhase,
+    then: TimingPhase,
+    step: (item: T, index: number, done: () => void) => Promise<unknown>,
+  ): Promise<void> {
+    const start = this.#last;
+    let done = start;
+    await onEveryPart(
+      items.map((item, i) => ({ item, i })),
+      ({ item, i }) => step(item, i, () => (done = Math.max(done, performance.now()))),
+    );
+    const now = performance.now();
+    // A part that never called done() did all its work in `first`.
+    if (done === start) done = now;
+    this.timing[first] += done - start;
+    this.timing[then] += now - done;
+    this.#last = now;
+  }
+}
+
 /** Changed pairs read back with their count in one download; more take a second one. */
-const BOX_PAIRS = 256;
+const BOX_PAIRS = 2048;
+
+/**
+ * What one part's round changed, as read back: `count` (id, value) pairs, or its whole vector (`full`, then
+ * `count` is the vector's length) where more entries changed than half the vector, whose words then are fewer.
+ */
+export interface MinChanges {
+  pairs?: Uint32Array;
+  full?: Uint32Array;
+  count: number;
+}
+
+/** Whether `changes` may touch an entry in `[lo, hi)` (a whole vector always may). */
+export function touches(changes: readonly MinChanges[], lo: number, hi: number): boolean {
+  for (const { pairs, full } of changes) {
+    if (full) return true;
+    if (pairs) for (let i = 0; i < pairs.length; i += 2) if (pairs[i]! >= lo && pairs[i]! < hi) return true;
+  }
+  return false;
+}
+
+/** The uploads {@link MinExchangePart.stage} made, for {@link MinExchangePart.recordApply} to merge. */
+interface StagedChanges {
+  pairs: number;
+  full: boolean;
+}
 
 /**
  * One device's side of a min-merge of a u32 vector that every device holds whole (labels, distance words):
- * the values as of the last exchange, the changed entries compacted as (id, value) pairs, and what came in.
+ * the values as of the last exchange, the changed entries compacted as (id, value) pairs, and what the other
+ * parts changed, uploaded to be min-merged on the device.
  */
 export class MinExchangePart {
   readonly before: DeviceArray<'u32'>;
   readonly pairs: DeviceArray<'u32'>;
   readonly count: DeviceArray<'u32'>;
-  readonly incoming: DeviceArray<'u32'>;
+  /** The other parts' pairs, concatenated (grown to fit a round's). */
+  incoming: DeviceArray<'u32'>;
+  /** Another part's whole vector, made where one comes. */
+  incomingFull: DeviceArray<'u32'> | undefined;
   /** The count and the first pairs, read back in one download where few entries changed. */
   readonly box: DeviceArray<'u32'>;
   /** Pairs the box holds. */
@@ -42,7 +128,7 @@ export class MinExchangePart {
     readonly device: WeftDevice,
     readonly values: DeviceArray<'u32'>,
     readonly vertexCount: number,
-    label: string,
+    readonly label: string,
   ) {
     const n = Math.max(1, vertexCount);
     this.before = device.array('u32', n, { label: `${label} before` });
@@ -50,8 +136,8 @@ export class MinExchangePart {
     this.pairCapacity = Math.max(1, Math.floor(n / 2));
     this.pairs = device.array('u32', 2 * this.pairCapacity, { label: `${label} changed pairs` });
     this.count = device.array('u32', 1, { label: `${label} changed count` });
-    this.incoming = device.array('u32', n, { label: `${label} incoming` });
     this.boxPairs = Math.min(this.pairCapacity, BOX_PAIRS);
+    this.incoming = device.array('u32', 2 * this.boxPairs, { label: `${label} incoming` });
     this.box = device.array('u32', 1 + 2 * this.boxPairs, { label: `${label} read-back` });
   }
 
@@ -81,123 +167,174 @@ export class MinExchangePart {
   }
 
   /**
-   * The changes, from `box` as read back with the submit of {@link recordChanges}: its pairs, more pairs
-   * while they are fewer than half the vector's words, else the whole vector (then `full`). Returns what
-   * was read and its bytes.
+   * The changes, from `box` as read back with the submit of {@link recordChanges}: its pairs, exactly the
+   * pairs counted where more than it holds, or the whole vector past the pairs' capacity. Returns them and
+   * the bytes read.
    */
-  async readChanges(box: Uint32Array): Promise<{ pairs?: Uint32Array; full?: Uint32Array; bytes: number }> {
-    const changed = box[0]!;
+  async readChanges(box: Uint32Array): Promise<MinChanges & { bytes: number }> {
+    const count = box[0]!;
     const bytes = box.byteLength;
-    if (changed <= this.boxPairs) return { pairs: box.subarray(1, 1 + 2 * changed), bytes };
-    if (2 * changed < this.vertexCount) {
-      return { pairs: await this.pairs.download(0, 2 * changed), bytes: bytes + 8 * changed };
+    if (count <= this.boxPairs) return { pairs: box.subarray(1, 1 + 2 * count), count, bytes };
+    if (count <= this.pairCapacity) {
+      return { pairs: await this.pairs.download(0, 2 * count), count, bytes: bytes + 8 * count };
     }
-    return { full: await this.values.download(0, this.vertexCount), bytes: bytes + 4 * this.vertexCount };
+    const n = this.vertexCount;
+    return { full: await this.values.download(0, n), count: n, bytes: bytes + 4 * n };
   }
 
   /**
-   * Records `values[v] = min(values[v], incoming value)` for the uploaded entries (`changed` pairs, or the
-   * whole vector when `changed` is undefined), `before` alike; `lowered(v)` runs where the value dropped.
+   * Uploads the other parts' `changes` (their pairs one after another), to be merged by the next
+   * {@link recordApply}; every whole vector but the last is merged now, in a submit of its own (they share
+   * one array). Returns the bytes written.
    */
-  async recordApply(rec: Recorder, changed: number | undefined, lowered: Functor): Promise<void> {
-    const entry =
-      changed === undefined
-        ? wgsl`(i: u32) -> vec2<u32> { return vec2<u32>(i, ${this.incoming}[i]); }`
-        : wgsl`(i: u32) -> vec2<u32> { return vec2<u32>(${this.incoming}[2u * i], ${this.incoming}[2u * i + 1u]); }`;
-    const count = changed ?? this.vertexCount;
-    if (count === 0) return;
+  async stage(changes: readonly MinChanges[]): Promise<{ staged: StagedChanges; bytes: number }> {
+    let pairs = 0;
+    for (const c of changes) if (c.pairs) pairs += c.count;
+    if (2 * pairs > this.incoming.length) {
+      const words = Math.max(2 * pairs, Math.min(2 * this.incoming.length, 2 * this.pairCapacity));
+      this.incoming.destroy();
+      this.incoming = this.device.array('u32', words, { label: `${this.label} incoming` });
+    }
+    let at = 0;
+    let bytes = 0;
+    for (const c of changes) {
+      if (!c.pairs || c.count === 0) continue;
+      this.incoming.upload(c.pairs, at);
+      at += c.pairs.length;
+      bytes += c.pairs.byteLength;
+    }
+    const fulls = changes.filter((c) => c.full);
+    for (const [k, c] of fulls.entries()) {
+      this.incomingFull ??= this.device.array('u32', this.vertexCount, {
+        label: `${this.label} incoming whole`,
+      });
+      this.incomingFull.upload(c.full!);
+      bytes += c.full!.byteLength;
+      if (k < fulls.length - 1) {
+        await onTarget(this.device, `${this.label} merge`, (rec) => this.#recordMinFull(rec));
+      }
+    }
+    return { staged: { pairs, full: fulls.length > 0 }, bytes };
+  }
+
+  async #recordMinFull(rec: Recorder): Promise<void> {
     await transform(
       rec,
-      count,
-      wgsl`(i: u32) {
-  let e = ${entry}(i);
-  let old = ${this.values}[e.x];
-  let x = min(old, e.y);
-  ${rw(this.values)}[e.x] = x;
-  ${rw(this.before)}[e.x] = x;
-  if (x < old) { ${lowered}(e.x); }
+      this.vertexCount,
+      wgsl`(v: u32) {
+  let x = ${this.incomingFull!}[v];
+  if (x < ${this.values}[v]) { ${rw(this.values)}[v] = x; }
 }`,
     );
   }
 
+  /**
+   * Records `values[v] = min(values[v], incoming value)` for what {@link stage} uploaded, then `before`
+   * caught up; `lowered(v)` runs once for each `v` whose value dropped.
+   */
+  async recordApply(rec: Recorder, staged: StagedChanges, lowered: Functor): Promise<void> {
+    if (staged.full) await this.#recordMinFull(rec);
+    if (staged.pairs > 0) {
+      await transform(
+        rec,
+        staged.pairs,
+        wgsl`(i: u32) {
+  atomicMin(&${atomic(this.values)}[${this.incoming}[2u * i]], ${this.incoming}[2u * i + 1u]);
+}`,
+      );
+    }
+    if (staged.full) {
+      await transform(
+        rec,
+        this.vertexCount,
+        wgsl`(v: u32) {
+  let x = ${this.values}[v];
+  if (x == ${this.before}[v]) { return; }
+  ${rw(this.before)}[v] = x;
+  ${lowered}(v);
+}`,
+      );
+    } else if (staged.pairs > 0) {
+      // Several parts may send the same entry: the exchange lets one of them call `lowered`.
+      await transform(
+        rec,
+        staged.pairs,
+        wgsl`(i: u32) {
+  let v = ${this.incoming}[2u * i];
+  let x = ${this.values}[v];
+  if (atomicExchange(&${atomic(this.before)}[v], x) != x) { ${lowered}(v); }
+}`,
+      );
+    }
+  }
+
   destroy(): void {
-    for (const a of [this.before, this.pairs, this.count, this.incoming, this.box]) a.destroy();
+    for (const a of [this.before, this.pairs, this.count, this.incoming, this.box, this.incomingFull]) {
+      a?.destroy();
+    }
   }
 }
 
 /**
- * Rounds of `local` work on every part, each followed by a min-merge of the changed entries through the
- * host, until a round changes nothing anywhere. `global` starts as every device's vector and ends as the
- * merged one. `local(part, lowered, rec)` gets the entries the last merge lowered (undefined in the first
- * round) and a recorder that holds the last merge's writes: it records its work there (or submits `rec`
- * and runs its own), and returns the recorder that the compaction of its changes goes into, or undefined
- * where it did nothing (then `rec` is submitted alone). `lowered(part)` is a functor `(v: u32)` run on a
- * part where a merge lowered `v`. A round costs a part one submit and wait for its merge, work and changes
- * together (`local` adds its own), and a second read-back only where more entries changed than the first
- * holds.
+ * Rounds of `local` work on every part, each followed by a min-merge of the changed entries, until a round
+ * changes nothing anywhere. Each part's changes come back as (id, value) pairs (its whole vector where most
+ * changed); the host writes every part the others' changes as they came, and the part min-merges them on
+ * its device at the start of its next round, so every device ends a round holding the same vector and the
+ * host never walks it. `local(part, incoming, rec)` gets the other parts' changes of the last round
+ * (undefined in the first) and a recorder that holds their merge: it records its work there (or submits
+ * `rec` and runs its own), and returns the recorder that the compaction of its changes goes into, or
+ * undefined where it did nothing (then `rec` is submitted alone). `lowered(part)` is a functor `(v: u32)`
+ * run once on a part where the merge lowered `v`. A round costs a part one submit and wait, merge, work and
+ * changes together (`local` adds its own), and a second read-back only where more pairs changed than the
+ * first holds. The merged vector stays on the devices: read it from any part's `values`.
  */
 export async function minMergeRounds(
   parts: readonly MinExchangePart[],
-  global: Uint32Array,
-  local: (part: number, lowered: Uint32Array | undefined, rec: Recorder) => Promise<Recorder | undefined>,
+  local: (
+    part: number,
+    incoming: readonly MinChanges[] | undefined,
+    rec: Recorder,
+  ) => Promise<Recorder | undefined>,
   lowered: (part: number) => Functor,
-): Promise<{ rounds: number; exchangedBytes: number }> {
-  const n = global.length;
-  // The round in which each entry last changed plus one, so a changed entry is listed once.
-  const stamp = new Uint32Array(n);
-  // Typed, not a JS array: a round may change more entries than V8 lets an array hold (2^27 at scale 27).
-  const list = new Uint32Array(n);
+): Promise<{ rounds: number; exchangedBytes: number; timing: PartitionedTiming }> {
   let bytes = 0;
-  let last: Uint32Array | undefined;
-  // The last merge, written to every device by the next round's submit: the whole vector or (id, value) pairs.
-  let merged: { data: Uint32Array; count: number | undefined } | undefined;
+  let last: MinChanges[] | undefined;
+  const clock = new PhaseClock();
   for (let round = 1; ; round++) {
-    const reports = await Promise.all(
-      parts.map(async (p, i) => {
-        const rec = p.device.recorder({ label: 'min-merge round' });
-        if (merged) {
-          p.incoming.upload(merged.data);
-          await onTarget(rec, 'min-merge apply', (r) => p.recordApply(r, merged!.count, lowered(i)));
-        }
-        const changes = await local(i, last, rec);
-        if (!changes) {
-          await rec.submit();
-          return { pairs: new Uint32Array(0), bytes: 0 };
-        }
-        await onTarget(changes, 'min-merge changes', (r) => p.recordChanges(r));
-        const { downloaded } = await changes.submit({ download: p.box });
-        return p.readChanges(downloaded);
-      }),
+    const incoming = parts.map((_, i) => last?.filter((c, j) => j !== i && c.count > 0));
+    const staged: (StagedChanges | undefined)[] = [];
+    await onEveryPart(
+      parts.map((p, i) => ({ p, i })),
+      async ({ p, i }) => {
+        const got = incoming[i];
+        if (!got || got.length === 0) return;
+        const s = await p.stage(got);
+        staged[i] = s.staged;
+        bytes += s.bytes;
+      },
     );
-    let count = 0;
-    const lower = (v: number, x: number) => {
-      global[v] = x;
-      if (stamp[v] !== round) {
-        stamp[v] = round;
-        list[count++] = v;
+    clock.mark('uploadMs');
+    const reports: MinChanges[] = [];
+    await clock.parts(parts, 'computeMs', 'readbackMs', async (p, i, done) => {
+      const rec = p.device.recorder({ label: 'min-merge round' });
+      const s = staged[i];
+      if (s) await onTarget(rec, 'min-merge apply', (r) => p.recordApply(r, s, lowered(i)));
+      const changes = await local(i, incoming[i], rec);
+      if (!changes) {
+        await rec.submit();
+        done();
+        reports[i] = { count: 0 };
+        return;
       }
-    };
-    for (const r of reports) {
-      bytes += r.bytes;
-      // The test inline, the rare write in a call: the loops stay tight over a whole vector.
-      const { pairs, full } = r;
-      if (pairs) {
-        for (let i = 0; i < pairs.length; i += 2)
-          if (pairs[i + 1]! < global[pairs[i]!]!) lower(pairs[i]!, pairs[i + 1]!);
-      }
-      if (full) for (let v = 0; v < n; v++) if (full[v]! < global[v]!) lower(v, full[v]!);
-    }
-    if (count === 0) return { rounds: round, exchangedBytes: bytes };
-    const changed = list.subarray(0, count);
-    last = changed;
-    const whole = 2 * count >= n;
-    const data = whole ? global : new Uint32Array(2 * count);
-    if (!whole)
-      for (let i = 0; i < count; i++) {
-        data[2 * i] = changed[i]!;
-        data[2 * i + 1] = global[changed[i]!]!;
-      }
-    merged = { data, count: whole ? undefined : count };
-    bytes += data.byteLength * parts.length;
+      await onTarget(changes, 'min-merge changes', (r) => p.recordChanges(r));
+      const { downloaded } = await changes.submit({ download: p.box });
+      done();
+      const { bytes: read, ...got } = await p.readChanges(downloaded);
+      bytes += read;
+      reports[i] = got;
+    });
+    if (reports.every((r) => r.count === 0))
+      return { rounds: round, exchangedBytes: bytes, timing: clock.timing };
+    last = reports;
   }
 }

@@ -23,13 +23,19 @@ import {
   type PageRankOptions,
   rankChangeFunctor,
 } from './pagerank.ts';
-import { onEveryPart } from './partitioned-exchange.ts';
+import { onEveryPart, type PartitionedTiming, PhaseClock } from './partitioned-exchange.ts';
 import { checkNonNegativeWeights } from './weights.ts';
 
 export type PartitionedPageRankOptions = Pick<
   PageRankOptions,
   'alpha' | 'tolerance' | 'convergence' | 'maxIterations' | 'weight'
->;
+> & {
+  /**
+   * Times the uploads, the iteration and the read-back each in a submit and wait of its own, and waits for
+   * the local arcs' pass instead of overlapping it with the exchange (slower; for `timing` only). Default false.
+   */
+  breakdown?: boolean;
+};
 
 export interface PartitionedPageRankResult {
   ranks: Float32Array;
@@ -39,6 +45,8 @@ export interface PartitionedPageRankResult {
   residual?: number;
   /** Bytes read back from the devices plus bytes written to them between iterations, over the run. */
   exchangedBytes: number;
+  /** Where the iterations' wall time went (not the setup, nor the ranks' read-back). */
+  timing: PartitionedTiming;
 }
 
 /** One part's arrays: full-length vectors indexed by vertex id, per-owned-vertex ones by `v - lo`. */
@@ -46,8 +54,14 @@ class RankPart {
   readonly ranks: DeviceArray<'f32'>;
   /** Each vertex's rank over its out-degree (out-weight): owned ones computed here, the rest received. */
   readonly contrib: DeviceArray<'f32'>;
-  /** Per vertex, its in-neighbors' shares summed (owned vertices' only are read). */
+  /** Per vertex, its in-neighbors' shares summed (owned vertices' only are read); where `local` is
+   * kept, the shares of remote in-neighbors only. */
   readonly sums: DeviceArray<'f32'>;
+  /**
+   * Undirected, with other parts: per vertex, the shares of its owned in-neighbors, summed by a pass that
+   * needs no exchange, so it runs while the host exchanges the contributions the other pass reads.
+   */
+  readonly local: DeviceArray<'f32'> | undefined;
   /** Directed: per vertex, the shares of this part's arcs into it (owned sources only). */
   readonly partial: DeviceArray<'f32'> | undefined;
   /** Weighted: each vertex's out-weight sum (owned ones; the rest have no rows here). */
@@ -82,6 +96,7 @@ class RankPart {
     this.ranks = arr(n, 'ranks');
     this.contrib = arr(n, 'contributions');
     this.sums = arr(n, 'sums');
+    this.local = alone || graph.directed ? undefined : arr(n, 'local sums');
     this.partial = graph.directed ? arr(n, 'partial sums') : undefined;
     this.outWeight = weighted ? arr(n, 'out-weights') : undefined;
     this.dangling = arr(owned, 'dangling');
@@ -107,6 +122,7 @@ class RankPart {
       this.ranks,
       this.contrib,
       this.sums,
+      this.local,
       this.dangling,
       this.change,
       this.totals,
@@ -114,7 +130,7 @@ class RankPart {
       this.outbox,
       this.inbox,
     ])
-      a.destroy();
+      a?.destroy();
     this.partial?.destroy();
     this.outWeight?.destroy();
   }
@@ -130,6 +146,9 @@ class RankPart {
  *     directed:   partial[v] = sum of contrib[u] over arcs u->v with u owned (the part's CSC)
  *                 the host adds the parts' partial vectors and writes each part its owned sums
  *
+ * An undirected part with others sums its rows in two passes split by the arc's source: the owned sources'
+ * pass needs no exchange, so it is submitted before the host copies the contributions and runs meanwhile;
+ * the remote sources' pass follows the upload. Each arc's share is gathered once, by one pass or the other.
  * The dangling ranks and the convergence test's change are reduced per part and combined on the host.
  * Directed graphs need each part's in-edges: `PartitionedGraph.upload(devices, csr, { csc: true })`.
  */
@@ -159,7 +178,10 @@ export async function pageRankPartitioned(
   const weighted = options.weight !== null && first.chunkedWeights !== undefined;
   if (weighted) await onEveryPart(graph.parts, (p) => checkNonNegativeWeights(p.graph, 'PageRank'));
   const n = graph.vertexCount;
-  if (n === 0) return { ranks: new Float32Array(0), iterations: 0, converged: true, exchangedBytes: 0 };
+  if (n === 0) {
+    const timing = new PhaseClock().timing;
+    return { ranks: new Float32Array(0), iterations: 0, converged: true, exchangedBytes: 0, timing };
+  }
   const parts: RankPart[] = [];
   try {
     const alone = graph.parts.length === 1;
@@ -184,29 +206,46 @@ export async function pageRankPartitioned(
     );
     const l1 = convergence === 'l1';
     const bound = l1 ? n * tolerance : tolerance;
+    const breakdown = options.breakdown === true;
+    const clock = new PhaseClock();
     let exchanged = 0;
     let iterations = 0;
     let converged = false;
     let change = 0;
+    // The local arcs' passes of the next iteration, queued before the exchange that the rest waits for.
+    let queued: Promise<unknown>[] = [];
     for (let round = 0; ; round++) {
-      // One submit and one wait a device: the last exchange copied in, the iteration, its read-back copied out.
-      await Promise.all(
-        parts.map(async (s) => {
-          const rec = s.graph.device.recorder({ label: 'partitioned pagerank iteration' });
-          if (round > 0) recordIncoming(rec, s, parts);
-          await onTarget(rec, 'partitioned pagerank iteration', (r) =>
-            recordIteration(r, s, round > 0, alpha, n, convergence),
-          );
-          const m = s.shared;
-          if (s.alone && s.partial) rec.copy(s.partial, s.sums, n);
-          else if (s.partial) rec.copy(s.partial, s.outbox, m);
-          else if (m > 0) rec.copy(s.contrib, s.outbox, m, s.lo);
-          rec.copy(s.totals, s.outbox, 2, 0, m);
-          // Wait for the submit, then map: a map asked for before the work ends resolved later, not sooner.
+      if (round > 0 && breakdown) {
+        await clock.parts(parts, 'uploadMs', 'uploadMs', async (s) => {
+          const rec = s.graph.device.recorder({ label: 'partitioned pagerank upload' });
+          recordIncoming(rec, s, parts);
           await rec.submit();
-          await Promise.all([s.outbox.map(), s.inbox.map()]);
-        }),
-      );
+        });
+      }
+      // One submit and one wait a device: the last exchange copied in, the iteration, its read-back copied out.
+      await clock.parts(parts, 'computeMs', 'readbackMs', async (s, i, done) => {
+        await queued[i];
+        let rec = s.graph.device.recorder({ label: 'partitioned pagerank iteration' });
+        if (round > 0 && !breakdown) recordIncoming(rec, s, parts);
+        await onTarget(rec, 'partitioned pagerank iteration', (r) =>
+          recordIteration(r, s, round > 0, alpha, n, convergence),
+        );
+        if (breakdown) {
+          await rec.submit();
+          done();
+          rec = s.graph.device.recorder({ label: 'partitioned pagerank read-back' });
+        }
+        const m = s.shared;
+        if (s.alone && s.partial) rec.copy(s.partial, s.sums, n);
+        else if (s.partial) rec.copy(s.partial, s.outbox, m);
+        else if (m > 0) rec.copy(s.contrib, s.outbox, m, s.lo);
+        rec.copy(s.totals, s.outbox, 2, 0, m);
+        // Wait for the submit, then map: a map asked for before the work ends resolved later, not sooner.
+        await rec.submit();
+        if (!breakdown) done();
+        await Promise.all([s.outbox.map(), s.inbox.map()]);
+      });
+      queued = [];
       exchanged += parts.reduce((bytes, s) => bytes + 4 * s.shared + 8, 0);
       let dangling = 0;
       change = 0;
@@ -220,10 +259,21 @@ export async function pageRankPartitioned(
         iterations = round;
         converged = change < bound;
       }
-      if (!stop) exchanged += exchange(parts, dangling);
+      if (!stop) {
+        // The next iteration's local arcs need only this device's own contributions: they run meanwhile.
+        const local = await Promise.all(parts.map((s) => queueLocalPass(s, breakdown)));
+        queued = local.map((q) => q.submitted);
+        if (breakdown) {
+          await Promise.all(queued);
+          clock.mark('computeMs');
+        }
+        exchanged += exchange(parts, dangling);
+      }
+      clock.mark('hostMs');
       for (const s of parts) s.outbox.unmap();
       if (stop) break;
       for (const s of parts) s.inbox.unmap();
+      clock.mark('uploadMs');
     }
     for (const s of parts) s.inbox.unmap();
     const slices = await Promise.all(parts.map((s) => s.ranks.download(s.lo, s.count)));
@@ -237,15 +287,52 @@ export async function pageRankPartitioned(
       converged,
       ...(l1 && !converged ? { residual: change } : {}),
       exchangedBytes: exchanged,
+      timing: clock.timing,
     };
   } finally {
     for (const s of parts) s.destroy();
   }
 }
 
+/** The share of arc `u -> v` (`edge` its CSR id): u's contribution, times the arc's weight if weighted. */
+function shareFunctor(s: RankPart, keep: 'all' | 'local' | 'remote'): Functor {
+  const w = s.graph.chunkedWeights;
+  const value =
+    s.outWeight && w
+      ? wgsl`(u: u32, edge: u32) -> f32 { return ${s.contrib}[u] * f32(${load(w, 'edge')}); }`
+      : wgsl`(u: u32, edge: u32) -> f32 { return ${s.contrib}[u]; }`;
+  if (keep === 'all') return wgsl`(v: u32, u: u32, edge: u32) -> f32 { return ${value}(u, edge); }`;
+  // A branch, not a select: the other pass's arcs skip the gather, so the two passes load each share once.
+  const owned = wgsl`(u: u32) -> bool { return u >= ${u32(s.lo)} && u < ${u32(s.hi)}; }`;
+  return keep === 'local'
+    ? wgsl`(v: u32, u: u32, edge: u32) -> f32 {
+  if (!${owned}(u)) { return 0.0; }
+  return ${value}(u, edge);
+}`
+    : wgsl`(v: u32, u: u32, edge: u32) -> f32 {
+  if (${owned}(u)) { return 0.0; }
+  return ${value}(u, edge);
+}`;
+}
+
 /**
- * One iteration on one part: (after the first) the owned vertices' sums, next ranks and change; then their
- * contributions and dangling ranks, both reduced; a directed part then its arcs' partial sums.
+ * Records and submits the pass over a part's arcs from owned vertices (`local`), without waiting for it
+ * unless `wait`: the returned `submitted` settles once the device took it.
+ */
+async function queueLocalPass(s: RankPart, wait: boolean): Promise<{ submitted: Promise<unknown> }> {
+  if (!s.local || s.count === 0) return { submitted: Promise.resolve() };
+  const rec = s.graph.device.recorder({ label: 'partitioned pagerank local arcs' });
+  const local = s.local;
+  await onTarget(rec, 'partitioned pagerank local arcs', (r) =>
+    neighborhoodReduce(r, s.graph, 'all', shareFunctor(s, 'local'), local, { ignoresVertex: true }),
+  );
+  return { submitted: rec.submit({ wait }) };
+}
+
+/**
+ * One iteration on one part: (after the first) the owned vertices' sums (the remote arcs' only where the
+ * local ones were summed before), next ranks and change; then their contributions and dangling ranks, both
+ * reduced; a directed part then its arcs' partial sums.
  */
 async function recordIteration(
   rec: Recorder,
@@ -255,24 +342,25 @@ async function recordIteration(
   n: number,
   convergence: 'relative' | 'l1',
 ): Promise<void> {
-  const w = s.graph.chunkedWeights;
-  const share: Functor =
-    s.outWeight && w
-      ? wgsl`(v: u32, u: u32, edge: u32) -> f32 { return ${s.contrib}[u] * f32(${load(w, 'edge')}); }`
-      : wgsl`(v: u32, u: u32, edge: u32) -> f32 { return ${s.contrib}[u]; }`;
   const count = s.count;
   if (count === 0) {
     rec.clear(s.totals);
   } else {
     if (update) {
       // An undirected part's rows are its owned vertices' in-edges too (an edge weighs the same both ways).
-      if (!s.partial) await neighborhoodReduce(rec, s.graph, 'all', share, s.sums);
+      if (!s.partial) {
+        const share = shareFunctor(s, s.local ? 'remote' : 'all');
+        await neighborhoodReduce(rec, s.graph, 'all', share, s.sums, { ignoresVertex: true });
+      }
+      const sum = s.local
+        ? wgsl`(v: u32) -> f32 { return ${s.local}[v] + ${s.sums}[v]; }`
+        : wgsl`(v: u32) -> f32 { return ${s.sums}[v]; }`;
       await transform(
         rec,
         count,
         wgsl`(i: u32) {
   let v = ${u32(s.lo)} + i;
-  let next = ${nextRankFunctor(alpha, n)}(${s.sums}[v], ${s.global}[0]);
+  let next = ${nextRankFunctor(alpha, n)}(${sum}(v), ${s.global}[0]);
   ${rw(s.change)}[i] = ${rankChangeFunctor(convergence)}(next, ${s.ranks}[v]);
   ${rw(s.ranks)}[v] = next;
 }`,
@@ -301,7 +389,8 @@ async function recordIteration(
     }
   }
   if (s.partial) {
-    await neighborhoodReduce(rec, s.graph, 'all', share, s.partial, { direction: 'in' });
+    const share = shareFunctor(s, 'all');
+    await neighborhoodReduce(rec, s.graph, 'all', share, s.partial, { direction: 'in', ignoresVertex: true });
   }
 }
 

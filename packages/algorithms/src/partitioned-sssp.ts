@@ -2,7 +2,13 @@ import { atomic, InputError, onTarget, rw, u32, wgsl } from '@weft/gpu';
 import type { PartitionedGraph } from '@weft/graph';
 import { enact } from '@weft/operators';
 import { checkSource, type LoadBalanceOption, prepareLoadBalance } from './common.ts';
-import { MinExchangePart, minMergeRounds, onEveryPart } from './partitioned-exchange.ts';
+import {
+  MinExchangePart,
+  minMergeRounds,
+  onEveryPart,
+  type PartitionedTiming,
+  touches,
+} from './partitioned-exchange.ts';
 import { decodeDistances } from './sssp/decode.ts';
 import { type SsspOptions, SsspProblem } from './sssp/sssp.ts';
 import { checkNonNegativeWeights } from './weights.ts';
@@ -19,6 +25,8 @@ export interface PartitionedSsspResult {
   iterations: number;
   /** Bytes read back from the devices plus bytes written to them, over the run. */
   exchangedBytes: number;
+  /** Where the rounds' wall time went (each part's Bellman-Ford levels count as compute). */
+  timing: PartitionedTiming;
 }
 
 /**
@@ -27,8 +35,8 @@ export interface PartitionedSsspResult {
  *
  *     on each part: frontier Bellman-Ford (SsspProblem's levels) over its owned rows' out-arcs, from the
  *       vertices whose distance dropped, to a local fixpoint
- *     the distances that dropped go to the host as (id, distance) pairs, are min-merged there, and written
- *       back to every device; an owned vertex lowered by another part joins its part's next frontier
+ *     the distances that dropped go to the host as (id, distance) pairs and on to every other device, which
+ *       min-merges them into its distances; an owned vertex lowered by another part joins its next frontier
  *
  * until a round lowers nothing anywhere.
  */
@@ -68,18 +76,14 @@ export async function ssspPartitioned(
       ),
     );
     const float = states[0]!.problem.float;
-    const global = new Uint32Array(n).fill(states[0]!.problem.unreached);
-    global[source] = 0;
     let iterations = 0;
-    const { rounds, exchangedBytes } = await minMergeRounds(
+    const { rounds, exchangedBytes, timing } = await minMergeRounds(
       states.map((s) => s.exchange),
-      global,
-      async (i, lowered, merge) => {
+      async (i, incoming, merge) => {
         const { problem, exchange, lo, hi } = states[i]!;
-        // Only owned vertices have arcs here: a part none of whose vertices dropped (or that does not own the
-        // source, at first) has nothing to relax.
-        const owned = (v: number) => v >= lo && v < hi;
-        if (lowered ? !lowered.some(owned) : !owned(source)) return undefined;
+        // Only owned vertices have arcs here: a part to which no owned vertex's distance came (or that does
+        // not own the source, at first) has nothing to relax.
+        if (incoming ? !touches(incoming, lo, hi) : source < lo || source >= hi) return undefined;
         // The merge fills the frontier the levels start from.
         await merge.submit();
         iterations += (await enact(exchange.device, problem)).iterations;
@@ -94,7 +98,8 @@ export async function ssspPartitioned(
 }`;
       },
     );
-    return { distances: decodeDistances(global, float), rounds, iterations, exchangedBytes };
+    const words = await states[0]!.problem.distances.download(0, n);
+    return { distances: decodeDistances(words, float), rounds, iterations, exchangedBytes, timing };
   } finally {
     for (const s of states) {
       s.exchange.destroy();

@@ -1,4 +1,4 @@
-import { requestDevices, type WeftDevice, wgsl } from '@weft/gpu';
+import { atomic, onTarget, requestDevices, rw, transform, u32, type WeftDevice, wgsl } from '@weft/gpu';
 import { type HostCsr, hostCsrFromEdgeList, PartitionedGraph, partitionCsr, uploadGraph } from '@weft/graph';
 import { mulberry32 } from '@weft/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,7 +14,7 @@ import {
   sssp,
   ssspPartitioned,
 } from './index.ts';
-import { onEveryPart } from './partitioned-exchange.ts';
+import { MinExchangePart, minMergeRounds, onEveryPart, touches } from './partitioned-exchange.ts';
 import { ssspReference } from './sssp/reference.ts';
 import { testGraphs, testSources } from './test-graphs.ts';
 import { verifyPageRank } from './verify.ts';
@@ -424,6 +424,223 @@ describe('ssspPartitioned with computed weights', () => {
     } finally {
       graph.destroy();
     }
+  });
+});
+
+/**
+ * `csr` split at `bounds` (each a multiple of 32 or the vertex count) into parts with no rows outside their
+ * range, part `i` on `devices[i % devices.length]`: boundaries `partitionCsr` would not choose.
+ */
+function partsAt(csr: HostCsr, bounds: number[], on: WeftDevice[]): PartitionedGraph {
+  const parts = bounds.slice(1).map((hi, i) => {
+    const lo = bounds[i]!;
+    const offsets = Uint32Array.from({ length: csr.vertexCount + 1 }, (_, v) => {
+      const at = Math.min(Math.max(v, lo), hi);
+      return csr.offsets[at]! - csr.offsets[lo]!;
+    });
+    const a = csr.offsets[lo]!;
+    const b = csr.offsets[hi]!;
+    const part: HostCsr = {
+      ...csr,
+      edgeCount: b - a,
+      offsets,
+      targets: csr.targets.slice(a, b),
+      ...(csr.weights ? { weights: csr.weights.slice(a, b) } : {}),
+    };
+    return { lo, hi, graph: uploadGraph(on[i % on.length]!, part, { csc: csr.directed }) };
+  });
+  return PartitionedGraph.fromParts(parts);
+}
+
+describe('partitioned runs over parts without remote arcs, without local arcs, and empty', () => {
+  it('match the references, with and without a timed breakdown', async () => {
+    // Part [0, 32) a cycle of its own; parts [32, 64) and [64, 96) joined only to each other; [32, 32) empty.
+    const r = mulberry32(53);
+    const src: number[] = [];
+    const dst: number[] = [];
+    for (let v = 0; v < 32; v++) {
+      src.push(v);
+      dst.push((v + 1) % 32);
+    }
+    for (let e = 0; e < 150; e++) {
+      src.push(32 + Math.floor(r() * 32));
+      dst.push(64 + Math.floor(r() * 32));
+    }
+    const weights = Uint32Array.from(src, () => 1 + Math.floor(r() * 9));
+    for (const directed of [false, true]) {
+      const { csr } = hostCsrFromEdgeList({
+        vertexCount: 96,
+        src: Uint32Array.from(src),
+        dst: Uint32Array.from(dst),
+        weights,
+        directed,
+      });
+      const graph = partsAt(csr, [0, 32, 32, 64, 96], devices);
+      const name = directed ? 'directed' : 'undirected';
+      try {
+        for (const breakdown of [false, true]) {
+          const what = `${name}, breakdown ${breakdown}`;
+          const pr = await pageRankPartitioned(graph, { breakdown, weight: null });
+          expect(pr.converged, what).toBe(true);
+          expect(verifyPageRank(csr, pr.ranks, { weight: null }), what).toBeNull();
+          expect(pr.timing.computeMs, what).toBeGreaterThan(0);
+          if (breakdown) expect(pr.timing.uploadMs, what).toBeGreaterThan(0);
+          const weighted = await pageRankPartitioned(graph, { breakdown });
+          expect(verifyPageRank(csr, weighted.ranks), what).toBeNull();
+          for (const source of [5, 40, 70]) {
+            const want = Array.from(bfsReference(csr, source).depths, (d) => (d < 0 ? UNREACHED : d));
+            const directions = directed ? (['push'] as const) : (['push', 'pull', 'auto'] as const);
+            for (const direction of directions) {
+              const got = await bfsPartitioned(graph, source, { direction, breakdown });
+              expect(Array.from(got.depths), `${what}, ${direction} from ${source}`).toEqual(want);
+              expect(got.timing.computeMs).toBeGreaterThan(0);
+            }
+          }
+        }
+        const cc = await connectedComponentsPartitioned(graph);
+        expect(Array.from(cc.labels), name).toEqual(Array.from(componentsReference(csr).labels));
+        expect(cc.timing.computeMs).toBeGreaterThan(0);
+        for (const source of [3, 40]) {
+          const got = await ssspPartitioned(graph, source);
+          expect(Array.from(got.distances), `${name} from ${source}`).toEqual(
+            Array.from(ssspReference(csr, source)),
+          );
+          for (const t of Object.values(got.timing)) expect(t).toBeGreaterThanOrEqual(0);
+        }
+      } finally {
+        graph.destroy();
+      }
+    }
+  });
+});
+
+describe('partitioned BFS exchange', () => {
+  it('sends sparse levels as vertex ids and dense ones as bitmaps, switching both ways', async () => {
+    // A path to a hub, the hub's 200 leaves (a dense level), all leaves to 3 vertices (found by several
+    // parts at once), then a path on: 320 vertices, so levels of more than 10 vertices go as bitmaps.
+    const src: number[] = [0, 1, 2, 3];
+    const dst: number[] = [1, 2, 3, 4];
+    for (let v = 100; v < 300; v++) {
+      src.push(4, v);
+      dst.push(v, 300 + (v % 3));
+    }
+    for (let v = 302; v < 319; v++) {
+      src.push(v);
+      dst.push(v + 1);
+    }
+    for (const directed of [false, true]) {
+      const { csr } = hostCsrFromEdgeList({
+        vertexCount: 320,
+        src: Uint32Array.from(src),
+        dst: Uint32Array.from(dst),
+        directed,
+      });
+      const graphs = [PartitionedGraph.upload(devices, csr), partsAt(csr, [0, 96, 96, 224, 320], devices)];
+      try {
+        for (const [g, graph] of graphs.entries()) {
+          const directions = directed ? (['push'] as const) : (['push', 'pull', 'auto'] as const);
+          for (const direction of directions) {
+            for (const breakdown of [false, true]) {
+              const what = `${directed ? 'directed' : 'undirected'}, graph ${g}, ${direction}, ${breakdown}`;
+              const want = Array.from(bfsReference(csr, 0).depths, (d) => (d < 0 ? UNREACHED : d));
+              const got = await bfsPartitioned(graph, 0, { direction, breakdown });
+              expect(Array.from(got.depths), what).toEqual(want);
+              expect(got.iterations, what).toBe(Math.max(...want.filter((d) => d !== UNREACHED)) + 1);
+              // Levels 1-4 and 7 on go as ids, the leaves' level as bitmaps.
+              expect(got.queueLevels, what).toBe(got.iterations - 2);
+            }
+          }
+        }
+      } finally {
+        for (const g of graphs) g.destroy();
+      }
+    }
+  });
+});
+
+describe('minMergeRounds', () => {
+  it('merges pairs in the box, past it, whole vectors and nothing, and lowers each entry once', async () => {
+    // Four parts on three devices; part 2 gets two whole vectors and pairs in one round, part 0 the same
+    // pairs from two parts in the last.
+    const n = 5000;
+    const on = [0, 1, 2, 0].map((d) => devices[d]!);
+    const values = on.map((d) => d.array('u32', n, { label: 'merge test values' }));
+    const hits = on.map((d) => d.array('u32', n, { label: 'merge test hits' }));
+    const parts = on.map((d, i) => new MinExchangePart(d, values[i]!, n, `merge test ${i}`));
+    const plus = (base: number) => wgsl`(v: u32) -> u32 { return ${u32(base)} + v; }`;
+    const constant = (x: number) => wgsl`(v: u32) -> u32 { return ${u32(x)}; }`;
+    // Each part's writes by round: [from, to, value]; rounds absent do nothing, empty ones change nothing.
+    const script = new Map<string, readonly (readonly [number, number, ReturnType<typeof plus>])[]>([
+      ['0,1', [[0, n, plus(500000)]]],
+      ['1,1', [[0, 2100, plus(400000)]]],
+      [
+        '2,1',
+        [
+          [n - 10, n, constant(100)],
+          [0, 10, plus(400000)],
+        ],
+      ],
+      ['3,1', [[0, n, plus(600000)]]],
+      ['1,2', []],
+      ['2,2', [[0, 5, constant(7)]]],
+      ['3,2', [[0, 5, constant(7)]]],
+    ]);
+    try {
+      await onEveryPart(parts, async (p) => {
+        const i = parts.indexOf(p);
+        await values[i]!.fill(1_000_000);
+        await hits[i]!.fill(0);
+        await onTarget(p.device, 'merge test start', (rec) => p.recordStart(rec));
+      });
+      const calls = [0, 0, 0, 0];
+      const got = await minMergeRounds(
+        parts,
+        async (i, incoming, rec) => {
+          const round = ++calls[i]!;
+          expect(incoming === undefined, `part ${i} round ${round}`).toBe(round === 1);
+          const writes = script.get(`${i},${round}`);
+          if (!writes) return undefined;
+          for (const [from, to, x] of writes) {
+            await transform(
+              rec,
+              to - from,
+              wgsl`(k: u32) { let v = k + ${u32(from)}; ${rw(values[i]!)}[v] = min(${values[i]!}[v], ${x}(v)); }`,
+            );
+          }
+          return rec;
+        },
+        (i) => wgsl`(v: u32) { atomicAdd(&${atomic(hits[i]!)}[v], 1u); }`,
+      );
+      expect(got.rounds).toBe(3);
+      expect(got.exchangedBytes).toBeGreaterThan(0);
+      const want = Array.from({ length: n }, (_, v) =>
+        v < 5 ? 7 : v < 2100 ? 400000 + v : v >= n - 10 ? 100 : 500000 + v,
+      );
+      // Where each part's value dropped through a merge: once a round at most.
+      const wantHits = [
+        (v: number) => (v < 5 ? 2 : v < 2100 || v >= n - 10 ? 1 : 0),
+        (v: number) => (v < 5 ? 1 : v < 2100 ? 0 : 1),
+        (v: number) => (v < 10 || v >= n - 10 ? 0 : 1),
+        () => 1,
+      ];
+      for (const [i, p] of parts.entries()) {
+        expect(Array.from(await values[i]!.download()), `part ${i} values`).toEqual(want);
+        expect(Array.from(await hits[i]!.download()), `part ${i} lowered`).toEqual(
+          Array.from({ length: n }, (_, v) => wantHits[i]!(v)),
+        );
+        expect(Array.from(await p.before.download()), `part ${i} before`).toEqual(want);
+      }
+    } finally {
+      for (const a of [...parts, ...values, ...hits]) a.destroy();
+    }
+  });
+
+  it('tells whether changes may touch a range', () => {
+    const pairs = Uint32Array.from([3, 0, 40, 1]);
+    expect(touches([{ pairs, count: 2 }], 32, 64)).toBe(true);
+    expect(touches([{ pairs, count: 2 }], 4, 32)).toBe(false);
+    expect(touches([{ count: 0 }, { full: new Uint32Array(8), count: 8 }], 4, 5)).toBe(true);
+    expect(touches([], 0, 8)).toBe(false);
   });
 });
 

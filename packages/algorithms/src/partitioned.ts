@@ -21,6 +21,7 @@ import {
 } from '@weft/graph';
 import { AdvanceWorkspace, advancePush } from '@weft/operators';
 import { UNREACHED } from './bfs/level.ts';
+import { type PartitionedTiming, PhaseClock } from './partitioned-exchange.ts';
 
 export interface PartitionedBfsOptions {
   /**
@@ -29,6 +30,11 @@ export interface PartitionedBfsOptions {
    * (a part holds its vertices' out-edges only).
    */
   direction?: 'auto' | 'push' | 'pull';
+  /**
+   * Times each level's upload, expansion and read-back each in a submit and wait of its own (slower; for
+   * `timing` only). Default false.
+   */
+  breakdown?: boolean;
 }
 
 export interface PartitionedBfsResult {
@@ -38,8 +44,12 @@ export interface PartitionedBfsResult {
   iterations: number;
   /** Levels that pulled. */
   pulls: number;
+  /** Levels whose new vertices went between the devices as lists of ids rather than bitmaps. */
+  queueLevels: number;
   /** Bytes read back from the devices plus bytes written to them, over the run. */
   exchangedBytes: number;
+  /** Where the levels' wall time went (not the depths' read-back). */
+  timing: PartitionedTiming;
 }
 
 /** One part's state for {@link PartitionedBfs}. */
@@ -49,9 +59,15 @@ class PartState {
   readonly found: FrontierBitmap;
   /** Every part's `found` words ORed, as the host wrote them. */
   readonly incoming: DeviceArray<'u32'>;
-  /** The level's `found` words (the owned ones after a pull), mapped by the host once a level. */
+  /** The level's `found` words (the owned ones after a pull), mapped by the host on a dense level. */
   readonly outbox: StagingBuffer;
-  /** Where the host writes every part's `found` words ORed, copied to `incoming` by the next level. */
+  /** The level's `found` vertices, compacted: `count` of them, the first `ids.length` in `ids`. */
+  readonly ids: DeviceArray<'u32'>;
+  readonly count: DeviceArray<'u32'>;
+  /** The count and the ids, mapped by the host once a level. */
+  readonly idbox: StagingBuffer;
+  /** Where the host writes every part's `found` words ORed or ids one after another, copied to `incoming`
+   * by the next level. */
   readonly inbox: StagingBuffer;
   readonly depths: DeviceArray<'u32'>;
   readonly queue: FrontierQueue;
@@ -70,6 +86,10 @@ class PartState {
     this.incoming = device.array('u32', Math.max(1, words), { label: 'partitioned bfs incoming' });
     this.outbox = new StagingBuffer(device, words, 'read', 'partitioned bfs read-back');
     this.inbox = new StagingBuffer(device, words, 'write', 'partitioned bfs upload');
+    // A level whose parts found at most `words` vertices in all sends ids: then each part's fit here.
+    this.ids = device.array('u32', Math.max(1, words), { label: 'partitioned bfs found ids' });
+    this.count = device.array('u32', 1, { label: 'partitioned bfs found count' });
+    this.idbox = new StagingBuffer(device, 1 + this.ids.length, 'read', 'partitioned bfs ids read-back');
     this.depths = device.array('u32', Math.max(1, n), { label: 'partitioned bfs depths' });
     this.queue = new FrontierQueue(device, n, { label: 'partitioned bfs queue' });
     this.workspace = new AdvanceWorkspace(device, this.queue.capacity);
@@ -81,7 +101,9 @@ class PartState {
 
   destroy(): void {
     for (const b of [this.visited, this.frontier, this.found, this.queue, this.workspace]) b.destroy();
-    for (const a of [this.incoming, this.depths, this.outbox, this.inbox]) a.destroy();
+    for (const a of [this.incoming, this.depths, this.outbox, this.inbox, this.ids, this.count, this.idbox]) {
+      a.destroy();
+    }
   }
 }
 
@@ -94,16 +116,19 @@ class PartState {
  *     found_d = vertices reached by part d's edges this level         advancePush / a pull per owned vertex
  *     on every device: new = (OR of all found) & ~visited; visited |= new; frontier = new; depth[new] = level
  *
- * A level costs each device one submit and one wait: its found words come back through a mapped staging
- * buffer (`n / 8` bytes after a push, only its owned words after a pull), the host ORs them straight into
- * the staging buffers the devices copy from next level, and counts the new vertices on its own copy of the
- * visited set.
+ * A level costs each device one submit and one wait: the vertices it found come back compacted as a count
+ * and a list of ids, and beside them its found words, through mapped staging buffers. Where the parts found
+ * at most `n / 32` vertices in all (a sparse level), the host concatenates their ids into the staging
+ * buffers the devices copy from next level, where a kernel sets their bits; on a dense level it maps the
+ * found words (`n / 8` bytes after a push, only the owned words after a pull) and ORs them there instead.
+ * A level where every count is 0 ends the search.
  */
 export class PartitionedBfs {
   readonly #parts: PartState[];
   /** The host's OR of a level's found words. */
   readonly #all: Uint32Array;
   readonly direction: 'auto' | 'push' | 'pull';
+  readonly breakdown: boolean;
 
   constructor(
     readonly graph: PartitionedGraph,
@@ -117,6 +142,7 @@ export class PartitionedBfs {
       throw new InputError('a partitioned BFS pulls only on undirected graphs', 'direction');
     }
     this.direction = graph.directed ? 'push' : direction;
+    this.breakdown = options.breakdown === true;
     this.#parts = [];
     try {
       for (const p of graph.parts) this.#parts.push(new PartState(p.graph, p.lo, p.hi));
@@ -141,16 +167,21 @@ export class PartitionedBfs {
     }
     const parts = this.#parts;
     // A search that threw may have left its read-backs mapped.
-    for (const s of parts) s.outbox.unmap();
+    for (const s of parts) {
+      s.outbox.unmap();
+      s.idbox.unmap();
+    }
     const words = parts[0]!.found.words.length;
-    // The host keeps the visited set too, so the count of new vertices needs no read-back of its own.
-    const visited = new Uint32Array(words);
-    visited[source >>> 5] = (1 << (source & 31)) >>> 0;
+    // Vertex counts for the direction rule: exact but for vertices found by several parts on a sparse push.
     let frontierSize = 1;
     let visitedSize = 1;
     let level = 0;
     let pulls = 0;
+    let queueLevels = 0;
     let exchanged = 0;
+    // What the last level sent: its vertices' ids (so many words of the inbox) or whole bitmaps.
+    let sentIds: number | undefined;
+    const clock = new PhaseClock();
     for (;;) {
       level++;
       // Beamer's rule, on vertex counts: pull while the frontier is a large share of what is left.
@@ -162,54 +193,139 @@ export class PartitionedBfs {
       const sent = parts.map((s): [number, number] => (pull ? ownedWords(s, words) : [0, words]));
       // One submit and one wait a level on each device: merge what the last level found, expand the new
       // frontier, copy what it found out.
-      await Promise.all(
-        parts.map(async (s, d) => {
-          const rec = s.device.recorder({ label: 'partitioned bfs level' });
-          await onTarget(rec, 'partitioned bfs level', async (r) => {
-            if (level === 1) await this.#reset(r, s, source);
-            else await this.#merge(r, s, level - 1, words);
-            await (pull ? this.#pull(r, s) : this.#push(r, s));
-          });
-          const [from, to] = sent[d]!;
-          rec.copy(s.found.words, s.outbox, to - from, from, from);
-          // Wait for the submit, then map: a map asked for before the work ends resolved later, not sooner.
+      const breakdown = this.breakdown;
+      const upload = sentIds ?? words;
+      if (breakdown && level > 1) {
+        await clock.parts(parts, 'uploadMs', 'uploadMs', async (s) => {
+          const rec = s.device.recorder({ label: 'partitioned bfs upload' });
+          rec.copy(s.inbox, s.incoming, upload);
           await rec.submit();
-          await Promise.all([s.outbox.map(), s.inbox.map()]);
-        }),
-      );
-      // Every device gets the OR of all found words, made in host memory: mapped upload memory may be
-      // write-combined, slow to read back.
-      const all = this.#all;
-      const found = parts.map((s) => s.outbox.words);
-      if (pull) {
-        // The owned word ranges cover every word once.
-        parts.forEach((_, d) => {
-          const [from, to] = sent[d]!;
-          all.set(found[d]!.subarray(from, to), from);
         });
-      } else {
-        all.set(found[0]!);
-        for (const f of found.slice(1)) for (let w = 0; w < words; w++) all[w]! |= f[w]!;
       }
-      frontierSize = 0;
-      for (let w = 0; w < words; w++) {
-        const fresh = all[w]! & ~visited[w]!;
-        if (fresh !== 0) {
-          visited[w] = visited[w]! | fresh;
-          frontierSize += popcount(fresh);
+      await clock.parts(parts, 'computeMs', 'readbackMs', async (s, d, done) => {
+        let rec = s.device.recorder({ label: 'partitioned bfs level' });
+        if (level > 1 && !breakdown) rec.copy(s.inbox, s.incoming, upload);
+        await onTarget(rec, 'partitioned bfs level', async (r) => {
+          if (level === 1) await this.#reset(r, s, source);
+          else if (sentIds === undefined) await this.#merge(r, s, level - 1, words);
+          else await this.#mergeIds(r, s, level - 1, sentIds);
+          await (pull ? this.#pull(r, s) : this.#push(r, s));
+          await this.#compact(r, s, words);
+        });
+        if (breakdown) {
+          await rec.submit();
+          done();
+          rec = s.device.recorder({ label: 'partitioned bfs read-back' });
         }
+        rec.copy(s.count, s.idbox, 1);
+        rec.copy(s.ids, s.idbox, s.ids.length, 0, 1);
+        const [from, to] = sent[d]!;
+        rec.copy(s.found.words, s.outbox, to - from, from, from);
+        // Wait for the submit, then map: a map asked for before the work ends resolved later, not sooner.
+        await rec.submit();
+        if (!breakdown) done();
+        await Promise.all([s.idbox.map(), s.inbox.map()]);
+      });
+      const counts = parts.map((s) => s.idbox.words[0]!);
+      const total = counts.reduce((a, c) => a + c, 0);
+      exchanged += 4 * parts.length;
+      // Found vertices are unvisited everywhere: no new vertex anywhere ends the search.
+      if (total === 0) {
+        for (const s of parts) s.idbox.unmap();
+        clock.mark('hostMs');
+        break;
       }
-      for (const [from, to] of sent) exchanged += 4 * (to - from);
-      visitedSize += frontierSize;
-      if (frontierSize > 0) {
-        for (const s of parts) s.inbox.words.set(all);
+      if (total <= words) {
+        queueLevels++;
+        for (const s of parts) {
+          const inbox = s.inbox.words;
+          let at = 0;
+          for (const [d, t] of parts.entries()) {
+            inbox.set(t.idbox.words.subarray(1, 1 + counts[d]!), at);
+            at += counts[d]!;
+          }
+        }
+        exchanged += 4 * total * (1 + parts.length);
+        frontierSize = total;
+        sentIds = total;
+        clock.mark('hostMs');
+      } else {
+        clock.mark('hostMs');
+        await Promise.all(parts.map((s) => s.outbox.map()));
+        clock.mark('readbackMs');
+        frontierSize = this.#gather(pull, sent);
+        for (const s of parts) s.inbox.words.set(this.#all);
+        for (const [from, to] of sent) exchanged += 4 * (to - from);
         exchanged += 4 * words * parts.length;
+        sentIds = undefined;
+        clock.mark('hostMs');
       }
-      for (const s of parts) s.outbox.unmap();
-      if (frontierSize === 0) break;
-      for (const s of parts) s.inbox.unmap();
+      visitedSize += frontierSize;
+      for (const s of parts) {
+        s.idbox.unmap();
+        s.outbox.unmap();
+        s.inbox.unmap();
+      }
+      clock.mark('uploadMs');
     }
-    return { iterations: level, pulls, exchangedBytes: exchanged };
+    return { iterations: level, pulls, queueLevels, exchangedBytes: exchanged, timing: clock.timing };
+  }
+
+  /**
+   * ORs the parts' mapped found words (their owned ones after a pull) into `#all` and returns how many
+   * vertices it holds. Made in host memory: mapped upload memory may be write-combined, slow to read back.
+   */
+  #gather(pull: boolean, sent: readonly [number, number][]): number {
+    const all = this.#all;
+    const found = this.#parts.map((s) => s.outbox.words);
+    const words = all.length;
+    if (pull) {
+      // The owned word ranges cover every word once.
+      for (const [d, [from, to]] of sent.entries()) all.set(found[d]!.subarray(from, to), from);
+    } else {
+      all.set(found[0]!);
+      for (const f of found.slice(1)) for (let w = 0; w < words; w++) all[w]! |= f[w]!;
+    }
+    let size = 0;
+    for (let w = 0; w < words; w++) if (all[w] !== 0) size += popcount(all[w]!);
+    return size;
+  }
+
+  /** count, ids = how many and which vertices `found` holds (the ids past `ids.length` are dropped). */
+  async #compact(rec: Recorder, s: PartState, words: number): Promise<void> {
+    rec.clear(s.count);
+    await transform(
+      rec,
+      words,
+      wgsl`(w: u32) {
+  var bits = ${s.found.words}[w];
+  if (bits == 0u) { return; }
+  var k = atomicAdd(&${atomic(s.count)}[0], countOneBits(bits));
+  while (bits != 0u) {
+    if (k < ${u32(s.ids.length)}) { ${rw(s.ids)}[k] = w * 32u + weft_trailing_zeros(bits); }
+    k++;
+    bits &= bits - 1u;
+  }
+}`,
+    );
+  }
+
+  /** The `count` ids in incoming (every part's found, one after another): the unvisited ones become the
+   * frontier, visited and at depth `level`, alike everywhere. */
+  async #mergeIds(rec: Recorder, s: PartState, level: number, count: number): Promise<void> {
+    rec.clear(s.frontier.words);
+    await transform(
+      rec,
+      count,
+      wgsl`(i: u32) {
+  let v = ${s.incoming}[i];
+  let bit = 1u << (v & 31u);
+  let old = atomicOr(&${atomic(s.visited.words)}[v >> 5u], bit);
+  if ((old & bit) != 0u) { return; }
+  atomicOr(&${atomic(s.frontier.words)}[v >> 5u], bit);
+  ${rw(s.depths)}[v] = ${u32(level)};
+}`,
+    );
   }
 
   /** Depths unreached but the source's 0; visited and frontier the source alone. */
@@ -273,9 +389,9 @@ export class PartitionedBfs {
     );
   }
 
-  /** new = incoming & ~visited (incoming: every part's found, ORed): visited, frontier and depths alike everywhere. */
+  /** new = incoming & ~visited (incoming: every part's found, ORed, copied from the inbox before): visited,
+   * frontier and depths alike everywhere. */
   async #merge(rec: Recorder, s: PartState, level: number, words: number): Promise<void> {
-    rec.copy(s.inbox, s.incoming, words);
     await transform(
       rec,
       words,
