@@ -89,7 +89,14 @@ export { louvain } from './louvain.ts';
 export { MisProblem, type MisResult, maximalIndependentSet } from './mis.ts';
 export { minimumSpanningForest, type SpanningForestResult } from './mst.ts';
 export { mstReference } from './mst-reference.ts';
-export { type PageRankOptions, PageRankProblem, type PageRankResult, pageRank } from './pagerank.ts';
+export {
+  GATHER_ORDER_MIN_ARCS,
+  type PageRankOptions,
+  PageRankProblem,
+  type PageRankResult,
+  pageRank,
+  usesGatherOrder,
+} from './pagerank.ts';
 export { type PageRankReferenceOptions, pageRankReference } from './pagerank-reference.ts';
 export {
   bfsPartitioned,
