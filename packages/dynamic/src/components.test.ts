@@ -206,8 +206,8 @@ describe('DynamicComponents', () => {
           const reset = await c.touched();
           const relinked = await c.relinked();
           expect(relinked, `batch ${batch}`).toBeLessThanOrEqual(reset);
-          // The giant stays mostly in one set after a few edges a vertex.
-          if (batch < 5) expect(relinked, `batch ${batch}: ${relinked} of ${reset}`).toBeLessThan(reset / 2);
+          // The giant stays mostly in one set after its kept forest edges and a few edges a vertex.
+          if (batch < 5 && reset > 0) expect(relinked, `batch ${batch}: ${relinked} of ${reset}`).toBeLessThan(reset / 2);
         }
         // Every edge of a path cut: each piece on its own (splits into many big and small pieces).
         const path = Array.from({ length: 64 }, (_, i) => i + 300);

@@ -14,14 +14,16 @@ import {
   wgsl,
   writeDispatchArgs,
 } from '@weft/gpu';
-import { compute, DisjointSets } from '@weft/operators';
+import { compute, DisjointSets, UNION_MAX_RETRIES } from '@weft/operators';
 import type { DynamicGraph, IdArray } from './dynamic-graph.ts';
 import { KEY_SLOTS, SLAB_WORDS, TOMBSTONE, V_BASE, VERTEX_WORDS } from './layout.ts';
-import { findEdgeFunctor, forEachSlabEdge, isAliveFunctor, NOT_FOUND } from './neighbors.ts';
+import { forEachSlabEdge, hasEdgeFunctor, isAliveFunctor } from './neighbors.ts';
 
 /** Keys of a vertex's first slab that phase 1 of a repair unions it with. */
 const FIRST_KEYS = 4;
 type Scratch = [
+  DeviceArray<'u32'>,
+  DeviceArray<'u32'>,
   DeviceArray<'u32'>,
   DeviceArray<'u32'>,
   DeviceArray<'u32'>,
@@ -52,12 +54,15 @@ export interface ComponentsUpdateOptions {
 
 /**
  * Weakly connected components of a {@link DynamicGraph}, kept up to date under batches of updates (Falcon's
- * morph style): an insertion batch unions its edges' ends in `@weft/operators`' `DisjointSets`
- * ({@link afterInsert}, nothing recomputed); a deletion batch ({@link deleteEdges}, {@link deleteVertices})
- * resets the touched components (those holding an end of a deleted edge or a deleted vertex) to
- * singletons and re-links them: a few edges a vertex first, then every edge of the vertices left outside
- * the largest set so formed, so splits come out right while a giant component cut by a few edges
- * re-links a handful of vertices.
+ * morph style) with a spanning forest beside the labels: every link of the union-find records the edge
+ * that made it at the root it hooked, so the recorded edges of the non-roots span each component. An
+ * insertion batch unions its edges' ends ({@link afterInsert}, nothing recomputed). A deletion batch
+ * ({@link deleteEdges}) touches only the components that lost a forest edge: deleting other edges cannot
+ * disconnect anything, and most deleted edges are not in the forest (it holds fewer edges than vertices).
+ * A touched component (also any holding a vertex of {@link deleteVertices}) is reset to singletons and
+ * re-linked: its surviving forest edges and a few edges a vertex first, which rebuild all of it but the
+ * pieces the deleted forest edges cut off, then every edge of the vertices left outside the largest set so
+ * formed, so splits come out right while a giant component loses only its cut-off pieces' work.
  *
  * `labels[v]` is the smallest vertex id of `v`'s component (a union-find root: every parent is smaller than
  * its child), for every id below the graph's `vertexCount`; deleted and never-inserted ids are singletons.
@@ -83,6 +88,17 @@ export class DynamicComponents {
   #main: DeviceArray<'u32'>;
   /** The epoch of the last repair that left each vertex outside its main set (never cleared). */
   #left: DeviceArray<'u32'>;
+  /**
+   * Per non-root (`labels[v] != v`), the edge `tails[v] -> heads[v]` whose union hooked `v` (it joined v's
+   * set to another): these edges span each component. A root's entries are stale.
+   */
+  #tails: DeviceArray<'u32'>;
+  #heads: DeviceArray<'u32'>;
+  /** The epoch of the last edge deletion with an edge at each vertex (never cleared). */
+  #ends: DeviceArray<'u32'>;
+  /** Per reset vertex, its forest edge if it survived the deletion (`NONE` otherwise). */
+  #keptTails: DeviceArray<'u32'>;
+  #keptHeads: DeviceArray<'u32'>;
   /** The vertices the last repair left outside their main sets, and their count. */
   #leftover: DeviceArray<'u32'>;
   readonly #leftCount: DeviceArray<'u32'>;
@@ -104,7 +120,11 @@ export class DynamicComponents {
     this.#stamp = d.array('u32', this.#capacity, { label: 'dynamic cc stamps' });
     this.#touched = d.array('u32', this.#capacity, { label: 'dynamic cc touched' });
     this.#left = d.array('u32', this.#capacity, { label: 'dynamic cc left over' });
-    [this.#old, this.#size, this.#best, this.#main, this.#leftover] = this.#scratch(this.#capacity);
+    this.#tails = d.array('u32', this.#capacity, { label: 'dynamic cc forest tails' });
+    this.#heads = d.array('u32', this.#capacity, { label: 'dynamic cc forest heads' });
+    this.#ends = d.array('u32', this.#capacity, { label: 'dynamic cc deleted edge ends' });
+    [this.#old, this.#size, this.#best, this.#main, this.#leftover, this.#keptTails, this.#keptHeads] =
+      this.#scratch(this.#capacity);
     this.#sets = new DisjointSets(d, this.#capacity, { parents: this.labels, label: 'dynamic cc' });
     this.#gates = d.array('u32', 10, { label: 'dynamic cc gates', indirect: true });
     this.#leftCount = d.array('u32', 1, { label: 'dynamic cc left over count' });
@@ -123,6 +143,7 @@ export class DynamicComponents {
     const c = new DynamicComponents(graph, options);
     await c.#stamp.fill(0);
     await c.#left.fill(0);
+    await c.#ends.fill(0);
     await c.recompute();
     return c;
   }
@@ -158,7 +179,7 @@ export class DynamicComponents {
         wgsl`(i: u32) {
   let u = ${s}[i];
   let v = ${t}[i];
-  if (u != v && ${alive}(u) && ${alive}(v)) { ${this.#sets.union()}(u, v); }
+  if (u != v && ${alive}(u) && ${alive}(v)) { ${this.#union()}(u, v); }
 }`,
       );
       await this.#sets.recordCompress(rec);
@@ -167,8 +188,8 @@ export class DynamicComponents {
 
   /**
    * Deletes edges `src[i] -> dst[i]` from the graph (both directions when undirected) and repairs the
-   * labels: the components holding an edge that existed are reset and re-linked; absent edges and
-   * self-loops touch nothing.
+   * labels: the components that lost a forest edge are reset and re-linked; other deleted edges, absent
+   * edges and self-loops touch nothing.
    */
   async deleteEdges(src: IdArray, dst: IdArray, options: ComponentsUpdateOptions = {}): Promise<void> {
     this.#checkOpen();
@@ -181,20 +202,29 @@ export class DynamicComponents {
       rec.clear(this.#leftCount);
       if (src.length > 0) {
         const { s, t } = onDevice(rec, src, dst);
-        // Both ends of an existing edge share a root, so marking one end's root marks the component.
+        const ends = atomic(this.#ends);
         await compute(
           rec,
           { all: src.length },
           wgsl`(i: u32) {
   let u = ${s}[i];
   let v = ${t}[i];
-  if (u == v || !${isAliveFunctor(graph)}(u) || v >= ${u32(graph.vertexCount)}) { return; }
-  if (${findEdgeFunctor(graph)}(u, v) != ${lit(`${NOT_FOUND}u`)}) {
-    atomicStore(&${atomic(this.#stamp)}[${this.labels}[u]], ${u32(epoch)});
-  }
+  if (u == v || u >= ${u32(graph.vertexCount)} || v >= ${u32(graph.vertexCount)}) { return; }
+  atomicStore(&${ends}[u], ${u32(epoch)});
+  atomicStore(&${ends}[v], ${u32(epoch)});
 }`,
         );
         await graph.deleteEdges(s, t, { recorder: rec });
+        // A forest edge is gone only if both its ends were in the batch: one probe of the table then.
+        await compute(
+          rec,
+          { all: graph.vertexCount },
+          wgsl`(v: u32) {
+  let root = ${this.labels}[v];
+  if (root == v) { return; }
+  if (${this.#lost(epoch)}(v)) { atomicStore(&${atomic(this.#stamp)}[root], ${u32(epoch)}); }
+}`,
+        );
       }
       await this.#repair(rec, epoch);
     });
@@ -248,6 +278,14 @@ export class DynamicComponents {
     return (await this.#gates.download(G_LEFT, 1))[0]!;
   }
 
+  /**
+   * The arrays that hold this object's state between updates, `labels` first: copying them back (while
+   * the graph is back as it was too) restores a state, e.g. to time the same batch again.
+   */
+  get state(): readonly DeviceArray<'u32'>[] {
+    return [this.labels, this.#tails, this.#heads];
+  }
+
   destroy() {
     if (this.#destroyed) return;
     this.#destroyed = true;
@@ -255,10 +293,11 @@ export class DynamicComponents {
     for (const a of [this.labels, this.#stamp, this.#touched, this.#left, this.#gates, this.#leftCount]) {
       a.destroy();
     }
-    for (const a of [this.#old, this.#size, this.#best, this.#main, this.#leftover]) a.destroy();
+    for (const a of [this.#tails, this.#heads, this.#ends]) a.destroy();
+    for (const a of this.#scratchArrays()) a.destroy();
   }
 
-  /** Per-repair arrays, written before they are read: [old, size, best, main, leftover]. */
+  /** Per-repair arrays, written before they are read: [old, size, best, main, leftover, kept tails, heads]. */
   #scratch(capacity: number): Scratch {
     const d = this.graph.device;
     const one = (what: string) => d.array('u32', capacity, { label: `dynamic cc ${what}` });
@@ -268,7 +307,13 @@ export class DynamicComponents {
       one('largest sets'),
       one('main sets'),
       one('left over list'),
+      one('kept forest tails'),
+      one('kept forest heads'),
     ];
+  }
+
+  #scratchArrays(): Scratch {
+    return [this.#old, this.#size, this.#best, this.#main, this.#leftover, this.#keptTails, this.#keptHeads];
   }
 
   [Symbol.dispose]() {
@@ -311,12 +356,19 @@ export class DynamicComponents {
     const labels = d.array('u32', capacity, { label: 'dynamic cc labels' });
     const stamp = d.array('u32', capacity, { label: 'dynamic cc stamps' });
     const left = d.array('u32', capacity, { label: 'dynamic cc left over' });
+    const tails = d.array('u32', capacity, { label: 'dynamic cc forest tails' });
+    const heads = d.array('u32', capacity, { label: 'dynamic cc forest heads' });
+    const ends = d.array('u32', capacity, { label: 'dynamic cc deleted edge ends' });
     const rec = d.recorder({ label: 'dynamic cc grow' });
     rec.clear(stamp);
     rec.clear(left);
+    rec.clear(ends);
     rec.copy(this.labels, labels, old);
     rec.copy(this.#stamp, stamp, old);
     rec.copy(this.#left, left, old);
+    rec.copy(this.#tails, tails, old);
+    rec.copy(this.#heads, heads, old);
+    rec.copy(this.#ends, ends, old);
     await compute(
       rec,
       { all: capacity - old },
@@ -325,12 +377,17 @@ export class DynamicComponents {
     await rec.submit();
     this.#sets.destroy();
     for (const a of [this.labels, this.#stamp, this.#touched, this.#left]) a.destroy();
-    for (const a of [this.#old, this.#size, this.#best, this.#main, this.#leftover]) a.destroy();
+    for (const a of [this.#tails, this.#heads, this.#ends]) a.destroy();
+    for (const a of this.#scratchArrays()) a.destroy();
     this.labels = labels;
     this.#stamp = stamp;
     this.#left = left;
+    this.#tails = tails;
+    this.#heads = heads;
+    this.#ends = ends;
     this.#touched = d.array('u32', capacity, { label: 'dynamic cc touched' });
-    [this.#old, this.#size, this.#best, this.#main, this.#leftover] = this.#scratch(capacity);
+    [this.#old, this.#size, this.#best, this.#main, this.#leftover, this.#keptTails, this.#keptHeads] =
+      this.#scratch(capacity);
     this.#sets = new DisjointSets(d, capacity, { parents: labels, label: 'dynamic cc' });
     this.#capacity = capacity;
   }
@@ -347,30 +404,86 @@ export class DynamicComponents {
       ? wgsl`(u: u32) -> bool { return atomicLoad(&${atomic(this.#stamp)}[u]) == ${u32(epoch)}; }`
       : wgsl`(u: u32) -> bool { return true; }`;
     return wgsl`(src: u32, dst: u32, edge: u32) {
-  if (${keep}(src, dst) && ${gate}(src)) { ${this.#sets.union()}(src, dst); }
+  if (${keep}(src, dst) && ${gate}(src)) { ${this.#union()}(src, dst); }
+}`;
+  }
+
+  /**
+   * `(u: u32, v: u32) -> bool`: `DisjointSets`' union (the larger root hooked under the smaller) that also
+   * records `u -> v` at the root it hooked; `u -> v` must be an edge of the graph.
+   */
+  #union(): Functor {
+    const p = atomic(this.labels);
+    const find = this.#sets.find();
+    return wgsl`(u: u32, v: u32) -> bool {
+  var a = ${find}(u);
+  var b = ${find}(v);
+  for (var retry = 0u; retry < ${lit(`${UNION_MAX_RETRIES}u`)}; retry++) {
+    if (a == b) { return false; }
+    if (a > b) {
+      let t = a;
+      a = b;
+      b = t;
+    }
+    let r = atomicCompareExchangeWeak(&${p}[b], b, a);
+    if (r.exchanged) {
+      ${rw(this.#tails)}[b] = u;
+      ${rw(this.#heads)}[b] = v;
+      return true;
+    }
+    b = ${find}(r.old_value);
+    a = ${find}(a);
+  }
+  atomicStore(&${atomic(this.#sets.status)}[0], 1u);
+  return false;
+}`;
+  }
+
+  /**
+   * `(v: u32) -> bool`, for a non-root `v`: whether the deletion of `epoch` removed v's forest edge (only
+   * possible when both its ends were ends of the batch).
+   */
+  #lost(epoch: number): Functor {
+    const ends = atomic(this.#ends);
+    return wgsl`(v: u32) -> bool {
+  let a = ${this.#tails}[v];
+  let b = ${this.#heads}[v];
+  if (atomicLoad(&${ends}[a]) != ${u32(epoch)} || atomicLoad(&${ends}[b]) != ${u32(epoch)}) { return false; }
+  return !${hasEdgeFunctor(this.graph)}(a, b);
 }`;
   }
 
   /**
    * After a deletion recorded into `rec` whose touched roots carry `epoch`: resets every vertex of those
-   * roots' components to a singleton (listing it, with its old label), then re-links in two phases.
-   * Phase 1 unions each listed vertex with the first keys of its first slab (a few edges a vertex, one slab
-   * read); in each old component the set with the most vertices is its main set. Phase 2 unions every edge
-   * of the vertices outside the main sets (their tables, or a sweep of the slabs chosen on the GPU from
-   * their count; directed graphs sweep, as in-edges are not in the tables). Exact: an edge between two
-   * vertices of one main set joins nothing new, and every other edge of the old components is unioned.
+   * roots' components to a singleton (listing it, with its old label and its forest edge if that edge is
+   * still in the graph), then re-links in two phases. Phase 1 unions each listed vertex's kept forest edge
+   * and the first keys of its first slab (a few edges a vertex, one slab read): the kept forest edges alone
+   * rebuild each old component but for the pieces its deleted forest edges cut off. In each old component
+   * the set with the most vertices is its main set. Phase 2 unions every edge of the vertices outside the
+   * main sets (their tables, or a sweep of the slabs chosen on the GPU from their count; directed graphs
+   * sweep, as in-edges are not in the tables). Exact: every set is connected, an edge between two vertices
+   * of one main set joins nothing new, and every other edge of the old components is unioned.
    */
   async #repair(rec: Recorder, epoch: number) {
     const graph = this.graph;
     const gates = this.#gates;
     const stamp = atomic(this.#stamp);
     const none = lit(`${NONE}u`);
+    const alive = isAliveFunctor(graph);
     await compute(
       rec,
       { all: graph.vertexCount },
       wgsl`(v: u32) {
   let old = ${this.labels}[v];
   if (atomicLoad(&${stamp}[old]) != ${u32(epoch)}) { return; }
+  var tail = ${none};
+  if (old != v) {
+    let a = ${this.#tails}[v];
+    let b = ${this.#heads}[v];
+    if (${alive}(a) && ${alive}(b) && !${this.#lost(epoch)}(v)) { tail = a; }
+  }
+  ${rw(this.#keptTails)}[v] = tail;
+  ${rw(this.#keptHeads)}[v] = ${this.#heads}[v];
   ${rw(this.labels)}[v] = v;
   ${rw(this.#old)}[v] = old;
   atomicStore(&${atomic(this.#size)}[v], 0u);
@@ -384,16 +497,19 @@ export class DynamicComponents {
     const touched = { items: this.#touched, length: { array: gates, index: 0 } };
     const slabs = graph.slabs;
     const word = (field: number) => lit(`v * ${VERTEX_WORDS}u + ${field}u`);
+    const union = this.#union();
     await compute(
       rec,
       touched,
       wgsl`(v: u32) {
+  let tail = ${this.#keptTails}[v];
+  if (tail != ${none}) { _ = ${union}(tail, ${this.#keptHeads}[v]); }
   let at = ${graph.vertices}[${word(V_BASE)}] * ${lit(`${SLAB_WORDS}u`)};
   var linked = 0u;
   for (var lane = 0u; lane < ${lit(`${KEY_SLOTS}u`)} && linked < ${lit(`${FIRST_KEYS}u`)}; lane++) {
     let k = ${slabs}[at + lane];
     if (k < ${lit(`${TOMBSTONE}u`)}) {
-      _ = ${this.#sets.union()}(v, k);
+      _ = ${union}(v, k);
       linked++;
     }
   }
@@ -454,10 +570,10 @@ export class DynamicComponents {
     // Undirected: each edge once when both ends are left over, from the left-over end otherwise.
     const relink = graph.directed
       ? wgsl`(src: u32, dst: u32, edge: u32) {
-  if (src != dst && (${isLeft}(src) || ${isLeft}(dst))) { _ = ${this.#sets.union()}(src, dst); }
+  if (src != dst && (${isLeft}(src) || ${isLeft}(dst))) { _ = ${union}(src, dst); }
 }`
       : wgsl`(src: u32, dst: u32, edge: u32) {
-  if (${isLeft}(src) && (src < dst || !${isLeft}(dst))) { _ = ${this.#sets.union()}(src, dst); }
+  if (${isLeft}(src) && (src < dst || !${isLeft}(dst))) { _ = ${union}(src, dst); }
 }`;
     await compute(
       rec,
