@@ -81,7 +81,17 @@ const KEPT = {
   hit: 0,
 } as const;
 type Kept = keyof typeof KEPT;
-const SCRATCH = ['touched', 'old', 'size', 'best', 'main', 'leftover', 'keptTails', 'keptHeads', 'cuts'] as const;
+const SCRATCH = [
+  'touched',
+  'old',
+  'size',
+  'best',
+  'main',
+  'leftover',
+  'keptTails',
+  'keptHeads',
+  'cuts',
+] as const;
 type Scratch = (typeof SCRATCH)[number];
 
 export interface DynamicComponentsOptions {
@@ -418,7 +428,8 @@ export class DynamicComponents {
     ];
     for (const [from, to, name] of grown) {
       rec.copy(from, to, old);
-      const fresh = KEPT[name] === 'id' ? wgsl`(i: u32) -> u32 { return i; }` : wgsl`(i: u32) -> u32 { return 0u; }`;
+      const fresh =
+        KEPT[name] === 'id' ? wgsl`(i: u32) -> u32 { return i; }` : wgsl`(i: u32) -> u32 { return 0u; }`;
       await compute(
         rec,
         { all: capacity - old },
@@ -487,7 +498,13 @@ export class DynamicComponents {
    * Marks the ends of the batch, deletes it from the graph, then stamps the root of each component that lost
    * a forest edge (one table probe per forest edge with both ends in the batch).
    */
-  async #cutForestEdges(rec: Recorder, s: DeviceArray<'u32'>, t: DeviceArray<'u32'>, m: number, epoch: number) {
+  async #cutForestEdges(
+    rec: Recorder,
+    s: DeviceArray<'u32'>,
+    t: DeviceArray<'u32'>,
+    m: number,
+    epoch: number,
+  ) {
     const graph = this.graph;
     const ends = atomic(this.#kept.ends);
     await compute(
@@ -633,7 +650,11 @@ export class DynamicComponents {
       rec.clear(this.#gates);
       for (let k = 0; k < BUILD_ROUNDS; k++) {
         const settle = this.#settle(++this.#tick, true);
-        await compute(rec, { all: this.graph.vertexCount }, wgsl`(v: u32) { ${settle}(v, ${this.labels}[v]); }`);
+        await compute(
+          rec,
+          { all: this.graph.vertexCount },
+          wgsl`(v: u32) { ${settle}(v, ${this.labels}[v]); }`,
+        );
       }
       await rec.submit();
       if ((await this.#gates.download(G_SETTLED, 1))[0] === 0) return;
@@ -924,7 +945,11 @@ export class DynamicComponents {
       : wgsl`(src: u32, dst: u32, edge: u32) {
   if (${isLeft}(src) && (src < dst || !${isLeft}(dst))) { _ = ${union}(src, dst); }
 }`;
-    await compute(rec, { items: list, length: { ...walkCount, args: walk.args } }, graph.forEachNeighbor(relink));
+    await compute(
+      rec,
+      { items: list, length: { ...walkCount, args: walk.args } },
+      graph.forEachNeighbor(relink),
+    );
     await compute(rec, { all: { ...sweepCount, args: sweep.args } }, forEachSlabEdge(graph, relink));
     return listed.args;
   }
