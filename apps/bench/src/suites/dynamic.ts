@@ -962,9 +962,11 @@ function componentsCase(op: 'insert' | 'delete', mode: 'incremental' | 'recomput
           ? edgePool(scale, csr, 'kronecker', seed, n)
           : cached(`existing/${scale.kronScale}/${seed}/${n}`, () => existingEdges(csr, n, seed));
       const c = await DynamicComponents.create(graph);
-      const before = c.state.map((a) => device.array('u32', a.length, { label: 'cc state before the batch' }));
+      const before = c.state.map((a) =>
+        device.array('u32', a.length, { label: 'cc state before the batch' }),
+      );
       const copy = device.recorder({ label: 'save cc state' });
-      c.state.forEach((a, i) => copy.copy(a, before[i]!));
+      for (const [i, a] of c.state.entries()) copy.copy(a, before[i]!);
       await copy.submit();
       const src = device.upload(b.src);
       const dst = device.upload(b.dst);
@@ -981,7 +983,7 @@ function componentsCase(op: 'insert' | 'delete', mode: 'incremental' | 'recomput
             await c.recompute({ recorder: rec });
             return;
           }
-          c.state.forEach((a, i) => rec.copy(before[i]!, a));
+          for (const [i, a] of c.state.entries()) rec.copy(before[i]!, a);
           if (op === 'insert') await c.afterInsert(src, dst, { recorder: rec });
           else await c.deleteEdges(src, dst, { recorder: rec });
         },
