@@ -342,6 +342,25 @@ describe('DynamicComponents under adversarial deletions', () => {
       });
     });
 
+    it(`splits a component after recomputing it from whole trees (${kind})`, async () => {
+      await gpuTest(async (device) => {
+        const edges = path(0, 99);
+        const src = Uint32Array.from(edges, (e) => e[0]);
+        const dst = Uint32Array.from(edges, (e) => e[1]);
+        const g = await DynamicGraph.fromEdgeList(device, { vertexCount: 100, src, dst, directed });
+        const model = new HostDynamicGraph(100, directed);
+        model.insertEdges(src, dst);
+        const c = await DynamicComponents.create(g);
+        // The trees were whole; recomputing drops them, so the next split must re-link what it touches.
+        await c.recompute();
+        await c.deleteEdges(Uint32Array.of(50), Uint32Array.of(51));
+        model.deleteEdges(Uint32Array.of(50), Uint32Array.of(51));
+        await expectLabels(c, model, 'cut after recomputing');
+        c.destroy();
+        g.destroy();
+      });
+    });
+
     it(`deletes every edge of a star's centre, some leaves still linked among themselves (${kind})`, async () => {
       await gpuTest(async (device) => {
         const h = await harness(device, 64, directed);
@@ -462,6 +481,16 @@ describe('DynamicComponents under adversarial deletions', () => {
         await h.insert([[10, 90]]);
         await h.remove([[40, 41]]);
         await h.check('linked again, then cut');
+        // Recomputed from scratch: the trees are gone until deletions re-link the components.
+        await h.c.recompute();
+        for (const cut of [
+          [20, 21],
+          [85, 86],
+          [10, 90],
+        ] as [number, number][]) {
+          await h.remove([cut]);
+          await h.check(`${cut} cut after recomputing`);
+        }
         h.destroy();
       });
     });

@@ -162,6 +162,14 @@ export class DynamicComponents {
    */
   #scratch: Record<Scratch, DeviceArray<'u32'>>;
   readonly #leftCount: DeviceArray<'u32'>;
+  /**
+   * A count of vertices and dispatch arguments over them, zero unless armed: `#scan`, by a deletion that
+   * re-links a whole component or hits a loose one (the pass that lists their vertices runs only then);
+   * `#looseScan`, kept, by any update that leaves a vertex unsettled (the pass that marks loose components
+   * runs only then; a build that settles every vertex disarms it).
+   */
+  readonly #scan: DeviceArray<'u32'>;
+  readonly #looseScan: DeviceArray<'u32'>;
   /** See the `G_*` constants. */
   readonly #gates: DeviceArray<'u32'>;
   #capacity: number;
@@ -181,6 +189,8 @@ export class DynamicComponents {
     this.#sets = new DisjointSets(d, this.#capacity, { parents: this.labels, label: 'dynamic cc' });
     this.#gates = d.array('u32', GATE_WORDS, { label: 'dynamic cc gates', indirect: true });
     this.#leftCount = d.array('u32', 1, { label: 'dynamic cc left over count' });
+    this.#scan = d.array('u32', 4, { label: 'dynamic cc scan gate', indirect: true });
+    this.#looseScan = d.array('u32', 4, { label: 'dynamic cc loose scan gate', indirect: true });
   }
 
   /** Components of `graph` computed from scratch (with their spanning trees when undirected). */
@@ -221,7 +231,9 @@ export class DynamicComponents {
       await this.#sets.recordReset(rec);
       await compute(rec, { all: graph.slabCapacity }, forEachSlabEdge(graph, this.#link()));
       await this.#sets.recordCompress(rec);
-      if (!graph.directed) await rec.fill(this.#kept.settled, UNSETTLED);
+      if (graph.directed) return;
+      await rec.fill(this.#kept.settled, UNSETTLED);
+      await compute(rec, { all: 1 }, wgsl`(i: u32) { ${this.#arm(this.#looseScan, this.#capacity)}(); }`);
     });
   }
 
@@ -282,6 +294,7 @@ export class DynamicComponents {
     await onTarget(this.#target(options), 'dynamic cc delete edges', async (rec) => {
       rec.clear(this.#gates);
       rec.clear(this.#leftCount);
+      rec.clear(this.#scan);
       if (src.length > 0) {
         const { s, t } = onDevice(rec, src, dst);
         if (graph.directed) await this.#cutForestEdges(rec, s, t, src.length, epoch);
@@ -302,12 +315,16 @@ export class DynamicComponents {
     await onTarget(this.#target(options), 'dynamic cc delete vertices', async (rec) => {
       rec.clear(this.#gates);
       rec.clear(this.#leftCount);
+      rec.clear(this.#scan);
       if (list.length > 0) {
         const idArr = rec.scratch('u32', list.length, 'cc deleted vertices').upload(list);
         await compute(
           rec,
           { all: list.length },
-          wgsl`(i: u32) { atomicStore(&${atomic(this.#kept.stamp)}[${this.labels}[${idArr}[i]]], ${u32(epoch)}); }`,
+          wgsl`(i: u32) {
+  atomicStore(&${atomic(this.#kept.stamp)}[${this.labels}[${idArr}[i]]], ${u32(epoch)});
+  ${this.#arm(this.#scan, graph.vertexCount)}();
+}`,
         );
         await graph.deleteVertices(list, { recorder: rec });
       }
@@ -355,8 +372,7 @@ export class DynamicComponents {
     this.#destroyed = true;
     this.#sets.destroy();
     this.#destroyArrays();
-    this.#gates.destroy();
-    this.#leftCount.destroy();
+    for (const a of [this.#gates, this.#leftCount, this.#scan, this.#looseScan]) a.destroy();
   }
 
   [Symbol.dispose]() {
@@ -642,7 +658,10 @@ export class DynamicComponents {
 
   // ---- undirected: spanning trees along edges ----
 
-  /** Builds the spanning trees of every component from its root outwards, checking on the host between rounds. */
+  /**
+   * Builds the spanning trees of every component (every vertex slot) from its root outwards, checking on the
+   * host between rounds.
+   */
   async #buildTrees() {
     const d = this.graph.device;
     for (let round = 0; round < BUILD_MAX_ROUNDS; round += BUILD_ROUNDS) {
@@ -650,14 +669,15 @@ export class DynamicComponents {
       rec.clear(this.#gates);
       for (let k = 0; k < BUILD_ROUNDS; k++) {
         const settle = this.#settle(++this.#tick, true);
-        await compute(
-          rec,
-          { all: this.graph.vertexCount },
-          wgsl`(v: u32) { ${settle}(v, ${this.labels}[v]); }`,
-        );
+        await compute(rec, { all: this.#capacity }, wgsl`(v: u32) { ${settle}(v, ${this.labels}[v]); }`);
       }
       await rec.submit();
-      if ((await this.#gates.download(G_SETTLED, 1))[0] === 0) return;
+      if ((await this.#gates.download(G_SETTLED, 1))[0] === 0) {
+        // No round settled a vertex: every vertex is settled (each unsettled one would have a settled
+        // neighbour on its path from its root).
+        await this.#looseScan.fill(0);
+        return;
+      }
     }
   }
 
@@ -677,7 +697,7 @@ export class DynamicComponents {
     const none = lit(`${NONE}u`);
     await compute(
       rec,
-      { all: graph.vertexCount },
+      { all: this.#gateCount(this.#looseScan) },
       wgsl`(v: u32) {
   if (atomicLoad(&${settled}[v]) == ${unsettled}) { atomicStore(&${atomic(k.loose)}[${this.labels}[v]], ${e}); }
 }`,
@@ -691,7 +711,10 @@ export class DynamicComponents {
   let v = ${t}[i];
   if (u == v || u >= ${u32(graph.vertexCount)} || v >= ${u32(graph.vertexCount)}) { return; }
   let root = ${this.labels}[u];
-  if (atomicLoad(&${atomic(k.loose)}[root]) == ${e}) { atomicStore(&${atomic(k.hit)}[root], ${e}); }
+  if (atomicLoad(&${atomic(k.loose)}[root]) == ${e}) {
+    atomicStore(&${atomic(k.hit)}[root], ${e});
+    ${this.#arm(this.#scan, graph.vertexCount)}();
+  }
   var c = ${none};
   if (${k.parent}[u] == v && atomicLoad(&${settled}[u]) != ${unsettled}) { c = u; }
   if (${k.parent}[v] == u && atomicLoad(&${settled}[v]) != ${unsettled}) { c = v; }
@@ -737,6 +760,7 @@ export class DynamicComponents {
   for (var head = 0u; head < n; head++) {
     if (!${this.#gatherChildren(isChild)}(q[head], &q, &n)) {
       atomicStore(&${stamp}[root], ${e});
+      ${this.#arm(this.#scan, graph.vertexCount)}();
       return;
     }
   }
@@ -765,7 +789,7 @@ export class DynamicComponents {
     const e = u32(epoch);
     await compute(
       rec,
-      { all: graph.vertexCount },
+      { all: this.#gateCount(this.#scan) },
       wgsl`(v: u32) {
   let root = ${this.labels}[v];
   if (atomicLoad(&${atomic(k.stamp)}[root]) != ${e}) {
@@ -810,7 +834,7 @@ export class DynamicComponents {
     const list = { items: this.#scratch.touched, length: { array: this.#gates, index: G_TOUCHED, args } };
     const find = this.#sets.find();
     for (let round = 0; round < SETTLE_ROUNDS; round++) {
-      const settle = this.#settle(++this.#tick, false);
+      const settle = this.#settle(++this.#tick, false, round === SETTLE_ROUNDS - 1);
       await compute(
         rec,
         list,
@@ -828,16 +852,20 @@ export class DynamicComponents {
   /**
    * `(v: u32, root: u32)`: an unsettled `v` becomes its tree's root if it is its component's `root`, else
    * takes as parent a neighbour settled in an earlier round (whose path to the root is whole), if any; `flag`
-   * raises the gates' `G_SETTLED` word when it settles (a dispatch over a list counted in the gates cannot).
+   * raises the gates' `G_SETTLED` word when it settles (a dispatch over a list counted in the gates cannot);
+   * in the `last` round, a vertex left unsettled arms the loose scan.
    */
-  #settle(tick: number, flag: boolean): Functor {
+  #settle(tick: number, flag: boolean, last = false): Functor {
     const settled = atomic(this.#kept.settled);
     const before = wgsl`(w: u32) -> bool { return atomicLoad(&${settled}[w]) < ${u32(tick)}; }`;
     return wgsl`(v: u32, root: u32) {
   if (atomicLoad(&${settled}[v]) != ${lit(`${UNSETTLED}u`)}) { return; }
   var p = v;
   if (root != v) { p = ${this.#firstNeighbor(before)}(v); }
-  if (p == ${lit(`${NONE}u`)}) { return; }
+  if (p == ${lit(`${NONE}u`)}) {
+    ${last ? this.#arm(this.#looseScan, this.#capacity) : wgsl`() {}`}();
+    return;
+  }
   ${rw(this.#kept.parent)}[v] = p;
   atomicStore(&${settled}[v], ${u32(tick)});
   ${flag ? wgsl`(i: u32) { atomicStore(&${atomic(this.#gates)}[i], 1u); }` : wgsl`(i: u32) {}`}(${lit(`${G_SETTLED}u`)});
@@ -891,6 +919,26 @@ export class DynamicComponents {
   }
   return true;
 }`;
+  }
+
+  /** `()`: sets `gate` to the count `n` and dispatch arguments over it (host-computed constants). */
+  #arm(gate: DeviceArray<'u32'>, n: number): Functor {
+    const groups = Math.ceil(n / transformItemsPerWorkgroup({ array: gate, index: 0 }));
+    const x = Math.min(groups, this.graph.device.limits.maxComputeWorkgroupsPerDimension);
+    const y = x > 0 ? Math.ceil(groups / x) : 1;
+    const g = atomic(gate);
+    return wgsl`() {
+  atomicStore(&${g}[0], ${u32(n)});
+  atomicStore(&${g}[1], ${u32(x)});
+  atomicStore(&${g}[2], ${u32(y)});
+  atomicStore(&${g}[3], 1u);
+}`;
+  }
+
+  /** The count a gate holds, with the dispatch arguments beside it. */
+  #gateCount(gate: DeviceArray<'u32'>) {
+    const perWorkgroup = transformItemsPerWorkgroup({ array: gate, index: 0 });
+    return { array: gate, index: 0, args: { array: gate, index: 1, perWorkgroup } };
   }
 
   // ---- both ----
