@@ -784,7 +784,6 @@ export class DynamicComponents {
    * a listed vertex is unioned.
    */
   async #relinkListed(rec: Recorder, epoch: number) {
-    const graph = this.graph;
     const k = this.#kept;
     const e = u32(epoch);
     await compute(
