@@ -112,6 +112,9 @@ export interface ComponentsUpdateOptions {
   recorder?: Recorder;
 }
 
+/** Components from scratch without spanning trees, for {@link dynamicConnectedComponents}. */
+let labelsOnce: (graph: DynamicGraph) => Promise<DynamicComponents>;
+
 /**
  * Weakly connected components of a {@link DynamicGraph}, kept up to date under batches of updates (Falcon's
  * morph style). An insertion batch unions its edges' ends ({@link afterInsert}, nothing recomputed).
@@ -136,9 +139,6 @@ export interface ComponentsUpdateOptions {
  * A graph changed without telling this object (e.g. `graph.deleteEdges` called directly) needs
  * {@link recompute}, after which undirected trees regrow as later deletions re-link the components.
  */
-/** Components from scratch without spanning trees, for {@link dynamicConnectedComponents}. */
-let labelsOnce: (graph: DynamicGraph) => Promise<DynamicComponents>;
-
 export class DynamicComponents {
   /** One label per vertex slot of the graph: the smallest vertex id of its component. */
   labels: DeviceArray<'u32'>;
@@ -343,7 +343,10 @@ export class DynamicComponents {
     return n === 0 ? new Uint32Array(0) : this.labels.download(0, n);
   }
 
-  /** How many vertices the last deletion reset (read back from the GPU). */
+  /**
+   * How many vertices the last deletion reset (read back from the GPU); undirected, after an insertion, how
+   * many it took out of their trees to settle again (those of the trees it merged into others).
+   */
   async touched(): Promise<number> {
     this.#checkOpen();
     return (await this.#gates.download(G_TOUCHED, 1))[0]!;
@@ -364,7 +367,8 @@ export class DynamicComponents {
    */
   get state(): readonly DeviceArray<'u32'>[] {
     const k = this.#kept;
-    return this.graph.directed ? [this.labels, k.tails, k.heads] : [this.labels, k.parent, k.settled];
+    if (this.graph.directed) return [this.labels, k.tails, k.heads];
+    return [this.labels, k.parent, k.settled, this.#looseScan];
   }
 
   destroy() {
