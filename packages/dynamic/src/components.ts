@@ -81,6 +81,19 @@ const KEPT = {
   hit: 0,
 } as const;
 type Kept = keyof typeof KEPT;
+/** Arrays only one kind of graph uses (the other gets one word each). */
+const DIRECTED_ONLY = new Set([
+  'ends',
+  'tails',
+  'heads',
+  'size',
+  'best',
+  'main',
+  'leftover',
+  'keptTails',
+  'keptHeads',
+]);
+const UNDIRECTED_ONLY = new Set(['parent', 'settled', 'cut', 'loose', 'hit', 'cuts']);
 const SCRATCH = [
   'touched',
   'old',
@@ -384,18 +397,23 @@ export class DynamicComponents {
   }
 
   #keptArrays(capacity: number): Record<Exclude<Kept, 'labels'>, DeviceArray<'u32'>> {
-    const d = this.graph.device;
     const names = Object.keys(KEPT).filter((k) => k !== 'labels') as Exclude<Kept, 'labels'>[];
-    return Object.fromEntries(
-      names.map((k) => [k, d.array('u32', capacity, { label: `dynamic cc ${k}` })]),
-    ) as Record<Exclude<Kept, 'labels'>, DeviceArray<'u32'>>;
+    return Object.fromEntries(names.map((k) => [k, this.#perVertex(k, capacity)])) as Record<
+      Exclude<Kept, 'labels'>,
+      DeviceArray<'u32'>
+    >;
   }
 
   #scratchArrays(capacity: number): Record<Scratch, DeviceArray<'u32'>> {
-    const d = this.graph.device;
-    return Object.fromEntries(
-      SCRATCH.map((k) => [k, d.array('u32', capacity, { label: `dynamic cc ${k}` })]),
-    ) as Record<Scratch, DeviceArray<'u32'>>;
+    return Object.fromEntries(SCRATCH.map((k) => [k, this.#perVertex(k, capacity)])) as Record<
+      Scratch,
+      DeviceArray<'u32'>
+    >;
+  }
+
+  #perVertex(name: string, capacity: number): DeviceArray<'u32'> {
+    const unused = (this.graph.directed ? UNDIRECTED_ONLY : DIRECTED_ONLY).has(name);
+    return this.graph.device.array('u32', unused ? 1 : capacity, { label: `dynamic cc ${name}` });
   }
 
   #destroyArrays() {
@@ -447,6 +465,7 @@ export class DynamicComponents {
       ),
     ];
     for (const [from, to, name] of grown) {
+      if (to.length < capacity) continue;
       rec.copy(from, to, old);
       const fresh =
         KEPT[name] === 'id' ? wgsl`(i: u32) -> u32 { return i; }` : wgsl`(i: u32) -> u32 { return 0u; }`;
