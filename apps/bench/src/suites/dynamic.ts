@@ -942,11 +942,11 @@ async function expectComponents(graph: DynamicGraph, c: DynamicComponents): Prom
 
 /**
  * Connected components of the Kronecker graph after a batch of n edges: inserted (new edges; incremental:
- * the labels before the batch copied back, then one union per batch edge and a compression) or deleted
- * (existing edges; each run first re-inserts the batch, which needs no new slabs, and copies the labels of
- * the whole graph back, then deletes it: incrementally, resetting and re-linking only the touched
- * components, or by `graph.deleteEdges` and a recomputation). Recomputation unions every edge over all
- * slabs. GPU-timed: every step is recorded into the timed submit.
+ * the state before the batch copied back, then one union per batch edge and a compression) or deleted
+ * (existing edges; each run first re-inserts the batch, which needs no new slabs, and copies the state of
+ * the whole graph back (labels and spanning forest), then deletes it: incrementally, resetting and
+ * re-linking only the components that lost a forest edge, or by `graph.deleteEdges` and a recomputation).
+ * Recomputation unions every edge over all slabs. GPU-timed: every step is recorded into the timed submit.
  */
 function componentsCase(op: 'insert' | 'delete', mode: 'incremental' | 'recompute'): BenchCase {
   return {
@@ -962,9 +962,11 @@ function componentsCase(op: 'insert' | 'delete', mode: 'incremental' | 'recomput
           ? edgePool(scale, csr, 'kronecker', seed, n)
           : cached(`existing/${scale.kronScale}/${seed}/${n}`, () => existingEdges(csr, n, seed));
       const c = await DynamicComponents.create(graph);
-      const before = device.array('u32', c.labels.length, { label: 'labels before the batch' });
-      const copy = device.recorder({ label: 'save labels' });
-      copy.copy(c.labels, before);
+      const before = c.state.map((a) =>
+        device.array('u32', a.length, { label: 'cc state before the batch' }),
+      );
+      const copy = device.recorder({ label: 'save cc state' });
+      for (const [i, a] of c.state.entries()) copy.copy(a, before[i]!);
       await copy.submit();
       const src = device.upload(b.src);
       const dst = device.upload(b.dst);
@@ -981,7 +983,7 @@ function componentsCase(op: 'insert' | 'delete', mode: 'incremental' | 'recomput
             await c.recompute({ recorder: rec });
             return;
           }
-          rec.copy(before, c.labels);
+          for (const [i, a] of c.state.entries()) rec.copy(before[i]!, a);
           if (op === 'insert') await c.afterInsert(src, dst, { recorder: rec });
           else await c.deleteEdges(src, dst, { recorder: rec });
         },
@@ -993,7 +995,7 @@ function componentsCase(op: 'insert' | 'delete', mode: 'incremental' | 'recomput
           ]);
         },
         destroy() {
-          for (const a of [before, src, dst]) a.destroy();
+          for (const a of [...before, src, dst]) a.destroy();
           c.destroy();
           graph.destroy();
         },
