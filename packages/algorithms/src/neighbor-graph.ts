@@ -19,7 +19,7 @@ import { FrontierBitmap, FrontierQueue } from '@weft/graph';
 import {
   AdvanceWorkspace,
   advancePush,
-  compute,
+  computeReduce,
   DisjointSets,
   enact,
   gatherNeighbors,
@@ -464,14 +464,12 @@ export async function pageRankOnNeighbors(
     }
     const ranks = run.f32(n, 'pagerank ranks');
     const contrib = run.f32(n, 'pagerank contributions');
-    const dangling = run.f32(n, 'pagerank dangling');
     const sums = run.f32(n, 'pagerank sums');
-    const change = run.f32(n, 'pagerank change');
     const totals = run.f32(2, 'pagerank totals');
     const active = run.u32(1, 'pagerank active');
     await ranks.fill(1 / n);
     await active.fill(1);
-    const all = { all: n };
+    const _all = { all: n };
     const l1 = convergence === 'l1';
     const delta = l1
       ? wgsl`(next: f32, old: f32) -> f32 { return abs(next - old); }`
@@ -488,21 +486,25 @@ export async function pageRankOnNeighbors(
         device.limits.maxStorageBuffersPerShaderStage;
     // Without a fit, a pull reduces over the graph's own parts, their layout scanned once per version.
     if (direction === 'pull' && !fits) await prepareNeighborParts(graph);
+    // `(v: u32, r: f32) -> f32`: stores v's share of rank r; returns r when v is dangling, else 0.
+    const storeShare = wgsl`(v: u32, r: f32) -> f32 {
+  let deg = ${degree}[v];
+  ${rw(contrib)}[v] = select(0.0, r / f32(deg), deg > 0u);
+  return select(r, 0.0, deg > 0u);
+}`;
+    const both = [plus('f32'), plus('f32')] as const;
+    await computeReduce(
+      device,
+      n,
+      wgsl`(v: u32) -> vec2<f32> { return vec2<f32>(0.0, ${storeShare}(v, ${ranks}[v])); }`,
+      both,
+      wgsl`(change: f32, dangling: f32) { ${rw(totals)}[0] = dangling; }`,
+    );
+    const bound = l1 ? n * tolerance : tolerance;
     const { iterations, converged } = await enact(
       device,
       {
         async step(rec) {
-          await compute(
-            rec,
-            all,
-            wgsl`(v: u32) {
-  let deg = ${degree}[v];
-  let r = ${ranks}[v];
-  ${rw(contrib)}[v] = select(0.0, r / f32(deg), deg > 0u);
-  ${rw(dangling)}[v] = select(r, 0.0, deg > 0u);
-}`,
-          );
-          await reduce(rec, dangling, { array: totals, index: 0 });
           if (lists && gathered && fits) {
             await transformSegreduce(rec, lists.edgeCount, lists.offsets, n, gathered, sums);
           } else if (direction === 'pull') {
@@ -531,23 +533,24 @@ export async function pageRankOnNeighbors(
             direction === 'pull'
               ? wgsl`(v: u32) -> f32 { return ${sums}[v]; }`
               : wgsl`(v: u32) -> f32 { return bitcast<f32>(atomicLoad(&${pushed}[v])); }`;
-          await compute(
+          // One pass updates the ranks and the next shares and folds the change and the dangling rank.
+          await computeReduce(
             rec,
-            all,
-            wgsl`(v: u32) {
+            n,
+            wgsl`(v: u32) -> vec2<f32> {
   let next = ${f32((1 - alpha) / n)} + ${f32(alpha)} * (${sum}(v) + ${totals}[0] * ${f32(1 / n)});
   let old = ${ranks}[v];
   let on = ${active}[0] != 0u;
-  ${rw(change)}[v] = select(0.0, ${delta}(next, old), on);
-  ${rw(ranks)}[v] = select(old, next, on);
+  let r = select(old, next, on);
+  ${rw(ranks)}[v] = r;
+  return vec2<f32>(select(0.0, ${delta}(next, old), on), ${storeShare}(v, r));
 }`,
-          );
-          await reduce(rec, change, { array: totals, index: 1 }, { monoid: l1 ? plus('f32') : max('f32') });
-          const bound = l1 ? n * tolerance : tolerance;
-          await compute(
-            rec,
-            { all: 1 },
-            wgsl`(i: u32) { if (${totals}[1] < ${f32(bound)}) { ${rw(active)}[0] = 0u; } }`,
+            [l1 ? plus('f32') : max('f32'), plus('f32')],
+            wgsl`(change: f32, dangling: f32) {
+  ${rw(totals)}[0] = dangling;
+  ${rw(totals)}[1] = change;
+  if (change < ${f32(bound)}) { ${rw(active)}[0] = 0u; }
+}`,
           );
         },
         active: () => ({ array: active, index: 0 }),
