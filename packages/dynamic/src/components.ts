@@ -17,17 +17,8 @@ import {
 } from '@weft/gpu';
 import { compute, DisjointSets, UNION_MAX_RETRIES } from '@weft/operators';
 import type { DynamicGraph, IdArray } from './dynamic-graph.ts';
-import {
-  KEY_SLOTS,
-  NEXT_WORD,
-  NULL_SLAB,
-  SLAB_WORDS,
-  TOMBSTONE,
-  V_BASE,
-  V_BUCKETS,
-  VERTEX_WORDS,
-} from './layout.ts';
-import { forEachSlabEdge, hasEdgeFunctor, isAliveFunctor } from './neighbors.ts';
+import { KEY_SLOTS, SLAB_WORDS, TOMBSTONE, V_BASE, VERTEX_WORDS } from './layout.ts';
+import { everySlabNeighbor, forEachSlabEdge, hasEdgeFunctor, isAliveFunctor } from './neighbors.ts';
 
 /** Keys of a vertex's first slab that phase 1 of a directed repair unions it with. */
 const FIRST_KEYS = 4;
@@ -896,22 +887,16 @@ export class DynamicComponents {
 
   /** `(v: u32) -> u32`: the first key of v's table for which `accept(w: u32) -> bool` holds, else `NONE`. */
   #firstNeighbor(accept: Functor): Functor {
-    const g = this.graph;
+    const take = wgsl`(v: u32, w: u32, edge: u32, found: ptr<function, u32>) -> bool {
+  if (!${accept}(w)) { return true; }
+  *found = w;
+  return false;
+}`;
+    const walk = everySlabNeighbor(this.graph, take, [['found', 'ptr<function, u32>']]);
     return wgsl`(v: u32) -> u32 {
-  let base = ${g.vertices}[v * ${lit(`${VERTEX_WORDS}u + ${V_BASE}u`)}];
-  let buckets = ${g.vertices}[v * ${lit(`${VERTEX_WORDS}u + ${V_BUCKETS}u`)}];
-  for (var b = 0u; b < buckets; b++) {
-    var slab = base + b;
-    for (var hop = 0u; hop <= ${u32(g.slabCapacity)} && slab != ${lit(`${NULL_SLAB}u`)}; hop++) {
-      let at = slab * ${lit(`${SLAB_WORDS}u`)};
-      for (var lane = 0u; lane < ${lit(`${KEY_SLOTS}u`)}; lane++) {
-        let k = ${g.slabs}[at + lane];
-        if (k < ${lit(`${TOMBSTONE}u`)} && ${accept}(k)) { return k; }
-      }
-      slab = ${g.slabs}[at + ${lit(`${NEXT_WORD}u`)}];
-    }
-  }
-  return ${lit(`${NONE}u`)};
+  var found = ${lit(`${NONE}u`)};
+  _ = ${walk}(v, &found);
+  return found;
 }`;
   }
 
@@ -920,27 +905,18 @@ export class DynamicComponents {
    * keys `w` of x's table with `isChild(x, w)`; false when `q` would overflow.
    */
   #gatherChildren(isChild: Functor): Functor {
-    const g = this.graph;
-    return wgsl`(x: u32, q: ptr<function, ${lit(`array<u32, ${PIECE_MAX}>`)}>, n: ptr<function, u32>) -> bool {
-  let base = ${g.vertices}[x * ${lit(`${VERTEX_WORDS}u + ${V_BASE}u`)}];
-  let buckets = ${g.vertices}[x * ${lit(`${VERTEX_WORDS}u + ${V_BUCKETS}u`)}];
-  for (var b = 0u; b < buckets; b++) {
-    var slab = base + b;
-    for (var hop = 0u; hop <= ${u32(g.slabCapacity)} && slab != ${lit(`${NULL_SLAB}u`)}; hop++) {
-      let at = slab * ${lit(`${SLAB_WORDS}u`)};
-      for (var lane = 0u; lane < ${lit(`${KEY_SLOTS}u`)}; lane++) {
-        let k = ${g.slabs}[at + lane];
-        if (k < ${lit(`${TOMBSTONE}u`)} && ${isChild}(x, k)) {
-          if (*n == ${lit(`${PIECE_MAX}u`)}) { return false; }
-          (*q)[*n] = k;
-          *n = *n + 1u;
-        }
-      }
-      slab = ${g.slabs}[at + ${lit(`${NEXT_WORD}u`)}];
-    }
-  }
+    const piece = `ptr<function, array<u32, ${PIECE_MAX}>>`;
+    const add = wgsl`(x: u32, w: u32, edge: u32, q: ${lit(piece)}, n: ptr<function, u32>) -> bool {
+  if (!${isChild}(x, w)) { return true; }
+  if (*n == ${lit(`${PIECE_MAX}u`)}) { return false; }
+  (*q)[*n] = w;
+  *n = *n + 1u;
   return true;
 }`;
+    return everySlabNeighbor(this.graph, add, [
+      ['q', piece],
+      ['n', 'ptr<function, u32>'],
+    ]);
   }
 
   /** `()`: sets `gate` to the count `n` and dispatch arguments over it (host-computed constants). */
