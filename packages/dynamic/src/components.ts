@@ -15,7 +15,7 @@ import {
   wgsl,
   writeDispatchArgs,
 } from '@weft/gpu';
-import { compute, DisjointSets, UNION_MAX_RETRIES } from '@weft/operators';
+import { compute, DisjointSets } from '@weft/operators';
 import type { DynamicGraph, IdArray } from './dynamic-graph.ts';
 import { KEY_SLOTS, SLAB_WORDS, TOMBSTONE, V_BASE, VERTEX_WORDS } from './layout.ts';
 import { everySlabNeighbor, forEachSlabEdge, hasEdgeFunctor, isAliveFunctor } from './neighbors.ts';
@@ -496,30 +496,10 @@ export class DynamicComponents {
    * records `u -> v` at the root it hooked; `u -> v` must be an edge of the graph.
    */
   #union(): Functor {
-    const p = atomic(this.labels);
-    const find = this.#sets.find();
-    return wgsl`(u: u32, v: u32) -> bool {
-  var a = ${find}(u);
-  var b = ${find}(v);
-  for (var retry = 0u; retry < ${lit(`${UNION_MAX_RETRIES}u`)}; retry++) {
-    if (a == b) { return false; }
-    if (a > b) {
-      let t = a;
-      a = b;
-      b = t;
-    }
-    let r = atomicCompareExchangeWeak(&${p}[b], b, a);
-    if (r.exchanged) {
-      ${rw(this.#kept.tails)}[b] = u;
-      ${rw(this.#kept.heads)}[b] = v;
-      return true;
-    }
-    b = ${find}(r.old_value);
-    a = ${find}(a);
-  }
-  atomicStore(&${atomic(this.#sets.status)}[0], 1u);
-  return false;
-}`;
+    return this.#sets.unionWith(wgsl`(root: u32, u: u32, v: u32) {
+  ${rw(this.#kept.tails)}[root] = u;
+  ${rw(this.#kept.heads)}[root] = v;
+}`);
   }
 
   // ---- directed: a forest of the edges that hooked each root ----
