@@ -502,6 +502,20 @@ export class DynamicComponents {
 }`);
   }
 
+  /**
+   * `(i: u32)`: calls `edge(u: u32, v: u32)` for the `i`th batch edge `s[i] -> t[i]` unless it is a self-loop
+   * or an end is not a vertex id.
+   */
+  #batchEdge(s: DeviceArray<'u32'>, t: DeviceArray<'u32'>, edge: Functor): Functor {
+    const n = u32(this.graph.vertexCount);
+    return wgsl`(i: u32) {
+  let u = ${s}[i];
+  let v = ${t}[i];
+  if (u == v || u >= ${n} || v >= ${n}) { return; }
+  ${edge}(u, v);
+}`;
+  }
+
   // ---- directed: a forest of the edges that hooked each root ----
 
   /**
@@ -520,13 +534,14 @@ export class DynamicComponents {
     await compute(
       rec,
       { all: m },
-      wgsl`(i: u32) {
-  let u = ${s}[i];
-  let v = ${t}[i];
-  if (u == v || u >= ${u32(graph.vertexCount)} || v >= ${u32(graph.vertexCount)}) { return; }
+      this.#batchEdge(
+        s,
+        t,
+        wgsl`(u: u32, v: u32) {
   atomicStore(&${ends}[u], ${u32(epoch)});
   atomicStore(&${ends}[v], ${u32(epoch)});
 }`,
+      ),
     );
     await graph.deleteEdges(s, t, { recorder: rec });
     await compute(
@@ -700,10 +715,10 @@ export class DynamicComponents {
     await compute(
       rec,
       { all: m },
-      wgsl`(i: u32) {
-  let u = ${s}[i];
-  let v = ${t}[i];
-  if (u == v || u >= ${u32(graph.vertexCount)} || v >= ${u32(graph.vertexCount)}) { return; }
+      this.#batchEdge(
+        s,
+        t,
+        wgsl`(u: u32, v: u32) {
   let root = ${this.labels}[u];
   if (atomicLoad(&${atomic(k.loose)}[root]) == ${e}) {
     atomicStore(&${atomic(k.hit)}[root], ${e});
@@ -715,6 +730,7 @@ export class DynamicComponents {
   if (c == ${none} || atomicExchange(&${atomic(k.cut)}[c], ${e}) == ${e}) { return; }
   ${rw(this.#scratch.cuts)}[atomicAdd(&${gates}[${lit(`${G_CUTS}u`)}], 1u)] = c;
 }`,
+      ),
     );
     const cut = atomic(k.cut);
     // Cut flags are all set before this pass, and only cut children's parents change in it, so a path that
