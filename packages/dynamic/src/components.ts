@@ -72,30 +72,12 @@ const KEPT = {
   hit: 0,
 } as const;
 type Kept = keyof typeof KEPT;
+/** Per-update arrays only directed graphs use. */
+const DIRECTED_SCRATCH = ['size', 'best', 'main', 'leftover', 'keptTails', 'keptHeads'] as const;
 /** Arrays only one kind of graph uses (the other gets one word each). */
-const DIRECTED_ONLY = new Set([
-  'ends',
-  'tails',
-  'heads',
-  'size',
-  'best',
-  'main',
-  'leftover',
-  'keptTails',
-  'keptHeads',
-]);
+const DIRECTED_ONLY = new Set<string>(['ends', 'tails', 'heads', ...DIRECTED_SCRATCH]);
 const UNDIRECTED_ONLY = new Set(['parent', 'settled', 'cut', 'loose', 'hit', 'cuts']);
-const SCRATCH = [
-  'touched',
-  'old',
-  'size',
-  'best',
-  'main',
-  'leftover',
-  'keptTails',
-  'keptHeads',
-  'cuts',
-] as const;
+const SCRATCH = ['touched', 'old', ...DIRECTED_SCRATCH, 'cuts'] as const;
 type Scratch = (typeof SCRATCH)[number];
 
 export interface DynamicComponentsOptions {
