@@ -27,14 +27,27 @@ const vertexWord = (graph: DynamicGraph, field: number) =>
 
 /**
  * `(v: u32)`: calls `visit(src, dst, edge)` for each live key of v's table (its buckets and their slab
- * chains), `edge` being the key's slot in the slab pool (the index of its value).
+ * chains), `edge` being the key's slot in the slab pool (the index of its value). A chain never holds more
+ * slabs than the pool, so the bound turns a corrupted chain into a short walk, not a hang. The operators'
+ * hot path, so it keeps its own loop without {@link everySlabNeighbor}'s early exit.
  */
 export function forEachSlabNeighbor(graph: DynamicGraph, visit: Functor): Functor {
-  const step = wgsl`(v: u32, k: u32, edge: u32) -> bool {
-  ${visit}(v, k, edge);
-  return true;
+  const slabs = graph.slabs;
+  return wgsl`(v: u32) {
+  let base = ${vertexWord(graph, V_BASE)}(v);
+  let buckets = ${vertexWord(graph, V_BUCKETS)}(v);
+  for (var b = 0u; b < buckets; b++) {
+    var slab = base + b;
+    for (var hop = 0u; hop <= ${u32(graph.slabCapacity)} && slab != ${lit(`${NULL_SLAB}u`)}; hop++) {
+      let at = slab * ${lit(`${SLAB_WORDS}u`)};
+      for (var lane = 0u; lane < ${lit(`${KEY_SLOTS}u`)}; lane++) {
+        let k = ${slabs}[at + lane];
+        if (k < ${lit(`${TOMBSTONE}u`)}) { ${visit}(v, k, at + lane); }
+      }
+      slab = ${slabs}[at + ${lit(`${NEXT_WORD}u`)}];
+    }
+  }
 }`;
-  return wgsl`(v: u32) { _ = ${everySlabNeighbor(graph, step)}(v); }`;
 }
 
 /**
