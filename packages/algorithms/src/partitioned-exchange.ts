@@ -149,21 +149,25 @@ export class MinExchangePart {
   /** Records the compaction of the entries that changed since the last exchange (and `before` caught up). */
   async recordChanges(rec: Recorder): Promise<void> {
     rec.clear(this.count);
-    await transform(
-      rec,
-      this.vertexCount,
-      wgsl`(v: u32) {
-  let x = ${this.values}[v];
-  if (x == ${this.before}[v]) { return; }
-  ${rw(this.before)}[v] = x;
+    const compact = wgsl`(v: u32, x: u32) {
   let slot = atomicAdd(&${atomic(this.count)}[0], 1u);
   if (slot >= ${u32(this.pairCapacity)}) { return; }
   ${rw(this.pairs)}[2u * slot] = v;
   ${rw(this.pairs)}[2u * slot + 1u] = x;
-}`,
-    );
+}`;
+    await transform(rec, this.vertexCount, this.#catchUp(compact));
     rec.copy(this.count, this.box, 1);
     rec.copy(this.pairs, this.box, 2 * this.boxPairs, 0, 1);
+  }
+
+  /** `(v: u32)`: where `values[v]` differs from `before[v]`, sets `before[v]` to it, then `changed(v, x)`. */
+  #catchUp(changed: Functor): Functor {
+    return wgsl`(v: u32) {
+  let x = ${this.values}[v];
+  if (x == ${this.before}[v]) { return; }
+  ${rw(this.before)}[v] = x;
+  ${changed}(v, x);
+}`;
   }
 
   /**
@@ -244,16 +248,7 @@ export class MinExchangePart {
       );
     }
     if (staged.full) {
-      await transform(
-        rec,
-        this.vertexCount,
-        wgsl`(v: u32) {
-  let x = ${this.values}[v];
-  if (x == ${this.before}[v]) { return; }
-  ${rw(this.before)}[v] = x;
-  ${lowered}(v);
-}`,
-      );
+      await transform(rec, this.vertexCount, this.#catchUp(wgsl`(v: u32, x: u32) { ${lowered}(v); }`));
     } else if (staged.pairs > 0) {
       // Several parts may send the same entry: the exchange lets one of them call `lowered`.
       await transform(

@@ -15,19 +15,10 @@ import {
   wgsl,
   writeDispatchArgs,
 } from '@weft/gpu';
-import { compute, DisjointSets, UNION_MAX_RETRIES } from '@weft/operators';
+import { compute, DisjointSets } from '@weft/operators';
 import type { DynamicGraph, IdArray } from './dynamic-graph.ts';
-import {
-  KEY_SLOTS,
-  NEXT_WORD,
-  NULL_SLAB,
-  SLAB_WORDS,
-  TOMBSTONE,
-  V_BASE,
-  V_BUCKETS,
-  VERTEX_WORDS,
-} from './layout.ts';
-import { forEachSlabEdge, hasEdgeFunctor, isAliveFunctor } from './neighbors.ts';
+import { KEY_SLOTS, SLAB_WORDS, TOMBSTONE, V_BASE, VERTEX_WORDS } from './layout.ts';
+import { everySlabNeighbor, forEachSlabEdge, hasEdgeFunctor, isAliveFunctor } from './neighbors.ts';
 
 /** Keys of a vertex's first slab that phase 1 of a directed repair unions it with. */
 const FIRST_KEYS = 4;
@@ -81,30 +72,12 @@ const KEPT = {
   hit: 0,
 } as const;
 type Kept = keyof typeof KEPT;
+/** Per-update arrays only directed graphs use. */
+const DIRECTED_SCRATCH = ['size', 'best', 'main', 'leftover', 'keptTails', 'keptHeads'] as const;
 /** Arrays only one kind of graph uses (the other gets one word each). */
-const DIRECTED_ONLY = new Set([
-  'ends',
-  'tails',
-  'heads',
-  'size',
-  'best',
-  'main',
-  'leftover',
-  'keptTails',
-  'keptHeads',
-]);
+const DIRECTED_ONLY = new Set<string>(['ends', 'tails', 'heads', ...DIRECTED_SCRATCH]);
 const UNDIRECTED_ONLY = new Set(['parent', 'settled', 'cut', 'loose', 'hit', 'cuts']);
-const SCRATCH = [
-  'touched',
-  'old',
-  'size',
-  'best',
-  'main',
-  'leftover',
-  'keptTails',
-  'keptHeads',
-  'cuts',
-] as const;
+const SCRATCH = ['touched', 'old', ...DIRECTED_SCRATCH, 'cuts'] as const;
 type Scratch = (typeof SCRATCH)[number];
 
 export interface DynamicComponentsOptions {
@@ -505,29 +478,23 @@ export class DynamicComponents {
    * records `u -> v` at the root it hooked; `u -> v` must be an edge of the graph.
    */
   #union(): Functor {
-    const p = atomic(this.labels);
-    const find = this.#sets.find();
-    return wgsl`(u: u32, v: u32) -> bool {
-  var a = ${find}(u);
-  var b = ${find}(v);
-  for (var retry = 0u; retry < ${lit(`${UNION_MAX_RETRIES}u`)}; retry++) {
-    if (a == b) { return false; }
-    if (a > b) {
-      let t = a;
-      a = b;
-      b = t;
-    }
-    let r = atomicCompareExchangeWeak(&${p}[b], b, a);
-    if (r.exchanged) {
-      ${rw(this.#kept.tails)}[b] = u;
-      ${rw(this.#kept.heads)}[b] = v;
-      return true;
-    }
-    b = ${find}(r.old_value);
-    a = ${find}(a);
+    return this.#sets.unionWith(wgsl`(root: u32, u: u32, v: u32) {
+  ${rw(this.#kept.tails)}[root] = u;
+  ${rw(this.#kept.heads)}[root] = v;
+}`);
   }
-  atomicStore(&${atomic(this.#sets.status)}[0], 1u);
-  return false;
+
+  /**
+   * `(i: u32)`: calls `edge(u: u32, v: u32)` for the `i`th batch edge `s[i] -> t[i]` unless it is a self-loop
+   * or an end is not a vertex id.
+   */
+  #batchEdge(s: DeviceArray<'u32'>, t: DeviceArray<'u32'>, edge: Functor): Functor {
+    const n = u32(this.graph.vertexCount);
+    return wgsl`(i: u32) {
+  let u = ${s}[i];
+  let v = ${t}[i];
+  if (u == v || u >= ${n} || v >= ${n}) { return; }
+  ${edge}(u, v);
 }`;
   }
 
@@ -549,13 +516,14 @@ export class DynamicComponents {
     await compute(
       rec,
       { all: m },
-      wgsl`(i: u32) {
-  let u = ${s}[i];
-  let v = ${t}[i];
-  if (u == v || u >= ${u32(graph.vertexCount)} || v >= ${u32(graph.vertexCount)}) { return; }
+      this.#batchEdge(
+        s,
+        t,
+        wgsl`(u: u32, v: u32) {
   atomicStore(&${ends}[u], ${u32(epoch)});
   atomicStore(&${ends}[v], ${u32(epoch)});
 }`,
+      ),
     );
     await graph.deleteEdges(s, t, { recorder: rec });
     await compute(
@@ -729,10 +697,10 @@ export class DynamicComponents {
     await compute(
       rec,
       { all: m },
-      wgsl`(i: u32) {
-  let u = ${s}[i];
-  let v = ${t}[i];
-  if (u == v || u >= ${u32(graph.vertexCount)} || v >= ${u32(graph.vertexCount)}) { return; }
+      this.#batchEdge(
+        s,
+        t,
+        wgsl`(u: u32, v: u32) {
   let root = ${this.labels}[u];
   if (atomicLoad(&${atomic(k.loose)}[root]) == ${e}) {
     atomicStore(&${atomic(k.hit)}[root], ${e});
@@ -744,6 +712,7 @@ export class DynamicComponents {
   if (c == ${none} || atomicExchange(&${atomic(k.cut)}[c], ${e}) == ${e}) { return; }
   ${rw(this.#scratch.cuts)}[atomicAdd(&${gates}[${lit(`${G_CUTS}u`)}], 1u)] = c;
 }`,
+      ),
     );
     const cut = atomic(k.cut);
     // Cut flags are all set before this pass, and only cut children's parents change in it, so a path that
@@ -896,22 +865,16 @@ export class DynamicComponents {
 
   /** `(v: u32) -> u32`: the first key of v's table for which `accept(w: u32) -> bool` holds, else `NONE`. */
   #firstNeighbor(accept: Functor): Functor {
-    const g = this.graph;
+    const take = wgsl`(v: u32, w: u32, edge: u32, found: ptr<function, u32>) -> bool {
+  if (!${accept}(w)) { return true; }
+  *found = w;
+  return false;
+}`;
+    const walk = everySlabNeighbor(this.graph, take, [['found', 'ptr<function, u32>']]);
     return wgsl`(v: u32) -> u32 {
-  let base = ${g.vertices}[v * ${lit(`${VERTEX_WORDS}u + ${V_BASE}u`)}];
-  let buckets = ${g.vertices}[v * ${lit(`${VERTEX_WORDS}u + ${V_BUCKETS}u`)}];
-  for (var b = 0u; b < buckets; b++) {
-    var slab = base + b;
-    for (var hop = 0u; hop <= ${u32(g.slabCapacity)} && slab != ${lit(`${NULL_SLAB}u`)}; hop++) {
-      let at = slab * ${lit(`${SLAB_WORDS}u`)};
-      for (var lane = 0u; lane < ${lit(`${KEY_SLOTS}u`)}; lane++) {
-        let k = ${g.slabs}[at + lane];
-        if (k < ${lit(`${TOMBSTONE}u`)} && ${accept}(k)) { return k; }
-      }
-      slab = ${g.slabs}[at + ${lit(`${NEXT_WORD}u`)}];
-    }
-  }
-  return ${lit(`${NONE}u`)};
+  var found = ${lit(`${NONE}u`)};
+  _ = ${walk}(v, &found);
+  return found;
 }`;
   }
 
@@ -920,27 +883,18 @@ export class DynamicComponents {
    * keys `w` of x's table with `isChild(x, w)`; false when `q` would overflow.
    */
   #gatherChildren(isChild: Functor): Functor {
-    const g = this.graph;
-    return wgsl`(x: u32, q: ptr<function, ${lit(`array<u32, ${PIECE_MAX}>`)}>, n: ptr<function, u32>) -> bool {
-  let base = ${g.vertices}[x * ${lit(`${VERTEX_WORDS}u + ${V_BASE}u`)}];
-  let buckets = ${g.vertices}[x * ${lit(`${VERTEX_WORDS}u + ${V_BUCKETS}u`)}];
-  for (var b = 0u; b < buckets; b++) {
-    var slab = base + b;
-    for (var hop = 0u; hop <= ${u32(g.slabCapacity)} && slab != ${lit(`${NULL_SLAB}u`)}; hop++) {
-      let at = slab * ${lit(`${SLAB_WORDS}u`)};
-      for (var lane = 0u; lane < ${lit(`${KEY_SLOTS}u`)}; lane++) {
-        let k = ${g.slabs}[at + lane];
-        if (k < ${lit(`${TOMBSTONE}u`)} && ${isChild}(x, k)) {
-          if (*n == ${lit(`${PIECE_MAX}u`)}) { return false; }
-          (*q)[*n] = k;
-          *n = *n + 1u;
-        }
-      }
-      slab = ${g.slabs}[at + ${lit(`${NEXT_WORD}u`)}];
-    }
-  }
+    const piece = `ptr<function, array<u32, ${PIECE_MAX}>>`;
+    const add = wgsl`(x: u32, w: u32, edge: u32, q: ${lit(piece)}, n: ptr<function, u32>) -> bool {
+  if (!${isChild}(x, w)) { return true; }
+  if (*n == ${lit(`${PIECE_MAX}u`)}) { return false; }
+  (*q)[*n] = w;
+  *n = *n + 1u;
   return true;
 }`;
+    return everySlabNeighbor(this.graph, add, [
+      ['q', piece],
+      ['n', 'ptr<function, u32>'],
+    ]);
   }
 
   /** `()`: sets `gate` to the count `n` and dispatch arguments over it (host-computed constants). */

@@ -28,7 +28,8 @@ const vertexWord = (graph: DynamicGraph, field: number) =>
 /**
  * `(v: u32)`: calls `visit(src, dst, edge)` for each live key of v's table (its buckets and their slab
  * chains), `edge` being the key's slot in the slab pool (the index of its value). A chain never holds more
- * slabs than the pool, so the bound turns a corrupted chain into a short walk, not a hang.
+ * slabs than the pool, so the bound turns a corrupted chain into a short walk, not a hang. The operators'
+ * hot path, so it keeps its own loop without {@link everySlabNeighbor}'s early exit.
  */
 export function forEachSlabNeighbor(graph: DynamicGraph, visit: Functor): Functor {
   const slabs = graph.slabs;
@@ -46,6 +47,40 @@ export function forEachSlabNeighbor(graph: DynamicGraph, visit: Functor): Functo
       slab = ${slabs}[at + ${lit(`${NEXT_WORD}u`)}];
     }
   }
+}`;
+}
+
+/**
+ * `(v: u32, ...extra) -> bool`: calls `step(src, dst, edge, ...extra) -> bool` for each live key of v's table
+ * (its buckets and their slab chains, in order), `edge` being the key's slot in the slab pool (the index of
+ * its value), and stops at the first step that returns false (then false; true once every key was visited).
+ * `extra` are further parameters (`[name, type]`, e.g. `ptr<function, u32>` state) passed on to `step`. A
+ * chain never holds more slabs than the pool, so the bound turns a corrupted chain into a short walk, not a
+ * hang.
+ */
+export function everySlabNeighbor(
+  graph: DynamicGraph,
+  step: Functor,
+  extra: readonly (readonly [name: string, type: string])[] = [],
+): Functor {
+  const slabs = graph.slabs;
+  const params = lit(extra.map(([name, type]) => `, ${name}: ${type}`).join(''));
+  const args = lit(extra.map(([name]) => `, ${name}`).join(''));
+  return wgsl`(v: u32${params}) -> bool {
+  let base = ${vertexWord(graph, V_BASE)}(v);
+  let buckets = ${vertexWord(graph, V_BUCKETS)}(v);
+  for (var b = 0u; b < buckets; b++) {
+    var slab = base + b;
+    for (var hop = 0u; hop <= ${u32(graph.slabCapacity)} && slab != ${lit(`${NULL_SLAB}u`)}; hop++) {
+      let at = slab * ${lit(`${SLAB_WORDS}u`)};
+      for (var lane = 0u; lane < ${lit(`${KEY_SLOTS}u`)}; lane++) {
+        let k = ${slabs}[at + lane];
+        if (k < ${lit(`${TOMBSTONE}u`)} && !${step}(v, k, at + lane${args})) { return false; }
+      }
+      slab = ${slabs}[at + ${lit(`${NEXT_WORD}u`)}];
+    }
+  }
+  return true;
 }`;
 }
 

@@ -1,4 +1,4 @@
-import { rw, transform, u32, wgsl } from '@weft/gpu';
+import { atomic, rw, transform, u32, wgsl } from '@weft/gpu';
 import { expectArrayEqual, gpuTest, mulberry32 } from '@weft/testing';
 import { describe, expect, it } from 'vitest';
 import { DisjointSets } from './disjoint-sets.ts';
@@ -99,6 +99,59 @@ describe('DisjointSets', () => {
       expect(count).toBe(size - sets2.size);
       flat.destroy();
       linked.destroy();
+      sets.destroy();
+    }));
+
+  it('unionWith() runs its hook once per link, with the root it hooked and the pair that hooked it', () =>
+    gpuTest(async (device) => {
+      const size = 1024;
+      // A star on the largest element makes the invocations of a workgroup race for one root, so many
+      // exchanges fail (and retry) beside the random pairs; duplicates and self-pairs link nothing.
+      const star = Array.from({ length: size - 1 }, (_, i): [number, number] => [i, size - 1]);
+      const random = randomPairs(size, 700, 13);
+      const pairs = [...star, ...random, ...random, [5, 5] as [number, number]];
+      const sets = new DisjointSets(device, size);
+      const flat = device.array('u32', pairs.length * 2, { label: 'pairs' });
+      flat.upload(Uint32Array.from(pairs.flat()));
+      const hooks = device.array('u32', size, { label: 'hooks' });
+      const tails = device.array('u32', size, { label: 'tails' });
+      const heads = device.array('u32', size, { label: 'heads' });
+      const linked = device.array('u32', pairs.length, { label: 'linked' });
+      await hooks.fill(0);
+      await sets.recordReset(device);
+      const hook = wgsl`(root: u32, u: u32, v: u32) {
+  atomicAdd(&${atomic(hooks)}[root], 1u);
+  ${rw(tails)}[root] = u;
+  ${rw(heads)}[root] = v;
+}`;
+      const p = rw(flat);
+      await transform(
+        device,
+        pairs.length,
+        wgsl`(i: u32) { ${rw(linked)}[i] = select(0u, 1u, ${sets.unionWith(hook)}(${p}[2u * i], ${p}[2u * i + 1u])); }`,
+      );
+      const want = hostLabels(size, pairs);
+      expectArrayEqual(await sets.labels(), want, 'labels');
+      expect(await sets.finished()).toBe(true);
+      // A root is hooked once in its life (then never a root again): one hook per non-root, none per root.
+      const counts = await hooks.download();
+      expectArrayEqual(
+        counts,
+        Uint32Array.from(want, (r, v) => (r === v ? 0 : 1)),
+        'hooks per element',
+      );
+      const links = (await linked.download()).reduce((s, x) => s + x, 0);
+      expect(links).toBe(size - new Set(want).size);
+      // The hooked pairs, as passed, span the same sets.
+      const t = await tails.download();
+      const h = await heads.download();
+      const given = new Set(pairs.map(([a, b]) => `${a} ${b}`));
+      const forest = [...counts.keys()]
+        .filter((v) => counts[v] === 1)
+        .map((v): [number, number] => [t[v]!, h[v]!]);
+      for (const [a, b] of forest) expect(given.has(`${a} ${b}`), `${a} -> ${b} is a pair`).toBe(true);
+      expectArrayEqual(hostLabels(size, forest), want, 'sets of the hooked pairs');
+      for (const a of [flat, hooks, tails, heads, linked]) a.destroy();
       sets.destroy();
     }));
 

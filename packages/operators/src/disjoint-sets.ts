@@ -73,9 +73,19 @@ export class DisjointSets {
    * exchange means another invocation linked that root, so the retries are bounded and lock-free.
    */
   union(): Functor {
+    this.#union ??= this.unionWith(wgsl`(root: u32, u: u32, v: u32) {}`);
+    return this.#union;
+  }
+
+  /**
+   * `(u: u32, v: u32) -> bool`: {@link union}, also running `hook(root: u32, u: u32, v: u32)` once each time
+   * it links two sets, right after the exchange that hooked `root` (the larger root) succeeded: e.g. to
+   * record the edge `u -> v` that hooked it. Failed exchanges and unions of one set run no hook.
+   */
+  unionWith(hook: Functor): Functor {
     const p = atomic(this.parents);
     const find = this.find();
-    this.#union ??= wgsl`(u: u32, v: u32) -> bool {
+    return wgsl`(u: u32, v: u32) -> bool {
   var a = ${find}(u);
   var b = ${find}(v);
   for (var retry = 0u; retry < ${lit(`${UNION_MAX_RETRIES}u`)}; retry++) {
@@ -87,7 +97,10 @@ export class DisjointSets {
     }
     // Hook the larger root under the smaller, so every root stays its tree's smallest element.
     let r = atomicCompareExchangeWeak(&${p}[b], b, a);
-    if (r.exchanged) { return true; }
+    if (r.exchanged) {
+      ${hook}(b, u, v);
+      return true;
+    }
     // Another invocation hooked b (or the exchange failed spuriously): find both roots again.
     b = ${find}(r.old_value);
     a = ${find}(a);
@@ -95,7 +108,6 @@ export class DisjointSets {
   atomicStore(&${atomic(this.status)}[0], 1u);
   return false;
 }`;
-    return this.#union;
   }
 
   /** Records every element as its own set (and clears the "did not finish" flag). */
