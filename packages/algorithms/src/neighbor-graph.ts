@@ -442,6 +442,8 @@ export async function pageRankOnNeighbors(
 ): Promise<PageRankResult> {
   if (options.trace) needsCsr('a traced PageRank', 'trace');
   if (options.weight === 'weights') needsCsr('weighted PageRank', 'weight');
+  // 'auto' is a hint the lists cannot take; asking for the order outright is an error.
+  if (options.gatherOrder === true) needsCsr('a gather order', 'gatherOrder');
   const alpha = options.alpha ?? 0.85;
   const tolerance = options.tolerance ?? 1e-5;
   if (!(alpha >= 0 && alpha <= 1)) throw new InputError(`alpha must be in [0, 1], got ${alpha}`, 'alpha');

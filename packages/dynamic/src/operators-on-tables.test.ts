@@ -260,6 +260,7 @@ describe('algorithms on the tables: weights and options', () => {
         }
         await expect(bfs(g, 0, { direction: 'pull' })).rejects.toThrow(/needs a CSR/);
         await expect(pageRank(g, { direction: 'pull' })).rejects.toThrow(/undirected/);
+        await expect(pageRank(g, { gatherOrder: true })).rejects.toThrow(/a gather order needs a CSR/);
         await expect(triangleCount(g)).rejects.toThrow(/undirected/);
         await expect(connectedComponents(g, { algorithm: 'label-propagation' })).rejects.toThrow(
           /needs a CSR/,
