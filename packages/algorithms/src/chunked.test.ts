@@ -215,15 +215,21 @@ describe('algorithms on graphs stored in chunks', () => {
         const cc = await connectedComponents(graph, { algorithm });
         expectArrayEqual(cc.labels, labels, `${name} ${algorithm}`);
       }
-      const pr = await pageRank(graph);
-      expect(verifyPageRank(csr, pr.ranks, { relTolerance: 1e-4 }), name).toBeNull();
+      // Chunked graphs gather in their own order unless asked: both orders read the chunked column.
+      for (const gatherOrder of [false, true]) {
+        const pr = await pageRank(graph, { gatherOrder });
+        expect(verifyPageRank(csr, pr.ranks, { relTolerance: 1e-4 }), `${name} ${gatherOrder}`).toBeNull();
+      }
       graph.destroy();
       if (i % 3 !== 0) continue;
       const weighted = { ...csr, weights: Float32Array.from({ length: csr.edgeCount }, () => 0.5 + r()) };
       const heavy = uploadGraph(d, weighted, { csc: csr.directed });
       expect(heavy.chunkedWeights!.chunks.length).toBe(heavy.chunkedTargets.chunks.length);
-      const wpr = await pageRank(heavy);
-      expect(verifyPageRank(weighted, wpr.ranks, { relTolerance: 1e-4 }), `${name} weighted`).toBeNull();
+      for (const gatherOrder of [false, true]) {
+        const wpr = await pageRank(heavy, { gatherOrder });
+        const what = `${name} weighted ${gatherOrder}`;
+        expect(verifyPageRank(weighted, wpr.ranks, { relTolerance: 1e-4 }), what).toBeNull();
+      }
       heavy.destroy();
     }
   });
@@ -356,23 +362,27 @@ describe('algorithms on graphs stored in chunks', () => {
     for (const { name, csr } of hubs) {
       const graph = uploadGraph(d, csr, { csc: csr.directed });
       const sources = { sources: [0, Math.floor(csr.vertexCount / 2)] };
-      const ppr = await personalizedPageRank(graph, sources);
-      near(ppr.ranks, personalizedPageRankReference(csr, sources).ranks, `${name} ppr`);
-      const katz = await katzCentrality(graph);
-      near(katz.centrality, katzCentralityReference(csr).centrality, `${name} katz`);
-      await agree(
-        () => eigenvectorCentrality(graph),
-        () => eigenvectorCentralityReference(csr),
-        (g, w) => near(g.centrality, w.centrality, `${name} eigenvector`),
-      );
-      await agree(
-        () => hits(graph),
-        () => hitsReference(csr),
-        (g, w) => {
-          near(g.hubs, w.hubs, `${name} hubs`);
-          near(g.authorities, w.authorities, `${name} authorities`);
-        },
-      );
+      // The graph's own order first ('auto' on a chunked graph), then the gather order over chunks.
+      for (const gatherOrder of [false, true]) {
+        const what = `${name}${gatherOrder ? ' in gather order' : ''}`;
+        const ppr = await personalizedPageRank(graph, sources, { gatherOrder });
+        near(ppr.ranks, personalizedPageRankReference(csr, sources).ranks, `${what} ppr`);
+        const katz = await katzCentrality(graph, { gatherOrder });
+        near(katz.centrality, katzCentralityReference(csr).centrality, `${what} katz`);
+        await agree(
+          () => eigenvectorCentrality(graph, { gatherOrder }),
+          () => eigenvectorCentralityReference(csr),
+          (g, w) => near(g.centrality, w.centrality, `${what} eigenvector`),
+        );
+        await agree(
+          () => hits(graph, { gatherOrder }),
+          () => hitsReference(csr),
+          (g, w) => {
+            near(g.hubs, w.hubs, `${what} hubs`);
+            near(g.authorities, w.authorities, `${what} authorities`);
+          },
+        );
+      }
       const simple = csr.directed ? undirectedSimple(csr) : csr;
       expect(verifyColoring(simple, (await graphColoring(graph)).colors), `${name} coloring`).toBeNull();
       expect(
