@@ -34,7 +34,13 @@ import { reduce } from '@weft/scan';
 import { transformSegreduce } from '@weft/segreduce';
 import type { BfsOptions, BfsResult } from './bfs/options.ts';
 import type { ComponentsOptions, ComponentsResult } from './components.ts';
-import type { PageRankOptions, PageRankResult } from './pagerank.ts';
+import {
+  checkRankOptions,
+  nextRankFunctor,
+  type PageRankOptions,
+  type PageRankResult,
+  rankChangeFunctor,
+} from './pagerank.ts';
 import { checkDelta, davidsonDelta, NearFarStep } from './sssp/near-far.ts';
 import type { SsspOptions, SsspResult } from './sssp/sssp.ts';
 import type { TrianglesResult } from './triangles.ts';
@@ -444,11 +450,7 @@ export async function pageRankOnNeighbors(
   if (options.weight === 'weights') needsCsr('weighted PageRank', 'weight');
   // 'auto' is a hint the lists cannot take; asking for the order outright is an error.
   if (options.gatherOrder === true) needsCsr('a gather order', 'gatherOrder');
-  const alpha = options.alpha ?? 0.85;
-  const tolerance = options.tolerance ?? 1e-5;
-  if (!(alpha >= 0 && alpha <= 1)) throw new InputError(`alpha must be in [0, 1], got ${alpha}`, 'alpha');
-  if (!(tolerance >= 0)) throw new InputError(`tolerance must be >= 0, got ${tolerance}`, 'tolerance');
-  const convergence = options.convergence ?? 'relative';
+  const { alpha, tolerance, convergence } = checkRankOptions(options);
   const direction = options.direction ?? (graph.directed === false ? 'pull' : 'push');
   if (direction === 'pull' && graph.directed !== false) {
     throw new InputError('pull PageRank on a NeighborGraph needs its lists undirected', 'direction');
@@ -471,11 +473,8 @@ export async function pageRankOnNeighbors(
     const active = run.u32(1, 'pagerank active');
     await ranks.fill(1 / n);
     await active.fill(1);
-    const _all = { all: n };
     const l1 = convergence === 'l1';
-    const delta = l1
-      ? wgsl`(next: f32, old: f32) -> f32 { return abs(next - old); }`
-      : wgsl`(next: f32, old: f32) -> f32 { return abs(next - old) / max(next, 1e-30); }`;
+    const delta = rankChangeFunctor(convergence);
     const pushed = atomic(direction === 'push' ? run.u32(n, 'pagerank pushed sums') : degree);
     // Every iteration pulls over the same lists: gathered once, they are read as a CSR's are.
     const lists = direction === 'pull' ? await gatherNeighbors(graph) : undefined;
@@ -540,7 +539,7 @@ export async function pageRankOnNeighbors(
             rec,
             n,
             wgsl`(v: u32) -> vec2<f32> {
-  let next = ${f32((1 - alpha) / n)} + ${f32(alpha)} * (${sum}(v) + ${totals}[0] * ${f32(1 / n)});
+  let next = ${nextRankFunctor(alpha, n)}(${sum}(v), ${totals}[0]);
   let old = ${ranks}[v];
   let on = ${active}[0] != 0u;
   let r = select(old, next, on);
