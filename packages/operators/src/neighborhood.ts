@@ -105,7 +105,7 @@ export async function neighborhoodReduce<T extends ElementType>(
   var acc = ${m.identity};
   let end = ${offsets}[v + 1u];
   for (var k = ${offsets}[v]; k < end; k++) {
-    acc = ${m.combine}(acc, ${f}(v, ${load(column, 'k')}, ${edgeIdFunctor(edgeIds)}(k)));
+    acc = ${m.combine}(acc, ${f}(v, ${load(order?.column ?? column, 'k')}, ${edgeIdFunctor(edgeIds)}(k)));
   }
   ${rw(output)}[i] = acc;
 }`;
