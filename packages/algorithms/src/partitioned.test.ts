@@ -514,6 +514,140 @@ describe('partitioned runs over parts without remote arcs, without local arcs, a
   });
 });
 
+/**
+ * Random arcs among `[0, active)` of `n` vertices (the rest isolated), with `crossing` arcs from each 32-vertex
+ * block `[32 b, 32 b + 32)` to the next block, and weights 1-9.
+ */
+function scatteredGraph(seed: number, n: number, active: number, m: number, directed: boolean): HostCsr {
+  const r = mulberry32(seed);
+  const src = Array.from({ length: m }, () => Math.floor(r() * active));
+  const dst = Array.from({ length: m }, () => Math.floor(r() * active));
+  const weights = Float32Array.from(src, () => 1 + Math.floor(r() * 9));
+  return hostCsrFromEdgeList({
+    vertexCount: n,
+    src: Uint32Array.from(src),
+    dst: Uint32Array.from(dst),
+    weights,
+    directed,
+  }).csr;
+}
+
+/** The bytes an iteration of the boundary exchange moves: each value another part reads, read back and
+ * written once, and per part two totals read and the dangling total written. */
+function boundaryBytes(csr: HostCsr, graph: PartitionedGraph): number {
+  const owner = new Int32Array(csr.vertexCount).fill(-1);
+  for (const [i, p] of graph.parts.entries()) owner.fill(i, p.lo, p.hi);
+  // Distinct (source part, target vertex) pairs across parts: what a directed part sends for its arcs'
+  // targets, or (by symmetry) what an undirected target's part sends for its source.
+  const reached = new Set<string>();
+  for (let u = 0; u < csr.vertexCount; u++) {
+    for (let k = csr.offsets[u]!; k < csr.offsets[u + 1]!; k++) {
+      const v = csr.targets[k]!;
+      if (owner[v] !== owner[u]) reached.add(`${owner[u]} ${v}`);
+    }
+  }
+  return graph.parts.length * 12 + (graph.parts.length > 1 ? 8 * reached.size : 0);
+}
+
+describe('pageRankPartitioned boundary exchange', () => {
+  it('moves only the values other parts read and gives the full exchange’s ranks', async () => {
+    // 224 vertices: [0, 32) a cycle of its own (no boundary), [32, 32) empty, [32, 96) and [96, 128) joined
+    // only to each other (a random bipartite part: most vertices boundary, some isolated), [128, 160) every
+    // vertex with one arc to [160, 192) and back, [192, 224) isolated.
+    const r = mulberry32(61);
+    const src: number[] = [];
+    const dst: number[] = [];
+    for (let v = 0; v < 32; v++) {
+      src.push(v);
+      dst.push((v + 1) % 32);
+    }
+    for (let e = 0; e < 120; e++) {
+      src.push(32 + Math.floor(r() * 64));
+      dst.push(96 + Math.floor(r() * 32));
+    }
+    for (let v = 128; v < 160; v++) {
+      src.push(v, 160 + ((v * 7) % 32));
+      dst.push(160 + ((v * 7) % 32), v);
+    }
+    const blocks = (directed: boolean) =>
+      hostCsrFromEdgeList({
+        vertexCount: 224,
+        src: Uint32Array.from(src),
+        dst: Uint32Array.from(dst),
+        weights: Float32Array.from(src, (_, i) => 1 + (i % 5)),
+        directed,
+      }).csr;
+    const cases: { name: string; csr: HostCsr; graph: () => PartitionedGraph }[] = [];
+    for (const directed of [false, true]) {
+      const kind = directed ? 'directed' : 'undirected';
+      const csr = blocks(directed);
+      const csc = { csc: directed };
+      cases.push({
+        name: `blocks ${kind}`,
+        csr,
+        graph: () => partsAt(csr, [0, 32, 32, 96, 128, 160, 192, 224], devices),
+      });
+      // Every vertex of [0, 32) with an arc to one of [32, 64) and back: every vertex boundary.
+      const matching = hostCsrFromEdgeList({
+        vertexCount: 64,
+        src: Uint32Array.from({ length: 64 }, (_, i) => (i < 32 ? i : 32 + ((i * 7) % 32))),
+        dst: Uint32Array.from({ length: 64 }, (_, i) => (i < 32 ? 32 + ((i * 7) % 32) : i - 32)),
+        weights: Float32Array.from({ length: 64 }, (_, i) => 1 + (i % 3)),
+        directed,
+      }).csr;
+      cases.push({
+        name: `matching ${kind}, all boundary`,
+        csr: matching,
+        graph: () => partsAt(matching, [0, 32, 64], devices.slice(0, 2)),
+      });
+      const scattered = scatteredGraph(67, 300, 250, 900, directed);
+      for (const [k, d] of [
+        [2, 2],
+        [3, 3],
+        [4, 2],
+      ] as const) {
+        cases.push({
+          name: `random ${kind}, ${k} parts on ${d} devices`,
+          csr: scattered,
+          graph: () => PartitionedGraph.upload(devices.slice(0, d), scattered, { ...csc, parts: k }),
+        });
+      }
+    }
+    for (const { name, csr, graph: make } of cases) {
+      const graph = make();
+      try {
+        for (const weight of [null, 'weights'] as const) {
+          const what = `${name}, weight ${weight}`;
+          const full = await pageRankPartitioned(graph, { exchange: 'full', weight });
+          const got = await pageRankPartitioned(graph, { weight });
+          expect(verifyPageRank(csr, got.ranks, { weight }), what).toBeNull();
+          expect(got.converged, what).toBe(true);
+          expect(got.bytesPerIteration, what).toBe(boundaryBytes(csr, graph));
+          expect(got.fullBytesPerIteration, what).toBe(full.bytesPerIteration);
+          // Undirected parts receive the very contributions the full exchange copies: the same floats.
+          if (!csr.directed) expect(Array.from(got.ranks), what).toEqual(Array.from(full.ranks));
+          else expect(verifyPageRank(csr, full.ranks, { weight }), what).toBeNull();
+        }
+      } finally {
+        graph.destroy();
+      }
+    }
+  });
+
+  it('sends less than the full exchange on a Kronecker graph, and refuses an unknown exchange', async () => {
+    const csr = testGraphs(false, 0).find((g) => g.name.startsWith('kronecker'))!.csr;
+    const graph = PartitionedGraph.upload(devices.slice(0, 2), csr);
+    try {
+      const got = await pageRankPartitioned(graph, { maxIterations: 3 });
+      expect(got.bytesPerIteration).toBe(boundaryBytes(csr, graph));
+      expect(got.bytesPerIteration).toBeLessThan(got.fullBytesPerIteration);
+      await expect(pageRankPartitioned(graph, { exchange: 'all' as 'full' })).rejects.toThrow(/exchange/);
+    } finally {
+      graph.destroy();
+    }
+  });
+});
+
 describe('partitioned BFS exchange', () => {
   it('sends sparse levels as vertex ids and dense ones as bitmaps, switching both ways', async () => {
     // A path to a hub, the hub's 200 leaves (a dense level), all leaves to 3 vertices (found by several
