@@ -28,7 +28,8 @@ import { verifyBfsPartitionedOnGpu, verifySsspPartitionedOnGpu } from './device-
 import { pickSources } from './suites/algorithms.ts';
 
 export const PARTITIONED_USAGE = `usage: weft partitioned (--graph FILE.wcsr | --kron SCALE) [--devices 2] [--sources 4] [--repeat 3]
-  [--algorithms bfs,sssp,pagerank,cc] [--share] [--no-validation] [--breakdown] [--json OUT]
+  [--algorithms bfs,sssp,pagerank,cc] [--share] [--no-validation] [--breakdown] [--exchange boundary|full]
+  [--json OUT]
        weft partitioned --kron SCALE --multigraph [--parts P] [--max-arcs-per-part N] [--devices 1] ...
 
   BFS on one GPU against BFS on a graph partitioned across --devices GPUs (one device per GPU through
@@ -58,6 +59,9 @@ export const PARTITIONED_USAGE = `usage: weft partitioned (--graph FILE.wcsr | -
   host), upload (unmapping and writing uploads), printed for the median run. --breakdown runs BFS and PageRank
   with the copies in submits and waits of their own, so compute is the kernels alone and read-back and upload
   include the copies; those extra waits slow the run, so read speed-ups from a run without it.
+  --exchange (default boundary) picks PageRank's exchange: boundary moves only the values other parts read,
+  full every owned contribution (undirected) or the whole partial-sum vector (directed); both print the
+  bytes an iteration of each.
 `;
 const ALGORITHMS = ['bfs', 'sssp', 'pagerank', 'cc'] as const;
 type Algorithm = (typeof ALGORITHMS)[number];
@@ -81,8 +85,14 @@ export async function partitionedCommand(args: string[]): Promise<number> {
       'max-arcs-per-part': { type: 'string' },
       'against-one': { type: 'boolean', default: false },
       breakdown: { type: 'boolean', default: false },
+      exchange: { type: 'string', default: 'boundary' },
     },
   });
+  const exchange = values.exchange as PageRankExchange;
+  if (exchange !== 'boundary' && exchange !== 'full') {
+    process.stderr.write(`--exchange must be boundary or full, got ${values.exchange}\n${PARTITIONED_USAGE}`);
+    return 2;
+  }
   if (!values.graph === !values.kron || (values.multigraph && !values.kron)) {
     process.stderr.write(PARTITIONED_USAGE);
     return 2;
@@ -120,6 +130,7 @@ export async function partitionedCommand(args: string[]): Promise<number> {
       algorithms,
       againstOne: values['against-one'],
       breakdown: values.breakdown,
+      exchange,
     });
     for (const d of devices) d.destroy();
     return 0;
@@ -232,7 +243,10 @@ export async function partitionedCommand(args: string[]): Promise<number> {
     }
     for (const algorithm of others) {
       const { ms, result } = oneGpu[algorithm]!;
-      const run = await timeOthersPartitioned(algorithm, graph, sources, repeat, result, values.breakdown);
+      const run = await timeOthersPartitioned(algorithm, graph, sources, repeat, result, {
+        breakdown: values.breakdown,
+        exchange,
+      });
       const row = {
         devices: k,
         algorithm,
@@ -289,6 +303,7 @@ async function multigraphRun(o: {
   algorithms: Algorithm[];
   againstOne: boolean;
   breakdown: boolean;
+  exchange: PageRankExchange;
 }): Promise<void> {
   const start = performance.now();
   const graph = await kroneckerMultigraphPartitioned(o.devices, { scale: o.scale, seed: 1 }, o.split);
@@ -431,7 +446,7 @@ async function timeOthersPartitioned(
   sources: number[],
   repeat: number,
   want: Expected,
-  breakdown: boolean,
+  { breakdown, exchange }: { breakdown: boolean; exchange: PageRankExchange },
 ): Promise<{ ms: number[]; exchanged: number; rounds: number[]; runs: PartitionedRun[][] }> {
   const runs: PartitionedRun[][] = [];
   const rounds: number[] = [];
@@ -452,7 +467,8 @@ async function timeOthersPartitioned(
       runs.push(timed.map((r) => ({ source, ...r })));
     }
   } else if (algorithm === 'pagerank') {
-    const got = await pageRankPartitioned(graph);
+    const got = await pageRankPartitioned(graph, { exchange });
+    console.log(exchangeLine(exchange, got));
     const one = want[0]!;
     if (!got.ranks.every((r, v) => Math.abs(r - one[v]!) <= 1e-3 * Math.max(r, one[v]!))) {
       throw differs('PageRank');
@@ -461,7 +477,7 @@ async function timeOthersPartitioned(
     rounds.push(got.iterations);
     runs.push(
       await timedRuns(
-        () => pageRankPartitioned(graph, { breakdown }),
+        () => pageRankPartitioned(graph, { breakdown, exchange }),
         repeat,
         (r) => r.iterations,
       ),
@@ -495,7 +511,14 @@ function asSignedDepths(depths: Uint32Array | Int32Array): Int32Array {
  * single-GPU functions, not the partitioned ones on one part) and on the parts, whose results must match.
  */
 async function againstOneGpu(
-  o: { devices: WeftDevice[]; scale: number; repeat: number; algorithms: Algorithm[]; breakdown: boolean },
+  o: {
+    devices: WeftDevice[];
+    scale: number;
+    repeat: number;
+    algorithms: Algorithm[];
+    breakdown: boolean;
+    exchange: PageRankExchange;
+  },
   graph: PartitionedGraph,
   sources: number[],
 ): Promise<Record<string, unknown>[]> {
@@ -574,15 +597,22 @@ async function againstOneGpu(
     }
     if (o.algorithms.includes('pagerank')) {
       const want = (await pageRank(one)).ranks;
-      const got = (await pageRankPartitioned(graph)).ranks;
+      const result = await pageRankPartitioned(graph, { exchange: o.exchange });
+      console.log(exchangeLine(o.exchange, result));
+      const got = result.ranks;
       if (!got.every((r, v) => Math.abs(r - want[v]!) <= 1e-3 * Math.max(r, want[v]!)))
         throw differs('PageRank');
       const runs = await timedRuns(
-        () => pageRankPartitioned(graph, { breakdown }),
+        () => pageRankPartitioned(graph, { breakdown, exchange: o.exchange }),
         o.repeat,
         (r) => r.iterations,
       );
       report('pagerank', [await timed(() => pageRank(one))], [runs]);
+      const bytes = {
+        bytesPerIteration: result.bytesPerIteration,
+        fullBytesPerIteration: result.fullBytesPerIteration,
+      };
+      Object.assign(rows.at(-1)!, { exchange: o.exchange, ...bytes });
     }
     if (o.algorithms.includes('cc')) {
       const want = (await connectedComponents(one)).labels;
@@ -599,6 +629,17 @@ async function againstOneGpu(
     whole.destroy();
   }
   return rows;
+}
+
+type PageRankExchange = 'boundary' | 'full';
+
+/** PageRank's bytes an iteration with the exchange run and with the full one. */
+function exchangeLine(
+  exchange: PageRankExchange,
+  r: { bytesPerIteration: number; fullBytesPerIteration: number },
+): string {
+  const mb = (b: number) => `${b} B (${(b / 2 ** 20).toFixed(2)} MiB)`;
+  return `  pagerank exchange ${exchange}: ${mb(r.bytesPerIteration)} an iteration (full: ${mb(r.fullBytesPerIteration)})`;
 }
 
 function median(xs: number[]): number {
