@@ -648,6 +648,49 @@ describe('pageRankPartitioned boundary exchange', () => {
   });
 });
 
+describe('ssspPartitioned and connectedComponentsPartitioned exchanges', () => {
+  it('send many changes as a bitmap and values, with the same results as pairs and fewer bytes', async () => {
+    // 12000 vertices, 2000 of them isolated: a round changes thousands of entries, past the box's 2048 pairs.
+    const csr = scatteredGraph(71, 12_000, 10_000, 30_000, false);
+    const weights = Uint32Array.from(csr.weights!, (w) => w);
+    const weighted = { ...csr, weights };
+    for (const [k, d] of [
+      [2, 2],
+      [3, 2],
+    ] as const) {
+      const graph = PartitionedGraph.upload(devices.slice(0, d), weighted, { parts: k });
+      const what = `${k} parts on ${d} devices`;
+      try {
+        const source = csr.targets[0]!;
+        const want = Array.from(ssspReference(weighted, source));
+        const pairs = await ssspPartitioned(graph, source, { exchange: 'pairs' });
+        const compact = await ssspPartitioned(graph, source);
+        expect(Array.from(pairs.distances), what).toEqual(want);
+        expect(Array.from(compact.distances), what).toEqual(want);
+        expect(compact.rounds, what).toBe(pairs.rounds);
+        expect(compact.exchangedBytes, what).toBeLessThan(pairs.exchangedBytes);
+        const labels = Array.from(componentsReference(csr).labels);
+        const ccPairs = await connectedComponentsPartitioned(graph, { exchange: 'pairs' });
+        const cc = await connectedComponentsPartitioned(graph);
+        expect(Array.from(ccPairs.labels), what).toEqual(labels);
+        expect(Array.from(cc.labels), what).toEqual(labels);
+        expect(cc.exchangedBytes, what).toBeLessThan(ccPairs.exchangedBytes);
+      } finally {
+        graph.destroy();
+      }
+    }
+    const graph = PartitionedGraph.upload(devices.slice(0, 2), csr);
+    try {
+      await expect(ssspPartitioned(graph, 0, { exchange: 'all' as 'pairs' })).rejects.toThrow(/exchange/);
+      await expect(connectedComponentsPartitioned(graph, { exchange: 'all' as 'pairs' })).rejects.toThrow(
+        /exchange/,
+      );
+    } finally {
+      graph.destroy();
+    }
+  });
+});
+
 describe('partitioned BFS exchange', () => {
   it('sends sparse levels as vertex ids and dense ones as bitmaps, switching both ways', async () => {
     // A path to a hub, the hub's 200 leaves (a dense level), all leaves to 3 vertices (found by several
@@ -693,87 +736,103 @@ describe('partitioned BFS exchange', () => {
 });
 
 describe('minMergeRounds', () => {
-  it('merges pairs in the box, past it, whole vectors and nothing, and lowers each entry once', async () => {
-    // Four parts on three devices; part 2 gets two whole vectors and pairs in one round, part 0 the same
-    // pairs from two parts in the last.
-    const n = 5000;
-    const on = [0, 1, 2, 0].map((d) => devices[d]!);
-    const values = on.map((d) => d.array('u32', n, { label: 'merge test values' }));
-    const hits = on.map((d) => d.array('u32', n, { label: 'merge test hits' }));
-    const parts = on.map((d, i) => new MinExchangePart(d, values[i]!, n, `merge test ${i}`));
-    const plus = (base: number) => wgsl`(v: u32) -> u32 { return ${u32(base)} + v; }`;
-    const constant = (x: number) => wgsl`(v: u32) -> u32 { return ${u32(x)}; }`;
-    // Each part's writes by round: [from, to, value]; rounds absent do nothing, empty ones change nothing.
-    const script = new Map<string, readonly (readonly [number, number, ReturnType<typeof plus>])[]>([
-      ['0,1', [[0, n, plus(500000)]]],
-      ['1,1', [[0, 2100, plus(400000)]]],
-      [
-        '2,1',
+  it.each(['compact', 'pairs'] as const)(
+    'merges pairs in the box, past it, bitmaps, whole vectors and nothing, and lowers each entry once (%s)',
+    async (form) => {
+      // Four parts on three devices; part 2 gets two whole vectors, a bitmap (compact: part 1's 2100 changes of
+      // 5000 take 157 + 2100 words, not 4200 as pairs) and pairs in one round, part 0 the same pairs from two
+      // parts in the last.
+      const n = 5000;
+      const on = [0, 1, 2, 0].map((d) => devices[d]!);
+      const values = on.map((d) => d.array('u32', n, { label: 'merge test values' }));
+      const hits = on.map((d) => d.array('u32', n, { label: 'merge test hits' }));
+      const parts = on.map((d, i) => new MinExchangePart(d, values[i]!, n, `merge test ${i}`, form));
+      const plus = (base: number) => wgsl`(v: u32) -> u32 { return ${u32(base)} + v; }`;
+      const constant = (x: number) => wgsl`(v: u32) -> u32 { return ${u32(x)}; }`;
+      // Each part's writes by round: [from, to, value]; rounds absent do nothing, empty ones change nothing.
+      const script = new Map<string, readonly (readonly [number, number, ReturnType<typeof plus>])[]>([
+        ['0,1', [[0, n, plus(500000)]]],
+        ['1,1', [[0, 2100, plus(400000)]]],
         [
-          [n - 10, n, constant(100)],
-          [0, 10, plus(400000)],
+          '2,1',
+          [
+            [n - 10, n, constant(100)],
+            [0, 10, plus(400000)],
+          ],
         ],
-      ],
-      ['3,1', [[0, n, plus(600000)]]],
-      ['1,2', []],
-      ['2,2', [[0, 5, constant(7)]]],
-      ['3,2', [[0, 5, constant(7)]]],
-    ]);
-    try {
-      await onEveryPart(parts, async (p) => {
-        const i = parts.indexOf(p);
-        await values[i]!.fill(1_000_000);
-        await hits[i]!.fill(0);
-        await onTarget(p.device, 'merge test start', (rec) => p.recordStart(rec));
-      });
-      const calls = [0, 0, 0, 0];
-      const got = await minMergeRounds(
-        parts,
-        async (i, incoming, rec) => {
-          const round = ++calls[i]!;
-          expect(incoming === undefined, `part ${i} round ${round}`).toBe(round === 1);
-          const writes = script.get(`${i},${round}`);
-          if (!writes) return undefined;
-          for (const [from, to, x] of writes) {
-            await transform(
-              rec,
-              to - from,
-              wgsl`(k: u32) { let v = k + ${u32(from)}; ${rw(values[i]!)}[v] = min(${values[i]!}[v], ${x}(v)); }`,
-            );
-          }
-          return rec;
-        },
-        (i) => wgsl`(v: u32) { atomicAdd(&${atomic(hits[i]!)}[v], 1u); }`,
-      );
-      expect(got.rounds).toBe(3);
-      expect(got.exchangedBytes).toBeGreaterThan(0);
-      const want = Array.from({ length: n }, (_, v) =>
-        v < 5 ? 7 : v < 2100 ? 400000 + v : v >= n - 10 ? 100 : 500000 + v,
-      );
-      // Where each part's value dropped through a merge: once a round at most.
-      const wantHits = [
-        (v: number) => (v < 5 ? 2 : v < 2100 || v >= n - 10 ? 1 : 0),
-        (v: number) => (v < 5 ? 1 : v < 2100 ? 0 : 1),
-        (v: number) => (v < 10 || v >= n - 10 ? 0 : 1),
-        () => 1,
-      ];
-      for (const [i, p] of parts.entries()) {
-        expect(Array.from(await values[i]!.download()), `part ${i} values`).toEqual(want);
-        expect(Array.from(await hits[i]!.download()), `part ${i} lowered`).toEqual(
-          Array.from({ length: n }, (_, v) => wantHits[i]!(v)),
+        ['3,1', [[0, n, plus(600000)]]],
+        ['1,2', []],
+        ['2,2', [[0, 5, constant(7)]]],
+        ['3,2', [[0, 5, constant(7)]]],
+      ]);
+      try {
+        await onEveryPart(parts, async (p) => {
+          const i = parts.indexOf(p);
+          await values[i]!.fill(1_000_000);
+          await hits[i]!.fill(0);
+          await onTarget(p.device, 'merge test start', (rec) => p.recordStart(rec));
+        });
+        const calls = [0, 0, 0, 0];
+        const got = await minMergeRounds(
+          parts,
+          async (i, incoming, rec) => {
+            const round = ++calls[i]!;
+            expect(incoming === undefined, `part ${i} round ${round}`).toBe(round === 1);
+            const writes = script.get(`${i},${round}`);
+            if (!writes) return undefined;
+            for (const [from, to, x] of writes) {
+              await transform(
+                rec,
+                to - from,
+                wgsl`(k: u32) { let v = k + ${u32(from)}; ${rw(values[i]!)}[v] = min(${values[i]!}[v], ${x}(v)); }`,
+              );
+            }
+            return rec;
+          },
+          (i) => wgsl`(v: u32) { atomicAdd(&${atomic(hits[i]!)}[v], 1u); }`,
         );
-        expect(Array.from(await p.before.download()), `part ${i} before`).toEqual(want);
+        expect(got.rounds).toBe(3);
+        // Read back: the boxes (4 + 8 * 2048 bytes) of the 7 reports, then what did not fit: parts 0 and 3
+        // whole vectors, part 1 its 2100 pairs or bitmap and values. Written: each of those to the 3 others,
+        // and the boxes' pairs (20 from part 2 in round 1, 5 from parts 2 and 3 in round 2) to theirs.
+        const part1 = form === 'compact' ? 4 * (157 + 2100) : 8 * 2100;
+        const read = 7 * (4 + 8 * 2048) + 2 * 4 * n + part1;
+        const written = 3 * (2 * 4 * n + part1) + 3 * 8 * 20 + 3 * 8 * 5 * 2;
+        expect(got.exchangedBytes).toBe(read + written);
+        const want = Array.from({ length: n }, (_, v) =>
+          v < 5 ? 7 : v < 2100 ? 400000 + v : v >= n - 10 ? 100 : 500000 + v,
+        );
+        // Where each part's value dropped through a merge: once a round at most.
+        const wantHits = [
+          (v: number) => (v < 5 ? 2 : v < 2100 || v >= n - 10 ? 1 : 0),
+          (v: number) => (v < 5 ? 1 : v < 2100 ? 0 : 1),
+          (v: number) => (v < 10 || v >= n - 10 ? 0 : 1),
+          () => 1,
+        ];
+        for (const [i, p] of parts.entries()) {
+          expect(Array.from(await values[i]!.download()), `part ${i} values`).toEqual(want);
+          expect(Array.from(await hits[i]!.download()), `part ${i} lowered`).toEqual(
+            Array.from({ length: n }, (_, v) => wantHits[i]!(v)),
+          );
+          expect(Array.from(await p.before.download()), `part ${i} before`).toEqual(want);
+        }
+      } finally {
+        for (const a of [...parts, ...values, ...hits]) a.destroy();
       }
-    } finally {
-      for (const a of [...parts, ...values, ...hits]) a.destroy();
-    }
-  });
+    },
+  );
 
   it('tells whether changes may touch a range', () => {
     const pairs = Uint32Array.from([3, 0, 40, 1]);
     expect(touches([{ pairs, count: 2 }], 32, 64)).toBe(true);
     expect(touches([{ pairs, count: 2 }], 4, 32)).toBe(false);
     expect(touches([{ count: 0 }, { full: new Uint32Array(8), count: 8 }], 4, 5)).toBe(true);
+    // Bits 3 and 40 (words 0 and 1), then their values.
+    const bits = Uint32Array.from([1 << 3, 1 << 8, 0, 9, 9]);
+    expect(touches([{ bits, count: 2 }], 32, 64)).toBe(true);
+    expect(touches([{ bits, count: 2 }], 4, 32)).toBe(false);
+    expect(touches([{ bits, count: 2 }], 41, 96)).toBe(false);
+    expect(touches([{ bits, count: 2 }], 0, 4)).toBe(true);
     expect(touches([], 0, 8)).toBe(false);
   });
 });
