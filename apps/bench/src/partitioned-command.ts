@@ -59,9 +59,11 @@ export const PARTITIONED_USAGE = `usage: weft partitioned (--graph FILE.wcsr | -
   host), upload (unmapping and writing uploads), printed for the median run. --breakdown runs BFS and PageRank
   with the copies in submits and waits of their own, so compute is the kernels alone and read-back and upload
   include the copies; those extra waits slow the run, so read speed-ups from a run without it.
-  --exchange (default boundary) picks PageRank's exchange: boundary moves only the values other parts read,
-  full every owned contribution (undirected) or the whole partial-sum vector (directed); both print the
-  bytes an iteration of each.
+  --exchange (default boundary) picks the exchanges: boundary moves only the values other parts read in
+  PageRank, and SSSP's and CC's changes as pairs, a changed bitmap with values or the whole vector, whichever
+  is smallest; full, the exchanges before them, moves every owned contribution (undirected) or the whole
+  partial-sum vector (directed) in PageRank, and pairs or the whole vector past n / 2 changes in SSSP and CC.
+  PageRank prints the bytes an iteration of both.
 `;
 const ALGORITHMS = ['bfs', 'sssp', 'pagerank', 'cc'] as const;
 type Algorithm = (typeof ALGORITHMS)[number];
@@ -370,11 +372,11 @@ async function multigraphRun(o: {
     const weight = pairWeightFunctor({ seed: 1, weights: true });
     const perSource: PartitionedRun[][] = [];
     for (const source of sources) {
-      const got = await ssspPartitioned(graph, source, { weight });
+      const got = await ssspPartitioned(graph, source, { weight, exchange: minMerge(o.exchange) });
       const bad = await verifySsspPartitionedOnGpu(graph, source, got.distances, weight);
       if (bad) throw new Error(`partitioned SSSP from ${source}: ${bad}`);
       // The checked run above is the untimed first one.
-      const run = () => ssspPartitioned(graph, source, { weight });
+      const run = () => ssspPartitioned(graph, source, { weight, exchange: minMerge(o.exchange) });
       const runs = await timedRuns(run, o.repeat, (r) => r.rounds, { warm: false });
       perSource.push(runs.map((r) => ({ source, ...r })));
     }
@@ -455,12 +457,12 @@ async function timeOthersPartitioned(
   const differs = (what: string) => new Error(`partitioned ${what} (${k} devices) differs from one GPU's`);
   if (algorithm === 'sssp') {
     for (const [i, source] of sources.entries()) {
-      const got = await ssspPartitioned(graph, source);
+      const got = await ssspPartitioned(graph, source, { exchange: minMerge(exchange) });
       if (!got.distances.every((d, v) => d === want[i]![v])) throw differs(`SSSP from ${source}`);
       exchanged = got.exchangedBytes;
       rounds.push(got.rounds);
       const timed = await timedRuns(
-        () => ssspPartitioned(graph, source),
+        () => ssspPartitioned(graph, source, { exchange: minMerge(exchange) }),
         repeat,
         (r) => r.rounds,
       );
@@ -483,13 +485,13 @@ async function timeOthersPartitioned(
       ),
     );
   } else {
-    const got = await connectedComponentsPartitioned(graph);
+    const got = await connectedComponentsPartitioned(graph, { exchange: minMerge(exchange) });
     if (!got.labels.every((l, v) => l === want[0]![v])) throw differs('components');
     exchanged = got.exchangedBytes;
     rounds.push(got.rounds);
     runs.push(
       await timedRuns(
-        () => connectedComponentsPartitioned(graph),
+        () => connectedComponentsPartitioned(graph, { exchange: minMerge(exchange) }),
         repeat,
         (r) => r.rounds,
       ),
@@ -541,6 +543,7 @@ async function againstOneGpu(
       medianMs: median(partsMs),
       speedup: median(oneMs) / median(partsMs),
       breakdown,
+      exchange: o.exchange,
       medianRun: medianRun(runs.map(medianRun)),
       runs: runs.flat(),
     };
@@ -586,10 +589,10 @@ async function againstOneGpu(
       const partsRuns: PartitionedRun[][] = [];
       for (const source of sources) {
         const want = (await sssp(one, source, { weight })).distances;
-        const got = await ssspPartitioned(graph, source, { weight });
+        const got = await ssspPartitioned(graph, source, { weight, exchange: minMerge(o.exchange) });
         if (!got.distances.every((d, v) => d === want[v])) throw differs(`SSSP from ${source}`);
         oneMs.push(await timed(() => sssp(one, source, { weight })));
-        const run = () => ssspPartitioned(graph, source, { weight });
+        const run = () => ssspPartitioned(graph, source, { weight, exchange: minMerge(o.exchange) });
         const runs = await timedRuns(run, o.repeat, (r) => r.rounds);
         partsRuns.push(runs.map((r) => ({ source, ...r })));
       }
@@ -612,14 +615,14 @@ async function againstOneGpu(
         bytesPerIteration: result.bytesPerIteration,
         fullBytesPerIteration: result.fullBytesPerIteration,
       };
-      Object.assign(rows.at(-1)!, { exchange: o.exchange, ...bytes });
+      Object.assign(rows.at(-1)!, bytes);
     }
     if (o.algorithms.includes('cc')) {
       const want = (await connectedComponents(one)).labels;
-      const got = (await connectedComponentsPartitioned(graph)).labels;
+      const got = (await connectedComponentsPartitioned(graph, { exchange: minMerge(o.exchange) })).labels;
       if (!got.every((l, v) => l === want[v])) throw differs('components');
       const runs = await timedRuns(
-        () => connectedComponentsPartitioned(graph),
+        () => connectedComponentsPartitioned(graph, { exchange: minMerge(o.exchange) }),
         o.repeat,
         (r) => r.rounds,
       );
@@ -632,6 +635,11 @@ async function againstOneGpu(
 }
 
 type PageRankExchange = 'boundary' | 'full';
+
+/** SSSP's and CC's exchange for `--exchange`: full sends pairs or whole vectors only, as before bitmaps. */
+function minMerge(exchange: PageRankExchange): 'compact' | 'pairs' {
+  return exchange === 'full' ? 'pairs' : 'compact';
+}
 
 /** PageRank's bytes an iteration with the exchange run and with the full one. */
 function exchangeLine(
