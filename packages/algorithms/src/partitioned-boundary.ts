@@ -53,7 +53,6 @@ export async function boundaryLists(
   const parts = graph.parts;
   const ranges = parts.map((p) => ownedWords(p, words));
   const onDevice: DeviceArray<'u32'>[] = [];
-  const made: BoundaryLists[] = [];
   try {
     for (const p of parts) {
       onDevice.push(p.graph.device.array('u32', Math.max(1, words), { label: 'partitioned boundary marks' }));
@@ -61,29 +60,34 @@ export async function boundaryLists(
     const marks = await Promise.all(parts.map((p, x) => markRemoteTargets(p, onDevice[x]!, words)));
     // reached[a][b]: how many of b's vertices a's arcs reach.
     const reached = marks.map((m) => ranges.map(([from, to]) => popcountWords(m, from, to)));
-    for (const [x, p] of parts.entries()) {
-      // Own marks over another part's words: the ids this part reaches there; another part's marks over
-      // this part's words: the owned ids it reaches.
-      const own = others(parts.length, x).map((y) => ({
-        part: y,
-        count: reached[x]![y]!,
-        words: ranges[y]!,
-      }));
-      const theirs = others(parts.length, x).map((y) => ({
-        part: y,
-        count: reached[y]![x]!,
-        words: ranges[x]!,
-      }));
-      const [send, recv] = reads === 'sources' ? [theirs, own] : [own, theirs];
-      made.push(await makeLists(p, onDevice[x]!, marks, send, recv, reads === 'sources' ? 'recv' : 'send'));
+    const settled = await Promise.allSettled(
+      parts.map((p, x) => {
+        // Own marks over another part's words: the ids this part reaches there; another part's marks over
+        // this part's words: the owned ids it reaches.
+        const own = others(parts.length, x).map((y) => ({
+          part: y,
+          count: reached[x]![y]!,
+          words: ranges[y]!,
+        }));
+        const theirs = others(parts.length, x).map((y) => ({
+          part: y,
+          count: reached[y]![x]!,
+          words: ranges[x]!,
+        }));
+        const [send, recv] = reads === 'sources' ? [theirs, own] : [own, theirs];
+        return makeLists(p, onDevice[x]!, marks, send, recv, reads === 'sources' ? 'recv' : 'send');
+      }),
+    );
+    const made = settled.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
+    const failed = settled.find((r) => r.status === 'rejected');
+    if (failed) {
+      for (const b of made) destroyLists(b);
+      throw failed.reason;
     }
-  } catch (e) {
-    for (const b of made) destroyLists(b);
-    throw e;
+    return made;
   } finally {
     for (const m of onDevice) m.destroy();
   }
-  return made;
 }
 
 export function destroyLists(b: BoundaryLists): void {
