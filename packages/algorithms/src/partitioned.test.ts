@@ -550,7 +550,7 @@ function boundaryBytes(csr: HostCsr, graph: PartitionedGraph): number {
 }
 
 describe('pageRankPartitioned boundary exchange', () => {
-  it('moves only the values other parts read and gives the full exchange’s ranks', async () => {
+  it('moves only the values other parts read and gives the full exchange’s ranks (and BFS and CC theirs)', async () => {
     // 224 vertices: [0, 32) a cycle of its own (no boundary), [32, 32) empty, [32, 96) and [96, 128) joined
     // only to each other (a random bipartite part: most vertices boundary, some isolated), [128, 160) every
     // vertex with one arc to [160, 192) and back, [192, 224) isolated.
@@ -628,6 +628,17 @@ describe('pageRankPartitioned boundary exchange', () => {
           if (!csr.directed) expect(Array.from(got.ranks), what).toEqual(Array.from(full.ranks));
           else expect(verifyPageRank(csr, full.ranks, { weight }), what).toBeNull();
         }
+        // BFS's bitmaps and CC's changes cross the same parts: from a vertex of each block.
+        const directions = csr.directed ? (['push'] as const) : (['push', 'pull', 'auto'] as const);
+        for (const source of [0, 40, 130, 200].filter((v) => v < csr.vertexCount)) {
+          const want = Array.from(bfsReference(csr, source).depths, (d) => (d < 0 ? UNREACHED : d));
+          for (const direction of directions) {
+            const got = await bfsPartitioned(graph, source, { direction });
+            expect(Array.from(got.depths), `${name}, ${direction} from ${source}`).toEqual(want);
+          }
+        }
+        const cc = await connectedComponentsPartitioned(graph);
+        expect(Array.from(cc.labels), name).toEqual(Array.from(componentsReference(csr).labels));
       } finally {
         graph.destroy();
       }
