@@ -392,8 +392,9 @@ export class MinExchangePart {
 
 /**
  * Rounds of `local` work on every part, each followed by a min-merge of the changed entries, until a round
- * changes nothing anywhere. Each part's changes come back as (id, value) pairs (its whole vector where most
- * changed); the host writes every part the others' changes as they came, and the part min-merges them on
+ * changes nothing anywhere. Each part's changes come back as (id, value) pairs, a changed bitmap with the
+ * values, or its whole vector, whichever is smallest ({@link MinChanges}); the host writes every part the
+ * others' changes as they came, and the part min-merges them on
  * its device at the start of its next round, so every device ends a round holding the same vector and the
  * host never walks it. `local(part, incoming, rec)` gets the other parts' changes of the last round
  * (undefined in the first) and a recorder that holds their merge: it records its work there (or submits

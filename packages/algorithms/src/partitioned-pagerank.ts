@@ -165,10 +165,14 @@ class RankPart {
  * exchange through the host:
  *
  *     undirected: sums[v] = sum of contrib[u] over v's arcs      each part pulls over its owned rows
- *                 rank, change, contrib and dangling of owned v  the owned contributions go to every part
+ *                 rank, change, contrib and dangling of owned v  each part gets the contributions its
+ *                                                                arcs read (boundary), or all owned (full)
  *     directed:   partial[v] = sum of contrib[u] over arcs u->v with u owned (the part's CSC)
- *                 the host adds the parts' partial vectors and writes each part its owned sums
+ *                 each part gets the others' partial sums into its vertices and adds them on the device
+ *                 (boundary), or the host adds whole partial vectors (full)
  *
+ * The boundary exchange's id lists are made once a run (`boundaryLists`); an iteration gathers the sent
+ * values on the sender and scatters them on the receiver, each one pass in the iteration's submit.
  * An undirected part with others sums its rows in two passes split by the arc's source: the owned sources'
  * pass needs no exchange, so it is submitted before the host copies the contributions and runs meanwhile;
  * the remote sources' pass follows the upload. Each arc's share is gathered once, by one pass or the other.
