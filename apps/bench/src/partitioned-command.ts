@@ -60,10 +60,11 @@ export const PARTITIONED_USAGE = `usage: weft partitioned (--graph FILE.wcsr | -
   with the copies in submits and waits of their own, so compute is the kernels alone and read-back and upload
   include the copies; those extra waits slow the run, so read speed-ups from a run without it.
   --exchange (default boundary) picks the exchanges: boundary moves only the values other parts read in
-  PageRank, and SSSP's and CC's changes as pairs, a changed bitmap with values or the whole vector, whichever
-  is smallest; full, the exchanges before them, moves every owned contribution (undirected) or the whole
-  partial-sum vector (directed) in PageRank, and pairs or the whole vector past n / 2 changes in SSSP and CC.
-  PageRank prints the bytes an iteration of both.
+  PageRank, SSSP's and CC's changes as pairs, a changed bitmap with values or the whole vector, whichever
+  is smallest, and has each device OR BFS's found bitmaps; full, the exchanges before them, moves every
+  owned contribution (undirected) or the whole partial-sum vector (directed) in PageRank, pairs or the whole
+  vector past n / 2 changes in SSSP and CC, and ORs BFS's bitmaps on the host. PageRank prints the bytes an
+  iteration of both.
 `;
 const ALGORITHMS = ['bfs', 'sssp', 'pagerank', 'cc'] as const;
 type Algorithm = (typeof ALGORITHMS)[number];
@@ -198,7 +199,11 @@ export async function partitionedCommand(args: string[]): Promise<number> {
   for (const k of [...new Set([1, count])]) {
     const graph = PartitionedGraph.upload(devices.slice(0, k), csr, csc);
     for (const direction of algorithms.includes('bfs') ? (['push', 'auto'] as const) : []) {
-      const problem = new PartitionedBfs(graph, { direction, breakdown: values.breakdown });
+      const problem = new PartitionedBfs(graph, {
+        direction,
+        breakdown: values.breakdown,
+        merge: bfsMerge(exchange),
+      });
       const ms: number[] = [];
       const levelCount: number[] = [];
       const perSource: PartitionedRun[][] = [];
@@ -336,7 +341,7 @@ async function multigraphRun(o: {
   const rows: Record<string, unknown>[] = [];
   const breakdown = o.breakdown;
   for (const direction of ['push', 'auto'] as const) {
-    const problem = new PartitionedBfs(graph, { direction, breakdown });
+    const problem = new PartitionedBfs(graph, { direction, breakdown, merge: bfsMerge(o.exchange) });
     const perSource: PartitionedRun[][] = [];
     for (const source of sources) {
       const got = await problem.run(source);
@@ -359,6 +364,7 @@ async function multigraphRun(o: {
       medianMs: middle,
       perSourceMs: ms,
       breakdown,
+      exchange: o.exchange,
       medianRun: medianRun(runs),
       runs: perSource.flat(),
     });
@@ -387,6 +393,7 @@ async function multigraphRun(o: {
       algorithm: 'sssp',
       medianMs: middle,
       perSourceMs: ms,
+      exchange: o.exchange,
       medianRun: medianRun(runs),
       runs: perSource.flat(),
     });
@@ -557,7 +564,7 @@ async function againstOneGpu(
     if (o.algorithms.includes('bfs')) {
       // Both keep their problem across sources and leave the depths on the GPUs while timed.
       const single = new BfsProblem(one, { direction: 'auto' });
-      const parted = new PartitionedBfs(graph, { direction: 'auto', breakdown });
+      const parted = new PartitionedBfs(graph, { direction: 'auto', breakdown, merge: bfsMerge(o.exchange) });
       const search = async (source: number) => {
         const rec = first.recorder({ label: 'bfs reset' });
         await single.reset(rec, source);
@@ -635,6 +642,11 @@ async function againstOneGpu(
 }
 
 type PageRankExchange = 'boundary' | 'full';
+
+/** BFS's merge for `--exchange`: full ORs dense levels' bitmaps on the host, as before the devices did. */
+function bfsMerge(exchange: PageRankExchange): 'device' | 'host' {
+  return exchange === 'full' ? 'host' : 'device';
+}
 
 /** SSSP's and CC's exchange for `--exchange`: full sends pairs or whole vectors only, as before bitmaps. */
 function minMerge(exchange: PageRankExchange): 'compact' | 'pairs' {

@@ -633,8 +633,10 @@ describe('pageRankPartitioned boundary exchange', () => {
         for (const source of [0, 40, 130, 200].filter((v) => v < csr.vertexCount)) {
           const want = Array.from(bfsReference(csr, source).depths, (d) => (d < 0 ? UNREACHED : d));
           for (const direction of directions) {
-            const got = await bfsPartitioned(graph, source, { direction });
-            expect(Array.from(got.depths), `${name}, ${direction} from ${source}`).toEqual(want);
+            for (const merge of ['device', 'host'] as const) {
+              const got = await bfsPartitioned(graph, source, { direction, merge });
+              expect(Array.from(got.depths), `${name}, ${direction}, ${merge} from ${source}`).toEqual(want);
+            }
           }
         }
         const cc = await connectedComponentsPartitioned(graph);
@@ -653,6 +655,7 @@ describe('pageRankPartitioned boundary exchange', () => {
       expect(got.bytesPerIteration).toBe(boundaryBytes(csr, graph));
       expect(got.bytesPerIteration).toBeLessThan(got.fullBytesPerIteration);
       await expect(pageRankPartitioned(graph, { exchange: 'all' as 'full' })).rejects.toThrow(/exchange/);
+      await expect(bfsPartitioned(graph, 0, { merge: 'gpu' as 'host' })).rejects.toThrow(/merge/);
     } finally {
       graph.destroy();
     }

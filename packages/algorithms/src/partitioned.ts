@@ -35,6 +35,12 @@ export interface PartitionedBfsOptions {
    * `timing` only). Default false.
    */
   breakdown?: boolean;
+  /**
+   * Where a dense level's found bitmaps are ORed: `'device'` (default) each device ORs the others' copies
+   * into its next level, the host only copies them; `'host'` the host ORs them and counts the new vertices
+   * in loops over every word and copies the OR to every device, as before, to measure the difference.
+   */
+  merge?: 'device' | 'host';
 }
 
 export interface PartitionedBfsResult {
@@ -129,6 +135,8 @@ class PartState {
  */
 export class PartitionedBfs {
   readonly #parts: PartState[];
+  /** With `merge: 'host'`: the host's OR of a level's found words. */
+  readonly #all: Uint32Array | undefined;
   readonly direction: 'auto' | 'push' | 'pull';
   readonly breakdown: boolean;
 
@@ -145,6 +153,10 @@ export class PartitionedBfs {
     }
     this.direction = graph.directed ? 'push' : direction;
     this.breakdown = options.breakdown === true;
+    const merge = options.merge ?? 'device';
+    if (merge !== 'device' && merge !== 'host') {
+      throw new InputError(`merge must be 'device' or 'host', got '${merge}'`, 'merge');
+    }
     this.#parts = [];
     try {
       const others = graph.parts.length - 1;
@@ -153,6 +165,7 @@ export class PartitionedBfs {
       for (const s of this.#parts) s.destroy();
       throw e;
     }
+    this.#all = merge === 'host' ? new Uint32Array(this.#parts[0]!.found.words.length) : undefined;
   }
 
   /** Searches from `source` and reads the depths back. */
@@ -210,7 +223,7 @@ export class PartitionedBfs {
         await onTarget(rec, 'partitioned bfs level', async (r) => {
           if (level === 1) await this.#reset(r, s, source);
           else if (sent!.kind === 'ids') await this.#mergeIds(r, s, level - 1, sent!.count);
-          else await this.#merge(r, s, level - 1, words, sent!.pull);
+          else await this.#merge(r, s, level - 1, words, sent!);
           await (pull ? this.#pull(r, s) : this.#push(r, s));
           await this.#compact(r, s, words);
         });
@@ -254,14 +267,20 @@ export class PartitionedBfs {
         exchanged += 4 * total * (1 + parts.length);
         sent = { kind: 'ids', count: total };
       } else {
-        const written = this.#sendFound(pull, back);
         for (const [from, to] of back) exchanged += 4 * (to - from);
-        exchanged += 4 * written;
-        sent = { kind: 'words', pull, words: pull ? words : words * (parts.length - 1) };
+        if (this.#all) {
+          frontierSize = this.#gather(this.#all, pull, back);
+          for (const s of parts) s.inbox.words.set(this.#all);
+          exchanged += 4 * words * parts.length;
+          sent = { kind: 'or', words };
+        } else {
+          exchanged += 4 * this.#sendFound(pull, back);
+          sent = { kind: 'words', pull, words: pull ? words : words * (parts.length - 1) };
+        }
       }
       clock.mark('hostMs');
       // Several parts may find one vertex on a push: then the frontier is smaller than the counts' sum.
-      frontierSize = total;
+      if (sent.kind !== 'or') frontierSize = total;
       visitedSize += frontierSize;
       for (const s of parts) {
         s.idbox.unmap();
@@ -271,6 +290,25 @@ export class PartitionedBfs {
       clock.mark('uploadMs');
     }
     return { iterations: level, pulls, queueLevels, exchangedBytes: exchanged, timing: clock.timing };
+  }
+
+  /**
+   * `merge: 'host'`: ORs the parts' mapped found words (their owned ones after a pull) into `all` and returns
+   * how many vertices it holds. Made in host memory: mapped upload memory may be write-combined.
+   */
+  #gather(all: Uint32Array, pull: boolean, back: readonly [number, number][]): number {
+    const found = this.#parts.map((s) => s.outbox.words);
+    const words = all.length;
+    if (pull) {
+      // The owned word ranges cover every word once.
+      for (const [d, [from, to]] of back.entries()) all.set(found[d]!.subarray(from, to), from);
+    } else {
+      all.set(found[0]!);
+      for (const f of found.slice(1)) for (let w = 0; w < words; w++) all[w]! |= f[w]!;
+    }
+    let size = 0;
+    for (let w = 0; w < words; w++) if (all[w] !== 0) size += popcount(all[w]!);
+    return size;
   }
 
   /**
@@ -395,10 +433,17 @@ export class PartitionedBfs {
 
   /** new = (found | the others' found in incoming) & ~visited: visited, frontier and depths alike everywhere.
    * After a pull incoming holds the others' owned words in one bitmap (this part's words in it are stale),
-   * after a push one bitmap per other part. */
-  async #merge(rec: Recorder, s: PartState, level: number, words: number, pull: boolean): Promise<void> {
+   * after a push one bitmap per other part; with `merge: 'host'`, every part's found ORed. */
+  async #merge(
+    rec: Recorder,
+    s: PartState,
+    level: number,
+    words: number,
+    sent: Exclude<Sent, { kind: 'ids' }>,
+  ): Promise<void> {
+    const pull = sent.kind === 'words' && sent.pull;
     const [from, to] = pull ? ownedWords(s, words) : [0, 0];
-    const bitmaps = pull ? 1 : this.#parts.length - 1;
+    const bitmaps = sent.kind === 'words' && !pull ? this.#parts.length - 1 : 1;
     await transform(
       rec,
       words,
@@ -438,9 +483,18 @@ function ownedWords(s: PartState, words: number): [number, number] {
   return [Math.min(words, s.lo >>> 5), Math.min(words, Math.ceil(s.hi / 32))];
 }
 
-/** What a level sent the next: every part's found ids (`count` in all), or found words (`words` of them
- * copied in, after a pull or a push). */
-type Sent = { kind: 'ids'; count: number } | { kind: 'words'; pull: boolean; words: number };
+/** What a level sent the next: every part's found ids (`count` in all), found words (`words` of them
+ * copied in, after a pull or a push), or the host's OR of them (`merge: 'host'`). */
+type Sent =
+  | { kind: 'ids'; count: number }
+  | { kind: 'words'; pull: boolean; words: number }
+  | { kind: 'or'; words: number };
+
+function popcount(x: number): number {
+  let v = x - ((x >>> 1) & 0x55555555);
+  v = (v & 0x33333333) + ((v >>> 2) & 0x33333333);
+  return (Math.imul((v + (v >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24) & 0xff;
+}
 
 /** BFS from `source` over a partitioned graph; see {@link PartitionedBfs}. */
 export async function bfsPartitioned(
