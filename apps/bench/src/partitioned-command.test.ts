@@ -52,6 +52,9 @@ describe('weft partitioned --multigraph --against-one', () => {
         expect(r.medianRun.timing.computeMs, r.algorithm).toBeGreaterThan(0);
         expect(r.medianMs).toBeGreaterThanOrEqual(r.medianRun.timing.computeMs);
       }
+      const pagerank = compared.find((r: { algorithm: string }) => r.algorithm === 'pagerank');
+      expect(pagerank.exchange).toBe('boundary');
+      expect(pagerank.bytesPerIteration).toBeLessThan(pagerank.fullBytesPerIteration);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
@@ -62,7 +65,7 @@ describe('weft partitioned --multigraph --against-one', () => {
     try {
       const json = join(dir, 'out.json');
       const args = ['--kron', '6', '--devices', '2', '--share', '--sources', '1', '--repeat', '1'];
-      const rest = ['--algorithms', 'bfs,pagerank', '--breakdown', '--json', json];
+      const rest = ['--algorithms', 'bfs,pagerank', '--breakdown', '--exchange', 'full', '--json', json];
       expect(await partitionedCommand([...args, ...rest])).toBe(0);
       const out = JSON.parse(await readFile(json, 'utf8'));
       const rows = out.rows.filter((r: { devices: number }) => r.devices === 2);

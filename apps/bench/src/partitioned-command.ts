@@ -28,7 +28,8 @@ import { verifyBfsPartitionedOnGpu, verifySsspPartitionedOnGpu } from './device-
 import { pickSources } from './suites/algorithms.ts';
 
 export const PARTITIONED_USAGE = `usage: weft partitioned (--graph FILE.wcsr | --kron SCALE) [--devices 2] [--sources 4] [--repeat 3]
-  [--algorithms bfs,sssp,pagerank,cc] [--share] [--no-validation] [--breakdown] [--json OUT]
+  [--algorithms bfs,sssp,pagerank,cc] [--share] [--no-validation] [--breakdown] [--exchange boundary|full]
+  [--json OUT]
        weft partitioned --kron SCALE --multigraph [--parts P] [--max-arcs-per-part N] [--devices 1] ...
 
   BFS on one GPU against BFS on a graph partitioned across --devices GPUs (one device per GPU through
@@ -58,6 +59,12 @@ export const PARTITIONED_USAGE = `usage: weft partitioned (--graph FILE.wcsr | -
   host), upload (unmapping and writing uploads), printed for the median run. --breakdown runs BFS and PageRank
   with the copies in submits and waits of their own, so compute is the kernels alone and read-back and upload
   include the copies; those extra waits slow the run, so read speed-ups from a run without it.
+  --exchange (default boundary) picks the exchanges: boundary moves only the values other parts read in
+  PageRank, SSSP's and CC's changes as pairs, a changed bitmap with values or the whole vector, whichever
+  is smallest, and has each device OR BFS's found bitmaps; full, the exchanges before them, moves every
+  owned contribution (undirected) or the whole partial-sum vector (directed) in PageRank, pairs or the whole
+  vector past n / 2 changes in SSSP and CC, and ORs BFS's bitmaps on the host. PageRank prints the bytes an
+  iteration of both.
 `;
 const ALGORITHMS = ['bfs', 'sssp', 'pagerank', 'cc'] as const;
 type Algorithm = (typeof ALGORITHMS)[number];
@@ -81,8 +88,14 @@ export async function partitionedCommand(args: string[]): Promise<number> {
       'max-arcs-per-part': { type: 'string' },
       'against-one': { type: 'boolean', default: false },
       breakdown: { type: 'boolean', default: false },
+      exchange: { type: 'string', default: 'boundary' },
     },
   });
+  const exchange = values.exchange as PageRankExchange;
+  if (exchange !== 'boundary' && exchange !== 'full') {
+    process.stderr.write(`--exchange must be boundary or full, got ${values.exchange}\n${PARTITIONED_USAGE}`);
+    return 2;
+  }
   if (!values.graph === !values.kron || (values.multigraph && !values.kron)) {
     process.stderr.write(PARTITIONED_USAGE);
     return 2;
@@ -120,6 +133,7 @@ export async function partitionedCommand(args: string[]): Promise<number> {
       algorithms,
       againstOne: values['against-one'],
       breakdown: values.breakdown,
+      exchange,
     });
     for (const d of devices) d.destroy();
     return 0;
@@ -185,7 +199,11 @@ export async function partitionedCommand(args: string[]): Promise<number> {
   for (const k of [...new Set([1, count])]) {
     const graph = PartitionedGraph.upload(devices.slice(0, k), csr, csc);
     for (const direction of algorithms.includes('bfs') ? (['push', 'auto'] as const) : []) {
-      const problem = new PartitionedBfs(graph, { direction, breakdown: values.breakdown });
+      const problem = new PartitionedBfs(graph, {
+        direction,
+        breakdown: values.breakdown,
+        merge: bfsMerge(exchange),
+      });
       const ms: number[] = [];
       const levelCount: number[] = [];
       const perSource: PartitionedRun[][] = [];
@@ -232,7 +250,10 @@ export async function partitionedCommand(args: string[]): Promise<number> {
     }
     for (const algorithm of others) {
       const { ms, result } = oneGpu[algorithm]!;
-      const run = await timeOthersPartitioned(algorithm, graph, sources, repeat, result, values.breakdown);
+      const run = await timeOthersPartitioned(algorithm, graph, sources, repeat, result, {
+        breakdown: values.breakdown,
+        exchange,
+      });
       const row = {
         devices: k,
         algorithm,
@@ -289,6 +310,7 @@ async function multigraphRun(o: {
   algorithms: Algorithm[];
   againstOne: boolean;
   breakdown: boolean;
+  exchange: PageRankExchange;
 }): Promise<void> {
   const start = performance.now();
   const graph = await kroneckerMultigraphPartitioned(o.devices, { scale: o.scale, seed: 1 }, o.split);
@@ -319,7 +341,7 @@ async function multigraphRun(o: {
   const rows: Record<string, unknown>[] = [];
   const breakdown = o.breakdown;
   for (const direction of ['push', 'auto'] as const) {
-    const problem = new PartitionedBfs(graph, { direction, breakdown });
+    const problem = new PartitionedBfs(graph, { direction, breakdown, merge: bfsMerge(o.exchange) });
     const perSource: PartitionedRun[][] = [];
     for (const source of sources) {
       const got = await problem.run(source);
@@ -342,6 +364,7 @@ async function multigraphRun(o: {
       medianMs: middle,
       perSourceMs: ms,
       breakdown,
+      exchange: o.exchange,
       medianRun: medianRun(runs),
       runs: perSource.flat(),
     });
@@ -355,11 +378,11 @@ async function multigraphRun(o: {
     const weight = pairWeightFunctor({ seed: 1, weights: true });
     const perSource: PartitionedRun[][] = [];
     for (const source of sources) {
-      const got = await ssspPartitioned(graph, source, { weight });
+      const got = await ssspPartitioned(graph, source, { weight, exchange: minMerge(o.exchange) });
       const bad = await verifySsspPartitionedOnGpu(graph, source, got.distances, weight);
       if (bad) throw new Error(`partitioned SSSP from ${source}: ${bad}`);
       // The checked run above is the untimed first one.
-      const run = () => ssspPartitioned(graph, source, { weight });
+      const run = () => ssspPartitioned(graph, source, { weight, exchange: minMerge(o.exchange) });
       const runs = await timedRuns(run, o.repeat, (r) => r.rounds, { warm: false });
       perSource.push(runs.map((r) => ({ source, ...r })));
     }
@@ -370,6 +393,7 @@ async function multigraphRun(o: {
       algorithm: 'sssp',
       medianMs: middle,
       perSourceMs: ms,
+      exchange: o.exchange,
       medianRun: medianRun(runs),
       runs: perSource.flat(),
     });
@@ -431,7 +455,7 @@ async function timeOthersPartitioned(
   sources: number[],
   repeat: number,
   want: Expected,
-  breakdown: boolean,
+  { breakdown, exchange }: { breakdown: boolean; exchange: PageRankExchange },
 ): Promise<{ ms: number[]; exchanged: number; rounds: number[]; runs: PartitionedRun[][] }> {
   const runs: PartitionedRun[][] = [];
   const rounds: number[] = [];
@@ -440,19 +464,20 @@ async function timeOthersPartitioned(
   const differs = (what: string) => new Error(`partitioned ${what} (${k} devices) differs from one GPU's`);
   if (algorithm === 'sssp') {
     for (const [i, source] of sources.entries()) {
-      const got = await ssspPartitioned(graph, source);
+      const got = await ssspPartitioned(graph, source, { exchange: minMerge(exchange) });
       if (!got.distances.every((d, v) => d === want[i]![v])) throw differs(`SSSP from ${source}`);
       exchanged = got.exchangedBytes;
       rounds.push(got.rounds);
       const timed = await timedRuns(
-        () => ssspPartitioned(graph, source),
+        () => ssspPartitioned(graph, source, { exchange: minMerge(exchange) }),
         repeat,
         (r) => r.rounds,
       );
       runs.push(timed.map((r) => ({ source, ...r })));
     }
   } else if (algorithm === 'pagerank') {
-    const got = await pageRankPartitioned(graph);
+    const got = await pageRankPartitioned(graph, { exchange });
+    console.log(exchangeLine(exchange, got));
     const one = want[0]!;
     if (!got.ranks.every((r, v) => Math.abs(r - one[v]!) <= 1e-3 * Math.max(r, one[v]!))) {
       throw differs('PageRank');
@@ -461,19 +486,19 @@ async function timeOthersPartitioned(
     rounds.push(got.iterations);
     runs.push(
       await timedRuns(
-        () => pageRankPartitioned(graph, { breakdown }),
+        () => pageRankPartitioned(graph, { breakdown, exchange }),
         repeat,
         (r) => r.iterations,
       ),
     );
   } else {
-    const got = await connectedComponentsPartitioned(graph);
+    const got = await connectedComponentsPartitioned(graph, { exchange: minMerge(exchange) });
     if (!got.labels.every((l, v) => l === want[0]![v])) throw differs('components');
     exchanged = got.exchangedBytes;
     rounds.push(got.rounds);
     runs.push(
       await timedRuns(
-        () => connectedComponentsPartitioned(graph),
+        () => connectedComponentsPartitioned(graph, { exchange: minMerge(exchange) }),
         repeat,
         (r) => r.rounds,
       ),
@@ -495,7 +520,14 @@ function asSignedDepths(depths: Uint32Array | Int32Array): Int32Array {
  * single-GPU functions, not the partitioned ones on one part) and on the parts, whose results must match.
  */
 async function againstOneGpu(
-  o: { devices: WeftDevice[]; scale: number; repeat: number; algorithms: Algorithm[]; breakdown: boolean },
+  o: {
+    devices: WeftDevice[];
+    scale: number;
+    repeat: number;
+    algorithms: Algorithm[];
+    breakdown: boolean;
+    exchange: PageRankExchange;
+  },
   graph: PartitionedGraph,
   sources: number[],
 ): Promise<Record<string, unknown>[]> {
@@ -518,6 +550,7 @@ async function againstOneGpu(
       medianMs: median(partsMs),
       speedup: median(oneMs) / median(partsMs),
       breakdown,
+      exchange: o.exchange,
       medianRun: medianRun(runs.map(medianRun)),
       runs: runs.flat(),
     };
@@ -531,7 +564,7 @@ async function againstOneGpu(
     if (o.algorithms.includes('bfs')) {
       // Both keep their problem across sources and leave the depths on the GPUs while timed.
       const single = new BfsProblem(one, { direction: 'auto' });
-      const parted = new PartitionedBfs(graph, { direction: 'auto', breakdown });
+      const parted = new PartitionedBfs(graph, { direction: 'auto', breakdown, merge: bfsMerge(o.exchange) });
       const search = async (source: number) => {
         const rec = first.recorder({ label: 'bfs reset' });
         await single.reset(rec, source);
@@ -563,10 +596,10 @@ async function againstOneGpu(
       const partsRuns: PartitionedRun[][] = [];
       for (const source of sources) {
         const want = (await sssp(one, source, { weight })).distances;
-        const got = await ssspPartitioned(graph, source, { weight });
+        const got = await ssspPartitioned(graph, source, { weight, exchange: minMerge(o.exchange) });
         if (!got.distances.every((d, v) => d === want[v])) throw differs(`SSSP from ${source}`);
         oneMs.push(await timed(() => sssp(one, source, { weight })));
-        const run = () => ssspPartitioned(graph, source, { weight });
+        const run = () => ssspPartitioned(graph, source, { weight, exchange: minMerge(o.exchange) });
         const runs = await timedRuns(run, o.repeat, (r) => r.rounds);
         partsRuns.push(runs.map((r) => ({ source, ...r })));
       }
@@ -574,22 +607,29 @@ async function againstOneGpu(
     }
     if (o.algorithms.includes('pagerank')) {
       const want = (await pageRank(one)).ranks;
-      const got = (await pageRankPartitioned(graph)).ranks;
+      const result = await pageRankPartitioned(graph, { exchange: o.exchange });
+      console.log(exchangeLine(o.exchange, result));
+      const got = result.ranks;
       if (!got.every((r, v) => Math.abs(r - want[v]!) <= 1e-3 * Math.max(r, want[v]!)))
         throw differs('PageRank');
       const runs = await timedRuns(
-        () => pageRankPartitioned(graph, { breakdown }),
+        () => pageRankPartitioned(graph, { breakdown, exchange: o.exchange }),
         o.repeat,
         (r) => r.iterations,
       );
       report('pagerank', [await timed(() => pageRank(one))], [runs]);
+      const bytes = {
+        bytesPerIteration: result.bytesPerIteration,
+        fullBytesPerIteration: result.fullBytesPerIteration,
+      };
+      Object.assign(rows.at(-1)!, bytes);
     }
     if (o.algorithms.includes('cc')) {
       const want = (await connectedComponents(one)).labels;
-      const got = (await connectedComponentsPartitioned(graph)).labels;
+      const got = (await connectedComponentsPartitioned(graph, { exchange: minMerge(o.exchange) })).labels;
       if (!got.every((l, v) => l === want[v])) throw differs('components');
       const runs = await timedRuns(
-        () => connectedComponentsPartitioned(graph),
+        () => connectedComponentsPartitioned(graph, { exchange: minMerge(o.exchange) }),
         o.repeat,
         (r) => r.rounds,
       );
@@ -599,6 +639,27 @@ async function againstOneGpu(
     whole.destroy();
   }
   return rows;
+}
+
+type PageRankExchange = 'boundary' | 'full';
+
+/** BFS's merge for `--exchange`: full ORs dense levels' bitmaps on the host, as before the devices did. */
+function bfsMerge(exchange: PageRankExchange): 'device' | 'host' {
+  return exchange === 'full' ? 'host' : 'device';
+}
+
+/** SSSP's and CC's exchange for `--exchange`: full sends pairs or whole vectors only, as before bitmaps. */
+function minMerge(exchange: PageRankExchange): 'compact' | 'pairs' {
+  return exchange === 'full' ? 'pairs' : 'compact';
+}
+
+/** PageRank's bytes an iteration with the exchange run and with the full one. */
+function exchangeLine(
+  exchange: PageRankExchange,
+  r: { bytesPerIteration: number; fullBytesPerIteration: number },
+): string {
+  const mb = (b: number) => `${b} B (${(b / 2 ** 20).toFixed(2)} MiB)`;
+  return `  pagerank exchange ${exchange}: ${mb(r.bytesPerIteration)} an iteration (full: ${mb(r.fullBytesPerIteration)})`;
 }
 
 function median(xs: number[]): number {

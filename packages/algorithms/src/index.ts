@@ -106,9 +106,10 @@ export {
 } from './partitioned.ts';
 export {
   connectedComponentsPartitioned,
+  type PartitionedComponentsOptions,
   type PartitionedComponentsResult,
 } from './partitioned-components.ts';
-export type { PartitionedTiming } from './partitioned-exchange.ts';
+export type { MinExchangeForm, PartitionedTiming } from './partitioned-exchange.ts';
 export {
   type PartitionedPageRankOptions,
   type PartitionedPageRankResult,

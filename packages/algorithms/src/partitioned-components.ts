@@ -2,11 +2,22 @@ import { onTarget, WeftError, wgsl } from '@weft/gpu';
 import type { PartitionedGraph } from '@weft/graph';
 import { advancePush, DisjointSets } from '@weft/operators';
 import {
+  checkExchangeForm,
+  type MinExchangeForm,
   MinExchangePart,
   minMergeRounds,
   type PartitionedTiming,
   PhaseClock,
 } from './partitioned-exchange.ts';
+
+export interface PartitionedComponentsOptions {
+  /**
+   * How a round's changed labels cross the host: `'compact'` (default) as (id, label) pairs, a changed
+   * bitmap with the labels, or the whole vector, whichever has the fewest words; `'pairs'` as pairs or the
+   * whole vector only, to compare.
+   */
+  exchange?: MinExchangeForm;
+}
 
 export interface PartitionedComponentsResult {
   /** Each vertex's component, named by its smallest vertex id (as `connectedComponents`). */
@@ -25,7 +36,8 @@ export interface PartitionedComponentsResult {
  * vector as a union-find forest (each label a smaller vertex of the same component); a round is:
  *
  *     on each part: union the ends of every arc it holds, starting from the current labels; compress
- *     the labels that changed go to the host as (id, label) pairs (the whole vector when most changed)
+ *     the labels that changed go to the host as (id, label) pairs, a changed bitmap and labels, or the
+ *       whole vector, whichever is smallest,
  *     and on to every other device, which min-merges them into its labels before its next round
  *
  * until a round changes no label anywhere: then every arc's ends share a root, the smallest vertex of
@@ -33,7 +45,9 @@ export interface PartitionedComponentsResult {
  */
 export async function connectedComponentsPartitioned(
   graph: PartitionedGraph,
+  options: PartitionedComponentsOptions = {},
 ): Promise<PartitionedComponentsResult> {
+  const form = checkExchangeForm(options.exchange);
   const n = graph.vertexCount;
   if (n === 0) {
     const timing = new PhaseClock().timing;
@@ -46,7 +60,7 @@ export async function connectedComponentsPartitioned(
       const sets = new DisjointSets(device, n, { label: 'partitioned cc' });
       states.push({
         sets,
-        exchange: new MinExchangePart(device, sets.parents, n, 'partitioned cc'),
+        exchange: new MinExchangePart(device, sets.parents, n, 'partitioned cc', form),
       });
     }
     await Promise.all(

@@ -2,7 +2,9 @@ import {
   atomic,
   type DeviceArray,
   type Functor,
+  InputError,
   onTarget,
+  plus,
   type Recorder,
   rw,
   transform,
@@ -10,6 +12,7 @@ import {
   type WeftDevice,
   wgsl,
 } from '@weft/gpu';
+import { transformScanTo } from '@weft/scan';
 
 /**
  * Runs `run` on every part at once, so each device waits on its own work rather than after the others',
@@ -81,20 +84,43 @@ export class PhaseClock {
 const BOX_PAIRS = 2048;
 
 /**
- * What one part's round changed, as read back: `count` (id, value) pairs, or its whole vector (`full`, then
- * `count` is the vector's length) where more entries changed than half the vector, whose words then are fewer.
+ * What one part's round changed, as read back, in whichever form has the fewest words: `count` (id, value)
+ * pairs; a bitmap of the changed entries then their `count` values in id order (`bits`: the bitmap's
+ * `ceil(n / 32)` words, then the values); or its whole vector (`full`, then `count` is the vector's length).
  */
 export interface MinChanges {
   pairs?: Uint32Array;
+  bits?: Uint32Array;
   full?: Uint32Array;
   count: number;
 }
 
+/**
+ * How a round's changes may cross the host: `'compact'` (default) in the fewest words of the three forms of
+ * {@link MinChanges}; `'pairs'` as pairs, or the whole vector past `n / 2` changes (no bitmaps), to compare.
+ */
+export type MinExchangeForm = 'compact' | 'pairs';
+
+export function checkExchangeForm(form: MinExchangeForm | undefined): MinExchangeForm {
+  if (form === undefined || form === 'compact' || form === 'pairs') return form ?? 'compact';
+  throw new InputError(`exchange must be 'compact' or 'pairs', got '${form}'`, 'exchange');
+}
+
 /** Whether `changes` may touch an entry in `[lo, hi)` (a whole vector always may). */
 export function touches(changes: readonly MinChanges[], lo: number, hi: number): boolean {
-  for (const { pairs, full } of changes) {
+  for (const { pairs, bits, full } of changes) {
     if (full) return true;
     if (pairs) for (let i = 0; i < pairs.length; i += 2) if (pairs[i]! >= lo && pairs[i]! < hi) return true;
+    if (bits) {
+      // Words hold 32 entries: the range's first and last words may hold entries outside it.
+      for (let w = lo >>> 5; w < Math.ceil(hi / 32); w++) {
+        const word = bits[w]!;
+        if (word === 0) continue;
+        for (let v = Math.max(lo, 32 * w); v < Math.min(hi, 32 * w + 32); v++) {
+          if ((word >>> (v & 31)) & 1) return true;
+        }
+      }
+    }
   }
   return false;
 }
@@ -102,7 +128,8 @@ export function touches(changes: readonly MinChanges[], lo: number, hi: number):
 /** The uploads {@link MinExchangePart.stage} made, for {@link MinExchangePart.recordApply} to merge. */
 interface StagedChanges {
   pairs: number;
-  full: boolean;
+  /** The last whole vector or bitmap uploaded, to merge (those before it were merged already). */
+  dense: 'full' | 'bits' | undefined;
 }
 
 /**
@@ -118,6 +145,11 @@ export class MinExchangePart {
   incoming: DeviceArray<'u32'>;
   /** Another part's whole vector, made where one comes. */
   incomingFull: DeviceArray<'u32'> | undefined;
+  /** Another part's changed bitmap and values, made (and grown) where one comes. */
+  incomingBits: DeviceArray<'u32'> | undefined;
+  /** Which entries changed since the last exchange: a bit each, set with the pairs. */
+  readonly changed: DeviceArray<'u32'>;
+  readonly words: number;
   /** The count and the first pairs, read back in one download where few entries changed. */
   readonly box: DeviceArray<'u32'>;
   /** Pairs the box holds. */
@@ -129,8 +161,11 @@ export class MinExchangePart {
     readonly values: DeviceArray<'u32'>,
     readonly vertexCount: number,
     readonly label: string,
+    readonly form: MinExchangeForm = 'compact',
   ) {
     const n = Math.max(1, vertexCount);
+    this.words = Math.ceil(vertexCount / 32);
+    this.changed = device.array('u32', Math.max(1, this.words), { label: `${label} changed bits` });
     this.before = device.array('u32', n, { label: `${label} before` });
     // Past n / 2 pairs the whole vector is smaller: the pairs stop there (and the vector is read instead).
     this.pairCapacity = Math.max(1, Math.floor(n / 2));
@@ -149,7 +184,9 @@ export class MinExchangePart {
   /** Records the compaction of the entries that changed since the last exchange (and `before` caught up). */
   async recordChanges(rec: Recorder): Promise<void> {
     rec.clear(this.count);
+    rec.clear(this.changed);
     const compact = wgsl`(v: u32, x: u32) {
+  atomicOr(&${atomic(this.changed)}[v >> 5u], 1u << (v & 31u));
   let slot = atomicAdd(&${atomic(this.count)}[0], 1u);
   if (slot >= ${u32(this.pairCapacity)}) { return; }
   ${rw(this.pairs)}[2u * slot] = v;
@@ -171,19 +208,51 @@ export class MinExchangePart {
   }
 
   /**
-   * The changes, from `box` as read back with the submit of {@link recordChanges}: its pairs, exactly the
-   * pairs counted where more than it holds, or the whole vector past the pairs' capacity. Returns them and
-   * the bytes read.
+   * The changes, from `box` as read back with the submit of {@link recordChanges}: its pairs, or else
+   * whichever of the pairs counted, the changed bitmap with the values, or the whole vector has the fewest
+   * words. Returns them and the bytes read.
    */
   async readChanges(box: Uint32Array): Promise<MinChanges & { bytes: number }> {
     const count = box[0]!;
     const bytes = box.byteLength;
     if (count <= this.boxPairs) return { pairs: box.subarray(1, 1 + 2 * count), count, bytes };
-    if (count <= this.pairCapacity) {
+    const n = this.vertexCount;
+    const pairWords = count <= this.pairCapacity ? 2 * count : Infinity;
+    // The bitmap and the values are gathered into the pairs' array, so they must fit it.
+    const bitWords =
+      this.form === 'compact' && this.words + count <= this.pairs.length ? this.words + count : Infinity;
+    if (pairWords <= bitWords && pairWords <= n) {
       return { pairs: await this.pairs.download(0, 2 * count), count, bytes: bytes + 8 * count };
     }
-    const n = this.vertexCount;
+    if (bitWords < n) {
+      const rec = this.device.recorder({ label: `${this.label} changed values` });
+      await onTarget(rec, `${this.label} changed values`, (r) => this.#recordChangedValues(r));
+      await rec.submit({ wait: false });
+      const bits = await this.pairs.download(0, bitWords);
+      return { bits, count, bytes: bytes + 4 * bitWords };
+    }
     return { full: await this.values.download(0, n), count: n, bytes: bytes + 4 * n };
+  }
+
+  /** pairs = the changed bitmap, then the changed entries' values in id order. */
+  async #recordChangedValues(rec: Recorder): Promise<void> {
+    const words = this.words;
+    rec.copy(this.changed, this.pairs, words);
+    await transformScanTo(
+      rec,
+      words,
+      wgsl`(w: u32) -> u32 { return countOneBits(${this.changed}[w]); }`,
+      wgsl`(w: u32, k: u32, c: u32) {
+  var left = ${this.changed}[w];
+  var j = ${u32(words)} + k;
+  while (left != 0u) {
+    ${rw(this.pairs)}[j] = ${this.values}[w * 32u + weft_trailing_zeros(left)];
+    j++;
+    left &= left - 1u;
+  }
+}`,
+      { monoid: plus('u32') },
+    );
   }
 
   /**
@@ -207,18 +276,60 @@ export class MinExchangePart {
       at += c.pairs.length;
       bytes += c.pairs.byteLength;
     }
-    const fulls = changes.filter((c) => c.full);
-    for (const [k, c] of fulls.entries()) {
-      this.incomingFull ??= this.device.array('u32', this.vertexCount, {
-        label: `${this.label} incoming whole`,
-      });
-      this.incomingFull.upload(c.full!);
-      bytes += c.full!.byteLength;
-      if (k < fulls.length - 1) {
-        await onTarget(this.device, `${this.label} merge`, (rec) => this.#recordMinFull(rec));
+    const dense = changes.filter((c) => c.full || c.bits);
+    let last: StagedChanges['dense'];
+    for (const [k, c] of dense.entries()) {
+      if (c.full) {
+        this.incomingFull ??= this.device.array('u32', this.vertexCount, {
+          label: `${this.label} incoming whole`,
+        });
+        this.incomingFull.upload(c.full);
+        bytes += c.full.byteLength;
+        last = 'full';
+      } else {
+        const bits = c.bits!;
+        if ((this.incomingBits?.length ?? 0) < bits.length) {
+          this.incomingBits?.destroy();
+          this.incomingBits = this.device.array('u32', bits.length, { label: `${this.label} incoming bits` });
+        }
+        this.incomingBits!.upload(bits);
+        bytes += bits.byteLength;
+        last = 'bits';
+      }
+      if (k < dense.length - 1) {
+        const form = last;
+        await onTarget(this.device, `${this.label} merge`, (rec) => this.#recordMinDense(rec, form));
       }
     }
-    return { staged: { pairs, full: fulls.length > 0 }, bytes };
+    return { staged: { pairs, dense: last }, bytes };
+  }
+
+  async #recordMinDense(rec: Recorder, form: 'full' | 'bits'): Promise<void> {
+    if (form === 'full') await this.#recordMinFull(rec);
+    else await this.#recordMinBits(rec);
+  }
+
+  /** values = min(values, the incoming values) at the incoming bitmap's entries. */
+  async #recordMinBits(rec: Recorder): Promise<void> {
+    const words = this.words;
+    const bits = this.incomingBits!;
+    await transformScanTo(
+      rec,
+      words,
+      wgsl`(w: u32) -> u32 { return countOneBits(${bits}[w]); }`,
+      wgsl`(w: u32, k: u32, c: u32) {
+  var left = ${bits}[w];
+  var j = ${u32(words)} + k;
+  while (left != 0u) {
+    let v = w * 32u + weft_trailing_zeros(left);
+    let x = ${bits}[j];
+    if (x < ${this.values}[v]) { ${rw(this.values)}[v] = x; }
+    j++;
+    left &= left - 1u;
+  }
+}`,
+      { monoid: plus('u32') },
+    );
   }
 
   async #recordMinFull(rec: Recorder): Promise<void> {
@@ -237,7 +348,7 @@ export class MinExchangePart {
    * caught up; `lowered(v)` runs once for each `v` whose value dropped.
    */
   async recordApply(rec: Recorder, staged: StagedChanges, lowered: Functor): Promise<void> {
-    if (staged.full) await this.#recordMinFull(rec);
+    if (staged.dense) await this.#recordMinDense(rec, staged.dense);
     if (staged.pairs > 0) {
       await transform(
         rec,
@@ -247,7 +358,7 @@ export class MinExchangePart {
 }`,
       );
     }
-    if (staged.full) {
+    if (staged.dense) {
       await transform(rec, this.vertexCount, this.#catchUp(wgsl`(v: u32, x: u32) { ${lowered}(v); }`));
     } else if (staged.pairs > 0) {
       // Several parts may send the same entry: the exchange lets one of them call `lowered`.
@@ -264,7 +375,16 @@ export class MinExchangePart {
   }
 
   destroy(): void {
-    for (const a of [this.before, this.pairs, this.count, this.incoming, this.box, this.incomingFull]) {
+    for (const a of [
+      this.before,
+      this.pairs,
+      this.count,
+      this.incoming,
+      this.box,
+      this.incomingFull,
+      this.incomingBits,
+      this.changed,
+    ]) {
       a?.destroy();
     }
   }
@@ -272,8 +392,9 @@ export class MinExchangePart {
 
 /**
  * Rounds of `local` work on every part, each followed by a min-merge of the changed entries, until a round
- * changes nothing anywhere. Each part's changes come back as (id, value) pairs (its whole vector where most
- * changed); the host writes every part the others' changes as they came, and the part min-merges them on
+ * changes nothing anywhere. Each part's changes come back as (id, value) pairs, a changed bitmap with the
+ * values, or its whole vector, whichever is smallest ({@link MinChanges}); the host writes every part the
+ * others' changes as they came, and the part min-merges them on
  * its device at the start of its next round, so every device ends a round holding the same vector and the
  * host never walks it. `local(part, incoming, rec)` gets the other parts' changes of the last round
  * (undefined in the first) and a recorder that holds their merge: it records its work there (or submits

@@ -23,6 +23,7 @@ import {
   type PageRankOptions,
   rankChangeFunctor,
 } from './pagerank.ts';
+import { type BoundaryLists, boundaryLists, destroyLists, sentAt } from './partitioned-boundary.ts';
 import { onEveryPart, type PartitionedTiming, PhaseClock } from './partitioned-exchange.ts';
 import { checkNonNegativeWeights } from './weights.ts';
 
@@ -35,6 +36,12 @@ export type PartitionedPageRankOptions = Pick<
    * the local arcs' pass instead of overlapping it with the exchange (slower; for `timing` only). Default false.
    */
   breakdown?: boolean;
+  /**
+   * What crosses the host an iteration: `'boundary'` (default) only the values another part reads, gathered
+   * and scattered on the devices by id lists made once a run; `'full'` every owned contribution (undirected)
+   * or the whole partial-sum vector, added on the host (directed), to measure the difference.
+   */
+  exchange?: 'boundary' | 'full';
 };
 
 export interface PartitionedPageRankResult {
@@ -45,6 +52,10 @@ export interface PartitionedPageRankResult {
   residual?: number;
   /** Bytes read back from the devices plus bytes written to them between iterations, over the run. */
   exchangedBytes: number;
+  /** Bytes read back and written an iteration (but the first, which writes nothing), with this exchange. */
+  bytesPerIteration: number;
+  /** The same with `exchange: 'full'`, to compare. */
+  fullBytesPerIteration: number;
   /** Where the iterations' wall time went (not the setup, nor the ranks' read-back). */
   timing: PartitionedTiming;
 }
@@ -75,8 +86,12 @@ class RankPart {
   /** What an iteration reads back, mapped once a step: the shared vector's part, then `totals`. */
   readonly outbox: StagingBuffer;
   /** What the host writes for the next iteration: the dangling total, then the others' contributions
-   * (undirected, in part order) or the owned vertices' sums (directed). */
+   * (undirected, in part order) or the owned vertices' sums (directed); with `boundary`, the values its
+   * received ids name. */
   readonly inbox: StagingBuffer;
+  /** With `boundary`: the values sent, gathered by the sent ids, and the values received, to scatter. */
+  readonly sent: DeviceArray<'f32'> | undefined;
+  readonly received: DeviceArray<'f32'> | undefined;
 
   constructor(
     readonly graph: DeviceGraph,
@@ -85,8 +100,10 @@ class RankPart {
     weighted: boolean,
     /** The only part: nothing to share, and a directed part's partial sums are its sums. */
     readonly alone: boolean,
-    /** Values the host writes a step after the dangling total. */
+    /** Values the host writes a step after the dangling total (with a `boundary`, its received count). */
     incoming: number,
+    /** Which values go to and come from each other part, where only those cross the host. */
+    readonly boundary: BoundaryLists | undefined,
   ) {
     const { device } = graph;
     const n = Math.max(1, graph.vertexCount);
@@ -103,13 +120,16 @@ class RankPart {
     this.change = arr(owned, 'change');
     this.totals = arr(2, 'totals');
     this.global = arr(1, 'dangling total');
+    this.sent = boundary ? arr(Math.max(1, boundary.sendCount), 'sent values') : undefined;
+    this.received = boundary ? arr(Math.max(1, boundary.recvCount), 'received values') : undefined;
     this.outbox = new StagingBuffer(device, this.shared + 2, 'read', 'partitioned pagerank read-back');
     this.inbox = new StagingBuffer(device, 1 + incoming, 'write', 'partitioned pagerank upload');
   }
 
-  /** How many values of the shared vector the part sends: its owned contributions, or all partial sums. */
+  /** How many values the part sends: those its boundary names, its owned contributions, or all partial sums. */
   get shared(): number {
     if (this.alone) return 0;
+    if (this.boundary) return this.boundary.sendCount;
     return this.partial ? this.graph.vertexCount : this.hi - this.lo;
   }
 
@@ -129,8 +149,11 @@ class RankPart {
       this.global,
       this.outbox,
       this.inbox,
+      this.sent,
+      this.received,
     ])
       a?.destroy();
+    if (this.boundary) destroyLists(this.boundary);
     this.partial?.destroy();
     this.outWeight?.destroy();
   }
@@ -142,10 +165,14 @@ class RankPart {
  * exchange through the host:
  *
  *     undirected: sums[v] = sum of contrib[u] over v's arcs      each part pulls over its owned rows
- *                 rank, change, contrib and dangling of owned v  the owned contributions go to every part
+ *                 rank, change, contrib and dangling of owned v  each part gets the contributions its
+ *                                                                arcs read (boundary), or all owned (full)
  *     directed:   partial[v] = sum of contrib[u] over arcs u->v with u owned (the part's CSC)
- *                 the host adds the parts' partial vectors and writes each part its owned sums
+ *                 each part gets the others' partial sums into its vertices and adds them on the device
+ *                 (boundary), or the host adds whole partial vectors (full)
  *
+ * The boundary exchange's id lists are made once a run (`boundaryLists`); an iteration gathers the sent
+ * values on the sender and scatters them on the receiver, each one pass in the iteration's submit.
  * An undirected part with others sums its rows in two passes split by the arc's source: the owned sources'
  * pass needs no exchange, so it is submitted before the host copies the contributions and runs meanwhile;
  * the remote sources' pass follows the upload. Each arc's share is gathered once, by one pass or the other.
@@ -175,20 +202,37 @@ export async function pageRankPartitioned(
       'graph',
     );
   }
+  const mode = options.exchange ?? 'boundary';
+  if (mode !== 'boundary' && mode !== 'full') {
+    throw new InputError(`exchange must be 'boundary' or 'full', got '${mode}'`, 'exchange');
+  }
   const weighted = options.weight !== null && first.chunkedWeights !== undefined;
   if (weighted) await onEveryPart(graph.parts, (p) => checkNonNegativeWeights(p.graph, 'PageRank'));
   const n = graph.vertexCount;
   if (n === 0) {
     const timing = new PhaseClock().timing;
-    return { ranks: new Float32Array(0), iterations: 0, converged: true, exchangedBytes: 0, timing };
+    const none = { exchangedBytes: 0, bytesPerIteration: 0, fullBytesPerIteration: 0 };
+    return { ranks: new Float32Array(0), iterations: 0, converged: true, ...none, timing };
   }
   const parts: RankPart[] = [];
+  const alone = graph.parts.length === 1;
+  // Undirected parts read the others' contributions as sources, directed ones add up sums into targets.
+  const lists =
+    mode === 'boundary' && !alone ? await boundaryLists(graph, graph.directed ? 'targets' : 'sources') : [];
   try {
-    const alone = graph.parts.length === 1;
-    for (const p of graph.parts) {
-      // Undirected parts receive the others' owned contributions, directed ones their owned sums.
-      const incoming = alone ? 0 : graph.directed ? p.hi - p.lo : n - (p.hi - p.lo);
-      parts.push(new RankPart(p.graph, p.lo, p.hi, weighted, alone, incoming));
+    for (const [i, p] of graph.parts.entries()) {
+      const boundary = lists[i];
+      parts.push(
+        new RankPart(
+          p.graph,
+          p.lo,
+          p.hi,
+          weighted,
+          alone,
+          boundary?.recvCount ?? fullIncoming(p, n, graph),
+          boundary,
+        ),
+      );
     }
     await Promise.all(
       parts.map((s) =>
@@ -218,7 +262,7 @@ export async function pageRankPartitioned(
       if (round > 0 && breakdown) {
         await clock.parts(parts, 'uploadMs', 'uploadMs', async (s) => {
           const rec = s.graph.device.recorder({ label: 'partitioned pagerank upload' });
-          recordIncoming(rec, s, parts);
+          await onTarget(rec, 'partitioned pagerank upload', (r) => recordIncoming(r, s, parts));
           await rec.submit();
         });
       }
@@ -226,10 +270,10 @@ export async function pageRankPartitioned(
       await clock.parts(parts, 'computeMs', 'readbackMs', async (s, i, done) => {
         await queued[i];
         let rec = s.graph.device.recorder({ label: 'partitioned pagerank iteration' });
-        if (round > 0 && !breakdown) recordIncoming(rec, s, parts);
-        await onTarget(rec, 'partitioned pagerank iteration', (r) =>
-          recordIteration(r, s, round > 0, alpha, n, convergence),
-        );
+        await onTarget(rec, 'partitioned pagerank iteration', async (r) => {
+          if (round > 0 && !breakdown) await recordIncoming(r, s, parts);
+          await recordIteration(r, s, round > 0, alpha, n, convergence);
+        });
         if (breakdown) {
           await rec.submit();
           done();
@@ -237,7 +281,9 @@ export async function pageRankPartitioned(
         }
         const m = s.shared;
         if (s.alone && s.partial) rec.copy(s.partial, s.sums, n);
-        else if (s.partial) rec.copy(s.partial, s.outbox, m);
+        else if (s.sent) {
+          if (m > 0) rec.copy(s.sent, s.outbox, m);
+        } else if (s.partial) rec.copy(s.partial, s.outbox, m);
         else if (m > 0) rec.copy(s.contrib, s.outbox, m, s.lo);
         rec.copy(s.totals, s.outbox, 2, 0, m);
         // Wait for the submit, then map: a map asked for before the work ends resolved later, not sooner.
@@ -267,7 +313,7 @@ export async function pageRankPartitioned(
           await Promise.all(queued);
           clock.mark('computeMs');
         }
-        exchanged += exchange(parts, dangling);
+        exchanged += lists.length > 0 ? exchangeBoundary(parts, lists, dangling) : exchange(parts, dangling);
       }
       clock.mark('hostMs');
       for (const s of parts) s.outbox.unmap();
@@ -287,11 +333,39 @@ export async function pageRankPartitioned(
       converged,
       ...(l1 && !converged ? { residual: change } : {}),
       exchangedBytes: exchanged,
+      bytesPerIteration: bytesPerIteration(
+        parts,
+        (s) => s.shared,
+        (s) => s.boundary?.recvCount ?? fullIncoming(s, n, graph),
+      ),
+      fullBytesPerIteration: bytesPerIteration(
+        parts,
+        (s) => (alone ? 0 : graph.directed ? n : s.count),
+        (s) => fullIncoming(s, n, graph),
+      ),
       timing: clock.timing,
     };
   } finally {
     for (const s of parts) s.destroy();
+    // Lists not yet handed to a part.
+    for (const b of lists.slice(parts.length)) destroyLists(b);
   }
+}
+
+/** The values a part receives with the full exchange: the others' owned contributions, or its owned sums. */
+function fullIncoming(p: { lo: number; hi: number }, n: number, graph: PartitionedGraph): number {
+  if (graph.parts.length === 1) return 0;
+  return graph.directed ? p.hi - p.lo : n - (p.hi - p.lo);
+}
+
+/** An iteration's bytes: each part's sent values and two totals read back, its received values and the
+ * dangling total written. */
+function bytesPerIteration(
+  parts: RankPart[],
+  sent: (s: RankPart) => number,
+  received: (s: RankPart) => number,
+): number {
+  return parts.reduce((bytes, s) => bytes + 4 * sent(s) + 8 + 4 * received(s) + 4, 0);
 }
 
 /** The share of arc `u -> v` (`edge` its CSR id): u's contribution, times the arc's weight if weighted. */
@@ -392,12 +466,21 @@ async function recordIteration(
     const share = shareFunctor(s, 'all');
     await neighborhoodReduce(rec, s.graph, 'all', share, s.partial, { direction: 'in', ignoresVertex: true });
   }
+  const b = s.boundary;
+  if (b && s.sent && b.sendCount > 0) {
+    const values = s.partial ?? s.contrib;
+    await transform(rec, b.sendCount, wgsl`(i: u32) { ${rw(s.sent)}[i] = ${values}[${b.sendIds}[i]]; }`);
+  }
 }
 
 /** Records the copies of what the host wrote into `s.inbox` to where the iteration reads it. */
-function recordIncoming(rec: Recorder, s: RankPart, parts: RankPart[]): void {
+async function recordIncoming(rec: Recorder, s: RankPart, parts: RankPart[]): Promise<void> {
   rec.copy(s.inbox, s.global, 1);
   if (s.alone) return;
+  if (s.boundary) {
+    await recordReceived(rec, s, s.boundary);
+    return;
+  }
   if (s.partial) {
     rec.copy(s.inbox, s.sums, s.count, 1, s.lo);
     return;
@@ -408,6 +491,55 @@ function recordIncoming(rec: Recorder, s: RankPart, parts: RankPart[]): void {
     rec.copy(s.inbox, s.contrib, o.count, at, o.lo);
     at += o.count;
   }
+}
+
+/**
+ * With a boundary: the received contributions scattered into `contrib` by their ids (undirected), or the
+ * owned sums made from the part's own partial sums plus each sender's, added in part order (directed; a
+ * sender's ids are distinct, so each run is one pass without atomics).
+ */
+async function recordReceived(rec: Recorder, s: RankPart, b: BoundaryLists): Promise<void> {
+  const received = s.received!;
+  if (s.partial && s.count > 0) rec.copy(s.partial, s.sums, s.count, s.lo, s.lo);
+  if (b.recvCount === 0) return;
+  rec.copy(s.inbox, received, b.recvCount, 1, 0);
+  if (!s.partial) {
+    await transform(rec, b.recvCount, wgsl`(i: u32) { ${rw(s.contrib)}[${b.recvIds}[i]] = ${received}[i]; }`);
+    return;
+  }
+  for (const run of b.recv) {
+    if (run.count === 0) continue;
+    await transform(
+      rec,
+      run.count,
+      wgsl`(i: u32) {
+  let j = ${u32(run.at)} + i;
+  let v = ${b.recvIds}[j];
+  ${rw(s.sums)}[v] = ${s.sums}[v] + ${received}[j];
+}`,
+    );
+  }
+}
+
+/**
+ * Writes every part's mapped inbox with the dangling total and, from each other part's mapped read-back,
+ * the values it sent this part: one copy a pair of parts. Returns the bytes written.
+ */
+function exchangeBoundary(parts: RankPart[], lists: readonly BoundaryLists[], dangling: number): number {
+  let bytes = 0;
+  const sent = parts.map((s) => s.outbox.floats);
+  parts.forEach((s, q) => {
+    const inbox = s.inbox.floats;
+    inbox[0] = dangling;
+    bytes += 4;
+    for (const run of lists[q]!.recv) {
+      if (run.count === 0) continue;
+      const { at } = sentAt(lists, run.part, q);
+      inbox.set(sent[run.part]!.subarray(at, at + run.count), 1 + run.at);
+      bytes += 4 * run.count;
+    }
+  });
+  return bytes;
 }
 
 /**

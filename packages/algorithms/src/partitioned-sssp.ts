@@ -3,6 +3,8 @@ import type { PartitionedGraph } from '@weft/graph';
 import { enact } from '@weft/operators';
 import { checkSource, type LoadBalanceOption, prepareLoadBalance } from './common.ts';
 import {
+  checkExchangeForm,
+  type MinExchangeForm,
   MinExchangePart,
   minMergeRounds,
   onEveryPart,
@@ -14,7 +16,15 @@ import { type SsspOptions, SsspProblem } from './sssp/sssp.ts';
 import { checkNonNegativeWeights } from './weights.ts';
 
 /** `weight`: each arc's weight computed by a WGSL edge functor, as `sssp`'s option (no weight array bound). */
-export type PartitionedSsspOptions = LoadBalanceOption & Pick<SsspOptions, 'weight'>;
+export type PartitionedSsspOptions = LoadBalanceOption &
+  Pick<SsspOptions, 'weight'> & {
+    /**
+     * How a round's lowered distances cross the host: `'compact'` (default) as (id, distance) pairs, a
+     * changed bitmap with the distances, or the whole vector, whichever has the fewest words; `'pairs'` as
+     * pairs or the whole vector only, to compare.
+     */
+    exchange?: MinExchangeForm;
+  };
 
 export interface PartitionedSsspResult {
   /** Distances from the source; `Infinity` where unreachable (as `sssp`). */
@@ -35,7 +45,8 @@ export interface PartitionedSsspResult {
  *
  *     on each part: frontier Bellman-Ford (SsspProblem's levels) over its owned rows' out-arcs, from the
  *       vertices whose distance dropped, to a local fixpoint
- *     the distances that dropped go to the host as (id, distance) pairs and on to every other device, which
+ *     the distances that dropped go to the host (as pairs, a bitmap and values, or the whole vector,
+ *       whichever is smallest) and on to every other device, which
  *       min-merges them into its distances; an owned vertex lowered by another part joins its next frontier
  *
  * until a round lowers nothing anywhere.
@@ -46,6 +57,7 @@ export async function ssspPartitioned(
   options: PartitionedSsspOptions = {},
 ): Promise<PartitionedSsspResult> {
   checkSource(graph, source);
+  const form = checkExchangeForm(options.exchange);
   const n = graph.vertexCount;
   const weights = options.weight === undefined ? graph.parts[0]!.graph.chunkedWeights : undefined;
   if (weights && !['u32', 'i32', 'f32'].includes(weights.type)) {
@@ -58,10 +70,11 @@ export async function ssspPartitioned(
   const states: { problem: SsspProblem; exchange: MinExchangePart; lo: number; hi: number }[] = [];
   try {
     for (const { graph: part, lo, hi } of graph.parts) {
-      const problem = new SsspProblem(part, { ...options, smallFrontier: 'off' });
+      const { exchange: _, ...sssp } = options;
+      const problem = new SsspProblem(part, { ...sssp, smallFrontier: 'off' });
       states.push({
         problem,
-        exchange: new MinExchangePart(part.device, problem.distances, n, 'partitioned sssp'),
+        exchange: new MinExchangePart(part.device, problem.distances, n, 'partitioned sssp', form),
         lo,
         hi,
       });

@@ -514,6 +514,197 @@ describe('partitioned runs over parts without remote arcs, without local arcs, a
   });
 });
 
+/**
+ * Random arcs among `[0, active)` of `n` vertices (the rest isolated), with `crossing` arcs from each 32-vertex
+ * block `[32 b, 32 b + 32)` to the next block, and weights 1-9.
+ */
+function scatteredGraph(seed: number, n: number, active: number, m: number, directed: boolean): HostCsr {
+  const r = mulberry32(seed);
+  const src = Array.from({ length: m }, () => Math.floor(r() * active));
+  const dst = Array.from({ length: m }, () => Math.floor(r() * active));
+  const weights = Float32Array.from(src, () => 1 + Math.floor(r() * 9));
+  return hostCsrFromEdgeList({
+    vertexCount: n,
+    src: Uint32Array.from(src),
+    dst: Uint32Array.from(dst),
+    weights,
+    directed,
+  }).csr;
+}
+
+/** The bytes an iteration of the boundary exchange moves: each value another part reads, read back and
+ * written once, and per part two totals read and the dangling total written. */
+function boundaryBytes(csr: HostCsr, graph: PartitionedGraph): number {
+  const owner = new Int32Array(csr.vertexCount).fill(-1);
+  for (const [i, p] of graph.parts.entries()) owner.fill(i, p.lo, p.hi);
+  // Distinct (source part, target vertex) pairs across parts: what a directed part sends for its arcs'
+  // targets, or (by symmetry) what an undirected target's part sends for its source.
+  const reached = new Set<string>();
+  for (let u = 0; u < csr.vertexCount; u++) {
+    for (let k = csr.offsets[u]!; k < csr.offsets[u + 1]!; k++) {
+      const v = csr.targets[k]!;
+      if (owner[v] !== owner[u]) reached.add(`${owner[u]} ${v}`);
+    }
+  }
+  return graph.parts.length * 12 + (graph.parts.length > 1 ? 8 * reached.size : 0);
+}
+
+describe('pageRankPartitioned boundary exchange', () => {
+  it('moves only the values other parts read and gives the full exchange’s ranks (and BFS and CC theirs)', async () => {
+    // 224 vertices: [0, 32) a cycle of its own (no boundary), [32, 32) empty, [32, 96) and [96, 128) joined
+    // only to each other (a random bipartite part: most vertices boundary, some isolated), [128, 160) every
+    // vertex with one arc to [160, 192) and back, [192, 224) isolated.
+    const r = mulberry32(61);
+    const src: number[] = [];
+    const dst: number[] = [];
+    for (let v = 0; v < 32; v++) {
+      src.push(v);
+      dst.push((v + 1) % 32);
+    }
+    for (let e = 0; e < 120; e++) {
+      src.push(32 + Math.floor(r() * 64));
+      dst.push(96 + Math.floor(r() * 32));
+    }
+    for (let v = 128; v < 160; v++) {
+      src.push(v, 160 + ((v * 7) % 32));
+      dst.push(160 + ((v * 7) % 32), v);
+    }
+    const blocks = (directed: boolean) =>
+      hostCsrFromEdgeList({
+        vertexCount: 224,
+        src: Uint32Array.from(src),
+        dst: Uint32Array.from(dst),
+        weights: Float32Array.from(src, (_, i) => 1 + (i % 5)),
+        directed,
+      }).csr;
+    const cases: { name: string; csr: HostCsr; graph: () => PartitionedGraph }[] = [];
+    for (const directed of [false, true]) {
+      const kind = directed ? 'directed' : 'undirected';
+      const csr = blocks(directed);
+      const csc = { csc: directed };
+      cases.push({
+        name: `blocks ${kind}`,
+        csr,
+        graph: () => partsAt(csr, [0, 32, 32, 96, 128, 160, 192, 224], devices),
+      });
+      // Every vertex of [0, 32) with an arc to one of [32, 64) and back: every vertex boundary.
+      const matching = hostCsrFromEdgeList({
+        vertexCount: 64,
+        src: Uint32Array.from({ length: 64 }, (_, i) => (i < 32 ? i : 32 + ((i * 7) % 32))),
+        dst: Uint32Array.from({ length: 64 }, (_, i) => (i < 32 ? 32 + ((i * 7) % 32) : i - 32)),
+        weights: Float32Array.from({ length: 64 }, (_, i) => 1 + (i % 3)),
+        directed,
+      }).csr;
+      cases.push({
+        name: `matching ${kind}, all boundary`,
+        csr: matching,
+        graph: () => partsAt(matching, [0, 32, 64], devices.slice(0, 2)),
+      });
+      const scattered = scatteredGraph(67, 300, 250, 900, directed);
+      for (const [k, d] of [
+        [2, 2],
+        [3, 3],
+        [4, 2],
+      ] as const) {
+        cases.push({
+          name: `random ${kind}, ${k} parts on ${d} devices`,
+          csr: scattered,
+          graph: () => PartitionedGraph.upload(devices.slice(0, d), scattered, { ...csc, parts: k }),
+        });
+      }
+    }
+    for (const { name, csr, graph: make } of cases) {
+      const graph = make();
+      try {
+        for (const weight of [null, 'weights'] as const) {
+          const what = `${name}, weight ${weight}`;
+          const full = await pageRankPartitioned(graph, { exchange: 'full', weight });
+          const got = await pageRankPartitioned(graph, { weight });
+          expect(verifyPageRank(csr, got.ranks, { weight }), what).toBeNull();
+          expect(got.converged, what).toBe(true);
+          expect(got.bytesPerIteration, what).toBe(boundaryBytes(csr, graph));
+          expect(got.fullBytesPerIteration, what).toBe(full.bytesPerIteration);
+          // Undirected parts receive the very contributions the full exchange copies: the same floats.
+          if (!csr.directed) expect(Array.from(got.ranks), what).toEqual(Array.from(full.ranks));
+          else expect(verifyPageRank(csr, full.ranks, { weight }), what).toBeNull();
+        }
+        // BFS's bitmaps and CC's changes cross the same parts: from a vertex of each block.
+        const directions = csr.directed ? (['push'] as const) : (['push', 'pull', 'auto'] as const);
+        for (const source of [0, 40, 130, 200].filter((v) => v < csr.vertexCount)) {
+          const want = Array.from(bfsReference(csr, source).depths, (d) => (d < 0 ? UNREACHED : d));
+          for (const direction of directions) {
+            for (const merge of ['device', 'host'] as const) {
+              const got = await bfsPartitioned(graph, source, { direction, merge });
+              expect(Array.from(got.depths), `${name}, ${direction}, ${merge} from ${source}`).toEqual(want);
+            }
+          }
+        }
+        const cc = await connectedComponentsPartitioned(graph);
+        expect(Array.from(cc.labels), name).toEqual(Array.from(componentsReference(csr).labels));
+      } finally {
+        graph.destroy();
+      }
+    }
+  });
+
+  it('sends less than the full exchange on a Kronecker graph, and refuses an unknown exchange', async () => {
+    const csr = testGraphs(false, 0).find((g) => g.name.startsWith('kronecker'))!.csr;
+    const graph = PartitionedGraph.upload(devices.slice(0, 2), csr);
+    try {
+      const got = await pageRankPartitioned(graph, { maxIterations: 3 });
+      expect(got.bytesPerIteration).toBe(boundaryBytes(csr, graph));
+      expect(got.bytesPerIteration).toBeLessThan(got.fullBytesPerIteration);
+      await expect(pageRankPartitioned(graph, { exchange: 'all' as 'full' })).rejects.toThrow(/exchange/);
+      await expect(bfsPartitioned(graph, 0, { merge: 'gpu' as 'host' })).rejects.toThrow(/merge/);
+    } finally {
+      graph.destroy();
+    }
+  });
+});
+
+describe('ssspPartitioned and connectedComponentsPartitioned exchanges', () => {
+  it('send many changes as a bitmap and values, with the same results as pairs and fewer bytes', async () => {
+    // 12000 vertices, 2000 of them isolated: a round changes thousands of entries, past the box's 2048 pairs.
+    const csr = scatteredGraph(71, 12_000, 10_000, 30_000, false);
+    const weights = Uint32Array.from(csr.weights!, (w) => w);
+    const weighted = { ...csr, weights };
+    for (const [k, d] of [
+      [2, 2],
+      [3, 2],
+    ] as const) {
+      const graph = PartitionedGraph.upload(devices.slice(0, d), weighted, { parts: k });
+      const what = `${k} parts on ${d} devices`;
+      try {
+        const source = csr.targets[0]!;
+        const want = Array.from(ssspReference(weighted, source));
+        const pairs = await ssspPartitioned(graph, source, { exchange: 'pairs' });
+        const compact = await ssspPartitioned(graph, source);
+        expect(Array.from(pairs.distances), what).toEqual(want);
+        expect(Array.from(compact.distances), what).toEqual(want);
+        expect(compact.rounds, what).toBe(pairs.rounds);
+        expect(compact.exchangedBytes, what).toBeLessThan(pairs.exchangedBytes);
+        const labels = Array.from(componentsReference(csr).labels);
+        const ccPairs = await connectedComponentsPartitioned(graph, { exchange: 'pairs' });
+        const cc = await connectedComponentsPartitioned(graph);
+        expect(Array.from(ccPairs.labels), what).toEqual(labels);
+        expect(Array.from(cc.labels), what).toEqual(labels);
+        expect(cc.exchangedBytes, what).toBeLessThan(ccPairs.exchangedBytes);
+      } finally {
+        graph.destroy();
+      }
+    }
+    const graph = PartitionedGraph.upload(devices.slice(0, 2), csr);
+    try {
+      await expect(ssspPartitioned(graph, 0, { exchange: 'all' as 'pairs' })).rejects.toThrow(/exchange/);
+      await expect(connectedComponentsPartitioned(graph, { exchange: 'all' as 'pairs' })).rejects.toThrow(
+        /exchange/,
+      );
+    } finally {
+      graph.destroy();
+    }
+  });
+});
+
 describe('partitioned BFS exchange', () => {
   it('sends sparse levels as vertex ids and dense ones as bitmaps, switching both ways', async () => {
     // A path to a hub, the hub's 200 leaves (a dense level), all leaves to 3 vertices (found by several
@@ -559,87 +750,103 @@ describe('partitioned BFS exchange', () => {
 });
 
 describe('minMergeRounds', () => {
-  it('merges pairs in the box, past it, whole vectors and nothing, and lowers each entry once', async () => {
-    // Four parts on three devices; part 2 gets two whole vectors and pairs in one round, part 0 the same
-    // pairs from two parts in the last.
-    const n = 5000;
-    const on = [0, 1, 2, 0].map((d) => devices[d]!);
-    const values = on.map((d) => d.array('u32', n, { label: 'merge test values' }));
-    const hits = on.map((d) => d.array('u32', n, { label: 'merge test hits' }));
-    const parts = on.map((d, i) => new MinExchangePart(d, values[i]!, n, `merge test ${i}`));
-    const plus = (base: number) => wgsl`(v: u32) -> u32 { return ${u32(base)} + v; }`;
-    const constant = (x: number) => wgsl`(v: u32) -> u32 { return ${u32(x)}; }`;
-    // Each part's writes by round: [from, to, value]; rounds absent do nothing, empty ones change nothing.
-    const script = new Map<string, readonly (readonly [number, number, ReturnType<typeof plus>])[]>([
-      ['0,1', [[0, n, plus(500000)]]],
-      ['1,1', [[0, 2100, plus(400000)]]],
-      [
-        '2,1',
+  it.each(['compact', 'pairs'] as const)(
+    'merges pairs in the box, past it, bitmaps, whole vectors and nothing, and lowers each entry once (%s)',
+    async (form) => {
+      // Four parts on three devices; part 2 gets two whole vectors, a bitmap (compact: part 1's 2100 changes of
+      // 5000 take 157 + 2100 words, not 4200 as pairs) and pairs in one round, part 0 the same pairs from two
+      // parts in the last.
+      const n = 5000;
+      const on = [0, 1, 2, 0].map((d) => devices[d]!);
+      const values = on.map((d) => d.array('u32', n, { label: 'merge test values' }));
+      const hits = on.map((d) => d.array('u32', n, { label: 'merge test hits' }));
+      const parts = on.map((d, i) => new MinExchangePart(d, values[i]!, n, `merge test ${i}`, form));
+      const plus = (base: number) => wgsl`(v: u32) -> u32 { return ${u32(base)} + v; }`;
+      const constant = (x: number) => wgsl`(v: u32) -> u32 { return ${u32(x)}; }`;
+      // Each part's writes by round: [from, to, value]; rounds absent do nothing, empty ones change nothing.
+      const script = new Map<string, readonly (readonly [number, number, ReturnType<typeof plus>])[]>([
+        ['0,1', [[0, n, plus(500000)]]],
+        ['1,1', [[0, 2100, plus(400000)]]],
         [
-          [n - 10, n, constant(100)],
-          [0, 10, plus(400000)],
+          '2,1',
+          [
+            [n - 10, n, constant(100)],
+            [0, 10, plus(400000)],
+          ],
         ],
-      ],
-      ['3,1', [[0, n, plus(600000)]]],
-      ['1,2', []],
-      ['2,2', [[0, 5, constant(7)]]],
-      ['3,2', [[0, 5, constant(7)]]],
-    ]);
-    try {
-      await onEveryPart(parts, async (p) => {
-        const i = parts.indexOf(p);
-        await values[i]!.fill(1_000_000);
-        await hits[i]!.fill(0);
-        await onTarget(p.device, 'merge test start', (rec) => p.recordStart(rec));
-      });
-      const calls = [0, 0, 0, 0];
-      const got = await minMergeRounds(
-        parts,
-        async (i, incoming, rec) => {
-          const round = ++calls[i]!;
-          expect(incoming === undefined, `part ${i} round ${round}`).toBe(round === 1);
-          const writes = script.get(`${i},${round}`);
-          if (!writes) return undefined;
-          for (const [from, to, x] of writes) {
-            await transform(
-              rec,
-              to - from,
-              wgsl`(k: u32) { let v = k + ${u32(from)}; ${rw(values[i]!)}[v] = min(${values[i]!}[v], ${x}(v)); }`,
-            );
-          }
-          return rec;
-        },
-        (i) => wgsl`(v: u32) { atomicAdd(&${atomic(hits[i]!)}[v], 1u); }`,
-      );
-      expect(got.rounds).toBe(3);
-      expect(got.exchangedBytes).toBeGreaterThan(0);
-      const want = Array.from({ length: n }, (_, v) =>
-        v < 5 ? 7 : v < 2100 ? 400000 + v : v >= n - 10 ? 100 : 500000 + v,
-      );
-      // Where each part's value dropped through a merge: once a round at most.
-      const wantHits = [
-        (v: number) => (v < 5 ? 2 : v < 2100 || v >= n - 10 ? 1 : 0),
-        (v: number) => (v < 5 ? 1 : v < 2100 ? 0 : 1),
-        (v: number) => (v < 10 || v >= n - 10 ? 0 : 1),
-        () => 1,
-      ];
-      for (const [i, p] of parts.entries()) {
-        expect(Array.from(await values[i]!.download()), `part ${i} values`).toEqual(want);
-        expect(Array.from(await hits[i]!.download()), `part ${i} lowered`).toEqual(
-          Array.from({ length: n }, (_, v) => wantHits[i]!(v)),
+        ['3,1', [[0, n, plus(600000)]]],
+        ['1,2', []],
+        ['2,2', [[0, 5, constant(7)]]],
+        ['3,2', [[0, 5, constant(7)]]],
+      ]);
+      try {
+        await onEveryPart(parts, async (p) => {
+          const i = parts.indexOf(p);
+          await values[i]!.fill(1_000_000);
+          await hits[i]!.fill(0);
+          await onTarget(p.device, 'merge test start', (rec) => p.recordStart(rec));
+        });
+        const calls = [0, 0, 0, 0];
+        const got = await minMergeRounds(
+          parts,
+          async (i, incoming, rec) => {
+            const round = ++calls[i]!;
+            expect(incoming === undefined, `part ${i} round ${round}`).toBe(round === 1);
+            const writes = script.get(`${i},${round}`);
+            if (!writes) return undefined;
+            for (const [from, to, x] of writes) {
+              await transform(
+                rec,
+                to - from,
+                wgsl`(k: u32) { let v = k + ${u32(from)}; ${rw(values[i]!)}[v] = min(${values[i]!}[v], ${x}(v)); }`,
+              );
+            }
+            return rec;
+          },
+          (i) => wgsl`(v: u32) { atomicAdd(&${atomic(hits[i]!)}[v], 1u); }`,
         );
-        expect(Array.from(await p.before.download()), `part ${i} before`).toEqual(want);
+        expect(got.rounds).toBe(3);
+        // Read back: the boxes (4 + 8 * 2048 bytes) of the 7 reports, then what did not fit: parts 0 and 3
+        // whole vectors, part 1 its 2100 pairs or bitmap and values. Written: each of those to the 3 others,
+        // and the boxes' pairs (20 from part 2 in round 1, 5 from parts 2 and 3 in round 2) to theirs.
+        const part1 = form === 'compact' ? 4 * (157 + 2100) : 8 * 2100;
+        const read = 7 * (4 + 8 * 2048) + 2 * 4 * n + part1;
+        const written = 3 * (2 * 4 * n + part1) + 3 * 8 * 20 + 3 * 8 * 5 * 2;
+        expect(got.exchangedBytes).toBe(read + written);
+        const want = Array.from({ length: n }, (_, v) =>
+          v < 5 ? 7 : v < 2100 ? 400000 + v : v >= n - 10 ? 100 : 500000 + v,
+        );
+        // Where each part's value dropped through a merge: once a round at most.
+        const wantHits = [
+          (v: number) => (v < 5 ? 2 : v < 2100 || v >= n - 10 ? 1 : 0),
+          (v: number) => (v < 5 ? 1 : v < 2100 ? 0 : 1),
+          (v: number) => (v < 10 || v >= n - 10 ? 0 : 1),
+          () => 1,
+        ];
+        for (const [i, p] of parts.entries()) {
+          expect(Array.from(await values[i]!.download()), `part ${i} values`).toEqual(want);
+          expect(Array.from(await hits[i]!.download()), `part ${i} lowered`).toEqual(
+            Array.from({ length: n }, (_, v) => wantHits[i]!(v)),
+          );
+          expect(Array.from(await p.before.download()), `part ${i} before`).toEqual(want);
+        }
+      } finally {
+        for (const a of [...parts, ...values, ...hits]) a.destroy();
       }
-    } finally {
-      for (const a of [...parts, ...values, ...hits]) a.destroy();
-    }
-  });
+    },
+  );
 
   it('tells whether changes may touch a range', () => {
     const pairs = Uint32Array.from([3, 0, 40, 1]);
     expect(touches([{ pairs, count: 2 }], 32, 64)).toBe(true);
     expect(touches([{ pairs, count: 2 }], 4, 32)).toBe(false);
     expect(touches([{ count: 0 }, { full: new Uint32Array(8), count: 8 }], 4, 5)).toBe(true);
+    // Bits 3 and 40 (words 0 and 1), then their values.
+    const bits = Uint32Array.from([1 << 3, 1 << 8, 0, 9, 9]);
+    expect(touches([{ bits, count: 2 }], 32, 64)).toBe(true);
+    expect(touches([{ bits, count: 2 }], 4, 32)).toBe(false);
+    expect(touches([{ bits, count: 2 }], 41, 96)).toBe(false);
+    expect(touches([{ bits, count: 2 }], 0, 4)).toBe(true);
     expect(touches([], 0, 8)).toBe(false);
   });
 });

@@ -35,6 +35,12 @@ export interface PartitionedBfsOptions {
    * `timing` only). Default false.
    */
   breakdown?: boolean;
+  /**
+   * Where a dense level's found bitmaps are ORed: `'device'` (default) each device ORs the others' copies
+   * into its next level, the host only copies them; `'host'` the host ORs them and counts the new vertices
+   * in loops over every word and copies the OR to every device, as before, to measure the difference.
+   */
+  merge?: 'device' | 'host';
 }
 
 export interface PartitionedBfsResult {
@@ -57,7 +63,8 @@ class PartState {
   readonly visited: FrontierBitmap;
   readonly frontier: FrontierBitmap;
   readonly found: FrontierBitmap;
-  /** Every part's `found` words ORed, as the host wrote them. */
+  /** The other parts' `found` words (one bitmap each after a push, their owned words in one after a pull) or
+   * every part's found ids, as the host wrote them. */
   readonly incoming: DeviceArray<'u32'>;
   /** The level's `found` words (the owned ones after a pull), mapped by the host on a dense level. */
   readonly outbox: StagingBuffer;
@@ -66,8 +73,7 @@ class PartState {
   readonly count: DeviceArray<'u32'>;
   /** The count and the ids, mapped by the host once a level. */
   readonly idbox: StagingBuffer;
-  /** Where the host writes every part's `found` words ORed or ids one after another, copied to `incoming`
-   * by the next level. */
+  /** Where the host writes what `incoming` holds, copied there by the next level. */
   readonly inbox: StagingBuffer;
   readonly depths: DeviceArray<'u32'>;
   readonly queue: FrontierQueue;
@@ -77,15 +83,18 @@ class PartState {
     readonly graph: DeviceGraph,
     readonly lo: number,
     readonly hi: number,
+    /** How many other parts send this one their found words after a push. */
+    others: number,
   ) {
     const { device, vertexCount: n } = graph;
     this.visited = new FrontierBitmap(device, n, 'partitioned bfs visited');
     this.frontier = new FrontierBitmap(device, n, 'partitioned bfs frontier');
     this.found = new FrontierBitmap(device, n, 'partitioned bfs found');
     const words = this.found.words.length;
-    this.incoming = device.array('u32', Math.max(1, words), { label: 'partitioned bfs incoming' });
+    const incoming = Math.max(1, words * Math.max(1, others));
+    this.incoming = device.array('u32', incoming, { label: 'partitioned bfs incoming' });
     this.outbox = new StagingBuffer(device, words, 'read', 'partitioned bfs read-back');
-    this.inbox = new StagingBuffer(device, words, 'write', 'partitioned bfs upload');
+    this.inbox = new StagingBuffer(device, incoming, 'write', 'partitioned bfs upload');
     // A level whose parts found at most `words` vertices in all sends ids: then each part's fit here.
     this.ids = device.array('u32', Math.max(1, words), { label: 'partitioned bfs found ids' });
     this.count = device.array('u32', 1, { label: 'partitioned bfs found count' });
@@ -119,14 +128,15 @@ class PartState {
  * A level costs each device one submit and one wait: the vertices it found come back compacted as a count
  * and a list of ids, and beside them its found words, through mapped staging buffers. Where the parts found
  * at most `n / 32` vertices in all (a sparse level), the host concatenates their ids into the staging
- * buffers the devices copy from next level, where a kernel sets their bits; on a dense level it maps the
- * found words (`n / 8` bytes after a push, only the owned words after a pull) and ORs them there instead.
- * A level where every count is 0 ends the search.
+ * buffers the devices copy from next level, where a kernel sets their bits; on a dense level it copies each
+ * part's found words (`n / 8` bytes after a push, only the owned words after a pull) into the others'
+ * staging buffers, and each device ORs them into its own next level: the host only copies. A level where
+ * every count is 0 ends the search.
  */
 export class PartitionedBfs {
   readonly #parts: PartState[];
-  /** The host's OR of a level's found words. */
-  readonly #all: Uint32Array;
+  /** With `merge: 'host'`: the host's OR of a level's found words. */
+  readonly #all: Uint32Array | undefined;
   readonly direction: 'auto' | 'push' | 'pull';
   readonly breakdown: boolean;
 
@@ -143,14 +153,19 @@ export class PartitionedBfs {
     }
     this.direction = graph.directed ? 'push' : direction;
     this.breakdown = options.breakdown === true;
+    const merge = options.merge ?? 'device';
+    if (merge !== 'device' && merge !== 'host') {
+      throw new InputError(`merge must be 'device' or 'host', got '${merge}'`, 'merge');
+    }
     this.#parts = [];
     try {
-      for (const p of graph.parts) this.#parts.push(new PartState(p.graph, p.lo, p.hi));
+      const others = graph.parts.length - 1;
+      for (const p of graph.parts) this.#parts.push(new PartState(p.graph, p.lo, p.hi, others));
     } catch (e) {
       for (const s of this.#parts) s.destroy();
       throw e;
     }
-    this.#all = new Uint32Array(this.#parts[0]!.found.words.length);
+    this.#all = merge === 'host' ? new Uint32Array(this.#parts[0]!.found.words.length) : undefined;
   }
 
   /** Searches from `source` and reads the depths back. */
@@ -172,15 +187,15 @@ export class PartitionedBfs {
       s.idbox.unmap();
     }
     const words = parts[0]!.found.words.length;
-    // Vertex counts for the direction rule: exact but for vertices found by several parts on a sparse push.
+    // Vertex counts for the direction rule: exact but for vertices found by several parts on a push.
     let frontierSize = 1;
     let visitedSize = 1;
     let level = 0;
     let pulls = 0;
     let queueLevels = 0;
     let exchanged = 0;
-    // What the last level sent: its vertices' ids (so many words of the inbox) or whole bitmaps.
-    let sentIds: number | undefined;
+    // What the last level sent: its vertices' ids (so many words of the inbox) or found words.
+    let sent: Sent | undefined;
     const clock = new PhaseClock();
     for (;;) {
       level++;
@@ -190,11 +205,11 @@ export class PartitionedBfs {
         (this.direction === 'auto' && frontierSize * 20 > n - visitedSize + frontierSize);
       if (pull) pulls++;
       // A pull finds owned vertices only, so only the owned words (whole, at multiples of 32) come back.
-      const sent = parts.map((s): [number, number] => (pull ? ownedWords(s, words) : [0, words]));
+      const back = parts.map((s): [number, number] => (pull ? ownedWords(s, words) : [0, words]));
       // One submit and one wait a level on each device: merge what the last level found, expand the new
       // frontier, copy what it found out.
       const breakdown = this.breakdown;
-      const upload = sentIds ?? words;
+      const upload = sent === undefined ? 0 : sent.kind === 'ids' ? sent.count : sent.words;
       if (breakdown && level > 1) {
         await clock.parts(parts, 'uploadMs', 'uploadMs', async (s) => {
           const rec = s.device.recorder({ label: 'partitioned bfs upload' });
@@ -207,8 +222,8 @@ export class PartitionedBfs {
         if (level > 1 && !breakdown) rec.copy(s.inbox, s.incoming, upload);
         await onTarget(rec, 'partitioned bfs level', async (r) => {
           if (level === 1) await this.#reset(r, s, source);
-          else if (sentIds === undefined) await this.#merge(r, s, level - 1, words);
-          else await this.#mergeIds(r, s, level - 1, sentIds);
+          else if (sent!.kind === 'ids') await this.#mergeIds(r, s, level - 1, sent!.count);
+          else await this.#merge(r, s, level - 1, words, sent!);
           await (pull ? this.#pull(r, s) : this.#push(r, s));
           await this.#compact(r, s, words);
         });
@@ -219,19 +234,23 @@ export class PartitionedBfs {
         }
         rec.copy(s.count, s.idbox, 1);
         rec.copy(s.ids, s.idbox, s.ids.length, 0, 1);
-        const [from, to] = sent[d]!;
+        const [from, to] = back[d]!;
         rec.copy(s.found.words, s.outbox, to - from, from, from);
         // Wait for the submit, then map: a map asked for before the work ends resolved later, not sooner.
+        // The found words are mapped on a sparse level too: a map after the count came back costs a round trip.
         await rec.submit();
         if (!breakdown) done();
-        await Promise.all([s.idbox.map(), s.inbox.map()]);
+        await Promise.all([s.idbox.map(), s.outbox.map(), s.inbox.map()]);
       });
       const counts = parts.map((s) => s.idbox.words[0]!);
       const total = counts.reduce((a, c) => a + c, 0);
       exchanged += 4 * parts.length;
       // Found vertices are unvisited everywhere: no new vertex anywhere ends the search.
       if (total === 0) {
-        for (const s of parts) s.idbox.unmap();
+        for (const s of parts) {
+          s.idbox.unmap();
+          s.outbox.unmap();
+        }
         clock.mark('hostMs');
         break;
       }
@@ -246,20 +265,22 @@ export class PartitionedBfs {
           }
         }
         exchanged += 4 * total * (1 + parts.length);
-        frontierSize = total;
-        sentIds = total;
-        clock.mark('hostMs');
+        sent = { kind: 'ids', count: total };
       } else {
-        clock.mark('hostMs');
-        await Promise.all(parts.map((s) => s.outbox.map()));
-        clock.mark('readbackMs');
-        frontierSize = this.#gather(pull, sent);
-        for (const s of parts) s.inbox.words.set(this.#all);
-        for (const [from, to] of sent) exchanged += 4 * (to - from);
-        exchanged += 4 * words * parts.length;
-        sentIds = undefined;
-        clock.mark('hostMs');
+        for (const [from, to] of back) exchanged += 4 * (to - from);
+        if (this.#all) {
+          frontierSize = this.#gather(this.#all, pull, back);
+          for (const s of parts) s.inbox.words.set(this.#all);
+          exchanged += 4 * words * parts.length;
+          sent = { kind: 'or', words };
+        } else {
+          exchanged += 4 * this.#sendFound(pull, back);
+          sent = { kind: 'words', pull, words: pull ? words : words * (parts.length - 1) };
+        }
       }
+      clock.mark('hostMs');
+      // Several parts may find one vertex on a push: then the frontier is smaller than the counts' sum.
+      if (sent.kind !== 'or') frontierSize = total;
       visitedSize += frontierSize;
       for (const s of parts) {
         s.idbox.unmap();
@@ -272,16 +293,15 @@ export class PartitionedBfs {
   }
 
   /**
-   * ORs the parts' mapped found words (their owned ones after a pull) into `#all` and returns how many
-   * vertices it holds. Made in host memory: mapped upload memory may be write-combined, slow to read back.
+   * `merge: 'host'`: ORs the parts' mapped found words (their owned ones after a pull) into `all` and returns
+   * how many vertices it holds. Made in host memory: mapped upload memory may be write-combined.
    */
-  #gather(pull: boolean, sent: readonly [number, number][]): number {
-    const all = this.#all;
+  #gather(all: Uint32Array, pull: boolean, back: readonly [number, number][]): number {
     const found = this.#parts.map((s) => s.outbox.words);
     const words = all.length;
     if (pull) {
       // The owned word ranges cover every word once.
-      for (const [d, [from, to]] of sent.entries()) all.set(found[d]!.subarray(from, to), from);
+      for (const [d, [from, to]] of back.entries()) all.set(found[d]!.subarray(from, to), from);
     } else {
       all.set(found[0]!);
       for (const f of found.slice(1)) for (let w = 0; w < words; w++) all[w]! |= f[w]!;
@@ -289,6 +309,28 @@ export class PartitionedBfs {
     let size = 0;
     for (let w = 0; w < words; w++) if (all[w] !== 0) size += popcount(all[w]!);
     return size;
+  }
+
+  /**
+   * Copies each part's mapped found words into every other part's inbox, one copy a pair: after a pull its
+   * owned words where they lie (the owned ranges cover every word once), after a push its whole bitmap as the
+   * next of the receiver's bitmaps. The devices OR them. Returns the words written.
+   */
+  #sendFound(pull: boolean, back: readonly [number, number][]): number {
+    const parts = this.#parts;
+    const found = parts.map((s) => s.outbox.words);
+    let written = 0;
+    for (const [d, s] of parts.entries()) {
+      const inbox = s.inbox.words;
+      let k = 0;
+      for (const [t, [from, to]] of back.entries()) {
+        if (t === d) continue;
+        inbox.set(found[t]!.subarray(from, to), pull ? from : k * found[t]!.length);
+        written += to - from;
+        k++;
+      }
+    }
+    return written;
   }
 
   /** count, ids = how many and which vertices `found` holds (the ids past `ids.length` are dropped). */
@@ -389,14 +431,27 @@ export class PartitionedBfs {
     );
   }
 
-  /** new = incoming & ~visited (incoming: every part's found, ORed, copied from the inbox before): visited,
-   * frontier and depths alike everywhere. */
-  async #merge(rec: Recorder, s: PartState, level: number, words: number): Promise<void> {
+  /** new = (found | the others' found in incoming) & ~visited: visited, frontier and depths alike everywhere.
+   * After a pull incoming holds the others' owned words in one bitmap (this part's words in it are stale),
+   * after a push one bitmap per other part; with `merge: 'host'`, every part's found ORed. */
+  async #merge(
+    rec: Recorder,
+    s: PartState,
+    level: number,
+    words: number,
+    sent: Exclude<Sent, { kind: 'ids' }>,
+  ): Promise<void> {
+    const pull = sent.kind === 'words' && sent.pull;
+    const [from, to] = pull ? ownedWords(s, words) : [0, 0];
+    const bitmaps = sent.kind === 'words' && !pull ? this.#parts.length - 1 : 1;
     await transform(
       rec,
       words,
       wgsl`(w: u32) {
-  let all = ${s.incoming}[w];
+  var all = ${s.found.words}[w];
+  if (w < ${u32(from)} || w >= ${u32(to)}) {
+    for (var k = 0u; k < ${u32(bitmaps)}; k++) { all |= ${s.incoming}[k * ${u32(words)} + w]; }
+  }
   let seen = ${s.visited.words}[w];
   let fresh = all & ~seen;
   ${rw(s.visited.words)}[w] = seen | fresh;
@@ -427,6 +482,13 @@ function ownedWords(s: PartState, words: number): [number, number] {
   if (s.lo === s.hi) return [0, 0];
   return [Math.min(words, s.lo >>> 5), Math.min(words, Math.ceil(s.hi / 32))];
 }
+
+/** What a level sent the next: every part's found ids (`count` in all), found words (`words` of them
+ * copied in, after a pull or a push), or the host's OR of them (`merge: 'host'`). */
+type Sent =
+  | { kind: 'ids'; count: number }
+  | { kind: 'words'; pull: boolean; words: number }
+  | { kind: 'or'; words: number };
 
 function popcount(x: number): number {
   let v = x - ((x >>> 1) & 0x55555555);
