@@ -21,6 +21,7 @@ import {
 } from '@weft/graph';
 import { AdvanceWorkspace, advancePush } from '@weft/operators';
 import { UNREACHED } from './bfs/level.ts';
+import { ownedWords } from './partitioned-boundary.ts';
 import { type PartitionedTiming, PhaseClock } from './partitioned-exchange.ts';
 
 export interface PartitionedBfsOptions {
@@ -475,12 +476,6 @@ export class PartitionedBfs {
   destroy(): void {
     for (const s of this.#parts) s.destroy();
   }
-}
-
-/** The words `[from, to)` of a part's owned vertices (whole words: boundaries are multiples of 32). */
-function ownedWords(s: PartState, words: number): [number, number] {
-  if (s.lo === s.hi) return [0, 0];
-  return [Math.min(words, s.lo >>> 5), Math.min(words, Math.ceil(s.hi / 32))];
 }
 
 /** What a level sent the next: every part's found ids (`count` in all), found words (`words` of them
