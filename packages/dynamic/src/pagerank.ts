@@ -43,10 +43,10 @@ export interface DynamicPageRankOptions {
   /** Bound on iterations per run (default 100). */
   maxIterations?: number;
   /**
-   * Push rounds take shortcuts that keep the residual exact (default true): a vertex whose last residuals
-   * fade geometrically pushes the rest of the series at once (a new two-vertex component, path or star
-   * otherwise takes about 60 rounds), and, undirected, the residual's sum moves into the scores along the
-   * degrees every other round that visits every vertex. False pushes each residual as it is (to compare).
+   * Push rounds take shortcuts that keep the residual exact (default true): a vertex whose residuals fade
+   * by alpha a round (either sign) pushes the rest of that series at once (a new two-vertex component, path
+   * or star otherwise takes about 60 rounds), and, undirected, the residual's sum moves into the scores
+   * along the degrees every other round that visits every vertex. False pushes each residual as it is.
    */
   extrapolate?: boolean;
 }
@@ -83,9 +83,10 @@ const PUSH_GATE_WORDS = 19;
  */
 const DENSE_SHARE = 8;
 /**
- * A vertex extrapolates when its last three residuals fade like one geometric series (the ratios agree
- * within this share: `r / (1 - ratio)` is the rest of the series) or like two of ratios alpha and -alpha
- * (every second residual alpha^2 times the one before, as on a new path or star: both series summed).
+ * A vertex extrapolates when its residual is alpha^2 times the one two rounds before, within this share: the
+ * residual of a small new component (a pair, path or star of isolated vertices joined by a batch) is then a
+ * series of ratio alpha plus one of ratio -alpha, about 60 rounds to fade to the tolerance; the last two
+ * residuals split it into the two, and the vertex pushes both sums at once.
  */
 const STEADY = 0.02;
 /** Rounds between two moves of the residual's sum into the scores (only rounds that visit every vertex). */
@@ -122,11 +123,10 @@ export class DynamicPageRank {
   #dangling: DeviceArray<'f32'>;
   #change: DeviceArray<'f32'>;
   /**
-   * The residual each vertex had in the push numbered `#pushedAt` and in the push before (0: it did not push
-   * then, or it extrapolated: the series starts again).
+   * Per vertex, the residual it had in the push numbered `#pushedAt` (element 2v) and in the push before
+   * (2v + 1); 0: it did not push then, or it extrapolated and the series starts again.
    */
-  #lastPush: DeviceArray<'f32'>;
-  #lastPush2: DeviceArray<'f32'>;
+  #history: DeviceArray<'f32'>;
   /** The sums of shares as f32 bits, for the compare-exchange add (WGSL has no f32 atomics). */
   #sums: DeviceArray<'u32'>;
   /** Vertices whose out-edges a wrapped batch may change. */
@@ -198,8 +198,7 @@ export class DynamicPageRank {
     this.#contrib = d.array('f32', n, { label: 'dynamic pagerank contributions' });
     this.#dangling = d.array('f32', n, { label: 'dynamic pagerank dangling' });
     this.#change = d.array('f32', n, { label: 'dynamic pagerank change' });
-    this.#lastPush = d.array('f32', n, { label: 'dynamic pagerank last push' });
-    this.#lastPush2 = d.array('f32', n, { label: 'dynamic pagerank push before last' });
+    this.#history = d.array('f32', 2 * n, { label: 'dynamic pagerank push history' });
     this.#sums = d.array('u32', n, { label: 'dynamic pagerank sums' });
     this.#marks = d.array('u32', n, { label: 'dynamic pagerank marks' });
     this.#work = d.array('u32', graph.slabCapacity, { label: 'dynamic pagerank push buckets' });
@@ -286,8 +285,7 @@ export class DynamicPageRank {
       this.#contrib,
       this.#dangling,
       this.#change,
-      this.#lastPush,
-      this.#lastPush2,
+      this.#history,
       this.#sums,
       this.#marks,
       ...this.#queues,
@@ -339,8 +337,7 @@ export class DynamicPageRank {
     this.#contrib = d.array('f32', capacity, { label: 'dynamic pagerank contributions' });
     this.#dangling = d.array('f32', capacity, { label: 'dynamic pagerank dangling' });
     this.#change = d.array('f32', capacity, { label: 'dynamic pagerank change' });
-    this.#lastPush = d.array('f32', capacity, { label: 'dynamic pagerank last push' });
-    this.#lastPush2 = d.array('f32', capacity, { label: 'dynamic pagerank push before last' });
+    this.#history = d.array('f32', 2 * capacity, { label: 'dynamic pagerank push history' });
     this.#sums = d.array('u32', capacity, { label: 'dynamic pagerank sums' });
     this.#marks = d.array('u32', capacity, { label: 'dynamic pagerank marks' });
     this.#queues = [
@@ -748,17 +745,13 @@ export class DynamicPageRank {
     atomicAdd(&${atomic(this.#counters)}[0], 1u);
     let deg = ${graph.degree()}(v);
     let last = ${rw(this.#pushedAt)}[v] + 1u == ${u32(push)};
-    let prev = select(0.0, ${rw(this.#lastPush)}[v], last);
-    let prev2 = select(0.0, ${rw(this.#lastPush2)}[v], last);
+    let prev = select(0.0, ${rw(this.#history)}[2u * v], last);
+    let prev2 = select(0.0, ${rw(this.#history)}[2u * v + 1u], last);
     let a = ${f32(this.alpha)};
     let on = ${u32(this.extrapolate && this.alpha < 1 ? 1 : 0)} != 0u && deg > 0u && prev != 0.0 && prev2 != 0.0;
-    let rho = r / prev;
-    let geometric = on && abs(rho) <= a && abs(rho - prev / prev2) <= ${f32(STEADY)} * abs(rho);
-    let bipartite = on && !geometric && abs(r - a * a * prev2) <= ${f32(STEADY)} * abs(a * a * prev2);
+    let steady = on && abs(r - a * a * prev2) <= ${f32(STEADY)} * abs(a * a * prev2);
     var d = r;
-    if (geometric) { d = r / (1.0 - rho); }
-    if (bipartite) { d = 0.5 * (r + a * prev) / (1.0 - a) + 0.5 * (r - a * prev) / (1.0 + a); }
-    let steady = geometric || bipartite;
+    if (steady) { d = 0.5 * (r + a * prev) / (1.0 - a) + 0.5 * (r - a * prev) / (1.0 + a); }
     ${rw(this.scores)}[v] = y + d;
     left = r - d;
     if (deg > 0u) {
@@ -766,8 +759,8 @@ export class DynamicPageRank {
       ${this.#listBuckets()}(v);
       atomicAdd(&${atomic(this.#counters)}[4], deg + 1u);
       ${rw(this.#pushedAt)}[v] = ${u32(push)};
-      ${rw(this.#lastPush)}[v] = select(r, 0.0, steady);
-      ${rw(this.#lastPush2)}[v] = prev;
+      ${rw(this.#history)}[2u * v] = select(r, 0.0, steady);
+      ${rw(this.#history)}[2u * v + 1u] = prev;
     }
     if (steady) { ${reach}(v); }
   }
