@@ -509,7 +509,16 @@ export class DynamicPageRank {
    * degrees, which `P^T` keeps (`y += c d / (1 - alpha)` changes the residual by exactly `-c d`), since that
    * sum would otherwise fade only by alpha a round (a batch joining isolated vertices adds to it).
    */
-  async #dropMass(rec: Recorder, n: number) {
+  async #dropMass(rec: Recorder, n: number, first: boolean) {
+    // The degrees' sum (element 1) stays put through the rounds of a run.
+    if (first) {
+      await compute(
+        rec,
+        { all: n },
+        wgsl`(v: u32) { ${rw(this.#dangling)}[v] = f32(${this.graph.degree()}(v)); }`,
+      );
+      await reduce(rec, this.#dangling, { array: this.#totals, index: 1 }, { count: n });
+    }
     const degree = this.graph.degree();
     const gates = this.#pushGates;
     const per = transformItemsPerWorkgroup(0);
@@ -533,11 +542,9 @@ export class DynamicPageRank {
       wgsl`(v: u32) {
   let deg = ${degree}(v);
   ${rw(this.#change)}[v] = select(0.0, ${this.residuals}[v] + bitcast<f32>(${this.#sums}[v]), deg > 0u);
-  ${rw(this.#dangling)}[v] = f32(deg);
 }`,
     );
     await reduce(rec, this.#change, { array: this.#totals, index: 0 }, { count: vertices });
-    await reduce(rec, this.#dangling, { array: this.#totals, index: 1 }, { count: vertices });
     await compute(
       rec,
       all,
@@ -774,7 +781,7 @@ export class DynamicPageRank {
       const push = start + it + 1;
       this.#pushes = Math.max(this.#pushes, push);
       if (this.extrapolate && !graph.directed && this.alpha < 1 && it % MASS_EVERY === 0) {
-        await this.#dropMass(rec, n);
+        await this.#dropMass(rec, n, it === 0);
       }
       await compute(rec, folded, fold(q, push));
       await this.#plan(rec, n, push, false);
