@@ -503,6 +503,32 @@ describe('DynamicPageRank push shortcuts (extrapolate)', () => {
     });
   });
 
+  it('takes the shortcuts at another alpha and tolerance', async () => {
+    await gpuTest(async (device) => {
+      const rand = mulberry32(31);
+      const edges = kronecker({ scale: 8, edgeFactor: 4, seed: 9 });
+      for (const directed of [false, true]) {
+        const g = await DynamicGraph.fromEdgeList(device, { ...edges, directed });
+        const model = new HostDynamicGraph(edges.vertexCount, directed);
+        model.insertEdges(edges.src, edges.dst);
+        const p = await DynamicPageRank.create(g, { alpha: 0.6, tolerance: 1e-6 });
+        for (const b of [
+          tinyComponents(model, rand),
+          randomInserts(model, 50, rand),
+          randomDeletes(model, 50, rand),
+        ]) {
+          const run = await apply(p, model, b);
+          expect(run.converged, b.what).toBe(true);
+          if (b.what === 'tiny components') expect(run.iterations, b.what).toBeLessThanOrEqual(8);
+          const got = await p.result();
+          expect(verifyPageRank(snapshot(model), got, { alpha: 0.6, relTolerance: 2e-5 }), b.what).toBeNull();
+        }
+        p.destroy();
+        g.destroy();
+      }
+    });
+  });
+
   for (const directed of [false, true]) {
     it(`ends a new two-vertex component's geometric tail at once (${directed ? 'directed' : 'undirected'})`, async () => {
       await gpuTest(async (device) => {
