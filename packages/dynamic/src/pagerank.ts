@@ -606,8 +606,9 @@ export class DynamicPageRank {
   /**
    * After a fold or a pass of shares: the pushers' count becomes the loop's status, push `push` is sized
    * (the listed buckets, or every slab once they are many) and so is the next fold (every vertex after a
-   * sweep, else at most the pushers' out-degrees). The passes of shares `keep` what a whole residual or
-   * the other pass set; a round's plan empties the queue its push fills.
+   * sweep, else at most the pushers' out-degrees plus one each). The passes of shares `keep` what a whole
+   * residual or the other pass set; a round's plan empties the queue its fold read, which the next round
+   * fills (its fold first, with the vertices that extrapolated).
    */
   async #plan(rec: Recorder, n: number, push: number, keep: boolean) {
     const graph = this.graph;
@@ -727,7 +728,9 @@ export class DynamicPageRank {
   /**
    * Push rounds until no residual exceeds `tolerance` times its score, then the ranks normalized. A round
    * folds the sums into the residuals of the vertices the last push reached (every vertex after a sweep),
-   * moves each residual over the threshold into its score and lists its buckets, then pushes.
+   * moves each residual over the threshold into its score and lists its buckets, then pushes. A vertex that
+   * extrapolates moves more than its residual and keeps the difference, so it joins the next queue itself
+   * (none of its in-neighbours may push again to put it there).
    */
   async #push(n: number, seedSubmits: number): Promise<DynamicPageRankRun> {
     const graph = this.graph;
