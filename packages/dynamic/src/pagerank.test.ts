@@ -328,3 +328,232 @@ describe('DynamicPageRank.insertEdges / deleteEdges (residual push)', () => {
     });
   });
 });
+
+describe('DynamicPageRank push shortcuts (extrapolate)', () => {
+  type Batch = { kind: 'insert' | 'delete'; src: Uint32Array; dst: Uint32Array; what: string };
+
+  function isolated(model: HostDynamicGraph): number[] {
+    return model.adjacency.flatMap((adj, v) => (adj.size === 0 && model.alive[v] ? [v] : []));
+  }
+
+  function live(model: HostDynamicGraph): [number, number][] {
+    return model.adjacency.flatMap((adj, u) => [...adj.keys()].map((v) => [u, v] as [number, number]));
+  }
+
+  /** New components from isolated vertices: pairs, three-vertex paths and a four-leaf star. */
+  function tinyComponents(model: HostDynamicGraph, rand: () => number): Batch {
+    const free = isolated(model).sort(() => rand() - 0.5);
+    const src: number[] = [];
+    const dst: number[] = [];
+    let at = 0;
+    const take = () => free[at++]!;
+    for (let k = 0; k < 6 && at + 2 <= free.length; k++) {
+      src.push(take());
+      dst.push(take());
+    }
+    for (let k = 0; k < 3 && at + 3 <= free.length; k++) {
+      const [a, b, c] = [take(), take(), take()];
+      src.push(a, b);
+      dst.push(b, c);
+    }
+    if (at + 5 <= free.length) {
+      const hub = take();
+      for (let k = 0; k < 4; k++) {
+        src.push(hub);
+        dst.push(take());
+      }
+    }
+    // Directed: both ways, so that the new components have cycles (a geometric tail) too.
+    const both = model.directed;
+    return {
+      kind: 'insert',
+      src: Uint32Array.from(both ? [...src, ...dst] : src),
+      dst: Uint32Array.from(both ? [...dst, ...src] : dst),
+      what: 'tiny components',
+    };
+  }
+
+  function randomInserts(model: HostDynamicGraph, count: number, rand: () => number): Batch {
+    const n = model.vertexCount;
+    const one = () => Math.floor(rand() * n);
+    return {
+      kind: 'insert',
+      src: Uint32Array.from({ length: count }, one),
+      dst: Uint32Array.from({ length: count }, one),
+      what: `${count} random inserts`,
+    };
+  }
+
+  function randomDeletes(model: HostDynamicGraph, count: number, rand: () => number): Batch {
+    const edges = live(model);
+    const del = Array.from({ length: count }, () => edges[Math.floor(rand() * edges.length)]!);
+    return {
+      kind: 'delete',
+      src: Uint32Array.from(del, (e) => e[0]),
+      dst: Uint32Array.from(del, (e) => e[1]),
+      what: `${count} random deletes`,
+    };
+  }
+
+  /** The biggest hub joined to isolated vertices, or cut from half its neighbours. */
+  function hubBatch(model: HostDynamicGraph, kind: 'insert' | 'delete'): Batch {
+    const hub = model.adjacency.reduce(
+      (best, adj, v) => (adj.size > model.adjacency[best]!.size ? v : best),
+      0,
+    );
+    const others = kind === 'insert' ? isolated(model).slice(0, 20) : [...model.adjacency[hub]!.keys()];
+    const picked = kind === 'insert' ? others : others.filter((_, i) => i % 2 === 0);
+    return {
+      kind,
+      src: Uint32Array.from(picked, () => hub),
+      dst: Uint32Array.from(picked),
+      what: `hub ${kind}`,
+    };
+  }
+
+  async function apply(p: DynamicPageRank, model: HostDynamicGraph, b: Batch) {
+    const run = b.kind === 'insert' ? await p.insertEdges(b.src, b.dst) : await p.deleteEdges(b.src, b.dst);
+    if (b.kind === 'insert') model.insertEdges(b.src, b.dst);
+    else model.deleteEdges(b.src, b.dst);
+    return run;
+  }
+
+  for (const directed of [false, true]) {
+    it(`matches the reference after every batch, in no more rounds than plain pushes (${directed ? 'directed' : 'undirected'})`, async () => {
+      await gpuTest(async (device) => {
+        const rand = mulberry32(directed ? 21 : 22);
+        const edges = kronecker({ scale: 9, edgeFactor: 6, seed: 7 });
+        const graphs = await Promise.all(
+          [0, 1].map(() => DynamicGraph.fromEdgeList(device, { ...edges, directed })),
+        );
+        const models = [0, 1].map(() => new HostDynamicGraph(edges.vertexCount, directed));
+        for (const m of models) m.insertEdges(edges.src, edges.dst);
+        const fast = await DynamicPageRank.create(graphs[0]!);
+        const plain = await DynamicPageRank.create(graphs[1]!, { extrapolate: false });
+        expect(fast.extrapolate && !plain.extrapolate).toBe(true);
+        const model = models[0]!;
+        const rounds = { fast: 0, plain: 0 };
+        const plan: ((m: HostDynamicGraph) => Batch)[] = [
+          () => ({ kind: 'insert', src: new Uint32Array(0), dst: new Uint32Array(0), what: 'empty' }),
+          (m) => tinyComponents(m, rand),
+          (m) => randomInserts(m, 60, rand),
+          (m) => randomDeletes(m, 40, rand),
+          (m) => {
+            const [u, v] = live(m)[Math.floor(rand() * live(m).length)]!;
+            return { kind: 'delete', src: Uint32Array.of(u), dst: Uint32Array.of(v), what: 'one delete' };
+          },
+          (m) => randomInserts(m, 1, rand),
+          (m) => hubBatch(m, 'insert'),
+          (m) => randomInserts(m, 200, rand),
+          (m) => hubBatch(m, 'delete'),
+          (m) => tinyComponents(m, rand),
+          (m) => randomDeletes(m, 150, rand),
+        ];
+        for (const make of plan) {
+          const b = make(model);
+          const runs = [await apply(fast, models[0]!, b), await apply(plain, models[1]!, b)];
+          for (const [i, run] of runs.entries()) {
+            const p = i === 0 ? fast : plain;
+            expect(run.converged, `${b.what} ${i}`).toBe(true);
+            expect(verifyPageRank(snapshot(models[i]!), await p.result()), `${b.what} ${i}`).toBeNull();
+          }
+          rounds.fast += runs[0]!.iterations;
+          rounds.plain += runs[1]!.iterations;
+          // An empty batch still takes one round that pushes nothing.
+          if (b.what === 'empty') expect(runs.map((r) => r.iterations)).toEqual([1, 1]);
+          // Pairs, paths and a star fade geometrically (paths and stars alternating): plain pushes take
+          // about 60 rounds, extrapolation a few.
+          if (b.what === 'tiny components') expect(runs[0]!.iterations, b.what).toBeLessThanOrEqual(8);
+        }
+        expect(rounds.fast, JSON.stringify(rounds)).toBeLessThan(0.75 * rounds.plain);
+        // A from-scratch run on the same graph agrees too.
+        const scratch = await dynamicPageRank(graphs[0]!);
+        expect(verifyPageRank(snapshot(model), scratch.ranks)).toBeNull();
+        fast.destroy();
+        plain.destroy();
+        for (const g of graphs) g.destroy();
+      });
+    });
+  }
+
+  it('joins isolated vertices to a skewed graph in under half the rounds of plain pushes (undirected)', async () => {
+    await gpuTest(async (device) => {
+      // Each join adds to the residual's sum, which plain pushes shrink only by alpha a round.
+      const edges = kronecker({ scale: 9, edgeFactor: 6, seed: 7 });
+      const model = new HostDynamicGraph(edges.vertexCount, false);
+      model.insertEdges(edges.src, edges.dst);
+      const rand = mulberry32(3);
+      const free = isolated(model);
+      const joined = withEdges(model);
+      const src = Uint32Array.from(free.slice(0, 40));
+      const dst = Uint32Array.from(src, () => joined[Math.floor(rand() * joined.length)]!);
+      model.insertEdges(src, dst);
+      const rounds: number[] = [];
+      for (const extrapolate of [true, false]) {
+        const g = await DynamicGraph.fromEdgeList(device, { ...edges, directed: false });
+        const p = await DynamicPageRank.create(g, { extrapolate });
+        const run = await p.insertEdges(src, dst);
+        expect(run.converged).toBe(true);
+        expect(verifyPageRank(snapshot(model), await p.result()), `extrapolate ${extrapolate}`).toBeNull();
+        rounds.push(run.iterations);
+        p.destroy();
+        g.destroy();
+      }
+      expect(rounds[0]!, `${rounds}`).toBeLessThan(0.5 * rounds[1]!);
+    });
+  });
+
+  it('takes the shortcuts at another alpha and tolerance', async () => {
+    await gpuTest(async (device) => {
+      const rand = mulberry32(31);
+      const edges = kronecker({ scale: 8, edgeFactor: 4, seed: 9 });
+      for (const directed of [false, true]) {
+        const g = await DynamicGraph.fromEdgeList(device, { ...edges, directed });
+        const model = new HostDynamicGraph(edges.vertexCount, directed);
+        model.insertEdges(edges.src, edges.dst);
+        const p = await DynamicPageRank.create(g, { alpha: 0.6, tolerance: 1e-6 });
+        for (const b of [
+          tinyComponents(model, rand),
+          randomInserts(model, 50, rand),
+          randomDeletes(model, 50, rand),
+        ]) {
+          const run = await apply(p, model, b);
+          expect(run.converged, b.what).toBe(true);
+          if (b.what === 'tiny components') expect(run.iterations, b.what).toBeLessThanOrEqual(8);
+          const got = await p.result();
+          expect(verifyPageRank(snapshot(model), got, { alpha: 0.6, relTolerance: 2e-5 }), b.what).toBeNull();
+        }
+        p.destroy();
+        g.destroy();
+      }
+    });
+  });
+
+  for (const directed of [false, true]) {
+    it(`ends a new two-vertex component's geometric tail at once (${directed ? 'directed' : 'undirected'})`, async () => {
+      await gpuTest(async (device) => {
+        // Isolated vertices only: an edge (both ways when directed) makes a component whose residual fades
+        // by alpha a round, about 60 rounds of plain pushes to reach the tolerance.
+        const n = 64;
+        const rounds: number[] = [];
+        for (const extrapolate of [true, false]) {
+          const g = await DynamicGraph.create(device, { vertexCount: n, directed });
+          const model = new HostDynamicGraph(n, directed);
+          const p = await DynamicPageRank.create(g, { extrapolate });
+          const src = directed ? Uint32Array.of(3, 4, 10, 11) : Uint32Array.of(3, 10);
+          const dst = directed ? Uint32Array.of(4, 3, 11, 10) : Uint32Array.of(4, 11);
+          const run = await p.insertEdges(src, dst);
+          model.insertEdges(src, dst);
+          expect(run.converged).toBe(true);
+          expect(verifyPageRank(snapshot(model), await p.result())).toBeNull();
+          rounds.push(run.iterations);
+          p.destroy();
+          g.destroy();
+        }
+        // Undirected, the degree vector is the pairs' whole residual: moving the sum ends it at once.
+        expect(rounds[0], `${rounds}`).toBeLessThanOrEqual(directed ? 4 : 1);
+        expect(rounds[1], `${rounds}`).toBeGreaterThan(40);
+      });
+    });
+  }
+});

@@ -42,6 +42,13 @@ export interface DynamicPageRankOptions {
   tolerance?: number;
   /** Bound on iterations per run (default 100). */
   maxIterations?: number;
+  /**
+   * Push rounds take shortcuts that keep the residual exact (default true): a vertex whose residuals fade
+   * by alpha a round (either sign) pushes the rest of that series at once (a new two-vertex component, path
+   * or star otherwise takes about 60 rounds), and, undirected, the residual's sum moves into the scores
+   * along the degrees every other round that visits every vertex. False pushes each residual as it is.
+   */
+  extrapolate?: boolean;
 }
 
 export interface DynamicPageRankRun {
@@ -66,12 +73,24 @@ const G_CHECK = 5;
 const G_FOLD_ARGS = 6;
 const G_SPARSE_ARGS = 9;
 const G_DENSE_ARGS = 12;
-const PUSH_GATE_WORDS = 15;
+/** Vertices of the next move of the residual's sum (every vertex, or none), and its dispatch arguments. */
+const G_MASS = 15;
+const G_MASS_ARGS = 16;
+const PUSH_GATE_WORDS = 19;
 /**
  * A push round walks only the pushing vertices' buckets until they hold this share of the pool's slabs;
  * past it, a sweep of every slab (the undirected pull adds once per slab, not once per key) costs less.
  */
 const DENSE_SHARE = 8;
+/**
+ * A vertex extrapolates when its residual is alpha^2 times the one two rounds before, within this share: the
+ * residual of a small new component (a pair, path or star of isolated vertices joined by a batch) is then a
+ * series of ratio alpha plus one of ratio -alpha, about 60 rounds to fade to the tolerance; the last two
+ * residuals split it into the two, and the vertex pushes both sums at once.
+ */
+const STEADY = 0.02;
+/** Rounds between two moves of the residual's sum into the scores (only rounds that visit every vertex). */
+const MASS_EVERY = 2;
 
 /**
  * PageRank on a {@link DynamicGraph} (networkx's definition, as `@weft/algorithms`' `pageRank`: uniform
@@ -103,6 +122,11 @@ export class DynamicPageRank {
   #contrib: DeviceArray<'f32'>;
   #dangling: DeviceArray<'f32'>;
   #change: DeviceArray<'f32'>;
+  /**
+   * Per vertex, the residual it had in the push numbered `#pushedAt` (element 2v) and in the push before
+   * (2v + 1); 0: it did not push then, or it extrapolated and the series starts again.
+   */
+  #history: DeviceArray<'f32'>;
   /** The sums of shares as f32 bits, for the compare-exchange add (WGSL has no f32 atomics). */
   #sums: DeviceArray<'u32'>;
   /** Vertices whose out-edges a wrapped batch may change. */
@@ -137,6 +161,7 @@ export class DynamicPageRank {
   readonly alpha: number;
   readonly tolerance: number;
   readonly maxIterations: number;
+  readonly extrapolate: boolean;
   /** Vertex ids the ranks cover (the graph's `vertexCount` at the last run). */
   #ranked = 0;
   /** Whether `residuals` hold the residual of `scores` on the graph as of the last run. */
@@ -154,6 +179,7 @@ export class DynamicPageRank {
     this.alpha = options.alpha ?? 0.85;
     this.tolerance = options.tolerance ?? 1e-5;
     this.maxIterations = options.maxIterations ?? 100;
+    this.extrapolate = options.extrapolate ?? true;
     if (!(this.alpha >= 0 && this.alpha <= 1))
       throw new InputError(`alpha must be in [0, 1], got ${this.alpha}`, 'alpha');
     if (!(this.tolerance >= 0))
@@ -172,6 +198,7 @@ export class DynamicPageRank {
     this.#contrib = d.array('f32', n, { label: 'dynamic pagerank contributions' });
     this.#dangling = d.array('f32', n, { label: 'dynamic pagerank dangling' });
     this.#change = d.array('f32', n, { label: 'dynamic pagerank change' });
+    this.#history = d.array('f32', 2 * n, { label: 'dynamic pagerank push history' });
     this.#sums = d.array('u32', n, { label: 'dynamic pagerank sums' });
     this.#marks = d.array('u32', n, { label: 'dynamic pagerank marks' });
     this.#work = d.array('u32', graph.slabCapacity, { label: 'dynamic pagerank push buckets' });
@@ -258,6 +285,7 @@ export class DynamicPageRank {
       this.#contrib,
       this.#dangling,
       this.#change,
+      this.#history,
       this.#sums,
       this.#marks,
       ...this.#queues,
@@ -309,6 +337,7 @@ export class DynamicPageRank {
     this.#contrib = d.array('f32', capacity, { label: 'dynamic pagerank contributions' });
     this.#dangling = d.array('f32', capacity, { label: 'dynamic pagerank dangling' });
     this.#change = d.array('f32', capacity, { label: 'dynamic pagerank change' });
+    this.#history = d.array('f32', 2 * capacity, { label: 'dynamic pagerank push history' });
     this.#sums = d.array('u32', capacity, { label: 'dynamic pagerank sums' });
     this.#marks = d.array('u32', capacity, { label: 'dynamic pagerank marks' });
     this.#queues = [
@@ -475,6 +504,59 @@ export class DynamicPageRank {
     await this.#pushShares(rec, push, false);
   }
 
+  /**
+   * Undirected, in a round that visits every vertex: moves the residual's sum into the scores along the
+   * degrees, which `P^T` keeps (`y += c d / (1 - alpha)` changes the residual by exactly `-c d`), since that
+   * sum would otherwise fade only by alpha a round (a batch joining isolated vertices adds to it).
+   */
+  async #dropMass(rec: Recorder, n: number, first: boolean) {
+    // The degrees' sum (element 1) stays put through the rounds of a run.
+    if (first) {
+      await compute(
+        rec,
+        { all: n },
+        wgsl`(v: u32) { ${rw(this.#dangling)}[v] = f32(${this.graph.degree()}(v)); }`,
+      );
+      await reduce(rec, this.#dangling, { array: this.#totals, index: 1 }, { count: n });
+    }
+    const degree = this.graph.degree();
+    const gates = this.#pushGates;
+    const per = transformItemsPerWorkgroup(0);
+    const args = writeDispatchArgs(gates, G_MASS_ARGS, per);
+    const word = (g: number) => lit(`${g}u`);
+    await compute(
+      rec,
+      { all: 1 },
+      wgsl`(i: u32) {
+  let on = ${rw(gates)}[${word(G_PUSHERS)}] != 0u && ${rw(gates)}[${word(G_ALL)}] != 0u;
+  let count = select(0u, ${u32(n)}, on);
+  ${rw(gates)}[${word(G_MASS)}] = count;
+  ${args.write}(count);
+}`,
+    );
+    const vertices = { array: gates, index: G_MASS };
+    const all = { all: { ...vertices, args: args.args } };
+    await compute(
+      rec,
+      all,
+      wgsl`(v: u32) {
+  let deg = ${degree}(v);
+  ${rw(this.#change)}[v] = select(0.0, ${this.residuals}[v] + bitcast<f32>(${this.#sums}[v]), deg > 0u);
+}`,
+    );
+    await reduce(rec, this.#change, { array: this.#totals, index: 0 }, { count: vertices });
+    await compute(
+      rec,
+      all,
+      wgsl`(v: u32) {
+  let deg = f32(${degree}(v));
+  let c = select(0.0, ${this.#totals}[0] / ${this.#totals}[1], ${this.#totals}[1] > 0.0);
+  ${rw(this.residuals)}[v] = ${rw(this.residuals)}[v] - c * deg;
+  ${rw(this.scores)}[v] = ${rw(this.scores)}[v] + c * deg * ${f32(1 / (1 - this.alpha))};
+}`,
+    );
+  }
+
   /** `(v: u32)`: appends v's base buckets to the round's bucket list. */
   #listBuckets(): Functor {
     const graph = this.graph;
@@ -524,8 +606,9 @@ export class DynamicPageRank {
   /**
    * After a fold or a pass of shares: the pushers' count becomes the loop's status, push `push` is sized
    * (the listed buckets, or every slab once they are many) and so is the next fold (every vertex after a
-   * sweep, else at most the pushers' out-degrees). The passes of shares `keep` what a whole residual or
-   * the other pass set; a round's plan empties the queue its push fills.
+   * sweep, else at most the pushers' out-degrees plus one each). The passes of shares `keep` what a whole
+   * residual or the other pass set; a round's plan empties the queue its fold read, which the next round
+   * fills (its fold first, with the vertices that extrapolated).
    */
   async #plan(rec: Recorder, n: number, push: number, keep: boolean) {
     const graph = this.graph;
@@ -546,7 +629,7 @@ export class DynamicPageRank {
   ${rw(this.#counters)}[0] = 0u;
   ${rw(this.#counters)}[1] = 0u;
   ${rw(this.#counters)}[4] = 0u;
-  if (!kept) { ${rw(this.#counters)}[${lit(`${2 + (push % 2)}u`)}] = 0u; }
+  if (!kept) { ${rw(this.#counters)}[${lit(`${2 + ((push + 1) % 2)}u`)}] = 0u; }
   let slabs = min(${graph.alloc}[${lit(`${A_BUMP}u`)}], ${u32(graph.slabCapacity)});
   let sweep = items * ${lit(`${DENSE_SHARE}u`)} > slabs && items > 0u;
   let wasAll = ${rw(gates)}[${word(G_ALL)}] != 0u;
@@ -597,14 +680,7 @@ export class DynamicPageRank {
   #pushBucket(push: number): Functor {
     const graph = this.graph;
     const slabs = graph.slabs;
-    const q = (push % 2) as 0 | 1;
-    const stamps = atomic(this.#stamps);
-    const reach = wgsl`(k: u32) {
-  if (atomicLoad(&${stamps}[k]) < ${u32(push)} && atomicMax(&${stamps}[k], ${u32(push)}) < ${u32(push)}) {
-    let at = atomicAdd(&${atomic(this.#counters)}[${lit(`${2 + q}u`)}], 1u);
-    ${rw(this.#queues[q])}[at] = k;
-  }
-}`;
+    const reach = this.#reach(push);
     return wgsl`(i: u32) {
   var slab = ${this.#work}[i];
   let u = ${slabs}[slab * ${lit(`${SLAB_WORDS}u`)} + ${lit(`${OWNER_WORD}u`)}] & ~${lit(`${COLLISION}u`)};
@@ -620,6 +696,18 @@ export class DynamicPageRank {
       }
     }
     slab = ${slabs}[at + ${lit(`${NEXT_WORD}u`)}];
+  }
+}`;
+  }
+
+  /** `(k: u32)`: appends k to queue `push % 2` unless push `push` already did. */
+  #reach(push: number): Functor {
+    const q = (push % 2) as 0 | 1;
+    const stamps = atomic(this.#stamps);
+    return wgsl`(k: u32) {
+  if (atomicLoad(&${stamps}[k]) < ${u32(push)} && atomicMax(&${stamps}[k], ${u32(push)}) < ${u32(push)}) {
+    let at = atomicAdd(&${atomic(this.#counters)}[${lit(`${2 + q}u`)}], 1u);
+    ${rw(this.#queues[q])}[at] = k;
   }
 }`;
   }
@@ -640,7 +728,9 @@ export class DynamicPageRank {
   /**
    * Push rounds until no residual exceeds `tolerance` times its score, then the ranks normalized. A round
    * folds the sums into the residuals of the vertices the last push reached (every vertex after a sweep),
-   * moves each residual over the threshold into its score and lists its buckets, then pushes.
+   * moves each residual over the threshold into its score and lists its buckets, then pushes. A vertex that
+   * extrapolates moves more than its residual and keeps the difference, so it joins the next queue itself
+   * (none of its in-neighbours may push again to put it there).
    */
   async #push(n: number, seedSubmits: number): Promise<DynamicPageRankRun> {
     const graph = this.graph;
@@ -650,7 +740,9 @@ export class DynamicPageRank {
       all: { array: gates, index: G_FOLD, args: { array: gates, index: G_FOLD_ARGS, perWorkgroup: per } },
     };
     const start = this.#pushes;
-    const fold = (q: 0 | 1, push: number) => wgsl`(i: u32) {
+    const fold = (q: 0 | 1, push: number) => {
+      const reach = this.#reach(push);
+      return wgsl`(i: u32) {
   let all = ${gates}[${lit(`${G_ALL}u`)}] != 0u;
   if (!all && i >= atomicLoad(&${atomic(this.#counters)}[${lit(`${2 + q}u`)}])) { return; }
   let v = select(${this.#queues[q]}[i], i, all);
@@ -660,25 +752,40 @@ export class DynamicPageRank {
   var p = 0.0;
   var left = r;
   if (abs(r) > ${f32(this.tolerance)} * y) {
-    ${rw(this.scores)}[v] = y + r;
-    left = 0.0;
     atomicAdd(&${atomic(this.#counters)}[0], 1u);
     let deg = ${graph.degree()}(v);
+    let last = ${rw(this.#pushedAt)}[v] + 1u == ${u32(push)};
+    let prev = select(0.0, ${rw(this.#history)}[2u * v], last);
+    let prev2 = select(0.0, ${rw(this.#history)}[2u * v + 1u], last);
+    let a = ${f32(this.alpha)};
+    let on = ${u32(this.extrapolate && this.alpha < 1 ? 1 : 0)} != 0u && deg > 0u && prev != 0.0 && prev2 != 0.0;
+    let steady = on && abs(r - a * a * prev2) <= ${f32(STEADY)} * abs(a * a * prev2);
+    var d = r;
+    if (steady) { d = 0.5 * (r + a * prev) / (1.0 - a) + 0.5 * (r - a * prev) / (1.0 + a); }
+    ${rw(this.scores)}[v] = y + d;
+    left = r - d;
     if (deg > 0u) {
-      p = ${f32(this.alpha)} * r / f32(deg);
+      p = ${f32(this.alpha)} * d / f32(deg);
       ${this.#listBuckets()}(v);
-      atomicAdd(&${atomic(this.#counters)}[4], deg);
+      atomicAdd(&${atomic(this.#counters)}[4], deg + 1u);
       ${rw(this.#pushedAt)}[v] = ${u32(push)};
+      ${rw(this.#history)}[2u * v] = select(r, 0.0, steady);
+      ${rw(this.#history)}[2u * v + 1u] = prev;
     }
+    if (steady) { ${reach}(v); }
   }
   ${rw(this.residuals)}[v] = left;
   ${rw(this.#contrib)}[v] = p;
 }`;
+    };
     const step = async (rec: Recorder, it: number) => {
       // Push `start + it` filled queue q; this round's push fills the other one.
       const q = ((start + it) % 2) as 0 | 1;
       const push = start + it + 1;
       this.#pushes = Math.max(this.#pushes, push);
+      if (this.extrapolate && !graph.directed && this.alpha < 1 && it % MASS_EVERY === 0) {
+        await this.#dropMass(rec, n, it === 0);
+      }
       await compute(rec, folded, fold(q, push));
       await this.#plan(rec, n, push, false);
       await this.#pushShares(rec, push, true);

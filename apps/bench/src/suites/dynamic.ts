@@ -1014,11 +1014,12 @@ function componentsCase(op: 'insert' | 'delete', mode: 'incremental' | 'recomput
  * the scores and residuals copied back), which its time includes. The batch joins random vertices, or
  * (`connected`) only vertices that had edges: an edge between two isolated vertices makes a new two-vertex
  * component whose residual fades by alpha a round (a tail of rounds over a few vertices each). `deleted`:
- * a batch of n existing edges deleted (`DynamicPageRank.deleteEdges`; compare with the cold rows).
+ * a batch of n existing edges deleted (`DynamicPageRank.deleteEdges`; compare with the cold rows). `plain`:
+ * warm with `extrapolate: false` (each residual pushed as it is, no shortcuts through geometric tails).
  * Validated against the f64 reference on small graphs, against `@weft/algorithms`' PageRank on a CSR
  * snapshot on large ones (both within 1e-4 of the fixed point).
  */
-function pageRankCase(mode: 'warm' | 'cold', among: 'random' | 'connected' | 'deleted'): BenchCase {
+function pageRankCase(mode: 'warm' | 'plain' | 'cold', among: 'random' | 'connected' | 'deleted'): BenchCase {
   const what = { random: '', connected: ' among connected vertices', deleted: ' of deletions' }[among];
   return {
     name: `dynamic pagerank ${mode} after a batch${what}`,
@@ -1037,7 +1038,7 @@ function pageRankCase(mode: 'warm' | 'cold', among: 'random' | 'connected' | 'de
       // Deletions: the batch's edges are in the graph before it.
       const before = among === 'deleted' ? graph.insertEdges : graph.deleteEdges;
       const apply = among === 'deleted' ? graph.deleteEdges : graph.insertEdges;
-      const p = await DynamicPageRank.create(graph);
+      const p = await DynamicPageRank.create(graph, { extrapolate: mode !== 'plain' });
       const src = device.array('u32', n, { label: 'pagerank batch sources' }).upload(b.src);
       const dst = device.array('u32', n, { label: 'pagerank batch targets' }).upload(b.dst);
       // An empty batch computes the residual of the cold start's scores once: the state a stream keeps.
@@ -1054,6 +1055,10 @@ function pageRankCase(mode: 'warm' | 'cold', among: 'random' | 'connected' | 'de
         bytes: 0,
         // A loop with a status read-back per submit: wall time.
         hostTimed: true,
+        get setup() {
+          const r = p.lastRun;
+          return `Kronecker ${scale.kronScale}, batch ${n}; last run: ${r.iterations} ${mode === 'cold' ? 'iterations' : 'rounds'}, ${r.submits} submits`;
+        },
         async run() {
           if (mode === 'cold') {
             await p.recompute();
@@ -1332,6 +1337,9 @@ export const cases: BenchCase[] = [
   pageRankCase('warm', 'connected'),
   pageRankCase('cold', 'connected'),
   pageRankCase('warm', 'deleted'),
+  pageRankCase('plain', 'random'),
+  pageRankCase('plain', 'connected'),
+  pageRankCase('plain', 'deleted'),
   rehashCase(true),
   rehashCase(false),
   ...(['bfs', 'sssp', 'sssp near-far', 'pagerank', 'components', 'triangles'] as const).flatMap((a) => [
