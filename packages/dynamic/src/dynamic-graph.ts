@@ -1,5 +1,5 @@
 import {
-  type DeviceArray,
+  DeviceArray,
   DeviceLimitError,
   type Functor,
   InputError,
@@ -40,12 +40,14 @@ import {
   A_BUMP,
   A_FREE,
   A_OVERFLOW,
+  ALIVE,
   bucketsFor,
   KEY_SLOTS,
   MAX_VERTICES,
   SLAB_WORDS,
   V_BUCKETS,
   V_DEGREE,
+  V_FLAGS,
   VERTEX_WORDS,
   WORKGROUP,
 } from './layout.ts';
@@ -79,7 +81,12 @@ import {
   TOTAL_WORDS,
 } from './rehash-kernels.ts';
 import { TableStorage } from './storage.ts';
-import { vertexKernel } from './vertex-kernels.ts';
+import {
+  type VertexBatchEntry,
+  type VertexEntry,
+  vertexBatchKernel,
+  vertexKernel,
+} from './vertex-kernels.ts';
 
 /**
  * How insert, delete and query kernels probe the tables: `'thread'`, one thread per operation walking slabs
@@ -176,6 +183,7 @@ const MAX_SLOT_PARTS_ABOVE = 1024;
 // chance that does not happen, so it flags a chain left long by deletions or by keys piled into one bucket.
 const DEFAULT_MAX_CHAIN = 4;
 const MIN_SLABS = 64;
+const NOT_A_VERTEX = 0xffffffff;
 
 /**
  * A dynamic graph on the GPU: per vertex a hash table of 128-byte slabs holding destination ids (and, in the
@@ -196,6 +204,13 @@ export class DynamicGraph implements NeighborGraph {
    * at most a constant share of the batches' work.
    */
   autoRehash = false;
+  /**
+   * How {@link deleteVertices} prepares a batch: `'device'` (the default), on the GPU (ids claimed by
+   * compare-exchange, their slabs laid out by a scan, no host work beyond the upload, no read-back);
+   * `'host'`, the earlier path (ids de-duplicated and filtered on the host, slab offsets from the host copy
+   * of the bucket counts, probes that compare as they load), kept so that the two can be timed side by side.
+   */
+  vertexDeletion: 'device' | 'host' = 'device';
   #vertexCount = 0;
   #store!: TableStorage;
   /** Host copies of the ALIVE flag and of the base bucket counts (vertex operations and rehash change them). */
@@ -209,6 +224,8 @@ export class DynamicGraph implements NeighborGraph {
   #changedKeys = 0;
   /** A rehash changed bucket counts on the GPU: the host copies are read back before a vertex operation. */
   #bucketsStale = false;
+  /** A deletion by ids on the GPU changed ALIVE flags that the host copy does not know of. */
+  #aliveStale = false;
 
   private constructor(
     readonly device: WeftDevice,
@@ -666,8 +683,17 @@ export class DynamicGraph implements NeighborGraph {
     return { type, bits: wgsl`(edge: u32) -> u32 { return ${this.values}[edge]; }` };
   }
 
-  /** Whether vertex `v` exists (inserted and not deleted). */
+  /**
+   * Whether vertex `v` exists (inserted and not deleted). After {@link deleteVertices} with ids on the GPU,
+   * call {@link refreshVertices} first (the host copy is not read back per batch).
+   */
   hasVertex(v: number): boolean {
+    if (this.#aliveStale) {
+      throw new InputError(
+        'vertices were deleted by ids on the GPU: await refreshVertices() before hasVertex()',
+        'DynamicGraph.hasVertex',
+      );
+    }
     return v < this.#vertexCount && this.#alive[v] === 1;
   }
 
@@ -783,6 +809,7 @@ export class DynamicGraph implements NeighborGraph {
     if (degreeHints !== undefined && degreeHints.length !== ids.length) {
       throw new InputError(`degreeHints has ${degreeHints.length} entries for ${ids.length} ids`, where);
     }
+    await this.#refreshAlive();
     const list: number[] = [];
     const buckets: number[] = [];
     const seen = new Set<number>();
@@ -821,25 +848,122 @@ export class DynamicGraph implements NeighborGraph {
    * Deletes vertices and all their edges, in-edges included, and frees their collision slabs. Undirected
    * graphs remove each reverse key from the neighbour's table found through the vertex's own adjacency (work
    * in proportion to the deleted vertices' degrees); directed graphs keep no in-edges, so every table is
-   * swept once for keys naming a deleted vertex. Ids that do not exist are ignored. A deleted id keeps its
-   * base buckets for re-insertion. With `recorder`, the work is recorded there (the graph treats the
-   * vertices as deleted from then on).
+   * swept once for keys naming a deleted vertex. Ids that do not exist (or repeat) are ignored. A deleted id
+   * keeps its base buckets for re-insertion. With `recorder`, the work is recorded there (the graph treats
+   * the vertices as deleted from then on). Ids on the GPU are taken as they are (no read-back); the host
+   * copy of which vertices exist is then read back at the next call that needs it (see {@link hasVertex}).
    */
-  async deleteVertices(ids: ArrayLike<number>, options: { recorder?: Recorder } = {}) {
+  async deleteVertices(ids: ArrayLike<number> | DeviceArray<'u32'>, options: { recorder?: Recorder } = {}) {
     this.#version++;
     this.#check();
+    if (this.vertexDeletion === 'host') {
+      const host = ids instanceof DeviceArray ? await ids.download() : ids;
+      await this.#refreshAlive();
+      await this.#deleteOnHost(host, options.recorder);
+      return;
+    }
+    if (this.vertexDeletion !== 'device') {
+      throw new InputError(
+        `vertexDeletion must be 'device' or 'host', got ${String(this.vertexDeletion)}`,
+        'deleteVertices',
+      );
+    }
+    if (ids.length === 0 || this.#vertexCount === 0) return;
+    if (ids instanceof DeviceArray) {
+      await this.#deleteOnDevice(ids, options.recorder);
+      this.#aliveStale = true;
+      return;
+    }
+    // Anything that is not a vertex id becomes one beyond every vertex (the kernels skip it), not its u32 cast.
+    const n = this.#vertexCount;
+    const words =
+      ids instanceof Uint32Array
+        ? ids
+        : Uint32Array.from(ids, (v) => (Number.isInteger(v) && v >= 0 && v < n ? v : NOT_A_VERTEX));
+    await this.#deleteOnDevice(words, options.recorder);
+    for (const v of words) if (v < n) this.#alive[v] = 0;
+  }
+
+  /** The earlier path: ids de-duplicated and filtered on the host, offsets from the host bucket counts. */
+  async #deleteOnHost(ids: ArrayLike<number>, recorder: Recorder | undefined) {
     const list = [...new Set(Array.from(ids))].filter((v) => this.hasVertex(v));
     if (list.length === 0) return;
     if (this.directed) {
-      await this.#vertexOps(['mark', 'sweep', 'finish'], list, undefined, options.recorder);
+      await this.#vertexOps(['mark', 'sweep', 'finish'], list, undefined, recorder);
     } else {
       // The batch's base slabs end to end: unlink and clear take one thread per word of them.
       await this.#syncBuckets();
       const offsets = new Uint32Array(list.length + 1);
       for (let i = 0; i < list.length; i++) offsets[i + 1] = offsets[i]! + this.#buckets[list[i]!]!;
-      await this.#vertexOps(['mark', 'unlink', 'clear'], list, offsets, options.recorder);
+      await this.#vertexOps(['mark', 'unlink', 'clear'], list, offsets, recorder);
     }
     for (const v of list) this.#alive[v] = 0;
+  }
+
+  /**
+   * Claims the batch on the GPU (repeats and dead ids drop out there), then, undirected, scans the claimed
+   * vertices' bucket counts and unlinks and clears their slabs over an indirect grid of that total; directed,
+   * sweeps the pool. No read-back.
+   */
+  async #deleteOnDevice(ids: Uint32Array | DeviceArray<'u32'>, recorder: Recorder | undefined) {
+    const n = ids.length;
+    const d = this.device;
+    const entries: VertexBatchEntry[] = this.directed ? ['claim', 'finish'] : ['claim', 'unlink', 'clear'];
+    const [claim, second, third] = await Promise.all(entries.map((e) => d.kernel(vertexBatchKernel(e))));
+    const sweep = this.directed ? await d.kernel(vertexKernel('sweep')) : undefined;
+    await onTarget(recorder ?? d, 'dynamic delete vertices', async (rec) => {
+      const idArr = ids instanceof DeviceArray ? ids : rec.scratch('u32', n, 'vertex ids').upload(ids);
+      const counts = rec.scratch('u32', n, 'vertex bucket counts');
+      const starts = rec.scratch('u32', n, 'vertex slab starts');
+      const status = rec.scratch('u32', 1, 'vertex slab total');
+      const bindings = {
+        slabs: this.slabs,
+        free_list: this.#store.freeList,
+        alloc: this.alloc,
+        vertices: this.vertices,
+        ids: idArr,
+        counts,
+        starts,
+        status,
+      };
+      const params = { batch: n, ...this.#tableParams() };
+      const perId = Math.ceil(n / WORKGROUP);
+      rec.dispatch(claim!, { entry: 'claim', bindings, params, workgroups: perId });
+      if (sweep) {
+        const slabs = this.#store.slabCapacity;
+        rec.dispatch(sweep, {
+          entry: 'sweep',
+          bindings: { ...bindings, buckets: idArr },
+          params: { n: slabs, ...params },
+          workgroups: Math.ceil(slabs / WORKGROUP),
+        });
+        rec.dispatch(second!, { entry: 'finish', bindings, params, workgroups: perId });
+        return;
+      }
+      await transformScan(rec, n, wgsl`(i: u32) -> u32 { return ${counts}[i]; }`, starts, {
+        total: { array: status, index: 0 },
+      });
+      // A workgroup covers WORKGROUP / SLAB_WORDS slabs, one thread per word.
+      const args = await rec.indirectArgs({ array: status, index: 0 }, WORKGROUP / SLAB_WORDS);
+      rec.dispatch(second!, { entry: 'unlink', bindings, params, workgroups: { indirect: args } });
+      rec.dispatch(third!, { entry: 'clear', bindings, params, workgroups: { indirect: args } });
+    });
+  }
+
+  /** Reads the ALIVE flags back after a deletion batch whose ids were on the GPU. */
+  async #refreshAlive() {
+    if (!this.#aliveStale) return;
+    this.#aliveStale = false;
+    const words = await this.vertices.download(0, this.#vertexCount * VERTEX_WORDS);
+    for (let v = 0; v < this.#vertexCount; v++) {
+      this.#alive[v] = words[v * VERTEX_WORDS + V_FLAGS] === ALIVE ? 1 : 0;
+    }
+  }
+
+  /** Brings the host copy of which vertices exist up to date (after deletions by ids on the GPU). */
+  async refreshVertices() {
+    this.#check();
+    await this.#refreshAlive();
   }
 
   /**
@@ -1255,25 +1379,25 @@ export class DynamicGraph implements NeighborGraph {
    * `clear` over every word of the vertices' base slabs, `buckets` then being the scan of their counts).
    */
   async #vertexOps(
-    entries: readonly ('insert_vertices' | 'mark' | 'sweep' | 'unlink' | 'clear' | 'finish')[],
+    entries: readonly VertexEntry[],
     ids: ArrayLike<number>,
     buckets?: ArrayLike<number>,
     recorder?: Recorder,
   ) {
-    const kernel = await this.device.kernel(vertexKernel());
+    const kernels = await Promise.all(entries.map((e) => this.device.kernel(vertexKernel(e))));
     await onTarget(recorder ?? this.device, `dynamic ${entries.join(', ')}`, async (rec) => {
       const idArr = rec.scratch('u32', ids.length, 'vertex ids').upload(ids);
       const bucketArr = buckets
         ? rec.scratch('u32', buckets.length, 'vertex buckets').upload(buckets)
         : idArr;
-      for (const entry of entries) {
+      for (const [e, entry] of entries.entries()) {
         const n =
           entry === 'sweep'
             ? this.#store.slabCapacity
             : entry === 'unlink' || entry === 'clear'
               ? buckets![ids.length]! * SLAB_WORDS
               : ids.length;
-        rec.dispatch(kernel, {
+        rec.dispatch(kernels[e]!, {
           entry,
           bindings: {
             slabs: this.slabs,
