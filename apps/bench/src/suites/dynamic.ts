@@ -421,11 +421,12 @@ function queryCase(probing: Probing): BenchCase {
  * Deleting batches of n / 16 random vertices (every edge touching them: in this undirected graph, the reverse
  * keys found through the deleted vertices' own tables) from the loaded Kronecker graph. Like the edge cases, each run of a submit takes its own
  * batch of vertices, and the vertices and their edges come back in an untimed submit before the next one.
+ * `how` picks `DynamicGraph.vertexDeletion`: the batch prepared on the GPU (the paper's row) or on the host.
  */
-const vertexDeletionCase: BenchCase = {
-  name: 'dynamic delete vertices',
+const vertexDeletionCase = (how: 'device' | 'host'): BenchCase => ({
+  name: `dynamic delete vertices${how === 'host' ? ' (host batches)' : ''}`,
   family: 'dynamic',
-  paperRow: 'vertex deletion',
+  ...(how === 'device' ? { paperRow: 'vertex deletion' } : {}),
   // n / 16 vertices a batch, at least 8 disjoint batches within half of the vertices on a GPU.
   maxItems: (device) => 2 ** scaleOf(device).kronScale * (device.adapter.software ? 8 : 1),
   async setup(device, n, seed): Promise<BenchInstance> {
@@ -444,6 +445,7 @@ const vertexDeletionCase: BenchCase = {
       Array.from(order.subarray(k * per, (k + 1) * per)),
     );
     const graph = await DynamicGraph.fromCsr(device, csr);
+    graph.vertexDeletion = how;
     const done = new Uint8Array(slots);
     let current: Recorder | undefined;
     let runsInSubmit = 0;
@@ -467,7 +469,7 @@ const vertexDeletionCase: BenchCase = {
       items: per,
       // The deleted vertices' base slabs, read twice (unlink, clear); collision slabs and probes not counted.
       bytes: 0,
-      setup: `${describeGraph(scale, 'kronecker', csr)}, built from its CSR, ${HINTED_TABLES}; batches of ${per} random vertices (ids written before the submit), their edges and reverse edges removed`,
+      setup: `${describeGraph(scale, 'kronecker', csr)}, built from its CSR, ${HINTED_TABLES}; batches of ${per} random vertices (ids written before the submit, batches prepared ${how === 'device' ? 'on the GPU' : 'on the host'}), their edges and reverse edges removed`,
       async run(rec) {
         if (rec !== current) {
           await undo();
@@ -508,7 +510,7 @@ const vertexDeletionCase: BenchCase = {
     };
     return instance;
   },
-};
+});
 
 // ---- allocation, bulk and incremental build ----
 
@@ -1311,7 +1313,8 @@ const PROBINGS: Probing[] = ['thread', 'subgroup'];
 
 export const cases: BenchCase[] = [
   ...PROBINGS.flatMap((p) => [edgeRateCase('insert', p), edgeRateCase('delete', p), queryCase(p)]),
-  vertexDeletionCase,
+  vertexDeletionCase('device'),
+  vertexDeletionCase('host'),
   allocationCase,
   bulkBuildCase('kronecker', 'placement'),
   bulkBuildCase('kronecker', 'insertion'),
