@@ -5,11 +5,14 @@ import {
   InputError,
   type KernelDefinition,
   onTarget,
+  plus,
   type Recorder,
+  rw,
   u32,
   type WeftDevice,
   WeftError,
   wgsl,
+  writeDispatchArgs,
 } from '@weft/gpu';
 import {
   checkDeviceGraph,
@@ -25,7 +28,7 @@ import {
   type NeighborWeights,
   releaseNeighborParts,
 } from '@weft/operators';
-import { transformScan } from '@weft/scan';
+import { transformScan, transformScanTo } from '@weft/scan';
 import { sortPairs } from '@weft/sort';
 import { coopDeleteKernel, coopInsertKernel, coopQueryKernel } from './coop-kernels.ts';
 import {
@@ -81,12 +84,7 @@ import {
   TOTAL_WORDS,
 } from './rehash-kernels.ts';
 import { TableStorage } from './storage.ts';
-import {
-  type VertexBatchEntry,
-  type VertexEntry,
-  vertexBatchKernel,
-  vertexKernel,
-} from './vertex-kernels.ts';
+import { type VertexEntry, vertexBatchKernel, vertexKernel } from './vertex-kernels.ts';
 
 /**
  * How insert, delete and query kernels probe the tables: `'thread'`, one thread per operation walking slabs
@@ -902,20 +900,22 @@ export class DynamicGraph implements NeighborGraph {
 
   /**
    * Claims the batch on the GPU (repeats and dead ids drop out there), then, undirected, scans the claimed
-   * vertices' bucket counts and unlinks and clears their slabs over an indirect grid of that total; directed,
-   * sweeps the pool. No read-back.
+   * vertices' bucket counts (the scan's last item writes the total and the unlink grid's dispatch arguments)
+   * and unlinks their slabs; directed, sweeps the pool. Three dispatches, no read-back.
    */
   async #deleteOnDevice(ids: Uint32Array | DeviceArray<'u32'>, recorder: Recorder | undefined) {
     const n = ids.length;
     const d = this.device;
-    const entries: VertexBatchEntry[] = this.directed ? ['claim', 'finish'] : ['claim', 'unlink', 'clear'];
-    const [claim, second, third] = await Promise.all(entries.map((e) => d.kernel(vertexBatchKernel(e))));
+    const [claim, last] = await Promise.all(
+      (['claim', this.directed ? 'finish' : 'unlink'] as const).map((e) => d.kernel(vertexBatchKernel(e))),
+    );
     const sweep = this.directed ? await d.kernel(vertexKernel('sweep')) : undefined;
     await onTarget(recorder ?? d, 'dynamic delete vertices', async (rec) => {
       const idArr = ids instanceof DeviceArray ? ids : rec.scratch('u32', n, 'vertex ids').upload(ids);
       const counts = rec.scratch('u32', n, 'vertex bucket counts');
       const starts = rec.scratch('u32', n, 'vertex slab starts');
-      const status = rec.scratch('u32', 1, 'vertex slab total');
+      // The claimed vertices' slab total, then the unlink grid's dispatch arguments.
+      const status = rec.scratch('u32', 4, 'vertex slab total', true);
       const bindings = {
         slabs: this.slabs,
         free_list: this.#store.freeList,
@@ -937,16 +937,25 @@ export class DynamicGraph implements NeighborGraph {
           params: { n: slabs, ...params },
           workgroups: Math.ceil(slabs / WORKGROUP),
         });
-        rec.dispatch(second!, { entry: 'finish', bindings, params, workgroups: perId });
+        rec.dispatch(last!, { entry: 'finish', bindings, params, workgroups: perId });
         return;
       }
-      await transformScan(rec, n, wgsl`(i: u32) -> u32 { return ${counts}[i]; }`, starts, {
-        total: { array: status, index: 0 },
-      });
       // A workgroup covers WORKGROUP / SLAB_WORDS slabs, one thread per word.
-      const args = await rec.indirectArgs({ array: status, index: 0 }, WORKGROUP / SLAB_WORDS);
-      rec.dispatch(second!, { entry: 'unlink', bindings, params, workgroups: { indirect: args } });
-      rec.dispatch(third!, { entry: 'clear', bindings, params, workgroups: { indirect: args } });
+      const grid = writeDispatchArgs(status, 1, WORKGROUP / SLAB_WORDS);
+      await transformScanTo(
+        rec,
+        n,
+        wgsl`(i: u32) -> u32 { return ${counts}[i]; }`,
+        wgsl`(i: u32, start: u32, count: u32) {
+  ${rw(starts)}[i] = start;
+  if (i + 1u == ${u32(n)}) {
+    ${rw(status)}[0] = start + count;
+    ${grid.write}(start + count);
+  }
+}`,
+        { monoid: plus('u32') },
+      );
+      rec.dispatch(last!, { entry: 'unlink', bindings, params, workgroups: { indirect: status, index: 1 } });
     });
   }
 

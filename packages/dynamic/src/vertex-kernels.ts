@@ -167,7 +167,7 @@ ${entry(
   };
 }
 
-export type VertexBatchEntry = 'claim' | 'unlink' | 'clear' | 'finish';
+export type VertexBatchEntry = 'claim' | 'unlink' | 'finish';
 
 /**
  * Vertex deletion with the batch prepared on the GPU: `ids` may hold repeats, dead vertices and ids out of
@@ -175,41 +175,24 @@ export type VertexBatchEntry = 'claim' | 'unlink' | 'clear' | 'finish';
  * - `claim` (one thread per id): an ALIVE vertex turns DELETING by compare-exchange, so of repeated ids one
  *   thread wins; `counts[i]` gets the winner's base bucket count, 0 for every other id. A scan of `counts`
  *   into `starts` (its total in `status[0]`) then lays the claimed vertices' base slabs end to end.
- * - `unlink` (undirected graphs; one thread per word of those slabs, `status[0] * 32` of them): a key lane's
- *   thread walks its lane through the bucket's chain; each key names a live neighbour whose reverse key
- *   becomes TOMBSTONE (a probe that loads each slab whole: the batch fills the GPU about once, so the
- *   latency of one probe, not the number of loads, sets the time) and the lane's word is reset to EMPTY.
- * - `clear` (same grid): a bucket's next word's thread frees its collision slabs (their keys already EMPTY,
- *   so only the owner and next words are reset) and the thread of a vertex's first word finishes it.
+ * - `unlink` (undirected graphs; one thread per word of those slabs, `status[0] * 32` of them, a slab's 32
+ *   threads in one workgroup): a key lane's thread walks its lane through the bucket's chain; each key names
+ *   a live neighbour whose reverse key becomes TOMBSTONE (a probe that loads each slab whole: a batch fills
+ *   the GPU about once, so one probe's latency, not its loads, sets the time) and the lane's word becomes
+ *   EMPTY. After a barrier (the chain's next words are then read by no one else) the next word's thread
+ *   frees the collision slabs, resetting their owner and next words, and the thread of a vertex's first
+ *   word finishes it: one dispatch where unlink and clear took two.
  * - `finish` (directed graphs, after `sweep`; one thread per id): claimed vertices get degree 0, flags 0.
  */
 export function vertexBatchKernel(entry: VertexBatchEntry): KernelDefinition {
-  const entryFn = (name: string, bound: string, body: string) => /* wgsl */ `
+  const perId = (name: string, body: string) => /* wgsl */ `
 @compute @workgroup_size(${WORKGROUP})
 fn ${name}(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
   @builtin(local_invocation_index) lid: u32) {
   let i = weft_workgroup_index(wid, nwg) * ${WORKGROUP}u + lid;
-  if (i >= ${bound}) { return; }
+  if (i >= params.batch) { return; }
 ${body}
 }`;
-  const perWord = (name: string, body: string) =>
-    entryFn(
-      name,
-      'status[0] * 32u',
-      /* wgsl */ `
-  let t = i / 32u;
-  var g = 0u;
-  var hi = params.batch;
-  while (g + 1u < hi) {
-    let mid = (g + hi) / 2u;
-    if (starts[mid] <= t) { g = mid; } else { hi = mid; }
-  }
-  let v = ids[g];
-  let j = t - starts[g];
-  let s = vertex_word(v, ${V_BASE}u) + j;
-  let lane = i % 32u;
-${body}`,
-    );
   return {
     label: `dynamic vertex batch ${entry}`,
     bindings: {
@@ -228,22 +211,23 @@ ${body}`,
 ${tableWgsl(true, true)}
 fn set_vertex(v: u32, f: u32, x: u32) { atomicStore(&vertices[v * 4u + f], x); }
 
-fn find_loaded(v: u32, k: u32) -> u32 {
-  var slab = bucket_slab(v, k);
-  for (var hop = 0u; hop < chain_bound(); hop++) {
-    let base = slab * 32u;
-    let w = load_slab(base);
-    for (var lane = 0u; lane < KEY_SLOTS; lane++) {
-      if (w[lane] == k) { return base + lane; }
-    }
-    slab = w[NEXT_WORD];
-    if (slab == NULL_SLAB) { return NOT_FOUND; }
-  }
-  return NOT_FOUND;
-}
-
+// Removes v from the table of k, a live neighbour (its flags, base and bucket count are read together).
 fn untie(k: u32, v: u32) {
-  let at = find_loaded(k, v);
+  if (k >= params.vertex_count) { return; }
+  let flags = vertex_word(k, ${V_FLAGS}u);
+  let base = vertex_word(k, ${V_BASE}u);
+  let buckets = vertex_word(k, ${V_BUCKETS}u);
+  if ((flags & ALIVE) == 0u) { return; }
+  var slab = base + hash_key(v) % buckets;
+  var at = NOT_FOUND;
+  for (var hop = 0u; hop < chain_bound() && slab != NULL_SLAB; hop++) {
+    let w = load_slab(slab * 32u);
+    for (var lane = 0u; lane < KEY_SLOTS; lane++) {
+      if (w[lane] == v && at == NOT_FOUND) { at = slab * 32u + lane; }
+    }
+    if (at != NOT_FOUND) { break; }
+    slab = w[NEXT_WORD];
+  }
   if (at == NOT_FOUND) { return; }
   for (var attempt = 0u; attempt < 1024u; attempt++) {
     let r = atomicCompareExchangeWeak(&slabs[at], v, TOMBSTONE);
@@ -252,9 +236,8 @@ fn untie(k: u32, v: u32) {
   }
 }
 
-${entryFn(
+${perId(
   'claim',
-  'params.batch',
   /* wgsl */ `
   let v = ids[i];
   var count = 0u;
@@ -268,25 +251,40 @@ ${entryFn(
   counts[i] = count;`,
 )}
 
-${perWord(
-  'unlink',
-  /* wgsl */ `
-  if (lane >= KEY_SLOTS) { return; }
-  var c = s;
-  for (var hop = 0u; hop <= chain_bound() && c != NULL_SLAB; hop++) {
-    let base = c * 32u;
-    let k = slab_word(base + lane);
-    let next = slab_word(base + NEXT_WORD);
-    if (k < params.vertex_count && is_alive(k)) { untie(k, v); }
-    if (k != EMPTY) { atomicStore(&slabs[base + lane], EMPTY); }
-    c = next;
-  }`,
-)}
-
-${perWord(
-  'clear',
-  /* wgsl */ `
-  if (lane == NEXT_WORD) {
+@compute @workgroup_size(${WORKGROUP})
+fn unlink(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+  @builtin(local_invocation_index) lid: u32) {
+  let i = weft_workgroup_index(wid, nwg) * ${WORKGROUP}u + lid;
+  let t = i / 32u;
+  let lane = i % 32u;
+  let live = t < status[0];
+  var v = 0u;
+  var j = 0u;
+  var s = NULL_SLAB;
+  if (live) {
+    var g = 0u;
+    var hi = params.batch;
+    while (g + 1u < hi) {
+      let mid = (g + hi) / 2u;
+      if (starts[mid] <= t) { g = mid; } else { hi = mid; }
+    }
+    v = ids[g];
+    j = t - starts[g];
+    s = vertex_word(v, ${V_BASE}u) + j;
+  }
+  if (live && lane < KEY_SLOTS) {
+    var c = s;
+    for (var hop = 0u; hop <= chain_bound() && c != NULL_SLAB; hop++) {
+      let base = c * 32u;
+      let k = slab_word(base + lane);
+      let next = slab_word(base + NEXT_WORD);
+      untie(k, v);
+      if (k != EMPTY) { atomicStore(&slabs[base + lane], EMPTY); }
+      c = next;
+    }
+  }
+  workgroupBarrier();
+  if (live && lane == NEXT_WORD) {
     var c = slab_word(s * 32u + NEXT_WORD);
     for (var hop = 0u; hop < chain_bound() && c != NULL_SLAB; hop++) {
       let next = slab_word(c * 32u + NEXT_WORD);
@@ -298,15 +296,14 @@ ${perWord(
     }
     atomicStore(&slabs[s * 32u + NEXT_WORD], NULL_SLAB);
   }
-  if (j == 0u && lane == 0u) {
+  if (live && j == 0u && lane == 0u) {
     set_vertex(v, ${V_DEGREE}u, 0u);
     set_vertex(v, ${V_FLAGS}u, 0u);
-  }`,
-)}
+  }
+}
 
-${entryFn(
+${perId(
   'finish',
-  'params.batch',
   /* wgsl */ `
   let v = ids[i];
   if (v < params.vertex_count && vertex_word(v, ${V_FLAGS}u) == DELETING) {
