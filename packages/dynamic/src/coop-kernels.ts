@@ -3,8 +3,11 @@ import {
   ALLOC_WGSL,
   BATCH_PARAMS,
   BATCH_WGSL,
+  batchItemWgsl,
   DELETE_BINDINGS,
   INSERT_BINDINGS,
+  type InsertionOrder,
+  orderLabel,
   QUERY_BINDINGS,
   QUERY_PARAMS,
 } from './edge-kernels.ts';
@@ -192,19 +195,20 @@ fn main(${COOP_ARGS}) {
 }
 
 /**
- * Insertion of a de-duplicated batch grouped by source, one subgroup per edge at a time (same bindings and
+ * Insertion of a de-duplicated batch taken in `order`, one subgroup per edge at a time (same bindings and
  * semantics as `insertKernel`).
  */
-export function coopInsertKernel(withValues: boolean): KernelDefinition {
+export function coopInsertKernel(withValues: boolean, order: InsertionOrder = 'by-source'): KernelDefinition {
   const setValue = withValues ? 'values[at] = vals[batch_edge(j)];' : '';
   return {
-    label: `dynamic insert edges, subgroup-cooperative${withValues ? ' (map)' : ''}`,
+    label: `dynamic insert edges, subgroup-cooperative${withValues ? ' (map)' : ''}${orderLabel(order)}`,
     subgroups: true,
     bindings: INSERT_BINDINGS,
     params: BATCH_PARAMS,
     code: /* wgsl */ `
 ${tableWgsl(true, true)}
 ${BATCH_WGSL}
+${batchItemWgsl(order)}
 ${ALLOC_WGSL}
 ${COOP_WGSL}
 
@@ -290,9 +294,10 @@ fn main(${COOP_ARGS}) {
   var my_k = 0u;
   var my_j = 0u;
   if (i < params.n) {
-    my_j = idx[i];
-    my_v = keys[i];
-    my_k = batch_dst(my_j);
+    let item = batch_item(i);
+    my_v = item.x;
+    my_j = item.y;
+    my_k = item.z;
     pending = my_v < params.vertex_count && is_alive(my_v) && is_alive(my_k);
   }
   ${rounds('insert_edge(v, k, j, lane, sg_size, leads, leader);')}

@@ -615,3 +615,51 @@ describe('DynamicGraph probing', () => {
     );
   });
 });
+
+describe.each(PROBINGS)('DynamicGraph insertion in batch order (%s probing)', (probing) => {
+  it('duplicates in both orientations, re-insertion over tombstones, hubs: the model, last value wins', async (context) => {
+    await gpuTest(
+      async (device) => {
+        for (const directed of [false, true]) {
+          const rand = mulberry32(directed ? 17 : 18);
+          const n = 150;
+          const g = await DynamicGraph.create(device, { probing, vertexCount: n, directed, values: 'u32' });
+          g.insertionOrder = 'batch';
+          const model = new HostDynamicGraph(n, directed);
+          for (let round = 0; round < 6; round++) {
+            const what = `${directed ? 'directed' : 'undirected'} round ${round}`;
+            // Half the items repeat an earlier one (often flipped), a third of the rest leave hub 0 or 1.
+            const ins = randomBatch(rand, n, 200 + Math.floor(rand() * 2500), 0.5);
+            for (let i = 0; i < ins.src.length; i += 3) ins.src[i] = i % 2;
+            // Self-loops are dropped.
+            for (let i = 1; i < ins.src.length; i += 50) ins.dst[i] = ins.src[i]!;
+            await g.insertEdges(ins.src, ins.dst, ins.val);
+            model.insertEdges(ins.src, ins.dst, ins.val);
+            await expectTablesMatch(g, model, `${what}: insert`);
+            // Delete half of them and insert the batch again: its keys take their own tombstones back.
+            const half = Math.floor(ins.src.length / 2);
+            await g.deleteEdges(ins.src.subarray(0, half), ins.dst.subarray(0, half));
+            model.deleteEdges(ins.src.subarray(0, half), ins.dst.subarray(0, half));
+            ins.val.reverse();
+            await g.insertEdges(ins.src, ins.dst, ins.val);
+            model.insertEdges(ins.src, ins.dst, ins.val);
+            await expectTablesMatch(g, model, `${what}: re-insert`);
+          }
+          await expectExportMatches(g, model, `${directed ? 'directed' : 'undirected'}: final`);
+          await g.check();
+          g.destroy();
+        }
+      },
+      { subgroups: probing === 'subgroup', context },
+    );
+  });
+
+  it('rejects an unknown order', async () => {
+    await gpuTest(async (device) => {
+      const g = await DynamicGraph.create(device, { vertexCount: 4, directed: true });
+      (g as { insertionOrder: string }).insertionOrder = 'sorted';
+      await expect(g.insertEdges(Uint32Array.of(0), Uint32Array.of(1))).rejects.toThrow(InputError);
+      g.destroy();
+    });
+  });
+});

@@ -35,6 +35,7 @@ import {
   allocFixupKernel,
   batchDedupKernel,
   deleteKernel,
+  type InsertionOrder,
   insertKernel,
   queryKernel,
 } from './edge-kernels.ts';
@@ -209,6 +210,13 @@ export class DynamicGraph implements NeighborGraph {
    * of the bucket counts, probes that compare as they load), kept so that the two can be timed side by side.
    */
   vertexDeletion: 'device' | 'host' = 'device';
+  /**
+   * How {@link insertEdges} orders a de-duplicated batch: `'by-source'` (the default), one stable radix sort
+   * groups it by source so that a vertex's insertions run side by side (its record and slabs stay in cache);
+   * `'batch'`, as given, with no sort (the insert kernel asks the dedup table whether its item won): two
+   * dispatches fewer and no sort, at the cost of that locality.
+   */
+  insertionOrder: InsertionOrder = 'by-source';
   #vertexCount = 0;
   #store!: TableStorage;
   /** Host copies of the ALIVE flag and of the base bucket counts (vertex operations and rehash change them). */
@@ -1307,8 +1315,12 @@ export class DynamicGraph implements NeighborGraph {
     const d = this.device;
     const dedup = await d.kernel(batchDedupKernel());
     const withValues = this.valueType !== undefined;
+    const order = this.insertionOrder;
+    if (order !== 'by-source' && order !== 'batch') {
+      throw new InputError(`insertionOrder must be 'by-source' or 'batch', got ${String(order)}`, where);
+    }
     const insert = await d.kernel(
-      this.#kernelFor(insertKernel(withValues), coopInsertKernel(withValues), 'thread'),
+      this.#kernelFor(insertKernel(withValues, order), coopInsertKernel(withValues, order), 'thread'),
     );
     const fixup = await d.kernel(allocFixupKernel());
     const bits = Math.max(1, Math.ceil(Math.log2(Math.max(this.#vertexCount, 2))));
@@ -1323,14 +1335,16 @@ export class DynamicGraph implements NeighborGraph {
       const table = rec.scratch('u32', tableSize, 'batch pair table');
       const params = { n: m, mirror: mirror ? 1 : 0, vertex_count: this.#vertexCount };
       const workgroups = Math.ceil(m / WORKGROUP);
-      // Duplicates resolved by a hash table of pairs (the newest wins), then one stable sort groups the
-      // winners by source, so a vertex's insertions run side by side (its handle and slabs stay in cache).
+      // Duplicates resolved by a hash table of pairs (the newest wins); by source, one stable sort then groups
+      // the winners by source, so a vertex's insertions run side by side (its handle and slabs stay in cache).
       const dedupBindings = { src: srcArr, dst: dstArr, keys, idx, slot_of: slotOf, table };
       const dedupParams = { ...params, table_mask: tableSize - 1, loser: 2 ** bits };
       rec.clear(table);
       rec.dispatch(dedup, { entry: 'dedup', bindings: dedupBindings, params: dedupParams, workgroups });
-      rec.dispatch(dedup, { entry: 'sort_keys', bindings: dedupBindings, params: dedupParams, workgroups });
-      await sortPairs(rec, keys, idx, { count: m, bits: bits + 1 });
+      if (order === 'by-source') {
+        rec.dispatch(dedup, { entry: 'sort_keys', bindings: dedupBindings, params: dedupParams, workgroups });
+        await sortPairs(rec, keys, idx, { count: m, bits: bits + 1 });
+      }
       rec.dispatch(insert, {
         bindings: {
           slabs: this.slabs,
@@ -1341,8 +1355,7 @@ export class DynamicGraph implements NeighborGraph {
           src: srcArr,
           dst: dstArr,
           vals: valArr,
-          keys,
-          idx,
+          ...(order === 'by-source' ? { keys, idx } : { keys: slotOf, idx: table }),
         },
         params: { ...params, slab_capacity: this.#store.slabCapacity },
         workgroups,

@@ -65,6 +65,38 @@ fn give_back(slab: u32) {
 const NO_SLOT = 0xffffffff;
 
 /**
+ * The order in which insert kernels take a de-duplicated batch: `'by-source'`, sorted by the dedup kernel's
+ * keys (`keys`: the source of each pair's newest item, others at least vertex_count; `idx`: batch positions
+ * in that order), so a vertex's insertions run side by side; `'batch'`, as given, with no sort (`keys`: each
+ * item's slot in the dedup table, `idx`: the table, whose slot holds 1 + the winning item).
+ */
+export type InsertionOrder = 'by-source' | 'batch';
+
+/** `batch_item(i)`: the source, batch position and target of insert thread i; source NONE_ITEM when it has none. */
+export function batchItemWgsl(order: InsertionOrder): string {
+  const pick =
+    order === 'by-source'
+      ? /* wgsl */ `
+  let v = keys[i];
+  if (v >= params.vertex_count) { return vec3<u32>(NONE_ITEM, 0u, 0u); }
+  let j = idx[i];
+  return vec3<u32>(v, j, batch_dst(j));`
+      : /* wgsl */ `
+  let h = keys[i];
+  if (h == ${NO_SLOT}u || idx[h] != i + 1u) { return vec3<u32>(NONE_ITEM, 0u, 0u); }
+  return vec3<u32>(batch_src(i), i, batch_dst(i));`;
+  return /* wgsl */ `
+const NONE_ITEM = 0xffffffffu;
+fn batch_item(i: u32) -> vec3<u32> {${pick}
+}`;
+}
+
+/** Label suffix of an insert kernel taking the batch in `order`. */
+export function orderLabel(order: InsertionOrder): string {
+  return order === 'batch' ? ', batch order' : '';
+}
+
+/**
  * De-duplicates a batch in one pass over an open-addressing table of (source, target) pairs (a power of
  * two, at least twice the batch, so probes are short and always end): a slot holds 1 + the position of an
  * item with its pair, raised by atomicMax to the newest one, so "last in batch wins" and each pair has one
@@ -168,20 +200,20 @@ export const BATCH_PARAMS = { n: 'u32', mirror: 'u32', vertex_count: 'u32', slab
 export const QUERY_PARAMS = { n: 'u32', vertex_count: 'u32', slab_capacity: 'u32' } as const;
 
 /**
- * Inserts a batch sorted by the dedup kernel's keys (`keys`: the source of each pair's newest item, others
- * at least vertex_count; `idx`: batch positions in that order): pairs are unique within the kernel, so a
- * thread may claim a TOMBSTONE without another thread putting the same key elsewhere (the
- * duplicate-after-delete bug of SlabHash's insertUnique).
+ * Inserts a batch de-duplicated by the dedup kernel, taken in `order` (see {@link InsertionOrder}): pairs
+ * are unique within the kernel, so a thread may claim a TOMBSTONE without another thread putting the same
+ * key elsewhere (the duplicate-after-delete bug of SlabHash's insertUnique).
  */
-export function insertKernel(withValues: boolean): KernelDefinition {
+export function insertKernel(withValues: boolean, order: InsertionOrder = 'by-source'): KernelDefinition {
   const setValue = withValues ? 'values[at] = vals[batch_edge(j)];' : '';
   return {
-    label: `dynamic insert edges${withValues ? ' (map)' : ''}`,
+    label: `dynamic insert edges${withValues ? ' (map)' : ''}${orderLabel(order)}`,
     bindings: INSERT_BINDINGS,
     params: BATCH_PARAMS,
     code: /* wgsl */ `
 ${tableWgsl(true, true)}
 ${BATCH_WGSL}
+${batchItemWgsl(order)}
 
 ${ALLOC_WGSL}
 fn insert_edge(i: u32, j: u32, v: u32, k: u32) {
@@ -255,10 +287,11 @@ ${ENTRY_HEAD}
 fn main(${ENTRY_ARGS}) {
   ${THREAD_INDEX}
   if (i >= params.n) { return; }
-  let v = keys[i];
+  let item = batch_item(i);
+  let v = item.x;
   if (v >= params.vertex_count) { return; }
-  let j = idx[i];
-  let k = batch_dst(j);
+  let j = item.y;
+  let k = item.z;
   if (!is_alive(v) || !is_alive(k)) { return; }
   insert_edge(i, j, v, k);
 }`,

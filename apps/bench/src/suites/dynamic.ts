@@ -16,6 +16,7 @@ import {
   DynamicPageRank,
   DynamicSssp,
   dynamicTriangleCount,
+  type InsertionOrder,
   KEY_SLOTS,
   type Probing,
 } from '@weft/dynamic';
@@ -285,13 +286,13 @@ type SlotInstance = BenchInstance & { readonly maxRunsPerSubmit: number };
  * tombstones) n keys per direction. When a new submit begins, the batches of the previous one are undone
  * in a separate, untimed submit. Before timing, every batch was inserted once (and, for insertion, deleted
  * again), so the chains the batches need exist: timed runs need no new slabs, as in the paper's runs into
- * a loaded graph.
+ * a loaded graph. `order` picks `DynamicGraph.insertionOrder` (insertion only; the default is by source).
  */
-function edgeRateCase(op: 'insert' | 'delete', probing: Probing): BenchCase {
+function edgeRateCase(op: 'insert' | 'delete', probing: Probing, order?: InsertionOrder): BenchCase {
   return {
-    name: `dynamic ${op} edges (${probing} probing)`,
+    name: `dynamic ${op} edges (${probing} probing${order === 'batch' ? ', batch order' : ''})`,
     family: 'dynamic',
-    paperRow: op === 'insert' ? 'edge insertion' : 'edge deletion',
+    ...(order === 'batch' ? {} : { paperRow: op === 'insert' ? 'edge insertion' : 'edge deletion' }),
     maxItems: (device) => scaleOf(device).poolEdges / 2,
     async setup(device, n, seed): Promise<BenchInstance> {
       const scale = scaleOf(device);
@@ -299,6 +300,7 @@ function edgeRateCase(op: 'insert' | 'delete', probing: Probing): BenchCase {
       const slots = Math.max(2, Math.min(MAX_RUNS_PER_SUBMIT, Math.floor(scale.poolEdges / n)));
       const pool = edgePool(scale, csr, 'kronecker', seed, slots * n);
       const graph = await DynamicGraph.fromCsr(device, csr, { probing });
+      if (order) graph.insertionOrder = order;
       const batches: Edges[] = [];
       const onGpu: { src: DeviceArray<'u32'>; dst: DeviceArray<'u32'> }[] = [];
       for (let k = 0; k < slots; k++) {
@@ -330,7 +332,7 @@ function edgeRateCase(op: 'insert' | 'delete', probing: Probing): BenchCase {
         items: n,
         // Per edge and direction: the batch ids read (8 B), one key slot written (4 B), the degree (4 B).
         bytes: n * 2 * 16,
-        setup: `${describeGraph(scale, 'kronecker', csr)}, built from its CSR, ${HINTED_TABLES}; batches of ${n} ${op === 'insert' ? 'new' : 'present'} edges (${2 * n} arcs) on the GPU, ${probing} probing, chains pre-grown (no allocation in the timed batches)`,
+        setup: `${describeGraph(scale, 'kronecker', csr)}, built from its CSR, ${HINTED_TABLES}; batches of ${n} ${op === 'insert' ? 'new' : 'present'} edges (${2 * n} arcs) on the GPU, ${probing} probing${order ? `, ${order} order` : ''}, chains pre-grown (no allocation in the timed batches)`,
         async run(rec) {
           if (rec !== current) {
             await undo();
@@ -1312,7 +1314,12 @@ function onTablesCase(algorithm: TableAlgorithm, on: 'tables' | 'slots' | 'fresh
 const PROBINGS: Probing[] = ['thread', 'subgroup'];
 
 export const cases: BenchCase[] = [
-  ...PROBINGS.flatMap((p) => [edgeRateCase('insert', p), edgeRateCase('delete', p), queryCase(p)]),
+  ...PROBINGS.flatMap((p) => [
+    edgeRateCase('insert', p),
+    edgeRateCase('insert', p, 'batch'),
+    edgeRateCase('delete', p),
+    queryCase(p),
+  ]),
   vertexDeletionCase('device'),
   vertexDeletionCase('host'),
   allocationCase,
