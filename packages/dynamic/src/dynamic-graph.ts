@@ -1324,14 +1324,15 @@ export class DynamicGraph implements NeighborGraph {
     );
     const fixup = await d.kernel(allocFixupKernel());
     const bits = Math.max(1, Math.ceil(Math.log2(Math.max(this.#vertexCount, 2))));
-    const tableSize = pairTableSize(m, this.device.limits['maxStorageBufferBindingSize'] ?? 2 ** 27);
+    // The dedup table hashes each batch edge once (both directions of a mirrored edge share its pair).
+    const tableSize = pairTableSize(n, this.device.limits['maxStorageBufferBindingSize'] ?? 2 ** 27);
     const record = async (rec: Recorder) => {
       const srcArr = this.#onDevice(rec, src, 'batch sources');
       const dstArr = this.#onDevice(rec, dst, 'batch targets');
       const valArr = values === undefined ? srcArr : this.#onDevice(rec, values, 'batch values');
       const keys = rec.scratch('u32', m, 'batch sort keys');
       const idx = rec.scratch('u32', m, 'batch order');
-      const slotOf = rec.scratch('u32', m, 'batch pair slots');
+      const slotOf = rec.scratch('u32', n, 'batch pair slots');
       const table = rec.scratch('u32', tableSize, 'batch pair table');
       const params = { n: m, mirror: mirror ? 1 : 0, vertex_count: this.#vertexCount };
       const workgroups = Math.ceil(m / WORKGROUP);
@@ -1446,7 +1447,7 @@ export function pairTableSize(items: number, maxBindingBytes: number): number {
   const size = Math.min(wanted, 2 ** Math.floor(Math.log2(maxBindingBytes / 4)));
   if (size <= items) {
     throw new DeviceLimitError(
-      `a batch of ${items} edge directions (its dedup table of u32 x ${wanted})`,
+      `a batch of ${items} edges (its dedup table of u32 x ${wanted})`,
       wanted * 4,
       'maxStorageBufferBindingSize',
       maxBindingBytes,

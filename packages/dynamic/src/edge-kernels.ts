@@ -61,14 +61,14 @@ fn give_back(slab: u32) {
 }
 `;
 
-/** `slot_of` of an item that takes no part in the insertion (invalid ids, self-loops). */
+/** `slot_of` of an edge that takes no part in the insertion (invalid ids, self-loops). */
 const NO_SLOT = 0xffffffff;
 
 /**
  * The order in which insert kernels take a de-duplicated batch: `'by-source'`, sorted by the dedup kernel's
  * keys (`keys`: the source of each pair's newest item, others at least vertex_count; `idx`: batch positions
  * in that order), so a vertex's insertions run side by side; `'batch'`, as given, with no sort (`keys`: each
- * item's slot in the dedup table, `idx`: the table, whose slot holds 1 + the winning item).
+ * batch edge's slot in the dedup table, `idx`: the table, whose slot holds 1 + the winning edge).
  */
 export type InsertionOrder = 'by-source' | 'batch';
 
@@ -82,8 +82,9 @@ export function batchItemWgsl(order: InsertionOrder): string {
   let j = idx[i];
   return vec3<u32>(v, j, batch_dst(j));`
       : /* wgsl */ `
-  let h = keys[i];
-  if (h == ${NO_SLOT}u || idx[h] != i + 1u) { return vec3<u32>(NONE_ITEM, 0u, 0u); }
+  let e = batch_edge(i);
+  let h = keys[e];
+  if (h == ${NO_SLOT}u || idx[h] != e + 1u) { return vec3<u32>(NONE_ITEM, 0u, 0u); }
   return vec3<u32>(batch_src(i), i, batch_dst(i));`;
   return /* wgsl */ `
 const NONE_ITEM = 0xffffffffu;
@@ -97,13 +98,16 @@ export function orderLabel(order: InsertionOrder): string {
 }
 
 /**
- * De-duplicates a batch in one pass over an open-addressing table of (source, target) pairs (a power of
- * two, at least twice the batch, so probes are short and always end): a slot holds 1 + the position of an
- * item with its pair, raised by atomicMax to the newest one, so "last in batch wins" and each pair has one
- * winner. Slots store positions, not pairs: the batch arrays hold the pair of any position, so one 32-bit
- * atomic word per slot suffices. Entry `dedup` fills the table (and the positions for the sort); `sort_keys`
- * then gives each item its sort key: its source if it won, else `params.loser` (at least vertex_count), so
- * one stable sort both groups the winners by source and moves everything else past them.
+ * De-duplicates a batch in one pass over an open-addressing table of pairs (a power of two, at least twice
+ * the pairs hashed, so probes are short and always end). The unit hashed is a batch edge (`batch_edge`):
+ * directed, its (source, target); mirrored, its unordered pair {min, max}, once for both of its items, since
+ * "last in batch wins, in either orientation" is exactly the newest edge with that unordered pair (half the
+ * atomics and half the table of hashing each direction). A slot holds 1 + the newest edge with its pair,
+ * raised by atomicMax. Slots store edges, not pairs: the batch arrays hold the pair of any edge, so one
+ * 32-bit atomic word per slot suffices. Entry `dedup` fills the table (`slot_of[e]`: edge e's slot) and the
+ * positions for the sort; `sort_keys` then gives each item its sort key: its source if its edge won, else
+ * `params.loser` (at least vertex_count), so one stable sort both groups the winners by source and moves
+ * everything else past them.
  */
 export function batchDedupKernel(): KernelDefinition {
   return {
@@ -129,30 +133,36 @@ fn pair_hash(s: u32, d: u32) -> u32 {
   return h ^ (h >> 16u);
 }
 
+// The pair edge e is hashed by (unordered when mirrored).
+fn edge_pair(e: u32) -> vec2<u32> {
+  if (params.mirror != 0u) { return vec2<u32>(min(src[e], dst[e]), max(src[e], dst[e])); }
+  return vec2<u32>(src[e], dst[e]);
+}
+
 ${ENTRY_HEAD}
 fn dedup(${ENTRY_ARGS}) {
   ${THREAD_INDEX}
   if (i >= params.n) { return; }
   idx[i] = i;
-  slot_of[i] = ${NO_SLOT}u;
+  if (params.mirror != 0u && (i & 1u) == 1u) { return; }
+  let e = batch_edge(i);
+  slot_of[e] = ${NO_SLOT}u;
   if (!batch_valid(i)) { return; }
-  let s = batch_src(i);
-  let d = batch_dst(i);
-  var h = pair_hash(s, d) & params.table_mask;
+  let pair = edge_pair(e);
+  var h = pair_hash(pair.x, pair.y) & params.table_mask;
   // Fewer distinct pairs than slots: a free slot or the pair's own is always found. The bound only covers
   // spurious compare-exchange failures, which retry the same slot.
   for (var probe = 0u; probe < 4u * (params.table_mask + 1u); probe++) {
     var w = atomicLoad(&table[h]);
     if (w == 0u) {
-      let r = atomicCompareExchangeWeak(&table[h], 0u, i + 1u);
-      if (r.exchanged) { slot_of[i] = h; return; }
+      let r = atomicCompareExchangeWeak(&table[h], 0u, e + 1u);
+      if (r.exchanged) { slot_of[e] = h; return; }
       w = r.old_value;
       if (w == 0u) { continue; }
     }
-    let o = w - 1u;
-    if (batch_src(o) == s && batch_dst(o) == d) {
-      atomicMax(&table[h], i + 1u);
-      slot_of[i] = h;
+    if (all(edge_pair(w - 1u) == pair)) {
+      atomicMax(&table[h], e + 1u);
+      slot_of[e] = h;
       return;
     }
     h = (h + 1u) & params.table_mask;
@@ -163,8 +173,9 @@ ${ENTRY_HEAD}
 fn sort_keys(${ENTRY_ARGS}) {
   ${THREAD_INDEX}
   if (i >= params.n) { return; }
-  let h = slot_of[i];
-  let newest = h != ${NO_SLOT}u && atomicLoad(&table[h]) == i + 1u;
+  let e = batch_edge(i);
+  let h = slot_of[e];
+  let newest = h != ${NO_SLOT}u && atomicLoad(&table[h]) == e + 1u;
   keys[i] = select(params.loser, batch_src(i), newest);
 }`,
   };
