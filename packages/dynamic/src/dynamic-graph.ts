@@ -217,6 +217,11 @@ export class DynamicGraph implements NeighborGraph {
    * dispatches fewer and no sort, at the cost of that locality.
    */
   insertionOrder: InsertionOrder = 'by-source';
+  /**
+   * @internal Subgroup edge deletion: each lane tombstones its own find after the search rounds (the
+   * default), or the leader in each round (the earlier kernel, kept so that a bench can time both).
+   */
+  deleteClaims: 'after-rounds' | 'each-round' = 'after-rounds';
   #vertexCount = 0;
   #store!: TableStorage;
   /** Host copies of the ALIVE flag and of the base bucket counts (vertex operations and rehash change them). */
@@ -721,7 +726,9 @@ export class DynamicGraph implements NeighborGraph {
     const n = this.#batchLength(src, dst, 'deleteEdges');
     const m = this.directed ? n : 2 * n;
     if (m === 0) return;
-    const kernel = await this.device.kernel(this.#kernelFor(deleteKernel(), coopDeleteKernel(), 'subgroup'));
+    const kernel = await this.device.kernel(
+      this.#kernelFor(deleteKernel(), coopDeleteKernel(this.deleteClaims), 'subgroup'),
+    );
     await onTarget(options.recorder ?? this.device, 'dynamic delete edges', async (rec) => {
       rec.dispatch(kernel, {
         bindings: {

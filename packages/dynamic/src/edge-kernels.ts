@@ -10,7 +10,10 @@ import {
   READ,
   THREAD_INDEX,
   tableWgsl,
+  V_BASE,
+  V_BUCKETS,
   V_DEGREE,
+  V_FLAGS,
   WRITE,
 } from './layout.ts';
 
@@ -334,7 +337,10 @@ fn main() {
   };
 }
 
-/** Deletes a batch: a key becomes TOMBSTONE by compare-exchange, so duplicates in the batch count once. */
+/**
+ * Deletes a batch: a key becomes TOMBSTONE by compare-exchange, so duplicates in the batch count once. The
+ * source's flags, base and bucket count are loaded together (one round trip before the probe, not two).
+ */
 export function deleteKernel(): KernelDefinition {
   return {
     label: 'dynamic delete edges',
@@ -349,8 +355,11 @@ fn main(${ENTRY_ARGS}) {
   if (i >= params.n || !batch_valid(i)) { return; }
   let v = batch_src(i);
   let k = batch_dst(i);
-  if (!is_alive(v)) { return; }
-  let at = find_key(v, k);
+  let flags = vertex_word(v, ${V_FLAGS}u);
+  let base = vertex_word(v, ${V_BASE}u);
+  let buckets = vertex_word(v, ${V_BUCKETS}u);
+  if ((flags & ALIVE) == 0u || buckets == 0u) { return; }
+  let at = find_key_from(base + hash_key(k) % buckets, k);
   if (at == NOT_FOUND) { return; }
   for (var attempt = 0u; attempt < 1024u; attempt++) {
     let r = atomicCompareExchangeWeak(&slabs[at], k, TOMBSTONE);

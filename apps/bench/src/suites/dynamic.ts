@@ -16,7 +16,6 @@ import {
   DynamicPageRank,
   DynamicSssp,
   dynamicTriangleCount,
-  type InsertionOrder,
   KEY_SLOTS,
   type Probing,
 } from '@weft/dynamic';
@@ -286,13 +285,18 @@ type SlotInstance = BenchInstance & { readonly maxRunsPerSubmit: number };
  * tombstones) n keys per direction. When a new submit begins, the batches of the previous one are undone
  * in a separate, untimed submit. Before timing, every batch was inserted once (and, for insertion, deleted
  * again), so the chains the batches need exist: timed runs need no new slabs, as in the paper's runs into
- * a loaded graph. `order` picks `DynamicGraph.insertionOrder` (insertion only; the default is by source).
+ * a loaded graph. `variant` times an alternative beside the default: insertion in batch order
+ * (`DynamicGraph.insertionOrder`), or the subgroup deletion kernel that claims in each round (`deleteClaims`).
  */
-function edgeRateCase(op: 'insert' | 'delete', probing: Probing, order?: InsertionOrder): BenchCase {
+function edgeRateCase(
+  op: 'insert' | 'delete',
+  probing: Probing,
+  variant?: 'batch order' | 'claims each round',
+): BenchCase {
   return {
-    name: `dynamic ${op} edges (${probing} probing${order === 'batch' ? ', batch order' : ''})`,
+    name: `dynamic ${op} edges (${probing} probing${variant ? `, ${variant}` : ''})`,
     family: 'dynamic',
-    ...(order === 'batch' ? {} : { paperRow: op === 'insert' ? 'edge insertion' : 'edge deletion' }),
+    ...(variant ? {} : { paperRow: op === 'insert' ? 'edge insertion' : 'edge deletion' }),
     maxItems: (device) => scaleOf(device).poolEdges / 2,
     async setup(device, n, seed): Promise<BenchInstance> {
       const scale = scaleOf(device);
@@ -300,7 +304,8 @@ function edgeRateCase(op: 'insert' | 'delete', probing: Probing, order?: Inserti
       const slots = Math.max(2, Math.min(MAX_RUNS_PER_SUBMIT, Math.floor(scale.poolEdges / n)));
       const pool = edgePool(scale, csr, 'kronecker', seed, slots * n);
       const graph = await DynamicGraph.fromCsr(device, csr, { probing });
-      if (order) graph.insertionOrder = order;
+      if (variant === 'batch order') graph.insertionOrder = 'batch';
+      if (variant === 'claims each round') graph.deleteClaims = 'each-round';
       const batches: Edges[] = [];
       const onGpu: { src: DeviceArray<'u32'>; dst: DeviceArray<'u32'> }[] = [];
       for (let k = 0; k < slots; k++) {
@@ -332,7 +337,7 @@ function edgeRateCase(op: 'insert' | 'delete', probing: Probing, order?: Inserti
         items: n,
         // Per edge and direction: the batch ids read (8 B), one key slot written (4 B), the degree (4 B).
         bytes: n * 2 * 16,
-        setup: `${describeGraph(scale, 'kronecker', csr)}, built from its CSR, ${HINTED_TABLES}; batches of ${n} ${op === 'insert' ? 'new' : 'present'} edges (${2 * n} arcs) on the GPU, ${probing} probing${order ? `, ${order} order` : ''}, chains pre-grown (no allocation in the timed batches)`,
+        setup: `${describeGraph(scale, 'kronecker', csr)}, built from its CSR, ${HINTED_TABLES}; batches of ${n} ${op === 'insert' ? 'new' : 'present'} edges (${2 * n} arcs) on the GPU, ${probing} probing${variant ? `, ${variant}` : ''}, chains pre-grown (no allocation in the timed batches)`,
         async run(rec) {
           if (rec !== current) {
             await undo();
@@ -1316,8 +1321,9 @@ const PROBINGS: Probing[] = ['thread', 'subgroup'];
 export const cases: BenchCase[] = [
   ...PROBINGS.flatMap((p) => [
     edgeRateCase('insert', p),
-    edgeRateCase('insert', p, 'batch'),
+    edgeRateCase('insert', p, 'batch order'),
     edgeRateCase('delete', p),
+    ...(p === 'subgroup' ? [edgeRateCase('delete', p, 'claims each round')] : []),
     queryCase(p),
   ]),
   vertexDeletionCase('device'),
