@@ -230,22 +230,43 @@ ${BATCH_WGSL}
 ${batchItemWgsl(order)}
 
 ${ALLOC_WGSL}
-fn insert_edge(i: u32, j: u32, v: u32, k: u32) {
-  // Pass 1: is k there (then only its value changes)? Remember the first slab with a free slot.
-  var slab = bucket_slab(v, k);
+fn insert_edge(i: u32, j: u32, v: u32, k: u32, first: u32) {
+  // Pass 1: is k there (then only its value changes)? Remember the first slab with a free slot, and in it
+  // the free slot nearest this thread's own lane with the word read there.
+  let first_lane = i % KEY_SLOTS;
+  var slab = first;
   var claim_slab = NULL_SLAB;
+  var claim_lane = 0u;
+  var claim_word = EMPTY;
   for (var hop = 0u; hop < chain_bound(); hop++) {
     let base = slab * 32u;
     let words = load_slab(base);
+    var nearest = KEY_SLOTS;
     for (var lane = 0u; lane < KEY_SLOTS; lane++) {
       let at = base + lane;
       let w = words[lane];
       if (w == k) { ${setValue} return; }
-      if ((w == EMPTY || w == TOMBSTONE) && claim_slab == NULL_SLAB) { claim_slab = slab; }
+      let d = (lane + KEY_SLOTS - first_lane) % KEY_SLOTS;
+      if ((w == EMPTY || w == TOMBSTONE) && claim_slab == NULL_SLAB && d < nearest) {
+        nearest = d;
+        claim_lane = lane;
+        claim_word = w;
+      }
     }
+    if (nearest < KEY_SLOTS && claim_slab == NULL_SLAB) { claim_slab = slab; }
     let next = words[NEXT_WORD];
     if (next == NULL_SLAB) { break; }
     slab = next;
+  }
+  // The slot pass 1 saw free is claimed with the word it read there: no second read when no one took it.
+  if (claim_slab != NULL_SLAB) {
+    let at = claim_slab * 32u + claim_lane;
+    let r = atomicCompareExchangeWeak(&slabs[at], claim_word, k);
+    if (r.exchanged) {
+      ${setValue}
+      atomicAdd(&vertices[v * 4u + ${V_DEGREE}u], 1u);
+      return;
+    }
   }
   // Pass 2: claim a free slot from there on. Other keys race for the same slots; this key does not (the
   // batch is unique), so a lost slot just means moving on. Each thread starts at its own lane: the threads
@@ -253,7 +274,6 @@ fn insert_edge(i: u32, j: u32, v: u32, k: u32) {
   var s = claim_slab;
   var tried = 0u;
   if (s == NULL_SLAB) { s = slab; tried = KEY_SLOTS; }
-  let first_lane = i % KEY_SLOTS;
   var spare = NULL_SLAB;
   // Each step either moves forward or retries after a spurious compare-exchange failure.
   for (var step = 0u; step < chain_bound() * 64u; step++) {
@@ -306,8 +326,13 @@ fn main(${ENTRY_ARGS}) {
   if (v >= params.vertex_count) { return; }
   let j = item.y;
   let k = item.z;
-  if (!is_alive(v) || !is_alive(k)) { return; }
-  insert_edge(i, j, v, k);
+  // The source's record and the target's flags, read together (one round trip before the probe).
+  let flags = vertex_word(v, ${V_FLAGS}u);
+  let base = vertex_word(v, ${V_BASE}u);
+  let buckets = vertex_word(v, ${V_BUCKETS}u);
+  let target_alive = is_alive(k);
+  if ((flags & ALIVE) == 0u || !target_alive || buckets == 0u) { return; }
+  insert_edge(i, j, v, k, base + hash_key(k) % buckets);
 }`,
   };
 }
