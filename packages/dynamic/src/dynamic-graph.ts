@@ -1346,12 +1346,30 @@ export class DynamicGraph implements NeighborGraph {
       // Duplicates resolved by a hash table of pairs (the newest wins); by source, one stable sort then groups
       // the winners by source, so a vertex's insertions run side by side (its handle and slabs stay in cache).
       const dedupBindings = { src: srcArr, dst: dstArr, keys, idx, slot_of: slotOf, table };
-      const dedupParams = { ...params, table_mask: tableSize - 1, loser: 2 ** bits };
+      const dedupParams = {
+        ...params,
+        table_mask: tableSize - 1,
+        loser: 2 ** bits,
+        with_order: order === 'by-source' ? 1 : 0,
+      };
       rec.clear(table);
       rec.dispatch(dedup, { entry: 'dedup', bindings: dedupBindings, params: dedupParams, workgroups });
+      // Sorted into arrays of their own: three passes in place would end with a copy back.
+      const sorted =
+        order === 'by-source'
+          ? {
+              keys: rec.scratch('u32', m, 'batch sorted keys'),
+              idx: rec.scratch('u32', m, 'batch sorted order'),
+            }
+          : { keys: slotOf, idx: table };
       if (order === 'by-source') {
         rec.dispatch(dedup, { entry: 'sort_keys', bindings: dedupBindings, params: dedupParams, workgroups });
-        await sortPairs(rec, keys, idx, { count: m, bits: bits + 1 });
+        await sortPairs(rec, keys, idx, {
+          count: m,
+          bits: bits + 1,
+          outputKeys: sorted.keys,
+          outputValues: sorted.idx,
+        });
       }
       rec.dispatch(insert, {
         bindings: {
@@ -1363,7 +1381,7 @@ export class DynamicGraph implements NeighborGraph {
           src: srcArr,
           dst: dstArr,
           vals: valArr,
-          ...(order === 'by-source' ? { keys, idx } : { keys: slotOf, idx: table }),
+          ...sorted,
         },
         params: { ...params, slab_capacity: this.#store.slabCapacity },
         workgroups,

@@ -108,7 +108,7 @@ export function orderLabel(order: InsertionOrder): string {
  * atomics and half the table of hashing each direction). A slot holds 1 + the newest edge with its pair,
  * raised by atomicMax. Slots store edges, not pairs: the batch arrays hold the pair of any edge, so one
  * 32-bit atomic word per slot suffices. Entry `dedup` fills the table (`slot_of[e]`: edge e's slot) and the
- * positions for the sort; `sort_keys` then gives each item its sort key: its source if its edge won, else
+ * positions for the sort (when `with_order` is set); `sort_keys` then gives each item its sort key: its source if its edge won, else
  * `params.loser` (at least vertex_count), so one stable sort both groups the winners by source and moves
  * everything else past them.
  */
@@ -123,7 +123,14 @@ export function batchDedupKernel(): KernelDefinition {
       slot_of: WRITE,
       table: ATOMIC,
     },
-    params: { n: 'u32', mirror: 'u32', vertex_count: 'u32', table_mask: 'u32', loser: 'u32' },
+    params: {
+      n: 'u32',
+      mirror: 'u32',
+      vertex_count: 'u32',
+      table_mask: 'u32',
+      loser: 'u32',
+      with_order: 'u32',
+    },
     entryPoints: ['dedup', 'sort_keys'],
     code: /* wgsl */ `
 ${BATCH_WGSL}
@@ -146,7 +153,7 @@ ${ENTRY_HEAD}
 fn dedup(${ENTRY_ARGS}) {
   ${THREAD_INDEX}
   if (i >= params.n) { return; }
-  idx[i] = i;
+  if (params.with_order != 0u) { idx[i] = i; }
   if (params.mirror != 0u && (i & 1u) == 1u) { return; }
   let e = batch_edge(i);
   slot_of[e] = ${NO_SLOT}u;
