@@ -270,8 +270,8 @@ ${COOP_WGSL}
 // extending the chain when it is full. The batch holds k once, so a lost compare-exchange means another
 // key took the slot: read the slab again.
 ${NO_UNIFORMITY}
-fn insert_edge(v: u32, k: u32, j: u32, lane: u32, sg_size: u32, leads: bool, leader: u32) {
-  var slab = bucket_slab(v, k);
+fn insert_edge(v: u32, k: u32, j: u32, first: u32, lane: u32, sg_size: u32, leads: bool, leader: u32) {
+  var slab = first;
   var claim_slab = NULL_SLAB;
   for (var hop = 0u; hop < chain_bound(); hop++) {
     let base = slab * 32u;
@@ -295,16 +295,20 @@ fn insert_edge(v: u32, k: u32, j: u32, lane: u32, sg_size: u32, leads: bool, lea
     if (free != NONE) {
       var won = 0u;
       if (leads) {
+        // The slot was free a moment ago: EMPTY first, TOMBSTONE if that is what it holds, no read before.
         let at = base + free;
-        let w = atomicLoad(&slabs[at]);
-        if (w == EMPTY || w == TOMBSTONE) {
-          let r = atomicCompareExchangeWeak(&slabs[at], w, k);
+        var expected = EMPTY;
+        for (var t = 0u; t < 2u; t++) {
+          let r = atomicCompareExchangeWeak(&slabs[at], expected, k);
           if (r.exchanged) {
             ${setValue}
             atomicAdd(&vertices[v * 4u + ${V_DEGREE}u], 1u);
             give_back(spare);
             won = 1u;
+            break;
           }
+          if (r.old_value != TOMBSTONE) { break; }
+          expected = TOMBSTONE;
         }
       }
       if (subgroupShuffle(won, leader) == 1u) { return; }
@@ -346,14 +350,23 @@ fn main(${COOP_ARGS}) {
   var my_v = 0u;
   var my_k = 0u;
   var my_j = 0u;
+  var my_slab = NULL_SLAB;
   if (i < params.n) {
     let item = batch_item(i);
     my_v = item.x;
     my_j = item.y;
     my_k = item.z;
-    pending = my_v < params.vertex_count && is_alive(my_v) && is_alive(my_k);
+    if (my_v < params.vertex_count) {
+      // Each lane reads its own source's record and target's flags before the rounds, all lanes at once.
+      let flags = vertex_word(my_v, ${V_FLAGS}u);
+      let base = vertex_word(my_v, ${V_BASE}u);
+      let buckets = vertex_word(my_v, ${V_BUCKETS}u);
+      let target_alive = is_alive(my_k);
+      pending = (flags & ALIVE) != 0u && target_alive && buckets > 0u;
+      if (pending) { my_slab = base + hash_key(my_k) % buckets; }
+    }
   }
-  ${rounds('insert_edge(v, k, j, lane, sg_size, leads, leader);')}
+  ${rounds('insert_edge(v, k, j, subgroupShuffle(my_slab, leader), lane, sg_size, leads, leader);')}
 }`,
   };
 }
