@@ -3,12 +3,24 @@ import {
   ALLOC_WGSL,
   BATCH_PARAMS,
   BATCH_WGSL,
+  batchItemWgsl,
   DELETE_BINDINGS,
   INSERT_BINDINGS,
+  type InsertionOrder,
+  orderLabel,
   QUERY_BINDINGS,
   QUERY_PARAMS,
 } from './edge-kernels.ts';
-import { ENTRY_ARGS, ENTRY_HEAD, THREAD_INDEX, tableWgsl, V_DEGREE } from './layout.ts';
+import {
+  ENTRY_ARGS,
+  ENTRY_HEAD,
+  THREAD_INDEX,
+  tableWgsl,
+  V_BASE,
+  V_BUCKETS,
+  V_DEGREE,
+  V_FLAGS,
+} from './layout.ts';
 
 /*
  * Subgroup-cooperative probing (Awad et al.'s warp-cooperative work sharing, WCWS): each lane holds one
@@ -94,7 +106,13 @@ fn sg_spread(slot: u32, r: u32) -> u32 {
 // find_key by the whole subgroup (every lane passes the same v and k): word index of k, or NOT_FOUND.
 ${NO_UNIFORMITY}
 fn sg_find_key(v: u32, k: u32, lane: u32, sg_size: u32) -> u32 {
-  var slab = bucket_slab(v, k);
+  return sg_find_from(bucket_slab(v, k), k, lane, sg_size);
+}
+
+// The same from a bucket's first slab already known.
+${NO_UNIFORMITY}
+fn sg_find_from(first: u32, k: u32, lane: u32, sg_size: u32) -> u32 {
+  var slab = first;
   for (var hop = 0u; hop < chain_bound(); hop++) {
     let base = slab * 32u;
     let s = sg_first(lane_slot_of(base, lane, sg_size, k));
@@ -155,20 +173,23 @@ fn main(${COOP_ARGS}) {
   };
 }
 
-/** Edge deletion, one subgroup per edge at a time (same bindings and semantics as `deleteKernel`). */
-export function coopDeleteKernel(): KernelDefinition {
-  return {
-    label: 'dynamic delete edges, subgroup-cooperative',
-    subgroups: true,
-    bindings: DELETE_BINDINGS,
-    params: BATCH_PARAMS,
-    code: /* wgsl */ `
-${tableWgsl(true, true)}
-${BATCH_WGSL}
-${COOP_WGSL}
-${ENTRY}
-fn main(${COOP_ARGS}) {
-  ${THREAD_INDEX}
+/**
+ * Edge deletion, one subgroup per edge at a time (same bindings and semantics as `deleteKernel`). With
+ * `claims` = `'after-rounds'` (the default) each lane first loads its own source's record (flags, base,
+ * bucket count: one round trip for all lanes, not one a round), the rounds only search, and every lane then
+ * tombstones its own find at once: a round costs one dependent read of a slab instead of three (the
+ * record, the slab, the leader's compare-exchange). Deleting only tombstones keys, so a found key stays
+ * where it was until some lane's compare-exchange takes it (a repeat in the batch then finds it gone).
+ * `'each-round'` is the earlier form, kept to time against.
+ */
+export function coopDeleteKernel(claims: 'after-rounds' | 'each-round' = 'after-rounds'): KernelDefinition {
+  const tombstone = (v: string, k: string, at: string) => /* wgsl */ `
+      for (var attempt = 0u; attempt < 1024u; attempt++) {
+        let r = atomicCompareExchangeWeak(&slabs[${at}], ${k}, TOMBSTONE);
+        if (r.exchanged) { atomicSub(&vertices[${v} * 4u + ${V_DEGREE}u], 1u); break; }
+        if (r.old_value != ${k}) { break; }
+      }`;
+  const eachRound = /* wgsl */ `
   var pending = i < params.n && batch_valid(i);
   var my_v = 0u;
   var my_k = 0u;
@@ -180,31 +201,67 @@ fn main(${COOP_ARGS}) {
   }
   ${rounds(/* wgsl */ `
     let at = sg_find_key(v, k, lane, sg_size);
-    if (leads && at != NOT_FOUND) {
-      for (var attempt = 0u; attempt < 1024u; attempt++) {
-        let r = atomicCompareExchangeWeak(&slabs[at], k, TOMBSTONE);
-        if (r.exchanged) { atomicSub(&vertices[v * 4u + ${V_DEGREE}u], 1u); break; }
-        if (r.old_value != k) { break; }
-      }
-    }`)}
+    if (leads && at != NOT_FOUND) {${tombstone('v', 'k', 'at')}
+    }`)}`;
+  const afterRounds = /* wgsl */ `
+  var pending = i < params.n && batch_valid(i);
+  var my_v = 0u;
+  var my_k = 0u;
+  var my_slab = NULL_SLAB;
+  if (pending) {
+    my_v = batch_src(i);
+    my_k = batch_dst(i);
+    let flags = vertex_word(my_v, ${V_FLAGS}u);
+    let base = vertex_word(my_v, ${V_BASE}u);
+    let buckets = vertex_word(my_v, ${V_BUCKETS}u);
+    pending = (flags & ALIVE) != 0u && buckets > 0u;
+    if (pending) { my_slab = base + hash_key(my_k) % buckets; }
+  }
+  var my_at = NOT_FOUND;
+  for (var round = 0u; round < 128u; round++) {
+    let work = subgroupBallot(pending);
+    if (none_set(work)) { break; }
+    let leader = weft_trailing_zeros4(work);
+    let k = subgroupShuffle(my_k, leader);
+    let at = sg_find_from(subgroupShuffle(my_slab, leader), k, lane, sg_size);
+    if (lane == leader) {
+      my_at = at;
+      pending = false;
+    }
+  }
+  if (my_at != NOT_FOUND) {${tombstone('my_v', 'my_k', 'my_at')}
+  }`;
+  return {
+    label: `dynamic delete edges, subgroup-cooperative${claims === 'each-round' ? ', claims each round' : ''}`,
+    subgroups: true,
+    bindings: DELETE_BINDINGS,
+    params: BATCH_PARAMS,
+    code: /* wgsl */ `
+${tableWgsl(true, true)}
+${BATCH_WGSL}
+${COOP_WGSL}
+${ENTRY}
+fn main(${COOP_ARGS}) {
+  ${THREAD_INDEX}${claims === 'each-round' ? eachRound : afterRounds}
 }`,
   };
 }
 
 /**
- * Insertion of a de-duplicated batch grouped by source, one subgroup per edge at a time (same bindings and
+ * Insertion of a de-duplicated batch taken in `order`, one subgroup per edge at a time (same bindings and
  * semantics as `insertKernel`).
  */
-export function coopInsertKernel(withValues: boolean): KernelDefinition {
+export function coopInsertKernel(withValues: boolean, order: InsertionOrder = 'by-source'): KernelDefinition {
   const setValue = withValues ? 'values[at] = vals[batch_edge(j)];' : '';
   return {
-    label: `dynamic insert edges, subgroup-cooperative${withValues ? ' (map)' : ''}`,
+    label: `dynamic insert edges, subgroup-cooperative${withValues ? ' (map)' : ''}${orderLabel(order)}`,
     subgroups: true,
     bindings: INSERT_BINDINGS,
     params: BATCH_PARAMS,
     code: /* wgsl */ `
 ${tableWgsl(true, true)}
 ${BATCH_WGSL}
+${batchItemWgsl(order)}
 ${ALLOC_WGSL}
 ${COOP_WGSL}
 
@@ -213,8 +270,8 @@ ${COOP_WGSL}
 // extending the chain when it is full. The batch holds k once, so a lost compare-exchange means another
 // key took the slot: read the slab again.
 ${NO_UNIFORMITY}
-fn insert_edge(v: u32, k: u32, j: u32, lane: u32, sg_size: u32, leads: bool, leader: u32) {
-  var slab = bucket_slab(v, k);
+fn insert_edge(v: u32, k: u32, j: u32, first: u32, lane: u32, sg_size: u32, leads: bool, leader: u32) {
+  var slab = first;
   var claim_slab = NULL_SLAB;
   for (var hop = 0u; hop < chain_bound(); hop++) {
     let base = slab * 32u;
@@ -238,16 +295,20 @@ fn insert_edge(v: u32, k: u32, j: u32, lane: u32, sg_size: u32, leads: bool, lea
     if (free != NONE) {
       var won = 0u;
       if (leads) {
+        // The slot was free a moment ago: EMPTY first, TOMBSTONE if that is what it holds, no read before.
         let at = base + free;
-        let w = atomicLoad(&slabs[at]);
-        if (w == EMPTY || w == TOMBSTONE) {
-          let r = atomicCompareExchangeWeak(&slabs[at], w, k);
+        var expected = EMPTY;
+        for (var t = 0u; t < 2u; t++) {
+          let r = atomicCompareExchangeWeak(&slabs[at], expected, k);
           if (r.exchanged) {
             ${setValue}
             atomicAdd(&vertices[v * 4u + ${V_DEGREE}u], 1u);
             give_back(spare);
             won = 1u;
+            break;
           }
+          if (r.old_value != TOMBSTONE) { break; }
+          expected = TOMBSTONE;
         }
       }
       if (subgroupShuffle(won, leader) == 1u) { return; }
@@ -289,13 +350,23 @@ fn main(${COOP_ARGS}) {
   var my_v = 0u;
   var my_k = 0u;
   var my_j = 0u;
+  var my_slab = NULL_SLAB;
   if (i < params.n) {
-    my_j = idx[i];
-    my_v = keys[i];
-    my_k = batch_dst(my_j);
-    pending = my_v < params.vertex_count && is_alive(my_v) && is_alive(my_k);
+    let item = batch_item(i);
+    my_v = item.x;
+    my_j = item.y;
+    my_k = item.z;
+    if (my_v < params.vertex_count) {
+      // Each lane reads its own source's record and target's flags before the rounds, all lanes at once.
+      let flags = vertex_word(my_v, ${V_FLAGS}u);
+      let base = vertex_word(my_v, ${V_BASE}u);
+      let buckets = vertex_word(my_v, ${V_BUCKETS}u);
+      let target_alive = is_alive(my_k);
+      pending = (flags & ALIVE) != 0u && target_alive && buckets > 0u;
+      if (pending) { my_slab = base + hash_key(my_k) % buckets; }
+    }
   }
-  ${rounds('insert_edge(v, k, j, lane, sg_size, leads, leader);')}
+  ${rounds('insert_edge(v, k, j, subgroupShuffle(my_slab, leader), lane, sg_size, leads, leader);')}
 }`,
   };
 }

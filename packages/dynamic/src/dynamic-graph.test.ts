@@ -615,3 +615,94 @@ describe('DynamicGraph probing', () => {
     );
   });
 });
+
+describe.each(PROBINGS)('DynamicGraph insertion in batch order (%s probing)', (probing) => {
+  it('duplicates in both orientations, re-insertion over tombstones, hubs: the model, last value wins', async (context) => {
+    await gpuTest(
+      async (device) => {
+        for (const directed of [false, true]) {
+          const rand = mulberry32(directed ? 17 : 18);
+          const n = 150;
+          const g = await DynamicGraph.create(device, { probing, vertexCount: n, directed, values: 'u32' });
+          g.insertionOrder = 'batch';
+          const model = new HostDynamicGraph(n, directed);
+          for (let round = 0; round < 6; round++) {
+            const what = `${directed ? 'directed' : 'undirected'} round ${round}`;
+            // Half the items repeat an earlier one (often flipped), a third of the rest leave hub 0 or 1.
+            const ins = randomBatch(rand, n, 200 + Math.floor(rand() * 2500), 0.5);
+            for (let i = 0; i < ins.src.length; i += 3) ins.src[i] = i % 2;
+            // Self-loops are dropped.
+            for (let i = 1; i < ins.src.length; i += 50) ins.dst[i] = ins.src[i]!;
+            await g.insertEdges(ins.src, ins.dst, ins.val);
+            model.insertEdges(ins.src, ins.dst, ins.val);
+            await expectTablesMatch(g, model, `${what}: insert`);
+            // Delete half of them and insert the batch again: its keys take their own tombstones back.
+            const half = Math.floor(ins.src.length / 2);
+            await g.deleteEdges(ins.src.subarray(0, half), ins.dst.subarray(0, half));
+            model.deleteEdges(ins.src.subarray(0, half), ins.dst.subarray(0, half));
+            ins.val.reverse();
+            await g.insertEdges(ins.src, ins.dst, ins.val);
+            model.insertEdges(ins.src, ins.dst, ins.val);
+            await expectTablesMatch(g, model, `${what}: re-insert`);
+          }
+          await expectExportMatches(g, model, `${directed ? 'directed' : 'undirected'}: final`);
+          await g.check();
+          g.destroy();
+        }
+      },
+      { subgroups: probing === 'subgroup', context },
+    );
+  });
+
+  it('rejects an unknown order', async () => {
+    await gpuTest(async (device) => {
+      const g = await DynamicGraph.create(device, { vertexCount: 4, directed: true });
+      (g as { insertionOrder: string }).insertionOrder = 'sorted';
+      await expect(g.insertEdges(Uint32Array.of(0), Uint32Array.of(1))).rejects.toThrow(InputError);
+      g.destroy();
+    });
+  });
+});
+
+describe.each(PROBINGS)('DynamicGraph edge deletion batches (%s probing)', (probing) => {
+  for (const claims of ['after-rounds', 'each-round'] as const) {
+    it(`repeats, both orientations, absent edges, hub chains, deleted sources (claims ${claims})`, async (context) => {
+      await gpuTest(
+        async (device) => {
+          for (const directed of [false, true]) {
+            const what = `${directed ? 'directed' : 'undirected'}, claims ${claims}`;
+            const rand = mulberry32(directed ? 23 : 24);
+            const n = 300;
+            // Hub 0 holds most vertices in one bucket (a long chain: no hints), the rest random.
+            const ins = randomBatch(rand, n, 1500, 0.2);
+            for (let i = 0; i < ins.src.length; i += 2) ins.src[i] = 0;
+            const g = await DynamicGraph.create(device, { probing, vertexCount: n, directed, values: 'u32' });
+            g.deleteClaims = claims;
+            const model = new HostDynamicGraph(n, directed);
+            await g.insertEdges(ins.src, ins.dst, ins.val);
+            model.insertEdges(ins.src, ins.dst, ins.val);
+            await g.deleteVertices([7, 8]);
+            model.deleteVertices([7, 8]);
+            for (let round = 0; round < 4; round++) {
+              // Present edges (some flipped, some twice in the batch), absent ones, edges of deleted vertices.
+              const del = randomBatch(rand, n, 400 + Math.floor(rand() * 800), 0.4);
+              for (let i = 0; i < del.src.length; i += 3) {
+                const j = Math.floor(rand() * ins.src.length);
+                const flip = rand() < 0.5;
+                del.src[i] = flip ? ins.dst[j]! : ins.src[j]!;
+                del.dst[i] = flip ? ins.src[j]! : ins.dst[j]!;
+              }
+              del.src[1] = 7;
+              await g.deleteEdges(del.src, del.dst);
+              model.deleteEdges(del.src, del.dst);
+              await expectTablesMatch(g, model, `${what} round ${round}`);
+            }
+            await expectExportMatches(g, model, `${what}: final`);
+            g.destroy();
+          }
+        },
+        { subgroups: probing === 'subgroup', context },
+      );
+    });
+  }
+});

@@ -1,15 +1,18 @@
 import {
-  type DeviceArray,
+  DeviceArray,
   DeviceLimitError,
   type Functor,
   InputError,
   type KernelDefinition,
   onTarget,
+  plus,
   type Recorder,
+  rw,
   u32,
   type WeftDevice,
   WeftError,
   wgsl,
+  writeDispatchArgs,
 } from '@weft/gpu';
 import {
   checkDeviceGraph,
@@ -25,13 +28,14 @@ import {
   type NeighborWeights,
   releaseNeighborParts,
 } from '@weft/operators';
-import { transformScan } from '@weft/scan';
+import { transformScan, transformScanTo } from '@weft/scan';
 import { sortPairs } from '@weft/sort';
 import { coopDeleteKernel, coopInsertKernel, coopQueryKernel } from './coop-kernels.ts';
 import {
   allocFixupKernel,
   batchDedupKernel,
   deleteKernel,
+  type InsertionOrder,
   insertKernel,
   queryKernel,
 } from './edge-kernels.ts';
@@ -40,12 +44,14 @@ import {
   A_BUMP,
   A_FREE,
   A_OVERFLOW,
+  ALIVE,
   bucketsFor,
   KEY_SLOTS,
   MAX_VERTICES,
   SLAB_WORDS,
   V_BUCKETS,
   V_DEGREE,
+  V_FLAGS,
   VERTEX_WORDS,
   WORKGROUP,
 } from './layout.ts';
@@ -79,7 +85,7 @@ import {
   TOTAL_WORDS,
 } from './rehash-kernels.ts';
 import { TableStorage } from './storage.ts';
-import { vertexKernel } from './vertex-kernels.ts';
+import { type VertexEntry, vertexBatchKernel, vertexKernel } from './vertex-kernels.ts';
 
 /**
  * How insert, delete and query kernels probe the tables: `'thread'`, one thread per operation walking slabs
@@ -176,6 +182,7 @@ const MAX_SLOT_PARTS_ABOVE = 1024;
 // chance that does not happen, so it flags a chain left long by deletions or by keys piled into one bucket.
 const DEFAULT_MAX_CHAIN = 4;
 const MIN_SLABS = 64;
+const NOT_A_VERTEX = 0xffffffff;
 
 /**
  * A dynamic graph on the GPU: per vertex a hash table of 128-byte slabs holding destination ids (and, in the
@@ -196,6 +203,25 @@ export class DynamicGraph implements NeighborGraph {
    * at most a constant share of the batches' work.
    */
   autoRehash = false;
+  /**
+   * How {@link deleteVertices} prepares a batch: `'device'` (the default), on the GPU (ids claimed by
+   * compare-exchange, their slabs laid out by a scan, no host work beyond the upload, no read-back);
+   * `'host'`, the earlier path (ids de-duplicated and filtered on the host, slab offsets from the host copy
+   * of the bucket counts, probes that compare as they load), kept so that the two can be timed side by side.
+   */
+  vertexDeletion: 'device' | 'host' = 'device';
+  /**
+   * How {@link insertEdges} orders a de-duplicated batch: `'by-source'` (the default), one stable radix sort
+   * groups it by source so that a vertex's insertions run side by side (its record and slabs stay in cache);
+   * `'batch'`, as given, with no sort (the insert kernel asks the dedup table whether its item won): two
+   * dispatches fewer and no sort, at the cost of that locality.
+   */
+  insertionOrder: InsertionOrder = 'by-source';
+  /**
+   * @internal Subgroup edge deletion: each lane tombstones its own find after the search rounds (the
+   * default), or the leader in each round (the earlier kernel, kept so that a bench can time both).
+   */
+  deleteClaims: 'after-rounds' | 'each-round' = 'after-rounds';
   #vertexCount = 0;
   #store!: TableStorage;
   /** Host copies of the ALIVE flag and of the base bucket counts (vertex operations and rehash change them). */
@@ -209,6 +235,8 @@ export class DynamicGraph implements NeighborGraph {
   #changedKeys = 0;
   /** A rehash changed bucket counts on the GPU: the host copies are read back before a vertex operation. */
   #bucketsStale = false;
+  /** A deletion by ids on the GPU changed ALIVE flags that the host copy does not know of. */
+  #aliveStale = false;
 
   private constructor(
     readonly device: WeftDevice,
@@ -666,8 +694,17 @@ export class DynamicGraph implements NeighborGraph {
     return { type, bits: wgsl`(edge: u32) -> u32 { return ${this.values}[edge]; }` };
   }
 
-  /** Whether vertex `v` exists (inserted and not deleted). */
+  /**
+   * Whether vertex `v` exists (inserted and not deleted). After {@link deleteVertices} with ids on the GPU,
+   * call {@link refreshVertices} first (the host copy is not read back per batch).
+   */
   hasVertex(v: number): boolean {
+    if (this.#aliveStale) {
+      throw new InputError(
+        'vertices were deleted by ids on the GPU: await refreshVertices() before hasVertex()',
+        'DynamicGraph.hasVertex',
+      );
+    }
     return v < this.#vertexCount && this.#alive[v] === 1;
   }
 
@@ -689,7 +726,9 @@ export class DynamicGraph implements NeighborGraph {
     const n = this.#batchLength(src, dst, 'deleteEdges');
     const m = this.directed ? n : 2 * n;
     if (m === 0) return;
-    const kernel = await this.device.kernel(this.#kernelFor(deleteKernel(), coopDeleteKernel(), 'subgroup'));
+    const kernel = await this.device.kernel(
+      this.#kernelFor(deleteKernel(), coopDeleteKernel(this.deleteClaims), 'subgroup'),
+    );
     await onTarget(options.recorder ?? this.device, 'dynamic delete edges', async (rec) => {
       rec.dispatch(kernel, {
         bindings: {
@@ -783,6 +822,7 @@ export class DynamicGraph implements NeighborGraph {
     if (degreeHints !== undefined && degreeHints.length !== ids.length) {
       throw new InputError(`degreeHints has ${degreeHints.length} entries for ${ids.length} ids`, where);
     }
+    await this.#refreshAlive();
     const list: number[] = [];
     const buckets: number[] = [];
     const seen = new Set<number>();
@@ -821,25 +861,133 @@ export class DynamicGraph implements NeighborGraph {
    * Deletes vertices and all their edges, in-edges included, and frees their collision slabs. Undirected
    * graphs remove each reverse key from the neighbour's table found through the vertex's own adjacency (work
    * in proportion to the deleted vertices' degrees); directed graphs keep no in-edges, so every table is
-   * swept once for keys naming a deleted vertex. Ids that do not exist are ignored. A deleted id keeps its
-   * base buckets for re-insertion. With `recorder`, the work is recorded there (the graph treats the
-   * vertices as deleted from then on).
+   * swept once for keys naming a deleted vertex. Ids that do not exist (or repeat) are ignored. A deleted id
+   * keeps its base buckets for re-insertion. With `recorder`, the work is recorded there (the graph treats
+   * the vertices as deleted from then on). Ids on the GPU are taken as they are (no read-back); the host
+   * copy of which vertices exist is then read back at the next call that needs it (see {@link hasVertex}).
    */
-  async deleteVertices(ids: ArrayLike<number>, options: { recorder?: Recorder } = {}) {
+  async deleteVertices(ids: ArrayLike<number> | DeviceArray<'u32'>, options: { recorder?: Recorder } = {}) {
     this.#version++;
     this.#check();
+    if (this.vertexDeletion === 'host') {
+      const host = ids instanceof DeviceArray ? await ids.download() : ids;
+      await this.#refreshAlive();
+      await this.#deleteOnHost(host, options.recorder);
+      return;
+    }
+    if (this.vertexDeletion !== 'device') {
+      throw new InputError(
+        `vertexDeletion must be 'device' or 'host', got ${String(this.vertexDeletion)}`,
+        'deleteVertices',
+      );
+    }
+    if (ids.length === 0 || this.#vertexCount === 0) return;
+    if (ids instanceof DeviceArray) {
+      await this.#deleteOnDevice(ids, options.recorder);
+      this.#aliveStale = true;
+      return;
+    }
+    // Anything that is not a vertex id becomes one beyond every vertex (the kernels skip it), not its u32 cast.
+    const n = this.#vertexCount;
+    const words =
+      ids instanceof Uint32Array
+        ? ids
+        : Uint32Array.from(ids, (v) => (Number.isInteger(v) && v >= 0 && v < n ? v : NOT_A_VERTEX));
+    await this.#deleteOnDevice(words, options.recorder);
+    for (const v of words) if (v < n) this.#alive[v] = 0;
+  }
+
+  /** The earlier path: ids de-duplicated and filtered on the host, offsets from the host bucket counts. */
+  async #deleteOnHost(ids: ArrayLike<number>, recorder: Recorder | undefined) {
     const list = [...new Set(Array.from(ids))].filter((v) => this.hasVertex(v));
     if (list.length === 0) return;
     if (this.directed) {
-      await this.#vertexOps(['mark', 'sweep', 'finish'], list, undefined, options.recorder);
+      await this.#vertexOps(['mark', 'sweep', 'finish'], list, undefined, recorder);
     } else {
       // The batch's base slabs end to end: unlink and clear take one thread per word of them.
       await this.#syncBuckets();
       const offsets = new Uint32Array(list.length + 1);
       for (let i = 0; i < list.length; i++) offsets[i + 1] = offsets[i]! + this.#buckets[list[i]!]!;
-      await this.#vertexOps(['mark', 'unlink', 'clear'], list, offsets, options.recorder);
+      await this.#vertexOps(['mark', 'unlink', 'clear'], list, offsets, recorder);
     }
     for (const v of list) this.#alive[v] = 0;
+  }
+
+  /**
+   * Claims the batch on the GPU (repeats and dead ids drop out there), then, undirected, scans the claimed
+   * vertices' bucket counts (the scan's last item writes the total and the unlink grid's dispatch arguments)
+   * and unlinks their slabs; directed, sweeps the pool. Three dispatches, no read-back.
+   */
+  async #deleteOnDevice(ids: Uint32Array | DeviceArray<'u32'>, recorder: Recorder | undefined) {
+    const n = ids.length;
+    const d = this.device;
+    const [claim, last] = await Promise.all(
+      (['claim', this.directed ? 'finish' : 'unlink'] as const).map((e) => d.kernel(vertexBatchKernel(e))),
+    );
+    const sweep = this.directed ? await d.kernel(vertexKernel('sweep')) : undefined;
+    await onTarget(recorder ?? d, 'dynamic delete vertices', async (rec) => {
+      const idArr = ids instanceof DeviceArray ? ids : rec.scratch('u32', n, 'vertex ids').upload(ids);
+      const counts = rec.scratch('u32', n, 'vertex bucket counts');
+      const starts = rec.scratch('u32', n, 'vertex slab starts');
+      // The claimed vertices' slab total, then the unlink grid's dispatch arguments.
+      const status = rec.scratch('u32', 4, 'vertex slab total', true);
+      const bindings = {
+        slabs: this.slabs,
+        free_list: this.#store.freeList,
+        alloc: this.alloc,
+        vertices: this.vertices,
+        ids: idArr,
+        counts,
+        starts,
+        status,
+      };
+      const params = { batch: n, ...this.#tableParams() };
+      const perId = Math.ceil(n / WORKGROUP);
+      rec.dispatch(claim!, { entry: 'claim', bindings, params, workgroups: perId });
+      if (sweep) {
+        const slabs = this.#store.slabCapacity;
+        rec.dispatch(sweep, {
+          entry: 'sweep',
+          bindings: { ...bindings, buckets: idArr },
+          params: { n: slabs, ...params },
+          workgroups: Math.ceil(slabs / WORKGROUP),
+        });
+        rec.dispatch(last!, { entry: 'finish', bindings, params, workgroups: perId });
+        return;
+      }
+      // A workgroup covers WORKGROUP / SLAB_WORDS slabs, one thread per word.
+      const grid = writeDispatchArgs(status, 1, WORKGROUP / SLAB_WORDS);
+      await transformScanTo(
+        rec,
+        n,
+        wgsl`(i: u32) -> u32 { return ${counts}[i]; }`,
+        wgsl`(i: u32, start: u32, count: u32) {
+  ${rw(starts)}[i] = start;
+  if (i + 1u == ${u32(n)}) {
+    ${rw(status)}[0] = start + count;
+    ${grid.write}(start + count);
+  }
+}`,
+        { monoid: plus('u32') },
+      );
+      rec.dispatch(last!, { entry: 'unlink', bindings, params, workgroups: { indirect: status, index: 1 } });
+    });
+  }
+
+  /** Reads the ALIVE flags back after a deletion batch whose ids were on the GPU. */
+  async #refreshAlive() {
+    if (!this.#aliveStale) return;
+    this.#aliveStale = false;
+    const words = await this.vertices.download(0, this.#vertexCount * VERTEX_WORDS);
+    for (let v = 0; v < this.#vertexCount; v++) {
+      this.#alive[v] = words[v * VERTEX_WORDS + V_FLAGS] === ALIVE ? 1 : 0;
+    }
+  }
+
+  /** Brings the host copy of which vertices exist up to date (after deletions by ids on the GPU). */
+  async refreshVertices() {
+    this.#check();
+    await this.#refreshAlive();
   }
 
   /**
@@ -1174,30 +1322,55 @@ export class DynamicGraph implements NeighborGraph {
     const d = this.device;
     const dedup = await d.kernel(batchDedupKernel());
     const withValues = this.valueType !== undefined;
+    const order = this.insertionOrder;
+    if (order !== 'by-source' && order !== 'batch') {
+      throw new InputError(`insertionOrder must be 'by-source' or 'batch', got ${String(order)}`, where);
+    }
     const insert = await d.kernel(
-      this.#kernelFor(insertKernel(withValues), coopInsertKernel(withValues), 'thread'),
+      this.#kernelFor(insertKernel(withValues, order), coopInsertKernel(withValues, order), 'thread'),
     );
     const fixup = await d.kernel(allocFixupKernel());
     const bits = Math.max(1, Math.ceil(Math.log2(Math.max(this.#vertexCount, 2))));
-    const tableSize = pairTableSize(m, this.device.limits['maxStorageBufferBindingSize'] ?? 2 ** 27);
+    // The dedup table hashes each batch edge once (both directions of a mirrored edge share its pair).
+    const tableSize = pairTableSize(n, this.device.limits['maxStorageBufferBindingSize'] ?? 2 ** 27);
     const record = async (rec: Recorder) => {
       const srcArr = this.#onDevice(rec, src, 'batch sources');
       const dstArr = this.#onDevice(rec, dst, 'batch targets');
       const valArr = values === undefined ? srcArr : this.#onDevice(rec, values, 'batch values');
       const keys = rec.scratch('u32', m, 'batch sort keys');
       const idx = rec.scratch('u32', m, 'batch order');
-      const slotOf = rec.scratch('u32', m, 'batch pair slots');
+      const slotOf = rec.scratch('u32', n, 'batch pair slots');
       const table = rec.scratch('u32', tableSize, 'batch pair table');
       const params = { n: m, mirror: mirror ? 1 : 0, vertex_count: this.#vertexCount };
       const workgroups = Math.ceil(m / WORKGROUP);
-      // Duplicates resolved by a hash table of pairs (the newest wins), then one stable sort groups the
-      // winners by source, so a vertex's insertions run side by side (its handle and slabs stay in cache).
+      // Duplicates resolved by a hash table of pairs (the newest wins); by source, one stable sort then groups
+      // the winners by source, so a vertex's insertions run side by side (its handle and slabs stay in cache).
       const dedupBindings = { src: srcArr, dst: dstArr, keys, idx, slot_of: slotOf, table };
-      const dedupParams = { ...params, table_mask: tableSize - 1, loser: 2 ** bits };
+      const dedupParams = {
+        ...params,
+        table_mask: tableSize - 1,
+        loser: 2 ** bits,
+        with_order: order === 'by-source' ? 1 : 0,
+      };
       rec.clear(table);
       rec.dispatch(dedup, { entry: 'dedup', bindings: dedupBindings, params: dedupParams, workgroups });
-      rec.dispatch(dedup, { entry: 'sort_keys', bindings: dedupBindings, params: dedupParams, workgroups });
-      await sortPairs(rec, keys, idx, { count: m, bits: bits + 1 });
+      // Sorted into arrays of their own: three passes in place would end with a copy back.
+      const sorted =
+        order === 'by-source'
+          ? {
+              keys: rec.scratch('u32', m, 'batch sorted keys'),
+              idx: rec.scratch('u32', m, 'batch sorted order'),
+            }
+          : { keys: slotOf, idx: table };
+      if (order === 'by-source') {
+        rec.dispatch(dedup, { entry: 'sort_keys', bindings: dedupBindings, params: dedupParams, workgroups });
+        await sortPairs(rec, keys, idx, {
+          count: m,
+          bits: bits + 1,
+          outputKeys: sorted.keys,
+          outputValues: sorted.idx,
+        });
+      }
       rec.dispatch(insert, {
         bindings: {
           slabs: this.slabs,
@@ -1208,8 +1381,7 @@ export class DynamicGraph implements NeighborGraph {
           src: srcArr,
           dst: dstArr,
           vals: valArr,
-          keys,
-          idx,
+          ...sorted,
         },
         params: { ...params, slab_capacity: this.#store.slabCapacity },
         workgroups,
@@ -1255,25 +1427,25 @@ export class DynamicGraph implements NeighborGraph {
    * `clear` over every word of the vertices' base slabs, `buckets` then being the scan of their counts).
    */
   async #vertexOps(
-    entries: readonly ('insert_vertices' | 'mark' | 'sweep' | 'unlink' | 'clear' | 'finish')[],
+    entries: readonly VertexEntry[],
     ids: ArrayLike<number>,
     buckets?: ArrayLike<number>,
     recorder?: Recorder,
   ) {
-    const kernel = await this.device.kernel(vertexKernel());
+    const kernels = await Promise.all(entries.map((e) => this.device.kernel(vertexKernel(e))));
     await onTarget(recorder ?? this.device, `dynamic ${entries.join(', ')}`, async (rec) => {
       const idArr = rec.scratch('u32', ids.length, 'vertex ids').upload(ids);
       const bucketArr = buckets
         ? rec.scratch('u32', buckets.length, 'vertex buckets').upload(buckets)
         : idArr;
-      for (const entry of entries) {
+      for (const [e, entry] of entries.entries()) {
         const n =
           entry === 'sweep'
             ? this.#store.slabCapacity
             : entry === 'unlink' || entry === 'clear'
               ? buckets![ids.length]! * SLAB_WORDS
               : ids.length;
-        rec.dispatch(kernel, {
+        rec.dispatch(kernels[e]!, {
           entry,
           bindings: {
             slabs: this.slabs,
@@ -1300,7 +1472,7 @@ export function pairTableSize(items: number, maxBindingBytes: number): number {
   const size = Math.min(wanted, 2 ** Math.floor(Math.log2(maxBindingBytes / 4)));
   if (size <= items) {
     throw new DeviceLimitError(
-      `a batch of ${items} edge directions (its dedup table of u32 x ${wanted})`,
+      `a batch of ${items} edges (its dedup table of u32 x ${wanted})`,
       wanted * 4,
       'maxStorageBufferBindingSize',
       maxBindingBytes,

@@ -10,7 +10,10 @@ import {
   READ,
   THREAD_INDEX,
   tableWgsl,
+  V_BASE,
+  V_BUCKETS,
   V_DEGREE,
+  V_FLAGS,
   WRITE,
 } from './layout.ts';
 
@@ -61,17 +64,53 @@ fn give_back(slab: u32) {
 }
 `;
 
-/** `slot_of` of an item that takes no part in the insertion (invalid ids, self-loops). */
+/** `slot_of` of an edge that takes no part in the insertion (invalid ids, self-loops). */
 const NO_SLOT = 0xffffffff;
 
 /**
- * De-duplicates a batch in one pass over an open-addressing table of (source, target) pairs (a power of
- * two, at least twice the batch, so probes are short and always end): a slot holds 1 + the position of an
- * item with its pair, raised by atomicMax to the newest one, so "last in batch wins" and each pair has one
- * winner. Slots store positions, not pairs: the batch arrays hold the pair of any position, so one 32-bit
- * atomic word per slot suffices. Entry `dedup` fills the table (and the positions for the sort); `sort_keys`
- * then gives each item its sort key: its source if it won, else `params.loser` (at least vertex_count), so
- * one stable sort both groups the winners by source and moves everything else past them.
+ * The order in which insert kernels take a de-duplicated batch: `'by-source'`, sorted by the dedup kernel's
+ * keys (`keys`: the source of each pair's newest item, others at least vertex_count; `idx`: batch positions
+ * in that order), so a vertex's insertions run side by side; `'batch'`, as given, with no sort (`keys`: each
+ * batch edge's slot in the dedup table, `idx`: the table, whose slot holds 1 + the winning edge).
+ */
+export type InsertionOrder = 'by-source' | 'batch';
+
+/** `batch_item(i)`: the source, batch position and target of insert thread i; source NONE_ITEM when it has none. */
+export function batchItemWgsl(order: InsertionOrder): string {
+  const pick =
+    order === 'by-source'
+      ? /* wgsl */ `
+  let v = keys[i];
+  if (v >= params.vertex_count) { return vec3<u32>(NONE_ITEM, 0u, 0u); }
+  let j = idx[i];
+  return vec3<u32>(v, j, batch_dst(j));`
+      : /* wgsl */ `
+  let e = batch_edge(i);
+  let h = keys[e];
+  if (h == ${NO_SLOT}u || idx[h] != e + 1u) { return vec3<u32>(NONE_ITEM, 0u, 0u); }
+  return vec3<u32>(batch_src(i), i, batch_dst(i));`;
+  return /* wgsl */ `
+const NONE_ITEM = 0xffffffffu;
+fn batch_item(i: u32) -> vec3<u32> {${pick}
+}`;
+}
+
+/** Label suffix of an insert kernel taking the batch in `order`. */
+export function orderLabel(order: InsertionOrder): string {
+  return order === 'batch' ? ', batch order' : '';
+}
+
+/**
+ * De-duplicates a batch in one pass over an open-addressing table of pairs (a power of two, at least twice
+ * the pairs hashed, so probes are short and always end). The unit hashed is a batch edge (`batch_edge`):
+ * directed, its (source, target); mirrored, its unordered pair {min, max}, once for both of its items, since
+ * "last in batch wins, in either orientation" is exactly the newest edge with that unordered pair (half the
+ * atomics and half the table of hashing each direction). A slot holds 1 + the newest edge with its pair,
+ * raised by atomicMax. Slots store edges, not pairs: the batch arrays hold the pair of any edge, so one
+ * 32-bit atomic word per slot suffices. Entry `dedup` fills the table (`slot_of[e]`: edge e's slot) and the
+ * positions for the sort (when `with_order` is set); `sort_keys` then gives each item its sort key: its source if its edge won, else
+ * `params.loser` (at least vertex_count), so one stable sort both groups the winners by source and moves
+ * everything else past them.
  */
 export function batchDedupKernel(): KernelDefinition {
   return {
@@ -84,7 +123,14 @@ export function batchDedupKernel(): KernelDefinition {
       slot_of: WRITE,
       table: ATOMIC,
     },
-    params: { n: 'u32', mirror: 'u32', vertex_count: 'u32', table_mask: 'u32', loser: 'u32' },
+    params: {
+      n: 'u32',
+      mirror: 'u32',
+      vertex_count: 'u32',
+      table_mask: 'u32',
+      loser: 'u32',
+      with_order: 'u32',
+    },
     entryPoints: ['dedup', 'sort_keys'],
     code: /* wgsl */ `
 ${BATCH_WGSL}
@@ -97,30 +143,36 @@ fn pair_hash(s: u32, d: u32) -> u32 {
   return h ^ (h >> 16u);
 }
 
+// The pair edge e is hashed by (unordered when mirrored).
+fn edge_pair(e: u32) -> vec2<u32> {
+  if (params.mirror != 0u) { return vec2<u32>(min(src[e], dst[e]), max(src[e], dst[e])); }
+  return vec2<u32>(src[e], dst[e]);
+}
+
 ${ENTRY_HEAD}
 fn dedup(${ENTRY_ARGS}) {
   ${THREAD_INDEX}
   if (i >= params.n) { return; }
-  idx[i] = i;
-  slot_of[i] = ${NO_SLOT}u;
+  if (params.with_order != 0u) { idx[i] = i; }
+  if (params.mirror != 0u && (i & 1u) == 1u) { return; }
+  let e = batch_edge(i);
+  slot_of[e] = ${NO_SLOT}u;
   if (!batch_valid(i)) { return; }
-  let s = batch_src(i);
-  let d = batch_dst(i);
-  var h = pair_hash(s, d) & params.table_mask;
+  let pair = edge_pair(e);
+  var h = pair_hash(pair.x, pair.y) & params.table_mask;
   // Fewer distinct pairs than slots: a free slot or the pair's own is always found. The bound only covers
   // spurious compare-exchange failures, which retry the same slot.
   for (var probe = 0u; probe < 4u * (params.table_mask + 1u); probe++) {
     var w = atomicLoad(&table[h]);
     if (w == 0u) {
-      let r = atomicCompareExchangeWeak(&table[h], 0u, i + 1u);
-      if (r.exchanged) { slot_of[i] = h; return; }
+      let r = atomicCompareExchangeWeak(&table[h], 0u, e + 1u);
+      if (r.exchanged) { slot_of[e] = h; return; }
       w = r.old_value;
       if (w == 0u) { continue; }
     }
-    let o = w - 1u;
-    if (batch_src(o) == s && batch_dst(o) == d) {
-      atomicMax(&table[h], i + 1u);
-      slot_of[i] = h;
+    if (all(edge_pair(w - 1u) == pair)) {
+      atomicMax(&table[h], e + 1u);
+      slot_of[e] = h;
       return;
     }
     h = (h + 1u) & params.table_mask;
@@ -131,8 +183,9 @@ ${ENTRY_HEAD}
 fn sort_keys(${ENTRY_ARGS}) {
   ${THREAD_INDEX}
   if (i >= params.n) { return; }
-  let h = slot_of[i];
-  let newest = h != ${NO_SLOT}u && atomicLoad(&table[h]) == i + 1u;
+  let e = batch_edge(i);
+  let h = slot_of[e];
+  let newest = h != ${NO_SLOT}u && atomicLoad(&table[h]) == e + 1u;
   keys[i] = select(params.loser, batch_src(i), newest);
 }`,
   };
@@ -168,38 +221,59 @@ export const BATCH_PARAMS = { n: 'u32', mirror: 'u32', vertex_count: 'u32', slab
 export const QUERY_PARAMS = { n: 'u32', vertex_count: 'u32', slab_capacity: 'u32' } as const;
 
 /**
- * Inserts a batch sorted by the dedup kernel's keys (`keys`: the source of each pair's newest item, others
- * at least vertex_count; `idx`: batch positions in that order): pairs are unique within the kernel, so a
- * thread may claim a TOMBSTONE without another thread putting the same key elsewhere (the
- * duplicate-after-delete bug of SlabHash's insertUnique).
+ * Inserts a batch de-duplicated by the dedup kernel, taken in `order` (see {@link InsertionOrder}): pairs
+ * are unique within the kernel, so a thread may claim a TOMBSTONE without another thread putting the same
+ * key elsewhere (the duplicate-after-delete bug of SlabHash's insertUnique).
  */
-export function insertKernel(withValues: boolean): KernelDefinition {
+export function insertKernel(withValues: boolean, order: InsertionOrder = 'by-source'): KernelDefinition {
   const setValue = withValues ? 'values[at] = vals[batch_edge(j)];' : '';
   return {
-    label: `dynamic insert edges${withValues ? ' (map)' : ''}`,
+    label: `dynamic insert edges${withValues ? ' (map)' : ''}${orderLabel(order)}`,
     bindings: INSERT_BINDINGS,
     params: BATCH_PARAMS,
     code: /* wgsl */ `
 ${tableWgsl(true, true)}
 ${BATCH_WGSL}
+${batchItemWgsl(order)}
 
 ${ALLOC_WGSL}
-fn insert_edge(i: u32, j: u32, v: u32, k: u32) {
-  // Pass 1: is k there (then only its value changes)? Remember the first slab with a free slot.
-  var slab = bucket_slab(v, k);
+fn insert_edge(i: u32, j: u32, v: u32, k: u32, first: u32) {
+  // Pass 1: is k there (then only its value changes)? Remember the first slab with a free slot, and in it
+  // the free slot nearest this thread's own lane with the word read there.
+  let first_lane = i % KEY_SLOTS;
+  var slab = first;
   var claim_slab = NULL_SLAB;
+  var claim_lane = 0u;
+  var claim_word = EMPTY;
   for (var hop = 0u; hop < chain_bound(); hop++) {
     let base = slab * 32u;
     let words = load_slab(base);
+    var nearest = KEY_SLOTS;
     for (var lane = 0u; lane < KEY_SLOTS; lane++) {
       let at = base + lane;
       let w = words[lane];
       if (w == k) { ${setValue} return; }
-      if ((w == EMPTY || w == TOMBSTONE) && claim_slab == NULL_SLAB) { claim_slab = slab; }
+      let d = (lane + KEY_SLOTS - first_lane) % KEY_SLOTS;
+      if ((w == EMPTY || w == TOMBSTONE) && claim_slab == NULL_SLAB && d < nearest) {
+        nearest = d;
+        claim_lane = lane;
+        claim_word = w;
+      }
     }
+    if (nearest < KEY_SLOTS && claim_slab == NULL_SLAB) { claim_slab = slab; }
     let next = words[NEXT_WORD];
     if (next == NULL_SLAB) { break; }
     slab = next;
+  }
+  // The slot pass 1 saw free is claimed with the word it read there: no second read when no one took it.
+  if (claim_slab != NULL_SLAB) {
+    let at = claim_slab * 32u + claim_lane;
+    let r = atomicCompareExchangeWeak(&slabs[at], claim_word, k);
+    if (r.exchanged) {
+      ${setValue}
+      atomicAdd(&vertices[v * 4u + ${V_DEGREE}u], 1u);
+      return;
+    }
   }
   // Pass 2: claim a free slot from there on. Other keys race for the same slots; this key does not (the
   // batch is unique), so a lost slot just means moving on. Each thread starts at its own lane: the threads
@@ -207,7 +281,6 @@ fn insert_edge(i: u32, j: u32, v: u32, k: u32) {
   var s = claim_slab;
   var tried = 0u;
   if (s == NULL_SLAB) { s = slab; tried = KEY_SLOTS; }
-  let first_lane = i % KEY_SLOTS;
   var spare = NULL_SLAB;
   // Each step either moves forward or retries after a spurious compare-exchange failure.
   for (var step = 0u; step < chain_bound() * 64u; step++) {
@@ -255,12 +328,18 @@ ${ENTRY_HEAD}
 fn main(${ENTRY_ARGS}) {
   ${THREAD_INDEX}
   if (i >= params.n) { return; }
-  let v = keys[i];
+  let item = batch_item(i);
+  let v = item.x;
   if (v >= params.vertex_count) { return; }
-  let j = idx[i];
-  let k = batch_dst(j);
-  if (!is_alive(v) || !is_alive(k)) { return; }
-  insert_edge(i, j, v, k);
+  let j = item.y;
+  let k = item.z;
+  // The source's record and the target's flags, read together (one round trip before the probe).
+  let flags = vertex_word(v, ${V_FLAGS}u);
+  let base = vertex_word(v, ${V_BASE}u);
+  let buckets = vertex_word(v, ${V_BUCKETS}u);
+  let target_alive = is_alive(k);
+  if ((flags & ALIVE) == 0u || !target_alive || buckets == 0u) { return; }
+  insert_edge(i, j, v, k, base + hash_key(k) % buckets);
 }`,
   };
 }
@@ -290,7 +369,10 @@ fn main() {
   };
 }
 
-/** Deletes a batch: a key becomes TOMBSTONE by compare-exchange, so duplicates in the batch count once. */
+/**
+ * Deletes a batch: a key becomes TOMBSTONE by compare-exchange, so duplicates in the batch count once. The
+ * source's flags, base and bucket count are loaded together (one round trip before the probe, not two).
+ */
 export function deleteKernel(): KernelDefinition {
   return {
     label: 'dynamic delete edges',
@@ -305,8 +387,11 @@ fn main(${ENTRY_ARGS}) {
   if (i >= params.n || !batch_valid(i)) { return; }
   let v = batch_src(i);
   let k = batch_dst(i);
-  if (!is_alive(v)) { return; }
-  let at = find_key(v, k);
+  let flags = vertex_word(v, ${V_FLAGS}u);
+  let base = vertex_word(v, ${V_BASE}u);
+  let buckets = vertex_word(v, ${V_BUCKETS}u);
+  if ((flags & ALIVE) == 0u || buckets == 0u) { return; }
+  let at = find_key_from(base + hash_key(k) % buckets, k);
   if (at == NOT_FOUND) { return; }
   for (var attempt = 0u; attempt < 1024u; attempt++) {
     let r = atomicCompareExchangeWeak(&slabs[at], k, TOMBSTONE);

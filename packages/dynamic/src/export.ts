@@ -154,8 +154,11 @@ export async function readTables(g: DynamicGraph): Promise<TableSnapshot> {
         const owner = slabs[slab * SLAB_WORDS + OWNER_WORD]!;
         const expected = collision ? (v | COLLISION) >>> 0 : v;
         if (owner !== expected) problems.push(`slab ${slab} of vertex ${v} has owner word ${owner}`);
+        if (!isAlive && collision) problems.push(`deleted vertex ${v} keeps collision slab ${slab}`);
         for (let lane = 0; lane < KEY_SLOTS; lane++) {
           const k = slabs[slab * SLAB_WORDS + lane]!;
+          if (!isAlive && k !== EMPTY)
+            problems.push(`deleted vertex ${v}: slab ${slab} word ${lane} is ${k}`);
           if (k === EMPTY || k === TOMBSTONE) continue;
           if (hostHash(k) % buckets !== b) problems.push(`vertex ${v}: key ${k} in bucket ${b}`);
           if (adj.has(k)) problems.push(`vertex ${v}: key ${k} twice`);
@@ -174,6 +177,10 @@ export async function readTables(g: DynamicGraph): Promise<TableSnapshot> {
     if (s >= bump || seenSlab[s])
       problems.push(`free slab ${s} is in a chain, listed twice or beyond the bump pointer`);
     else seenSlab[s] = 2;
+    // Insertions take a free slab as it is: it must be all ones (EMPTY keys, no owner, no next).
+    if (s < bump && slabs.subarray(s * SLAB_WORDS, (s + 1) * SLAB_WORDS).some((w) => w !== EMPTY)) {
+      problems.push(`free slab ${s} is not all EMPTY`);
+    }
   }
   for (let s = 0; s < bump; s++) {
     if (!seenSlab[s] && slabs[s * SLAB_WORDS + OWNER_WORD] !== EMPTY) {

@@ -24,6 +24,7 @@ export {
   type ValueArray,
   type ValueType,
 } from './dynamic-graph.ts';
+export type { InsertionOrder } from './edge-kernels.ts';
 export type { TableSnapshot } from './export.ts';
 export { forEachEdge } from './for-each-edge.ts';
 export { EMPTY, KEY_SLOTS, SLAB_WORDS, TOMBSTONE } from './layout.ts';

@@ -59,8 +59,10 @@ export function bucketsFor(hint: number, loadFactor: number): number {
 // With plain loads (queries) loading the whole slab before comparing measured faster than comparing as it
 // loads; with atomic loads (deletions) it measured slower, so kernels that modify the tables keep the early exit.
 const FIND_KEY_WHOLE_SLAB = /* wgsl */ `
-fn find_key(v: u32, k: u32) -> u32 {
-  var slab = bucket_slab(v, k);
+fn find_key(v: u32, k: u32) -> u32 { return find_key_from(bucket_slab(v, k), k); }
+
+fn find_key_from(first: u32, k: u32) -> u32 {
+  var slab = first;
   for (var hop = 0u; hop < chain_bound(); hop++) {
     let base = slab * 32u;
     let w = load_slab(base);
@@ -74,8 +76,10 @@ fn find_key(v: u32, k: u32) -> u32 {
 }`;
 
 const FIND_KEY_EACH = /* wgsl */ `
-fn find_key(v: u32, k: u32) -> u32 {
-  var slab = bucket_slab(v, k);
+fn find_key(v: u32, k: u32) -> u32 { return find_key_from(bucket_slab(v, k), k); }
+
+fn find_key_from(first: u32, k: u32) -> u32 {
+  var slab = first;
   for (var hop = 0u; hop < chain_bound(); hop++) {
     let base = slab * 32u;
     for (var lane = 0u; lane < KEY_SLOTS; lane++) {
@@ -145,7 +149,7 @@ fn load_slab(base: u32) -> array<u32, 32> {
   return w;
 }
 
-// Word index of key k in v's table, or NOT_FOUND. Claims start at a different lane per thread (to spread
+// Word index of key k in v's table (from its bucket's first slab, when known), or NOT_FOUND. Claims start at a different lane per thread (to spread
 // threads inserting into one bucket), so a key may sit behind an EMPTY slot: the search reads the whole chain.
 ${atomicSlabs ? FIND_KEY_EACH : FIND_KEY_WHOLE_SLAB}
 `;

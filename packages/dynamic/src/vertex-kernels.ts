@@ -1,6 +1,8 @@
 import type { KernelDefinition } from '@weft/gpu';
 import { A_BUMP, A_FREE, tableWgsl, V_BASE, V_BUCKETS, V_DEGREE, V_FLAGS, WORKGROUP } from './layout.ts';
 
+export type VertexEntry = 'insert_vertices' | 'mark' | 'sweep' | 'unlink' | 'clear' | 'finish';
+
 /**
  * Vertex operations. `ids` (and `buckets`) list distinct vertices, checked on the host.
  * - `insert_vertices`: a vertex with `buckets[i] > 0` gets that many contiguous base slabs from the bump
@@ -20,7 +22,7 @@ import { A_BUMP, A_FREE, tableWgsl, V_BASE, V_BUCKETS, V_DEGREE, V_FLAGS, WORKGR
  *   puts its collision slabs onto the free list, and the thread of a vertex's first word finishes it.
  * - `finish`: degree 0, flags cleared.
  */
-export function vertexKernel(): KernelDefinition {
+export function vertexKernel(only: VertexEntry): KernelDefinition {
   const entry = (name: string, body: string) => /* wgsl */ `
 @compute @workgroup_size(${WORKGROUP})
 fn ${name}(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
@@ -48,7 +50,7 @@ ${body}
 ${body}`,
     );
   return {
-    label: 'dynamic vertex operations',
+    label: `dynamic vertex ${only}`,
     bindings: {
       slabs: { type: 'array<atomic<u32>>', access: 'read_write' },
       free_list: { type: 'array<u32>', access: 'read_write' },
@@ -58,7 +60,7 @@ ${body}`,
       buckets: { type: 'array<u32>', access: 'read' },
     },
     params: { n: 'u32', batch: 'u32', vertex_count: 'u32', slab_capacity: 'u32' },
-    entryPoints: ['insert_vertices', 'mark', 'sweep', 'unlink', 'clear', 'finish'],
+    entryPoints: [only],
     code: /* wgsl */ `
 ${tableWgsl(true, true)}
 fn set_vertex(v: u32, f: u32, x: u32) { atomicStore(&vertices[v * 4u + f], x); }
@@ -160,6 +162,154 @@ ${entry(
   let v = ids[i];
   set_vertex(v, ${V_DEGREE}u, 0u);
   set_vertex(v, ${V_FLAGS}u, 0u);`,
+)}
+`,
+  };
+}
+
+export type VertexBatchEntry = 'claim' | 'unlink' | 'finish';
+
+/**
+ * Vertex deletion with the batch prepared on the GPU: `ids` may hold repeats, dead vertices and ids out of
+ * range, and no host copy of the bucket counts is needed, so a batch costs no read-back.
+ * - `claim` (one thread per id): an ALIVE vertex turns DELETING by compare-exchange, so of repeated ids one
+ *   thread wins; `counts[i]` gets the winner's base bucket count, 0 for every other id. A scan of `counts`
+ *   into `starts` (its total in `status[0]`) then lays the claimed vertices' base slabs end to end.
+ * - `unlink` (undirected graphs; one thread per word of those slabs, `status[0] * 32` of them, a slab's 32
+ *   threads in one workgroup): a key lane's thread walks its lane through the bucket's chain; each key names
+ *   a live neighbour whose reverse key becomes TOMBSTONE (a probe that loads each slab whole: a batch fills
+ *   the GPU about once, so one probe's latency, not its loads, sets the time) and the lane's word becomes
+ *   EMPTY. After a barrier (the chain's next words are then read by no one else) the next word's thread
+ *   frees the collision slabs, resetting their owner and next words, and the thread of a vertex's first
+ *   word finishes it: one dispatch where unlink and clear took two.
+ * - `finish` (directed graphs, after `sweep`; one thread per id): claimed vertices get degree 0, flags 0.
+ */
+export function vertexBatchKernel(entry: VertexBatchEntry): KernelDefinition {
+  const perId = (name: string, body: string) => /* wgsl */ `
+@compute @workgroup_size(${WORKGROUP})
+fn ${name}(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+  @builtin(local_invocation_index) lid: u32) {
+  let i = weft_workgroup_index(wid, nwg) * ${WORKGROUP}u + lid;
+  if (i >= params.batch) { return; }
+${body}
+}`;
+  return {
+    label: `dynamic vertex batch ${entry}`,
+    bindings: {
+      slabs: { type: 'array<atomic<u32>>', access: 'read_write' },
+      free_list: { type: 'array<u32>', access: 'read_write' },
+      alloc: { type: 'array<atomic<u32>>', access: 'read_write' },
+      vertices: { type: 'array<atomic<u32>>', access: 'read_write' },
+      ids: { type: 'array<u32>', access: 'read' },
+      counts: { type: 'array<u32>', access: 'read_write' },
+      starts: { type: 'array<u32>', access: 'read' },
+      status: { type: 'array<u32>', access: 'read' },
+    },
+    params: { batch: 'u32', vertex_count: 'u32', slab_capacity: 'u32' },
+    entryPoints: [entry],
+    code: /* wgsl */ `
+${tableWgsl(true, true)}
+fn set_vertex(v: u32, f: u32, x: u32) { atomicStore(&vertices[v * 4u + f], x); }
+
+// Removes v from the table of k, a live neighbour (its flags, base and bucket count are read together).
+fn untie(k: u32, v: u32) {
+  if (k >= params.vertex_count) { return; }
+  let flags = vertex_word(k, ${V_FLAGS}u);
+  let base = vertex_word(k, ${V_BASE}u);
+  let buckets = vertex_word(k, ${V_BUCKETS}u);
+  if ((flags & ALIVE) == 0u) { return; }
+  var slab = base + hash_key(v) % buckets;
+  var at = NOT_FOUND;
+  for (var hop = 0u; hop < chain_bound() && slab != NULL_SLAB; hop++) {
+    let w = load_slab(slab * 32u);
+    for (var lane = 0u; lane < KEY_SLOTS; lane++) {
+      if (w[lane] == v && at == NOT_FOUND) { at = slab * 32u + lane; }
+    }
+    if (at != NOT_FOUND) { break; }
+    slab = w[NEXT_WORD];
+  }
+  if (at == NOT_FOUND) { return; }
+  for (var attempt = 0u; attempt < 1024u; attempt++) {
+    let r = atomicCompareExchangeWeak(&slabs[at], v, TOMBSTONE);
+    if (r.exchanged) { atomicSub(&vertices[k * 4u + ${V_DEGREE}u], 1u); return; }
+    if (r.old_value != v) { return; }
+  }
+}
+
+${perId(
+  'claim',
+  /* wgsl */ `
+  let v = ids[i];
+  var count = 0u;
+  if (v < params.vertex_count) {
+    for (var attempt = 0u; attempt < 1024u; attempt++) {
+      let r = atomicCompareExchangeWeak(&vertices[v * 4u + ${V_FLAGS}u], ALIVE, DELETING);
+      if (r.exchanged) { count = vertex_word(v, ${V_BUCKETS}u); break; }
+      if (r.old_value != ALIVE) { break; }
+    }
+  }
+  counts[i] = count;`,
+)}
+
+@compute @workgroup_size(${WORKGROUP})
+fn unlink(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+  @builtin(local_invocation_index) lid: u32) {
+  let i = weft_workgroup_index(wid, nwg) * ${WORKGROUP}u + lid;
+  let t = i / 32u;
+  let lane = i % 32u;
+  let live = t < status[0];
+  var v = 0u;
+  var j = 0u;
+  var s = NULL_SLAB;
+  if (live) {
+    var g = 0u;
+    var hi = params.batch;
+    while (g + 1u < hi) {
+      let mid = (g + hi) / 2u;
+      if (starts[mid] <= t) { g = mid; } else { hi = mid; }
+    }
+    v = ids[g];
+    j = t - starts[g];
+    s = vertex_word(v, ${V_BASE}u) + j;
+  }
+  if (live && lane < KEY_SLOTS) {
+    var c = s;
+    for (var hop = 0u; hop <= chain_bound() && c != NULL_SLAB; hop++) {
+      let base = c * 32u;
+      let k = slab_word(base + lane);
+      let next = slab_word(base + NEXT_WORD);
+      untie(k, v);
+      if (k != EMPTY) { atomicStore(&slabs[base + lane], EMPTY); }
+      c = next;
+    }
+  }
+  workgroupBarrier();
+  if (live && lane == NEXT_WORD) {
+    var c = slab_word(s * 32u + NEXT_WORD);
+    for (var hop = 0u; hop < chain_bound() && c != NULL_SLAB; hop++) {
+      let next = slab_word(c * 32u + NEXT_WORD);
+      atomicStore(&slabs[c * 32u + NEXT_WORD], NULL_SLAB);
+      atomicStore(&slabs[c * 32u + OWNER_WORD], NO_OWNER);
+      let f = atomicAdd(&alloc[${A_FREE}u], 1u);
+      free_list[f] = c;
+      c = next;
+    }
+    atomicStore(&slabs[s * 32u + NEXT_WORD], NULL_SLAB);
+  }
+  if (live && j == 0u && lane == 0u) {
+    set_vertex(v, ${V_DEGREE}u, 0u);
+    set_vertex(v, ${V_FLAGS}u, 0u);
+  }
+}
+
+${perId(
+  'finish',
+  /* wgsl */ `
+  let v = ids[i];
+  if (v < params.vertex_count && vertex_word(v, ${V_FLAGS}u) == DELETING) {
+    set_vertex(v, ${V_DEGREE}u, 0u);
+    set_vertex(v, ${V_FLAGS}u, 0u);
+  }`,
 )}
 `,
   };

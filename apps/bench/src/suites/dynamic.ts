@@ -285,13 +285,18 @@ type SlotInstance = BenchInstance & { readonly maxRunsPerSubmit: number };
  * tombstones) n keys per direction. When a new submit begins, the batches of the previous one are undone
  * in a separate, untimed submit. Before timing, every batch was inserted once (and, for insertion, deleted
  * again), so the chains the batches need exist: timed runs need no new slabs, as in the paper's runs into
- * a loaded graph.
+ * a loaded graph. `variant` times an alternative beside the default: insertion in batch order
+ * (`DynamicGraph.insertionOrder`), or the subgroup deletion kernel that claims in each round (`deleteClaims`).
  */
-function edgeRateCase(op: 'insert' | 'delete', probing: Probing): BenchCase {
+function edgeRateCase(
+  op: 'insert' | 'delete',
+  probing: Probing,
+  variant?: 'batch order' | 'claims each round',
+): BenchCase {
   return {
-    name: `dynamic ${op} edges (${probing} probing)`,
+    name: `dynamic ${op} edges (${probing} probing${variant ? `, ${variant}` : ''})`,
     family: 'dynamic',
-    paperRow: op === 'insert' ? 'edge insertion' : 'edge deletion',
+    ...(variant ? {} : { paperRow: op === 'insert' ? 'edge insertion' : 'edge deletion' }),
     maxItems: (device) => scaleOf(device).poolEdges / 2,
     async setup(device, n, seed): Promise<BenchInstance> {
       const scale = scaleOf(device);
@@ -299,6 +304,8 @@ function edgeRateCase(op: 'insert' | 'delete', probing: Probing): BenchCase {
       const slots = Math.max(2, Math.min(MAX_RUNS_PER_SUBMIT, Math.floor(scale.poolEdges / n)));
       const pool = edgePool(scale, csr, 'kronecker', seed, slots * n);
       const graph = await DynamicGraph.fromCsr(device, csr, { probing });
+      if (variant === 'batch order') graph.insertionOrder = 'batch';
+      if (variant === 'claims each round') graph.deleteClaims = 'each-round';
       const batches: Edges[] = [];
       const onGpu: { src: DeviceArray<'u32'>; dst: DeviceArray<'u32'> }[] = [];
       for (let k = 0; k < slots; k++) {
@@ -330,7 +337,7 @@ function edgeRateCase(op: 'insert' | 'delete', probing: Probing): BenchCase {
         items: n,
         // Per edge and direction: the batch ids read (8 B), one key slot written (4 B), the degree (4 B).
         bytes: n * 2 * 16,
-        setup: `${describeGraph(scale, 'kronecker', csr)}, built from its CSR, ${HINTED_TABLES}; batches of ${n} ${op === 'insert' ? 'new' : 'present'} edges (${2 * n} arcs) on the GPU, ${probing} probing, chains pre-grown (no allocation in the timed batches)`,
+        setup: `${describeGraph(scale, 'kronecker', csr)}, built from its CSR, ${HINTED_TABLES}; batches of ${n} ${op === 'insert' ? 'new' : 'present'} edges (${2 * n} arcs) on the GPU, ${probing} probing${variant ? `, ${variant}` : ''}, chains pre-grown (no allocation in the timed batches)`,
         async run(rec) {
           if (rec !== current) {
             await undo();
@@ -421,11 +428,12 @@ function queryCase(probing: Probing): BenchCase {
  * Deleting batches of n / 16 random vertices (every edge touching them: in this undirected graph, the reverse
  * keys found through the deleted vertices' own tables) from the loaded Kronecker graph. Like the edge cases, each run of a submit takes its own
  * batch of vertices, and the vertices and their edges come back in an untimed submit before the next one.
+ * `how` picks `DynamicGraph.vertexDeletion`: the batch prepared on the GPU (the paper's row) or on the host.
  */
-const vertexDeletionCase: BenchCase = {
-  name: 'dynamic delete vertices',
+const vertexDeletionCase = (how: 'device' | 'host'): BenchCase => ({
+  name: `dynamic delete vertices${how === 'host' ? ' (host batches)' : ''}`,
   family: 'dynamic',
-  paperRow: 'vertex deletion',
+  ...(how === 'device' ? { paperRow: 'vertex deletion' } : {}),
   // n / 16 vertices a batch, at least 8 disjoint batches within half of the vertices on a GPU.
   maxItems: (device) => 2 ** scaleOf(device).kronScale * (device.adapter.software ? 8 : 1),
   async setup(device, n, seed): Promise<BenchInstance> {
@@ -444,6 +452,7 @@ const vertexDeletionCase: BenchCase = {
       Array.from(order.subarray(k * per, (k + 1) * per)),
     );
     const graph = await DynamicGraph.fromCsr(device, csr);
+    graph.vertexDeletion = how;
     const done = new Uint8Array(slots);
     let current: Recorder | undefined;
     let runsInSubmit = 0;
@@ -467,7 +476,7 @@ const vertexDeletionCase: BenchCase = {
       items: per,
       // The deleted vertices' base slabs, read twice (unlink, clear); collision slabs and probes not counted.
       bytes: 0,
-      setup: `${describeGraph(scale, 'kronecker', csr)}, built from its CSR, ${HINTED_TABLES}; batches of ${per} random vertices (ids written before the submit), their edges and reverse edges removed`,
+      setup: `${describeGraph(scale, 'kronecker', csr)}, built from its CSR, ${HINTED_TABLES}; batches of ${per} random vertices (ids written before the submit, batches prepared ${how === 'device' ? 'on the GPU' : 'on the host'}), their edges and reverse edges removed`,
       async run(rec) {
         if (rec !== current) {
           await undo();
@@ -508,7 +517,7 @@ const vertexDeletionCase: BenchCase = {
     };
     return instance;
   },
-};
+});
 
 // ---- allocation, bulk and incremental build ----
 
@@ -1315,8 +1324,15 @@ function onTablesCase(algorithm: TableAlgorithm, on: 'tables' | 'slots' | 'fresh
 const PROBINGS: Probing[] = ['thread', 'subgroup'];
 
 export const cases: BenchCase[] = [
-  ...PROBINGS.flatMap((p) => [edgeRateCase('insert', p), edgeRateCase('delete', p), queryCase(p)]),
-  vertexDeletionCase,
+  ...PROBINGS.flatMap((p) => [
+    edgeRateCase('insert', p),
+    edgeRateCase('insert', p, 'batch order'),
+    edgeRateCase('delete', p),
+    ...(p === 'subgroup' ? [edgeRateCase('delete', p, 'claims each round')] : []),
+    queryCase(p),
+  ]),
+  vertexDeletionCase('device'),
+  vertexDeletionCase('host'),
   allocationCase,
   bulkBuildCase('kronecker', 'placement'),
   bulkBuildCase('kronecker', 'insertion'),
