@@ -177,9 +177,8 @@ export type VertexBatchEntry = 'claim' | 'unlink' | 'finish';
  *   into `starts` (its total in `status[0]`) then lays the claimed vertices' base slabs end to end.
  * - `unlink` (undirected graphs; one thread per word of those slabs, `status[0] * 32` of them, a slab's 32
  *   threads in one workgroup): a key lane's thread walks its lane through the bucket's chain; each key names
- *   a live neighbour whose reverse key becomes TOMBSTONE (a probe that loads each slab whole: a batch fills
- *   the GPU about once, so one probe's latency, not its loads, sets the time) and the lane's word becomes
- *   EMPTY. After a barrier (the chain's next words are then read by no one else) the next word's thread
+ *   a live neighbour whose reverse key becomes TOMBSTONE (probed as the host path probes, comparing each
+ *   word as it loads) and the lane's word becomes EMPTY. After a barrier (the chain's next words are then read by no one else) the next word's thread
  *   frees the collision slabs, resetting their owner and next words, and the thread of a vertex's first
  *   word finishes it: one dispatch where unlink and clear took two.
  * - `finish` (directed graphs, after `sweep`; one thread per id): claimed vertices get degree 0, flags 0.
@@ -211,23 +210,10 @@ ${body}
 ${tableWgsl(true, true)}
 fn set_vertex(v: u32, f: u32, x: u32) { atomicStore(&vertices[v * 4u + f], x); }
 
-// Removes v from the table of k, a live neighbour (its flags, base and bucket count are read together).
+// Removes v from the table of k when k is a live neighbour (not one of the batch, which is DELETING).
 fn untie(k: u32, v: u32) {
-  if (k >= params.vertex_count) { return; }
-  let flags = vertex_word(k, ${V_FLAGS}u);
-  let base = vertex_word(k, ${V_BASE}u);
-  let buckets = vertex_word(k, ${V_BUCKETS}u);
-  if ((flags & ALIVE) == 0u) { return; }
-  var slab = base + hash_key(v) % buckets;
-  var at = NOT_FOUND;
-  for (var hop = 0u; hop < chain_bound() && slab != NULL_SLAB; hop++) {
-    let w = load_slab(slab * 32u);
-    for (var lane = 0u; lane < KEY_SLOTS; lane++) {
-      if (w[lane] == v && at == NOT_FOUND) { at = slab * 32u + lane; }
-    }
-    if (at != NOT_FOUND) { break; }
-    slab = w[NEXT_WORD];
-  }
+  if (k >= params.vertex_count || !is_alive(k)) { return; }
+  let at = find_key(k, v);
   if (at == NOT_FOUND) { return; }
   for (var attempt = 0u; attempt < 1024u; attempt++) {
     let r = atomicCompareExchangeWeak(&slabs[at], v, TOMBSTONE);
