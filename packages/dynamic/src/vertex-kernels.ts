@@ -1,6 +1,24 @@
 import type { KernelDefinition } from '@weft/gpu';
 import { A_BUMP, A_FREE, tableWgsl, V_BASE, V_BUCKETS, V_DEGREE, V_FLAGS, WORKGROUP } from './layout.ts';
 
+/**
+ * Shared by both deletion paths: `set_vertex`, and `untie(k, v)`, which removes key v from the table of k
+ * when k is a live vertex (a vertex of the batch is DELETING, and its own table is cleared instead).
+ */
+const VERTEX_WGSL = /* wgsl */ `
+fn set_vertex(v: u32, f: u32, x: u32) { atomicStore(&vertices[v * 4u + f], x); }
+
+fn untie(k: u32, v: u32) {
+  if (k >= params.vertex_count || !is_alive(k)) { return; }
+  let at = find_key(k, v);
+  if (at == NOT_FOUND) { return; }
+  for (var attempt = 0u; attempt < 1024u; attempt++) {
+    let r = atomicCompareExchangeWeak(&slabs[at], v, TOMBSTONE);
+    if (r.exchanged) { atomicSub(&vertices[k * 4u + ${V_DEGREE}u], 1u); return; }
+    if (r.old_value != v) { return; }
+  }
+}`;
+
 export type VertexEntry = 'insert_vertices' | 'mark' | 'sweep' | 'unlink' | 'clear' | 'finish';
 
 /**
@@ -63,16 +81,7 @@ ${body}`,
     entryPoints: [only],
     code: /* wgsl */ `
 ${tableWgsl(true, true)}
-fn set_vertex(v: u32, f: u32, x: u32) { atomicStore(&vertices[v * 4u + f], x); }
-fn untie(k: u32, v: u32) {
-  let at = find_key(k, v);
-  if (at == NOT_FOUND) { return; }
-  for (var attempt = 0u; attempt < 1024u; attempt++) {
-    let r = atomicCompareExchangeWeak(&slabs[at], v, TOMBSTONE);
-    if (r.exchanged) { atomicSub(&vertices[k * 4u + ${V_DEGREE}u], 1u); return; }
-    if (r.old_value != v) { return; }
-  }
-}
+${VERTEX_WGSL}
 
 ${entry(
   'insert_vertices',
@@ -126,8 +135,7 @@ ${perWord(
   if (lane >= KEY_SLOTS) { return; }
   var c = s;
   for (var hop = 0u; hop <= chain_bound() && c != NULL_SLAB; hop++) {
-    let k = slab_word(c * 32u + lane);
-    if (k < params.vertex_count && is_alive(k)) { untie(k, v); }
+    untie(slab_word(c * 32u + lane), v);
     c = slab_word(c * 32u + NEXT_WORD);
   }`,
 )}
@@ -208,19 +216,7 @@ ${body}
     entryPoints: [entry],
     code: /* wgsl */ `
 ${tableWgsl(true, true)}
-fn set_vertex(v: u32, f: u32, x: u32) { atomicStore(&vertices[v * 4u + f], x); }
-
-// Removes v from the table of k when k is a live neighbour (not one of the batch, which is DELETING).
-fn untie(k: u32, v: u32) {
-  if (k >= params.vertex_count || !is_alive(k)) { return; }
-  let at = find_key(k, v);
-  if (at == NOT_FOUND) { return; }
-  for (var attempt = 0u; attempt < 1024u; attempt++) {
-    let r = atomicCompareExchangeWeak(&slabs[at], v, TOMBSTONE);
-    if (r.exchanged) { atomicSub(&vertices[k * 4u + ${V_DEGREE}u], 1u); return; }
-    if (r.old_value != v) { return; }
-  }
-}
+${VERTEX_WGSL}
 
 ${perId(
   'claim',
