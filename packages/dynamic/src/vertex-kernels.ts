@@ -19,6 +19,26 @@ fn untie(k: u32, v: u32) {
   }
 }`;
 
+/** The tables and the allocator, which every vertex kernel writes. */
+const TABLE_BINDINGS = {
+  slabs: { type: 'array<atomic<u32>>', access: 'read_write' },
+  free_list: { type: 'array<u32>', access: 'read_write' },
+  alloc: { type: 'array<atomic<u32>>', access: 'read_write' },
+  vertices: { type: 'array<atomic<u32>>', access: 'read_write' },
+} as const;
+
+/** An entry point of one thread `i` per item, `params[count]` items. */
+function threadEntry(name: string, count: 'n' | 'batch', body: string): string {
+  return /* wgsl */ `
+@compute @workgroup_size(${WORKGROUP})
+fn ${name}(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+  @builtin(local_invocation_index) lid: u32) {
+  let i = weft_workgroup_index(wid, nwg) * ${WORKGROUP}u + lid;
+  if (i >= params.${count}) { return; }
+${body}
+}`;
+}
+
 export type VertexEntry = 'insert_vertices' | 'mark' | 'sweep' | 'unlink' | 'clear' | 'finish';
 
 /**
@@ -41,14 +61,7 @@ export type VertexEntry = 'insert_vertices' | 'mark' | 'sweep' | 'unlink' | 'cle
  * - `finish`: degree 0, flags cleared.
  */
 export function vertexKernel(only: VertexEntry): KernelDefinition {
-  const entry = (name: string, body: string) => /* wgsl */ `
-@compute @workgroup_size(${WORKGROUP})
-fn ${name}(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
-  @builtin(local_invocation_index) lid: u32) {
-  let i = weft_workgroup_index(wid, nwg) * ${WORKGROUP}u + lid;
-  if (i >= params.n) { return; }
-${body}
-}`;
+  const entry = (name: string, body: string) => threadEntry(name, 'n', body);
   // One thread per word i of the batch's base slabs: g, v, s (the slab), j (v's slab index), lane.
   const perWord = (name: string, body: string) =>
     entry(
@@ -70,10 +83,7 @@ ${body}`,
   return {
     label: `dynamic vertex ${only}`,
     bindings: {
-      slabs: { type: 'array<atomic<u32>>', access: 'read_write' },
-      free_list: { type: 'array<u32>', access: 'read_write' },
-      alloc: { type: 'array<atomic<u32>>', access: 'read_write' },
-      vertices: { type: 'array<atomic<u32>>', access: 'read_write' },
+      ...TABLE_BINDINGS,
       ids: { type: 'array<u32>', access: 'read' },
       buckets: { type: 'array<u32>', access: 'read' },
     },
@@ -186,27 +196,17 @@ export type VertexBatchEntry = 'claim' | 'unlink' | 'finish';
  * - `unlink` (undirected graphs; one thread per word of those slabs, `status[0] * 32` of them, a slab's 32
  *   threads in one workgroup): a key lane's thread walks its lane through the bucket's chain; each key names
  *   a live neighbour whose reverse key becomes TOMBSTONE (probed as the host path probes, comparing each
- *   word as it loads) and the lane's word becomes EMPTY. After a barrier (the chain's next words are then read by no one else) the next word's thread
- *   frees the collision slabs, resetting their owner and next words, and the thread of a vertex's first
- *   word finishes it: one dispatch where unlink and clear took two.
+ *   word as it loads) and the lane's word becomes EMPTY. After a barrier (the chain's next words are then
+ *   read by no one else) the next word's thread frees the collision slabs, resetting their owner and next
+ *   words, and the thread of a vertex's first word finishes it: one dispatch where unlink and clear took two.
  * - `finish` (directed graphs, after `sweep`; one thread per id): claimed vertices get degree 0, flags 0.
  */
 export function vertexBatchKernel(entry: VertexBatchEntry): KernelDefinition {
-  const perId = (name: string, body: string) => /* wgsl */ `
-@compute @workgroup_size(${WORKGROUP})
-fn ${name}(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
-  @builtin(local_invocation_index) lid: u32) {
-  let i = weft_workgroup_index(wid, nwg) * ${WORKGROUP}u + lid;
-  if (i >= params.batch) { return; }
-${body}
-}`;
+  const perId = (name: string, body: string) => threadEntry(name, 'batch', body);
   return {
     label: `dynamic vertex batch ${entry}`,
     bindings: {
-      slabs: { type: 'array<atomic<u32>>', access: 'read_write' },
-      free_list: { type: 'array<u32>', access: 'read_write' },
-      alloc: { type: 'array<atomic<u32>>', access: 'read_write' },
-      vertices: { type: 'array<atomic<u32>>', access: 'read_write' },
+      ...TABLE_BINDINGS,
       ids: { type: 'array<u32>', access: 'read' },
       counts: { type: 'array<u32>', access: 'read_write' },
       starts: { type: 'array<u32>', access: 'read' },
