@@ -96,8 +96,9 @@ export interface MinChanges {
 }
 
 /**
- * How a round's changes may cross the host: `'compact'` (default) in the fewest words of the three forms of
- * {@link MinChanges}; `'pairs'` as pairs, or the whole vector past `n / 2` changes (no bitmaps), to compare.
+ * How a round's changes may cross the host: `'compact'` (default) in the fewest words of its three forms
+ * ((id, value) pairs, a changed bitmap with the values, the whole vector); `'pairs'` as pairs, or the whole
+ * vector past `n / 2` changes (no bitmaps), to compare.
  */
 export type MinExchangeForm = 'compact' | 'pairs';
 
@@ -393,7 +394,7 @@ export class MinExchangePart {
 /**
  * Rounds of `local` work on every part, each followed by a min-merge of the changed entries, until a round
  * changes nothing anywhere. Each part's changes come back as (id, value) pairs, a changed bitmap with the
- * values, or its whole vector, whichever is smallest ({@link MinChanges}); the host writes every part the
+ * values, or its whole vector, whichever is smallest (`MinChanges`); the host writes every part the
  * others' changes as they came, and the part min-merges them on
  * its device at the start of its next round, so every device ends a round holding the same vector and the
  * host never walks it. `local(part, incoming, rec)` gets the other parts' changes of the last round
