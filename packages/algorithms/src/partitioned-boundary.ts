@@ -233,7 +233,8 @@ export function ownedWords(p: { lo: number; hi: number }, words: number): [numbe
   return [Math.min(words, p.lo >>> 5), Math.min(words, Math.ceil(p.hi / 32))];
 }
 
-function popcountWords(bits: Uint32Array, from: number, to: number): number {
+/** Set bits in `bits[from, to)`. */
+export function popcountWords(bits: Uint32Array, from: number, to: number): number {
   let n = 0;
   for (let w = from; w < to; w++) {
     let v = bits[w]!;

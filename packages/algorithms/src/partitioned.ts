@@ -21,7 +21,7 @@ import {
 } from '@weft/graph';
 import { AdvanceWorkspace, advancePush } from '@weft/operators';
 import { UNREACHED } from './bfs/level.ts';
-import { ownedWords } from './partitioned-boundary.ts';
+import { ownedWords, popcountWords } from './partitioned-boundary.ts';
 import { type PartitionedTiming, PhaseClock } from './partitioned-exchange.ts';
 
 export interface PartitionedBfsOptions {
@@ -307,9 +307,7 @@ export class PartitionedBfs {
       all.set(found[0]!);
       for (const f of found.slice(1)) for (let w = 0; w < words; w++) all[w]! |= f[w]!;
     }
-    let size = 0;
-    for (let w = 0; w < words; w++) if (all[w] !== 0) size += popcount(all[w]!);
-    return size;
+    return popcountWords(all, 0, words);
   }
 
   /**
@@ -484,12 +482,6 @@ type Sent =
   | { kind: 'ids'; count: number }
   | { kind: 'words'; pull: boolean; words: number }
   | { kind: 'or'; words: number };
-
-function popcount(x: number): number {
-  let v = x - ((x >>> 1) & 0x55555555);
-  v = (v & 0x33333333) + ((v >>> 2) & 0x33333333);
-  return (Math.imul((v + (v >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24) & 0xff;
-}
 
 /** BFS from `source` over a partitioned graph; see {@link PartitionedBfs}. */
 export async function bfsPartitioned(
