@@ -717,5 +717,5 @@ function timingLine(runs: PartitionedRun[]): string {
   const { wallMs, iterations, timing: t, queueLevels } = medianRun(runs);
   const ms = (x: number) => `${x.toFixed(2)} ms`;
   const ids = queueLevels === undefined ? '' : ` (${queueLevels} sent as ids)`;
-  return `  median run ${ms(wallMs)}: ${iterations} iterations${ids}; compute ${ms(t.computeMs)}, read-back ${ms(t.readbackMs)}, host ${ms(t.hostMs)}, upload ${ms(t.uploadMs)}`;
+  return `  median run ${ms(wallMs)}: ${iterations} iterations${ids}; setup ${ms(t.setupMs)}, compute ${ms(t.computeMs)}, read-back ${ms(t.readbackMs)}, host ${ms(t.hostMs)}, upload ${ms(t.uploadMs)}, result ${ms(t.resultMs)}`;
 }

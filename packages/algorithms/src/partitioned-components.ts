@@ -53,6 +53,7 @@ export async function connectedComponentsPartitioned(
     const timing = new PhaseClock().timing;
     return { labels: new Uint32Array(0), count: 0, rounds: 0, exchangedBytes: 0, timing };
   }
+  const clock = new PhaseClock();
   const states: { sets: DisjointSets; exchange: MinExchangePart }[] = [];
   try {
     for (const p of graph.parts) {
@@ -71,6 +72,7 @@ export async function connectedComponentsPartitioned(
         }),
       ),
     );
+    clock.mark('setupMs');
     const { rounds, exchangedBytes, timing } = await minMergeRounds(
       states.map((s) => s.exchange),
       async (i, incoming, round) => {
@@ -93,18 +95,20 @@ export async function connectedComponentsPartitioned(
         return round;
       },
       () => wgsl`(v: u32) {}`,
+      clock,
     );
     const finished = await Promise.all(states.map((s) => s.sets.finished()));
     if (finished.includes(false)) {
       throw new WeftError('union-find gave up on a link after too many failed compare-exchanges');
     }
-    // A merge may leave a label pointing at a non-root: follow each to its root (labels only decrease).
-    const labels = await states[0]!.sets.parents.download(0, n);
+    // A merge may leave a label pointing at a non-root: compressed on the device, not by the host's
+    // random reads over the whole vector.
+    const { sets, exchange } = states[0]!;
+    await sets.recordCompress(exchange.device);
+    const labels = await sets.parents.download(0, n);
     let count = 0;
-    for (let v = 0; v < n; v++) {
-      labels[v] = labels[labels[v]!]!;
-      if (labels[v] === v) count++;
-    }
+    for (let v = 0; v < n; v++) if (labels[v] === v) count++;
+    clock.mark('resultMs');
     return { labels, count, rounds, exchangedBytes, timing };
   } finally {
     for (const s of states) {

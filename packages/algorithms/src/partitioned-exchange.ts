@@ -28,6 +28,8 @@ export async function onEveryPart<T>(items: readonly T[], run: (item: T) => Prom
  * over the run; a step that runs on every part at once counts from its start to the last part's end).
  */
 export interface PartitionedTiming {
+  /** Before the first round: allocations, resets and (PageRank) the boundary id lists. */
+  setupMs: number;
   /** From a submit until its work is done: GPU compute, and the copies to and from staging buffers unless
    * the run was asked for a `breakdown` (which times them alone, with waits of their own). */
   computeMs: number;
@@ -39,13 +41,22 @@ export interface PartitionedTiming {
   /** Host to device: unmapping and writing uploads; with a breakdown, the copies out of the staging buffers
    * on the devices too. */
   uploadMs: number;
+  /** After the last round: the result read back from the devices and assembled on the host. */
+  resultMs: number;
 }
 
 export type TimingPhase = keyof PartitionedTiming;
 
 /** Sums host-timed spans into a {@link PartitionedTiming}: `performance.now()` calls only, no waits. */
 export class PhaseClock {
-  readonly timing: PartitionedTiming = { computeMs: 0, readbackMs: 0, hostMs: 0, uploadMs: 0 };
+  readonly timing: PartitionedTiming = {
+    setupMs: 0,
+    computeMs: 0,
+    readbackMs: 0,
+    hostMs: 0,
+    uploadMs: 0,
+    resultMs: 0,
+  };
   #last = performance.now();
 
   /** Charges the time since the last mark to `phase`. */
@@ -403,7 +414,8 @@ export class MinExchangePart {
  * undefined where it did nothing (then `rec` is submitted alone). `lowered(part)` is a functor `(v: u32)`
  * run once on a part where the merge lowered `v`. A round costs a part one submit and wait, merge, work and
  * changes together (`local` adds its own), and a second read-back only where more pairs changed than the
- * first holds. The merged vector stays on the devices: read it from any part's `values`.
+ * first holds. The merged vector stays on the devices: read it from any part's `values`. The rounds' time
+ * is charged to `clock` (a caller's, to time its setup and result on the same clock).
  */
 export async function minMergeRounds(
   parts: readonly MinExchangePart[],
@@ -413,10 +425,10 @@ export async function minMergeRounds(
     rec: Recorder,
   ) => Promise<Recorder | undefined>,
   lowered: (part: number) => Functor,
+  clock: PhaseClock = new PhaseClock(),
 ): Promise<{ rounds: number; exchangedBytes: number; timing: PartitionedTiming }> {
   let bytes = 0;
   let last: MinChanges[] | undefined;
-  const clock = new PhaseClock();
   for (let round = 1; ; round++) {
     const incoming = parts.map((_, i) => last?.filter((c, j) => j !== i && c.count > 0));
     const staged: (StagedChanges | undefined)[] = [];

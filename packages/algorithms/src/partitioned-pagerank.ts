@@ -214,6 +214,7 @@ export async function pageRankPartitioned(
     const none = { exchangedBytes: 0, bytesPerIteration: 0, fullBytesPerIteration: 0 };
     return { ranks: new Float32Array(0), iterations: 0, converged: true, ...none, timing };
   }
+  const clock = new PhaseClock();
   const parts: RankPart[] = [];
   const alone = graph.parts.length === 1;
   // Undirected parts read the others' contributions as sources, directed ones add up sums into targets.
@@ -251,13 +252,13 @@ export async function pageRankPartitioned(
     const l1 = convergence === 'l1';
     const bound = l1 ? n * tolerance : tolerance;
     const breakdown = options.breakdown === true;
-    const clock = new PhaseClock();
     let exchanged = 0;
     let iterations = 0;
     let converged = false;
     let change = 0;
     // The local arcs' passes of the next iteration, queued before the exchange that the rest waits for.
     let queued: Promise<unknown>[] = [];
+    clock.mark('setupMs');
     for (let round = 0; ; round++) {
       if (round > 0 && breakdown) {
         await clock.parts(parts, 'uploadMs', 'uploadMs', async (s) => {
@@ -327,6 +328,7 @@ export async function pageRankPartitioned(
     parts.forEach((s, i) => {
       ranks.set(slices[i]!, s.lo);
     });
+    clock.mark('resultMs');
     return {
       ranks,
       iterations,

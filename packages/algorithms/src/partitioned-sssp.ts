@@ -9,6 +9,7 @@ import {
   minMergeRounds,
   onEveryPart,
   type PartitionedTiming,
+  PhaseClock,
   touches,
 } from './partitioned-exchange.ts';
 import { decodeDistances } from './sssp/decode.ts';
@@ -59,6 +60,7 @@ export async function ssspPartitioned(
   checkSource(graph, source);
   const form = checkExchangeForm(options.exchange);
   const n = graph.vertexCount;
+  const clock = new PhaseClock();
   const weights = options.weight === undefined ? graph.parts[0]!.graph.chunkedWeights : undefined;
   if (weights && !['u32', 'i32', 'f32'].includes(weights.type)) {
     throw new InputError(`unsupported weight type ${weights.type}`, 'graph.weights');
@@ -90,6 +92,7 @@ export async function ssspPartitioned(
     );
     const float = states[0]!.problem.float;
     let iterations = 0;
+    clock.mark('setupMs');
     const { rounds, exchangedBytes, timing } = await minMergeRounds(
       states.map((s) => s.exchange),
       async (i, incoming, merge) => {
@@ -110,9 +113,12 @@ export async function ssspPartitioned(
   ${rw(items)}[atomicAdd(&${atomic(length.array)}[0], 1u)] = v;
 }`;
       },
+      clock,
     );
     const words = await states[0]!.problem.distances.download(0, n);
-    return { distances: decodeDistances(words, float), rounds, iterations, exchangedBytes, timing };
+    const distances = decodeDistances(words, float);
+    clock.mark('resultMs');
+    return { distances, rounds, iterations, exchangedBytes, timing };
   } finally {
     for (const s of states) {
       s.exchange.destroy();

@@ -484,6 +484,8 @@ describe('partitioned runs over parts without remote arcs, without local arcs, a
           expect(pr.converged, what).toBe(true);
           expect(verifyPageRank(csr, pr.ranks, { weight: null }), what).toBeNull();
           expect(pr.timing.computeMs, what).toBeGreaterThan(0);
+          expect(pr.timing.setupMs, what).toBeGreaterThan(0);
+          expect(pr.timing.resultMs, what).toBeGreaterThan(0);
           if (breakdown) expect(pr.timing.uploadMs, what).toBeGreaterThan(0);
           const weighted = await pageRankPartitioned(graph, { breakdown });
           expect(verifyPageRank(csr, weighted.ranks), what).toBeNull();
@@ -494,18 +496,22 @@ describe('partitioned runs over parts without remote arcs, without local arcs, a
               const got = await bfsPartitioned(graph, source, { direction, breakdown });
               expect(Array.from(got.depths), `${what}, ${direction} from ${source}`).toEqual(want);
               expect(got.timing.computeMs).toBeGreaterThan(0);
+              expect(got.timing.resultMs).toBeGreaterThan(0);
             }
           }
         }
         const cc = await connectedComponentsPartitioned(graph);
         expect(Array.from(cc.labels), name).toEqual(Array.from(componentsReference(csr).labels));
         expect(cc.timing.computeMs).toBeGreaterThan(0);
+        expect(cc.timing.setupMs).toBeGreaterThan(0);
+        expect(cc.timing.resultMs).toBeGreaterThan(0);
         for (const source of [3, 40]) {
           const got = await ssspPartitioned(graph, source);
           expect(Array.from(got.distances), `${name} from ${source}`).toEqual(
             Array.from(ssspReference(csr, source)),
           );
           for (const t of Object.values(got.timing)) expect(t).toBeGreaterThanOrEqual(0);
+          expect(got.timing.resultMs).toBeGreaterThan(0);
         }
       } finally {
         graph.destroy();

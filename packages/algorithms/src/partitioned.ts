@@ -172,7 +172,10 @@ export class PartitionedBfs {
   /** Searches from `source` and reads the depths back. */
   async run(source: number): Promise<PartitionedBfsResult> {
     const searched = await this.search(source);
-    return { depths: await this.#parts[0]!.depths.download(0, this.graph.vertexCount), ...searched };
+    const start = performance.now();
+    const depths = await this.#parts[0]!.depths.download(0, this.graph.vertexCount);
+    searched.timing.resultMs += performance.now() - start;
+    return { depths, ...searched };
   }
 
   /** Searches from `source`, leaving the depths on every device (`depthsOn(i)`); no read-back of them. */
