@@ -615,8 +615,8 @@ export class WeftDevice {
   }
 
   /**
-   * Copies `size` bytes at `offset` of `buffer` (both multiples of 4) into a pooled staging buffer, maps it
-   * and returns what `use` returns for a view of those bytes, then unmaps (one round trip, no host copy).
+   * Copies `size` bytes at `offset` (a multiple of 4) of `buffer` into a pooled staging buffer, maps it and
+   * returns what `use` returns for a view of those bytes, then unmaps (one round trip, no host copy).
    * The view is valid only while `use` runs, so `use` must be synchronous: a returned Promise is an
    * {@link InputError}. Unmapping detaches the view, so one kept past `use` reads as empty, never as the
    * staging buffer's next contents. `where` names the data in that error (default: the buffer's label).
