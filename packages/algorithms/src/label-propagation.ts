@@ -244,8 +244,8 @@ export async function labelPropagation(
       },
       { batch: 1, maxBatch: 1, ...options, maxIterations },
     );
-    const raw = await label.download(0, n);
-    return { ...denseLabels(raw), iterations: run.iterations, converged: run.converged, undirected };
+    const dense = await label.read(denseLabels, 0, n);
+    return { ...dense, iterations: run.iterations, converged: run.converged, undirected };
   } finally {
     for (const a of made) a.destroy();
   }

@@ -285,6 +285,21 @@ async function nearFarDelta(
 }
 
 /**
+ * Distance words (u32 sums or f32 bits, `NONE` where unreached) as numbers; throws the overflow error where a
+ * sum saturated. A plain loop: a mapping callback per vertex costs far more on graphs of millions of vertices.
+ */
+function neighborDistances(bits: Uint32Array, float: boolean): Float64Array {
+  const values = float ? new Float32Array(bits.buffer, bits.byteOffset, bits.length) : bits;
+  const distances = new Float64Array(bits.length);
+  const saturated = float ? SATURATED_F32 : SATURATED_U32;
+  for (let v = 0; v < bits.length; v++) {
+    if (bits[v] === saturated) throw overflowError(float, v);
+    distances[v] = bits[v] === NONE ? Number.POSITIVE_INFINITY : values[v]!;
+  }
+  return distances;
+}
+
+/**
  * SSSP on a {@link NeighborGraph}: Bellman-Ford over a frontier (each step relaxes the out-edges of the
  * vertices improved in the last) or near-far with `delta` (`./sssp/near-far.ts`: each step relaxes the
  * frontier's vertices below a threshold kept on the GPU). Distances are the weights' 32 bits under
@@ -419,16 +434,7 @@ export async function ssspOnNeighbors(
       );
       parents = asInt32(await parent.download(0, n));
     }
-    const bits = await dist.download(0, n);
-    const floats = new Float32Array(bits.buffer, bits.byteOffset, bits.length);
-    // A plain loop: a mapping callback per vertex costs far more on graphs of millions of vertices.
-    const values = float ? floats : bits;
-    const distances = new Float64Array(n);
-    const saturated = float ? SATURATED_F32 : SATURATED_U32;
-    for (let v = 0; v < n; v++) {
-      if (bits[v] === saturated) throw overflowError(float, v);
-      distances[v] = bits[v] === NONE ? Number.POSITIVE_INFINITY : values[v]!;
-    }
+    const distances = await dist.read((bits) => neighborDistances(bits, float), 0, n);
     return { distances, ...(parents ? { parents } : {}), iterations, steps: iterations };
   } finally {
     run.destroy();

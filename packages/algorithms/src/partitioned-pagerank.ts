@@ -323,11 +323,8 @@ export async function pageRankPartitioned(
       clock.mark('uploadMs');
     }
     for (const s of parts) s.inbox.unmap();
-    const slices = await Promise.all(parts.map((s) => s.ranks.download(s.lo, s.count)));
     const ranks = new Float32Array(n);
-    parts.forEach((s, i) => {
-      ranks.set(slices[i]!, s.lo);
-    });
+    await Promise.all(parts.map((s) => s.ranks.downloadInto(ranks.subarray(s.lo, s.hi), s.lo)));
     clock.mark('resultMs');
     return {
       ranks,

@@ -115,8 +115,7 @@ export async function ssspPartitioned(
       },
       clock,
     );
-    const words = await states[0]!.problem.distances.download(0, n);
-    const distances = decodeDistances(words, float);
+    const distances = await states[0]!.problem.distances.read((raw) => decodeDistances(raw, float), 0, n);
     clock.mark('resultMs');
     return { distances, rounds, iterations, exchangedBytes, timing };
   } finally {

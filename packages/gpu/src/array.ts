@@ -104,19 +104,53 @@ export class DeviceArray<T extends ElementType = ElementType> {
 
   /** Reads the whole array (or `count` elements from `offset`) back to the host. */
   async download(offset = 0, count = this.length - offset): Promise<HostArray<T>> {
-    this.#check();
-    if (offset < 0 || count < 0 || offset + count > this.length) {
-      throw new InputError(
-        `download of ${count} elements at ${offset} exceeds length ${this.length}`,
-        `array '${this.label}'`,
-      );
-    }
+    this.#checkRange('download', offset, count);
     const bytes = await this.device.readBytes(
       this.buffer,
       offset * BYTES_PER_ELEMENT,
       count * BYTES_PER_ELEMENT,
     );
     return new hostConstructors[this.type](bytes) as HostArray<T>;
+  }
+
+  /**
+   * Reads the whole array (or `count` elements from `offset`) back and returns what `use` returns for a
+   * typed view of them in the mapped read-back memory, with no host copy (decode or copy from it there).
+   * The view is valid only while `use` runs: `use` must be synchronous (a returned Promise is an
+   * {@link InputError}), and a view kept past it reads as empty.
+   */
+  async read<R>(use: (view: HostArray<T>) => R, offset = 0, count = this.length - offset): Promise<R> {
+    this.#checkRange('read', offset, count);
+    return this.device.readMapped(
+      this.buffer,
+      offset * BYTES_PER_ELEMENT,
+      count * BYTES_PER_ELEMENT,
+      (bytes) => use(new hostConstructors[this.type](bytes.buffer, bytes.byteOffset, count) as HostArray<T>),
+      `array '${this.label}'`,
+    );
+  }
+
+  /**
+   * Fills `target`, a host array of this array's element type, with `target.length` elements from element
+   * `offset`: one copy out of the mapped read-back memory into memory the caller already has (a subarray of
+   * a larger result, say), where `download()` allocates.
+   */
+  async downloadInto(target: HostArray<T>, offset = 0): Promise<void> {
+    checkTarget(this.type, target, this.label);
+    await this.read((view) => target.set(view), offset, target.length);
+  }
+
+  #checkRange(what: string, offset: number, count: number): void {
+    this.#check();
+    if (!Number.isSafeInteger(offset) || !Number.isSafeInteger(count) || offset < 0 || count < 0) {
+      throw new InputError(`${what} of ${count} elements at ${offset}`, `array '${this.label}'`);
+    }
+    if (offset + count > this.length) {
+      throw new InputError(
+        `${what} of ${count} elements at ${offset} exceeds length ${this.length}`,
+        `array '${this.label}'`,
+      );
+    }
   }
 
   /** Sets every element to `value` (zero uses `clearBuffer`; other values a fill kernel). */
@@ -140,6 +174,20 @@ export class DeviceArray<T extends ElementType = ElementType> {
   [Symbol.dispose](): void {
     this.destroy();
   }
+}
+
+/** Throws an {@link InputError} naming array `label` unless `target` is a host array of `type`. */
+export function checkTarget(type: ElementType, target: unknown, label: string): void {
+  const want = hostConstructors[type];
+  if (target instanceof want) return;
+  const got =
+    target === null || typeof target !== 'object'
+      ? String(target)
+      : (target.constructor?.name ?? 'an object');
+  throw new InputError(
+    `downloadInto needs a ${want.name} for ${type} elements, got ${got}`,
+    `array '${label}'`,
+  );
 }
 
 function toHost<T extends ElementType>(type: T, data: ArrayLike<number>): HostArray<T> {

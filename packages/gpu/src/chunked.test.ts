@@ -63,6 +63,49 @@ describe('ChunkedArray', () => {
     expect(() => d.chunkedArray('u32', 2 ** 32)).toThrow(InputError);
   });
 
+  it('downloadInto fills a host range from any element range, chunk by chunk', async () => {
+    const d = await device();
+    for (const n of lengths) {
+      const data = randomU32(n, n + 11);
+      const bits = new Float32Array(data.buffer);
+      const u = d.uploadChunked(data, { label: 'u' });
+      const f = d.uploadChunked(bits, { label: 'f' });
+      const i = d.uploadChunked(new Int32Array(data.buffer), { label: 'i' });
+      const mid = Math.floor(n / 2);
+      for (const [at, count] of [
+        [0, n],
+        [0, 0],
+        [n, 0],
+        [CHUNK - 1, 2],
+        [CHUNK, CHUNK],
+        [3, 2 * CHUNK],
+        [mid, n - mid],
+        [n - 1, 1],
+      ] as const) {
+        if (at < 0 || at + count > n) continue;
+        const what = `n=${n} [${at}, +${count})`;
+        const target = new Uint32Array(count + 2).fill(9);
+        await u.downloadInto(target.subarray(1, 1 + count), at);
+        expectArrayEqual(target.subarray(1, 1 + count), data.subarray(at, at + count), `u32 ${what}`);
+        expect([target[0], target[count + 1]]).toEqual([9, 9]);
+        const floats = new Float32Array(count);
+        await f.downloadInto(floats, at);
+        expectArrayEqual(new Uint32Array(floats.buffer), data.subarray(at, at + count), `f32 ${what}`);
+        const ints = new Int32Array(count);
+        await i.downloadInto(ints, at);
+        expectArrayEqual(new Uint32Array(ints.buffer), data.subarray(at, at + count), `i32 ${what}`);
+      }
+      await expect(u.downloadInto(new Uint32Array(n + 1))).rejects.toThrow(/array 'u'.*exceeds length/);
+      await expect(u.downloadInto(new Uint32Array(1), n)).rejects.toThrow(InputError);
+      await expect(u.downloadInto(new Float32Array(n) as never)).rejects.toThrow(
+        /array 'u': downloadInto needs a Uint32Array/,
+      );
+      await expect(f.downloadInto(new Uint32Array(n) as never)).rejects.toThrow(/array 'f'.*Float32Array/);
+      for (const a of [u, f, i]) a.destroy();
+      await expect(u.downloadInto(new Uint32Array(0))).rejects.toThrow(/destroyed/);
+    }
+  });
+
   it('load, store and atomicAt address every chunk in kernels', async () => {
     const d = await device();
     for (const n of lengths.filter((x) => x > 0)) {

@@ -1,4 +1,4 @@
-import { DeviceArray, type ElementType, type HostArray, hostArray } from './array.ts';
+import { checkTarget, DeviceArray, type ElementType, type HostArray, hostArray } from './array.ts';
 import type { WeftDevice } from './device.ts';
 import { InputError } from './errors.ts';
 import { atomic, Functor, type Inline, type Interpolation, inline, rw, wgsl } from './functor.ts';
@@ -125,11 +125,25 @@ export class ChunkedArray<T extends ElementType = ElementType> {
     const pieces = this.#pieces(offset, count);
     if (pieces.length === 1) return pieces[0]![0].download(pieces[0]![1], count);
     const out = hostArray(this.type, count);
-    const parts = await Promise.all(pieces.map(([chunk, at, n]) => chunk.download(at, n)));
-    pieces.forEach(([, , , from], i) => {
-      out.set(parts[i]!, from);
-    });
+    await this.#readPieces(out, pieces);
     return out;
+  }
+
+  /**
+   * Fills `target`, a host array of this array's element type, with `target.length` elements from element
+   * `offset`, each chunk's part copied from its own mapped read-back straight into place (no allocation).
+   * Chunked arrays offer no `read`: a range across chunks is several mappings, not one view.
+   */
+  async downloadInto(target: HostArray<T>, offset = 0): Promise<void> {
+    checkTarget(this.type, target, this.label);
+    this.#check(offset, target.length, 'downloadInto');
+    await this.#readPieces(target, this.#pieces(offset, target.length));
+  }
+
+  async #readPieces(target: HostArray<T>, pieces: [DeviceArray<T>, number, number, number][]): Promise<void> {
+    await Promise.all(
+      pieces.map(([chunk, at, n, from]) => chunk.read((view) => target.set(view, from), at, n)),
+    );
   }
 
   /** Sets every element to `value`. */

@@ -75,6 +75,38 @@ describe('device', () => {
     });
   });
 
+  it('hands mapped bytes of any 4-aligned range to a callback, and readBytes copies them', async () => {
+    await gpuTest(async (device) => {
+      const data = randomU32(37, 5);
+      const a = device.upload(data, { label: 'words' });
+      const bytes = new Uint8Array(data.buffer);
+      for (const [offset, size] of [
+        [0, 148],
+        [0, 0],
+        [4, 1],
+        [8, 6],
+        [144, 4],
+        [20, 101],
+      ] as const) {
+        const want = [...bytes.subarray(offset, offset + size)];
+        expect(await device.readMapped(a.buffer, offset, size, (v) => [...v]), `${offset}+${size}`).toEqual(
+          want,
+        );
+        const copy = await device.readBytes(a.buffer, offset, size);
+        expect([...new Uint8Array(copy)], `readBytes ${offset}+${size}`).toEqual(want);
+      }
+      const kept = await device.readMapped(a.buffer, 0, 8, (v) => v);
+      expect(kept.length).toBe(0);
+      await expect(device.readMapped(a.buffer, 0, 8, async () => 0)).rejects.toThrow(
+        /buffer 'words'.*Promise/,
+      );
+      await expect(device.readMapped(a.buffer, 0, 8, async () => 0, 'the ranks')).rejects.toThrow(
+        /^the ranks: /,
+      );
+      a.destroy();
+    });
+  });
+
   it('reuses pooled buffers by size class', async () => {
     const device = await testDevice();
     const a = device.array('u32', 1000);

@@ -104,6 +104,21 @@ export interface RequestDeviceOptions {
   bindingBudget?: number;
 }
 
+/**
+ * `result` of a callback handed a mapped view, or an {@link InputError} where it is a Promise: the view is
+ * unmapped before an async callback could resume (its later rejection is dropped, as the caller already failed).
+ */
+function synchronous<R>(result: R, where: string): R {
+  if (typeof (result as { then?: unknown } | null)?.then === 'function') {
+    (result as PromiseLike<unknown>).then(undefined, () => undefined);
+    throw new InputError(
+      'the read callback returned a Promise: its view is valid only while it runs, so read synchronously',
+      where,
+    );
+  }
+  return result;
+}
+
 /** Bind groups a device keeps for reuse (least recently used dropped first). */
 const BIND_GROUPS_KEPT = 4096;
 
@@ -596,8 +611,25 @@ export class WeftDevice {
 
   /** Reads `size` bytes at `offset` of `buffer` back to the host (one round trip). */
   async readBytes(buffer: GPUBuffer, offset: number, size: number): Promise<ArrayBuffer> {
+    return this.readMapped(buffer, offset, size, (bytes) => bytes.slice().buffer);
+  }
+
+  /**
+   * Copies `size` bytes at `offset` (a multiple of 4) of `buffer` into a pooled staging buffer, maps it and
+   * returns what `use` returns for a view of those bytes, then unmaps (one round trip, no host copy).
+   * The view is valid only while `use` runs, so `use` must be synchronous: a returned Promise is an
+   * {@link InputError}. Unmapping detaches the view, so one kept past `use` reads as empty, never as the
+   * staging buffer's next contents. `where` names the data in that error (default: the buffer's label).
+   */
+  async readMapped<R>(
+    buffer: GPUBuffer,
+    offset: number,
+    size: number,
+    use: (bytes: Uint8Array<ArrayBuffer>) => R,
+    where = `buffer '${buffer.label}'`,
+  ): Promise<R> {
     this.checkAlive();
-    if (size === 0) return new ArrayBuffer(0);
+    if (size === 0) return synchronous(use(new Uint8Array(0)), where);
     const aligned = Math.ceil(size / 4) * 4;
     const staging = this.pool.acquire(aligned, 'readback', 'weft readback');
     try {
@@ -605,9 +637,11 @@ export class WeftDevice {
       enc.copyBufferToBuffer(buffer, offset, staging, 0, aligned);
       this.device.queue.submit([enc.finish()]);
       await this.guard(staging.mapAsync(0x1 /* GPUMapMode.READ */, 0, aligned));
-      const out = staging.getMappedRange(0, aligned).slice(0, size);
-      staging.unmap();
-      return out;
+      try {
+        return synchronous(use(new Uint8Array(staging.getMappedRange(0, aligned), 0, size)), where);
+      } finally {
+        staging.unmap();
+      }
     } finally {
       this.pool.release(staging);
     }

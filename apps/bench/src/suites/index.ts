@@ -36,9 +36,10 @@ export async function loadSuite(name: string): Promise<BenchCase[]> {
       return (await import('./dynamic.ts')).cases;
     case 'tune':
       // Tuning sweeps and ablations (not part of the default run): the bandwidth kernels' work per thread,
-      // what each step of a BFS claim costs in a push advance, and the sort's tile shapes.
+      // what each step of a BFS claim costs in a push advance, the sort's tile shapes, and result read-backs.
       return [
         ...(await import('./advance-ablation.ts')).cases,
+        ...(await import('./readback.ts')).cases,
         ...[1, 2, 4].map((v) => copyKernelVariant(`copy kernel u32 vec4x${v}`, { vectorsPerThread: v })),
         ...[1, 2].map((v) =>
           copyKernelVariant(`copy kernel u32 vec4x${v} grid 4096`, {

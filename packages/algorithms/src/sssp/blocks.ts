@@ -252,10 +252,9 @@ export class SsspBlocksProblem implements Problem<{ distances: Float64Array }, [
   /** The distances in the caller's vertex ids. */
   async result(): Promise<{ distances: Float64Array }> {
     const order = this.blocks.order;
-    const raw = await this.distances.download(0, Math.max(1, order.length));
-    const words = new Uint32Array(order.length);
-    for (let i = 0; i < order.length; i++) words[order[i]!] = raw[i]!;
-    return { distances: decodeDistances(words, this.blocks.shape.float) };
+    const float = this.blocks.shape.float;
+    const distances = await this.distances.read((raw) => decodeDistances(raw, float, order), 0, order.length);
+    return { distances };
   }
 
   destroy(): void {

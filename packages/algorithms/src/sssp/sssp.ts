@@ -347,12 +347,11 @@ export class SsspProblem
       await rec.submit({ wait: false });
     }
     // Read back together: one wait for the GPU instead of one per array.
-    const [raw, levelWords, tree] = await Promise.all([
-      this.distances.download(0, n),
+    const [distances, levelWords, tree] = await Promise.all([
+      this.distances.read((raw) => decodeDistances(raw, this.float), 0, n),
       this.smallFrontier?.levels.download(1, 1),
       this.parents?.download(0, n),
     ]);
-    const distances = decodeDistances(raw, this.float);
     const levels = levelWords?.[0];
     const counted = levels === undefined ? {} : { levels };
     if (!tree) return { distances, ...counted };
