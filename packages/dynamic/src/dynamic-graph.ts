@@ -726,20 +726,28 @@ export class DynamicGraph implements NeighborGraph {
     const n = this.#batchLength(src, dst, 'deleteEdges');
     const m = this.directed ? n : 2 * n;
     if (m === 0) return;
-    const kernel = await this.device.kernel(
-      this.#kernelFor(deleteKernel(), coopDeleteKernel(this.deleteClaims), 'subgroup'),
+    const thread = this.#kernelFor('thread', 'subgroup', 'subgroup') === 'thread';
+    const kernels = await Promise.all(
+      thread
+        ? [this.device.kernel(deleteKernel('locate')), this.device.kernel(deleteKernel('apply'))]
+        : [this.device.kernel(coopDeleteKernel(this.deleteClaims))],
     );
     await onTarget(options.recorder ?? this.device, 'dynamic delete edges', async (rec) => {
-      rec.dispatch(kernel, {
-        bindings: {
-          slabs: this.slabs,
-          vertices: this.vertices,
-          src: this.#onDevice(rec, src, 'batch sources'),
-          dst: this.#onDevice(rec, dst, 'batch targets'),
-        },
-        params: { n: m, mirror: this.directed ? 0 : 1, ...this.#tableParams() },
-        workgroups: Math.ceil(m / WORKGROUP),
-      });
+      const bindings = {
+        slabs: this.slabs,
+        vertices: this.vertices,
+        src: this.#onDevice(rec, src, 'batch sources'),
+        dst: this.#onDevice(rec, dst, 'batch targets'),
+      };
+      const params = { n: m, mirror: this.directed ? 0 : 1, ...this.#tableParams() };
+      const workgroups = Math.ceil(m / WORKGROUP);
+      if (!thread) {
+        rec.dispatch(kernels[0]!, { bindings, params, workgroups });
+        return;
+      }
+      const positions = rec.scratch('u32', m, 'deleted key positions');
+      for (const kernel of kernels)
+        rec.dispatch(kernel, { bindings: { ...bindings, positions }, params, workgroups });
     });
     await this.#afterBatch(n, options);
   }
@@ -915,44 +923,42 @@ export class DynamicGraph implements NeighborGraph {
 
   /**
    * Claims the batch on the GPU (repeats and dead ids drop out there), then, undirected, scans the claimed
-   * vertices' bucket counts (the scan's last item writes the total and the unlink grid's dispatch arguments)
-   * and unlinks their slabs; directed, sweeps the pool. Three dispatches, no read-back.
+   * vertices' bucket counts (the scan's last item writes the total and the per-word grid's dispatch
+   * arguments), locates their keys' reverse keys and tombstones them; directed, sweeps the pool. Four
+   * dispatches, no read-back.
    */
   async #deleteOnDevice(ids: Uint32Array | DeviceArray<'u32'>, recorder: Recorder | undefined) {
     const n = ids.length;
     const d = this.device;
-    const [claim, last] = await Promise.all(
-      (['claim', this.directed ? 'finish' : 'unlink'] as const).map((e) => d.kernel(vertexBatchKernel(e))),
-    );
+    const entries = this.directed ? (['claim', 'finish'] as const) : (['claim', 'locate', 'apply'] as const);
+    const [claim, ...rest] = await Promise.all(entries.map((e) => d.kernel(vertexBatchKernel(e))));
     const sweep = this.directed ? await d.kernel(vertexKernel('sweep')) : undefined;
     await onTarget(recorder ?? d, 'dynamic delete vertices', async (rec) => {
       const idArr = ids instanceof DeviceArray ? ids : rec.scratch('u32', n, 'vertex ids').upload(ids);
       const counts = rec.scratch('u32', n, 'vertex bucket counts');
       const starts = rec.scratch('u32', n, 'vertex slab starts');
-      // The claimed vertices' slab total, then the unlink grid's dispatch arguments.
+      // The claimed vertices' slab total, then the per-word grid's dispatch arguments.
       const status = rec.scratch('u32', 4, 'vertex slab total', true);
-      const bindings = {
+      const tables = {
         slabs: this.slabs,
         free_list: this.#store.freeList,
         alloc: this.alloc,
         vertices: this.vertices,
-        ids: idArr,
-        counts,
-        starts,
-        status,
       };
+      const lists = { ids: idArr, starts, status };
+      const bindings = { ...tables, ...lists };
       const params = { batch: n, ...this.#tableParams() };
       const perId = Math.ceil(n / WORKGROUP);
-      rec.dispatch(claim!, { entry: 'claim', bindings, params, workgroups: perId });
+      rec.dispatch(claim!, { entry: 'claim', bindings: { ...bindings, counts }, params, workgroups: perId });
       if (sweep) {
         const slabs = this.#store.slabCapacity;
         rec.dispatch(sweep, {
           entry: 'sweep',
-          bindings: { ...bindings, buckets: idArr },
+          bindings: { ...tables, ids: idArr, buckets: idArr },
           params: { n: slabs, ...params },
           workgroups: Math.ceil(slabs / WORKGROUP),
         });
-        rec.dispatch(last!, { entry: 'finish', bindings, params, workgroups: perId });
+        rec.dispatch(rest[0]!, { entry: 'finish', bindings, params, workgroups: perId });
         return;
       }
       // A workgroup covers WORKGROUP / SLAB_WORDS slabs, one thread per word.
@@ -970,7 +976,10 @@ export class DynamicGraph implements NeighborGraph {
 }`,
         { monoid: plus('u32') },
       );
-      rec.dispatch(last!, { entry: 'unlink', bindings, params, workgroups: { indirect: status, index: 1 } });
+      const words = { indirect: status, index: 1 };
+      const locate = { slabs: this.slabs, vertices: this.vertices, ...lists };
+      rec.dispatch(rest[0]!, { entry: 'locate', bindings: locate, params, workgroups: words });
+      rec.dispatch(rest[1]!, { entry: 'apply', bindings, params, workgroups: words });
     });
   }
 

@@ -370,13 +370,37 @@ fn main() {
 }
 
 /**
- * Deletes a batch: a key becomes TOMBSTONE by compare-exchange, so duplicates in the batch count once. The
- * source's flags, base and bucket count are loaded together (one round trip before the probe, not two).
+ * Deletes a batch in two passes. `locate` probes the tables through plain (not atomic) loads, a probed slab
+ * loaded whole as queries load it, and writes each item's key position to `positions` (NOT_FOUND where the
+ * source is dead or the key absent); `apply` turns those keys into TOMBSTONE by compare-exchange, so a
+ * duplicate in the batch finds its key gone and the degree drops once. Atomic loads made the one-pass
+ * probe about twice as slow; between the passes nothing else writes the tables.
  */
-export function deleteKernel(): KernelDefinition {
+export function deleteKernel(pass: 'locate' | 'apply'): KernelDefinition {
+  if (pass === 'locate') {
+    return {
+      label: 'dynamic delete edges, locate',
+      bindings: { slabs: READ, vertices: READ, src: READ, dst: READ, positions: WRITE },
+      params: BATCH_PARAMS,
+      code: /* wgsl */ `
+${tableWgsl(false, false)}
+${BATCH_WGSL}
+${ENTRY_HEAD}
+fn main(${ENTRY_ARGS}) {
+  ${THREAD_INDEX}
+  if (i >= params.n) { return; }
+  var at = NOT_FOUND;
+  if (batch_valid(i)) {
+    let v = batch_src(i);
+    if (is_alive(v)) { at = find_key(v, batch_dst(i)); }
+  }
+  positions[i] = at;
+}`,
+    };
+  }
   return {
-    label: 'dynamic delete edges',
-    bindings: DELETE_BINDINGS,
+    label: 'dynamic delete edges, apply',
+    bindings: { ...DELETE_BINDINGS, positions: READ },
     params: BATCH_PARAMS,
     code: /* wgsl */ `
 ${tableWgsl(true, true)}
@@ -384,15 +408,11 @@ ${BATCH_WGSL}
 ${ENTRY_HEAD}
 fn main(${ENTRY_ARGS}) {
   ${THREAD_INDEX}
-  if (i >= params.n || !batch_valid(i)) { return; }
+  if (i >= params.n) { return; }
+  let at = positions[i];
+  if (at == NOT_FOUND) { return; }
   let v = batch_src(i);
   let k = batch_dst(i);
-  let flags = vertex_word(v, ${V_FLAGS}u);
-  let base = vertex_word(v, ${V_BASE}u);
-  let buckets = vertex_word(v, ${V_BUCKETS}u);
-  if ((flags & ALIVE) == 0u || buckets == 0u) { return; }
-  let at = find_key_from(base + hash_key(k) % buckets, k);
-  if (at == NOT_FOUND) { return; }
   for (var attempt = 0u; attempt < 1024u; attempt++) {
     let r = atomicCompareExchangeWeak(&slabs[at], k, TOMBSTONE);
     if (r.exchanged) { atomicSub(&vertices[v * 4u + ${V_DEGREE}u], 1u); return; }

@@ -185,60 +185,14 @@ ${entry(
   };
 }
 
-export type VertexBatchEntry = 'claim' | 'unlink' | 'finish';
+export type VertexBatchEntry = 'claim' | 'locate' | 'apply' | 'finish';
 
-/**
- * Vertex deletion with the batch prepared on the GPU: `ids` may hold repeats, dead vertices and ids out of
- * range, and no host copy of the bucket counts is needed, so a batch costs no read-back.
- * - `claim` (one thread per id): an ALIVE vertex turns DELETING by compare-exchange, so of repeated ids one
- *   thread wins; `counts[i]` gets the winner's base bucket count, 0 for every other id. A scan of `counts`
- *   into `starts` (its total in `status[0]`) then lays the claimed vertices' base slabs end to end.
- * - `unlink` (undirected graphs; one thread per word of those slabs, `status[0] * 32` of them, a slab's 32
- *   threads in one workgroup): a key lane's thread walks its lane through the bucket's chain; each key names
- *   a live neighbour whose reverse key becomes TOMBSTONE (probed as the host path probes, comparing each
- *   word as it loads) and the lane's word becomes EMPTY. After a barrier (the chain's next words are then
- *   read by no one else) the next word's thread frees the collision slabs, resetting their owner and next
- *   words, and the thread of a vertex's first word finishes it: one dispatch where unlink and clear took two.
- * - `finish` (directed graphs, after `sweep`; one thread per id): claimed vertices get degree 0, flags 0.
- */
-export function vertexBatchKernel(entry: VertexBatchEntry): KernelDefinition {
-  const perId = (name: string, body: string) => threadEntry(name, 'batch', body);
-  return {
-    label: `dynamic vertex batch ${entry}`,
-    bindings: {
-      ...TABLE_BINDINGS,
-      ids: { type: 'array<u32>', access: 'read' },
-      counts: { type: 'array<u32>', access: 'read_write' },
-      starts: { type: 'array<u32>', access: 'read' },
-      status: { type: 'array<u32>', access: 'read' },
-    },
-    params: { batch: 'u32', vertex_count: 'u32', slab_capacity: 'u32' },
-    entryPoints: [entry],
-    code: /* wgsl */ `
-${tableWgsl(true, true)}
-${VERTEX_WGSL}
-
-${perId(
-  'claim',
-  /* wgsl */ `
-  let v = ids[i];
-  var count = 0u;
-  if (v < params.vertex_count) {
-    for (var attempt = 0u; attempt < 1024u; attempt++) {
-      let r = atomicCompareExchangeWeak(&vertices[v * 4u + ${V_FLAGS}u], ALIVE, DELETING);
-      if (r.exchanged) { count = vertex_word(v, ${V_BUCKETS}u); break; }
-      if (r.old_value != ALIVE) { break; }
-    }
-  }
-  counts[i] = count;`,
-)}
-
-@compute @workgroup_size(${WORKGROUP})
-fn unlink(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
-  @builtin(local_invocation_index) lid: u32) {
+/** Of one thread per word of the claimed vertices' base slabs: its slab `s`, vertex `v`, its slab index `j`
+ * in v's table and word `w` (`live` false past `status[0]` slabs). */
+const PER_WORD_HEAD = /* wgsl */ `
   let i = weft_workgroup_index(wid, nwg) * ${WORKGROUP}u + lid;
   let t = i / 32u;
-  let lane = i % 32u;
+  let w = i % 32u;
   let live = t < status[0];
   var v = 0u;
   var j = 0u;
@@ -253,20 +207,127 @@ fn unlink(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: v
     v = ids[g];
     j = t - starts[g];
     s = vertex_word(v, ${V_BASE}u) + j;
+  }`;
+
+/**
+ * Vertex deletion with the batch prepared on the GPU: `ids` may hold repeats, dead vertices and ids out of
+ * range, and no host copy of the bucket counts is needed, so a batch costs no read-back.
+ * - `claim` (one thread per id): an ALIVE vertex turns DELETING by compare-exchange, so of repeated ids one
+ *   thread wins; `counts[i]` gets the winner's base bucket count, 0 for every other id. A scan of `counts`
+ *   into `starts` (its total in `status[0]`) then lays the claimed vertices' base slabs end to end.
+ * - `locate` (undirected graphs; one thread per word of those slabs, `status[0] * 32` of them, a slab's 32
+ *   threads in one workgroup) binds the tables as plain words: a key lane's thread walks its lane through
+ *   the bucket's chain, finds each key's reverse key in the live neighbour's table (a probed slab loaded
+ *   whole) and overwrites its own word with that key's position, or EMPTY (no key, a tombstone, a neighbour
+ *   deleted too). It writes only the claimed vertices' words, whose tables no thread probes (they are not
+ *   ALIVE), so plain loads are safe; atomic ones made the probe about twice as slow.
+ * - `apply` (same grid): each position's key becomes TOMBSTONE by compare-exchange and its table's owner
+ *   (the owner word of the position's slab) loses a degree; the word becomes EMPTY. After a barrier (the
+ *   chain's next words are then read by no one else) the next word's thread frees the collision slabs,
+ *   resetting their owner and next words, and the thread of a vertex's first word finishes it.
+ * - `finish` (directed graphs, after `sweep`; one thread per id): claimed vertices get degree 0, flags 0.
+ */
+export function vertexBatchKernel(entry: VertexBatchEntry): KernelDefinition {
+  const perId = (name: string, body: string) => threadEntry(name, 'batch', body);
+  const params = { batch: 'u32', vertex_count: 'u32', slab_capacity: 'u32' } as const;
+  const lists = {
+    ids: { type: 'array<u32>', access: 'read' },
+    starts: { type: 'array<u32>', access: 'read' },
+    status: { type: 'array<u32>', access: 'read' },
+  } as const;
+  const args = /* wgsl */ `@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+  @builtin(local_invocation_index) lid: u32`;
+  if (entry === 'locate') {
+    return {
+      label: 'dynamic vertex batch locate',
+      bindings: {
+        slabs: { type: 'array<u32>', access: 'read_write' },
+        vertices: { type: 'array<u32>', access: 'read' },
+        ...lists,
+      },
+      params,
+      entryPoints: ['locate'],
+      code: /* wgsl */ `
+${tableWgsl(false, false)}
+
+@compute @workgroup_size(${WORKGROUP})
+fn locate(${args}) {
+${PER_WORD_HEAD}
+  if (!live || w >= KEY_SLOTS) { return; }
+  var c = s;
+  for (var hop = 0u; hop <= chain_bound() && c != NULL_SLAB; hop++) {
+    let base = c * 32u;
+    let k = slabs[base + w];
+    let next = slabs[base + NEXT_WORD];
+    var position = EMPTY;
+    if (is_alive(k)) {
+      let at = find_key(k, v);
+      if (at != NOT_FOUND) { position = at; }
+    }
+    slabs[base + w] = position;
+    c = next;
   }
-  if (live && lane < KEY_SLOTS) {
+}`,
+    };
+  }
+  return {
+    label: `dynamic vertex batch ${entry}`,
+    bindings: {
+      ...TABLE_BINDINGS,
+      ...lists,
+      ...(entry === 'claim' ? { counts: { type: 'array<u32>', access: 'read_write' } } : {}),
+    },
+    params,
+    entryPoints: [entry],
+    code: /* wgsl */ `
+${tableWgsl(true, true)}
+${VERTEX_WGSL}
+
+${
+  entry === 'claim'
+    ? perId(
+        'claim',
+        /* wgsl */ `
+  let v = ids[i];
+  var count = 0u;
+  if (v < params.vertex_count) {
+    for (var attempt = 0u; attempt < 1024u; attempt++) {
+      let r = atomicCompareExchangeWeak(&vertices[v * 4u + ${V_FLAGS}u], ALIVE, DELETING);
+      if (r.exchanged) { count = vertex_word(v, ${V_BUCKETS}u); break; }
+      if (r.old_value != ALIVE) { break; }
+    }
+  }
+  counts[i] = count;`,
+      )
+    : ''
+}
+
+${
+  entry === 'apply'
+    ? /* wgsl */ `
+@compute @workgroup_size(${WORKGROUP})
+fn apply(${args}) {
+${PER_WORD_HEAD}
+  if (live && w < KEY_SLOTS) {
     var c = s;
     for (var hop = 0u; hop <= chain_bound() && c != NULL_SLAB; hop++) {
       let base = c * 32u;
-      let k = slab_word(base + lane);
+      let at = slab_word(base + w);
       let next = slab_word(base + NEXT_WORD);
-      untie(k, v);
-      if (k != EMPTY) { atomicStore(&slabs[base + lane], EMPTY); }
+      if (at != EMPTY) {
+        let k = slab_word((at / 32u) * 32u + OWNER_WORD) & ~COLLISION;
+        for (var attempt = 0u; attempt < 1024u; attempt++) {
+          let r = atomicCompareExchangeWeak(&slabs[at], v, TOMBSTONE);
+          if (r.exchanged) { atomicSub(&vertices[k * 4u + ${V_DEGREE}u], 1u); break; }
+          if (r.old_value != v) { break; }
+        }
+        atomicStore(&slabs[base + w], EMPTY);
+      }
       c = next;
     }
   }
   workgroupBarrier();
-  if (live && lane == NEXT_WORD) {
+  if (live && w == NEXT_WORD) {
     var c = slab_word(s * 32u + NEXT_WORD);
     for (var hop = 0u; hop < chain_bound() && c != NULL_SLAB; hop++) {
       let next = slab_word(c * 32u + NEXT_WORD);
@@ -278,21 +339,27 @@ fn unlink(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: v
     }
     atomicStore(&slabs[s * 32u + NEXT_WORD], NULL_SLAB);
   }
-  if (live && j == 0u && lane == 0u) {
+  if (live && j == 0u && w == 0u) {
     set_vertex(v, ${V_DEGREE}u, 0u);
     set_vertex(v, ${V_FLAGS}u, 0u);
   }
+}`
+    : ''
 }
 
-${perId(
-  'finish',
-  /* wgsl */ `
+${
+  entry === 'finish'
+    ? perId(
+        'finish',
+        /* wgsl */ `
   let v = ids[i];
   if (v < params.vertex_count && vertex_word(v, ${V_FLAGS}u) == DELETING) {
     set_vertex(v, ${V_DEGREE}u, 0u);
     set_vertex(v, ${V_FLAGS}u, 0u);
   }`,
-)}
+      )
+    : ''
+}
 `,
   };
 }
