@@ -258,6 +258,8 @@ export async function pageRankPartitioned(
     let change = 0;
     // The local arcs' passes of the next iteration, queued before the exchange that the rest waits for.
     let queued: Promise<unknown>[] = [];
+    // Without a breakdown, each queued right behind the iteration whose contributions it reads.
+    const ahead: Promise<{ submitted: Promise<unknown> }>[] = [];
     clock.mark('setupMs');
     for (let round = 0; ; round++) {
       if (round > 0 && breakdown) {
@@ -287,8 +289,17 @@ export async function pageRankPartitioned(
         } else if (s.partial) rec.copy(s.partial, s.outbox, m);
         else if (m > 0) rec.copy(s.contrib, s.outbox, m, s.lo);
         rec.copy(s.totals, s.outbox, 2, 0, m);
+        // On the queue when the call returns; its wait covers this submit only.
+        const finished = rec.submit();
+        // The next iteration's local arcs read only this iteration's own contributions: queued behind it now,
+        // they run while the host maps and copies instead of after the host has recorded them.
+        if (!breakdown && round < maxIterations) {
+          ahead[i] = queueLocalPass(s, false);
+          // Awaited next round; a failure before then is the run's, not an unhandled rejection.
+          ahead[i]!.catch(() => undefined);
+        }
         // Wait for the submit, then map: a map asked for before the work ends resolved later, not sooner.
-        await rec.submit();
+        await finished;
         if (!breakdown) done();
         await Promise.all([s.outbox.map(), s.inbox.map()]);
       });
@@ -306,14 +317,15 @@ export async function pageRankPartitioned(
         iterations = round;
         converged = change < bound;
       }
-      if (!stop) {
-        // The next iteration's local arcs need only this device's own contributions: they run meanwhile.
-        const local = await Promise.all(parts.map((s) => queueLocalPass(s, breakdown)));
+      if (breakdown && !stop) {
+        // Timed alone: the next iteration's local arcs, after this iteration's read-back.
+        const local = await Promise.all(parts.map((s) => queueLocalPass(s, true)));
         queued = local.map((q) => q.submitted);
-        if (breakdown) {
-          await Promise.all(queued);
-          clock.mark('computeMs');
-        }
+        await Promise.all(queued);
+        clock.mark('computeMs');
+      }
+      if (!stop) {
+        if (!breakdown) queued = (await Promise.all(ahead)).map((q) => q.submitted);
         exchanged += lists.length > 0 ? exchangeBoundary(parts, lists, dangling) : exchange(parts, dangling);
       }
       clock.mark('hostMs');
@@ -323,6 +335,8 @@ export async function pageRankPartitioned(
       clock.mark('uploadMs');
     }
     for (const s of parts) s.inbox.unmap();
+    // A pass queued behind the last iteration ran for nothing, but it must be on the queue before the arrays go.
+    await Promise.all(ahead.map(async (q) => (await q).submitted));
     const ranks = new Float32Array(n);
     await Promise.all(parts.map((s) => s.ranks.downloadInto(ranks.subarray(s.lo, s.hi), s.lo)));
     clock.mark('resultMs');
