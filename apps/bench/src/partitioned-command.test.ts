@@ -82,6 +82,32 @@ describe('weft partitioned --multigraph --against-one', () => {
     }
   }, 300_000);
 
+  it('runs PageRank staggered with --schedule, checked against one GPU, and refuses an unknown schedule', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'weft-partitioned-'));
+    try {
+      const json = join(dir, 'out.json');
+      const args = [
+        '--kron',
+        '6',
+        '--multigraph',
+        '--max-arcs-per-part',
+        '1600',
+        '--devices',
+        '2',
+        '--share',
+      ];
+      const rest = ['--sources', '1', '--repeat', '1', '--algorithms', 'pagerank', '--against-one'];
+      expect(await partitionedCommand([...args, ...rest, '--schedule', 'staggered', '--json', json])).toBe(0);
+      const out = JSON.parse(await readFile(json, 'utf8'));
+      const row = out.rows.find((r: { algorithm?: string }) => r.algorithm === 'pagerank');
+      expect(row.schedule).toBe('staggered');
+      expect(row.medianRun.iterations).toBeGreaterThan(1);
+      expect(await partitionedCommand([...args, ...rest, '--schedule', 'async'])).toBe(2);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }, 300_000);
+
   it('refuses pagerank and cc without a one-GPU result to check them against', async () => {
     const args = ['--kron', '5', '--multigraph', '--devices', '1', '--algorithms', 'bfs,cc'];
     expect(await partitionedCommand(args)).toBe(2);

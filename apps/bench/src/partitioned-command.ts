@@ -29,7 +29,7 @@ import { pickSources } from './suites/algorithms.ts';
 
 export const PARTITIONED_USAGE = `usage: weft partitioned (--graph FILE.wcsr | --kron SCALE) [--devices 2] [--sources 4] [--repeat 3]
   [--algorithms bfs,sssp,pagerank,cc] [--share] [--no-validation] [--breakdown] [--exchange boundary|full]
-  [--json OUT]
+  [--schedule lockstep|staggered] [--json OUT]
        weft partitioned --kron SCALE --multigraph [--parts P] [--max-arcs-per-part N] [--devices 1] ...
 
   BFS on one GPU against BFS on a graph partitioned across --devices GPUs (one device per GPU through
@@ -65,6 +65,9 @@ export const PARTITIONED_USAGE = `usage: weft partitioned (--graph FILE.wcsr | -
   owned contribution (undirected) or the whole partial-sum vector (directed) in PageRank, pairs or the whole
   vector past n / 2 changes in SSSP and CC, and ORs BFS's bitmaps on the host. PageRank prints the bytes an
   iteration of both.
+  --schedule (default lockstep) picks PageRank's schedule: lockstep, every part's iteration after every
+  exchange; staggered (with the boundary exchange, without --breakdown), each part's iteration as soon as the
+  values it reads are in, each part copying its own out as soon as they come back.
 `;
 const ALGORITHMS = ['bfs', 'sssp', 'pagerank', 'cc'] as const;
 type Algorithm = (typeof ALGORITHMS)[number];
@@ -89,11 +92,19 @@ export async function partitionedCommand(args: string[]): Promise<number> {
       'against-one': { type: 'boolean', default: false },
       breakdown: { type: 'boolean', default: false },
       exchange: { type: 'string', default: 'boundary' },
+      schedule: { type: 'string', default: 'lockstep' },
     },
   });
   const exchange = values.exchange as PageRankExchange;
   if (exchange !== 'boundary' && exchange !== 'full') {
     process.stderr.write(`--exchange must be boundary or full, got ${values.exchange}\n${PARTITIONED_USAGE}`);
+    return 2;
+  }
+  const schedule = values.schedule as PageRankSchedule;
+  if (schedule !== 'lockstep' && schedule !== 'staggered') {
+    process.stderr.write(
+      `--schedule must be lockstep or staggered, got ${values.schedule}\n${PARTITIONED_USAGE}`,
+    );
     return 2;
   }
   if (!values.graph === !values.kron || (values.multigraph && !values.kron)) {
@@ -134,6 +145,7 @@ export async function partitionedCommand(args: string[]): Promise<number> {
       againstOne: values['against-one'],
       breakdown: values.breakdown,
       exchange,
+      schedule,
     });
     for (const d of devices) d.destroy();
     return 0;
@@ -253,6 +265,7 @@ export async function partitionedCommand(args: string[]): Promise<number> {
       const run = await timeOthersPartitioned(algorithm, graph, sources, repeat, result, {
         breakdown: values.breakdown,
         exchange,
+        schedule,
       });
       const row = {
         devices: k,
@@ -311,6 +324,7 @@ async function multigraphRun(o: {
   againstOne: boolean;
   breakdown: boolean;
   exchange: PageRankExchange;
+  schedule: PageRankSchedule;
 }): Promise<void> {
   const start = performance.now();
   const graph = await kroneckerMultigraphPartitioned(o.devices, { scale: o.scale, seed: 1 }, o.split);
@@ -455,7 +469,11 @@ async function timeOthersPartitioned(
   sources: number[],
   repeat: number,
   want: Expected,
-  { breakdown, exchange }: { breakdown: boolean; exchange: PageRankExchange },
+  {
+    breakdown,
+    exchange,
+    schedule,
+  }: { breakdown: boolean; exchange: PageRankExchange; schedule: PageRankSchedule },
 ): Promise<{ ms: number[]; exchanged: number; rounds: number[]; runs: PartitionedRun[][] }> {
   const runs: PartitionedRun[][] = [];
   const rounds: number[] = [];
@@ -476,7 +494,7 @@ async function timeOthersPartitioned(
       runs.push(timed.map((r) => ({ source, ...r })));
     }
   } else if (algorithm === 'pagerank') {
-    const got = await pageRankPartitioned(graph, { exchange });
+    const got = await pageRankPartitioned(graph, { exchange, schedule });
     console.log(exchangeLine(exchange, got));
     const one = want[0]!;
     if (!got.ranks.every((r, v) => Math.abs(r - one[v]!) <= 1e-3 * Math.max(r, one[v]!))) {
@@ -486,7 +504,7 @@ async function timeOthersPartitioned(
     rounds.push(got.iterations);
     runs.push(
       await timedRuns(
-        () => pageRankPartitioned(graph, { breakdown, exchange }),
+        () => pageRankPartitioned(graph, { breakdown, exchange, schedule }),
         repeat,
         (r) => r.iterations,
       ),
@@ -527,6 +545,7 @@ async function againstOneGpu(
     algorithms: Algorithm[];
     breakdown: boolean;
     exchange: PageRankExchange;
+    schedule: PageRankSchedule;
   },
   graph: PartitionedGraph,
   sources: number[],
@@ -551,6 +570,7 @@ async function againstOneGpu(
       speedup: median(oneMs) / median(partsMs),
       breakdown,
       exchange: o.exchange,
+      schedule: o.schedule,
       medianRun: medianRun(runs.map(medianRun)),
       runs: runs.flat(),
     };
@@ -607,13 +627,13 @@ async function againstOneGpu(
     }
     if (o.algorithms.includes('pagerank')) {
       const want = (await pageRank(one)).ranks;
-      const result = await pageRankPartitioned(graph, { exchange: o.exchange });
+      const result = await pageRankPartitioned(graph, { exchange: o.exchange, schedule: o.schedule });
       console.log(exchangeLine(o.exchange, result));
       const got = result.ranks;
       if (!got.every((r, v) => Math.abs(r - want[v]!) <= 1e-3 * Math.max(r, want[v]!)))
         throw differs('PageRank');
       const runs = await timedRuns(
-        () => pageRankPartitioned(graph, { breakdown, exchange: o.exchange }),
+        () => pageRankPartitioned(graph, { breakdown, exchange: o.exchange, schedule: o.schedule }),
         o.repeat,
         (r) => r.iterations,
       );
@@ -642,6 +662,7 @@ async function againstOneGpu(
 }
 
 type PageRankExchange = 'boundary' | 'full';
+type PageRankSchedule = 'lockstep' | 'staggered';
 
 /** BFS's merge for `--exchange`: full ORs dense levels' bitmaps on the host, as before the devices did. */
 function bfsMerge(exchange: PageRankExchange): 'device' | 'host' {

@@ -42,13 +42,21 @@ export type PartitionedPageRankOptions = Pick<
    * or the whole partial-sum vector, added on the host (directed), to measure the difference.
    */
   exchange?: 'boundary' | 'full';
+  /**
+   * How the parts wait for each other: `'lockstep'` (default) every part's iteration after every part's
+   * read-back and every copy; `'staggered'` (boundary exchange, without a breakdown) a part's iteration as
+   * soon as every part's last read-back is in and the values it reads are copied, each part copying its own
+   * values out as soon as they come back, so the host's copies overlap the other parts' work.
+   */
+  schedule?: 'lockstep' | 'staggered';
 };
 
 export interface PartitionedPageRankResult {
   ranks: Float32Array;
   iterations: number;
   converged: boolean;
-  /** With `convergence: 'l1'` and not converged: the last iteration's summed absolute change. */
+  /** With `convergence: 'l1'` and not converged after at least one iteration: the last iteration's summed
+   * absolute change. */
   residual?: number;
   /** Bytes read back from the devices plus bytes written to them between iterations, over the run. */
   exchangedBytes: number;
@@ -89,6 +97,11 @@ class RankPart {
    * (undirected, in part order) or the owned vertices' sums (directed); with `boundary`, the values its
    * received ids name. */
   readonly inbox: StagingBuffer;
+  /** The staggered schedule's second inbox: iteration t reads `inboxes[t % 2]`, so a copy for t + 1 may land
+   * while t runs. */
+  readonly inboxes: readonly StagingBuffer[];
+  /** Per inbox, its mapping for the host to write again after the iteration that read it. */
+  readonly writable: Promise<void>[];
   /** With `boundary`: the values sent, gathered by the sent ids, and the values received, to scatter. */
   readonly sent: DeviceArray<'f32'> | undefined;
   readonly received: DeviceArray<'f32'> | undefined;
@@ -104,6 +117,7 @@ class RankPart {
     incoming: number,
     /** Which values go to and come from each other part, where only those cross the host. */
     readonly boundary: BoundaryLists | undefined,
+    staggered = false,
   ) {
     const { device } = graph;
     const n = Math.max(1, graph.vertexCount);
@@ -124,6 +138,10 @@ class RankPart {
     this.received = boundary ? arr(Math.max(1, boundary.recvCount), 'received values') : undefined;
     this.outbox = new StagingBuffer(device, this.shared + 2, 'read', 'partitioned pagerank read-back');
     this.inbox = new StagingBuffer(device, 1 + incoming, 'write', 'partitioned pagerank upload');
+    this.inboxes = staggered
+      ? [this.inbox, new StagingBuffer(device, 1 + incoming, 'write', 'partitioned pagerank upload')]
+      : [this.inbox];
+    this.writable = this.inboxes.map(() => Promise.resolve());
   }
 
   /** How many values the part sends: those its boundary names, its owned contributions, or all partial sums. */
@@ -148,7 +166,7 @@ class RankPart {
       this.totals,
       this.global,
       this.outbox,
-      this.inbox,
+      ...this.inboxes,
       this.sent,
       this.received,
     ])
@@ -214,9 +232,15 @@ export async function pageRankPartitioned(
     const none = { exchangedBytes: 0, bytesPerIteration: 0, fullBytesPerIteration: 0 };
     return { ranks: new Float32Array(0), iterations: 0, converged: true, ...none, timing };
   }
+  const schedule = options.schedule ?? 'lockstep';
+  if (schedule !== 'lockstep' && schedule !== 'staggered') {
+    throw new InputError(`schedule must be 'lockstep' or 'staggered', got '${schedule}'`, 'schedule');
+  }
   const clock = new PhaseClock();
   const parts: RankPart[] = [];
   const alone = graph.parts.length === 1;
+  // Staggering needs parts to wait for and the boundary's per-pair copies; a breakdown times lockstep steps.
+  const staggered = schedule === 'staggered' && !alone && mode === 'boundary' && options.breakdown !== true;
   // Undirected parts read the others' contributions as sources, directed ones add up sums into targets.
   const lists =
     mode === 'boundary' && !alone ? await boundaryLists(graph, graph.directed ? 'targets' : 'sources') : [];
@@ -232,6 +256,7 @@ export async function pageRankPartitioned(
           alone,
           boundary?.recvCount ?? fullIncoming(p, n, graph),
           boundary,
+          staggered,
         ),
       );
     }
@@ -261,7 +286,17 @@ export async function pageRankPartitioned(
     // Without a breakdown, each queued right behind the iteration whose contributions it reads.
     const ahead: Promise<{ submitted: Promise<unknown> }>[] = [];
     clock.mark('setupMs');
-    for (let round = 0; ; round++) {
+    if (staggered) {
+      ({ iterations, converged, change, exchanged } = await staggeredRounds(parts, lists, {
+        alpha,
+        n,
+        convergence,
+        bound,
+        maxIterations,
+        clock,
+      }));
+    }
+    for (let round = 0; !staggered; round++) {
       if (round > 0 && breakdown) {
         await clock.parts(parts, 'uploadMs', 'uploadMs', async (s) => {
           const rec = s.graph.device.recorder({ label: 'partitioned pagerank upload' });
@@ -334,7 +369,7 @@ export async function pageRankPartitioned(
       for (const s of parts) s.inbox.unmap();
       clock.mark('uploadMs');
     }
-    for (const s of parts) s.inbox.unmap();
+    if (!staggered) for (const s of parts) s.inbox.unmap();
     // A pass queued behind the last iteration ran for nothing, but it must be on the queue before the arrays go.
     await Promise.all(ahead.map(async (q) => (await q).submitted));
     const ranks = new Float32Array(n);
@@ -344,7 +379,8 @@ export async function pageRankPartitioned(
       ranks,
       iterations,
       converged,
-      ...(l1 && !converged ? { residual: change } : {}),
+      // Round 0 only spreads the first ranks: a run stopped there has no change to report.
+      ...(l1 && !converged && iterations > 0 ? { residual: change } : {}),
       exchangedBytes: exchanged,
       bytesPerIteration: bytesPerIteration(
         parts,
@@ -363,6 +399,157 @@ export async function pageRankPartitioned(
     // Lists not yet handed to a part.
     for (const b of lists.slice(parts.length)) destroyLists(b);
   }
+}
+
+/** Waits for every part's arrival at a round; a failure anywhere rejects every wait, so no part waits on. */
+class Arrivals {
+  readonly #count = new Map<number, number>();
+  readonly #waiting = new Map<number, { resolve: () => void; reject: (e: unknown) => void }[]>();
+  #failure: { error: unknown } | undefined;
+
+  constructor(readonly parts: number) {}
+
+  arrive(round: number): void {
+    const count = (this.#count.get(round) ?? 0) + 1;
+    this.#count.set(round, count);
+    if (count < this.parts) return;
+    for (const w of this.#waiting.get(round) ?? []) w.resolve();
+    this.#waiting.delete(round);
+  }
+
+  async all(round: number): Promise<void> {
+    if (this.#failure) throw this.#failure.error;
+    if ((this.#count.get(round) ?? 0) >= this.parts) return;
+    await new Promise<void>((resolve, reject) => {
+      const list = this.#waiting.get(round) ?? [];
+      list.push({ resolve, reject });
+      this.#waiting.set(round, list);
+    });
+  }
+
+  fail(error: unknown): void {
+    this.#failure ??= { error };
+    for (const list of this.#waiting.values()) for (const w of list) w.reject(error);
+    this.#waiting.clear();
+  }
+}
+
+/**
+ * The staggered schedule: every part runs its own loop. Iteration t + 1 of a part starts once every part has
+ * arrived at round t (its read-back mapped, its totals noted and its values copied into the others' inboxes for
+ * t + 1); a part copies its values out as soon as they come back, so its copies overlap the others' work, and
+ * inboxes alternate (iteration t reads `inboxes[t % 2]`), so a copy for t + 1 lands while the receiver still
+ * runs t. The rounds' wall time less the host's copies counts as compute.
+ */
+async function staggeredRounds(
+  parts: RankPart[],
+  lists: readonly BoundaryLists[],
+  o: {
+    alpha: number;
+    n: number;
+    convergence: 'relative' | 'l1';
+    bound: number;
+    maxIterations: number;
+    clock: PhaseClock;
+  },
+): Promise<{ iterations: number; converged: boolean; change: number; exchanged: number }> {
+  const k = parts.length;
+  const l1 = o.convergence === 'l1';
+  const arrivals = new Arrivals(k);
+  // Per round, each part's dangling sum and change, combined in part order (the same floats in any arrival order).
+  const totals = new Map<number, Float64Array>();
+  const combined = (round: number) => {
+    const t = totals.get(round)!;
+    let dangling = 0;
+    let change = 0;
+    for (let p = 0; p < k; p++) {
+      dangling += t[2 * p]!;
+      change = l1 ? change + t[2 * p + 1]! : Math.max(change, t[2 * p + 1]!);
+    }
+    return { dangling, change };
+  };
+  let exchanged = 0;
+  const copied = new Map<number, number>();
+  let copyMs = 0;
+  let last = 0;
+  const run = async (p: number) => {
+    const s = parts[p]!;
+    let ahead: Promise<{ submitted: Promise<unknown> }> | undefined;
+    try {
+      for (let t = 0; ; t++) {
+        let inbox: StagingBuffer | undefined;
+        if (t > 0) {
+          await arrivals.all(t - 1);
+          const { dangling, change } = combined(t - 1);
+          if ((t - 1 > 0 && change < o.bound) || t - 1 >= o.maxIterations) return;
+          inbox = s.inboxes[t % 2]!;
+          await s.writable[t % 2];
+          inbox.floats[0] = dangling;
+          inbox.unmap();
+        }
+        if (ahead) await (await ahead).submitted;
+        const rec = s.graph.device.recorder({ label: 'partitioned pagerank iteration' });
+        await onTarget(rec, 'partitioned pagerank iteration', async (r) => {
+          if (inbox) await recordIncoming(r, s, parts, inbox);
+          await recordIteration(r, s, t > 0, o.alpha, o.n, o.convergence);
+        });
+        const m = s.shared;
+        if (m > 0) rec.copy(s.sent!, s.outbox, m);
+        rec.copy(s.totals, s.outbox, 2, 0, m);
+        const finished = rec.submit();
+        // The inbox may be written again once this submit has read it.
+        if (inbox) s.writable[t % 2] = inbox.map();
+        ahead = t < o.maxIterations ? queueLocalPass(s, false) : undefined;
+        ahead?.catch(() => undefined);
+        await finished;
+        await s.outbox.map();
+        const values = s.outbox.floats;
+        const round = totals.get(t) ?? new Float64Array(2 * k);
+        totals.set(t, round);
+        round[2 * p] = values[m]!;
+        round[2 * p + 1] = values[m + 1]!;
+        exchanged += 4 * m + 8;
+        // Out to every receiver's inbox for t + 1, as soon as that inbox is the host's again.
+        for (const [q, receiver] of parts.entries()) {
+          if (q === p) continue;
+          const run = lists[q]!.recv.find((r) => r.part === p);
+          if (!run || run.count === 0) continue;
+          const target = receiver.inboxes[(t + 1) % 2]!;
+          await receiver.writable[(t + 1) % 2];
+          const started = performance.now();
+          const { at } = sentAt(lists, p, q);
+          target.floats.set(values.subarray(at, at + run.count), 1 + run.at);
+          copyMs += performance.now() - started;
+          copied.set(t, (copied.get(t) ?? 0) + 4 * run.count);
+        }
+        s.outbox.unmap();
+        if (t > 0) exchanged += 4;
+        last = Math.max(last, t);
+        arrivals.arrive(t);
+      }
+    } catch (e) {
+      arrivals.fail(e);
+      throw e;
+    } finally {
+      if (ahead)
+        await (await ahead.catch(() => ({ submitted: Promise.resolve() }))).submitted.catch(() => undefined);
+      for (const w of s.writable) await w.catch(() => undefined);
+      for (const b of s.inboxes) b.unmap();
+      s.outbox.unmap();
+    }
+  };
+  await onEveryPart(
+    parts.map((_, p) => p),
+    run,
+  );
+  const iterations = last;
+  const { change } = combined(last);
+  // A round's copies count where a next iteration read them, as with the lockstep exchange.
+  for (const [round, bytes] of copied) if (round < last) exchanged += bytes;
+  o.clock.mark('computeMs');
+  o.clock.timing.computeMs -= copyMs;
+  o.clock.timing.hostMs += copyMs;
+  return { iterations, converged: iterations > 0 && change < o.bound, change, exchanged };
 }
 
 /** The values a part receives with the full exchange: the others' owned contributions, or its owned sums. */
@@ -487,11 +674,16 @@ async function recordIteration(
 }
 
 /** Records the copies of what the host wrote into `s.inbox` to where the iteration reads it. */
-async function recordIncoming(rec: Recorder, s: RankPart, parts: RankPart[]): Promise<void> {
-  rec.copy(s.inbox, s.global, 1);
+async function recordIncoming(
+  rec: Recorder,
+  s: RankPart,
+  parts: RankPart[],
+  inbox: StagingBuffer = s.inbox,
+): Promise<void> {
+  rec.copy(inbox, s.global, 1);
   if (s.alone) return;
   if (s.boundary) {
-    await recordReceived(rec, s, s.boundary);
+    await recordReceived(rec, s, s.boundary, inbox);
     return;
   }
   if (s.partial) {
@@ -511,11 +703,16 @@ async function recordIncoming(rec: Recorder, s: RankPart, parts: RankPart[]): Pr
  * owned sums made from the part's own partial sums plus each sender's, added in part order (directed; a
  * sender's ids are distinct, so each run is one pass without atomics).
  */
-async function recordReceived(rec: Recorder, s: RankPart, b: BoundaryLists): Promise<void> {
+async function recordReceived(
+  rec: Recorder,
+  s: RankPart,
+  b: BoundaryLists,
+  inbox: StagingBuffer,
+): Promise<void> {
   const received = s.received!;
   if (s.partial && s.count > 0) rec.copy(s.partial, s.sums, s.count, s.lo, s.lo);
   if (b.recvCount === 0) return;
-  rec.copy(s.inbox, received, b.recvCount, 1, 0);
+  rec.copy(inbox, received, b.recvCount, 1, 0);
   if (!s.partial) {
     await transform(rec, b.recvCount, wgsl`(i: u32) { ${rw(s.contrib)}[${b.recvIds}[i]] = ${received}[i]; }`);
     return;

@@ -555,70 +555,76 @@ function boundaryBytes(csr: HostCsr, graph: PartitionedGraph): number {
   return graph.parts.length * 12 + (graph.parts.length > 1 ? 8 * reached.size : 0);
 }
 
+/** Graphs whose parts exchange nothing, everything or a random share, in 2-7 parts on 2-3 devices. */
+function exchangeCases(): { name: string; csr: HostCsr; graph: () => PartitionedGraph }[] {
+  // 224 vertices: [0, 32) a cycle of its own (no boundary), [32, 32) empty, [32, 96) and [96, 128) joined
+  // only to each other (a random bipartite part: most vertices boundary, some isolated), [128, 160) every
+  // vertex with one arc to [160, 192) and back, [192, 224) isolated.
+  const r = mulberry32(61);
+  const src: number[] = [];
+  const dst: number[] = [];
+  for (let v = 0; v < 32; v++) {
+    src.push(v);
+    dst.push((v + 1) % 32);
+  }
+  for (let e = 0; e < 120; e++) {
+    src.push(32 + Math.floor(r() * 64));
+    dst.push(96 + Math.floor(r() * 32));
+  }
+  for (let v = 128; v < 160; v++) {
+    src.push(v, 160 + ((v * 7) % 32));
+    dst.push(160 + ((v * 7) % 32), v);
+  }
+  const blocks = (directed: boolean) =>
+    hostCsrFromEdgeList({
+      vertexCount: 224,
+      src: Uint32Array.from(src),
+      dst: Uint32Array.from(dst),
+      weights: Float32Array.from(src, (_, i) => 1 + (i % 5)),
+      directed,
+    }).csr;
+  const cases: { name: string; csr: HostCsr; graph: () => PartitionedGraph }[] = [];
+  for (const directed of [false, true]) {
+    const kind = directed ? 'directed' : 'undirected';
+    const csr = blocks(directed);
+    const csc = { csc: directed };
+    cases.push({
+      name: `blocks ${kind}`,
+      csr,
+      graph: () => partsAt(csr, [0, 32, 32, 96, 128, 160, 192, 224], devices),
+    });
+    // Every vertex of [0, 32) with an arc to one of [32, 64) and back: every vertex boundary.
+    const matching = hostCsrFromEdgeList({
+      vertexCount: 64,
+      src: Uint32Array.from({ length: 64 }, (_, i) => (i < 32 ? i : 32 + ((i * 7) % 32))),
+      dst: Uint32Array.from({ length: 64 }, (_, i) => (i < 32 ? 32 + ((i * 7) % 32) : i - 32)),
+      weights: Float32Array.from({ length: 64 }, (_, i) => 1 + (i % 3)),
+      directed,
+    }).csr;
+    cases.push({
+      name: `matching ${kind}, all boundary`,
+      csr: matching,
+      graph: () => partsAt(matching, [0, 32, 64], devices.slice(0, 2)),
+    });
+    const scattered = scatteredGraph(67, 300, 250, 900, directed);
+    for (const [k, d] of [
+      [2, 2],
+      [3, 3],
+      [4, 2],
+    ] as const) {
+      cases.push({
+        name: `random ${kind}, ${k} parts on ${d} devices`,
+        csr: scattered,
+        graph: () => PartitionedGraph.upload(devices.slice(0, d), scattered, { ...csc, parts: k }),
+      });
+    }
+  }
+  return cases;
+}
+
 describe('pageRankPartitioned boundary exchange', () => {
   it('moves only the values other parts read and gives the full exchange’s ranks (and BFS and CC theirs)', async () => {
-    // 224 vertices: [0, 32) a cycle of its own (no boundary), [32, 32) empty, [32, 96) and [96, 128) joined
-    // only to each other (a random bipartite part: most vertices boundary, some isolated), [128, 160) every
-    // vertex with one arc to [160, 192) and back, [192, 224) isolated.
-    const r = mulberry32(61);
-    const src: number[] = [];
-    const dst: number[] = [];
-    for (let v = 0; v < 32; v++) {
-      src.push(v);
-      dst.push((v + 1) % 32);
-    }
-    for (let e = 0; e < 120; e++) {
-      src.push(32 + Math.floor(r() * 64));
-      dst.push(96 + Math.floor(r() * 32));
-    }
-    for (let v = 128; v < 160; v++) {
-      src.push(v, 160 + ((v * 7) % 32));
-      dst.push(160 + ((v * 7) % 32), v);
-    }
-    const blocks = (directed: boolean) =>
-      hostCsrFromEdgeList({
-        vertexCount: 224,
-        src: Uint32Array.from(src),
-        dst: Uint32Array.from(dst),
-        weights: Float32Array.from(src, (_, i) => 1 + (i % 5)),
-        directed,
-      }).csr;
-    const cases: { name: string; csr: HostCsr; graph: () => PartitionedGraph }[] = [];
-    for (const directed of [false, true]) {
-      const kind = directed ? 'directed' : 'undirected';
-      const csr = blocks(directed);
-      const csc = { csc: directed };
-      cases.push({
-        name: `blocks ${kind}`,
-        csr,
-        graph: () => partsAt(csr, [0, 32, 32, 96, 128, 160, 192, 224], devices),
-      });
-      // Every vertex of [0, 32) with an arc to one of [32, 64) and back: every vertex boundary.
-      const matching = hostCsrFromEdgeList({
-        vertexCount: 64,
-        src: Uint32Array.from({ length: 64 }, (_, i) => (i < 32 ? i : 32 + ((i * 7) % 32))),
-        dst: Uint32Array.from({ length: 64 }, (_, i) => (i < 32 ? 32 + ((i * 7) % 32) : i - 32)),
-        weights: Float32Array.from({ length: 64 }, (_, i) => 1 + (i % 3)),
-        directed,
-      }).csr;
-      cases.push({
-        name: `matching ${kind}, all boundary`,
-        csr: matching,
-        graph: () => partsAt(matching, [0, 32, 64], devices.slice(0, 2)),
-      });
-      const scattered = scatteredGraph(67, 300, 250, 900, directed);
-      for (const [k, d] of [
-        [2, 2],
-        [3, 3],
-        [4, 2],
-      ] as const) {
-        cases.push({
-          name: `random ${kind}, ${k} parts on ${d} devices`,
-          csr: scattered,
-          graph: () => PartitionedGraph.upload(devices.slice(0, d), scattered, { ...csc, parts: k }),
-        });
-      }
-    }
+    const cases = exchangeCases();
     for (const { name, csr, graph: make } of cases) {
       const graph = make();
       try {
@@ -664,6 +670,53 @@ describe('pageRankPartitioned boundary exchange', () => {
       await expect(bfsPartitioned(graph, 0, { merge: 'gpu' as 'host' })).rejects.toThrow(/merge/);
     } finally {
       graph.destroy();
+    }
+  });
+});
+
+describe('pageRankPartitioned staggered schedule', () => {
+  it('gives the lockstep run’s ranks, iterations and bytes, float for float', async () => {
+    for (const { name, graph: make } of exchangeCases()) {
+      const graph = make();
+      try {
+        for (const weight of [null, 'weights'] as const) {
+          for (const convergence of ['relative', 'l1'] as const) {
+            for (const maxIterations of [0, 1, 2, 100]) {
+              const what = `${name}, weight ${weight}, ${convergence}, at most ${maxIterations}`;
+              const options = { weight, convergence, maxIterations };
+              const lockstep = await pageRankPartitioned(graph, options);
+              const got = await pageRankPartitioned(graph, { ...options, schedule: 'staggered' });
+              expect(Array.from(got.ranks), what).toEqual(Array.from(lockstep.ranks));
+              expect(got.iterations, what).toBe(lockstep.iterations);
+              expect(got.converged, what).toBe(lockstep.converged);
+              expect(got.residual, what).toBe(lockstep.residual);
+              expect(got.exchangedBytes, what).toBe(lockstep.exchangedBytes);
+              expect(got.timing.computeMs, what).toBeGreaterThan(0);
+            }
+          }
+        }
+      } finally {
+        graph.destroy();
+      }
+    }
+  });
+
+  it('runs one part in lockstep, and refuses an unknown schedule', async () => {
+    const csr = scatteredGraph(5, 200, 150, 500, false);
+    const one = PartitionedGraph.upload(devices.slice(0, 1), csr, { parts: 1 });
+    const two = PartitionedGraph.upload(devices.slice(0, 2), csr, { parts: 2 });
+    try {
+      const got = await pageRankPartitioned(one, { schedule: 'staggered' });
+      expect(verifyPageRank(csr, got.ranks)).toBeNull();
+      await expect(pageRankPartitioned(two, { schedule: 'async' as 'staggered' })).rejects.toThrow(
+        /schedule/,
+      );
+      // A breakdown times lockstep steps: the schedule falls back, with the same ranks.
+      const timed = await pageRankPartitioned(two, { schedule: 'staggered', breakdown: true });
+      expect(Array.from(timed.ranks)).toEqual(Array.from((await pageRankPartitioned(two)).ranks));
+    } finally {
+      one.destroy();
+      two.destroy();
     }
   });
 });
