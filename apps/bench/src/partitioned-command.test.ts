@@ -108,6 +108,27 @@ describe('weft partitioned --multigraph --against-one', () => {
     }
   }, 300_000);
 
+  it('prints and records each part’s BFS kernels with --profile', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'weft-partitioned-'));
+    try {
+      const json = join(dir, 'out.json');
+      const args = ['--kron', '6', '--devices', '2', '--share', '--sources', '1', '--repeat', '1'];
+      expect(await partitionedCommand([...args, '--algorithms', 'bfs', '--profile', '--json', json])).toBe(0);
+      const out = JSON.parse(await readFile(json, 'utf8'));
+      const rows = out.rows.filter((r: { devices: number }) => r.devices === 2);
+      expect(rows).toHaveLength(2);
+      for (const r of rows) {
+        const parts = new Set(r.medianRun.kernels.map((k: { part: number }) => k.part));
+        expect(parts).toEqual(new Set([0, 1]));
+        // A tiny dispatch may read 0 ns between its timestamps; the levels together do not.
+        for (const k of r.medianRun.kernels) expect(k.ms).toBeGreaterThanOrEqual(0);
+        expect(r.medianRun.kernels.reduce((t: number, k: { ms: number }) => t + k.ms, 0)).toBeGreaterThan(0);
+      }
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }, 300_000);
+
   it('refuses pagerank and cc without a one-GPU result to check them against', async () => {
     const args = ['--kron', '5', '--multigraph', '--devices', '1', '--algorithms', 'bfs,cc'];
     expect(await partitionedCommand(args)).toBe(2);

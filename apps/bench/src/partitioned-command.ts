@@ -6,6 +6,7 @@ import {
   connectedComponents,
   connectedComponentsPartitioned,
   PartitionedBfs,
+  type PartitionedKernelTime,
   type PartitionedTiming,
   pageRank,
   pageRankPartitioned,
@@ -29,7 +30,7 @@ import { pickSources } from './suites/algorithms.ts';
 
 export const PARTITIONED_USAGE = `usage: weft partitioned (--graph FILE.wcsr | --kron SCALE) [--devices 2] [--sources 4] [--repeat 3]
   [--algorithms bfs,sssp,pagerank,cc] [--share] [--no-validation] [--breakdown] [--exchange boundary|full]
-  [--schedule lockstep|staggered] [--json OUT]
+  [--schedule lockstep|staggered] [--profile] [--json OUT]
        weft partitioned --kron SCALE --multigraph [--parts P] [--max-arcs-per-part N] [--devices 1] ...
 
   BFS on one GPU against BFS on a graph partitioned across --devices GPUs (one device per GPU through
@@ -68,6 +69,8 @@ export const PARTITIONED_USAGE = `usage: weft partitioned (--graph FILE.wcsr | -
   --schedule (default lockstep) picks PageRank's schedule: lockstep, every part's iteration after every
   exchange; staggered (with the boundary exchange, without --breakdown), each part's iteration as soon as the
   values it reads are in, each part copying its own out as soon as they come back.
+  --profile times every BFS dispatch (a timestamp pass each, so slower) and prints each part's kernels under
+  the median run, their GPU time summed over its levels (also in the JSON's runs, as kernels).
 `;
 const ALGORITHMS = ['bfs', 'sssp', 'pagerank', 'cc'] as const;
 type Algorithm = (typeof ALGORITHMS)[number];
@@ -93,6 +96,7 @@ export async function partitionedCommand(args: string[]): Promise<number> {
       breakdown: { type: 'boolean', default: false },
       exchange: { type: 'string', default: 'boundary' },
       schedule: { type: 'string', default: 'lockstep' },
+      profile: { type: 'boolean', default: false },
     },
   });
   const exchange = values.exchange as PageRankExchange;
@@ -146,6 +150,7 @@ export async function partitionedCommand(args: string[]): Promise<number> {
       breakdown: values.breakdown,
       exchange,
       schedule,
+      profile: values.profile,
     });
     for (const d of devices) d.destroy();
     return 0;
@@ -215,6 +220,7 @@ export async function partitionedCommand(args: string[]): Promise<number> {
         direction,
         breakdown: values.breakdown,
         merge: bfsMerge(exchange),
+        profile: values.profile,
       });
       const ms: number[] = [];
       const levelCount: number[] = [];
@@ -325,6 +331,7 @@ async function multigraphRun(o: {
   breakdown: boolean;
   exchange: PageRankExchange;
   schedule: PageRankSchedule;
+  profile: boolean;
 }): Promise<void> {
   const start = performance.now();
   const graph = await kroneckerMultigraphPartitioned(o.devices, { scale: o.scale, seed: 1 }, o.split);
@@ -355,7 +362,12 @@ async function multigraphRun(o: {
   const rows: Record<string, unknown>[] = [];
   const breakdown = o.breakdown;
   for (const direction of ['push', 'auto'] as const) {
-    const problem = new PartitionedBfs(graph, { direction, breakdown, merge: bfsMerge(o.exchange) });
+    const problem = new PartitionedBfs(graph, {
+      direction,
+      breakdown,
+      merge: bfsMerge(o.exchange),
+      profile: o.profile,
+    });
     const perSource: PartitionedRun[][] = [];
     for (const source of sources) {
       const got = await problem.run(source);
@@ -546,6 +558,7 @@ async function againstOneGpu(
     breakdown: boolean;
     exchange: PageRankExchange;
     schedule: PageRankSchedule;
+    profile: boolean;
   },
   graph: PartitionedGraph,
   sources: number[],
@@ -584,7 +597,12 @@ async function againstOneGpu(
     if (o.algorithms.includes('bfs')) {
       // Both keep their problem across sources and leave the depths on the GPUs while timed.
       const single = new BfsProblem(one, { direction: 'auto' });
-      const parted = new PartitionedBfs(graph, { direction: 'auto', breakdown, merge: bfsMerge(o.exchange) });
+      const parted = new PartitionedBfs(graph, {
+        direction: 'auto',
+        breakdown,
+        merge: bfsMerge(o.exchange),
+        profile: o.profile,
+      });
       const search = async (source: number) => {
         const rec = first.recorder({ label: 'bfs reset' });
         await single.reset(rec, source);
@@ -706,11 +724,15 @@ interface PartitionedRun {
   timing: PartitionedTiming;
   /** BFS: the levels whose new vertices went between devices as ids, not bitmaps. */
   queueLevels?: number;
+  /** BFS with `--profile`: each part's kernels, GPU time summed over the levels. */
+  kernels?: PartitionedKernelTime[];
 }
 
 /** `repeat` runs after an untimed one (unless not `warm`), each with what it reported; `iterations` reads
  * its count. */
-async function timedRuns<R extends { timing: PartitionedTiming; queueLevels?: number }>(
+async function timedRuns<
+  R extends { timing: PartitionedTiming; queueLevels?: number; kernels?: PartitionedKernelTime[] },
+>(
   run: () => Promise<R>,
   repeat: number,
   iterations: (result: R) => number,
@@ -723,7 +745,8 @@ async function timedRuns<R extends { timing: PartitionedTiming; queueLevels?: nu
     const got = await run();
     const wallMs = performance.now() - t;
     const queued = got.queueLevels === undefined ? {} : { queueLevels: got.queueLevels };
-    runs.push({ wallMs, iterations: iterations(got), timing: got.timing, ...queued });
+    const kernels = got.kernels === undefined ? {} : { kernels: got.kernels };
+    runs.push({ wallMs, iterations: iterations(got), timing: got.timing, ...queued, ...kernels });
   }
   return runs;
 }
@@ -733,10 +756,14 @@ function medianRun<T extends { wallMs: number }>(runs: T[]): T {
   return [...runs].sort((a, b) => a.wallMs - b.wallMs)[Math.floor(runs.length / 2)]!;
 }
 
-/** One line: the median run's iterations and where its time went. */
+/** One line: the median run's iterations and where its time went; with `--profile`, each part's kernels. */
 function timingLine(runs: PartitionedRun[]): string {
-  const { wallMs, iterations, timing: t, queueLevels } = medianRun(runs);
+  const { wallMs, iterations, timing: t, queueLevels, kernels } = medianRun(runs);
   const ms = (x: number) => `${x.toFixed(2)} ms`;
   const ids = queueLevels === undefined ? '' : ` (${queueLevels} sent as ids)`;
-  return `  median run ${ms(wallMs)}: ${iterations} iterations${ids}; setup ${ms(t.setupMs)}, compute ${ms(t.computeMs)}, read-back ${ms(t.readbackMs)}, host ${ms(t.hostMs)}, upload ${ms(t.uploadMs)}, result ${ms(t.resultMs)}`;
+  const line = `  median run ${ms(wallMs)}: ${iterations} iterations${ids}; setup ${ms(t.setupMs)}, compute ${ms(t.computeMs)}, read-back ${ms(t.readbackMs)}, host ${ms(t.hostMs)}, upload ${ms(t.uploadMs)}, result ${ms(t.resultMs)}`;
+  const rows = (kernels ?? []).map(
+    (k) => `    part ${k.part}: ${k.label.padEnd(44)} x${String(k.calls).padEnd(4)} ${k.ms.toFixed(3)} ms`,
+  );
+  return [line, ...rows].join('\n');
 }

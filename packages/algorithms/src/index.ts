@@ -109,7 +109,7 @@ export {
   type PartitionedComponentsOptions,
   type PartitionedComponentsResult,
 } from './partitioned-components.ts';
-export type { MinExchangeForm, PartitionedTiming } from './partitioned-exchange.ts';
+export type { MinExchangeForm, PartitionedKernelTime, PartitionedTiming } from './partitioned-exchange.ts';
 export {
   type PartitionedPageRankOptions,
   type PartitionedPageRankResult,

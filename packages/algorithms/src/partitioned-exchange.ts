@@ -7,6 +7,7 @@ import {
   plus,
   type Recorder,
   rw,
+  type SubmitResult,
   transform,
   u32,
   type WeftDevice,
@@ -46,6 +47,35 @@ export interface PartitionedTiming {
 }
 
 export type TimingPhase = keyof PartitionedTiming;
+
+/** With `profile`: one kernel's GPU time on one part, summed over the run (timestamps around each dispatch). */
+export interface PartitionedKernelTime {
+  part: number;
+  /** The kernel's label, as `weft-profile` prints it. */
+  label: string;
+  calls: number;
+  ms: number;
+}
+
+/** Sums submits' per-dispatch GPU times by part and kernel label. */
+export class KernelTimes {
+  readonly #rows = new Map<string, PartitionedKernelTime>();
+
+  add(part: number, dispatches: SubmitResult['dispatchNs']): void {
+    for (const { label, ns } of dispatches ?? []) {
+      const key = `${part}\u0000${label}`;
+      const row = this.#rows.get(key) ?? { part, label, calls: 0, ms: 0 };
+      row.calls++;
+      row.ms += ns / 1e6;
+      this.#rows.set(key, row);
+    }
+  }
+
+  /** By part, then the most time first. */
+  get rows(): PartitionedKernelTime[] {
+    return [...this.#rows.values()].sort((a, b) => a.part - b.part || b.ms - a.ms);
+  }
+}
 
 /** Sums host-timed spans into a {@link PartitionedTiming}: `performance.now()` calls only, no waits. */
 export class PhaseClock {

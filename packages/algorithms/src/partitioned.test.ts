@@ -121,6 +121,45 @@ describe('bfsPartitioned', () => {
   });
 });
 
+describe('PartitionedBfs profile', () => {
+  it('sums each part’s kernels over the levels, with the depths of a run without it', async () => {
+    const csr = scatteredGraph(23, 300, 260, 900, false);
+    const graph = PartitionedGraph.upload(devices.slice(0, 3), csr, { parts: 3 });
+    try {
+      for (const direction of ['push', 'pull', 'auto'] as const) {
+        const plain = await bfsPartitioned(graph, 3, { direction });
+        const got = await bfsPartitioned(graph, 3, { direction, profile: true });
+        expect(Array.from(got.depths), direction).toEqual(Array.from(plain.depths));
+        const want = Array.from(bfsReference(csr, 3).depths, (d) => (d < 0 ? UNREACHED : d));
+        expect(Array.from(plain.depths), direction).toEqual(want);
+        expect(plain.kernels, direction).toBeUndefined();
+        const kernels = got.kernels!;
+        expect(new Set(kernels.map((k) => k.part)), direction).toEqual(new Set([0, 1, 2]));
+        for (const k of kernels) {
+          expect(k.label.length, direction).toBeGreaterThan(0);
+          // A tiny dispatch may read 0 ns between its timestamps.
+          expect(k.ms, `${direction} ${k.label}`).toBeGreaterThanOrEqual(0);
+          // Every level runs the same kernels on every part, but a kernel may run several times a level.
+          expect(k.calls, `${direction} ${k.label}`).toBeGreaterThanOrEqual(1);
+        }
+        const compaction = kernels.filter((k) => k.label.startsWith('transform'));
+        expect(compaction.length, direction).toBeGreaterThan(0);
+        for (const part of [0, 1, 2]) {
+          const rows = kernels.filter((k) => k.part === part);
+          expect(rows, `${direction} part ${part} by time`).toEqual([...rows].sort((a, b) => b.ms - a.ms));
+          expect(Math.max(...rows.map((k) => k.calls)), direction).toBeGreaterThanOrEqual(got.iterations);
+          expect(
+            rows.reduce((t, k) => t + k.ms, 0),
+            `${direction} part ${part}`,
+          ).toBeGreaterThan(0);
+        }
+      }
+    } finally {
+      graph.destroy();
+    }
+  });
+});
+
 describe('PartitionedBfs kept across sources', () => {
   it('matches the reference with empty parts and a last partial word, and reads back less when pulling', async () => {
     // 40 vertices in at most two 32-vertex blocks: of 4 parts the last ones are empty at the vertex count.

@@ -22,7 +22,12 @@ import {
 import { AdvanceWorkspace, advancePush } from '@weft/operators';
 import { UNREACHED } from './bfs/level.ts';
 import { ownedWords, popcountWords } from './partitioned-boundary.ts';
-import { type PartitionedTiming, PhaseClock } from './partitioned-exchange.ts';
+import {
+  KernelTimes,
+  type PartitionedKernelTime,
+  type PartitionedTiming,
+  PhaseClock,
+} from './partitioned-exchange.ts';
 
 export interface PartitionedBfsOptions {
   /**
@@ -42,6 +47,11 @@ export interface PartitionedBfsOptions {
    * in loops over every word and copies the OR to every device, as before, to measure the difference.
    */
   merge?: 'device' | 'host';
+  /**
+   * Times every dispatch of every level (a timestamp pass each, so slower) and reports each part's kernels in
+   * `kernels`; empty where the adapter has no timestamps. Default false.
+   */
+  profile?: boolean;
 }
 
 export interface PartitionedBfsResult {
@@ -57,6 +67,8 @@ export interface PartitionedBfsResult {
   exchangedBytes: number;
   /** Where the levels' wall time went (not the depths' read-back). */
   timing: PartitionedTiming;
+  /** With `profile`: each part's kernels, their GPU time summed over the levels. */
+  kernels?: PartitionedKernelTime[];
 }
 
 /** One part's state for {@link PartitionedBfs}. */
@@ -140,6 +152,7 @@ export class PartitionedBfs {
   readonly #all: Uint32Array | undefined;
   readonly direction: 'auto' | 'push' | 'pull';
   readonly breakdown: boolean;
+  readonly profile: boolean;
 
   constructor(
     readonly graph: PartitionedGraph,
@@ -154,6 +167,7 @@ export class PartitionedBfs {
     }
     this.direction = graph.directed ? 'push' : direction;
     this.breakdown = options.breakdown === true;
+    this.profile = options.profile === true;
     const merge = options.merge ?? 'device';
     if (merge !== 'device' && merge !== 'host') {
       throw new InputError(`merge must be 'device' or 'host', got '${merge}'`, 'merge');
@@ -201,6 +215,8 @@ export class PartitionedBfs {
     // What the last level sent: its vertices' ids (so many words of the inbox) or found words.
     let sent: Sent | undefined;
     const clock = new PhaseClock();
+    const kernels = this.profile ? new KernelTimes() : undefined;
+    const timing = this.profile ? { timing: 'dispatches' as const } : {};
     for (;;) {
       level++;
       // Beamer's rule, on vertex counts: pull while the frontier is a large share of what is left.
@@ -222,7 +238,7 @@ export class PartitionedBfs {
         });
       }
       await clock.parts(parts, 'computeMs', 'readbackMs', async (s, d, done) => {
-        let rec = s.device.recorder({ label: 'partitioned bfs level' });
+        let rec = s.device.recorder({ label: 'partitioned bfs level', ...timing });
         if (level > 1 && !breakdown) rec.copy(s.inbox, s.incoming, upload);
         await onTarget(rec, 'partitioned bfs level', async (r) => {
           if (level === 1) await this.#reset(r, s, source);
@@ -232,7 +248,8 @@ export class PartitionedBfs {
           await this.#compact(r, s, words);
         });
         if (breakdown) {
-          await rec.submit();
+          const expanded = await rec.submit();
+          kernels?.add(d, expanded.dispatchNs);
           done();
           rec = s.device.recorder({ label: 'partitioned bfs read-back' });
         }
@@ -242,7 +259,8 @@ export class PartitionedBfs {
         rec.copy(s.found.words, s.outbox, to - from, from, from);
         // Wait for the submit, then map: a map asked for before the work ends resolved later, not sooner.
         // The found words are mapped on a sparse level too: a map after the count came back costs a round trip.
-        await rec.submit();
+        const submitted = await rec.submit();
+        kernels?.add(d, submitted.dispatchNs);
         if (!breakdown) done();
         await Promise.all([s.idbox.map(), s.outbox.map(), s.inbox.map()]);
       });
@@ -293,7 +311,14 @@ export class PartitionedBfs {
       }
       clock.mark('uploadMs');
     }
-    return { iterations: level, pulls, queueLevels, exchangedBytes: exchanged, timing: clock.timing };
+    return {
+      iterations: level,
+      pulls,
+      queueLevels,
+      exchangedBytes: exchanged,
+      timing: clock.timing,
+      ...(kernels ? { kernels: kernels.rows } : {}),
+    };
   }
 
   /**
