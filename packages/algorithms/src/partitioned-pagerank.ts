@@ -512,15 +512,15 @@ async function staggeredRounds(
         // Out to every receiver's inbox for t + 1, as soon as that inbox is the host's again.
         for (const [q, receiver] of parts.entries()) {
           if (q === p) continue;
-          const run = lists[q]!.recv.find((r) => r.part === p);
-          if (!run || run.count === 0) continue;
+          const incoming = lists[q]!.recv.find((r) => r.part === p);
+          if (!incoming || incoming.count === 0) continue;
           const target = receiver.inboxes[(t + 1) % 2]!;
           await receiver.writable[(t + 1) % 2];
           const started = performance.now();
           const { at } = sentAt(lists, p, q);
-          target.floats.set(values.subarray(at, at + run.count), 1 + run.at);
+          target.floats.set(values.subarray(at, at + incoming.count), 1 + incoming.at);
           copyMs += performance.now() - started;
-          copied.set(t, (copied.get(t) ?? 0) + 4 * run.count);
+          copied.set(t, (copied.get(t) ?? 0) + 4 * incoming.count);
         }
         s.outbox.unmap();
         if (t > 0) exchanged += 4;
