@@ -130,6 +130,10 @@ describe('DeviceArray.read and downloadInto', () => {
         ).rejects.toThrow(/array 'ranks'/);
         await expect(a.download(offset, count), `download ${offset} ${count}`).rejects.toThrow(InputError);
       }
+      await expect(a.read(() => 0, 0.5, 1)).rejects.toThrow(
+        /at 0.5: offset and count must be non-negative integers/,
+      );
+      await expect(a.download(0, -1)).rejects.toThrow(/of -1 elements at 0: offset and count must be/);
       await expect(a.downloadInto(new Float32Array(4))).rejects.toThrow(/array 'ranks'.*exceeds length 3/);
       await expect(a.downloadInto(new Float32Array(1), 3)).rejects.toThrow(InputError);
       await expect(a.downloadInto(new Float32Array(1), -1)).rejects.toThrow(InputError);

@@ -143,7 +143,10 @@ export class DeviceArray<T extends ElementType = ElementType> {
   #checkRange(what: string, offset: number, count: number): void {
     this.#check();
     if (!Number.isSafeInteger(offset) || !Number.isSafeInteger(count) || offset < 0 || count < 0) {
-      throw new InputError(`${what} of ${count} elements at ${offset}`, `array '${this.label}'`);
+      throw new InputError(
+        `${what} of ${count} elements at ${offset}: offset and count must be non-negative integers`,
+        `array '${this.label}'`,
+      );
     }
     if (offset + count > this.length) {
       throw new InputError(
