@@ -1,6 +1,7 @@
 import {
   type DeviceArray,
   type Functor,
+  functorBindingCount,
   InputError,
   load,
   max,
@@ -16,6 +17,7 @@ import {
 import type { DeviceGraph, PartitionedGraph } from '@weft/graph';
 import { neighborhoodReduce } from '@weft/operators';
 import { reduce } from '@weft/scan';
+import { segmentedReduce } from '@weft/segreduce';
 import {
   checkRankBound,
   checkRankOptions,
@@ -23,7 +25,14 @@ import {
   type PageRankOptions,
   rankChangeFunctor,
 } from './pagerank.ts';
-import { type BoundaryLists, boundaryLists, destroyLists, sentAt } from './partitioned-boundary.ts';
+import {
+  type BoundaryLists,
+  boundaryLists,
+  destroyLists,
+  type Segment,
+  sentAt,
+  sentBelow,
+} from './partitioned-boundary.ts';
 import { onEveryPart, type PartitionedTiming, PhaseClock } from './partitioned-exchange.ts';
 import { checkNonNegativeWeights } from './weights.ts';
 
@@ -49,7 +58,20 @@ export type PartitionedPageRankOptions = Pick<
    * values out as soon as they come back, so the host's copies overlap the other parts' work.
    */
   schedule?: 'lockstep' | 'staggered';
+  /**
+   * Undirected, boundary exchange, with other parts and without a breakdown: an iteration's owned rows in
+   * this many contiguous chunks, each summed, ranked, gathered and read back in a submit of its own, so the
+   * host copies a chunk's values to the other parts while the device computes the next (either schedule).
+   * Default 4 where a part sends at least {@link PIPELINE_BYTES} an iteration, else 1 (one submit, as
+   * before). The chunks' remote arcs are summed in other tiles than the whole pass's, so ranks may differ
+   * from one chunk's in the last bits. Directed parts send partial sums that need every owned
+   * contribution, so they run as one chunk.
+   */
+  chunks?: number;
 };
+
+/** The bytes a part sends an iteration from which the default pipelines its exchange in chunks. */
+export const PIPELINE_BYTES = 4 << 20;
 
 export interface PartitionedPageRankResult {
   ranks: Float32Array;
@@ -102,6 +124,8 @@ class RankPart {
   readonly inboxes: readonly StagingBuffer[];
   /** Per inbox, its mapping for the host to write again after the iteration that read it. */
   readonly writable: Promise<void>[];
+  /** With more than one chunk: the owned rows' chunks, each with its own read-back ({@link makeChunks}). */
+  chunks: RankChunk[] | undefined = undefined;
   /** With `boundary`: the values sent, gathered by the sent ids, and the values received, to scatter. */
   readonly sent: DeviceArray<'f32'> | undefined;
   readonly received: DeviceArray<'f32'> | undefined;
@@ -117,7 +141,8 @@ class RankPart {
     incoming: number,
     /** Which values go to and come from each other part, where only those cross the host. */
     readonly boundary: BoundaryLists | undefined,
-    staggered = false,
+    /** Inboxes to alternate: 2 where a copy for the next iteration may land while this one still runs. */
+    inboxCount = 1,
   ) {
     const { device } = graph;
     const n = Math.max(1, graph.vertexCount);
@@ -138,9 +163,10 @@ class RankPart {
     this.received = boundary ? arr(Math.max(1, boundary.recvCount), 'received values') : undefined;
     this.outbox = new StagingBuffer(device, this.shared + 2, 'read', 'partitioned pagerank read-back');
     this.inbox = new StagingBuffer(device, 1 + incoming, 'write', 'partitioned pagerank upload');
-    this.inboxes = staggered
-      ? [this.inbox, new StagingBuffer(device, 1 + incoming, 'write', 'partitioned pagerank upload')]
-      : [this.inbox];
+    this.inboxes =
+      inboxCount === 2
+        ? [this.inbox, new StagingBuffer(device, 1 + incoming, 'write', 'partitioned pagerank upload')]
+        : [this.inbox];
     this.writable = this.inboxes.map(() => Promise.resolve());
   }
 
@@ -172,6 +198,7 @@ class RankPart {
     ])
       a?.destroy();
     if (this.boundary) destroyLists(this.boundary);
+    for (const c of this.chunks ?? []) destroyChunk(c);
     this.partial?.destroy();
     this.outWeight?.destroy();
   }
@@ -236,14 +263,20 @@ export async function pageRankPartitioned(
   if (schedule !== 'lockstep' && schedule !== 'staggered') {
     throw new InputError(`schedule must be 'lockstep' or 'staggered', got '${schedule}'`, 'schedule');
   }
+  if (options.chunks !== undefined && !(Number.isSafeInteger(options.chunks) && options.chunks >= 1)) {
+    throw new InputError(`chunks must be a positive integer, got ${options.chunks}`, 'chunks');
+  }
   const clock = new PhaseClock();
   const parts: RankPart[] = [];
   const alone = graph.parts.length === 1;
   // Staggering needs parts to wait for and the boundary's per-pair copies; a breakdown times lockstep steps.
-  const staggered = schedule === 'staggered' && !alone && mode === 'boundary' && options.breakdown !== true;
+  const pipelined = !alone && mode === 'boundary' && options.breakdown !== true;
+  const staggered = schedule === 'staggered' && pipelined;
   // Undirected parts read the others' contributions as sources, directed ones add up sums into targets.
   const lists =
     mode === 'boundary' && !alone ? await boundaryLists(graph, graph.directed ? 'targets' : 'sources') : [];
+  const sends = Math.max(0, ...lists.map((b) => b.sendCount));
+  const chunks = pipelined && !graph.directed ? (options.chunks ?? (4 * sends >= PIPELINE_BYTES ? 4 : 1)) : 1;
   try {
     for (const [i, p] of graph.parts.entries()) {
       const boundary = lists[i];
@@ -256,10 +289,11 @@ export async function pageRankPartitioned(
           alone,
           boundary?.recvCount ?? fullIncoming(p, n, graph),
           boundary,
-          staggered,
+          staggered ? 2 : 1,
         ),
       );
     }
+    if (chunks > 1) await Promise.all(parts.map(async (s) => (s.chunks = await makeChunks(s, chunks))));
     await Promise.all(
       parts.map((s) =>
         onTarget(s.graph.device, 'partitioned pagerank reset', async (rec) => {
@@ -286,8 +320,9 @@ export async function pageRankPartitioned(
     // Without a breakdown, each queued right behind the iteration whose contributions it reads.
     const ahead: Promise<{ submitted: Promise<unknown> }>[] = [];
     clock.mark('setupMs');
-    if (staggered) {
-      ({ iterations, converged, change, exchanged } = await staggeredRounds(parts, lists, {
+    const piped = staggered || chunks > 1;
+    if (piped) {
+      ({ iterations, converged, change, exchanged } = await pipelinedRounds(parts, lists, {
         alpha,
         n,
         convergence,
@@ -296,7 +331,7 @@ export async function pageRankPartitioned(
         clock,
       }));
     }
-    for (let round = 0; !staggered; round++) {
+    for (let round = 0; !piped; round++) {
       if (round > 0 && breakdown) {
         await clock.parts(parts, 'uploadMs', 'uploadMs', async (s) => {
           const rec = s.graph.device.recorder({ label: 'partitioned pagerank upload' });
@@ -369,7 +404,7 @@ export async function pageRankPartitioned(
       for (const s of parts) s.inbox.unmap();
       clock.mark('uploadMs');
     }
-    if (!staggered) for (const s of parts) s.inbox.unmap();
+    if (!piped) for (const s of parts) s.inbox.unmap();
     // A pass queued behind the last iteration ran for nothing, but it must be on the queue before the arrays go.
     await Promise.all(ahead.map(async (q) => (await q).submitted));
     const ranks = new Float32Array(n);
@@ -435,13 +470,15 @@ class Arrivals {
 }
 
 /**
- * The staggered schedule: every part runs its own loop. Iteration t + 1 of a part starts once every part has
- * arrived at round t (its read-back mapped, its totals noted and its values copied into the others' inboxes for
- * t + 1); a part copies its values out as soon as they come back, so its copies overlap the others' work, and
- * inboxes alternate (iteration t reads `inboxes[t % 2]`), so a copy for t + 1 lands while the receiver still
- * runs t. The rounds' wall time less the host's copies counts as compute.
+ * The staggered schedule, and either schedule in chunks: every part runs its own loop. Iteration t + 1 of a
+ * part starts once every part has arrived at round t (its read-backs mapped, its totals noted and its values
+ * copied into the others' inboxes for t + 1); a part copies its values out as soon as they come back, chunk
+ * by chunk, so its copies overlap the others' work and its own next chunks. With two inboxes (staggered)
+ * iteration t reads `inboxes[t % 2]`, so a copy for t + 1 lands while the receiver still runs t; with one
+ * (lockstep), a copy for t + 1 waits until every part has submitted the start of t, which read the inbox.
+ * The rounds' wall time less the host's copies counts as compute.
  */
-async function staggeredRounds(
+async function pipelinedRounds(
   parts: RankPart[],
   lists: readonly BoundaryLists[],
   o: {
@@ -456,6 +493,8 @@ async function staggeredRounds(
   const k = parts.length;
   const l1 = o.convergence === 'l1';
   const arrivals = new Arrivals(k);
+  // Where one inbox serves every iteration: which parts have submitted the read of round t's.
+  const started = new Arrivals(k);
   // Per round, each part's dangling sum and change, combined in part order (the same floats in any arrival order).
   const totals = new Map<number, Float64Array>();
   const combined = (round: number) => {
@@ -474,7 +513,10 @@ async function staggeredRounds(
   let last = 0;
   const run = async (p: number) => {
     const s = parts[p]!;
+    const inboxes = s.inboxes.length;
+    const readbacks: readonly Readback[] = s.chunks ?? [{ outbox: s.outbox, pieces: s.boundary!.send }];
     let ahead: Promise<{ submitted: Promise<unknown> }> | undefined;
+    let mapped: Promise<void>[] = [];
     try {
       for (let t = 0; ; t++) {
         let inbox: StagingBuffer | undefined;
@@ -482,60 +524,63 @@ async function staggeredRounds(
           await arrivals.all(t - 1);
           const { dangling, change } = combined(t - 1);
           if ((t - 1 > 0 && change < o.bound) || t - 1 >= o.maxIterations) return;
-          inbox = s.inboxes[t % 2]!;
-          await s.writable[t % 2];
+          inbox = s.inboxes[t % inboxes]!;
+          await s.writable[t % inboxes];
           inbox.floats[0] = dangling;
           inbox.unmap();
         }
         if (ahead) await (await ahead).submitted;
-        const rec = s.graph.device.recorder({ label: 'partitioned pagerank iteration' });
-        await onTarget(rec, 'partitioned pagerank iteration', async (r) => {
-          if (inbox) await recordIncoming(r, s, parts, inbox);
-          await recordIteration(r, s, t > 0, o.alpha, o.n, o.convergence);
+        mapped = await submitReadbacks(s, parts, readbacks, inbox, t > 0, o, () => {
+          // The inbox may be written again once the submit that read it is done.
+          if (inbox) s.writable[t % inboxes] = inbox.map();
+          started.arrive(t);
         });
-        const m = s.shared;
-        if (m > 0) rec.copy(s.sent!, s.outbox, m);
-        rec.copy(s.totals, s.outbox, 2, 0, m);
-        const finished = rec.submit();
-        // The inbox may be written again once this submit has read it.
-        if (inbox) s.writable[t % 2] = inbox.map();
         ahead = t < o.maxIterations ? queueLocalPass(s, false) : undefined;
         ahead?.catch(() => undefined);
-        await finished;
-        await s.outbox.map();
-        const values = s.outbox.floats;
         const round = totals.get(t) ?? new Float64Array(2 * k);
         totals.set(t, round);
-        round[2 * p] = values[m]!;
-        round[2 * p + 1] = values[m + 1]!;
-        exchanged += 4 * m + 8;
-        // Out to every receiver's inbox for t + 1, as soon as that inbox is the host's again.
-        for (const [q, receiver] of parts.entries()) {
-          if (q === p) continue;
-          const incoming = lists[q]!.recv.find((r) => r.part === p);
-          if (!incoming || incoming.count === 0) continue;
-          const target = receiver.inboxes[(t + 1) % 2]!;
-          await receiver.writable[(t + 1) % 2];
-          const started = performance.now();
-          const { at } = sentAt(lists, p, q);
-          target.floats.set(values.subarray(at, at + incoming.count), 1 + incoming.at);
-          copyMs += performance.now() - started;
-          copied.set(t, (copied.get(t) ?? 0) + 4 * incoming.count);
+        for (const [c, { outbox, pieces }] of readbacks.entries()) {
+          await mapped[c];
+          const values = outbox.floats;
+          let at = 0;
+          // Out to every receiver's inbox for t + 1, as soon as that inbox is the host's again.
+          for (const piece of pieces) {
+            if (piece.count === 0) continue;
+            const q = piece.part;
+            const receiver = parts[q]!;
+            if (receiver.inboxes.length === 1) await started.all(t);
+            const target = receiver.inboxes[(t + 1) % receiver.inboxes.length]!;
+            await receiver.writable[(t + 1) % receiver.inboxes.length];
+            const into = receivedAt(lists, p, q, piece);
+            const begun = performance.now();
+            target.floats.set(values.subarray(at, at + piece.count), 1 + into);
+            copyMs += performance.now() - begun;
+            copied.set(t, (copied.get(t) ?? 0) + 4 * piece.count);
+            at += piece.count;
+          }
+          exchanged += 4 * at;
+          if (c === readbacks.length - 1) {
+            round[2 * p] = values[at]!;
+            round[2 * p + 1] = values[at + 1]!;
+            exchanged += 8;
+          }
+          outbox.unmap();
         }
-        s.outbox.unmap();
         if (t > 0) exchanged += 4;
         last = Math.max(last, t);
         arrivals.arrive(t);
       }
     } catch (e) {
       arrivals.fail(e);
+      started.fail(e);
       throw e;
     } finally {
       if (ahead)
         await (await ahead.catch(() => ({ submitted: Promise.resolve() }))).submitted.catch(() => undefined);
       for (const w of s.writable) await w.catch(() => undefined);
       for (const b of s.inboxes) b.unmap();
-      s.outbox.unmap();
+      for (const m of mapped) await m.catch(() => undefined);
+      for (const { outbox } of readbacks) outbox.unmap();
     }
   };
   await onEveryPart(
@@ -550,6 +595,71 @@ async function staggeredRounds(
   o.clock.timing.computeMs -= copyMs;
   o.clock.timing.hostMs += copyMs;
   return { iterations, converged: iterations > 0 && change < o.bound, change, exchanged };
+}
+
+/** What one submit of an iteration reads back: its pieces of the sent values, one after another (the last
+ * read-back then the totals). */
+interface Readback {
+  readonly outbox: StagingBuffer;
+  /** Runs of the sent values (`at` their first position there), each for one receiving part. */
+  readonly pieces: readonly Segment[];
+}
+
+/** Where `piece` (of the values `sender` sends `receiver`) lies among the values the receiver's inbox holds. */
+function receivedAt(
+  lists: readonly BoundaryLists[],
+  sender: number,
+  receiver: number,
+  piece: Segment,
+): number {
+  const run = lists[receiver]!.recv.find((r) => r.part === sender)!;
+  return run.at + piece.at - sentAt(lists, sender, receiver).at;
+}
+
+/**
+ * Records and submits one iteration of a part, a submit a read-back (the last one with the totals), and
+ * returns each read-back's mapping: asked for right after its submit where there are several, so a map waits
+ * for its own chunk only, or after the one submit is done (one read-back, as before chunks).
+ */
+async function submitReadbacks(
+  s: RankPart,
+  parts: RankPart[],
+  readbacks: readonly Readback[],
+  inbox: StagingBuffer | undefined,
+  update: boolean,
+  o: { alpha: number; n: number; convergence: 'relative' | 'l1' },
+  /** Called once the submit that read the inbox is on the queue. */
+  read: () => void,
+): Promise<Promise<void>[]> {
+  const mapped: Promise<void>[] = [];
+  for (const [c, { outbox, pieces }] of readbacks.entries()) {
+    const rec = s.graph.device.recorder({ label: 'partitioned pagerank iteration' });
+    await onTarget(rec, 'partitioned pagerank iteration', async (r) => {
+      if (inbox && c === 0) await recordIncoming(r, s, parts, inbox);
+      if (s.chunks) await recordChunk(r, s, s.chunks[c]!, update, o.alpha, o.n, o.convergence);
+      else await recordIteration(r, s, update, o.alpha, o.n, o.convergence);
+    });
+    let at = 0;
+    if (!s.chunks) {
+      at = s.shared;
+      if (at > 0) rec.copy(s.sent!, outbox, at);
+    } else {
+      for (const piece of pieces) {
+        if (piece.count > 0) rec.copy(s.sent!, outbox, piece.count, piece.at, at);
+        at += piece.count;
+      }
+    }
+    if (c === readbacks.length - 1) rec.copy(s.totals, outbox, 2, 0, at);
+    const finished = rec.submit();
+    const map =
+      readbacks.length > 1
+        ? Promise.all([finished, outbox.map()]).then(() => undefined)
+        : finished.then(() => outbox.map());
+    map.catch(() => undefined);
+    mapped.push(map);
+    if (c === 0) read();
+  }
+  return mapped;
 }
 
 /** The values a part receives with the full exchange: the others' owned contributions, or its owned sums. */
@@ -629,38 +739,10 @@ async function recordIteration(
       const sum = s.local
         ? wgsl`(v: u32) -> f32 { return ${s.local}[v] + ${s.sums}[v]; }`
         : wgsl`(v: u32) -> f32 { return ${s.sums}[v]; }`;
-      await transform(
-        rec,
-        count,
-        wgsl`(i: u32) {
-  let v = ${u32(s.lo)} + i;
-  let next = ${nextRankFunctor(alpha, n)}(${sum}(v), ${s.global}[0]);
-  ${rw(s.change)}[i] = ${rankChangeFunctor(convergence)}(next, ${s.ranks}[v]);
-  ${rw(s.ranks)}[v] = next;
-}`,
-      );
+      await recordRanks(rec, s, s.lo, count, sum, alpha, n, convergence);
     }
-    const out = s.outWeight;
-    const { offsets } = s.graph;
-    const total = out
-      ? wgsl`(v: u32) -> f32 { return ${out}[v]; }`
-      : wgsl`(v: u32) -> f32 { return f32(${offsets}[v + 1u] - ${offsets}[v]); }`;
-    await transform(
-      rec,
-      count,
-      wgsl`(i: u32) {
-  let v = ${u32(s.lo)} + i;
-  let r = ${s.ranks}[v];
-  let t = ${total}(v);
-  ${rw(s.contrib)}[v] = select(0.0, r / t, t > 0.0);
-  ${rw(s.dangling)}[i] = select(r, 0.0, t > 0.0);
-}`,
-    );
-    await reduce(rec, s.dangling, { array: s.totals, index: 0 }, { count });
-    if (update) {
-      const monoid = convergence === 'l1' ? plus('f32') : max('f32');
-      await reduce(rec, s.change, { array: s.totals, index: 1 }, { monoid, count });
-    }
+    await recordContributions(rec, s, s.lo, count);
+    await recordTotals(rec, s, update, convergence);
   }
   if (s.partial) {
     const share = shareFunctor(s, 'all');
@@ -671,6 +753,221 @@ async function recordIteration(
     const values = s.partial ?? s.contrib;
     await transform(rec, b.sendCount, wgsl`(i: u32) { ${rw(s.sent)}[i] = ${values}[${b.sendIds}[i]]; }`);
   }
+}
+
+/** Owned rows `[from, from + count)`: their next ranks from their sums, and how much each changed. */
+async function recordRanks(
+  rec: Recorder,
+  s: RankPart,
+  from: number,
+  count: number,
+  sum: Functor,
+  alpha: number,
+  n: number,
+  convergence: 'relative' | 'l1',
+): Promise<void> {
+  await transform(
+    rec,
+    count,
+    wgsl`(i: u32) {
+  let v = ${u32(from)} + i;
+  let next = ${nextRankFunctor(alpha, n)}(${sum}(v), ${s.global}[0]);
+  ${rw(s.change)}[v - ${u32(s.lo)}] = ${rankChangeFunctor(convergence)}(next, ${s.ranks}[v]);
+  ${rw(s.ranks)}[v] = next;
+}`,
+  );
+}
+
+/** Owned rows `[from, from + count)`: their contributions and dangling ranks from their ranks. */
+async function recordContributions(rec: Recorder, s: RankPart, from: number, count: number): Promise<void> {
+  const out = s.outWeight;
+  const { offsets } = s.graph;
+  const total = out
+    ? wgsl`(v: u32) -> f32 { return ${out}[v]; }`
+    : wgsl`(v: u32) -> f32 { return f32(${offsets}[v + 1u] - ${offsets}[v]); }`;
+  await transform(
+    rec,
+    count,
+    wgsl`(i: u32) {
+  let v = ${u32(from)} + i;
+  let r = ${s.ranks}[v];
+  let t = ${total}(v);
+  ${rw(s.contrib)}[v] = select(0.0, r / t, t > 0.0);
+  ${rw(s.dangling)}[v - ${u32(s.lo)}] = select(r, 0.0, t > 0.0);
+}`,
+  );
+}
+
+/** The owned dangling ranks summed, and (after the first iteration) the owned change, into `totals`. */
+async function recordTotals(
+  rec: Recorder,
+  s: RankPart,
+  update: boolean,
+  convergence: 'relative' | 'l1',
+): Promise<void> {
+  if (s.count === 0) {
+    rec.clear(s.totals);
+    return;
+  }
+  await reduce(rec, s.dangling, { array: s.totals, index: 0 }, { count: s.count });
+  if (update) {
+    const monoid = convergence === 'l1' ? plus('f32') : max('f32');
+    await reduce(rec, s.change, { array: s.totals, index: 1 }, { monoid, count: s.count });
+  }
+}
+
+/**
+ * A part's owned rows `[lo, hi)` as one chunk of an iteration: its arcs from `edge` (`edges` of them, with
+ * `offsets` counted from there), the sums of their remote shares, and the sent values it gathers.
+ */
+interface RankChunk extends Readback {
+  readonly lo: number;
+  readonly hi: number;
+  readonly edge: number;
+  readonly edges: number;
+  readonly offsets: DeviceArray<'u32'>;
+  readonly sums: DeviceArray<'f32'>;
+}
+
+/**
+ * Splits a part's owned rows into at most `k` chunks at multiples of 32 (an empty part into one empty chunk):
+ * each sent run is sorted by id, so a chunk's sent values are one run of it per receiver.
+ */
+async function makeChunks(s: RankPart, k: number): Promise<RankChunk[]> {
+  const b = s.boundary!;
+  const blocks = Math.ceil(s.count / 32);
+  const bounds = [
+    ...new Set(
+      Array.from({ length: k + 1 }, (_, c) => Math.min(s.hi, s.lo + 32 * Math.round((c * blocks) / k))),
+    ),
+  ];
+  if (bounds.length === 1) bounds.push(s.hi);
+  const { device, offsets } = s.graph;
+  const edgeAt = await Promise.all(bounds.map(async (v) => (await offsets.download(v, 1))[0]!));
+  const chunks: RankChunk[] = [];
+  try {
+    for (let c = 0; c + 1 < bounds.length; c++) {
+      const lo = bounds[c]!;
+      const hi = bounds[c + 1]!;
+      const pieces = b.send.map((run, j) => {
+        const first = sentBelow(b, j, lo);
+        return { part: run.part, at: run.at + first, count: sentBelow(b, j, hi) - first };
+      });
+      const values = pieces.reduce((a, p) => a + p.count, 0) + (c + 2 === bounds.length ? 2 : 0);
+      const label = `partitioned pagerank chunk ${c}`;
+      const chunk: RankChunk = {
+        lo,
+        hi,
+        edge: edgeAt[c]!,
+        edges: edgeAt[c + 1]! - edgeAt[c]!,
+        pieces,
+        offsets: device.array('u32', hi - lo + 1, { label: `${label} offsets` }),
+        sums: device.array('f32', Math.max(1, hi - lo), { label: `${label} sums` }),
+        outbox: new StagingBuffer(device, values, 'read', `${label} read-back`),
+      };
+      chunks.push(chunk);
+    }
+    await onTarget(device, 'partitioned pagerank chunks', async (rec) => {
+      for (const c of chunks) {
+        await transform(
+          rec,
+          c.hi - c.lo + 1,
+          wgsl`(i: u32) { ${rw(c.offsets)}[i] = ${offsets}[${u32(c.lo)} + i] - ${u32(c.edge)}; }`,
+        );
+      }
+    });
+    return chunks;
+  } catch (e) {
+    for (const c of chunks) destroyChunk(c);
+    throw e;
+  }
+}
+
+function destroyChunk(c: RankChunk): void {
+  c.offsets.destroy();
+  c.sums.destroy();
+  c.outbox.destroy();
+}
+
+/**
+ * One chunk of an iteration (after the first): its rows' remote shares summed, their next ranks and change;
+ * then their contributions and dangling ranks, and the sent values among them gathered; the last chunk
+ * then reduces the part's totals over every owned row.
+ */
+async function recordChunk(
+  rec: Recorder,
+  s: RankPart,
+  chunk: RankChunk,
+  update: boolean,
+  alpha: number,
+  n: number,
+  convergence: 'relative' | 'l1',
+): Promise<void> {
+  const count = chunk.hi - chunk.lo;
+  if (count > 0) {
+    if (update) {
+      await recordRemoteRows(rec, s, chunk);
+      const sum = wgsl`(v: u32) -> f32 { return ${s.local!}[v] + ${chunk.sums}[v - ${u32(chunk.lo)}]; }`;
+      await recordRanks(rec, s, chunk.lo, count, sum, alpha, n, convergence);
+    }
+    await recordContributions(rec, s, chunk.lo, count);
+  }
+  const ids = s.boundary!.sendIds;
+  for (const piece of chunk.pieces) {
+    if (piece.count === 0) continue;
+    await transform(
+      rec,
+      piece.count,
+      wgsl`(i: u32) {
+  let j = ${u32(piece.at)} + i;
+  ${rw(s.sent!)}[j] = ${s.contrib}[${ids}[j]];
+}`,
+    );
+  }
+  if (chunk === s.chunks!.at(-1)) await recordTotals(rec, s, update, convergence);
+}
+
+/** Storage buffers a segmented reduction's tile binds beside its item functor's (as `neighborhoodReduce`). */
+const SEGREDUCE_TILE_BINDINGS = 6;
+
+/**
+ * A chunk's rows' shares from remote sources summed into `chunk.sums`: one segmented reduction over the
+ * chunk's arcs, or a thread a row where the tile's bindings exceed the device's storage buffers.
+ */
+async function recordRemoteRows(rec: Recorder, s: RankPart, chunk: RankChunk): Promise<void> {
+  const count = chunk.hi - chunk.lo;
+  if (chunk.edges === 0) {
+    rec.clear(chunk.sums);
+    return;
+  }
+  const share = shareFunctor(s, 'remote');
+  const targets = s.graph.chunkedTargets;
+  const item = wgsl`(index: u32) -> f32 {
+  let k = ${u32(chunk.edge)} + index;
+  return ${share}(0u, ${load(targets, 'k')}, k);
+}`;
+  if (
+    SEGREDUCE_TILE_BINDINGS + functorBindingCount(item) <=
+    s.graph.device.limits.maxStorageBuffersPerShaderStage
+  ) {
+    await segmentedReduce(rec, item, chunk.offsets, count, chunk.sums, { count: chunk.edges });
+    return;
+  }
+  const { offsets } = s.graph;
+  await transform(
+    rec,
+    count,
+    wgsl`(i: u32) {
+  let v = ${u32(chunk.lo)} + i;
+  var acc = 0.0;
+  let end = ${offsets}[v + 1u];
+  for (var k = ${offsets}[v]; k < end; k++) {
+    acc += ${share}(0u, ${load(targets, 'k')}, k);
+  }
+  ${rw(chunk.sums)}[i] = acc;
+}`,
+    { itemsPerThread: 1 },
+  );
 }
 
 /** Records the copies of what the host wrote into `s.inbox` to where the iteration reads it. */

@@ -1,5 +1,6 @@
 import { atomic, onTarget, requestDevices, rw, transform, u32, type WeftDevice, wgsl } from '@weft/gpu';
 import { type HostCsr, hostCsrFromEdgeList, PartitionedGraph, partitionCsr, uploadGraph } from '@weft/graph';
+import { kronecker } from '@weft/graph/generators';
 import { mulberry32 } from '@weft/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bfsReference } from './bfs/reference.ts';
@@ -962,5 +963,103 @@ describe('onEveryPart', () => {
     await expect(onEveryPart([0, 1, 2], run)).rejects.toThrow('part 1');
     expect(started).toEqual([0, 1, 2]);
     await expect(onEveryPart([0], run)).resolves.toBeUndefined();
+  });
+});
+
+describe('pageRankPartitioned in chunks', () => {
+  /** The largest difference of two rank vectors over the larger rank: the chunks sum their rows' remote
+   * shares in other tiles than the whole pass, so the last bits may differ. */
+  const relative = (a: Float32Array, b: Float32Array) => {
+    let worst = 0;
+    for (let v = 0; v < a.length; v++) {
+      worst = Math.max(worst, Math.abs(a[v]! - b[v]!) / Math.max(Math.abs(a[v]!), Math.abs(b[v]!), 1e-30));
+    }
+    return worst;
+  };
+
+  it('gives one chunk’s ranks over 2, 3 and 5 chunks, in both schedules', async () => {
+    const kron = kronecker({ scale: 9, edgeFactor: 16, seed: 71 });
+    const cases = [
+      ...exchangeCases(),
+      ...[false, true].map((directed) => {
+        // Duplicates and self-loops kept: a Kronecker multigraph.
+        const csr = hostCsrFromEdgeList({ ...kron, directed }, { dedupe: 'none', keepSelfLoops: true }).csr;
+        const kind = directed ? 'directed' : 'undirected';
+        return {
+          name: `kronecker multigraph ${kind}`,
+          csr,
+          graph: () => PartitionedGraph.upload(devices.slice(0, 2), csr, { csc: directed }),
+        };
+      }),
+    ];
+    for (const { name, csr, graph: make } of cases) {
+      const graph = make();
+      const single = uploadGraph(devices[0]!, csr, { csc: csr.directed });
+      try {
+        const alone = await pageRank(single, { weight: null });
+        for (const schedule of ['lockstep', 'staggered'] as const) {
+          for (const weight of csr.weights ? ([null, 'weights'] as const) : [null]) {
+            const options = { schedule, weight, chunks: 1 };
+            const one = await pageRankPartitioned(graph, options);
+            for (const chunks of [2, 3, 5]) {
+              const what = `${name}, ${schedule}, weight ${weight}, ${chunks} chunks`;
+              const got = await pageRankPartitioned(graph, { ...options, chunks });
+              expect(got.converged, what).toBe(true);
+              expect(verifyPageRank(csr, got.ranks, { weight }), what).toBeNull();
+              expect(Math.abs(got.iterations - one.iterations), what).toBeLessThanOrEqual(1);
+              expect(got.bytesPerIteration, what).toBe(one.bytesPerIteration);
+              if (got.iterations === one.iterations) {
+                expect(got.exchangedBytes, what).toBe(one.exchangedBytes);
+              }
+              // Directed parts run as one chunk: the same floats.
+              if (csr.directed) expect(Array.from(got.ranks), what).toEqual(Array.from(one.ranks));
+              else expect(relative(got.ranks, one.ranks), what).toBeLessThan(1e-5);
+              if (weight === null) expect(relative(got.ranks, alone.ranks), what).toBeLessThan(1e-4);
+            }
+          }
+        }
+      } finally {
+        graph.destroy();
+        single.destroy();
+      }
+    }
+  });
+
+  it('stops where one chunk stops, on random graphs and with few iterations', async () => {
+    for (const { name, csr } of testGraphs('f32', 4).filter(
+      (g) => !g.csr.directed && g.csr.vertexCount > 64,
+    )) {
+      const graph = PartitionedGraph.upload(devices.slice(0, 2), csr, { parts: 3 });
+      try {
+        for (const schedule of ['lockstep', 'staggered'] as const) {
+          for (const maxIterations of [0, 1, 2]) {
+            const what = `${name}, ${schedule}, at most ${maxIterations}`;
+            const options = { schedule, maxIterations, convergence: 'l1' as const, tolerance: 1e-9 };
+            const one = await pageRankPartitioned(graph, { ...options, chunks: 1 });
+            const got = await pageRankPartitioned(graph, { ...options, chunks: 3 });
+            expect(got.iterations, what).toBe(maxIterations);
+            expect(got.exchangedBytes, what).toBe(one.exchangedBytes);
+            expect(relative(got.ranks, one.ranks), what).toBeLessThan(1e-5);
+            // The first iteration only spreads the first ranks: those are the same floats.
+            if (maxIterations === 0) expect(Array.from(got.ranks), what).toEqual(Array.from(one.ranks));
+            else expect(got.residual, what).toBeCloseTo(one.residual!, 5);
+          }
+        }
+      } finally {
+        graph.destroy();
+      }
+    }
+  });
+
+  it('refuses chunks that are not a positive integer', async () => {
+    const csr = scatteredGraph(5, 200, 150, 500, false);
+    const two = PartitionedGraph.upload(devices.slice(0, 2), csr, { parts: 2 });
+    try {
+      for (const chunks of [0, 1.5, -2, Number.NaN]) {
+        await expect(pageRankPartitioned(two, { chunks })).rejects.toThrow(/chunks/);
+      }
+    } finally {
+      two.destroy();
+    }
   });
 });
