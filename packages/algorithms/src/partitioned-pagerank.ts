@@ -9,7 +9,7 @@ import {
   plus,
   type Recorder,
   rw,
-  StagingBuffer,
+  type StagingBuffer,
   transform,
   u32,
   wgsl,
@@ -33,7 +33,7 @@ import {
   sentAt,
   sentBelow,
 } from './partitioned-boundary.ts';
-import { onEveryPart, type PartitionedTiming, PhaseClock } from './partitioned-exchange.ts';
+import { onEveryPart, type PartitionedTiming, PhaseClock, StagingPool } from './partitioned-exchange.ts';
 import { checkNonNegativeWeights } from './weights.ts';
 
 export type PartitionedPageRankOptions = Pick<
@@ -88,6 +88,8 @@ export interface PartitionedPageRankResult {
   fullBytesPerIteration: number;
   /** Where the iterations' wall time went (not the setup, nor the ranks' read-back). */
   timing: PartitionedTiming;
+  /** The chunks an iteration ran in on the part with the most (1 where `chunks` does not apply). */
+  chunks: number;
 }
 
 /** One part's arrays: full-length vectors indexed by vertex id, per-owned-vertex ones by `v - lo`. */
@@ -142,7 +144,9 @@ class RankPart {
     /** Which values go to and come from each other part, where only those cross the host. */
     readonly boundary: BoundaryLists | undefined,
     /** Inboxes to alternate: 2 where a copy for the next iteration may land while this one still runs. */
-    inboxCount = 1,
+    inboxCount: number,
+    /** Where the staging buffers come from and go back to. */
+    readonly pool: StagingPool,
   ) {
     const { device } = graph;
     const n = Math.max(1, graph.vertexCount);
@@ -161,12 +165,11 @@ class RankPart {
     this.global = arr(1, 'dangling total');
     this.sent = boundary ? arr(Math.max(1, boundary.sendCount), 'sent values') : undefined;
     this.received = boundary ? arr(Math.max(1, boundary.recvCount), 'received values') : undefined;
-    this.outbox = new StagingBuffer(device, this.shared + 2, 'read', 'partitioned pagerank read-back');
-    this.inbox = new StagingBuffer(device, 1 + incoming, 'write', 'partitioned pagerank upload');
-    this.inboxes =
-      inboxCount === 2
-        ? [this.inbox, new StagingBuffer(device, 1 + incoming, 'write', 'partitioned pagerank upload')]
-        : [this.inbox];
+    this.outbox = pool.take(device, this.shared + 2, 'read', 'partitioned pagerank read-back');
+    this.inboxes = Array.from({ length: inboxCount }, () =>
+      pool.take(device, 1 + incoming, 'write', 'partitioned pagerank upload'),
+    );
+    this.inbox = this.inboxes[0]!;
     this.writable = this.inboxes.map(() => Promise.resolve());
   }
 
@@ -181,7 +184,9 @@ class RankPart {
     return this.hi - this.lo;
   }
 
-  destroy(): void {
+  /** Frees the arrays and hands the staging buffers back to the pool (destroys them after a failed run, which
+   * may have left a map pending). */
+  destroy(ok: boolean): void {
     for (const a of [
       this.ranks,
       this.contrib,
@@ -191,16 +196,17 @@ class RankPart {
       this.change,
       this.totals,
       this.global,
-      this.outbox,
-      ...this.inboxes,
       this.sent,
       this.received,
+      this.partial,
+      this.outWeight,
+      ...(this.chunks ?? []).map((c) => c.sums),
     ])
       a?.destroy();
-    if (this.boundary) destroyLists(this.boundary);
-    for (const c of this.chunks ?? []) destroyChunk(c);
-    this.partial?.destroy();
-    this.outWeight?.destroy();
+    for (const b of [this.outbox, ...this.inboxes, ...(this.chunks ?? []).map((c) => c.outbox)]) {
+      if (ok) this.pool.give(b);
+      else b.destroy();
+    }
   }
 }
 
@@ -257,7 +263,7 @@ export async function pageRankPartitioned(
   if (n === 0) {
     const timing = new PhaseClock().timing;
     const none = { exchangedBytes: 0, bytesPerIteration: 0, fullBytesPerIteration: 0 };
-    return { ranks: new Float32Array(0), iterations: 0, converged: true, ...none, timing };
+    return { ranks: new Float32Array(0), iterations: 0, converged: true, ...none, timing, chunks: 1 };
   }
   const schedule = options.schedule ?? 'lockstep';
   if (schedule !== 'lockstep' && schedule !== 'staggered') {
@@ -273,10 +279,26 @@ export async function pageRankPartitioned(
   const pipelined = !alone && mode === 'boundary' && options.breakdown !== true;
   const staggered = schedule === 'staggered' && pipelined;
   // Undirected parts read the others' contributions as sources, directed ones add up sums into targets.
+  const reads = graph.directed ? 'targets' : 'sources';
+  // Kept on the graph: a second call neither walks the arcs for the lists again nor allocates the staging.
   const lists =
-    mode === 'boundary' && !alone ? await boundaryLists(graph, graph.directed ? 'targets' : 'sources') : [];
+    mode === 'boundary' && !alone
+      ? await graph.kept(
+          `pagerank boundary ${reads}`,
+          () => boundaryLists(graph, reads),
+          (made) => {
+            for (const b of made) destroyLists(b);
+          },
+        )
+      : [];
+  const pool = await graph.kept(
+    'staging',
+    async () => new StagingPool(),
+    (p) => p.destroy(),
+  );
   const sends = Math.max(0, ...lists.map((b) => b.sendCount));
   const chunks = pipelined && !graph.directed ? (options.chunks ?? (4 * sends >= PIPELINE_BYTES ? 4 : 1)) : 1;
+  let ok = false;
   try {
     for (const [i, p] of graph.parts.entries()) {
       const boundary = lists[i];
@@ -290,10 +312,22 @@ export async function pageRankPartitioned(
           boundary?.recvCount ?? fullIncoming(p, n, graph),
           boundary,
           staggered ? 2 : 1,
+          pool,
         ),
       );
     }
-    if (chunks > 1) await Promise.all(parts.map(async (s) => (s.chunks = await makeChunks(s, chunks))));
+    if (chunks > 1) {
+      const layouts = await graph.kept(
+        `pagerank chunks ${chunks}`,
+        () => Promise.all(parts.map((s) => chunkLayouts(s, chunks))),
+        (made) => {
+          for (const c of made.flat()) c.offsets.destroy();
+        },
+      );
+      for (const [i, s] of parts.entries()) s.chunks = layouts[i]!.map((l) => chunkOf(s, l));
+    }
+    // Inboxes from the pool come back unmapped: the host writes them first.
+    await Promise.all(parts.flatMap((s) => s.inboxes.map((b) => b.map())));
     await Promise.all(
       parts.map((s) =>
         onTarget(s.graph.device, 'partitioned pagerank reset', async (rec) => {
@@ -410,7 +444,7 @@ export async function pageRankPartitioned(
     const ranks = new Float32Array(n);
     await Promise.all(parts.map((s) => s.ranks.downloadInto(ranks.subarray(s.lo, s.hi), s.lo)));
     clock.mark('resultMs');
-    return {
+    const result = {
       ranks,
       iterations,
       converged,
@@ -428,11 +462,12 @@ export async function pageRankPartitioned(
         (s) => fullIncoming(s, n, graph),
       ),
       timing: clock.timing,
+      chunks: Math.max(...parts.map((s) => s.chunks?.length ?? 1)),
     };
+    ok = true;
+    return result;
   } finally {
-    for (const s of parts) s.destroy();
-    // Lists not yet handed to a part.
-    for (const b of lists.slice(parts.length)) destroyLists(b);
+    for (const s of parts) s.destroy(ok);
   }
 }
 
@@ -817,23 +852,39 @@ async function recordTotals(
 }
 
 /**
- * A part's owned rows `[lo, hi)` as one chunk of an iteration: its arcs from `edge` (`edges` of them, with
- * `offsets` counted from there), the sums of their remote shares, and the sent values it gathers.
+ * A part's owned rows `[lo, hi)` as one chunk of an iteration, as kept on the graph: its arcs from `edge`
+ * (`edges` of them, with `offsets` counted from there) and the runs of the sent values it gathers.
  */
-interface RankChunk extends Readback {
+interface ChunkLayout {
   readonly lo: number;
   readonly hi: number;
   readonly edge: number;
   readonly edges: number;
   readonly offsets: DeviceArray<'u32'>;
+  readonly pieces: readonly Segment[];
+}
+
+/** A chunk in a run: its layout, the sums of its rows' remote shares, and its read-back. */
+interface RankChunk extends ChunkLayout, Readback {
   readonly sums: DeviceArray<'f32'>;
+}
+
+function chunkOf(s: RankPart, l: ChunkLayout): RankChunk {
+  const last = l.hi === s.hi;
+  const values = l.pieces.reduce((a, p) => a + p.count, 0) + (last ? 2 : 0);
+  const { device } = s.graph;
+  return {
+    ...l,
+    sums: device.array('f32', Math.max(1, l.hi - l.lo), { label: 'partitioned pagerank chunk sums' }),
+    outbox: s.pool.take(device, values, 'read', 'partitioned pagerank chunk read-back'),
+  };
 }
 
 /**
  * Splits a part's owned rows into at most `k` chunks at multiples of 32 (an empty part into one empty chunk):
  * each sent run is sorted by id, so a chunk's sent values are one run of it per receiver.
  */
-async function makeChunks(s: RankPart, k: number): Promise<RankChunk[]> {
+async function chunkLayouts(s: RankPart, k: number): Promise<ChunkLayout[]> {
   const b = s.boundary!;
   const blocks = Math.ceil(s.count / 32);
   const bounds = [
@@ -844,7 +895,7 @@ async function makeChunks(s: RankPart, k: number): Promise<RankChunk[]> {
   if (bounds.length === 1) bounds.push(s.hi);
   const { device, offsets } = s.graph;
   const edgeAt = await Promise.all(bounds.map(async (v) => (await offsets.download(v, 1))[0]!));
-  const chunks: RankChunk[] = [];
+  const chunks: ChunkLayout[] = [];
   try {
     for (let c = 0; c + 1 < bounds.length; c++) {
       const lo = bounds[c]!;
@@ -853,19 +904,14 @@ async function makeChunks(s: RankPart, k: number): Promise<RankChunk[]> {
         const first = sentBelow(b, j, lo);
         return { part: run.part, at: run.at + first, count: sentBelow(b, j, hi) - first };
       });
-      const values = pieces.reduce((a, p) => a + p.count, 0) + (c + 2 === bounds.length ? 2 : 0);
-      const label = `partitioned pagerank chunk ${c}`;
-      const chunk: RankChunk = {
+      chunks.push({
         lo,
         hi,
         edge: edgeAt[c]!,
         edges: edgeAt[c + 1]! - edgeAt[c]!,
         pieces,
-        offsets: device.array('u32', hi - lo + 1, { label: `${label} offsets` }),
-        sums: device.array('f32', Math.max(1, hi - lo), { label: `${label} sums` }),
-        outbox: new StagingBuffer(device, values, 'read', `${label} read-back`),
-      };
-      chunks.push(chunk);
+        offsets: device.array('u32', hi - lo + 1, { label: 'partitioned pagerank chunk offsets' }),
+      });
     }
     await onTarget(device, 'partitioned pagerank chunks', async (rec) => {
       for (const c of chunks) {
@@ -878,15 +924,9 @@ async function makeChunks(s: RankPart, k: number): Promise<RankChunk[]> {
     });
     return chunks;
   } catch (e) {
-    for (const c of chunks) destroyChunk(c);
+    for (const c of chunks) c.offsets.destroy();
     throw e;
   }
-}
-
-function destroyChunk(c: RankChunk): void {
-  c.offsets.destroy();
-  c.sums.destroy();
-  c.outbox.destroy();
 }
 
 /**

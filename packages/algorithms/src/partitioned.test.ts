@@ -15,6 +15,7 @@ import {
   sssp,
   ssspPartitioned,
 } from './index.ts';
+import { boundaryLists, destroyLists, sentBelow } from './partitioned-boundary.ts';
 import { MinExchangePart, minMergeRounds, onEveryPart, touches } from './partitioned-exchange.ts';
 import { ssspReference } from './sssp/reference.ts';
 import { testGraphs, testSources } from './test-graphs.ts';
@@ -1005,6 +1006,9 @@ describe('pageRankPartitioned in chunks', () => {
               const what = `${name}, ${schedule}, weight ${weight}, ${chunks} chunks`;
               const got = await pageRankPartitioned(graph, { ...options, chunks });
               expect(got.converged, what).toBe(true);
+              // A part splits at multiples of 32 rows: no more chunks than its blocks of 32.
+              const blocks = Math.max(...graph.parts.map((p) => Math.ceil((p.hi - p.lo) / 32)));
+              expect(got.chunks, what).toBe(csr.directed ? 1 : Math.min(chunks, blocks));
               expect(verifyPageRank(csr, got.ranks, { weight }), what).toBeNull();
               expect(Math.abs(got.iterations - one.iterations), what).toBeLessThanOrEqual(1);
               expect(got.bytesPerIteration, what).toBe(one.bytesPerIteration);
@@ -1037,6 +1041,7 @@ describe('pageRankPartitioned in chunks', () => {
             const options = { schedule, maxIterations, convergence: 'l1' as const, tolerance: 1e-9 };
             const one = await pageRankPartitioned(graph, { ...options, chunks: 1 });
             const got = await pageRankPartitioned(graph, { ...options, chunks: 3 });
+            expect(got.chunks, what).toBe(3);
             expect(got.iterations, what).toBe(maxIterations);
             expect(got.exchangedBytes, what).toBe(one.exchangedBytes);
             expect(relative(got.ranks, one.ranks), what).toBeLessThan(1e-5);
@@ -1048,6 +1053,94 @@ describe('pageRankPartitioned in chunks', () => {
       } finally {
         graph.destroy();
       }
+    }
+  });
+
+  it('reads sorted sent runs, so a row range is one run of each, counted on the host', async () => {
+    for (const { name, csr, graph: make } of exchangeCases()) {
+      const graph = make();
+      const lists = await boundaryLists(graph, csr.directed ? 'targets' : 'sources');
+      try {
+        for (const [x, b] of lists.entries()) {
+          const ids = await b.sendIds.download(0, b.sendCount);
+          for (const [k, run] of b.send.entries()) {
+            const got = Array.from(ids.subarray(run.at, run.at + run.count));
+            const what = `${name}, part ${x} to ${run.part}`;
+            expect(got, what).toEqual([...got].sort((a, c) => a - c));
+            expect(new Set(got).size, what).toBe(got.length);
+            for (let v = 0; v <= csr.vertexCount + 31; v += 32) {
+              expect(sentBelow(b, k, v), `${what} below ${v}`).toBe(got.filter((u) => u < v).length);
+            }
+          }
+        }
+      } finally {
+        for (const b of lists) destroyLists(b);
+        graph.destroy();
+      }
+    }
+  });
+
+  it('runs on devices without subgroups and with 8 storage buffers (weighted: a thread a row)', async () => {
+    const narrow = await requestDevices({
+      count: 2,
+      shareAdapter: true,
+      label: 'partitioned narrow test',
+      limits: { maxStorageBuffersPerShaderStage: 8 },
+      features: { subgroups: false },
+    });
+    try {
+      for (const csr of [
+        scatteredGraph(73, 400, 380, 3000, false),
+        scatteredGraph(79, 300, 100, 2000, false),
+      ]) {
+        const graph = PartitionedGraph.upload(narrow, csr, { parts: 2 });
+        try {
+          for (const weight of [null, 'weights'] as const) {
+            for (const schedule of ['lockstep', 'staggered'] as const) {
+              const what = `weight ${weight}, ${schedule}`;
+              const one = await pageRankPartitioned(graph, { weight, schedule, chunks: 1 });
+              const got = await pageRankPartitioned(graph, { weight, schedule, chunks: 3 });
+              expect(got.chunks, what).toBe(3);
+              expect(verifyPageRank(csr, got.ranks, { weight }), what).toBeNull();
+              expect(relative(got.ranks, one.ranks), what).toBeLessThan(1e-5);
+            }
+          }
+        } finally {
+          graph.destroy();
+        }
+      }
+    } finally {
+      for (const d of narrow) d.destroy();
+    }
+  });
+
+  it('keeps the lists, chunk layouts and staging on the graph for the next call, and calls at once apart', async () => {
+    const csr = scatteredGraph(83, 300, 260, 1200, false);
+    const graph = PartitionedGraph.upload(devices.slice(0, 2), csr, { parts: 2 });
+    try {
+      const refuse = () => Promise.reject(new Error('made again'));
+      for (const schedule of ['lockstep', 'staggered'] as const) {
+        const options = { schedule, chunks: 3 };
+        const first = await pageRankPartitioned(graph, options);
+        // Kept: asking for them again does not make them.
+        for (const key of ['pagerank boundary sources', 'pagerank chunks 3', 'staging']) {
+          await expect(
+            graph.kept(key, refuse, () => undefined),
+            key,
+          ).resolves.toBeDefined();
+        }
+        const again = await pageRankPartitioned(graph, options);
+        expect(Array.from(again.ranks), schedule).toEqual(Array.from(first.ranks));
+        const both = await Promise.all([
+          pageRankPartitioned(graph, options),
+          pageRankPartitioned(graph, options),
+        ]);
+        for (const r of both) expect(Array.from(r.ranks), schedule).toEqual(Array.from(first.ranks));
+        const whole = await pageRankPartitioned(graph, { schedule, chunks: 1 });
+        expect(relative(whole.ranks, first.ranks), schedule).toBeLessThan(1e-5);
+      }
+    } finally {
+      graph.destroy();
     }
   });
 
