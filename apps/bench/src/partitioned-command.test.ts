@@ -108,6 +108,39 @@ describe('weft partitioned --multigraph --against-one', () => {
     }
   }, 300_000);
 
+  it('runs PageRank in chunks with --chunks, in both schedules, and refuses a bad count', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'weft-partitioned-'));
+    try {
+      const json = join(dir, 'out.json');
+      const args = [
+        '--kron',
+        '9',
+        '--multigraph',
+        '--devices',
+        '2',
+        '--share',
+        '--sources',
+        '1',
+        '--repeat',
+        '1',
+      ];
+      const rest = ['--algorithms', 'pagerank', '--against-one', '--json', json];
+      for (const schedule of ['lockstep', 'staggered']) {
+        expect(await partitionedCommand([...args, ...rest, '--schedule', schedule, '--chunks', '3'])).toBe(0);
+        const out = JSON.parse(await readFile(json, 'utf8'));
+        const row = out.rows.find((r: { algorithm?: string }) => r.algorithm === 'pagerank');
+        expect(row.chunks).toBe(3);
+        expect(row.schedule).toBe(schedule);
+      }
+      expect(await partitionedCommand([...args, ...rest, '--chunks', '1'])).toBe(0);
+      const out = JSON.parse(await readFile(json, 'utf8'));
+      expect(out.rows.find((r: { algorithm?: string }) => r.algorithm === 'pagerank').chunks).toBe(1);
+      expect(await partitionedCommand([...args, ...rest, '--chunks', '0'])).toBe(2);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }, 300_000);
+
   it('prints and records each part’s BFS kernels with --profile', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'weft-partitioned-'));
     try {

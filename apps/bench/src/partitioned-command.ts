@@ -30,7 +30,7 @@ import { pickSources } from './suites/algorithms.ts';
 
 export const PARTITIONED_USAGE = `usage: weft partitioned (--graph FILE.wcsr | --kron SCALE) [--devices 2] [--sources 4] [--repeat 3]
   [--algorithms bfs,sssp,pagerank,cc] [--share] [--no-validation] [--breakdown] [--exchange boundary|full]
-  [--schedule lockstep|staggered] [--profile] [--json OUT]
+  [--schedule lockstep|staggered] [--chunks K] [--profile] [--json OUT]
        weft partitioned --kron SCALE --multigraph [--parts P] [--max-arcs-per-part N] [--devices 1] ...
 
   BFS on one GPU against BFS on a graph partitioned across --devices GPUs (one device per GPU through
@@ -69,6 +69,10 @@ export const PARTITIONED_USAGE = `usage: weft partitioned (--graph FILE.wcsr | -
   --schedule (default lockstep) picks PageRank's schedule: lockstep, every part's iteration after every
   exchange; staggered (with the boundary exchange, without --breakdown), each part's iteration as soon as the
   values it reads are in, each part copying its own out as soon as they come back.
+  --chunks K (undirected, boundary exchange, without --breakdown; default: pageRankPartitioned's, 4 where a
+  part sends at least 4 MiB an iteration, else 1) runs each PageRank iteration in K chunks of owned rows,
+  each read back in a submit of its own, so the host copies a chunk's values while the GPU computes the
+  next; --chunks 1 is the path before chunks. The row prints the chunks a run used.
   --profile times every BFS dispatch (a timestamp pass each, so slower) and prints each part's kernels under
   the median run, their GPU time summed over its levels (also in the JSON's runs, as kernels).
 `;
@@ -96,6 +100,7 @@ export async function partitionedCommand(args: string[]): Promise<number> {
       breakdown: { type: 'boolean', default: false },
       exchange: { type: 'string', default: 'boundary' },
       schedule: { type: 'string', default: 'lockstep' },
+      chunks: { type: 'string' },
       profile: { type: 'boolean', default: false },
     },
   });
@@ -109,6 +114,11 @@ export async function partitionedCommand(args: string[]): Promise<number> {
     process.stderr.write(
       `--schedule must be lockstep or staggered, got ${values.schedule}\n${PARTITIONED_USAGE}`,
     );
+    return 2;
+  }
+  const chunks = values.chunks === undefined ? undefined : Number(values.chunks);
+  if (chunks !== undefined && !(Number.isSafeInteger(chunks) && chunks >= 1)) {
+    process.stderr.write(`--chunks must be a positive integer, got ${values.chunks}\n${PARTITIONED_USAGE}`);
     return 2;
   }
   if (!values.graph === !values.kron || (values.multigraph && !values.kron)) {
@@ -150,6 +160,7 @@ export async function partitionedCommand(args: string[]): Promise<number> {
       breakdown: values.breakdown,
       exchange,
       schedule,
+      chunks,
       profile: values.profile,
     });
     for (const d of devices) d.destroy();
@@ -272,6 +283,7 @@ export async function partitionedCommand(args: string[]): Promise<number> {
         breakdown: values.breakdown,
         exchange,
         schedule,
+        chunks,
       });
       const row = {
         devices: k,
@@ -331,6 +343,7 @@ async function multigraphRun(o: {
   breakdown: boolean;
   exchange: PageRankExchange;
   schedule: PageRankSchedule;
+  chunks: number | undefined;
   profile: boolean;
 }): Promise<void> {
   const start = performance.now();
@@ -485,7 +498,13 @@ async function timeOthersPartitioned(
     breakdown,
     exchange,
     schedule,
-  }: { breakdown: boolean; exchange: PageRankExchange; schedule: PageRankSchedule },
+    chunks,
+  }: {
+    breakdown: boolean;
+    exchange: PageRankExchange;
+    schedule: PageRankSchedule;
+    chunks: number | undefined;
+  },
 ): Promise<{ ms: number[]; exchanged: number; rounds: number[]; runs: PartitionedRun[][] }> {
   const runs: PartitionedRun[][] = [];
   const rounds: number[] = [];
@@ -506,7 +525,7 @@ async function timeOthersPartitioned(
       runs.push(timed.map((r) => ({ source, ...r })));
     }
   } else if (algorithm === 'pagerank') {
-    const got = await pageRankPartitioned(graph, { exchange, schedule });
+    const got = await pageRankPartitioned(graph, { exchange, schedule, ...chunksOption(chunks) });
     console.log(exchangeLine(exchange, got));
     const one = want[0]!;
     if (!got.ranks.every((r, v) => Math.abs(r - one[v]!) <= 1e-3 * Math.max(r, one[v]!))) {
@@ -516,7 +535,7 @@ async function timeOthersPartitioned(
     rounds.push(got.iterations);
     runs.push(
       await timedRuns(
-        () => pageRankPartitioned(graph, { breakdown, exchange, schedule }),
+        () => pageRankPartitioned(graph, { breakdown, exchange, schedule, ...chunksOption(chunks) }),
         repeat,
         (r) => r.iterations,
       ),
@@ -558,6 +577,7 @@ async function againstOneGpu(
     breakdown: boolean;
     exchange: PageRankExchange;
     schedule: PageRankSchedule;
+    chunks: number | undefined;
     profile: boolean;
   },
   graph: PartitionedGraph,
@@ -645,13 +665,14 @@ async function againstOneGpu(
     }
     if (o.algorithms.includes('pagerank')) {
       const want = (await pageRank(one)).ranks;
-      const result = await pageRankPartitioned(graph, { exchange: o.exchange, schedule: o.schedule });
+      const options = { exchange: o.exchange, schedule: o.schedule, ...chunksOption(o.chunks) };
+      const result = await pageRankPartitioned(graph, options);
       console.log(exchangeLine(o.exchange, result));
       const got = result.ranks;
       if (!got.every((r, v) => Math.abs(r - want[v]!) <= 1e-3 * Math.max(r, want[v]!)))
         throw differs('PageRank');
       const runs = await timedRuns(
-        () => pageRankPartitioned(graph, { breakdown, exchange: o.exchange, schedule: o.schedule }),
+        () => pageRankPartitioned(graph, { breakdown, ...options }),
         o.repeat,
         (r) => r.iterations,
       );
@@ -659,6 +680,7 @@ async function againstOneGpu(
       const bytes = {
         bytesPerIteration: result.bytesPerIteration,
         fullBytesPerIteration: result.fullBytesPerIteration,
+        chunks: result.chunks,
       };
       Object.assign(rows.at(-1)!, bytes);
     }
@@ -682,6 +704,11 @@ async function againstOneGpu(
 type PageRankExchange = 'boundary' | 'full';
 type PageRankSchedule = 'lockstep' | 'staggered';
 
+/** `--chunks` as PageRank's option: absent where not given, so the library picks. */
+function chunksOption(chunks: number | undefined): { chunks?: number } {
+  return chunks === undefined ? {} : { chunks };
+}
+
 /** BFS's merge for `--exchange`: full ORs dense levels' bitmaps on the host, as before the devices did. */
 function bfsMerge(exchange: PageRankExchange): 'device' | 'host' {
   return exchange === 'full' ? 'host' : 'device';
@@ -695,10 +722,10 @@ function minMerge(exchange: PageRankExchange): 'compact' | 'pairs' {
 /** PageRank's bytes an iteration with the exchange run and with the full one. */
 function exchangeLine(
   exchange: PageRankExchange,
-  r: { bytesPerIteration: number; fullBytesPerIteration: number },
+  r: { bytesPerIteration: number; fullBytesPerIteration: number; chunks: number },
 ): string {
   const mb = (b: number) => `${b} B (${(b / 2 ** 20).toFixed(2)} MiB)`;
-  return `  pagerank exchange ${exchange}: ${mb(r.bytesPerIteration)} an iteration (full: ${mb(r.fullBytesPerIteration)})`;
+  return `  pagerank exchange ${exchange}: ${mb(r.bytesPerIteration)} an iteration (full: ${mb(r.fullBytesPerIteration)}), in ${r.chunks} chunk(s)`;
 }
 
 function median(xs: number[]): number {
