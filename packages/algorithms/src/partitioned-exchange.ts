@@ -31,7 +31,8 @@ export async function onEveryPart<T>(items: readonly T[], run: (item: T) => Prom
  * over the run; a step that runs on every part at once counts from its start to the last part's end).
  */
 export interface PartitionedTiming {
-  /** Before the first round: allocations, resets and (PageRank) the boundary id lists. */
+  /** Before the first round: allocations, resets and (PageRank) the boundary id lists and chunk layouts,
+   * which a first call on a graph makes and later ones find kept on it. */
   setupMs: number;
   /** From a submit until its work is done: GPU compute, and the copies to and from staging buffers unless
    * the run was asked for a `breakdown` (which times them alone, with waits of their own). */

@@ -228,6 +228,9 @@ class RankPart {
  * pass needs no exchange, so it is submitted before the host copies the contributions and runs meanwhile;
  * the remote sources' pass follows the upload. Each arc's share is gathered once, by one pass or the other.
  * The dangling ranks and the convergence test's change are reduced per part and combined on the host.
+ * With `chunks`, an undirected part's iteration is that many submits over contiguous row ranges, the remote
+ * pass split with them, each read back on its own, so the host's copies overlap the next chunks' compute.
+ * The id lists and chunk layouts are kept on the graph, and the staging buffers borrowed from a pool there.
  * Directed graphs need each part's in-edges: `PartitionedGraph.upload(devices, csr, { csc: true })`.
  */
 export async function pageRankPartitioned(
