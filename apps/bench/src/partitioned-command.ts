@@ -30,7 +30,7 @@ import { pickSources } from './suites/algorithms.ts';
 
 export const PARTITIONED_USAGE = `usage: weft partitioned (--graph FILE.wcsr | --kron SCALE) [--devices 2] [--sources 4] [--repeat 3]
   [--algorithms bfs,sssp,pagerank,cc] [--share] [--no-validation] [--breakdown] [--exchange boundary|full]
-  [--schedule lockstep|staggered] [--chunks K] [--profile] [--json OUT]
+  [--schedule lockstep|staggered] [--chunks K[,K...]] [--profile] [--json OUT]
        weft partitioned --kron SCALE --multigraph [--parts P] [--max-arcs-per-part N] [--devices 1] ...
 
   BFS on one GPU against BFS on a graph partitioned across --devices GPUs (one device per GPU through
@@ -72,7 +72,8 @@ export const PARTITIONED_USAGE = `usage: weft partitioned (--graph FILE.wcsr | -
   --chunks K (undirected, boundary exchange, without --breakdown; default: pageRankPartitioned's, 4 where a
   part sends at least 4 MiB an iteration, else 1) runs each PageRank iteration in K chunks of owned rows,
   each read back in a submit of its own, so the host copies a chunk's values while the GPU computes the
-  next; --chunks 1 is the path before chunks. The row prints the chunks a run used.
+  next; --chunks 1 is the path before chunks. Several counts (--chunks 1,4,8) time PageRank once a count on
+  the same graph, a row each; each row records the chunks its runs used.
   --profile times every BFS dispatch (a timestamp pass each, so slower) and prints each part's kernels under
   the median run, their GPU time summed over its levels (also in the JSON's runs, as kernels).
 `;
@@ -116,9 +117,9 @@ export async function partitionedCommand(args: string[]): Promise<number> {
     );
     return 2;
   }
-  const chunks = values.chunks === undefined ? undefined : Number(values.chunks);
-  if (chunks !== undefined && !(Number.isSafeInteger(chunks) && chunks >= 1)) {
-    process.stderr.write(`--chunks must be a positive integer, got ${values.chunks}\n${PARTITIONED_USAGE}`);
+  const chunks = values.chunks === undefined ? [undefined] : values.chunks.split(',').map(Number);
+  if (!chunks.every((c) => c === undefined || (Number.isSafeInteger(c) && c >= 1))) {
+    process.stderr.write(`--chunks must be positive integers, got ${values.chunks}\n${PARTITIONED_USAGE}`);
     return 2;
   }
   if (!values.graph === !values.kron || (values.multigraph && !values.kron)) {
@@ -277,17 +278,22 @@ export async function partitionedCommand(args: string[]): Promise<number> {
       );
       console.log(timingLine(perSource.map(medianRun)));
     }
-    for (const algorithm of others) {
+    // PageRank a row a chunk count, the others once.
+    const runsOf = others.flatMap((a): [Algorithm, number | undefined][] =>
+      a === 'pagerank' ? chunks.map((c) => [a, c]) : [[a, undefined]],
+    );
+    for (const [algorithm, count] of runsOf) {
       const { ms, result } = oneGpu[algorithm]!;
       const run = await timeOthersPartitioned(algorithm, graph, sources, repeat, result, {
         breakdown: values.breakdown,
         exchange,
         schedule,
-        chunks,
+        chunks: count,
       });
       const row = {
         devices: k,
         algorithm,
+        ...(algorithm === 'pagerank' ? { chunks: run.chunks } : {}),
         medianMs: median(run.ms),
         oneGpuMs: median(ms),
         speedup: median(ms) / median(run.ms),
@@ -343,7 +349,7 @@ async function multigraphRun(o: {
   breakdown: boolean;
   exchange: PageRankExchange;
   schedule: PageRankSchedule;
-  chunks: number | undefined;
+  chunks: (number | undefined)[];
   profile: boolean;
 }): Promise<void> {
   const start = performance.now();
@@ -505,10 +511,11 @@ async function timeOthersPartitioned(
     schedule: PageRankSchedule;
     chunks: number | undefined;
   },
-): Promise<{ ms: number[]; exchanged: number; rounds: number[]; runs: PartitionedRun[][] }> {
+): Promise<{ ms: number[]; exchanged: number; rounds: number[]; runs: PartitionedRun[][]; chunks: number }> {
   const runs: PartitionedRun[][] = [];
   const rounds: number[] = [];
   let exchanged = 0;
+  let used = 1;
   const k = graph.parts.length;
   const differs = (what: string) => new Error(`partitioned ${what} (${k} devices) differs from one GPU's`);
   if (algorithm === 'sssp') {
@@ -532,6 +539,7 @@ async function timeOthersPartitioned(
       throw differs('PageRank');
     }
     exchanged = got.exchangedBytes;
+    used = got.chunks;
     rounds.push(got.iterations);
     runs.push(
       await timedRuns(
@@ -553,7 +561,7 @@ async function timeOthersPartitioned(
       ),
     );
   }
-  return { ms: runs.map((r) => medianRun(r).wallMs), exchanged, rounds, runs };
+  return { ms: runs.map((r) => medianRun(r).wallMs), exchanged, rounds, runs, chunks: used };
 }
 
 /**
@@ -577,7 +585,7 @@ async function againstOneGpu(
     breakdown: boolean;
     exchange: PageRankExchange;
     schedule: PageRankSchedule;
-    chunks: number | undefined;
+    chunks: (number | undefined)[];
     profile: boolean;
   },
   graph: PartitionedGraph,
@@ -665,24 +673,28 @@ async function againstOneGpu(
     }
     if (o.algorithms.includes('pagerank')) {
       const want = (await pageRank(one)).ranks;
-      const options = { exchange: o.exchange, schedule: o.schedule, ...chunksOption(o.chunks) };
-      const result = await pageRankPartitioned(graph, options);
-      console.log(exchangeLine(o.exchange, result));
-      const got = result.ranks;
-      if (!got.every((r, v) => Math.abs(r - want[v]!) <= 1e-3 * Math.max(r, want[v]!)))
-        throw differs('PageRank');
-      const runs = await timedRuns(
-        () => pageRankPartitioned(graph, { breakdown, ...options }),
-        o.repeat,
-        (r) => r.iterations,
-      );
-      report('pagerank', [await timed(() => pageRank(one))], [runs]);
-      const bytes = {
-        bytesPerIteration: result.bytesPerIteration,
-        fullBytesPerIteration: result.fullBytesPerIteration,
-        chunks: result.chunks,
-      };
-      Object.assign(rows.at(-1)!, bytes);
+      const oneMs = [await timed(() => pageRank(one))];
+      // A row a chunk count, on the same graph and against the same one-GPU time.
+      for (const chunks of o.chunks) {
+        const options = { exchange: o.exchange, schedule: o.schedule, ...chunksOption(chunks) };
+        const result = await pageRankPartitioned(graph, options);
+        console.log(exchangeLine(o.exchange, result));
+        const got = result.ranks;
+        if (!got.every((r, v) => Math.abs(r - want[v]!) <= 1e-3 * Math.max(r, want[v]!)))
+          throw differs('PageRank');
+        const runs = await timedRuns(
+          () => pageRankPartitioned(graph, { breakdown, ...options }),
+          o.repeat,
+          (r) => r.iterations,
+        );
+        report('pagerank', oneMs, [runs]);
+        const bytes = {
+          bytesPerIteration: result.bytesPerIteration,
+          fullBytesPerIteration: result.fullBytesPerIteration,
+          chunks: result.chunks,
+        };
+        Object.assign(rows.at(-1)!, bytes);
+      }
     }
     if (o.algorithms.includes('cc')) {
       const want = (await connectedComponents(one)).labels;

@@ -65,7 +65,8 @@ export type PartitionedPageRankOptions = Pick<
    * Default 4 where a part sends at least {@link PIPELINE_BYTES} an iteration, else 1 (one submit, as
    * before). The chunks' remote arcs are summed in other tiles than the whole pass's, so ranks may differ
    * from one chunk's in the last bits. Directed parts send partial sums that need every owned
-   * contribution, so they run as one chunk.
+   * contribution, so they run as one chunk. In chunks, either schedule's `timing` is the staggered one's:
+   * the host's copies are `hostMs`, the rest of the rounds' wall time `computeMs`.
    */
   chunks?: number;
 };
