@@ -885,20 +885,40 @@ function chunkOf(s: RankPart, l: ChunkLayout): RankChunk {
 }
 
 /**
- * Splits a part's owned rows into at most `k` chunks at multiples of 32 (an empty part into one empty chunk):
- * each sent run is sorted by id, so a chunk's sent values are one run of it per receiver.
+ * Splits a part's owned rows into `k` chunks at multiples of 32 (fewer where it has fewer blocks of 32 rows;
+ * an empty part into one empty chunk), each about an equal share of the rows plus their arcs (what a chunk's
+ * passes cost): each sent run is sorted by id, so a chunk's sent values are one run of it per receiver.
  */
 async function chunkLayouts(s: RankPart, k: number): Promise<ChunkLayout[]> {
   const b = s.boundary!;
-  const blocks = Math.ceil(s.count / 32);
-  const bounds = [
-    ...new Set(
-      Array.from({ length: k + 1 }, (_, c) => Math.min(s.hi, s.lo + 32 * Math.round((c * blocks) / k))),
-    ),
-  ];
-  if (bounds.length === 1) bounds.push(s.hi);
   const { device, offsets } = s.graph;
-  const edgeAt = await Promise.all(bounds.map(async (v) => (await offsets.download(v, 1))[0]!));
+  const blocks = Math.ceil(s.count / 32);
+  // Every 32nd row's first arc, and the part's end, read back once (1/32 of the offsets).
+  const firsts = device.array('u32', blocks + 1, { label: 'partitioned pagerank chunk bounds' });
+  let edgeOf: Uint32Array;
+  try {
+    await onTarget(device, 'partitioned pagerank chunk bounds', (rec) =>
+      transform(
+        rec,
+        blocks + 1,
+        wgsl`(i: u32) { ${rw(firsts)}[i] = ${offsets}[min(${u32(s.lo)} + 32u * i, ${u32(s.hi)})]; }`,
+      ),
+    );
+    edgeOf = await firsts.download(0, blocks + 1);
+  } finally {
+    firsts.destroy();
+  }
+  const cost = (block: number) => edgeOf[block]! - edgeOf[0]! + Math.min(32 * block, s.count);
+  const cuts = [0];
+  for (let c = 1, block = 0; c < k; c++) {
+    while (block < blocks && cost(block) * k < c * cost(blocks)) block++;
+    // A block each at least, so a part of `blocks` >= k blocks runs in k chunks even around a hub's block.
+    const cut = Math.min(Math.max(block, cuts.at(-1)! + 1), blocks - (k - c));
+    if (cut > cuts.at(-1)!) cuts.push(cut);
+  }
+  cuts.push(blocks);
+  const bounds = cuts.map((block) => Math.min(s.hi, s.lo + 32 * block));
+  const edgeAt = cuts.map((block) => edgeOf[block]!);
   const chunks: ChunkLayout[] = [];
   try {
     for (let c = 0; c + 1 < bounds.length; c++) {

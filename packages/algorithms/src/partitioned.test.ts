@@ -1144,6 +1144,51 @@ describe('pageRankPartitioned in chunks', () => {
     }
   });
 
+  it('cuts chunks by rows plus arcs, at multiples of 32: a block of hubs is a chunk of its own', async () => {
+    // Rows [0, 32) hold most arcs of part [0, 320): by rows alone the first of 3 chunks would be 3 blocks.
+    const r = mulberry32(89);
+    const src = Array.from({ length: 3000 }, (_, e) =>
+      e < 2400 ? Math.floor(r() * 32) : Math.floor(r() * 640),
+    );
+    const dst = src.map(() => Math.floor(r() * 640));
+    const csr = hostCsrFromEdgeList({
+      vertexCount: 640,
+      src: Uint32Array.from(src),
+      dst: Uint32Array.from(dst),
+      directed: false,
+    }).csr;
+    const graph = partsAt(csr, [0, 320, 640], devices);
+    try {
+      const got = await pageRankPartitioned(graph, { chunks: 3 });
+      expect(verifyPageRank(csr, got.ranks)).toBeNull();
+      const refuse = () => Promise.reject(new Error('made again'));
+      const layouts = (await graph.kept('pagerank chunks 3', refuse, () => undefined)) as {
+        lo: number;
+        hi: number;
+        edge: number;
+        edges: number;
+      }[][];
+      const first = layouts[0]!;
+      expect(first.map((c) => [c.lo, c.hi])).toEqual([
+        [0, 32],
+        [32, first[1]!.hi],
+        [first[1]!.hi, 320],
+      ]);
+      for (const [i, chunks] of layouts.entries()) {
+        const { lo, hi } = graph.parts[i]!;
+        expect(chunks[0]!.lo).toBe(lo);
+        expect(chunks.at(-1)!.hi).toBe(hi);
+        for (const c of chunks) {
+          expect(c.lo % 32).toBe(0);
+          expect(c.edges).toBe(csr.offsets[c.hi]! - csr.offsets[c.lo]!);
+          expect(c.edge).toBe(csr.offsets[c.lo]! - csr.offsets[lo]!);
+        }
+      }
+    } finally {
+      graph.destroy();
+    }
+  });
+
   it('refuses chunks that are not a positive integer', async () => {
     const csr = scatteredGraph(5, 200, 150, 500, false);
     const two = PartitionedGraph.upload(devices.slice(0, 2), csr, { parts: 2 });
