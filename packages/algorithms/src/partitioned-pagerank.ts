@@ -127,7 +127,7 @@ class RankPart {
   readonly inboxes: readonly StagingBuffer[];
   /** Per inbox, its mapping for the host to write again after the iteration that read it. */
   readonly writable: Promise<void>[];
-  /** With more than one chunk: the owned rows' chunks, each with its own read-back ({@link makeChunks}). */
+  /** With more than one chunk: the owned rows' chunks, each with its own read-back ({@link chunkLayouts}). */
   chunks: RankChunk[] | undefined = undefined;
   /** With `boundary`: the values sent, gathered by the sent ids, and the values received, to scatter. */
   readonly sent: DeviceArray<'f32'> | undefined;
