@@ -1189,13 +1189,21 @@ describe('pageRankPartitioned in chunks', () => {
     }
   });
 
-  it('refuses chunks that are not a positive integer', async () => {
+  it('refuses chunks that are not a positive integer, and runs one where chunks do not apply', async () => {
     const csr = scatteredGraph(5, 200, 150, 500, false);
     const two = PartitionedGraph.upload(devices.slice(0, 2), csr, { parts: 2 });
     try {
       for (const chunks of [0, 1.5, -2, Number.NaN]) {
         await expect(pageRankPartitioned(two, { chunks })).rejects.toThrow(/chunks/);
       }
+      // Chunks pipeline the boundary exchange's steps: the full exchange and a breakdown run in one.
+      const want = await pageRankPartitioned(two, { chunks: 1 });
+      for (const options of [{ exchange: 'full' as const }, { breakdown: true }]) {
+        const got = await pageRankPartitioned(two, { ...options, chunks: 3 });
+        expect(got.chunks).toBe(1);
+        expect(Array.from(got.ranks)).toEqual(Array.from(want.ranks));
+      }
+      expect((await pageRankPartitioned(two, { chunks: 3 })).chunks).toBe(3);
     } finally {
       two.destroy();
     }
