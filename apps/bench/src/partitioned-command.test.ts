@@ -108,6 +108,42 @@ describe('weft partitioned --multigraph --against-one', () => {
     }
   }, 300_000);
 
+  it('runs PageRank in chunks with --chunks, in both schedules, and refuses a bad count', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'weft-partitioned-'));
+    try {
+      const json = join(dir, 'out.json');
+      const args = [
+        '--kron',
+        '9',
+        '--multigraph',
+        '--devices',
+        '2',
+        '--share',
+        '--sources',
+        '1',
+        '--repeat',
+        '1',
+      ];
+      const rest = ['--algorithms', 'pagerank', '--against-one', '--json', json];
+      type Row = { algorithm?: string; chunks?: number; schedule?: string; oneGpuMs?: number };
+      for (const schedule of ['lockstep', 'staggered']) {
+        expect(await partitionedCommand([...args, ...rest, '--schedule', schedule, '--chunks', '1,3'])).toBe(
+          0,
+        );
+        const out = JSON.parse(await readFile(json, 'utf8'));
+        const rows = out.rows.filter((r: Row) => r.algorithm === 'pagerank');
+        expect(rows.map((r: Row) => r.chunks)).toEqual([1, 3]);
+        expect(rows.map((r: Row) => r.schedule)).toEqual([schedule, schedule]);
+        // Both against the one one-GPU time.
+        expect(rows[1].oneGpuMs).toBe(rows[0].oneGpuMs);
+      }
+      expect(await partitionedCommand([...args, ...rest, '--chunks', '0'])).toBe(2);
+      expect(await partitionedCommand([...args, ...rest, '--chunks', '2,x'])).toBe(2);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }, 300_000);
+
   it('prints and records each part’s BFS kernels with --profile', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'weft-partitioned-'));
     try {

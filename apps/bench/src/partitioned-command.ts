@@ -30,7 +30,7 @@ import { pickSources } from './suites/algorithms.ts';
 
 export const PARTITIONED_USAGE = `usage: weft partitioned (--graph FILE.wcsr | --kron SCALE) [--devices 2] [--sources 4] [--repeat 3]
   [--algorithms bfs,sssp,pagerank,cc] [--share] [--no-validation] [--breakdown] [--exchange boundary|full]
-  [--schedule lockstep|staggered] [--profile] [--json OUT]
+  [--schedule lockstep|staggered] [--chunks K[,K...]] [--profile] [--json OUT]
        weft partitioned --kron SCALE --multigraph [--parts P] [--max-arcs-per-part N] [--devices 1] ...
 
   BFS on one GPU against BFS on a graph partitioned across --devices GPUs (one device per GPU through
@@ -69,6 +69,11 @@ export const PARTITIONED_USAGE = `usage: weft partitioned (--graph FILE.wcsr | -
   --schedule (default lockstep) picks PageRank's schedule: lockstep, every part's iteration after every
   exchange; staggered (with the boundary exchange, without --breakdown), each part's iteration as soon as the
   values it reads are in, each part copying its own out as soon as they come back.
+  --chunks K (undirected, boundary exchange, without --breakdown; default: pageRankPartitioned's, 4 where a
+  part sends at least 4 MiB an iteration, else 1) runs each PageRank iteration in K chunks of owned rows,
+  each read back in a submit of its own, so the host copies a chunk's values while the GPU computes the
+  next; --chunks 1 is the path before chunks. Several counts (--chunks 1,4,8) time PageRank once a count on
+  the same graph, a row each; each row records the chunks its runs used.
   --profile times every BFS dispatch (a timestamp pass each, so slower) and prints each part's kernels under
   the median run, their GPU time summed over its levels (also in the JSON's runs, as kernels).
 `;
@@ -96,6 +101,7 @@ export async function partitionedCommand(args: string[]): Promise<number> {
       breakdown: { type: 'boolean', default: false },
       exchange: { type: 'string', default: 'boundary' },
       schedule: { type: 'string', default: 'lockstep' },
+      chunks: { type: 'string' },
       profile: { type: 'boolean', default: false },
     },
   });
@@ -109,6 +115,11 @@ export async function partitionedCommand(args: string[]): Promise<number> {
     process.stderr.write(
       `--schedule must be lockstep or staggered, got ${values.schedule}\n${PARTITIONED_USAGE}`,
     );
+    return 2;
+  }
+  const chunks = values.chunks === undefined ? [undefined] : values.chunks.split(',').map(Number);
+  if (!chunks.every((c) => c === undefined || (Number.isSafeInteger(c) && c >= 1))) {
+    process.stderr.write(`--chunks must be positive integers, got ${values.chunks}\n${PARTITIONED_USAGE}`);
     return 2;
   }
   if (!values.graph === !values.kron || (values.multigraph && !values.kron)) {
@@ -150,6 +161,7 @@ export async function partitionedCommand(args: string[]): Promise<number> {
       breakdown: values.breakdown,
       exchange,
       schedule,
+      chunks,
       profile: values.profile,
     });
     for (const d of devices) d.destroy();
@@ -266,16 +278,22 @@ export async function partitionedCommand(args: string[]): Promise<number> {
       );
       console.log(timingLine(perSource.map(medianRun)));
     }
-    for (const algorithm of others) {
+    // PageRank a row a chunk count, the others once.
+    const runsOf = others.flatMap((a): [Algorithm, number | undefined][] =>
+      a === 'pagerank' ? chunks.map((c) => [a, c]) : [[a, undefined]],
+    );
+    for (const [algorithm, count] of runsOf) {
       const { ms, result } = oneGpu[algorithm]!;
       const run = await timeOthersPartitioned(algorithm, graph, sources, repeat, result, {
         breakdown: values.breakdown,
         exchange,
         schedule,
+        chunks: count,
       });
       const row = {
         devices: k,
         algorithm,
+        ...(algorithm === 'pagerank' ? { chunks: run.chunks } : {}),
         medianMs: median(run.ms),
         oneGpuMs: median(ms),
         speedup: median(ms) / median(run.ms),
@@ -331,6 +349,7 @@ async function multigraphRun(o: {
   breakdown: boolean;
   exchange: PageRankExchange;
   schedule: PageRankSchedule;
+  chunks: (number | undefined)[];
   profile: boolean;
 }): Promise<void> {
   const start = performance.now();
@@ -485,11 +504,18 @@ async function timeOthersPartitioned(
     breakdown,
     exchange,
     schedule,
-  }: { breakdown: boolean; exchange: PageRankExchange; schedule: PageRankSchedule },
-): Promise<{ ms: number[]; exchanged: number; rounds: number[]; runs: PartitionedRun[][] }> {
+    chunks,
+  }: {
+    breakdown: boolean;
+    exchange: PageRankExchange;
+    schedule: PageRankSchedule;
+    chunks: number | undefined;
+  },
+): Promise<{ ms: number[]; exchanged: number; rounds: number[]; runs: PartitionedRun[][]; chunks: number }> {
   const runs: PartitionedRun[][] = [];
   const rounds: number[] = [];
   let exchanged = 0;
+  let used = 1;
   const k = graph.parts.length;
   const differs = (what: string) => new Error(`partitioned ${what} (${k} devices) differs from one GPU's`);
   if (algorithm === 'sssp') {
@@ -506,17 +532,18 @@ async function timeOthersPartitioned(
       runs.push(timed.map((r) => ({ source, ...r })));
     }
   } else if (algorithm === 'pagerank') {
-    const got = await pageRankPartitioned(graph, { exchange, schedule });
+    const got = await pageRankPartitioned(graph, { exchange, schedule, ...chunksOption(chunks) });
     console.log(exchangeLine(exchange, got));
     const one = want[0]!;
     if (!got.ranks.every((r, v) => Math.abs(r - one[v]!) <= 1e-3 * Math.max(r, one[v]!))) {
       throw differs('PageRank');
     }
     exchanged = got.exchangedBytes;
+    used = got.chunks;
     rounds.push(got.iterations);
     runs.push(
       await timedRuns(
-        () => pageRankPartitioned(graph, { breakdown, exchange, schedule }),
+        () => pageRankPartitioned(graph, { breakdown, exchange, schedule, ...chunksOption(chunks) }),
         repeat,
         (r) => r.iterations,
       ),
@@ -534,7 +561,7 @@ async function timeOthersPartitioned(
       ),
     );
   }
-  return { ms: runs.map((r) => medianRun(r).wallMs), exchanged, rounds, runs };
+  return { ms: runs.map((r) => medianRun(r).wallMs), exchanged, rounds, runs, chunks: used };
 }
 
 /**
@@ -558,6 +585,7 @@ async function againstOneGpu(
     breakdown: boolean;
     exchange: PageRankExchange;
     schedule: PageRankSchedule;
+    chunks: (number | undefined)[];
     profile: boolean;
   },
   graph: PartitionedGraph,
@@ -645,22 +673,28 @@ async function againstOneGpu(
     }
     if (o.algorithms.includes('pagerank')) {
       const want = (await pageRank(one)).ranks;
-      const result = await pageRankPartitioned(graph, { exchange: o.exchange, schedule: o.schedule });
-      console.log(exchangeLine(o.exchange, result));
-      const got = result.ranks;
-      if (!got.every((r, v) => Math.abs(r - want[v]!) <= 1e-3 * Math.max(r, want[v]!)))
-        throw differs('PageRank');
-      const runs = await timedRuns(
-        () => pageRankPartitioned(graph, { breakdown, exchange: o.exchange, schedule: o.schedule }),
-        o.repeat,
-        (r) => r.iterations,
-      );
-      report('pagerank', [await timed(() => pageRank(one))], [runs]);
-      const bytes = {
-        bytesPerIteration: result.bytesPerIteration,
-        fullBytesPerIteration: result.fullBytesPerIteration,
-      };
-      Object.assign(rows.at(-1)!, bytes);
+      const oneMs = [await timed(() => pageRank(one))];
+      // A row a chunk count, on the same graph and against the same one-GPU time.
+      for (const chunks of o.chunks) {
+        const options = { exchange: o.exchange, schedule: o.schedule, ...chunksOption(chunks) };
+        const result = await pageRankPartitioned(graph, options);
+        console.log(exchangeLine(o.exchange, result));
+        const got = result.ranks;
+        if (!got.every((r, v) => Math.abs(r - want[v]!) <= 1e-3 * Math.max(r, want[v]!)))
+          throw differs('PageRank');
+        const runs = await timedRuns(
+          () => pageRankPartitioned(graph, { breakdown, ...options }),
+          o.repeat,
+          (r) => r.iterations,
+        );
+        report('pagerank', oneMs, [runs]);
+        const bytes = {
+          bytesPerIteration: result.bytesPerIteration,
+          fullBytesPerIteration: result.fullBytesPerIteration,
+          chunks: result.chunks,
+        };
+        Object.assign(rows.at(-1)!, bytes);
+      }
     }
     if (o.algorithms.includes('cc')) {
       const want = (await connectedComponents(one)).labels;
@@ -682,6 +716,11 @@ async function againstOneGpu(
 type PageRankExchange = 'boundary' | 'full';
 type PageRankSchedule = 'lockstep' | 'staggered';
 
+/** `--chunks` as PageRank's option: absent where not given, so the library picks. */
+function chunksOption(chunks: number | undefined): { chunks?: number } {
+  return chunks === undefined ? {} : { chunks };
+}
+
 /** BFS's merge for `--exchange`: full ORs dense levels' bitmaps on the host, as before the devices did. */
 function bfsMerge(exchange: PageRankExchange): 'device' | 'host' {
   return exchange === 'full' ? 'host' : 'device';
@@ -695,10 +734,10 @@ function minMerge(exchange: PageRankExchange): 'compact' | 'pairs' {
 /** PageRank's bytes an iteration with the exchange run and with the full one. */
 function exchangeLine(
   exchange: PageRankExchange,
-  r: { bytesPerIteration: number; fullBytesPerIteration: number },
+  r: { bytesPerIteration: number; fullBytesPerIteration: number; chunks: number },
 ): string {
   const mb = (b: number) => `${b} B (${(b / 2 ** 20).toFixed(2)} MiB)`;
-  return `  pagerank exchange ${exchange}: ${mb(r.bytesPerIteration)} an iteration (full: ${mb(r.fullBytesPerIteration)})`;
+  return `  pagerank exchange ${exchange}: ${mb(r.bytesPerIteration)} an iteration (full: ${mb(r.fullBytesPerIteration)}), in ${r.chunks} chunk(s)`;
 }
 
 function median(xs: number[]): number {

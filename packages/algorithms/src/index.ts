@@ -113,6 +113,7 @@ export type { MinExchangeForm, PartitionedKernelTime, PartitionedTiming } from '
 export {
   type PartitionedPageRankOptions,
   type PartitionedPageRankResult,
+  PIPELINE_BYTES,
   pageRankPartitioned,
 } from './partitioned-pagerank.ts';
 export {

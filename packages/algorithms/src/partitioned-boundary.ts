@@ -35,6 +35,9 @@ export interface BoundaryLists {
   readonly recv: readonly Segment[];
   readonly sendCount: number;
   readonly recvCount: number;
+  /** Per sent run, the host bitmap its ids were compacted from and the run's first word there, so the host
+   * can count a run's ids below a vertex without the ids ({@link sentBelow}). */
+  readonly sendMarks: readonly { readonly bits: Uint32Array; readonly from: number }[];
 }
 
 /**
@@ -75,7 +78,7 @@ export async function boundaryLists(
           words: ranges[x]!,
         }));
         const [send, recv] = reads === 'sources' ? [theirs, own] : [own, theirs];
-        return makeLists(p, onDevice[x]!, marks, send, recv, reads === 'sources' ? 'recv' : 'send');
+        return makeLists(p, x, onDevice[x]!, marks, send, recv, reads === 'sources' ? 'recv' : 'send');
       }),
     );
     const made = settled.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
@@ -95,6 +98,16 @@ export function destroyLists(b: BoundaryLists): void {
   b.recvIds.destroy();
 }
 
+/**
+ * How many of the ids of `b`'s sent run `k` lie below `v` (a multiple of 32, or past the run's vertices): a
+ * run is sorted by id, so the ids of a row range `[a, v)` are the run's entries from `sentBelow(a)` on.
+ */
+export function sentBelow(b: BoundaryLists, k: number, v: number): number {
+  const { bits, from } = b.sendMarks[k]!;
+  const to = Math.min(bits.length, Math.ceil(v / 32));
+  return to > from ? Math.min(b.send[k]!.count, popcountWords(bits, from, to)) : 0;
+}
+
 /** Where the values that `sender` sends to `receiver` lie among the sender's sent values. */
 export function sentAt(lists: readonly BoundaryLists[], sender: number, receiver: number): Segment {
   return lists[sender]!.send.find((s) => s.part === receiver)!;
@@ -112,6 +125,7 @@ interface Run {
  */
 async function makeLists(
   p: GraphPart,
+  self: number,
   mine: DeviceArray<'u32'>,
   marks: readonly Uint32Array[],
   send: Run[],
@@ -157,7 +171,11 @@ async function makeLists(
       }
     });
     await device.idle();
-    return { sendIds, send: sendSegs, recvIds, recv: recvSegs, sendCount, recvCount };
+    const sendMarks = send.map((r) => ({
+      bits: ownSide === 'send' ? marks[self]! : marks[r.part]!,
+      from: r.words[0],
+    }));
+    return { sendIds, send: sendSegs, recvIds, recv: recvSegs, sendCount, recvCount, sendMarks };
   } catch (e) {
     sendIds.destroy();
     recvIds.destroy();

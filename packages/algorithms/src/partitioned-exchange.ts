@@ -7,6 +7,8 @@ import {
   plus,
   type Recorder,
   rw,
+  StagingBuffer,
+  type StagingMode,
   type SubmitResult,
   transform,
   u32,
@@ -29,7 +31,8 @@ export async function onEveryPart<T>(items: readonly T[], run: (item: T) => Prom
  * over the run; a step that runs on every part at once counts from its start to the last part's end).
  */
 export interface PartitionedTiming {
-  /** Before the first round: allocations, resets and (PageRank) the boundary id lists. */
+  /** Before the first round: allocations, resets and (PageRank) the boundary id lists and chunk layouts,
+   * which a first call on a graph makes and later ones find kept on it. */
   setupMs: number;
   /** From a submit until its work is done: GPU compute, and the copies to and from staging buffers unless
    * the run was asked for a `breakdown` (which times them alone, with waits of their own). */
@@ -118,6 +121,44 @@ export class PhaseClock {
     this.timing[first] += done - start;
     this.timing[then] += now - done;
     this.#last = now;
+  }
+}
+
+/**
+ * Staging buffers that runs on one graph borrow and give back, by device, mode and length: a second run
+ * allocates none (a large mapped-at-creation buffer costs milliseconds to make), and runs at once each get
+ * their own. A read buffer comes back unmapped; a write one unmapped too (map it before writing).
+ */
+export class StagingPool {
+  readonly #free = new Map<WeftDevice, Map<string, StagingBuffer[]>>();
+  #closed = false;
+
+  take(device: WeftDevice, length: number, mode: StagingMode, label: string): StagingBuffer {
+    const kept = this.#free.get(device)?.get(`${mode} ${length}`)?.pop();
+    return kept ?? new StagingBuffer(device, length, mode, label);
+  }
+
+  /** Keeps `b` for a later run (destroys it once the pool is destroyed); unmapped, with no map pending. */
+  give(b: StagingBuffer): void {
+    if (this.#closed) {
+      b.destroy();
+      return;
+    }
+    b.unmap();
+    let byKey = this.#free.get(b.device);
+    if (!byKey) {
+      byKey = new Map();
+      this.#free.set(b.device, byKey);
+    }
+    const key = `${b.mode} ${b.length}`;
+    byKey.set(key, [...(byKey.get(key) ?? []), b]);
+  }
+
+  destroy(): void {
+    this.#closed = true;
+    for (const byKey of this.#free.values())
+      for (const list of byKey.values()) for (const b of list) b.destroy();
+    this.#free.clear();
   }
 }
 

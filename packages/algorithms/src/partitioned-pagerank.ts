@@ -1,6 +1,7 @@
 import {
   type DeviceArray,
   type Functor,
+  functorBindingCount,
   InputError,
   load,
   max,
@@ -8,7 +9,7 @@ import {
   plus,
   type Recorder,
   rw,
-  StagingBuffer,
+  type StagingBuffer,
   transform,
   u32,
   wgsl,
@@ -16,6 +17,7 @@ import {
 import type { DeviceGraph, PartitionedGraph } from '@weft/graph';
 import { neighborhoodReduce } from '@weft/operators';
 import { reduce } from '@weft/scan';
+import { segmentedReduce } from '@weft/segreduce';
 import {
   checkRankBound,
   checkRankOptions,
@@ -23,8 +25,15 @@ import {
   type PageRankOptions,
   rankChangeFunctor,
 } from './pagerank.ts';
-import { type BoundaryLists, boundaryLists, destroyLists, sentAt } from './partitioned-boundary.ts';
-import { onEveryPart, type PartitionedTiming, PhaseClock } from './partitioned-exchange.ts';
+import {
+  type BoundaryLists,
+  boundaryLists,
+  destroyLists,
+  type Segment,
+  sentAt,
+  sentBelow,
+} from './partitioned-boundary.ts';
+import { onEveryPart, type PartitionedTiming, PhaseClock, StagingPool } from './partitioned-exchange.ts';
 import { checkNonNegativeWeights } from './weights.ts';
 
 export type PartitionedPageRankOptions = Pick<
@@ -49,7 +58,21 @@ export type PartitionedPageRankOptions = Pick<
    * values out as soon as they come back, so the host's copies overlap the other parts' work.
    */
   schedule?: 'lockstep' | 'staggered';
+  /**
+   * Undirected, boundary exchange, with other parts and without a breakdown: an iteration's owned rows in
+   * this many contiguous chunks, each summed, ranked, gathered and read back in a submit of its own, so the
+   * host copies a chunk's values to the other parts while the device computes the next (either schedule).
+   * Default 4 where a part sends at least {@link PIPELINE_BYTES} an iteration, else 1 (one submit, as
+   * before). The chunks' remote arcs are summed in other tiles than the whole pass's, so ranks may differ
+   * from one chunk's in the last bits. Directed parts send partial sums that need every owned
+   * contribution, so they run as one chunk. In chunks, either schedule's `timing` is the staggered one's:
+   * the host's copies are `hostMs`, the rest of the rounds' wall time `computeMs`.
+   */
+  chunks?: number;
 };
+
+/** The bytes a part sends an iteration from which the default pipelines its exchange in chunks. */
+export const PIPELINE_BYTES = 4 << 20;
 
 export interface PartitionedPageRankResult {
   ranks: Float32Array;
@@ -66,6 +89,8 @@ export interface PartitionedPageRankResult {
   fullBytesPerIteration: number;
   /** Where the iterations' wall time went (not the setup, nor the ranks' read-back). */
   timing: PartitionedTiming;
+  /** The chunks an iteration ran in on the part with the most (1 where `chunks` does not apply). */
+  chunks: number;
 }
 
 /** One part's arrays: full-length vectors indexed by vertex id, per-owned-vertex ones by `v - lo`. */
@@ -102,6 +127,8 @@ class RankPart {
   readonly inboxes: readonly StagingBuffer[];
   /** Per inbox, its mapping for the host to write again after the iteration that read it. */
   readonly writable: Promise<void>[];
+  /** With more than one chunk: the owned rows' chunks, each with its own read-back ({@link chunkLayouts}). */
+  chunks: RankChunk[] | undefined = undefined;
   /** With `boundary`: the values sent, gathered by the sent ids, and the values received, to scatter. */
   readonly sent: DeviceArray<'f32'> | undefined;
   readonly received: DeviceArray<'f32'> | undefined;
@@ -117,7 +144,10 @@ class RankPart {
     incoming: number,
     /** Which values go to and come from each other part, where only those cross the host. */
     readonly boundary: BoundaryLists | undefined,
-    staggered = false,
+    /** Inboxes to alternate: 2 where a copy for the next iteration may land while this one still runs. */
+    inboxCount: number,
+    /** Where the staging buffers come from and go back to. */
+    readonly pool: StagingPool,
   ) {
     const { device } = graph;
     const n = Math.max(1, graph.vertexCount);
@@ -136,11 +166,11 @@ class RankPart {
     this.global = arr(1, 'dangling total');
     this.sent = boundary ? arr(Math.max(1, boundary.sendCount), 'sent values') : undefined;
     this.received = boundary ? arr(Math.max(1, boundary.recvCount), 'received values') : undefined;
-    this.outbox = new StagingBuffer(device, this.shared + 2, 'read', 'partitioned pagerank read-back');
-    this.inbox = new StagingBuffer(device, 1 + incoming, 'write', 'partitioned pagerank upload');
-    this.inboxes = staggered
-      ? [this.inbox, new StagingBuffer(device, 1 + incoming, 'write', 'partitioned pagerank upload')]
-      : [this.inbox];
+    this.outbox = pool.take(device, this.shared + 2, 'read', 'partitioned pagerank read-back');
+    this.inboxes = Array.from({ length: inboxCount }, () =>
+      pool.take(device, 1 + incoming, 'write', 'partitioned pagerank upload'),
+    );
+    this.inbox = this.inboxes[0]!;
     this.writable = this.inboxes.map(() => Promise.resolve());
   }
 
@@ -155,7 +185,9 @@ class RankPart {
     return this.hi - this.lo;
   }
 
-  destroy(): void {
+  /** Frees the arrays and hands the staging buffers back to the pool (destroys them after a failed run, which
+   * may have left a map pending). */
+  destroy(ok: boolean): void {
     for (const a of [
       this.ranks,
       this.contrib,
@@ -165,15 +197,17 @@ class RankPart {
       this.change,
       this.totals,
       this.global,
-      this.outbox,
-      ...this.inboxes,
       this.sent,
       this.received,
+      this.partial,
+      this.outWeight,
+      ...(this.chunks ?? []).map((c) => c.sums),
     ])
       a?.destroy();
-    if (this.boundary) destroyLists(this.boundary);
-    this.partial?.destroy();
-    this.outWeight?.destroy();
+    for (const b of [this.outbox, ...this.inboxes, ...(this.chunks ?? []).map((c) => c.outbox)]) {
+      if (ok) this.pool.give(b);
+      else b.destroy();
+    }
   }
 }
 
@@ -195,6 +229,9 @@ class RankPart {
  * pass needs no exchange, so it is submitted before the host copies the contributions and runs meanwhile;
  * the remote sources' pass follows the upload. Each arc's share is gathered once, by one pass or the other.
  * The dangling ranks and the convergence test's change are reduced per part and combined on the host.
+ * With `chunks`, an undirected part's iteration is that many submits over contiguous row ranges, the remote
+ * pass split with them, each read back on its own, so the host's copies overlap the next chunks' compute.
+ * The id lists and chunk layouts are kept on the graph, and the staging buffers borrowed from a pool there.
  * Directed graphs need each part's in-edges: `PartitionedGraph.upload(devices, csr, { csc: true })`.
  */
 export async function pageRankPartitioned(
@@ -230,20 +267,42 @@ export async function pageRankPartitioned(
   if (n === 0) {
     const timing = new PhaseClock().timing;
     const none = { exchangedBytes: 0, bytesPerIteration: 0, fullBytesPerIteration: 0 };
-    return { ranks: new Float32Array(0), iterations: 0, converged: true, ...none, timing };
+    return { ranks: new Float32Array(0), iterations: 0, converged: true, ...none, timing, chunks: 1 };
   }
   const schedule = options.schedule ?? 'lockstep';
   if (schedule !== 'lockstep' && schedule !== 'staggered') {
     throw new InputError(`schedule must be 'lockstep' or 'staggered', got '${schedule}'`, 'schedule');
   }
+  if (options.chunks !== undefined && !(Number.isSafeInteger(options.chunks) && options.chunks >= 1)) {
+    throw new InputError(`chunks must be a positive integer, got ${options.chunks}`, 'chunks');
+  }
   const clock = new PhaseClock();
   const parts: RankPart[] = [];
   const alone = graph.parts.length === 1;
   // Staggering needs parts to wait for and the boundary's per-pair copies; a breakdown times lockstep steps.
-  const staggered = schedule === 'staggered' && !alone && mode === 'boundary' && options.breakdown !== true;
+  const pipelined = !alone && mode === 'boundary' && options.breakdown !== true;
+  const staggered = schedule === 'staggered' && pipelined;
   // Undirected parts read the others' contributions as sources, directed ones add up sums into targets.
+  const reads = graph.directed ? 'targets' : 'sources';
+  // Kept on the graph: a second call neither walks the arcs for the lists again nor allocates the staging.
   const lists =
-    mode === 'boundary' && !alone ? await boundaryLists(graph, graph.directed ? 'targets' : 'sources') : [];
+    mode === 'boundary' && !alone
+      ? await graph.kept(
+          `pagerank boundary ${reads}`,
+          () => boundaryLists(graph, reads),
+          (made) => {
+            for (const b of made) destroyLists(b);
+          },
+        )
+      : [];
+  const pool = await graph.kept(
+    'staging',
+    async () => new StagingPool(),
+    (p) => p.destroy(),
+  );
+  const sends = Math.max(0, ...lists.map((b) => b.sendCount));
+  const chunks = pipelined && !graph.directed ? (options.chunks ?? (4 * sends >= PIPELINE_BYTES ? 4 : 1)) : 1;
+  let ok = false;
   try {
     for (const [i, p] of graph.parts.entries()) {
       const boundary = lists[i];
@@ -256,10 +315,23 @@ export async function pageRankPartitioned(
           alone,
           boundary?.recvCount ?? fullIncoming(p, n, graph),
           boundary,
-          staggered,
+          staggered ? 2 : 1,
+          pool,
         ),
       );
     }
+    if (chunks > 1) {
+      const layouts = await graph.kept(
+        `pagerank chunks ${chunks}`,
+        () => Promise.all(parts.map((s) => chunkLayouts(s, chunks))),
+        (made) => {
+          for (const c of made.flat()) c.offsets.destroy();
+        },
+      );
+      for (const [i, s] of parts.entries()) s.chunks = layouts[i]!.map((l) => chunkOf(s, l));
+    }
+    // Inboxes from the pool come back unmapped: the host writes them first.
+    await Promise.all(parts.flatMap((s) => s.inboxes.map((b) => b.map())));
     await Promise.all(
       parts.map((s) =>
         onTarget(s.graph.device, 'partitioned pagerank reset', async (rec) => {
@@ -286,8 +358,9 @@ export async function pageRankPartitioned(
     // Without a breakdown, each queued right behind the iteration whose contributions it reads.
     const ahead: Promise<{ submitted: Promise<unknown> }>[] = [];
     clock.mark('setupMs');
-    if (staggered) {
-      ({ iterations, converged, change, exchanged } = await staggeredRounds(parts, lists, {
+    const piped = staggered || chunks > 1;
+    if (piped) {
+      ({ iterations, converged, change, exchanged } = await pipelinedRounds(parts, lists, {
         alpha,
         n,
         convergence,
@@ -296,7 +369,7 @@ export async function pageRankPartitioned(
         clock,
       }));
     }
-    for (let round = 0; !staggered; round++) {
+    for (let round = 0; !piped; round++) {
       if (round > 0 && breakdown) {
         await clock.parts(parts, 'uploadMs', 'uploadMs', async (s) => {
           const rec = s.graph.device.recorder({ label: 'partitioned pagerank upload' });
@@ -369,13 +442,13 @@ export async function pageRankPartitioned(
       for (const s of parts) s.inbox.unmap();
       clock.mark('uploadMs');
     }
-    if (!staggered) for (const s of parts) s.inbox.unmap();
+    if (!piped) for (const s of parts) s.inbox.unmap();
     // A pass queued behind the last iteration ran for nothing, but it must be on the queue before the arrays go.
     await Promise.all(ahead.map(async (q) => (await q).submitted));
     const ranks = new Float32Array(n);
     await Promise.all(parts.map((s) => s.ranks.downloadInto(ranks.subarray(s.lo, s.hi), s.lo)));
     clock.mark('resultMs');
-    return {
+    const result = {
       ranks,
       iterations,
       converged,
@@ -393,11 +466,12 @@ export async function pageRankPartitioned(
         (s) => fullIncoming(s, n, graph),
       ),
       timing: clock.timing,
+      chunks: Math.max(...parts.map((s) => s.chunks?.length ?? 1)),
     };
+    ok = true;
+    return result;
   } finally {
-    for (const s of parts) s.destroy();
-    // Lists not yet handed to a part.
-    for (const b of lists.slice(parts.length)) destroyLists(b);
+    for (const s of parts) s.destroy(ok);
   }
 }
 
@@ -435,13 +509,15 @@ class Arrivals {
 }
 
 /**
- * The staggered schedule: every part runs its own loop. Iteration t + 1 of a part starts once every part has
- * arrived at round t (its read-back mapped, its totals noted and its values copied into the others' inboxes for
- * t + 1); a part copies its values out as soon as they come back, so its copies overlap the others' work, and
- * inboxes alternate (iteration t reads `inboxes[t % 2]`), so a copy for t + 1 lands while the receiver still
- * runs t. The rounds' wall time less the host's copies counts as compute.
+ * The staggered schedule, and either schedule in chunks: every part runs its own loop. Iteration t + 1 of a
+ * part starts once every part has arrived at round t (its read-backs mapped, its totals noted and its values
+ * copied into the others' inboxes for t + 1); a part copies its values out as soon as they come back, chunk
+ * by chunk, so its copies overlap the others' work and its own next chunks. With two inboxes (staggered)
+ * iteration t reads `inboxes[t % 2]`, so a copy for t + 1 lands while the receiver still runs t; with one
+ * (lockstep), a copy for t + 1 waits until every part has submitted the start of t, which read the inbox.
+ * The rounds' wall time less the host's copies counts as compute.
  */
-async function staggeredRounds(
+async function pipelinedRounds(
   parts: RankPart[],
   lists: readonly BoundaryLists[],
   o: {
@@ -456,6 +532,8 @@ async function staggeredRounds(
   const k = parts.length;
   const l1 = o.convergence === 'l1';
   const arrivals = new Arrivals(k);
+  // Where one inbox serves every iteration: which parts have submitted the read of round t's.
+  const started = new Arrivals(k);
   // Per round, each part's dangling sum and change, combined in part order (the same floats in any arrival order).
   const totals = new Map<number, Float64Array>();
   const combined = (round: number) => {
@@ -474,7 +552,10 @@ async function staggeredRounds(
   let last = 0;
   const run = async (p: number) => {
     const s = parts[p]!;
+    const inboxes = s.inboxes.length;
+    const readbacks: readonly Readback[] = s.chunks ?? [{ outbox: s.outbox, pieces: s.boundary!.send }];
     let ahead: Promise<{ submitted: Promise<unknown> }> | undefined;
+    let mapped: Promise<void>[] = [];
     try {
       for (let t = 0; ; t++) {
         let inbox: StagingBuffer | undefined;
@@ -482,60 +563,63 @@ async function staggeredRounds(
           await arrivals.all(t - 1);
           const { dangling, change } = combined(t - 1);
           if ((t - 1 > 0 && change < o.bound) || t - 1 >= o.maxIterations) return;
-          inbox = s.inboxes[t % 2]!;
-          await s.writable[t % 2];
+          inbox = s.inboxes[t % inboxes]!;
+          await s.writable[t % inboxes];
           inbox.floats[0] = dangling;
           inbox.unmap();
         }
         if (ahead) await (await ahead).submitted;
-        const rec = s.graph.device.recorder({ label: 'partitioned pagerank iteration' });
-        await onTarget(rec, 'partitioned pagerank iteration', async (r) => {
-          if (inbox) await recordIncoming(r, s, parts, inbox);
-          await recordIteration(r, s, t > 0, o.alpha, o.n, o.convergence);
+        mapped = await submitReadbacks(s, parts, readbacks, inbox, t > 0, o, () => {
+          // The inbox may be written again once the submit that read it is done.
+          if (inbox) s.writable[t % inboxes] = inbox.map();
+          started.arrive(t);
         });
-        const m = s.shared;
-        if (m > 0) rec.copy(s.sent!, s.outbox, m);
-        rec.copy(s.totals, s.outbox, 2, 0, m);
-        const finished = rec.submit();
-        // The inbox may be written again once this submit has read it.
-        if (inbox) s.writable[t % 2] = inbox.map();
         ahead = t < o.maxIterations ? queueLocalPass(s, false) : undefined;
         ahead?.catch(() => undefined);
-        await finished;
-        await s.outbox.map();
-        const values = s.outbox.floats;
         const round = totals.get(t) ?? new Float64Array(2 * k);
         totals.set(t, round);
-        round[2 * p] = values[m]!;
-        round[2 * p + 1] = values[m + 1]!;
-        exchanged += 4 * m + 8;
-        // Out to every receiver's inbox for t + 1, as soon as that inbox is the host's again.
-        for (const [q, receiver] of parts.entries()) {
-          if (q === p) continue;
-          const incoming = lists[q]!.recv.find((r) => r.part === p);
-          if (!incoming || incoming.count === 0) continue;
-          const target = receiver.inboxes[(t + 1) % 2]!;
-          await receiver.writable[(t + 1) % 2];
-          const started = performance.now();
-          const { at } = sentAt(lists, p, q);
-          target.floats.set(values.subarray(at, at + incoming.count), 1 + incoming.at);
-          copyMs += performance.now() - started;
-          copied.set(t, (copied.get(t) ?? 0) + 4 * incoming.count);
+        for (const [c, { outbox, pieces }] of readbacks.entries()) {
+          await mapped[c];
+          const values = outbox.floats;
+          let at = 0;
+          // Out to every receiver's inbox for t + 1, as soon as that inbox is the host's again.
+          for (const piece of pieces) {
+            if (piece.count === 0) continue;
+            const q = piece.part;
+            const receiver = parts[q]!;
+            if (receiver.inboxes.length === 1) await started.all(t);
+            const target = receiver.inboxes[(t + 1) % receiver.inboxes.length]!;
+            await receiver.writable[(t + 1) % receiver.inboxes.length];
+            const into = receivedAt(lists, p, q, piece);
+            const begun = performance.now();
+            target.floats.set(values.subarray(at, at + piece.count), 1 + into);
+            copyMs += performance.now() - begun;
+            copied.set(t, (copied.get(t) ?? 0) + 4 * piece.count);
+            at += piece.count;
+          }
+          exchanged += 4 * at;
+          if (c === readbacks.length - 1) {
+            round[2 * p] = values[at]!;
+            round[2 * p + 1] = values[at + 1]!;
+            exchanged += 8;
+          }
+          outbox.unmap();
         }
-        s.outbox.unmap();
         if (t > 0) exchanged += 4;
         last = Math.max(last, t);
         arrivals.arrive(t);
       }
     } catch (e) {
       arrivals.fail(e);
+      started.fail(e);
       throw e;
     } finally {
       if (ahead)
         await (await ahead.catch(() => ({ submitted: Promise.resolve() }))).submitted.catch(() => undefined);
       for (const w of s.writable) await w.catch(() => undefined);
       for (const b of s.inboxes) b.unmap();
-      s.outbox.unmap();
+      for (const m of mapped) await m.catch(() => undefined);
+      for (const { outbox } of readbacks) outbox.unmap();
     }
   };
   await onEveryPart(
@@ -550,6 +634,71 @@ async function staggeredRounds(
   o.clock.timing.computeMs -= copyMs;
   o.clock.timing.hostMs += copyMs;
   return { iterations, converged: iterations > 0 && change < o.bound, change, exchanged };
+}
+
+/** What one submit of an iteration reads back: its pieces of the sent values, one after another (the last
+ * read-back then the totals). */
+interface Readback {
+  readonly outbox: StagingBuffer;
+  /** Runs of the sent values (`at` their first position there), each for one receiving part. */
+  readonly pieces: readonly Segment[];
+}
+
+/** Where `piece` (of the values `sender` sends `receiver`) lies among the values the receiver's inbox holds. */
+function receivedAt(
+  lists: readonly BoundaryLists[],
+  sender: number,
+  receiver: number,
+  piece: Segment,
+): number {
+  const run = lists[receiver]!.recv.find((r) => r.part === sender)!;
+  return run.at + piece.at - sentAt(lists, sender, receiver).at;
+}
+
+/**
+ * Records and submits one iteration of a part, a submit a read-back (the last one with the totals), and
+ * returns each read-back's mapping: asked for right after its submit where there are several, so a map waits
+ * for its own chunk only, or after the one submit is done (one read-back, as before chunks).
+ */
+async function submitReadbacks(
+  s: RankPart,
+  parts: RankPart[],
+  readbacks: readonly Readback[],
+  inbox: StagingBuffer | undefined,
+  update: boolean,
+  o: { alpha: number; n: number; convergence: 'relative' | 'l1' },
+  /** Called once the submit that read the inbox is on the queue. */
+  read: () => void,
+): Promise<Promise<void>[]> {
+  const mapped: Promise<void>[] = [];
+  for (const [c, { outbox, pieces }] of readbacks.entries()) {
+    const rec = s.graph.device.recorder({ label: 'partitioned pagerank iteration' });
+    await onTarget(rec, 'partitioned pagerank iteration', async (r) => {
+      if (inbox && c === 0) await recordIncoming(r, s, parts, inbox);
+      if (s.chunks) await recordChunk(r, s, s.chunks[c]!, update, o.alpha, o.n, o.convergence);
+      else await recordIteration(r, s, update, o.alpha, o.n, o.convergence);
+    });
+    let at = 0;
+    if (!s.chunks) {
+      at = s.shared;
+      if (at > 0) rec.copy(s.sent!, outbox, at);
+    } else {
+      for (const piece of pieces) {
+        if (piece.count > 0) rec.copy(s.sent!, outbox, piece.count, piece.at, at);
+        at += piece.count;
+      }
+    }
+    if (c === readbacks.length - 1) rec.copy(s.totals, outbox, 2, 0, at);
+    const finished = rec.submit();
+    const map =
+      readbacks.length > 1
+        ? Promise.all([finished, outbox.map()]).then(() => undefined)
+        : finished.then(() => outbox.map());
+    map.catch(() => undefined);
+    mapped.push(map);
+    if (c === 0) read();
+  }
+  return mapped;
 }
 
 /** The values a part receives with the full exchange: the others' owned contributions, or its owned sums. */
@@ -629,38 +778,10 @@ async function recordIteration(
       const sum = s.local
         ? wgsl`(v: u32) -> f32 { return ${s.local}[v] + ${s.sums}[v]; }`
         : wgsl`(v: u32) -> f32 { return ${s.sums}[v]; }`;
-      await transform(
-        rec,
-        count,
-        wgsl`(i: u32) {
-  let v = ${u32(s.lo)} + i;
-  let next = ${nextRankFunctor(alpha, n)}(${sum}(v), ${s.global}[0]);
-  ${rw(s.change)}[i] = ${rankChangeFunctor(convergence)}(next, ${s.ranks}[v]);
-  ${rw(s.ranks)}[v] = next;
-}`,
-      );
+      await recordRanks(rec, s, s.lo, count, sum, alpha, n, convergence);
     }
-    const out = s.outWeight;
-    const { offsets } = s.graph;
-    const total = out
-      ? wgsl`(v: u32) -> f32 { return ${out}[v]; }`
-      : wgsl`(v: u32) -> f32 { return f32(${offsets}[v + 1u] - ${offsets}[v]); }`;
-    await transform(
-      rec,
-      count,
-      wgsl`(i: u32) {
-  let v = ${u32(s.lo)} + i;
-  let r = ${s.ranks}[v];
-  let t = ${total}(v);
-  ${rw(s.contrib)}[v] = select(0.0, r / t, t > 0.0);
-  ${rw(s.dangling)}[i] = select(r, 0.0, t > 0.0);
-}`,
-    );
-    await reduce(rec, s.dangling, { array: s.totals, index: 0 }, { count });
-    if (update) {
-      const monoid = convergence === 'l1' ? plus('f32') : max('f32');
-      await reduce(rec, s.change, { array: s.totals, index: 1 }, { monoid, count });
-    }
+    await recordContributions(rec, s, s.lo, count);
+    await recordTotals(rec, s, update, convergence);
   }
   if (s.partial) {
     const share = shareFunctor(s, 'all');
@@ -671,6 +792,246 @@ async function recordIteration(
     const values = s.partial ?? s.contrib;
     await transform(rec, b.sendCount, wgsl`(i: u32) { ${rw(s.sent)}[i] = ${values}[${b.sendIds}[i]]; }`);
   }
+}
+
+/** Owned rows `[from, from + count)`: their next ranks from their sums, and how much each changed. */
+async function recordRanks(
+  rec: Recorder,
+  s: RankPart,
+  from: number,
+  count: number,
+  sum: Functor,
+  alpha: number,
+  n: number,
+  convergence: 'relative' | 'l1',
+): Promise<void> {
+  await transform(
+    rec,
+    count,
+    wgsl`(i: u32) {
+  let v = ${u32(from)} + i;
+  let next = ${nextRankFunctor(alpha, n)}(${sum}(v), ${s.global}[0]);
+  ${rw(s.change)}[v - ${u32(s.lo)}] = ${rankChangeFunctor(convergence)}(next, ${s.ranks}[v]);
+  ${rw(s.ranks)}[v] = next;
+}`,
+  );
+}
+
+/** Owned rows `[from, from + count)`: their contributions and dangling ranks from their ranks. */
+async function recordContributions(rec: Recorder, s: RankPart, from: number, count: number): Promise<void> {
+  const out = s.outWeight;
+  const { offsets } = s.graph;
+  const total = out
+    ? wgsl`(v: u32) -> f32 { return ${out}[v]; }`
+    : wgsl`(v: u32) -> f32 { return f32(${offsets}[v + 1u] - ${offsets}[v]); }`;
+  await transform(
+    rec,
+    count,
+    wgsl`(i: u32) {
+  let v = ${u32(from)} + i;
+  let r = ${s.ranks}[v];
+  let t = ${total}(v);
+  ${rw(s.contrib)}[v] = select(0.0, r / t, t > 0.0);
+  ${rw(s.dangling)}[v - ${u32(s.lo)}] = select(r, 0.0, t > 0.0);
+}`,
+  );
+}
+
+/** The owned dangling ranks summed, and (after the first iteration) the owned change, into `totals`. */
+async function recordTotals(
+  rec: Recorder,
+  s: RankPart,
+  update: boolean,
+  convergence: 'relative' | 'l1',
+): Promise<void> {
+  if (s.count === 0) {
+    rec.clear(s.totals);
+    return;
+  }
+  await reduce(rec, s.dangling, { array: s.totals, index: 0 }, { count: s.count });
+  if (update) {
+    const monoid = convergence === 'l1' ? plus('f32') : max('f32');
+    await reduce(rec, s.change, { array: s.totals, index: 1 }, { monoid, count: s.count });
+  }
+}
+
+/**
+ * A part's owned rows `[lo, hi)` as one chunk of an iteration, as kept on the graph: its arcs from `edge`
+ * (`edges` of them, with `offsets` counted from there) and the runs of the sent values it gathers.
+ */
+interface ChunkLayout {
+  readonly lo: number;
+  readonly hi: number;
+  readonly edge: number;
+  readonly edges: number;
+  readonly offsets: DeviceArray<'u32'>;
+  readonly pieces: readonly Segment[];
+}
+
+/** A chunk in a run: its layout, the sums of its rows' remote shares, and its read-back. */
+interface RankChunk extends ChunkLayout, Readback {
+  readonly sums: DeviceArray<'f32'>;
+}
+
+function chunkOf(s: RankPart, l: ChunkLayout): RankChunk {
+  const last = l.hi === s.hi;
+  const values = l.pieces.reduce((a, p) => a + p.count, 0) + (last ? 2 : 0);
+  const { device } = s.graph;
+  return {
+    ...l,
+    sums: device.array('f32', Math.max(1, l.hi - l.lo), { label: 'partitioned pagerank chunk sums' }),
+    outbox: s.pool.take(device, values, 'read', 'partitioned pagerank chunk read-back'),
+  };
+}
+
+/**
+ * Splits a part's owned rows into `k` chunks at multiples of 32 (fewer where it has fewer blocks of 32 rows;
+ * an empty part into one empty chunk), each about an equal share of the rows plus their arcs (what a chunk's
+ * passes cost): each sent run is sorted by id, so a chunk's sent values are one run of it per receiver.
+ */
+async function chunkLayouts(s: RankPart, k: number): Promise<ChunkLayout[]> {
+  const b = s.boundary!;
+  const { device, offsets } = s.graph;
+  const blocks = Math.ceil(s.count / 32);
+  // Every 32nd row's first arc, and the part's end, read back once (1/32 of the offsets).
+  const firsts = device.array('u32', blocks + 1, { label: 'partitioned pagerank chunk bounds' });
+  let edgeOf: Uint32Array;
+  try {
+    await onTarget(device, 'partitioned pagerank chunk bounds', (rec) =>
+      transform(
+        rec,
+        blocks + 1,
+        wgsl`(i: u32) { ${rw(firsts)}[i] = ${offsets}[min(${u32(s.lo)} + 32u * i, ${u32(s.hi)})]; }`,
+      ),
+    );
+    edgeOf = await firsts.download(0, blocks + 1);
+  } finally {
+    firsts.destroy();
+  }
+  const cost = (block: number) => edgeOf[block]! - edgeOf[0]! + Math.min(32 * block, s.count);
+  const cuts = [0];
+  for (let c = 1, block = 0; c < k; c++) {
+    while (block < blocks && cost(block) * k < c * cost(blocks)) block++;
+    // A block each at least, so a part of `blocks` >= k blocks runs in k chunks even around a hub's block.
+    const cut = Math.min(Math.max(block, cuts.at(-1)! + 1), blocks - (k - c));
+    if (cut > cuts.at(-1)!) cuts.push(cut);
+  }
+  cuts.push(blocks);
+  const bounds = cuts.map((block) => Math.min(s.hi, s.lo + 32 * block));
+  const edgeAt = cuts.map((block) => edgeOf[block]!);
+  const chunks: ChunkLayout[] = [];
+  try {
+    for (let c = 0; c + 1 < bounds.length; c++) {
+      const lo = bounds[c]!;
+      const hi = bounds[c + 1]!;
+      const pieces = b.send.map((run, j) => {
+        const first = sentBelow(b, j, lo);
+        return { part: run.part, at: run.at + first, count: sentBelow(b, j, hi) - first };
+      });
+      chunks.push({
+        lo,
+        hi,
+        edge: edgeAt[c]!,
+        edges: edgeAt[c + 1]! - edgeAt[c]!,
+        pieces,
+        offsets: device.array('u32', hi - lo + 1, { label: 'partitioned pagerank chunk offsets' }),
+      });
+    }
+    await onTarget(device, 'partitioned pagerank chunks', async (rec) => {
+      for (const c of chunks) {
+        await transform(
+          rec,
+          c.hi - c.lo + 1,
+          wgsl`(i: u32) { ${rw(c.offsets)}[i] = ${offsets}[${u32(c.lo)} + i] - ${u32(c.edge)}; }`,
+        );
+      }
+    });
+    return chunks;
+  } catch (e) {
+    for (const c of chunks) c.offsets.destroy();
+    throw e;
+  }
+}
+
+/**
+ * One chunk of an iteration (after the first): its rows' remote shares summed, their next ranks and change;
+ * then their contributions and dangling ranks, and the sent values among them gathered; the last chunk
+ * then reduces the part's totals over every owned row.
+ */
+async function recordChunk(
+  rec: Recorder,
+  s: RankPart,
+  chunk: RankChunk,
+  update: boolean,
+  alpha: number,
+  n: number,
+  convergence: 'relative' | 'l1',
+): Promise<void> {
+  const count = chunk.hi - chunk.lo;
+  if (count > 0) {
+    if (update) {
+      await recordRemoteRows(rec, s, chunk);
+      const sum = wgsl`(v: u32) -> f32 { return ${s.local!}[v] + ${chunk.sums}[v - ${u32(chunk.lo)}]; }`;
+      await recordRanks(rec, s, chunk.lo, count, sum, alpha, n, convergence);
+    }
+    await recordContributions(rec, s, chunk.lo, count);
+  }
+  const ids = s.boundary!.sendIds;
+  for (const piece of chunk.pieces) {
+    if (piece.count === 0) continue;
+    await transform(
+      rec,
+      piece.count,
+      wgsl`(i: u32) {
+  let j = ${u32(piece.at)} + i;
+  ${rw(s.sent!)}[j] = ${s.contrib}[${ids}[j]];
+}`,
+    );
+  }
+  if (chunk === s.chunks!.at(-1)) await recordTotals(rec, s, update, convergence);
+}
+
+/** Storage buffers a segmented reduction's tile binds beside its item functor's (as `neighborhoodReduce`). */
+const SEGREDUCE_TILE_BINDINGS = 6;
+
+/**
+ * A chunk's rows' shares from remote sources summed into `chunk.sums`: one segmented reduction over the
+ * chunk's arcs, or a thread a row where the tile's bindings exceed the device's storage buffers.
+ */
+async function recordRemoteRows(rec: Recorder, s: RankPart, chunk: RankChunk): Promise<void> {
+  const count = chunk.hi - chunk.lo;
+  if (chunk.edges === 0) {
+    rec.clear(chunk.sums);
+    return;
+  }
+  const share = shareFunctor(s, 'remote');
+  const targets = s.graph.chunkedTargets;
+  const item = wgsl`(index: u32) -> f32 {
+  let k = ${u32(chunk.edge)} + index;
+  return ${share}(0u, ${load(targets, 'k')}, k);
+}`;
+  if (
+    SEGREDUCE_TILE_BINDINGS + functorBindingCount(item) <=
+    s.graph.device.limits.maxStorageBuffersPerShaderStage
+  ) {
+    await segmentedReduce(rec, item, chunk.offsets, count, chunk.sums, { count: chunk.edges });
+    return;
+  }
+  const { offsets } = s.graph;
+  await transform(
+    rec,
+    count,
+    wgsl`(i: u32) {
+  let v = ${u32(chunk.lo)} + i;
+  var acc = 0.0;
+  let end = ${offsets}[v + 1u];
+  for (var k = ${offsets}[v]; k < end; k++) {
+    acc += ${share}(0u, ${load(targets, 'k')}, k);
+  }
+  ${rw(chunk.sums)}[i] = acc;
+}`,
+    { itemsPerThread: 1 },
+  );
 }
 
 /** Records the copies of what the host wrote into `s.inbox` to where the iteration reads it. */

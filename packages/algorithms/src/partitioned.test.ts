@@ -1,5 +1,6 @@
 import { atomic, onTarget, requestDevices, rw, transform, u32, type WeftDevice, wgsl } from '@weft/gpu';
 import { type HostCsr, hostCsrFromEdgeList, PartitionedGraph, partitionCsr, uploadGraph } from '@weft/graph';
+import { kronecker } from '@weft/graph/generators';
 import { mulberry32 } from '@weft/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bfsReference } from './bfs/reference.ts';
@@ -14,6 +15,7 @@ import {
   sssp,
   ssspPartitioned,
 } from './index.ts';
+import { boundaryLists, destroyLists, sentBelow } from './partitioned-boundary.ts';
 import { MinExchangePart, minMergeRounds, onEveryPart, touches } from './partitioned-exchange.ts';
 import { ssspReference } from './sssp/reference.ts';
 import { testGraphs, testSources } from './test-graphs.ts';
@@ -962,5 +964,248 @@ describe('onEveryPart', () => {
     await expect(onEveryPart([0, 1, 2], run)).rejects.toThrow('part 1');
     expect(started).toEqual([0, 1, 2]);
     await expect(onEveryPart([0], run)).resolves.toBeUndefined();
+  });
+});
+
+describe('pageRankPartitioned in chunks', () => {
+  /** The largest difference of two rank vectors over the larger rank: the chunks sum their rows' remote
+   * shares in other tiles than the whole pass, so the last bits may differ. */
+  const relative = (a: Float32Array, b: Float32Array) => {
+    let worst = 0;
+    for (let v = 0; v < a.length; v++) {
+      worst = Math.max(worst, Math.abs(a[v]! - b[v]!) / Math.max(Math.abs(a[v]!), Math.abs(b[v]!), 1e-30));
+    }
+    return worst;
+  };
+
+  it('gives one chunk’s ranks over 2, 3 and 5 chunks, in both schedules', async () => {
+    const kron = kronecker({ scale: 9, edgeFactor: 16, seed: 71 });
+    const cases = [
+      ...exchangeCases(),
+      ...[false, true].map((directed) => {
+        // Duplicates and self-loops kept: a Kronecker multigraph.
+        const csr = hostCsrFromEdgeList({ ...kron, directed }, { dedupe: 'none', keepSelfLoops: true }).csr;
+        const kind = directed ? 'directed' : 'undirected';
+        return {
+          name: `kronecker multigraph ${kind}`,
+          csr,
+          graph: () => PartitionedGraph.upload(devices.slice(0, 2), csr, { csc: directed }),
+        };
+      }),
+    ];
+    for (const { name, csr, graph: make } of cases) {
+      const graph = make();
+      const single = uploadGraph(devices[0]!, csr, { csc: csr.directed });
+      try {
+        const alone = await pageRank(single, { weight: null });
+        for (const schedule of ['lockstep', 'staggered'] as const) {
+          for (const weight of csr.weights ? ([null, 'weights'] as const) : [null]) {
+            const options = { schedule, weight, chunks: 1 };
+            const one = await pageRankPartitioned(graph, options);
+            for (const chunks of [2, 3, 5]) {
+              const what = `${name}, ${schedule}, weight ${weight}, ${chunks} chunks`;
+              const got = await pageRankPartitioned(graph, { ...options, chunks });
+              expect(got.converged, what).toBe(true);
+              // A part splits at multiples of 32 rows: no more chunks than its blocks of 32.
+              const blocks = Math.max(...graph.parts.map((p) => Math.ceil((p.hi - p.lo) / 32)));
+              expect(got.chunks, what).toBe(csr.directed ? 1 : Math.min(chunks, blocks));
+              expect(verifyPageRank(csr, got.ranks, { weight }), what).toBeNull();
+              expect(Math.abs(got.iterations - one.iterations), what).toBeLessThanOrEqual(1);
+              expect(got.bytesPerIteration, what).toBe(one.bytesPerIteration);
+              if (got.iterations === one.iterations) {
+                expect(got.exchangedBytes, what).toBe(one.exchangedBytes);
+              }
+              // Directed parts run as one chunk: the same floats.
+              if (csr.directed) expect(Array.from(got.ranks), what).toEqual(Array.from(one.ranks));
+              else expect(relative(got.ranks, one.ranks), what).toBeLessThan(1e-5);
+              if (weight === null) expect(relative(got.ranks, alone.ranks), what).toBeLessThan(1e-4);
+            }
+          }
+        }
+      } finally {
+        graph.destroy();
+        single.destroy();
+      }
+    }
+  });
+
+  it('stops where one chunk stops, on random graphs and with few iterations', async () => {
+    for (const { name, csr } of testGraphs('f32', 4).filter(
+      (g) => !g.csr.directed && g.csr.vertexCount > 64,
+    )) {
+      const graph = PartitionedGraph.upload(devices.slice(0, 2), csr, { parts: 3 });
+      try {
+        for (const schedule of ['lockstep', 'staggered'] as const) {
+          for (const maxIterations of [0, 1, 2]) {
+            const what = `${name}, ${schedule}, at most ${maxIterations}`;
+            const options = { schedule, maxIterations, convergence: 'l1' as const, tolerance: 1e-9 };
+            const one = await pageRankPartitioned(graph, { ...options, chunks: 1 });
+            const got = await pageRankPartitioned(graph, { ...options, chunks: 3 });
+            expect(got.chunks, what).toBe(3);
+            expect(got.iterations, what).toBe(maxIterations);
+            expect(got.exchangedBytes, what).toBe(one.exchangedBytes);
+            expect(relative(got.ranks, one.ranks), what).toBeLessThan(1e-5);
+            // The first iteration only spreads the first ranks: those are the same floats.
+            if (maxIterations === 0) expect(Array.from(got.ranks), what).toEqual(Array.from(one.ranks));
+            else expect(got.residual, what).toBeCloseTo(one.residual!, 5);
+          }
+        }
+      } finally {
+        graph.destroy();
+      }
+    }
+  });
+
+  it('reads sorted sent runs, so a row range is one run of each, counted on the host', async () => {
+    for (const { name, csr, graph: make } of exchangeCases()) {
+      const graph = make();
+      const lists = await boundaryLists(graph, csr.directed ? 'targets' : 'sources');
+      try {
+        for (const [x, b] of lists.entries()) {
+          const ids = await b.sendIds.download(0, b.sendCount);
+          for (const [k, run] of b.send.entries()) {
+            const got = Array.from(ids.subarray(run.at, run.at + run.count));
+            const what = `${name}, part ${x} to ${run.part}`;
+            expect(got, what).toEqual([...got].sort((a, c) => a - c));
+            expect(new Set(got).size, what).toBe(got.length);
+            for (let v = 0; v <= csr.vertexCount + 31; v += 32) {
+              expect(sentBelow(b, k, v), `${what} below ${v}`).toBe(got.filter((u) => u < v).length);
+            }
+          }
+        }
+      } finally {
+        for (const b of lists) destroyLists(b);
+        graph.destroy();
+      }
+    }
+  });
+
+  it('runs on devices without subgroups and with 8 storage buffers (weighted: a thread a row)', async () => {
+    const narrow = await requestDevices({
+      count: 2,
+      shareAdapter: true,
+      label: 'partitioned narrow test',
+      limits: { maxStorageBuffersPerShaderStage: 8 },
+      features: { subgroups: false },
+    });
+    try {
+      for (const csr of [
+        scatteredGraph(73, 400, 380, 3000, false),
+        scatteredGraph(79, 300, 100, 2000, false),
+      ]) {
+        const graph = PartitionedGraph.upload(narrow, csr, { parts: 2 });
+        try {
+          for (const weight of [null, 'weights'] as const) {
+            for (const schedule of ['lockstep', 'staggered'] as const) {
+              const what = `weight ${weight}, ${schedule}`;
+              const one = await pageRankPartitioned(graph, { weight, schedule, chunks: 1 });
+              const got = await pageRankPartitioned(graph, { weight, schedule, chunks: 3 });
+              expect(got.chunks, what).toBe(3);
+              expect(verifyPageRank(csr, got.ranks, { weight }), what).toBeNull();
+              expect(relative(got.ranks, one.ranks), what).toBeLessThan(1e-5);
+            }
+          }
+        } finally {
+          graph.destroy();
+        }
+      }
+    } finally {
+      for (const d of narrow) d.destroy();
+    }
+  });
+
+  it('keeps the lists, chunk layouts and staging on the graph for the next call, and calls at once apart', async () => {
+    const csr = scatteredGraph(83, 300, 260, 1200, false);
+    const graph = PartitionedGraph.upload(devices.slice(0, 2), csr, { parts: 2 });
+    try {
+      const refuse = () => Promise.reject(new Error('made again'));
+      for (const schedule of ['lockstep', 'staggered'] as const) {
+        const options = { schedule, chunks: 3 };
+        const first = await pageRankPartitioned(graph, options);
+        // Kept: asking for them again does not make them.
+        for (const key of ['pagerank boundary sources', 'pagerank chunks 3', 'staging']) {
+          await expect(
+            graph.kept(key, refuse, () => undefined),
+            key,
+          ).resolves.toBeDefined();
+        }
+        const again = await pageRankPartitioned(graph, options);
+        expect(Array.from(again.ranks), schedule).toEqual(Array.from(first.ranks));
+        const both = await Promise.all([
+          pageRankPartitioned(graph, options),
+          pageRankPartitioned(graph, options),
+        ]);
+        for (const r of both) expect(Array.from(r.ranks), schedule).toEqual(Array.from(first.ranks));
+        const whole = await pageRankPartitioned(graph, { schedule, chunks: 1 });
+        expect(relative(whole.ranks, first.ranks), schedule).toBeLessThan(1e-5);
+      }
+    } finally {
+      graph.destroy();
+    }
+  });
+
+  it('cuts chunks by rows plus arcs, at multiples of 32: a block of hubs is a chunk of its own', async () => {
+    // Rows [0, 32) hold most arcs of part [0, 320): by rows alone the first of 3 chunks would be 3 blocks.
+    const r = mulberry32(89);
+    const src = Array.from({ length: 3000 }, (_, e) =>
+      e < 2400 ? Math.floor(r() * 32) : Math.floor(r() * 640),
+    );
+    const dst = src.map(() => Math.floor(r() * 640));
+    const csr = hostCsrFromEdgeList({
+      vertexCount: 640,
+      src: Uint32Array.from(src),
+      dst: Uint32Array.from(dst),
+      directed: false,
+    }).csr;
+    const graph = partsAt(csr, [0, 320, 640], devices);
+    try {
+      const got = await pageRankPartitioned(graph, { chunks: 3 });
+      expect(verifyPageRank(csr, got.ranks)).toBeNull();
+      const refuse = () => Promise.reject(new Error('made again'));
+      const layouts = (await graph.kept('pagerank chunks 3', refuse, () => undefined)) as {
+        lo: number;
+        hi: number;
+        edge: number;
+        edges: number;
+      }[][];
+      const first = layouts[0]!;
+      expect(first.map((c) => [c.lo, c.hi])).toEqual([
+        [0, 32],
+        [32, first[1]!.hi],
+        [first[1]!.hi, 320],
+      ]);
+      for (const [i, chunks] of layouts.entries()) {
+        const { lo, hi } = graph.parts[i]!;
+        expect(chunks[0]!.lo).toBe(lo);
+        expect(chunks.at(-1)!.hi).toBe(hi);
+        for (const c of chunks) {
+          expect(c.lo % 32).toBe(0);
+          expect(c.edges).toBe(csr.offsets[c.hi]! - csr.offsets[c.lo]!);
+          expect(c.edge).toBe(csr.offsets[c.lo]! - csr.offsets[lo]!);
+        }
+      }
+    } finally {
+      graph.destroy();
+    }
+  });
+
+  it('refuses chunks that are not a positive integer, and runs one where chunks do not apply', async () => {
+    const csr = scatteredGraph(5, 200, 150, 500, false);
+    const two = PartitionedGraph.upload(devices.slice(0, 2), csr, { parts: 2 });
+    try {
+      for (const chunks of [0, 1.5, -2, Number.NaN]) {
+        await expect(pageRankPartitioned(two, { chunks })).rejects.toThrow(/chunks/);
+      }
+      // Chunks pipeline the boundary exchange's steps: the full exchange and a breakdown run in one.
+      const want = await pageRankPartitioned(two, { chunks: 1 });
+      for (const options of [{ exchange: 'full' as const }, { breakdown: true }]) {
+        const got = await pageRankPartitioned(two, { ...options, chunks: 3 });
+        expect(got.chunks).toBe(1);
+        expect(Array.from(got.ranks)).toEqual(Array.from(want.ranks));
+      }
+      expect((await pageRankPartitioned(two, { chunks: 3 })).chunks).toBe(3);
+    } finally {
+      two.destroy();
+    }
   });
 });

@@ -239,3 +239,38 @@ describe('PartitionedGraph', () => {
     expect(graph.edgeCount).toBe(3 * (2 ** 32 - 1));
   });
 });
+
+describe('PartitionedGraph.kept', () => {
+  it('makes a thing once a key, makes again after a failure, and destroys what it kept with the graph', async () => {
+    const csr = philoxUniformMultigraph({ scale: 6, edgeFactor: 2, seed: 3, weights: false });
+    const graph = PartitionedGraph.upload(devices, csr);
+    const destroyed: string[] = [];
+    let made = 0;
+    const make = async () => `thing ${++made}`;
+    const keep = (key: string) => graph.kept(key, make, (t) => destroyed.push(t));
+    expect(await keep('a')).toBe('thing 1');
+    expect(await keep('a')).toBe('thing 1');
+    expect(await keep('b')).toBe('thing 2');
+    await expect(
+      graph.kept(
+        'c',
+        () => Promise.reject(new Error('no')),
+        () => undefined,
+      ),
+    ).rejects.toThrow('no');
+    expect(await keep('c')).toBe('thing 3');
+    // Still being made when the graph goes: destroyed once made.
+    let finish: (v: string) => void = () => undefined;
+    const pending = graph.kept(
+      'd',
+      () => new Promise<string>((r) => (finish = r)),
+      (t) => destroyed.push(t),
+    );
+    graph.destroy();
+    expect(destroyed).toEqual(['thing 1', 'thing 2', 'thing 3']);
+    finish('late');
+    expect(await pending).toBe('late');
+    await Promise.resolve();
+    expect(destroyed).toEqual(['thing 1', 'thing 2', 'thing 3', 'late']);
+  });
+});

@@ -172,6 +172,13 @@ export function partitionCsr(csr: HostCsr, split: number | PartitionOptions): Cs
   });
 }
 
+/** One thing {@link PartitionedGraph.kept} holds. */
+interface Kept {
+  readonly made: Promise<unknown>;
+  readonly destroy: (value: unknown) => void;
+  value?: { value: unknown };
+}
+
 /**
  * A graph split by vertex ranges into parts, each a {@link DeviceGraph} on some device (several parts may
  * share one): part `i` owns the rows `[lo, hi)` and holds their arcs, its offsets counted from its first arc,
@@ -184,6 +191,7 @@ export class PartitionedGraph {
   /** Arcs over all parts: a number that may exceed 2^32. */
   readonly edgeCount: number;
   readonly directed: boolean;
+  readonly #kept = new Map<string, Kept>();
 
   private constructor(readonly parts: readonly GraphPart[]) {
     const first = parts[0]!.graph;
@@ -258,7 +266,37 @@ export class PartitionedGraph {
     }
   }
 
+  /**
+   * What an algorithm derives from this graph and keeps between its calls (an exchange's id lists, staging
+   * buffers), made by `make` on the first call with `key` and given to `destroy` when the graph is destroyed.
+   * A `make` that fails is not kept, so the next call tries again.
+   */
+  async kept<T>(key: string, make: () => Promise<T>, destroy: (value: T) => void): Promise<T> {
+    let entry = this.#kept.get(key);
+    if (!entry) {
+      const made = make();
+      const kept: Kept = { made, destroy: destroy as (value: unknown) => void };
+      this.#kept.set(key, kept);
+      made.then(
+        (value) => {
+          kept.value = { value };
+        },
+        () => {
+          if (this.#kept.get(key) === kept) this.#kept.delete(key);
+        },
+      );
+      entry = kept;
+    }
+    return entry.made as Promise<T>;
+  }
+
   destroy(): void {
+    for (const kept of this.#kept.values()) {
+      // One still being made is destroyed once it is.
+      if (kept.value) kept.destroy(kept.value.value);
+      else kept.made.then(kept.destroy, () => undefined);
+    }
+    this.#kept.clear();
     for (const p of this.parts) p.graph.destroy();
   }
 }
