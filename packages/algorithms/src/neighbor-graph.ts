@@ -41,6 +41,7 @@ import {
   type PageRankResult,
   rankChangeFunctor,
 } from './pagerank.ts';
+import { countRoots } from './roots.ts';
 import { checkDelta, davidsonDelta, NearFarStep } from './sssp/near-far.ts';
 import type { SsspOptions, SsspResult } from './sssp/sssp.ts';
 import type { TrianglesResult } from './triangles.ts';
@@ -597,9 +598,7 @@ export async function componentsOnNeighbors(
     if (!(await sets.finished())) {
       throw new InputError('a union gave up after its bounded retries; run again', 'connectedComponents');
     }
-    const labels = await sets.labels();
-    let count = 0;
-    for (let v = 0; v < n; v++) if (labels[v] === v) count++;
+    const [labels, count] = await Promise.all([sets.labels(), countRoots(sets.parents, n)]);
     return { labels, count, iterations: 1, steps: 1 };
   } finally {
     sets.destroy();

@@ -1,7 +1,6 @@
 import { onTarget, WeftError, wgsl } from '@weft/gpu';
 import type { PartitionedGraph } from '@weft/graph';
 import { advancePush, DisjointSets } from '@weft/operators';
-import { countRoots } from './components.ts';
 import {
   checkExchangeForm,
   type MinExchangeForm,
@@ -10,6 +9,7 @@ import {
   type PartitionedTiming,
   PhaseClock,
 } from './partitioned-exchange.ts';
+import { countRoots } from './roots.ts';
 
 export interface PartitionedComponentsOptions {
   /**

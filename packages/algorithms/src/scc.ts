@@ -13,6 +13,7 @@ import { Cascade, compute, enact, neighborhoodReduce } from '@weft/operators';
 import { reduce } from '@weft/scan';
 import type { RunOptions } from './common.ts';
 import { connectedComponents } from './components.ts';
+import { countRoots } from './roots.ts';
 
 const NONE = 0xffffffff;
 
@@ -82,9 +83,10 @@ class SccRun {
       await this.#backward();
       left = await this.#unlabelled();
     }
-    const host = n === 0 ? new Uint32Array(0) : await labels.download(0, n);
-    let count = 0;
-    for (let v = 0; v < n; v++) if (host[v] === v) count++;
+    const [host, count] = await Promise.all([
+      n === 0 ? new Uint32Array(0) : labels.download(0, n),
+      countRoots(labels, n),
+    ]);
     return { labels: host, count, rounds, iterations: this.iterations };
   }
 
