@@ -96,6 +96,26 @@ describe('readDistances', () => {
       }
     }));
 
+  it("reads another unreached word as Infinity (a NeighborGraph's f32 distances), refuses a bad decode", () =>
+    gpuTest(async (device) => {
+      for (const float of [false, true]) {
+        const raw = words(1000, float, 21);
+        raw[3] = UNREACHED_U32;
+        raw[4] = float ? UNREACHED_F32 : 77;
+        const array = device.upload(raw);
+        for (const unreached of [UNREACHED_U32, 77, UNREACHED_F32]) {
+          const got = await readDistances(array, raw.length, float, { unreached });
+          const want = decodeDistances(raw, float, undefined, unreached);
+          expect(firstDifference(got, want), `float ${float}, unreached ${unreached}`).toBe(-1);
+          expect(got[3] === Number.POSITIVE_INFINITY).toBe(unreached === UNREACHED_U32);
+        }
+        await expect(readDistances(array, 10, float, { decode: 'gpu' as 'host' })).rejects.toThrow(
+          /decode must be 'device' or 'host', got 'gpu'/,
+        );
+        array.destroy();
+      }
+    }));
+
   it('scatters through a device order, word i to vertex order[i]', () =>
     gpuTest(async (device) => {
       for (const float of [false, true]) {
