@@ -93,8 +93,8 @@ export interface SsspOptions extends RunOptions, LoadBalanceOption, TraceOption 
   blocks?: SsspBlocksTuning | SsspBlocks;
   /**
    * Where the distance words become the result's numbers: `'device'` (default) a kernel writes their f64
-   * words, read straight into the result (the host decodes where they would not fit one binding, and with
-   * `strategy: 'blocks'`, whose vertex order lives on the host); `'host'` a JS loop over the words read back.
+   * words, read straight into the result (the host decodes where they would not fit one binding); `'host'`
+   * a JS loop over the words read back.
    */
   decode?: DistanceDecode;
 }
@@ -526,7 +526,7 @@ async function ssspByBlocks(graph: DeviceGraph, source: number, options: SsspOpt
   const { distances, rounds } = await searchBlocks(
     graph,
     source,
-    { auto, unitWeights: false, ...(blocks ? { blocks } : {}) },
+    { auto, unitWeights: false, decode: options.decode, ...(blocks ? { blocks } : {}) },
     run,
   );
   return { distances, iterations: rounds, steps: rounds };
