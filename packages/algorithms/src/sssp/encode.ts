@@ -87,7 +87,8 @@ export async function readDistances(
 }`,
     );
     await transform(rec, 1, wgsl`(i: u32) { ${rw(words)}[${u32(2 * n)}] = ${status}[0]; }`);
-    await rec.submit();
+    // The read's copy queues behind the encoding: one wait for both.
+    await rec.submit({ wait: false });
     const result = new Float64Array(n);
     const overflowed = await words.read((view) => {
       new Uint32Array(result.buffer).set(view.subarray(0, 2 * n));
