@@ -5,6 +5,7 @@ import {
   bfs,
   connectedComponents,
   connectedComponentsPartitioned,
+  type DistanceDecode,
   PartitionedBfs,
   type PartitionedKernelTime,
   type PartitionedTiming,
@@ -30,7 +31,7 @@ import { pickSources } from './suites/algorithms.ts';
 
 export const PARTITIONED_USAGE = `usage: weft partitioned (--graph FILE.wcsr | --kron SCALE) [--devices 2] [--sources 4] [--repeat 3]
   [--algorithms bfs,sssp,pagerank,cc] [--share] [--no-validation] [--breakdown] [--exchange boundary|full]
-  [--schedule lockstep|staggered] [--chunks K[,K...]] [--profile] [--json OUT]
+  [--schedule lockstep|staggered] [--chunks K[,K...]] [--decode device|host] [--profile] [--json OUT]
        weft partitioned --kron SCALE --multigraph [--parts P] [--max-arcs-per-part N] [--devices 1] ...
 
   BFS on one GPU against BFS on a graph partitioned across --devices GPUs (one device per GPU through
@@ -74,6 +75,9 @@ export const PARTITIONED_USAGE = `usage: weft partitioned (--graph FILE.wcsr | -
   each read back in a submit of its own, so the host copies a chunk's values while the GPU computes the
   next; --chunks 1 is the path before chunks. Several counts (--chunks 1,4,8) time PageRank once a count on
   the same graph, a row each; each row records the chunks its runs used.
+  --decode (default device) picks where SSSP's distances become f64 values, on one GPU and partitioned:
+  device, a kernel writes their f64 words, read straight into the result; host, the JS loop over the words
+  read back, as before (the result phase shows the difference).
   --profile times every BFS dispatch (a timestamp pass each, so slower) and prints each part's kernels under
   the median run, their GPU time summed over its levels (also in the JSON's runs, as kernels).
 `;
@@ -103,8 +107,14 @@ export async function partitionedCommand(args: string[]): Promise<number> {
       schedule: { type: 'string', default: 'lockstep' },
       chunks: { type: 'string' },
       profile: { type: 'boolean', default: false },
+      decode: { type: 'string', default: 'device' },
     },
   });
+  const decode = values.decode as DistanceDecode;
+  if (decode !== 'device' && decode !== 'host') {
+    process.stderr.write(`--decode must be device or host, got ${values.decode}\n${PARTITIONED_USAGE}`);
+    return 2;
+  }
   const exchange = values.exchange as PageRankExchange;
   if (exchange !== 'boundary' && exchange !== 'full') {
     process.stderr.write(`--exchange must be boundary or full, got ${values.exchange}\n${PARTITIONED_USAGE}`);
@@ -163,6 +173,7 @@ export async function partitionedCommand(args: string[]): Promise<number> {
       schedule,
       chunks,
       profile: values.profile,
+      decode,
     });
     for (const d of devices) d.destroy();
     return 0;
@@ -194,7 +205,7 @@ export async function partitionedCommand(args: string[]): Promise<number> {
   const csc = { csc: csr.directed };
   const single = uploadGraph(devices[0]!, csr, csc);
   const others = algorithms.filter((a) => a !== 'bfs');
-  const oneGpu = await timeOthersOnOne(others, single, sources, time);
+  const oneGpu = await timeOthersOnOne(others, single, sources, time, decode);
   const onOne: Record<string, number[]> = { push: [], auto: [] };
   // The same BFS with its problem kept across sources, as the partitioned one keeps its state.
   const reused: Record<string, number[]> = { push: [], auto: [] };
@@ -289,6 +300,7 @@ export async function partitionedCommand(args: string[]): Promise<number> {
         exchange,
         schedule,
         chunks: count,
+        decode,
       });
       const row = {
         devices: k,
@@ -351,6 +363,7 @@ async function multigraphRun(o: {
   schedule: PageRankSchedule;
   chunks: (number | undefined)[];
   profile: boolean;
+  decode: DistanceDecode;
 }): Promise<void> {
   const start = performance.now();
   const graph = await kroneckerMultigraphPartitioned(o.devices, { scale: o.scale, seed: 1 }, o.split);
@@ -423,11 +436,16 @@ async function multigraphRun(o: {
     const weight = pairWeightFunctor({ seed: 1, weights: true });
     const perSource: PartitionedRun[][] = [];
     for (const source of sources) {
-      const got = await ssspPartitioned(graph, source, { weight, exchange: minMerge(o.exchange) });
+      const got = await ssspPartitioned(graph, source, {
+        weight,
+        exchange: minMerge(o.exchange),
+        decode: o.decode,
+      });
       const bad = await verifySsspPartitionedOnGpu(graph, source, got.distances, weight);
       if (bad) throw new Error(`partitioned SSSP from ${source}: ${bad}`);
       // The checked run above is the untimed first one.
-      const run = () => ssspPartitioned(graph, source, { weight, exchange: minMerge(o.exchange) });
+      const run = () =>
+        ssspPartitioned(graph, source, { weight, exchange: minMerge(o.exchange), decode: o.decode });
       const runs = await timedRuns(run, o.repeat, (r) => r.rounds, { warm: false });
       perSource.push(runs.map((r) => ({ source, ...r })));
     }
@@ -471,6 +489,7 @@ async function timeOthersOnOne(
   graph: DeviceGraph,
   sources: number[],
   time: Timer,
+  decode: DistanceDecode,
 ): Promise<Partial<Record<Algorithm, { ms: number[]; result: Expected }>>> {
   const out: Partial<Record<Algorithm, { ms: number[]; result: Expected }>> = {};
   for (const algorithm of algorithms) {
@@ -478,8 +497,8 @@ async function timeOthersOnOne(
     const result: Expected = [];
     if (algorithm === 'sssp') {
       for (const source of sources) {
-        result.push((await sssp(graph, source)).distances);
-        ms.push(await time(() => sssp(graph, source)));
+        result.push((await sssp(graph, source, { decode })).distances);
+        ms.push(await time(() => sssp(graph, source, { decode })));
       }
     } else if (algorithm === 'pagerank') {
       result.push((await pageRank(graph)).ranks);
@@ -505,11 +524,13 @@ async function timeOthersPartitioned(
     exchange,
     schedule,
     chunks,
+    decode,
   }: {
     breakdown: boolean;
     exchange: PageRankExchange;
     schedule: PageRankSchedule;
     chunks: number | undefined;
+    decode: DistanceDecode;
   },
 ): Promise<{ ms: number[]; exchanged: number; rounds: number[]; runs: PartitionedRun[][]; chunks: number }> {
   const runs: PartitionedRun[][] = [];
@@ -520,12 +541,12 @@ async function timeOthersPartitioned(
   const differs = (what: string) => new Error(`partitioned ${what} (${k} devices) differs from one GPU's`);
   if (algorithm === 'sssp') {
     for (const [i, source] of sources.entries()) {
-      const got = await ssspPartitioned(graph, source, { exchange: minMerge(exchange) });
+      const got = await ssspPartitioned(graph, source, { exchange: minMerge(exchange), decode });
       if (!got.distances.every((d, v) => d === want[i]![v])) throw differs(`SSSP from ${source}`);
       exchanged = got.exchangedBytes;
       rounds.push(got.rounds);
       const timed = await timedRuns(
-        () => ssspPartitioned(graph, source, { exchange: minMerge(exchange) }),
+        () => ssspPartitioned(graph, source, { exchange: minMerge(exchange), decode }),
         repeat,
         (r) => r.rounds,
       );
@@ -587,6 +608,7 @@ async function againstOneGpu(
     schedule: PageRankSchedule;
     chunks: (number | undefined)[];
     profile: boolean;
+    decode: DistanceDecode;
   },
   graph: PartitionedGraph,
   sources: number[],
@@ -661,11 +683,16 @@ async function againstOneGpu(
       const oneMs: number[] = [];
       const partsRuns: PartitionedRun[][] = [];
       for (const source of sources) {
-        const want = (await sssp(one, source, { weight })).distances;
-        const got = await ssspPartitioned(graph, source, { weight, exchange: minMerge(o.exchange) });
+        const want = (await sssp(one, source, { weight, decode: o.decode })).distances;
+        const got = await ssspPartitioned(graph, source, {
+          weight,
+          exchange: minMerge(o.exchange),
+          decode: o.decode,
+        });
         if (!got.distances.every((d, v) => d === want[v])) throw differs(`SSSP from ${source}`);
-        oneMs.push(await timed(() => sssp(one, source, { weight })));
-        const run = () => ssspPartitioned(graph, source, { weight, exchange: minMerge(o.exchange) });
+        oneMs.push(await timed(() => sssp(one, source, { weight, decode: o.decode })));
+        const run = () =>
+          ssspPartitioned(graph, source, { weight, exchange: minMerge(o.exchange), decode: o.decode });
         const runs = await timedRuns(run, o.repeat, (r) => r.rounds);
         partsRuns.push(runs.map((r) => ({ source, ...r })));
       }

@@ -134,6 +134,7 @@ export {
 } from './similarity-reference.ts';
 export { SsspBlocks, SsspBlocksProblem, type SsspBlocksTuning } from './sssp/blocks.ts';
 export type { BlockKernelShape } from './sssp/blocks-kernel.ts';
+export { type DistanceDecode, readDistances } from './sssp/encode.ts';
 export type { SsspEngineTuning } from './sssp/near-far-engine.ts';
 export { ssspReference } from './sssp/reference.ts';
 export {

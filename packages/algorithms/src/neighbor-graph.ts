@@ -42,10 +42,11 @@ import {
   rankChangeFunctor,
 } from './pagerank.ts';
 import { countRoots } from './roots.ts';
+import { readDistances } from './sssp/encode.ts';
 import { checkDelta, davidsonDelta, NearFarStep } from './sssp/near-far.ts';
 import type { SsspOptions, SsspResult } from './sssp/sssp.ts';
 import type { TrianglesResult } from './triangles.ts';
-import { overflowError, SATURATED_F32, SATURATED_U32 } from './weights.ts';
+import { SATURATED_F32, SATURATED_U32 } from './weights.ts';
 
 const NONE = 0xffffffff;
 
@@ -286,21 +287,6 @@ async function nearFarDelta(
 }
 
 /**
- * Distance words (u32 sums or f32 bits, `NONE` where unreached) as numbers; throws the overflow error where a
- * sum saturated. A plain loop: a mapping callback per vertex costs far more on graphs of millions of vertices.
- */
-function neighborDistances(bits: Uint32Array, float: boolean): Float64Array {
-  const values = float ? new Float32Array(bits.buffer, bits.byteOffset, bits.length) : bits;
-  const distances = new Float64Array(bits.length);
-  const saturated = float ? SATURATED_F32 : SATURATED_U32;
-  for (let v = 0; v < bits.length; v++) {
-    if (bits[v] === saturated) throw overflowError(float, v);
-    distances[v] = bits[v] === NONE ? Number.POSITIVE_INFINITY : values[v]!;
-  }
-  return distances;
-}
-
-/**
  * SSSP on a {@link NeighborGraph}: Bellman-Ford over a frontier (each step relaxes the out-edges of the
  * vertices improved in the last) or near-far with `delta` (`./sssp/near-far.ts`: each step relaxes the
  * frontier's vertices below a threshold kept on the GPU). Distances are the weights' 32 bits under
@@ -435,7 +421,7 @@ export async function ssspOnNeighbors(
       );
       parents = asInt32(await parent.download(0, n));
     }
-    const distances = await dist.read((bits) => neighborDistances(bits, float), 0, n);
+    const distances = await readDistances(dist, n, float, { decode: options.decode, unreached: NONE });
     return { distances, ...(parents ? { parents } : {}), iterations, steps: iterations };
   } finally {
     run.destroy();

@@ -12,13 +12,16 @@ import {
   PhaseClock,
   touches,
 } from './partitioned-exchange.ts';
-import { decodeDistances } from './sssp/decode.ts';
+import { readDistances } from './sssp/encode.ts';
 import { type SsspOptions, SsspProblem } from './sssp/sssp.ts';
 import { checkNonNegativeWeights } from './weights.ts';
 
-/** `weight`: each arc's weight computed by a WGSL edge functor, as `sssp`'s option (no weight array bound). */
+/**
+ * `weight`: each arc's weight computed by a WGSL edge functor, as `sssp`'s option (no weight array bound);
+ * `decode`: where the distances become numbers, as `sssp`'s option.
+ */
 export type PartitionedSsspOptions = LoadBalanceOption &
-  Pick<SsspOptions, 'weight'> & {
+  Pick<SsspOptions, 'weight' | 'decode'> & {
     /**
      * How a round's lowered distances cross the host: `'compact'` (default) as (id, distance) pairs, a
      * changed bitmap with the distances, or the whole vector, whichever has the fewest words; `'pairs'` as
@@ -115,7 +118,7 @@ export async function ssspPartitioned(
       },
       clock,
     );
-    const distances = await states[0]!.problem.distances.read((raw) => decodeDistances(raw, float), 0, n);
+    const distances = await readDistances(states[0]!.problem.distances, n, float, { decode: options.decode });
     clock.mark('resultMs');
     return { distances, rounds, iterations, exchangedBytes, timing };
   } finally {

@@ -4,7 +4,8 @@ import { prefersBitmapClaims } from '../bfs/bitmap-claims.ts';
 import { type Problem, type RunOptions, recordSet, runProblem } from '../common.ts';
 import { buildBlockLayout } from './block-layout.ts';
 import { BLOCK_BINDINGS, BLOCK_PARAMS, type BlockKernelShape, blockRoundWgsl } from './blocks-kernel.ts';
-import { decodeDistances, UNREACHED_F32, UNREACHED_U32 } from './decode.ts';
+import { UNREACHED_F32, UNREACHED_U32 } from './decode.ts';
+import { type DistanceDecode, readDistances } from './encode.ts';
 
 /** Block-local SSSP's sizes (see {@link SsspBlocks}); defaults fit the device's limits. */
 export interface SsspBlocksTuning {
@@ -110,6 +111,8 @@ export class SsspBlocks {
     readonly order: Uint32Array,
     readonly rank: Uint32Array,
     readonly blockOf: Uint32Array,
+    /** `order` on the device, so results are put back in the caller's ids there (uploaded once, 4 bytes a vertex). */
+    readonly orderOnDevice: DeviceArray<'u32'>,
     readonly meta: DeviceArray<'u32'>,
     readonly arcs: DeviceArray<'u32'>,
     readonly crossOffsets: DeviceArray<'u32'>,
@@ -153,6 +156,7 @@ export class SsspBlocks {
         layout.order,
         layout.rank,
         layout.blockOf,
+        up(layout.order, 'sssp block order'),
         up(meta, 'sssp block starts'),
         up(layout.arcs, 'sssp block arcs'),
         up(layout.crossOffsets, 'sssp cross offsets'),
@@ -167,6 +171,7 @@ export class SsspBlocks {
   }
 
   destroy(): void {
+    this.orderOnDevice.destroy();
     this.meta.destroy();
     this.arcs.destroy();
     this.crossOffsets.destroy();
@@ -191,7 +196,14 @@ export class SsspBlocksProblem implements Problem<{ distances: Float64Array }, [
   #kernel: Kernel | undefined;
   #iteration = 0;
 
-  constructor(readonly blocks: SsspBlocks) {
+  readonly #decode: DistanceDecode | undefined;
+
+  /** `decode`: where the distances become numbers (`SsspOptions.decode`). */
+  constructor(
+    readonly blocks: SsspBlocks,
+    options: { decode?: DistanceDecode | undefined } = {},
+  ) {
+    this.#decode = options.decode;
     const device = blocks.graph.device;
     const n = Math.max(1, blocks.order.length);
     this.distances = device.array('u32', n, { label: 'sssp block distances' });
@@ -251,9 +263,11 @@ export class SsspBlocksProblem implements Problem<{ distances: Float64Array }, [
 
   /** The distances in the caller's vertex ids. */
   async result(): Promise<{ distances: Float64Array }> {
-    const order = this.blocks.order;
-    const float = this.blocks.shape.float;
-    const distances = await this.distances.read((raw) => decodeDistances(raw, float, order), 0, order.length);
+    const { order, orderOnDevice, shape } = this.blocks;
+    const distances = await readDistances(this.distances, order.length, shape.float, {
+      order: orderOnDevice,
+      decode: this.#decode,
+    });
     return { distances };
   }
 
@@ -322,7 +336,12 @@ export function searchStrategy(
 export async function searchBlocks(
   graph: DeviceGraph,
   source: number,
-  how: { auto: boolean; unitWeights: boolean; blocks?: SsspBlocksTuning | SsspBlocks },
+  how: {
+    auto: boolean;
+    unitWeights: boolean;
+    blocks?: SsspBlocksTuning | SsspBlocks;
+    decode?: DistanceDecode | undefined;
+  },
   options: RunOptions,
 ): Promise<{ distances: Float64Array; rounds: number }> {
   const { auto, unitWeights } = how;
@@ -347,7 +366,7 @@ export async function searchBlocks(
   }
   const blocks = given ?? (await SsspBlocks.prepare(graph, { ...tuning, unitWeights }));
   try {
-    const problem = new SsspBlocksProblem(blocks);
+    const problem = new SsspBlocksProblem(blocks, { decode: how.decode });
     // A read-back costs about as much as a hundred rounds past convergence (each an early exit), and road
     // graphs converge in 20-40 rounds: most searches then take one submit.
     const run = await runProblem(graph, problem, (rec) => problem.reset(rec, source), {

@@ -33,6 +33,22 @@ describe('sssp', () => {
       }));
   }
 
+  it('decodes the distances on the device as the host does, value for value', () =>
+    gpuTest(async (device) => {
+      for (const weights of ['u32', 'f32', false] as const) {
+        for (const { name, csr } of testGraphs(weights, 3)) {
+          const graph = uploadGraph(device, csr);
+          const source = testSources(csr)[0]!;
+          const onDevice = (await sssp(graph, source, { strategy: 'frontier' })).distances;
+          const onHost = (await sssp(graph, source, { strategy: 'frontier', decode: 'host' })).distances;
+          expect(onDevice.length).toBe(csr.vertexCount);
+          const differ = onDevice.findIndex((d, v) => !Object.is(d, onHost[v]));
+          expect(differ, `${name}, ${weights || 'unweighted'}`).toBe(-1);
+          graph.destroy();
+        }
+      }
+    }));
+
   it('near-far with tiny, typical and huge buckets matches Bellman-Ford; bad deltas are refused', () =>
     gpuTest(async (device) => {
       const { csr } = hostCsrFromEdgeList(kronecker({ scale: 10, edgeFactor: 8, seed: 9, weights: true }));
@@ -115,7 +131,9 @@ describe('sssp', () => {
   it('reports f32 distances that overflow instead of calling them unreachable', () =>
     gpuTest(async (device) => {
       const graph = uploadGraph(device, path(Float32Array.of(3e38, 3e38, 1)));
-      await expect(sssp(graph, 0)).rejects.toThrow(/vertex 2 reached the largest finite f32/);
+      for (const decode of ['device', 'host'] as const) {
+        await expect(sssp(graph, 0, { decode })).rejects.toThrow(/vertex 2 reached the largest finite f32/);
+      }
       graph.destroy();
     }));
 });

@@ -39,7 +39,8 @@ import {
 import { ssspOnNeighbors } from '../neighbor-graph.ts';
 import { checkNonNegativeWeights, SATURATED_F32 } from '../weights.ts';
 import { type SsspBlocks, type SsspBlocksTuning, searchBlocks, searchStrategy } from './blocks.ts';
-import { decodeDistances, UNREACHED_F32, UNREACHED_U32 } from './decode.ts';
+import { UNREACHED_F32, UNREACHED_U32 } from './decode.ts';
+import { type DistanceDecode, readDistances } from './encode.ts';
 import { addDeltaFunctor, checkDelta, davidsonDelta, deltaWord, NearFarStep } from './near-far.ts';
 import type { SsspEngineTuning } from './near-far-engine.ts';
 import { NearFarEngineStep } from './near-far-engine.ts';
@@ -90,10 +91,19 @@ export interface SsspOptions extends RunOptions, LoadBalanceOption, TraceOption 
    * (`SsspBlocks.prepare`), which a run from many sources should pass to prepare them once.
    */
   blocks?: SsspBlocksTuning | SsspBlocks;
+  /**
+   * Where the distance words become the result's numbers: `'device'` (default) a kernel writes their f64
+   * words, read straight into the result (the host decodes where they would not fit one binding); `'host'`
+   * a JS loop over the words read back.
+   */
+  decode?: DistanceDecode;
 }
 
 /** The problem's options: `delta` is a width or absent (Bellman-Ford); see {@link resolveSsspOptions}. */
-export type SsspProblemOptions = Pick<SsspOptions, 'loadBalance' | 'parents' | 'smallFrontier' | 'weight'> & {
+export type SsspProblemOptions = Pick<
+  SsspOptions,
+  'loadBalance' | 'parents' | 'smallFrontier' | 'weight' | 'decode'
+> & {
   delta?: number;
 };
 
@@ -151,6 +161,7 @@ export class SsspProblem
   readonly loadBalance;
   readonly float: boolean;
   readonly #weight: Functor | undefined;
+  readonly #decode: DistanceDecode | undefined;
   readonly #nearFar: NearFarStep | NearFarEngineStep | undefined;
   /**
    * The small-frontier engine, when it runs: its settings, its state, `[bulk levels, all levels]`, and per
@@ -174,6 +185,7 @@ export class SsspProblem
   ) {
     const device = graph.device;
     this.#weight = options.weight;
+    this.#decode = options.decode;
     this.float = options.weight === undefined && graph.chunkedWeights?.type === 'f32';
     const delta = options.delta;
     if (delta !== undefined) checkDelta(delta, this.float);
@@ -348,7 +360,7 @@ export class SsspProblem
     }
     // Read back together: one wait for the GPU instead of one per array.
     const [distances, levelWords, tree] = await Promise.all([
-      this.distances.read((raw) => decodeDistances(raw, this.float), 0, n),
+      readDistances(this.distances, n, this.float, { decode: this.#decode }),
       this.smallFrontier?.levels.download(1, 1),
       this.parents?.download(0, n),
     ]);
@@ -514,7 +526,7 @@ async function ssspByBlocks(graph: DeviceGraph, source: number, options: SsspOpt
   const { distances, rounds } = await searchBlocks(
     graph,
     source,
-    { auto, unitWeights: false, ...(blocks ? { blocks } : {}) },
+    { auto, unitWeights: false, decode: options.decode, ...(blocks ? { blocks } : {}) },
     run,
   );
   return { distances, iterations: rounds, steps: rounds };
