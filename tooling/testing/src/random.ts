@@ -18,6 +18,17 @@ export function randomU32(n: number, seed: number, max = 2 ** 32): Uint32Array {
   return out;
 }
 
+/** The ids 0..n-1 in a seeded random order (Fisher-Yates). */
+export function randomPermutation(n: number, seed: number): Uint32Array {
+  const r = mulberry32(seed);
+  const ids = Uint32Array.from({ length: n }, (_, i) => i);
+  for (let i = n - 1; i > 0; i--) {
+    const j = Math.floor(r() * (i + 1));
+    [ids[i], ids[j]] = [ids[j]!, ids[i]!];
+  }
+  return ids;
+}
+
 /** `n` i32 values in [min, max). */
 export function randomI32(n: number, seed: number, min = -(2 ** 31), max = 2 ** 31): Int32Array {
   const r = mulberry32(seed);

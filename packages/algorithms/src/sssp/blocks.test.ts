@@ -1,7 +1,7 @@
 import { wgsl } from '@weft/gpu';
 import { type HostCsr, type HostEdgeList, uploadGraph } from '@weft/graph';
 import { grid, kronecker, road } from '@weft/graph/generators';
-import { gpuTest, mulberry32 } from '@weft/testing';
+import { gpuTest, mulberry32, randomPermutation } from '@weft/testing';
 import { describe, expect, it } from 'vitest';
 import { path, testGraphs, testSources, withWeights } from '../test-graphs.ts';
 import { verifySssp } from '../verify.ts';
@@ -16,12 +16,7 @@ const PASSES: SsspBlocksTuning = { ...SMALL, passes: 3, maxSweeps: 4 };
 
 /** A path visiting the ids in a scrambled order, so it crosses blocks up and down the ids. */
 function scrambledPath(n: number, seed: number): HostEdgeList {
-  const r = mulberry32(seed);
-  const ids = Uint32Array.from({ length: n }, (_, i) => i);
-  for (let i = n - 1; i > 0; i--) {
-    const j = Math.floor(r() * (i + 1));
-    [ids[i], ids[j]] = [ids[j]!, ids[i]!];
-  }
+  const ids = randomPermutation(n, seed);
   return { vertexCount: n, src: ids.subarray(0, n - 1), dst: ids.subarray(1), directed: false };
 }
 

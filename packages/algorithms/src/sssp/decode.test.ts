@@ -1,17 +1,7 @@
-import { mulberry32, randomU32 } from '@weft/testing';
+import { mulberry32, randomPermutation, randomU32 } from '@weft/testing';
 import { describe, expect, it } from 'vitest';
 import { SATURATED_F32, SATURATED_U32 } from '../weights.ts';
 import { decodeDistances, UNREACHED_F32, UNREACHED_U32 } from './decode.ts';
-
-function shuffled(n: number, seed: number): Uint32Array {
-  const r = mulberry32(seed);
-  const ids = Uint32Array.from({ length: n }, (_, i) => i);
-  for (let i = n - 1; i > 0; i--) {
-    const j = Math.floor(r() * (i + 1));
-    [ids[i], ids[j]] = [ids[j]!, ids[i]!];
-  }
-  return ids;
-}
 
 /** Random distance words of either kind, with unreached ones mixed in, and `extra` words past the end. */
 function words(n: number, float: boolean, seed: number, extra = 0): Uint32Array {
@@ -43,7 +33,7 @@ describe('decodeDistances', () => {
           const unreached = raw[v] === (float ? UNREACHED_F32 : UNREACHED_U32);
           expect(plain[v]).toBe(unreached ? Number.POSITIVE_INFINITY : values[v]);
         }
-        const order = shuffled(n, n);
+        const order = randomPermutation(n, n);
         // The two words past the order's length are not read.
         expect(decodeDistances(raw, float, order)).toEqual(permutedReference(raw, float, order));
       }
@@ -54,7 +44,7 @@ describe('decodeDistances', () => {
     for (const float of [false, true]) {
       const n = 50;
       const saturated = float ? SATURATED_F32 : SATURATED_U32;
-      const order = shuffled(n, 9);
+      const order = randomPermutation(n, 9);
       const raw = words(n, float, 4);
       // Vertices 31 and 17 overflow; 17 sits later in the order than 31.
       const at = (v: number) => order.indexOf(v);

@@ -1,4 +1,4 @@
-import { gpuTest, mulberry32 } from '@weft/testing';
+import { gpuTest, mulberry32, randomPermutation } from '@weft/testing';
 import { describe, expect, it } from 'vitest';
 import { SATURATED_F32, SATURATED_U32 } from '../weights.ts';
 import { decodeDistances, UNREACHED_F32, UNREACHED_U32 } from './decode.ts';
@@ -46,16 +46,6 @@ function words(n: number, float: boolean, seed: number): Uint32Array {
     const w = Math.floor(r() * 2 ** 32) >>> (pick < 0.5 ? Math.floor(r() * 32) : 0);
     return w === saturated ? 0 : w;
   });
-}
-
-function permutation(n: number, seed: number): Uint32Array {
-  const r = mulberry32(seed);
-  const ids = Uint32Array.from({ length: n }, (_, i) => i);
-  for (let i = n - 1; i > 0; i--) {
-    const j = Math.floor(r() * (i + 1));
-    [ids[i], ids[j]] = [ids[j]!, ids[i]!];
-  }
-  return ids;
 }
 
 /** The first index where `got` and `want` differ under `Object.is` (-0 is not +0, NaN is NaN), or -1. */
@@ -121,7 +111,7 @@ describe('readDistances', () => {
       for (const float of [false, true]) {
         for (const n of [1, 257, 3000]) {
           const raw = words(n, float, 3 * n);
-          const order = permutation(n, n);
+          const order = randomPermutation(n, n);
           const [array, onDevice] = [device.upload(raw), device.upload(order)];
           const got = await readDistances(array, n, float, { order: onDevice });
           expect(firstDifference(got, decodeDistances(raw, float, order)), `float ${float}, n ${n}`).toBe(-1);
@@ -137,7 +127,7 @@ describe('readDistances', () => {
         const n = 3000;
         const saturated = float ? SATURATED_F32 : SATURATED_U32;
         const raw = words(n, float, 11);
-        const order = permutation(n, 5);
+        const order = randomPermutation(n, 5);
         for (const v of [2999, 1234, 517]) raw[v] = saturated;
         const array = device.upload(raw);
         await expect(readDistances(array, n, float)).rejects.toThrow(/distance of vertex 517 reached/);
@@ -160,7 +150,7 @@ describe('readDistances', () => {
     gpuTest(async (device) => {
       const n = 1000;
       const raw = words(n, false, 2);
-      const order = permutation(n, 3);
+      const order = randomPermutation(n, 3);
       const [array, onDevice] = [device.upload(raw), device.upload(order)];
       const want = decodeDistances(raw, false, order);
       expect(
