@@ -1,8 +1,10 @@
 import {
   atomic,
   type DeviceArray,
+  type DispatchArgs,
   type Functor,
   f32,
+  type GpuCount,
   InputError,
   lit,
   max,
@@ -29,6 +31,7 @@ import {
   V_BASE,
   V_BUCKETS,
   VERTEX_WORDS,
+  WORKGROUP,
 } from './layout.ts';
 
 export interface DynamicPageRankOptions {
@@ -616,7 +619,7 @@ export class DynamicPageRank {
     const per = transformItemsPerWorkgroup(0);
     const fold = writeDispatchArgs(gates, G_FOLD_ARGS, per);
     const sparse = writeDispatchArgs(gates, G_SPARSE_ARGS, per);
-    const dense = writeDispatchArgs(gates, G_DENSE_ARGS, per);
+    const dense = writeDispatchArgs(gates, G_DENSE_ARGS, graph.directed ? per : WORKGROUP);
     const word = (g: number) => lit(`${g}u`);
     await compute(
       rec,
@@ -662,9 +665,6 @@ export class DynamicPageRank {
     const listed = {
       all: { array: gates, index: G_SPARSE, args: { array: gates, index: G_SPARSE_ARGS, perWorkgroup: per } },
     };
-    const swept = {
-      all: { array: gates, index: G_DENSE, args: { array: gates, index: G_DENSE_ARGS, perWorkgroup: per } },
-    };
     await compute(rec, listed, this.#pushBucket(push));
     // A fold writes the shares of the vertices it visits only: a sweep takes those of this round's pushers.
     const share = round
@@ -673,7 +673,13 @@ export class DynamicPageRank {
   return select(0.0, ${this.#contrib}[v], ${this.#pushedAt}[v] == ${u32(push)});
 }`
       : undefined;
-    await compute(rec, swept, this.#gather(share));
+    if (this.graph.directed) {
+      const args = { array: gates, index: G_DENSE_ARGS, perWorkgroup: per };
+      await compute(rec, { all: { array: gates, index: G_DENSE, args } }, this.#gather(share));
+    } else {
+      const args = { array: gates, index: G_DENSE_ARGS, perWorkgroup: WORKGROUP };
+      await this.#sweep(rec, share, { array: gates, index: G_DENSE }, args);
+    }
   }
 
   /** `(i: u32)`: adds the owner's share to every key of the i-th listed bucket's chain. */
@@ -820,7 +826,11 @@ export class DynamicPageRank {
     const vertexCount = { array: gates, index: 1 };
     const slabCount = { array: gates, index: 2 };
     const vertexArgs = writeDispatchArgs(gates, 3, transformItemsPerWorkgroup(vertexCount));
-    const slabArgs = writeDispatchArgs(gates, 6, transformItemsPerWorkgroup(slabCount));
+    const slabArgs = writeDispatchArgs(
+      gates,
+      6,
+      graph.directed ? transformItemsPerWorkgroup(slabCount) : WORKGROUP,
+    );
     await compute(
       rec,
       { all: 1 },
@@ -847,7 +857,8 @@ export class DynamicPageRank {
 }`,
     );
     await reduce(rec, this.#dangling, { array: this.#totals, index: 0 }, { count: vertexCount });
-    await compute(rec, { all: { ...slabCount, args: slabArgs.args } }, this.#gather());
+    if (graph.directed) await compute(rec, { all: { ...slabCount, args: slabArgs.args } }, this.#gather());
+    else await this.#sweep(rec, undefined, slabCount, slabArgs.args);
     await compute(
       rec,
       vertices,
@@ -872,6 +883,66 @@ export class DynamicPageRank {
   if (${rw(gates)}[1] != 0u && ${this.#totals}[1] < ${f32(this.tolerance)}) { ${rw(gates)}[0] = 0u; }
 }`,
     );
+  }
+
+  /**
+   * An undirected sweep of the first `count` slabs: a thread sums one slab's shares (`share(k)` of each key,
+   * `#contrib` by default), then the slabs of one owner side by side in the workgroup (a hub's base slabs
+   * are) add up in workgroup memory, so the owner's sum takes a compare-exchange a run, not one a slab:
+   * thousands of slabs adding to one hub's sum serialize on its word.
+   */
+  async #sweep(rec: Recorder, share: Functor | undefined, count: GpuCount, args: DispatchArgs) {
+    const graph = this.graph;
+    const kernel = await rec.device.kernel({
+      label: 'dynamic pagerank sweep',
+      bindings: { slabs: { type: 'array<u32>', access: 'read' } },
+      params: { vertex_count: 'u32' },
+      functors: {
+        weft_share: share ?? wgsl`(v: u32) -> f32 { return ${this.#contrib}[v]; }`,
+        weft_add: this.#addShare(),
+        weft_count: wgsl`() -> u32 { return ${count.array}[${u32(count.index)}]; }`,
+      },
+      code: /* wgsl */ `
+var<workgroup> owners: array<u32, ${WORKGROUP}>;
+var<workgroup> partial: array<f32, ${WORKGROUP}>;
+
+@compute @workgroup_size(${WORKGROUP})
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+  @builtin(local_invocation_index) lid: u32) {
+  let slab = weft_workgroup_index(wid, nwg) * ${WORKGROUP}u + lid;
+  var u = 0xffffffffu;
+  var acc = 0.0;
+  if (slab < weft_count()) {
+    let at = slab * ${SLAB_WORDS}u;
+    let owner = slabs[at + ${OWNER_WORD}u];
+    let o = owner & ~${COLLISION}u;
+    if (owner != ${NO_OWNER}u && o < params.vertex_count) {
+      var keys = 0u;
+      for (var lane = 0u; lane < ${KEY_SLOTS}u; lane++) {
+        let k = slabs[at + lane];
+        if (k < ${TOMBSTONE}u) {
+          acc += weft_share(k);
+          keys++;
+        }
+      }
+      if (keys > 0u) { u = o; }
+    }
+  }
+  owners[lid] = u;
+  partial[lid] = acc;
+  workgroupBarrier();
+  if (u != 0xffffffffu && (lid == 0u || owners[lid - 1u] != u)) {
+    var total = acc;
+    for (var t = lid + 1u; t < ${WORKGROUP}u && owners[t] == u; t++) { total += partial[t]; }
+    weft_add(u, total);
+  }
+}`,
+    });
+    rec.dispatch(kernel, {
+      bindings: { slabs: graph.slabs },
+      params: { vertex_count: graph.vertexCount },
+      workgroups: { indirect: args.array, index: args.index },
+    });
   }
 
   /**
