@@ -63,6 +63,9 @@ export interface DynamicPageRankRun {
   submits: number;
 }
 
+/** Slabs a sweep covers: a number, or a count on the GPU with the dispatch arguments written for it. */
+type SlabCount = number | (GpuCount & { args: DispatchArgs });
+
 /** Words of the push loop's gates (the rest are indirect dispatch arguments). */
 const G_PUSHERS = 0;
 /** A bound on the next fold's vertices (it reads the exact count from its queue's length). */
@@ -594,7 +597,7 @@ export class DynamicPageRank {
   ${rw(this.#sums)}[v] = 0u;
 }`,
     );
-    await compute(rec, { all: graph.slabCapacity }, this.#gather());
+    await this.#sweepSlabs(rec, undefined, graph.slabCapacity);
     await compute(
       rec,
       { all: 1 },
@@ -673,13 +676,9 @@ export class DynamicPageRank {
   return select(0.0, ${this.#contrib}[v], ${this.#pushedAt}[v] == ${u32(push)});
 }`
       : undefined;
-    if (this.graph.directed) {
-      const args = { array: gates, index: G_DENSE_ARGS, perWorkgroup: per };
-      await compute(rec, { all: { array: gates, index: G_DENSE, args } }, this.#gather(share));
-    } else {
-      const args = { array: gates, index: G_DENSE_ARGS, perWorkgroup: WORKGROUP };
-      await this.#sweep(rec, share, { array: gates, index: G_DENSE }, args);
-    }
+    const perWorkgroup = this.graph.directed ? per : WORKGROUP;
+    const args = { array: gates, index: G_DENSE_ARGS, perWorkgroup };
+    await this.#sweepSlabs(rec, share, { array: gates, index: G_DENSE, args });
   }
 
   /** `(i: u32)`: adds the owner's share to every key of the i-th listed bucket's chain. */
@@ -857,8 +856,7 @@ export class DynamicPageRank {
 }`,
     );
     await reduce(rec, this.#dangling, { array: this.#totals, index: 0 }, { count: vertexCount });
-    if (graph.directed) await compute(rec, { all: { ...slabCount, args: slabArgs.args } }, this.#gather());
-    else await this.#sweep(rec, undefined, slabCount, slabArgs.args);
+    await this.#sweepSlabs(rec, undefined, { ...slabCount, args: slabArgs.args });
     await compute(
       rec,
       vertices,
@@ -891,8 +889,12 @@ export class DynamicPageRank {
    * are) add up in workgroup memory, so the owner's sum takes a compare-exchange a run, not one a slab:
    * thousands of slabs adding to one hub's sum serialize on its word.
    */
-  async #sweep(rec: Recorder, share: Functor | undefined, count: GpuCount, args: DispatchArgs) {
+  async #sweep(rec: Recorder, share: Functor | undefined, slabs: SlabCount) {
     const graph = this.graph;
+    const count =
+      typeof slabs === 'number'
+        ? wgsl`() -> u32 { return ${u32(slabs)}; }`
+        : wgsl`() -> u32 { return ${slabs.array}[${u32(slabs.index)}]; }`;
     const kernel = await rec.device.kernel({
       label: 'dynamic pagerank sweep',
       bindings: { slabs: { type: 'array<u32>', access: 'read' } },
@@ -900,7 +902,7 @@ export class DynamicPageRank {
       functors: {
         weft_share: share ?? wgsl`(v: u32) -> f32 { return ${this.#contrib}[v]; }`,
         weft_add: this.#addShare(),
-        weft_count: wgsl`() -> u32 { return ${count.array}[${u32(count.index)}]; }`,
+        weft_count: count,
       },
       code: /* wgsl */ `
 var<workgroup> owners: array<u32, ${WORKGROUP}>;
@@ -941,50 +943,42 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     rec.dispatch(kernel, {
       bindings: { slabs: graph.slabs },
       params: { vertex_count: graph.vertexCount },
-      workgroups: { indirect: args.array, index: args.index },
+      workgroups:
+        typeof slabs === 'number'
+          ? Math.ceil(slabs / WORKGROUP)
+          : { indirect: slabs.args.array, index: slabs.args.index },
     });
   }
 
   /**
-   * `(slab: u32)`: adds the shares of one slab's edges. Undirected: the owner's in-neighbours are its
-   * out-neighbours, so the slab's shares are summed in the thread and added to the owner once; directed:
-   * the owner's share goes to each key.
+   * Adds every slab's shares (`share(k)` of each key, `#contrib` by default) of the first `slabs` slabs, a
+   * number or a count on the GPU with its dispatch arguments (at {@link WORKGROUP} slabs a workgroup when
+   * undirected): undirected, into the owners' sums ({@link #sweep}); directed, into each key's.
    */
+  async #sweepSlabs(rec: Recorder, share: Functor | undefined, slabs: SlabCount) {
+    if (!this.graph.directed) {
+      await this.#sweep(rec, share, slabs);
+      return;
+    }
+    await compute(rec, { all: slabs }, this.#gather(share));
+  }
+
+  /** `(slab: u32)`, directed: the owner's share (`share(u)`, `#contrib` by default) goes to each key's sum. */
   #gather(share?: Functor): Functor {
     const graph = this.graph;
     const slabs = graph.slabs;
-    const sums = atomic(this.#sums);
-    const add = wgsl`(v: u32, x: f32) {
-  var old = atomicLoad(&${sums}[v]);
-  loop {
-    let r = atomicCompareExchangeWeak(&${sums}[v], old, bitcast<u32>(bitcast<f32>(old) + x));
-    if (r.exchanged) { break; }
-    old = r.old_value;
-  }
-}`;
+    const add = this.#addShare();
     const of = share ?? wgsl`(v: u32) -> f32 { return ${this.#contrib}[v]; }`;
-    const perKey = graph.directed
-      ? wgsl`(u: u32, k: u32, acc: f32) -> f32 { ${add}(k, ${of}(u)); return acc; }`
-      : wgsl`(u: u32, k: u32, acc: f32) -> f32 { return acc + ${of}(k); }`;
-    const finish = graph.directed
-      ? wgsl`(u: u32, acc: f32, keys: u32) { }`
-      : wgsl`(u: u32, acc: f32, keys: u32) { if (keys > 0u) { ${add}(u, acc); } }`;
     return wgsl`(slab: u32) {
   let at = slab * ${lit(`${SLAB_WORDS}u`)};
   let owner = ${slabs}[at + ${lit(`${OWNER_WORD}u`)}];
   if (owner == ${lit(`${NO_OWNER}u`)}) { return; }
   let u = owner & ~${lit(`${COLLISION}u`)};
   if (u >= ${u32(graph.vertexCount)}) { return; }
-  var acc = 0.0;
-  var keys = 0u;
   for (var lane = 0u; lane < ${lit(`${KEY_SLOTS}u`)}; lane++) {
     let k = ${slabs}[at + lane];
-    if (k < ${lit(`${TOMBSTONE}u`)}) {
-      acc = ${perKey}(u, k, acc);
-      keys++;
-    }
+    if (k < ${lit(`${TOMBSTONE}u`)}) { ${add}(k, ${of}(u)); }
   }
-  ${finish}(u, acc, keys);
 }`;
   }
 }
