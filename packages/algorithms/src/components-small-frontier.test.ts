@@ -1,7 +1,7 @@
 import { type HostCsr, hostCsrFromEdgeList, uploadGraph } from '@weft/graph';
 import { grid, road } from '@weft/graph/generators';
 import { smallFrontierCapacity } from '@weft/operators';
-import { expectArrayEqual, gpuTest, mulberry32 } from '@weft/testing';
+import { expectArrayEqual, gpuTest, randomPermutation } from '@weft/testing';
 import { describe, expect, it } from 'vitest';
 import { type ComponentsOptions, connectedComponents } from './components.ts';
 import { componentsReference } from './components-reference.ts';
@@ -18,15 +18,7 @@ function csrOf(vertexCount: number, pairs: [number, number][], directed = false)
 }
 
 /** `n` vertices in a random order (seeded). */
-function shuffled(n: number, seed: number): number[] {
-  const r = mulberry32(seed);
-  const ids = Array.from({ length: n }, (_, i) => i);
-  for (let i = n - 1; i > 0; i--) {
-    const j = Math.floor(r() * (i + 1));
-    [ids[i], ids[j]] = [ids[j]!, ids[i]!];
-  }
-  return ids;
-}
+const shuffled = (n: number, seed: number): number[] => Array.from(randomPermutation(n, seed));
 
 /** A path through `ids` in their order. */
 const pathThrough = (ids: readonly number[]) => ids.slice(1).map((v, i): [number, number] => [ids[i]!, v]);
