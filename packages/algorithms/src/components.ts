@@ -426,11 +426,13 @@ export class ComponentsProblem implements Problem<{ labels: Uint32Array; count: 
   async result(): Promise<{ labels: Uint32Array; count: number; levels?: number }> {
     const n = this.graph.vertexCount;
     // Read back together: one wait for the GPU instead of one per array.
-    const [labels, finished, levelWords, count] = await Promise.all([
+    // Counted before the read-backs, not beside them: a fourth read-back in flight would make the buffer
+    // pool's size depend on timing.
+    const count = await countRoots(this.labels, n);
+    const [labels, finished, levelWords] = await Promise.all([
       n === 0 ? new Uint32Array(0) : this.labels.download(0, n),
       this.#sets?.finished(),
       this.smallFrontier?.levels.download(1, 1),
-      countRoots(this.labels, n),
     ]);
     if (finished === false) {
       throw new WeftError('union-find gave up on a link after too many failed compare-exchanges');

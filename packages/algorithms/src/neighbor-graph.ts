@@ -584,7 +584,8 @@ export async function componentsOnNeighbors(
     if (!(await sets.finished())) {
       throw new InputError('a union gave up after its bounded retries; run again', 'connectedComponents');
     }
-    const [labels, count] = await Promise.all([sets.labels(), countRoots(sets.parents, n)]);
+    const count = await countRoots(sets.parents, n);
+    const labels = await sets.labels();
     return { labels, count, iterations: 1, steps: 1 };
   } finally {
     sets.destroy();

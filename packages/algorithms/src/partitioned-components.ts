@@ -106,7 +106,8 @@ export async function connectedComponentsPartitioned(
     // random reads over the whole vector.
     const { sets, exchange } = states[0]!;
     await sets.recordCompress(exchange.device);
-    const [labels, count] = await Promise.all([sets.parents.download(0, n), countRoots(sets.parents, n)]);
+    const count = await countRoots(sets.parents, n);
+    const labels = await sets.parents.download(0, n);
     clock.mark('resultMs');
     return { labels, count, rounds, exchangedBytes, timing };
   } finally {

@@ -83,10 +83,8 @@ class SccRun {
       await this.#backward();
       left = await this.#unlabelled();
     }
-    const [host, count] = await Promise.all([
-      n === 0 ? new Uint32Array(0) : labels.download(0, n),
-      countRoots(labels, n),
-    ]);
+    const count = await countRoots(labels, n);
+    const host = n === 0 ? new Uint32Array(0) : await labels.download(0, n);
     return { labels: host, count, rounds, iterations: this.iterations };
   }
 
