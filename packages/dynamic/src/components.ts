@@ -303,7 +303,7 @@ export class DynamicComponents {
       rec.clear(this.#leftCount);
       rec.clear(this.#scan);
       if (list.length > 0) {
-        const idArr = rec.scratch('u32', list.length, 'cc deleted vertices').upload(list);
+        const idArr = rec.upload('u32', list, 'cc deleted vertices');
         await compute(
           rec,
           { all: list.length },
@@ -987,8 +987,7 @@ export class DynamicComponents {
 }
 
 function onDevice(rec: Recorder, src: IdArray, dst: IdArray) {
-  const up = (a: IdArray, label: string) =>
-    ArrayBuffer.isView(a) ? rec.scratch('u32', Math.max(1, a.length), label).upload(a) : a;
+  const up = (a: IdArray, label: string) => (ArrayBuffer.isView(a) ? rec.upload('u32', a, label) : a);
   return { s: up(src, 'cc batch sources'), t: up(dst, 'cc batch targets') };
 }
 

@@ -440,6 +440,32 @@ describe.each(PROBINGS)('DynamicGraph memory (%s probing)', (probing) => {
     );
   });
 
+  it('records many insertion batches of one size into one submit, from host arrays', async (context) => {
+    await gpuTest(
+      async (device) => {
+        // Batches of one shape take the scratch the batch before them used; each host batch keeps its own upload.
+        for (const directed of [false, true]) {
+          const n = 300;
+          const g = await DynamicGraph.create(device, { probing, vertexCount: n, directed, values: 'u32' });
+          const model = new HostDynamicGraph(n, directed);
+          await g.reserveSlabs(4_000);
+          const rand = mulberry32(directed ? 11 : 12);
+          const rec = device.recorder();
+          for (let b = 0; b < 6; b++) {
+            const { src, dst, val } = randomBatch(rand, n, 700);
+            await g.insertEdges(src, dst, val, { recorder: rec, maxNewSlabs: 0 });
+            model.insertEdges(src, dst, val);
+          }
+          await rec.submit();
+          await expectTablesMatch(g, model, `six batches in one submit, directed ${directed}`);
+          await g.check();
+          g.destroy();
+        }
+      },
+      { subgroups: probing === 'subgroup', context },
+    );
+  });
+
   it('takes device arrays, ignores ids out of range there, and records into a caller recorder', async (context) => {
     await gpuTest(
       async (device) => {

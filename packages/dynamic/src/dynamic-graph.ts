@@ -5,6 +5,7 @@ import {
   InputError,
   type KernelDefinition,
   onTarget,
+  onTargetReusingScratch,
   plus,
   type Recorder,
   rw,
@@ -934,7 +935,7 @@ export class DynamicGraph implements NeighborGraph {
     const [claim, ...rest] = await Promise.all(entries.map((e) => d.kernel(vertexBatchKernel(e))));
     const sweep = this.directed ? await d.kernel(vertexKernel('sweep')) : undefined;
     await onTarget(recorder ?? d, 'dynamic delete vertices', async (rec) => {
-      const idArr = ids instanceof DeviceArray ? ids : rec.scratch('u32', n, 'vertex ids').upload(ids);
+      const idArr = ids instanceof DeviceArray ? ids : rec.upload('u32', ids, 'vertex ids');
       const counts = rec.scratch('u32', n, 'vertex bucket counts');
       const starts = rec.scratch('u32', n, 'vertex slab starts');
       // The claimed vertices' slab total, then the per-word grid's dispatch arguments.
@@ -1290,7 +1291,7 @@ export class DynamicGraph implements NeighborGraph {
   #onDevice(rec: Recorder, data: IdArray | ValueArray, label: string): DeviceArray {
     if (!ArrayBuffer.isView(data)) return data;
     const words = new Uint32Array(data.buffer, data.byteOffset, data.length);
-    return rec.scratch('u32', Math.max(words.length, 1), label).upload(words);
+    return rec.upload('u32', words, label);
   }
 
   async #insert(
@@ -1402,7 +1403,8 @@ export class DynamicGraph implements NeighborGraph {
       });
     };
     if (guaranteed) {
-      await onTarget(options.recorder ?? d, 'dynamic insert edges', record);
+      // Batches recorded into one submit share one batch's scratch (an incremental build held all of them).
+      await onTargetReusingScratch(options.recorder ?? d, 'dynamic insert edges', record);
       return;
     }
     // The pool may run out: an edge whose slab allocation fails is left out and flags the overflow. Insertion
@@ -1443,10 +1445,8 @@ export class DynamicGraph implements NeighborGraph {
   ) {
     const kernels = await Promise.all(entries.map((e) => this.device.kernel(vertexKernel(e))));
     await onTarget(recorder ?? this.device, `dynamic ${entries.join(', ')}`, async (rec) => {
-      const idArr = rec.scratch('u32', ids.length, 'vertex ids').upload(ids);
-      const bucketArr = buckets
-        ? rec.scratch('u32', buckets.length, 'vertex buckets').upload(buckets)
-        : idArr;
+      const idArr = rec.upload('u32', ids, 'vertex ids');
+      const bucketArr = buckets ? rec.upload('u32', buckets, 'vertex buckets') : idArr;
       for (const [e, entry] of entries.entries()) {
         const n =
           entry === 'sweep'

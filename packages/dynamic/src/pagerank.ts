@@ -443,8 +443,7 @@ export class DynamicPageRank {
     await this.#fit();
     const d = graph.device;
     const rec = d.recorder({ label: 'dynamic pagerank take out shares' });
-    const up = (a: IdArray, label: string) =>
-      ArrayBuffer.isView(a) ? rec.scratch('u32', Math.max(1, a.length), label).upload(a) : a;
+    const up = (a: IdArray, label: string) => (ArrayBuffer.isView(a) ? rec.upload('u32', a, label) : a);
     const s = up(src, 'pagerank batch sources');
     const t = up(dst, 'pagerank batch targets');
     rec.clear(this.#counters);

@@ -440,8 +440,7 @@ function appendTo(sink: FrontierSink): Functor {
  * graph's batch lists each edge in both directions.
  */
 function batchEdges(rec: Recorder, graph: DynamicGraph, src: IdArray, dst: IdArray) {
-  const onDevice = (a: IdArray, label: string) =>
-    ArrayBuffer.isView(a) ? rec.scratch('u32', Math.max(1, a.length), label).upload(a) : a;
+  const onDevice = (a: IdArray, label: string) => (ArrayBuffer.isView(a) ? rec.upload('u32', a, label) : a);
   const s = onDevice(src, 'sssp batch sources');
   const t = onDevice(dst, 'sssp batch targets');
   const edgeOf = graph.directed

@@ -254,6 +254,11 @@ describe('device', () => {
         }, reusing);
       }
       expect(taken[1]).toBe(taken[0]);
+      // Host data recorded after them is not written into the spare scratch, whose writers run after the upload.
+      const uploaded = rec.upload('u32', Array.from({ length: 256 }, (_, k) => k + 1), 'uploaded');
+      expect(uploaded).not.toBe(taken[0]);
+      const keep = device.array('u32', 256);
+      rec.copy(uploaded, keep);
       // Another length or an indirect one: new arrays. Scratch outside primitives is never freed.
       expect(rec.scratch('u32', 255, 'other length')).not.toBe(taken[0]);
       expect(rec.scratch('u32', 256, 'indirect', true)).not.toBe(taken[0]);
@@ -286,6 +291,9 @@ describe('device', () => {
         out.destroy();
       }
       expect(taken[0]!.destroyed).toBe(true);
+      expect(uploaded.destroyed).toBe(true);
+      expect([...(await keep.download())]).toEqual(Array.from({ length: 256 }, (_, k) => k + 1));
+      keep.destroy();
     });
   });
 

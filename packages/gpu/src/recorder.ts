@@ -150,6 +150,22 @@ export class Recorder {
   }
 
   /**
+   * Host data in an array of its own until this recorder's work is submitted. `writeBuffer` lands before the
+   * submit runs, so such an array is never scratch that earlier recorded work still reads, and never handed
+   * to later work (see `recordPrimitive`): host data recorded into scratch could be overwritten by the work
+   * recorded before it, which runs after the upload.
+   */
+  upload<T extends 'u32' | 'i32' | 'f32'>(
+    type: T,
+    data: ArrayLike<number> | HostArray<T>,
+    label: string,
+  ): DeviceArray<T> {
+    const array = this.device.array(type, Math.max(data.length, 1), { label });
+    this.#temporaries.push(array);
+    return array.upload(data);
+  }
+
+  /**
    * Records one primitive's work (`onTarget` calls this). With `reuseScratch`, for primitives whose results
    * all go to their caller's arrays, the scratch it takes is free for work recorded after it: safe because
    * commands run in recorded order, so everything recorded here has read its scratch before anything
