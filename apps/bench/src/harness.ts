@@ -1,4 +1,5 @@
 import type { SubmitResult, WeftDevice } from '@weft/gpu';
+import { IDLE_MS, queueClockWarmup } from './clocks.ts';
 import type { GraphStats } from './graphs.ts';
 import type { BenchCase, BenchInstance, IterationTrace } from './types.ts';
 
@@ -143,10 +144,12 @@ async function measureOne(
     inst = await c.setup(device, n, options.seed);
     // `runs` repetitions in one submit: a busy queue, as in real pipelines (a GPU fed one short submit at a
     // time drops its clocks; docs/decisions/bench-measurement.md).
-    const batch = async (runs: number): Promise<SubmitResult> => {
+    const batch = async (runs: number, timed = true): Promise<SubmitResult> => {
       const start = performance.now();
       const rec = device.recorder({ label: c.name, timing: true });
       for (let r = 0; r < runs; r++) await inst!.run(rec);
+      // Long host work here (rebuilding a case's state, recording many runs) let the clocks fall.
+      if (timed && !inst!.hostTimed && performance.now() - start > IDLE_MS) await queueClockWarmup(device);
       const result = await rec.submit();
       if (!inst!.hostTimed) return result;
       return { wallMs: performance.now() - start, dispatches: result.dispatches };
@@ -154,12 +157,12 @@ async function measureOne(
     const perRun = (r: SubmitResult, runs: number) =>
       (r.gpuNs !== undefined ? r.gpuNs / 1e6 : r.wallMs) / runs;
     // Warm-up: the first run compiles pipelines and fills pools; then batches until warmupMs has passed.
-    let estimate = perRun(await batch(1), 1);
+    let estimate = perRun(await batch(1, false), 1);
     const maxRuns = Math.max(1, Math.min(options.maxBatch, inst.maxRunsPerSubmit ?? options.maxBatch));
     let runsPerBatch = Math.max(1, Math.min(maxRuns, Math.round(options.batchMs / Math.max(estimate, 1e-3))));
     const warmStart = performance.now();
     while (performance.now() - warmStart < options.warmupMs) {
-      estimate = perRun(await batch(runsPerBatch), runsPerBatch);
+      estimate = perRun(await batch(runsPerBatch, false), runsPerBatch);
       runsPerBatch = Math.max(1, Math.min(maxRuns, Math.round(options.batchMs / Math.max(estimate, 1e-3))));
     }
     if (inst.sources) return await measureSources(inst, base, batch, perRun, runsPerBatch, options);
@@ -234,7 +237,7 @@ const SOURCE_WARMUP_MS = 300;
 async function measureSources(
   inst: BenchInstance,
   base: Pick<Measurement, 'suite' | 'family' | 'name' | 'n' | 'repeat'>,
-  batch: (runs: number) => Promise<SubmitResult>,
+  batch: (runs: number, timed?: boolean) => Promise<SubmitResult>,
   perRun: (r: SubmitResult, runs: number) => number,
   runsPerBatch: number,
   options: MeasureOptions,
@@ -258,7 +261,7 @@ async function measureSources(
     if (i > 0) {
       const warmStart = performance.now();
       while (performance.now() - warmStart < Math.min(options.warmupMs, SOURCE_WARMUP_MS))
-        await batch(runsPerBatch);
+        await batch(runsPerBatch, false);
     }
     edges.push(selected.edges);
     if (selected.iterations !== undefined) iterations.push(selected.iterations);

@@ -8,6 +8,7 @@
 import { writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { DeviceLimitError, requestDevice } from '@weft/gpu';
+import { queueClockWarmup } from './clocks.ts';
 import { provideWrittenGraphs } from './graphs-command.ts';
 import { parseSizes } from './sizes.ts';
 import { loadSuite } from './suites/index.ts';
@@ -92,6 +93,7 @@ async function main(): Promise<number> {
           for (let r = 0; r < runs; r++) {
             const rec = device.recorder({ label: c.name, timing: 'dispatches' });
             await instance.run(rec);
+            await queueClockWarmup(device);
             const result = await rec.submit();
             const sums = new Map<string, number>();
             for (const d of result.dispatchNs ?? []) sums.set(d.label, (sums.get(d.label) ?? 0) + d.ns);

@@ -255,7 +255,11 @@ describe('device', () => {
       }
       expect(taken[1]).toBe(taken[0]);
       // Host data recorded after them is not written into the spare scratch, whose writers run after the upload.
-      const uploaded = rec.upload('u32', Array.from({ length: 256 }, (_, k) => k + 1), 'uploaded');
+      const uploaded = rec.upload(
+        'u32',
+        Array.from({ length: 256 }, (_, k) => k + 1),
+        'uploaded',
+      );
       expect(uploaded).not.toBe(taken[0]);
       const keep = device.array('u32', 256);
       rec.copy(uploaded, keep);
