@@ -144,13 +144,17 @@ async function measureOne(
     inst = await c.setup(device, n, options.seed);
     // `runs` repetitions in one submit: a busy queue, as in real pipelines (a GPU fed one short submit at a
     // time drops its clocks; docs/decisions/bench-measurement.md).
+    // Whether the warm-up's submits came back with GPU time: a queued clock warm-up would add to wall times.
+    let gpuTimed = false;
     const batch = async (runs: number, timed = true): Promise<SubmitResult> => {
       const start = performance.now();
       const rec = device.recorder({ label: c.name, timing: true });
       for (let r = 0; r < runs; r++) await inst!.run(rec);
       // Long host work here (rebuilding a case's state, recording many runs) let the clocks fall.
-      if (timed && !inst!.hostTimed && performance.now() - start > IDLE_MS) await queueClockWarmup(device);
+      const idle = performance.now() - start > IDLE_MS;
+      if (timed && gpuTimed && !inst!.hostTimed && idle) await queueClockWarmup(device);
       const result = await rec.submit();
+      if (!timed) gpuTimed = result.gpuNs !== undefined;
       if (!inst!.hostTimed) return result;
       return { wallMs: performance.now() - start, dispatches: result.dispatches };
     };
