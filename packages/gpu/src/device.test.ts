@@ -363,15 +363,29 @@ describe('device', () => {
     expect(host[out.length - 1]).toBe(9);
   });
 
-  it('refuses to time more dispatches than one query set holds', async () => {
+  it('times dispatches past one query set, across several, and refuses more than it can time', async () => {
     const device = await testDevice();
     const out = device.array('u32', 1);
-    const rec = device.recorder({ timing: 'dispatches' });
     const k = await device.kernel({
-      label: 'noop',
+      label: 'count',
       bindings: { out: { type: 'array<u32>', access: 'read_write' } },
       code: '@compute @workgroup_size(1) fn main() { out[0] = out[0] + 1u; }',
     });
+    // A set holds 2,048 dispatches: the last set's first and last dispatch, and a set boundary, are covered.
+    for (const n of [2047, 2048, 2049, 2 * 2048 + 3]) {
+      const rec = device.recorder({ timing: 'dispatches' });
+      rec.clear(out);
+      for (let i = 0; i < n; i++) rec.dispatch(k, { bindings: { out }, workgroups: 1 });
+      const r = await rec.submit();
+      expect(r.dispatchNs).toHaveLength(n);
+      expect(r.dispatchNs!.every((d) => d.label === 'count')).toBe(true);
+      // The passes run one after another: stamps resolved into the wrong slots would not add up so.
+      expect(r.gpuNs).toBeGreaterThan(0);
+      const sum = r.dispatchNs!.reduce((a, d) => a + d.ns, 0);
+      expect(sum).toBeLessThanOrEqual(r.gpuNs!);
+      expect((await out.download())[0]).toBe(n);
+    }
+    const rec = device.recorder({ timing: 'dispatches' });
     for (let i = 0; i <= MAX_TIMED_DISPATCHES; i++) rec.dispatch(k, { bindings: { out }, workgroups: 1 });
     await expect(rec.submit()).rejects.toThrow(DeviceLimitError);
   });

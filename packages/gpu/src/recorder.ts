@@ -15,8 +15,11 @@ export interface RecorderOptions {
   timing?: boolean | 'dispatches';
 }
 
-/** Most dispatches a `timing: 'dispatches'` recorder can time (two queries each, 4096 queries per set). */
-export const MAX_TIMED_DISPATCHES = 2047;
+/** Dispatches one timestamp query set times (two queries each; WebGPU allows 4096 queries a set). */
+const TIMED_DISPATCHES_PER_SET = 2048;
+
+/** Most dispatches a `timing: 'dispatches'` recorder can time in one submit (64 query sets). */
+export const MAX_TIMED_DISPATCHES = 64 * TIMED_DISPATCHES_PER_SET;
 
 /** Workgroups for a dispatch: a 1-D count (split into x * y when beyond the per-dimension limit),
  * explicit x/y/z, or indirect arguments on the GPU (3 u32 at element `index`). */
@@ -352,6 +355,8 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     }
     let arena: GPUBuffer | undefined;
     const release: GPUBuffer[] = [];
+    // Per dispatch, dispatch i's two queries are in set floor(i / TIMED_DISPATCHES_PER_SET); otherwise one set.
+    const querySets: GPUQuerySet[] = [];
     let querySet: GPUQuerySet | undefined;
     let resolve: GPUBuffer | undefined;
     const timing = this.options.timing !== undefined && this.options.timing !== false && weft.hasTimestamps;
@@ -363,7 +368,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         throw new DeviceLimitError(
           `timing of ${n} dispatches`,
           n,
-          'timestamp queries per set (two per dispatch)',
+          'timed dispatches in one submit (64 timestamp query sets)',
           MAX_TIMED_DISPATCHES,
           'submit fewer dispatches at a time',
         );
@@ -407,10 +412,17 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         // 2. Encode: dispatches share a compute pass; clears and copies end it.
         const encoder = device.createCommandEncoder({ label: this.label });
         if (timing) {
-          const queries = perDispatch ? 2 * (MAX_TIMED_DISPATCHES + 1) : 2;
-          querySet = device.createQuerySet({ type: 'timestamp', count: queries });
+          const dispatches = ops.filter((op) => op.kind === 'dispatch').length;
+          const sets = perDispatch ? Math.max(1, Math.ceil(dispatches / TIMED_DISPATCHES_PER_SET)) : 1;
+          const perSet = perDispatch ? 2 * TIMED_DISPATCHES_PER_SET : 2;
+          for (let q = 0; q < sets; q++) {
+            querySets.push(device.createQuerySet({ type: 'timestamp', count: perSet }));
+          }
+          querySet = querySets[0];
+          // Set q resolves at byte q * perSet * 8 (a multiple of 256 per dispatch), so query j of the submit
+          // lands at byte 8j whichever set holds it.
           resolve = device.createBuffer({
-            size: Math.max(256, queries * 8),
+            size: Math.max(256, sets * perSet * 8),
             usage: 0x200 | 0x4 /* QUERY_RESOLVE | COPY_SRC */,
           });
         }
@@ -424,16 +436,17 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         for (const op of ops) {
           if (op.kind === 'dispatch') {
             if (perDispatch) {
-              // One pass per dispatch, timestamps at both ends: queries 2i, 2i + 1.
+              // One pass per dispatch, timestamps at both ends: queries 2i, 2i + 1 of the submit.
               endPass();
               const i = timedLabels.length;
+              const local = i % TIMED_DISPATCHES_PER_SET;
               timedLabels.push(op.kernel.label);
               pass = encoder.beginComputePass({
                 label: op.kernel.label,
                 timestampWrites: {
-                  querySet: querySet!,
-                  beginningOfPassWriteIndex: 2 * i,
-                  endOfPassWriteIndex: 2 * i + 1,
+                  querySet: querySets[Math.floor(i / TIMED_DISPATCHES_PER_SET)]!,
+                  beginningOfPassWriteIndex: 2 * local,
+                  endOfPassWriteIndex: 2 * local + 1,
                 },
               });
               passes++;
@@ -524,7 +537,11 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         let stamps: GPUBuffer | undefined;
         if (querySet && resolve) {
           if (passes > 0) {
-            encoder.resolveQuerySet(querySet, 0, usedQueries, resolve, 0);
+            const perSet = perDispatch ? 2 * TIMED_DISPATCHES_PER_SET : 2;
+            for (let q = 0; q * perSet < usedQueries; q++) {
+              const count = Math.min(perSet, usedQueries - q * perSet);
+              encoder.resolveQuerySet(querySets[q]!, 0, count, resolve, q * perSet * 8);
+            }
             stamps = weft.pool.acquire(usedQueries * 8, 'readback', 'weft timestamps');
             release.push(stamps);
             encoder.copyBufferToBuffer(resolve, 0, stamps, 0, usedQueries * 8);
@@ -580,7 +597,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         }
         return result;
       } finally {
-        querySet?.destroy();
+        for (const q of querySets) q.destroy();
         resolve?.destroy();
         for (const b of release) weft.pool.release(b);
         for (const a of this.#temporaries) a.destroy();
