@@ -174,11 +174,18 @@ describe('DynamicSssp', () => {
       const s = await DynamicSssp.create(g, 0);
       expect(Array.from(await s.result())).toEqual([0, Infinity, Infinity, Infinity]);
       expect((await s.afterInsert(new Uint32Array(0), new Uint32Array(0))).iterations).toBe(0);
-      // 0 -> 1 -> 2 with weights 2^31 + 2^30: the sum saturates at 2^32 - 2; 3 stays unreached.
+      // 0 -> 1 -> 2 with weights 2^31 + 2^30: the sum saturates at 2^32 - 2 (the distances array holds it),
+      // and the result names the vertex instead of returning it; 3 stays unreached.
       const big = 0xc0000000;
       await g.insertEdges(Uint32Array.of(0, 1), Uint32Array.of(1, 2), Uint32Array.of(big, big));
       await s.afterInsert(Uint32Array.of(0, 1), Uint32Array.of(1, 2));
-      expect(Array.from(await s.result())).toEqual([0, big, 0xfffffffe, Infinity]);
+      expect(Array.from(await s.distances.download(0, 4))).toEqual([0, big, 0xfffffffe, 0xffffffff]);
+      await expect(s.result()).rejects.toThrow(/distance of vertex 2 reached 2\^32 - 2/);
+      await expect(dynamicSssp(g, 0)).rejects.toThrow(InputError);
+      // Lowered below the bound, the distances come back.
+      await g.insertEdges(Uint32Array.of(1), Uint32Array.of(2), Uint32Array.of(5));
+      await s.afterInsert(Uint32Array.of(1), Uint32Array.of(2));
+      expect(Array.from(await s.result())).toEqual([0, big, big + 5, Infinity]);
       await expect(s.afterInsert(Uint32Array.of(0), new Uint32Array(0))).rejects.toThrow(InputError);
       s.destroy();
       await expect(s.result()).rejects.toThrow(InputError);

@@ -18,6 +18,7 @@ import { findEdgeFunctor, forEachSlabEdge, isAliveFunctor, NOT_FOUND } from './n
 
 /** Distance of an unreached vertex; finite sums saturate one below it. */
 const UNREACHED = 0xffffffff;
+const SATURATED = UNREACHED - 1;
 /** No parent: the source, unreached vertices. */
 const NO_PARENT = 0xffffffff;
 
@@ -202,12 +203,28 @@ export class DynamicSssp {
     });
   }
 
-  /** Distances on the host: `Infinity` where unreachable (one entry per vertex id of the graph). */
+  /**
+   * Distances on the host: `Infinity` where unreachable (one entry per vertex id of the graph). A distance
+   * that reached 2^32 - 2, where sums saturate, throws an `InputError` naming the lowest such vertex: no
+   * distance can be trusted then (as in `@weft/algorithms`' `sssp`).
+   */
   async result(): Promise<Float64Array> {
     this.#checkOpen();
     const n = this.graph.vertexCount;
     const raw = await this.distances.download(0, n);
-    return Float64Array.from(raw, (d) => (d === UNREACHED ? Number.POSITIVE_INFINITY : d));
+    const saturated = raw.indexOf(SATURATED);
+    if (saturated >= 0) {
+      throw new InputError(
+        `the distance of vertex ${saturated} reached 2^32 - 2 (4294967294), the bound of u32 distances: scale the weights down`,
+        'graph values',
+      );
+    }
+    // The typed conversion is exact for u32; unreached words are few to find with a native search.
+    const out = new Float64Array(raw);
+    for (let v = raw.indexOf(UNREACHED); v >= 0; v = raw.indexOf(UNREACHED, v + 1)) {
+      out[v] = Number.POSITIVE_INFINITY;
+    }
+    return out;
   }
 
   destroy() {
