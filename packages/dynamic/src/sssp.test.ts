@@ -187,6 +187,19 @@ describe('DynamicSssp', () => {
       await s.afterInsert(Uint32Array.of(1), Uint32Array.of(2));
       expect(Array.from(await s.result())).toEqual([0, big, big + 5, Infinity]);
       await expect(s.afterInsert(Uint32Array.of(0), new Uint32Array(0))).rejects.toThrow(InputError);
+      // An f32 array on the GPU failed to compile ('transform'); Int32Array ids were read as u32 words.
+      const f32Ids = device.upload(Float32Array.of(1));
+      await expect(s.afterInsert(f32Ids as never, Uint32Array.of(2))).rejects.toThrow(
+        /src must be a DeviceArray<'u32'>/,
+      );
+      await expect(s.deleteEdges(Uint32Array.of(0), Int32Array.of(1) as never)).rejects.toThrow(
+        /dst must be/,
+      );
+      f32Ids.destroy();
+      // A typo'd relax fell back to 'auto'.
+      await expect(DynamicSssp.create(g, 0, { relax: 'slabs' as never })).rejects.toThrow(/relax must be/);
+      await expect(DynamicSssp.create(g, 0, { sweepMin: -1 })).rejects.toThrow(/sweepMin/);
+      await expect(DynamicSssp.create(g, 0, { maxIterations: 1.5 })).rejects.toThrow(/maxIterations/);
       s.destroy();
       await expect(s.result()).rejects.toThrow(InputError);
       g.destroy();
