@@ -233,7 +233,12 @@ export class DynamicPageRank {
   static async create(graph: DynamicGraph, options: DynamicPageRankOptions = {}): Promise<DynamicPageRank> {
     if (graph.destroyed) throw new InputError('the graph was destroyed', 'DynamicPageRank');
     const p = new DynamicPageRank(graph, options);
-    await p.recompute();
+    try {
+      await p.recompute();
+    } catch (e) {
+      p.destroy();
+      throw e;
+    }
     return p;
   }
 

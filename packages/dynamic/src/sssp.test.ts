@@ -203,6 +203,13 @@ describe('DynamicSssp', () => {
       s.destroy();
       await expect(s.result()).rejects.toThrow(InputError);
       g.destroy();
+      // A source the first run rejects leaves no arrays behind.
+      const h = await DynamicGraph.create(device, { vertexCount: 4, directed: true, values: 'u32' });
+      const live = device.pool.stats.liveBuffers;
+      await expect(DynamicSssp.create(h, 4)).rejects.toThrow(/source 4 is not a vertex/);
+      await expect(DynamicSssp.create(h, 1.5)).rejects.toThrow(InputError);
+      expect(device.pool.stats.liveBuffers).toBe(live);
+      h.destroy();
       const f = await DynamicGraph.create(device, { vertexCount: 2, directed: true, values: 'f32' });
       await expect(DynamicSssp.create(f, 0)).rejects.toThrow(InputError);
       f.destroy();

@@ -100,8 +100,14 @@ export class DynamicSssp {
     checkGraph(graph);
     checkOptions(options);
     const s = new DynamicSssp(graph, source, options);
-    await s.#stamp.fill(0);
-    await s.recompute(source);
+    try {
+      await s.#stamp.fill(0);
+      await s.recompute(source);
+    } catch (e) {
+      // A bad source (or anything else the first run rejects) must not keep the arrays just allocated.
+      s.destroy();
+      throw e;
+    }
     return s;
   }
 
