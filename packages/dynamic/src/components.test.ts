@@ -185,9 +185,13 @@ describe('DynamicComponents', () => {
       expect(scratch.count).toBe(want.count);
       await expect(c.deleteEdges(Uint32Array.of(1), Uint32Array.of(n))).rejects.toThrow(InputError);
       await expect(c.afterInsert(Uint32Array.of(1), new Uint32Array(0))).rejects.toThrow(InputError);
+      await expect(c.afterInsert(Float32Array.of(1) as never, Uint32Array.of(2))).rejects.toThrow(
+        /src must be/,
+      );
       c.destroy();
       await expect(c.result()).rejects.toThrow(InputError);
       await expect(DynamicComponents.create(g, { relink: 'sideways' as 'slab' })).rejects.toThrow(InputError);
+      await expect(DynamicComponents.create(g, { sweepMin: Number.NaN })).rejects.toThrow(/sweepMin/);
       g.destroy();
     });
   });

@@ -16,7 +16,7 @@ import {
   writeDispatchArgs,
 } from '@weft/gpu';
 import { compute, DisjointSets } from '@weft/operators';
-import type { DynamicGraph, IdArray } from './dynamic-graph.ts';
+import { checkIdBatch, checkSweepMin, type DynamicGraph, type IdArray } from './dynamic-graph.ts';
 import { KEY_SLOTS, SLAB_WORDS, TOMBSTONE, V_BASE, VERTEX_WORDS } from './layout.ts';
 import { everySlabNeighbor, forEachSlabEdge, hasEdgeFunctor, isAliveFunctor } from './neighbors.ts';
 
@@ -189,6 +189,7 @@ export class DynamicComponents {
     if (relink !== 'auto' && relink !== 'vertex' && relink !== 'slab') {
       throw new InputError(`relink must be 'auto', 'vertex' or 'slab', got '${String(relink)}'`, 'relink');
     }
+    checkSweepMin(options.sweepMin, 'DynamicComponents');
     const c = await DynamicComponents.#open(graph, options);
     if (!graph.directed) await c.#buildTrees();
     return c;
@@ -405,21 +406,7 @@ export class DynamicComponents {
   }
 
   #checkBatch(src: IdArray, dst: IdArray, where: string) {
-    if (src.length !== dst.length) {
-      throw new InputError(`src has ${src.length} entries but dst has ${dst.length}`, where);
-    }
-    const n = this.graph.vertexCount;
-    for (const [name, ids] of [
-      ['src', src],
-      ['dst', dst],
-    ] as const) {
-      if (!(ids instanceof Uint32Array)) continue;
-      for (let i = 0; i < ids.length; i++) {
-        if (ids[i]! >= n) {
-          throw new InputError(`${name}[${i}] = ${ids[i]} is not a vertex id (vertexCount is ${n})`, where);
-        }
-      }
-    }
+    checkIdBatch(src, dst, this.graph.vertexCount, where);
   }
 
   /** Follows the graph's vertex dictionary when it grew: new vertex slots are singletons, roots of trees. */

@@ -559,6 +559,113 @@ describe.each(PROBINGS)('DynamicGraph memory (%s probing)', (probing) => {
   });
 });
 
+describe('DynamicGraph input checks', () => {
+  it('rejects ids that are not a Uint32Array or a DeviceArray<u32>, and other value arrays', async (context) => {
+    await gpuTest(
+      async (device) => {
+        const g = await DynamicGraph.create(device, { vertexCount: 4, directed: true, values: 'u32' });
+        const one = Uint32Array.of(1);
+        const v = Uint32Array.of(5);
+        // Each was read as u32 words: -1 and 2.0 became ids beyond the graph, 5 as f64 became 0.
+        await expect(g.insertEdges(Int32Array.of(-1) as never, one, v)).rejects.toThrow(
+          /src must be a Uint32Array.*Int32Array/,
+        );
+        await expect(g.insertEdges(Float32Array.of(2) as never, one, v)).rejects.toThrow(
+          /src must be.*Float32Array/,
+        );
+        await expect(g.insertEdges([0] as never, one, v)).rejects.toThrow(/src must be.*Array/);
+        await expect(g.insertEdges(device.upload(Float32Array.of(2)) as never, one, v)).rejects.toThrow(
+          /src must be a DeviceArray<'u32'>, got f32/,
+        );
+        await expect(g.insertEdges(Uint32Array.of(7), device.upload(one), v)).rejects.toThrow(/src\[0\] = 7/);
+        await expect(g.insertEdges(Uint32Array.of(0), one, Float64Array.of(5) as never)).rejects.toThrow(
+          /values must be .*Float64Array/,
+        );
+        await expect(g.insertEdges(Uint32Array.of(0), one, Uint8Array.of(5) as never)).rejects.toThrow(
+          InputError,
+        );
+        await expect(g.deleteEdges(Uint32Array.of(0), Int32Array.of(1) as never)).rejects.toThrow(
+          /dst must be/,
+        );
+        await expect(g.queryEdges(Float32Array.of(0) as never, one)).rejects.toThrow(/src must be/);
+        const found = device.array('f32', 1);
+        await expect(g.queryEdgesOnDevice(device, Uint32Array.of(0), one, found as never)).rejects.toThrow(
+          /found must be u32/,
+        );
+        const found2 = device.array('u32', 2);
+        const short = device.array('u32', 1);
+        const two = Uint32Array.of(0, 1);
+        await expect(g.queryEdgesOnDevice(device, two, Uint32Array.of(1, 2), found2, short)).rejects.toThrow(
+          /values has 1 elements, needs 2/,
+        );
+        await expect(g.deleteVertices(device.upload(Float32Array.of(1)) as never)).rejects.toThrow(
+          /ids must be u32/,
+        );
+        expectArrayEqual(await g.degrees(), new Uint32Array(4), 'nothing inserted');
+        expect(g.hasVertex(1)).toBe(true);
+        for (const a of [found, found2, short]) a.destroy();
+        g.destroy();
+        expect(() => g.hasVertex(1)).toThrow(/destroyed/);
+      },
+      { context },
+    );
+  });
+
+  it('rejects malformed options, hints and slab counts', async (context) => {
+    await gpuTest(
+      async (device) => {
+        const create = (o: object) => DynamicGraph.create(device, { vertexCount: 4, directed: true, ...o });
+        await expect(create({ values: 'f64' })).rejects.toThrow(
+          /values must be 'u32', 'i32' or 'f32', got f64/,
+        );
+        await expect(create({ directed: undefined })).rejects.toThrow(/directed must be true or false/);
+        for (const hint of [Number.NaN, -1, Number.POSITIVE_INFINITY]) {
+          await expect(create({ degreeHints: [0, 0, hint, 0] })).rejects.toThrow(/degreeHints\[2\]/);
+        }
+        await expect(create({ slabCapacity: Number.NaN })).rejects.toThrow(/slabCapacity must be/);
+        const edges = { vertexCount: -1, directed: true, src: new Uint32Array(0), dst: new Uint32Array(0) };
+        await expect(DynamicGraph.fromEdgeList(device, edges)).rejects.toThrow(/fromEdgeList: vertexCount/);
+        const arcs = { src: Float32Array.of(0) as never, dst: Uint32Array.of(1) };
+        await expect(DynamicGraph.fromArcs(device, arcs, { vertexCount: 4, directed: true })).rejects.toThrow(
+          /src must be/,
+        );
+        const g = await create({});
+        await expect(g.insertVertices([9], [Number.NaN])).rejects.toThrow(/degreeHints\[0\] = NaN/);
+        g.probing = 'threads' as never;
+        await expect(g.edgeExists(Uint32Array.of(0), Uint32Array.of(1))).rejects.toThrow(/probing must be/);
+        g.destroy();
+      },
+      { context },
+    );
+  });
+
+  it('refuses a negative slab count, which let later batches overflow the pool unchecked', async (context) => {
+    await gpuTest(
+      async (device) => {
+        const n = 200;
+        const g = await DynamicGraph.create(device, { vertexCount: n, directed: true });
+        await expect(g.reserveSlabs(-100_000)).rejects.toThrow(/slabs must be a non-negative integer/);
+        const src = new Uint32Array(60 * 31);
+        const dst = new Uint32Array(60 * 31);
+        for (let i = 0; i < src.length; i++) {
+          src[i] = Math.floor(i / 31);
+          dst[i] = 100 + (i % 31);
+        }
+        for (const maxNewSlabs of [-1, Number.NaN, 0.5]) {
+          await expect(g.insertEdges(src, dst, undefined, { maxNewSlabs })).rejects.toThrow(/maxNewSlabs/);
+        }
+        // Each of 60 vertices takes a collision slab: more than the initial pool has free, so it grows.
+        await g.insertEdges(src, dst);
+        await g.check();
+        const degrees = await g.degrees();
+        expect(degrees.subarray(0, 60).every((d) => d === 31)).toBe(true);
+        g.destroy();
+      },
+      { context },
+    );
+  });
+});
+
 describe('pairTableSize', () => {
   it('gives a power of two of at least twice the batch, capped by the binding, and refuses what cannot fit', () => {
     expect(pairTableSize(0, 2 ** 27)).toBe(2);

@@ -266,6 +266,17 @@ export class DynamicGraph implements NeighborGraph {
     if (hints !== undefined && hints.length !== vertexCount) {
       throw new InputError(`degreeHints has ${hints.length} entries, expected ${vertexCount}`, where);
     }
+    if (typeof options.directed !== 'boolean') {
+      throw new InputError(`directed must be true or false, got ${String(options.directed)}`, where);
+    }
+    const values = options.values;
+    if (values !== undefined && values !== 'u32' && values !== 'i32' && values !== 'f32') {
+      throw new InputError(`values must be 'u32', 'i32' or 'f32', got ${String(values)}`, where);
+    }
+    const slabCapacity = options.slabCapacity ?? 0;
+    if (!Number.isInteger(slabCapacity) || slabCapacity < 0) {
+      throw new InputError(`slabCapacity must be a non-negative integer, got ${slabCapacity}`, where);
+    }
     const g = new DynamicGraph(device, options.directed, options.values, loadFactor);
     if (
       options.probing !== undefined &&
@@ -284,11 +295,11 @@ export class DynamicGraph implements NeighborGraph {
     const buckets = new Uint32Array(vertexCount);
     let baseSlabs = 0;
     for (let v = 0; v < vertexCount; v++) {
-      buckets[v] = bucketsFor(hints?.[v] ?? 0, loadFactor);
+      buckets[v] = bucketsFor(checkHint(hints?.[v] ?? 0, `degreeHints[${v}]`, where), loadFactor);
       baseSlabs += buckets[v]!;
     }
     // Base buckets plus a quarter for collision slabs; the pool grows when batches need more.
-    const slabs = Math.max(options.slabCapacity ?? 0, Math.ceil(baseSlabs * 1.25), MIN_SLABS);
+    const slabs = Math.max(slabCapacity, Math.ceil(baseSlabs * 1.25), MIN_SLABS);
     const vertexCapacity = Math.max(vertexCount, 16);
     g.#store = new TableStorage(device, options.values !== undefined, vertexCapacity, slabs);
     g.#alive = new Uint8Array(vertexCapacity);
@@ -575,7 +586,12 @@ export class DynamicGraph implements NeighborGraph {
     edges: HostEdgeList,
     options: Partial<DynamicGraphOptions> = {},
   ): Promise<DynamicGraph> {
-    const hints = new Uint32Array(edges.vertexCount);
+    const where = 'DynamicGraph.fromEdgeList';
+    const n = edges.vertexCount;
+    if (!Number.isInteger(n) || n < 0 || n > MAX_VERTICES) {
+      throw new InputError(`vertexCount must be an integer in [0, ${MAX_VERTICES}], got ${n}`, where);
+    }
+    const hints = new Uint32Array(n);
     for (let i = 0; i < edges.src.length; i++) {
       hints[edges.src[i]!]!++;
       if (!edges.directed) hints[edges.dst[i]!]!++;
@@ -588,7 +604,12 @@ export class DynamicGraph implements NeighborGraph {
       degreeHints: hints,
       ...(values ? { values } : {}),
     });
-    await g.insertEdges(edges.src, edges.dst, values ? edges.weights : undefined);
+    try {
+      await g.insertEdges(edges.src, edges.dst, values ? edges.weights : undefined);
+    } catch (e) {
+      g.destroy();
+      throw e;
+    }
     return g;
   }
 
@@ -700,6 +721,7 @@ export class DynamicGraph implements NeighborGraph {
    * call {@link refreshVertices} first (the host copy is not read back per batch).
    */
   hasVertex(v: number): boolean {
+    this.#check();
     if (this.#aliveStale) {
       throw new InputError(
         'vertices were deleted by ids on the GPU: await refreshVertices() before hasVertex()',
@@ -798,6 +820,14 @@ export class DynamicGraph implements NeighborGraph {
     const n = this.#batchLength(src, dst, 'queryEdges');
     if (found.length < n)
       throw new InputError(`found has ${found.length} elements, needs ${n}`, 'queryEdges');
+    if (found.type !== 'u32') throw new InputError(`found must be u32, got ${found.type}`, 'queryEdges');
+    if (values !== undefined && values.length < n) {
+      throw new InputError(`values has ${values.length} elements, needs ${n}`, 'queryEdges');
+    }
+    const type = values?.type;
+    if (type !== undefined && this.valueType !== undefined && type !== 'u32' && type !== this.valueType) {
+      throw new InputError(`values are ${type}: give u32 (bits) or ${this.valueType}`, 'queryEdges');
+    }
     if (n === 0) return;
     const withValues = this.valueType !== undefined && values !== undefined;
     const kernel = await this.device.kernel(
@@ -844,6 +874,8 @@ export class DynamicGraph implements NeighborGraph {
       maxId = Math.max(maxId, v);
     }
     if (maxId >= this.vertexCapacity) await this.#growVertices(Math.max(maxId + 1, this.vertexCapacity * 2));
+    for (let i = 0; i < (degreeHints?.length ?? 0); i++)
+      checkHint(degreeHints![i]!, `degreeHints[${i}]`, where);
     let baseSlabs = 0;
     for (let i = 0; i < ids.length; i++) {
       const v = ids[i]!;
@@ -889,6 +921,9 @@ export class DynamicGraph implements NeighborGraph {
         `vertexDeletion must be 'device' or 'host', got ${String(this.vertexDeletion)}`,
         'deleteVertices',
       );
+    }
+    if (ids instanceof DeviceArray && ids.type !== 'u32') {
+      throw new InputError(`ids must be u32, got ${ids.type}`, 'deleteVertices');
     }
     if (ids.length === 0 || this.#vertexCount === 0) return;
     if (ids instanceof DeviceArray) {
@@ -1211,6 +1246,8 @@ export class DynamicGraph implements NeighborGraph {
   /** Makes room for `slabs` more slabs from the bump pointer (e.g. before recording batches). */
   async reserveSlabs(slabs: number) {
     this.#check();
+    // A negative count would lower the pool's bound, and later batches would overflow it unchecked.
+    checkSlabCount(slabs, 'slabs', 'DynamicGraph.reserveSlabs');
     await this.#store.reserve(slabs, undefined, true);
   }
 
@@ -1255,7 +1292,13 @@ export class DynamicGraph implements NeighborGraph {
   ): T {
     if (this.probing === 'auto')
       return preferred === 'subgroup' && this.device.hasSubgroups ? subgroup : thread;
-    if (this.probing !== 'subgroup') return thread;
+    if (this.probing !== 'subgroup' && this.probing !== 'thread') {
+      throw new InputError(
+        `probing must be 'auto', 'thread' or 'subgroup', got ${String(this.probing)}`,
+        'DynamicGraph.probing',
+      );
+    }
+    if (this.probing === 'thread') return thread;
     if (!this.device.hasSubgroups) {
       throw new WeftError(`probing: 'subgroup' needs subgroups: ${this.device.missingFeature('subgroups')}`);
     }
@@ -1267,25 +1310,7 @@ export class DynamicGraph implements NeighborGraph {
   }
 
   #batchLength(src: IdArray, dst: IdArray, where: string): number {
-    if (src.length !== dst.length) {
-      throw new InputError(`src has ${src.length} entries but dst has ${dst.length}`, where);
-    }
-    if (src instanceof Uint32Array && dst instanceof Uint32Array) {
-      for (const [name, ids] of [
-        ['src', src],
-        ['dst', dst],
-      ] as const) {
-        for (let i = 0; i < ids.length; i++) {
-          if (ids[i]! >= this.#vertexCount) {
-            throw new InputError(
-              `${name}[${i}] = ${ids[i]} is not a vertex id (vertexCount is ${this.#vertexCount})`,
-              where,
-            );
-          }
-        }
-      }
-    }
-    return src.length;
+    return checkIdBatch(src, dst, this.#vertexCount, where);
   }
 
   #onDevice(rec: Recorder, data: IdArray | ValueArray, label: string): DeviceArray {
@@ -1316,6 +1341,17 @@ export class DynamicGraph implements NeighborGraph {
     if (values !== undefined && values.length !== n) {
       throw new InputError(`values has ${values.length} entries for ${n} edges`, where);
     }
+    if (
+      ArrayBuffer.isView(values) &&
+      !(values instanceof Uint32Array || values instanceof Int32Array || values instanceof Float32Array)
+    ) {
+      // Any other typed array would be read as u32 words: other values, or a RangeError.
+      throw new InputError(
+        `values must be a Uint32Array, Int32Array, Float32Array or DeviceArray, got ${(values as object).constructor.name}`,
+        where,
+      );
+    }
+    checkSlabCount(options.maxNewSlabs, 'maxNewSlabs', where);
     if (values !== undefined && this.valueType !== undefined) {
       const type = ArrayBuffer.isView(values) ? weightType(values) : values.type;
       if (type !== this.valueType) {
@@ -1489,6 +1525,62 @@ export function pairTableSize(items: number, maxBindingBytes: number): number {
     );
   }
   return size;
+}
+
+/**
+ * @internal The length of a batch of edges `src[i] -> dst[i]` after checking it on the host: host ids must be a
+ * `Uint32Array` below `vertexCount` (any other typed array would be read as u32 words), ids on the GPU
+ * a `DeviceArray<'u32'>` (taken as they are: the kernels skip ids out of range).
+ */
+export function checkIdBatch(src: IdArray, dst: IdArray, vertexCount: number, where: string): number {
+  if (src.length !== dst.length) {
+    throw new InputError(`src has ${src.length} entries but dst has ${dst.length}`, where);
+  }
+  for (const [name, ids] of [
+    ['src', src],
+    ['dst', dst],
+  ] as const) {
+    if (ids instanceof DeviceArray) {
+      if (ids.type !== 'u32')
+        throw new InputError(`${name} must be a DeviceArray<'u32'>, got ${ids.type}`, where);
+      continue;
+    }
+    if (!(ids instanceof Uint32Array)) {
+      const kind = (ids as unknown as object | null)?.constructor?.name ?? String(ids);
+      throw new InputError(`${name} must be a Uint32Array or a DeviceArray<'u32'>, got ${kind}`, where);
+    }
+    for (let i = 0; i < ids.length; i++) {
+      if (ids[i]! >= vertexCount) {
+        throw new InputError(
+          `${name}[${i}] = ${ids[i]} is not a vertex id (vertexCount is ${vertexCount})`,
+          where,
+        );
+      }
+    }
+  }
+  return src.length;
+}
+
+/** @internal `sweepMin` of the algorithms, when given: a u32 count of vertices. */
+export function checkSweepMin(sweepMin: number | undefined, where: string) {
+  if (sweepMin !== undefined && !(Number.isInteger(sweepMin) && sweepMin >= 0 && sweepMin <= 0xffffffff)) {
+    throw new InputError(`sweepMin must be an integer in [0, 2^32 - 1], got ${sweepMin}`, where);
+  }
+}
+
+/** A degree hint, checked: a non-negative finite number. */
+function checkHint(hint: number, name: string, where: string): number {
+  if (!(hint >= 0 && Number.isFinite(hint))) {
+    throw new InputError(`${name} = ${hint} is not a degree (a finite number >= 0)`, where);
+  }
+  return hint;
+}
+
+/** A count of slabs, when given: a non-negative integer. */
+function checkSlabCount(slabs: number | undefined, name: string, where: string) {
+  if (slabs !== undefined && !(Number.isInteger(slabs) && slabs >= 0)) {
+    throw new InputError(`${name} must be a non-negative integer, got ${slabs}`, where);
+  }
 }
 
 /** A one-element array of `data`'s type: it stands in for an empty one (a binding is never empty). */

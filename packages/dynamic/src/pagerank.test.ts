@@ -129,7 +129,13 @@ describe('DynamicPageRank', () => {
       await expect(DynamicPageRank.create(g, { maxIterations: Number.POSITIVE_INFINITY })).rejects.toThrow(
         InputError,
       );
+      await expect(DynamicPageRank.create(g, { maxIterations: 1.5 })).rejects.toThrow(/maxIterations/);
+      await expect(DynamicPageRank.create(g, { extrapolate: 'no' as never })).rejects.toThrow(/extrapolate/);
       const p = await DynamicPageRank.create(g);
+      // -1 passed the range check (as a number it is below vertexCount) and reached the GPU as 2^32 - 1.
+      await expect(p.insertEdges(Int32Array.of(-1) as never, Uint32Array.of(0))).rejects.toThrow(
+        /src must be/,
+      );
       p.destroy();
       await expect(p.update()).rejects.toThrow(InputError);
       g.destroy();

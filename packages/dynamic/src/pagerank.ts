@@ -17,7 +17,7 @@ import {
 } from '@weft/gpu';
 import { compute, enact } from '@weft/operators';
 import { reduce } from '@weft/scan';
-import type { DynamicGraph, IdArray } from './dynamic-graph.ts';
+import { checkIdBatch, type DynamicGraph, type IdArray } from './dynamic-graph.ts';
 import {
   A_BUMP,
   COLLISION,
@@ -190,10 +190,16 @@ export class DynamicPageRank {
       throw new InputError(`alpha must be in [0, 1], got ${this.alpha}`, 'alpha');
     if (!(this.tolerance >= 0))
       throw new InputError(`tolerance must be >= 0, got ${this.tolerance}`, 'tolerance');
-    if (!(this.maxIterations >= 0 && Number.isFinite(this.maxIterations))) {
+    if (!(this.maxIterations >= 0 && Number.isInteger(this.maxIterations))) {
       throw new InputError(
-        `maxIterations must be a finite number >= 0, got ${this.maxIterations}`,
+        `maxIterations must be a non-negative integer, got ${this.maxIterations}`,
         'maxIterations',
+      );
+    }
+    if (typeof this.extrapolate !== 'boolean') {
+      throw new InputError(
+        `extrapolate must be true or false, got ${String(this.extrapolate)}`,
+        'extrapolate',
       );
     }
     const d = graph.device;
@@ -227,7 +233,12 @@ export class DynamicPageRank {
   static async create(graph: DynamicGraph, options: DynamicPageRankOptions = {}): Promise<DynamicPageRank> {
     if (graph.destroyed) throw new InputError('the graph was destroyed', 'DynamicPageRank');
     const p = new DynamicPageRank(graph, options);
-    await p.recompute();
+    try {
+      await p.recompute();
+    } catch (e) {
+      p.destroy();
+      throw e;
+    }
     return p;
   }
 
@@ -420,17 +431,9 @@ export class DynamicPageRank {
   ): Promise<DynamicPageRankRun> {
     this.#checkOpen();
     const graph = this.graph;
-    if (src.length !== dst.length) {
-      throw new InputError(`src has ${src.length} ids, dst ${dst.length}`, where);
-    }
     const n = graph.vertexCount;
     // Checked before the shares are taken out: a batch the graph rejects must leave the state as it was.
-    for (const ids of [src, dst]) {
-      if (!ArrayBuffer.isView(ids)) continue;
-      for (let i = 0; i < ids.length; i++) {
-        if (ids[i]! >= n) throw new InputError(`id ${ids[i]} at ${i} is not below vertexCount ${n}`, where);
-      }
-    }
+    checkIdBatch(src, dst, n, where);
     // A change made to the graph directly leaves the residuals stale: they are computed again in full.
     if (graph.version !== this.#seen) this.#residualsValid = false;
     if (this.#ranked !== n || n === 0) {

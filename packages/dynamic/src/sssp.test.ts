@@ -187,9 +187,29 @@ describe('DynamicSssp', () => {
       await s.afterInsert(Uint32Array.of(1), Uint32Array.of(2));
       expect(Array.from(await s.result())).toEqual([0, big, big + 5, Infinity]);
       await expect(s.afterInsert(Uint32Array.of(0), new Uint32Array(0))).rejects.toThrow(InputError);
+      // An f32 array on the GPU failed to compile ('transform'); Int32Array ids were read as u32 words.
+      const f32Ids = device.upload(Float32Array.of(1));
+      await expect(s.afterInsert(f32Ids as never, Uint32Array.of(2))).rejects.toThrow(
+        /src must be a DeviceArray<'u32'>/,
+      );
+      await expect(s.deleteEdges(Uint32Array.of(0), Int32Array.of(1) as never)).rejects.toThrow(
+        /dst must be/,
+      );
+      f32Ids.destroy();
+      // A typo'd relax fell back to 'auto'.
+      await expect(DynamicSssp.create(g, 0, { relax: 'slabs' as never })).rejects.toThrow(/relax must be/);
+      await expect(DynamicSssp.create(g, 0, { sweepMin: -1 })).rejects.toThrow(/sweepMin/);
+      await expect(DynamicSssp.create(g, 0, { maxIterations: 1.5 })).rejects.toThrow(/maxIterations/);
       s.destroy();
       await expect(s.result()).rejects.toThrow(InputError);
       g.destroy();
+      // A source the first run rejects leaves no arrays behind.
+      const h = await DynamicGraph.create(device, { vertexCount: 4, directed: true, values: 'u32' });
+      const live = device.pool.stats.liveBuffers;
+      await expect(DynamicSssp.create(h, 4)).rejects.toThrow(/source 4 is not a vertex/);
+      await expect(DynamicSssp.create(h, 1.5)).rejects.toThrow(InputError);
+      expect(device.pool.stats.liveBuffers).toBe(live);
+      h.destroy();
       const f = await DynamicGraph.create(device, { vertexCount: 2, directed: true, values: 'f32' });
       await expect(DynamicSssp.create(f, 0)).rejects.toThrow(InputError);
       f.destroy();

@@ -13,7 +13,7 @@ import {
 } from '@weft/gpu';
 import { FrontierQueue, type FrontierSink } from '@weft/graph';
 import { advancePush, compute, enact } from '@weft/operators';
-import type { DynamicGraph, IdArray } from './dynamic-graph.ts';
+import { checkIdBatch, checkSweepMin, type DynamicGraph, type IdArray } from './dynamic-graph.ts';
 import { findEdgeFunctor, forEachSlabEdge, isAliveFunctor, NOT_FOUND } from './neighbors.ts';
 
 /** Distance of an unreached vertex; finite sums saturate one below it. */
@@ -98,9 +98,16 @@ export class DynamicSssp {
     options: DynamicSsspOptions = {},
   ): Promise<DynamicSssp> {
     checkGraph(graph);
+    checkOptions(options);
     const s = new DynamicSssp(graph, source, options);
-    await s.#stamp.fill(0);
-    await s.recompute(source);
+    try {
+      await s.#stamp.fill(0);
+      await s.recompute(source);
+    } catch (e) {
+      // A bad source (or anything else the first run rejects) must not keep the arrays just allocated.
+      s.destroy();
+      throw e;
+    }
     return s;
   }
 
@@ -134,9 +141,7 @@ export class DynamicSssp {
    */
   async afterInsert(src: IdArray, dst: IdArray): Promise<DynamicSsspRun> {
     this.#checkOpen();
-    if (src.length !== dst.length) {
-      throw new InputError(`src has ${src.length} entries but dst has ${dst.length}`, 'afterInsert');
-    }
+    checkIdBatch(src, dst, this.graph.vertexCount, 'DynamicSssp.afterInsert');
     await this.#fit();
     const graph = this.graph;
     return this.#run(async (rec, next, stamp) => {
@@ -168,9 +173,7 @@ export class DynamicSssp {
    */
   async deleteEdges(src: IdArray, dst: IdArray): Promise<DynamicSsspRun> {
     this.#checkOpen();
-    if (src.length !== dst.length) {
-      throw new InputError(`src has ${src.length} entries but dst has ${dst.length}`, 'deleteEdges');
-    }
+    checkIdBatch(src, dst, this.graph.vertexCount, 'DynamicSssp.deleteEdges');
     await this.#fit();
     const graph = this.graph;
     const d = graph.device;
@@ -477,6 +480,19 @@ function checkGraph(graph: DynamicGraph) {
       `SSSP takes u32 edge values as weights, the graph stores ${graph.valueType}`,
       'DynamicSssp graph',
     );
+  }
+}
+
+function checkOptions(options: DynamicSsspOptions) {
+  const where = 'DynamicSssp options';
+  const relax = options.relax ?? 'auto';
+  if (relax !== 'auto' && relax !== 'vertex' && relax !== 'slab') {
+    throw new InputError(`relax must be 'auto', 'vertex' or 'slab', got ${String(relax)}`, where);
+  }
+  checkSweepMin(options.sweepMin, where);
+  const max = options.maxIterations;
+  if (max !== undefined && !(Number.isInteger(max) && max >= 0)) {
+    throw new InputError(`maxIterations must be a non-negative integer, got ${max}`, where);
   }
 }
 
