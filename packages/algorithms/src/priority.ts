@@ -110,6 +110,13 @@ export abstract class PriorityRounds<R> implements Problem<R> {
 }
 
 /** Resets `problem`, runs its rounds until nothing is undecided, and frees it. */
+/** The priorities' seed, default 1; throws unless an integer, as a fraction or NaN would be truncated silently. */
+export function checkPrioritySeed(seed: number | undefined, who: string): number {
+  const value = seed ?? 1;
+  if (!Number.isInteger(value)) throw new InputError(`${who}: seed must be an integer, got ${value}`, 'seed');
+  return value;
+}
+
 export async function runPriorityRounds<R>(
   problem: PriorityRounds<R>,
   options: RunOptions,

@@ -27,6 +27,7 @@ import {
 import { reduce } from '@weft/scan';
 import { prefersBitmapClaims } from '../bfs/bitmap-claims.ts';
 import {
+  checkLoadBalance,
   checkSource,
   type LoadBalanceOption,
   type Problem,
@@ -481,6 +482,7 @@ export async function sssp(
   }
   checkDeviceGraph(graph);
   checkSource(graph, source);
+  checkLoadBalance(options.loadBalance);
   const strategy = ssspStrategy(graph, options);
   const weights = graph.chunkedWeights;
   if (weights && !['u32', 'i32', 'f32'].includes(weights.type)) {
