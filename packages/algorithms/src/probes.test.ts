@@ -3,6 +3,7 @@ import { type HostCsr, type HostEdgeList, hostCsrFromEdgeList, uploadGraph } fro
 import { gpuTest } from '@weft/testing';
 import { describe, expect, it } from 'vitest';
 import { bfs } from './bfs/bfs.ts';
+import { personalizedPageRank } from './centrality.ts';
 import { graphColoring } from './coloring.ts';
 import { connectedComponents } from './components.ts';
 import { coreNumber } from './kcore.ts';
@@ -319,6 +320,21 @@ describe('option typos, fractions and destroyed graphs', () => {
           /^seed: .*got NaN/,
         ],
         ['connectedComponents destroyed', () => connectedComponents(dead), /^graph: the graph was destroyed/],
+        [
+          'personalizedPageRank with both',
+          () => personalizedPageRank(graph, { sources: [0], weights: [1, 1, 1, 1] } as never),
+          /^personalization: .*exactly one/,
+        ],
+        [
+          'personalizedPageRank with an array',
+          () => personalizedPageRank(graph, [1, 1, 1, 1] as never),
+          /^personalization: .*exactly one/,
+        ],
+        [
+          'sssp weight as text',
+          () => sssp(graph, 0, { weight: 'w' as never }),
+          /^weight: weight must be a wgsl/,
+        ],
       ];
       for (const [name, run, expected] of probes) {
         const error = await run().then(
