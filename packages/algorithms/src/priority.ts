@@ -109,7 +109,6 @@ export abstract class PriorityRounds<R> implements Problem<R> {
   }
 }
 
-/** Resets `problem`, runs its rounds until nothing is undecided, and frees it. */
 /** The priorities' seed, default 1; throws unless an integer, as a fraction or NaN would be truncated silently. */
 export function checkPrioritySeed(seed: number | undefined, who: string): number {
   const value = seed ?? 1;
@@ -117,6 +116,7 @@ export function checkPrioritySeed(seed: number | undefined, who: string): number
   return value;
 }
 
+/** Resets `problem`, runs its rounds until nothing is undecided, and frees it. */
 export async function runPriorityRounds<R>(
   problem: PriorityRounds<R>,
   options: RunOptions,
