@@ -36,16 +36,25 @@ export interface KatzReferenceOptions extends WeightedReferenceOptions {
 
 /** The personalization as a vector summing to 1 (networkx normalizes it); an `InputError` if it cannot. */
 export function personalizationVector(vertexCount: number, personalization: Personalization): Float64Array {
+  const given = typeof personalization === 'object' && personalization !== null;
+  const { sources, weights } = (given ? personalization : {}) as { sources?: unknown; weights?: unknown };
+  // With both, one would be dropped silently; with neither (an array, a Set) the run would crash on undefined.
+  if ((sources === undefined) === (weights === undefined)) {
+    throw new InputError(
+      'give { sources: [...] } or { weights: [...] }, exactly one of them',
+      'personalization',
+    );
+  }
   const p = new Float64Array(vertexCount);
-  if ('sources' in personalization) {
-    for (const s of personalization.sources) {
+  if (sources !== undefined) {
+    for (const s of sources as readonly number[]) {
       if (!Number.isInteger(s) || s < 0 || s >= vertexCount) {
         throw new InputError(`source ${s} is not a vertex (the graph has ${vertexCount})`, 'personalization');
       }
       p[s] = 1;
     }
   } else {
-    const w = personalization.weights;
+    const w = weights as ArrayLike<number>;
     if (w.length !== vertexCount) {
       throw new InputError(
         `${w.length} weights for ${vertexCount} vertices: give one per vertex`,

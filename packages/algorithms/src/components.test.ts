@@ -59,11 +59,11 @@ describe('connectedComponents', () => {
       const r = await connectedComponents(directed);
       expectArrayEqual(r.labels, componentsReference(csr).labels, 'labels');
       expect(r.count).toBe(2);
-      directed.destroy();
       await expect(
         // @ts-expect-error: not an algorithm
         connectedComponents(directed, { algorithm: 'bfs' }),
       ).rejects.toThrow(/algorithm must be/);
+      directed.destroy();
     }));
 
   it('union-find: one iteration on high-diameter graphs (paths, a grid) and on stars', () =>

@@ -2,6 +2,7 @@ import {
   atomic,
   type DeviceArray,
   type GpuCount,
+  InputError,
   type Kernel,
   type Recorder,
   rw,
@@ -451,9 +452,13 @@ export async function coreNumber(
   options: CoreNumberOptions = {},
 ): Promise<CoreNumberResult> {
   checkDeviceGraph(graph);
+  const peel = options.peel ?? 'local';
+  if (peel !== 'local' && peel !== 'advance') {
+    throw new InputError(`coreNumber: peel must be 'local' or 'advance', got '${peel}'`, 'peel');
+  }
   const simple = await simpleUndirectedGraph(graph);
   try {
-    const local = (options.peel ?? 'local') === 'local';
+    const local = peel === 'local';
     if (!local) await prepareLoadBalance(simple, options.loadBalance);
     const problem = local ? new LocalCoreNumberProblem(simple) : new CoreNumberProblem(simple, options);
     const run = await runProblem(simple, problem, (rec) => problem.reset(rec), options);

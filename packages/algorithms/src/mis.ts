@@ -1,7 +1,7 @@
 import { type DeviceArray, type Functor, type Recorder, rw, u32, wgsl } from '@weft/gpu';
 import { checkDeviceGraph, type DeviceGraph } from '@weft/graph';
 import type { RunOptions } from './common.ts';
-import { PriorityRounds, runPriorityRounds } from './priority.ts';
+import { checkPrioritySeed, PriorityRounds, runPriorityRounds } from './priority.ts';
 import { undirectedGraphOf } from './undirected.ts';
 
 const UNDECIDED = 0;
@@ -73,9 +73,10 @@ export async function maximalIndependentSet(
   options: RunOptions & { seed?: number } = {},
 ): Promise<MisResult> {
   checkDeviceGraph(graph);
+  const seed = checkPrioritySeed(options.seed, 'maximalIndependentSet');
   const simple = await undirectedGraphOf(graph);
   try {
-    const result = await runPriorityRounds(new MisProblem(simple, options.seed ?? 1), options);
+    const result = await runPriorityRounds(new MisProblem(simple, seed), options);
     return { ...result, undirected: graph.directed };
   } finally {
     if (simple !== graph) simple.destroy();

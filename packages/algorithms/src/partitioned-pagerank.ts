@@ -241,8 +241,11 @@ export async function pageRankPartitioned(
   const { alpha, tolerance, convergence } = checkRankOptions(options);
   checkRankBound(options);
   const maxIterations = options.maxIterations ?? 100;
-  if (!(maxIterations >= 0)) {
-    throw new InputError(`maxIterations must be >= 0, got ${maxIterations}`, 'maxIterations');
+  if (!(maxIterations >= 0) || (Number.isFinite(maxIterations) && !Number.isInteger(maxIterations))) {
+    throw new InputError(
+      `maxIterations must be an integer >= 0 or Infinity, got ${maxIterations}`,
+      'maxIterations',
+    );
   }
   if (options.weight !== undefined && options.weight !== null && options.weight !== 'weights') {
     throw new InputError(`weight must be 'weights' or null, got '${options.weight}'`, 'weight');

@@ -109,6 +109,13 @@ export abstract class PriorityRounds<R> implements Problem<R> {
   }
 }
 
+/** The priorities' seed, default 1; throws unless an integer, as a fraction or NaN would be truncated silently. */
+export function checkPrioritySeed(seed: number | undefined, who: string): number {
+  const value = seed ?? 1;
+  if (!Number.isInteger(value)) throw new InputError(`${who}: seed must be an integer, got ${value}`, 'seed');
+  return value;
+}
+
 /** Resets `problem`, runs its rounds until nothing is undecided, and frees it. */
 export async function runPriorityRounds<R>(
   problem: PriorityRounds<R>,

@@ -2,6 +2,12 @@ import { InputError } from '@weft/gpu';
 import { type HostCsr, type HostEdgeList, hostCsrFromEdgeList, uploadGraph } from '@weft/graph';
 import { gpuTest } from '@weft/testing';
 import { describe, expect, it } from 'vitest';
+import { bfs } from './bfs/bfs.ts';
+import { personalizedPageRank } from './centrality.ts';
+import { graphColoring } from './coloring.ts';
+import { connectedComponents } from './components.ts';
+import { coreNumber } from './kcore.ts';
+import { maximalIndependentSet } from './mis.ts';
 import { minimumSpanningForest } from './mst.ts';
 import { pageRank } from './pagerank.ts';
 import { sssp } from './sssp/sssp.ts';
@@ -253,5 +259,94 @@ describe('weighted undirected PageRank pairs each arc with its reverse', () => {
       } finally {
         graph.destroy();
       }
+    }));
+});
+
+describe('option typos, fractions and destroyed graphs', () => {
+  // Each ran before: a typo fell back to a default, a fraction was truncated or rounded up, a destroyed
+  // graph failed inside a kernel's bind group.
+  it('are refused in one line naming the option', () =>
+    gpuTest(async (device) => {
+      const graph = uploadGraph(
+        device,
+        hostCsrFromEdgeList(
+          list(
+            4,
+            [
+              [0, 1],
+              [1, 2],
+              [2, 3],
+              [3, 0],
+            ],
+            undefined,
+            false,
+          ),
+        ).csr,
+      );
+      const dead = uploadGraph(device, hostCsrFromEdgeList(list(3, [[0, 1]])).csr);
+      dead.destroy();
+      const probes: [string, () => Promise<unknown>, RegExp][] = [
+        [
+          'bfs loadBalance',
+          () => bfs(graph, 0, { loadBalance: 'twc' as never }),
+          /^loadBalance: loadBalance must be/,
+        ],
+        [
+          'sssp loadBalance',
+          () => sssp(graph, 0, { loadBalance: 'twc' as never }),
+          /^loadBalance: .*got 'twc'/,
+        ],
+        ['bfs direction', () => bfs(graph, 0, { direction: 'pul' as never }), /^direction: .*got 'pul'/],
+        ['bfs claim', () => bfs(graph, 0, { claim: 'bitmp' as never }), /^claim: .*got 'bitmp'/],
+        [
+          'bfs smallFrontier',
+          () => bfs(graph, 0, { smallFrontier: 'of' as never }),
+          /^smallFrontier: .*got of/,
+        ],
+        [
+          'pageRank maxIterations',
+          () => pageRank(graph, { maxIterations: 1.5 }),
+          /^maxIterations: .*got 1.5/,
+        ],
+        [
+          'coreNumber peel',
+          () => coreNumber(graph, { peel: 'locl' as never }),
+          /^peel: coreNumber: .*got 'locl'/,
+        ],
+        ['graphColoring seed', () => graphColoring(graph, { seed: 1.5 }), /^seed: graphColoring: .*got 1.5/],
+        [
+          'maximalIndependentSet seed',
+          () => maximalIndependentSet(graph, { seed: Number.NaN }),
+          /^seed: .*got NaN/,
+        ],
+        ['connectedComponents destroyed', () => connectedComponents(dead), /^graph: the graph was destroyed/],
+        [
+          'personalizedPageRank with both',
+          () => personalizedPageRank(graph, { sources: [0], weights: [1, 1, 1, 1] } as never),
+          /^personalization: .*exactly one/,
+        ],
+        [
+          'personalizedPageRank with an array',
+          () => personalizedPageRank(graph, [1, 1, 1, 1] as never),
+          /^personalization: .*exactly one/,
+        ],
+        [
+          'sssp weight as text',
+          () => sssp(graph, 0, { weight: 'w' as never }),
+          /^weight: weight must be a wgsl/,
+        ],
+      ];
+      for (const [name, run, expected] of probes) {
+        const error = await run().then(
+          () => undefined,
+          (e: unknown) => e,
+        );
+        expect(error, name).toBeInstanceOf(InputError);
+        expect((error as Error).message, name).toMatch(expected);
+        expect((error as Error).message.includes('\n'), name).toBe(false);
+      }
+      // Integer seeds, negative ones included, still run.
+      expect((await maximalIndependentSet(graph, { seed: -1 })).size).toBe(2);
+      graph.destroy();
     }));
 });

@@ -117,6 +117,7 @@ export function checkDeviceGraph(graph: unknown, where = 'graph'): void {
       where,
     );
   }
+  if (g.destroyed === true) throw new InputError('the graph was destroyed', where);
 }
 
 /**

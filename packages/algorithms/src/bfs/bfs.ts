@@ -10,7 +10,14 @@ import {
   resolveLoadBalance,
   SmallFrontierState,
 } from '@weft/operators';
-import { checkSource, type Problem, prepareLoadBalance, recordSet, runProblem } from '../common.ts';
+import {
+  checkLoadBalance,
+  checkSource,
+  type Problem,
+  prepareLoadBalance,
+  recordSet,
+  runProblem,
+} from '../common.ts';
 import { bfsOnNeighbors } from '../neighbor-graph.ts';
 import { searchBlocks, searchStrategy } from '../sssp/blocks.ts';
 import { type BfsLevel, UNREACHED } from './level.ts';
@@ -210,6 +217,7 @@ export async function bfs(
   }
   checkDeviceGraph(graph);
   checkSource(graph, source);
+  checkLoadBalance(options.loadBalance);
   if (bfsStrategy(graph, options) === 'blocks') return bfsByBlocks(graph, source, options);
   await prepareLoadBalance(graph, options.loadBalance);
   // A trace logs one frontier a level: the engine, which runs many levels a step, stays off for it.

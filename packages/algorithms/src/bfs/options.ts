@@ -93,6 +93,19 @@ export function variantOf(
 ): ((bfs: BfsState) => BfsLevel) | undefined {
   const direction = options.direction ?? 'push';
   const claim = options.claim ?? 'auto';
+  if (direction !== 'push' && direction !== 'pull' && direction !== 'auto') {
+    throw new InputError(`direction must be 'push', 'pull' or 'auto', got '${direction}'`, 'direction');
+  }
+  if (claim !== 'auto' && claim !== 'bitmap' && claim !== 'depth') {
+    throw new InputError(`claim must be 'auto', 'bitmap' or 'depth', got '${claim}'`, 'claim');
+  }
+  const mode = options.smallFrontier ?? 'auto';
+  if (!(mode === 'auto' || mode === 'on' || mode === 'off' || (typeof mode === 'object' && mode))) {
+    throw new InputError(
+      `smallFrontier must be 'auto', 'on', 'off' or tuning, got ${String(mode)}`,
+      'smallFrontier',
+    );
+  }
   if (options.idempotent && direction !== 'push') {
     throw new InputError(`idempotent BFS pushes only; direction '${direction}' was asked`, 'direction');
   }

@@ -1,7 +1,7 @@
 import {
   atomic,
   type DeviceArray,
-  type Functor,
+  Functor,
   InputError,
   load,
   plus,
@@ -27,6 +27,7 @@ import {
 import { reduce } from '@weft/scan';
 import { prefersBitmapClaims } from '../bfs/bitmap-claims.ts';
 import {
+  checkLoadBalance,
   checkSource,
   type LoadBalanceOption,
   type Problem,
@@ -481,6 +482,14 @@ export async function sssp(
   }
   checkDeviceGraph(graph);
   checkSource(graph, source);
+  checkLoadBalance(options.loadBalance);
+  // Anything else would reach the WGSL as text and fail there as a shader compile error.
+  if (options.weight !== undefined && !(options.weight instanceof Functor)) {
+    throw new InputError(
+      'weight must be a wgsl edge functor (src: u32, dst: u32, edge: u32) -> u32',
+      'weight',
+    );
+  }
   const strategy = ssspStrategy(graph, options);
   const weights = graph.chunkedWeights;
   if (weights && !['u32', 'i32', 'f32'].includes(weights.type)) {
