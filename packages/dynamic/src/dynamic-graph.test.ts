@@ -619,6 +619,7 @@ describe('DynamicGraph input checks', () => {
           /values must be 'u32', 'i32' or 'f32', got f64/,
         );
         await expect(create({ directed: undefined })).rejects.toThrow(/directed must be true or false/);
+        await expect(create({ autoRehash: 'yes' })).rejects.toThrow(/autoRehash must be true or false/);
         for (const hint of [Number.NaN, -1, Number.POSITIVE_INFINITY]) {
           await expect(create({ degreeHints: [0, 0, hint, 0] })).rejects.toThrow(/degreeHints\[2\]/);
         }

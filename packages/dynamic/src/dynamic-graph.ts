@@ -290,6 +290,9 @@ export class DynamicGraph implements NeighborGraph {
       );
     }
     if (options.probing !== undefined) g.probing = options.probing;
+    if (options.autoRehash !== undefined && typeof options.autoRehash !== 'boolean') {
+      throw new InputError(`autoRehash must be true or false, got ${String(options.autoRehash)}`, where);
+    }
     g.autoRehash = options.autoRehash ?? false;
     g.#kernelFor('thread', 'subgroup', 'subgroup'); // checks the feature up front
     const buckets = new Uint32Array(vertexCount);
