@@ -2,12 +2,19 @@
  * `weft-profile`: where a bench case's GPU time goes, kernel by kernel. Each case is set up at each size,
  * warmed up (GPU clocks ramp slowly), then run alone several times with every dispatch in its own timed
  * compute pass; the table gives each kernel's median time per run and share. Validated like the bench.
+ * Host-timed cases (loops that read back) are traced through every recorder they make, with their wall time.
  *
  *   node profile.mjs --suite primitives --cases 'sort keys' --sizes 24,27 [--runs 5] [--json out.json]
  */
 import { writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
-import { DeviceLimitError, requestDevice } from '@weft/gpu';
+import {
+  DeviceLimitError,
+  type Recorder,
+  requestDevice,
+  type SubmitResult,
+  type WeftDevice,
+} from '@weft/gpu';
 import { queueClockWarmup } from './clocks.ts';
 import { provideWrittenGraphs } from './graphs-command.ts';
 import { parseSizes } from './sizes.ts';
@@ -26,6 +33,41 @@ interface Profile {
   kernels: KernelRow[];
   valid: boolean;
   error?: string;
+  /** Host-timed cases: the run's wall time with every dispatch timed, and its submits. */
+  wallMs?: number;
+  submits?: number;
+}
+
+type DispatchTime = NonNullable<SubmitResult['dispatchNs']>[number];
+
+/**
+ * Runs `fn` with every recorder the device hands out timing each dispatch, and returns those times with the
+ * submits' count: a host-timed case (a loop with read-backs) makes its own recorders, not the profiler's.
+ */
+async function traceSubmits(
+  device: WeftDevice,
+  fn: () => Promise<void>,
+): Promise<{ times: DispatchTime[]; submits: number }> {
+  const original = device.recorder;
+  const times: DispatchTime[] = [];
+  let submits = 0;
+  device.recorder = (options = {}) => {
+    const rec: Recorder = original.call(device, { ...options, timing: 'dispatches' });
+    const submit = rec.submit.bind(rec) as (o?: object) => Promise<SubmitResult>;
+    rec.submit = (async (o?: object) => {
+      const result = await submit(o);
+      submits++;
+      times.push(...(result.dispatchNs ?? []));
+      return result;
+    }) as Recorder['submit'];
+    return rec;
+  };
+  try {
+    await fn();
+  } finally {
+    device.recorder = original;
+  }
+  return { times, submits };
 }
 
 const median = (xs: number[]) => {
@@ -90,15 +132,26 @@ async function main(): Promise<number> {
           const perLabel = new Map<string, number[]>();
           const calls = new Map<string, number>();
           const totals: number[] = [];
+          const walls: number[] = [];
+          const submitCounts: number[] = [];
           for (let r = 0; r < runs; r++) {
-            const rec = device.recorder({ label: c.name, timing: 'dispatches' });
-            await instance.run(rec);
-            await queueClockWarmup(device);
-            const result = await rec.submit();
+            let dispatched: DispatchTime[];
+            if (instance.hostTimed) {
+              await queueClockWarmup(device);
+              const t0 = performance.now();
+              const traced = await traceSubmits(device, () => instance.run(device.recorder()));
+              walls.push(performance.now() - t0);
+              submitCounts.push(traced.submits);
+              dispatched = traced.times;
+            } else {
+              const rec = device.recorder({ label: c.name, timing: 'dispatches' });
+              await instance.run(rec);
+              await queueClockWarmup(device);
+              dispatched = (await rec.submit()).dispatchNs ?? [];
+            }
             const sums = new Map<string, number>();
-            for (const d of result.dispatchNs ?? []) sums.set(d.label, (sums.get(d.label) ?? 0) + d.ns);
-            if (r === 0)
-              for (const d of result.dispatchNs ?? []) calls.set(d.label, (calls.get(d.label) ?? 0) + 1);
+            for (const d of dispatched) sums.set(d.label, (sums.get(d.label) ?? 0) + d.ns);
+            if (r === 0) for (const d of dispatched) calls.set(d.label, (calls.get(d.label) ?? 0) + 1);
             for (const [label, ns] of sums) perLabel.set(label, [...(perLabel.get(label) ?? []), ns / 1e3]);
             totals.push([...sums.values()].reduce((a, b) => a + b, 0) / 1e3);
           }
@@ -115,10 +168,11 @@ async function main(): Promise<number> {
             kernels,
             valid: error === null,
             ...(error === null ? {} : { error }),
+            ...(walls.length > 0 ? { wallMs: median(walls), submits: median(submitCounts) } : {}),
           };
           profiles.push(profile);
           console.log(
-            `\n${c.name} n=${n}: ${profile.totalUs.toFixed(1)} us summed over kernels${profile.valid ? '' : `  INVALID: ${error}`}`,
+            `\n${c.name} n=${n}: ${profile.totalUs.toFixed(1)} us summed over kernels${profile.wallMs === undefined ? '' : ` (wall ${profile.wallMs.toFixed(2)} ms, ${profile.submits} submits, each dispatch timed alone)`}${profile.valid ? '' : `  INVALID: ${error}`}`,
           );
           for (const k of kernels) {
             const share = (100 * k.medianUs) / profile.totalUs;

@@ -524,6 +524,7 @@ export class DynamicPageRank {
         rec,
         { all: n },
         wgsl`(v: u32) { ${rw(this.#dangling)}[v] = f32(${this.graph.degree()}(v)); }`,
+        { label: 'dynamic pagerank mass' },
       );
       await reduce(rec, this.#dangling, { array: this.#totals, index: 1 }, { count: n });
     }
@@ -541,6 +542,7 @@ export class DynamicPageRank {
   ${rw(gates)}[${word(G_MASS)}] = count;
   ${args.write}(count);
 }`,
+      { label: 'dynamic pagerank mass' },
     );
     const vertices = { array: gates, index: G_MASS };
     const all = { all: { ...vertices, args: args.args } };
@@ -551,6 +553,7 @@ export class DynamicPageRank {
   let deg = ${degree}(v);
   ${rw(this.#change)}[v] = select(0.0, ${this.residuals}[v] + bitcast<f32>(${this.#sums}[v]), deg > 0u);
 }`,
+      { label: 'dynamic pagerank mass' },
     );
     await reduce(rec, this.#change, { array: this.#totals, index: 0 }, { count: vertices });
     await compute(
@@ -562,6 +565,7 @@ export class DynamicPageRank {
   ${rw(this.residuals)}[v] = ${rw(this.residuals)}[v] - c * deg;
   ${rw(this.scores)}[v] = ${rw(this.scores)}[v] + c * deg * ${f32(1 / (1 - this.alpha))};
 }`,
+      { label: 'dynamic pagerank mass' },
     );
   }
 
@@ -657,6 +661,7 @@ export class DynamicPageRank {
   ${sparse.write}(listed);
   ${dense.write}(swept);
 }`,
+      { label: 'dynamic pagerank plan' },
     );
   }
 
@@ -670,7 +675,7 @@ export class DynamicPageRank {
     const listed = {
       all: { array: gates, index: G_SPARSE, args: { array: gates, index: G_SPARSE_ARGS, perWorkgroup: per } },
     };
-    await compute(rec, listed, this.#pushBucket(push));
+    await compute(rec, listed, this.#pushBucket(push), { label: 'dynamic pagerank push buckets' });
     // A fold writes the shares of the vertices it visits only: a sweep takes those of this round's pushers.
     const share = round
       ? wgsl`(v: u32) -> f32 {
@@ -793,7 +798,7 @@ export class DynamicPageRank {
       if (this.extrapolate && !graph.directed && this.alpha < 1 && it % MASS_EVERY === 0) {
         await this.#dropMass(rec, n, it === 0);
       }
-      await compute(rec, folded, fold(q, push));
+      await compute(rec, folded, fold(q, push), { label: 'dynamic pagerank fold' });
       await this.#plan(rec, n, push, false);
       await this.#pushShares(rec, push, true);
     };
@@ -962,7 +967,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
       await this.#sweep(rec, share, slabs);
       return;
     }
-    await compute(rec, { all: slabs }, this.#gather(share));
+    await compute(rec, { all: slabs }, this.#gather(share), { label: 'dynamic pagerank gather' });
   }
 
   /** `(slab: u32)`, directed: the owner's share (`share(u)`, `#contrib` by default) goes to each key's sum. */

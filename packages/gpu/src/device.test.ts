@@ -352,10 +352,10 @@ describe('device', () => {
     const rec = device.recorder({ timing: 'dispatches' });
     await transform(rec, out.length, wgsl`(i: u32) { ${rw(out)}[i] = i; }`);
     await rec.fill(out, 7);
-    await transform(rec, out.length, wgsl`(i: u32) { ${rw(out)}[i] += 2u; }`);
+    await transform(rec, out.length, wgsl`(i: u32) { ${rw(out)}[i] += 2u; }`, { label: 'add two' });
     const r = await rec.submit();
-    // The fill is a kernel too: three dispatches, each with its own interval.
-    expect(r.dispatchNs?.map((d) => d.label)).toHaveLength(3);
+    // The fill is a kernel too: three dispatches, each with its own interval and its kernel's label.
+    expect(r.dispatchNs?.map((d) => d.label)).toEqual(['transform', 'fill', 'add two']);
     for (const d of r.dispatchNs!) expect(d.ns).toBeGreaterThan(0);
     expect(r.gpuNs).toBeGreaterThanOrEqual(r.dispatchNs![2]!.ns);
     const host = await out.download();

@@ -11,6 +11,8 @@ const DEFAULT_VECTORS_PER_THREAD = 1;
 export interface TransformOptions {
   /** Items each thread handles (tuning; see docs/decisions/transform-items-per-thread.md). */
   itemsPerThread?: number;
+  /** The kernel's label in errors and in per-dispatch timing (default `'transform'`). */
+  label?: string;
 }
 
 /** From this many items (host counts), a transform's threads take 16 items each. */
@@ -84,10 +86,11 @@ export async function transform(
   if (!isGpuCount(n) && (!Number.isInteger(n) || n < 0 || n > 0xffffffff)) {
     throw new InputError(`n must be an integer in [0, 2^32), got ${n}`, 'transform');
   }
-  await onTarget(target, 'transform', async (rec) => {
+  const label = options.label ?? 'transform';
+  await onTarget(target, label, async (rec) => {
     const gpuCount = isGpuCount(n);
     const kernel = await rec.device.kernel({
-      label: 'transform',
+      label,
       params: gpuCount ? { count_index: 'u32' } : { n: 'u32' },
       bindings: gpuCount ? { count: { type: 'array<u32>', access: 'read' } } : {},
       functors: { weft_op: f },

@@ -18,7 +18,7 @@ export {
   type DirectionOptions,
 } from './advance-optimized.ts';
 export { Cascade, type CascadeOptions, queueDrainWgsl } from './cascade.ts';
-export { compute } from './compute.ts';
+export { type ComputeOptions, compute } from './compute.ts';
 export { computeReduce } from './compute-reduce.ts';
 export { DisjointSets, type DisjointSetsOptions, UNION_MAX_RETRIES } from './disjoint-sets.ts';
 export {
