@@ -40,23 +40,33 @@ interface Profile {
 
 type DispatchTime = NonNullable<SubmitResult['dispatchNs']>[number];
 
+interface SubmitTrace {
+  label: string;
+  dispatches: number;
+  gpuMs: number;
+  /** From the submit call to the GPU's completion (read-backs included). */
+  wallMs: number;
+}
+
 /**
- * Runs `fn` with every recorder the device hands out timing each dispatch, and returns those times with the
- * submits' count: a host-timed case (a loop with read-backs) makes its own recorders, not the profiler's.
+ * Runs `fn` with every recorder the device hands out timed (each dispatch alone, or each submit whole), and
+ * returns the times: a host-timed case (a loop with read-backs) makes its own recorders, not the profiler's.
  */
 async function traceSubmits(
   device: WeftDevice,
+  timing: true | 'dispatches',
   fn: () => Promise<void>,
-): Promise<{ times: DispatchTime[]; submits: number }> {
+): Promise<{ times: DispatchTime[]; submits: SubmitTrace[] }> {
   const original = device.recorder;
   const times: DispatchTime[] = [];
-  let submits = 0;
+  const submits: SubmitTrace[] = [];
   device.recorder = (options = {}) => {
-    const rec: Recorder = original.call(device, { ...options, timing: 'dispatches' });
+    const rec: Recorder = original.call(device, { ...options, timing });
     const submit = rec.submit.bind(rec) as (o?: object) => Promise<SubmitResult>;
     rec.submit = (async (o?: object) => {
       const result = await submit(o);
-      submits++;
+      const gpuMs = (result.gpuNs ?? 0) / 1e6;
+      submits.push({ label: rec.label, dispatches: result.dispatches, gpuMs, wallMs: result.wallMs });
       times.push(...(result.dispatchNs ?? []));
       return result;
     }) as Recorder['submit'];
@@ -68,6 +78,23 @@ async function traceSubmits(
     device.recorder = original;
   }
   return { times, submits };
+}
+
+/** A host-timed case's submits, each timed whole: where its wall time goes between host and GPU. */
+async function printSubmits(device: WeftDevice, run: () => Promise<void>) {
+  await queueClockWarmup(device);
+  const t0 = performance.now();
+  const { submits } = await traceSubmits(device, true, run);
+  const wall = performance.now() - t0;
+  const sum = (f: (s: SubmitTrace) => number) => submits.reduce((a, s) => a + f(s), 0);
+  console.log(
+    `  submits timed whole: wall ${wall.toFixed(2)} ms = GPU ${sum((s) => s.gpuMs).toFixed(2)} ms + submit-to-done beyond it ${(sum((s) => s.wallMs) - sum((s) => s.gpuMs)).toFixed(2)} ms + host outside submits ${(wall - sum((s) => s.wallMs)).toFixed(2)} ms`,
+  );
+  for (const s of submits) {
+    console.log(
+      `    ${s.label.padEnd(40)} ${String(s.dispatches).padStart(5)} dispatches  GPU ${s.gpuMs.toFixed(3).padStart(8)} ms  wall ${s.wallMs.toFixed(3).padStart(8)} ms`,
+    );
+  }
 }
 
 const median = (xs: number[]) => {
@@ -139,9 +166,9 @@ async function main(): Promise<number> {
             if (instance.hostTimed) {
               await queueClockWarmup(device);
               const t0 = performance.now();
-              const traced = await traceSubmits(device, () => instance.run(device.recorder()));
+              const traced = await traceSubmits(device, 'dispatches', () => instance.run(device.recorder()));
               walls.push(performance.now() - t0);
-              submitCounts.push(traced.submits);
+              submitCounts.push(traced.submits.length);
               dispatched = traced.times;
             } else {
               const rec = device.recorder({ label: c.name, timing: 'dispatches' });
@@ -180,6 +207,7 @@ async function main(): Promise<number> {
               `  ${k.label.padEnd(40)} x${String(k.calls).padEnd(4)} ${k.medianUs.toFixed(1).padStart(9)} us  ${share.toFixed(1).padStart(5)}%`,
             );
           }
+          if (instance.hostTimed) await printSubmits(device, () => instance.run(device.recorder()));
         } finally {
           instance.destroy();
         }
