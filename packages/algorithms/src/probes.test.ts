@@ -2,6 +2,7 @@ import { InputError } from '@weft/gpu';
 import { type HostCsr, type HostEdgeList, hostCsrFromEdgeList, uploadGraph } from '@weft/graph';
 import { gpuTest } from '@weft/testing';
 import { describe, expect, it } from 'vitest';
+import { betweennessCentrality } from './betweenness.ts';
 import { bfs } from './bfs/bfs.ts';
 import { personalizedPageRank } from './centrality.ts';
 import { graphColoring } from './coloring.ts';
@@ -294,6 +295,31 @@ describe('option typos, fractions and destroyed graphs', () => {
         [
           'sssp loadBalance',
           () => sssp(graph, 0, { loadBalance: 'twc' as never }),
+          /^loadBalance: .*got 'twc'/,
+        ],
+        [
+          'bfs blocks loadBalance',
+          () => bfs(graph, 0, { strategy: 'blocks', loadBalance: 'twc' as never }),
+          /^loadBalance: .*got 'twc'/,
+        ],
+        [
+          'sssp blocks loadBalance',
+          () => sssp(graph, 0, { strategy: 'blocks', loadBalance: 'twc' as never }),
+          /^loadBalance: .*got 'twc'/,
+        ],
+        [
+          'betweennessCentrality loadBalance',
+          () => betweennessCentrality(graph, { loadBalance: 'twc' as never }),
+          /^loadBalance: .*got 'twc'/,
+        ],
+        [
+          'label propagation loadBalance',
+          () => connectedComponents(graph, { algorithm: 'label-propagation', loadBalance: 'twc' as never }),
+          /^loadBalance: .*got 'twc'/,
+        ],
+        [
+          'coreNumber advance loadBalance',
+          () => coreNumber(graph, { peel: 'advance', loadBalance: 'twc' as never }),
           /^loadBalance: .*got 'twc'/,
         ],
         ['bfs direction', () => bfs(graph, 0, { direction: 'pul' as never }), /^direction: .*got 'pul'/],

@@ -4,20 +4,14 @@ import {
   AdvanceWorkspace,
   advancePush,
   advanceSmallFrontier,
+  checkLoadBalance,
   type IterationLog,
   isNeighborGraph,
   type NeighborGraph,
   resolveLoadBalance,
   SmallFrontierState,
 } from '@weft/operators';
-import {
-  checkLoadBalance,
-  checkSource,
-  type Problem,
-  prepareLoadBalance,
-  recordSet,
-  runProblem,
-} from '../common.ts';
+import { checkSource, type Problem, prepareLoadBalance, recordSet, runProblem } from '../common.ts';
 import { bfsOnNeighbors } from '../neighbor-graph.ts';
 import { searchBlocks, searchStrategy } from '../sssp/blocks.ts';
 import { type BfsLevel, UNREACHED } from './level.ts';
@@ -217,8 +211,11 @@ export async function bfs(
   }
   checkDeviceGraph(graph);
   checkSource(graph, source);
-  checkLoadBalance(options.loadBalance);
-  if (bfsStrategy(graph, options) === 'blocks') return bfsByBlocks(graph, source, options);
+  if (bfsStrategy(graph, options) === 'blocks') {
+    // Blocks run no advance, so nothing else refuses a loadBalance typo on this path.
+    checkLoadBalance(options.loadBalance);
+    return bfsByBlocks(graph, source, options);
+  }
   await prepareLoadBalance(graph, options.loadBalance);
   // A trace logs one frontier a level: the engine, which runs many levels a step, stays off for it.
   const mode = options.smallFrontier ?? 'auto';

@@ -16,6 +16,7 @@ import {
   AdvanceWorkspace,
   advancePush,
   advanceSmallFrontier,
+  checkLoadBalance,
   type IterationLog,
   type IterationTrace,
   isNeighborGraph,
@@ -27,7 +28,6 @@ import {
 import { reduce } from '@weft/scan';
 import { prefersBitmapClaims } from '../bfs/bitmap-claims.ts';
 import {
-  checkLoadBalance,
   checkSource,
   type LoadBalanceOption,
   type Problem,
@@ -482,7 +482,6 @@ export async function sssp(
   }
   checkDeviceGraph(graph);
   checkSource(graph, source);
-  checkLoadBalance(options.loadBalance);
   // Anything else would reach the WGSL as text and fail there as a shader compile error.
   if (options.weight !== undefined && !(options.weight instanceof Functor)) {
     throw new InputError(
@@ -496,7 +495,11 @@ export async function sssp(
     throw new InputError(`unsupported weight type ${weights.type}`, 'graph.weights');
   }
   if (options.weight === undefined) await checkNonNegativeWeights(graph, 'SSSP');
-  if (strategy === 'blocks') return ssspByBlocks(graph, source, options);
+  if (strategy === 'blocks') {
+    // Blocks run no advance, so nothing else refuses a loadBalance typo on this path.
+    checkLoadBalance(options.loadBalance);
+    return ssspByBlocks(graph, source, options);
+  }
   // A trace logs one frontier a step: the engine, which runs many levels a step, stays off for it.
   const mode = options.smallFrontier ?? 'auto';
   if (options.trace && mode !== 'auto' && mode !== 'off') {
