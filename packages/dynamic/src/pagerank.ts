@@ -1,5 +1,6 @@
 import {
   atomic,
+  checkMaxIterations,
   type DeviceArray,
   type DispatchArgs,
   type Functor,
@@ -190,12 +191,8 @@ export class DynamicPageRank {
       throw new InputError(`alpha must be in [0, 1], got ${this.alpha}`, 'alpha');
     if (!(this.tolerance >= 0))
       throw new InputError(`tolerance must be >= 0, got ${this.tolerance}`, 'tolerance');
-    if (!(this.maxIterations >= 0 && Number.isInteger(this.maxIterations))) {
-      throw new InputError(
-        `maxIterations must be a non-negative integer, got ${this.maxIterations}`,
-        'maxIterations',
-      );
-    }
+    // Finite: with tolerance 0 a run may never converge (f32 ranks can keep changing in their last bit).
+    checkMaxIterations(this.maxIterations, false);
     if (typeof this.extrapolate !== 'boolean') {
       throw new InputError(
         `extrapolate must be true or false, got ${String(this.extrapolate)}`,

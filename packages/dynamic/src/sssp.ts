@@ -1,6 +1,8 @@
 import {
   atomic,
+  checkMaxIterations,
   type DeviceArray,
+  distanceOverflowError,
   type Functor,
   InputError,
   lit,
@@ -216,12 +218,7 @@ export class DynamicSssp {
     const n = this.graph.vertexCount;
     const raw = await this.distances.download(0, n);
     const saturated = raw.indexOf(SATURATED);
-    if (saturated >= 0) {
-      throw new InputError(
-        `the distance of vertex ${saturated} reached 2^32 - 2 (4294967294), the bound of u32 distances: scale the weights down`,
-        'graph values',
-      );
-    }
+    if (saturated >= 0) throw distanceOverflowError(false, saturated, 'graph values');
     // The typed conversion is exact for u32; unreached words are few to find with a native search.
     const out = new Float64Array(raw);
     for (let v = raw.indexOf(UNREACHED); v >= 0; v = raw.indexOf(UNREACHED, v + 1)) {
@@ -490,10 +487,7 @@ function checkOptions(options: DynamicSsspOptions) {
     throw new InputError(`relax must be 'auto', 'vertex' or 'slab', got ${String(relax)}`, where);
   }
   checkSweepMin(options.sweepMin, where);
-  const max = options.maxIterations;
-  if (max !== undefined && !(Number.isInteger(max) && max >= 0)) {
-    throw new InputError(`maxIterations must be a non-negative integer, got ${max}`, where);
-  }
+  if (options.maxIterations !== undefined) checkMaxIterations(options.maxIterations, false, where);
 }
 
 /**

@@ -1,5 +1,15 @@
-import { atomic, type DeviceArray, InputError, inline, rw, transform, u32, wgsl } from '@weft/gpu';
-import { overflowError, SATURATED_F32, SATURATED_U32 } from '../weights.ts';
+import {
+  atomic,
+  type DeviceArray,
+  distanceOverflowError,
+  InputError,
+  inline,
+  rw,
+  transform,
+  u32,
+  wgsl,
+} from '@weft/gpu';
+import { SATURATED_F32, SATURATED_U32 } from '../weights.ts';
 import { decodeDistances, UNREACHED_F32, UNREACHED_U32 } from './decode.ts';
 
 /** Where distance words become `Float64Array` values: a kernel on the device, or the JS loop on the host. */
@@ -94,7 +104,7 @@ export async function readDistances(
       new Uint32Array(result.buffer).set(view.subarray(0, 2 * n));
       return view[2 * n]!;
     });
-    if (overflowed !== NONE) throw overflowError(float, overflowed);
+    if (overflowed !== NONE) throw distanceOverflowError(float, overflowed);
     return result;
   } finally {
     words.destroy();
