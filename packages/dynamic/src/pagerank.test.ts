@@ -126,6 +126,12 @@ describe('DynamicPageRank', () => {
         converged: false,
       });
       await expect(DynamicPageRank.create(g, { alpha: 2 })).rejects.toThrow(InputError);
+      // Infinity passed every change (one iteration, "converged"), as in pageRank.
+      for (const tolerance of [Number.POSITIVE_INFINITY, Number.NaN, -1]) {
+        await expect(DynamicPageRank.create(g, { tolerance })).rejects.toThrow(
+          `tolerance: tolerance must be a finite number >= 0, got ${tolerance}`,
+        );
+      }
       await expect(DynamicPageRank.create(g, { maxIterations: Number.POSITIVE_INFINITY })).rejects.toThrow(
         InputError,
       );

@@ -1,6 +1,7 @@
 import {
   atomic,
   checkMaxIterations,
+  checkTolerance,
   type DeviceArray,
   type DispatchArgs,
   type Functor,
@@ -189,8 +190,7 @@ export class DynamicPageRank {
     this.extrapolate = options.extrapolate ?? true;
     if (!(this.alpha >= 0 && this.alpha <= 1))
       throw new InputError(`alpha must be in [0, 1], got ${this.alpha}`, 'alpha');
-    if (!(this.tolerance >= 0))
-      throw new InputError(`tolerance must be >= 0, got ${this.tolerance}`, 'tolerance');
+    checkTolerance(this.tolerance);
     // Finite: with tolerance 0 a run may never converge (f32 ranks can keep changing in their last bit).
     checkMaxIterations(this.maxIterations, false);
     if (typeof this.extrapolate !== 'boolean') {
