@@ -1,4 +1,4 @@
-import { ConvergenceError, checkTolerance, InputError } from '@weft/gpu';
+import { ConvergenceError, checkOptionsObject, checkTolerance, InputError } from '@weft/gpu';
 import type { HostCsr } from '@weft/graph';
 
 // Plain TypeScript references on a host CSR (f64, networkx's loops): the test oracles and the CPU baselines.
@@ -200,6 +200,7 @@ export function personalizedPageRankReference(
   personalization: Personalization,
   options: PersonalizedPageRankReferenceOptions = {},
 ): { ranks: Float64Array; iterations: number } {
+  checkOptionsObject('personalizedPageRankReference', options);
   const n = csr.vertexCount;
   const alpha = options.alpha ?? 0.85;
   const { tolerance, maxIterations } = powerIterationSettings('personalizedPageRank', options);
@@ -242,6 +243,7 @@ export function katzCentralityReference(
   csr: HostCsr,
   options: KatzReferenceOptions = {},
 ): { centrality: Float64Array; iterations: number } {
+  checkOptionsObject('katzCentralityReference', options);
   const n = csr.vertexCount;
   const alpha = options.alpha ?? 0.1;
   const beta = options.beta ?? 1;
@@ -272,6 +274,7 @@ export function eigenvectorCentralityReference(
   csr: HostCsr,
   options: WeightedReferenceOptions = {},
 ): { centrality: Float64Array; iterations: number } {
+  checkOptionsObject('eigenvectorCentralityReference', options);
   const n = csr.vertexCount;
   const { tolerance, maxIterations } = powerIterationSettings('eigenvectorCentrality', options);
   const w = referenceWeights(csr, options.weight, false, "eigenvectorCentrality with weight 'weights'");
@@ -299,6 +302,7 @@ export function hitsReference(
   csr: HostCsr,
   options: HitsReferenceOptions = {},
 ): { hubs: Float64Array; authorities: Float64Array; iterations: number } {
+  checkOptionsObject('hitsReference', options);
   const n = csr.vertexCount;
   const { tolerance, maxIterations } = powerIterationSettings('hits', options);
   const w = referenceWeights(csr, options.weight, true, 'hits');

@@ -1,5 +1,6 @@
 import {
   atomic,
+  checkOptionsObject,
   checkTolerance,
   type DeviceArray,
   type Functor,
@@ -187,6 +188,7 @@ export class PageRankProblem implements Problem<Float32Array> {
       'alpha' | 'tolerance' | 'direction' | 'weight' | 'convergence' | 'gatherOrder'
     > = {},
   ) {
+    checkOptionsObject('new PageRankProblem', options);
     const device = graph.device;
     ({
       alpha: this.alpha,
@@ -455,6 +457,7 @@ export async function pageRank(
   graph: DeviceGraph | NeighborGraph,
   options: PageRankOptions = {},
 ): Promise<PageRankResult> {
+  checkOptionsObject('pageRank', options);
   if (isNeighborGraph(graph)) return pageRankOnNeighbors(graph, options);
   checkDeviceGraph(graph);
   checkRankBound(options);

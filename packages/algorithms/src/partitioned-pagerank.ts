@@ -1,5 +1,6 @@
 import {
   checkMaxIterations,
+  checkOptionsObject,
   type DeviceArray,
   type Functor,
   functorBindingCount,
@@ -239,6 +240,7 @@ export async function pageRankPartitioned(
   graph: PartitionedGraph,
   options: PartitionedPageRankOptions = {},
 ): Promise<PartitionedPageRankResult> {
+  checkOptionsObject('pageRankPartitioned', options);
   const { alpha, tolerance, convergence } = checkRankOptions(options);
   checkRankBound(options);
   const maxIterations = options.maxIterations ?? 100;

@@ -1,6 +1,7 @@
 import {
   atomic,
   checkMaxIterations,
+  checkOptionsObject,
   checkTolerance,
   type DeviceArray,
   type DispatchArgs,
@@ -228,6 +229,7 @@ export class DynamicPageRank {
 
   /** Ranks of `graph` computed from the uniform vector. */
   static async create(graph: DynamicGraph, options: DynamicPageRankOptions = {}): Promise<DynamicPageRank> {
+    checkOptionsObject('DynamicPageRank.create', options);
     if (graph.destroyed) throw new InputError('the graph was destroyed', 'DynamicPageRank');
     const p = new DynamicPageRank(graph, options);
     try {
@@ -990,6 +992,7 @@ export async function dynamicPageRank(
   graph: DynamicGraph,
   options: DynamicPageRankOptions = {},
 ): Promise<{ ranks: Float32Array } & DynamicPageRankRun> {
+  checkOptionsObject('dynamicPageRank', options);
   const p = await DynamicPageRank.create(graph, options);
   try {
     return { ranks: await p.result(), ...p.lastRun };

@@ -1,6 +1,7 @@
 import {
   atomic,
   checkMaxIterations,
+  checkOptionsObject,
   type DeviceArray,
   distanceOverflowError,
   type Functor,
@@ -99,6 +100,7 @@ export class DynamicSssp {
     source: number,
     options: DynamicSsspOptions = {},
   ): Promise<DynamicSssp> {
+    checkOptionsObject('DynamicSssp.create', options);
     checkGraph(graph);
     checkOptions(options);
     const s = new DynamicSssp(graph, source, options);
@@ -499,6 +501,7 @@ export async function dynamicSssp(
   source: number,
   options: DynamicSsspOptions = {},
 ): Promise<{ distances: Float64Array } & DynamicSsspRun> {
+  checkOptionsObject('dynamicSssp', options);
   const s = await DynamicSssp.create(graph, source, options);
   try {
     const run = s.lastRun;

@@ -1,10 +1,18 @@
+import { expectOptionsRefused, gpuTest } from '@weft/testing';
 import { describe, expect, it } from 'vitest';
 import {
   checkMaxIterations,
   checkOptionsObject,
   checkTolerance,
+  copy,
   distanceOverflowError,
   InputError,
+  map,
+  requestDevice,
+  requestDevices,
+  transform,
+  transformItemsPerWorkgroup,
+  wgsl,
 } from './index.ts';
 
 /** The InputError message `check` throws, or undefined when it accepts. */
@@ -82,4 +90,36 @@ describe('distanceOverflowError', () => {
       /vertex 0 reached the largest finite f32 .* f32 distances/,
     );
   });
+});
+
+describe('@weft/gpu functions given null or non-object options', () => {
+  // Each failed as a TypeError on the first option read (or, for requestDevice, took no options).
+  it('throw an InputError naming the function', () =>
+    gpuTest(async (device) => {
+      const a = device.upload(Uint32Array.of(1, 2, 3, 4));
+      const b = device.array('u32', 4);
+      const rec = device.recorder();
+      const none = wgsl`(i: u32) {}`;
+      try {
+        await expectOptionsRefused([
+          ['requestDevice', (o) => requestDevice(o)],
+          ['requestDevices', (o) => requestDevices(o)],
+          ['device.array', (o) => device.array('u32', 4, o)],
+          ['device.upload', (o) => device.upload(Uint32Array.of(1), o)],
+          ['device.chunkedArray', (o) => device.chunkedArray('u32', 4, o)],
+          ['device.uploadChunked', (o) => device.uploadChunked(Uint32Array.of(1), o)],
+          ['device.recorder', (o) => device.recorder(o)],
+          ['recorder.submit', (o) => rec.submit(o)],
+          ['transformItemsPerWorkgroup', (o) => transformItemsPerWorkgroup(4, o)],
+          ['transform', (o) => transform(device, 4, none, o)],
+          ['map', (o) => map(device, 4, wgsl`(i: u32) -> u32 { return i; }`, b, o)],
+          ['copy', (o) => copy(device, a, b, o)],
+        ]);
+        // A refused submit left the recorder as it was.
+        await rec.submit();
+      } finally {
+        a.destroy();
+        b.destroy();
+      }
+    }));
 });

@@ -1,5 +1,6 @@
 import {
   checkMaxIterations,
+  checkOptionsObject,
   type DeviceArray,
   DeviceLimitError,
   type GpuCount,
@@ -80,6 +81,7 @@ export async function enact(
   loop: EnactorLoop,
   options: EnactorOptions = {},
 ): Promise<EnactorResult> {
+  checkOptionsObject('enact', options);
   const maxIterations = options.maxIterations ?? Number.POSITIVE_INFINITY;
   // A fraction would run to its ceiling, silently one iteration more than asked.
   checkMaxIterations(maxIterations, true);

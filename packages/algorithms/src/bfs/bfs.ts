@@ -1,4 +1,14 @@
-import { atomic, type DeviceArray, type Functor, InputError, type Recorder, rw, u32, wgsl } from '@weft/gpu';
+import {
+  atomic,
+  checkOptionsObject,
+  type DeviceArray,
+  type Functor,
+  InputError,
+  type Recorder,
+  rw,
+  u32,
+  wgsl,
+} from '@weft/gpu';
 import { checkDeviceGraph, type DeviceGraph, FrontierQueue } from '@weft/graph';
 import {
   AdvanceWorkspace,
@@ -60,6 +70,7 @@ export class BfsProblem
     readonly graph: DeviceGraph,
     options: BfsProblemOptions = {},
   ) {
+    checkOptionsObject('new BfsProblem', options);
     const device = graph.device;
     this.loadBalance = resolveLoadBalance(graph, options.loadBalance ?? 'auto');
     const variant = variantOf(graph, options);
@@ -205,6 +216,7 @@ export async function bfs(
   source: number,
   options: BfsOptions = {},
 ): Promise<BfsResult> {
+  checkOptionsObject('bfs', options);
   if (isNeighborGraph(graph)) {
     checkSource(graph, source);
     return bfsOnNeighbors(graph, source, options);

@@ -1,5 +1,6 @@
 import {
   atomic,
+  checkOptionsObject,
   type DeviceArray,
   distanceOverflowError,
   InputError,
@@ -68,6 +69,7 @@ export async function readDistances(
   float: boolean,
   options: { order?: DeviceArray<'u32'>; decode?: DistanceDecode | undefined; unreached?: number } = {},
 ): Promise<Float64Array> {
+  checkOptionsObject('readDistances', options);
   const { order, decode = 'device', unreached = float ? UNREACHED_F32 : UNREACHED_U32 } = options;
   if (decode !== 'device' && decode !== 'host') {
     throw new InputError(`decode must be 'device' or 'host', got '${decode}'`, 'decode');

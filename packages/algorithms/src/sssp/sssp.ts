@@ -1,5 +1,6 @@
 import {
   atomic,
+  checkOptionsObject,
   type DeviceArray,
   Functor,
   InputError,
@@ -184,6 +185,7 @@ export class SsspProblem
     readonly graph: DeviceGraph,
     options: SsspProblemOptions = {},
   ) {
+    checkOptionsObject('new SsspProblem', options);
     const device = graph.device;
     this.#weight = options.weight;
     this.#decode = options.decode;
@@ -473,6 +475,7 @@ export async function sssp(
   source: number,
   options: SsspOptions = {},
 ): Promise<SsspResult> {
+  checkOptionsObject('sssp', options);
   if (isNeighborGraph(graph)) {
     if (options.strategy === 'blocks') {
       throw new InputError('block-local SSSP needs a DeviceGraph (from uploadGraph)', 'strategy');
