@@ -44,6 +44,7 @@ import {
   personalizedPageRankProblem,
   personalizedPageRankReference,
   readDistances,
+  resolveSsspOptions,
   SsspBlocksProblem,
   SsspProblem,
   sssp,
@@ -122,6 +123,7 @@ describe('@weft/algorithms functions given null or non-object options', () => {
           ['verifyPageRank', (o) => verifyPageRank(csr, new Float64Array(4), o)],
           ['verifyBetweenness', (o) => verifyBetweenness(csr, new Float64Array(4), o)],
         ]);
+        await expectOptionsRefused([['resolveSsspOptions', (o) => resolveSsspOptions(graph, o)]], true);
         // Refused before anything was allocated.
         expect(device.pool.stats.liveBuffers).toBe(live);
       } finally {

@@ -251,6 +251,7 @@ export class DynamicGraph implements NeighborGraph {
 
   /** An empty graph (no edges) with vertices 0 .. vertexCount - 1. */
   static async create(device: WeftDevice, options: DynamicGraphOptions): Promise<DynamicGraph> {
+    checkOptionsObject('DynamicGraph.create', options, true);
     const { vertexCount } = options;
     const where = 'DynamicGraph.create';
     if (!Number.isInteger(vertexCount) || vertexCount < 0 || vertexCount > MAX_VERTICES) {
@@ -576,6 +577,7 @@ export class DynamicGraph implements NeighborGraph {
     arcs: { src: IdArray; dst: IdArray; values?: ValueArray },
     options: DynamicGraphOptions,
   ): Promise<DynamicGraph> {
+    checkOptionsObject('DynamicGraph.fromArcs', options, true);
     const g = await DynamicGraph.create(device, options);
     try {
       await g.#insert(arcs.src, arcs.dst, arcs.values, false, {});

@@ -46,6 +46,13 @@ describe('@weft/dynamic functions given null or non-object options', () => {
           ['DynamicSssp.create', (o) => DynamicSssp.create(valued, 0, o)],
           ['dynamicSssp', (o) => dynamicSssp(valued, 0, o)],
         ]);
+        await expectOptionsRefused(
+          [
+            ['DynamicGraph.create', (o) => DynamicGraph.create(device, o)],
+            ['DynamicGraph.fromArcs', (o) => DynamicGraph.fromArcs(device, { src, dst }, o)],
+          ],
+          true,
+        );
         // No refused batch reached the graph.
         expect(Array.from(await g.degrees())).toEqual([1, 2, 2, 1]);
         expect(Array.from(await cc.result())).toEqual([0, 0, 0, 0]);

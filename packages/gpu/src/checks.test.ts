@@ -43,7 +43,15 @@ describe('checkOptionsObject', () => {
       expect(refusal(() => checkOptionsObject('bfs', value))).toBe(
         `options: bfs takes an options object (or none), got ${got}`,
       );
+      expect(refusal(() => checkOptionsObject('kronecker', value, true))).toBe(
+        `options: kronecker takes an options object, got ${got}`,
+      );
     }
+    // Required options: left out is refused too, an object accepted.
+    expect(refusal(() => checkOptionsObject('kronecker', undefined, true))).toBe(
+      'options: kronecker takes an options object, got undefined',
+    );
+    expect(refusal(() => checkOptionsObject('kronecker', { scale: 3 }, true))).toBeUndefined();
   });
 });
 

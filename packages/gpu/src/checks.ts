@@ -6,15 +6,24 @@ import { InputError } from './errors.ts';
  */
 
 /**
- * Throws unless `options`, the options argument of public function `who`, is an options object or left
- * out. JavaScript callers can pass `null` (or a number, a string, an array), which a parameter default does
- * not replace and which would otherwise fail as a TypeError on the first option read.
+ * Throws unless `options`, the options argument of public function `who`, is an options object, or left
+ * out where it is not `required`. JavaScript callers can pass `null` (or a number, a string, an array),
+ * which a parameter default does not replace and which would otherwise fail as a TypeError on the first
+ * option read.
  */
-export function checkOptionsObject(who: string, options: unknown): void {
-  if (options === undefined) return;
+export function checkOptionsObject(who: string, options: unknown, required = false): void {
+  if (options === undefined && !required) return;
   if (typeof options !== 'object' || options === null || Array.isArray(options)) {
-    const got = options === null ? 'null' : Array.isArray(options) ? 'an array' : `a ${typeof options}`;
-    throw new InputError(`${who} takes an options object (or none), got ${got}`, 'options');
+    const got =
+      options === undefined || options === null
+        ? String(options)
+        : Array.isArray(options)
+          ? 'an array'
+          : `a ${typeof options}`;
+    throw new InputError(
+      `${who} takes an options object${required ? '' : ' (or none)'}, got ${got}`,
+      'options',
+    );
   }
 }
 

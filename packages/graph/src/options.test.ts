@@ -1,6 +1,25 @@
 import { expectOptionsRefused, gpuTest } from '@weft/testing';
 import { describe, it } from 'vitest';
 import {
+  grid,
+  kronecker,
+  kroneckerMultigraphOnDevice,
+  kroneckerMultigraphPartitioned,
+  kroneckerOnDevice,
+  philoxKronecker,
+  philoxKroneckerMultigraph,
+  philoxUniform,
+  philoxUniformMultigraph,
+  randomGeometric,
+  recordKroneckerEdges,
+  recordUniformEdges,
+  road,
+  uniformMultigraphOnDevice,
+  uniformMultigraphPartitioned,
+  uniformOnDevice,
+  uniformRandom,
+} from './generators/index.ts';
+import {
   bitmapToQueue,
   DeviceBuildPlan,
   deviceGraphFromCsr,
@@ -64,5 +83,36 @@ describe('@weft/graph functions given null or non-object options', () => {
         for (const x of [graph, queue, bitmap]) x.destroy();
         plan.destroy();
       }
+    }));
+});
+
+describe('@weft/graph generators given null, non-object or no options', () => {
+  // They take no defaults: each failed as a TypeError reading the first option.
+  it('throw an InputError naming the generator', () =>
+    gpuTest(async (device) => {
+      const rec = device.recorder();
+      await expectOptionsRefused(
+        [
+          ['kronecker', (o) => kronecker(o)],
+          ['uniformRandom', (o) => uniformRandom(o)],
+          ['grid', (o) => grid(o)],
+          ['road', (o) => road(o)],
+          ['randomGeometric', (o) => randomGeometric(o)],
+          ['philoxKronecker', (o) => philoxKronecker(o)],
+          ['philoxUniform', (o) => philoxUniform(o)],
+          ['philoxKroneckerMultigraph', (o) => philoxKroneckerMultigraph(o)],
+          ['philoxUniformMultigraph', (o) => philoxUniformMultigraph(o)],
+          ['kroneckerOnDevice', (o) => kroneckerOnDevice(device, o)],
+          ['uniformOnDevice', (o) => uniformOnDevice(device, o)],
+          ['recordKroneckerEdges', (o) => recordKroneckerEdges(rec, undefined as never, o)],
+          ['recordUniformEdges', (o) => recordUniformEdges(rec, undefined as never, o)],
+          ['kroneckerMultigraphOnDevice', (o) => kroneckerMultigraphOnDevice(device, o)],
+          ['uniformMultigraphOnDevice', (o) => uniformMultigraphOnDevice(device, o)],
+          ['kroneckerMultigraphPartitioned', (o) => kroneckerMultigraphPartitioned([device], o)],
+          ['uniformMultigraphPartitioned', (o) => uniformMultigraphPartitioned([device], o)],
+        ],
+        true,
+      );
+      await rec.submit();
     }));
 });

@@ -1,13 +1,15 @@
 import { compactArray, compactFused, compactUpsweep } from '@weft/compact';
 import { transformLbs } from '@weft/lbs';
-import { exclusiveScan, inclusiveScan, reduce, transformScan } from '@weft/scan';
+import { exclusiveScan, inclusiveScan, reduce, transformScan, transformScanTo } from '@weft/scan';
 import { segmentedReduce, transformSegreduce } from '@weft/segreduce';
 import { intersectCount, sortedSearch, sortKeys, sortPairs } from '@weft/sort';
 import { expectOptionsRefused, gpuTest } from '@weft/testing';
 import { describe, it } from 'vitest';
 import {
+  advanceDirectionOptimized,
   advancePull,
   advancePush,
+  advanceSmallFrontier,
   Cascade,
   DisjointSets,
   enact,
@@ -53,5 +55,22 @@ describe('operator and primitive functions given null or non-object options', ()
         ['compactFused', (o) => compactFused(device, unread, unread, unread, unread, o)],
         ['compactArray', (o) => compactArray(device, unread, unread, unread, unread, o)],
       ]);
+    }));
+});
+
+describe('operators whose options are required, given none, null or a non-object', () => {
+  it('throw an InputError naming the function', () =>
+    gpuTest(async (device) => {
+      await expectOptionsRefused(
+        [
+          [
+            'advanceDirectionOptimized',
+            (o) => advanceDirectionOptimized(device, unread, unread, unread, unread, o),
+          ],
+          ['advanceSmallFrontier', (o) => advanceSmallFrontier(device, unread, unread, unread, o)],
+          ['transformScanTo', (o) => transformScanTo(device, unread, unread, unread, o)],
+        ],
+        true,
+      );
     }));
 });

@@ -276,6 +276,7 @@ export async function advanceSmallFrontier(
   functor: Functor,
   options: SmallFrontierOptions,
 ): Promise<void> {
+  checkOptionsObject('advanceSmallFrontier', options, true);
   const who = 'advanceSmallFrontier';
   const { state } = options;
   const device = graph.device;

@@ -114,6 +114,7 @@ export async function transformScanTo<T extends ElementType>(
   emit: Functor,
   options: TransformScanToOptions<T> & { readonly monoid: Monoid<T> },
 ): Promise<void> {
+  checkOptionsObject('transformScanTo', options, true);
   const who = 'transformScanTo';
   let limit: number;
   if (isGpuCount(n)) {

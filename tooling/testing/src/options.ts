@@ -13,12 +13,17 @@ const NOT_OBJECTS: readonly [unknown, string][] = [
 ];
 
 /**
- * Expects each call, given `null`, a number, a string or an array for its options, to throw or reject with
- * the one-line `InputError` that names its function (and not a TypeError from reading a property).
+ * Expects each call, given `null`, a number, a string or an array for its options (or none, where they are
+ * `required`), to throw or reject with the one-line `InputError` that names its function (and not a
+ * TypeError from reading a property).
  */
-export async function expectOptionsRefused(calls: readonly OptionsCall[]): Promise<void> {
+export async function expectOptionsRefused(calls: readonly OptionsCall[], required = false): Promise<void> {
+  const values: readonly [unknown, string][] = required
+    ? [[undefined, 'undefined'], ...NOT_OBJECTS]
+    : NOT_OBJECTS;
+  const accepted = required ? 'an options object' : 'an options object (or none)';
   for (const [name, call] of calls) {
-    for (const [value, got] of NOT_OBJECTS) {
+    for (const [value, got] of values) {
       let error: unknown;
       try {
         await call(value as never);
@@ -27,9 +32,7 @@ export async function expectOptionsRefused(calls: readonly OptionsCall[]): Promi
       }
       const what = `${name}(..., ${got})`;
       expect(error, what).toBeInstanceOf(InputError);
-      expect((error as Error).message, what).toBe(
-        `options: ${name} takes an options object (or none), got ${got}`,
-      );
+      expect((error as Error).message, what).toBe(`options: ${name} takes ${accepted}, got ${got}`);
     }
   }
 }

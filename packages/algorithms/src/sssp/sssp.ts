@@ -461,6 +461,7 @@ export async function resolveSsspOptions(
   graph: DeviceGraph,
   options: SsspOptions,
 ): Promise<SsspProblemOptions> {
+  checkOptionsObject('resolveSsspOptions', options, true);
   await prepareLoadBalance(graph, options.loadBalance);
   const { delta, ...rest } = options;
   if (delta === 'off') return rest;
