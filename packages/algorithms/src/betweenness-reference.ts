@@ -1,4 +1,4 @@
-import { InputError } from '@weft/gpu';
+import { checkOptionsObject, InputError } from '@weft/gpu';
 import type { HostCsr } from '@weft/graph';
 import { rng } from './community-reference.ts';
 
@@ -92,6 +92,7 @@ export function rescaleBetweenness(
  * unweighted graph: duplicate edges count once, self-loops never. Weights are ignored.
  */
 export function betweennessReference(csr: HostCsr, options: BetweennessSampling = {}): Float64Array {
+  checkOptionsObject('betweennessReference', options);
   const n = csr.vertexCount;
   const sampled = betweennessSources(n, options);
   const sources = sampled ?? Array.from({ length: n }, (_, i) => i);

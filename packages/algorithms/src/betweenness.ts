@@ -1,5 +1,6 @@
 import {
   atomic,
+  checkOptionsObject,
   type DeviceArray,
   type Functor,
   f32,
@@ -138,6 +139,7 @@ export class BetweennessProblem {
       counts?: 'f32' | 'wide';
     } = {},
   ) {
+    checkOptionsObject('new BetweennessProblem', options);
     const device = graph.device;
     this.loadBalance = resolveLoadBalance(graph, options.loadBalance ?? 'auto');
     this.endpoints = options.endpoints ?? false;
@@ -665,6 +667,7 @@ export async function betweennessCentrality(
   graph: DeviceGraph,
   options: BetweennessOptions = {},
 ): Promise<BetweennessResult> {
+  checkOptionsObject('betweennessCentrality', options);
   checkDeviceGraph(graph);
   const n = graph.vertexCount;
   const sampled = betweennessSources(n, options);

@@ -1,4 +1,4 @@
-import { ConvergenceError, InputError } from '@weft/gpu';
+import { ConvergenceError, checkOptionsObject, checkTolerance, InputError } from '@weft/gpu';
 import type { HostCsr } from '@weft/graph';
 
 // Plain TypeScript references on a host CSR (f64, networkx's loops): the test oracles and the CPU baselines.
@@ -84,7 +84,6 @@ export function personalizationVector(vertexCount: number, personalization: Pers
   return p;
 }
 
-/** Throws unless `tolerance` and `maxIterations` let a power iteration stop. */
 /** Each power iteration's default stopping rule (networkx's, but HITS stops at an L1 change per vertex). */
 const POWER_DEFAULTS = {
   personalizedPageRank: { tolerance: 1e-6, maxIterations: 100 },
@@ -100,9 +99,7 @@ export function powerIterationSettings(
 ): { tolerance: number; maxIterations: number } {
   const tolerance = options.tolerance ?? POWER_DEFAULTS[who].tolerance;
   const maxIterations = options.maxIterations ?? POWER_DEFAULTS[who].maxIterations;
-  if (!(tolerance >= 0 && Number.isFinite(tolerance))) {
-    throw new InputError(`tolerance must be a finite number >= 0, got ${tolerance}`, 'tolerance');
-  }
+  checkTolerance(tolerance);
   if (!(Number.isInteger(maxIterations) && maxIterations >= 1)) {
     throw new InputError(`maxIterations must be a positive integer, got ${maxIterations}`, 'maxIterations');
   }
@@ -203,6 +200,7 @@ export function personalizedPageRankReference(
   personalization: Personalization,
   options: PersonalizedPageRankReferenceOptions = {},
 ): { ranks: Float64Array; iterations: number } {
+  checkOptionsObject('personalizedPageRankReference', options);
   const n = csr.vertexCount;
   const alpha = options.alpha ?? 0.85;
   const { tolerance, maxIterations } = powerIterationSettings('personalizedPageRank', options);
@@ -245,6 +243,7 @@ export function katzCentralityReference(
   csr: HostCsr,
   options: KatzReferenceOptions = {},
 ): { centrality: Float64Array; iterations: number } {
+  checkOptionsObject('katzCentralityReference', options);
   const n = csr.vertexCount;
   const alpha = options.alpha ?? 0.1;
   const beta = options.beta ?? 1;
@@ -275,6 +274,7 @@ export function eigenvectorCentralityReference(
   csr: HostCsr,
   options: WeightedReferenceOptions = {},
 ): { centrality: Float64Array; iterations: number } {
+  checkOptionsObject('eigenvectorCentralityReference', options);
   const n = csr.vertexCount;
   const { tolerance, maxIterations } = powerIterationSettings('eigenvectorCentrality', options);
   const w = referenceWeights(csr, options.weight, false, "eigenvectorCentrality with weight 'weights'");
@@ -302,6 +302,7 @@ export function hitsReference(
   csr: HostCsr,
   options: HitsReferenceOptions = {},
 ): { hubs: Float64Array; authorities: Float64Array; iterations: number } {
+  checkOptionsObject('hitsReference', options);
   const n = csr.vertexCount;
   const { tolerance, maxIterations } = powerIterationSettings('hits', options);
   const w = referenceWeights(csr, options.weight, true, 'hits');

@@ -1,5 +1,6 @@
 import {
   ConvergenceError,
+  checkOptionsObject,
   type DeviceArray,
   type Functor,
   f32,
@@ -265,6 +266,7 @@ export async function personalizedPageRank(
   personalization: Personalization,
   options: PersonalizedPageRankOptions = {},
 ): Promise<{ ranks: Float32Array; iterations: number }> {
+  checkOptionsObject('personalizedPageRank', options);
   const problem = await personalizedPageRankProblem(graph, personalization, options);
   return powerIterate(problem, 'personalizedPageRank', options);
 }
@@ -275,6 +277,7 @@ export async function personalizedPageRankProblem(
   personalization: Personalization,
   options: Omit<PersonalizedPageRankOptions, keyof RunOptions> = {},
 ): Promise<PowerIterationProblem<{ ranks: Float32Array }>> {
+  checkOptionsObject('personalizedPageRankProblem', options);
   checkDeviceGraph(graph);
   const alpha = options.alpha ?? 0.85;
   checkAlpha(alpha, 0, 1);
@@ -377,6 +380,7 @@ export async function katzCentrality(
   graph: DeviceGraph,
   options: KatzCentralityOptions = {},
 ): Promise<{ centrality: Float32Array; iterations: number }> {
+  checkOptionsObject('katzCentrality', options);
   return powerIterate(await katzCentralityProblem(graph, options), 'katzCentrality', options);
 }
 
@@ -385,6 +389,7 @@ export async function katzCentralityProblem(
   graph: DeviceGraph,
   options: Omit<KatzCentralityOptions, keyof RunOptions> = {},
 ): Promise<PowerIterationProblem<{ centrality: Float32Array }>> {
+  checkOptionsObject('katzCentralityProblem', options);
   checkDeviceGraph(graph);
   const alpha = options.alpha ?? 0.1;
   const beta = options.beta ?? 1;
@@ -433,6 +438,7 @@ export async function eigenvectorCentrality(
   graph: DeviceGraph,
   options: WeightedCentralityOptions = {},
 ): Promise<{ centrality: Float32Array; iterations: number }> {
+  checkOptionsObject('eigenvectorCentrality', options);
   return powerIterate(await eigenvectorCentralityProblem(graph, options), 'eigenvectorCentrality', options);
 }
 
@@ -441,6 +447,7 @@ export async function eigenvectorCentralityProblem(
   graph: DeviceGraph,
   options: Omit<WeightedCentralityOptions, keyof RunOptions> = {},
 ): Promise<PowerIterationProblem<{ centrality: Float32Array }>> {
+  checkOptionsObject('eigenvectorCentralityProblem', options);
   checkDeviceGraph(graph);
   const n = graph.vertexCount;
   const { tolerance, maxIterations } = powerIterationSettings('eigenvectorCentrality', options);
@@ -492,6 +499,7 @@ export async function hits(
   graph: DeviceGraph,
   options: HitsOptions = {},
 ): Promise<{ hubs: Float32Array; authorities: Float32Array; iterations: number }> {
+  checkOptionsObject('hits', options);
   return powerIterate(await hitsProblem(graph, options), 'hits', options);
 }
 
@@ -500,6 +508,7 @@ export async function hitsProblem(
   graph: DeviceGraph,
   options: Omit<HitsOptions, keyof RunOptions> = {},
 ): Promise<PowerIterationProblem<{ hubs: Float32Array; authorities: Float32Array }>> {
+  checkOptionsObject('hitsProblem', options);
   checkDeviceGraph(graph);
   const n = graph.vertexCount;
   const { tolerance, maxIterations } = powerIterationSettings('hits', options);

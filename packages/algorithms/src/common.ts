@@ -1,6 +1,7 @@
 import { type DeviceArray, InputError, type Recorder, rw, transform, u32, wgsl } from '@weft/gpu';
 import type { DeviceGraph } from '@weft/graph';
 import {
+  checkLoadBalance,
   type EnactorLoop,
   type EnactorOptions,
   type EnactorResult,
@@ -52,19 +53,10 @@ export function checkSource(graph: { vertexCount: number }, source: number): voi
   }
 }
 
-const LOAD_BALANCES: readonly LoadBalance[] = ['auto', 'merge-path', 'thread-mapped', 'per-advance'];
-
-/** Throws on a `loadBalance` that is none of the strategies, which the operators would run as another one. */
-export function checkLoadBalance(loadBalance: LoadBalance | undefined): void {
-  if (loadBalance !== undefined && !LOAD_BALANCES.includes(loadBalance)) {
-    throw new InputError(
-      `loadBalance must be one of ${LOAD_BALANCES.join(', ')}, got '${loadBalance}'`,
-      'loadBalance',
-    );
-  }
-}
-
-/** Measures the graph's largest out-degree (once per graph) when `'auto'` needs it and it is unknown. */
+/**
+ * Refuses an unknown `loadBalance` before any GPU work, and measures the graph's largest out-degree (once
+ * per graph) when `'auto'` needs it and it is unknown.
+ */
 export async function prepareLoadBalance(graph: DeviceGraph, loadBalance: LoadBalance | undefined) {
   checkLoadBalance(loadBalance);
   if ((loadBalance ?? 'auto') === 'auto') await graph.maxOutDegree();

@@ -1,6 +1,7 @@
 import {
   type ArrayCapture,
   atomic,
+  checkOptionsObject,
   type DeviceArray,
   type Functor,
   type GpuCount,
@@ -194,6 +195,7 @@ export async function modularity(
   partition: ArrayLike<number>,
   options: ModularityOptions = {},
 ): Promise<number> {
+  checkOptionsObject('modularity', options);
   checkDeviceGraph(graph);
   const resolution = options.resolution ?? 1;
   checkResolution(resolution);

@@ -1,4 +1,4 @@
-import { InputError } from '@weft/gpu';
+import { checkOptionsObject, InputError } from '@weft/gpu';
 import type { HostCsr } from '@weft/graph';
 
 /** Options of {@link modularityReference} and {@link modularity}. */
@@ -132,6 +132,7 @@ export function modularityReference(
   partition: ArrayLike<number>,
   options: ModularityOptions = {},
 ): number {
+  checkOptionsObject('modularityReference', options);
   const n = csr.vertexCount;
   const resolution = options.resolution ?? 1;
   checkResolution(resolution);
@@ -314,6 +315,7 @@ export function checkLouvainOptions(
  * A directed graph runs as its undirected graph. The CPU baseline and test oracle of {@link louvain}.
  */
 export function louvainReference(csr: HostCsr, options: LouvainOptions = {}): LouvainResult {
+  checkOptionsObject('louvainReference', options);
   const { resolution, maxLevels, threshold, seed } = checkLouvainOptions(options);
   const n = csr.vertexCount;
   let g = arcGraph(csr, options.weight, 'louvain');
@@ -405,6 +407,7 @@ export function labelPropagationReference(
   csr: HostCsr,
   options: LabelPropagationOptions & { colors?: ArrayLike<number> } = {},
 ): LabelPropagationResult {
+  checkOptionsObject('labelPropagationReference', options);
   const n = csr.vertexCount;
   const maxIterations = checkMaxIterations(options.maxIterations);
   const nbrs = simpleNeighbors(csr);

@@ -1,5 +1,6 @@
 import {
   atomic,
+  checkOptionsObject,
   type DeviceArray,
   type GpuCount,
   InputError,
@@ -207,6 +208,7 @@ export class ComponentsProblem implements Problem<{ labels: Uint32Array; count: 
     readonly graph: DeviceGraph,
     options: ComponentsProblemOptions = {},
   ) {
+    checkOptionsObject('new ComponentsProblem', options);
     const device = graph.device;
     this.algorithm = checkAlgorithm(graph, options.algorithm);
     const tuning = smallFrontierOf(this.algorithm, options);
@@ -466,6 +468,7 @@ export async function connectedComponents(
   graph: DeviceGraph | NeighborGraph,
   options: ComponentsOptions = {},
 ): Promise<ComponentsResult> {
+  checkOptionsObject('connectedComponents', options);
   if (isNeighborGraph(graph)) return componentsOnNeighbors(graph, options);
   checkDeviceGraph(graph);
   if (options.algorithm === 'label-propagation') {

@@ -1,5 +1,6 @@
 import {
   atomic,
+  checkOptionsObject,
   type DeviceArray,
   type GpuCount,
   InputError,
@@ -96,6 +97,7 @@ export class LocalCoreNumberProblem implements Problem<{ core: Uint32Array; maxC
     readonly graph: DeviceGraph,
     options: { queue?: number } = {},
   ) {
+    checkOptionsObject('new LocalCoreNumberProblem', options);
     const device = graph.device;
     const n = Math.max(1, graph.vertexCount);
     this.core = device.array('u32', n, { label: 'kcore core' });
@@ -357,6 +359,7 @@ export class CoreNumberProblem implements Problem<{ core: Uint32Array; maxCore: 
     readonly graph: DeviceGraph,
     options: LoadBalanceOption = {},
   ) {
+    checkOptionsObject('new CoreNumberProblem', options);
     const device = graph.device;
     const n = Math.max(1, graph.vertexCount);
     this.#loadBalance = resolveLoadBalance(graph, options.loadBalance ?? 'auto');
@@ -451,6 +454,7 @@ export async function coreNumber(
   graph: DeviceGraph,
   options: CoreNumberOptions = {},
 ): Promise<CoreNumberResult> {
+  checkOptionsObject('coreNumber', options);
   checkDeviceGraph(graph);
   const peel = options.peel ?? 'local';
   if (peel !== 'local' && peel !== 'advance') {

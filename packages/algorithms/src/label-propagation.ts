@@ -1,4 +1,14 @@
-import { atomic, type Functor, load, type Recorder, rw, transform, u32, wgsl } from '@weft/gpu';
+import {
+  atomic,
+  checkOptionsObject,
+  type Functor,
+  load,
+  type Recorder,
+  rw,
+  transform,
+  u32,
+  wgsl,
+} from '@weft/gpu';
 import { checkDeviceGraph, type DeviceGraph, deviceGraphFromEdgeList } from '@weft/graph';
 import { enact } from '@weft/operators';
 import { sortPairs } from '@weft/sort';
@@ -44,6 +54,7 @@ export async function labelPropagation(
   graph: DeviceGraph,
   options: LabelPropagationOptions & RunOptions = {},
 ): Promise<LabelPropagationResult> {
+  checkOptionsObject('labelPropagation', options);
   checkDeviceGraph(graph);
   const { maxIterations, seed, counting } = checkLabelPropagationOptions(options);
   const device = graph.device;

@@ -1,4 +1,4 @@
-import { InputError } from '@weft/gpu';
+import { checkOptionsObject, InputError } from '@weft/gpu';
 import type { HostCsr } from '@weft/graph';
 import {
   type ArcGraph,
@@ -38,6 +38,7 @@ export interface LeidenResult extends LouvainResult {
  * lowers modularity. A directed graph runs as its undirected graph.
  */
 export function leidenReference(csr: HostCsr, options: LeidenOptions = {}): LeidenResult {
+  checkOptionsObject('leidenReference', options);
   const { resolution, maxLevels, threshold, seed } = checkLouvainOptions(options);
   const theta = checkTheta(options.theta);
   const n = csr.vertexCount;

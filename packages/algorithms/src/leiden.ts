@@ -1,3 +1,4 @@
+import { checkOptionsObject } from '@weft/gpu';
 import type { DeviceGraph } from '@weft/graph';
 import type { LouvainOptions } from './community-reference.ts';
 import type { LeidenResult } from './leiden-reference.ts';
@@ -17,5 +18,6 @@ import { communityLevels } from './louvain.ts';
  * graph runs as its undirected graph.
  */
 export async function leiden(graph: DeviceGraph, options: LouvainOptions = {}): Promise<LeidenResult> {
+  checkOptionsObject('leiden', options);
   return communityLevels(graph, options, true);
 }

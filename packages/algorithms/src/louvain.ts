@@ -1,5 +1,6 @@
 import {
   atomic,
+  checkOptionsObject,
   type DeviceArray,
   f32,
   InputError,
@@ -96,6 +97,7 @@ interface Arcs {
  * undirected; a directed graph runs as its undirected graph (`undirected: true` in the result).
  */
 export async function louvain(graph: DeviceGraph, options: LouvainOptions = {}): Promise<LouvainResult> {
+  checkOptionsObject('louvain', options);
   const { refined: _, ...result } = await communityLevels(graph, options, false);
   return result;
 }

@@ -1,4 +1,4 @@
-import { type DeviceArray, type Functor, type Recorder, rw, u32, wgsl } from '@weft/gpu';
+import { checkOptionsObject, type DeviceArray, type Functor, type Recorder, rw, u32, wgsl } from '@weft/gpu';
 import { checkDeviceGraph, type DeviceGraph } from '@weft/graph';
 import type { RunOptions } from './common.ts';
 import { checkPrioritySeed, PriorityRounds, runPriorityRounds } from './priority.ts';
@@ -72,6 +72,7 @@ export async function maximalIndependentSet(
   graph: DeviceGraph,
   options: RunOptions & { seed?: number } = {},
 ): Promise<MisResult> {
+  checkOptionsObject('maximalIndependentSet', options);
   checkDeviceGraph(graph);
   const seed = checkPrioritySeed(options.seed, 'maximalIndependentSet');
   const simple = await undirectedGraphOf(graph);

@@ -1,3 +1,4 @@
+import { checkOptionsObject } from '@weft/gpu';
 import type { HostCsr } from '@weft/graph';
 
 // A plain TypeScript reference on a host CSR: the test oracle and the bench's CPU baseline.
@@ -21,6 +22,7 @@ export function pageRankReference(
   csr: HostCsr,
   options: PageRankReferenceOptions = {},
 ): { ranks: Float64Array; iterations: number; converged: boolean } {
+  checkOptionsObject('pageRankReference', options);
   const n = csr.vertexCount;
   const alpha = options.alpha ?? 0.85;
   const tolerance = options.tolerance ?? 1e-5;

@@ -1,5 +1,7 @@
 import {
   atomic,
+  checkOptionsObject,
+  checkTolerance,
   type DeviceArray,
   type Functor,
   f32,
@@ -103,7 +105,7 @@ export function checkRankOptions(options: Pick<PageRankOptions, 'alpha' | 'toler
   const alpha = options.alpha ?? 0.85;
   const tolerance = options.tolerance ?? 1e-5;
   if (!(alpha >= 0 && alpha <= 1)) throw new InputError(`alpha must be in [0, 1], got ${alpha}`, 'alpha');
-  if (!(tolerance >= 0)) throw new InputError(`tolerance must be >= 0, got ${tolerance}`, 'tolerance');
+  checkTolerance(tolerance);
   const convergence = options.convergence ?? 'relative';
   if (convergence !== 'relative' && convergence !== 'l1') {
     throw new InputError(`convergence must be 'relative' or 'l1', got '${convergence}'`, 'convergence');
@@ -186,6 +188,7 @@ export class PageRankProblem implements Problem<Float32Array> {
       'alpha' | 'tolerance' | 'direction' | 'weight' | 'convergence' | 'gatherOrder'
     > = {},
   ) {
+    checkOptionsObject('new PageRankProblem', options);
     const device = graph.device;
     ({
       alpha: this.alpha,
@@ -454,6 +457,7 @@ export async function pageRank(
   graph: DeviceGraph | NeighborGraph,
   options: PageRankOptions = {},
 ): Promise<PageRankResult> {
+  checkOptionsObject('pageRank', options);
   if (isNeighborGraph(graph)) return pageRankOnNeighbors(graph, options);
   checkDeviceGraph(graph);
   checkRankBound(options);

@@ -1,4 +1,4 @@
-import { onTarget, WeftError, wgsl } from '@weft/gpu';
+import { checkOptionsObject, onTarget, WeftError, wgsl } from '@weft/gpu';
 import type { PartitionedGraph } from '@weft/graph';
 import { advancePush, DisjointSets } from '@weft/operators';
 import {
@@ -48,6 +48,7 @@ export async function connectedComponentsPartitioned(
   graph: PartitionedGraph,
   options: PartitionedComponentsOptions = {},
 ): Promise<PartitionedComponentsResult> {
+  checkOptionsObject('connectedComponentsPartitioned', options);
   const form = checkExchangeForm(options.exchange);
   const n = graph.vertexCount;
   if (n === 0) {

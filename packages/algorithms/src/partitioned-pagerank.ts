@@ -1,4 +1,6 @@
 import {
+  checkMaxIterations,
+  checkOptionsObject,
   type DeviceArray,
   type Functor,
   functorBindingCount,
@@ -238,15 +240,11 @@ export async function pageRankPartitioned(
   graph: PartitionedGraph,
   options: PartitionedPageRankOptions = {},
 ): Promise<PartitionedPageRankResult> {
+  checkOptionsObject('pageRankPartitioned', options);
   const { alpha, tolerance, convergence } = checkRankOptions(options);
   checkRankBound(options);
   const maxIterations = options.maxIterations ?? 100;
-  if (!(maxIterations >= 0) || (Number.isFinite(maxIterations) && !Number.isInteger(maxIterations))) {
-    throw new InputError(
-      `maxIterations must be an integer >= 0 or Infinity, got ${maxIterations}`,
-      'maxIterations',
-    );
-  }
+  checkMaxIterations(maxIterations, true);
   if (options.weight !== undefined && options.weight !== null && options.weight !== 'weights') {
     throw new InputError(`weight must be 'weights' or null, got '${options.weight}'`, 'weight');
   }

@@ -1,4 +1,4 @@
-import { atomic, InputError, onTarget, rw, u32, wgsl } from '@weft/gpu';
+import { atomic, checkOptionsObject, InputError, onTarget, rw, u32, wgsl } from '@weft/gpu';
 import type { PartitionedGraph } from '@weft/graph';
 import { enact } from '@weft/operators';
 import { checkSource, type LoadBalanceOption, prepareLoadBalance } from './common.ts';
@@ -60,6 +60,7 @@ export async function ssspPartitioned(
   source: number,
   options: PartitionedSsspOptions = {},
 ): Promise<PartitionedSsspResult> {
+  checkOptionsObject('ssspPartitioned', options);
   checkSource(graph, source);
   const form = checkExchangeForm(options.exchange);
   const n = graph.vertexCount;

@@ -310,6 +310,15 @@ describe('pageRankPartitioned', () => {
       await expect(pageRankPartitioned(noCsc, { tolerance: 0, maxIterations: Infinity })).rejects.toThrow(
         /never stop/,
       );
+      // Infinity passed every change (converged after one round), NaN none.
+      for (const tolerance of [Infinity, Number.NaN, -1]) {
+        await expect(pageRankPartitioned(noCsc, { tolerance })).rejects.toThrow(
+          `tolerance: tolerance must be a finite number >= 0, got ${tolerance}`,
+        );
+      }
+      await expect(pageRankPartitioned(noCsc, { maxIterations: -1 })).rejects.toThrow(
+        /integer >= 0 or Infinity/,
+      );
     } finally {
       noCsc.destroy();
     }

@@ -1,5 +1,6 @@
 import {
   atomic,
+  checkOptionsObject,
   type DeviceArray,
   InputError,
   load,
@@ -158,6 +159,7 @@ export class PartitionedBfs {
     readonly graph: PartitionedGraph,
     options: PartitionedBfsOptions = {},
   ) {
+    checkOptionsObject('new PartitionedBfs', options);
     const direction = options.direction ?? 'auto';
     if (direction !== 'auto' && direction !== 'push' && direction !== 'pull') {
       throw new InputError(`direction must be 'auto', 'push' or 'pull', got '${direction}'`, 'direction');
@@ -517,6 +519,7 @@ export async function bfsPartitioned(
   source: number,
   options: PartitionedBfsOptions = {},
 ): Promise<PartitionedBfsResult> {
+  checkOptionsObject('bfsPartitioned', options);
   const problem = new PartitionedBfs(graph, options);
   try {
     return await problem.run(source);

@@ -1,9 +1,11 @@
 import { InputError } from '@weft/gpu';
 import { type HostCsr, type HostEdgeList, hostCsrFromEdgeList, uploadGraph } from '@weft/graph';
+import { csrNeighbors } from '@weft/operators';
 import { gpuTest } from '@weft/testing';
 import { describe, expect, it } from 'vitest';
+import { betweennessCentrality } from './betweenness.ts';
 import { bfs } from './bfs/bfs.ts';
-import { personalizedPageRank } from './centrality.ts';
+import { eigenvectorCentrality, hits, katzCentrality, personalizedPageRank } from './centrality.ts';
 import { graphColoring } from './coloring.ts';
 import { connectedComponents } from './components.ts';
 import { coreNumber } from './kcore.ts';
@@ -296,6 +298,31 @@ describe('option typos, fractions and destroyed graphs', () => {
           () => sssp(graph, 0, { loadBalance: 'twc' as never }),
           /^loadBalance: .*got 'twc'/,
         ],
+        [
+          'bfs blocks loadBalance',
+          () => bfs(graph, 0, { strategy: 'blocks', loadBalance: 'twc' as never }),
+          /^loadBalance: .*got 'twc'/,
+        ],
+        [
+          'sssp blocks loadBalance',
+          () => sssp(graph, 0, { strategy: 'blocks', loadBalance: 'twc' as never }),
+          /^loadBalance: .*got 'twc'/,
+        ],
+        [
+          'betweennessCentrality loadBalance',
+          () => betweennessCentrality(graph, { loadBalance: 'twc' as never }),
+          /^loadBalance: .*got 'twc'/,
+        ],
+        [
+          'label propagation loadBalance',
+          () => connectedComponents(graph, { algorithm: 'label-propagation', loadBalance: 'twc' as never }),
+          /^loadBalance: .*got 'twc'/,
+        ],
+        [
+          'coreNumber advance loadBalance',
+          () => coreNumber(graph, { peel: 'advance', loadBalance: 'twc' as never }),
+          /^loadBalance: .*got 'twc'/,
+        ],
         ['bfs direction', () => bfs(graph, 0, { direction: 'pul' as never }), /^direction: .*got 'pul'/],
         ['bfs claim', () => bfs(graph, 0, { claim: 'bitmp' as never }), /^claim: .*got 'bitmp'/],
         [
@@ -348,5 +375,42 @@ describe('option typos, fractions and destroyed graphs', () => {
       // Integer seeds, negative ones included, still run.
       expect((await maximalIndependentSet(graph, { seed: -1 })).size).toBe(2);
       graph.destroy();
+    }));
+});
+
+describe('tolerance across the PageRank family', () => {
+  // pageRank took Infinity (every change passed it: "converged" after one iteration), NaN and the dynamic
+  // one likewise; the power iterations already refused them, in the words all now share.
+  it('is a finite number >= 0 for pageRank (device and neighbor graphs), ppr, katz, eigenvector and hits', () =>
+    gpuTest(async (device) => {
+      const csr = hostCsrFromEdgeList(
+        list(3, [
+          [0, 1],
+          [1, 2],
+          [2, 0],
+        ]),
+      ).csr;
+      const graph = uploadGraph(device, csr, { csc: true });
+      const neighbors = csrNeighbors(graph);
+      const runs: [string, (tolerance: number) => Promise<unknown>][] = [
+        ['pageRank', (tolerance) => pageRank(graph, { tolerance })],
+        ['pageRank on neighbors', (tolerance) => pageRank(neighbors, { tolerance })],
+        ['personalizedPageRank', (tolerance) => personalizedPageRank(graph, { sources: [0] }, { tolerance })],
+        ['katzCentrality', (tolerance) => katzCentrality(graph, { tolerance })],
+        ['eigenvectorCentrality', (tolerance) => eigenvectorCentrality(graph, { tolerance })],
+        ['hits', (tolerance) => hits(graph, { tolerance })],
+      ];
+      try {
+        for (const [name, run] of runs) {
+          for (const tolerance of [Number.POSITIVE_INFINITY, Number.NaN, -1e-9, Number.NEGATIVE_INFINITY]) {
+            await expect(run(tolerance), `${name} ${tolerance}`).rejects.toThrow(
+              `tolerance: tolerance must be a finite number >= 0, got ${tolerance}`,
+            );
+          }
+          await run(1e-3);
+        }
+      } finally {
+        graph.destroy();
+      }
     }));
 });

@@ -1,5 +1,6 @@
 import {
   atomic,
+  checkOptionsObject,
   type DeviceArray,
   type Functor,
   InputError,
@@ -187,6 +188,7 @@ export async function stronglyConnectedComponents(
   graph: DeviceGraph,
   options: SccOptions = {},
 ): Promise<SccResult> {
+  checkOptionsObject('stronglyConnectedComponents', options);
   checkDeviceGraph(graph);
   if (graph.directed && !graph.csc) {
     throw new InputError(

@@ -1,4 +1,4 @@
-import { InputError } from '@weft/gpu';
+import { checkOptionsObject, InputError } from '@weft/gpu';
 import type { HostCsr } from '@weft/graph';
 
 // Plain TypeScript references on a host CSR: the test oracles and the bench's CPU baselines.
@@ -147,6 +147,7 @@ export function jaccardAllReference(
   vertices: ArrayLike<number>,
   options: JaccardAllOptions = {},
 ): SimilarityResult {
+  checkOptionsObject('jaccardAllReference', options);
   const sources = checkVertices(vertices, csr.vertexCount, 'vertices');
   const topK = checkTopK(options.topK);
   const sets = neighbourSets(csr);

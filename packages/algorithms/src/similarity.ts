@@ -1,5 +1,6 @@
 import {
   atomic,
+  checkOptionsObject,
   type DeviceArray,
   type Functor,
   InputError,
@@ -206,6 +207,7 @@ export async function jaccardAll(
   vertices: ArrayLike<number>,
   options: JaccardAllOptions = {},
 ): Promise<SimilarityResult> {
+  checkOptionsObject('jaccardAll', options);
   checkDeviceGraph(graph);
   const sources = checkVertices(vertices, graph.vertexCount, 'vertices');
   const topK = checkTopK(options.topK);

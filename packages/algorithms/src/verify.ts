@@ -1,3 +1,4 @@
+import { checkOptionsObject } from '@weft/gpu';
 import type { HostCsr } from '@weft/graph';
 import { type BetweennessSampling, betweennessReference } from './betweenness-reference.ts';
 import { bfsReference } from './bfs/reference.ts';
@@ -93,6 +94,7 @@ export function verifyPageRank(
   ranks: Float32Array | Float64Array,
   options: { alpha?: number; relTolerance?: number; weight?: 'weights' | null } = {},
 ): string | null {
+  checkOptionsObject('verifyPageRank', options);
   const n = csr.vertexCount;
   if (ranks.length !== n) return `${ranks.length} ranks for ${n} vertices`;
   if (n === 0) return null;
@@ -208,6 +210,7 @@ export function verifyBetweenness(
   values: Float32Array | Float64Array,
   options: BetweennessSampling & { relTolerance?: number } = {},
 ): string | null {
+  checkOptionsObject('verifyBetweenness', options);
   const want = betweennessReference(csr, options);
   if (values.length !== want.length) return `${values.length} values for ${want.length} vertices`;
   const tol = options.relTolerance ?? 1e-4;

@@ -8,16 +8,6 @@ const INFINITY_F32 = 0x7f800000;
 export const SATURATED_U32 = 0xfffffffe;
 export const SATURATED_F32 = 0x7f7fffff;
 
-/** A distance reached the bound of its encoding: the sums saturated there, so no distance can be trusted. */
-export function overflowError(float: boolean, vertex: number): InputError {
-  const bound = float ? 'the largest finite f32 (about 3.4e38)' : '2^32 - 2 (4294967294)';
-  return new InputError(
-    `the distance of vertex ${vertex} reached ${bound}, the bound of ${float ? 'f32' : 'u32'} distances: ` +
-      'scale the weights down',
-    'graph.weights',
-  );
-}
-
 /**
  * Throws an {@link InputError} naming the first edge whose weight `who` cannot take: negative, NaN or
  * infinite (u32 weights cannot be). One kernel folds the first bad edge index with an atomic, then one

@@ -1,5 +1,6 @@
 import {
   type Count,
+  checkOptionsObject,
   type DeviceArray,
   type Functor,
   type GpuCount,
@@ -63,6 +64,7 @@ export async function compactUpsweep(
   keep: Functor,
   options: UpsweepOptions = {},
 ): Promise<CompactPlan> {
+  checkOptionsObject('compactUpsweep', options);
   const capacity = checkCount(count, options.maxCount, 'compactUpsweep');
   if (options.keptCount) checkKeptCount(options.keptCount, 'compactUpsweep');
   let plan: CompactPlan | undefined;
@@ -105,6 +107,7 @@ export async function compactFused(
   keptCount: GpuCount,
   options: { readonly maxCount?: number } = {},
 ): Promise<void> {
+  checkOptionsObject('compactFused', options);
   const who = 'compactFused';
   const capacity = checkCount(count, options.maxCount, who);
   checkKeptCount(keptCount, who);
@@ -133,6 +136,7 @@ export async function compactArray<T extends 'u32' | 'i32' | 'f32'>(
     readonly fused?: boolean;
   } = {},
 ): Promise<void> {
+  checkOptionsObject('compactArray', options);
   const who = 'compactArray';
   if (input.type !== output.type)
     throw new InputError(`input is ${input.type} but output is ${output.type}`, who);

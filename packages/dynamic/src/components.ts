@@ -1,5 +1,6 @@
 import {
   atomic,
+  checkOptionsObject,
   type DeviceArray,
   type DispatchArgs,
   type Functor,
@@ -184,6 +185,7 @@ export class DynamicComponents {
     graph: DynamicGraph,
     options: DynamicComponentsOptions = {},
   ): Promise<DynamicComponents> {
+    checkOptionsObject('DynamicComponents.create', options);
     if (graph.destroyed) throw new InputError('the graph was destroyed', 'DynamicComponents');
     const relink = options.relink ?? 'auto';
     if (relink !== 'auto' && relink !== 'vertex' && relink !== 'slab') {
@@ -211,6 +213,7 @@ export class DynamicComponents {
    * spanning trees are dropped, to regrow as later deletions re-link the components.
    */
   async recompute(options: ComponentsUpdateOptions = {}): Promise<void> {
+    checkOptionsObject('DynamicComponents.recompute', options);
     this.#checkOpen();
     await this.#fit();
     const graph = this.graph;
@@ -231,6 +234,7 @@ export class DynamicComponents {
    * again. Pass the batch given to `insertEdges`.
    */
   async afterInsert(src: IdArray, dst: IdArray, options: ComponentsUpdateOptions = {}): Promise<void> {
+    checkOptionsObject('DynamicComponents.afterInsert', options);
     this.#checkOpen();
     this.#checkBatch(src, dst, 'afterInsert');
     await this.#fit();
@@ -273,6 +277,7 @@ export class DynamicComponents {
    * Absent edges and self-loops change nothing.
    */
   async deleteEdges(src: IdArray, dst: IdArray, options: ComponentsUpdateOptions = {}): Promise<void> {
+    checkOptionsObject('DynamicComponents.deleteEdges', options);
     this.#checkOpen();
     this.#checkBatch(src, dst, 'deleteEdges');
     await this.#fit();
@@ -294,6 +299,7 @@ export class DynamicComponents {
 
   /** Deletes vertices (and every edge touching them) from the graph and re-links their components whole. */
   async deleteVertices(ids: ArrayLike<number>, options: ComponentsUpdateOptions = {}): Promise<void> {
+    checkOptionsObject('DynamicComponents.deleteVertices', options);
     this.#checkOpen();
     await this.#fit();
     const graph = this.graph;

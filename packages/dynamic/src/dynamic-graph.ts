@@ -1,4 +1,5 @@
 import {
+  checkOptionsObject,
   DeviceArray,
   DeviceLimitError,
   type Functor,
@@ -250,6 +251,7 @@ export class DynamicGraph implements NeighborGraph {
 
   /** An empty graph (no edges) with vertices 0 .. vertexCount - 1. */
   static async create(device: WeftDevice, options: DynamicGraphOptions): Promise<DynamicGraph> {
+    checkOptionsObject('DynamicGraph.create', options, true);
     const { vertexCount } = options;
     const where = 'DynamicGraph.create';
     if (!Number.isInteger(vertexCount) || vertexCount < 0 || vertexCount > MAX_VERTICES) {
@@ -333,6 +335,7 @@ export class DynamicGraph implements NeighborGraph {
     csr: HostCsr,
     options: Partial<DynamicGraphOptions> = {},
   ): Promise<DynamicGraph> {
+    checkOptionsObject('DynamicGraph.fromCsr', options);
     validateCsr(csr);
     const made: DeviceArray[] = [];
     const up = (data: Uint32Array | Int32Array | Float32Array, label: string) => {
@@ -369,6 +372,7 @@ export class DynamicGraph implements NeighborGraph {
     graph: DeviceGraph,
     options: Partial<DynamicGraphOptions> = {},
   ): Promise<DynamicGraph> {
+    checkOptionsObject('DynamicGraph.fromDeviceGraph', options);
     const where = 'DynamicGraph.fromDeviceGraph';
     checkDeviceGraph(graph, where);
     if (graph.device !== device) throw new InputError('the graph lives on another device', where);
@@ -573,6 +577,7 @@ export class DynamicGraph implements NeighborGraph {
     arcs: { src: IdArray; dst: IdArray; values?: ValueArray },
     options: DynamicGraphOptions,
   ): Promise<DynamicGraph> {
+    checkOptionsObject('DynamicGraph.fromArcs', options, true);
     const g = await DynamicGraph.create(device, options);
     try {
       await g.#insert(arcs.src, arcs.dst, arcs.values, false, {});
@@ -589,6 +594,7 @@ export class DynamicGraph implements NeighborGraph {
     edges: HostEdgeList,
     options: Partial<DynamicGraphOptions> = {},
   ): Promise<DynamicGraph> {
+    checkOptionsObject('DynamicGraph.fromEdgeList', options);
     const where = 'DynamicGraph.fromEdgeList';
     const n = edges.vertexCount;
     if (!Number.isInteger(n) || n < 0 || n > MAX_VERTICES) {
@@ -740,6 +746,7 @@ export class DynamicGraph implements NeighborGraph {
    * orientation). Self-loops and edges touching a vertex that does not exist are ignored.
    */
   async insertEdges(src: IdArray, dst: IdArray, values?: ValueArray, options: BatchOptions = {}) {
+    checkOptionsObject('DynamicGraph.insertEdges', options);
     this.#version++;
     await this.#insert(src, dst, values, !this.directed, options);
     await this.#afterBatch(src.length, options);
@@ -747,6 +754,7 @@ export class DynamicGraph implements NeighborGraph {
 
   /** Deletes edges src[i] -> dst[i] (both directions when undirected); absent edges are ignored. */
   async deleteEdges(src: IdArray, dst: IdArray, options: BatchOptions = {}) {
+    checkOptionsObject('DynamicGraph.deleteEdges', options);
     this.#version++;
     this.#check();
     const n = this.#batchLength(src, dst, 'deleteEdges');
@@ -911,6 +919,7 @@ export class DynamicGraph implements NeighborGraph {
    * copy of which vertices exist is then read back at the next call that needs it (see {@link hasVertex}).
    */
   async deleteVertices(ids: ArrayLike<number> | DeviceArray<'u32'>, options: { recorder?: Recorder } = {}) {
+    checkOptionsObject('DynamicGraph.deleteVertices', options);
     this.#version++;
     this.#check();
     if (this.vertexDeletion === 'host') {
@@ -1049,6 +1058,7 @@ export class DynamicGraph implements NeighborGraph {
    * release and an insertion pass, and a read-back of the allocator's four words for the result.
    */
   async rehash(options: RehashOptions = {}): Promise<RehashResult> {
+    checkOptionsObject('DynamicGraph.rehash', options);
     this.#check();
     const where = 'DynamicGraph.rehash';
     const low = options.low ?? this.loadFactor / 2;

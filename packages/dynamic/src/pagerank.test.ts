@@ -126,10 +126,20 @@ describe('DynamicPageRank', () => {
         converged: false,
       });
       await expect(DynamicPageRank.create(g, { alpha: 2 })).rejects.toThrow(InputError);
+      // Infinity passed every change (one iteration, "converged"), as in pageRank.
+      for (const tolerance of [Number.POSITIVE_INFINITY, Number.NaN, -1]) {
+        await expect(DynamicPageRank.create(g, { tolerance })).rejects.toThrow(
+          `tolerance: tolerance must be a finite number >= 0, got ${tolerance}`,
+        );
+      }
       await expect(DynamicPageRank.create(g, { maxIterations: Number.POSITIVE_INFINITY })).rejects.toThrow(
         InputError,
       );
-      await expect(DynamicPageRank.create(g, { maxIterations: 1.5 })).rejects.toThrow(/maxIterations/);
+      for (const maxIterations of [1.5, -1, Number.NaN]) {
+        await expect(DynamicPageRank.create(g, { maxIterations })).rejects.toThrow(
+          `maxIterations: maxIterations must be an integer >= 0, got ${maxIterations}`,
+        );
+      }
       await expect(DynamicPageRank.create(g, { extrapolate: 'no' as never })).rejects.toThrow(/extrapolate/);
       const p = await DynamicPageRank.create(g);
       // -1 passed the range check (as a number it is below vertexCount) and reached the GPU as 2^32 - 1.

@@ -1,5 +1,8 @@
 import {
   atomic,
+  checkMaxIterations,
+  checkOptionsObject,
+  checkTolerance,
   type DeviceArray,
   type DispatchArgs,
   type Functor,
@@ -188,14 +191,9 @@ export class DynamicPageRank {
     this.extrapolate = options.extrapolate ?? true;
     if (!(this.alpha >= 0 && this.alpha <= 1))
       throw new InputError(`alpha must be in [0, 1], got ${this.alpha}`, 'alpha');
-    if (!(this.tolerance >= 0))
-      throw new InputError(`tolerance must be >= 0, got ${this.tolerance}`, 'tolerance');
-    if (!(this.maxIterations >= 0 && Number.isInteger(this.maxIterations))) {
-      throw new InputError(
-        `maxIterations must be a non-negative integer, got ${this.maxIterations}`,
-        'maxIterations',
-      );
-    }
+    checkTolerance(this.tolerance);
+    // Finite: with tolerance 0 a run may never converge (f32 ranks can keep changing in their last bit).
+    checkMaxIterations(this.maxIterations, false);
     if (typeof this.extrapolate !== 'boolean') {
       throw new InputError(
         `extrapolate must be true or false, got ${String(this.extrapolate)}`,
@@ -231,6 +229,7 @@ export class DynamicPageRank {
 
   /** Ranks of `graph` computed from the uniform vector. */
   static async create(graph: DynamicGraph, options: DynamicPageRankOptions = {}): Promise<DynamicPageRank> {
+    checkOptionsObject('DynamicPageRank.create', options);
     if (graph.destroyed) throw new InputError('the graph was destroyed', 'DynamicPageRank');
     const p = new DynamicPageRank(graph, options);
     try {
@@ -998,6 +997,7 @@ export async function dynamicPageRank(
   graph: DynamicGraph,
   options: DynamicPageRankOptions = {},
 ): Promise<{ ranks: Float32Array } & DynamicPageRankRun> {
+  checkOptionsObject('dynamicPageRank', options);
   const p = await DynamicPageRank.create(graph, options);
   try {
     return { ranks: await p.result(), ...p.lastRun };

@@ -1,5 +1,5 @@
 import { ssspReference } from '@weft/algorithms';
-import { InputError } from '@weft/gpu';
+import { distanceOverflowError, InputError } from '@weft/gpu';
 import type { HostCsr } from '@weft/graph';
 import { kronecker } from '@weft/graph/generators';
 import { expectArrayEqual, gpuTest, mulberry32 } from '@weft/testing';
@@ -180,7 +180,9 @@ describe('DynamicSssp', () => {
       await g.insertEdges(Uint32Array.of(0, 1), Uint32Array.of(1, 2), Uint32Array.of(big, big));
       await s.afterInsert(Uint32Array.of(0, 1), Uint32Array.of(1, 2));
       expect(Array.from(await s.distances.download(0, 4))).toEqual([0, big, 0xfffffffe, 0xffffffff]);
-      await expect(s.result()).rejects.toThrow(/distance of vertex 2 reached 2\^32 - 2/);
+      // The same words as @weft/algorithms' sssp, from the one helper both use.
+      await expect(s.result()).rejects.toThrow(distanceOverflowError(false, 2, 'graph values').message);
+      await expect(s.result()).rejects.toThrow(/^graph values: the distance of vertex 2 reached 2\^32 - 2/);
       await expect(dynamicSssp(g, 0)).rejects.toThrow(InputError);
       // Lowered below the bound, the distances come back.
       await g.insertEdges(Uint32Array.of(1), Uint32Array.of(2), Uint32Array.of(5));
@@ -199,7 +201,11 @@ describe('DynamicSssp', () => {
       // A typo'd relax fell back to 'auto'.
       await expect(DynamicSssp.create(g, 0, { relax: 'slabs' as never })).rejects.toThrow(/relax must be/);
       await expect(DynamicSssp.create(g, 0, { sweepMin: -1 })).rejects.toThrow(/sweepMin/);
-      await expect(DynamicSssp.create(g, 0, { maxIterations: 1.5 })).rejects.toThrow(/maxIterations/);
+      for (const maxIterations of [1.5, -1, Number.NaN, Number.POSITIVE_INFINITY]) {
+        await expect(DynamicSssp.create(g, 0, { maxIterations })).rejects.toThrow(
+          `DynamicSssp options: maxIterations must be an integer >= 0, got ${maxIterations}`,
+        );
+      }
       s.destroy();
       await expect(s.result()).rejects.toThrow(InputError);
       g.destroy();

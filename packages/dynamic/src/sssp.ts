@@ -1,6 +1,9 @@
 import {
   atomic,
+  checkMaxIterations,
+  checkOptionsObject,
   type DeviceArray,
+  distanceOverflowError,
   type Functor,
   InputError,
   lit,
@@ -97,6 +100,7 @@ export class DynamicSssp {
     source: number,
     options: DynamicSsspOptions = {},
   ): Promise<DynamicSssp> {
+    checkOptionsObject('DynamicSssp.create', options);
     checkGraph(graph);
     checkOptions(options);
     const s = new DynamicSssp(graph, source, options);
@@ -216,12 +220,7 @@ export class DynamicSssp {
     const n = this.graph.vertexCount;
     const raw = await this.distances.download(0, n);
     const saturated = raw.indexOf(SATURATED);
-    if (saturated >= 0) {
-      throw new InputError(
-        `the distance of vertex ${saturated} reached 2^32 - 2 (4294967294), the bound of u32 distances: scale the weights down`,
-        'graph values',
-      );
-    }
+    if (saturated >= 0) throw distanceOverflowError(false, saturated, 'graph values');
     // The typed conversion is exact for u32; unreached words are few to find with a native search.
     const out = new Float64Array(raw);
     for (let v = raw.indexOf(UNREACHED); v >= 0; v = raw.indexOf(UNREACHED, v + 1)) {
@@ -490,10 +489,7 @@ function checkOptions(options: DynamicSsspOptions) {
     throw new InputError(`relax must be 'auto', 'vertex' or 'slab', got ${String(relax)}`, where);
   }
   checkSweepMin(options.sweepMin, where);
-  const max = options.maxIterations;
-  if (max !== undefined && !(Number.isInteger(max) && max >= 0)) {
-    throw new InputError(`maxIterations must be a non-negative integer, got ${max}`, where);
-  }
+  if (options.maxIterations !== undefined) checkMaxIterations(options.maxIterations, false, where);
 }
 
 /**
@@ -505,6 +501,7 @@ export async function dynamicSssp(
   source: number,
   options: DynamicSsspOptions = {},
 ): Promise<{ distances: Float64Array } & DynamicSsspRun> {
+  checkOptionsObject('dynamicSssp', options);
   const s = await DynamicSssp.create(graph, source, options);
   try {
     const run = s.lastRun;

@@ -5,6 +5,7 @@ import {
   elementTypeOf,
   type HostArray,
 } from './array.ts';
+import { checkOptionsObject } from './checks.ts';
 import { allocateChunked, type ChunkedArray, type ChunkedArrayOptions } from './chunked.ts';
 import {
   DeviceLimitError,
@@ -173,6 +174,7 @@ function withDawnFeature(options: readonly string[], feature: string): string[] 
  * the `webgpu` package (Dawn) in Node. The device is owned by Weft and destroyed by `destroy()`.
  */
 export async function requestDevice(options: RequestDeviceOptions = {}): Promise<WeftDevice> {
+  checkOptionsObject('requestDevice', options);
   const nav = (globalThis as { navigator?: { gpu?: GPU } }).navigator;
   if (options.pciBusId !== undefined && nav?.gpu) {
     throw new InputError('pciBusId picks a GPU only in Node (the webgpu package)', 'pciBusId');
@@ -448,6 +450,7 @@ export class WeftDevice {
 
   /** A new device array of `length` elements (contents undefined: pooled memory is not cleared). */
   array<T extends ElementType>(type: T, length: number, options: DeviceArrayOptions = {}): DeviceArray<T> {
+    checkOptionsObject('device.array', options);
     this.checkAlive();
     return new DeviceArray(this, type, length, options.label ?? `${type}[${length}]`, options);
   }
@@ -457,6 +460,7 @@ export class WeftDevice {
     data: A,
     options: DeviceArrayOptions = {},
   ): DeviceArray<A extends Uint32Array ? 'u32' : A extends Int32Array ? 'i32' : 'f32'> {
+    checkOptionsObject('device.upload', options);
     const type = elementTypeOf(data);
     const arr = this.array(type, data.length, options);
     arr.upload(data as HostArray<typeof type>);
@@ -472,6 +476,7 @@ export class WeftDevice {
     length: number,
     options: ChunkedArrayOptions = {},
   ): ChunkedArray<T> {
+    checkOptionsObject('device.chunkedArray', options);
     this.checkAlive();
     return allocateChunked(this, type, length, options);
   }
@@ -481,6 +486,7 @@ export class WeftDevice {
     data: A,
     options: ChunkedArrayOptions = {},
   ): ChunkedArray<A extends Uint32Array ? 'u32' : A extends Int32Array ? 'i32' : 'f32'> {
+    checkOptionsObject('device.uploadChunked', options);
     const type = elementTypeOf(data);
     const arr = this.chunkedArray(type, data.length, options);
     arr.upload(data as HostArray<typeof type>);
@@ -489,6 +495,7 @@ export class WeftDevice {
 
   /** A recorder that chains dispatches into one command encoder and submits them together. */
   recorder(options: RecorderOptions = {}): Recorder {
+    checkOptionsObject('device.recorder', options);
     this.checkAlive();
     return new Recorder(this, options);
   }

@@ -1,3 +1,4 @@
+import { checkOptionsObject } from './checks.ts';
 import { type RequestDeviceOptions, requestDevice, type WeftDevice } from './device.ts';
 import { InputError, NoAdapterError } from './errors.ts';
 import { deviceSelectLayerActive, listGpus, MISSING_LAYER, normalizePciBusId } from './gpu-placement.ts';
@@ -24,6 +25,7 @@ export interface RequestDevicesOptions extends Omit<RequestDeviceOptions, 'pciBu
  * found without `shareAdapter`, or several are found but the layer that tells them apart is missing.
  */
 export async function requestDevices(options: RequestDevicesOptions = {}): Promise<WeftDevice[]> {
+  checkOptionsObject('requestDevices', options);
   const { count: wanted, pciBusIds, shareAdapter = false, ...deviceOptions } = options;
   const gpus = pciBusIds ? pciBusIds.map(normalizePciBusId) : listGpus();
   const count = wanted ?? Math.max(1, gpus.length);

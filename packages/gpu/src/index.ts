@@ -25,6 +25,7 @@ export {
   hostArray,
   isGpuCount,
 } from './array.ts';
+export { checkMaxIterations, checkOptionsObject, checkTolerance, distanceOverflowError } from './checks.ts';
 export {
   type AtomicName,
   atomicAt,

@@ -1,5 +1,6 @@
 import type { Count, DeviceArray, ElementType, GpuCount, HostArray } from './array.ts';
 import { isGpuCount } from './array.ts';
+import { checkOptionsObject } from './checks.ts';
 import type { WeftDevice } from './device.ts';
 import { DeviceLimitError, DeviceMismatchError, GpuValidationError, InputError } from './errors.ts';
 import type { Kernel } from './kernel.ts';
@@ -335,6 +336,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
   ): Promise<SubmitResult & { downloaded: HostArray<T> }>;
   submit(options?: SubmitOptions): Promise<SubmitResult>;
   async submit(options: SubmitOptions = {}): Promise<SubmitResult> {
+    checkOptionsObject('recorder.submit', options);
     this.#checkOpen();
     this.#submitted = true;
     const weft = this.device;

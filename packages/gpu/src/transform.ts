@@ -1,4 +1,5 @@
 import { type Count, type DeviceArray, isGpuCount } from './array.ts';
+import { checkOptionsObject } from './checks.ts';
 import type { WeftDevice } from './device.ts';
 import { InputError } from './errors.ts';
 import type { Functor } from './functor.ts';
@@ -32,6 +33,7 @@ function transformItemsPerThread(n: Count): number {
  * so that a transform over a GPU count uses the arguments written beside it.
  */
 export function transformItemsPerWorkgroup(n: Count, options: TransformOptions = {}): number {
+  checkOptionsObject('transformItemsPerWorkgroup', options);
   return WORKGROUP * (options.itemsPerThread ?? transformItemsPerThread(n));
 }
 
@@ -81,6 +83,7 @@ export async function transform(
   f: Functor,
   options: TransformOptions = {},
 ): Promise<void> {
+  checkOptionsObject('transform', options);
   const items = options.itemsPerThread ?? transformItemsPerThread(n);
   const perGroup = transformItemsPerWorkgroup(n, options);
   if (!isGpuCount(n) && (!Number.isInteger(n) || n < 0 || n > 0xffffffff)) {
@@ -137,6 +140,7 @@ export async function map(
   output: DeviceArray,
   options: TransformOptions = {},
 ): Promise<void> {
+  checkOptionsObject('map', options);
   const items = options.itemsPerThread ?? DEFAULT_ITEMS_PER_THREAD;
   const perGroup = WORKGROUP * items;
   if (!isGpuCount(n) && (!Number.isInteger(n) || n < 0 || n > output.length)) {
@@ -207,6 +211,7 @@ export interface CopyOptions {
  * primitive; `Recorder.copy` uses the copy engine instead).
  */
 export async function copy(target: Target, src: DeviceArray, dst: DeviceArray, options: CopyOptions = {}) {
+  checkOptionsObject('copy', options);
   const vectors = options.vectorsPerThread ?? DEFAULT_VECTORS_PER_THREAD;
   if (src.type !== dst.type || dst.length < src.length) {
     throw new InputError(

@@ -1,4 +1,4 @@
-import { DeviceArray, InputError, max, type Recorder, type WeftDevice } from '@weft/gpu';
+import { checkOptionsObject, DeviceArray, InputError, max, type Recorder, type WeftDevice } from '@weft/gpu';
 import { reduce } from '@weft/scan';
 import { recordCsc } from './device-build-csc.ts';
 import { type BuildArrays, type BuildShape, idBitsFor, recordBuild } from './device-build-passes.ts';
@@ -104,6 +104,7 @@ export class DeviceBuildPlan {
 
   /** Sizes the arrays for edge lists of `edges`' shape; `options` as for {@link deviceGraphFromEdgeList}. */
   static create(device: WeftDevice, edges: EdgeListShape, options: BuildOptions = {}): DeviceBuildPlan {
+    checkOptionsObject('DeviceBuildPlan.create', options);
     return new DeviceBuildPlan(device, edges, options);
   }
 
@@ -208,6 +209,7 @@ export class DeviceBuildPlan {
     input: { src: DeviceArray<'u32'> | Uint32Array; dst: DeviceArray<'u32'> | Uint32Array },
     options: { csc?: boolean } = {},
   ): Promise<DeviceGraph> {
+    checkOptionsObject('DeviceBuildPlan.toGraph', options);
     this.#check();
     await this.#throwOnBadIds(counts, input);
     const { device } = this;
@@ -330,6 +332,7 @@ export async function deviceGraphFromEdgeList(
   edges: DeviceBuildInput,
   options: DeviceBuildOptions = {},
 ): Promise<DeviceBuildResult> {
+  checkOptionsObject('deviceGraphFromEdgeList', options);
   rejectGraphology(edges, 'edges');
   checkDirected(edges.directed, 'edges.directed');
   const m = edges.src.length;
@@ -413,6 +416,7 @@ export async function deviceGraphFromCsr(
   csr: HostCsr,
   options: { csc?: boolean } = {},
 ): Promise<DeviceGraph> {
+  checkOptionsObject('deviceGraphFromCsr', options);
   const base = uploadGraph(device, csr);
   if (!options.csc) return base;
   try {

@@ -1,5 +1,6 @@
 import {
   ChunkedArray,
+  checkOptionsObject,
   DeviceArray,
   DeviceLimitError,
   type ElementType,
@@ -346,6 +347,7 @@ export function uploadGraph(
   given: HostCsr,
   options: UploadGraphOptions = {},
 ): DeviceGraph {
+  checkOptionsObject('uploadGraph', options);
   validateCsr(given);
   const csr = typedCsr(given);
   const made: (DeviceArray | ChunkedArray)[] = [];

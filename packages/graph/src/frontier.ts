@@ -1,6 +1,7 @@
 import {
   atomic,
   type Count,
+  checkOptionsObject,
   type DeviceArray,
   type Functor,
   type GpuCount,
@@ -54,6 +55,7 @@ export class FrontierQueue {
     readonly vertexCount: number,
     options: FrontierQueueOptions = {},
   ) {
+    checkOptionsObject('new FrontierQueue', options);
     const mult = options.sizeMultiplier ?? 1;
     if (!(mult > 0) || !Number.isFinite(mult)) {
       throw new InputError(`sizeMultiplier must be a positive number, got ${mult}`, 'options.sizeMultiplier');
@@ -225,6 +227,7 @@ export async function bitmapToQueue(
   sink: FrontierSink,
   options: BitmapToQueueOptions = {},
 ): Promise<void> {
+  checkOptionsObject('bitmapToQueue', options);
   const { except, visit, when } = options;
   if (except && except.vertexCount !== bitmap.vertexCount) {
     throw new InputError(

@@ -1,4 +1,4 @@
-import { DeviceLimitError, InputError } from '@weft/gpu';
+import { checkOptionsObject, DeviceLimitError, InputError } from '@weft/gpu';
 import {
   checkWeights,
   type HostCsc,
@@ -55,6 +55,7 @@ export interface HostBuildResult {
  * so an already symmetric list (a symmetric Matrix Market file) is not doubled.
  */
 export function hostCsrFromEdgeList(edges: HostEdgeList, options: BuildOptions = {}): HostBuildResult {
+  checkOptionsObject('hostCsrFromEdgeList', options);
   if (options.maxVertexCount !== undefined && edges.vertexCount > options.maxVertexCount) {
     throw new DeviceLimitError(
       `a CSR of ${edges.vertexCount} vertices`,

@@ -8,7 +8,7 @@ import { createReadStream } from 'node:fs';
 import { open, stat } from 'node:fs/promises';
 import { totalmem } from 'node:os';
 import { basename, extname } from 'node:path';
-import { DeviceLimitError, InputError, type WeftDevice } from '@weft/gpu';
+import { checkOptionsObject, DeviceLimitError, InputError, type WeftDevice } from '@weft/gpu';
 import { type BuildOptions, type BuildReport, hostCsrFromEdgeList } from './host-build.ts';
 import type { HostCsr, HostEdgeList } from './host-graph.ts';
 import {
@@ -79,6 +79,7 @@ export async function uploadBinaryCsrFile(
   path: string,
   options: Omit<UploadBinaryCsrOptions, 'name' | 'byteLength'> = {},
 ): Promise<BinaryCsrUpload> {
+  checkOptionsObject('uploadBinaryCsrFile', options);
   await checkRegularFile(path);
   const { size } = await stat(path);
   return uploadBinaryCsr(device, fileChunks(path, 1 << 22), {
@@ -157,6 +158,7 @@ async function checkRegularFile(path: string): Promise<void> {
  * `options.format` the format is {@link detectGraphFormat}'s.
  */
 export async function readGraphFile(path: string, options: ReadGraphOptions = {}): Promise<GraphFile> {
+  checkOptionsObject('readGraphFile', options);
   const format = options.format ?? (await detectGraphFormat(path));
   if (options.format !== undefined) await checkRegularFile(path);
   if (options.renumber && format !== 'edgelist') {
@@ -198,6 +200,7 @@ export async function loadGraph(
   path: string,
   options: LoadGraphOptions = {},
 ): Promise<{ csr: HostCsr; report?: BuildReport }> {
+  checkOptionsObject('loadGraph', options);
   const { build, ...read } = options;
   const file = await readGraphFile(path, read);
   if (file.kind === 'csr') return { csr: file.csr };
@@ -236,6 +239,7 @@ export async function writeGraphFile(
   graph: HostCsr | HostEdgeList,
   options: WriteGraphOptions = {},
 ): Promise<void> {
+  checkOptionsObject('writeGraphFile', options);
   const format = options.format ?? graphFormatOf(path);
   if (graph.ids !== undefined && format !== 'edgelist') {
     throw new InputError(

@@ -1,4 +1,4 @@
-import { chunkShift, DeviceLimitError, InputError, type WeftDevice } from '@weft/gpu';
+import { checkOptionsObject, chunkShift, DeviceLimitError, InputError, type WeftDevice } from '@weft/gpu';
 import { checkDeviceGraph, type DeviceGraph, type UploadGraphOptions, uploadGraph } from './device-graph.ts';
 import type { HostCsr, HostWeights } from './host-graph.ts';
 
@@ -248,6 +248,7 @@ export class PartitionedGraph {
     csr: HostCsr,
     options: UploadGraphOptions & PartitionOptions = {},
   ): PartitionedGraph {
+    checkOptionsObject('PartitionedGraph.upload', options);
     if (devices.length === 0) throw new InputError('no devices to partition the graph over', 'devices');
     const { parts, maxArcsPerPart, ...upload } = options;
     const split = partitionCsr(csr, {

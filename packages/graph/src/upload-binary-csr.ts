@@ -1,4 +1,10 @@
-import { type ChunkedArray, type DeviceArray, InputError, type WeftDevice } from '@weft/gpu';
+import {
+  type ChunkedArray,
+  checkOptionsObject,
+  type DeviceArray,
+  InputError,
+  type WeftDevice,
+} from '@weft/gpu';
 import { recordCsc } from './device-build-csc.ts';
 import { type DeviceCsc, DeviceGraph, hostMaxOutDegree, type WeightElementType } from './device-graph.ts';
 import {
@@ -102,6 +108,7 @@ export async function uploadBinaryCsr(
   source: ByteSource,
   options: UploadBinaryCsrOptions = {},
 ): Promise<BinaryCsrUpload> {
+  checkOptionsObject('uploadBinaryCsr', options);
   const name = options.name ?? 'binary CSR input';
   const fail = binaryCsrFailure(name);
   const stage = options.stageBytes ?? STAGE_BYTES;

@@ -5,7 +5,7 @@ import {
   pageRank,
   sssp,
 } from '@weft/algorithms';
-import { ConvergenceError, InputError, requestDevice, type WeftDevice } from '@weft/gpu';
+import { ConvergenceError, checkOptionsObject, InputError, requestDevice, type WeftDevice } from '@weft/gpu';
 import type { AbstractGraph } from 'graphology-types';
 import { type EdgeWeightGetter, fromGraphology, type ToDeviceOptions, toDevice } from './from-graphology.ts';
 import { assignAttributes, toKeyed } from './results.ts';
@@ -145,12 +145,14 @@ async function pagerankValues(
  */
 export const pagerank = Object.assign(
   async (graph: AbstractGraph, options: PagerankOptions = {}): Promise<Record<string, number>> => {
+    checkOptionsObject('pagerank', options);
     const { keys, ranks } = await pagerankValues(graph, options);
     return toKeyed(keys, ranks);
   },
   {
     /** Writes each node's rank to `nodePagerankAttribute` (default `'pagerank'`). */
     async assign(graph: AbstractGraph, options: PagerankAssignOptions = {}): Promise<void> {
+      checkOptionsObject('pagerank.assign', options);
       const { keys, ranks } = await pagerankValues(graph, options);
       assignAttributes(graph, keys, ranks, options.nodePagerankAttribute ?? 'pagerank');
     },
@@ -167,6 +169,7 @@ export async function connectedComponents(
   graph: AbstractGraph,
   options: DeviceOption = {},
 ): Promise<string[][]> {
+  checkOptionsObject('connectedComponents', options);
   checkGraphology(graph, 'connectedComponents');
   if (graph.order === 0) return [];
   return onDevice(graph, options, {}, async ({ graph: g, keys }) => {
@@ -214,6 +217,7 @@ export async function singleSourceLength(
   source: unknown,
   options: DeviceOption = {},
 ): Promise<Record<string, number>> {
+  checkOptionsObject('singleSourceLength', options);
   checkGraphology(graph, 'singleSourceLength');
   checkSourceNode(graph, source);
   return onDevice(graph, options, {}, async ({ graph: g, keys, indexOf }) => {
@@ -232,6 +236,7 @@ export async function dijkstraSingleSourceLength(
   source: unknown,
   options: DijkstraOptions = {},
 ): Promise<Record<string, number>> {
+  checkOptionsObject('dijkstraSingleSourceLength', options);
   checkGraphology(graph, 'dijkstra.singleSourceLength');
   checkSourceNode(graph, source);
   const convert = { weight: weightOption(options.getEdgeWeight) };
@@ -278,12 +283,14 @@ export const betweennessCentrality = Object.assign(
     graph: AbstractGraph,
     options: BetweennessCentralityOptions = {},
   ): Promise<Record<string, number>> => {
+    checkOptionsObject('betweennessCentrality', options);
     const { keys, centrality } = await betweennessValues(graph, options);
     return toKeyed(keys, centrality);
   },
   {
     /** Writes each node's centrality to `nodeCentralityAttribute` (default `'betweennessCentrality'`). */
     async assign(graph: AbstractGraph, options: BetweennessCentralityAssignOptions = {}): Promise<void> {
+      checkOptionsObject('betweennessCentrality.assign', options);
       const { keys, centrality } = await betweennessValues(graph, options);
       assignAttributes(graph, keys, centrality, options.nodeCentralityAttribute ?? 'betweennessCentrality');
     },

@@ -1,5 +1,5 @@
 import type { WeftDevice } from '@weft/gpu';
-import { InputError } from '@weft/gpu';
+import { checkOptionsObject, InputError } from '@weft/gpu';
 import {
   type BuildReport,
   type DedupeRule,
@@ -67,6 +67,7 @@ export interface GraphologyCsr {
  * change both).
  */
 export function fromGraphology(graph: AbstractGraph, options: FromGraphologyOptions = {}): GraphologyCsr {
+  checkOptionsObject('fromGraphology', options);
   const mode = options.mode ?? (graph.type === 'undirected' ? 'undirected' : 'directed');
   if (mode !== 'directed' && mode !== 'undirected') {
     throw new InputError(`mode must be 'directed' or 'undirected', got '${String(mode)}'`, 'options.mode');
@@ -155,6 +156,7 @@ export function toDevice(
   graph: AbstractGraph,
   options: ToDeviceOptions = {},
 ): GraphologyDeviceGraph {
+  checkOptionsObject('toDevice', options);
   const { csc, ...convert } = options;
   const { csr, keys, indexOf, report } = fromGraphology(graph, convert);
   return { graph: uploadGraph(device, csr, csc === undefined ? {} : { csc }), keys, indexOf, report };

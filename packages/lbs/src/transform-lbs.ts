@@ -1,4 +1,11 @@
-import { type Count, type DeviceArray, type Functor, onTargetReusingScratch, type Target } from '@weft/gpu';
+import {
+  type Count,
+  checkOptionsObject,
+  type DeviceArray,
+  type Functor,
+  onTargetReusingScratch,
+  type Target,
+} from '@weft/gpu';
 import {
   ASSIGN_SEGMENTS_WGSL,
   checkSegments,
@@ -90,6 +97,7 @@ export async function transformLbs(
   f: Functor,
   options: TransformLbsOptions = {},
 ): Promise<void> {
+  checkOptionsObject('transformLbs', options);
   checkSegments('transformLbs', count, segmentOffsets, numSegments, options.maxCount);
   await onTargetReusingScratch(target, 'transformLbs', async (rec) => {
     const plan = await planMergePath(rec, count, segmentOffsets, numSegments, options.maxCount);

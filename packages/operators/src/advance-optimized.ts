@@ -1,4 +1,5 @@
 import {
+  checkOptionsObject,
   type Functor,
   functorBindingCount,
   InputError,
@@ -69,6 +70,7 @@ export async function advanceDirectionOptimized(
   output: FrontierSink,
   options: DirectionOptions,
 ): Promise<void> {
+  checkOptionsObject('advanceDirectionOptimized', options, true);
   const who = 'advanceDirectionOptimized';
   const threshold = options.threshold ?? 1 / 20;
   if (!(threshold >= 0))

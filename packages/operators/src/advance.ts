@@ -2,6 +2,7 @@ import {
   atomic,
   ChunkedArray,
   type Count,
+  checkOptionsObject,
   type DeviceArray,
   type Functor,
   functorBindingCount,
@@ -181,6 +182,7 @@ export async function advancePush(
   functor: Functor,
   options: AdvanceOptions = {},
 ): Promise<void> {
+  checkOptionsObject('advancePush', options);
   const who = 'advancePush';
   const { output, visited } = options;
   if (options.idempotent && visited) {
@@ -428,6 +430,7 @@ export async function advancePull(
   functor: Functor,
   options: AdvancePullOptions = {},
 ): Promise<void> {
+  checkOptionsObject('advancePull', options);
   const who = 'advancePull';
   const { offsets, column, edgeIds } = edgeView(graph, 'in', who);
   const candidate = options.candidate ?? wgsl`(v: u32) -> bool { return true; }`;

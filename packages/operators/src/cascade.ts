@@ -1,4 +1,5 @@
 import {
+  checkOptionsObject,
   type DeviceArray,
   type Functor,
   type GpuCount,
@@ -69,6 +70,7 @@ export class Cascade implements EnactorLoop {
     readonly edge: Functor,
     readonly options: CascadeOptions = {},
   ) {
+    checkOptionsObject('new Cascade', options);
     const device = graph.device;
     this.#state = device.array('u32', 1, { label: 'cascade marked' });
     this.#marks = [

@@ -1,5 +1,6 @@
 import {
   atomic,
+  checkOptionsObject,
   type DeviceArray,
   type Functor,
   lit,
@@ -40,6 +41,7 @@ export class DisjointSets {
     readonly size: number,
     options: DisjointSetsOptions = {},
   ) {
+    checkOptionsObject('new DisjointSets', options);
     const label = options.label ?? 'disjoint sets';
     this.#ownsParents = options.parents === undefined;
     this.parents = options.parents ?? device.array('u32', Math.max(1, size), { label: `${label} parents` });

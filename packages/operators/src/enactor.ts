@@ -1,8 +1,9 @@
 import {
+  checkMaxIterations,
+  checkOptionsObject,
   type DeviceArray,
   DeviceLimitError,
   type GpuCount,
-  InputError,
   type Recorder,
   rw,
   transform,
@@ -80,14 +81,10 @@ export async function enact(
   loop: EnactorLoop,
   options: EnactorOptions = {},
 ): Promise<EnactorResult> {
+  checkOptionsObject('enact', options);
   const maxIterations = options.maxIterations ?? Number.POSITIVE_INFINITY;
   // A fraction would run to its ceiling, silently one iteration more than asked.
-  if (!(maxIterations >= 0) || (Number.isFinite(maxIterations) && !Number.isInteger(maxIterations))) {
-    throw new InputError(
-      `maxIterations must be an integer >= 0 or Infinity, got ${maxIterations}`,
-      'maxIterations',
-    );
-  }
+  checkMaxIterations(maxIterations, true);
   const maxBatch = Math.max(1, options.maxBatch ?? 64);
   let batch = Math.max(1, Math.min(options.batch ?? 4, maxBatch));
   // status[0]: iterations until active was first 0 (NOT_DONE before); status[1]: the last active value;

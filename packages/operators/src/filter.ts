@@ -2,6 +2,7 @@ import { compactFused } from '@weft/compact';
 import {
   atomic,
   type Count,
+  checkOptionsObject,
   type Functor,
   InputError,
   isGpuCount,
@@ -33,6 +34,7 @@ export async function filter(
   output: FrontierSink,
   options: FilterOptions = {},
 ): Promise<void> {
+  checkOptionsObject('filter', options);
   const items = input.items;
   await onTarget(target, 'filter', async (rec) => {
     let keep: Functor;

@@ -1,5 +1,6 @@
 import {
   atomic,
+  checkOptionsObject,
   type DeviceArray,
   type ElementType,
   type Functor,
@@ -101,6 +102,7 @@ export class GasLoop implements EnactorLoop {
     program: GasProgram | readonly GasProgram[],
     options: Pick<GasOptions, 'tolerance' | 'residual'> = {},
   ) {
+    checkOptionsObject('new GasLoop', options);
     const phases = Array.isArray(program) ? (program as readonly GasProgram[]) : [program as GasProgram];
     if (phases.length === 0) throw new InputError('a GAS program needs at least one phase', 'gas');
     if (phases.length > 1 && phases.some((p) => p.scatter)) {
@@ -292,6 +294,7 @@ export async function gas(
   program: GasProgram | readonly GasProgram[],
   options: GasOptions = {},
 ): Promise<GasResult> {
+  checkOptionsObject('gas', options);
   const loop = new GasLoop(graph, program, options);
   try {
     if (graph.vertexCount === 0) return { iterations: 0, converged: true, submits: 0, residuals: [] };

@@ -39,7 +39,12 @@ export {
 } from './gas.ts';
 export { type GatherOrder, gatherOrder, hasGatherOrder } from './gather-order.ts';
 export { type IntersectionOptions, intersectionCount } from './intersection.ts';
-export { type LoadBalance, resolveLoadBalance, THREAD_MAPPED_MAX_DEGREE } from './load-balance.ts';
+export {
+  checkLoadBalance,
+  type LoadBalance,
+  resolveLoadBalance,
+  THREAD_MAPPED_MAX_DEGREE,
+} from './load-balance.ts';
 export { type NeighborhoodReduceOptions, neighborhoodReduce } from './neighborhood.ts';
 export {
   csrNeighbors,

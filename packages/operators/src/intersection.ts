@@ -1,5 +1,6 @@
 import {
   type Count,
+  checkOptionsObject,
   type DeviceArray,
   type Functor,
   InputError,
@@ -48,6 +49,7 @@ export async function intersectionCount(
   output: DeviceArray<'u32'>,
   options: IntersectionOptions = {},
 ): Promise<void> {
+  checkOptionsObject('intersectionCount', options);
   if (typeof count === 'number' && (count > first.length || count > second.length || count > output.length)) {
     throw new InputError(
       `${count} pairs but first has ${first.length}, second ${second.length}, output ${output.length} entries`,

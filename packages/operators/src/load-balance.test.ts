@@ -1,10 +1,15 @@
-import { atomic, wgsl } from '@weft/gpu';
+import { atomic, InputError, wgsl } from '@weft/gpu';
 import { DeviceGraph, FrontierQueue, type HostCsr, hostCsrFromEdgeList, uploadGraph } from '@weft/graph';
 import { grid, kronecker } from '@weft/graph/generators';
 import { expectArrayEqual, gpuTest, mulberry32 } from '@weft/testing';
 import { describe, expect, it } from 'vitest';
 import { AdvanceWorkspace, advancePush } from './advance.ts';
-import { resolveLoadBalance, THREAD_MAPPED_MAX_DEGREE } from './load-balance.ts';
+import {
+  checkLoadBalance,
+  type LoadBalance,
+  resolveLoadBalance,
+  THREAD_MAPPED_MAX_DEGREE,
+} from './load-balance.ts';
 
 const degree = (csr: HostCsr, v: number) => csr.offsets[v + 1]! - csr.offsets[v]!;
 const sorted = (a: ArrayLike<number>) => Uint32Array.from(a).sort();
@@ -101,6 +106,39 @@ describe("loadBalance 'auto' (from the graph's largest out-degree)", () => {
         expect(await bare.maxOutDegree()).toBe(hostMax(csr));
         expect(resolveLoadBalance(bare, 'auto')).toBe(want);
         uploaded.destroy();
+      }
+    }));
+});
+
+describe('an unknown loadBalance', () => {
+  // It ran as merge path before: a typo chose a strategy silently.
+  it('is an InputError naming the option, the value and the strategies, from resolveLoadBalance and advancePush', () =>
+    gpuTest(async (device) => {
+      const graph = uploadGraph(device, hostCsrFromEdgeList(grid({ width: 4, height: 3 })).csr);
+      const queue = new FrontierQueue(device, graph.vertexCount);
+      queue.set([0, 5]);
+      const message =
+        /^loadBalance: loadBalance must be one of auto, merge-path, thread-mapped, per-advance, got 'twc'$/;
+      try {
+        for (const value of ['twc', 'Auto', '', 'merge_path']) {
+          expect(() => resolveLoadBalance(graph, value as LoadBalance)).toThrow(InputError);
+        }
+        expect(() => resolveLoadBalance(graph, 'twc' as LoadBalance)).toThrow(message);
+        expect(() => checkLoadBalance('twc' as LoadBalance)).toThrow(message);
+        expect(() => checkLoadBalance(undefined)).not.toThrow();
+        for (const value of ['merge-path', 'thread-mapped', 'per-advance', 'auto'] as const) {
+          expect(resolveLoadBalance(graph, value)).toBe(value === 'auto' ? 'thread-mapped' : value);
+        }
+        const visit = wgsl`(src: u32, dst: u32, edge: u32) -> bool { return true; }`;
+        await expect(
+          advancePush(device, graph, queue.current, visit, { loadBalance: 'twc' as LoadBalance }),
+        ).rejects.toThrow(InputError);
+        await expect(
+          advancePush(device, graph, queue.current, visit, { loadBalance: 'twc' as LoadBalance }),
+        ).rejects.toThrow(message);
+      } finally {
+        graph.destroy();
+        queue.destroy();
       }
     }));
 });

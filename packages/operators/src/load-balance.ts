@@ -14,11 +14,27 @@ import type { DeviceGraph } from '@weft/graph';
  */
 export type LoadBalance = 'auto' | 'merge-path' | 'thread-mapped' | 'per-advance';
 
+const LOAD_BALANCES: readonly LoadBalance[] = ['auto', 'merge-path', 'thread-mapped', 'per-advance'];
+
+/**
+ * Throws on a `loadBalance` that is none of the strategies (JavaScript callers, typos): the advance would
+ * run it as another one. {@link resolveLoadBalance} checks; callers that must refuse it before any GPU work,
+ * or on a path without an advance, call it themselves.
+ */
+export function checkLoadBalance(loadBalance: LoadBalance | undefined): void {
+  if (loadBalance !== undefined && !LOAD_BALANCES.includes(loadBalance)) {
+    throw new InputError(
+      `loadBalance must be one of ${LOAD_BALANCES.join(', ')}, got '${loadBalance}'`,
+      'loadBalance',
+    );
+  }
+}
+
 /** Largest out-degree that `'auto'` (and by default `'per-advance'`) walks with a thread per vertex. */
 export const THREAD_MAPPED_MAX_DEGREE = 32;
 
 /**
- * `'auto'` made concrete for `graph` (other values pass through). Synchronous: the graph's largest
+ * `'auto'` made concrete for `graph` (other strategies pass through, unknown ones throw). Synchronous: the graph's largest
  * out-degree must be known (`uploadGraph` knows it; `await graph.maxOutDegree()` measures it once).
  */
 export function resolveLoadBalance(
@@ -26,6 +42,7 @@ export function resolveLoadBalance(
   loadBalance: LoadBalance,
   maxDegree = THREAD_MAPPED_MAX_DEGREE,
 ): Exclude<LoadBalance, 'auto'> {
+  checkLoadBalance(loadBalance);
   if (loadBalance !== 'auto') return loadBalance;
   const largest = graph.knownMaxOutDegree;
   if (largest === undefined) {

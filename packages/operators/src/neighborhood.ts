@@ -1,5 +1,6 @@
 import { compactFused } from '@weft/compact';
 import {
+  checkOptionsObject,
   type DeviceArray,
   type ElementType,
   type Functor,
@@ -69,6 +70,7 @@ export async function neighborhoodReduce<T extends ElementType>(
   output: DeviceArray<T>,
   options: NeighborhoodReduceOptions<T> = {},
 ): Promise<void> {
+  checkOptionsObject('neighborhoodReduce', options);
   if (isNeighborGraph(graph)) return reduceNeighbors(target, graph, input, f, output, options);
   const { offsets, column, edgeIds } = edgeView(graph, options.direction ?? 'out', 'neighborhoodReduce');
   // Over all vertices the segments are the offsets themselves, so an item's index is its edge position:

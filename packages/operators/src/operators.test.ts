@@ -441,6 +441,17 @@ describe('enact', () => {
         submits: 3,
       });
       expectArrayEqual(await q.toArray(), [10], 'frontier after 10 steps');
+      // Infinity is a run bounded only by convergence; a fraction, a negative count or NaN is refused.
+      q.set([0]);
+      expect(await enact(device, loop, { maxIterations: Number.POSITIVE_INFINITY })).toMatchObject({
+        iterations: 100,
+        converged: true,
+      });
+      for (const maxIterations of [1.5, -1, Number.NaN]) {
+        await expect(enact(device, loop, { maxIterations })).rejects.toThrow(
+          `maxIterations: maxIterations must be an integer >= 0 or Infinity, got ${maxIterations}`,
+        );
+      }
       const abort = new AbortController();
       q.set([0]);
       await expect(

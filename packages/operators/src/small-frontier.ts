@@ -1,4 +1,5 @@
 import {
+  checkOptionsObject,
   type DeviceArray,
   type Functor,
   type GpuCount,
@@ -108,6 +109,7 @@ export class SmallFrontierState {
     readonly device: WeftDevice,
     options: SmallFrontierStateOptions = {},
   ) {
+    checkOptionsObject('new SmallFrontierState', options);
     const sizes = options.itemsPerWorkgroup ?? [256];
     for (const p of sizes) {
       if (!Number.isInteger(p) || p < 1 || p > 0xffffffff) {
@@ -274,6 +276,7 @@ export async function advanceSmallFrontier(
   functor: Functor,
   options: SmallFrontierOptions,
 ): Promise<void> {
+  checkOptionsObject('advanceSmallFrontier', options, true);
   const who = 'advanceSmallFrontier';
   const { state } = options;
   const device = graph.device;

@@ -1,5 +1,6 @@
 import {
   type Count,
+  checkOptionsObject,
   DeviceArray,
   type ElementType,
   InputError,
@@ -42,6 +43,7 @@ export async function reduce<T extends ElementType>(
   result: ElementRef<T> | DeviceArray<T>,
   options: ReduceOptions<T> = {},
 ): Promise<void> {
+  checkOptionsObject('reduce', options);
   const who = 'reduce';
   const monoid = options.monoid ?? plus(input.type);
   checkMonoidType(monoid, input.type, 'input', who);

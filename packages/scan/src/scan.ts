@@ -1,5 +1,6 @@
 import {
   type Count,
+  checkOptionsObject,
   type DeviceArray,
   type ElementType,
   type Functor,
@@ -49,6 +50,7 @@ export async function exclusiveScan<T extends ElementType>(
   output: DeviceArray<T>,
   options: ScanOptions<T> = {},
 ): Promise<void> {
+  checkOptionsObject('exclusiveScan', options);
   await arrayScan(target, input, output, options, false);
 }
 
@@ -59,6 +61,7 @@ export async function inclusiveScan<T extends ElementType>(
   output: DeviceArray<T>,
   options: ScanOptions<T> = {},
 ): Promise<void> {
+  checkOptionsObject('inclusiveScan', options);
   await arrayScan(target, input, output, options, true);
 }
 
@@ -74,6 +77,7 @@ export async function transformScan<T extends ElementType>(
   output: DeviceArray<T>,
   options: TransformScanOptions<T> = {},
 ): Promise<void> {
+  checkOptionsObject('transformScan', options);
   const who = 'transformScan';
   const monoid = options.monoid ?? plus(output.type);
   checkMonoidType(monoid, output.type, 'output', who);
@@ -110,6 +114,7 @@ export async function transformScanTo<T extends ElementType>(
   emit: Functor,
   options: TransformScanToOptions<T> & { readonly monoid: Monoid<T> },
 ): Promise<void> {
+  checkOptionsObject('transformScanTo', options, true);
   const who = 'transformScanTo';
   let limit: number;
   if (isGpuCount(n)) {

@@ -1,5 +1,6 @@
 import {
   type Count,
+  checkOptionsObject,
   DeviceArray,
   type ElementType,
   type Functor,
@@ -150,6 +151,7 @@ export async function transformSegreduce<T extends ElementType>(
   output: DeviceArray<T>,
   options: SegreduceOptions<T> = {},
 ): Promise<void> {
+  checkOptionsObject('transformSegreduce', options);
   const monoid = options.monoid ?? plus(output.type);
   checkSegments('transformSegreduce', count, segmentOffsets, numSegments, options.maxCount);
   checkOutput('transformSegreduce', output, numSegments, monoid);
@@ -200,6 +202,7 @@ export async function segmentedReduce<T extends ElementType>(
   output: DeviceArray<T>,
   options: SegmentedReduceOptions<T> = {},
 ): Promise<void> {
+  checkOptionsObject('segmentedReduce', options);
   const monoid = options.monoid ?? plus(output.type);
   const array = values instanceof DeviceArray ? values : undefined;
   if (!array && options.count === undefined) {

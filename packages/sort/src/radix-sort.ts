@@ -1,5 +1,6 @@
 import {
   type Count,
+  checkOptionsObject,
   type DeviceArray,
   DeviceLimitError,
   InputError,
@@ -108,6 +109,7 @@ export interface SortPairsOptions extends SortOptions {
  * u32, plus 256 * tiles u32 when a chunk has more than one tile (up to 8; by default from 4096 tiles on).
  */
 export async function sortKeys(target: Target, keys: DeviceArray, options: SortKeysOptions = {}) {
+  checkOptionsObject('sortKeys', options);
   await radixSort(target, 'sortKeys', keys, undefined, options.output, undefined, options);
 }
 
@@ -121,6 +123,7 @@ export async function sortPairs(
   values: DeviceArray,
   options: SortPairsOptions = {},
 ) {
+  checkOptionsObject('sortPairs', options);
   if ((options.outputKeys === undefined) !== (options.outputValues === undefined)) {
     throw new InputError('give both outputKeys and outputValues, or neither (in place)', 'sortPairs options');
   }

@@ -1,4 +1,5 @@
 import {
+  checkOptionsObject,
   type DeviceArray,
   type GpuCount,
   InputError,
@@ -59,6 +60,7 @@ export async function sortedSearch(
   output: DeviceArray,
   options: SortedSearchOptions = {},
 ) {
+  checkOptionsObject('sortedSearch', options);
   const bound = options.bound ?? 'lower';
   if (bound !== 'lower' && bound !== 'upper') {
     throw new InputError(`bound must be 'lower' or 'upper', got '${String(bound)}'`, 'sortedSearch options');
@@ -123,6 +125,7 @@ export async function intersectCount(
   b: DeviceArray,
   options: IntersectCountOptions = {},
 ): Promise<GpuCount> {
+  checkOptionsObject('intersectCount', options);
   if (a.type !== b.type) {
     throw new InputError(`a is ${a.type} but b is ${b.type}`, 'intersectCount');
   }

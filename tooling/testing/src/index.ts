@@ -1,5 +1,6 @@
 export { expectArrayEqual, expectClose, ulpTolerance } from './compare.ts';
 export { gpuTest, skipWithoutSubgroups, subgroupTestDevice, testDevice, testSubgroups } from './device.ts';
+export { expectOptionsRefused, type OptionsCall } from './options.ts';
 export {
   adversarialSizes,
   mulberry32,

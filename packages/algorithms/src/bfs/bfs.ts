@@ -1,23 +1,27 @@
-import { atomic, type DeviceArray, type Functor, InputError, type Recorder, rw, u32, wgsl } from '@weft/gpu';
+import {
+  atomic,
+  checkOptionsObject,
+  type DeviceArray,
+  type Functor,
+  InputError,
+  type Recorder,
+  rw,
+  u32,
+  wgsl,
+} from '@weft/gpu';
 import { checkDeviceGraph, type DeviceGraph, FrontierQueue } from '@weft/graph';
 import {
   AdvanceWorkspace,
   advancePush,
   advanceSmallFrontier,
+  checkLoadBalance,
   type IterationLog,
   isNeighborGraph,
   type NeighborGraph,
   resolveLoadBalance,
   SmallFrontierState,
 } from '@weft/operators';
-import {
-  checkLoadBalance,
-  checkSource,
-  type Problem,
-  prepareLoadBalance,
-  recordSet,
-  runProblem,
-} from '../common.ts';
+import { checkSource, type Problem, prepareLoadBalance, recordSet, runProblem } from '../common.ts';
 import { bfsOnNeighbors } from '../neighbor-graph.ts';
 import { searchBlocks, searchStrategy } from '../sssp/blocks.ts';
 import { type BfsLevel, UNREACHED } from './level.ts';
@@ -66,6 +70,7 @@ export class BfsProblem
     readonly graph: DeviceGraph,
     options: BfsProblemOptions = {},
   ) {
+    checkOptionsObject('new BfsProblem', options);
     const device = graph.device;
     this.loadBalance = resolveLoadBalance(graph, options.loadBalance ?? 'auto');
     const variant = variantOf(graph, options);
@@ -211,14 +216,18 @@ export async function bfs(
   source: number,
   options: BfsOptions = {},
 ): Promise<BfsResult> {
+  checkOptionsObject('bfs', options);
   if (isNeighborGraph(graph)) {
     checkSource(graph, source);
     return bfsOnNeighbors(graph, source, options);
   }
   checkDeviceGraph(graph);
   checkSource(graph, source);
-  checkLoadBalance(options.loadBalance);
-  if (bfsStrategy(graph, options) === 'blocks') return bfsByBlocks(graph, source, options);
+  if (bfsStrategy(graph, options) === 'blocks') {
+    // Blocks run no advance, so nothing else refuses a loadBalance typo on this path.
+    checkLoadBalance(options.loadBalance);
+    return bfsByBlocks(graph, source, options);
+  }
   await prepareLoadBalance(graph, options.loadBalance);
   // A trace logs one frontier a level: the engine, which runs many levels a step, stays off for it.
   const mode = options.smallFrontier ?? 'auto';

@@ -1,4 +1,11 @@
-import { type DeviceArray, type GpuCount, InputError, type Kernel, type Recorder } from '@weft/gpu';
+import {
+  checkOptionsObject,
+  type DeviceArray,
+  type GpuCount,
+  InputError,
+  type Kernel,
+  type Recorder,
+} from '@weft/gpu';
 import type { DeviceGraph } from '@weft/graph';
 import { prefersBitmapClaims } from '../bfs/bitmap-claims.ts';
 import { type Problem, type RunOptions, recordSet, runProblem } from '../common.ts';
@@ -203,6 +210,7 @@ export class SsspBlocksProblem implements Problem<{ distances: Float64Array }, [
     readonly blocks: SsspBlocks,
     options: { decode?: DistanceDecode | undefined } = {},
   ) {
+    checkOptionsObject('new SsspBlocksProblem', options);
     this.#decode = options.decode;
     const device = blocks.graph.device;
     const n = Math.max(1, blocks.order.length);

@@ -1,4 +1,5 @@
-import { overflowError, SATURATED_F32, SATURATED_U32 } from '../weights.ts';
+import { distanceOverflowError } from '@weft/gpu';
+import { SATURATED_F32, SATURATED_U32 } from '../weights.ts';
 
 /** Unreached distance as stored: u32 max for integer weights, the bits of +Infinity for f32 weights. */
 export const UNREACHED_U32 = 0xffffffff;
@@ -23,7 +24,7 @@ export function decodeDistances(
   const saturated = float ? SATURATED_F32 : SATURATED_U32;
   if (!order) {
     for (let v = 0; v < n; v++) {
-      if (raw[v] === saturated) throw overflowError(float, v);
+      if (raw[v] === saturated) throw distanceOverflowError(float, v);
       distances[v] = raw[v] === unreached ? Number.POSITIVE_INFINITY : values[v]!;
     }
     return distances;
@@ -34,6 +35,6 @@ export function decodeDistances(
     if (raw[i] === saturated) overflowed = Math.min(overflowed, v);
     distances[v] = raw[i] === unreached ? Number.POSITIVE_INFINITY : values[i]!;
   }
-  if (overflowed < n) throw overflowError(float, overflowed);
+  if (overflowed < n) throw distanceOverflowError(float, overflowed);
   return distances;
 }

@@ -1,5 +1,16 @@
-import { atomic, type DeviceArray, InputError, inline, rw, transform, u32, wgsl } from '@weft/gpu';
-import { overflowError, SATURATED_F32, SATURATED_U32 } from '../weights.ts';
+import {
+  atomic,
+  checkOptionsObject,
+  type DeviceArray,
+  distanceOverflowError,
+  InputError,
+  inline,
+  rw,
+  transform,
+  u32,
+  wgsl,
+} from '@weft/gpu';
+import { SATURATED_F32, SATURATED_U32 } from '../weights.ts';
 import { decodeDistances, UNREACHED_F32, UNREACHED_U32 } from './decode.ts';
 
 /** Where distance words become `Float64Array` values: a kernel on the device, or the JS loop on the host. */
@@ -58,6 +69,7 @@ export async function readDistances(
   float: boolean,
   options: { order?: DeviceArray<'u32'>; decode?: DistanceDecode | undefined; unreached?: number } = {},
 ): Promise<Float64Array> {
+  checkOptionsObject('readDistances', options);
   const { order, decode = 'device', unreached = float ? UNREACHED_F32 : UNREACHED_U32 } = options;
   if (decode !== 'device' && decode !== 'host') {
     throw new InputError(`decode must be 'device' or 'host', got '${decode}'`, 'decode');
@@ -94,7 +106,7 @@ export async function readDistances(
       new Uint32Array(result.buffer).set(view.subarray(0, 2 * n));
       return view[2 * n]!;
     });
-    if (overflowed !== NONE) throw overflowError(float, overflowed);
+    if (overflowed !== NONE) throw distanceOverflowError(float, overflowed);
     return result;
   } finally {
     words.destroy();

@@ -1,5 +1,6 @@
 import {
   atomic,
+  checkOptionsObject,
   type DeviceArray,
   Functor,
   InputError,
@@ -16,6 +17,7 @@ import {
   AdvanceWorkspace,
   advancePush,
   advanceSmallFrontier,
+  checkLoadBalance,
   type IterationLog,
   type IterationTrace,
   isNeighborGraph,
@@ -27,7 +29,6 @@ import {
 import { reduce } from '@weft/scan';
 import { prefersBitmapClaims } from '../bfs/bitmap-claims.ts';
 import {
-  checkLoadBalance,
   checkSource,
   type LoadBalanceOption,
   type Problem,
@@ -184,6 +185,7 @@ export class SsspProblem
     readonly graph: DeviceGraph,
     options: SsspProblemOptions = {},
   ) {
+    checkOptionsObject('new SsspProblem', options);
     const device = graph.device;
     this.#weight = options.weight;
     this.#decode = options.decode;
@@ -459,6 +461,7 @@ export async function resolveSsspOptions(
   graph: DeviceGraph,
   options: SsspOptions,
 ): Promise<SsspProblemOptions> {
+  checkOptionsObject('resolveSsspOptions', options, true);
   await prepareLoadBalance(graph, options.loadBalance);
   const { delta, ...rest } = options;
   if (delta === 'off') return rest;
@@ -473,6 +476,7 @@ export async function sssp(
   source: number,
   options: SsspOptions = {},
 ): Promise<SsspResult> {
+  checkOptionsObject('sssp', options);
   if (isNeighborGraph(graph)) {
     if (options.strategy === 'blocks') {
       throw new InputError('block-local SSSP needs a DeviceGraph (from uploadGraph)', 'strategy');
@@ -482,7 +486,6 @@ export async function sssp(
   }
   checkDeviceGraph(graph);
   checkSource(graph, source);
-  checkLoadBalance(options.loadBalance);
   // Anything else would reach the WGSL as text and fail there as a shader compile error.
   if (options.weight !== undefined && !(options.weight instanceof Functor)) {
     throw new InputError(
@@ -496,7 +499,11 @@ export async function sssp(
     throw new InputError(`unsupported weight type ${weights.type}`, 'graph.weights');
   }
   if (options.weight === undefined) await checkNonNegativeWeights(graph, 'SSSP');
-  if (strategy === 'blocks') return ssspByBlocks(graph, source, options);
+  if (strategy === 'blocks') {
+    // Blocks run no advance, so nothing else refuses a loadBalance typo on this path.
+    checkLoadBalance(options.loadBalance);
+    return ssspByBlocks(graph, source, options);
+  }
   // A trace logs one frontier a step: the engine, which runs many levels a step, stays off for it.
   const mode = options.smallFrontier ?? 'auto';
   if (options.trace && mode !== 'auto' && mode !== 'off') {

@@ -1,4 +1,4 @@
-import { InputError } from '@weft/gpu';
+import { checkOptionsObject, InputError } from '@weft/gpu';
 import type { HostCsr, HostEdgeList, HostWeights } from '../host-graph.ts';
 import type { KroneckerOptions } from './kronecker.ts';
 import { mulhi32, philox2x32 } from './philox.ts';
@@ -145,6 +145,7 @@ function drawWeights(m: number, key: number, w: WeightParameters): Uint32Array {
  * duplicates stay in the list; undirected, one entry per edge. Unrelated to {@link kronecker}'s stream.
  */
 export function philoxKronecker(options: KroneckerOnDeviceOptions): HostEdgeList {
+  checkOptionsObject('philoxKronecker', options, true);
   const p = kroneckerParameters(options);
   const m = p.edgeCount;
   const src = new Uint32Array(m);
@@ -181,6 +182,7 @@ export function philoxKronecker(options: KroneckerOnDeviceOptions): HostEdgeList
  * Philox draw of counter (e, 0). Undirected, one entry per edge.
  */
 export function philoxUniform(options: UniformOnDeviceOptions): HostEdgeList {
+  checkOptionsObject('philoxUniform', options, true);
   const p = uniformParameters(options);
   const m = p.edgeCount;
   const n = 2 ** p.scale;
@@ -266,6 +268,7 @@ export function multigraphCsr(edges: HostEdgeList, weight?: (u: number, v: numbe
  * self-loops dropped, duplicates kept, weights (when asked for) drawn per vertex pair ({@link pairWeight}).
  */
 export function philoxKroneckerMultigraph(options: KroneckerOnDeviceOptions): HostCsr {
+  checkOptionsObject('philoxKroneckerMultigraph', options, true);
   const { weights: _, ...plain } = options;
   const p = kroneckerParameters(options);
   const w = p.weights;
@@ -275,6 +278,7 @@ export function philoxKroneckerMultigraph(options: KroneckerOnDeviceOptions): Ho
 
 /** The host twin of `uniformMultigraphOnDevice`, as {@link philoxKroneckerMultigraph}. */
 export function philoxUniformMultigraph(options: UniformOnDeviceOptions): HostCsr {
+  checkOptionsObject('philoxUniformMultigraph', options, true);
   const { weights: _, ...plain } = options;
   const p = uniformParameters(options);
   const w = p.weights;

@@ -1,4 +1,5 @@
 import {
+  checkOptionsObject,
   type DeviceArray,
   DeviceLimitError,
   type Functor,
@@ -48,6 +49,7 @@ export async function recordKroneckerEdges(
   edges: GeneratedEdges,
   options: KroneckerOnDeviceOptions,
 ): Promise<void> {
+  checkOptionsObject('recordKroneckerEdges', options, true);
   const p = kroneckerParameters(options);
   checkOutputs(edges, p.edgeCount, p.weights !== undefined);
   if (p.edgeCount === 0) return;
@@ -70,6 +72,7 @@ export async function recordUniformEdges(
   edges: GeneratedEdges,
   options: UniformOnDeviceOptions,
 ): Promise<void> {
+  checkOptionsObject('recordUniformEdges', options, true);
   const p = uniformParameters(options);
   checkOutputs(edges, p.edgeCount, p.weights !== undefined);
   if (p.edgeCount === 0) return;
@@ -96,6 +99,7 @@ export async function kroneckerOnDevice(
   device: WeftDevice,
   options: KroneckerOnDeviceOptions & OnDeviceBuildOptions,
 ): Promise<DeviceGraph> {
+  checkOptionsObject('kroneckerOnDevice', options, true);
   const p = kroneckerParameters(options);
   return generateAndBuild(
     device,
@@ -113,6 +117,7 @@ export async function uniformOnDevice(
   device: WeftDevice,
   options: UniformOnDeviceOptions & OnDeviceBuildOptions,
 ): Promise<DeviceGraph> {
+  checkOptionsObject('uniformOnDevice', options, true);
   const p = uniformParameters(options);
   return generateAndBuild(
     device,

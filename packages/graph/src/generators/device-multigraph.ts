@@ -1,6 +1,7 @@
 import {
   atomic,
   type ChunkedArray,
+  checkOptionsObject,
   type DeviceArray,
   DeviceLimitError,
   type Functor,
@@ -60,6 +61,7 @@ export async function kroneckerMultigraphOnDevice(
   device: WeftDevice,
   options: KroneckerOnDeviceOptions,
 ): Promise<DeviceGraph> {
+  checkOptionsObject('kroneckerMultigraphOnDevice', options, true);
   const p = kroneckerParameters(options);
   return scatterBuild(device, 'kroneckerMultigraphOnDevice', {
     scale: p.scale,
@@ -74,6 +76,7 @@ export async function uniformMultigraphOnDevice(
   device: WeftDevice,
   options: UniformOnDeviceOptions,
 ): Promise<DeviceGraph> {
+  checkOptionsObject('uniformMultigraphOnDevice', options, true);
   const p = uniformParameters(options);
   return scatterBuild(device, 'uniformMultigraphOnDevice', {
     scale: p.scale,
@@ -97,6 +100,7 @@ export async function kroneckerMultigraphPartitioned(
   options: KroneckerOnDeviceOptions,
   split: PartitionOptions = {},
 ): Promise<PartitionedGraph> {
+  checkOptionsObject('kroneckerMultigraphPartitioned', options, true);
   const p = kroneckerParameters(options);
   return partitionedBuild(devices, 'kroneckerMultigraphPartitioned', split, {
     scale: p.scale,
@@ -112,6 +116,7 @@ export async function uniformMultigraphPartitioned(
   options: UniformOnDeviceOptions,
   split: PartitionOptions = {},
 ): Promise<PartitionedGraph> {
+  checkOptionsObject('uniformMultigraphPartitioned', options, true);
   const p = uniformParameters(options);
   return partitionedBuild(devices, 'uniformMultigraphPartitioned', split, {
     scale: p.scale,

@@ -1,4 +1,4 @@
-import { InputError } from '@weft/gpu';
+import { checkOptionsObject, InputError } from '@weft/gpu';
 import type { HostEdgeList } from '../host-graph.ts';
 import { Growable } from '../io/growable.ts';
 import { checkSeed, uniformWeights, weightRange, Xoshiro128 } from './random.ts';
@@ -28,6 +28,7 @@ export interface GeometricGraph extends HostEdgeList {
  * Each edge is listed once, from the smaller id.
  */
 export function randomGeometric(options: RandomGeometricOptions): GeometricGraph {
+  checkOptionsObject('randomGeometric', options, true);
   const { n, seed } = options;
   checkSeed(seed);
   if (!Number.isInteger(n) || n < 0 || n > 2 ** 31) {

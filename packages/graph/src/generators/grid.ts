@@ -1,4 +1,4 @@
-import { InputError } from '@weft/gpu';
+import { checkOptionsObject, InputError } from '@weft/gpu';
 import type { HostEdgeList } from '../host-graph.ts';
 import { checkDimensions, checkSeed, uniformWeights, weightRange } from './random.ts';
 
@@ -16,6 +16,7 @@ export interface GridOptions {
  * downward). After symmetrization corners have degree 2, border vertices 3, interior vertices 4.
  */
 export function grid(options: GridOptions): HostEdgeList {
+  checkOptionsObject('grid', options, true);
   const { width, height } = options;
   checkDimensions(width, height);
   const n = width * height;

@@ -1,4 +1,4 @@
-import { InputError } from '@weft/gpu';
+import { checkOptionsObject, InputError } from '@weft/gpu';
 import type { HostEdgeList } from '../host-graph.ts';
 import { checkSeed, edgeCountFor, uniformWeights, weightRange, Xoshiro128 } from './random.ts';
 
@@ -27,6 +27,7 @@ const BLOCK = 1 << 16;
  * in blocks of 2^16, each from its own stream.
  */
 export function kronecker(options: KroneckerOptions): HostEdgeList {
+  checkOptionsObject('kronecker', options, true);
   const { scale, seed } = options;
   const a = options.a ?? 0.57;
   const b = options.b ?? 0.19;

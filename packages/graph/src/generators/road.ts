@@ -1,4 +1,4 @@
-import { InputError } from '@weft/gpu';
+import { checkOptionsObject, InputError } from '@weft/gpu';
 import type { HostEdgeList } from '../host-graph.ts';
 import { checkDimensions, checkSeed, uniformWeights, weightRange, Xoshiro128 } from './random.ts';
 
@@ -30,6 +30,7 @@ const DIAGONAL_STREAM = 3;
  * each edge listed once; deterministic for a seed.
  */
 export function road(options: RoadOptions): HostEdgeList {
+  checkOptionsObject('road', options, true);
   const { width, height, seed } = options;
   checkDimensions(width, height);
   checkSeed(seed);

@@ -1,3 +1,4 @@
+import { checkOptionsObject } from '@weft/gpu';
 import type { HostEdgeList } from '../host-graph.ts';
 import { checkSeed, edgeCountFor, uniformWeights, weightRange, Xoshiro128 } from './random.ts';
 
@@ -13,6 +14,7 @@ export interface UniformRandomOptions {
 
 /** GAP's `-u` graph (Erdős–Rényi-like): both endpoints of every edge uniform over the vertices; undirected. */
 export function uniformRandom(options: UniformRandomOptions): HostEdgeList {
+  checkOptionsObject('uniformRandom', options, true);
   const { scale, seed } = options;
   checkSeed(seed);
   const m = edgeCountFor(scale, options.edgeFactor ?? 16);

@@ -1,4 +1,4 @@
-import { InputError, WeftError } from '@weft/gpu';
+import { checkOptionsObject, InputError, WeftError } from '@weft/gpu';
 import type { HostCsr } from '../host-graph.ts';
 import { MAX_VERTEX_COUNT } from '../host-graph.ts';
 import { crc32 } from './crc32.ts';
@@ -129,6 +129,7 @@ export const BINARY_CSR_HEADER_BYTES = HEADER_BYTES;
  * against them when `options.byteLength` is given; errors name the byte as `readBinaryCsr`'s do.
  */
 export function binaryCsrHeader(header: Uint8Array, options: BinaryCsrOptions = {}): BinaryCsrHeader {
+  checkOptionsObject('binaryCsrHeader', options);
   checkLittleEndian();
   const fail = binaryCsrFailure(options.name ?? 'binary CSR input');
   if (header.length < HEADER_BYTES)
@@ -282,6 +283,7 @@ export function badTarget(
  * Errors name the byte offset.
  */
 export async function readBinaryCsr(source: ByteSource, options: BinaryCsrOptions = {}): Promise<HostCsr> {
+  checkOptionsObject('readBinaryCsr', options);
   const fail = binaryCsrFailure(options.name ?? 'binary CSR input');
   let sections: Section[] = [];
   const header = await streamBinaryCsr(source, options, (h) => {

@@ -1,4 +1,4 @@
-import { InputError } from '@weft/gpu';
+import { checkOptionsObject, InputError } from '@weft/gpu';
 import type { HostEdgeList } from '../host-graph.ts';
 import { MAX_VERTEX_COUNT } from '../host-graph.ts';
 import {
@@ -23,6 +23,7 @@ export interface DimacsOptions extends LoadBudget {
  * arcs must equal m. The graph is directed.
  */
 export async function parseDimacs(source: ByteSource, options: DimacsOptions = {}): Promise<HostEdgeList> {
+  checkOptionsObject('parseDimacs', options);
   const name = options.name ?? 'DIMACS input';
   const maxBytes = budgetOption(options.maxBytes, DEFAULT_MAX_BYTES, 'maxBytes');
   const maxLineBytes = budgetOption(options.maxLineBytes, DEFAULT_MAX_LINE_BYTES, 'maxLineBytes');

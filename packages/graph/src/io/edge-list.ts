@@ -1,4 +1,4 @@
-import { InputError } from '@weft/gpu';
+import { checkOptionsObject, InputError } from '@weft/gpu';
 import type { HostEdgeList } from '../host-graph.ts';
 import { checkVertexCount, MAX_VERTEX_COUNT } from '../host-graph.ts';
 import {
@@ -39,6 +39,7 @@ export async function parseEdgeList(
   source: ByteSource,
   options: EdgeListOptions = {},
 ): Promise<HostEdgeList> {
+  checkOptionsObject('parseEdgeList', options);
   const name = options.name ?? 'edge list input';
   if (options.renumber && (options.oneBased || options.vertexCount !== undefined)) {
     throw new InputError(

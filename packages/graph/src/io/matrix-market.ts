@@ -1,4 +1,4 @@
-import { InputError } from '@weft/gpu';
+import { checkOptionsObject, InputError } from '@weft/gpu';
 import type { HostEdgeList } from '../host-graph.ts';
 import { MAX_VERTEX_COUNT } from '../host-graph.ts';
 import {
@@ -34,6 +34,7 @@ export async function parseMatrixMarket(
   source: ByteSource,
   options: MatrixMarketOptions = {},
 ): Promise<HostEdgeList> {
+  checkOptionsObject('parseMatrixMarket', options);
   const name = options.name ?? 'matrix market input';
   const maxBytes = budgetOption(options.maxBytes, DEFAULT_MAX_BYTES, 'maxBytes');
   const maxLineBytes = budgetOption(options.maxLineBytes, DEFAULT_MAX_LINE_BYTES, 'maxLineBytes');

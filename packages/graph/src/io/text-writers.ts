@@ -1,4 +1,4 @@
-import { InputError } from '@weft/gpu';
+import { checkOptionsObject, InputError } from '@weft/gpu';
 import type { HostCsr, HostEdgeList, HostWeights } from '../host-graph.ts';
 
 /*
@@ -60,6 +60,7 @@ export function edgeListChunks(
   graph: HostCsr | HostEdgeList,
   options: EdgeListWriteOptions = {},
 ): Iterable<Uint8Array> {
+  checkOptionsObject('edgeListChunks', options);
   const { src, dst } = edgesOf(graph);
   const base = options.oneBased ? 1 : 0;
   const w = options.weights === false ? undefined : graph.weights;
@@ -92,6 +93,7 @@ export function matrixMarketChunks(
   graph: HostCsr | HostEdgeList,
   options: MatrixMarketWriteOptions = {},
 ): Iterable<Uint8Array> {
+  checkOptionsObject('matrixMarketChunks', options);
   const { src, dst } = edgesOf(graph);
   const w = graph.weights;
   const symmetric = options.symmetric ?? false;
