@@ -1,4 +1,12 @@
-import { type Count, type Functor, InputError, type Target, transform, wgsl } from '@weft/gpu';
+import {
+  type Count,
+  checkOptionsObject,
+  type Functor,
+  InputError,
+  type Target,
+  transform,
+  wgsl,
+} from '@weft/gpu';
 import type { FrontierView } from '@weft/graph';
 
 export interface ComputeOptions {
@@ -16,6 +24,7 @@ export async function compute(
   functor: Functor,
   options: ComputeOptions = {},
 ): Promise<void> {
+  checkOptionsObject('compute', options);
   const label = options.label === undefined ? {} : { label: options.label };
   if ('all' in frontier) {
     await transform(target, frontier.all, wgsl`(v: u32) { ${functor}(v); }`, label);
