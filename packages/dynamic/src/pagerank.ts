@@ -95,6 +95,8 @@ const DENSE_SHARE = 8;
  * residuals split it into the two, and the vertex pushes both sums at once.
  */
 const STEADY = 0.02;
+/** The vertex of a pass's item that has none (past the queue's length). */
+const NONE = 0xffffffff;
 /** Rounds between two moves of the residual's sum into the scores (only rounds that visit every vertex). */
 const MASS_EVERY = 2;
 
@@ -176,6 +178,12 @@ export class DynamicPageRank {
   #seen = -1;
   /** What the last run did. */
   lastRun: DynamicPageRankRun = { iterations: 0, converged: true, submits: 0 };
+  /**
+   * @internal How the vertex passes of a push (the fold, the passes of shares) count pushers and degrees and
+   * append buckets and queue entries: summed in each workgroup, one global atomic a workgroup and counter
+   * (the default), or one global atomic a vertex (the earlier kernels, kept so that a bench can time both).
+   */
+  pushAtomics: 'per-workgroup' | 'per-thread' = 'per-workgroup';
   #destroyed = false;
 
   private constructor(
@@ -490,24 +498,23 @@ export class DynamicPageRank {
    */
   async #shares(rec: Recorder, n: number, sign: 1 | -1, push: number) {
     const graph = this.graph;
-    await compute(
-      rec,
-      { all: n },
-      wgsl`(v: u32) {
+    const item = wgsl`(v: u32) -> vec4<u32> {
   var p = 0.0;
+  var out = vec4<u32>(v, 0u, 0u, 0u);
   if (${rw(this.#marks)}[v] != 0u) {
-    atomicAdd(&${atomic(this.#counters)}[0], 1u);
+    out.y = 1u;
     let deg = ${graph.degree()}(v);
     if (deg > 0u) {
       p = ${f32(sign * this.alpha)} * ${this.scores}[v] / f32(deg);
-      ${this.#listBuckets()}(v);
-      atomicAdd(&${atomic(this.#counters)}[4], deg);
+      out.z = deg;
+      out.w = ${this.#bucketCount()}(v);
     }
     if (${u32(sign === 1 ? 1 : 0)} != 0u) { ${rw(this.#marks)}[v] = 0u; }
   }
   ${rw(this.#contrib)}[v] = p;
-}`,
-    );
+  return out;
+}`;
+    await this.#countAndAppend(rec, item, n, push, 'dynamic pagerank shares');
     await this.#plan(rec, n, push, true);
     await this.#pushShares(rec, push, false);
   }
@@ -569,16 +576,118 @@ export class DynamicPageRank {
     );
   }
 
-  /** `(v: u32)`: appends v's base buckets to the round's bucket list. */
-  #listBuckets(): Functor {
-    const graph = this.graph;
-    const word = (field: number) => lit(`v * ${VERTEX_WORDS}u + ${field}u`);
-    return wgsl`(v: u32) {
-  let base = ${graph.vertices}[${word(V_BASE)}];
-  let buckets = ${graph.vertices}[${word(V_BUCKETS)}];
-  let at = atomicAdd(&${atomic(this.#counters)}[1], buckets);
-  for (var b = 0u; b < buckets && at + b < ${u32(this.#work.length)}; b++) { ${rw(this.#work)}[at + b] = base + b; }
+  /** `(v: u32) -> u32`: v's base buckets, which a push lists. */
+  #bucketCount(): Functor {
+    return wgsl`(v: u32) -> u32 { return ${this.graph.vertices}[${lit(`v * ${VERTEX_WORDS}u + ${V_BUCKETS}u`)}]; }`;
+  }
+
+  /** `(v: u32, at: u32, count: u32)`: writes v's `count` base buckets to the bucket list from `at`. */
+  #listAt(): Functor {
+    const base = this.graph.vertices;
+    return wgsl`(v: u32, at: u32, count: u32) {
+  let first = ${base}[${lit(`v * ${VERTEX_WORDS}u + ${V_BASE}u`)}];
+  for (var b = 0u; b < count && at + b < ${u32(this.#work.length)}; b++) { ${rw(this.#work)}[at + b] = first + b; }
 }`;
+  }
+
+  /**
+   * Runs `item(i) -> vec4<u32>` for i in [0, count) and applies what it returns: x the vertex, y bit 0 a pusher
+   * and bit 1 a vertex to append to queue `push % 2`, z what to add to the pushers' degrees, w its buckets to
+   * list. Per workgroup ({@link #appendPerWorkgroup}) or, as the earlier kernels did, per thread.
+   */
+  async #countAndAppend(rec: Recorder, item: Functor, count: SlabCount, push: number, label: string) {
+    if (this.pushAtomics === 'per-workgroup') {
+      await this.#appendPerWorkgroup(rec, item, count, push, label);
+      return;
+    }
+    const q = (push % 2) as 0 | 1;
+    const counters = atomic(this.#counters);
+    const apply = wgsl`(i: u32) {
+  let a = ${item}(i);
+  if (a.x == ${lit(`${NONE}u`)}) { return; }
+  if ((a.y & 1u) != 0u) { atomicAdd(&${counters}[0], 1u); }
+  if (a.z > 0u) { atomicAdd(&${counters}[4], a.z); }
+  if (a.w > 0u) { ${this.#listAt()}(a.x, atomicAdd(&${counters}[1], a.w), a.w); }
+  if ((a.y & 2u) != 0u) { ${rw(this.#queues[q])}[atomicAdd(&${counters}[${lit(`${2 + q}u`)}], 1u)] = a.x; }
+}`;
+    await compute(rec, { all: count }, apply, { label });
+  }
+
+  /**
+   * {@link #countAndAppend} with the counts summed in workgroup memory and one global atomic a workgroup and
+   * counter, its base broadcast back so that each thread writes its buckets and queue entry at base plus its
+   * offset: millions of threads adding to one word serialize at the L2. A workgroup takes the transforms'
+   * items per workgroup, so that the push gates' dispatch arguments fit it.
+   */
+  async #appendPerWorkgroup(rec: Recorder, item: Functor, count: SlabCount, push: number, label: string) {
+    const q = (push % 2) as 0 | 1;
+    const per = transformItemsPerWorkgroup(0);
+    const counters = atomic(this.#counters);
+    const kernel = await rec.device.kernel({
+      label,
+      functors: {
+        weft_item: item,
+        weft_count:
+          typeof count === 'number'
+            ? wgsl`() -> u32 { return ${u32(count)}; }`
+            : wgsl`() -> u32 { return ${count.array}[${u32(count.index)}]; }`,
+        weft_claim: wgsl`(c: u32, x: u32) -> u32 {
+  let word = select(select(select(${lit(`${2 + q}u`)}, 1u, c == 2u), 4u, c == 1u), 0u, c == 0u);
+  return atomicAdd(&${counters}[word], x);
+}`,
+        weft_list: this.#listAt(),
+        weft_enqueue: wgsl`(v: u32, at: u32) { ${rw(this.#queues[q])}[at] = v; }`,
+      },
+      code: /* wgsl */ `
+const NONE = ${NONE}u;
+const ITEMS = ${per / WORKGROUP}u;
+var<workgroup> wg_counts: array<atomic<u32>, 4>;
+var<workgroup> wg_base: array<u32, 4>;
+
+@compute @workgroup_size(${WORKGROUP})
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+  @builtin(local_invocation_index) lid: u32) {
+  if (lid < 4u) { atomicStore(&wg_counts[lid], 0u); }
+  workgroupBarrier();
+  let first = weft_workgroup_index(wid, nwg) * ${per}u + lid;
+  let n = weft_count();
+  var vs: array<u32, ITEMS>;
+  var buckets: array<u32, ITEMS>;
+  var bucket_at: array<u32, ITEMS>;
+  var queue_at: array<u32, ITEMS>;
+  var pushers = 0u;
+  var degrees = 0u;
+  for (var k = 0u; k < ITEMS; k++) {
+    let i = first + k * ${WORKGROUP}u;
+    var a = vec4<u32>(NONE, 0u, 0u, 0u);
+    if (i < n) { a = weft_item(i); }
+    vs[k] = a.x;
+    buckets[k] = select(0u, a.w, a.x != NONE);
+    queue_at[k] = NONE;
+    if (a.x != NONE) {
+      pushers += a.y & 1u;
+      degrees += a.z;
+      if (a.w > 0u) { bucket_at[k] = atomicAdd(&wg_counts[2], a.w); }
+      if ((a.y & 2u) != 0u) { queue_at[k] = atomicAdd(&wg_counts[3], 1u); }
+    }
+  }
+  if (pushers > 0u) { atomicAdd(&wg_counts[0], pushers); }
+  if (degrees > 0u) { atomicAdd(&wg_counts[1], degrees); }
+  workgroupBarrier();
+  if (lid < 4u) {
+    let total = atomicLoad(&wg_counts[lid]);
+    var base = 0u;
+    if (total > 0u) { base = weft_claim(lid, total); }
+    wg_base[lid] = base;
+  }
+  workgroupBarrier();
+  for (var k = 0u; k < ITEMS; k++) {
+    if (buckets[k] > 0u) { weft_list(vs[k], wg_base[2] + bucket_at[k], buckets[k]); }
+    if (queue_at[k] != NONE) { weft_enqueue(vs[k], wg_base[3] + queue_at[k]); }
+  }
+}`,
+    });
+    await rec.dispatchOver(kernel, count, per, {});
   }
 
   /**
@@ -712,12 +821,19 @@ export class DynamicPageRank {
 }`;
   }
 
+  /** `(k: u32) -> bool`: stamps k with push `push`; true when no thread of that push did before. */
+  #claim(push: number): Functor {
+    const stamps = atomic(this.#stamps);
+    return wgsl`(k: u32) -> bool {
+  return atomicLoad(&${stamps}[k]) < ${u32(push)} && atomicMax(&${stamps}[k], ${u32(push)}) < ${u32(push)};
+}`;
+  }
+
   /** `(k: u32)`: appends k to queue `push % 2` unless push `push` already did. */
   #reach(push: number): Functor {
     const q = (push % 2) as 0 | 1;
-    const stamps = atomic(this.#stamps);
     return wgsl`(k: u32) {
-  if (atomicLoad(&${stamps}[k]) < ${u32(push)} && atomicMax(&${stamps}[k], ${u32(push)}) < ${u32(push)}) {
+  if (${this.#claim(push)}(k)) {
     let at = atomicAdd(&${atomic(this.#counters)}[${lit(`${2 + q}u`)}], 1u);
     ${rw(this.#queues[q])}[at] = k;
   }
@@ -749,22 +865,24 @@ export class DynamicPageRank {
     const gates = this.#pushGates;
     const per = transformItemsPerWorkgroup(0);
     const folded = {
-      all: { array: gates, index: G_FOLD, args: { array: gates, index: G_FOLD_ARGS, perWorkgroup: per } },
+      array: gates,
+      index: G_FOLD,
+      args: { array: gates, index: G_FOLD_ARGS, perWorkgroup: per },
     };
     const start = this.#pushes;
     const fold = (q: 0 | 1, push: number) => {
-      const reach = this.#reach(push);
-      return wgsl`(i: u32) {
+      return wgsl`(i: u32) -> vec4<u32> {
   let all = ${gates}[${lit(`${G_ALL}u`)}] != 0u;
-  if (!all && i >= atomicLoad(&${atomic(this.#counters)}[${lit(`${2 + q}u`)}])) { return; }
+  if (!all && i >= atomicLoad(&${atomic(this.#counters)}[${lit(`${2 + q}u`)}])) { return vec4<u32>(${lit(`${NONE}u`)}, 0u, 0u, 0u); }
   let v = select(${this.#queues[q]}[i], i, all);
   let r = ${rw(this.residuals)}[v] + bitcast<f32>(${rw(this.#sums)}[v]);
   ${rw(this.#sums)}[v] = 0u;
   let y = ${rw(this.scores)}[v];
   var p = 0.0;
   var left = r;
+  var out = vec4<u32>(v, 0u, 0u, 0u);
   if (abs(r) > ${f32(this.tolerance)} * y) {
-    atomicAdd(&${atomic(this.#counters)}[0], 1u);
+    out.y = 1u;
     let deg = ${graph.degree()}(v);
     let last = ${rw(this.#pushedAt)}[v] + 1u == ${u32(push)};
     let prev = select(0.0, ${rw(this.#history)}[2u * v], last);
@@ -778,16 +896,17 @@ export class DynamicPageRank {
     left = r - d;
     if (deg > 0u) {
       p = ${f32(this.alpha)} * d / f32(deg);
-      ${this.#listBuckets()}(v);
-      atomicAdd(&${atomic(this.#counters)}[4], deg + 1u);
+      out.z = deg + 1u;
+      out.w = ${this.#bucketCount()}(v);
       ${rw(this.#pushedAt)}[v] = ${u32(push)};
       ${rw(this.#history)}[2u * v] = select(r, 0.0, steady);
       ${rw(this.#history)}[2u * v + 1u] = prev;
     }
-    if (steady) { ${reach}(v); }
+    if (steady && ${this.#claim(push)}(v)) { out.y |= 2u; }
   }
   ${rw(this.residuals)}[v] = left;
   ${rw(this.#contrib)}[v] = p;
+  return out;
 }`;
     };
     const step = async (rec: Recorder, it: number) => {
@@ -798,7 +917,7 @@ export class DynamicPageRank {
       if (this.extrapolate && !graph.directed && this.alpha < 1 && it % MASS_EVERY === 0) {
         await this.#dropMass(rec, n, it === 0);
       }
-      await compute(rec, folded, fold(q, push), { label: 'dynamic pagerank fold' });
+      await this.#countAndAppend(rec, fold(q, push), folded, push, 'dynamic pagerank fold');
       await this.#plan(rec, n, push, false);
       await this.#pushShares(rec, push, true);
     };
