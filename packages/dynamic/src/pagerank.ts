@@ -799,6 +799,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
 
   /** `(i: u32)`: adds the owner's share to every key of the i-th listed bucket's chain. */
   #pushBucket(push: number): Functor {
+    if (this.pushAtomics === 'per-workgroup') return this.#pushBucketBySlab(push);
     const graph = this.graph;
     const slabs = graph.slabs;
     const reach = this.#reach(push);
@@ -814,6 +815,41 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
       if (k < ${lit(`${TOMBSTONE}u`)}) {
         ${this.#addShare()}(k, p);
         ${reach}(k);
+      }
+    }
+    slab = ${slabs}[at + ${lit(`${NEXT_WORD}u`)}];
+  }
+}`;
+  }
+
+  /**
+   * {@link #pushBucket} with one queue append a slab, not one a key: the keys a slab's walk reaches first
+   * gather in a mask of its lanes (KEY_SLOTS fit one u32), so the queue's length takes one atomic add for them.
+   */
+  #pushBucketBySlab(push: number): Functor {
+    const graph = this.graph;
+    const slabs = graph.slabs;
+    const q = (push % 2) as 0 | 1;
+    return wgsl`(i: u32) {
+  var slab = ${this.#work}[i];
+  let u = ${slabs}[slab * ${lit(`${SLAB_WORDS}u`)} + ${lit(`${OWNER_WORD}u`)}] & ~${lit(`${COLLISION}u`)};
+  let p = ${this.#contrib}[u];
+  if (p == 0.0) { return; }
+  for (var hop = 0u; hop <= ${u32(graph.slabCapacity)} && slab != ${lit(`${NULL_SLAB}u`)}; hop++) {
+    let at = slab * ${lit(`${SLAB_WORDS}u`)};
+    var reached = 0u;
+    for (var lane = 0u; lane < ${lit(`${KEY_SLOTS}u`)}; lane++) {
+      let k = ${slabs}[at + lane];
+      if (k < ${lit(`${TOMBSTONE}u`)}) {
+        ${this.#addShare()}(k, p);
+        if (${this.#claim(push)}(k)) { reached |= 1u << lane; }
+      }
+    }
+    if (reached != 0u) {
+      var to = atomicAdd(&${atomic(this.#counters)}[${lit(`${2 + q}u`)}], countOneBits(reached));
+      for (var rest = reached; rest != 0u; rest &= rest - 1u) {
+        ${rw(this.#queues[q])}[to] = ${slabs}[at + weft_trailing_zeros(rest)];
+        to++;
       }
     }
     slab = ${slabs}[at + ${lit(`${NEXT_WORD}u`)}];
