@@ -623,6 +623,7 @@ export class DynamicPageRank {
     const q = (push % 2) as 0 | 1;
     const per = transformItemsPerWorkgroup(0);
     const counters = atomic(this.#counters);
+    const sub = rec.device.hasSubgroups;
     const kernel = await rec.device.kernel({
       label,
       functors: {
@@ -638,54 +639,8 @@ export class DynamicPageRank {
         weft_list: this.#listAt(),
         weft_enqueue: wgsl`(v: u32, at: u32) { ${rw(this.#queues[q])}[at] = v; }`,
       },
-      code: /* wgsl */ `
-const NONE = ${NONE}u;
-const ITEMS = ${per / WORKGROUP}u;
-var<workgroup> wg_counts: array<atomic<u32>, 4>;
-var<workgroup> wg_base: array<u32, 4>;
-
-@compute @workgroup_size(${WORKGROUP})
-fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
-  @builtin(local_invocation_index) lid: u32) {
-  if (lid < 4u) { atomicStore(&wg_counts[lid], 0u); }
-  workgroupBarrier();
-  let first = weft_workgroup_index(wid, nwg) * ${per}u + lid;
-  let n = weft_count();
-  var vs: array<u32, ITEMS>;
-  var buckets: array<u32, ITEMS>;
-  var bucket_at: array<u32, ITEMS>;
-  var queue_at: array<u32, ITEMS>;
-  var pushers = 0u;
-  var degrees = 0u;
-  for (var k = 0u; k < ITEMS; k++) {
-    let i = first + k * ${WORKGROUP}u;
-    var a = vec4<u32>(NONE, 0u, 0u, 0u);
-    if (i < n) { a = weft_item(i); }
-    vs[k] = a.x;
-    buckets[k] = select(0u, a.w, a.x != NONE);
-    queue_at[k] = NONE;
-    if (a.x != NONE) {
-      pushers += a.y & 1u;
-      degrees += a.z;
-      if (a.w > 0u) { bucket_at[k] = atomicAdd(&wg_counts[2], a.w); }
-      if ((a.y & 2u) != 0u) { queue_at[k] = atomicAdd(&wg_counts[3], 1u); }
-    }
-  }
-  if (pushers > 0u) { atomicAdd(&wg_counts[0], pushers); }
-  if (degrees > 0u) { atomicAdd(&wg_counts[1], degrees); }
-  workgroupBarrier();
-  if (lid < 4u) {
-    let total = atomicLoad(&wg_counts[lid]);
-    var base = 0u;
-    if (total > 0u) { base = weft_claim(lid, total); }
-    wg_base[lid] = base;
-  }
-  workgroupBarrier();
-  for (var k = 0u; k < ITEMS; k++) {
-    if (buckets[k] > 0u) { weft_list(vs[k], wg_base[2] + bucket_at[k], buckets[k]); }
-    if (queue_at[k] != NONE) { weft_enqueue(vs[k], wg_base[3] + queue_at[k]); }
-  }
-}`,
+      code: appendPerWorkgroupWgsl(per / WORKGROUP, sub),
+      subgroups: sub,
     });
     await rec.dispatchOver(kernel, count, per, {});
   }
@@ -1143,6 +1098,89 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
   }
 }`;
   }
+}
+
+/**
+ * The kernel of `DynamicPageRank`'s per-workgroup counts: each thread runs `weft_item` on `items` items and
+ * takes its offsets in the workgroup's counts (pushers, degrees, buckets, queue entries); then one thread a
+ * counter adds the workgroup's total with `weft_claim`, and every thread writes at that base plus its offset.
+ * With subgroups a subgroup sums and scans its lanes first, so one lane a subgroup adds in workgroup memory.
+ */
+function appendPerWorkgroupWgsl(items: number, subgroups: boolean): string {
+  const offsets = subgroups
+    ? /* wgsl */ `
+fn wg_offset(slot: u32, x: u32, lane: u32) -> u32 {
+  let before = subgroupExclusiveAdd(x);
+  let total = subgroupAdd(x);
+  var base = 0u;
+  if (lane == 0u && total > 0u) { base = atomicAdd(&wg_counts[slot], total); }
+  return subgroupBroadcast(base, 0u) + before;
+}
+
+fn wg_sum(slot: u32, x: u32, lane: u32) {
+  let total = subgroupAdd(x);
+  if (lane == 0u && total > 0u) { atomicAdd(&wg_counts[slot], total); }
+}`
+    : /* wgsl */ `
+fn wg_offset(slot: u32, x: u32, lane: u32) -> u32 {
+  if (x == 0u) { return 0u; }
+  return atomicAdd(&wg_counts[slot], x);
+}
+
+fn wg_sum(slot: u32, x: u32, lane: u32) {
+  if (x > 0u) { atomicAdd(&wg_counts[slot], x); }
+}`;
+  const lane = subgroups ? '@builtin(subgroup_invocation_id) lane: u32' : '';
+  return /* wgsl */ `
+const NONE = ${NONE}u;
+const WG = ${WORKGROUP}u;
+const ITEMS = ${items}u;
+var<workgroup> wg_counts: array<atomic<u32>, 4>;
+var<workgroup> wg_base: array<u32, 4>;
+${offsets}
+
+@compute @workgroup_size(WG)
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+  @builtin(local_invocation_index) lid: u32, ${lane}) {
+  if (lid < 4u) { atomicStore(&wg_counts[lid], 0u); }
+  workgroupBarrier();
+  let first = weft_workgroup_index(wid, nwg) * WG * ITEMS + lid;
+  let n = weft_count();
+  var vs: array<u32, ITEMS>;
+  var buckets: array<u32, ITEMS>;
+  var queued: array<u32, ITEMS>;
+  var bucket_at: array<u32, ITEMS>;
+  var queue_at: array<u32, ITEMS>;
+  var pushers = 0u;
+  var degrees = 0u;
+  for (var k = 0u; k < ITEMS; k++) {
+    let i = first + k * WG;
+    var a = vec4<u32>(NONE, 0u, 0u, 0u);
+    if (i < n) { a = weft_item(i); }
+    let live = a.x != NONE;
+    vs[k] = a.x;
+    buckets[k] = select(0u, a.w, live);
+    queued[k] = select(0u, (a.y >> 1u) & 1u, live);
+    pushers += select(0u, a.y & 1u, live);
+    degrees += select(0u, a.z, live);
+    bucket_at[k] = wg_offset(2u, buckets[k], ${subgroups ? 'lane' : 'lid'});
+    queue_at[k] = wg_offset(3u, queued[k], ${subgroups ? 'lane' : 'lid'});
+  }
+  wg_sum(0u, pushers, ${subgroups ? 'lane' : 'lid'});
+  wg_sum(1u, degrees, ${subgroups ? 'lane' : 'lid'});
+  workgroupBarrier();
+  if (lid < 4u) {
+    let total = atomicLoad(&wg_counts[lid]);
+    var base = 0u;
+    if (total > 0u) { base = weft_claim(lid, total); }
+    wg_base[lid] = base;
+  }
+  workgroupBarrier();
+  for (var k = 0u; k < ITEMS; k++) {
+    if (buckets[k] > 0u) { weft_list(vs[k], wg_base[2] + bucket_at[k], buckets[k]); }
+    if (queued[k] != 0u) { weft_enqueue(vs[k], wg_base[3] + queue_at[k]); }
+  }
+}`;
 }
 
 /**
