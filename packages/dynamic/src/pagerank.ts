@@ -1130,7 +1130,8 @@ fn wg_offset(slot: u32, x: u32, lane: u32) -> u32 {
 fn wg_sum(slot: u32, x: u32, lane: u32) {
   if (x > 0u) { atomicAdd(&wg_counts[slot], x); }
 }`;
-  const lane = subgroups ? '@builtin(subgroup_invocation_id) lane: u32' : '';
+  const laneIn = subgroups ? '@builtin(subgroup_invocation_id) lane: u32' : '';
+  const lane = subgroups ? 'lane' : 'lid';
   return /* wgsl */ `
 const NONE = ${NONE}u;
 const WG = ${WORKGROUP}u;
@@ -1141,7 +1142,7 @@ ${offsets}
 
 @compute @workgroup_size(WG)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
-  @builtin(local_invocation_index) lid: u32, ${lane}) {
+  @builtin(local_invocation_index) lid: u32, ${laneIn}) {
   if (lid < 4u) { atomicStore(&wg_counts[lid], 0u); }
   workgroupBarrier();
   let first = weft_workgroup_index(wid, nwg) * WG * ITEMS + lid;
@@ -1163,11 +1164,11 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     queued[k] = select(0u, (a.y >> 1u) & 1u, live);
     pushers += select(0u, a.y & 1u, live);
     degrees += select(0u, a.z, live);
-    bucket_at[k] = wg_offset(2u, buckets[k], ${subgroups ? 'lane' : 'lid'});
-    queue_at[k] = wg_offset(3u, queued[k], ${subgroups ? 'lane' : 'lid'});
+    bucket_at[k] = wg_offset(2u, buckets[k], ${lane});
+    queue_at[k] = wg_offset(3u, queued[k], ${lane});
   }
-  wg_sum(0u, pushers, ${subgroups ? 'lane' : 'lid'});
-  wg_sum(1u, degrees, ${subgroups ? 'lane' : 'lid'});
+  wg_sum(0u, pushers, ${lane});
+  wg_sum(1u, degrees, ${lane});
   workgroupBarrier();
   if (lid < 4u) {
     let total = atomicLoad(&wg_counts[lid]);
