@@ -617,4 +617,46 @@ describe('DynamicPageRank push counters (per workgroup and per thread)', () => {
       });
     });
   }
+
+  for (const directed of [false, true]) {
+    it(`matches the reference when one hub reaches more keys than a workgroup stashes (${directed ? 'directed' : 'undirected'})`, async () => {
+      await gpuTest(async (device) => {
+        // A hub pointing at 9000 leaves, its buckets within one workgroup's listed items: a push from it
+        // reaches more keys than the workgroup's stash holds, so slabs past it append to the queue themselves.
+        const leaves = 9000;
+        const n = leaves + 2;
+        const edges = {
+          vertexCount: n,
+          src: new Uint32Array(leaves),
+          dst: Uint32Array.from({ length: leaves }, (_, k) => k + 1),
+          directed,
+        };
+        const batches = [
+          { src: Uint32Array.of(0), dst: Uint32Array.of(n - 1), del: false },
+          {
+            src: new Uint32Array(leaves / 2),
+            dst: Uint32Array.from({ length: leaves / 2 }, (_, k) => 2 * k + 1),
+            del: true,
+          },
+          { src: Uint32Array.of(0), dst: Uint32Array.of(n - 1), del: true },
+        ];
+        for (const mode of ['per-workgroup', 'per-thread'] as const) {
+          const g = await DynamicGraph.fromEdgeList(device, edges);
+          const model = new HostDynamicGraph(n, directed);
+          model.insertEdges(edges.src, edges.dst);
+          const p = await DynamicPageRank.create(g);
+          p.pushAtomics = mode;
+          for (const [k, b] of batches.entries()) {
+            const run = b.del ? await p.deleteEdges(b.src, b.dst) : await p.insertEdges(b.src, b.dst);
+            if (b.del) model.deleteEdges(b.src, b.dst);
+            else model.insertEdges(b.src, b.dst);
+            expect(run.converged, `${mode} batch ${k}`).toBe(true);
+            expect(verifyPageRank(snapshot(model), await p.result()), `${mode} batch ${k}`).toBeNull();
+          }
+          p.destroy();
+          g.destroy();
+        }
+      });
+    });
+  }
 });

@@ -739,7 +739,10 @@ export class DynamicPageRank {
     const listed = {
       all: { array: gates, index: G_SPARSE, args: { array: gates, index: G_SPARSE_ARGS, perWorkgroup: per } },
     };
-    await compute(rec, listed, this.#pushBucket(push), { label: 'dynamic pagerank push buckets' });
+    const label = 'dynamic pagerank push buckets';
+    if (this.pushAtomics === 'per-workgroup')
+      await this.#pushBucketsPerWorkgroup(rec, push, listed.all, label);
+    else await compute(rec, listed, this.#pushBucket(push), { label });
     // A fold writes the shares of the vertices it visits only: a sweep takes those of this round's pushers.
     const share = round
       ? wgsl`(v: u32) -> f32 {
@@ -754,7 +757,6 @@ export class DynamicPageRank {
 
   /** `(i: u32)`: adds the owner's share to every key of the i-th listed bucket's chain. */
   #pushBucket(push: number): Functor {
-    if (this.pushAtomics === 'per-workgroup') return this.#pushBucketBySlab(push);
     const graph = this.graph;
     const slabs = graph.slabs;
     const reach = this.#reach(push);
@@ -778,38 +780,37 @@ export class DynamicPageRank {
   }
 
   /**
-   * {@link #pushBucket} with one queue append a slab, not one a key: the keys a slab's walk reaches first
-   * gather in a mask of its lanes (KEY_SLOTS fit one u32), so the queue's length takes one atomic add for them.
+   * {@link #pushBucket} with the queue appends of a workgroup gathered: the keys a slab's walk reaches first
+   * (a mask of its lanes) go to a stash in workgroup memory, and one thread adds the stash's length to the
+   * queue's, which the workgroup then copies it to; a slab that no longer fits takes its own global add.
    */
-  #pushBucketBySlab(push: number): Functor {
+  async #pushBucketsPerWorkgroup(rec: Recorder, push: number, listed: SlabCount, label: string) {
     const graph = this.graph;
-    const slabs = graph.slabs;
     const q = (push % 2) as 0 | 1;
-    return wgsl`(i: u32) {
-  var slab = ${this.#work}[i];
-  let u = ${slabs}[slab * ${lit(`${SLAB_WORDS}u`)} + ${lit(`${OWNER_WORD}u`)}] & ~${lit(`${COLLISION}u`)};
-  let p = ${this.#contrib}[u];
-  if (p == 0.0) { return; }
-  for (var hop = 0u; hop <= ${u32(graph.slabCapacity)} && slab != ${lit(`${NULL_SLAB}u`)}; hop++) {
-    let at = slab * ${lit(`${SLAB_WORDS}u`)};
-    var reached = 0u;
-    for (var lane = 0u; lane < ${lit(`${KEY_SLOTS}u`)}; lane++) {
-      let k = ${slabs}[at + lane];
-      if (k < ${lit(`${TOMBSTONE}u`)}) {
-        ${this.#addShare()}(k, p);
-        if (${this.#claim(push)}(k)) { reached |= 1u << lane; }
-      }
-    }
-    if (reached != 0u) {
-      var to = atomicAdd(&${atomic(this.#counters)}[${lit(`${2 + q}u`)}], countOneBits(reached));
-      for (var rest = reached; rest != 0u; rest &= rest - 1u) {
-        ${rw(this.#queues[q])}[to] = ${slabs}[at + weft_trailing_zeros(rest)];
-        to++;
-      }
-    }
-    slab = ${slabs}[at + ${lit(`${NEXT_WORD}u`)}];
-  }
-}`;
+    const per = transformItemsPerWorkgroup(0);
+    const length = lit(`${2 + q}u`);
+    const kernel = await rec.device.kernel({
+      label,
+      bindings: { slabs: { type: 'array<u32>', access: 'read' } },
+      params: { slab_capacity: 'u32' },
+      functors: {
+        weft_count:
+          typeof listed === 'number'
+            ? wgsl`() -> u32 { return ${u32(listed)}; }`
+            : wgsl`() -> u32 { return ${listed.array}[${u32(listed.index)}]; }`,
+        weft_bucket: wgsl`(i: u32) -> u32 { return ${this.#work}[i]; }`,
+        weft_share: wgsl`(u: u32) -> f32 { return ${this.#contrib}[u]; }`,
+        weft_add: this.#addShare(),
+        weft_claim: this.#claim(push),
+        weft_reserve: wgsl`(c: u32) -> u32 { return atomicAdd(&${atomic(this.#counters)}[${length}], c); }`,
+        weft_enqueue: wgsl`(at: u32, k: u32) { ${rw(this.#queues[q])}[at] = k; }`,
+      },
+      code: pushBucketsWgsl(per / WORKGROUP),
+    });
+    await rec.dispatchOver(kernel, listed, per, {
+      bindings: { slabs: graph.slabs },
+      params: { slab_capacity: graph.slabCapacity },
+    });
   }
 
   /** `(k: u32) -> bool`: stamps k with push `push`; true when no thread of that push did before. */
@@ -1181,6 +1182,80 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     if (buckets[k] > 0u) { weft_list(vs[k], wg_base[2] + bucket_at[k], buckets[k]); }
     if (queued[k] != 0u) { weft_enqueue(vs[k], wg_base[3] + queue_at[k]); }
   }
+}`;
+}
+
+/** Queue entries a workgroup of the bucket push gathers in workgroup memory (16 KiB). */
+const STASH = 4096;
+
+/**
+ * The bucket push of `DynamicPageRank`'s per-workgroup counts: each thread walks the chains of `items` listed
+ * buckets, adds the owner's share to every key and stashes the keys it reaches first (see
+ * `#pushBucketsPerWorkgroup`); then one thread reserves the stash's length in the queue and all copy it.
+ */
+function pushBucketsWgsl(items: number): string {
+  return /* wgsl */ `
+const WG = ${WORKGROUP}u;
+const ITEMS = ${items}u;
+const STASH = ${STASH}u;
+const SLAB_WORDS = ${SLAB_WORDS}u;
+const KEY_SLOTS = ${KEY_SLOTS}u;
+const OWNER_WORD = ${OWNER_WORD}u;
+const NEXT_WORD = ${NEXT_WORD}u;
+const TOMBSTONE = ${TOMBSTONE}u;
+const NULL_SLAB = ${NULL_SLAB}u;
+const COLLISION = ${COLLISION}u;
+var<workgroup> stash: array<u32, STASH>;
+var<workgroup> stash_len: atomic<u32>;
+var<workgroup> stash_base: u32;
+
+fn walk(i: u32) {
+  var slab = weft_bucket(i);
+  let p = weft_share(slabs[slab * SLAB_WORDS + OWNER_WORD] & ~COLLISION);
+  if (p == 0.0) { return; }
+  for (var hop = 0u; hop <= params.slab_capacity && slab != NULL_SLAB; hop++) {
+    let at = slab * SLAB_WORDS;
+    var reached = 0u;
+    for (var lane = 0u; lane < KEY_SLOTS; lane++) {
+      let k = slabs[at + lane];
+      if (k < TOMBSTONE) {
+        weft_add(k, p);
+        if (weft_claim(k)) { reached |= 1u << lane; }
+      }
+    }
+    if (reached != 0u) {
+      let c = countOneBits(reached);
+      let to = atomicAdd(&stash_len, c);
+      let kept = select(0u, min(c, STASH - to), to < STASH);
+      var spill = 0u;
+      if (kept < c) { spill = weft_reserve(c - kept); }
+      var j = 0u;
+      for (var rest = reached; rest != 0u; rest &= rest - 1u) {
+        let k = slabs[at + weft_trailing_zeros(rest)];
+        if (j < kept) { stash[to + j] = k; } else { weft_enqueue(spill + j - kept, k); }
+        j++;
+      }
+    }
+    slab = slabs[at + NEXT_WORD];
+  }
+}
+
+@compute @workgroup_size(WG)
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+  @builtin(local_invocation_index) lid: u32) {
+  if (lid == 0u) { atomicStore(&stash_len, 0u); }
+  workgroupBarrier();
+  let first = weft_workgroup_index(wid, nwg) * WG * ITEMS + lid;
+  let n = weft_count();
+  for (var k = 0u; k < ITEMS; k++) {
+    let i = first + k * WG;
+    if (i < n) { walk(i); }
+  }
+  workgroupBarrier();
+  let len = min(atomicLoad(&stash_len), STASH);
+  if (lid == 0u && len > 0u) { stash_base = weft_reserve(len); }
+  workgroupBarrier();
+  for (var j = lid; j < len; j += WG) { weft_enqueue(stash_base + j, stash[j]); }
 }`;
 }
 
