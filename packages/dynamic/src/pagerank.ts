@@ -1185,8 +1185,8 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
 }`;
 }
 
-/** Queue entries a workgroup of the bucket push gathers in workgroup memory (16 KiB). */
-const STASH = 4096;
+/** Queue entries a workgroup of the bucket push gathers in workgroup memory (12 KiB, within WebGPU's 16 KiB). */
+const STASH = 3072;
 
 /**
  * The bucket push of `DynamicPageRank`'s per-workgroup counts: each thread walks the chains of `items` listed
