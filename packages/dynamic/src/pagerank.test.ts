@@ -573,3 +573,100 @@ describe('DynamicPageRank push shortcuts (extrapolate)', () => {
     });
   }
 });
+
+describe('DynamicPageRank push counters (per workgroup and per thread)', () => {
+  for (const directed of [false, true]) {
+    it(`matches the reference when thousands of vertices push at once, a hub among them (${directed ? 'directed' : 'undirected'})`, async () => {
+      await gpuTest(async (device) => {
+        // A ring of 2500 with a hub pointing at every ring vertex (many base buckets), and 1000 isolated
+        // ids: the first batch gives every ring vertex a new out-edge, so the passes of shares and the first
+        // folds count and list thousands of pushers over several workgroups, and joins the isolated ids in
+        // pairs (both ways when directed), whose tails end by extrapolation: queue appends from the fold.
+        const ring = 2500;
+        const n = ring + 1000;
+        const src: number[] = [];
+        const dst: number[] = [];
+        for (let v = 0; v < ring; v++) {
+          src.push(v, 0);
+          dst.push((v + 1) % ring, v);
+        }
+        const edges = { vertexCount: n, src: Uint32Array.from(src), dst: Uint32Array.from(dst), directed };
+        const chords = Uint32Array.from({ length: ring }, (_, v) => (v * 7 + 3) % ring);
+        const ids = Uint32Array.from({ length: ring }, (_, v) => v);
+        const left = Uint32Array.from({ length: 500 }, (_, k) => ring + 2 * k);
+        const right = Uint32Array.from(left, (v) => v + 1);
+        const batches = [
+          {
+            src: Uint32Array.from([...ids, ...left, ...(directed ? right : [])]),
+            dst: Uint32Array.from([...chords, ...right, ...(directed ? left : [])]),
+            del: false,
+          },
+          {
+            src: new Uint32Array(ring / 2),
+            dst: Uint32Array.from({ length: ring / 2 }, (_, k) => 2 * k + 1),
+            del: true,
+          },
+          { src: ids.subarray(0, 1200), dst: chords.subarray(0, 1200), del: true },
+        ];
+        for (const mode of ['per-workgroup', 'per-thread'] as const) {
+          const g = await DynamicGraph.fromEdgeList(device, edges);
+          const model = new HostDynamicGraph(n, directed);
+          model.insertEdges(edges.src, edges.dst);
+          const p = await DynamicPageRank.create(g);
+          p.pushAtomics = mode;
+          for (const [k, b] of batches.entries()) {
+            const run = b.del ? await p.deleteEdges(b.src, b.dst) : await p.insertEdges(b.src, b.dst);
+            if (b.del) model.deleteEdges(b.src, b.dst);
+            else model.insertEdges(b.src, b.dst);
+            expect(run.converged, `${mode} batch ${k}`).toBe(true);
+            expect(verifyPageRank(snapshot(model), await p.result()), `${mode} batch ${k}`).toBeNull();
+          }
+          p.destroy();
+          g.destroy();
+        }
+      });
+    });
+  }
+
+  for (const directed of [false, true]) {
+    it(`matches the reference when one hub reaches more keys than a workgroup stashes (${directed ? 'directed' : 'undirected'})`, async () => {
+      await gpuTest(async (device) => {
+        // A hub pointing at 9000 leaves, its buckets within one workgroup's listed items: a push from it
+        // reaches more keys than the workgroup's stash holds, so slabs past it append to the queue themselves.
+        const leaves = 9000;
+        const n = leaves + 2;
+        const edges = {
+          vertexCount: n,
+          src: new Uint32Array(leaves),
+          dst: Uint32Array.from({ length: leaves }, (_, k) => k + 1),
+          directed,
+        };
+        const batches = [
+          { src: Uint32Array.of(0), dst: Uint32Array.of(n - 1), del: false },
+          {
+            src: new Uint32Array(leaves / 2),
+            dst: Uint32Array.from({ length: leaves / 2 }, (_, k) => 2 * k + 1),
+            del: true,
+          },
+          { src: Uint32Array.of(0), dst: Uint32Array.of(n - 1), del: true },
+        ];
+        for (const mode of ['per-workgroup', 'per-thread'] as const) {
+          const g = await DynamicGraph.fromEdgeList(device, edges);
+          const model = new HostDynamicGraph(n, directed);
+          model.insertEdges(edges.src, edges.dst);
+          const p = await DynamicPageRank.create(g);
+          p.pushAtomics = mode;
+          for (const [k, b] of batches.entries()) {
+            const run = b.del ? await p.deleteEdges(b.src, b.dst) : await p.insertEdges(b.src, b.dst);
+            if (b.del) model.deleteEdges(b.src, b.dst);
+            else model.insertEdges(b.src, b.dst);
+            expect(run.converged, `${mode} batch ${k}`).toBe(true);
+            expect(verifyPageRank(snapshot(model), await p.result()), `${mode} batch ${k}`).toBeNull();
+          }
+          p.destroy();
+          g.destroy();
+        }
+      });
+    });
+  }
+});

@@ -98,6 +98,8 @@ const DENSE_SHARE = 8;
  * residuals split it into the two, and the vertex pushes both sums at once.
  */
 const STEADY = 0.02;
+/** The vertex of a pass's item that has none (past the queue's length). */
+const NONE = 0xffffffff;
 /** Rounds between two moves of the residual's sum into the scores (only rounds that visit every vertex). */
 const MASS_EVERY = 2;
 
@@ -179,6 +181,12 @@ export class DynamicPageRank {
   #seen = -1;
   /** What the last run did. */
   lastRun: DynamicPageRankRun = { iterations: 0, converged: true, submits: 0 };
+  /**
+   * @internal How the vertex passes of a push (the fold, the passes of shares) count pushers and degrees and
+   * append buckets and queue entries: summed in each workgroup, one global atomic a workgroup and counter
+   * (the default), or one global atomic a vertex (the earlier kernels, kept so that a bench can time both).
+   */
+  pushAtomics: 'per-workgroup' | 'per-thread' = 'per-workgroup';
   #destroyed = false;
 
   private constructor(
@@ -489,24 +497,23 @@ export class DynamicPageRank {
    */
   async #shares(rec: Recorder, n: number, sign: 1 | -1, push: number) {
     const graph = this.graph;
-    await compute(
-      rec,
-      { all: n },
-      wgsl`(v: u32) {
+    const item = wgsl`(v: u32) -> vec4<u32> {
   var p = 0.0;
+  var out = vec4<u32>(v, 0u, 0u, 0u);
   if (${rw(this.#marks)}[v] != 0u) {
-    atomicAdd(&${atomic(this.#counters)}[0], 1u);
+    out.y = 1u;
     let deg = ${graph.degree()}(v);
     if (deg > 0u) {
       p = ${f32(sign * this.alpha)} * ${this.scores}[v] / f32(deg);
-      ${this.#listBuckets()}(v);
-      atomicAdd(&${atomic(this.#counters)}[4], deg);
+      out.z = deg;
+      out.w = ${this.#bucketCount()}(v);
     }
     if (${u32(sign === 1 ? 1 : 0)} != 0u) { ${rw(this.#marks)}[v] = 0u; }
   }
   ${rw(this.#contrib)}[v] = p;
-}`,
-    );
+  return out;
+}`;
+    await this.#countAndAppend(rec, item, n, push, 'dynamic pagerank shares');
     await this.#plan(rec, n, push, true);
     await this.#pushShares(rec, push, false);
   }
@@ -568,16 +575,73 @@ export class DynamicPageRank {
     );
   }
 
-  /** `(v: u32)`: appends v's base buckets to the round's bucket list. */
-  #listBuckets(): Functor {
-    const graph = this.graph;
-    const word = (field: number) => lit(`v * ${VERTEX_WORDS}u + ${field}u`);
-    return wgsl`(v: u32) {
-  let base = ${graph.vertices}[${word(V_BASE)}];
-  let buckets = ${graph.vertices}[${word(V_BUCKETS)}];
-  let at = atomicAdd(&${atomic(this.#counters)}[1], buckets);
-  for (var b = 0u; b < buckets && at + b < ${u32(this.#work.length)}; b++) { ${rw(this.#work)}[at + b] = base + b; }
+  /** `(v: u32) -> u32`: v's base buckets, which a push lists. */
+  #bucketCount(): Functor {
+    return wgsl`(v: u32) -> u32 { return ${this.graph.vertices}[${lit(`v * ${VERTEX_WORDS}u + ${V_BUCKETS}u`)}]; }`;
+  }
+
+  /** `(v: u32, at: u32, count: u32)`: writes v's `count` base buckets to the bucket list from `at`. */
+  #listAt(): Functor {
+    const base = this.graph.vertices;
+    return wgsl`(v: u32, at: u32, count: u32) {
+  let first = ${base}[${lit(`v * ${VERTEX_WORDS}u + ${V_BASE}u`)}];
+  for (var b = 0u; b < count && at + b < ${u32(this.#work.length)}; b++) { ${rw(this.#work)}[at + b] = first + b; }
 }`;
+  }
+
+  /**
+   * Runs `item(i) -> vec4<u32>` for i in [0, count) and applies what it returns: x the vertex, y bit 0 a pusher
+   * and bit 1 a vertex to append to queue `push % 2`, z what to add to the pushers' degrees, w its buckets to
+   * list. Per workgroup ({@link #appendPerWorkgroup}) or, as the earlier kernels did, per thread.
+   */
+  async #countAndAppend(rec: Recorder, item: Functor, count: SlabCount, push: number, label: string) {
+    if (this.pushAtomics === 'per-workgroup') {
+      await this.#appendPerWorkgroup(rec, item, count, push, label);
+      return;
+    }
+    const q = (push % 2) as 0 | 1;
+    const counters = atomic(this.#counters);
+    const apply = wgsl`(i: u32) {
+  let a = ${item}(i);
+  if (a.x == ${lit(`${NONE}u`)}) { return; }
+  if ((a.y & 1u) != 0u) { atomicAdd(&${counters}[0], 1u); }
+  if (a.z > 0u) { atomicAdd(&${counters}[4], a.z); }
+  if (a.w > 0u) { ${this.#listAt()}(a.x, atomicAdd(&${counters}[1], a.w), a.w); }
+  if ((a.y & 2u) != 0u) { ${rw(this.#queues[q])}[atomicAdd(&${counters}[${lit(`${2 + q}u`)}], 1u)] = a.x; }
+}`;
+    await compute(rec, { all: count }, apply, { label });
+  }
+
+  /**
+   * {@link #countAndAppend} with the counts summed in workgroup memory and one global atomic a workgroup and
+   * counter, its base broadcast back so that each thread writes its buckets and queue entry at base plus its
+   * offset: millions of threads adding to one word serialize at the L2. A workgroup takes the transforms'
+   * items per workgroup, so that the push gates' dispatch arguments fit it.
+   */
+  async #appendPerWorkgroup(rec: Recorder, item: Functor, count: SlabCount, push: number, label: string) {
+    const q = (push % 2) as 0 | 1;
+    const per = transformItemsPerWorkgroup(0);
+    const counters = atomic(this.#counters);
+    const sub = rec.device.hasSubgroups;
+    const kernel = await rec.device.kernel({
+      label,
+      functors: {
+        weft_item: item,
+        weft_count:
+          typeof count === 'number'
+            ? wgsl`() -> u32 { return ${u32(count)}; }`
+            : wgsl`() -> u32 { return ${count.array}[${u32(count.index)}]; }`,
+        weft_claim: wgsl`(c: u32, x: u32) -> u32 {
+  let word = select(select(select(${lit(`${2 + q}u`)}, 1u, c == 2u), 4u, c == 1u), 0u, c == 0u);
+  return atomicAdd(&${counters}[word], x);
+}`,
+        weft_list: this.#listAt(),
+        weft_enqueue: wgsl`(v: u32, at: u32) { ${rw(this.#queues[q])}[at] = v; }`,
+      },
+      code: appendPerWorkgroupWgsl(per / WORKGROUP, sub),
+      subgroups: sub,
+    });
+    await rec.dispatchOver(kernel, count, per, {});
   }
 
   /**
@@ -674,7 +738,10 @@ export class DynamicPageRank {
     const listed = {
       all: { array: gates, index: G_SPARSE, args: { array: gates, index: G_SPARSE_ARGS, perWorkgroup: per } },
     };
-    await compute(rec, listed, this.#pushBucket(push), { label: 'dynamic pagerank push buckets' });
+    const label = 'dynamic pagerank push buckets';
+    if (this.pushAtomics === 'per-workgroup')
+      await this.#pushBucketsPerWorkgroup(rec, push, listed.all, label);
+    else await compute(rec, listed, this.#pushBucket(push), { label });
     // A fold writes the shares of the vertices it visits only: a sweep takes those of this round's pushers.
     const share = round
       ? wgsl`(v: u32) -> f32 {
@@ -711,12 +778,53 @@ export class DynamicPageRank {
 }`;
   }
 
+  /**
+   * {@link #pushBucket} with the queue appends of a workgroup gathered: the keys a slab's walk reaches first
+   * (a mask of its lanes) go to a stash in workgroup memory, and one thread adds the stash's length to the
+   * queue's, which the workgroup then copies it to; a slab that no longer fits takes its own global add.
+   */
+  async #pushBucketsPerWorkgroup(rec: Recorder, push: number, listed: SlabCount, label: string) {
+    const graph = this.graph;
+    const q = (push % 2) as 0 | 1;
+    const per = transformItemsPerWorkgroup(0);
+    const length = lit(`${2 + q}u`);
+    const kernel = await rec.device.kernel({
+      label,
+      bindings: { slabs: { type: 'array<u32>', access: 'read' } },
+      params: { slab_capacity: 'u32' },
+      functors: {
+        weft_count:
+          typeof listed === 'number'
+            ? wgsl`() -> u32 { return ${u32(listed)}; }`
+            : wgsl`() -> u32 { return ${listed.array}[${u32(listed.index)}]; }`,
+        weft_bucket: wgsl`(i: u32) -> u32 { return ${this.#work}[i]; }`,
+        weft_share: wgsl`(u: u32) -> f32 { return ${this.#contrib}[u]; }`,
+        weft_add: this.#addShare(),
+        weft_claim: this.#claim(push),
+        weft_reserve: wgsl`(c: u32) -> u32 { return atomicAdd(&${atomic(this.#counters)}[${length}], c); }`,
+        weft_enqueue: wgsl`(at: u32, k: u32) { ${rw(this.#queues[q])}[at] = k; }`,
+      },
+      code: pushBucketsWgsl(per / WORKGROUP),
+    });
+    await rec.dispatchOver(kernel, listed, per, {
+      bindings: { slabs: graph.slabs },
+      params: { slab_capacity: graph.slabCapacity },
+    });
+  }
+
+  /** `(k: u32) -> bool`: stamps k with push `push`; true when no thread of that push did before. */
+  #claim(push: number): Functor {
+    const stamps = atomic(this.#stamps);
+    return wgsl`(k: u32) -> bool {
+  return atomicLoad(&${stamps}[k]) < ${u32(push)} && atomicMax(&${stamps}[k], ${u32(push)}) < ${u32(push)};
+}`;
+  }
+
   /** `(k: u32)`: appends k to queue `push % 2` unless push `push` already did. */
   #reach(push: number): Functor {
     const q = (push % 2) as 0 | 1;
-    const stamps = atomic(this.#stamps);
     return wgsl`(k: u32) {
-  if (atomicLoad(&${stamps}[k]) < ${u32(push)} && atomicMax(&${stamps}[k], ${u32(push)}) < ${u32(push)}) {
+  if (${this.#claim(push)}(k)) {
     let at = atomicAdd(&${atomic(this.#counters)}[${lit(`${2 + q}u`)}], 1u);
     ${rw(this.#queues[q])}[at] = k;
   }
@@ -748,22 +856,24 @@ export class DynamicPageRank {
     const gates = this.#pushGates;
     const per = transformItemsPerWorkgroup(0);
     const folded = {
-      all: { array: gates, index: G_FOLD, args: { array: gates, index: G_FOLD_ARGS, perWorkgroup: per } },
+      array: gates,
+      index: G_FOLD,
+      args: { array: gates, index: G_FOLD_ARGS, perWorkgroup: per },
     };
     const start = this.#pushes;
     const fold = (q: 0 | 1, push: number) => {
-      const reach = this.#reach(push);
-      return wgsl`(i: u32) {
+      return wgsl`(i: u32) -> vec4<u32> {
   let all = ${gates}[${lit(`${G_ALL}u`)}] != 0u;
-  if (!all && i >= atomicLoad(&${atomic(this.#counters)}[${lit(`${2 + q}u`)}])) { return; }
+  if (!all && i >= atomicLoad(&${atomic(this.#counters)}[${lit(`${2 + q}u`)}])) { return vec4<u32>(${lit(`${NONE}u`)}, 0u, 0u, 0u); }
   let v = select(${this.#queues[q]}[i], i, all);
   let r = ${rw(this.residuals)}[v] + bitcast<f32>(${rw(this.#sums)}[v]);
   ${rw(this.#sums)}[v] = 0u;
   let y = ${rw(this.scores)}[v];
   var p = 0.0;
   var left = r;
+  var out = vec4<u32>(v, 0u, 0u, 0u);
   if (abs(r) > ${f32(this.tolerance)} * y) {
-    atomicAdd(&${atomic(this.#counters)}[0], 1u);
+    out.y = 1u;
     let deg = ${graph.degree()}(v);
     let last = ${rw(this.#pushedAt)}[v] + 1u == ${u32(push)};
     let prev = select(0.0, ${rw(this.#history)}[2u * v], last);
@@ -777,16 +887,17 @@ export class DynamicPageRank {
     left = r - d;
     if (deg > 0u) {
       p = ${f32(this.alpha)} * d / f32(deg);
-      ${this.#listBuckets()}(v);
-      atomicAdd(&${atomic(this.#counters)}[4], deg + 1u);
+      out.z = deg + 1u;
+      out.w = ${this.#bucketCount()}(v);
       ${rw(this.#pushedAt)}[v] = ${u32(push)};
       ${rw(this.#history)}[2u * v] = select(r, 0.0, steady);
       ${rw(this.#history)}[2u * v + 1u] = prev;
     }
-    if (steady) { ${reach}(v); }
+    if (steady && ${this.#claim(push)}(v)) { out.y |= 2u; }
   }
   ${rw(this.residuals)}[v] = left;
   ${rw(this.#contrib)}[v] = p;
+  return out;
 }`;
     };
     const step = async (rec: Recorder, it: number) => {
@@ -797,7 +908,7 @@ export class DynamicPageRank {
       if (this.extrapolate && !graph.directed && this.alpha < 1 && it % MASS_EVERY === 0) {
         await this.#dropMass(rec, n, it === 0);
       }
-      await compute(rec, folded, fold(q, push), { label: 'dynamic pagerank fold' });
+      await this.#countAndAppend(rec, fold(q, push), folded, push, 'dynamic pagerank fold');
       await this.#plan(rec, n, push, false);
       await this.#pushShares(rec, push, true);
     };
@@ -987,6 +1098,164 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
   }
 }`;
   }
+}
+
+/**
+ * The kernel of `DynamicPageRank`'s per-workgroup counts: each thread runs `weft_item` on `items` items and
+ * takes its offsets in the workgroup's counts (pushers, degrees, buckets, queue entries); then one thread a
+ * counter adds the workgroup's total with `weft_claim`, and every thread writes at that base plus its offset.
+ * With subgroups a subgroup sums and scans its lanes first, so one lane a subgroup adds in workgroup memory.
+ */
+function appendPerWorkgroupWgsl(items: number, subgroups: boolean): string {
+  const offsets = subgroups
+    ? /* wgsl */ `
+fn wg_offset(slot: u32, x: u32, lane: u32) -> u32 {
+  let before = subgroupExclusiveAdd(x);
+  let total = subgroupAdd(x);
+  var base = 0u;
+  if (lane == 0u && total > 0u) { base = atomicAdd(&wg_counts[slot], total); }
+  return subgroupBroadcast(base, 0u) + before;
+}
+
+fn wg_sum(slot: u32, x: u32, lane: u32) {
+  let total = subgroupAdd(x);
+  if (lane == 0u && total > 0u) { atomicAdd(&wg_counts[slot], total); }
+}`
+    : /* wgsl */ `
+fn wg_offset(slot: u32, x: u32, lane: u32) -> u32 {
+  if (x == 0u) { return 0u; }
+  return atomicAdd(&wg_counts[slot], x);
+}
+
+fn wg_sum(slot: u32, x: u32, lane: u32) {
+  if (x > 0u) { atomicAdd(&wg_counts[slot], x); }
+}`;
+  const laneIn = subgroups ? '@builtin(subgroup_invocation_id) lane: u32' : '';
+  const lane = subgroups ? 'lane' : 'lid';
+  return /* wgsl */ `
+const NONE = ${NONE}u;
+const WG = ${WORKGROUP}u;
+const ITEMS = ${items}u;
+var<workgroup> wg_counts: array<atomic<u32>, 4>;
+var<workgroup> wg_base: array<u32, 4>;
+${offsets}
+
+@compute @workgroup_size(WG)
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+  @builtin(local_invocation_index) lid: u32, ${laneIn}) {
+  if (lid < 4u) { atomicStore(&wg_counts[lid], 0u); }
+  workgroupBarrier();
+  let first = weft_workgroup_index(wid, nwg) * WG * ITEMS + lid;
+  let n = weft_count();
+  var vs: array<u32, ITEMS>;
+  var buckets: array<u32, ITEMS>;
+  var queued: array<u32, ITEMS>;
+  var bucket_at: array<u32, ITEMS>;
+  var queue_at: array<u32, ITEMS>;
+  var pushers = 0u;
+  var degrees = 0u;
+  for (var k = 0u; k < ITEMS; k++) {
+    let i = first + k * WG;
+    var a = vec4<u32>(NONE, 0u, 0u, 0u);
+    if (i < n) { a = weft_item(i); }
+    let live = a.x != NONE;
+    vs[k] = a.x;
+    buckets[k] = select(0u, a.w, live);
+    queued[k] = select(0u, (a.y >> 1u) & 1u, live);
+    pushers += select(0u, a.y & 1u, live);
+    degrees += select(0u, a.z, live);
+    bucket_at[k] = wg_offset(2u, buckets[k], ${lane});
+    queue_at[k] = wg_offset(3u, queued[k], ${lane});
+  }
+  wg_sum(0u, pushers, ${lane});
+  wg_sum(1u, degrees, ${lane});
+  workgroupBarrier();
+  if (lid < 4u) {
+    let total = atomicLoad(&wg_counts[lid]);
+    var base = 0u;
+    if (total > 0u) { base = weft_claim(lid, total); }
+    wg_base[lid] = base;
+  }
+  workgroupBarrier();
+  for (var k = 0u; k < ITEMS; k++) {
+    if (buckets[k] > 0u) { weft_list(vs[k], wg_base[2] + bucket_at[k], buckets[k]); }
+    if (queued[k] != 0u) { weft_enqueue(vs[k], wg_base[3] + queue_at[k]); }
+  }
+}`;
+}
+
+/** Queue entries a workgroup of the bucket push gathers in workgroup memory (12 KiB, within WebGPU's 16 KiB). */
+const STASH = 3072;
+
+/**
+ * The bucket push of `DynamicPageRank`'s per-workgroup counts: each thread walks the chains of `items` listed
+ * buckets, adds the owner's share to every key and stashes the keys it reaches first (see
+ * `#pushBucketsPerWorkgroup`); then one thread reserves the stash's length in the queue and all copy it.
+ */
+function pushBucketsWgsl(items: number): string {
+  return /* wgsl */ `
+const WG = ${WORKGROUP}u;
+const ITEMS = ${items}u;
+const STASH = ${STASH}u;
+const SLAB_WORDS = ${SLAB_WORDS}u;
+const KEY_SLOTS = ${KEY_SLOTS}u;
+const OWNER_WORD = ${OWNER_WORD}u;
+const NEXT_WORD = ${NEXT_WORD}u;
+const TOMBSTONE = ${TOMBSTONE}u;
+const NULL_SLAB = ${NULL_SLAB}u;
+const COLLISION = ${COLLISION}u;
+var<workgroup> stash: array<u32, STASH>;
+var<workgroup> stash_len: atomic<u32>;
+var<workgroup> stash_base: u32;
+
+fn walk(i: u32) {
+  var slab = weft_bucket(i);
+  let p = weft_share(slabs[slab * SLAB_WORDS + OWNER_WORD] & ~COLLISION);
+  if (p == 0.0) { return; }
+  for (var hop = 0u; hop <= params.slab_capacity && slab != NULL_SLAB; hop++) {
+    let at = slab * SLAB_WORDS;
+    var reached = 0u;
+    for (var lane = 0u; lane < KEY_SLOTS; lane++) {
+      let k = slabs[at + lane];
+      if (k < TOMBSTONE) {
+        weft_add(k, p);
+        if (weft_claim(k)) { reached |= 1u << lane; }
+      }
+    }
+    if (reached != 0u) {
+      let c = countOneBits(reached);
+      let to = atomicAdd(&stash_len, c);
+      let kept = select(0u, min(c, STASH - to), to < STASH);
+      var spill = 0u;
+      if (kept < c) { spill = weft_reserve(c - kept); }
+      var j = 0u;
+      for (var rest = reached; rest != 0u; rest &= rest - 1u) {
+        let k = slabs[at + weft_trailing_zeros(rest)];
+        if (j < kept) { stash[to + j] = k; } else { weft_enqueue(spill + j - kept, k); }
+        j++;
+      }
+    }
+    slab = slabs[at + NEXT_WORD];
+  }
+}
+
+@compute @workgroup_size(WG)
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+  @builtin(local_invocation_index) lid: u32) {
+  if (lid == 0u) { atomicStore(&stash_len, 0u); }
+  workgroupBarrier();
+  let first = weft_workgroup_index(wid, nwg) * WG * ITEMS + lid;
+  let n = weft_count();
+  for (var k = 0u; k < ITEMS; k++) {
+    let i = first + k * WG;
+    if (i < n) { walk(i); }
+  }
+  workgroupBarrier();
+  let len = min(atomicLoad(&stash_len), STASH);
+  if (lid == 0u && len > 0u) { stash_base = weft_reserve(len); }
+  workgroupBarrier();
+  for (var j = lid; j < len; j += WG) { weft_enqueue(stash_base + j, stash[j]); }
+}`;
 }
 
 /**

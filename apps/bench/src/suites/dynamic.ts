@@ -1025,13 +1025,19 @@ function componentsCase(op: 'insert' | 'delete', mode: 'incremental' | 'recomput
  * component whose residual fades by alpha a round (a tail of rounds over a few vertices each). `deleted`:
  * a batch of n existing edges deleted (`DynamicPageRank.deleteEdges`; compare with the cold rows). `plain`:
  * warm with `extrapolate: false` (each residual pushed as it is, no shortcuts through geometric tails).
+ * `atomics per thread`: warm with the earlier push kernels (`DynamicPageRank.pushAtomics`), whose every
+ * pushing vertex and reached key adds to the push's counters with its own global atomic.
  * Validated against the f64 reference on small graphs, against `@weft/algorithms`' PageRank on a CSR
  * snapshot on large ones (both within 1e-4 of the fixed point).
  */
-function pageRankCase(mode: 'warm' | 'plain' | 'cold', among: 'random' | 'connected' | 'deleted'): BenchCase {
+function pageRankCase(
+  mode: 'warm' | 'plain' | 'cold',
+  among: 'random' | 'connected' | 'deleted',
+  variant?: 'atomics per thread',
+): BenchCase {
   const what = { random: '', connected: ' among connected vertices', deleted: ' of deletions' }[among];
   return {
-    name: `dynamic pagerank ${mode} after a batch${what}`,
+    name: `dynamic pagerank ${mode} after a batch${what}${variant ? ` (${variant})` : ''}`,
     family: 'dynamic',
     maxItems: (device) => scaleOf(device).poolEdges,
     async setup(device, n, seed): Promise<BenchInstance> {
@@ -1048,6 +1054,7 @@ function pageRankCase(mode: 'warm' | 'plain' | 'cold', among: 'random' | 'connec
       const before = among === 'deleted' ? graph.insertEdges : graph.deleteEdges;
       const apply = among === 'deleted' ? graph.deleteEdges : graph.insertEdges;
       const p = await DynamicPageRank.create(graph, { extrapolate: mode !== 'plain' });
+      if (variant === 'atomics per thread') p.pushAtomics = 'per-thread';
       const src = device.array('u32', n, { label: 'pagerank batch sources' }).upload(b.src);
       const dst = device.array('u32', n, { label: 'pagerank batch targets' }).upload(b.dst);
       // An empty batch computes the residual of the cold start's scores once: the state a stream keeps.
@@ -1349,6 +1356,7 @@ export const cases: BenchCase[] = [
   componentsCase('delete', 'incremental'),
   componentsCase('delete', 'recompute'),
   pageRankCase('warm', 'random'),
+  pageRankCase('warm', 'random', 'atomics per thread'),
   pageRankCase('cold', 'random'),
   pageRankCase('warm', 'connected'),
   pageRankCase('cold', 'connected'),
