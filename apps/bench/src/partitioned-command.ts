@@ -31,7 +31,7 @@ import { pickSources } from './suites/algorithms.ts';
 
 export const PARTITIONED_USAGE = `usage: weft partitioned (--graph FILE.wcsr | --kron SCALE) [--devices 2] [--sources 4] [--repeat 3]
   [--algorithms bfs,sssp,pagerank,cc] [--share] [--no-validation] [--breakdown] [--exchange boundary|full]
-  [--schedule lockstep|staggered] [--chunks K[,K...]] [--decode device|host] [--profile] [--json OUT]
+  [--chunks K[,K...]] [--decode device|host] [--profile] [--json OUT]
        weft partitioned --kron SCALE --multigraph [--parts P] [--max-arcs-per-part N] [--devices 1] ...
 
   BFS on one GPU against BFS on a graph partitioned across --devices GPUs (one device per GPU through
@@ -67,9 +67,6 @@ export const PARTITIONED_USAGE = `usage: weft partitioned (--graph FILE.wcsr | -
   owned contribution (undirected) or the whole partial-sum vector (directed) in PageRank, pairs or the whole
   vector past n / 2 changes in SSSP and CC, and ORs BFS's bitmaps on the host. PageRank prints the bytes an
   iteration of both.
-  --schedule (default lockstep) picks PageRank's schedule: lockstep, every part's iteration after every
-  exchange; staggered (with the boundary exchange, without --breakdown), each part's iteration as soon as the
-  values it reads are in, each part copying its own out as soon as they come back.
   --chunks K (undirected, boundary exchange, without --breakdown; default: pageRankPartitioned's, 4 where a
   part sends at least 4 MiB an iteration, else 1) runs each PageRank iteration in K chunks of owned rows,
   each read back in a submit of its own, so the host copies a chunk's values while the GPU computes the
@@ -104,7 +101,6 @@ export async function partitionedCommand(args: string[]): Promise<number> {
       'against-one': { type: 'boolean', default: false },
       breakdown: { type: 'boolean', default: false },
       exchange: { type: 'string', default: 'boundary' },
-      schedule: { type: 'string', default: 'lockstep' },
       chunks: { type: 'string' },
       profile: { type: 'boolean', default: false },
       decode: { type: 'string', default: 'device' },
@@ -118,13 +114,6 @@ export async function partitionedCommand(args: string[]): Promise<number> {
   const exchange = values.exchange as PageRankExchange;
   if (exchange !== 'boundary' && exchange !== 'full') {
     process.stderr.write(`--exchange must be boundary or full, got ${values.exchange}\n${PARTITIONED_USAGE}`);
-    return 2;
-  }
-  const schedule = values.schedule as PageRankSchedule;
-  if (schedule !== 'lockstep' && schedule !== 'staggered') {
-    process.stderr.write(
-      `--schedule must be lockstep or staggered, got ${values.schedule}\n${PARTITIONED_USAGE}`,
-    );
     return 2;
   }
   const chunks = values.chunks === undefined ? [undefined] : values.chunks.split(',').map(Number);
@@ -170,7 +159,6 @@ export async function partitionedCommand(args: string[]): Promise<number> {
       againstOne: values['against-one'],
       breakdown: values.breakdown,
       exchange,
-      schedule,
       chunks,
       profile: values.profile,
       decode,
@@ -298,7 +286,6 @@ export async function partitionedCommand(args: string[]): Promise<number> {
       const run = await timeOthersPartitioned(algorithm, graph, sources, repeat, result, {
         breakdown: values.breakdown,
         exchange,
-        schedule,
         chunks: count,
         decode,
       });
@@ -360,7 +347,6 @@ async function multigraphRun(o: {
   againstOne: boolean;
   breakdown: boolean;
   exchange: PageRankExchange;
-  schedule: PageRankSchedule;
   chunks: (number | undefined)[];
   profile: boolean;
   decode: DistanceDecode;
@@ -522,13 +508,11 @@ async function timeOthersPartitioned(
   {
     breakdown,
     exchange,
-    schedule,
     chunks,
     decode,
   }: {
     breakdown: boolean;
     exchange: PageRankExchange;
-    schedule: PageRankSchedule;
     chunks: number | undefined;
     decode: DistanceDecode;
   },
@@ -553,7 +537,7 @@ async function timeOthersPartitioned(
       runs.push(timed.map((r) => ({ source, ...r })));
     }
   } else if (algorithm === 'pagerank') {
-    const got = await pageRankPartitioned(graph, { exchange, schedule, ...chunksOption(chunks) });
+    const got = await pageRankPartitioned(graph, { exchange, ...chunksOption(chunks) });
     console.log(exchangeLine(exchange, got));
     const one = want[0]!;
     if (!got.ranks.every((r, v) => Math.abs(r - one[v]!) <= 1e-3 * Math.max(r, one[v]!))) {
@@ -564,7 +548,7 @@ async function timeOthersPartitioned(
     rounds.push(got.iterations);
     runs.push(
       await timedRuns(
-        () => pageRankPartitioned(graph, { breakdown, exchange, schedule, ...chunksOption(chunks) }),
+        () => pageRankPartitioned(graph, { breakdown, exchange, ...chunksOption(chunks) }),
         repeat,
         (r) => r.iterations,
       ),
@@ -605,7 +589,6 @@ async function againstOneGpu(
     algorithms: Algorithm[];
     breakdown: boolean;
     exchange: PageRankExchange;
-    schedule: PageRankSchedule;
     chunks: (number | undefined)[];
     profile: boolean;
     decode: DistanceDecode;
@@ -633,7 +616,6 @@ async function againstOneGpu(
       speedup: median(oneMs) / median(partsMs),
       breakdown,
       exchange: o.exchange,
-      schedule: o.schedule,
       medianRun: medianRun(runs.map(medianRun)),
       runs: runs.flat(),
     };
@@ -703,7 +685,7 @@ async function againstOneGpu(
       const oneMs = [await timed(() => pageRank(one))];
       // A row a chunk count, on the same graph and against the same one-GPU time.
       for (const chunks of o.chunks) {
-        const options = { exchange: o.exchange, schedule: o.schedule, ...chunksOption(chunks) };
+        const options = { exchange: o.exchange, ...chunksOption(chunks) };
         const result = await pageRankPartitioned(graph, options);
         console.log(exchangeLine(o.exchange, result));
         const got = result.ranks;
@@ -741,7 +723,6 @@ async function againstOneGpu(
 }
 
 type PageRankExchange = 'boundary' | 'full';
-type PageRankSchedule = 'lockstep' | 'staggered';
 
 /** `--chunks` as PageRank's option: absent where not given, so the library picks. */
 function chunksOption(chunks: number | undefined): { chunks?: number } {

@@ -54,21 +54,14 @@ export type PartitionedPageRankOptions = Pick<
    */
   exchange?: 'boundary' | 'full';
   /**
-   * How the parts wait for each other: `'lockstep'` (default) every part's iteration after every part's
-   * read-back and every copy; `'staggered'` (boundary exchange, without a breakdown) a part's iteration as
-   * soon as every part's last read-back is in and the values it reads are copied, each part copying its own
-   * values out as soon as they come back, so the host's copies overlap the other parts' work.
-   */
-  schedule?: 'lockstep' | 'staggered';
-  /**
    * Undirected, boundary exchange, with other parts and without a breakdown: an iteration's owned rows in
    * this many contiguous chunks, each summed, ranked, gathered and read back in a submit of its own, so the
-   * host copies a chunk's values to the other parts while the device computes the next (either schedule).
+   * host copies a chunk's values to the other parts while the device computes the next.
    * Default 4 where a part sends at least {@link PIPELINE_BYTES} an iteration, else 1 (one submit, as
    * before). The chunks' remote arcs are summed in other tiles than the whole pass's, so ranks may differ
    * from one chunk's in the last bits. Directed parts send partial sums that need every owned
-   * contribution, so they run as one chunk. In chunks, either schedule's `timing` is the staggered one's:
-   * the host's copies are `hostMs`, the rest of the rounds' wall time `computeMs`.
+   * contribution, so they run as one chunk. In chunks, `timing` counts the host's copies as `hostMs` and
+   * the rest of the rounds' wall time as `computeMs`.
    */
   chunks?: number;
 };
@@ -124,11 +117,8 @@ class RankPart {
    * (undirected, in part order) or the owned vertices' sums (directed); with `boundary`, the values its
    * received ids name. */
   readonly inbox: StagingBuffer;
-  /** The staggered schedule's second inbox: iteration t reads `inboxes[t % 2]`, so a copy for t + 1 may land
-   * while t runs. */
-  readonly inboxes: readonly StagingBuffer[];
-  /** Per inbox, its mapping for the host to write again after the iteration that read it. */
-  readonly writable: Promise<void>[];
+  /** In chunks: the inbox's mapping for the host to write again after the iteration that read it. */
+  writable: Promise<void> = Promise.resolve();
   /** With more than one chunk: the owned rows' chunks, each with its own read-back ({@link chunkLayouts}). */
   chunks: RankChunk[] | undefined = undefined;
   /** With `boundary`: the values sent, gathered by the sent ids, and the values received, to scatter. */
@@ -146,8 +136,6 @@ class RankPart {
     incoming: number,
     /** Which values go to and come from each other part, where only those cross the host. */
     readonly boundary: BoundaryLists | undefined,
-    /** Inboxes to alternate: 2 where a copy for the next iteration may land while this one still runs. */
-    inboxCount: number,
     /** Where the staging buffers come from and go back to. */
     readonly pool: StagingPool,
   ) {
@@ -169,11 +157,7 @@ class RankPart {
     this.sent = boundary ? arr(Math.max(1, boundary.sendCount), 'sent values') : undefined;
     this.received = boundary ? arr(Math.max(1, boundary.recvCount), 'received values') : undefined;
     this.outbox = pool.take(device, this.shared + 2, 'read', 'partitioned pagerank read-back');
-    this.inboxes = Array.from({ length: inboxCount }, () =>
-      pool.take(device, 1 + incoming, 'write', 'partitioned pagerank upload'),
-    );
-    this.inbox = this.inboxes[0]!;
-    this.writable = this.inboxes.map(() => Promise.resolve());
+    this.inbox = pool.take(device, 1 + incoming, 'write', 'partitioned pagerank upload');
   }
 
   /** How many values the part sends: those its boundary names, its owned contributions, or all partial sums. */
@@ -206,7 +190,7 @@ class RankPart {
       ...(this.chunks ?? []).map((c) => c.sums),
     ])
       a?.destroy();
-    for (const b of [this.outbox, ...this.inboxes, ...(this.chunks ?? []).map((c) => c.outbox)]) {
+    for (const b of [this.outbox, this.inbox, ...(this.chunks ?? []).map((c) => c.outbox)]) {
       if (ok) this.pool.give(b);
       else b.destroy();
     }
@@ -262,6 +246,13 @@ export async function pageRankPartitioned(
   if (mode !== 'boundary' && mode !== 'full') {
     throw new InputError(`exchange must be 'boundary' or 'full', got '${mode}'`, 'exchange');
   }
+  // Refused rather than run in lockstep, so a JavaScript caller who asked for it sees the change.
+  if ((options as { schedule?: unknown }).schedule === 'staggered') {
+    throw new InputError(
+      "the staggered schedule was removed (lockstep was never slower on two GPUs): drop 'schedule'",
+      'schedule',
+    );
+  }
   const weighted = options.weight !== null && first.chunkedWeights !== undefined;
   if (weighted) await onEveryPart(graph.parts, (p) => checkNonNegativeWeights(p.graph, 'PageRank'));
   const n = graph.vertexCount;
@@ -270,19 +261,14 @@ export async function pageRankPartitioned(
     const none = { exchangedBytes: 0, bytesPerIteration: 0, fullBytesPerIteration: 0 };
     return { ranks: new Float32Array(0), iterations: 0, converged: true, ...none, timing, chunks: 1 };
   }
-  const schedule = options.schedule ?? 'lockstep';
-  if (schedule !== 'lockstep' && schedule !== 'staggered') {
-    throw new InputError(`schedule must be 'lockstep' or 'staggered', got '${schedule}'`, 'schedule');
-  }
   if (options.chunks !== undefined && !(Number.isSafeInteger(options.chunks) && options.chunks >= 1)) {
     throw new InputError(`chunks must be a positive integer, got ${options.chunks}`, 'chunks');
   }
   const clock = new PhaseClock();
   const parts: RankPart[] = [];
   const alone = graph.parts.length === 1;
-  // Staggering needs parts to wait for and the boundary's per-pair copies; a breakdown times lockstep steps.
+  // Chunks need parts to wait for and the boundary's per-pair copies; a breakdown times whole steps.
   const pipelined = !alone && mode === 'boundary' && options.breakdown !== true;
-  const staggered = schedule === 'staggered' && pipelined;
   // Undirected parts read the others' contributions as sources, directed ones add up sums into targets.
   const reads = graph.directed ? 'targets' : 'sources';
   // Kept on the graph: a second call neither walks the arcs for the lists again nor allocates the staging.
@@ -316,7 +302,6 @@ export async function pageRankPartitioned(
           alone,
           boundary?.recvCount ?? fullIncoming(p, n, graph),
           boundary,
-          staggered ? 2 : 1,
           pool,
         ),
       );
@@ -332,7 +317,7 @@ export async function pageRankPartitioned(
       for (const [i, s] of parts.entries()) s.chunks = layouts[i]!.map((l) => chunkOf(s, l));
     }
     // Inboxes from the pool come back unmapped: the host writes them first.
-    await Promise.all(parts.flatMap((s) => s.inboxes.map((b) => b.map())));
+    await Promise.all(parts.map((s) => s.inbox.map()));
     await Promise.all(
       parts.map((s) =>
         onTarget(s.graph.device, 'partitioned pagerank reset', async (rec) => {
@@ -359,7 +344,7 @@ export async function pageRankPartitioned(
     // Without a breakdown, each queued right behind the iteration whose contributions it reads.
     const ahead: Promise<{ submitted: Promise<unknown> }>[] = [];
     clock.mark('setupMs');
-    const piped = staggered || chunks > 1;
+    const piped = chunks > 1;
     if (piped) {
       ({ iterations, converged, change, exchanged } = await pipelinedRounds(parts, lists, {
         alpha,
@@ -510,13 +495,11 @@ class Arrivals {
 }
 
 /**
- * The staggered schedule, and either schedule in chunks: every part runs its own loop. Iteration t + 1 of a
- * part starts once every part has arrived at round t (its read-backs mapped, its totals noted and its values
- * copied into the others' inboxes for t + 1); a part copies its values out as soon as they come back, chunk
- * by chunk, so its copies overlap the others' work and its own next chunks. With two inboxes (staggered)
- * iteration t reads `inboxes[t % 2]`, so a copy for t + 1 lands while the receiver still runs t; with one
- * (lockstep), a copy for t + 1 waits until every part has submitted the start of t, which read the inbox.
- * The rounds' wall time less the host's copies counts as compute.
+ * The rounds in chunks: every part runs its own loop. Iteration t + 1 of a part starts once every part has
+ * arrived at round t (its read-backs mapped, its totals noted and its values copied into the others' inboxes
+ * for t + 1); a part copies its values out as soon as each chunk comes back, so its copies overlap the
+ * others' work and its own next chunks. A copy for t + 1 waits until every part has submitted the start of
+ * t, which read the inbox. The rounds' wall time less the host's copies counts as compute.
  */
 async function pipelinedRounds(
   parts: RankPart[],
@@ -533,7 +516,7 @@ async function pipelinedRounds(
   const k = parts.length;
   const l1 = o.convergence === 'l1';
   const arrivals = new Arrivals(k);
-  // Where one inbox serves every iteration: which parts have submitted the read of round t's.
+  // Which parts have submitted the read of round t's inbox.
   const started = new Arrivals(k);
   // Per round, each part's dangling sum and change, combined in part order (the same floats in any arrival order).
   const totals = new Map<number, Float64Array>();
@@ -553,33 +536,30 @@ async function pipelinedRounds(
   let last = 0;
   const run = async (p: number) => {
     const s = parts[p]!;
-    const inboxes = s.inboxes.length;
-    const readbacks: readonly Readback[] = s.chunks ?? [{ outbox: s.outbox, pieces: s.boundary!.send }];
+    const chunks = s.chunks!;
     let ahead: Promise<{ submitted: Promise<unknown> }> | undefined;
     let mapped: Promise<void>[] = [];
     try {
       for (let t = 0; ; t++) {
-        let inbox: StagingBuffer | undefined;
         if (t > 0) {
           await arrivals.all(t - 1);
           const { dangling, change } = combined(t - 1);
           if ((t - 1 > 0 && change < o.bound) || t - 1 >= o.maxIterations) return;
-          inbox = s.inboxes[t % inboxes]!;
-          await s.writable[t % inboxes];
-          inbox.floats[0] = dangling;
-          inbox.unmap();
+          await s.writable;
+          s.inbox.floats[0] = dangling;
+          s.inbox.unmap();
         }
         if (ahead) await (await ahead).submitted;
-        mapped = await submitReadbacks(s, parts, readbacks, inbox, t > 0, o, () => {
+        mapped = await submitChunks(s, parts, t > 0, o, () => {
           // The inbox may be written again once the submit that read it is done.
-          if (inbox) s.writable[t % inboxes] = inbox.map();
+          if (t > 0) s.writable = s.inbox.map();
           started.arrive(t);
         });
         ahead = t < o.maxIterations ? queueLocalPass(s, false) : undefined;
         ahead?.catch(() => undefined);
         const round = totals.get(t) ?? new Float64Array(2 * k);
         totals.set(t, round);
-        for (const [c, { outbox, pieces }] of readbacks.entries()) {
+        for (const [c, { outbox, pieces }] of chunks.entries()) {
           await mapped[c];
           const values = outbox.floats;
           let at = 0;
@@ -588,18 +568,17 @@ async function pipelinedRounds(
             if (piece.count === 0) continue;
             const q = piece.part;
             const receiver = parts[q]!;
-            if (receiver.inboxes.length === 1) await started.all(t);
-            const target = receiver.inboxes[(t + 1) % receiver.inboxes.length]!;
-            await receiver.writable[(t + 1) % receiver.inboxes.length];
+            await started.all(t);
+            await receiver.writable;
             const into = receivedAt(lists, p, q, piece);
             const begun = performance.now();
-            target.floats.set(values.subarray(at, at + piece.count), 1 + into);
+            receiver.inbox.floats.set(values.subarray(at, at + piece.count), 1 + into);
             copyMs += performance.now() - begun;
             copied.set(t, (copied.get(t) ?? 0) + 4 * piece.count);
             at += piece.count;
           }
           exchanged += 4 * at;
-          if (c === readbacks.length - 1) {
+          if (c === chunks.length - 1) {
             round[2 * p] = values[at]!;
             round[2 * p + 1] = values[at + 1]!;
             exchanged += 8;
@@ -617,10 +596,10 @@ async function pipelinedRounds(
     } finally {
       if (ahead)
         await (await ahead.catch(() => ({ submitted: Promise.resolve() }))).submitted.catch(() => undefined);
-      for (const w of s.writable) await w.catch(() => undefined);
-      for (const b of s.inboxes) b.unmap();
+      await s.writable.catch(() => undefined);
+      s.inbox.unmap();
       for (const m of mapped) await m.catch(() => undefined);
-      for (const { outbox } of readbacks) outbox.unmap();
+      for (const { outbox } of chunks) outbox.unmap();
     }
   };
   await onEveryPart(
@@ -637,14 +616,6 @@ async function pipelinedRounds(
   return { iterations, converged: iterations > 0 && change < o.bound, change, exchanged };
 }
 
-/** What one submit of an iteration reads back: its pieces of the sent values, one after another (the last
- * read-back then the totals). */
-interface Readback {
-  readonly outbox: StagingBuffer;
-  /** Runs of the sent values (`at` their first position there), each for one receiving part. */
-  readonly pieces: readonly Segment[];
-}
-
 /** Where `piece` (of the values `sender` sends `receiver`) lies among the values the receiver's inbox holds. */
 function receivedAt(
   lists: readonly BoundaryLists[],
@@ -657,44 +628,37 @@ function receivedAt(
 }
 
 /**
- * Records and submits one iteration of a part, a submit a read-back (the last one with the totals), and
- * returns each read-back's mapping: asked for right after its submit where there are several, so a map waits
- * for its own chunk only, or after the one submit is done (one read-back, as before chunks).
+ * Records and submits one iteration of a part, a submit a chunk (the last one with the totals), and returns
+ * each chunk's read-back mapping: asked for right after its submit where there are several, so a map waits
+ * for its own chunk only, or after the one submit is done (a part of one chunk).
  */
-async function submitReadbacks(
+async function submitChunks(
   s: RankPart,
   parts: RankPart[],
-  readbacks: readonly Readback[],
-  inbox: StagingBuffer | undefined,
   update: boolean,
   o: { alpha: number; n: number; convergence: 'relative' | 'l1' },
   /** Called once the submit that read the inbox is on the queue. */
   read: () => void,
 ): Promise<Promise<void>[]> {
+  const chunks = s.chunks!;
   const mapped: Promise<void>[] = [];
-  for (const [c, { outbox, pieces }] of readbacks.entries()) {
+  for (const [c, chunk] of chunks.entries()) {
     const rec = s.graph.device.recorder({ label: 'partitioned pagerank iteration' });
     await onTarget(rec, 'partitioned pagerank iteration', async (r) => {
-      if (inbox && c === 0) await recordIncoming(r, s, parts, inbox);
-      if (s.chunks) await recordChunk(r, s, s.chunks[c]!, update, o.alpha, o.n, o.convergence);
-      else await recordIteration(r, s, update, o.alpha, o.n, o.convergence);
+      if (update && c === 0) await recordIncoming(r, s, parts);
+      await recordChunk(r, s, chunk, update, o.alpha, o.n, o.convergence);
     });
     let at = 0;
-    if (!s.chunks) {
-      at = s.shared;
-      if (at > 0) rec.copy(s.sent!, outbox, at);
-    } else {
-      for (const piece of pieces) {
-        if (piece.count > 0) rec.copy(s.sent!, outbox, piece.count, piece.at, at);
-        at += piece.count;
-      }
+    for (const piece of chunk.pieces) {
+      if (piece.count > 0) rec.copy(s.sent!, chunk.outbox, piece.count, piece.at, at);
+      at += piece.count;
     }
-    if (c === readbacks.length - 1) rec.copy(s.totals, outbox, 2, 0, at);
+    if (c === chunks.length - 1) rec.copy(s.totals, chunk.outbox, 2, 0, at);
     const finished = rec.submit();
     const map =
-      readbacks.length > 1
-        ? Promise.all([finished, outbox.map()]).then(() => undefined)
-        : finished.then(() => outbox.map());
+      chunks.length > 1
+        ? Promise.all([finished, chunk.outbox.map()]).then(() => undefined)
+        : finished.then(() => chunk.outbox.map());
     map.catch(() => undefined);
     mapped.push(map);
     if (c === 0) read();
@@ -869,9 +833,11 @@ interface ChunkLayout {
   readonly pieces: readonly Segment[];
 }
 
-/** A chunk in a run: its layout, the sums of its rows' remote shares, and its read-back. */
-interface RankChunk extends ChunkLayout, Readback {
+/** A chunk in a run: its layout, the sums of its rows' remote shares, and its read-back (its pieces of the
+ * sent values one after another, the last chunk's then the totals). */
+interface RankChunk extends ChunkLayout {
   readonly sums: DeviceArray<'f32'>;
+  readonly outbox: StagingBuffer;
 }
 
 function chunkOf(s: RankPart, l: ChunkLayout): RankChunk {
@@ -1036,16 +1002,11 @@ async function recordRemoteRows(rec: Recorder, s: RankPart, chunk: RankChunk): P
 }
 
 /** Records the copies of what the host wrote into `s.inbox` to where the iteration reads it. */
-async function recordIncoming(
-  rec: Recorder,
-  s: RankPart,
-  parts: RankPart[],
-  inbox: StagingBuffer = s.inbox,
-): Promise<void> {
-  rec.copy(inbox, s.global, 1);
+async function recordIncoming(rec: Recorder, s: RankPart, parts: RankPart[]): Promise<void> {
+  rec.copy(s.inbox, s.global, 1);
   if (s.alone) return;
   if (s.boundary) {
-    await recordReceived(rec, s, s.boundary, inbox);
+    await recordReceived(rec, s, s.boundary);
     return;
   }
   if (s.partial) {
@@ -1065,16 +1026,11 @@ async function recordIncoming(
  * owned sums made from the part's own partial sums plus each sender's, added in part order (directed; a
  * sender's ids are distinct, so each run is one pass without atomics).
  */
-async function recordReceived(
-  rec: Recorder,
-  s: RankPart,
-  b: BoundaryLists,
-  inbox: StagingBuffer,
-): Promise<void> {
+async function recordReceived(rec: Recorder, s: RankPart, b: BoundaryLists): Promise<void> {
   const received = s.received!;
   if (s.partial && s.count > 0) rec.copy(s.partial, s.sums, s.count, s.lo, s.lo);
   if (b.recvCount === 0) return;
-  rec.copy(inbox, received, b.recvCount, 1, 0);
+  rec.copy(s.inbox, received, b.recvCount, 1, 0);
   if (!s.partial) {
     await transform(rec, b.recvCount, wgsl`(i: u32) { ${rw(s.contrib)}[${b.recvIds}[i]] = ${received}[i]; }`);
     return;

@@ -1,4 +1,14 @@
-import { atomic, onTarget, requestDevices, rw, transform, u32, type WeftDevice, wgsl } from '@weft/gpu';
+import {
+  atomic,
+  InputError,
+  onTarget,
+  requestDevices,
+  rw,
+  transform,
+  u32,
+  type WeftDevice,
+  wgsl,
+} from '@weft/gpu';
 import { type HostCsr, hostCsrFromEdgeList, PartitionedGraph, partitionCsr, uploadGraph } from '@weft/graph';
 import { kronecker } from '@weft/graph/generators';
 import { mulberry32 } from '@weft/testing';
@@ -10,11 +20,13 @@ import {
   connectedComponents,
   connectedComponentsPartitioned,
   PartitionedBfs,
+  type PartitionedPageRankOptions,
   pageRank,
   pageRankPartitioned,
   sssp,
   ssspPartitioned,
 } from './index.ts';
+import { pageRankReference } from './pagerank-reference.ts';
 import { boundaryLists, destroyLists, sentBelow } from './partitioned-boundary.ts';
 import { MinExchangePart, minMergeRounds, onEveryPart, touches } from './partitioned-exchange.ts';
 import { ssspReference } from './sssp/reference.ts';
@@ -724,24 +736,55 @@ describe('pageRankPartitioned boundary exchange', () => {
   });
 });
 
-describe('pageRankPartitioned staggered schedule', () => {
-  it('gives the lockstep run’s ranks, iterations and bytes, float for float', async () => {
-    for (const { name, graph: make } of exchangeCases()) {
+describe('pageRankPartitioned stopping and bytes', () => {
+  it('stops after maxIterations or on convergence, with the reference’s ranks and the full exchange’s floats', async () => {
+    for (const { name, csr, graph: make } of exchangeCases()) {
       const graph = make();
+      const parts = graph.parts.length;
       try {
         for (const weight of [null, 'weights'] as const) {
           for (const convergence of ['relative', 'l1'] as const) {
             for (const maxIterations of [0, 1, 2, 100]) {
               const what = `${name}, weight ${weight}, ${convergence}, at most ${maxIterations}`;
               const options = { weight, convergence, maxIterations };
-              const lockstep = await pageRankPartitioned(graph, options);
-              const got = await pageRankPartitioned(graph, { ...options, schedule: 'staggered' });
-              expect(Array.from(got.ranks), what).toEqual(Array.from(lockstep.ranks));
-              expect(got.iterations, what).toBe(lockstep.iterations);
-              expect(got.converged, what).toBe(lockstep.converged);
-              expect(got.residual, what).toBe(lockstep.residual);
-              expect(got.exchangedBytes, what).toBe(lockstep.exchangedBytes);
+              const got = await pageRankPartitioned(graph, options);
+              expect(got.iterations, what).toBeLessThanOrEqual(maxIterations);
+              if (!got.converged) expect(got.iterations, what).toBe(maxIterations);
+              // Round 0 only spreads the first ranks: a run stopped there has no change to report.
+              expect(got.residual !== undefined, what).toBe(
+                convergence === 'l1' && !got.converged && got.iterations > 0,
+              );
+              // The f64 reference run for as many iterations reaches the same ranks, up to f32 rounding.
+              const want = pageRankReference(csr, { weight, tolerance: 0, maxIterations: got.iterations });
+              expect(relativeError(got.ranks, want.ranks), what).toBeLessThan(1e-5);
+              if (convergence === 'relative' && got.converged) {
+                const stops = pageRankReference(csr, { weight, maxIterations }).iterations;
+                expect(Math.abs(got.iterations - stops), what).toBeLessThanOrEqual(1);
+              }
+              // Every round reads back the sent values and two totals a part; all but the last write what
+              // was read and the dangling total.
+              expect(got.bytesPerIteration, what).toBe(boundaryBytes(csr, graph));
+              const readBack = (got.bytesPerIteration - 12 * parts) / 2 + 8 * parts;
+              expect(got.exchangedBytes, what).toBe(got.iterations * got.bytesPerIteration + readBack);
               expect(got.timing.computeMs, what).toBeGreaterThan(0);
+              // Undirected parts receive the very contributions the full exchange copies: the same run.
+              const full = await pageRankPartitioned(graph, { ...options, exchange: 'full' });
+              if (!csr.directed) {
+                expect(Array.from(got.ranks), what).toEqual(Array.from(full.ranks));
+                expect(got.iterations, what).toBe(full.iterations);
+                expect(got.converged, what).toBe(full.converged);
+                expect(got.residual, what).toBe(full.residual);
+              } else {
+                expect(Math.abs(got.iterations - full.iterations), what).toBeLessThanOrEqual(1);
+              }
+              // In chunks (undirected), every part runs its own loop of rounds: the same stop and bytes.
+              const chunked = await pageRankPartitioned(graph, { ...options, chunks: 3 });
+              expect(relativeError(chunked.ranks, got.ranks), what).toBeLessThan(1e-5);
+              expect(Math.abs(chunked.iterations - got.iterations), what).toBeLessThanOrEqual(1);
+              if (chunked.iterations === got.iterations) {
+                expect(chunked.exchangedBytes, what).toBe(got.exchangedBytes);
+                expect(chunked.residual !== undefined, what).toBe(got.residual !== undefined);
+              }
             }
           }
         }
@@ -751,25 +794,34 @@ describe('pageRankPartitioned staggered schedule', () => {
     }
   });
 
-  it('runs one part in lockstep, and refuses an unknown schedule', async () => {
+  it('refuses the removed staggered schedule, with one part or two, with or without a breakdown', async () => {
     const csr = scatteredGraph(5, 200, 150, 500, false);
     const one = PartitionedGraph.upload(devices.slice(0, 1), csr, { parts: 1 });
     const two = PartitionedGraph.upload(devices.slice(0, 2), csr, { parts: 2 });
     try {
-      const got = await pageRankPartitioned(one, { schedule: 'staggered' });
-      expect(verifyPageRank(csr, got.ranks)).toBeNull();
-      await expect(pageRankPartitioned(two, { schedule: 'async' as 'staggered' })).rejects.toThrow(
-        /schedule/,
-      );
-      // A breakdown times lockstep steps: the schedule falls back, with the same ranks.
-      const timed = await pageRankPartitioned(two, { schedule: 'staggered', breakdown: true });
-      expect(Array.from(timed.ranks)).toEqual(Array.from((await pageRankPartitioned(two)).ranks));
+      for (const graph of [one, two]) {
+        for (const breakdown of [false, true]) {
+          // What a JavaScript caller may still pass: the option is gone from the type.
+          const options = { schedule: 'staggered', breakdown } as PartitionedPageRankOptions;
+          await expect(pageRankPartitioned(graph, options)).rejects.toThrow(InputError);
+          await expect(pageRankPartitioned(graph, options)).rejects.toThrow(/staggered schedule was removed/);
+        }
+      }
     } finally {
       one.destroy();
       two.destroy();
     }
   });
 });
+
+/** The largest difference of two rank vectors over the larger rank. */
+function relativeError(a: ArrayLike<number>, b: ArrayLike<number>): number {
+  let worst = 0;
+  for (let v = 0; v < a.length; v++) {
+    worst = Math.max(worst, Math.abs(a[v]! - b[v]!) / Math.max(Math.abs(a[v]!), Math.abs(b[v]!), 1e-30));
+  }
+  return worst;
+}
 
 describe('ssspPartitioned and connectedComponentsPartitioned exchanges', () => {
   it('send many changes as a bitmap and values, with the same results as pairs and fewer bytes', async () => {
@@ -977,17 +1029,7 @@ describe('onEveryPart', () => {
 });
 
 describe('pageRankPartitioned in chunks', () => {
-  /** The largest difference of two rank vectors over the larger rank: the chunks sum their rows' remote
-   * shares in other tiles than the whole pass, so the last bits may differ. */
-  const relative = (a: Float32Array, b: Float32Array) => {
-    let worst = 0;
-    for (let v = 0; v < a.length; v++) {
-      worst = Math.max(worst, Math.abs(a[v]! - b[v]!) / Math.max(Math.abs(a[v]!), Math.abs(b[v]!), 1e-30));
-    }
-    return worst;
-  };
-
-  it('gives one chunk’s ranks over 2, 3 and 5 chunks, in both schedules', async () => {
+  it('gives one chunk’s ranks over 2, 3 and 5 chunks', async () => {
     const kron = kronecker({ scale: 9, edgeFactor: 16, seed: 71 });
     const cases = [
       ...exchangeCases(),
@@ -1007,28 +1049,27 @@ describe('pageRankPartitioned in chunks', () => {
       const single = uploadGraph(devices[0]!, csr, { csc: csr.directed });
       try {
         const alone = await pageRank(single, { weight: null });
-        for (const schedule of ['lockstep', 'staggered'] as const) {
-          for (const weight of csr.weights ? ([null, 'weights'] as const) : [null]) {
-            const options = { schedule, weight, chunks: 1 };
-            const one = await pageRankPartitioned(graph, options);
-            for (const chunks of [2, 3, 5]) {
-              const what = `${name}, ${schedule}, weight ${weight}, ${chunks} chunks`;
-              const got = await pageRankPartitioned(graph, { ...options, chunks });
-              expect(got.converged, what).toBe(true);
-              // A part splits at multiples of 32 rows: no more chunks than its blocks of 32.
-              const blocks = Math.max(...graph.parts.map((p) => Math.ceil((p.hi - p.lo) / 32)));
-              expect(got.chunks, what).toBe(csr.directed ? 1 : Math.min(chunks, blocks));
-              expect(verifyPageRank(csr, got.ranks, { weight }), what).toBeNull();
-              expect(Math.abs(got.iterations - one.iterations), what).toBeLessThanOrEqual(1);
-              expect(got.bytesPerIteration, what).toBe(one.bytesPerIteration);
-              if (got.iterations === one.iterations) {
-                expect(got.exchangedBytes, what).toBe(one.exchangedBytes);
-              }
-              // Directed parts run as one chunk: the same floats.
-              if (csr.directed) expect(Array.from(got.ranks), what).toEqual(Array.from(one.ranks));
-              else expect(relative(got.ranks, one.ranks), what).toBeLessThan(1e-5);
-              if (weight === null) expect(relative(got.ranks, alone.ranks), what).toBeLessThan(1e-4);
+        for (const weight of csr.weights ? ([null, 'weights'] as const) : [null]) {
+          const options = { weight, chunks: 1 };
+          const one = await pageRankPartitioned(graph, options);
+          for (const chunks of [2, 3, 5]) {
+            const what = `${name}, weight ${weight}, ${chunks} chunks`;
+            const got = await pageRankPartitioned(graph, { ...options, chunks });
+            expect(got.converged, what).toBe(true);
+            // A part splits at multiples of 32 rows: no more chunks than its blocks of 32.
+            const blocks = Math.max(...graph.parts.map((p) => Math.ceil((p.hi - p.lo) / 32)));
+            expect(got.chunks, what).toBe(csr.directed ? 1 : Math.min(chunks, blocks));
+            expect(verifyPageRank(csr, got.ranks, { weight }), what).toBeNull();
+            expect(Math.abs(got.iterations - one.iterations), what).toBeLessThanOrEqual(1);
+            expect(got.bytesPerIteration, what).toBe(one.bytesPerIteration);
+            if (got.iterations === one.iterations) {
+              expect(got.exchangedBytes, what).toBe(one.exchangedBytes);
             }
+            // Directed parts run as one chunk: the same floats; chunks sum their rows' remote shares in other
+            // tiles than the whole pass, so the last bits may differ.
+            if (csr.directed) expect(Array.from(got.ranks), what).toEqual(Array.from(one.ranks));
+            else expect(relativeError(got.ranks, one.ranks), what).toBeLessThan(1e-5);
+            if (weight === null) expect(relativeError(got.ranks, alone.ranks), what).toBeLessThan(1e-4);
           }
         }
       } finally {
@@ -1044,20 +1085,18 @@ describe('pageRankPartitioned in chunks', () => {
     )) {
       const graph = PartitionedGraph.upload(devices.slice(0, 2), csr, { parts: 3 });
       try {
-        for (const schedule of ['lockstep', 'staggered'] as const) {
-          for (const maxIterations of [0, 1, 2]) {
-            const what = `${name}, ${schedule}, at most ${maxIterations}`;
-            const options = { schedule, maxIterations, convergence: 'l1' as const, tolerance: 1e-9 };
-            const one = await pageRankPartitioned(graph, { ...options, chunks: 1 });
-            const got = await pageRankPartitioned(graph, { ...options, chunks: 3 });
-            expect(got.chunks, what).toBe(3);
-            expect(got.iterations, what).toBe(maxIterations);
-            expect(got.exchangedBytes, what).toBe(one.exchangedBytes);
-            expect(relative(got.ranks, one.ranks), what).toBeLessThan(1e-5);
-            // The first iteration only spreads the first ranks: those are the same floats.
-            if (maxIterations === 0) expect(Array.from(got.ranks), what).toEqual(Array.from(one.ranks));
-            else expect(got.residual, what).toBeCloseTo(one.residual!, 5);
-          }
+        for (const maxIterations of [0, 1, 2]) {
+          const what = `${name}, at most ${maxIterations}`;
+          const options = { maxIterations, convergence: 'l1' as const, tolerance: 1e-9 };
+          const one = await pageRankPartitioned(graph, { ...options, chunks: 1 });
+          const got = await pageRankPartitioned(graph, { ...options, chunks: 3 });
+          expect(got.chunks, what).toBe(3);
+          expect(got.iterations, what).toBe(maxIterations);
+          expect(got.exchangedBytes, what).toBe(one.exchangedBytes);
+          expect(relativeError(got.ranks, one.ranks), what).toBeLessThan(1e-5);
+          // The first iteration only spreads the first ranks: those are the same floats.
+          if (maxIterations === 0) expect(Array.from(got.ranks), what).toEqual(Array.from(one.ranks));
+          else expect(got.residual, what).toBeCloseTo(one.residual!, 5);
         }
       } finally {
         graph.destroy();
@@ -1105,14 +1144,12 @@ describe('pageRankPartitioned in chunks', () => {
         const graph = PartitionedGraph.upload(narrow, csr, { parts: 2 });
         try {
           for (const weight of [null, 'weights'] as const) {
-            for (const schedule of ['lockstep', 'staggered'] as const) {
-              const what = `weight ${weight}, ${schedule}`;
-              const one = await pageRankPartitioned(graph, { weight, schedule, chunks: 1 });
-              const got = await pageRankPartitioned(graph, { weight, schedule, chunks: 3 });
-              expect(got.chunks, what).toBe(3);
-              expect(verifyPageRank(csr, got.ranks, { weight }), what).toBeNull();
-              expect(relative(got.ranks, one.ranks), what).toBeLessThan(1e-5);
-            }
+            const what = `weight ${weight}`;
+            const one = await pageRankPartitioned(graph, { weight, chunks: 1 });
+            const got = await pageRankPartitioned(graph, { weight, chunks: 3 });
+            expect(got.chunks, what).toBe(3);
+            expect(verifyPageRank(csr, got.ranks, { weight }), what).toBeNull();
+            expect(relativeError(got.ranks, one.ranks), what).toBeLessThan(1e-5);
           }
         } finally {
           graph.destroy();
@@ -1128,26 +1165,24 @@ describe('pageRankPartitioned in chunks', () => {
     const graph = PartitionedGraph.upload(devices.slice(0, 2), csr, { parts: 2 });
     try {
       const refuse = () => Promise.reject(new Error('made again'));
-      for (const schedule of ['lockstep', 'staggered'] as const) {
-        const options = { schedule, chunks: 3 };
-        const first = await pageRankPartitioned(graph, options);
-        // Kept: asking for them again does not make them.
-        for (const key of ['pagerank boundary sources', 'pagerank chunks 3', 'staging']) {
-          await expect(
-            graph.kept(key, refuse, () => undefined),
-            key,
-          ).resolves.toBeDefined();
-        }
-        const again = await pageRankPartitioned(graph, options);
-        expect(Array.from(again.ranks), schedule).toEqual(Array.from(first.ranks));
-        const both = await Promise.all([
-          pageRankPartitioned(graph, options),
-          pageRankPartitioned(graph, options),
-        ]);
-        for (const r of both) expect(Array.from(r.ranks), schedule).toEqual(Array.from(first.ranks));
-        const whole = await pageRankPartitioned(graph, { schedule, chunks: 1 });
-        expect(relative(whole.ranks, first.ranks), schedule).toBeLessThan(1e-5);
+      const options = { chunks: 3 };
+      const first = await pageRankPartitioned(graph, options);
+      // Kept: asking for them again does not make them.
+      for (const key of ['pagerank boundary sources', 'pagerank chunks 3', 'staging']) {
+        await expect(
+          graph.kept(key, refuse, () => undefined),
+          key,
+        ).resolves.toBeDefined();
       }
+      const again = await pageRankPartitioned(graph, options);
+      expect(Array.from(again.ranks)).toEqual(Array.from(first.ranks));
+      const both = await Promise.all([
+        pageRankPartitioned(graph, options),
+        pageRankPartitioned(graph, options),
+      ]);
+      for (const r of both) expect(Array.from(r.ranks)).toEqual(Array.from(first.ranks));
+      const whole = await pageRankPartitioned(graph, { chunks: 1 });
+      expect(relativeError(whole.ranks, first.ranks)).toBeLessThan(1e-5);
     } finally {
       graph.destroy();
     }
