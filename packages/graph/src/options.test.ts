@@ -113,6 +113,12 @@ describe('@weft/graph generators given null, non-object or no options', () => {
         ],
         true,
       );
+      // The partition options beside the required generator options.
+      const small = { scale: 4, edgeFactor: 2 };
+      await expectOptionsRefused([
+        ['kroneckerMultigraphPartitioned', (o) => kroneckerMultigraphPartitioned([device], small, o)],
+        ['uniformMultigraphPartitioned', (o) => uniformMultigraphPartitioned([device], small, o)],
+      ]);
       await rec.submit();
     }));
 });

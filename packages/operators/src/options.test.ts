@@ -2,7 +2,7 @@ import { compactArray, compactFused, compactUpsweep } from '@weft/compact';
 import { transformLbs } from '@weft/lbs';
 import { exclusiveScan, inclusiveScan, reduce, transformScan, transformScanTo } from '@weft/scan';
 import { segmentedReduce, transformSegreduce } from '@weft/segreduce';
-import { intersectCount, sortedSearch, sortKeys, sortPairs } from '@weft/sort';
+import { intersectCount, radixTileConfig, sortedSearch, sortKeys, sortPairs } from '@weft/sort';
 import { expectOptionsRefused, gpuTest } from '@weft/testing';
 import { describe, it } from 'vitest';
 import {
@@ -50,6 +50,7 @@ describe('operator and primitive functions given null or non-object options', ()
         ['segmentedReduce', (o) => segmentedReduce(device, unread, unread, unread, unread, o)],
         ['sortKeys', (o) => sortKeys(device, unread, o)],
         ['sortPairs', (o) => sortPairs(device, unread, unread, o)],
+        ['radixTileConfig', (o) => radixTileConfig(device, o)],
         ['sortedSearch', (o) => sortedSearch(device, unread, unread, unread, o)],
         ['intersectCount', (o) => intersectCount(device, unread, unread, o)],
         ['transformLbs', (o) => transformLbs(device, unread, unread, unread, unread, o)],

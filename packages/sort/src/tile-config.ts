@@ -1,4 +1,4 @@
-import { DeviceLimitError, InputError, type WeftDevice } from '@weft/gpu';
+import { checkOptionsObject, DeviceLimitError, InputError, type WeftDevice } from '@weft/gpu';
 import { histWords, RADIX, type RadixTileConfig } from './radix-wgsl.ts';
 import { VIRTUAL_SUBGROUP, virtualSubgroupBytes } from './virtual-subgroups.ts';
 
@@ -51,6 +51,7 @@ function sharedBytes(
  * for the adapter's smallest subgroups (small subgroups mean many histograms, so more memory).
  */
 export function radixTileConfig(device: WeftDevice, tuning: TileTuning = {}): RadixTileConfig {
+  checkOptionsObject('radixTileConfig', tuning);
   const subgroups = device.hasSubgroups;
   const { keysPerThread, workgroupSize } = tuning;
   // One-word ballots need every lane below 32 (virtual subgroups have 32); an adapter that does not say gets

@@ -133,6 +133,7 @@ export class SsspBlocks {
 
   /** Reads `graph` back, grows its blocks and uploads them (see {@link SsspBlocksTuning}). */
   static async prepare(graph: DeviceGraph, tuning: SsspBlocksTuning = {}): Promise<SsspBlocks> {
+    checkOptionsObject('SsspBlocks.prepare', tuning);
     const started = performance.now();
     const { shape, blockSize, arcBudget } = resolveShape(graph, tuning);
     const host = await graph.toHost();

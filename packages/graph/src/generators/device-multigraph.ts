@@ -101,6 +101,7 @@ export async function kroneckerMultigraphPartitioned(
   split: PartitionOptions = {},
 ): Promise<PartitionedGraph> {
   checkOptionsObject('kroneckerMultigraphPartitioned', options, true);
+  checkOptionsObject('kroneckerMultigraphPartitioned', split);
   const p = kroneckerParameters(options);
   return partitionedBuild(devices, 'kroneckerMultigraphPartitioned', split, {
     scale: p.scale,
@@ -117,6 +118,7 @@ export async function uniformMultigraphPartitioned(
   split: PartitionOptions = {},
 ): Promise<PartitionedGraph> {
   checkOptionsObject('uniformMultigraphPartitioned', options, true);
+  checkOptionsObject('uniformMultigraphPartitioned', split);
   const p = uniformParameters(options);
   return partitionedBuild(devices, 'uniformMultigraphPartitioned', split, {
     scale: p.scale,
