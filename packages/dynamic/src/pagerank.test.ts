@@ -607,6 +607,12 @@ describe('DynamicPageRank push counters (per workgroup and per thread)', () => {
             del: true,
           },
           { src: ids.subarray(0, 1200), dst: chords.subarray(0, 1200), del: true },
+          // The hub's other edges: it ends isolated (undirected) or dangling, its score's fall summed in f32.
+          {
+            src: new Uint32Array(ring / 2),
+            dst: Uint32Array.from({ length: ring / 2 }, (_, k) => 2 * k),
+            del: true,
+          },
         ];
         for (const mode of ['per-workgroup', 'per-thread'] as const) {
           const g = await DynamicGraph.fromEdgeList(device, edges);
@@ -665,6 +671,63 @@ describe('DynamicPageRank push counters (per workgroup and per thread)', () => {
           }
           p.destroy();
           g.destroy();
+        }
+      });
+    });
+  }
+});
+
+describe('DynamicPageRank residual accuracy (f32)', () => {
+  for (const directed of [false, true]) {
+    it(`matches the reference after a hub loses every edge, its residual summed from far larger shares (${directed ? 'directed' : 'undirected'})`, async () => {
+      await gpuTest(async (device) => {
+        // A ring of 100 with a hub joined to every ring vertex (directed: every ring vertex points at it),
+        // chords added, then every hub edge deleted: the hub's score of about 100 (directed 30) falls to 1
+        // through a residual summed in f32 from shares of that size, off by their ulps, more than the
+        // tolerance times 1; the stored residual said 0. 1000 isolated ids as in the counters' test.
+        const ring = 100;
+        const n = ring + 1000;
+        const src: number[] = [];
+        const dst: number[] = [];
+        for (let v = 0; v < ring; v++) {
+          src.push(v, directed ? v : 0);
+          dst.push((v + 1) % ring, directed ? 0 : v);
+        }
+        const edges = { vertexCount: n, src: Uint32Array.from(src), dst: Uint32Array.from(dst), directed };
+        const ids = Uint32Array.from({ length: ring }, (_, v) => v);
+        const chords = Uint32Array.from(ids, (v) => (v * 7 + 3) % ring);
+        for (const extrapolate of [true, false]) {
+          for (const mode of ['per-workgroup', 'per-thread'] as const) {
+            const what = `extrapolate ${extrapolate}, ${mode}`;
+            const g = await DynamicGraph.fromEdgeList(device, edges);
+            const model = new HostDynamicGraph(n, directed);
+            model.insertEdges(edges.src, edges.dst);
+            const p = await DynamicPageRank.create(g, { extrapolate });
+            p.pushAtomics = mode;
+            await p.insertEdges(ids, chords);
+            model.insertEdges(ids, chords);
+            const hub = new Uint32Array(ring);
+            const [from, to] = directed ? [ids, hub] : [hub, ids];
+            const run = await p.deleteEdges(from, to);
+            model.deleteEdges(from, to);
+            expect(run.converged, what).toBe(true);
+            expect(verifyPageRank(snapshot(model), await p.result()), what).toBeNull();
+            // The residuals kept are those of the scores, within the tolerance times the score.
+            const y = await p.scores.download(0, n);
+            const kept = await p.residuals.download(0, n);
+            const degrees = model.degrees();
+            const inflow = new Float64Array(n);
+            model.adjacency.forEach((adj, u) => {
+              for (const v of adj.keys()) inflow[v]! += (0.85 * y[u]!) / degrees[u]!;
+            });
+            for (let v = 0; v < n; v++) {
+              const drift = Math.abs(1 + inflow[v]! - y[v]! - kept[v]!);
+              if (!(drift <= 1e-5 * y[v]!))
+                expect(drift, `${what}: residual of vertex ${v}`).toBeLessThanOrEqual(1e-5 * y[v]!);
+            }
+            p.destroy();
+            g.destroy();
+          }
         }
       });
     });

@@ -1026,14 +1026,16 @@ function componentsCase(op: 'insert' | 'delete', mode: 'incremental' | 'recomput
  * a batch of n existing edges deleted (`DynamicPageRank.deleteEdges`; compare with the cold rows). `plain`:
  * warm with `extrapolate: false` (each residual pushed as it is, no shortcuts through geometric tails).
  * `atomics per thread`: warm with the earlier push kernels (`DynamicPageRank.pushAtomics`), whose every
- * pushing vertex and reached key adds to the push's counters with its own global atomic.
+ * pushing vertex and reached key adds to the push's counters with its own global atomic. `no recheck`: warm
+ * without the full residual computed again after a score collapsed (`DynamicPageRank.recheckResiduals`), the
+ * earlier runs, which may end off by more than the tolerance; it costs a pass over the slabs when it happens.
  * Validated against the f64 reference on small graphs, against `@weft/algorithms`' PageRank on a CSR
  * snapshot on large ones (both within 1e-4 of the fixed point).
  */
 function pageRankCase(
   mode: 'warm' | 'plain' | 'cold',
   among: 'random' | 'connected' | 'deleted',
-  variant?: 'atomics per thread',
+  variant?: 'atomics per thread' | 'no recheck',
 ): BenchCase {
   const what = { random: '', connected: ' among connected vertices', deleted: ' of deletions' }[among];
   return {
@@ -1055,6 +1057,7 @@ function pageRankCase(
       const apply = among === 'deleted' ? graph.deleteEdges : graph.insertEdges;
       const p = await DynamicPageRank.create(graph, { extrapolate: mode !== 'plain' });
       if (variant === 'atomics per thread') p.pushAtomics = 'per-thread';
+      if (variant === 'no recheck') p.recheckResiduals = false;
       const src = device.array('u32', n, { label: 'pagerank batch sources' }).upload(b.src);
       const dst = device.array('u32', n, { label: 'pagerank batch targets' }).upload(b.dst);
       // An empty batch computes the residual of the cold start's scores once: the state a stream keeps.
@@ -1361,6 +1364,8 @@ export const cases: BenchCase[] = [
   pageRankCase('warm', 'connected'),
   pageRankCase('cold', 'connected'),
   pageRankCase('warm', 'deleted'),
+  pageRankCase('warm', 'deleted', 'no recheck'),
+  pageRankCase('warm', 'random', 'no recheck'),
   pageRankCase('plain', 'random'),
   pageRankCase('plain', 'connected'),
   pageRankCase('plain', 'deleted'),
