@@ -114,7 +114,7 @@ describe('@weft/graph generators given null, non-object or no options', () => {
         true,
       );
       // The partition options beside the required generator options.
-      const small = { scale: 4, edgeFactor: 2 };
+      const small = { scale: 4, edgeFactor: 2, seed: 1 };
       await expectOptionsRefused([
         ['kroneckerMultigraphPartitioned', (o) => kroneckerMultigraphPartitioned([device], small, o)],
         ['uniformMultigraphPartitioned', (o) => uniformMultigraphPartitioned([device], small, o)],
