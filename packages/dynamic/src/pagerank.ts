@@ -147,14 +147,18 @@ export class DynamicPageRank {
    */
   scores: DeviceArray<'f32'>;
   residuals: DeviceArray<'f32'>;
-  #contrib: DeviceArray<'f32'>;
   #dangling: DeviceArray<'f32'>;
   #change: DeviceArray<'f32'>;
   /**
-   * Per vertex, the residual it had in the push numbered `#pushedAt` (element 2v) and in the push before
-   * (2v + 1); 0: it did not push then, or it extrapolated and the series starts again.
+   * Three per-vertex arrays that the fold reads and writes together, one range each of one buffer (a binding
+   * fewer, on devices that grant 10 storage buffers a stage), `#slots` words apart:
+   * - from 0, each vertex's share of its score for the next push (f32 bits, see {@link #contrib});
+   * - from `#slots`, the push in which each vertex last pushed its share;
+   * - from `2 * #slots`, the residual each vertex had in the push numbered by the range before (element 2v)
+   *   and in the push before (2v + 1), as f32 bits; 0: it did not push then, or it extrapolated and the
+   *   series starts again.
    */
-  #history: DeviceArray<'f32'>;
+  #pushState: DeviceArray<'u32'>;
   /** The sums of shares as f32 bits, for the compare-exchange add (WGSL has no f32 atomics). */
   #sums: DeviceArray<'u32'>;
   /** Vertices whose out-edges a wrapped batch may change. */
@@ -167,12 +171,13 @@ export class DynamicPageRank {
    * it reaches to queue `push % 2`. Then the {@link RECHECK} flag.
    */
   readonly #counters: DeviceArray<'u32'>;
-  /** The vertices each push reached (two queues: a fold reads one while the next push fills the other). */
-  #queues: [DeviceArray<'u32'>, DeviceArray<'u32'>];
+  /**
+   * The vertices each push reached: two queues, `#slots` words apart in one buffer, as a fold reads one while
+   * the next push fills the other.
+   */
+  #queues: DeviceArray<'u32'>;
   /** The number of the last push that reached each vertex, so that it joins that push's queue once. */
   #stamps: DeviceArray<'u32'>;
-  /** The push in which each vertex last pushed its share. */
-  #pushedAt: DeviceArray<'u32'>;
   /** Pushes recorded so far (they number the stamps, which are never cleared). */
   #pushes = 0;
   /** Marks and stamps were allocated since the last run (pooled storage is not cleared). */
@@ -235,20 +240,15 @@ export class DynamicPageRank {
     this.ranks = d.array('f32', n, { label: 'dynamic pagerank ranks' });
     this.scores = d.array('f32', n, { label: 'dynamic pagerank scores' });
     this.residuals = d.array('f32', n, { label: 'dynamic pagerank residuals' });
-    this.#contrib = d.array('f32', n, { label: 'dynamic pagerank contributions' });
     this.#dangling = d.array('f32', n, { label: 'dynamic pagerank dangling' });
     this.#change = d.array('f32', n, { label: 'dynamic pagerank change' });
-    this.#history = d.array('f32', 2 * n, { label: 'dynamic pagerank push history' });
+    this.#pushState = d.array('u32', 4 * n, { label: 'dynamic pagerank push state' });
     this.#sums = d.array('u32', n, { label: 'dynamic pagerank sums' });
     this.#marks = d.array('u32', n, { label: 'dynamic pagerank marks' });
     this.#work = d.array('u32', graph.slabCapacity, { label: 'dynamic pagerank push buckets' });
     this.#counters = d.array('u32', RECHECK + 1, { label: 'dynamic pagerank push counters' });
-    this.#queues = [
-      d.array('u32', n, { label: 'dynamic pagerank touched' }),
-      d.array('u32', n, { label: 'dynamic pagerank touched' }),
-    ];
+    this.#queues = d.array('u32', 2 * n, { label: 'dynamic pagerank touched' });
     this.#stamps = d.array('u32', n, { label: 'dynamic pagerank stamps' });
-    this.#pushedAt = d.array('u32', n, { label: 'dynamic pagerank pushed at' });
     this.#totals = d.array('f32', 2, { label: 'dynamic pagerank totals' });
     this.#gates = d.array('u32', 9, { label: 'dynamic pagerank gates', indirect: true });
     this.#pushGates = d.array('u32', PUSH_GATE_WORDS, {
@@ -328,15 +328,13 @@ export class DynamicPageRank {
       this.ranks,
       this.scores,
       this.residuals,
-      this.#contrib,
       this.#dangling,
       this.#change,
-      this.#history,
+      this.#pushState,
       this.#sums,
       this.#marks,
-      ...this.#queues,
+      this.#queues,
       this.#stamps,
-      this.#pushedAt,
     ];
   }
 
@@ -380,18 +378,13 @@ export class DynamicPageRank {
       DeviceArray<'f32'>,
       DeviceArray<'f32'>,
     ];
-    this.#contrib = d.array('f32', capacity, { label: 'dynamic pagerank contributions' });
     this.#dangling = d.array('f32', capacity, { label: 'dynamic pagerank dangling' });
     this.#change = d.array('f32', capacity, { label: 'dynamic pagerank change' });
-    this.#history = d.array('f32', 2 * capacity, { label: 'dynamic pagerank push history' });
+    this.#pushState = d.array('u32', 4 * capacity, { label: 'dynamic pagerank push state' });
     this.#sums = d.array('u32', capacity, { label: 'dynamic pagerank sums' });
     this.#marks = d.array('u32', capacity, { label: 'dynamic pagerank marks' });
-    this.#queues = [
-      d.array('u32', capacity, { label: 'dynamic pagerank touched' }),
-      d.array('u32', capacity, { label: 'dynamic pagerank touched' }),
-    ];
+    this.#queues = d.array('u32', 2 * capacity, { label: 'dynamic pagerank touched' });
     this.#stamps = d.array('u32', capacity, { label: 'dynamic pagerank stamps' });
-    this.#pushedAt = d.array('u32', capacity, { label: 'dynamic pagerank pushed at' });
     this.#fresh = true;
   }
 
@@ -403,7 +396,7 @@ export class DynamicPageRank {
     const from = Math.min(this.#ranked, n);
     const seed = graph.device.recorder({ label: 'dynamic pagerank seed' });
     if (this.#fresh) {
-      for (const a of [this.#marks, this.#stamps, this.#pushedAt]) seed.clear(a);
+      for (const a of [this.#marks, this.#stamps, this.#pushState]) seed.clear(a);
       this.#fresh = false;
     }
     // Ids new since the last run (all of them on a cold start) start at 1 / n and the others keep their
@@ -532,7 +525,7 @@ export class DynamicPageRank {
     }
     if (${u32(sign === 1 ? 1 : 0)} != 0u) { ${rw(this.#marks)}[v] = 0u; }
   }
-  ${rw(this.#contrib)}[v] = p;
+  ${this.#setContrib()}(v, p);
   return out;
 }`;
     await this.#countAndAppend(rec, item, n, push, 'dynamic pagerank shares');
@@ -629,7 +622,7 @@ export class DynamicPageRank {
   if ((a.y & 1u) != 0u) { atomicAdd(&${counters}[0], 1u); }
   if (a.z > 0u) { atomicAdd(&${counters}[4], a.z); }
   if (a.w > 0u) { ${this.#listAt()}(a.x, atomicAdd(&${counters}[1], a.w), a.w); }
-  if ((a.y & 2u) != 0u) { ${rw(this.#queues[q])}[atomicAdd(&${counters}[${lit(`${2 + q}u`)}], 1u)] = a.x; }
+  if ((a.y & 2u) != 0u) { ${this.#enqueue(q)}(a.x, atomicAdd(&${counters}[${lit(`${2 + q}u`)}], 1u)); }
 }`;
     await compute(rec, { all: count }, apply, { label });
   }
@@ -658,7 +651,7 @@ export class DynamicPageRank {
   return atomicAdd(&${counters}[word], x);
 }`,
         weft_list: this.#listAt(),
-        weft_enqueue: wgsl`(v: u32, at: u32) { ${rw(this.#queues[q])}[at] = v; }`,
+        weft_enqueue: this.#enqueue(q),
       },
       code: appendPerWorkgroupWgsl(per / WORKGROUP, sub),
       subgroups: sub,
@@ -683,7 +676,7 @@ export class DynamicPageRank {
     ${rw(this.scores)}[v] = y;
   }
   let deg = ${graph.degree()}(v);
-  ${rw(this.#contrib)}[v] = select(0.0, ${f32(this.alpha)} * y / f32(deg), deg > 0u);
+  ${this.#setContrib()}(v, select(0.0, ${f32(this.alpha)} * y / f32(deg), deg > 0u));
   ${rw(this.residuals)}[v] = 1.0 - y;
   ${rw(this.#sums)}[v] = 0u;
 }`,
@@ -767,8 +760,8 @@ export class DynamicPageRank {
     // A fold writes the shares of the vertices it visits only: a sweep takes those of this round's pushers.
     const share = round
       ? wgsl`(v: u32) -> f32 {
-  if (${gates}[${lit(`${G_CHECK}u`)}] == 0u) { return ${this.#contrib}[v]; }
-  return select(0.0, ${this.#contrib}[v], ${this.#pushedAt}[v] == ${u32(push)});
+  if (${gates}[${lit(`${G_CHECK}u`)}] == 0u) { return ${this.#contrib()}(v); }
+  return select(0.0, ${this.#contrib()}(v), ${this.#pushState}[${u32(this.#slots)} + v] == ${u32(push)});
 }`
       : undefined;
     const perWorkgroup = this.graph.directed ? per : WORKGROUP;
@@ -784,7 +777,7 @@ export class DynamicPageRank {
     return wgsl`(i: u32) {
   var slab = ${this.#work}[i];
   let u = ${slabs}[slab * ${lit(`${SLAB_WORDS}u`)} + ${lit(`${OWNER_WORD}u`)}] & ~${lit(`${COLLISION}u`)};
-  let p = ${this.#contrib}[u];
+  let p = ${this.#contrib()}(u);
   if (p == 0.0) { return; }
   for (var hop = 0u; hop <= ${u32(graph.slabCapacity)} && slab != ${lit(`${NULL_SLAB}u`)}; hop++) {
     let at = slab * ${lit(`${SLAB_WORDS}u`)};
@@ -820,11 +813,11 @@ export class DynamicPageRank {
             ? wgsl`() -> u32 { return ${u32(listed)}; }`
             : wgsl`() -> u32 { return ${listed.array}[${u32(listed.index)}]; }`,
         weft_bucket: wgsl`(i: u32) -> u32 { return ${this.#work}[i]; }`,
-        weft_share: wgsl`(u: u32) -> f32 { return ${this.#contrib}[u]; }`,
+        weft_share: this.#contrib(),
         weft_add: this.#addShare(),
         weft_claim: this.#claim(push),
         weft_reserve: wgsl`(c: u32) -> u32 { return atomicAdd(&${atomic(this.#counters)}[${length}], c); }`,
-        weft_enqueue: wgsl`(at: u32, k: u32) { ${rw(this.#queues[q])}[at] = k; }`,
+        weft_enqueue: wgsl`(at: u32, k: u32) { ${this.#enqueue(q)}(k, at); }`,
       },
       code: pushBucketsWgsl(per / WORKGROUP),
     });
@@ -848,9 +841,29 @@ export class DynamicPageRank {
     return wgsl`(k: u32) {
   if (${this.#claim(push)}(k)) {
     let at = atomicAdd(&${atomic(this.#counters)}[${lit(`${2 + q}u`)}], 1u);
-    ${rw(this.#queues[q])}[at] = k;
+    ${this.#enqueue(q)}(k, at);
   }
 }`;
+  }
+
+  /** Vertex slots of the per-vertex arrays: the offset of each range after the first in `#pushState`. */
+  get #slots(): number {
+    return this.#stamps.length;
+  }
+
+  /** `(v: u32) -> f32`: v's share for the next push. */
+  #contrib(): Functor {
+    return wgsl`(v: u32) -> f32 { return bitcast<f32>(${this.#pushState}[v]); }`;
+  }
+
+  /** `(v: u32, x: f32)`: sets v's share for the next push. */
+  #setContrib(): Functor {
+    return wgsl`(v: u32, x: f32) { ${rw(this.#pushState)}[v] = bitcast<u32>(x); }`;
+  }
+
+  /** `(v: u32, at: u32)`: writes v at position `at` of queue q. */
+  #enqueue(q: 0 | 1): Functor {
+    return wgsl`(v: u32, at: u32) { ${rw(this.#queues)}[${u32(q * this.#slots)} + at] = v; }`;
   }
 
   /** `(v: u32, x: f32)`: adds x to v's sum (a compare-exchange loop on the f32 bits). */
@@ -885,11 +898,13 @@ export class DynamicPageRank {
       args: { array: gates, index: G_FOLD_ARGS, perWorkgroup: per },
     };
     let start = this.#pushes;
+    const state = this.#pushState;
+    const slots = this.#slots;
     const fold = (q: 0 | 1, push: number) => {
       return wgsl`(i: u32) -> vec4<u32> {
   let all = ${gates}[${lit(`${G_ALL}u`)}] != 0u;
   if (!all && i >= atomicLoad(&${atomic(this.#counters)}[${lit(`${2 + q}u`)}])) { return vec4<u32>(${lit(`${NONE}u`)}, 0u, 0u, 0u); }
-  let v = select(${this.#queues[q]}[i], i, all);
+  let v = select(${this.#queues}[${u32(q * this.#slots)} + i], i, all);
   let before = ${rw(this.residuals)}[v];
   let sum = bitcast<f32>(${rw(this.#sums)}[v]);
   let r = before + sum;
@@ -901,9 +916,9 @@ export class DynamicPageRank {
   if (abs(r) > ${f32(this.tolerance)} * y) {
     out.y = 1u;
     let deg = ${graph.degree()}(v);
-    let last = ${rw(this.#pushedAt)}[v] + 1u == ${u32(push)};
-    let prev = select(0.0, ${rw(this.#history)}[2u * v], last);
-    let prev2 = select(0.0, ${rw(this.#history)}[2u * v + 1u], last);
+    let last = ${rw(state)}[${u32(slots)} + v] + 1u == ${u32(push)};
+    let prev = select(0.0, bitcast<f32>(${rw(state)}[${u32(2 * slots)} + 2u * v]), last);
+    let prev2 = select(0.0, bitcast<f32>(${rw(state)}[${u32(2 * slots)} + 2u * v + 1u]), last);
     let a = ${f32(this.alpha)};
     let on = ${u32(this.extrapolate && this.alpha < 1 ? 1 : 0)} != 0u && deg > 0u && prev != 0.0 && prev2 != 0.0;
     let steady = on && abs(r - a * a * prev2) <= ${f32(STEADY)} * abs(a * a * prev2);
@@ -918,14 +933,14 @@ export class DynamicPageRank {
       p = ${f32(this.alpha)} * d / f32(deg);
       out.z = deg + 1u;
       out.w = ${this.#bucketCount()}(v);
-      ${rw(this.#pushedAt)}[v] = ${u32(push)};
-      ${rw(this.#history)}[2u * v] = select(r, 0.0, steady);
-      ${rw(this.#history)}[2u * v + 1u] = prev;
+      ${rw(state)}[${u32(slots)} + v] = ${u32(push)};
+      ${rw(state)}[${u32(2 * slots)} + 2u * v] = bitcast<u32>(select(r, 0.0, steady));
+      ${rw(state)}[${u32(2 * slots)} + 2u * v + 1u] = bitcast<u32>(prev);
     }
     if (steady && ${this.#claim(push)}(v)) { out.y |= 2u; }
   }
   ${rw(this.residuals)}[v] = left;
-  ${rw(this.#contrib)}[v] = p;
+  ${this.#setContrib()}(v, p);
   return out;
 }`;
     };
@@ -1021,7 +1036,7 @@ export class DynamicPageRank {
       wgsl`(v: u32) {
   let deg = ${graph.degree()}(v);
   let r = ${this.ranks}[v];
-  ${rw(this.#contrib)}[v] = select(0.0, r / f32(deg), deg > 0u);
+  ${this.#setContrib()}(v, select(0.0, r / f32(deg), deg > 0u));
   ${rw(this.#dangling)}[v] = select(r, 0.0, deg > 0u);
   ${rw(this.#sums)}[v] = 0u;
 }`,
@@ -1071,7 +1086,7 @@ export class DynamicPageRank {
       bindings: { slabs: { type: 'array<u32>', access: 'read' } },
       params: { vertex_count: 'u32' },
       functors: {
-        weft_share: share ?? wgsl`(v: u32) -> f32 { return ${this.#contrib}[v]; }`,
+        weft_share: share ?? this.#contrib(),
         weft_add: this.#addShare(),
         weft_count: count,
       },
@@ -1139,7 +1154,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     const graph = this.graph;
     const slabs = graph.slabs;
     const add = this.#addShare();
-    const of = share ?? wgsl`(v: u32) -> f32 { return ${this.#contrib}[v]; }`;
+    const of = share ?? this.#contrib();
     return wgsl`(slab: u32) {
   let at = slab * ${lit(`${SLAB_WORDS}u`)};
   let owner = ${slabs}[at + ${lit(`${OWNER_WORD}u`)}];
