@@ -79,17 +79,15 @@ const G_PUSHERS = 0;
 const G_FOLD = 1;
 const G_SPARSE = 2;
 const G_DENSE = 3;
-/** 1: the next fold visits every vertex (after a sweep or a whole residual), 0: the touched queue. */
-const G_ALL = 4;
 /** 1: this push sweeps after a fold of the queue, so shares left by earlier rounds must be skipped. */
-const G_CHECK = 5;
-const G_FOLD_ARGS = 6;
-const G_SPARSE_ARGS = 9;
-const G_DENSE_ARGS = 12;
+const G_CHECK = 4;
+const G_FOLD_ARGS = 5;
+const G_SPARSE_ARGS = 8;
+const G_DENSE_ARGS = 11;
 /** Vertices of the next move of the residual's sum (every vertex, or none), and its dispatch arguments. */
-const G_MASS = 15;
-const G_MASS_ARGS = 16;
-const PUSH_GATE_WORDS = 19;
+const G_MASS = 14;
+const G_MASS_ARGS = 15;
+const PUSH_GATE_WORDS = 18;
 /**
  * A push round walks only the pushing vertices' buckets until they hold this share of the pool's slabs;
  * past it, a sweep of every slab (the undirected pull adds once per slab, not once per key) costs less.
@@ -119,6 +117,12 @@ const RECHECKS = 3;
  * tolerance (cleared with the counters before a batch and before each full residual).
  */
 const RECHECK = 5;
+/**
+ * The word of the push counters that is 1 when the next fold visits every vertex (after a sweep or a whole
+ * residual), 0 when it visits the touched queue: with the counters the fold binds anyway, not the gates,
+ * whose binding the per-thread fold's count already takes apart (a fold within 10 storage buffers).
+ */
+const ALL = 6;
 
 /**
  * PageRank on a {@link DynamicGraph} (networkx's definition, as `@weft/algorithms`' `pageRank`: uniform
@@ -168,7 +172,7 @@ export class DynamicPageRank {
   /**
    * Pushers, work items, the two touched queues' lengths and the pushers' out-degrees, in that order: a fold
    * counts pushers, items and degrees, the plan after it reads and resets them; a push appends the vertices
-   * it reaches to queue `push % 2`. Then the {@link RECHECK} flag.
+   * it reaches to queue `push % 2`. Then the {@link RECHECK} and {@link ALL} flags.
    */
   readonly #counters: DeviceArray<'u32'>;
   /**
@@ -246,7 +250,7 @@ export class DynamicPageRank {
     this.#sums = d.array('u32', n, { label: 'dynamic pagerank sums' });
     this.#marks = d.array('u32', n, { label: 'dynamic pagerank marks' });
     this.#work = d.array('u32', graph.slabCapacity, { label: 'dynamic pagerank push buckets' });
-    this.#counters = d.array('u32', RECHECK + 1, { label: 'dynamic pagerank push counters' });
+    this.#counters = d.array('u32', ALL + 1, { label: 'dynamic pagerank push counters' });
     this.#queues = d.array('u32', 2 * n, { label: 'dynamic pagerank touched' });
     this.#stamps = d.array('u32', n, { label: 'dynamic pagerank stamps' });
     this.#totals = d.array('f32', 2, { label: 'dynamic pagerank totals' });
@@ -558,7 +562,7 @@ export class DynamicPageRank {
       rec,
       { all: 1 },
       wgsl`(i: u32) {
-  let on = ${rw(gates)}[${word(G_PUSHERS)}] != 0u && ${rw(gates)}[${word(G_ALL)}] != 0u;
+  let on = ${rw(gates)}[${word(G_PUSHERS)}] != 0u && ${this.#counters}[${word(ALL)}] != 0u;
   let count = select(0u, ${u32(n)}, on);
   ${rw(gates)}[${word(G_MASS)}] = count;
   ${args.write}(count);
@@ -688,7 +692,7 @@ export class DynamicPageRank {
       wgsl`(i: u32) {
   ${rw(this.#pushGates)}[${lit(`${G_PUSHERS}u`)}] = 1u;
   ${rw(this.#pushGates)}[${lit(`${G_FOLD}u`)}] = ${u32(n)};
-  ${rw(this.#pushGates)}[${lit(`${G_ALL}u`)}] = 1u;
+  ${rw(this.#counters)}[${lit(`${ALL}u`)}] = 1u;
 }`,
     );
   }
@@ -722,7 +726,7 @@ export class DynamicPageRank {
   if (!kept) { ${rw(this.#counters)}[${lit(`${2 + ((push + 1) % 2)}u`)}] = 0u; }
   let slabs = min(${graph.alloc}[${lit(`${A_BUMP}u`)}], ${u32(graph.slabCapacity)});
   let sweep = items * ${lit(`${DENSE_SHARE}u`)} > slabs && items > 0u;
-  let wasAll = ${rw(gates)}[${word(G_ALL)}] != 0u;
+  let wasAll = ${rw(this.#counters)}[${word(ALL)}] != 0u;
   let running = select(pushers, max(pushers, ${rw(gates)}[${word(G_PUSHERS)}]), kept);
   let all = sweep || (kept && wasAll);
   let bound = select(min(reach, ${u32(n)}), ${u32(n)}, all);
@@ -731,7 +735,7 @@ export class DynamicPageRank {
   let swept = select(0u, slabs, sweep);
   ${rw(gates)}[${word(G_PUSHERS)}] = running;
   ${rw(gates)}[${word(G_FOLD)}] = next;
-  ${rw(gates)}[${word(G_ALL)}] = select(0u, 1u, all);
+  ${rw(this.#counters)}[${word(ALL)}] = select(0u, 1u, all);
   ${rw(gates)}[${word(G_CHECK)}] = select(0u, 1u, sweep && !wasAll && !kept);
   ${rw(gates)}[${word(G_SPARSE)}] = listed;
   ${rw(gates)}[${word(G_DENSE)}] = swept;
@@ -902,7 +906,7 @@ export class DynamicPageRank {
     const slots = this.#slots;
     const fold = (q: 0 | 1, push: number) => {
       return wgsl`(i: u32) -> vec4<u32> {
-  let all = ${gates}[${lit(`${G_ALL}u`)}] != 0u;
+  let all = atomicLoad(&${atomic(this.#counters)}[${lit(`${ALL}u`)}]) != 0u;
   if (!all && i >= atomicLoad(&${atomic(this.#counters)}[${lit(`${2 + q}u`)}])) { return vec4<u32>(${lit(`${NONE}u`)}, 0u, 0u, 0u); }
   let v = select(${this.#queues}[${u32(q * this.#slots)} + i], i, all);
   let before = ${rw(this.residuals)}[v];
