@@ -161,6 +161,7 @@ export class DynamicPageRank {
    * - from `2 * #slots`, the residual each vertex had in the push numbered by the range before (element 2v)
    *   and in the push before (2v + 1), as f32 bits; 0: it did not push then, or it extrapolated and the
    *   series starts again.
+   * Four words a slot, as the graph's vertex records: it fits one binding wherever they do.
    */
   #pushState: DeviceArray<'u32'>;
   /** The sums of shares as f32 bits, for the compare-exchange add (WGSL has no f32 atomics). */
