@@ -1,8 +1,8 @@
 import { pageRankReference, verifyPageRank } from '@weft/algorithms';
-import { InputError } from '@weft/gpu';
+import { InputError, requestDevice } from '@weft/gpu';
 import type { HostCsr } from '@weft/graph';
 import { grid, kronecker } from '@weft/graph/generators';
-import { gpuTest, mulberry32 } from '@weft/testing';
+import { gpuTest, mulberry32, testSubgroups } from '@weft/testing';
 import { describe, expect, it } from 'vitest';
 import { DynamicGraph } from './dynamic-graph.ts';
 import { DynamicPageRank, dynamicPageRank } from './pagerank.ts';
@@ -730,6 +730,58 @@ describe('DynamicPageRank residual accuracy (f32)', () => {
           }
         }
       });
+    });
+  }
+});
+
+// Browsers often grant 10 storage buffers a stage: every push kernel (the fold binds the most) must fit.
+describe('DynamicPageRank with maxStorageBuffersPerShaderStage = 10', () => {
+  for (const directed of [false, true]) {
+    it(`matches the reference after batches, per workgroup and per thread (${directed ? 'directed' : 'undirected'})`, async () => {
+      process.env['XDG_RUNTIME_DIR'] ??= '/tmp';
+      const device = await requestDevice({
+        label: 'limit 10',
+        features: testSubgroups() ? {} : { subgroups: false },
+        limits: { maxStorageBuffersPerShaderStage: 10 },
+      });
+      try {
+        expect(device.limits.maxStorageBuffersPerShaderStage).toBe(10);
+        const rand = mulberry32(directed ? 11 : 12);
+        const edges = { ...kronecker({ scale: 9, edgeFactor: 4, seed: 5 }), directed };
+        const n = edges.vertexCount;
+        const all = Array.from({ length: n }, (_, v) => v);
+        for (const mode of ['per-workgroup', 'per-thread'] as const) {
+          const g = await DynamicGraph.fromEdgeList(device, edges);
+          const model = new HostDynamicGraph(n, directed);
+          model.insertEdges(edges.src, edges.dst);
+          const p = await DynamicPageRank.create(g);
+          p.pushAtomics = mode;
+          expect(verifyPageRank(snapshot(model), await p.result()), `${mode} cold`).toBeNull();
+          // Small batches push from a few vertices (bucket lists), large ones sweep every slab; deletions take
+          // edges of the graph.
+          const batches = [
+            { size: 8, at: -1 },
+            { size: 1200, at: 0 },
+            { size: 2000, at: -1 },
+            { size: 40, at: 1200 },
+          ];
+          for (const [k, { size, at }] of batches.entries()) {
+            const del = at >= 0;
+            const b = del
+              ? { src: edges.src.subarray(at, at + size), dst: edges.dst.subarray(at, at + size) }
+              : randomPairs(size, all, rand);
+            const run = del ? await p.deleteEdges(b.src, b.dst) : await p.insertEdges(b.src, b.dst);
+            if (del) model.deleteEdges(b.src, b.dst);
+            else model.insertEdges(b.src, b.dst);
+            expect(run.converged, `${mode} batch ${k}`).toBe(true);
+            expect(verifyPageRank(snapshot(model), await p.result()), `${mode} batch ${k}`).toBeNull();
+          }
+          p.destroy();
+          g.destroy();
+        }
+      } finally {
+        device.destroy();
+      }
     });
   }
 });

@@ -79,17 +79,15 @@ const G_PUSHERS = 0;
 const G_FOLD = 1;
 const G_SPARSE = 2;
 const G_DENSE = 3;
-/** 1: the next fold visits every vertex (after a sweep or a whole residual), 0: the touched queue. */
-const G_ALL = 4;
 /** 1: this push sweeps after a fold of the queue, so shares left by earlier rounds must be skipped. */
-const G_CHECK = 5;
-const G_FOLD_ARGS = 6;
-const G_SPARSE_ARGS = 9;
-const G_DENSE_ARGS = 12;
+const G_CHECK = 4;
+const G_FOLD_ARGS = 5;
+const G_SPARSE_ARGS = 8;
+const G_DENSE_ARGS = 11;
 /** Vertices of the next move of the residual's sum (every vertex, or none), and its dispatch arguments. */
-const G_MASS = 15;
-const G_MASS_ARGS = 16;
-const PUSH_GATE_WORDS = 19;
+const G_MASS = 14;
+const G_MASS_ARGS = 15;
+const PUSH_GATE_WORDS = 18;
 /**
  * A push round walks only the pushing vertices' buckets until they hold this share of the pool's slabs;
  * past it, a sweep of every slab (the undirected pull adds once per slab, not once per key) costs less.
@@ -119,6 +117,12 @@ const RECHECKS = 3;
  * tolerance (cleared with the counters before a batch and before each full residual).
  */
 const RECHECK = 5;
+/**
+ * The word of the push counters that is 1 when the next fold visits every vertex (after a sweep or a whole
+ * residual), 0 when it visits the touched queue: with the counters the fold binds anyway, not the gates,
+ * whose binding the per-thread fold's count already takes apart (a fold within 10 storage buffers).
+ */
+const ALL = 6;
 
 /**
  * PageRank on a {@link DynamicGraph} (networkx's definition, as `@weft/algorithms`' `pageRank`: uniform
@@ -147,14 +151,19 @@ export class DynamicPageRank {
    */
   scores: DeviceArray<'f32'>;
   residuals: DeviceArray<'f32'>;
-  #contrib: DeviceArray<'f32'>;
   #dangling: DeviceArray<'f32'>;
   #change: DeviceArray<'f32'>;
   /**
-   * Per vertex, the residual it had in the push numbered `#pushedAt` (element 2v) and in the push before
-   * (2v + 1); 0: it did not push then, or it extrapolated and the series starts again.
+   * Three per-vertex arrays that the fold reads and writes together, one range each of one buffer (a binding
+   * fewer, on devices that grant 10 storage buffers a stage), `#slots` words apart:
+   * - from 0, each vertex's share of its score for the next push (f32 bits, see {@link #contrib});
+   * - from `#slots`, the push in which each vertex last pushed its share;
+   * - from `2 * #slots`, the residual each vertex had in the push numbered by the range before (element 2v)
+   *   and in the push before (2v + 1), as f32 bits; 0: it did not push then, or it extrapolated and the
+   *   series starts again.
+   * Four words a slot, as the graph's vertex records: it fits one binding wherever they do.
    */
-  #history: DeviceArray<'f32'>;
+  #pushState: DeviceArray<'u32'>;
   /** The sums of shares as f32 bits, for the compare-exchange add (WGSL has no f32 atomics). */
   #sums: DeviceArray<'u32'>;
   /** Vertices whose out-edges a wrapped batch may change. */
@@ -164,15 +173,16 @@ export class DynamicPageRank {
   /**
    * Pushers, work items, the two touched queues' lengths and the pushers' out-degrees, in that order: a fold
    * counts pushers, items and degrees, the plan after it reads and resets them; a push appends the vertices
-   * it reaches to queue `push % 2`. Then the {@link RECHECK} flag.
+   * it reaches to queue `push % 2`. Then the {@link RECHECK} and {@link ALL} flags.
    */
   readonly #counters: DeviceArray<'u32'>;
-  /** The vertices each push reached (two queues: a fold reads one while the next push fills the other). */
-  #queues: [DeviceArray<'u32'>, DeviceArray<'u32'>];
+  /**
+   * The vertices each push reached: two queues, `#slots` words apart in one buffer, as a fold reads one while
+   * the next push fills the other.
+   */
+  #queues: DeviceArray<'u32'>;
   /** The number of the last push that reached each vertex, so that it joins that push's queue once. */
   #stamps: DeviceArray<'u32'>;
-  /** The push in which each vertex last pushed its share. */
-  #pushedAt: DeviceArray<'u32'>;
   /** Pushes recorded so far (they number the stamps, which are never cleared). */
   #pushes = 0;
   /** Marks and stamps were allocated since the last run (pooled storage is not cleared). */
@@ -235,20 +245,15 @@ export class DynamicPageRank {
     this.ranks = d.array('f32', n, { label: 'dynamic pagerank ranks' });
     this.scores = d.array('f32', n, { label: 'dynamic pagerank scores' });
     this.residuals = d.array('f32', n, { label: 'dynamic pagerank residuals' });
-    this.#contrib = d.array('f32', n, { label: 'dynamic pagerank contributions' });
     this.#dangling = d.array('f32', n, { label: 'dynamic pagerank dangling' });
     this.#change = d.array('f32', n, { label: 'dynamic pagerank change' });
-    this.#history = d.array('f32', 2 * n, { label: 'dynamic pagerank push history' });
+    this.#pushState = d.array('u32', 4 * n, { label: 'dynamic pagerank push state' });
     this.#sums = d.array('u32', n, { label: 'dynamic pagerank sums' });
     this.#marks = d.array('u32', n, { label: 'dynamic pagerank marks' });
     this.#work = d.array('u32', graph.slabCapacity, { label: 'dynamic pagerank push buckets' });
-    this.#counters = d.array('u32', RECHECK + 1, { label: 'dynamic pagerank push counters' });
-    this.#queues = [
-      d.array('u32', n, { label: 'dynamic pagerank touched' }),
-      d.array('u32', n, { label: 'dynamic pagerank touched' }),
-    ];
+    this.#counters = d.array('u32', ALL + 1, { label: 'dynamic pagerank push counters' });
+    this.#queues = d.array('u32', 2 * n, { label: 'dynamic pagerank touched' });
     this.#stamps = d.array('u32', n, { label: 'dynamic pagerank stamps' });
-    this.#pushedAt = d.array('u32', n, { label: 'dynamic pagerank pushed at' });
     this.#totals = d.array('f32', 2, { label: 'dynamic pagerank totals' });
     this.#gates = d.array('u32', 9, { label: 'dynamic pagerank gates', indirect: true });
     this.#pushGates = d.array('u32', PUSH_GATE_WORDS, {
@@ -328,15 +333,13 @@ export class DynamicPageRank {
       this.ranks,
       this.scores,
       this.residuals,
-      this.#contrib,
       this.#dangling,
       this.#change,
-      this.#history,
+      this.#pushState,
       this.#sums,
       this.#marks,
-      ...this.#queues,
+      this.#queues,
       this.#stamps,
-      this.#pushedAt,
     ];
   }
 
@@ -380,18 +383,13 @@ export class DynamicPageRank {
       DeviceArray<'f32'>,
       DeviceArray<'f32'>,
     ];
-    this.#contrib = d.array('f32', capacity, { label: 'dynamic pagerank contributions' });
     this.#dangling = d.array('f32', capacity, { label: 'dynamic pagerank dangling' });
     this.#change = d.array('f32', capacity, { label: 'dynamic pagerank change' });
-    this.#history = d.array('f32', 2 * capacity, { label: 'dynamic pagerank push history' });
+    this.#pushState = d.array('u32', 4 * capacity, { label: 'dynamic pagerank push state' });
     this.#sums = d.array('u32', capacity, { label: 'dynamic pagerank sums' });
     this.#marks = d.array('u32', capacity, { label: 'dynamic pagerank marks' });
-    this.#queues = [
-      d.array('u32', capacity, { label: 'dynamic pagerank touched' }),
-      d.array('u32', capacity, { label: 'dynamic pagerank touched' }),
-    ];
+    this.#queues = d.array('u32', 2 * capacity, { label: 'dynamic pagerank touched' });
     this.#stamps = d.array('u32', capacity, { label: 'dynamic pagerank stamps' });
-    this.#pushedAt = d.array('u32', capacity, { label: 'dynamic pagerank pushed at' });
     this.#fresh = true;
   }
 
@@ -403,7 +401,7 @@ export class DynamicPageRank {
     const from = Math.min(this.#ranked, n);
     const seed = graph.device.recorder({ label: 'dynamic pagerank seed' });
     if (this.#fresh) {
-      for (const a of [this.#marks, this.#stamps, this.#pushedAt]) seed.clear(a);
+      for (const a of [this.#marks, this.#stamps, this.#pushState]) seed.clear(a);
       this.#fresh = false;
     }
     // Ids new since the last run (all of them on a cold start) start at 1 / n and the others keep their
@@ -532,7 +530,7 @@ export class DynamicPageRank {
     }
     if (${u32(sign === 1 ? 1 : 0)} != 0u) { ${rw(this.#marks)}[v] = 0u; }
   }
-  ${rw(this.#contrib)}[v] = p;
+  ${this.#setContrib()}(v, p);
   return out;
 }`;
     await this.#countAndAppend(rec, item, n, push, 'dynamic pagerank shares');
@@ -565,7 +563,7 @@ export class DynamicPageRank {
       rec,
       { all: 1 },
       wgsl`(i: u32) {
-  let on = ${rw(gates)}[${word(G_PUSHERS)}] != 0u && ${rw(gates)}[${word(G_ALL)}] != 0u;
+  let on = ${rw(gates)}[${word(G_PUSHERS)}] != 0u && ${this.#counters}[${word(ALL)}] != 0u;
   let count = select(0u, ${u32(n)}, on);
   ${rw(gates)}[${word(G_MASS)}] = count;
   ${args.write}(count);
@@ -629,7 +627,7 @@ export class DynamicPageRank {
   if ((a.y & 1u) != 0u) { atomicAdd(&${counters}[0], 1u); }
   if (a.z > 0u) { atomicAdd(&${counters}[4], a.z); }
   if (a.w > 0u) { ${this.#listAt()}(a.x, atomicAdd(&${counters}[1], a.w), a.w); }
-  if ((a.y & 2u) != 0u) { ${rw(this.#queues[q])}[atomicAdd(&${counters}[${lit(`${2 + q}u`)}], 1u)] = a.x; }
+  if ((a.y & 2u) != 0u) { ${this.#enqueue(q)}(a.x, atomicAdd(&${counters}[${lit(`${2 + q}u`)}], 1u)); }
 }`;
     await compute(rec, { all: count }, apply, { label });
   }
@@ -658,7 +656,7 @@ export class DynamicPageRank {
   return atomicAdd(&${counters}[word], x);
 }`,
         weft_list: this.#listAt(),
-        weft_enqueue: wgsl`(v: u32, at: u32) { ${rw(this.#queues[q])}[at] = v; }`,
+        weft_enqueue: this.#enqueue(q),
       },
       code: appendPerWorkgroupWgsl(per / WORKGROUP, sub),
       subgroups: sub,
@@ -683,7 +681,7 @@ export class DynamicPageRank {
     ${rw(this.scores)}[v] = y;
   }
   let deg = ${graph.degree()}(v);
-  ${rw(this.#contrib)}[v] = select(0.0, ${f32(this.alpha)} * y / f32(deg), deg > 0u);
+  ${this.#setContrib()}(v, select(0.0, ${f32(this.alpha)} * y / f32(deg), deg > 0u));
   ${rw(this.residuals)}[v] = 1.0 - y;
   ${rw(this.#sums)}[v] = 0u;
 }`,
@@ -695,7 +693,7 @@ export class DynamicPageRank {
       wgsl`(i: u32) {
   ${rw(this.#pushGates)}[${lit(`${G_PUSHERS}u`)}] = 1u;
   ${rw(this.#pushGates)}[${lit(`${G_FOLD}u`)}] = ${u32(n)};
-  ${rw(this.#pushGates)}[${lit(`${G_ALL}u`)}] = 1u;
+  ${rw(this.#counters)}[${lit(`${ALL}u`)}] = 1u;
 }`,
     );
   }
@@ -729,7 +727,7 @@ export class DynamicPageRank {
   if (!kept) { ${rw(this.#counters)}[${lit(`${2 + ((push + 1) % 2)}u`)}] = 0u; }
   let slabs = min(${graph.alloc}[${lit(`${A_BUMP}u`)}], ${u32(graph.slabCapacity)});
   let sweep = items * ${lit(`${DENSE_SHARE}u`)} > slabs && items > 0u;
-  let wasAll = ${rw(gates)}[${word(G_ALL)}] != 0u;
+  let wasAll = ${rw(this.#counters)}[${word(ALL)}] != 0u;
   let running = select(pushers, max(pushers, ${rw(gates)}[${word(G_PUSHERS)}]), kept);
   let all = sweep || (kept && wasAll);
   let bound = select(min(reach, ${u32(n)}), ${u32(n)}, all);
@@ -738,7 +736,7 @@ export class DynamicPageRank {
   let swept = select(0u, slabs, sweep);
   ${rw(gates)}[${word(G_PUSHERS)}] = running;
   ${rw(gates)}[${word(G_FOLD)}] = next;
-  ${rw(gates)}[${word(G_ALL)}] = select(0u, 1u, all);
+  ${rw(this.#counters)}[${word(ALL)}] = select(0u, 1u, all);
   ${rw(gates)}[${word(G_CHECK)}] = select(0u, 1u, sweep && !wasAll && !kept);
   ${rw(gates)}[${word(G_SPARSE)}] = listed;
   ${rw(gates)}[${word(G_DENSE)}] = swept;
@@ -767,8 +765,8 @@ export class DynamicPageRank {
     // A fold writes the shares of the vertices it visits only: a sweep takes those of this round's pushers.
     const share = round
       ? wgsl`(v: u32) -> f32 {
-  if (${gates}[${lit(`${G_CHECK}u`)}] == 0u) { return ${this.#contrib}[v]; }
-  return select(0.0, ${this.#contrib}[v], ${this.#pushedAt}[v] == ${u32(push)});
+  if (${gates}[${lit(`${G_CHECK}u`)}] == 0u) { return ${this.#contrib()}(v); }
+  return select(0.0, ${this.#contrib()}(v), ${this.#pushState}[${u32(this.#slots)} + v] == ${u32(push)});
 }`
       : undefined;
     const perWorkgroup = this.graph.directed ? per : WORKGROUP;
@@ -784,7 +782,7 @@ export class DynamicPageRank {
     return wgsl`(i: u32) {
   var slab = ${this.#work}[i];
   let u = ${slabs}[slab * ${lit(`${SLAB_WORDS}u`)} + ${lit(`${OWNER_WORD}u`)}] & ~${lit(`${COLLISION}u`)};
-  let p = ${this.#contrib}[u];
+  let p = ${this.#contrib()}(u);
   if (p == 0.0) { return; }
   for (var hop = 0u; hop <= ${u32(graph.slabCapacity)} && slab != ${lit(`${NULL_SLAB}u`)}; hop++) {
     let at = slab * ${lit(`${SLAB_WORDS}u`)};
@@ -820,11 +818,11 @@ export class DynamicPageRank {
             ? wgsl`() -> u32 { return ${u32(listed)}; }`
             : wgsl`() -> u32 { return ${listed.array}[${u32(listed.index)}]; }`,
         weft_bucket: wgsl`(i: u32) -> u32 { return ${this.#work}[i]; }`,
-        weft_share: wgsl`(u: u32) -> f32 { return ${this.#contrib}[u]; }`,
+        weft_share: this.#contrib(),
         weft_add: this.#addShare(),
         weft_claim: this.#claim(push),
         weft_reserve: wgsl`(c: u32) -> u32 { return atomicAdd(&${atomic(this.#counters)}[${length}], c); }`,
-        weft_enqueue: wgsl`(at: u32, k: u32) { ${rw(this.#queues[q])}[at] = k; }`,
+        weft_enqueue: wgsl`(at: u32, k: u32) { ${this.#enqueue(q)}(k, at); }`,
       },
       code: pushBucketsWgsl(per / WORKGROUP),
     });
@@ -848,9 +846,29 @@ export class DynamicPageRank {
     return wgsl`(k: u32) {
   if (${this.#claim(push)}(k)) {
     let at = atomicAdd(&${atomic(this.#counters)}[${lit(`${2 + q}u`)}], 1u);
-    ${rw(this.#queues[q])}[at] = k;
+    ${this.#enqueue(q)}(k, at);
   }
 }`;
+  }
+
+  /** Vertex slots of the per-vertex arrays: the offset of each range after the first in `#pushState`. */
+  get #slots(): number {
+    return this.#stamps.length;
+  }
+
+  /** `(v: u32) -> f32`: v's share for the next push. */
+  #contrib(): Functor {
+    return wgsl`(v: u32) -> f32 { return bitcast<f32>(${this.#pushState}[v]); }`;
+  }
+
+  /** `(v: u32, x: f32)`: sets v's share for the next push. */
+  #setContrib(): Functor {
+    return wgsl`(v: u32, x: f32) { ${rw(this.#pushState)}[v] = bitcast<u32>(x); }`;
+  }
+
+  /** `(v: u32, at: u32)`: writes v at position `at` of queue q. */
+  #enqueue(q: 0 | 1): Functor {
+    return wgsl`(v: u32, at: u32) { ${rw(this.#queues)}[${u32(q * this.#slots)} + at] = v; }`;
   }
 
   /** `(v: u32, x: f32)`: adds x to v's sum (a compare-exchange loop on the f32 bits). */
@@ -885,11 +903,13 @@ export class DynamicPageRank {
       args: { array: gates, index: G_FOLD_ARGS, perWorkgroup: per },
     };
     let start = this.#pushes;
+    const state = this.#pushState;
+    const slots = this.#slots;
     const fold = (q: 0 | 1, push: number) => {
       return wgsl`(i: u32) -> vec4<u32> {
-  let all = ${gates}[${lit(`${G_ALL}u`)}] != 0u;
+  let all = atomicLoad(&${atomic(this.#counters)}[${lit(`${ALL}u`)}]) != 0u;
   if (!all && i >= atomicLoad(&${atomic(this.#counters)}[${lit(`${2 + q}u`)}])) { return vec4<u32>(${lit(`${NONE}u`)}, 0u, 0u, 0u); }
-  let v = select(${this.#queues[q]}[i], i, all);
+  let v = select(${this.#queues}[${u32(q * this.#slots)} + i], i, all);
   let before = ${rw(this.residuals)}[v];
   let sum = bitcast<f32>(${rw(this.#sums)}[v]);
   let r = before + sum;
@@ -901,9 +921,9 @@ export class DynamicPageRank {
   if (abs(r) > ${f32(this.tolerance)} * y) {
     out.y = 1u;
     let deg = ${graph.degree()}(v);
-    let last = ${rw(this.#pushedAt)}[v] + 1u == ${u32(push)};
-    let prev = select(0.0, ${rw(this.#history)}[2u * v], last);
-    let prev2 = select(0.0, ${rw(this.#history)}[2u * v + 1u], last);
+    let last = ${rw(state)}[${u32(slots)} + v] + 1u == ${u32(push)};
+    let prev = select(0.0, bitcast<f32>(${rw(state)}[${u32(2 * slots)} + 2u * v]), last);
+    let prev2 = select(0.0, bitcast<f32>(${rw(state)}[${u32(2 * slots)} + 2u * v + 1u]), last);
     let a = ${f32(this.alpha)};
     let on = ${u32(this.extrapolate && this.alpha < 1 ? 1 : 0)} != 0u && deg > 0u && prev != 0.0 && prev2 != 0.0;
     let steady = on && abs(r - a * a * prev2) <= ${f32(STEADY)} * abs(a * a * prev2);
@@ -918,14 +938,14 @@ export class DynamicPageRank {
       p = ${f32(this.alpha)} * d / f32(deg);
       out.z = deg + 1u;
       out.w = ${this.#bucketCount()}(v);
-      ${rw(this.#pushedAt)}[v] = ${u32(push)};
-      ${rw(this.#history)}[2u * v] = select(r, 0.0, steady);
-      ${rw(this.#history)}[2u * v + 1u] = prev;
+      ${rw(state)}[${u32(slots)} + v] = ${u32(push)};
+      ${rw(state)}[${u32(2 * slots)} + 2u * v] = bitcast<u32>(select(r, 0.0, steady));
+      ${rw(state)}[${u32(2 * slots)} + 2u * v + 1u] = bitcast<u32>(prev);
     }
     if (steady && ${this.#claim(push)}(v)) { out.y |= 2u; }
   }
   ${rw(this.residuals)}[v] = left;
-  ${rw(this.#contrib)}[v] = p;
+  ${this.#setContrib()}(v, p);
   return out;
 }`;
     };
@@ -1021,7 +1041,7 @@ export class DynamicPageRank {
       wgsl`(v: u32) {
   let deg = ${graph.degree()}(v);
   let r = ${this.ranks}[v];
-  ${rw(this.#contrib)}[v] = select(0.0, r / f32(deg), deg > 0u);
+  ${this.#setContrib()}(v, select(0.0, r / f32(deg), deg > 0u));
   ${rw(this.#dangling)}[v] = select(r, 0.0, deg > 0u);
   ${rw(this.#sums)}[v] = 0u;
 }`,
@@ -1071,7 +1091,7 @@ export class DynamicPageRank {
       bindings: { slabs: { type: 'array<u32>', access: 'read' } },
       params: { vertex_count: 'u32' },
       functors: {
-        weft_share: share ?? wgsl`(v: u32) -> f32 { return ${this.#contrib}[v]; }`,
+        weft_share: share ?? this.#contrib(),
         weft_add: this.#addShare(),
         weft_count: count,
       },
@@ -1139,7 +1159,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     const graph = this.graph;
     const slabs = graph.slabs;
     const add = this.#addShare();
-    const of = share ?? wgsl`(v: u32) -> f32 { return ${this.#contrib}[v]; }`;
+    const of = share ?? this.#contrib();
     return wgsl`(slab: u32) {
   let at = slab * ${lit(`${SLAB_WORDS}u`)};
   let owner = ${slabs}[at + ${lit(`${OWNER_WORD}u`)}];
