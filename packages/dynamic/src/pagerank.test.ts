@@ -1,5 +1,5 @@
 import { pageRankReference, verifyPageRank } from '@weft/algorithms';
-import { InputError, requestDevice } from '@weft/gpu';
+import { InputError, requestDevice, type WeftDevice } from '@weft/gpu';
 import type { HostCsr } from '@weft/graph';
 import { grid, kronecker } from '@weft/graph/generators';
 import { gpuTest, mulberry32, testSubgroups } from '@weft/testing';
@@ -574,6 +574,35 @@ describe('DynamicPageRank push shortcuts (extrapolate)', () => {
   }
 });
 
+type EdgeBatch = { src: Uint32Array; dst: Uint32Array; del: boolean };
+
+/**
+ * Applies `batches` to a DynamicPageRank on `edges` with each way of counting a push (per workgroup, per
+ * thread), checking convergence and the ranks against the reference after every batch.
+ */
+async function expectBatchesInBothModes(
+  device: WeftDevice,
+  edges: { vertexCount: number; src: Uint32Array; dst: Uint32Array; directed: boolean },
+  batches: readonly EdgeBatch[],
+) {
+  for (const mode of ['per-workgroup', 'per-thread'] as const) {
+    const g = await DynamicGraph.fromEdgeList(device, edges);
+    const model = new HostDynamicGraph(edges.vertexCount, edges.directed);
+    model.insertEdges(edges.src, edges.dst);
+    const p = await DynamicPageRank.create(g);
+    p.pushAtomics = mode;
+    for (const [k, b] of batches.entries()) {
+      const run = b.del ? await p.deleteEdges(b.src, b.dst) : await p.insertEdges(b.src, b.dst);
+      if (b.del) model.deleteEdges(b.src, b.dst);
+      else model.insertEdges(b.src, b.dst);
+      expect(run.converged, `${mode} batch ${k}`).toBe(true);
+      expect(verifyPageRank(snapshot(model), await p.result()), `${mode} batch ${k}`).toBeNull();
+    }
+    p.destroy();
+    g.destroy();
+  }
+}
+
 describe('DynamicPageRank push counters (per workgroup and per thread)', () => {
   for (const directed of [false, true]) {
     it(`matches the reference when thousands of vertices push at once, a hub among them (${directed ? 'directed' : 'undirected'})`, async () => {
@@ -614,22 +643,7 @@ describe('DynamicPageRank push counters (per workgroup and per thread)', () => {
             del: true,
           },
         ];
-        for (const mode of ['per-workgroup', 'per-thread'] as const) {
-          const g = await DynamicGraph.fromEdgeList(device, edges);
-          const model = new HostDynamicGraph(n, directed);
-          model.insertEdges(edges.src, edges.dst);
-          const p = await DynamicPageRank.create(g);
-          p.pushAtomics = mode;
-          for (const [k, b] of batches.entries()) {
-            const run = b.del ? await p.deleteEdges(b.src, b.dst) : await p.insertEdges(b.src, b.dst);
-            if (b.del) model.deleteEdges(b.src, b.dst);
-            else model.insertEdges(b.src, b.dst);
-            expect(run.converged, `${mode} batch ${k}`).toBe(true);
-            expect(verifyPageRank(snapshot(model), await p.result()), `${mode} batch ${k}`).toBeNull();
-          }
-          p.destroy();
-          g.destroy();
-        }
+        await expectBatchesInBothModes(device, edges, batches);
       });
     });
   }
@@ -656,22 +670,7 @@ describe('DynamicPageRank push counters (per workgroup and per thread)', () => {
           },
           { src: Uint32Array.of(0), dst: Uint32Array.of(n - 1), del: true },
         ];
-        for (const mode of ['per-workgroup', 'per-thread'] as const) {
-          const g = await DynamicGraph.fromEdgeList(device, edges);
-          const model = new HostDynamicGraph(n, directed);
-          model.insertEdges(edges.src, edges.dst);
-          const p = await DynamicPageRank.create(g);
-          p.pushAtomics = mode;
-          for (const [k, b] of batches.entries()) {
-            const run = b.del ? await p.deleteEdges(b.src, b.dst) : await p.insertEdges(b.src, b.dst);
-            if (b.del) model.deleteEdges(b.src, b.dst);
-            else model.insertEdges(b.src, b.dst);
-            expect(run.converged, `${mode} batch ${k}`).toBe(true);
-            expect(verifyPageRank(snapshot(model), await p.result()), `${mode} batch ${k}`).toBeNull();
-          }
-          p.destroy();
-          g.destroy();
-        }
+        await expectBatchesInBothModes(device, edges, batches);
       });
     });
   }
