@@ -501,13 +501,19 @@ describe('operators on graphs stored in chunks', () => {
   it('advancePush walks hubs with many threads where the balanced tile does not fit the stage', async () => {
     process.env['XDG_RUNTIME_DIR'] ??= '/tmp';
     // 10 buffers a stage and 3 chunks: the tile would bind 11 or more, the thread-per-vertex walk fits.
-    const d = await requestDevice({ label: 'chunked hubs, 10 buffers', limits: { maxStorageBuffersPerShaderStage: 10 } });
+    const d = await requestDevice({
+      label: 'chunked hubs, 10 buffers',
+      limits: { maxStorageBuffersPerShaderStage: 10 },
+    });
     try {
       d.bindingBudget = 4 * 256;
       const r = mulberry32(5);
       const n = 400;
       // Hub 0 with 300 leaves (its list crosses a chunk boundary), 40 random edges among the rest.
-      const src = [...range(1, 301).map(() => 0), ...Array.from({ length: 40 }, () => 1 + Math.floor(r() * (n - 1)))];
+      const src = [
+        ...range(1, 301).map(() => 0),
+        ...Array.from({ length: 40 }, () => 1 + Math.floor(r() * (n - 1))),
+      ];
       const dst = [...range(1, 301), ...Array.from({ length: 40 }, () => 1 + Math.floor(r() * (n - 1)))];
       const csr = hostCsrFromEdgeList({
         vertexCount: n,
