@@ -207,8 +207,21 @@ export async function advancePush(
   let dst = ${load(column, 'k')};
   if (${functor}(src, dst, ${edgeIdFunctor(edgeIds)}(k))) { ${append}(dst); }
 }`;
-  // A thread walks one input vertex's edges, handing each accepted dst to `emit`.
-  const walkWith = (emit: Functor) => wgsl`(i: u32) {
+  // A thread walks one input vertex's edges, handing each accepted dst to `emit`; `skip(src, degree)` may
+  // take the vertex elsewhere instead.
+  const walkWith = (emit: Functor, skip?: Functor) =>
+    skip
+      ? wgsl`(i: u32) {
+  let src = ${vertexOfFunctor(input)}(i);
+  let first = ${offsets}[src];
+  let end = ${offsets}[src + 1u];
+  if (${skip}(src, end - first)) { return; }
+  for (var k = first; k < end; k++) {
+    let dst = ${load(column, 'k')};
+    if (${functor}(src, dst, ${edgeIdFunctor(edgeIds)}(k))) { ${emit}(dst); }
+  }
+}`
+      : wgsl`(i: u32) {
   let src = ${vertexOfFunctor(input)}(i);
   let first = ${offsets}[src];
   let end = ${offsets}[src + 1u];
@@ -218,6 +231,14 @@ export async function advancePush(
   }
 }`;
   const walk = walkWith(append);
+  // The `lane`-th of HUB_LANES threads walks every HUB_LANES-th edge of `src`, from its `lane`-th.
+  const walkHub = wgsl`(src: u32, lane: u32) {
+  let end = ${offsets}[src + 1u];
+  for (var k = ${offsets}[src] + lane; k < end; k += ${u32(HUB_LANES)}) {
+    let dst = ${load(column, 'k')};
+    if (${functor}(src, dst, ${edgeIdFunctor(edgeIds)}(k))) { ${append}(dst); }
+  }
+}`;
   const maxDegree = options.threadMappedMaxDegree ?? THREAD_MAPPED_MAX_DEGREE;
   if (!(maxDegree >= 0)) {
     throw new InputError(`threadMappedMaxDegree must be >= 0, got ${maxDegree}`, 'options');
@@ -230,7 +251,8 @@ export async function advancePush(
   // One over the limit, a frontier's GPU-held length is copied beside the degree total so that the tile
   // binds one count buffer: 8 target chunks (2^31 arcs) then stay load-balanced under Dawn's 16.
   const shareCounts = input !== 'all' && isGpuCount(input.length) && lbsBindings === stageLimit + 1;
-  const loadBalance = lbsBindings - (shareCounts ? 1 : 0) > stageLimit ? 'thread-mapped' : chosen;
+  const tileTooWide = lbsBindings - (shareCounts ? 1 : 0) > stageLimit;
+  const loadBalance = tileTooWide ? 'thread-mapped' : chosen;
   await onTarget(target, who, async (rec) => {
     if (output && !options.append) rec.clear(output.count);
     if (graph.edgeCount === 0) return;
@@ -251,6 +273,8 @@ export async function advancePush(
         });
         return;
       }
+      // Walked for want of bindings, not chosen: a thread per vertex would walk a hub's million edges alone.
+      if (tileTooWide && (await walkSplittingHubs(rec, input, count, walkWith, append, walkHub))) return;
       await transform(rec, count, walk, { itemsPerThread: 1 });
       return;
     }
@@ -452,4 +476,53 @@ export async function advancePull(
     if (options.output && !options.append) rec.clear(options.output.count);
     await transform(rec, graph.vertexCount, visit);
   });
+}
+
+/** Out-degrees above which a vertex the thread-mapped fallback walks gets {@link HUB_LANES} threads. */
+const HUB_DEGREE = 256;
+const HUB_LANES = 256;
+
+/**
+ * The thread-mapped walk of an advance whose load-balanced tile needs more storage buffers than the stage
+ * has (a graph in many chunks): vertices of degree up to {@link HUB_DEGREE} are walked a thread each, the
+ * rest listed and walked by {@link HUB_LANES} threads each. False, having recorded nothing, where the
+ * listing walk itself would not fit the stage.
+ */
+async function walkSplittingHubs(
+  rec: Recorder,
+  input: FrontierView | 'all',
+  count: Count,
+  walkWith: (emit: Functor, skip?: Functor) => Functor,
+  append: Functor,
+  walkHub: Functor,
+): Promise<boolean> {
+  const capacity = input === 'all' ? Number(count) : input.items.length;
+  // [0]: hubs listed, [1]: their threads, [2 ..]: the hubs.
+  const hubs = rec.scratch('u32', 2 + Math.max(1, capacity), 'advance hubs');
+  const list = wgsl`(src: u32, degree: u32) -> bool {
+  if (degree <= ${u32(HUB_DEGREE)}) { return false; }
+  let at = atomicAdd(&${atomic(hubs)}[0], 1u);
+  if (at >= ${u32(capacity)}) { return false; }
+  atomicStore(&${atomic(hubs)}[2u + at], src);
+  return true;
+}`;
+  const light = walkWith(append, list);
+  // A count held on the GPU is one more binding of the walk's transform.
+  const bindings = functorBindingCount(light) + (isGpuCount(count) ? 1 : 0);
+  if (bindings > rec.device.limits.maxStorageBuffersPerShaderStage) return false;
+  await transform(rec, 1, wgsl`(i: u32) { ${rw(hubs)}[0] = 0u; }`, { label: 'advance hubs reset' });
+  await transform(rec, count, light, { itemsPerThread: 1 });
+  await transform(
+    rec,
+    1,
+    wgsl`(i: u32) { ${rw(hubs)}[1] = min(${rw(hubs)}[0], ${u32(capacity)}) * ${u32(HUB_LANES)}; }`,
+    { label: 'advance hub threads' },
+  );
+  await transform(
+    rec,
+    { array: hubs, index: 1 },
+    wgsl`(i: u32) { ${walkHub}(${hubs}[2u + i / ${u32(HUB_LANES)}], i % ${u32(HUB_LANES)}); }`,
+    { itemsPerThread: 1, label: 'advance hubs' },
+  );
+  return true;
 }
