@@ -232,11 +232,11 @@ export async function advancePush(
 }`;
   const walk = walkWith(append);
   // The `lane`-th of HUB_LANES threads walks every HUB_LANES-th edge of `src`, from its `lane`-th.
-  const walkHub = wgsl`(src: u32, lane: u32) {
+  const walkHubWith = (emit: Functor) => wgsl`(src: u32, lane: u32) {
   let end = ${offsets}[src + 1u];
   for (var k = ${offsets}[src] + lane; k < end; k += ${u32(HUB_LANES)}) {
     let dst = ${load(column, 'k')};
-    if (${functor}(src, dst, ${edgeIdFunctor(edgeIds)}(k))) { ${append}(dst); }
+    if (${functor}(src, dst, ${edgeIdFunctor(edgeIds)}(k))) { ${emit}(dst); }
   }
 }`;
   const maxDegree = options.threadMappedMaxDegree ?? THREAD_MAPPED_MAX_DEGREE;
@@ -265,8 +265,9 @@ export async function advancePush(
         const before = rec.scratch('u32', visited.words.length, 'advance visited before');
         rec.copy(visited.words, before);
         const mark = wgsl`(v: u32) { atomicOr(&${atomic(visited.words)}[v >> 5u], 1u << (v & 31u)); }`;
-        const walkBits = walkWith(mark);
-        await transform(rec, count, walkBits, { itemsPerThread: 1 });
+        const split =
+          tileTooWide && (await walkSplittingHubs(rec, input, count, walkWith, mark, walkHubWith(mark)));
+        if (!split) await transform(rec, count, walkWith(mark), { itemsPerThread: 1 });
         await bitmapToQueue(rec, visited, output, {
           append: true,
           except: { words: before, vertexCount: visited.vertexCount },
@@ -274,7 +275,12 @@ export async function advancePush(
         return;
       }
       // Walked for want of bindings, not chosen: a thread per vertex would walk a hub's million edges alone.
-      if (tileTooWide && (await walkSplittingHubs(rec, input, count, walkWith, append, walkHub))) return;
+      if (
+        tileTooWide &&
+        (await walkSplittingHubs(rec, input, count, walkWith, append, walkHubWith(append)))
+      ) {
+        return;
+      }
       await transform(rec, count, walk, { itemsPerThread: 1 });
       return;
     }
@@ -486,14 +492,14 @@ const HUB_LANES = 256;
  * The thread-mapped walk of an advance whose load-balanced tile needs more storage buffers than the stage
  * has (a graph in many chunks): vertices of degree up to {@link HUB_DEGREE} are walked a thread each, the
  * rest listed and walked by {@link HUB_LANES} threads each. False, having recorded nothing, where the
- * listing walk itself would not fit the stage.
+ * listing walk or the hubs' walk would not fit the stage.
  */
 async function walkSplittingHubs(
   rec: Recorder,
   input: FrontierView | 'all',
   count: Count,
   walkWith: (emit: Functor, skip?: Functor) => Functor,
-  append: Functor,
+  emit: Functor,
   walkHub: Functor,
 ): Promise<boolean> {
   const capacity = input === 'all' ? Number(count) : input.items.length;
@@ -506,10 +512,12 @@ async function walkSplittingHubs(
   atomicStore(&${atomic(hubs)}[2u + at], src);
   return true;
 }`;
-  const light = walkWith(append, list);
-  // A count held on the GPU is one more binding of the walk's transform.
-  const bindings = functorBindingCount(light) + (isGpuCount(count) ? 1 : 0);
-  if (bindings > rec.device.limits.maxStorageBuffersPerShaderStage) return false;
+  const light = walkWith(emit, list);
+  const hubWalk = wgsl`(i: u32) { ${walkHub}(${hubs}[2u + i / ${u32(HUB_LANES)}], i % ${u32(HUB_LANES)}); }`;
+  // A count held on the GPU is one more binding of a transform (the hubs' count binds their list again).
+  const limit = rec.device.limits.maxStorageBuffersPerShaderStage;
+  if (functorBindingCount(light) + (isGpuCount(count) ? 1 : 0) > limit) return false;
+  if (functorBindingCount(hubWalk) + 1 > limit) return false;
   await transform(rec, 1, wgsl`(i: u32) { ${rw(hubs)}[0] = 0u; }`, { label: 'advance hubs reset' });
   await transform(rec, count, light, { itemsPerThread: 1 });
   await transform(
@@ -518,11 +526,6 @@ async function walkSplittingHubs(
     wgsl`(i: u32) { ${rw(hubs)}[1] = min(${rw(hubs)}[0], ${u32(capacity)}) * ${u32(HUB_LANES)}; }`,
     { label: 'advance hub threads' },
   );
-  await transform(
-    rec,
-    { array: hubs, index: 1 },
-    wgsl`(i: u32) { ${walkHub}(${hubs}[2u + i / ${u32(HUB_LANES)}], i % ${u32(HUB_LANES)}); }`,
-    { itemsPerThread: 1, label: 'advance hubs' },
-  );
+  await transform(rec, { array: hubs, index: 1 }, hubWalk, { itemsPerThread: 1, label: 'advance hubs' });
   return true;
 }

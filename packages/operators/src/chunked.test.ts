@@ -500,71 +500,80 @@ describe('operators on graphs stored in chunks', () => {
 
   it('advancePush walks hubs with many threads where the balanced tile does not fit the stage', async () => {
     process.env['XDG_RUNTIME_DIR'] ??= '/tmp';
-    // 10 buffers a stage and 3 chunks: the tile would bind 11 or more, the thread-per-vertex walk fits.
     const d = await requestDevice({
       label: 'chunked hubs, 10 buffers',
       limits: { maxStorageBuffersPerShaderStage: 10 },
     });
     try {
       d.bindingBudget = 4 * 256;
-      const r = mulberry32(5);
       const n = 400;
-      // Hub 0 with 300 leaves (its list crosses a chunk boundary), 40 random edges among the rest.
-      const src = [
-        ...range(1, 301).map(() => 0),
-        ...Array.from({ length: 40 }, () => 1 + Math.floor(r() * (n - 1))),
-      ];
-      const dst = [...range(1, 301), ...Array.from({ length: 40 }, () => 1 + Math.floor(r() * (n - 1)))];
-      const csr = hostCsrFromEdgeList({
-        vertexCount: n,
-        src: Uint32Array.from(src),
-        dst: Uint32Array.from(dst),
-        directed: false,
-      }).csr;
-      const graph = uploadGraph(d, csr);
-      expect(graph.chunkedTargets.chunks.length).toBe(3);
-      // Per edge: its visits, then the (src, dst) of its last visit (one buffer: the stage has few).
-      const seen = d.array('u32', 2 * csr.edgeCount);
-      const out = new FrontierQueue(d, 4 * csr.edgeCount, { label: 'out' });
-      const queue = new FrontierQueue(d, n, { sizeMultiplier: 4 });
-      const visit = wgsl`(s: u32, t: u32, edge: u32) -> bool {
+      // 10 buffers a stage. 3 chunks: the tile would bind 11 or more, the thread-per-vertex walk fits with its
+      // appends. 4 chunks and a visited bitmap: the walk only sets bits, and a second pass appends them.
+      for (const { extra, chunks, claims } of [
+        { extra: 40, chunks: 3, claims: false },
+        { extra: 100, chunks: 4, claims: true },
+      ]) {
+        const r = mulberry32(5);
+        // Hub 0 with 300 leaves (its list crosses a chunk boundary), random edges among the rest.
+        const randomEnd = () => 1 + Math.floor(r() * (n - 1));
+        const src = [...range(1, 301).map(() => 0), ...Array.from({ length: extra }, randomEnd)];
+        const dst = [...range(1, 301), ...Array.from({ length: extra }, randomEnd)];
+        const csr = hostCsrFromEdgeList({
+          vertexCount: n,
+          src: Uint32Array.from(src),
+          dst: Uint32Array.from(dst),
+          directed: false,
+        }).csr;
+        const graph = uploadGraph(d, csr);
+        expect(graph.chunkedTargets.chunks.length).toBe(chunks);
+        // Per edge: its visits, then the (src, dst) of its last visit (one buffer: the stage has few).
+        const seen = d.array('u32', 2 * csr.edgeCount);
+        const out = new FrontierQueue(d, 4 * csr.edgeCount, { label: 'out' });
+        const queue = new FrontierQueue(d, n, { sizeMultiplier: 4 });
+        const visited = new FrontierBitmap(d, n);
+        const visit = wgsl`(s: u32, t: u32, edge: u32) -> bool {
   atomicAdd(&${atomic(seen)}[2u * edge], 1u);
   atomicStore(&${atomic(seen)}[2u * edge + 1u], s * 65536u + t);
   return t % 3u != 1u;
 }`;
-      const sources = sourcesOf(csr);
-      // The hub twice, a leaf, a vertex of a random edge, an isolated one if any.
-      const picks = [0, 5, 0, csr.targets[csr.offsets[7]!] ?? 7, n - 1];
-      for (const input of ['all', 'frontier'] as const) {
-        const from = input === 'all' ? range(0, n) : picks;
-        const wantHits = new Uint32Array(csr.edgeCount);
-        const wantOut: number[] = [];
-        for (const v of from) {
-          for (let e = csr.offsets[v]!; e < csr.offsets[v + 1]!; e++) {
-            wantHits[e]!++;
-            if (csr.targets[e]! % 3 !== 1) wantOut.push(csr.targets[e]!);
+        const sources = sourcesOf(csr);
+        // The hub twice, a leaf, a vertex of a random edge, the last vertex.
+        const picks = [0, 5, 0, csr.targets[csr.offsets[7]!] ?? 7, n - 1];
+        for (const input of ['all', 'frontier'] as const) {
+          const where = `${chunks} chunks, ${input}`;
+          const from = input === 'all' ? range(0, n) : picks;
+          const wantHits = new Uint32Array(csr.edgeCount);
+          const wantOut: number[] = [];
+          for (const v of from) {
+            for (let e = csr.offsets[v]!; e < csr.offsets[v + 1]!; e++) {
+              wantHits[e]!++;
+              if (csr.targets[e]! % 3 !== 1) wantOut.push(csr.targets[e]!);
+            }
           }
+          await seen.fill(0);
+          await visited.words.fill(0);
+          queue.set(picks);
+          await advancePush(d, graph, input === 'all' ? 'all' : queue.current, visit, {
+            output: out.next,
+            loadBalance: 'merge-path',
+            ...(claims ? { visited } : {}),
+          });
+          const got = await seen.download();
+          expectArrayEqual(
+            got.filter((_, i) => i % 2 === 0),
+            wantHits,
+            `${where}: visits`,
+          );
+          for (let e = 0; e < csr.edgeCount; e++) {
+            if (wantHits[e] === 0) continue;
+            expect(got[2 * e + 1], `${where}: edge ${e}`).toBe(sources[e]! * 65536 + csr.targets[e]!);
+          }
+          out.swap();
+          const want = claims ? [...new Set(wantOut)] : wantOut;
+          expectArrayEqual(sorted(await out.toArray()), sorted(want), `${where}: output`);
         }
-        await seen.fill(0);
-        queue.set(picks);
-        await advancePush(d, graph, input === 'all' ? 'all' : queue.current, visit, {
-          output: out.next,
-          loadBalance: 'merge-path',
-        });
-        const got = await seen.download();
-        expectArrayEqual(
-          got.filter((_, i) => i % 2 === 0),
-          wantHits,
-          `${input}: visits`,
-        );
-        for (let e = 0; e < csr.edgeCount; e++) {
-          if (wantHits[e] === 0) continue;
-          expect(got[2 * e + 1], `${input}: edge ${e}`).toBe(sources[e]! * 65536 + csr.targets[e]!);
-        }
-        out.swap();
-        expectArrayEqual(sorted(await out.toArray()), sorted(wantOut), `${input}: output`);
+        for (const a of [graph, seen, out, queue, visited]) a.destroy();
       }
-      for (const a of [graph, seen, out, queue]) a.destroy();
     } finally {
       d.destroy();
     }
