@@ -209,22 +209,11 @@ export async function advancePush(
 }`;
   // A thread walks one input vertex's edges, handing each accepted dst to `emit`; `skip(src, degree)` may
   // take the vertex elsewhere instead.
-  const walkWith = (emit: Functor, skip?: Functor) =>
-    skip
-      ? wgsl`(i: u32) {
+  const walkWith = (emit: Functor, skip: Functor = KEEP_EVERY_VERTEX) => wgsl`(i: u32) {
   let src = ${vertexOfFunctor(input)}(i);
   let first = ${offsets}[src];
   let end = ${offsets}[src + 1u];
   if (${skip}(src, end - first)) { return; }
-  for (var k = first; k < end; k++) {
-    let dst = ${load(column, 'k')};
-    if (${functor}(src, dst, ${edgeIdFunctor(edgeIds)}(k))) { ${emit}(dst); }
-  }
-}`
-      : wgsl`(i: u32) {
-  let src = ${vertexOfFunctor(input)}(i);
-  let first = ${offsets}[src];
-  let end = ${offsets}[src + 1u];
   for (var k = first; k < end; k++) {
     let dst = ${load(column, 'k')};
     if (${functor}(src, dst, ${edgeIdFunctor(edgeIds)}(k))) { ${emit}(dst); }
@@ -483,6 +472,8 @@ export async function advancePull(
     await transform(rec, graph.vertexCount, visit);
   });
 }
+
+const KEEP_EVERY_VERTEX = wgsl`(src: u32, degree: u32) -> bool { return false; }`;
 
 /** Out-degrees above which a vertex the thread-mapped fallback walks gets {@link HUB_LANES} threads. */
 const HUB_DEGREE = 256;
