@@ -516,14 +516,11 @@ describe('operators on graphs stored in chunks', () => {
         const r = mulberry32(5);
         // Hub 0 with 300 leaves (its list crosses a chunk boundary), random edges among the rest.
         const randomEnd = () => 1 + Math.floor(r() * (n - 1));
-        const src = [...range(1, 301).map(() => 0), ...Array.from({ length: extra }, randomEnd)];
-        const dst = [...range(1, 301), ...Array.from({ length: extra }, randomEnd)];
-        const csr = hostCsrFromEdgeList({
-          vertexCount: n,
-          src: Uint32Array.from(src),
-          dst: Uint32Array.from(dst),
-          directed: false,
-        }).csr;
+        const randomEdges = Array.from({ length: extra }, (): [number, number[]] => [
+          randomEnd(),
+          [randomEnd()],
+        ]);
+        const csr = csrOf(n, [[0, range(1, 301)], ...randomEdges], false);
         const graph = uploadGraph(d, csr);
         expect(graph.chunkedTargets.chunks.length).toBe(chunks);
         // Per edge: its visits, then the (src, dst) of its last visit (one buffer: the stage has few).
