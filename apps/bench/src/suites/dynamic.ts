@@ -769,6 +769,55 @@ function incrementalBuildCase(name: GraphName, hints: boolean): BenchCase {
   };
 }
 
+/**
+ * Incremental build without hints as an application runs it: each batch submitted on its own, with
+ * `autoRehash` growing the tables whose chains the batches lengthened (the rehash reads its plan back, so
+ * this is wall time, and it includes allocating the empty graph).
+ */
+const autoRehashBuildCase: BenchCase = {
+  name: 'dynamic incremental build kronecker without hints (autoRehash)',
+  family: 'dynamic',
+  async setup(device, n, seed): Promise<BenchInstance> {
+    const scale = scaleOf(device);
+    const csr = unweighted(hostGraph(scale, 'kronecker'));
+    const edges = edgesOnce(scale, csr, 'kronecker', seed, true);
+    const batches: { src: DeviceArray<'u32'>; dst: DeviceArray<'u32'> }[] = [];
+    for (let at = 0; at < edges.src.length; at += n) {
+      const b = slice(edges, at, Math.min(at + n, edges.src.length));
+      batches.push({ src: device.upload(b.src), dst: device.upload(b.dst) });
+    }
+    let built: DynamicGraph | undefined;
+    return {
+      items: edges.src.length,
+      bytes: 0,
+      hostTimed: true,
+      setup: `${describeGraph(scale, 'kronecker', csr)}; ${edges.src.length} edges in random order, batches of ${n} each submitted alone, one base bucket per vertex, autoRehash on; allocation inside the wall time`,
+      async run() {
+        built?.destroy();
+        built = await emptyGraph(device, csr, false);
+        built.autoRehash = true;
+        for (const b of batches) await built.insertEdges(b.src, b.dst);
+      },
+      async validate() {
+        const g = built;
+        if (!g) return 'nothing was built';
+        await g.check();
+        return firstProblem([
+          () => expectDegrees(g, csr, []),
+          () => expectEdges(g, arcsOf(csr), true, 'graph edges'),
+        ]);
+      },
+      destroy() {
+        built?.destroy();
+        for (const b of batches) {
+          b.src.destroy();
+          b.dst.destroy();
+        }
+      },
+    };
+  },
+};
+
 // ---- triangle counting, static and after insertion batches ----
 
 /**
@@ -1350,6 +1399,7 @@ export const cases: BenchCase[] = [
   bulkBuildCase('rgg', 'insertion'),
   incrementalBuildCase('kronecker', true),
   incrementalBuildCase('kronecker', false),
+  autoRehashBuildCase,
   incrementalBuildCase('rgg', true),
   ...[0, 1, 2, 3, 4, 5].map(triangleCase),
   ssspCase('incremental'),
