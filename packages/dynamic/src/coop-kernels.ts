@@ -324,6 +324,7 @@ fn insert_edge(v: u32, k: u32, j: u32, first: u32, lane: u32, sg_size: u32, lead
           let r = atomicCompareExchangeWeak(&slabs[base + NEXT_WORD], NULL_SLAB, spare);
           if (r.exchanged) {
             atomicStore(&slabs[spare * 32u + OWNER_WORD], v | COLLISION);
+            note_link(v);
             linked = spare;
             spare = NULL_SLAB;
           } else {

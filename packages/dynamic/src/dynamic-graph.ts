@@ -45,6 +45,7 @@ import { exportSnapshot, readTables, type TableSnapshot } from './export.ts';
 import {
   A_BUMP,
   A_FREE,
+  A_LONG_CHAINS,
   A_OVERFLOW,
   ALIVE,
   bucketsFor,
@@ -120,7 +121,10 @@ export interface DynamicGraphOptions {
   slabCapacity?: number;
   /** Probing of edge insertions, deletions and queries (default `'auto'`; changeable later). */
   probing?: Probing;
-  /** Rehash after edge batches once they changed as many keys as half the tables' nominal room (default false). */
+  /**
+   * Rehash after edge batches once they changed as many keys as half the tables' nominal room, or after an
+   * insertion batch that made a table long (default false).
+   */
   autoRehash?: boolean;
 }
 
@@ -202,7 +206,8 @@ export class DynamicGraph implements NeighborGraph {
    * After an `insertEdges` or `deleteEdges` call that is not recorded: {@link rehash} with the default
    * bounds once the edge directions inserted and deleted since the last rehash exceed half of what the
    * base buckets are sized for (`30 * loadFactor` keys each), so the rehash's passes over the pool cost
-   * at most a constant share of the batches' work.
+   * at most a constant share of the batches' work; and after an `insertEdges` call that linked a slab to a
+   * table holding more than `2 * 30` keys a base bucket, so tables built without hints grow as edges arrive.
    */
   autoRehash = false;
   /**
@@ -749,7 +754,7 @@ export class DynamicGraph implements NeighborGraph {
     checkOptionsObject('DynamicGraph.insertEdges', options);
     this.#version++;
     await this.#insert(src, dst, values, !this.directed, options);
-    await this.#afterBatch(src.length, options);
+    await this.#afterBatch(src.length, options, true);
   }
 
   /** Deletes edges src[i] -> dst[i] (both directions when undirected); absent edges are ignored. */
@@ -786,11 +791,18 @@ export class DynamicGraph implements NeighborGraph {
     await this.#afterBatch(n, options);
   }
 
-  /** Counts a batch's keys and rehashes when {@link autoRehash} says so. */
-  async #afterBatch(edges: number, options: BatchOptions) {
+  /**
+   * Counts a batch's keys and rehashes when {@link autoRehash} says so: after changes worth half the nominal
+   * room, or after an insertion batch that lengthened a table past `LONG_TABLE_LOAD` keys a base slot (a
+   * flag the insert kernels set, read back here).
+   */
+  async #afterBatch(edges: number, options: BatchOptions, inserted = false) {
     this.#changedKeys += this.directed ? edges : 2 * edges;
     if (!this.autoRehash || options.recorder) return;
-    if (this.#changedKeys > (this.#baseSlabs * KEY_SLOTS * this.loadFactor) / 2) await this.rehash();
+    const room = (this.#baseSlabs * KEY_SLOTS * this.loadFactor) / 2;
+    if (this.#changedKeys > room || (inserted && (await this.alloc.download(A_LONG_CHAINS, 1))[0] !== 0)) {
+      await this.rehash();
+    }
   }
 
   /** Whether each edge src[i] -> dst[i] exists, and its value in the map variant. */
@@ -1075,6 +1087,8 @@ export class DynamicGraph implements NeighborGraph {
     }
     const n = this.#vertexCount;
     if (n === 0) return { verticesRebuilt: 0, slabsFreed: 0 };
+    // The rebuilt tables hold at most loadFactor keys a base slot: the long-chain flag starts again.
+    this.alloc.upload([0], A_LONG_CHAINS);
     const d = this.device;
     const planKernel = await d.kernel(rehashPlanKernel());
     const stageKernel = await d.kernel(rehashStageKernel(this.valueType !== undefined));

@@ -2,11 +2,14 @@ import type { KernelDefinition } from '@weft/gpu';
 import {
   A_BUMP,
   A_FREE,
+  A_LONG_CHAINS,
   A_OVERFLOW,
   A_SPARE,
   ATOMIC,
   ENTRY_ARGS,
   ENTRY_HEAD,
+  KEY_SLOTS,
+  LONG_TABLE_LOAD,
   READ,
   THREAD_INDEX,
   tableWgsl,
@@ -52,6 +55,14 @@ fn alloc_slab() -> u32 {
   if (b < params.slab_capacity) { return b; }
   atomicStore(&alloc[${A_OVERFLOW}u], 1u);
   return NULL_SLAB;
+}
+
+// After linking a collision slab to v's table: flag the table if its chains average more than LONG_TABLE_LOAD
+// slabs' worth of keys a bucket, so that autoRehash can grow it (links are one in KEY_SLOTS insertions).
+fn note_link(v: u32) {
+  let degree = atomicLoad(&vertices[v * 4u + ${V_DEGREE}u]);
+  let buckets = vertex_word(v, ${V_BUCKETS}u);
+  if (degree > buckets * ${LONG_TABLE_LOAD * KEY_SLOTS}u) { atomicStore(&alloc[${A_LONG_CHAINS}u], 1u); }
 }
 
 // A slab taken but never linked (another thread linked first) goes to the spare half of the free-list array
@@ -310,6 +321,7 @@ fn insert_edge(i: u32, j: u32, v: u32, k: u32, first: u32) {
       let r = atomicCompareExchangeWeak(&slabs[base + NEXT_WORD], NULL_SLAB, spare);
       if (r.exchanged) {
         atomicStore(&slabs[spare * 32u + OWNER_WORD], v | COLLISION);
+        note_link(v);
         next = spare;
         spare = NULL_SLAB;
       } else if (r.old_value == NULL_SLAB) {

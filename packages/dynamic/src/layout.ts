@@ -36,7 +36,11 @@ export const A_BUMP = 0;
 export const A_FREE = 1;
 export const A_SPARE = 2;
 export const A_OVERFLOW = 3;
-export const ALLOC_WORDS = 4;
+/** Set by an insertion that linked a slab to a table holding more than {@link LONG_TABLE_LOAD} keys a base slot. */
+export const A_LONG_CHAINS = 4;
+export const ALLOC_WORDS = 5;
+/** Keys per base slot above which a linked slab sets `A_LONG_CHAINS` (the rehash's default upper bound is 1.4). */
+export const LONG_TABLE_LOAD = 2;
 
 export const WORKGROUP = 256;
 

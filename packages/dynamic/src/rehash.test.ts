@@ -171,44 +171,83 @@ describe('DynamicGraph.rehash', () => {
         autoRehash: true,
       });
       const model = new HostDynamicGraph(n, true);
+      const apply = async (b: { src: Uint32Array; dst: Uint32Array; val: Float32Array }) => {
+        await g.insertEdges(b.src, b.dst, b.val);
+        model.insertEdges(b.src, b.dst, b.val);
+      };
       // The tables are sized for 21 keys a vertex (one bucket each): this batch and the next stay under half.
       const small = randomEdges(rand, n, Math.floor(0.45 * 21 * n));
-      await g.insertEdges(small.src, small.dst, small.val);
-      model.insertEdges(small.src, small.dst, small.val);
-      const hub = Uint32Array.from({ length: n - 1 }, (_, i) => i + 1);
-      await g.insertEdges(new Uint32Array(n - 1), hub, new Float32Array(n - 1).fill(1));
-      model.insertEdges(new Uint32Array(n - 1), hub, new Float32Array(n - 1).fill(1));
+      await apply(small);
+      // A hub above the rehash's bound (42 keys) that never links a second collision slab (60 keys), so the
+      // long-table flag stays clear.
+      const hub = Uint32Array.from({ length: 45 }, (_, i) => i + 1);
+      await apply({ src: new Uint32Array(hub.length), dst: hub, val: new Float32Array(hub.length).fill(1) });
+      const hubDegree = model.degrees()[0]!;
+      expect(hubDegree > 42 && hubDegree <= 60, `hub degree ${hubDegree}`).toBe(true);
       expect((await g.inspect()).buckets[0], 'hub not rebuilt yet').toBe(1);
       // Past half the room: the batch ends with a rehash, which grows the hub's table.
-      await g.insertEdges(
-        new Uint32Array(n - 1).fill(1),
-        hub.map((v) => (v + 1) % n),
-        new Float32Array(n - 1).fill(2),
-      );
-      model.insertEdges(
-        new Uint32Array(n - 1).fill(1),
-        hub.map((v) => (v + 1) % n),
-        new Float32Array(n - 1).fill(2),
-      );
+      await apply(randomEdges(rand, n, 250));
       const grown = await expectTablesMatch(g, model, 'auto grown');
-      expect(grown.buckets[0]).toBe(Math.ceil((n - 1) / 21));
+      expect(grown.buckets[0]).toBe(Math.ceil(model.degrees()[0]! / 21));
       expect((await g.rehash()).verticesRebuilt, 'nothing left to rebuild').toBe(0);
-      await g.deleteEdges(new Uint32Array(n - 1), hub);
-      model.deleteEdges(new Uint32Array(n - 1), hub);
+      const fit = grown.buckets[0];
+      await g.deleteEdges(new Uint32Array(hub.length), hub);
+      model.deleteEdges(new Uint32Array(hub.length), hub);
       await g.deleteEdges(small.src, small.dst);
       model.deleteEdges(small.src, small.dst);
       // Batch items count, present or not: the repeat takes the count past half the room.
-      expect((await g.inspect()).buckets[0], 'hub not shrunk yet').toBe(Math.ceil((n - 1) / 21));
+      expect((await g.inspect()).buckets[0], 'hub not shrunk yet').toBe(fit);
       await g.deleteEdges(small.src, small.dst);
       const shrunk = await expectTablesMatch(g, model, 'auto shrunk');
       expect(shrunk.buckets[0]).toBe(1);
       g.autoRehash = false;
-      await g.insertEdges(new Uint32Array(n - 1), hub, new Float32Array(n - 1).fill(3));
-      model.insertEdges(new Uint32Array(n - 1), hub, new Float32Array(n - 1).fill(3));
+      const all = Uint32Array.from({ length: n - 1 }, (_, i) => i + 1);
+      await apply({ src: new Uint32Array(n - 1), dst: all, val: new Float32Array(n - 1).fill(3) });
       expect((await expectTablesMatch(g, model, 'manual')).buckets[0]).toBe(1);
       g.destroy();
     });
   });
+
+  for (const probing of ['thread', 'subgroup'] as const) {
+    it(`autoRehash grows a table an insertion batch made long (${probing} probing)`, async (context) => {
+      await gpuTest(
+        async (device) => {
+          const n = 200;
+          const rand = mulberry32(29);
+          const g = await DynamicGraph.create(device, {
+            vertexCount: n,
+            directed: false,
+            autoRehash: true,
+            probing,
+          });
+          const model = new HostDynamicGraph(n, false);
+          const e = randomEdges(rand, n, n);
+          await g.insertEdges(e.src, e.dst);
+          model.insertEdges(e.src, e.dst);
+          expect(
+            (await g.inspect()).buckets.every((b) => b === 1),
+            'one bucket a vertex',
+          ).toBe(true);
+          // Far under half the room, but vertex 7's table takes 199 keys in one batch: more than two slabs a
+          // bucket.
+          const hub = Uint32Array.from({ length: n }, (_, i) => i).filter((v) => v !== 7);
+          await g.insertEdges(new Uint32Array(hub.length).fill(7), hub);
+          model.insertEdges(new Uint32Array(hub.length).fill(7), hub);
+          const grown = await expectTablesMatch(g, model, 'grown after the batch');
+          expect(grown.buckets[7]).toBe(Math.ceil(model.degrees()[7]! / 21));
+          expect((await g.rehash()).verticesRebuilt, 'nothing left to rebuild').toBe(0);
+          // Short batches leave the flag clear: no rehash, tables unchanged.
+          const before = await g.inspect();
+          await g.insertEdges(Uint32Array.of(1, 2), Uint32Array.of(3, 4));
+          model.insertEdges(Uint32Array.of(1, 2), Uint32Array.of(3, 4));
+          const after = await expectTablesMatch(g, model, 'after a short batch');
+          expectArrayEqual(after.buckets, before.buckets, 'buckets');
+          g.destroy();
+        },
+        { subgroups: probing === 'subgroup', context },
+      );
+    });
+  }
 
   it('all-deleted tables, the empty graph, bounds and errors', async () => {
     await gpuTest(async (device) => {
