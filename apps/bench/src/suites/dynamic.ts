@@ -586,11 +586,7 @@ function buildInstance(
   hints: boolean,
   setup: string,
 ): SlotInstance {
-  const batches: { src: DeviceArray<'u32'>; dst: DeviceArray<'u32'> }[] = [];
-  for (let at = 0; at < edges.src.length; at += batch) {
-    const b = slice(edges, at, Math.min(at + batch, edges.src.length));
-    batches.push({ src: device.upload(b.src), dst: device.upload(b.dst) });
-  }
+  const batches = uploadBatches(device, edges, batch);
   let built: DynamicGraph | undefined;
   let current: Recorder | undefined;
   let mostRuns = 0;
@@ -617,21 +613,42 @@ function buildInstance(
       if (!g) return 'nothing was built';
       if (mostRuns > 1)
         return `a timed submit held ${mostRuns} builds into one graph (maxRunsPerSubmit is 1)`;
-      await g.check();
-      return firstProblem([
-        () => expectDegrees(g, csr, []),
-        () => expectEdges(g, arcsOf(csr), true, 'graph edges'),
-      ]);
+      return builtGraphProblem(g, csr);
     },
     destroy() {
       built?.destroy();
-      for (const b of batches) {
-        b.src.destroy();
-        b.dst.destroy();
-      }
+      destroyBatches(batches);
     },
     maxRunsPerSubmit: 1,
   };
+}
+
+type DeviceBatch = { src: DeviceArray<'u32'>; dst: DeviceArray<'u32'> };
+
+/** The edges uploaded in consecutive batches of `batch`. */
+function uploadBatches(device: WeftDevice, edges: Edges, batch: number): DeviceBatch[] {
+  const batches: DeviceBatch[] = [];
+  for (let at = 0; at < edges.src.length; at += batch) {
+    const b = slice(edges, at, Math.min(at + batch, edges.src.length));
+    batches.push({ src: device.upload(b.src), dst: device.upload(b.dst) });
+  }
+  return batches;
+}
+
+function destroyBatches(batches: DeviceBatch[]) {
+  for (const b of batches) {
+    b.src.destroy();
+    b.dst.destroy();
+  }
+}
+
+/** Null when a build's tables are sound and hold exactly the graph's edges, else the first difference. */
+async function builtGraphProblem(g: DynamicGraph, csr: HostCsr): Promise<string | null> {
+  await g.check();
+  return firstProblem([
+    () => expectDegrees(g, csr, []),
+    () => expectEdges(g, arcsOf(csr), true, 'graph edges'),
+  ]);
 }
 
 /**
@@ -781,11 +798,7 @@ const autoRehashBuildCase: BenchCase = {
     const scale = scaleOf(device);
     const csr = unweighted(hostGraph(scale, 'kronecker'));
     const edges = edgesOnce(scale, csr, 'kronecker', seed, true);
-    const batches: { src: DeviceArray<'u32'>; dst: DeviceArray<'u32'> }[] = [];
-    for (let at = 0; at < edges.src.length; at += n) {
-      const b = slice(edges, at, Math.min(at + n, edges.src.length));
-      batches.push({ src: device.upload(b.src), dst: device.upload(b.dst) });
-    }
+    const batches = uploadBatches(device, edges, n);
     let built: DynamicGraph | undefined;
     return {
       items: edges.src.length,
@@ -799,20 +812,11 @@ const autoRehashBuildCase: BenchCase = {
         for (const b of batches) await built.insertEdges(b.src, b.dst);
       },
       async validate() {
-        const g = built;
-        if (!g) return 'nothing was built';
-        await g.check();
-        return firstProblem([
-          () => expectDegrees(g, csr, []),
-          () => expectEdges(g, arcsOf(csr), true, 'graph edges'),
-        ]);
+        return built ? builtGraphProblem(built, csr) : 'nothing was built';
       },
       destroy() {
         built?.destroy();
-        for (const b of batches) {
-          b.src.destroy();
-          b.dst.destroy();
-        }
+        destroyBatches(batches);
       },
     };
   },
