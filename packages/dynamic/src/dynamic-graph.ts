@@ -45,7 +45,7 @@ import { exportSnapshot, readTables, type TableSnapshot } from './export.ts';
 import {
   A_BUMP,
   A_FREE,
-  A_LONG_CHAINS,
+  A_LONG_TABLES,
   A_OVERFLOW,
   ALIVE,
   bucketsFor,
@@ -800,7 +800,7 @@ export class DynamicGraph implements NeighborGraph {
     this.#changedKeys += this.directed ? edges : 2 * edges;
     if (!this.autoRehash || options.recorder) return;
     const room = (this.#baseSlabs * KEY_SLOTS * this.loadFactor) / 2;
-    if (this.#changedKeys > room || (inserted && (await this.alloc.download(A_LONG_CHAINS, 1))[0] !== 0)) {
+    if (this.#changedKeys > room || (inserted && (await this.alloc.download(A_LONG_TABLES, 1))[0] !== 0)) {
       await this.rehash();
     }
   }
@@ -1087,8 +1087,8 @@ export class DynamicGraph implements NeighborGraph {
     }
     const n = this.#vertexCount;
     if (n === 0) return { verticesRebuilt: 0, slabsFreed: 0 };
-    // The rebuilt tables hold at most loadFactor keys a base slot: the long-chain flag starts again.
-    this.alloc.upload([0], A_LONG_CHAINS);
+    // The rebuilt tables hold at most loadFactor keys a base slot: the long-table flag starts again.
+    this.alloc.upload([0], A_LONG_TABLES);
     const d = this.device;
     const planKernel = await d.kernel(rehashPlanKernel());
     const stageKernel = await d.kernel(rehashStageKernel(this.valueType !== undefined));

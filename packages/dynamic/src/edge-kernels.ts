@@ -2,7 +2,7 @@ import type { KernelDefinition } from '@weft/gpu';
 import {
   A_BUMP,
   A_FREE,
-  A_LONG_CHAINS,
+  A_LONG_TABLES,
   A_OVERFLOW,
   A_SPARE,
   ATOMIC,
@@ -62,7 +62,7 @@ fn alloc_slab() -> u32 {
 fn note_link(v: u32) {
   let degree = atomicLoad(&vertices[v * 4u + ${V_DEGREE}u]);
   let buckets = vertex_word(v, ${V_BUCKETS}u);
-  if (degree > buckets * ${LONG_TABLE_LOAD * KEY_SLOTS}u) { atomicStore(&alloc[${A_LONG_CHAINS}u], 1u); }
+  if (degree > buckets * ${LONG_TABLE_LOAD * KEY_SLOTS}u) { atomicStore(&alloc[${A_LONG_TABLES}u], 1u); }
 }
 
 // A slab taken but never linked (another thread linked first) goes to the spare half of the free-list array
