@@ -4,6 +4,7 @@ import {
   DeviceLimitError,
   type Functor,
   InputError,
+  type Kernel,
   type KernelDefinition,
   onTarget,
   onTargetReusingScratch,
@@ -1183,11 +1184,7 @@ export class DynamicGraph implements NeighborGraph {
           params: { n: keys, mirror: 0, vertex_count: n, slab_capacity: this.#store.slabCapacity },
           workgroups: Math.ceil(keys / WORKGROUP),
         });
-        rec.dispatch(fixup, {
-          bindings: { alloc: this.alloc, free_list: this.#store.freeList },
-          params: { slab_capacity: this.#store.slabCapacity },
-          workgroups: 1,
-        });
+        this.#fixAllocator(rec, fixup, keys);
       };
       await onTarget(d, 'dynamic rehash', async (rec) => {
         const slabs = this.#store.slabCapacity;
@@ -1459,11 +1456,7 @@ export class DynamicGraph implements NeighborGraph {
         params: { ...params, slab_capacity: this.#store.slabCapacity },
         workgroups,
       });
-      rec.dispatch(fixup, {
-        bindings: { alloc: this.alloc, free_list: this.#store.freeList },
-        params: { slab_capacity: this.#store.slabCapacity },
-        workgroups: 1,
-      });
+      this.#fixAllocator(rec, fixup, m);
     };
     if (guaranteed) {
       // Batches recorded into one submit share one batch's scratch (an incremental build held all of them).
@@ -1475,6 +1468,14 @@ export class DynamicGraph implements NeighborGraph {
     do {
       await onTarget(d, 'dynamic insert edges (checked)', record);
     } while (!(await this.#store.afterCheckedBatch()));
+  }
+
+  /** After an insert pass of `items` threads: their spare slabs onto the free list, and the counters settled. */
+  #fixAllocator(rec: Recorder, fixup: Kernel, items: number) {
+    const bindings = { alloc: this.alloc, free_list: this.#store.freeList };
+    const params = { slab_capacity: this.#store.slabCapacity };
+    rec.dispatch(fixup, { entry: 'move_spares', bindings, params, workgroups: Math.ceil(items / WORKGROUP) });
+    rec.dispatch(fixup, { entry: 'settle', bindings, params, workgroups: 1 });
   }
 
   /** Reads the bucket counts back after a rehash changed them (one download of the vertex dictionary). */

@@ -357,22 +357,31 @@ fn main(${ENTRY_ARGS}) {
 }
 
 /**
- * After an insert phase: clamp the free count (pops may have taken it below zero), add the spares, clamp the
- * bump pointer.
+ * After an insert phase: `move_spares` copies the spares onto the free list in parallel (a hub's chain, raced
+ * for by thousands of threads, leaves as many spares), then `settle` clamps the free count (pops may have
+ * taken it below zero), adds the spares and clamps the bump pointer.
  */
 export function allocFixupKernel(): KernelDefinition {
   return {
     label: 'dynamic slab allocator fix-up',
     bindings: { alloc: ATOMIC, free_list: WRITE },
     params: { slab_capacity: 'u32' },
+    entryPoints: ['move_spares', 'settle'],
     code: /* wgsl */ `
+fn free_count() -> u32 { return u32(max(bitcast<i32>(atomicLoad(&alloc[${A_FREE}u])), 0)); }
+
+// One thread a spare (an insert thread gives back at most one). Slabs still free and spares are distinct, so
+// together they fit below the capacity.
+${ENTRY_HEAD}
+fn move_spares(${ENTRY_ARGS}) {
+  ${THREAD_INDEX}
+  if (i >= atomicLoad(&alloc[${A_SPARE}u])) { return; }
+  free_list[free_count() + i] = free_list[params.slab_capacity + i];
+}
+
 @compute @workgroup_size(1)
-fn main() {
-  let free_count = u32(max(bitcast<i32>(atomicLoad(&alloc[${A_FREE}u])), 0));
-  let spares = atomicLoad(&alloc[${A_SPARE}u]);
-  // Slabs still free and spares are distinct, so together they fit below the capacity.
-  for (var k = 0u; k < spares; k++) { free_list[free_count + k] = free_list[params.slab_capacity + k]; }
-  atomicStore(&alloc[${A_FREE}u], free_count + spares);
+fn settle() {
+  atomicStore(&alloc[${A_FREE}u], free_count() + atomicLoad(&alloc[${A_SPARE}u]));
   atomicStore(&alloc[${A_SPARE}u], 0u);
   // Failed allocations (pool overflow) still advanced the bump pointer: slabs below the capacity are the ones
   // handed out.
