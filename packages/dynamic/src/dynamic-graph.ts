@@ -306,7 +306,7 @@ export class DynamicGraph implements NeighborGraph {
     const buckets = new Uint32Array(vertexCount);
     let baseSlabs = 0;
     for (let v = 0; v < vertexCount; v++) {
-      buckets[v] = bucketsFor(checkHint(hints?.[v] ?? 0, `degreeHints[${v}]`, where), loadFactor);
+      buckets[v] = bucketsFor(checkHint(hints?.[v] ?? 0, v, where), loadFactor);
       baseSlabs += buckets[v]!;
     }
     // Base buckets plus a quarter for collision slabs; the pool grows when batches need more.
@@ -754,8 +754,8 @@ export class DynamicGraph implements NeighborGraph {
   async insertEdges(src: IdArray, dst: IdArray, values?: ValueArray, options: BatchOptions = {}) {
     checkOptionsObject('DynamicGraph.insertEdges', options);
     this.#version++;
-    await this.#insert(src, dst, values, !this.directed, options);
-    await this.#afterBatch(src.length, options, true);
+    const words = await this.#insert(src, dst, values, !this.directed, options);
+    await this.#afterBatch(src.length, options, true, words);
   }
 
   /** Deletes edges src[i] -> dst[i] (both directions when undirected); absent edges are ignored. */
@@ -795,15 +795,15 @@ export class DynamicGraph implements NeighborGraph {
   /**
    * Counts a batch's keys and rehashes when {@link autoRehash} says so: after changes worth half the nominal
    * room, or after an insertion batch that lengthened a table past `LONG_TABLE_LOAD` keys a base slot (a
-   * flag the insert kernels set, read back here).
+   * flag the insert kernels set, read back here unless the insertion already read the allocator's `words`).
    */
-  async #afterBatch(edges: number, options: BatchOptions, inserted = false) {
+  async #afterBatch(edges: number, options: BatchOptions, inserted = false, words?: Uint32Array) {
     this.#changedKeys += this.directed ? edges : 2 * edges;
     if (!this.autoRehash || options.recorder) return;
     const room = (this.#baseSlabs * KEY_SLOTS * this.loadFactor) / 2;
-    if (this.#changedKeys > room || (inserted && (await this.alloc.download(A_LONG_TABLES, 1))[0] !== 0)) {
-      await this.rehash();
-    }
+    const longTables = async () =>
+      (words ? words[A_LONG_TABLES] : (await this.alloc.download(A_LONG_TABLES, 1))[0]) !== 0;
+    if (this.#changedKeys > room || (inserted && (await longTables()))) await this.rehash();
   }
 
   /** Whether each edge src[i] -> dst[i] exists, and its value in the map variant. */
@@ -898,8 +898,7 @@ export class DynamicGraph implements NeighborGraph {
       maxId = Math.max(maxId, v);
     }
     if (maxId >= this.vertexCapacity) await this.#growVertices(Math.max(maxId + 1, this.vertexCapacity * 2));
-    for (let i = 0; i < (degreeHints?.length ?? 0); i++)
-      checkHint(degreeHints![i]!, `degreeHints[${i}]`, where);
+    for (let i = 0; i < (degreeHints?.length ?? 0); i++) checkHint(degreeHints![i]!, i, where);
     let baseSlabs = 0;
     for (let i = 0; i < ids.length; i++) {
       const v = ids[i]!;
@@ -1343,13 +1342,14 @@ export class DynamicGraph implements NeighborGraph {
     return rec.upload('u32', words, label);
   }
 
+  /** Inserts a batch; returns the allocator's words when it read them back (a batch the pool might not hold). */
   async #insert(
     src: IdArray,
     dst: IdArray,
     values: ValueArray | undefined,
     mirror: boolean,
     options: BatchOptions,
-  ) {
+  ): Promise<Uint32Array | undefined> {
     this.#check();
     const where = 'insertEdges';
     const n = this.#batchLength(src, dst, where);
@@ -1465,9 +1465,11 @@ export class DynamicGraph implements NeighborGraph {
     }
     // The pool may run out: an edge whose slab allocation fails is left out and flags the overflow. Insertion
     // is idempotent (present edges only get their value again), so the whole batch runs again on a larger pool.
-    do {
+    for (;;) {
       await onTarget(d, 'dynamic insert edges (checked)', record);
-    } while (!(await this.#store.afterCheckedBatch()));
+      const words = await this.alloc.download();
+      if (await this.#store.afterCheckedBatch(words)) return words;
+    }
   }
 
   /** After an insert pass of `items` threads: their spare slabs onto the free list, and the counters settled. */
@@ -1596,10 +1598,10 @@ export function checkSweepMin(sweepMin: number | undefined, where: string) {
   }
 }
 
-/** A degree hint, checked: a non-negative finite number. */
-function checkHint(hint: number, name: string, where: string): number {
+/** degreeHints[index], checked: a non-negative finite number (the message is built only on failure). */
+function checkHint(hint: number, index: number, where: string): number {
   if (!(hint >= 0 && Number.isFinite(hint))) {
-    throw new InputError(`${name} = ${hint} is not a degree (a finite number >= 0)`, where);
+    throw new InputError(`degreeHints[${index}] = ${hint} is not a degree (a finite number >= 0)`, where);
   }
   return hint;
 }
