@@ -1183,7 +1183,7 @@ export class DynamicGraph implements NeighborGraph {
           params: { n: keys, mirror: 0, vertex_count: n, slab_capacity: this.#store.slabCapacity },
           workgroups: Math.ceil(keys / WORKGROUP),
         });
-        this.#fixAllocator(rec, fixup, keys);
+        this.#fixAllocator(rec, fixup);
       };
       await onTarget(d, 'dynamic rehash', async (rec) => {
         const slabs = this.#store.slabCapacity;
@@ -1456,7 +1456,7 @@ export class DynamicGraph implements NeighborGraph {
         params: { ...params, slab_capacity: this.#store.slabCapacity },
         workgroups,
       });
-      this.#fixAllocator(rec, fixup, m);
+      this.#fixAllocator(rec, fixup);
     };
     if (guaranteed) {
       // Batches recorded into one submit share one batch's scratch (an incremental build held all of them).
@@ -1472,12 +1472,13 @@ export class DynamicGraph implements NeighborGraph {
     }
   }
 
-  /** After an insert pass of `items` threads: their spare slabs onto the free list, and the counters settled. */
-  #fixAllocator(rec: Recorder, fixup: Kernel, items: number) {
-    const bindings = { alloc: this.alloc, free_list: this.#store.freeList };
-    const params = { slab_capacity: this.#store.slabCapacity };
-    rec.dispatch(fixup, { entry: 'move_spares', bindings, params, workgroups: Math.ceil(items / WORKGROUP) });
-    rec.dispatch(fixup, { entry: 'settle', bindings, params, workgroups: 1 });
+  /** After an insert pass: the spare slabs onto the free list, and the allocator's counters settled. */
+  #fixAllocator(rec: Recorder, fixup: Kernel) {
+    rec.dispatch(fixup, {
+      bindings: { alloc: this.alloc, free_list: this.#store.freeList },
+      params: { slab_capacity: this.#store.slabCapacity },
+      workgroups: 1,
+    });
   }
 
   /** Reads the bucket counts back after a rehash changed them (one download of the vertex dictionary). */

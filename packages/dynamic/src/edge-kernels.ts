@@ -17,6 +17,7 @@ import {
   V_BUCKETS,
   V_DEGREE,
   V_FLAGS,
+  WORKGROUP,
   WRITE,
 } from './layout.ts';
 
@@ -357,31 +358,28 @@ fn main(${ENTRY_ARGS}) {
 }
 
 /**
- * After an insert phase: `move_spares` copies the spares onto the free list in parallel (a hub's chain, raced
- * for by thousands of threads, leaves as many spares), then `settle` clamps the free count (pops may have
- * taken it below zero), adds the spares and clamps the bump pointer.
+ * After an insert phase: one workgroup copies the spares onto the free list (a hub's chain, raced for by
+ * thousands of threads, leaves as many spares), then its first thread clamps the free count (pops may have
+ * taken it below zero), adds the spares and clamps the bump pointer. One dispatch: every batch pays for it.
  */
 export function allocFixupKernel(): KernelDefinition {
   return {
     label: 'dynamic slab allocator fix-up',
     bindings: { alloc: ATOMIC, free_list: WRITE },
     params: { slab_capacity: 'u32' },
-    entryPoints: ['move_spares', 'settle'],
     code: /* wgsl */ `
-fn free_count() -> u32 { return u32(max(bitcast<i32>(atomicLoad(&alloc[${A_FREE}u])), 0)); }
-
-// One thread a spare (an insert thread gives back at most one). Slabs still free and spares are distinct, so
-// together they fit below the capacity.
-${ENTRY_HEAD}
-fn move_spares(${ENTRY_ARGS}) {
-  ${THREAD_INDEX}
-  if (i >= atomicLoad(&alloc[${A_SPARE}u])) { return; }
-  free_list[free_count() + i] = free_list[params.slab_capacity + i];
-}
-
-@compute @workgroup_size(1)
-fn settle() {
-  atomicStore(&alloc[${A_FREE}u], free_count() + atomicLoad(&alloc[${A_SPARE}u]));
+@compute @workgroup_size(${WORKGROUP})
+fn main(@builtin(local_invocation_index) lid: u32) {
+  let free_count = u32(max(bitcast<i32>(atomicLoad(&alloc[${A_FREE}u])), 0));
+  let spares = atomicLoad(&alloc[${A_SPARE}u]);
+  // Slabs still free and spares are distinct, so together they fit below the capacity.
+  for (var k = lid; k < spares; k += ${WORKGROUP}u) {
+    free_list[free_count + k] = free_list[params.slab_capacity + k];
+  }
+  storageBarrier();
+  workgroupBarrier();
+  if (lid != 0u) { return; }
+  atomicStore(&alloc[${A_FREE}u], free_count + spares);
   atomicStore(&alloc[${A_SPARE}u], 0u);
   // Failed allocations (pool overflow) still advanced the bump pointer: slabs below the capacity are the ones
   // handed out.
