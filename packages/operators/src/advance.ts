@@ -493,6 +493,11 @@ async function walkSplittingHubs(
   emit: Functor,
   walkHub: Functor,
 ): Promise<boolean> {
+  // The hubs' list is one binding more in each walk, checked before the list takes memory; a count held on the
+  // GPU is one more binding of a transform (the hubs' count binds their list again).
+  const limit = rec.device.limits.maxStorageBuffersPerShaderStage;
+  if (functorBindingCount(walkWith(emit)) + 1 + (isGpuCount(count) ? 1 : 0) > limit) return false;
+  if (functorBindingCount(walkHub) + 2 > limit) return false;
   const capacity = input === 'all' ? Number(count) : input.items.length;
   // [0]: hubs listed, [1]: their threads, [2 ..]: the hubs.
   const hubs = rec.scratch('u32', 2 + Math.max(1, capacity), 'advance hubs');
@@ -505,10 +510,6 @@ async function walkSplittingHubs(
 }`;
   const light = walkWith(emit, list);
   const hubWalk = wgsl`(i: u32) { ${walkHub}(${hubs}[2u + i / ${u32(HUB_LANES)}], i % ${u32(HUB_LANES)}); }`;
-  // A count held on the GPU is one more binding of a transform (the hubs' count binds their list again).
-  const limit = rec.device.limits.maxStorageBuffersPerShaderStage;
-  if (functorBindingCount(light) + (isGpuCount(count) ? 1 : 0) > limit) return false;
-  if (functorBindingCount(hubWalk) + 1 > limit) return false;
   await transform(rec, 1, wgsl`(i: u32) { ${rw(hubs)}[0] = 0u; }`, { label: 'advance hubs reset' });
   await transform(rec, count, light, { itemsPerThread: 1 });
   await transform(
