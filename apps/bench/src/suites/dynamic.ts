@@ -306,13 +306,8 @@ function edgeRateCase(
       const graph = await DynamicGraph.fromCsr(device, csr, { probing });
       if (variant === 'batch order') graph.insertionOrder = 'batch';
       if (variant === 'claims each round') graph.deleteClaims = 'each-round';
-      const batches: Edges[] = [];
-      const onGpu: { src: DeviceArray<'u32'>; dst: DeviceArray<'u32'> }[] = [];
-      for (let k = 0; k < slots; k++) {
-        const b = slice(pool, k * n, (k + 1) * n);
-        batches.push(b);
-        onGpu.push({ src: device.upload(b.src), dst: device.upload(b.dst) });
-      }
+      const batches = Array.from({ length: slots }, (_, k) => slice(pool, k * n, (k + 1) * n));
+      const onGpu = uploadBatches(device, pool, n);
       await graph.insertEdges(pool.src, pool.dst);
       if (op === 'insert') await graph.deleteEdges(pool.src, pool.dst);
       // done[k]: batch k was inserted (deleted) by a run since the last undo.
@@ -371,10 +366,7 @@ function edgeRateCase(
           ]);
         },
         destroy() {
-          for (const a of onGpu) {
-            a.src.destroy();
-            a.dst.destroy();
-          }
+          destroyBatches(onGpu);
           graph.destroy();
         },
         maxRunsPerSubmit: slots,
