@@ -247,30 +247,31 @@ export async function advancePush(
     if (graph.edgeCount === 0) return;
     if (loadBalance === 'thread-mapped') {
       const count = input === 'all' ? graph.vertexCount : input.length;
-      // Past the device's storage buffers the walk only sets the visited bits, and a second pass appends
-      // the bits this advance set (those not set before it) to the output: two bindings fewer in the walk.
       const limit = graph.device.limits.maxStorageBuffersPerShaderStage;
-      if (output && visited && functorBindingCount(walk) + 1 > limit) {
-        const before = rec.scratch('u32', visited.words.length, 'advance visited before');
-        rec.copy(visited.words, before);
-        const mark = wgsl`(v: u32) { atomicOr(&${atomic(visited.words)}[v >> 5u], 1u << (v & 31u)); }`;
-        const split =
-          tileTooWide && (await walkSplittingHubs(rec, input, count, walkWith, mark, walkHubWith(mark)));
-        if (!split) await transform(rec, count, walkWith(mark), { itemsPerThread: 1 });
-        await bitmapToQueue(rec, visited, output, {
-          append: true,
-          except: { words: before, vertexCount: visited.vertexCount },
-        });
-        return;
-      }
       // Walked for want of bindings, not chosen: a thread per vertex would walk a hub's million edges alone.
-      if (
-        tileTooWide &&
-        (await walkSplittingHubs(rec, input, count, walkWith, append, walkHubWith(append)))
-      ) {
-        return;
+      const splits = (emit: Functor) =>
+        tileTooWide && hubWalkFits(count, walkWith(emit), walkHubWith(emit), limit);
+      const splitAppending = splits(append);
+      // Past the device's storage buffers, or where only then the hubs fit apart, the walk only sets the
+      // visited bits, and a second pass appends the bits this advance set (those not set before it) to the
+      // output: two bindings fewer in the walk.
+      if (output && visited) {
+        const mark = wgsl`(v: u32) { atomicOr(&${atomic(visited.words)}[v >> 5u], 1u << (v & 31u)); }`;
+        const splitMarking = splits(mark);
+        if (functorBindingCount(walk) + 1 > limit || (splitMarking && !splitAppending)) {
+          const before = rec.scratch('u32', visited.words.length, 'advance visited before');
+          rec.copy(visited.words, before);
+          if (splitMarking) await walkSplittingHubs(rec, input, count, walkWith, mark, walkHubWith(mark));
+          else await transform(rec, count, walkWith(mark), { itemsPerThread: 1 });
+          await bitmapToQueue(rec, visited, output, {
+            append: true,
+            except: { words: before, vertexCount: visited.vertexCount },
+          });
+          return;
+        }
       }
-      await transform(rec, count, walk, { itemsPerThread: 1 });
+      if (splitAppending) await walkSplittingHubs(rec, input, count, walkWith, append, walkHubWith(append));
+      else await transform(rec, count, walk, { itemsPerThread: 1 });
       return;
     }
     if (input === 'all') {
@@ -480,10 +481,21 @@ const HUB_DEGREE = 256;
 const HUB_LANES = 256;
 
 /**
+ * Whether {@link walkSplittingHubs} fits the stage: its hubs' list is one binding more in both the listing
+ * walk (`walk`, the thread-per-vertex walk) and the hubs' walk, and a count held on the GPU is one more
+ * binding of a transform (the hubs' count binds their list again).
+ */
+function hubWalkFits(count: Count, walk: Functor, walkHub: Functor, limit: number): boolean {
+  return (
+    functorBindingCount(walk) + 1 + (isGpuCount(count) ? 1 : 0) <= limit &&
+    functorBindingCount(walkHub) + 2 <= limit
+  );
+}
+
+/**
  * The thread-mapped walk of an advance whose load-balanced tile needs more storage buffers than the stage
  * has (a graph in many chunks): vertices of degree up to {@link HUB_DEGREE} are walked a thread each, the
- * rest listed and walked by {@link HUB_LANES} threads each. False, having recorded nothing, where the
- * listing walk or the hubs' walk would not fit the stage.
+ * rest listed and walked by {@link HUB_LANES} threads each. The caller checks {@link hubWalkFits} first.
  */
 async function walkSplittingHubs(
   rec: Recorder,
@@ -492,12 +504,7 @@ async function walkSplittingHubs(
   walkWith: (emit: Functor, skip?: Functor) => Functor,
   emit: Functor,
   walkHub: Functor,
-): Promise<boolean> {
-  // The hubs' list is one binding more in each walk, checked before the list takes memory; a count held on the
-  // GPU is one more binding of a transform (the hubs' count binds their list again).
-  const limit = rec.device.limits.maxStorageBuffersPerShaderStage;
-  if (functorBindingCount(walkWith(emit)) + 1 + (isGpuCount(count) ? 1 : 0) > limit) return false;
-  if (functorBindingCount(walkHub) + 2 > limit) return false;
+): Promise<void> {
   const capacity = input === 'all' ? Number(count) : input.items.length;
   // [0]: hubs listed, [1]: their threads, [2 ..]: the hubs.
   const hubs = rec.scratch('u32', 2 + Math.max(1, capacity), 'advance hubs');
@@ -519,5 +526,4 @@ async function walkSplittingHubs(
     { label: 'advance hub threads' },
   );
   await transform(rec, { array: hubs, index: 1 }, hubWalk, { itemsPerThread: 1, label: 'advance hubs' });
-  return true;
 }

@@ -504,6 +504,18 @@ describe('operators on graphs stored in chunks', () => {
       label: 'chunked hubs, 10 buffers',
       limits: { maxStorageBuffersPerShaderStage: 10 },
     });
+    // The kernels each advance dispatches: the hubs' walk must run, not only the one-thread-a-vertex walk.
+    const kernels: string[] = [];
+    const recorder = d.recorder.bind(d);
+    d.recorder = (options) => {
+      const rec = recorder(options);
+      const dispatch = rec.dispatch.bind(rec);
+      rec.dispatch = (kernel, dispatchOptions) => {
+        kernels.push(kernel.label);
+        return dispatch(kernel, dispatchOptions);
+      };
+      return rec;
+    };
     try {
       d.bindingBudget = 4 * 256;
       const n = 400;
@@ -550,11 +562,16 @@ describe('operators on graphs stored in chunks', () => {
           await seen.fill(0);
           await visited.words.fill(0);
           queue.set(picks);
+          kernels.length = 0;
           await advancePush(d, graph, input === 'all' ? 'all' : queue.current, visit, {
             output: out.next,
             loadBalance: 'merge-path',
             ...(claims ? { visited } : {}),
           });
+          // Over all vertices 3 chunks still fit the balanced tile; otherwise the hub gets its own threads (with
+          // 4 chunks over all vertices only in the bits-only walk, whose two bindings fewer make room for its list).
+          const wantKernel = input === 'all' && chunks === 3 ? 'transformLbs tile' : 'advance hubs';
+          expect(kernels, `${where}: kernels`).toContain(wantKernel);
           const got = await seen.download();
           expectArrayEqual(
             got.filter((_, i) => i % 2 === 0),
