@@ -255,10 +255,11 @@ export async function advancePush(
       // Past the device's storage buffers, or where only then the hubs fit apart, the walk only sets the
       // visited bits, and a second pass appends the bits this advance set (those not set before it) to the
       // output: two bindings fewer in the walk.
-      if (output && visited) {
+      // (A walk with no binding to spare never splits appending, so that case is checked only here.)
+      if (output && visited && !splitAppending) {
         const mark = wgsl`(v: u32) { atomicOr(&${atomic(visited.words)}[v >> 5u], 1u << (v & 31u)); }`;
         const splitMarking = splits(mark);
-        if (functorBindingCount(walk) + 1 > limit || (splitMarking && !splitAppending)) {
+        if (functorBindingCount(walk) + 1 > limit || splitMarking) {
           const before = rec.scratch('u32', visited.words.length, 'advance visited before');
           rec.copy(visited.words, before);
           if (splitMarking) await walkSplittingHubs(rec, input, count, walkWith, mark, walkHubWith(mark));
