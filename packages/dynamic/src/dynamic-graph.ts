@@ -43,6 +43,7 @@ import {
   queryKernel,
 } from './edge-kernels.ts';
 import { exportSnapshot, readTables, type TableSnapshot } from './export.ts';
+import { GROWN_WORDS, growTablesKernel } from './grow-kernels.ts';
 import {
   A_BUMP,
   A_FREE,
@@ -123,8 +124,9 @@ export interface DynamicGraphOptions {
   /** Probing of edge insertions, deletions and queries (default `'auto'`; changeable later). */
   probing?: Probing;
   /**
-   * Rehash after edge batches once they changed as many keys as half the tables' nominal room, or after an
-   * insertion batch that made a table long (default false).
+   * Grow the tables an insertion batch would make long before it goes in (on the GPU), and rehash after
+   * edge batches once they changed as many keys as half the tables' nominal room (default false; see
+   * {@link DynamicGraph.autoRehash}).
    */
   autoRehash?: boolean;
 }
@@ -189,6 +191,10 @@ const MAX_SLOT_PARTS_ABOVE = 1024;
 // chance that does not happen, so it flags a chain left long by deletions or by keys piled into one bucket.
 const DEFAULT_MAX_CHAIN = 4;
 const MIN_SLABS = 64;
+/** Tables one insertion batch may grow (a record of GROWN_WORDS words each): more wait for the next batch. */
+const MAX_GROWN_TABLES = 1 << 20;
+/** Workgroups of the relocation pass, each taking listed tables in turn. */
+const RELOCATING_WORKGROUPS = 2048;
 const NOT_A_VERTEX = 0xffffffff;
 
 /**
@@ -204,11 +210,17 @@ export class DynamicGraph implements NeighborGraph {
   /** Probing of the next edge insertions, deletions and queries. */
   probing: Probing = 'auto';
   /**
+   * Keeps tables near their load factor as edges come and go. In an `insertEdges` call (recorded or not,
+   * with `insertionOrder: 'by-source'`), before the batch goes in, every table the batch would fill past
+   * `2 * loadFactor` keys a base slot grows on the GPU to `loadFactor` (nothing is read back for it), as far
+   * as the pool holds the new tables beside the batch's own reservation. The bump pointer then moves by an
+   * amount the host does not know: an unrecorded call reads the allocator back after the batch, and a
+   * later recorded batch needs `maxNewSlabs` (or a `reserveSlabs()` after the recorder's submit).
    * After an `insertEdges` or `deleteEdges` call that is not recorded: {@link rehash} with the default
-   * bounds once the edge directions inserted and deleted since the last rehash exceed half of what the
-   * base buckets are sized for (`30 * loadFactor` keys each), so the rehash's passes over the pool cost
-   * at most a constant share of the batches' work; and after an `insertEdges` call that linked a slab to a
-   * table holding more than `2 * 30` keys a base bucket, so tables built without hints grow as edges arrive.
+   * bounds once the edge directions deleted (and, with `insertionOrder: 'batch'`, inserted) since the last
+   * rehash exceed half of what the base buckets are sized for (`30 * loadFactor` keys each), so the
+   * rehash's passes over the pool cost at most a constant share of the batches' work; and after an
+   * `insertEdges` call that still linked a slab to a table holding more than `2 * 30` keys a base bucket.
    */
   autoRehash = false;
   /**
@@ -798,7 +810,9 @@ export class DynamicGraph implements NeighborGraph {
    * flag the insert kernels set, read back here unless the insertion already read the allocator's `words`).
    */
   async #afterBatch(edges: number, options: BatchOptions, inserted = false, words?: Uint32Array) {
-    this.#changedKeys += this.directed ? edges : 2 * edges;
+    // Insertions sorted by source grow their tables on the GPU under autoRehash: only deletions count here.
+    const grown = inserted && this.autoRehash && this.insertionOrder === 'by-source';
+    if (!grown) this.#changedKeys += this.directed ? edges : 2 * edges;
     if (!this.autoRehash || options.recorder) return;
     const room = (this.#baseSlabs * KEY_SLOTS * this.loadFactor) / 2;
     const longTables = async () =>
@@ -1384,11 +1398,8 @@ export class DynamicGraph implements NeighborGraph {
     }
     const m = mirror ? 2 * n : n;
     if (m === 0) return;
-    const guaranteed = await this.#store.reserve(
-      Math.min(m, options.maxNewSlabs ?? m),
-      options.recorder,
-      false,
-    );
+    const reserved = Math.min(m, options.maxNewSlabs ?? m);
+    const guaranteed = await this.#store.reserve(reserved, options.recorder, false);
     const d = this.device;
     const dedup = await d.kernel(batchDedupKernel());
     const withValues = this.valueType !== undefined;
@@ -1400,6 +1411,9 @@ export class DynamicGraph implements NeighborGraph {
       this.#kernelFor(insertKernel(withValues, order), coopInsertKernel(withValues, order), 'thread'),
     );
     const fixup = await d.kernel(allocFixupKernel());
+    // With autoRehash, tables the batch would make long grow first, on the GPU (recorded batches too).
+    const grow =
+      this.autoRehash && order === 'by-source' ? await d.kernel(growTablesKernel(withValues)) : undefined;
     const bits = Math.max(1, Math.ceil(Math.log2(Math.max(this.#vertexCount, 2))));
     // The dedup table hashes each batch edge once (both directions of a mirrored edge share its pair).
     const tableSize = pairTableSize(n, this.device.limits['maxStorageBufferBindingSize'] ?? 2 ** 27);
@@ -1440,6 +1454,16 @@ export class DynamicGraph implements NeighborGraph {
           outputKeys: sorted.keys,
           outputValues: sorted.idx,
         });
+        // Recorded, the batch keeps its whole reservation free; otherwise a realistic share of it (a batch
+        // that still overflows runs again on a larger pool).
+        if (grow)
+          this.#growTables(
+            rec,
+            grow,
+            sorted.keys,
+            m,
+            options.recorder ? reserved : this.#store.likelyNeed(reserved),
+          );
       }
       rec.dispatch(insert, {
         bindings: {
@@ -1458,7 +1482,15 @@ export class DynamicGraph implements NeighborGraph {
       });
       this.#fixAllocator(rec, fixup);
     };
-    if (guaranteed) {
+    if (grow) {
+      // Growth takes base slabs from the bump pointer: the host's bound of it is void until read back.
+      this.#bucketsStale = true;
+      if (options.recorder) {
+        await onTargetReusingScratch(options.recorder, 'dynamic insert edges', record);
+        this.#store.forgetBound();
+        return;
+      }
+    } else if (guaranteed) {
       // Batches recorded into one submit share one batch's scratch (an incremental build held all of them).
       await onTargetReusingScratch(options.recorder ?? d, 'dynamic insert edges', record);
       return;
@@ -1468,8 +1500,47 @@ export class DynamicGraph implements NeighborGraph {
     for (;;) {
       await onTarget(d, 'dynamic insert edges (checked)', record);
       const words = await this.alloc.download();
-      if (await this.#store.afterCheckedBatch(words)) return words;
+      if (await this.#store.afterCheckedBatch(words)) {
+        // Tables left long for lack of room grow in the next batch, on the larger pool.
+        if (grow) await this.#store.afterDeniedGrowth(words);
+        return words;
+      }
     }
+  }
+
+  /**
+   * Grows the tables that the batch (sorted by source into `keys`, `items` of them) would lengthen past
+   * twice the load factor, leaving the batch's `reserved` slabs free (see {@link growTablesKernel}).
+   */
+  #growTables(rec: Recorder, kernel: Kernel, keys: DeviceArray<'u32'>, items: number, reserved: number) {
+    const listCapacity = Math.min(items, MAX_GROWN_TABLES);
+    const grownCount = rec.scratch('u32', 4, 'grown table count');
+    rec.clear(grownCount);
+    const bindings = {
+      slabs: this.slabs,
+      values: this.values,
+      free_list: this.#store.freeList,
+      alloc: this.alloc,
+      vertices: this.vertices,
+      keys,
+      grown: rec.scratch('u32', GROWN_WORDS * listCapacity, 'grown tables'),
+      grown_count: grownCount,
+    };
+    const params = {
+      n: items,
+      ...this.#tableParams(),
+      keep: reserved,
+      list_capacity: listCapacity,
+      grow_above: KEY_SLOTS * 2 * this.loadFactor,
+      keys_per_bucket: KEY_SLOTS * this.loadFactor,
+    };
+    rec.dispatch(kernel, { entry: 'plan', bindings, params, workgroups: Math.ceil(items / WORKGROUP) });
+    rec.dispatch(kernel, {
+      entry: 'relocate',
+      bindings,
+      params,
+      workgroups: Math.min(listCapacity, RELOCATING_WORKGROUPS),
+    });
   }
 
   /** After an insert pass: the spare slabs onto the free list, and the allocator's counters settled. */

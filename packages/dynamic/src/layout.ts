@@ -38,7 +38,9 @@ export const A_SPARE = 2;
 export const A_OVERFLOW = 3;
 /** Set by an insertion that linked a slab to a table holding more than {@link LONG_TABLE_LOAD} keys a base slot. */
 export const A_LONG_TABLES = 4;
-export const ALLOC_WORDS = 5;
+/** Set when a table that an insertion batch would make long could not grow first (no room in the pool). */
+export const A_GROWTH_DENIED = 5;
+export const ALLOC_WORDS = 6;
 /** Keys per base slot above which a linked slab sets `A_LONG_TABLES` (above the rehash's default bound, 2 * loadFactor). */
 export const LONG_TABLE_LOAD = 2;
 

@@ -6,7 +6,15 @@ import {
   type WeftDevice,
   WeftError,
 } from '@weft/gpu';
-import { A_BUMP, A_OVERFLOW, ALLOC_WORDS, KEY_SLOTS, SLAB_WORDS, VERTEX_WORDS } from './layout.ts';
+import {
+  A_BUMP,
+  A_GROWTH_DENIED,
+  A_OVERFLOW,
+  ALLOC_WORDS,
+  KEY_SLOTS,
+  SLAB_WORDS,
+  VERTEX_WORDS,
+} from './layout.ts';
 
 /**
  * The GPU arrays of a dynamic graph and their growth: the slab pool (slabs, values, free list, allocator
@@ -134,6 +142,23 @@ export class TableStorage {
     }
     this.#bumpBound = Math.min(need, this.slabCapacity);
     return need <= this.slabCapacity;
+  }
+
+  /** After a batch whose tables could not all grow for lack of room (`words` read back): the pool doubles. */
+  async afterDeniedGrowth(words: Uint32Array) {
+    if (words[A_GROWTH_DENIED] === 0 || this.slabCapacity >= this.maxSlabs) return;
+    this.alloc.upload([0], A_GROWTH_DENIED);
+    await this.growSlabs(Math.min(this.maxSlabs, this.slabCapacity * 2));
+  }
+
+  /** Slabs a batch that may take `extra` (one a key) is likely to need: twice the keys packed into slabs. */
+  likelyNeed(extra: number): number {
+    return Math.min(extra, Math.ceil(extra * this.slabsPerKeyEstimate) + 64);
+  }
+
+  /** The bump pointer moved by an unknown amount (tables grown on the GPU): assume the pool is full until read. */
+  forgetBound() {
+    this.#bumpBound = this.slabCapacity;
   }
 
   /**

@@ -552,7 +552,24 @@ function edgesOnce(scale: Scale, csr: HostCsr, name: GraphName, seed: number, sh
  * build will link. The collision slabs the build may take are reserved up front, so the recorded batches
  * never need the pool to grow (an overflow would still be caught by `check()`).
  */
-async function emptyGraph(device: WeftDevice, csr: HostCsr, hints: boolean): Promise<DynamicGraph> {
+async function emptyGraph(
+  device: WeftDevice,
+  csr: HostCsr,
+  hints: boolean,
+  grow = false,
+): Promise<DynamicGraph> {
+  if (grow) {
+    // Tables grown as edges arrive take new base slabs (twice the final ones over the doublings, about
+    // arcs / 28 at the end) and a spare slab a 30 keys moved; old tables return to the free list.
+    const slabs = csr.vertexCount + Math.ceil(0.12 * csr.edgeCount) + 64;
+    const g = await DynamicGraph.create(device, {
+      vertexCount: csr.vertexCount,
+      directed: false,
+      autoRehash: true,
+      slabCapacity: Math.min(slabs, Math.floor(device.limits.maxStorageBufferBindingSize / 128)),
+    });
+    return g;
+  }
   // Without hints a vertex of degree d links about d / KEY_SLOTS slabs; twice that covers partly filled ones.
   const chains = hints
     ? Math.ceil(csr.edgeCount / (2 * KEY_SLOTS))
@@ -577,6 +594,7 @@ function buildInstance(
   batch: number,
   hints: boolean,
   setup: string,
+  grow = false,
 ): SlotInstance {
   const batches = uploadBatches(device, edges, batch);
   let built: DynamicGraph | undefined;
@@ -593,7 +611,7 @@ function buildInstance(
         current = rec;
         runsInSubmit = 0;
         built?.destroy();
-        built = await emptyGraph(device, csr, hints);
+        built = await emptyGraph(device, csr, hints, grow);
       }
       mostRuns = Math.max(mostRuns, ++runsInSubmit);
       for (const b of batches) {
@@ -762,18 +780,20 @@ function bulkBuildCase(name: GraphName, path: 'placement' | 'insertion'): BenchC
  * as in the paper) or without (one base bucket per vertex, chains linked as edges arrive).
  * Rate = edges per second.
  */
-function incrementalBuildCase(name: GraphName, hints: boolean): BenchCase {
+function incrementalBuildCase(name: GraphName, hints: boolean, grow = false): BenchCase {
   return {
-    name: `dynamic incremental build ${name}${hints ? '' : ' without hints'}`,
+    name: `dynamic incremental build ${name}${hints ? '' : ' without hints'}${grow ? ' (grown on the GPU)' : ''}`,
     family: 'dynamic',
     ...(name === 'kronecker' ? { paperRow: 'incremental build' } : {}),
     async setup(device, n, seed): Promise<BenchInstance> {
       const scale = scaleOf(device);
       const csr = unweighted(hostGraph(scale, name));
       const edges = edgesOnce(scale, csr, name, seed, true);
-      const tables = hints ? HINTED_TABLES : 'no degree hints (one base bucket per vertex)';
+      const tables = hints
+        ? HINTED_TABLES
+        : `no degree hints (one base bucket per vertex${grow ? ', autoRehash: tables grown on the GPU before each batch' : ''})`;
       const setup = `${describeGraph(scale, name, csr)}; ${edges.src.length} edges in random order, batches of ${n} on the GPU, ${tables}; allocation untimed`;
-      return buildInstance(device, csr, edges, n, hints, setup);
+      return buildInstance(device, csr, edges, n, hints, setup, grow);
     },
   };
 }
@@ -1395,6 +1415,7 @@ export const cases: BenchCase[] = [
   bulkBuildCase('rgg', 'insertion'),
   incrementalBuildCase('kronecker', true),
   incrementalBuildCase('kronecker', false),
+  incrementalBuildCase('kronecker', false, true),
   autoRehashBuildCase,
   incrementalBuildCase('rgg', true),
   ...[0, 1, 2, 3, 4, 5].map(triangleCase),

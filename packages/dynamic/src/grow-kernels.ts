@@ -1,0 +1,253 @@
+import type { KernelDefinition } from '@weft/gpu';
+import { ALLOC_WGSL } from './edge-kernels.ts';
+import {
+  A_BUMP,
+  A_GROWTH_DENIED,
+  ATOMIC,
+  ENTRY_ARGS,
+  ENTRY_HEAD,
+  READ,
+  THREAD_INDEX,
+  tableWgsl,
+  V_BASE,
+  V_BUCKETS,
+  V_DEGREE,
+  WORKGROUP,
+  WRITE,
+} from './layout.ts';
+
+/** Words of a grown table's record: vertex, old base, old buckets, new base, new buckets, spare slabs. */
+export const GROWN_WORDS = 6;
+/** New buckets placed per pass of a table's relocation (the counts and cursors live in workgroup memory). */
+const CHUNK = 1024;
+
+/**
+ * Grows, before an insertion batch goes in, every table that the batch would lengthen past `grow_above`
+ * keys a base bucket, so that recorded batches keep chains short without reading anything back.
+ * - `plan` (one thread per item of the batch sorted by source; `keys` are the sorted sources): the first
+ *   item of a source counts its run, and a live vertex whose degree plus run exceeds the bound gets
+ *   `ceil((degree + run) / keys_per_bucket)` contiguous base slabs from the bump pointer, followed by
+ *   `degree / KEY_SLOTS` slabs, the most collision slabs its keys can need in the new table. A workgroup takes
+ *   one block for all its growing vertices, and only while `keep` slabs (the batch's own reservation) stay
+ *   free behind it; otherwise its tables keep their size and `A_GROWTH_DENIED` is set. The vertex record points at the new base at once
+ *   (its degree stays); `grown` lists the old and new tables.
+ * - `relocate` (a workgroup a listed table, striding over the list): counts the old keys per new bucket, lays
+ *   each bucket's collision slabs out from the block's spare slabs, writes every key (and value) at its
+ *   counted position and links the chains: no compare-exchange and no allocation, so relocating cannot fail.
+ *   The old slabs are then emptied and given back as spares, like the unused spare slabs of the block.
+ */
+export function growTablesKernel(withValues: boolean): KernelDefinition {
+  const moveValue = withValues ? 'values[at] = values[source];' : '';
+  return {
+    label: `dynamic grow tables${withValues ? ' (map)' : ''}`,
+    bindings: {
+      slabs: ATOMIC,
+      values: WRITE,
+      free_list: WRITE,
+      alloc: ATOMIC,
+      vertices: ATOMIC,
+      keys: READ,
+      grown: WRITE,
+      grown_count: ATOMIC,
+    },
+    params: {
+      n: 'u32',
+      vertex_count: 'u32',
+      slab_capacity: 'u32',
+      keep: 'u32',
+      list_capacity: 'u32',
+      grow_above: 'f32',
+      keys_per_bucket: 'f32',
+    },
+    entryPoints: ['plan', 'relocate'],
+    code: /* wgsl */ `
+${tableWgsl(true, true)}
+${ALLOC_WGSL}
+const NONE = 0xffffffffu;
+const CHUNK = ${CHUNK}u;
+const ENTRY = ${GROWN_WORDS}u;
+
+var<workgroup> wg_blocks: atomic<u32>;
+var<workgroup> wg_growing: atomic<u32>;
+var<workgroup> wg_base: u32;
+var<workgroup> wg_slot: u32;
+
+${ENTRY_HEAD}
+fn plan(${ENTRY_ARGS}) {
+  ${THREAD_INDEX}
+  var v = NONE;
+  var fit = 0u;
+  var spare = 0u;
+  var old_buckets = 0u;
+  if (i < params.n) {
+    let s = keys[i];
+    if (s < params.vertex_count && (i == 0u || keys[i - 1u] != s) && is_alive(s)) {
+      // The run of s ends at the first later item with another key (the keys are sorted).
+      var lo = i + 1u;
+      var hi = params.n;
+      while (lo < hi) {
+        let mid = lo + (hi - lo) / 2u;
+        if (keys[mid] == s) { lo = mid + 1u; } else { hi = mid; }
+      }
+      old_buckets = vertex_word(s, ${V_BUCKETS}u);
+      let degree = vertex_word(s, ${V_DEGREE}u);
+      let wanted = f32(degree) + f32(lo - i);
+      if (old_buckets > 0u && wanted > f32(old_buckets) * params.grow_above) {
+        v = s;
+        fit = u32(ceil(wanted / params.keys_per_bucket));
+        spare = degree / KEY_SLOTS;
+      }
+    }
+  }
+  var offset = 0u;
+  var slot = 0u;
+  if (v != NONE) {
+    offset = atomicAdd(&wg_blocks, fit + spare);
+    slot = atomicAdd(&wg_growing, 1u);
+  }
+  workgroupBarrier();
+  if (lid == 0u) {
+    wg_base = NONE;
+    wg_slot = NONE;
+    let growing = atomicLoad(&wg_growing);
+    if (growing > 0u) {
+      let first = atomicAdd(&grown_count[0], growing);
+      wg_slot = first;
+      if (first + growing <= params.list_capacity) {
+        let total = atomicLoad(&wg_blocks);
+        var b = atomicLoad(&alloc[${A_BUMP}u]);
+        for (var attempt = 0u; attempt < 4096u; attempt++) {
+          if (b > params.slab_capacity || total + params.keep > params.slab_capacity - b) { break; }
+          let r = atomicCompareExchangeWeak(&alloc[${A_BUMP}u], b, b + total);
+          if (r.exchanged) { wg_base = b; break; }
+          b = r.old_value;
+        }
+      }
+    }
+  }
+  workgroupBarrier();
+  if (v == NONE || wg_slot + slot >= params.list_capacity) { return; }
+  let e = (wg_slot + slot) * ENTRY;
+  if (wg_base == NONE) {
+    grown[e] = NONE;
+    atomicStore(&alloc[${A_GROWTH_DENIED}u], 1u);
+    return;
+  }
+  let base = wg_base + offset;
+  grown[e] = v;
+  grown[e + 1u] = vertex_word(v, ${V_BASE}u);
+  grown[e + 2u] = old_buckets;
+  grown[e + 3u] = base;
+  grown[e + 4u] = fit;
+  grown[e + 5u] = spare;
+  atomicStore(&vertices[v * 4u + ${V_BASE}u], base);
+  atomicStore(&vertices[v * 4u + ${V_BUCKETS}u], fit);
+}
+
+var<workgroup> wg_entry: array<u32, ENTRY>;
+var<workgroup> wg_count: array<atomic<u32>, CHUNK>;
+var<workgroup> wg_first: array<u32, CHUNK>;
+var<workgroup> wg_used: u32;
+var<workgroup> wg_listed: u32;
+
+// The new bucket of key k, relative to the chunk starting at c0 (CHUNK or more: another chunk's).
+fn chunk_bucket(k: u32, buckets: u32, c0: u32) -> u32 { return hash_key(k) % buckets - c0; }
+
+${ENTRY_HEAD}
+fn relocate(${ENTRY_ARGS}) {
+  if (lid == 0u) { wg_listed = min(atomicLoad(&grown_count[0]), params.list_capacity); }
+  let listed = workgroupUniformLoad(&wg_listed);
+  let stride = nwg.x * nwg.y;
+  for (var g = weft_workgroup_index(wid, nwg); g < listed; g += stride) {
+    if (lid < ENTRY) { wg_entry[lid] = grown[g * ENTRY + lid]; }
+    if (lid == 0u) { wg_used = 0u; }
+    let v = workgroupUniformLoad(&wg_entry[0]);
+    if (v == NONE) { continue; }
+    let buckets = workgroupUniformLoad(&wg_entry[4]);
+    let old_base = wg_entry[1];
+    let old_buckets = wg_entry[2];
+    let base = wg_entry[3];
+    let spare = wg_entry[5];
+    let spare_first = base + buckets;
+    for (var c0 = 0u; c0 < buckets; c0 += CHUNK) {
+      for (var b = lid; b < CHUNK; b += ${WORKGROUP}u) { atomicStore(&wg_count[b], 0u); }
+      workgroupBarrier();
+      for (var s = lid; s < old_buckets; s += ${WORKGROUP}u) {
+        var slab = old_base + s;
+        for (var hop = 0u; hop < chain_bound() && slab != NULL_SLAB; hop++) {
+          let w = load_slab(slab * 32u);
+          for (var lane = 0u; lane < KEY_SLOTS; lane++) {
+            if (w[lane] < TOMBSTONE) {
+              let b = chunk_bucket(w[lane], buckets, c0);
+              if (b < CHUNK) { atomicAdd(&wg_count[b], 1u); }
+            }
+          }
+          slab = w[NEXT_WORD];
+        }
+      }
+      workgroupBarrier();
+      // Each bucket's collision slabs, laid end to end after the earlier chunks'; the counts become cursors.
+      if (lid == 0u) {
+        var used = wg_used;
+        for (var b = 0u; b < min(CHUNK, buckets - c0); b++) {
+          let count = atomicLoad(&wg_count[b]);
+          wg_first[b] = used;
+          if (count > 0u) { used += (count - 1u) / KEY_SLOTS; }
+          atomicStore(&wg_count[b], 0u);
+        }
+        wg_used = used;
+      }
+      workgroupBarrier();
+      for (var s = lid; s < old_buckets; s += ${WORKGROUP}u) {
+        var slab = old_base + s;
+        for (var hop = 0u; hop < chain_bound() && slab != NULL_SLAB; hop++) {
+          let w = load_slab(slab * 32u);
+          for (var lane = 0u; lane < KEY_SLOTS; lane++) {
+            let k = w[lane];
+            if (k < TOMBSTONE) {
+              let b = chunk_bucket(k, buckets, c0);
+              if (b < CHUNK) {
+                let p = atomicAdd(&wg_count[b], 1u);
+                let q = p / KEY_SLOTS;
+                let to = select(base + c0 + b, spare_first + wg_first[b] + q - 1u, q > 0u);
+                let at = to * 32u + p % KEY_SLOTS;
+                let source = slab * 32u + lane;
+                atomicStore(&slabs[at], k);
+                ${moveValue}
+              }
+            }
+          }
+          slab = w[NEXT_WORD];
+        }
+      }
+      workgroupBarrier();
+      // Owner words and links: a thread a bucket of the chunk.
+      for (var b = lid; b < min(CHUNK, buckets - c0); b += ${WORKGROUP}u) {
+        let count = atomicLoad(&wg_count[b]);
+        var prev = base + c0 + b;
+        atomicStore(&slabs[prev * 32u + OWNER_WORD], v);
+        for (var q = 1u; q * KEY_SLOTS < count; q++) {
+          let next = spare_first + wg_first[b] + q - 1u;
+          atomicStore(&slabs[next * 32u + OWNER_WORD], v | COLLISION);
+          atomicStore(&slabs[prev * 32u + NEXT_WORD], next);
+          prev = next;
+        }
+      }
+      workgroupBarrier();
+    }
+    // The old table's slabs emptied and given back, then the spare slabs no bucket needed (never written).
+    for (var s = lid; s < old_buckets; s += ${WORKGROUP}u) {
+      var slab = old_base + s;
+      for (var hop = 0u; hop < chain_bound() && slab != NULL_SLAB; hop++) {
+        let next = atomicLoad(&slabs[slab * 32u + NEXT_WORD]);
+        for (var word = 0u; word < 32u; word++) { atomicStore(&slabs[slab * 32u + word], EMPTY); }
+        give_back(slab);
+        slab = next;
+      }
+    }
+    for (var q = wg_used + lid; q < spare; q += ${WORKGROUP}u) { give_back(spare_first + q); }
+    workgroupBarrier();
+  }
+}`,
+  };
+}
