@@ -27,14 +27,16 @@ const CHUNK = 1024;
  * - `plan` (one thread per item of the batch sorted by source; `keys` are the sorted sources): the first
  *   item of a source counts its run, and a live vertex whose degree plus run exceeds the bound gets
  *   `ceil((degree + run) / keys_per_bucket)` contiguous base slabs from the bump pointer, followed by
- *   `degree / KEY_SLOTS` slabs, the most collision slabs its keys can need in the new table. A workgroup takes
- *   one block for all its growing vertices, and only while `keep` slabs (the batch's own reservation) stay
- *   free behind it; otherwise its tables keep their size and `A_GROWTH_DENIED` is set. The vertex record points at the new base at once
- *   (its degree stays); `grown` lists the old and new tables.
- * - `relocate` (a workgroup a listed table, striding over the list): counts the old keys per new bucket, lays
- *   each bucket's collision slabs out from the block's spare slabs, writes every key (and value) at its
- *   counted position and links the chains: no compare-exchange and no allocation, so relocating cannot fail.
- *   The old slabs are then emptied and given back as spares, like the unused spare slabs of the block.
+ *   `degree / KEY_SLOTS` slabs, the most collision slabs its keys can need in the new table. A workgroup
+ *   asks for one block for all its growing vertices with one atomic add (a compare-exchange loop on the
+ *   bump pointer serialized thousands of workgroups) and gets it only while `keep` slabs (the batch's own
+ *   reservation) stay free behind it; otherwise its tables keep their size and `A_GROWTH_DENIED` is set.
+ *   The vertex record points at the new base at once (its degree stays); `grown` lists old and new tables.
+ * - `relocate` first moves the bump pointer past the blocks granted. Then a workgroup a listed table
+ *   (striding over the list) counts the old keys per new bucket, lays each bucket's collision slabs out
+ *   from the block's spare slabs, writes every key (and value) at its counted position and links the
+ *   chains: no compare-exchange and no allocation, so relocating cannot fail. The old slabs are then
+ *   emptied and given back as spares, like the unused spare slabs of the block.
  */
 export function growTablesKernel(withValues: boolean): KernelDefinition {
   const moveValue = withValues ? 'values[at] = values[source];' : '';
@@ -64,6 +66,10 @@ export function growTablesKernel(withValues: boolean): KernelDefinition {
 ${tableWgsl(true, true)}
 ${ALLOC_WGSL}
 const NONE = 0xffffffffu;
+// Words of grown_count: tables listed, base slabs asked for, the end of the blocks granted.
+const G_LISTED = 0u;
+const G_REQUESTED = 1u;
+const G_TAKEN = 2u;
 const CHUNK = ${CHUNK}u;
 const ENTRY = ${GROWN_WORDS}u;
 
@@ -111,16 +117,18 @@ fn plan(${ENTRY_ARGS}) {
     wg_slot = NONE;
     let growing = atomicLoad(&wg_growing);
     if (growing > 0u) {
-      let first = atomicAdd(&grown_count[0], growing);
+      let first = atomicAdd(&grown_count[G_LISTED], growing);
       wg_slot = first;
       if (first + growing <= params.list_capacity) {
+        // Blocks are laid end to end from the bump pointer, which nothing moves during this pass; those
+        // ending within the room succeed, a prefix of the offsets, so the pointer later moves past them all.
         let total = atomicLoad(&wg_blocks);
-        var b = atomicLoad(&alloc[${A_BUMP}u]);
-        for (var attempt = 0u; attempt < 4096u; attempt++) {
-          if (b > params.slab_capacity || total + params.keep > params.slab_capacity - b) { break; }
-          let r = atomicCompareExchangeWeak(&alloc[${A_BUMP}u], b, b + total);
-          if (r.exchanged) { wg_base = b; break; }
-          b = r.old_value;
+        let offset = atomicAdd(&grown_count[G_REQUESTED], total);
+        let bump = atomicLoad(&alloc[${A_BUMP}u]);
+        let room = select(0u, params.slab_capacity - bump, bump < params.slab_capacity);
+        if (total + params.keep <= room && offset <= room - total - params.keep) {
+          wg_base = bump + offset;
+          atomicMax(&grown_count[G_TAKEN], offset + total);
         }
       }
     }
@@ -155,7 +163,10 @@ fn chunk_bucket(k: u32, buckets: u32, c0: u32) -> u32 { return hash_key(k) % buc
 
 ${ENTRY_HEAD}
 fn relocate(${ENTRY_ARGS}) {
-  if (lid == 0u) { wg_listed = min(atomicLoad(&grown_count[0]), params.list_capacity); }
+  if (lid == 0u && weft_workgroup_index(wid, nwg) == 0u) {
+    atomicAdd(&alloc[${A_BUMP}u], atomicLoad(&grown_count[G_TAKEN]));
+  }
+  if (lid == 0u) { wg_listed = min(atomicLoad(&grown_count[G_LISTED]), params.list_capacity); }
   let listed = workgroupUniformLoad(&wg_listed);
   let stride = nwg.x * nwg.y;
   for (var g = weft_workgroup_index(wid, nwg); g < listed; g += stride) {
