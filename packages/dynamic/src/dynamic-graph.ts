@@ -213,9 +213,9 @@ export class DynamicGraph implements NeighborGraph {
    * Keeps tables near their load factor as edges come and go. In an `insertEdges` call (recorded or not,
    * with `insertionOrder: 'by-source'`), before the batch goes in, every table the batch would fill past
    * `2 * loadFactor` keys a base slot grows on the GPU to `loadFactor` (nothing is read back for it), as far
-   * as the pool holds the new tables beside the batch's own reservation. The bump pointer then moves by an
-   * amount the host does not know: an unrecorded call reads the allocator back after the batch, and a
-   * later recorded batch needs `maxNewSlabs` (or a `reserveSlabs()` after the recorder's submit).
+   * as the pool holds the new tables beside the batch's own need: an unrecorded call reads the allocator
+   * back after the batch, and a recorded one only takes slabs the pool's reservation (`reserveSlabs`, or
+   * the slab an edge of earlier batches without `maxNewSlabs`) leaves over.
    * After an `insertEdges` or `deleteEdges` call that is not recorded: {@link rehash} with the default
    * bounds once the edge directions deleted (and, with `insertionOrder: 'batch'`, inserted) since the last
    * rehash exceed half of what the base buckets are sized for (`30 * loadFactor` keys each), so the
@@ -1400,6 +1400,14 @@ export class DynamicGraph implements NeighborGraph {
     if (m === 0) return;
     const reserved = Math.min(m, options.maxNewSlabs ?? m);
     const guaranteed = await this.#store.reserve(reserved, options.recorder, false);
+    // Where growing tables may take base slabs up to. A recorded batch has no read-back after it: growth only
+    // takes the room the host's bound of the bump pointer already counts, less what the batch's insertions
+    // may take, so the bound stays true. Otherwise the batch is checked after it ran, and growth takes the
+    // pool's room less the batch's likely need (a batch that still overflows runs again on a larger pool).
+    const likely = this.#store.likelyNeed(reserved);
+    const growLimit = options.recorder
+      ? Math.max(0, this.#store.bumpBound - Math.max(reserved, likely))
+      : this.#store.slabCapacity - likely;
     const d = this.device;
     const dedup = await d.kernel(batchDedupKernel());
     const withValues = this.valueType !== undefined;
@@ -1454,16 +1462,7 @@ export class DynamicGraph implements NeighborGraph {
           outputKeys: sorted.keys,
           outputValues: sorted.idx,
         });
-        // Recorded, the batch keeps its whole reservation free; otherwise a realistic share of it (a batch
-        // that still overflows runs again on a larger pool).
-        if (grow)
-          this.#growTables(
-            rec,
-            grow,
-            sorted.keys,
-            m,
-            options.recorder ? reserved : this.#store.likelyNeed(reserved),
-          );
+        if (grow) this.#growTables(rec, grow, sorted.keys, m, growLimit);
       }
       rec.dispatch(insert, {
         bindings: {
@@ -1482,15 +1481,8 @@ export class DynamicGraph implements NeighborGraph {
       });
       this.#fixAllocator(rec, fixup);
     };
-    if (grow) {
-      // Growth takes base slabs from the bump pointer: the host's bound of it is void until read back.
-      this.#bucketsStale = true;
-      if (options.recorder) {
-        await onTargetReusingScratch(options.recorder, 'dynamic insert edges', record);
-        this.#store.forgetBound();
-        return;
-      }
-    } else if (guaranteed) {
+    if (grow) this.#bucketsStale = true;
+    if (guaranteed && (!grow || options.recorder)) {
       // Batches recorded into one submit share one batch's scratch (an incremental build held all of them).
       await onTargetReusingScratch(options.recorder ?? d, 'dynamic insert edges', record);
       return;
@@ -1510,9 +1502,9 @@ export class DynamicGraph implements NeighborGraph {
 
   /**
    * Grows the tables that the batch (sorted by source into `keys`, `items` of them) would lengthen past
-   * twice the load factor, leaving the batch's `reserved` slabs free (see {@link growTablesKernel}).
+   * twice the load factor, with base slabs below `limit` (see {@link growTablesKernel}).
    */
-  #growTables(rec: Recorder, kernel: Kernel, keys: DeviceArray<'u32'>, items: number, reserved: number) {
+  #growTables(rec: Recorder, kernel: Kernel, keys: DeviceArray<'u32'>, items: number, limit: number) {
     const listCapacity = Math.min(items, MAX_GROWN_TABLES);
     const grownCount = rec.scratch('u32', 4, 'grown table count');
     rec.clear(grownCount);
@@ -1529,7 +1521,7 @@ export class DynamicGraph implements NeighborGraph {
     const params = {
       n: items,
       ...this.#tableParams(),
-      keep: reserved,
+      grow_limit: limit,
       list_capacity: listCapacity,
       grow_above: KEY_SLOTS * 2 * this.loadFactor,
       keys_per_bucket: KEY_SLOTS * this.loadFactor,

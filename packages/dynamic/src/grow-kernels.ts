@@ -1,7 +1,7 @@
 import type { KernelDefinition } from '@weft/gpu';
-import { ALLOC_WGSL } from './edge-kernels.ts';
 import {
   A_BUMP,
+  A_FREE,
   A_GROWTH_DENIED,
   ATOMIC,
   ENTRY_ARGS,
@@ -29,14 +29,16 @@ const CHUNK = 1024;
  *   `ceil((degree + run) / keys_per_bucket)` contiguous base slabs from the bump pointer, followed by
  *   `degree / KEY_SLOTS` slabs, the most collision slabs its keys can need in the new table. A workgroup
  *   asks for one block for all its growing vertices with one atomic add (a compare-exchange loop on the
- *   bump pointer serialized thousands of workgroups) and gets it only while `keep` slabs (the batch's own
- *   reservation) stay free behind it; otherwise its tables keep their size and `A_GROWTH_DENIED` is set.
+ *   bump pointer serialized thousands of workgroups) and gets it only if the block ends by `grow_limit`
+ *   (what the batch's own insertions may need stays free); otherwise its tables keep their size and
+ *   `A_GROWTH_DENIED` is set.
  *   The vertex record points at the new base at once (its degree stays); `grown` lists old and new tables.
  * - `relocate` first moves the bump pointer past the blocks granted. Then a workgroup a listed table
  *   (striding over the list) counts the old keys per new bucket, lays each bucket's collision slabs out
  *   from the block's spare slabs, writes every key (and value) at its counted position and links the
  *   chains: no compare-exchange and no allocation, so relocating cannot fail. The old slabs are then
- *   emptied and given back as spares, like the unused spare slabs of the block.
+ *   emptied and pushed onto the free list with the block's unused spare slabs (the previous fix-up left
+ *   the free count settled, and nothing pops during this pass).
  */
 export function growTablesKernel(withValues: boolean): KernelDefinition {
   const moveValue = withValues ? 'values[at] = values[source];' : '';
@@ -56,7 +58,7 @@ export function growTablesKernel(withValues: boolean): KernelDefinition {
       n: 'u32',
       vertex_count: 'u32',
       slab_capacity: 'u32',
-      keep: 'u32',
+      grow_limit: 'u32',
       list_capacity: 'u32',
       grow_above: 'f32',
       keys_per_bucket: 'f32',
@@ -64,7 +66,6 @@ export function growTablesKernel(withValues: boolean): KernelDefinition {
     entryPoints: ['plan', 'relocate'],
     code: /* wgsl */ `
 ${tableWgsl(true, true)}
-${ALLOC_WGSL}
 const NONE = 0xffffffffu;
 // Words of grown_count: tables listed, base slabs asked for, the end of the blocks granted.
 const G_LISTED = 0u;
@@ -125,8 +126,8 @@ fn plan(${ENTRY_ARGS}) {
         let total = atomicLoad(&wg_blocks);
         let offset = atomicAdd(&grown_count[G_REQUESTED], total);
         let bump = atomicLoad(&alloc[${A_BUMP}u]);
-        let room = select(0u, params.slab_capacity - bump, bump < params.slab_capacity);
-        if (total + params.keep <= room && offset <= room - total - params.keep) {
+        let room = select(0u, params.grow_limit - bump, bump < params.grow_limit);
+        if (total <= room && offset <= room - total) {
           wg_base = bump + offset;
           atomicMax(&grown_count[G_TAKEN], offset + total);
         }
@@ -157,6 +158,9 @@ var<workgroup> wg_count: array<atomic<u32>, CHUNK>;
 var<workgroup> wg_first: array<u32, CHUNK>;
 var<workgroup> wg_used: u32;
 var<workgroup> wg_listed: u32;
+var<workgroup> wg_released: atomic<u32>;
+var<workgroup> wg_free_at: u32;
+var<workgroup> wg_spare_at: u32;
 
 // The new bucket of key k, relative to the chunk starting at c0 (CHUNK or more: another chunk's).
 fn chunk_bucket(k: u32, buckets: u32, c0: u32) -> u32 { return hash_key(k) % buckets - c0; }
@@ -171,7 +175,10 @@ fn relocate(${ENTRY_ARGS}) {
   let stride = nwg.x * nwg.y;
   for (var g = weft_workgroup_index(wid, nwg); g < listed; g += stride) {
     if (lid < ENTRY) { wg_entry[lid] = grown[g * ENTRY + lid]; }
-    if (lid == 0u) { wg_used = 0u; }
+    if (lid == 0u) {
+      wg_used = 0u;
+      atomicStore(&wg_released, 0u);
+    }
     let v = workgroupUniformLoad(&wg_entry[0]);
     if (v == NONE) { continue; }
     let buckets = workgroupUniformLoad(&wg_entry[4]);
@@ -246,17 +253,39 @@ fn relocate(${ENTRY_ARGS}) {
       }
       workgroupBarrier();
     }
-    // The old table's slabs emptied and given back, then the spare slabs no bucket needed (never written).
+    // The old table's slabs (emptied) and the spare slabs no bucket needed (never written) go straight onto
+    // the free list: nothing pops it during this pass, and the batch's insertions can take them. A workgroup
+    // counts its slabs first and takes their free-list positions with one atomic.
+    var mine = 0u;
+    for (var s = lid; s < old_buckets; s += ${WORKGROUP}u) {
+      var slab = old_base + s;
+      for (var hop = 0u; hop < chain_bound() && slab != NULL_SLAB; hop++) {
+        mine++;
+        slab = atomicLoad(&slabs[slab * 32u + NEXT_WORD]);
+      }
+    }
+    var at = atomicAdd(&wg_released, mine);
+    workgroupBarrier();
+    if (lid == 0u) {
+      let released = atomicLoad(&wg_released);
+      wg_free_at = atomicAdd(&alloc[${A_FREE}u], released + spare - wg_used);
+      wg_spare_at = wg_free_at + released;
+    }
+    workgroupBarrier();
+    at += wg_free_at;
     for (var s = lid; s < old_buckets; s += ${WORKGROUP}u) {
       var slab = old_base + s;
       for (var hop = 0u; hop < chain_bound() && slab != NULL_SLAB; hop++) {
         let next = atomicLoad(&slabs[slab * 32u + NEXT_WORD]);
         for (var word = 0u; word < 32u; word++) { atomicStore(&slabs[slab * 32u + word], EMPTY); }
-        give_back(slab);
+        free_list[at] = slab;
+        at++;
         slab = next;
       }
     }
-    for (var q = wg_used + lid; q < spare; q += ${WORKGROUP}u) { give_back(spare_first + q); }
+    for (var q = wg_used + lid; q < spare; q += ${WORKGROUP}u) {
+      free_list[wg_spare_at + q - wg_used] = spare_first + q;
+    }
     workgroupBarrier();
   }
 }`,

@@ -156,9 +156,9 @@ export class TableStorage {
     return Math.min(extra, Math.ceil(extra * this.slabsPerKeyEstimate) + 64);
   }
 
-  /** The bump pointer moved by an unknown amount (tables grown on the GPU): assume the pool is full until read. */
-  forgetBound() {
-    this.#bumpBound = this.slabCapacity;
+  /** Upper bound of the bump pointer once the recorded and reserved work has run. */
+  get bumpBound(): number {
+    return this.#bumpBound;
   }
 
   /**

@@ -561,13 +561,16 @@ async function emptyGraph(
   if (grow) {
     // Tables grown as edges arrive take new base slabs (twice the final ones over the doublings, about
     // arcs / 28 at the end) and a spare slab a 30 keys moved; old tables return to the free list.
-    const slabs = csr.vertexCount + Math.ceil(0.12 * csr.edgeCount) + 64;
+    const room = Math.ceil(0.12 * csr.edgeCount);
+    const most = Math.floor(device.limits.maxStorageBufferBindingSize / 128);
     const g = await DynamicGraph.create(device, {
       vertexCount: csr.vertexCount,
       directed: false,
       autoRehash: true,
-      slabCapacity: Math.min(slabs, Math.floor(device.limits.maxStorageBufferBindingSize / 128)),
+      slabCapacity: Math.min(csr.vertexCount + room + 64, most),
     });
+    // Recorded batches grow tables only into room reserved beforehand.
+    await g.reserveSlabs(Math.min(room, most - csr.vertexCount - 64));
     return g;
   }
   // Without hints a vertex of degree d links about d / KEY_SLOTS slabs; twice that covers partly filled ones.
