@@ -1421,7 +1421,13 @@ export class DynamicGraph implements NeighborGraph {
     const fixup = await d.kernel(allocFixupKernel());
     // With autoRehash, tables the batch would make long grow first, on the GPU (recorded batches too).
     const grow =
-      this.autoRehash && order === 'by-source' ? await d.kernel(growTablesKernel(withValues)) : undefined;
+      this.autoRehash && order === 'by-source'
+        ? await Promise.all([
+            d.kernel(growTablesKernel(withValues, 'plan')),
+            d.kernel(growTablesKernel(withValues, 'relocate_small')),
+            d.kernel(growTablesKernel(withValues, 'relocate')),
+          ])
+        : undefined;
     const bits = Math.max(1, Math.ceil(Math.log2(Math.max(this.#vertexCount, 2))));
     // The dedup table hashes each batch edge once (both directions of a mirrored edge share its pair).
     const tableSize = pairTableSize(n, this.device.limits['maxStorageBufferBindingSize'] ?? 2 ** 27);
@@ -1504,7 +1510,13 @@ export class DynamicGraph implements NeighborGraph {
    * Grows the tables that the batch (sorted by source into `keys`, `items` of them) would lengthen past
    * twice the load factor, with base slabs below `limit` (see {@link growTablesKernel}).
    */
-  #growTables(rec: Recorder, kernel: Kernel, keys: DeviceArray<'u32'>, items: number, limit: number) {
+  #growTables(
+    rec: Recorder,
+    [plan, relocateSmall, relocate]: Kernel[],
+    keys: DeviceArray<'u32'>,
+    items: number,
+    limit: number,
+  ) {
     const listCapacity = Math.min(items, MAX_GROWN_TABLES);
     const grownCount = rec.scratch('u32', 4, 'grown table count');
     rec.clear(grownCount);
@@ -1515,7 +1527,8 @@ export class DynamicGraph implements NeighborGraph {
       alloc: this.alloc,
       vertices: this.vertices,
       keys,
-      grown: rec.scratch('u32', GROWN_WORDS * listCapacity, 'grown tables'),
+      // Small tables' records from 0, large ones' from listCapacity.
+      grown: rec.scratch('u32', 2 * GROWN_WORDS * listCapacity, 'grown tables'),
       grown_count: grownCount,
     };
     const params = {
@@ -1526,8 +1539,14 @@ export class DynamicGraph implements NeighborGraph {
       grow_above: KEY_SLOTS * 2 * this.loadFactor,
       keys_per_bucket: KEY_SLOTS * this.loadFactor,
     };
-    rec.dispatch(kernel, { entry: 'plan', bindings, params, workgroups: Math.ceil(items / WORKGROUP) });
-    rec.dispatch(kernel, {
+    rec.dispatch(plan!, { entry: 'plan', bindings, params, workgroups: Math.ceil(items / WORKGROUP) });
+    rec.dispatch(relocateSmall!, {
+      entry: 'relocate_small',
+      bindings,
+      params,
+      workgroups: Math.min(Math.ceil(listCapacity / 8), 4 * RELOCATING_WORKGROUPS),
+    });
+    rec.dispatch(relocate!, {
       entry: 'relocate',
       bindings,
       params,

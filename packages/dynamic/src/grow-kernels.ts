@@ -20,6 +20,9 @@ import {
 export const GROWN_WORDS = 6;
 /** New buckets placed per pass of a table's relocation (the counts and cursors live in workgroup memory). */
 const CHUNK = 1024;
+/** Tables of at most this many new buckets are relocated by a tile of TILE_WIDTH threads. */
+const SMALL = 128;
+const TILE_WIDTH = 32;
 
 /**
  * Grows, before an insertion batch goes in, every table that the batch would lengthen past `grow_above`
@@ -40,10 +43,13 @@ const CHUNK = 1024;
  *   emptied and pushed onto the free list with the block's unused spare slabs (the previous fix-up left
  *   the free count settled, and nothing pops during this pass).
  */
-export function growTablesKernel(withValues: boolean): KernelDefinition {
+export function growTablesKernel(
+  withValues: boolean,
+  entry: 'plan' | 'relocate' | 'relocate_small',
+): KernelDefinition {
   const moveValue = withValues ? 'values[at] = values[source];' : '';
   return {
-    label: `dynamic grow tables${withValues ? ' (map)' : ''}`,
+    label: `dynamic grow tables: ${entry}${withValues ? ' (map)' : ''}`,
     bindings: {
       slabs: ATOMIC,
       values: WRITE,
@@ -63,25 +69,40 @@ export function growTablesKernel(withValues: boolean): KernelDefinition {
       grow_above: 'f32',
       keys_per_bucket: 'f32',
     },
-    entryPoints: ['plan', 'relocate'],
+    entryPoints: [entry],
     code: /* wgsl */ `
 ${tableWgsl(true, true)}
 const NONE = 0xffffffffu;
-// Words of grown_count: tables listed, base slabs asked for, the end of the blocks granted.
+// Words of grown_count: small tables listed, base slabs asked for, the end of the blocks granted, large
+// tables listed.
 const G_LISTED = 0u;
 const G_REQUESTED = 1u;
 const G_TAKEN = 2u;
+const G_LARGE = 3u;
+// Tables of at most SMALL new buckets are moved by a tile of threads each; larger ones by a workgroup each,
+// from index list_capacity of the list on.
+const SMALL = ${SMALL}u;
+const TILE_WIDTH = ${TILE_WIDTH}u;
+const TILES = ${WORKGROUP / TILE_WIDTH}u;
 const CHUNK = ${CHUNK}u;
 const ENTRY = ${GROWN_WORDS}u;
 
 var<workgroup> wg_blocks: atomic<u32>;
-var<workgroup> wg_growing: atomic<u32>;
+var<workgroup> wg_small: atomic<u32>;
+var<workgroup> wg_large: atomic<u32>;
 var<workgroup> wg_base: u32;
-var<workgroup> wg_slot: u32;
+var<workgroup> wg_slot: vec2<u32>;
 
 ${ENTRY_HEAD}
 fn plan(${ENTRY_ARGS}) {
   ${THREAD_INDEX}
+  // Workgroup memory may start with an earlier dispatch's words (devices without its zero-initialization).
+  if (lid == 0u) {
+    atomicStore(&wg_blocks, 0u);
+    atomicStore(&wg_small, 0u);
+    atomicStore(&wg_large, 0u);
+  }
+  workgroupBarrier();
   var v = NONE;
   var fit = 0u;
   var spare = 0u;
@@ -108,19 +129,24 @@ fn plan(${ENTRY_ARGS}) {
   }
   var offset = 0u;
   var slot = 0u;
+  let small = fit <= SMALL;
   if (v != NONE) {
     offset = atomicAdd(&wg_blocks, fit + spare);
-    slot = atomicAdd(&wg_growing, 1u);
+    // Not a select(): it would run both atomics.
+    if (small) { slot = atomicAdd(&wg_small, 1u); } else { slot = atomicAdd(&wg_large, 1u); }
   }
   workgroupBarrier();
   if (lid == 0u) {
     wg_base = NONE;
-    wg_slot = NONE;
-    let growing = atomicLoad(&wg_growing);
-    if (growing > 0u) {
-      let first = atomicAdd(&grown_count[G_LISTED], growing);
+    let smalls = atomicLoad(&wg_small);
+    let larges = atomicLoad(&wg_large);
+    if (smalls + larges > 0u) {
+      let first = vec2<u32>(
+        atomicAdd(&grown_count[G_LISTED], smalls),
+        atomicAdd(&grown_count[G_LARGE], larges),
+      );
       wg_slot = first;
-      if (first + growing <= params.list_capacity) {
+      if (first.x + smalls <= params.list_capacity && first.y + larges <= params.list_capacity) {
         // Blocks are laid end to end from the bump pointer, which nothing moves during this pass; those
         // ending within the room succeed, a prefix of the offsets, so the pointer later moves past them all.
         let total = atomicLoad(&wg_blocks);
@@ -135,8 +161,9 @@ fn plan(${ENTRY_ARGS}) {
     }
   }
   workgroupBarrier();
-  if (v == NONE || wg_slot + slot >= params.list_capacity) { return; }
-  let e = (wg_slot + slot) * ENTRY;
+  let index = select(wg_slot.y, wg_slot.x, small) + slot;
+  if (v == NONE || index >= params.list_capacity) { return; }
+  let e = (select(params.list_capacity, 0u, small) + index) * ENTRY;
   if (wg_base == NONE) {
     grown[e] = NONE;
     atomicStore(&alloc[${A_GROWTH_DENIED}u], 1u);
@@ -167,14 +194,11 @@ fn chunk_bucket(k: u32, buckets: u32, c0: u32) -> u32 { return hash_key(k) % buc
 
 ${ENTRY_HEAD}
 fn relocate(${ENTRY_ARGS}) {
-  if (lid == 0u && weft_workgroup_index(wid, nwg) == 0u) {
-    atomicAdd(&alloc[${A_BUMP}u], atomicLoad(&grown_count[G_TAKEN]));
-  }
-  if (lid == 0u) { wg_listed = min(atomicLoad(&grown_count[G_LISTED]), params.list_capacity); }
+  if (lid == 0u) { wg_listed = min(atomicLoad(&grown_count[G_LARGE]), params.list_capacity); }
   let listed = workgroupUniformLoad(&wg_listed);
   let stride = nwg.x * nwg.y;
   for (var g = weft_workgroup_index(wid, nwg); g < listed; g += stride) {
-    if (lid < ENTRY) { wg_entry[lid] = grown[g * ENTRY + lid]; }
+    if (lid < ENTRY) { wg_entry[lid] = grown[(params.list_capacity + g) * ENTRY + lid]; }
     if (lid == 0u) {
       wg_used = 0u;
       atomicStore(&wg_released, 0u);
@@ -285,6 +309,133 @@ fn relocate(${ENTRY_ARGS}) {
     }
     for (var q = wg_used + lid; q < spare; q += ${WORKGROUP}u) {
       free_list[wg_spare_at + q - wg_used] = spare_first + q;
+    }
+    workgroupBarrier();
+  }
+}
+var<workgroup> tile_entry: array<array<u32, ENTRY>, TILES>;
+var<workgroup> tile_count: array<array<atomic<u32>, SMALL>, TILES>;
+var<workgroup> tile_first: array<array<u32, SMALL>, TILES>;
+var<workgroup> tile_used: array<u32, TILES>;
+var<workgroup> tile_released: array<atomic<u32>, TILES>;
+var<workgroup> tile_free_at: array<u32, TILES>;
+var<workgroup> wg_small_listed: u32;
+
+// Small tables, a tile of TILE_WIDTH threads each (TILES tables a workgroup at a time), in the same steps as
+// relocate: count, lay out, place, link, release.
+${ENTRY_HEAD}
+fn relocate_small(${ENTRY_ARGS}) {
+  let t = lid / TILE_WIDTH;
+  let lane = lid % TILE_WIDTH;
+  let group = weft_workgroup_index(wid, nwg);
+  if (group == 0u && lid == 0u) { atomicAdd(&alloc[${A_BUMP}u], atomicLoad(&grown_count[G_TAKEN])); }
+  if (lid == 0u) { wg_small_listed = min(atomicLoad(&grown_count[G_LISTED]), params.list_capacity); }
+  let listed = workgroupUniformLoad(&wg_small_listed);
+  let per_round = nwg.x * nwg.y * TILES;
+  for (var round = 0u; round * per_round < listed; round++) {
+    let g = round * per_round + group * TILES + t;
+    if (lane < ENTRY) { tile_entry[t][lane] = select(NONE, grown[g * ENTRY + lane], g < listed); }
+    for (var b = lane; b < SMALL; b += TILE_WIDTH) { atomicStore(&tile_count[t][b], 0u); }
+    if (lane == 0u) {
+      tile_used[t] = 0u;
+      atomicStore(&tile_released[t], 0u);
+    }
+    workgroupBarrier();
+    let v = tile_entry[t][0];
+    let old_base = tile_entry[t][1];
+    let old_buckets = select(0u, tile_entry[t][2], v != NONE);
+    let base = tile_entry[t][3];
+    let buckets = tile_entry[t][4];
+    let spare = tile_entry[t][5];
+    let spare_first = base + buckets;
+    for (var s = lane; s < old_buckets; s += TILE_WIDTH) {
+      var slab = old_base + s;
+      for (var hop = 0u; hop < chain_bound() && slab != NULL_SLAB; hop++) {
+        let w = load_slab(slab * 32u);
+        for (var k = 0u; k < KEY_SLOTS; k++) {
+          if (w[k] < TOMBSTONE) { atomicAdd(&tile_count[t][hash_key(w[k]) % buckets], 1u); }
+        }
+        slab = w[NEXT_WORD];
+      }
+    }
+    workgroupBarrier();
+    if (lane == 0u && v != NONE) {
+      var used = 0u;
+      for (var b = 0u; b < buckets; b++) {
+        let count = atomicLoad(&tile_count[t][b]);
+        tile_first[t][b] = used;
+        if (count > 0u) { used += (count - 1u) / KEY_SLOTS; }
+        atomicStore(&tile_count[t][b], 0u);
+      }
+      tile_used[t] = used;
+    }
+    workgroupBarrier();
+    for (var s = lane; s < old_buckets; s += TILE_WIDTH) {
+      var slab = old_base + s;
+      for (var hop = 0u; hop < chain_bound() && slab != NULL_SLAB; hop++) {
+        let w = load_slab(slab * 32u);
+        for (var k = 0u; k < KEY_SLOTS; k++) {
+          let key = w[k];
+          if (key < TOMBSTONE) {
+            let b = hash_key(key) % buckets;
+            let p = atomicAdd(&tile_count[t][b], 1u);
+            let q = p / KEY_SLOTS;
+            let to = select(base + b, spare_first + tile_first[t][b] + q - 1u, q > 0u);
+            let at = to * 32u + p % KEY_SLOTS;
+            let source = slab * 32u + k;
+            atomicStore(&slabs[at], key);
+            ${moveValue}
+          }
+        }
+        slab = w[NEXT_WORD];
+      }
+    }
+    workgroupBarrier();
+    var mine = 0u;
+    if (v != NONE) {
+      for (var b = lane; b < buckets; b += TILE_WIDTH) {
+        let count = atomicLoad(&tile_count[t][b]);
+        var prev = base + b;
+        atomicStore(&slabs[prev * 32u + OWNER_WORD], v);
+        for (var q = 1u; q * KEY_SLOTS < count; q++) {
+          let next = spare_first + tile_first[t][b] + q - 1u;
+          atomicStore(&slabs[next * 32u + OWNER_WORD], v | COLLISION);
+          atomicStore(&slabs[prev * 32u + NEXT_WORD], next);
+          prev = next;
+        }
+      }
+      for (var s = lane; s < old_buckets; s += TILE_WIDTH) {
+        var slab = old_base + s;
+        for (var hop = 0u; hop < chain_bound() && slab != NULL_SLAB; hop++) {
+          mine++;
+          slab = atomicLoad(&slabs[slab * 32u + NEXT_WORD]);
+        }
+      }
+    }
+    var at = atomicAdd(&tile_released[t], mine);
+    workgroupBarrier();
+    if (lane == 0u && v != NONE) {
+      let released = atomicLoad(&tile_released[t]);
+      tile_free_at[t] = atomicAdd(&alloc[${A_FREE}u], released + spare - tile_used[t]);
+    }
+    workgroupBarrier();
+    if (v != NONE) {
+      let free_at = tile_free_at[t];
+      at += free_at;
+      for (var s = lane; s < old_buckets; s += TILE_WIDTH) {
+        var slab = old_base + s;
+        for (var hop = 0u; hop < chain_bound() && slab != NULL_SLAB; hop++) {
+          let next = atomicLoad(&slabs[slab * 32u + NEXT_WORD]);
+          for (var word = 0u; word < 32u; word++) { atomicStore(&slabs[slab * 32u + word], EMPTY); }
+          free_list[at] = slab;
+          at++;
+          slab = next;
+        }
+      }
+      let spare_at = free_at + atomicLoad(&tile_released[t]);
+      for (var q = tile_used[t] + lane; q < spare; q += TILE_WIDTH) {
+        free_list[spare_at + q - tile_used[t]] = spare_first + q;
+      }
     }
     workgroupBarrier();
   }

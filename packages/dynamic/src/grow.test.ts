@@ -152,39 +152,45 @@ describe('tables grown on the GPU before an insertion batch (autoRehash)', () =>
     });
   });
 
-  it('lays out collision chains when the moved keys crowd into a few new buckets', async () => {
-    await gpuTest(async (device) => {
-      const n = 4000;
-      const g = await DynamicGraph.create(device, { vertexCount: n, directed: true, values: 'u32' });
-      const model = new HostDynamicGraph(n, true);
-      // 70 keys of new bucket 0 and 40 of new bucket 1 once the table has 8 buckets, put in while it has one.
-      const inBucket = (b: number, count: number) =>
-        Array.from({ length: n }, (_, k) => k)
-          .filter((k) => k > 0 && keyHash(k) % 8 === b)
-          .slice(0, count);
-      const old = Uint32Array.from([...inBucket(0, 70), ...inBucket(1, 40)]);
-      const apply = async (dst: Uint32Array, value: number) => {
-        const src = new Uint32Array(dst.length);
-        const val = new Uint32Array(dst.length).fill(value);
-        await g.insertEdges(src, dst, val);
-        model.insertEdges(src, dst, val);
-      };
-      await apply(old, 1);
-      g.autoRehash = true;
-      // 58 more keys: 168 wanted, 8 buckets; bucket 0 takes 3 slabs and bucket 1 two, all 3 spare slabs.
-      const taken = new Set(old);
-      const fresh = Uint32Array.from(
-        Array.from({ length: n }, (_, k) => k)
-          .filter((k) => k > 0 && !taken.has(k) && keyHash(k) % 8 >= 2)
-          .slice(0, 58),
-      );
-      await apply(fresh, 2);
-      const snap = await expectTablesMatch(g, model, 'crowded');
-      expect(snap.buckets[0]).toBe(8);
-      await expectExportMatches(g, model, 'crowded');
-      g.destroy();
+  // 8 buckets: a tile of threads moves the table; 130: a workgroup (more than 128 buckets).
+  for (const { buckets, crowds, n } of [
+    { buckets: 8, crowds: [70, 40], n: 4000 },
+    { buckets: 130, crowds: [100], n: 20_000 },
+  ]) {
+    it(`lays out collision chains when moved keys crowd into a few of ${buckets} new buckets`, async () => {
+      await gpuTest(async (device) => {
+        const g = await DynamicGraph.create(device, { vertexCount: n, directed: true, values: 'u32' });
+        const model = new HostDynamicGraph(n, true);
+        // Keys of new buckets 0, 1, ... once the table has `buckets` buckets, put in while it has one.
+        const crowd = crowds.flatMap((count, b) =>
+          Array.from({ length: n }, (_, k) => k)
+            .filter((k) => k > 0 && keyHash(k) % buckets === b)
+            .slice(0, count),
+        );
+        const old = Uint32Array.from(crowd);
+        const apply = async (dst: Uint32Array, value: number) => {
+          const src = new Uint32Array(dst.length);
+          const val = new Uint32Array(dst.length).fill(value);
+          await g.insertEdges(src, dst, val);
+          model.insertEdges(src, dst, val);
+        };
+        await apply(old, 1);
+        g.autoRehash = true;
+        // Fresh keys up to `buckets` tables' worth at the load factor: the moved keys need every spare slab.
+        const taken = new Set(old);
+        const fresh = Uint32Array.from(
+          Array.from({ length: n }, (_, k) => k)
+            .filter((k) => k > 0 && !taken.has(k) && keyHash(k) % buckets >= crowds.length)
+            .slice(0, buckets * 21 - old.length),
+        );
+        await apply(fresh, 2);
+        const snap = await expectTablesMatch(g, model, 'crowded');
+        expect(snap.buckets[0]).toBe(buckets);
+        await expectExportMatches(g, model, 'crowded');
+        g.destroy();
+      });
     });
-  });
+  }
 
   it('leaves tables as they are when the pool has no room beside the batch, then grows them', async () => {
     await gpuTest(async (device) => {
