@@ -45,6 +45,7 @@ import {
 import { exportSnapshot, readTables, type TableSnapshot } from './export.ts';
 import { GROWN_WORDS, growTablesKernel } from './grow-kernels.ts';
 import {
+  A_BASE_GROWTH,
   A_BUMP,
   A_FREE,
   A_LONG_TABLES,
@@ -1241,6 +1242,7 @@ export class DynamicGraph implements NeighborGraph {
         await onTarget(d, 'dynamic rehash (checked)', reinsert);
         a = await this.alloc.download();
       }
+      this.#takeBaseGrowth(a);
       this.#bucketsStale = true;
       this.#baseSlabs += t[T_BUCKET_CHANGE]! | 0;
       return { verticesRebuilt: rebuilt, slabsFreed: liveBefore - (a[A_BUMP]! - a[A_FREE]!) };
@@ -1499,8 +1501,11 @@ export class DynamicGraph implements NeighborGraph {
       await onTarget(d, 'dynamic insert edges (checked)', record);
       const words = await this.alloc.download();
       if (await this.#store.afterCheckedBatch(words)) {
-        // Tables left long for lack of room grow in the next batch, on the larger pool.
-        if (grow) await this.#store.afterDeniedGrowth(words);
+        if (grow) {
+          this.#takeBaseGrowth(words);
+          // Tables left long for lack of room grow in the next batch, on the larger pool.
+          await this.#store.afterDeniedGrowth(words);
+        }
         return words;
       }
     }
@@ -1552,6 +1557,14 @@ export class DynamicGraph implements NeighborGraph {
       params,
       workgroups: Math.min(listCapacity, RELOCATING_WORKGROUPS),
     });
+  }
+
+  /** Adds the base buckets that tables grown on the GPU took (read back in `words`) to the host's total. */
+  #takeBaseGrowth(words: Uint32Array) {
+    const grown = words[A_BASE_GROWTH]!;
+    if (grown === 0) return;
+    this.#baseSlabs += grown;
+    this.alloc.upload([0], A_BASE_GROWTH);
   }
 
   /** After an insert pass: the spare slabs onto the free list, and the allocator's counters settled. */

@@ -1,5 +1,6 @@
 import type { KernelDefinition } from '@weft/gpu';
 import {
+  A_BASE_GROWTH,
   A_BUMP,
   A_FREE,
   A_GROWTH_DENIED,
@@ -88,6 +89,7 @@ const CHUNK = ${CHUNK}u;
 const ENTRY = ${GROWN_WORDS}u;
 
 var<workgroup> wg_blocks: atomic<u32>;
+var<workgroup> wg_buckets: atomic<u32>;
 var<workgroup> wg_small: atomic<u32>;
 var<workgroup> wg_large: atomic<u32>;
 var<workgroup> wg_base: u32;
@@ -99,6 +101,7 @@ fn plan(${ENTRY_ARGS}) {
   // Workgroup memory may start with an earlier dispatch's words (devices without its zero-initialization).
   if (lid == 0u) {
     atomicStore(&wg_blocks, 0u);
+    atomicStore(&wg_buckets, 0u);
     atomicStore(&wg_small, 0u);
     atomicStore(&wg_large, 0u);
   }
@@ -132,6 +135,7 @@ fn plan(${ENTRY_ARGS}) {
   let small = fit <= SMALL;
   if (v != NONE) {
     offset = atomicAdd(&wg_blocks, fit + spare);
+    atomicAdd(&wg_buckets, fit - old_buckets);
     // Not a select(): it would run both atomics.
     if (small) { slot = atomicAdd(&wg_small, 1u); } else { slot = atomicAdd(&wg_large, 1u); }
   }
@@ -156,6 +160,7 @@ fn plan(${ENTRY_ARGS}) {
         if (total <= room && offset <= room - total) {
           wg_base = bump + offset;
           atomicMax(&grown_count[G_TAKEN], offset + total);
+          atomicAdd(&alloc[${A_BASE_GROWTH}u], atomicLoad(&wg_buckets));
         }
       }
     }

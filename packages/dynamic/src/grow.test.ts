@@ -192,6 +192,37 @@ describe('tables grown on the GPU before an insertion batch (autoRehash)', () =>
     });
   }
 
+  it("counts grown tables' base buckets in the room that deletions may use before a rehash", async () => {
+    await gpuTest(async (device) => {
+      const n = 3000;
+      const g = await DynamicGraph.create(device, { vertexCount: n, directed: true, autoRehash: true });
+      const model = new HostDynamicGraph(n, true);
+      const hub = Uint32Array.from({ length: n - 1 }, (_, i) => i + 1);
+      await g.insertEdges(new Uint32Array(hub.length), hub);
+      model.insertEdges(new Uint32Array(hub.length), hub);
+      const fit = fitFor(n - 1);
+      expect((await g.inspect()).buckets[0]).toBe(fit);
+      // Room: half of (n - 1 + fit) base buckets at 21 keys each = 32,991 deleted directions; the hub's own
+      // n - 1 buckets more than one base bucket a vertex would have given.
+      const room = ((n - 1 + fit) * 21) / 2;
+      const absent = room - hub.length - 500;
+      const src = new Uint32Array(hub.length + absent);
+      const dst = new Uint32Array(hub.length + absent);
+      dst.set(hub);
+      for (let i = hub.length; i < src.length; i++) {
+        src[i] = 1 + (i % (n - 1));
+        dst[i] = 1 + ((i * 7) % (n - 1));
+      }
+      await g.deleteEdges(src, dst);
+      model.deleteEdges(src, dst);
+      expect((await expectTablesMatch(g, model, 'within the room')).buckets[0], 'no rehash yet').toBe(fit);
+      // 1,000 more deleted directions pass the room: the rehash shrinks the empty hub's table.
+      await g.deleteEdges(src.subarray(0, 1000), dst.subarray(0, 1000));
+      expect((await expectTablesMatch(g, model, 'past the room')).buckets[0], 'rehashed').toBe(1);
+      g.destroy();
+    });
+  });
+
   it('leaves tables as they are when the pool has no room beside the batch, then grows them', async () => {
     await gpuTest(async (device) => {
       const n = 300;

@@ -40,7 +40,9 @@ export const A_OVERFLOW = 3;
 export const A_LONG_TABLES = 4;
 /** Set when a table that an insertion batch would make long could not grow first (no room in the pool). */
 export const A_GROWTH_DENIED = 5;
-export const ALLOC_WORDS = 6;
+/** Base buckets that tables grown on the GPU added since the host last read this word. */
+export const A_BASE_GROWTH = 6;
+export const ALLOC_WORDS = 7;
 /** Keys per base slot above which a linked slab sets `A_LONG_TABLES` (above the rehash's default bound, 2 * loadFactor). */
 export const LONG_TABLE_LOAD = 2;
 
