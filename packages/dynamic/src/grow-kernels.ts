@@ -27,7 +27,8 @@ const TILE_WIDTH = 32;
 
 /**
  * Grows, before an insertion batch goes in, every table that the batch would lengthen past `grow_above`
- * keys a base bucket, so that recorded batches keep chains short without reading anything back.
+ * keys a base bucket, so that recorded batches keep chains short without reading anything back. Three
+ * entry points, dispatched in this order:
  * - `plan` (one thread per item of the batch sorted by source; `keys` are the sorted sources): the first
  *   item of a source counts its run, and a live vertex whose degree plus run exceeds the bound gets
  *   `ceil((degree + run) / keys_per_bucket)` contiguous base slabs from the bump pointer, followed by
@@ -35,14 +36,16 @@ const TILE_WIDTH = 32;
  *   asks for one block for all its growing vertices with one atomic add (a compare-exchange loop on the
  *   bump pointer serialized thousands of workgroups) and gets it only if the block ends by `grow_limit`
  *   (what the batch's own insertions may need stays free); otherwise its tables keep their size and
- *   `A_GROWTH_DENIED` is set.
- *   The vertex record points at the new base at once (its degree stays); `grown` lists old and new tables.
- * - `relocate` first moves the bump pointer past the blocks granted. Then a workgroup a listed table
- *   (striding over the list) counts the old keys per new bucket, lays each bucket's collision slabs out
- *   from the block's spare slabs, writes every key (and value) at its counted position and links the
- *   chains: no compare-exchange and no allocation, so relocating cannot fail. The old slabs are then
- *   emptied and pushed onto the free list with the block's unused spare slabs (the previous fix-up left
- *   the free count settled, and nothing pops during this pass).
+ *   `A_GROWTH_DENIED` is set. Granted buckets beyond the old ones are added to `A_BASE_GROWTH`. The vertex
+ *   record points at the new base at once (its degree stays); `grown` lists old and new tables, those of
+ *   at most SMALL new buckets from 0, larger ones from `list_capacity`.
+ * - `relocate_small` first moves the bump pointer past the blocks granted. Then a tile of TILE_WIDTH
+ *   threads a small table counts the old keys per new bucket, lays each bucket's collision slabs out from
+ *   the block's spare slabs, writes every key (and value) at its counted position and links the chains: no
+ *   compare-exchange and no allocation, so relocating cannot fail. The old slabs are then emptied and
+ *   pushed onto the free list with the block's unused spare slabs (the previous fix-up left the free count
+ *   settled, and nothing pops during this pass).
+ * - `relocate`: the same for large tables, a workgroup each, in passes of CHUNK new buckets.
  */
 export function growTablesKernel(
   withValues: boolean,
